@@ -1,0 +1,51 @@
+"""Ranger: honest statistics for comparing systems across datasets and metrics.
+
+Public names are loaded lazily (PEP 562) so that ``import ranger_eval`` stays fast; the heavy
+modules (pandas, scipy, matplotlib) are imported on first use.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ._version import __version__
+
+_EXPORTS: dict[str, str] = {
+    "Scores": "scores",
+    "PairedScores": "scores",
+    "effect_size": "effects",
+    "effect_sizes": "effects",
+    "EffectSize": "effects",
+    "EffectSizes": "effects",
+    "meta_analysis": "meta",
+    "MetaResult": "meta",
+    "forest_plot": "plots.forest",
+    "save_figure": "plots.forest",
+    "load_experiment": "io",
+    "read_values": "io",
+    "read_item_scores": "io",
+    "read_scores": "io",
+    "run_experiment": "experiment",
+    "compare": "compare",
+    "Comparison": "compare",
+}
+_SUBMODULES = ("ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "experiment")
+
+__all__ = ["__version__", *_EXPORTS, *_SUBMODULES]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        module = importlib.import_module(f".{_EXPORTS[name]}", __name__)
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'ranger_eval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

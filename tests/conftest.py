@@ -1,0 +1,32 @@
+"""Shared fixtures: where the reference corpus (../shared/corpus) lives, skipping when absent."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+ORACLES = REPO_ROOT / "tests" / "oracles"
+
+
+def corpus_root() -> Path:
+    """The reference corpus: $RANGER_CORPUS, else ../shared/corpus beside the repository."""
+    env = os.environ.get("RANGER_CORPUS")
+    return Path(env) if env else REPO_ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    root = corpus_root()
+    if not root.is_dir():
+        pytest.skip(f"reference corpus not found at {root} (set RANGER_CORPUS or place shared/ beside the repo)")
+    return root
+
+
+@pytest.fixture(scope="session")
+def oracles() -> Path:
+    return ORACLES
