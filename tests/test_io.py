@@ -1,0 +1,187 @@
+"""Readers and the experiment YAML: formats, relative paths, and errors naming file/line/key."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ranger_eval.io import (
+    ConfigError,
+    InputError,
+    experiment_scores,
+    load_experiment,
+    read_item_scores,
+    read_scores,
+    read_values,
+)
+
+
+def test_read_values_line_is_item(tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("1\n0\n0.5\n\n")
+    np.testing.assert_array_equal(read_values(f), [1.0, 0.0, 0.5])
+    s = read_item_scores(f)
+    assert list(s.index) == ["1", "2", "3"]
+
+
+def test_read_values_missing_file(tmp_path):
+    with pytest.raises(InputError, match=r"nope\.txt: file not found"):
+        read_values(tmp_path / "nope.txt")
+
+
+def test_read_values_non_numeric_names_line(tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("1\n0\nabc\n")
+    with pytest.raises(InputError, match=r"s\.txt:3: not a number: 'abc'"):
+        read_values(f)
+
+
+def test_read_values_nan_names_line(tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("1\nnan\n")
+    with pytest.raises(InputError, match=r"s\.txt:2: non-finite value 'nan'"):
+        read_values(f)
+
+
+def test_read_values_blank_line_inside(tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("1\n\n2\n")
+    with pytest.raises(InputError, match=r"s\.txt:2: blank line"):
+        read_values(f)
+
+
+def test_read_values_empty(tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("\n")
+    with pytest.raises(InputError, match="empty file"):
+        read_values(f)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet"])
+def test_tables_round_trip(tmp_path, suffix):
+    df = pd.DataFrame({"item": ["q3", "q1"], "value": [0.25, 0.75]})
+    f = tmp_path / f"s{suffix}"
+    if suffix == ".csv":
+        df.to_csv(f, index=False)
+    elif suffix == ".tsv":
+        df.to_csv(f, sep="\t", index=False)
+    elif suffix == ".jsonl":
+        df.to_json(f, orient="records", lines=True)
+    else:
+        df.to_parquet(f)
+    s = read_item_scores(f)
+    assert s.to_dict() == {"q3": 0.25, "q1": 0.75}
+
+
+def test_table_bad_value_names_line(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text("item,value\nq1,0.5\nq2,oops\n")
+    with pytest.raises(InputError, match=r"s\.csv:3: bad 'value' value 'oops'"):
+        read_item_scores(f)
+
+
+def test_table_duplicate_item_names_lines(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text("item,value\nq1,0.5\nq1,0.7\n")
+    with pytest.raises(InputError, match=r"duplicate item id 'q1' \(lines 2, 3\)"):
+        read_item_scores(f)
+
+
+def test_table_missing_column(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text("id,score\nq1,0.5\n")
+    with pytest.raises(InputError, match="no column 'item'"):
+        read_item_scores(f)
+
+
+def test_unknown_file_type(tmp_path):
+    f = tmp_path / "s.xlsx"
+    f.write_text("x")
+    with pytest.raises(InputError, match="unknown file type"):
+        read_item_scores(f)
+
+
+def test_read_scores_tidy_table(tmp_path):
+    f = tmp_path / "all.csv"
+    f.write_text("dataset,system,item,value\nd,A,1,0.5\nd,B,1,0.7\n")
+    assert read_scores(f).systems == ("A", "B")
+    g = tmp_path / "bad.csv"
+    g.write_text("dataset,system,item,value\nd,A,1,0.5\nd,A,1,0.7\n")
+    with pytest.raises(InputError, match=r"bad\.csv"):
+        read_scores(g)
+
+
+def _experiment(tmp_path, body: str):
+    (tmp_path / "data").mkdir(exist_ok=True)
+    for sys_ in ("a", "b"):
+        for task in ("t1", "t2"):
+            (tmp_path / "data" / f"{sys_}_{task}.txt").write_text("1\n0\n1\n1\n0\n")
+    f = tmp_path / "exp.yaml"
+    f.write_text(body)
+    return f
+
+
+GOOD = """
+control: a
+treatment: b
+measure: MD
+tasks:
+  - {id: t1, name: Task one}
+  - t2
+systems:
+  a: {name: System A, files: {t1: data/a_t1.txt, t2: data/a_t2.txt}}
+  b: {files: {t1: data/b_t1.txt, t2: data/b_t2.txt}}
+"""
+
+
+def test_experiment_paths_are_relative_to_yaml(tmp_path, monkeypatch):
+    f = _experiment(tmp_path, GOOD)
+    monkeypatch.chdir("/")
+    exp = load_experiment(f)
+    assert exp.task_labels == {"t1": "Task one", "t2": "t2"}
+    assert exp.system_label("a") == "System A" and exp.system_label("b") == "b"
+    s = experiment_scores(exp)
+    assert s.datasets == ("t1", "t2") and len(s) == 20
+
+
+def test_experiment_overrides(tmp_path):
+    exp = load_experiment(_experiment(tmp_path, GOOD), method="DL", level=0.9)
+    assert exp.config.method == "DL" and exp.config.level == 0.9
+
+
+@pytest.mark.parametrize(
+    ("body", "pattern"),
+    [
+        (GOOD + "colour: red\n", r"colour: unknown key"),
+        (GOOD.replace("measure: MD", "measure: XYZ"), r"measure: Input should be 'MD'"),
+        (GOOD + "method: FOO\n", r"method: Input should be"),
+        (GOOD + "level: 1.5\n", r"level: must be between 0 and 1"),
+        (GOOD.replace("control: a", "control: c"), r"control: system 'c' is not defined"),
+        (GOOD.replace("t2: data/a_t2.txt", "t3: data/a_t2.txt"), r"systems.a.files: unknown task id\(s\) t3"),
+        (GOOD.replace("  - t2\n", "  - t1\n"), r"duplicate task id"),
+        ("control: a\ntreatment: b\ntasks: []\nsystems: {}\n", r"tasks: empty task list"),
+        (GOOD.replace("treatment: b", ""), r"treatment: required key is missing"),
+        (GOOD.replace("{name: System A, files", "{nmae: System A, files"), r"systems.a.nmae: unknown key"),
+    ],
+)
+def test_bad_yaml_keys_are_named(tmp_path, body, pattern):
+    f = _experiment(tmp_path, body)
+    with pytest.raises(ConfigError, match=pattern) as info:
+        load_experiment(f)
+    assert "exp.yaml" in str(info.value)
+
+
+def test_invalid_yaml_syntax_names_line(tmp_path):
+    f = tmp_path / "exp.yaml"
+    f.write_text("control: a\ntreatment: [b\n")
+    with pytest.raises(ConfigError, match=r"exp\.yaml:\d+: invalid YAML"):
+        load_experiment(f)
+
+
+def test_missing_yaml_and_missing_score_file(tmp_path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_experiment(tmp_path / "none.yaml")
+    f = _experiment(tmp_path, GOOD)
+    (tmp_path / "data" / "b_t2.txt").unlink()
+    with pytest.raises(InputError, match=r"b_t2\.txt: file not found"):
+        experiment_scores(load_experiment(f))

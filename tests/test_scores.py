@@ -1,0 +1,136 @@
+"""Scores: validation, pairing by item id, missing-item policies."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ranger_eval.scores import Scores, ScoresError
+
+
+def _table(values_a, values_b, items_a=None, items_b=None, dataset="d"):
+    items_a = items_a if items_a is not None else [str(i) for i in range(len(values_a))]
+    items_b = items_b if items_b is not None else [str(i) for i in range(len(values_b))]
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "system": ["A"] * len(values_a) + ["B"] * len(values_b),
+            "item": list(items_a) + list(items_b),
+            "value": list(values_a) + list(values_b),
+        }
+    )
+
+
+def test_pair_aligns_by_item_id_not_position():
+    df = _table([1.0, 2.0, 3.0], [30.0, 10.0, 20.0], items_b=["2", "0", "1"])
+    p = Scores(df).pair("d", treatment="B", control="A")
+    assert list(p.items) == ["0", "1", "2"]
+    np.testing.assert_array_equal(p.control, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(p.treatment, [10.0, 20.0, 30.0])
+    assert p.n == 3 and p.n_dropped == 0 and p.metric == "score"
+
+
+def test_missing_columns_are_named():
+    with pytest.raises(ScoresError, match="missing column.*item"):
+        Scores(pd.DataFrame({"dataset": ["d"], "system": ["A"], "value": [1.0]}))
+
+
+def test_non_numeric_value_names_row_and_item():
+    df = _table([1.0, "x"], [1.0, 2.0])
+    with pytest.raises(ScoresError, match=r"non-numeric value 'x' at row 1 .*item '1'"):
+        Scores(df)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_values_are_rejected(bad):
+    with pytest.raises(ScoresError, match="non-numeric|non-finite"):
+        Scores(_table([1.0, bad], [1.0, 2.0]))
+
+
+def test_duplicate_keys_are_listed():
+    df = _table([1.0, 2.0], [1.0, 2.0], items_a=["q1", "q1"])
+    with pytest.raises(ScoresError, match=r"2 rows share a key .*d/A/score/q1"):
+        Scores(df)
+
+
+def test_empty_table():
+    with pytest.raises(ScoresError, match="empty"):
+        Scores(pd.DataFrame(columns=["dataset", "system", "item", "value"]))
+
+
+def test_mismatched_items_list_ids_per_side():
+    df = _table([1.0] * 12, [1.0] * 12, items_a=[f"a{i}" for i in range(12)],
+                items_b=[f"b{i}" for i in range(12)])
+    with pytest.raises(ScoresError) as info:
+        Scores(df).pair("d", "B", "A")
+    msg = str(info.value)
+    assert "12 only in 'B'" in msg and "12 only in 'A'" in msg
+    assert "'b0'" in msg and "'a7'" in msg and "2 more" in msg
+    assert "missing='intersect'" in msg
+
+
+def test_intersect_drops_and_reports():
+    df = _table([1.0, 2.0, 3.0], [4.0, 5.0], items_b=["1", "2"])
+    with pytest.warns(UserWarning, match="dropped 1 item"):
+        p = Scores(df).pair("d", "B", "A", missing="intersect")
+    assert p.n == 2 and p.n_dropped == 1
+    np.testing.assert_array_equal(p.control, [2.0, 3.0])
+
+
+def test_unknown_policy_dataset_system_metric():
+    s = Scores(_table([1.0], [2.0]))
+    with pytest.raises(ScoresError, match="missing policy"):
+        s.pair("d", "B", "A", missing="ignore")
+    with pytest.raises(ScoresError, match="unknown dataset 'x'"):
+        s.pair("x", "B", "A")
+    with pytest.raises(ScoresError, match="system 'C' has no scores"):
+        s.pair("d", "C", "A")
+    with pytest.raises(ScoresError, match="unknown metric"):
+        s.pair("d", "B", "A", metric="F1")
+    with pytest.raises(ScoresError, match="unknown system"):
+        s.filter(systems=["Z"])
+
+
+def test_several_metrics_need_a_choice():
+    df = pd.concat([_table([1.0], [2.0]).assign(metric="acc"), _table([1.0], [2.0]).assign(metric="f1")])
+    s = Scores(df)
+    with pytest.raises(ScoresError, match="several metrics"):
+        s.pair("d", "B", "A")
+    assert s.pair("d", "B", "A", metric="f1").treatment[0] == 2.0
+
+
+def test_seeds_are_averaged_per_item():
+    df = pd.DataFrame(
+        {
+            "dataset": "d",
+            "system": ["A", "A", "A", "A", "B", "B"],
+            "item": ["1", "1", "2", "2", "1", "2"],
+            "seed": [1, 2, 1, 2, 1, 1],
+            "value": [0.0, 1.0, 1.0, 1.0, 1.0, 0.0],
+        }
+    )
+    p = Scores(df).pair("d", "B", "A")
+    np.testing.assert_allclose(p.control, [0.5, 1.0])
+
+
+def test_from_arrays_uses_position_as_id_and_order_is_kept():
+    s = Scores.from_arrays({"z": {"A": [1, 2], "B": [2, 3]}, "a": {"A": [1], "B": [1]}})
+    assert s.datasets == ("z", "a") and s.systems == ("A", "B")
+    assert list(s.pair("z", "B", "A").items) == ["1", "2"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)), min_size=1, max_size=30),
+    st.randoms(use_true_random=False),
+)
+def test_pairing_is_independent_of_row_order(pairs, rnd):
+    df = _table([a for a, _ in pairs], [b for _, b in pairs])
+    shuffled = df.sample(frac=1.0, random_state=rnd.randint(0, 10_000))
+    p1 = Scores(df).pair("d", "B", "A")
+    p2 = Scores(shuffled).pair("d", "B", "A")
+    np.testing.assert_array_equal(p1.items, p2.items)
+    np.testing.assert_array_equal(p1.treatment, p2.treatment)
+    np.testing.assert_array_equal(p1.control, p2.control)
