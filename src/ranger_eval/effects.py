@@ -36,6 +36,7 @@ Degenerate input (DESIGN.md) has an explicit answer, never an accidental NaN:
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -296,8 +297,7 @@ class EffectSizes:
         k = len(names)
         if k == 0:
             raise EffectSizeError("EffectSizes needs at least one dataset")
-        seen: set[str] = set()
-        dups = sorted({x for x in names if x in seen or seen.add(x)})  # type: ignore[func-returns-value]
+        dups = sorted(x for x, count in Counter(names).items() if count > 1)
         if dups:
             raise EffectSizeError(f"duplicate dataset names: {', '.join(map(repr, dups))}")
         set_ = object.__setattr__

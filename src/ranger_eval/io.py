@@ -160,8 +160,10 @@ class TaskConfig(_Model):
 class SystemConfig(_Model):
     """A system with one file per task id (score files, or TREC runs for IR tasks)."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
     name: str | None = None
-    files: dict[str, str] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict, alias="runs")
     item_column: str = "item"
     value_column: str = "value"
 
@@ -195,6 +197,37 @@ class ExperimentConfig(_Model):
     systems: dict[str, SystemConfig] = Field(default_factory=dict)
     scores: str | None = None
     ir: IRConfig | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _qrels_mapping(cls, raw: Any) -> Any:
+        """Accept the original Ranger layout: a top-level ``qrels: {collection: path}`` mapping.
+
+        Each collection becomes (or completes) a task; collections that only some systems have
+        runs for are kept as tasks and reported as skipped later, never dropped here.
+        """
+        if not isinstance(raw, dict) or "qrels" not in raw:
+            return raw
+        raw = dict(raw)
+        qrels = raw.pop("qrels")
+        if not isinstance(qrels, dict):
+            raise ValueError("qrels: expected a mapping of collection id to qrels file")
+        tasks = raw.get("tasks")
+        if tasks is None:
+            ids = list(qrels)
+            for sys_cfg in (raw.get("systems") or {}).values():
+                files = (sys_cfg or {}).get("files") or (sys_cfg or {}).get("runs") or {}
+                ids += [k for k in files if k not in ids]
+            tasks = ids
+        tasks = cls._tasks(tasks)
+        out = []
+        for t in tasks:
+            t = dict(t) if isinstance(t, dict) else {"id": t}
+            if t.get("id") in qrels and "qrels" not in t:
+                t["qrels"] = qrels[t["id"]]
+            out.append(t)
+        raw["tasks"] = out
+        return raw
 
     @field_validator("level")
     @classmethod

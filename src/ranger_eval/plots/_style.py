@@ -1,0 +1,227 @@
+"""Shared look of Ranger's figures: fonts, colours, number formatting and saving.
+
+Nothing here touches ``matplotlib.rcParams`` globally: styles are applied through
+``matplotlib.rc_context`` (at creation and at save time) and explicit artist properties.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from os import PathLike
+from pathlib import Path
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+
+from .._version import __version__
+
+#: Font family of every text; DejaVu Sans ships with matplotlib and has the glyphs we print
+#: (− → τ ² ≥ ×).
+FONT_FAMILY = "DejaVu Sans"
+#: Body font size in points (labels, numbers); headers use the same size in bold.
+FONT_SIZE = 9.0
+
+INK = "#1a1a1a"  # study markers, whiskers, text
+SUMMARY = "#1f3a5f"  # summary diamond and prediction interval
+NULL_LINE = "#595959"
+RULE = "#1a1a1a"  # rule under the column headers
+LIGHT_RULE = "#b3b3b3"  # separation line above the summary
+
+MINUS = "\u2212"
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+#: rcParams used while a figure is built (only inside ``rc_context``).
+FIGURE_RC: dict[str, object] = {
+    "font.family": "sans-serif",
+    "font.sans-serif": [FONT_FAMILY],
+    "font.size": FONT_SIZE,
+    "axes.unicode_minus": True,
+    "text.usetex": False,
+    "text.parse_math": False,
+    "lines.solid_capstyle": "butt",
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+}
+
+
+def save_rc(svg_fonttype: str = "none") -> dict[str, object]:
+    """rcParams used while saving: TrueType (Type 42) fonts in PDF/PS, editable or outlined SVG text,
+    and reproducible SVG ids."""
+    if svg_fonttype not in ("none", "path"):
+        raise ValueError(f"svg_fonttype must be 'none' or 'path', got {svg_fonttype!r}")
+    return {
+        "pdf.fonttype": 42,
+        "ps.fonttype": 42,
+        "svg.fonttype": svg_fonttype,
+        "svg.hashsalt": "ranger-eval",
+        "savefig.facecolor": "white",
+        "savefig.edgecolor": "white",
+    }
+
+
+def font(size: float = FONT_SIZE, *, bold: bool = False, family: str = FONT_FAMILY) -> FontProperties:
+    """Explicit font properties, so the figure does not depend on the caller's rcParams."""
+    return FontProperties(family=family, size=size, weight="bold" if bold else "normal")
+
+
+# ----------------------------------------------------------------------------- numbers
+
+
+def _finite_nonzero(values: Iterable[float]) -> np.ndarray:
+    arr = np.asarray([v for v in values if v is not None], dtype=float).ravel()
+    return np.abs(arr[np.isfinite(arr) & (arr != 0)])
+
+
+def choose_decimals(
+    values: Iterable[float], *, min_sig: int = 2, min_decimals: int = 2, max_decimals: int = 4
+) -> int | None:
+    """Decimals for a column of numbers: enough that the smallest non-zero ``|value|`` keeps
+    ``min_sig`` significant digits, at least ``min_decimals``, at most ``max_decimals``.
+
+    Returns ``None`` when even the largest ``|value|`` would keep fewer than ``min_sig``
+    significant digits at ``max_decimals`` decimals: the column is then printed in scientific
+    notation (see :func:`format_number`).
+    """
+    mags = _finite_nonzero(values)
+    if mags.size == 0:
+        return min_decimals
+    smallest, largest = float(mags.min()), float(mags.max())
+    if largest < 10.0 ** (min_sig - 1 - max_decimals):
+        return None
+    # digits needed so that `smallest` shows min_sig significant digits (0.001234 -> 4: 0.0012)
+    needed = min_sig - 1 - math.floor(math.log10(smallest))
+    if round(smallest, needed) >= 10.0 ** (math.floor(math.log10(smallest)) + 1):
+        needed -= 1  # 0.0996 rounds to 0.10: one decimal fewer suffices
+    return int(min(max(needed, min_decimals), max_decimals))
+
+
+def format_scientific(value: float, sig: int = 2) -> str:
+    """``1.2×10⁻⁵`` with ``sig`` significant digits and a true minus sign."""
+    if value == 0 or not math.isfinite(value):
+        return format_number(value, 0)
+    mantissa, exponent = f"{value:.{sig - 1}e}".split("e")
+    exp = int(exponent)
+    return f"{mantissa}×10{str(exp).translate(_SUPERSCRIPT)}".replace("-", MINUS)
+
+
+def format_number(value: float, decimals: int | None, *, min_sig: int = 2) -> str:
+    """Fixed-point with ``decimals`` and a true minus sign (U+2212).
+
+    ``decimals=None`` means scientific notation. A non-zero value that would print as zero
+    (or with fewer than ``min_sig`` significant digits) at ``decimals`` is printed in scientific
+    notation instead, so nothing ever reads ``−0.00``.
+    """
+    value = float(value)
+    if math.isnan(value):
+        return "NA"
+    if math.isinf(value):
+        return ("" if value > 0 else MINUS) + "∞"
+    if decimals is None:
+        return format_scientific(value, min_sig) if value != 0 else "0"
+    text = f"{value:.{decimals}f}"
+    shown = abs(float(text))
+    if value != 0 and shown < 10.0 ** (min_sig - 1 - decimals) * (1 - 1e-9):
+        return format_scientific(value, min_sig)
+    if shown == 0:
+        text = text.lstrip("-")
+    return text.replace("-", MINUS)
+
+
+def format_stat(value: float, *, min_sig: int = 2, min_decimals: int = 2, max_decimals: int = 4) -> str:
+    """One statistic (τ², Q, z) with its own precision chosen by :func:`choose_decimals`."""
+    if value == 0:
+        return "0"
+    return format_number(
+        value,
+        choose_decimals([value], min_sig=min_sig, min_decimals=min_decimals, max_decimals=max_decimals),
+        min_sig=min_sig,
+    )
+
+
+def format_pvalue(p: float) -> str:
+    """``p = 0.034``, ``p = 0.0012``, ``p = 3.2×10⁻⁶``; two significant digits below 0.1."""
+    p = float(p)
+    if math.isnan(p):
+        return "p = NA"
+    if p >= 0.1:
+        return f"p = {p:.2f}"
+    if p >= 1e-4:
+        return f"p = {format_number(p, choose_decimals([p], max_decimals=4))}"
+    if p < 1e-300:
+        return "p < 10⁻³⁰⁰"
+    return f"p = {format_scientific(p, 2)}"
+
+
+def format_percent(fraction: float) -> str:
+    """Weights as percentages with one decimal; ``<0.1%`` for tiny positive weights."""
+    pct = 100.0 * float(fraction)
+    if 0 < pct < 0.05:
+        return "<0.1%"
+    return f"{pct:.1f}%"
+
+
+def tick_decimals(ticks: Sequence[float], max_decimals: int = 6) -> int:
+    """Fewest decimals that print every tick exactly (0.25 → 2, 0.1 → 1, 5 → 0)."""
+    for d in range(max_decimals + 1):
+        if all(abs(round(t, d) - t) <= 1e-9 * max(1.0, abs(t)) for t in ticks):
+            return d
+    return max_decimals
+
+
+# ----------------------------------------------------------------------------- saving
+
+_FORMATS = ("pdf", "svg", "png", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+
+
+def save_figure(
+    fig: Figure,
+    path_or_stem: str | PathLike[str],
+    formats: Sequence[str] | None = None,
+    *,
+    dpi: float = 300,
+    svg_fonttype: str = "none",
+) -> list[Path]:
+    """Save ``fig`` for publication; returns the written paths.
+
+    ``path_or_stem`` is either a stem (``out/forest`` → ``out/forest.pdf``, ``.svg``, ``.png``) or a
+    file name with a known suffix, which then selects the single format when ``formats`` is None.
+    PDF/PS embed TrueType (Type 42) fonts; SVG keeps text as editable ``<text>`` with
+    ``svg_fonttype="none"`` or converts it to outlines with ``"path"``; raster formats use ``dpi``.
+    Metadata dates are omitted so the vector files are reproducible. rcParams are only changed
+    inside ``rc_context``.
+    """
+    path = Path(path_or_stem)
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in _FORMATS:
+        stem = path.with_suffix("")
+        if formats is None:
+            formats = (suffix,)
+    else:
+        stem = path
+        if formats is None:
+            formats = ("pdf", "svg", "png")
+    if isinstance(formats, str):
+        formats = (formats,)
+    bad = [f for f in formats if f.lower().lstrip(".") not in _FORMATS]
+    if bad:
+        raise ValueError(f"unsupported figure format(s) {bad}; choose from {list(_FORMATS)}")
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    creator = f"ranger-eval {__version__} (matplotlib {mpl.__version__})"
+    with mpl.rc_context(save_rc(svg_fonttype)):
+        for fmt in formats:
+            fmt = fmt.lower().lstrip(".")
+            out = stem.parent / f"{stem.name}.{fmt}"
+            if fmt == "pdf":
+                metadata: dict[str, object] | None = {"Creator": creator, "CreationDate": None}
+            elif fmt == "svg":
+                metadata = {"Creator": creator, "Date": None}
+            elif fmt == "png":
+                metadata = {"Software": creator}
+            else:
+                metadata = None
+            fig.savefig(out, format=fmt, dpi=dpi, metadata=metadata, facecolor="white")
+            written.append(out)
+    return written
