@@ -17,6 +17,7 @@ _EXPORTS: dict[str, str] = {
     "effect_sizes": "effects",
     "EffectSize": "effects",
     "EffectSizes": "effects",
+    "EffectSizeError": "effects",
     "meta_analysis": "meta",
     "MetaResult": "meta",
     "forest_plot": "plots.forest",

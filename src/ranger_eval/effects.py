@@ -158,7 +158,7 @@ def _as_vector(x: object, role: str, where: str) -> np.ndarray:
     if bad.size:
         i = int(bad[0])
         raise EffectSizeError(
-            f"{where}: {role} score at position {i} is {arr[i]!r}; scores must be finite"
+            f"{where}: {role} score at position {i} is {float(arr[i])!r}; scores must be finite"
             + (f" ({bad.size} non-finite values)" if bad.size > 1 else "")
         )
     return arr
@@ -212,7 +212,7 @@ def effect_size(
     for role, x in (("treatment", t), ("control", c)):
         if np.ptp(x) == 0:
             raise EffectSizeError(
-                f"{where}: the {role} scores are constant (all {x[0]!r}), so the correlation "
+                f"{where}: the {role} scores are constant (all {float(x[0])!r}), so the correlation "
                 "between the systems is undefined"
                 + (" (identical systems: r = 1, Fisher's z is infinite)" if identical else "")
             )
@@ -306,11 +306,11 @@ class EffectSizes:
         vi = _float_array(self.vi, k, "vi")
         bad = np.flatnonzero(~np.isfinite(yi))
         if bad.size:
-            raise EffectSizeError(f"yi of {names[bad[0]]!r} is {yi[bad[0]]!r}; yi must be finite")
+            raise EffectSizeError(f"yi of {names[bad[0]]!r} is {float(yi[bad[0]])!r}; yi must be finite")
         bad = np.flatnonzero(~np.isfinite(vi) | (vi < 0))
         if bad.size:
             raise EffectSizeError(
-                f"vi of {names[bad[0]]!r} is {vi[bad[0]]!r}; vi must be finite and >= 0"
+                f"vi of {names[bad[0]]!r} is {float(vi[bad[0]])!r}; vi must be finite and >= 0"
             )
         set_(self, "yi", yi)
         set_(self, "vi", vi)
