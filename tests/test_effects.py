@@ -1,6 +1,7 @@
 """Tests for ranger_eval.effects against metafor's escalc (tests/oracles/metafor_escalc.R)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -373,3 +374,19 @@ def test_from_arrays_and_validation():
         EffectSizes.from_arrays(["a", "b"], [0.1, 0.2], [0.01, -0.04])
     with pytest.raises(EffectSizeError, match="yi of 'a' is nan"):
         EffectSizes.from_arrays(["a", "b"], [np.nan, 0.2], [0.01, 0.04])
+
+
+def test_rename_carries_extra_and_dropped():
+    import pandas as pd
+
+    from ranger_eval.effects import EffectSizeError, EffectSizes
+
+    eff = EffectSizes.from_arrays(["a", "b"], [0.1, 0.2], [0.01, 0.02], measure="MD")
+    eff = eff.with_extra(pd.DataFrame({"col": ["x", "y"]}, index=["a", "b"]))
+    eff = dataclasses.replace(eff, dropped={"b": 3})
+    out = eff.rename({"a": "Alpha"})
+    assert out.names == ("Alpha", "b")
+    assert list(out.extra.index) == ["Alpha", "b"] and out.extra.loc["Alpha", "col"] == "x"
+    assert out.dropped == {"b": 3}
+    with pytest.raises(EffectSizeError, match="collide"):
+        eff.rename({"a": "b"})

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, Optional  # noqa: UP035  (typer needs Optional on Python 3.10)
+from typing import Any  # noqa: UP035  (typer needs Optional on Python 3.10)
 
 import typer
 
@@ -85,11 +85,11 @@ def _run_meta(config: Path, out: Path, overrides: dict[str, Any]) -> None:
 def meta(
     config: Path = typer.Argument(..., help="Experiment YAML (paths inside are relative to it)."),
     out: Path = typer.Option(Path("ranger-output"), "--out", "-o", help="Output folder."),
-    method: Optional[str] = typer.Option(None, help="τ² estimator: FE, DL, HE, HS, SJ, ML, REML, EB, PM."),  # noqa: UP007
-    test: Optional[str] = typer.Option(None, help="Test for the summary: z, t or knha."),  # noqa: UP007
-    level: Optional[float] = typer.Option(None, help="Confidence level, e.g. 0.95."),  # noqa: UP007
-    measure: Optional[str] = typer.Option(None, help="Effect measure: MD, SMD, SMCC, SMCR, ZCOR."),  # noqa: UP007
-    order: Optional[str] = typer.Option(None, help="Row order: given, effect, weight, name."),  # noqa: UP007
+    method: str | None = typer.Option(None, help="τ² estimator: FE, DL, HE, HS, SJ, ML, REML, EB, PM."),  # noqa: UP007
+    test: str | None = typer.Option(None, help="Test for the summary: z, t or knha."),  # noqa: UP007
+    level: float | None = typer.Option(None, help="Confidence level, e.g. 0.95."),  # noqa: UP007
+    measure: str | None = typer.Option(None, help="Effect measure: MD, SMD, SMCC, SMCR, ZCOR."),  # noqa: UP007
+    order: str | None = typer.Option(None, help="Row order: given, effect, weight, name."),  # noqa: UP007
 ) -> None:
     """Meta-analyse an experiment: forest.pdf/svg/png, effects.csv, summary.json, summary.md."""
     _run_meta(

@@ -426,6 +426,22 @@ class EffectSizes:
             new = pd.concat([kept, new], axis=1)
         return dataclasses.replace(self, extra=new)
 
+    def rename(self, mapping: dict[str, str]) -> EffectSizes:
+        """A copy with datasets renamed (e.g. ids → display names); unmapped names are kept.
+
+        ``extra`` and ``dropped`` follow the new names; the new names must stay unique.
+        """
+        names = tuple(str(mapping.get(n, n)) for n in self.names)
+        if len(set(names)) != len(names):
+            raise EffectSizeError(f"renaming makes dataset names collide: {list(names)}")
+        lookup = dict(zip(self.names, names, strict=True))
+        extra = None
+        if self.extra is not None:
+            extra = self.extra.rename(index=lookup)
+            extra.index.name = "dataset"
+        dropped = {lookup[k]: v for k, v in self.dropped.items()}
+        return dataclasses.replace(self, names=names, extra=extra, dropped=dropped)
+
 
 def _checked_extra(frame: pd.DataFrame | pd.Series, names: tuple[str, ...]) -> pd.DataFrame:
     if isinstance(frame, pd.Series):

@@ -117,9 +117,8 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     )
     if extra is not None:
         eff = eff.with_extra(extra)
-    labels = exp.task_labels
-    names = [labels.get(n, n) for n in eff.names]
-    res = meta_analysis(eff, method=cfg.method, test=cfg.test, level=cfg.level, names=names)
+    eff = eff.rename(exp.task_labels)
+    res = meta_analysis(eff, method=cfg.method, test=cfg.test, level=cfg.level)
     return ExperimentResult(scores=scores, effects=eff, result=res, title=cfg.title, skipped=skipped)
 
 
@@ -177,8 +176,8 @@ def write_outputs(exp: Experiment, res: ExperimentResult, out: Path) -> list[Pat
     )
     written = [Path(p) for p in save_figure(fig, out / "forest")]
     frame = res.effects.to_frame()
-    labels = exp.task_labels
-    frame.insert(1, "name", [labels.get(d, d) for d in frame["dataset"]])
+    ids = {label: task_id for task_id, label in exp.task_labels.items()}
+    frame.insert(0, "task_id", [ids.get(d, d) for d in frame["dataset"]])
     frame["weight"] = res.result.weights
     frame.to_csv(out / "effects.csv", index=False)
     payload = {

@@ -1,0 +1,83 @@
+"""The `ranger-eval` command line: demo, meta, overrides and one-line errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from ranger_eval.cli import app
+
+runner = CliRunner()
+
+
+def test_demo_writes_all_outputs(tmp_path):
+    out = tmp_path / "demo"
+    result = runner.invoke(app, ["demo", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "simulated" in result.output
+    for name in ("forest.pdf", "forest.svg", "forest.png", "effects.csv", "summary.json", "summary.md"):
+        assert (out / name).stat().st_size > 0, name
+    assert (out / "example" / "experiment.yaml").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["result"]["k"] == 6 and summary["result"]["method"] == "REML"
+    assert summary["measure"] == "SMD"
+
+
+def test_meta_overrides_method_test_level(tmp_path):
+    runner.invoke(app, ["demo", "--out", str(tmp_path / "d")])
+    cfg = tmp_path / "d" / "example" / "experiment.yaml"
+    out = tmp_path / "o"
+    result = runner.invoke(
+        app, ["meta", str(cfg), "--out", str(out), "--method", "PM", "--test", "knha",
+              "--level", "0.9", "--measure", "MD"]
+    )
+    assert result.exit_code == 0, result.output
+    res = json.loads((out / "summary.json").read_text())["result"]
+    assert (res["method"], res["test"], res["level"], res["measure"]) == ("PM", "knha", 0.9, "MD")
+    assert "90% CI" in (out / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (["meta", "does-not-exist.yaml"], "does-not-exist.yaml: file not found"),
+        (["meta", "{cfg}", "--method", "XX"], "method: Input should be"),
+        (["meta", "{cfg}", "--level", "2"], "level: must be between 0 and 1"),
+        (["meta", "{bad}"], "colour: unknown key"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path, args, pattern):
+    runner.invoke(app, ["demo", "--out", str(tmp_path / "d")])
+    cfg = tmp_path / "d" / "example" / "experiment.yaml"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(cfg.read_text() + "colour: red\n")
+    args = [a.format(cfg=cfg, bad=bad) for a in args]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    err = result.stderr if hasattr(result, "stderr") else result.output
+    assert pattern in err
+    assert "Traceback" not in result.output
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_zero_variance_task_is_a_clear_error(tmp_path):
+    (tmp_path / "a.txt").write_text("1\n1\n1\n1\n")
+    (tmp_path / "b.txt").write_text("1\n0\n1\n0\n")
+    (tmp_path / "e.yaml").write_text(
+        "control: a\ntreatment: b\nmeasure: SMD\ntasks: [t]\n"
+        "systems:\n  a: {files: {t: a.txt}}\n  b: {files: {t: b.txt}}\n"
+    )
+    result = runner.invoke(app, ["meta", str(tmp_path / "e.yaml"), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "dataset 't', measure SMD: the control scores are constant" in result.stderr
+
+
+def test_help_and_version_run_as_console_script():
+    done = subprocess.run(
+        [sys.executable, "-m", "ranger_eval.cli", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and "meta" in done.stdout and "demo" in done.stdout
+    assert runner.invoke(app, ["--version"]).output.startswith("ranger-eval ")
