@@ -75,8 +75,16 @@ fit_one <- function(ds, method, test, level, with_l1o) {
               ci_high = num(res$ci.ub), statistic = num(res$zval), pvalue = num(res$pval),
               tau2 = num(res$tau2), tau = sqrt(num(res$tau2)), I2 = num(res$I2), H2 = num(res$H2),
               Q = num(res$QE), Q_df = res$k - res$p, Q_pvalue = num(res$QEp),
-              pi_low = num(pr$pi.lb), pi_high = num(pr$pi.ub),
+              # predict() of an FE model has no PI element: its prediction interval is the CI
+              pi_low = if (is.null(pr$pi.lb)) num(pr$ci.lb) else num(pr$pi.lb),
+              pi_high = if (is.null(pr$pi.ub)) num(pr$ci.ub) else num(pr$pi.ub),
               weights = unname(as.numeric(weights(res))) / 100)
+  if (ds$measure == "ZCOR") {
+    pt <- predict(res, transf = transf.ztor)
+    if (is.null(pt$pi.lb)) { pt$pi.lb <- pt$ci.lb; pt$pi.ub <- pt$ci.ub }
+    out$transformed <- list(estimate = num(pt$pred), ci_low = num(pt$ci.lb), ci_high = num(pt$ci.ub),
+                            pi_low = num(pt$pi.lb), pi_high = num(pt$pi.ub))
+  }
   if (method == "FE") {
     # metafor's confint() refuses FE models; ranger_eval reports the Q-profile interval of the data
     # (what confint() gives for any random-effects fit, search capped at tau2.max = 100).
@@ -121,8 +129,14 @@ for (ds in datasets) {
       }
     }
   }
+  # per-study normal-theory CIs at 95% (summary.escalc)
+  es <- summary(escalc(measure = "GEN", yi = ds$yi, vi = ds$vi))
   records[[length(records) + 1]] <- list(name = ds$name, measure = ds$measure, slab = ds$slab,
-                                         yi = ds$yi, vi = ds$vi, fits = fits)
+                                         slab_rma = as.character(rma(yi = ds$yi, vi = ds$vi,
+                                           method = "FE", slab = ds$slab)$slab),
+                                         yi = ds$yi, vi = ds$vi,
+                                         study_ci_low = as.numeric(es$ci.lb),
+                                         study_ci_high = as.numeric(es$ci.ub), fits = fits)
 }
 
 doc <- list(
