@@ -28,6 +28,7 @@ SUMMARY = "#1f3a5f"  # summary diamond and prediction interval
 NULL_LINE = "#595959"
 RULE = "#1a1a1a"  # rule under the column headers
 LIGHT_RULE = "#b3b3b3"  # separation line above the summary
+STRIPE = "#f2f2f2"  # zebra stripes of long tables
 
 MINUS = "\u2212"
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -123,7 +124,7 @@ def format_number(value: float, decimals: int | None, *, min_sig: int = 2) -> st
     text = f"{value:.{decimals}f}"
     shown = abs(float(text))
     if value != 0 and shown < 10.0 ** (min_sig - 1 - decimals) * (1 - 1e-9):
-        return format_scientific(value, min_sig)
+        return format_scientific(value, max(min_sig, 2))
     if shown == 0:
         text = text.lstrip("-")
     return text.replace("-", MINUS)
