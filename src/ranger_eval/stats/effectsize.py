@@ -1,0 +1,126 @@
+"""Standardised effect sizes for two systems and Sawilowsky's verbal labels.
+
+* paired:   Cohen's d_z = mean(d) / sd(d) (Cohen 1988, eq. 2.3.5; Lakens 2013, eq. 6),
+            Hedges' g_z = J(n - 1) d_z;
+* unpaired: Cohen's d = (mean x - mean y) / s_p, s_p^2 = ((n_x-1)s_x^2 + (n_y-1)s_y^2)/(n_x+n_y-2),
+            Hedges' g = J(n_x + n_y - 2) d (Hedges 1981; Borenstein et al. 2009, eq. 4.22);
+* proportions: Cohen's h = 2 asin(sqrt p1) - 2 asin(sqrt p2) (Cohen 1988, ch. 6),
+with J(df) = 1 - 3/(4 df - 1) (Borenstein et al. 2009, eq. 4.23; needs df >= 2) and sd ddof=1.
+Zero spread: the effect is 0 when the mean difference is 0 and +-inf otherwise (documented limit).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import StatsInputError, as_vector, paired_differences
+
+__all__ = [
+    "EFFECT_THRESHOLDS",
+    "hedges_j",
+    "cohens_dz",
+    "hedges_gz",
+    "cohens_d",
+    "hedges_g",
+    "cohens_h",
+    "effect_label",
+    "significant_by_effect",
+]
+
+#: Sawilowsky (2009), "New effect size rules of thumb", JMASM 8(2): lower bounds of |effect|.
+EFFECT_THRESHOLDS: dict[str, float] = {
+    "very small": 0.01,
+    "small": 0.2,
+    "medium": 0.5,
+    "large": 0.8,
+    "very large": 1.2,
+    "huge": 2.0,
+}
+
+
+def hedges_j(df: float) -> float:
+    """Small-sample correction J = 1 - 3/(4 df - 1); df >= 2 (J(1) = 0 is useless)."""
+    if df < 2:
+        raise StatsInputError(f"Hedges' correction needs df >= 2; got df = {df}")
+    return 1.0 - 3.0 / (4.0 * df - 1.0)
+
+
+def _ratio(num: float, den: float) -> float:
+    if den > 0.0:
+        return num / den
+    return 0.0 if num == 0.0 else math.copysign(math.inf, num)
+
+
+def cohens_dz(x: object, y: object | None = None) -> float:
+    """Paired Cohen's d_z = mean(x - y) / sd(x - y) (ddof = 1)."""
+    d = paired_differences(x, y)
+    if np.all(d == d[0]):
+        return _ratio(float(d[0]), 0.0)
+    return _ratio(float(d.mean()), float(d.std(ddof=1)))
+
+
+def hedges_gz(x: object, y: object | None = None) -> float:
+    """Paired Hedges' g_z = J(n - 1) d_z; needs n >= 3."""
+    d = paired_differences(x, y, min_n=3)
+    return hedges_j(d.size - 1) * cohens_dz(d)
+
+
+def _pooled(x: object, y: object) -> tuple[np.ndarray, np.ndarray, float]:
+    xa = as_vector(x, "x", 2)
+    ya = as_vector(y, "y", 2)
+    df = xa.size + ya.size - 2
+    sx = 0.0 if np.all(xa == xa[0]) else float(xa.var(ddof=1))
+    sy = 0.0 if np.all(ya == ya[0]) else float(ya.var(ddof=1))
+    return xa, ya, math.sqrt(((xa.size - 1) * sx + (ya.size - 1) * sy) / df)
+
+
+def cohens_d(x: object, y: object) -> float:
+    """Unpaired Cohen's d with the pooled SD (each sample needs >= 2 values)."""
+    xa, ya, sp = _pooled(x, y)
+    return _ratio(float(xa.mean() - ya.mean()), sp)
+
+
+def hedges_g(x: object, y: object) -> float:
+    """Unpaired Hedges' g = J(n_x + n_y - 2) d."""
+    xa, ya, sp = _pooled(x, y)
+    return hedges_j(xa.size + ya.size - 2) * _ratio(float(xa.mean() - ya.mean()), sp)
+
+
+def cohens_h(p1: float, p2: float) -> float:
+    """Cohen's h = 2 asin(sqrt p1) - 2 asin(sqrt p2) for proportions in [0, 1]."""
+    for name, v in (("p1", p1), ("p2", p2)):
+        if not (isinstance(v, (int, float, np.number)) and 0.0 <= float(v) <= 1.0):
+            raise StatsInputError(f"{name} must be a proportion in [0, 1]; got {v!r}")
+    return 2.0 * math.asin(math.sqrt(float(p1))) - 2.0 * math.asin(math.sqrt(float(p2)))
+
+
+def effect_label(value: float) -> str:
+    """Sawilowsky's label of |value|: "negligible" below 0.01, then "very small" [0.01, 0.2),
+    "small" [0.2, 0.5), "medium" [0.5, 0.8), "large" [0.8, 1.2), "very large" [1.2, 2), "huge"."""
+    v = float(value)
+    if math.isnan(v):
+        raise StatsInputError("effect size is NaN; it has no label")
+    label = "negligible"
+    for name, bound in EFFECT_THRESHOLDS.items():
+        if abs(v) >= bound:
+            label = name
+    return label
+
+
+def significant_by_effect(value: object, threshold: float | str = "small") -> bool | np.ndarray:
+    """True where |value| >= threshold: a number, or a label of :data:`EFFECT_THRESHOLDS`."""
+    if isinstance(threshold, str):
+        if threshold not in EFFECT_THRESHOLDS:
+            valid = ", ".join(repr(k) for k in EFFECT_THRESHOLDS)
+            raise StatsInputError(f"unknown effect-size threshold {threshold!r}; valid: {valid}")
+        t = EFFECT_THRESHOLDS[threshold]
+    else:
+        t = float(threshold)
+        if not t >= 0.0:
+            raise StatsInputError(f"threshold must be a non-negative number; got {threshold!r}")
+    arr = np.asarray(value, dtype=np.float64)
+    if np.isnan(arr).any():
+        raise StatsInputError("effect sizes contain NaN")
+    out = np.abs(arr) >= t
+    return bool(out) if out.ndim == 0 else out

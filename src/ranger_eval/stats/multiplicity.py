@@ -1,0 +1,58 @@
+"""Multiple-testing adjustment of p-values (wraps ``statsmodels.stats.multitest.multipletests``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import StatsInputError
+
+__all__ = ["ADJUST_METHODS", "adjust_pvalues"]
+
+#: statsmodels' method names (Bonferroni; Šidák; Holm 1979 step-down with Šidák or Bonferroni
+#: steps; Simes–Hochberg step-up; Hommel 1988; Benjamini–Hochberg 1995 and Benjamini–Yekutieli
+#: 2001 FDR; two-stage FDR of Benjamini, Krieger & Yekutieli 2006 and its variant) plus "none".
+ADJUST_METHODS: tuple[str, ...] = (
+    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
+    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky", "none",
+)
+
+_ALIASES = {
+    "hochberg": "simes-hochberg",
+    "bh": "fdr_bh",
+    "benjamini-hochberg": "fdr_bh",
+    "by": "fdr_by",
+    "benjamini-yekutieli": "fdr_by",
+}
+
+
+def adjust_pvalues(p: object, method: str = "holm", *, alpha: float = 0.05) -> np.ndarray:
+    """Adjusted p-values, same shape as ``p``; ``adjusted <= alpha`` is the rejection rule.
+
+    ``method``: one of :data:`ADJUST_METHODS` (aliases: "hochberg", "bh", "by",
+    "benjamini-hochberg", "benjamini-yekutieli"). ``alpha`` only matters for the two-stage
+    FDR methods ("fdr_tsbh", "fdr_tsbky"), whose adjusted values depend on it, as in statsmodels.
+    """
+    key = _ALIASES.get(str(method).lower(), str(method).lower())
+    if key not in ADJUST_METHODS:
+        valid = ", ".join(repr(m) for m in ADJUST_METHODS + tuple(_ALIASES))
+        raise StatsInputError(f"unknown p-value adjustment method {method!r}; valid: {valid}")
+    if not 0.0 < float(alpha) < 1.0:
+        raise StatsInputError(f"alpha must be strictly between 0 and 1; got {alpha!r}")
+    try:
+        arr = np.asarray(p, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise StatsInputError(f"p must be numbers: {exc}") from None
+    flat = arr.reshape(-1)
+    bad = ~np.isfinite(flat) | (flat < 0.0) | (flat > 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise StatsInputError(
+            f"p-values must lie in [0, 1] and not be NaN; {int(bad.sum())} invalid, first at "
+            f"index {i}: {float(flat[i])!r}"
+        )
+    if key == "none" or flat.size == 0:
+        return arr.copy()
+    from statsmodels.stats.multitest import multipletests
+
+    with np.errstate(divide="ignore"):  # Šidák steps take log1p(-1) = -inf at p = 1: exact 1
+        adjusted = multipletests(flat, alpha=float(alpha), method=key)[1]
+    return np.minimum(adjusted, 1.0).reshape(arr.shape)

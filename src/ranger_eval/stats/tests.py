@@ -1,0 +1,385 @@
+"""Classical two-system tests, wrapping scipy.stats and statsmodels with uniform results.
+
+Every function takes ``alternative`` in {"two-sided", "greater", "less"}; "greater" means the
+first system (``x``) scores higher. Paired tests accept ``(x, y)`` aligned by item, or the
+differences ``x - y`` alone. Degenerate data have a defined answer instead of NaN:
+
+* all paired differences zero (identical systems), or two constant samples with equal means:
+  ``statistic = 0``, ``pvalue = 1``, the estimate 0 (or the common value's difference);
+* constant non-zero differences (or two different constants in Welch's test): the limit of the
+  t statistic, ``statistic = +-inf``, ``pvalue = 0`` in the direction of the effect (1 against it),
+  as scipy returns; the interval collapses onto the estimate.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._hodges_lehmann import hodges_lehmann, hodges_lehmann_ci
+from ._validation import (
+    StatsInputError,
+    all_equal,
+    as_vector,
+    check_alternative,
+    check_choice,
+    check_level,
+    paired_differences,
+)
+from .results import TestResult
+
+__all__ = [
+    "paired_ttest",
+    "welch_ttest",
+    "wilcoxon",
+    "sign_test",
+    "mannwhitney",
+    "mcnemar",
+    "proportions_ztest",
+]
+
+
+def _scipy_stats():  # scipy.stats is slow to import; load it on first use
+    from scipy import stats
+
+    return stats
+
+
+def _degenerate_t(effect: float, alternative: str) -> tuple[float, float]:
+    """Statistic and p-value of a t test whose standard error is exactly zero."""
+    if effect == 0.0:
+        return 0.0, 1.0
+    stat = math.copysign(math.inf, effect)
+    if alternative == "two-sided":
+        return stat, 0.0
+    toward = (effect > 0) == (alternative == "greater")
+    return stat, 0.0 if toward else 1.0
+
+
+def _one_sided_ci(low: float, high: float, alternative: str) -> tuple[float, float]:
+    if alternative == "greater":
+        return low, math.inf
+    if alternative == "less":
+        return -math.inf, high
+    return low, high
+
+
+def paired_ttest(
+    x: object, y: object | None = None, *, alternative: str = "two-sided", level: float = 0.95
+) -> TestResult:
+    """Paired t test of mean(x - y) = 0: t = mean(d) / (sd(d)/sqrt(n)), df = n - 1.
+
+    Wraps ``scipy.stats.ttest_rel`` (statistic, p-value and interval). Estimate: mean(d).
+    """
+    sps = _scipy_stats()
+    check_alternative(alternative)
+    level = check_level(level)
+    d = paired_differences(x, y)
+    n = d.size
+    est = float(d.mean())
+    if all_equal(d):
+        est = float(d[0])
+        stat, p = _degenerate_t(est, alternative)
+        lo, hi = _one_sided_ci(est, est, alternative)
+    else:
+        res = sps.ttest_1samp(d, 0.0, alternative=alternative)
+        stat, p = float(res.statistic), float(res.pvalue)
+        ci = res.confidence_interval(confidence_level=level)
+        lo, hi = float(ci.low), float(ci.high)
+    return TestResult(
+        test="paired t-test", statistic=stat, pvalue=p, alternative=alternative, n=n,
+        estimate=est, ci_low=lo, ci_high=hi, level=level, df=float(n - 1),
+        estimate_name="mean difference",
+    )
+
+
+def welch_ttest(
+    x: object, y: object, *, alternative: str = "two-sided", level: float = 0.95
+) -> TestResult:
+    """Welch's unequal-variance t test: t = (mean x - mean y)/sqrt(s_x^2/n_x + s_y^2/n_y).
+
+    Welch–Satterthwaite df. Wraps ``scipy.stats.ttest_ind(equal_var=False)``.
+    Two constant samples: df is undefined (``None``) and the statistic is 0 or +-inf.
+    """
+    sps = _scipy_stats()
+    check_alternative(alternative)
+    level = check_level(level)
+    xa = as_vector(x, "x", 2)
+    ya = as_vector(y, "y", 2)
+    est = float(xa.mean() - ya.mean())
+    df: float | None
+    if all_equal(xa) and all_equal(ya):
+        est = float(xa[0] - ya[0])
+        stat, p = _degenerate_t(est, alternative)
+        lo, hi = _one_sided_ci(est, est, alternative)
+        df = None
+    else:
+        res = sps.ttest_ind(xa, ya, equal_var=False, alternative=alternative)
+        stat, p, df = float(res.statistic), float(res.pvalue), float(res.df)
+        ci = res.confidence_interval(confidence_level=level)
+        lo, hi = float(ci.low), float(ci.high)
+    return TestResult(
+        test="Welch t-test", statistic=stat, pvalue=p, alternative=alternative, n=xa.size,
+        n_y=ya.size, estimate=est, ci_low=lo, ci_high=hi, level=level, df=df,
+        estimate_name="difference in means",
+    )
+
+
+_WILCOXON_ZERO = ("wilcox", "pratt", "zsplit")
+_WILCOXON_METHODS = ("auto", "exact", "asymptotic", "approx")
+
+
+def wilcoxon(
+    x: object,
+    y: object | None = None,
+    *,
+    alternative: str = "two-sided",
+    zero_method: str = "wilcox",
+    correction: bool = False,
+    method: str = "auto",
+    level: float = 0.95,
+) -> TestResult:
+    """Wilcoxon signed-rank test with the Hodges–Lehmann estimate and its interval.
+
+    Statistic and p-value: ``scipy.stats.wilcoxon`` (same ``zero_method``, ``correction``,
+    ``method``). Estimate: the median of the Walsh averages (d_i + d_j)/2, i <= j, of all n
+    differences. Interval: [w_(q), w_(N-q+1)], q = qsignrank(alpha/2, n), exact for n <= 50 and
+    normal-approximated above (R's ``wilcox.test(conf.int=TRUE)`` exact-branch rule; R drops
+    zero differences and switches to an asymptotic interval under ties, we keep all n).
+    All differences zero: statistic 0, p = 1, estimate and interval 0.
+    """
+    sps = _scipy_stats()
+    check_alternative(alternative)
+    check_choice("zero_method", zero_method, _WILCOXON_ZERO)
+    check_choice("method", method, _WILCOXON_METHODS)
+    level = check_level(level)
+    d = paired_differences(x, y)
+    n = d.size
+    ds = np.sort(d)
+    if not d.any():
+        stat, p = 0.0, 1.0
+    else:
+        scipy_method = "approx" if method == "asymptotic" else method
+        res = sps.wilcoxon(
+            d, zero_method=zero_method, correction=correction, alternative=alternative,
+            method=scipy_method,
+        )
+        stat, p = float(res.statistic), float(res.pvalue)
+    est = hodges_lehmann(ds)
+    lo, hi = hodges_lehmann_ci(ds, level, alternative)
+    return TestResult(
+        test="Wilcoxon signed-rank test", statistic=stat, pvalue=p, alternative=alternative,
+        n=n, estimate=est, ci_low=lo, ci_high=hi, level=level, method=method,
+        estimate_name="Hodges-Lehmann pseudo-median",
+    )
+
+
+def sign_test(x: object, y: object | None = None, *, alternative: str = "two-sided") -> TestResult:
+    """Sign test: statistic = number of positive differences among the non-zero ones.
+
+    p-value: exact binomial test with probability 1/2 (``scipy.stats.binomtest``); zero
+    differences are dropped (their count is ``n - n_pos - n_neg``). Estimate: median difference.
+    All differences zero: statistic 0, p = 1.
+    """
+    sps = _scipy_stats()
+    check_alternative(alternative)
+    d = paired_differences(x, y)
+    n_pos = int((d > 0).sum())
+    n_nonzero = n_pos + int((d < 0).sum())
+    if n_nonzero == 0:
+        p = 1.0
+    else:
+        p = float(sps.binomtest(n_pos, n_nonzero, 0.5, alternative=alternative).pvalue)
+    return TestResult(
+        test="sign test", statistic=float(n_pos), pvalue=p, alternative=alternative, n=d.size,
+        estimate=float(np.median(d)), method="exact", estimate_name="median difference",
+    )
+
+
+_MWU_METHODS = ("auto", "exact", "asymptotic")
+
+
+def mannwhitney(
+    x: object,
+    y: object,
+    *,
+    alternative: str = "two-sided",
+    use_continuity: bool = True,
+    method: str = "auto",
+) -> TestResult:
+    """Mann–Whitney U test (unpaired): statistic U of ``x``, ``scipy.stats.mannwhitneyu``.
+
+    Estimate: probability of superiority U / (n_x n_y) = P(X > Y) + P(X = Y)/2.
+    All values equal: statistic n_x n_y / 2, p = 1.
+    """
+    sps = _scipy_stats()
+    check_alternative(alternative)
+    check_choice("method", method, _MWU_METHODS)
+    xa = as_vector(x, "x", 1)
+    ya = as_vector(y, "y", 1)
+    if xa.size + ya.size < 3:
+        raise StatsInputError(
+            f"Mann-Whitney test needs at least 3 values in total; got {xa.size} + {ya.size}"
+        )
+    nxy = xa.size * ya.size
+    if all_equal(np.concatenate([xa, ya])):
+        stat, p = nxy / 2.0, 1.0
+    else:
+        res = sps.mannwhitneyu(
+            xa, ya, use_continuity=use_continuity, alternative=alternative, method=method
+        )
+        stat, p = float(res.statistic), float(res.pvalue)
+    return TestResult(
+        test="Mann-Whitney U test", statistic=stat, pvalue=p, alternative=alternative,
+        n=xa.size, n_y=ya.size, estimate=stat / nxy, method=method,
+        estimate_name="probability of superiority",
+    )
+
+
+def _binary(values: object, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype == bool:
+        return arr.reshape(-1) if arr.ndim else arr.reshape(1)
+    a = as_vector(arr, name, 0)
+    bad = (a != 0) & (a != 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise StatsInputError(
+            f"{name} must be binary (0/1 or bool) for McNemar's test; index {i} is {float(a[i])!r}"
+            f" ({int(bad.sum())} non-binary value(s))"
+        )
+    return a.astype(bool)
+
+
+def mcnemar(
+    x: object,
+    y: object,
+    *,
+    alternative: str = "two-sided",
+    exact: bool = True,
+    mid_p: bool = False,
+    correction: bool = True,
+) -> TestResult:
+    """McNemar's test on paired binary outcomes (e.g. per-item correctness of two systems).
+
+    b = #(x=1, y=0), c = #(x=0, y=1), m = b + c. Exact: under H0, b ~ Binomial(m, 1/2);
+    two-sided statistic min(b, c), p = min(1, 2 P(B <= min(b, c))) (statsmodels
+    ``mcnemar(exact=True)``); one-sided statistic b. ``mid_p`` subtracts half the probability
+    of the observed value (Fagerland, Lydersen & Laake 2013). Asymptotic (``exact=False``):
+    two-sided chi2 = (|b - c| - k)^2 / m with k = 1 under ``correction`` (statsmodels);
+    one-sided z = (b - c -+ k)/sqrt(m). Estimate: (b - c)/n, the accuracy difference.
+    No discordant pairs (m = 0): statistic 0, p = 1.
+    """
+    sps = _scipy_stats()
+    check_alternative(alternative)
+    xa = _binary(x, "x")
+    ya = _binary(y, "y")
+    if xa.size != ya.size:
+        raise StatsInputError(
+            f"paired test needs equal lengths: x has {xa.size} items, y has {ya.size}"
+        )
+    if xa.size < 1:
+        raise StatsInputError("McNemar's test needs at least 1 pair; got 0")
+    if mid_p and not exact:
+        raise StatsInputError("mid_p=True requires exact=True")
+    b = int((xa & ~ya).sum())
+    c = int((~xa & ya).sum())
+    m = b + c
+    method = ("exact mid-p" if mid_p else "exact") if exact else "asymptotic"
+    if m == 0:
+        stat, p = 0.0, 1.0
+    elif exact:
+        binom = sps.binom(m, 0.5)
+        if alternative == "two-sided":
+            k = min(b, c)
+            stat = float(k)
+            p = 2.0 * binom.cdf(k) - (binom.pmf(k) if mid_p else 0.0)
+        elif alternative == "greater":
+            stat = float(b)
+            p = binom.sf(b) + 0.5 * binom.pmf(b) if mid_p else binom.sf(b - 1)
+        else:
+            stat = float(b)
+            p = binom.cdf(b - 1) + 0.5 * binom.pmf(b) if mid_p else binom.cdf(b)
+        p = float(min(p, 1.0))
+    else:
+        k = 1.0 if correction else 0.0
+        if alternative == "two-sided":
+            stat = (abs(b - c) - k) ** 2 / m
+            p = float(sps.chi2.sf(stat, 1))
+        elif alternative == "greater":
+            stat = (b - c - k) / math.sqrt(m)
+            p = float(sps.norm.sf(stat))
+        else:
+            stat = (b - c + k) / math.sqrt(m)
+            p = float(sps.norm.sf(-stat))
+    return TestResult(
+        test="McNemar test", statistic=float(stat), pvalue=p, alternative=alternative,
+        n=xa.size, estimate=(b - c) / xa.size, method=method,
+        estimate_name="difference in proportions",
+    )
+
+
+_SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
+
+
+def proportions_ztest(
+    count: object,
+    nobs: object,
+    value: float | None = None,
+    *,
+    alternative: str = "two-sided",
+    prop_var: float | bool = False,
+) -> TestResult:
+    """z test for one proportion or the difference of two (``statsmodels`` ``proportions_ztest``).
+
+    Two samples: z = (p1 - p2 - value)/sqrt(p(1 - p)(1/n1 + 1/n2)) with the pooled p (or
+    ``prop_var``); one sample: z = (p1 - value)/sqrt(p1(1 - p1)/n1). Zero variance (all
+    successes or all failures): statistic 0 and p = 1 when the numerator is 0, else +-inf.
+    Estimate: p1 - p2 (two samples) or p1.
+    """
+    check_alternative(alternative)
+    counts = np.atleast_1d(np.asarray(count, dtype=np.float64))
+    ns = np.atleast_1d(np.asarray(nobs, dtype=np.float64))
+    if counts.ndim != 1 or counts.size not in (1, 2):
+        raise StatsInputError(f"count must hold 1 or 2 counts; got {np.asarray(count)!r}")
+    if ns.size == 1:
+        ns = np.repeat(ns, counts.size)
+    if ns.shape != counts.shape:
+        raise StatsInputError(f"nobs must match count in length; got {np.asarray(nobs)!r}")
+    if not (np.isfinite(counts).all() and np.isfinite(ns).all()):
+        raise StatsInputError("count and nobs must be finite")
+    if (ns < 1).any() or (counts < 0).any() or (counts > ns).any():
+        raise StatsInputError(
+            f"need 0 <= count <= nobs and nobs >= 1; got count={counts.tolist()}, "
+            f"nobs={ns.tolist()}"
+        )
+    if counts.size == 1 and value is None:
+        raise StatsInputError("value (the null proportion) must be given for a one-sample test")
+    if not isinstance(prop_var, bool) and not 0.0 < float(prop_var) < 1.0:
+        raise StatsInputError(f"prop_var must be False or in (0, 1); got {prop_var!r}")
+    props = counts / ns
+    est = float(props[0] - props[1]) if counts.size == 2 else float(props[0])
+    if counts.size == 2:
+        pooled = counts.sum() / ns.sum()
+    else:
+        pooled = props[0]
+    if not isinstance(prop_var, bool) or prop_var:
+        pooled = float(prop_var)
+    if pooled * (1.0 - pooled) == 0.0:
+        stat, p = _degenerate_t(est - (value or 0.0), alternative)
+    else:
+        from statsmodels.stats.proportion import proportions_ztest as sm_ztest
+
+        stat, p = sm_ztest(
+            counts if counts.size == 2 else counts[0],
+            ns if counts.size == 2 else ns[0],
+            value=value,
+            alternative=_SM_ALTERNATIVE[alternative],
+            prop_var=prop_var,
+        )
+    return TestResult(
+        test="proportions z-test", statistic=float(stat), pvalue=float(p),
+        alternative=alternative, n=int(ns[0]), n_y=int(ns[1]) if ns.size == 2 else None,
+        estimate=est, method="asymptotic",
+        estimate_name="difference in proportions" if counts.size == 2 else "proportion",
+    )
