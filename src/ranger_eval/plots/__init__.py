@@ -1,5 +1,18 @@
 """Publication-ready figures (matplotlib ``Figure`` objects; no pyplot state, no global rcParams)."""
 from ._style import save_figure
+from .boxplots import comparison_boxplots
 from .forest import forest_plot
+from .graph import comparison_graph, nonsignificance_graph
+from .heatmap import comparison_heatmap
+from .pvalues import pval_transform, pvalue_plot
 
-__all__ = ["forest_plot", "save_figure"]
+__all__ = [
+    "comparison_boxplots",
+    "comparison_graph",
+    "comparison_heatmap",
+    "forest_plot",
+    "nonsignificance_graph",
+    "pval_transform",
+    "pvalue_plot",
+    "save_figure",
+]

@@ -1,0 +1,961 @@
+"""Multi-system comparison: pairwise tests per dataset × metric, multiplicity, effect sizes.
+
+``compare(scores, ...)`` runs one two-system test per dataset × metric × pair of systems, adjusts
+the p-values for multiplicity within a *family* of tests and returns a :class:`Comparison`.
+
+Test selection (``test="auto"``) follows the decision table of the IBM multi-metric framework
+(Ackerman et al. 2025, "Statistical multi-metric evaluation and visualization of LLM system
+predictive performance"):
+
+============================  =====================  ==========================
+data                          paired (same item ids)  unpaired
+============================  =====================  ==========================
+numeric                       paired t-test           Welch's t-test
+binary (every value 0 or 1)   McNemar's exact test    two-proportion z-test
+============================  =====================  ==========================
+
+The chosen test is recorded on every row. Explicit tests: ``"paired-t"``, ``"welch"``,
+``"wilcoxon"``, ``"sign"``, ``"mannwhitney"``, ``"mcnemar"``, ``"proportions-z"``,
+``"permutation"`` (paired sign-flip when paired, otherwise a two-sample permutation test) and
+``"bootstrap"`` (paired bootstrap of the mean difference, BCa interval, shift-method p-value;
+paired data only).
+
+Conventions
+-----------
+* Orientation: ``diff = mean_a - mean_b``; ``alternative="greater"`` means system A scores higher.
+  ``pairs="all"`` takes the systems in their given order (A before B); ``"successive"`` orders
+  them by mean, highest first, and compares each with the next (so ``diff >= 0``);
+  ``"baseline"`` compares every other system (A) with the baseline (B), so ``diff > 0`` means the
+  system beats the baseline.
+* Pairing is by item id. ``paired=None`` pairs two systems when they score the same item ids and
+  treats them as independent samples when their items are disjoint; a partial overlap is an error
+  listing the ids (``missing="intersect"`` keeps the common items, with a warning).
+* Seeds: with a ``seed`` column the per-item value of a system is the mean over its seeds *before*
+  testing (items, not seeds, are the unit of replication). ``seed_sd_a``/``seed_sd_b`` report the
+  standard deviation (ddof=1) over seeds of the per-seed mean score: the run-to-run variability the
+  test does not see. They are NaN without a seed column or with a single seed.
+* Confidence intervals are for the mean difference at ``level``, unadjusted for multiplicity:
+  the test's own interval for the t-tests and the bootstrap; the paired t interval (paired data) or
+  the Welch interval (unpaired) for the rank, sign and permutation tests and McNemar's test; the
+  Wald interval of p_a - p_b (``statsmodels.stats.proportion.confint_proportions_2indep``) for
+  the two-proportion z-test. Column ``ci_method`` names it.
+* Effect sizes: Cohen's h = 2 asin(sqrt(p_a)) - 2 asin(sqrt(p_b)) for binary data; for numeric
+  data Cohen's d_z = mean(d)/sd(d) when paired (as the IBM framework, t/sqrt(n)) and Cohen's d
+  with the pooled SD when unpaired (:mod:`ranger_eval.stats.effectsize`). Labels follow
+  Sawilowsky (2009): negligible < 0.01 ≤ very small < 0.2 ≤ small < 0.5 ≤ medium < 0.8 ≤ large
+  < 1.2 ≤ very large < 2 ≤ huge.
+* Multiplicity: ``correction`` is any method of ``statsmodels.stats.multitest.multipletests``
+  (default ``"holm-sidak"``) or ``"none"``, applied within each family: ``"dataset-metric"``
+  (the pairs of one dataset and metric), ``"dataset"`` or ``"all"``. A row is ``significant``
+  when its adjusted p-value is at most alpha = 1 - level.
+* Resampling tests draw one sign-flip (or index) matrix per dataset × metric and reuse it for all
+  pairs with the same items, so every pair sees the same resamples.
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import sys
+import types
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._version import __version__
+from .scores import Scores, ScoresError
+
+TESTS: tuple[str, ...] = (
+    "auto",
+    "paired-t",
+    "welch",
+    "wilcoxon",
+    "sign",
+    "mannwhitney",
+    "mcnemar",
+    "proportions-z",
+    "permutation",
+    "bootstrap",
+)
+PAIRED_ONLY = frozenset({"paired-t", "wilcoxon", "sign", "mcnemar", "bootstrap"})
+UNPAIRED_ONLY = frozenset({"welch", "mannwhitney", "proportions-z"})
+BINARY_ONLY = frozenset({"mcnemar", "proportions-z"})
+RESAMPLING: tuple[str, ...] = ("permutation", "bootstrap")
+PAIR_ORDERS: tuple[str, ...] = ("all", "baseline", "successive")
+FAMILIES: tuple[str, ...] = ("dataset-metric", "dataset", "all")
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+MISSING: tuple[str, ...] = ("error", "intersect")
+
+#: Columns of :meth:`Comparison.to_frame`, in order.
+COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "metric",
+    "system_a",
+    "system_b",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "test",
+    "statistic",
+    "pvalue",
+    "pvalue_adjusted",
+    "effect_size",
+    "effect_size_name",
+    "effect_label",
+    "significant",
+    "paired",
+    "n_a",
+    "n_b",
+    "ci_method",
+    "seed_sd_a",
+    "seed_sd_b",
+)
+
+
+class CompareError(ValueError):
+    """Invalid arguments or data for :func:`compare` (the message names the dataset and systems)."""
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Comparison:
+    """Pairwise comparisons of systems on every dataset × metric.
+
+    ``table`` holds one row per dataset × metric × pair (columns :data:`COLUMNS`); ``means``
+    one row per dataset × metric × system (``mean``, ``n``, ``seed_sd``, ``n_seeds``). The
+    settings that produced them are kept for the reproducibility :attr:`signature`.
+    ``scores`` are the per-item scores that were compared (after the ``systems`` selection).
+    """
+
+    table: pd.DataFrame
+    means: pd.DataFrame
+    systems: tuple[str, ...]
+    scores: Scores
+    test: str = "auto"
+    pairs: str = "all"
+    baseline: str | None = None
+    alternative: str = "two-sided"
+    correction: str = "holm-sidak"
+    family: str = "dataset-metric"
+    level: float = 0.95
+    n_resamples: int = 10_000
+    seed: int | None = 0
+    version: str = __version__
+    tests_used: tuple[str, ...] = field(default=())
+
+    @property
+    def alpha(self) -> float:
+        return 1.0 - self.level
+
+    @property
+    def datasets(self) -> tuple[str, ...]:
+        return tuple(pd.unique(self.table["dataset"]))
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(pd.unique(self.table["metric"]))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per dataset × metric × pair (a copy)."""
+        return self.table.copy()
+
+    @property
+    def signature(self) -> str:
+        """sacrebleu-style reproducibility line: test, correction, alpha, resamples, seed, version."""
+        test = self.test
+        if test == "auto":
+            test = f"auto[{','.join(self.tests_used)}]" if self.tests_used else "auto"
+        parts = [
+            f"test:{test}",
+            f"alt:{self.alternative}",
+            f"pairs:{self.pairs}" + (f"({self.baseline})" if self.baseline else ""),
+            f"correction:{self.correction}",
+            f"family:{self.family}",
+            f"alpha:{_fmt_alpha(self.alpha)}",
+            f"resamples:{self.n_resamples}",
+            f"seed:{self.seed}",
+            f"version:{self.version}",
+        ]
+        return "ranger-eval|" + "|".join(parts)
+
+    def __repr__(self) -> str:
+        n_sig = int(self.table["significant"].sum())
+        return (
+            f"Comparison({len(self.table)} comparisons of {len(self.systems)} systems on "
+            f"{len(self.datasets)} dataset(s) × {len(self.metrics)} metric(s), {n_sig} significant; "
+            f"{self.signature})"
+        )
+
+    def leaderboard(self, metric: str | None = None, dataset: str | None = None) -> Any:
+        """Systems × (dataset, metric) means with ranx-style significance letters.
+
+        Letters a, b, c, … are given to the systems in table order; a cell carries the letters of
+        the systems it significantly beats (significant pair, higher mean). Returns a
+        :class:`ranger_eval.report.tables.Leaderboard` (``to_frame``, ``to_markdown``,
+        ``to_latex``, ``to_html``, ``to_csv``).
+        """
+        from .report.tables import build_leaderboard
+
+        table, means = self.table, self.means
+        if metric is not None:
+            if metric not in self.metrics:
+                raise CompareError(f"unknown metric {metric!r}; compared: {', '.join(self.metrics)}")
+            table, means = table[table["metric"] == metric], means[means["metric"] == metric]
+        if dataset is not None:
+            if dataset not in self.datasets:
+                raise CompareError(
+                    f"unknown dataset {dataset!r}; compared: {', '.join(self.datasets)}"
+                )
+            table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
+        return build_leaderboard(table, means, self.systems, signature=self.signature)
+
+    def to_markdown(self) -> str:
+        """Markdown table of all comparisons followed by the signature line."""
+        from .report.tables import comparison_markdown
+
+        return comparison_markdown(self.table, self.signature, level=self.level)
+
+    def to_latex(self) -> str:
+        """LaTeX (booktabs) table of all comparisons; special characters escaped."""
+        from .report.tables import comparison_latex
+
+        return comparison_latex(self.table, self.signature, level=self.level)
+
+    def to_html(self) -> str:
+        """HTML table of all comparisons with the signature in a caption."""
+        from .report.tables import comparison_html
+
+        return comparison_html(self.table, self.signature, level=self.level)
+
+    def to_csv(self, path: str | Path | None = None) -> str:
+        """CSV of :meth:`to_frame` at full precision; written to ``path`` when given."""
+        text = self.table.to_csv(index=False, lineterminator="\n")
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+
+def _fmt_alpha(alpha: float) -> str:
+    return f"{alpha:.6g}"
+
+
+# --------------------------------------------------------------------------- validation
+def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise CompareError(
+            f"unknown {name} {value!r}; choose one of {', '.join(repr(c) for c in choices)}"
+        )
+    return value
+
+
+def _check_correction(correction: str) -> str:
+    from .stats import adjust_pvalues
+
+    if not isinstance(correction, str):
+        raise CompareError(f"correction must be a method name, got {correction!r}")
+    try:
+        adjust_pvalues(np.array([0.5]), correction)
+    except ValueError as exc:
+        raise CompareError(f"unknown correction {correction!r}: {exc}") from None
+    return correction
+
+
+# --------------------------------------------------------------------------- data access
+@dataclass(frozen=True)
+class _Group:
+    """The systems of one dataset × metric: seed-averaged per-item values and seed SDs."""
+
+    dataset: str
+    metric: str
+    values: dict[str, pd.Series]
+    seed_sd: dict[str, float]
+    n_seeds: dict[str, int]
+
+
+def _groups(
+    scores: Scores, systems: Sequence[str] | None
+) -> list[_Group]:
+    df = scores.frame
+    out = []
+    for dataset in scores.datasets:
+        d = df[df["dataset"] == dataset]
+        for metric in pd.unique(d["metric"]):
+            g = d[d["metric"] == metric]
+            here = set(pd.unique(g["system"]))
+            present = [s for s in scores.systems if s in here]
+            if systems is not None:
+                absent = [s for s in systems if s not in present]
+                if absent:
+                    raise CompareError(
+                        f"dataset {dataset!r} (metric {metric!r}): no scores for system(s) "
+                        f"{', '.join(map(repr, absent))}; systems there: "
+                        f"{', '.join(map(repr, present))}"
+                    )
+                names = list(systems)
+            else:
+                names = present
+            if len(names) < 2:
+                raise CompareError(
+                    f"dataset {dataset!r} (metric {metric!r}): need at least two systems to "
+                    f"compare, found only {', '.join(map(repr, names))}"
+                )
+            values: dict[str, pd.Series] = {}
+            seed_sd: dict[str, float] = {}
+            n_seeds: dict[str, int] = {}
+            for s in names:
+                rows = g[g["system"] == s]
+                values[s] = rows.groupby("item", sort=True)["value"].mean()
+                if scores.has_seeds:
+                    per_seed = rows.groupby("seed", sort=True)["value"].mean()
+                    n_seeds[s] = int(per_seed.size)
+                    seed_sd[s] = float(per_seed.std(ddof=1)) if per_seed.size > 1 else math.nan
+                else:
+                    n_seeds[s] = 1
+                    seed_sd[s] = math.nan
+            out.append(_Group(str(dataset), str(metric), values, seed_sd, n_seeds))
+    return out
+
+
+def _pairs_for(
+    group: _Group, order: str | Sequence[tuple[str, str]], baseline: str | None
+) -> list[tuple[str, str]]:
+    names = list(group.values)
+    if not isinstance(order, str):
+        pairs = []
+        for pair in order:
+            if len(pair) != 2:
+                raise CompareError(f"pairs: each pair needs two system names, got {pair!r}")
+            a, b = str(pair[0]), str(pair[1])
+            for s in (a, b):
+                if s not in group.values:
+                    raise CompareError(
+                        f"pairs: unknown system {s!r} on dataset {group.dataset!r} "
+                        f"(metric {group.metric!r}); systems: {', '.join(map(repr, names))}"
+                    )
+            if a == b:
+                raise CompareError(f"pairs: cannot compare {a!r} with itself")
+            pairs.append((a, b))
+        return pairs
+    if order == "all":
+        return list(itertools.combinations(names, 2))
+    if order == "baseline":
+        assert baseline is not None
+        if baseline not in group.values:
+            raise CompareError(
+                f"baseline {baseline!r} has no scores on dataset {group.dataset!r} "
+                f"(metric {group.metric!r}); systems: {', '.join(map(repr, names))}"
+            )
+        return [(s, baseline) for s in names if s != baseline]
+    # successive: by mean, highest first; ties keep the given order (stable sort)
+    means = np.array([group.values[s].mean() for s in names])
+    ranked = [names[i] for i in np.argsort(-means, kind="stable")]
+    return list(itertools.pairwise(ranked))
+
+
+def _is_binary(v: np.ndarray) -> bool:
+    return bool(np.all((v == 0.0) | (v == 1.0)))
+
+
+@dataclass(frozen=True)
+class _PairData:
+    a: str
+    b: str
+    paired: bool
+    x: np.ndarray  # system a (aligned with y when paired)
+    y: np.ndarray
+    items: tuple[str, ...] | None  # common items when paired
+
+
+def _pair_data(
+    group: _Group, a: str, b: str, test: str, paired: bool | None, missing: str
+) -> _PairData:
+    va, vb = group.values[a], group.values[b]
+    same = va.index.equals(vb.index)
+    overlap = va.index.intersection(vb.index)
+    if test in UNPAIRED_ONLY:
+        if paired:
+            raise CompareError(f"test {test!r} is for independent samples; it cannot use paired=True")
+        use_paired = False
+    elif test in PAIRED_ONLY or paired:
+        use_paired = True
+    elif paired is False:
+        use_paired = False
+    else:  # auto / resampling with paired=None: paired when the systems score the same items
+        if same:
+            use_paired = True
+        elif overlap.empty:
+            use_paired = False
+        else:
+            use_paired = True  # partial overlap: the pairing below reports the ids
+    if not use_paired:
+        return _PairData(a, b, False, va.to_numpy(np.float64), vb.to_numpy(np.float64), None)
+    if not same:
+        only_a = va.index.difference(vb.index)
+        only_b = vb.index.difference(va.index)
+        if missing == "error":
+            parts = []
+            if len(only_a):
+                parts.append(f"{len(only_a)} only in {a!r}: {_preview(only_a)}")
+            if len(only_b):
+                parts.append(f"{len(only_b)} only in {b!r}: {_preview(only_b)}")
+            hint = (
+                "pass missing='intersect' to use the common items"
+                if test in PAIRED_ONLY or paired
+                else "pass missing='intersect' to use the common items or paired=False to treat "
+                "them as independent samples"
+            )
+            raise ScoresError(
+                f"items of {a!r} and {b!r} differ on dataset {group.dataset!r} "
+                f"(metric {group.metric!r}) but test {test!r} pairs them by item id: "
+                + "; ".join(parts)
+                + f" ({hint})"
+            )
+        if overlap.empty:
+            raise ScoresError(
+                f"no common items between {a!r} and {b!r} on dataset {group.dataset!r} "
+                f"(metric {group.metric!r}); a paired test is impossible"
+            )
+        warnings.warn(
+            f"dataset {group.dataset!r} (metric {group.metric!r}): dropped "
+            f"{len(only_a) + len(only_b)} item(s) not scored for both {a!r} and {b!r}",
+            stacklevel=4,
+        )
+    common = overlap.sort_values()
+    return _PairData(
+        a,
+        b,
+        True,
+        va.loc[common].to_numpy(np.float64),
+        vb.loc[common].to_numpy(np.float64),
+        tuple(common),
+    )
+
+
+def _preview(values: Iterable[object], limit: int = 10) -> str:
+    values = list(values)
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
+
+
+def _choose_test(test: str, pd_: _PairData, group: _Group) -> str:
+    binary = _is_binary(pd_.x) and _is_binary(pd_.y)
+    if test == "auto":
+        if binary:
+            return "mcnemar" if pd_.paired else "proportions-z"
+        return "paired-t" if pd_.paired else "welch"
+    if test in BINARY_ONLY and not binary:
+        bad_sys, vals = (pd_.a, pd_.x) if not _is_binary(pd_.x) else (pd_.b, pd_.y)
+        first = vals[(vals != 0.0) & (vals != 1.0)][0]
+        raise CompareError(
+            f"test {test!r} needs binary (0/1) scores, but system {bad_sys!r} has value "
+            f"{first!r} on dataset {group.dataset!r} (metric {group.metric!r})"
+            + (" after averaging over seeds" if max(group.n_seeds.values()) > 1 else "")
+        )
+    return test
+
+
+# --------------------------------------------------------------------------- one test
+@dataclass(frozen=True)
+class _Outcome:
+    statistic: float
+    pvalue: float
+    ci_low: float
+    ci_high: float
+    ci_method: str
+
+
+def _t_interval(pd_: _PairData, alternative: str, level: float) -> tuple[float, float, str]:
+    from . import stats
+
+    if pd_.paired:
+        r = stats.paired_ttest(pd_.x, pd_.y, alternative=alternative, level=level)
+        return float(r.ci_low), float(r.ci_high), "paired t"
+    r = stats.welch_ttest(pd_.x, pd_.y, alternative=alternative, level=level)
+    return float(r.ci_low), float(r.ci_high), "Welch t"
+
+
+def _wald_interval(pd_: _PairData, alternative: str, level: float) -> tuple[float, float, str]:
+    """Wald interval of p_a - p_b (statsmodels ``confint_proportions_2indep``, method "wald")."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    alpha = 1.0 - level
+    two_sided_alpha = alpha if alternative == "two-sided" else 2.0 * alpha
+    lo, hi = confint_proportions_2indep(
+        pd_.x.sum(), pd_.x.size, pd_.y.sum(), pd_.y.size, method="wald", compare="diff",
+        alpha=two_sided_alpha,
+    )
+    lo, hi = float(lo), float(hi)
+    if alternative == "greater":
+        hi = math.inf
+    elif alternative == "less":
+        lo = -math.inf
+    return lo, hi, "Wald"
+
+
+def _classical(
+    test: str, pd_: _PairData, alternative: str, level: float
+) -> _Outcome:
+    from . import stats
+
+    x, y = pd_.x, pd_.y
+    if test == "paired-t":
+        r = stats.paired_ttest(x, y, alternative=alternative, level=level)
+        return _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, "paired t")
+    if test == "welch":
+        r = stats.welch_ttest(x, y, alternative=alternative, level=level)
+        return _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, "Welch t")
+    if test == "wilcoxon":
+        r = stats.wilcoxon(x, y, alternative=alternative, level=level)
+    elif test == "sign":
+        r = stats.sign_test(x, y, alternative=alternative)
+    elif test == "mannwhitney":
+        r = stats.mannwhitney(x, y, alternative=alternative)
+    elif test == "mcnemar":
+        r = stats.mcnemar(x, y, alternative=alternative, exact=True)
+    elif test == "proportions-z":
+        r = stats.proportions_ztest(
+            [x.sum(), y.sum()], [x.size, y.size], alternative=alternative
+        )
+        lo, hi, how = _wald_interval(pd_, alternative, level)
+        return _Outcome(r.statistic, r.pvalue, lo, hi, how)
+    else:  # pragma: no cover - guarded by _check_choice
+        raise CompareError(f"unknown test {test!r}")
+    lo, hi, how = _t_interval(pd_, alternative, level)
+    return _Outcome(r.statistic, r.pvalue, lo, hi, how)
+
+
+def _resampling(
+    test: str,
+    pairs: list[_PairData],
+    alternative: str,
+    level: float,
+    n_resamples: int,
+    seed: int | None,
+) -> list[_Outcome]:
+    """Permutation or bootstrap tests of several pairs of one dataset × metric.
+
+    Paired pairs with the same items share one sign-flip (or bootstrap index) matrix through the
+    many-pairs kernel; unpaired pairs use the two-sample test with the same seed.
+    """
+    from . import stats
+
+    out: dict[int, _Outcome] = {}
+    by_items: dict[tuple[str, ...], list[int]] = {}
+    for i, p in enumerate(pairs):
+        if p.paired:
+            assert p.items is not None
+            by_items.setdefault(p.items, []).append(i)
+    for idx in by_items.values():
+        diffs = np.vstack([pairs[i].x - pairs[i].y for i in idx])
+        if test == "permutation":
+            many = stats.paired_permutation_test_many(
+                diffs, alternative=alternative, n_resamples=n_resamples, seed=seed
+            )
+        else:
+            many = stats.paired_bootstrap_many(
+                diffs, alternative=alternative, n_resamples=n_resamples, seed=seed, level=level
+            )
+        for j, i in enumerate(idx):
+            r = many[j]
+            if test == "bootstrap":
+                out[i] = _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, "bootstrap BCa")
+            else:
+                lo, hi, how = _t_interval(pairs[i], alternative, level)
+                out[i] = _Outcome(r.statistic, r.pvalue, lo, hi, how)
+    for i, p in enumerate(pairs):
+        if p.paired:
+            continue
+        if test == "permutation":
+            r = stats.permutation_test(
+                p.x, p.y, alternative=alternative, n_resamples=n_resamples, seed=seed
+            )
+            lo, hi, how = _t_interval(p, alternative, level)
+            out[i] = _Outcome(r.statistic, r.pvalue, lo, hi, how)
+        else:  # pragma: no cover - "bootstrap" is paired-only (see PAIRED_ONLY)
+            raise CompareError("the bootstrap test needs paired items")
+    return [out[i] for i in range(len(pairs))]
+
+
+def _effect(pd_: _PairData) -> tuple[float, str]:
+    from . import stats
+
+    if _is_binary(pd_.x) and _is_binary(pd_.y):
+        return float(stats.cohens_h(pd_.x.mean(), pd_.y.mean())), "cohens_h"
+    if pd_.paired:
+        return float(stats.cohens_dz(pd_.x, pd_.y)), "cohens_dz"
+    return float(stats.cohens_d(pd_.x, pd_.y)), "cohens_d"
+
+
+@contextlib.contextmanager
+def _context(group: _Group, pairs: list[_PairData]) -> Iterator[None]:
+    """Re-raise a statistical input error with the dataset, metric and systems it concerns."""
+    from .stats import StatsInputError
+
+    try:
+        yield
+    except StatsInputError as exc:
+        which = ", ".join(f"{p.a!r} vs {p.b!r}" for p in pairs[:3])
+        raise CompareError(
+            f"dataset {group.dataset!r} (metric {group.metric!r}), {which}: {exc}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- compare
+def compare(
+    scores: Scores | pd.DataFrame,
+    systems: Sequence[str] | None = None,
+    pairs: str | Sequence[tuple[str, str]] = "all",
+    baseline: str | None = None,
+    test: str = "auto",
+    alternative: str = "two-sided",
+    correction: str = "holm-sidak",
+    family: str = "dataset-metric",
+    level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    *,
+    paired: bool | None = None,
+    missing: str = "error",
+    datasets: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+) -> Comparison:
+    """Compare systems pairwise on every dataset × metric (see the module docstring).
+
+    ``systems`` selects and orders the systems (default: all, in order of first appearance);
+    ``pairs`` is ``"all"`` (k(k-1)/2 pairs), ``"baseline"`` (k-1 pairs against ``baseline``),
+    ``"successive"`` (k-1 pairs, neighbours by mean) or an explicit list of ``(a, b)`` tuples.
+    ``datasets`` and ``metrics`` restrict the comparison. Raises :class:`CompareError` (or
+    :class:`ScoresError` for unpaired items) naming the dataset, metric and systems.
+    """
+    from .stats import adjust_pvalues, effect_label
+
+    if isinstance(scores, pd.DataFrame):
+        scores = Scores(scores)
+    if not isinstance(scores, Scores):
+        raise TypeError(f"compare expects Scores or a DataFrame, got {type(scores).__name__}")
+    if isinstance(pairs, str):
+        _check_choice("pairs", pairs, PAIR_ORDERS)
+    _check_choice("test", test, TESTS)
+    _check_choice("alternative", alternative, ALTERNATIVES)
+    _check_choice("family", family, FAMILIES)
+    _check_choice("missing", missing, MISSING)
+    correction = _check_correction(correction)
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise CompareError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise CompareError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise CompareError(f"seed must be a non-negative integer or None, got {seed!r}")
+    if paired not in (None, True, False):
+        raise CompareError(f"paired must be True, False or None, got {paired!r}")
+    if pairs == "baseline":
+        if baseline is None:
+            raise CompareError("pairs='baseline' needs baseline=<system name>")
+    if baseline is not None:
+        known = systems if systems is not None else scores.systems
+        if baseline not in known:
+            raise CompareError(
+                f"unknown baseline {baseline!r}; systems: {', '.join(map(repr, known))}"
+            )
+        if pairs != "baseline":
+            raise CompareError(f"baseline={baseline!r} is only used with pairs='baseline'")
+    if systems is not None:
+        if isinstance(systems, str):
+            systems = [systems]
+        systems = [str(s) for s in systems]
+        dup = sorted({s for s in systems if systems.count(s) > 1})
+        if dup:
+            raise CompareError(f"systems: duplicate name(s) {', '.join(map(repr, dup))}")
+        if len(systems) < 2:
+            raise CompareError(f"need at least two systems to compare, got {systems!r}")
+        try:
+            scores = scores.filter(systems=systems)
+        except ScoresError as exc:
+            raise CompareError(f"systems: {exc}") from None
+    if datasets is not None or metrics is not None:
+        try:
+            scores = scores.filter(datasets=datasets, metrics=metrics)
+        except ScoresError as exc:
+            raise CompareError(str(exc)) from None
+    order = tuple(systems) if systems is not None else scores.systems
+    if len(order) < 2:
+        raise CompareError(
+            f"need at least two systems to compare, found only {', '.join(map(repr, order))}"
+        )
+
+    rows: list[dict[str, Any]] = []
+    mean_rows: list[dict[str, Any]] = []
+    for group in _groups(scores, systems):
+        for s, v in group.values.items():
+            mean_rows.append(
+                {
+                    "dataset": group.dataset,
+                    "metric": group.metric,
+                    "system": s,
+                    "mean": float(v.mean()),
+                    "n": int(v.size),
+                    "seed_sd": group.seed_sd[s],
+                    "n_seeds": group.n_seeds[s],
+                }
+            )
+        pair_list = _pairs_for(group, pairs, baseline)
+        data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
+        chosen = [_choose_test(test, d, group) for d in data]
+        outcomes: list[_Outcome | None] = [None] * len(data)
+        for t in RESAMPLING:
+            idx = [i for i, c in enumerate(chosen) if c == t]
+            if idx:
+                with _context(group, [data[i] for i in idx]):
+                    res = _resampling(
+                        t, [data[i] for i in idx], alternative, level, n_resamples, seed
+                    )
+                for i, o in zip(idx, res, strict=True):
+                    outcomes[i] = o
+        for i, (d, c) in enumerate(zip(data, chosen, strict=True)):
+            if outcomes[i] is None:
+                with _context(group, [d]):
+                    outcomes[i] = _classical(c, d, alternative, level)
+        for d, c, o in zip(data, chosen, outcomes, strict=True):
+            assert o is not None
+            with _context(group, [d]):
+                es, es_name = _effect(d)
+            mean_a, mean_b = float(d.x.mean()), float(d.y.mean())
+            rows.append(
+                {
+                    "dataset": group.dataset,
+                    "metric": group.metric,
+                    "system_a": d.a,
+                    "system_b": d.b,
+                    "mean_a": mean_a,
+                    "mean_b": mean_b,
+                    "diff": mean_a - mean_b,
+                    "ci_low": float(o.ci_low),
+                    "ci_high": float(o.ci_high),
+                    "test": c,
+                    "statistic": float(o.statistic),
+                    "pvalue": float(o.pvalue),
+                    "pvalue_adjusted": math.nan,
+                    "effect_size": es,
+                    "effect_size_name": es_name,
+                    "effect_label": str(effect_label(es)),
+                    "significant": False,
+                    "paired": d.paired,
+                    "n_a": int(d.x.size),
+                    "n_b": int(d.y.size),
+                    "ci_method": o.ci_method,
+                    "seed_sd_a": group.seed_sd[d.a],
+                    "seed_sd_b": group.seed_sd[d.b],
+                }
+            )
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    if family == "dataset-metric":
+        key = table["dataset"].astype(str) + "\x1f" + table["metric"].astype(str)
+    elif family == "dataset":
+        key = table["dataset"].astype(str)
+    else:
+        key = pd.Series("all", index=table.index)
+    adjusted = np.empty(len(table))
+    for idx in key.groupby(key, sort=False).indices.values():
+        adjusted[idx] = np.asarray(
+            adjust_pvalues(table["pvalue"].to_numpy()[idx], correction, alpha=1.0 - level)
+        )
+    table["pvalue_adjusted"] = adjusted
+    table["significant"] = table["pvalue_adjusted"] <= 1.0 - level
+    table["paired"] = table["paired"].astype(bool)
+    means = pd.DataFrame(
+        mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
+    )
+    tests_used = tuple(t for t in TESTS if t in set(table["test"]))
+    return Comparison(
+        table=table,
+        means=means,
+        systems=tuple(order),
+        scores=scores,
+        test=test,
+        pairs=pairs if isinstance(pairs, str) else "custom",
+        baseline=baseline,
+        alternative=alternative,
+        correction=correction,
+        family=family,
+        level=float(level),
+        n_resamples=int(n_resamples),
+        seed=seed,
+        tests_used=tests_used,
+    )
+
+
+# --------------------------------------------------------------------------- rank intervals
+@dataclass(frozen=True)
+class RankIntervals:
+    """Joint bootstrap of the systems' mean scores on one dataset × metric, and their ranks.
+
+    ``systems`` are ordered by mean, best first. ``boot_means`` and ``boot_ranks`` have one row
+    per bootstrap resample and one column per system (rank 1 = highest mean, ties averaged).
+    ``rank_low``/``rank_high`` are simultaneous ``level`` confidence intervals for the ranks of
+    all systems at once (see :func:`rank_intervals`); ``critical_value`` is the max-T quantile.
+    """
+
+    dataset: str
+    metric: str
+    systems: tuple[str, ...]
+    means: np.ndarray
+    boot_means: np.ndarray
+    boot_ranks: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    critical_value: float
+    level: float
+    n_resamples: int
+    seed: int | None
+    method: str = "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024)"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per system: mean, bootstrap SE, rank, rank interval."""
+        from scipy.stats import rankdata
+
+        return pd.DataFrame(
+            {
+                "dataset": self.dataset,
+                "metric": self.metric,
+                "system": list(self.systems),
+                "mean": self.means,
+                "se": self.boot_means.std(axis=0, ddof=1),
+                "rank": rankdata(-self.means, method="average"),
+                "rank_low": self.rank_low,
+                "rank_high": self.rank_high,
+            }
+        )
+
+
+def _select_group(
+    means: pd.DataFrame, dataset: str | None, metric: str | None
+) -> tuple[str, str]:
+    """The one dataset × metric a figure shows; an error lists the choices when ambiguous."""
+    combos = list(dict.fromkeys(zip(means["dataset"], means["metric"], strict=True)))
+    chosen = [
+        (d, m) for d, m in combos if (dataset is None or d == dataset) and (metric is None or m == metric)
+    ]
+    listing = ", ".join(f"{d}/{m}" for d, m in combos)
+    if not chosen:
+        raise CompareError(
+            f"no comparison for dataset={dataset!r}, metric={metric!r}; available: {listing}"
+        )
+    if len(chosen) > 1:
+        raise CompareError(
+            f"several dataset/metric combinations match ({', '.join(f'{d}/{m}' for d, m in chosen)});"
+            " pass dataset= and metric="
+        )
+    return str(chosen[0][0]), str(chosen[0][1])
+
+
+def rank_intervals(
+    scores: Scores | pd.DataFrame | Comparison,
+    dataset: str | None = None,
+    metric: str | None = None,
+    *,
+    systems: Sequence[str] | None = None,
+    level: float = 0.95,
+    n_resamples: int = 2_000,
+    seed: int | None = 0,
+) -> RankIntervals:
+    """Simultaneous confidence intervals for the ranks of all systems (paired joint bootstrap).
+
+    Items are resampled jointly for all systems (one index matrix,
+    :class:`ranger_eval.stats.resampling.BootstrapIndices`), so the bootstrap keeps the
+    correlation between systems. Ranks: the Mogstad, Romano, Shaikh & Wilhelm (2024, "Inference
+    for ranks ...", Review of Economic Studies) construction. For every pair (j, l) the
+    difference of means theta_jl gets the simultaneous interval theta_jl ± c·se_jl, where se_jl is
+    the bootstrap SD of theta*_jl and c the ``level`` quantile of the bootstrap max-T statistic
+    max_(j<l) |theta*_jl - theta_jl| / se_jl (pairs with se = 0 are exact and left out of the
+    max). Then rank_low_j = 1 + #{l: interval of theta_lj > 0} and rank_high_j = k - #{l:
+    interval of theta_jl > 0}; all k intervals hold jointly with probability about ``level``.
+    Every system must score the same items (seeds averaged).
+    """
+    from scipy.stats import rankdata
+
+    from .stats.resampling import BootstrapIndices
+
+    comp = scores if isinstance(scores, Comparison) else None
+    if comp is not None:
+        scores = comp.scores
+    if isinstance(scores, pd.DataFrame):
+        scores = Scores(scores)
+    if not 0 < level < 1:
+        raise CompareError(f"level must be between 0 and 1, got {level!r}")
+    means_tab = pd.DataFrame(
+        {"dataset": scores.frame["dataset"], "metric": scores.frame["metric"]}
+    ).drop_duplicates()
+    dataset, metric = _select_group(means_tab, dataset, metric)
+    if comp is not None and systems is None:  # the systems compared on this dataset × metric
+        m = comp.means
+        here = set(m.loc[(m["dataset"] == dataset) & (m["metric"] == metric), "system"])
+        systems = [s for s in comp.systems if s in here]
+    sub = scores.filter(datasets=[dataset], metrics=[metric])
+    group = next(g for g in _groups(sub, list(systems) if systems is not None else None))
+    names = list(group.values)
+    first = group.values[names[0]]
+    for s in names[1:]:
+        if not group.values[s].index.equals(first.index):
+            _pair_data(group, names[0], s, "paired-t", True, "error")  # raises with the ids
+    values = np.vstack([group.values[s].to_numpy(np.float64) for s in names])
+    k, n = values.shape
+    idx = BootstrapIndices(n, n_resamples, seed)
+    boot = idx.means(values)  # (B, k)
+    means = values.mean(axis=1)
+    order = np.argsort(-means, kind="stable")
+    values, boot, means = values[order], boot[:, order], means[order]
+    names = [names[i] for i in order]
+    ranks = rankdata(-boot, axis=1, method="average")
+    jj, ll = np.triu_indices(k, 1)
+    theta = means[jj] - means[ll]
+    theta_b = boot[:, jj] - boot[:, ll]
+    se = theta_b.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros(theta.size)
+    ok = se > 0
+    if ok.any():
+        t_max = np.max(np.abs(theta_b[:, ok] - theta[ok]) / se[ok], axis=1)
+        crit = float(np.quantile(t_max, level))
+    else:
+        crit = 0.0
+    lo = theta - crit * se
+    hi = theta + crit * se
+    better = np.zeros((k, k), dtype=bool)  # better[j, l]: j significantly above l
+    better[jj, ll] = lo > 0
+    better[ll, jj] = hi < 0
+    rank_low = 1 + better.sum(axis=0)
+    rank_high = k - better.sum(axis=1)
+    return RankIntervals(
+        dataset=dataset,
+        metric=metric,
+        systems=tuple(names),
+        means=means,
+        boot_means=boot,
+        boot_ranks=ranks,
+        rank_low=rank_low.astype(int),
+        rank_high=rank_high.astype(int),
+        critical_value=crit,
+        level=float(level),
+        n_resamples=int(n_resamples),
+        seed=seed,
+    )
+
+
+class _CallableModule(types.ModuleType):
+    """Importing ``ranger_eval.compare`` (the module) makes Python set the package attribute
+    ``ranger_eval.compare`` to this module, shadowing the lazily exported function of the same
+    name. Calling the module therefore calls :func:`compare`, so ``rg.compare(scores, ...)``
+    works whichever of the two the attribute holds."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Comparison:
+        return compare(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,146 @@
+"""Boxplots of one dataset × metric: per-item values, bootstrap means and bootstrap ranks.
+
+Three panels share the system axis (systems sorted by mean, best at the top):
+
+1. the per-item values of each system (seeds averaged), with the mean as a diamond;
+2. the bootstrap distribution of each system's mean score;
+3. the bootstrap distribution of each system's rank (1 = best) with the simultaneous
+   ``level`` rank interval drawn as a thick bar.
+
+Panels 2 and 3 come from one *paired joint* bootstrap: items are resampled jointly for all systems
+(:func:`ranger_eval.compare.rank_intervals`), and the rank intervals are the simultaneous max-T
+intervals of Mogstad, Romano, Shaikh & Wilhelm (2024) documented there.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from ._style import FIGURE_RC, FONT_SIZE, INK, font
+
+__all__ = ["comparison_boxplots"]
+
+BOX = "#9fb4cc"
+MEAN = "#c8102e"
+INTERVAL = "#1f3a5f"
+
+
+def _boxes(ax: Any, data: list[np.ndarray], positions: np.ndarray, width: float = 0.55) -> None:
+    ax.boxplot(
+        data, positions=positions, orientation="horizontal", widths=width, patch_artist=True,
+        showfliers=True, manage_ticks=False,
+        boxprops={"facecolor": BOX, "edgecolor": INK, "linewidth": 0.8},
+        medianprops={"color": INK, "linewidth": 1.2},
+        whiskerprops={"color": INK, "linewidth": 0.8},
+        capprops={"color": INK, "linewidth": 0.8},
+        flierprops={"marker": "o", "markersize": 2.5, "markerfacecolor": "none",
+                    "markeredgecolor": "#7f7f7f", "alpha": 0.6, "markeredgewidth": 0.5},
+    )
+
+
+def comparison_boxplots(
+    comp: Any,
+    dataset: str | None = None,
+    metric: str | None = None,
+    *,
+    n_resamples: int | None = None,
+    seed: int | None = None,
+    level: float | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Values, bootstrap means and bootstrap ranks of the systems of one dataset × metric.
+
+    ``comp`` is a :class:`~ranger_eval.compare.Comparison` (its scores, systems, level and seed
+    are used unless given) or a :class:`~ranger_eval.scores.Scores`. ``n_resamples`` defaults to
+    the comparison's, capped at 2000 (a plot does not need more). Returns a matplotlib Figure;
+    rcParams are only changed inside ``rc_context``.
+    """
+    from ..compare import Comparison, rank_intervals
+
+    if isinstance(comp, Comparison):
+        n_resamples = n_resamples if n_resamples is not None else min(comp.n_resamples, 2000)
+        seed = seed if seed is not None else comp.seed
+        level = level if level is not None else comp.level
+    else:
+        n_resamples = n_resamples if n_resamples is not None else 2000
+        seed = seed if seed is not None else 0
+        level = level if level is not None else 0.95
+    ri = rank_intervals(comp, dataset, metric, level=level, n_resamples=n_resamples, seed=seed)
+    scores = comp.scores if isinstance(comp, Comparison) else comp
+    from ..scores import Scores
+
+    scores = Scores(scores)
+    k = len(ri.systems)
+    pos = np.arange(k)[::-1].astype(float)  # best at the top
+    values = [scores.values(ri.dataset, s, ri.metric).to_numpy(dtype=float) for s in ri.systems]
+
+    from .graph import _text_width_in
+
+    name_w = max(_text_width_in(s) for s in ri.systems) + 0.3
+    panel_w = 2.35
+    gap = 0.3
+    fig_w = name_w + 3 * panel_w + 2 * gap + 0.25
+    row_h = 0.42
+    top, bottom = 0.75, 0.8
+    fig_h = top + max(k, 2) * row_h + bottom
+    pct = f"{level * 100:g}%"
+    with mpl.rc_context(FIGURE_RC):
+        fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
+        axes = []
+        for j in range(3):
+            x0 = name_w + j * (panel_w + gap)
+            axes.append(fig.add_axes((x0 / fig_w, bottom / fig_h, panel_w / fig_w,
+                                      (fig_h - top - bottom) / fig_h)))
+        ax_v, ax_m, ax_r = axes
+        _boxes(ax_v, values, pos)
+        ax_v.plot(ri.means, pos, linestyle="none", marker="D", markersize=4.5, color=MEAN, zorder=4)
+        _boxes(ax_m, [ri.boot_means[:, i] for i in range(k)], pos)
+        ax_m.plot(ri.means, pos, linestyle="none", marker="D", markersize=4.5, color=MEAN, zorder=4)
+        _boxes(ax_r, [ri.boot_ranks[:, i] for i in range(k)], pos + 0.12, width=0.34)
+        for i in range(k):
+            lo, hi = float(ri.rank_low[i]), float(ri.rank_high[i])
+            if lo == hi:  # a single rank: keep the bar visible
+                lo, hi = lo - 0.1, hi + 0.1
+            ax_r.plot([lo, hi], [pos[i] - 0.3] * 2, color=INTERVAL, linewidth=3.0,
+                      solid_capstyle="butt", zorder=4)
+            ax_r.plot([lo, hi], [pos[i] - 0.3] * 2, linestyle="none", marker="|",
+                      markersize=8, markeredgewidth=1.5, color=INTERVAL, zorder=4)
+        ax_r.set_xlim(0.5, k + 0.5)
+        ax_r.set_xticks(np.arange(1, k + 1))
+        ax_r.invert_xaxis()  # rank 1 (best) on the right, like higher means
+        for ax in axes:
+            ax.set_ylim(-0.7, k - 0.3)
+            ax.set_yticks(pos)
+            ax.set_yticklabels([])
+            ax.tick_params(axis="y", length=0)
+            ax.grid(axis="x", color="#e6e6e6", linewidth=0.6, zorder=0)
+            ax.set_axisbelow(True)
+            for s in ("top", "right"):
+                ax.spines[s].set_visible(False)
+            for t in ax.get_xticklabels():
+                t.set_fontproperties(font(FONT_SIZE - 0.5))
+        ax_v.set_yticklabels(list(ri.systems), fontproperties=font())
+        ax_v.set_xlabel(f"per-item {ri.metric}", fontproperties=font())
+        ax_m.set_xlabel(f"bootstrap mean {ri.metric}", fontproperties=font())
+        ax_r.set_xlabel("bootstrap rank (1 = best)", fontproperties=font())
+        titles = ("values", "bootstrap means", f"ranks, simultaneous {pct} intervals")
+        for ax, t in zip(axes, titles, strict=True):
+            ax.set_title(t, fontproperties=font(bold=True), loc="left")
+        head = title if title is not None else f"{ri.dataset} · {ri.metric}"
+        fig.text(0.12 / fig_w, 1 - 0.12 / fig_h, head, fontproperties=font(FONT_SIZE + 2, bold=True),
+                 va="top", ha="left")
+        note = (f"paired joint bootstrap of items, B = {ri.n_resamples}, seed = {ri.seed}; "
+                "rank intervals: max-T simultaneous pairwise intervals (Mogstad et al. 2024)")
+        fig.text(0.12 / fig_w, 0.1 / fig_h, note, fontproperties=font(FONT_SIZE - 1.5),
+                 color="#444444", va="bottom", ha="left")
+        fig.legend(
+            [Line2D([], [], linestyle="none", marker="D", color=MEAN, markersize=4.5),
+             Line2D([], [], color=INTERVAL, linewidth=3.0)],
+            ["mean", f"simultaneous {pct} rank interval"], loc="upper right", frameon=False,
+            prop=font(FONT_SIZE - 1), ncol=2, bbox_to_anchor=(1 - 0.1 / fig_w, 1 - 0.02 / fig_h),
+        )
+    return fig

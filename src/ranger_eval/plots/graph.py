@@ -1,0 +1,274 @@
+"""Connected graph of a comparison: which systems are *not* significantly different.
+
+Following the IBM multi-metric framework (Ackerman et al. 2025): every system is a node placed at
+the height of its mean score; an edge joins two systems whose difference is **not** significant
+after the multiplicity correction, and its width grows with the adjusted p-value (a thick edge is
+"clearly indistinguishable"). The best system (highest mean) is highlighted. Layout: the nodes
+alternate between two columns in order of their means, so neighbours in the ranking are side by
+side; labels sit outside the columns (spread apart, with a leader line when moved), so no edge
+crosses a label; an edge within one column bows towards the other column so that it never passes
+through another node.
+
+With ``cliques=True`` the graph is split into its maximal cliques (networkx ``find_cliques``):
+each panel is a group of systems that are pairwise indistinguishable, ordered by their best mean.
+A system may belong to several groups.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import FancyArrowPatch
+from matplotlib.textpath import TextPath
+
+from ._style import FIGURE_RC, FONT_SIZE, INK, font
+
+__all__ = ["comparison_graph", "nonsignificance_graph", "edge_width"]
+
+BEST = "#c8102e"  # highlight of the best system
+NODE = "#1f3a5f"
+EDGE = "#7a8ca3"
+MIN_WIDTH, MAX_WIDTH = 0.8, 6.0
+
+
+def edge_width(p: float) -> float:
+    """Line width (points) of an edge: grows linearly with the adjusted p-value, 0.8 → 6."""
+    return float(MIN_WIDTH + (MAX_WIDTH - MIN_WIDTH) * min(max(float(p), 0.0), 1.0))
+
+
+def _group(comp: Any, dataset: str | None, metric: str | None) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
+    from ..compare import _select_group
+
+    dataset, metric = _select_group(comp.means, dataset, metric)
+    rows = comp.table[(comp.table["dataset"] == dataset) & (comp.table["metric"] == metric)]
+    means = comp.means[(comp.means["dataset"] == dataset) & (comp.means["metric"] == metric)]
+    return dataset, metric, rows, means
+
+
+def nonsignificance_graph(comp: Any, dataset: str | None = None, metric: str | None = None) -> Any:
+    """networkx Graph: nodes = systems (attribute ``mean``), edges = non-significant pairs
+    (attributes ``pvalue_adjusted``, ``diff``)."""
+    import networkx as nx
+
+    _, _, rows, means = _group(comp, dataset, metric)
+    g = nx.Graph()
+    for r in means.itertuples(index=False):
+        g.add_node(r.system, mean=float(r.mean))
+    for r in rows.itertuples(index=False):
+        if not bool(r.significant):
+            g.add_edge(r.system_a, r.system_b, pvalue_adjusted=float(r.pvalue_adjusted),
+                       diff=float(r.diff))
+    return g
+
+
+def _text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> float:
+    """Width of ``text`` in inches (from the glyph outlines; no renderer needed), with a 5%
+    margin for hinting at low raster resolutions."""
+    path = TextPath((0, 0), text, prop=font(size, bold=bold))
+    return 1.05 * float(path.get_extents().width) / 72.0
+
+
+def _spread(targets: np.ndarray, gap: float, low: float, high: float) -> np.ndarray:
+    """Label heights near ``targets`` (inches, any order) at least ``gap`` apart within
+    [low, high]: push up from the bottom, then down from the top (a 1-D label repel)."""
+    order = np.argsort(targets, kind="stable")
+    y = targets[order].astype(float).copy()
+    for i in range(y.size):
+        y[i] = max(y[i], low if i == 0 else y[i - 1] + gap)
+    for i in range(y.size - 1, -1, -1):
+        y[i] = min(y[i], high if i == y.size - 1 else y[i + 1] - gap)
+    out = np.empty_like(y)
+    out[order] = y
+    return out
+
+
+def _draw_panel(
+    ax: Any,
+    names: list[str],
+    means: np.ndarray,
+    edges: list[tuple[str, str, float]],
+    best: str,
+    ylim: tuple[float, float],
+    axis_h_in: float,
+    decimals: int,
+) -> float:
+    """Draw one graph panel; returns the panel width in inches it needs.
+
+    Nodes alternate between two columns in order of their means (best first, left column), so
+    neighbours in the ranking are never in the same column; labels sit outside the columns (left
+    column: labels on the left; right column: on the right) and are spread apart vertically, with
+    a leader line when a label had to move. Edges stay between the columns, so they never cross a
+    label; an edge between two nodes of one column bows towards the other column.
+    """
+    yrange = ylim[1] - ylim[0]
+
+    def to_in(y: np.ndarray | float) -> np.ndarray:
+        return (np.asarray(y, dtype=float) - ylim[0]) / yrange * axis_h_in
+
+    def to_data(y_in: np.ndarray) -> np.ndarray:
+        return ylim[0] + np.asarray(y_in, dtype=float) / axis_h_in * yrange
+
+    order = np.argsort(-means, kind="stable")
+    col = np.empty(means.size, dtype=int)
+    col[order] = np.arange(means.size) % 2
+    if means.size == 1:
+        col[:] = 1  # a lone node: label on the right
+    labels = [f"{n}  {means[i]:.{decimals}f}" for i, n in enumerate(names)]
+    widths = np.array(
+        [_text_width_in(lab, bold=(n == best)) for lab, n in zip(labels, names, strict=True)]
+    )
+    left_w = float(widths[col == 0].max()) if (col == 0).any() else 0.0
+    right_w = float(widths[col == 1].max()) if (col == 1).any() else 0.0
+    between = 1.1 if (col == 0).any() and (col == 1).any() else 0.0
+    pad = 0.18  # node to label
+    x_col = np.array([0.3 + left_w + pad, 0.3 + left_w + pad + between])
+    if not (col == 0).any():
+        x_col = x_col - (left_w + pad)
+    xs = x_col[col]
+    total_w = float(x_col[1] + pad + right_w + 0.1) if (col == 1).any() else float(x_col[0] + 0.2)
+    pos = {n: (float(xs[i]), float(means[i])) for i, n in enumerate(names)}
+    ax.set_xlim(0, total_w)
+    ax.set_ylim(*ylim)
+    for a, b, p in edges:
+        (xa, ya), (xb, yb) = pos[a], pos[b]
+        rad = 0.0
+        if abs(xa - xb) < 1e-9:
+            # same column: bow towards the other column, about 0.35 in at the middle (arc3's
+            # control point is the midpoint + rad·(dy, −dx): positive rad bends an upward
+            # chord to the right)
+            dist = float(abs(to_in(yb) - to_in(ya)))
+            rad = min(0.6, 0.7 / max(dist, 1e-9))
+            going_up = yb > ya
+            inward_is_left = xa > x_col[0] + 1e-9  # right column bends left
+            rad = rad if going_up != inward_is_left else -rad
+        patch = FancyArrowPatch(
+            (xa, ya), (xb, yb), arrowstyle="-", connectionstyle=f"arc3,rad={rad}",
+            linewidth=edge_width(p), color=EDGE, alpha=0.7, zorder=1,
+            shrinkA=0, shrinkB=0, capstyle="round",
+        )
+        ax.add_patch(patch)
+    line_h = 1.45 * FONT_SIZE / 72.0
+    for c in (0, 1):
+        idx = np.flatnonzero(col == c)
+        if idx.size == 0:
+            continue
+        target = to_in(means[idx])
+        placed = to_data(_spread(target, line_h, 0.5 * line_h - 0.1, axis_h_in - 0.5 * line_h + 0.1))
+        for j, i in enumerate(idx):
+            is_best = names[i] == best
+            tx = xs[i] + (-pad if c == 0 else pad)
+            if abs(placed[j] - means[i]) > 0.02 * yrange:
+                ax.plot([xs[i], tx + (0.04 if c == 0 else -0.04)], [means[i], placed[j]],
+                        color="#8c8c8c", linewidth=0.6, zorder=2)
+            ax.text(
+                tx, placed[j], labels[i], fontproperties=font(bold=is_best),
+                color=BEST if is_best else INK, va="center", ha="right" if c == 0 else "left",
+                zorder=4,
+            )
+    for i, n in enumerate(names):
+        is_best = n == best
+        ax.plot(
+            [xs[i]], [means[i]], marker="o", markersize=9 if is_best else 7,
+            markerfacecolor=BEST if is_best else NODE, markeredgecolor="white",
+            markeredgewidth=1.2, zorder=3, linestyle="none",
+        )
+    ax.set_xticks([])
+    for side in ("top", "right", "bottom"):
+        ax.spines[side].set_visible(False)
+    return total_w
+
+
+def comparison_graph(
+    comp: Any,
+    dataset: str | None = None,
+    metric: str | None = None,
+    *,
+    cliques: bool = False,
+    title: str | None = None,
+    height: float = 4.2,
+    decimals: int = 3,
+) -> Figure:
+    """The connected graph of one dataset × metric of a :class:`~ranger_eval.compare.Comparison`.
+
+    ``dataset``/``metric`` may be omitted when the comparison has a single combination.
+    Only compared pairs can be edges (with ``pairs="baseline"`` only the baseline's pairs).
+    Returns a matplotlib Figure; rcParams are only changed inside ``rc_context``.
+    """
+    import networkx as nx
+
+    dataset, metric, rows, means_df = _group(comp, dataset, metric)
+    names = list(means_df["system"])
+    means = means_df["mean"].to_numpy(dtype=float)
+    best = names[int(np.argmax(means))]
+    edges = [
+        (r.system_a, r.system_b, float(r.pvalue_adjusted))
+        for r in rows.itertuples(index=False)
+        if not bool(r.significant)
+    ]
+    lo, hi = float(means.min()), float(means.max())
+    pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.05, 0.05)
+    ylim = (lo - pad, hi + pad)
+    if cliques:
+        g = nx.Graph()
+        g.add_nodes_from(names)
+        g.add_edges_from((a, b) for a, b, _ in edges)
+        mean_of = dict(zip(names, means, strict=True))
+        groups = [sorted(c, key=lambda s: -mean_of[s]) for c in nx.find_cliques(g)]
+        groups.sort(key=lambda c: (-mean_of[c[0]], -len(c), c[0]))
+        panels = [(grp, [e for e in edges if e[0] in grp and e[1] in grp]) for grp in groups]
+    else:
+        panels = [(names, edges)]
+
+    alpha = comp.alpha
+    head = title if title is not None else f"{dataset} · {metric}"
+    sub = (
+        f"edges: not significantly different ({comp.correction}, α = {alpha:g}); "
+        "width grows with adjusted p"
+    )
+    top_in, bottom_in, left_in = (1.0 if cliques else 0.75), 0.75, 0.75
+    axis_h = height - top_in - bottom_in
+    with mpl.rc_context(FIGURE_RC):
+        fig = Figure(figsize=(6.0, height), dpi=100, facecolor="white")
+        widths = []
+        axes = []
+        for k, (grp, grp_edges) in enumerate(panels):
+            ax = fig.add_axes((0, 0, 1, 1))  # placed below once widths are known
+            gm = np.array([means[names.index(s)] for s in grp])
+            w = _draw_panel(ax, list(grp), gm, grp_edges, best, ylim, axis_h, decimals)
+            if cliques:
+                ax.set_title(f"group {k + 1}", fontproperties=font(bold=True), loc="left")
+            widths.append(w)
+            axes.append(ax)
+        gap = 0.25
+        fig_w = left_in + sum(widths) + gap * (len(widths) - 1) + 0.2
+        fig_w = max(fig_w, left_in + _text_width_in(sub, FONT_SIZE - 1) + 0.3, 5.2)
+        fig.set_size_inches(fig_w, height)
+        x = left_in
+        for k, (ax, w) in enumerate(zip(axes, widths, strict=True)):
+            ax.set_position((x / fig_w, bottom_in / height, w / fig_w, axis_h / height))
+            if k == 0:
+                ax.set_ylabel(f"mean {metric}", fontproperties=font())
+                for t in ax.get_yticklabels():
+                    t.set_fontproperties(font())
+            else:
+                ax.spines["left"].set_visible(False)
+                ax.set_yticks([])
+            x += w + gap
+        fig.text(left_in / fig_w, 1 - 0.22 / height, head, fontproperties=font(FONT_SIZE + 2, bold=True),
+                 va="top", ha="left")
+        fig.text(left_in / fig_w, 1 - 0.48 / height, sub, fontproperties=font(FONT_SIZE - 1),
+                 va="top", ha="left", color="#444444")
+        legend_ps = (0.05, 0.5, 1.0)
+        handles = [Line2D([], [], color=EDGE, alpha=0.75, linewidth=edge_width(p)) for p in legend_ps]
+        handles.append(Line2D([], [], marker="o", color="none", markerfacecolor=BEST,
+                              markeredgecolor="white", markersize=9))
+        fig.legend(
+            handles, [f"p = {p:g}" for p in legend_ps] + ["best mean"], loc="lower left",
+            bbox_to_anchor=(left_in / fig_w, 0.02), ncol=4, frameon=False, prop=font(FONT_SIZE - 1),
+            handlelength=2.2,
+        )
+    return fig

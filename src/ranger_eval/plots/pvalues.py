@@ -1,0 +1,147 @@
+"""Pairwise p-value plot (emmeans' ``pwpp``, Lenth 2024) of one dataset × metric.
+
+Systems are listed on the vertical axis, sorted by mean (best at the top), with their means in a
+column on the left. Adjusted p-values are on the horizontal axis. Each p-value of a pair (i, j)
+is drawn twice, once on system i's row and once on system j's row, in the colour of the *other*
+system, and the points of one colour are joined by a dashed path; the square on a system's own
+row marks where its path starts. A vertical dashed line marks alpha.
+
+The p axis uses emmeans' scale (``.pval.tran`` in emmeans' ``pwpp.R``): a p-value, clamped to
+[5e-5, 1], is placed at 1 − Φ((ln p + 2.5)/3) / Φ(2.5/3), so p = 1 is at the left, small p-values
+are stretched to the right without letting extremely small ones run away; ticks at 0.001, 0.01,
+0.05, 0.1, 0.5 and 1.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from scipy.stats import norm
+
+from ._style import FIGURE_RC, FONT_SIZE, INK, font
+
+__all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN"]
+
+P_MIN = 5e-5
+P_TICKS = (0.001, 0.01, 0.05, 0.1, 0.5, 1.0)
+P_MINOR = (
+    *np.round(np.arange(0.002, 0.0095, 0.001), 4),
+    *np.round(np.arange(0.02, 0.095, 0.01), 3),
+    0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9,
+)
+_CENTRE, _SCALE = -2.5, 3.0
+_DIV = float(norm.cdf(0.0, _CENTRE, _SCALE))  # Φ(2.5/3)
+
+
+def pval_transform(p: Any) -> np.ndarray:
+    """emmeans' p-value scale: Φ((ln p + 2.5)/3) / Φ(2.5/3), p clamped to [5e-5, 1].
+
+    Returns values in (0, 1]; 1 for p = 1. (The plot's x coordinate is 1 minus this.)
+    """
+    pp = np.clip(np.asarray(p, dtype=float), P_MIN, 1.0)
+    return norm.cdf(np.log(pp), _CENTRE, _SCALE) / _DIV
+
+
+def _x(p: Any) -> np.ndarray:
+    return 1.0 - pval_transform(p)
+
+
+def pvalue_plot(
+    comp: Any,
+    dataset: str | None = None,
+    metric: str | None = None,
+    *,
+    adjusted: bool = True,
+    title: str | None = None,
+    decimals: int = 3,
+) -> Figure:
+    """emmeans-style pairwise p-value plot of a :class:`~ranger_eval.compare.Comparison`.
+
+    ``adjusted=False`` plots the unadjusted p-values. Pairs that were not compared (e.g. with
+    ``pairs="successive"``) are simply absent. Returns a matplotlib Figure; rcParams are only
+    changed inside ``rc_context``.
+    """
+    from .graph import _group, _text_width_in
+
+    dataset, metric, rows, means_df = _group(comp, dataset, metric)
+    order = np.argsort(-means_df["mean"].to_numpy(dtype=float), kind="stable")
+    names = [means_df["system"].iloc[i] for i in order]
+    means = means_df["mean"].to_numpy(dtype=float)[order]
+    k = len(names)
+    y_of = {n: k - 1 - i for i, n in enumerate(names)}  # best on top
+    col = "pvalue_adjusted" if adjusted else "pvalue"
+    pmat: dict[tuple[str, str], float] = {}
+    for r in rows.itertuples(index=False):
+        p = float(getattr(r, col))
+        pmat[(r.system_a, r.system_b)] = p
+        pmat[(r.system_b, r.system_a)] = p
+    cmap = mpl.colormaps["tab10"] if k <= 10 else mpl.colormaps["turbo"]
+    colours = {n: cmap(i % 10) if k <= 10 else cmap(i / max(k - 1, 1)) for i, n in enumerate(names)}
+
+    name_w = max(_text_width_in(n) for n in names) + 0.25
+    value_w = max(_text_width_in(f"{m:.{decimals}f}") for m in means) + 0.3
+    plot_w = 5.0
+    fig_w = name_w + value_w + plot_w + 0.35
+    row_h = 0.42
+    top, bottom = 0.8, 0.85
+    fig_h = top + max(k, 2) * row_h + bottom
+    diag_x = -0.03
+    with mpl.rc_context(FIGURE_RC):
+        fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
+        ax = fig.add_axes(((name_w + value_w) / fig_w, bottom / fig_h, plot_w / fig_w,
+                           (fig_h - top - bottom) / fig_h))
+        alpha = comp.alpha
+        ax.axvline(float(_x(alpha)), color="#595959", linestyle=(0, (4, 3)), linewidth=0.9, zorder=1)
+        for versus in names:
+            pts = []
+            for level in names:
+                if level == versus:
+                    pts.append((diag_x, y_of[level]))
+                elif (level, versus) in pmat:
+                    pts.append((float(_x(pmat[(level, versus)])), y_of[level]))
+            pts.sort(key=lambda t: -t[1])
+            xs, ys = zip(*pts, strict=True)
+            c = colours[versus]
+            ax.plot(xs, ys, linestyle=(0, (3, 2)), color=c, linewidth=1.0, zorder=2)
+            ax.plot([p for p, yy in pts if p != diag_x], [yy for p, yy in pts if p != diag_x],
+                    linestyle="none", marker="o", markersize=5, color=c, zorder=3)
+            ax.plot([diag_x], [y_of[versus]], linestyle="none", marker="s", markersize=7, color=c,
+                    zorder=3)
+        ax.set_xlim(-0.06, 1.02)
+        ax.set_ylim(-0.6, k - 0.4)
+        ax.set_xticks([float(_x(p)) for p in P_TICKS])
+        ax.set_xticklabels([f"{p:g}" for p in P_TICKS], fontproperties=font())
+        ax.set_xticks([float(_x(p)) for p in P_MINOR], minor=True)
+        ax.tick_params(axis="x", which="minor", length=2)
+        ax.grid(axis="x", which="major", color="#e0e0e0", linewidth=0.6, zorder=0)
+        ax.set_yticks([y_of[n] for n in names])
+        ax.set_yticklabels([])
+        ax.tick_params(axis="y", length=0)
+        for s in ("top", "right", "left"):
+            ax.spines[s].set_visible(False)
+        for n, m in zip(names, means, strict=True):
+            y = y_of[n]
+            ax.annotate(n, xy=(0, y), xycoords=("axes fraction", "data"),
+                        xytext=(-(value_w + 0.1) * 72, 0), textcoords="offset points",
+                        ha="right", va="center", fontproperties=font(), color=colours[n])
+            ax.annotate(f"{m:.{decimals}f}", xy=(0, y), xycoords=("axes fraction", "data"),
+                        xytext=(-0.12 * 72, 0), textcoords="offset points", ha="right",
+                        va="center", fontproperties=font(), color=INK,
+                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                              "edgecolor": "#b3b3b3", "linewidth": 0.6})
+        adj = f"{comp.correction}-adjusted p-value" if adjusted else "unadjusted p-value"
+        ax.set_xlabel(adj, fontproperties=font())
+        head = title if title is not None else f"{dataset} · {metric}: pairwise p-values"
+        fig.text(0.12 / fig_w, 1 - 0.15 / fig_h, head, fontproperties=font(FONT_SIZE + 2, bold=True),
+                 va="top", ha="left")
+        fig.text(0.12 / fig_w, 1 - 0.42 / fig_h,
+                 "each pair's p-value is drawn on both systems' rows in the other system's colour; "
+                 "means on the left",
+                 fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="top", ha="left")
+        fig.legend([Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9)],
+                   [f"α = {alpha:g}"], loc="lower right", frameon=False, prop=font(FONT_SIZE - 1),
+                   bbox_to_anchor=(1 - 0.1 / fig_w, 0.02))
+    return fig

@@ -1,0 +1,158 @@
+"""Comparison and leaderboard tables: letters, escaping, signature line, formats."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ranger_eval.compare import CompareError, compare
+from ranger_eval.report.tables import (
+    Leaderboard,
+    build_leaderboard,
+    latex_escape,
+    system_letters,
+)
+
+NAMES = ("base_1", "R&D %2", "top#3")
+
+
+def _scores(n: int = 60, seed: int = 0) -> pd.DataFrame:
+    """base_1 < R&D %2 << top#3 on d_1; on d_2 all three are indistinguishable."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d, shifts in (("d_1", (0.0, 0.05, 0.4)), ("d_2", (0.0, 0.0, 0.001))):
+        base = rng.normal(0.5, 0.2, n)
+        for s, shift in zip(NAMES, shifts, strict=True):
+            v = base + shift + rng.normal(0, 0.05 if d == "d_1" else 0.3, n)
+            rows += [(d, s, "nDCG@10", f"q{i}", float(x)) for i, x in enumerate(v)]
+    return pd.DataFrame(rows, columns=["dataset", "system", "metric", "item", "value"])
+
+
+@pytest.fixture(scope="module")
+def comp():
+    return compare(_scores(), n_resamples=100)
+
+
+def test_system_letters():
+    assert system_letters(3) == ("a", "b", "c")
+    letters = system_letters(30)
+    assert letters[25] == "z" and letters[26] == "aa" and len(set(letters)) == 30
+
+
+def test_latex_escape():
+    assert latex_escape("a_b & c% #1 $x$ {y} ~^\\") == (
+        r"a\_b \& c\% \#1 \$x\$ \{y\} \textasciitilde{}\textasciicircum{}\textbackslash{}"
+    )
+
+
+def test_leaderboard_letters_follow_significance(comp):
+    board = comp.leaderboard()
+    assert isinstance(board, Leaderboard)
+    assert board.systems == NAMES and board.letters == ("a", "b", "c")
+    assert board.columns == (("d_1", "nDCG@10"), ("d_2", "nDCG@10"))
+    t = comp.table
+    for j, (d, m) in enumerate(board.columns):
+        for i, s in enumerate(board.systems):
+            expected = set()
+            for r in t[(t["dataset"] == d) & (t["metric"] == m)].itertuples():
+                if r.significant and s in (r.system_a, r.system_b):
+                    other = r.system_b if s == r.system_a else r.system_a
+                    mine = r.mean_a if s == r.system_a else r.mean_b
+                    theirs = r.mean_b if s == r.system_a else r.mean_a
+                    if mine > theirs:
+                        expected.add(board.letters[NAMES.index(other)])
+            assert set(board.beats[i][j]) == expected
+    # the designed data: on d_1 top#3 beats both others and R&D beats base; d_2 has no winner
+    assert board.beats[2][0] == "ab" and board.beats[1][0] == "a" and board.beats[0][0] == ""
+    assert all(board.beats[i][1] == "" for i in range(3))
+
+
+def test_leaderboard_frame_and_selection(comp):
+    frame = comp.leaderboard().to_frame()
+    assert frame.loc["top#3", ("d_1", "nDCG@10", "beats")] == "ab"
+    mean = comp.means.set_index(["dataset", "system"]).loc[("d_2", "R&D %2"), "mean"]
+    assert frame.loc["R&D %2", ("d_2", "nDCG@10", "mean")] == pytest.approx(mean)
+    only = comp.leaderboard(dataset="d_2")
+    assert only.columns == (("d_2", "nDCG@10"),)
+    assert comp.leaderboard(metric="nDCG@10").columns == comp.leaderboard().columns
+    with pytest.raises(CompareError, match="unknown dataset 'nope'"):
+        comp.leaderboard(dataset="nope")
+    with pytest.raises(CompareError, match="unknown metric"):
+        comp.leaderboard(metric="AP")
+
+
+def test_leaderboard_markdown(comp):
+    md = comp.leaderboard().to_markdown()
+    lines = md.splitlines()
+    assert lines[0] == "| | system | d_1 | d_2 |"
+    top = next(line for line in lines if "top#3" in line)
+    assert "<sup>ab</sup>" in top and "**" in top  # best mean in bold
+    assert comp.signature in md
+    assert str(comp.leaderboard()) == md
+
+
+def test_leaderboard_latex_escapes_and_signature(comp):
+    tex = comp.leaderboard().to_latex()
+    assert r"R\&D \%2" in tex and r"top\#3" in tex and r"d\_1" in tex
+    assert "$^{ab}$" in tex and r"\textbf{" in tex
+    assert r"\toprule" in tex and r"\bottomrule" in tex
+    assert latex_escape(comp.signature) in tex
+    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0]
+    assert "R&D" not in body and "_" not in body.replace(r"\_", "")
+
+
+def test_leaderboard_html_and_csv(comp):
+    page = comp.leaderboard().to_html()
+    assert "R&amp;D %2" in page and "<sup>ab</sup>" in page and "<strong>" in page
+    csv = comp.leaderboard().to_csv()
+    back = pd.read_csv(io.StringIO(csv), keep_default_na=False)
+    assert list(back["system"]) == list(NAMES)
+    assert back.loc[2, "d_1 beats"] == "ab"
+
+
+def test_leaderboard_with_baseline_pairs_only_gives_baseline_letters():
+    comp = compare(_scores(), pairs="baseline", baseline="base_1")
+    board = comp.leaderboard()
+    assert board.beats[0][0] == ""  # the baseline is never compared with the others' pairs
+    assert board.beats[2][0] == "a" and board.beats[1][0] == "a"
+
+
+def test_comparison_markdown(comp):
+    md = comp.to_markdown()
+    lines = md.splitlines()
+    assert lines[0].startswith("| dataset | metric | system A | system B | mean A")
+    assert len([line for line in lines if line.startswith("| d_")]) == len(comp.table)
+    assert f"`{comp.signature}`" in md
+    assert "yes" in md and "no" in md
+
+
+def test_comparison_latex(comp):
+    tex = comp.to_latex()
+    rows = [line for line in tex.splitlines() if line.startswith(r"d\_")]
+    assert len(rows) == len(comp.table)
+    assert all(line.count(" & ") == 12 for line in rows)
+    assert r"R\&D \%2" in tex and r"top\#3" in tex
+    assert "95\\% CI" in tex
+    assert latex_escape(comp.signature) in tex
+
+
+def test_comparison_html(comp):
+    page = comp.to_html()
+    assert page.count("<tr") == len(comp.table) + 1
+    assert page.count('class="significant"') == int(comp.table["significant"].sum())
+    assert "R&amp;D %2" in page and "<caption><code>ranger-eval|" in page
+
+
+def test_tiny_pvalues_are_scientific(comp):
+    tex = comp.to_latex()
+    md = comp.to_markdown()
+    assert r"\times 10^{" in tex
+    assert "e-" in md
+
+
+def test_build_leaderboard_rejects_empty():
+    empty = pd.DataFrame(columns=["dataset", "metric", "system", "mean"])
+    with pytest.raises(ValueError, match="no means"):
+        build_leaderboard(pd.DataFrame(), empty, ["a"], signature="s")
