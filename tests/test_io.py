@@ -8,6 +8,7 @@ import pytest
 from ranger_eval.io import (
     ConfigError,
     InputError,
+    collect_scores,
     experiment_scores,
     load_experiment,
     read_item_scores,
@@ -160,7 +161,8 @@ def test_experiment_overrides(tmp_path):
         (GOOD.replace("t2: data/a_t2.txt", "t3: data/a_t2.txt"), r"systems.a.files: unknown task id\(s\) t3"),
         (GOOD.replace("  - t2\n", "  - t1\n"), r"duplicate task id"),
         ("control: a\ntreatment: b\ntasks: []\nsystems: {}\n", r"tasks: empty task list"),
-        (GOOD.replace("treatment: b", ""), r"treatment: required key is missing"),
+        (GOOD.replace("treatment: b", "treatment: a"), r"treatment: must differ from control"),
+        (GOOD.replace("tasks:", "tasks: 3\nx:"), r"tasks: Input should be a valid list"),
         (GOOD.replace("{name: System A, files", "{nmae: System A, files"), r"systems.a.nmae: unknown key"),
     ],
 )
@@ -185,3 +187,20 @@ def test_missing_yaml_and_missing_score_file(tmp_path):
     (tmp_path / "data" / "b_t2.txt").unlink()
     with pytest.raises(InputError, match=r"b_t2\.txt: file not found"):
         experiment_scores(load_experiment(f))
+
+
+def test_meta_needs_control_and_treatment(tmp_path):
+    from ranger_eval.experiment import run_experiment
+
+    exp = load_experiment(_experiment(tmp_path, GOOD.replace("treatment: b", "")))
+    with pytest.raises(ConfigError, match=r"exp\.yaml: treatment: required for the meta-analysis"):
+        run_experiment(exp)
+
+
+def test_missing_file_for_a_task_is_reported(tmp_path):
+    body = GOOD.replace("  b: {files: {t1: data/b_t1.txt, t2: data/b_t2.txt}}",
+                        "  b: {files: {t1: data/b_t1.txt}}")
+    with pytest.warns(UserWarning, match=r"skipped task\(s\): t2 \(no file for b\)"):
+        collected = collect_scores(load_experiment(_experiment(tmp_path, body)))
+    assert collected.skipped == {"t2": "no file for b"}
+    assert collected.scores.datasets == ("t1",)

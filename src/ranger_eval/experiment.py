@@ -6,7 +6,6 @@ module; this module only wires them together and writes the outputs.
 from __future__ import annotations
 
 import json
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .effects import EffectSizes, effect_sizes
-from .io import ConfigError, Experiment, IRConfig, experiment_scores
+from .io import ConfigError, Experiment, IRConfig, collect_scores
 from .meta import MetaResult, meta_analysis
 from .scores import Scores
 
@@ -34,92 +33,55 @@ class ExperimentResult:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def _ir_scores(exp: Experiment) -> tuple[Scores, pd.DataFrame, dict[str, str]]:
-    """Evaluate the control's and treatment's runs on every collection with qrels.
-
-    Returns the per-query scores of the configured measure, a per-collection table of extra
-    columns (means of the measure and of each ``ir.columns`` measure, control → treatment) and
-    the collections that were skipped with their reason.
-    """
-    from . import ir
-
-    cfg = exp.config
-    ir_cfg = cfg.ir or IRConfig()
-    measures = [ir_cfg.measure, *[c for c in ir_cfg.columns if c != ir_cfg.measure]]
-    frames, extra_rows, skipped = [], [], {}
-    for task in cfg.tasks:
-        missing_runs = [s for s in (cfg.control, cfg.treatment) if task.id not in cfg.systems[s].files]
-        if task.qrels is None or missing_runs:
-            reason = (
-                "no qrels" if task.qrels is None else f"no run for {', '.join(missing_runs)}"
-            )
-            skipped[task.id] = reason
-            continue
-        qrels = ir.read_qrels(exp.path(task.qrels))
-        row: dict[str, str] = {}
-        per_system = {}
-        for sys_id in (cfg.control, cfg.treatment):
-            run = ir.read_run(exp.path(cfg.systems[sys_id].files[task.id]))
-            ev = ir.evaluate(
-                qrels, run, measures, missing=ir_cfg.missing, score_precision=ir_cfg.score_precision
-            )
-            per_system[sys_id] = ev
-            main = ev[ev["measure"] == ir_cfg.measure]
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "dataset": task.id,
-                        "system": sys_id,
-                        "metric": ir_cfg.measure,
-                        "item": main["query_id"].astype(str).to_numpy(),
-                        "value": main["value"].to_numpy(dtype=np.float64),
-                    }
-                )
-            )
-        for m in measures:
-            c = per_system[cfg.control]
-            t = per_system[cfg.treatment]
-            mc = c.loc[c["measure"] == m, "value"].mean()
-            mt = t.loc[t["measure"] == m, "value"].mean()
-            row[m] = f"{mc:.3f} → {mt:.3f}"
-        extra_rows.append(pd.Series(row, name=task.id))
-    if skipped:
-        warnings.warn(
-            "skipped collection(s): "
-            + "; ".join(f"{k} ({v})" for k, v in skipped.items()),
-            stacklevel=3,
-        )
-    if not frames:
-        raise ConfigError(f"{exp.source}: no collection has both qrels and runs for both systems")
-    extra = pd.DataFrame(extra_rows)
-    extra.index.name = "dataset"
-    return Scores(pd.concat(frames, ignore_index=True)), extra, skipped
+def _means_columns(scores: Scores, measures: list[str], control: str, treatment: str,
+                   datasets: list[str]) -> pd.DataFrame:
+    """Per-dataset means of extra ``measures``: columns ``"<m> control"``, ``"<m> treatment"``."""
+    frame = scores.frame
+    means = frame.groupby(["dataset", "system", "metric"], sort=False)["value"].mean()
+    columns = {}
+    for m in measures:
+        for role, system in (("control", control), ("treatment", treatment)):
+            columns[f"{m} {role}"] = [means.get((d, system, m), np.nan) for d in datasets]
+    out = pd.DataFrame(columns, index=pd.Index(datasets, name="dataset"))
+    return out
 
 
 def run_experiment(exp: Experiment) -> ExperimentResult:
-    """Compute effect sizes of ``treatment`` over ``control`` per task and meta-analyse them."""
+    """Compute effect sizes of ``treatment`` over ``control`` per task and meta-analyse them.
+
+    IR tasks are evaluated on the ``ir.measure`` (the effect's metric) and the ``ir.columns``
+    measures (shown as control → treatment means); tasks that cannot be scored are reported in
+    ``skipped``.
+    """
     cfg = exp.config
-    skipped: dict[str, str] = {}
-    extra = None
-    if exp.is_ir:
-        scores, extra, skipped = _ir_scores(exp)
-    else:
-        scores = experiment_scores(exp)
-    datasets = [t.id for t in cfg.tasks if t.id not in skipped] or None
+    for role in ("control", "treatment"):
+        if getattr(cfg, role) is None:
+            raise ConfigError(f"{exp.source}: {role}: required for the meta-analysis")
+    control, treatment = cfg.control, cfg.treatment
+    ir_cfg = cfg.ir or IRConfig()
+    extra_measures = [c for c in ir_cfg.columns if c != ir_cfg.measure] if exp.is_ir else []
+    collected = collect_scores(
+        exp, [control, treatment], [ir_cfg.measure, *extra_measures] if exp.is_ir else None
+    )
+    scores = collected.scores
+    datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
     eff = effect_sizes(
         scores,
-        treatment=cfg.treatment,
-        control=cfg.control,
+        treatment=treatment,
+        control=control,
         measure=cfg.measure,
+        metric=ir_cfg.measure if exp.is_ir else None,
         datasets=datasets,
         missing=cfg.missing,
         level=cfg.level,
     )
-    if extra is not None:
-        eff = eff.with_extra(extra)
+    if extra_measures:
+        eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
     eff = eff.rename(exp.task_labels)
     res = meta_analysis(eff, method=cfg.method, test=cfg.test, level=cfg.level)
-    return ExperimentResult(scores=scores, effects=eff, result=res, title=cfg.title, skipped=skipped)
+    return ExperimentResult(
+        scores=scores, effects=eff, result=res, title=cfg.title, skipped=collected.skipped
+    )
 
 
 def summary_markdown(res: ExperimentResult, control: str, treatment: str) -> str:
@@ -159,6 +121,22 @@ def summary_markdown(res: ExperimentResult, control: str, treatment: str) -> str
     return "\n".join(lines) + "\n"
 
 
+def _control_treatment_columns(eff: EffectSizes) -> dict[str, dict[str, str]]:
+    """Plot columns "0.494 → 0.679" for every extra ``"<m> control"``/``"<m> treatment"`` pair."""
+    extra = eff.extra
+    if extra is None:
+        return {}
+    columns = {}
+    for col in extra.columns:
+        measure = col.removesuffix(" control")
+        if col.endswith(" control") and f"{measure} treatment" in extra.columns:
+            pairs = zip(extra[col], extra[f"{measure} treatment"], strict=True)
+            columns[measure] = {
+                name: f"{c:.3f} → {t:.3f}" for name, (c, t) in zip(extra.index, pairs, strict=True)
+            }
+    return columns
+
+
 def write_outputs(exp: Experiment, res: ExperimentResult, out: Path) -> list[Path]:
     """Write forest.{pdf,svg,png}, effects.csv, summary.json and summary.md into ``out``."""
     from .plots.forest import forest_plot, save_figure
@@ -170,6 +148,7 @@ def write_outputs(exp: Experiment, res: ExperimentResult, out: Path) -> list[Pat
     fig = forest_plot(
         res.result,
         order=cfg.order,
+        left_columns=_control_treatment_columns(res.effects) or None,
         title=res.title,
         control_label=control,
         treatment_label=treatment,

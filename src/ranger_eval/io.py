@@ -12,6 +12,8 @@ Every error names the file, the line (or YAML key) and the offending text.
 from __future__ import annotations
 
 import math
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -178,15 +180,17 @@ class IRConfig(_Model):
 
 
 class ExperimentConfig(_Model):
-    """An experiment: compare ``treatment`` against ``control`` on every task.
+    """An experiment: systems scored on tasks, and the analysis options.
 
     Either ``tasks`` + ``systems`` (one file per system and task) or ``scores`` (one tidy table).
+    ``control`` and ``treatment`` are needed by the meta-analysis (``ranger-eval meta``); the
+    multi-system comparison uses every system.
     """
 
     title: str | None = None
     metric: str | None = None
-    control: str
-    treatment: str
+    control: str | None = None
+    treatment: str | None = None
     measure: Literal["MD", "SMD", "SMCC", "SMCR", "ZCOR"] = "SMD"
     method: Literal["FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM"] = "REML"
     test: Literal["z", "t", "knha"] = "z"
@@ -258,19 +262,19 @@ class ExperimentConfig(_Model):
                 raise ValueError(f"tasks: duplicate task id(s) {', '.join(dups)}")
             for role in ("control", "treatment"):
                 sys_id = getattr(self, role)
-                if sys_id not in self.systems:
+                if sys_id is not None and sys_id not in self.systems:
                     raise ValueError(
                         f"{role}: system {sys_id!r} is not defined under `systems` "
                         f"(defined: {', '.join(self.systems) or 'none'})"
                     )
-            for sys_id in (self.control, self.treatment):
-                unknown = sorted(set(self.systems[sys_id].files) - set(ids))
+            for sys_id, sys_cfg in self.systems.items():
+                unknown = sorted(set(sys_cfg.files) - set(ids))
                 if unknown:
                     raise ValueError(
                         f"systems.{sys_id}.files: unknown task id(s) {', '.join(unknown)} "
                         f"(tasks: {', '.join(ids)})"
                     )
-        if self.control == self.treatment:
+        if self.control is not None and self.control == self.treatment:
             raise ValueError("treatment: must differ from control")
         return self
 
@@ -303,7 +307,7 @@ class Experiment:
 
     def path(self, relative: str) -> Path:
         p = Path(relative).expanduser()
-        return p if p.is_absolute() else self.base / p
+        return p if p.is_absolute() else (self.base / p).resolve()
 
     @property
     def task_labels(self) -> dict[str, str]:
@@ -342,26 +346,67 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
     return Experiment(config, path.resolve().parent, path)
 
 
-def experiment_scores(exp: Experiment) -> Scores:
-    """Per-item scores of the experiment's control and treatment on every (non-IR) task.
+@dataclass(frozen=True)
+class CollectedScores:
+    """Per-item scores of an experiment's systems, and what could not be scored.
 
-    IR tasks (with ``qrels``) are evaluated with :func:`ranger_eval.ir.evaluate` on the configured
-    measure; see :mod:`ranger_eval.experiment` for the extra columns.
+    ``skipped`` maps a task id to the reason it has no scores at all (an IR task without qrels,
+    or fewer than two of the requested systems with a file); ``missing`` lists the
+    ``(system, task)`` pairs without a file on tasks that were still scored. Both are also
+    warned about: nothing is left out silently.
+    """
+
+    scores: Scores
+    skipped: dict[str, str]
+    missing: tuple[tuple[str, str], ...] = ()
+
+
+def collect_scores(
+    exp: Experiment, systems: list[str] | None = None, measures: list[str] | None = None
+) -> CollectedScores:
+    """Per-item scores of ``systems`` (default: all) on every task of the experiment.
+
+    Score files are read with :func:`read_item_scores` (metric = the config's ``metric`` or
+    ``"score"``). IR tasks (with ``qrels``) are evaluated from the systems' TREC runs with
+    :func:`ranger_eval.ir.evaluate_many` on ``measures`` (default: the ``ir.measure``); the metric
+    is the measure name. A config with a tidy ``scores`` table is read as it is.
     """
     cfg = exp.config
     if cfg.scores is not None:
         scores = read_scores(exp.path(cfg.scores))
         if cfg.tasks:
             scores = scores.filter(datasets=[t.id for t in cfg.tasks])
-        return scores
-    frames = []
-    for sys_id in (cfg.control, cfg.treatment):
-        sys_cfg = cfg.systems[sys_id]
-        for task in cfg.tasks:
-            if task.id not in sys_cfg.files:
-                raise ConfigError(
-                    f"{exp.source}: systems.{sys_id}.files: no file for task {task.id!r}"
-                )
+        if systems is not None:
+            scores = scores.filter(systems=systems)
+        return CollectedScores(scores, {})
+    systems = list(cfg.systems) if systems is None else list(systems)
+    ir_cfg = cfg.ir or IRConfig()
+    measures = measures or [ir_cfg.measure]
+    frames: list[pd.DataFrame] = []
+    skipped: dict[str, str] = {}
+    missing: list[tuple[str, str]] = []
+    for task in cfg.tasks:
+        if exp.is_ir and task.qrels is None:
+            skipped[task.id] = "no qrels"
+            continue
+        have = [s for s in systems if task.id in cfg.systems[s].files]
+        lacking = [s for s in systems if s not in have]
+        if len(have) < min(2, len(systems)):
+            skipped[task.id] = f"no file for {', '.join(lacking)}"
+            continue
+        missing += [(s, task.id) for s in lacking]
+        if task.qrels is not None:
+            from . import ir
+
+            runs = {s: exp.path(cfg.systems[s].files[task.id]) for s in have}
+            evaluation = ir.evaluate_many(
+                exp.path(task.qrels), runs, measures, missing=ir_cfg.missing,
+                score_precision=ir_cfg.score_precision, progress=False,
+            )
+            frames.append(ir.to_scores(evaluation, task.id).frame)
+            continue
+        for sys_id in have:
+            sys_cfg = cfg.systems[sys_id]
             series = read_item_scores(
                 exp.path(sys_cfg.files[task.id]),
                 item_column=sys_cfg.item_column,
@@ -378,4 +423,24 @@ def experiment_scores(exp: Experiment) -> Scores:
                     }
                 )
             )
-    return Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
+    if skipped:
+        kind = "collection" if exp.is_ir else "task"
+        warnings.warn(
+            f"skipped {kind}(s): " + "; ".join(f"{k} ({v})" for k, v in skipped.items()),
+            stacklevel=2,
+        )
+    if missing:
+        warnings.warn(
+            "no file for " + "; ".join(f"{s} on {t}" for s, t in missing)
+            + " (left out of those tasks)",
+            stacklevel=2,
+        )
+    if not frames:
+        raise ConfigError(f"{exp.source}: no scores: no task has files for the systems {systems}")
+    scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
+    return CollectedScores(scores, skipped, tuple(missing))
+
+
+def experiment_scores(exp: Experiment) -> Scores:
+    """Per-item scores of every system of the experiment on every task it has a file for."""
+    return collect_scores(exp).scores
