@@ -1,0 +1,125 @@
+"""``ranger-eval trec``: trec_eval-compatible evaluation of one or more runs.
+
+Output layout follows trec_eval (``%-22s\\t%s\\t%6.4f``: measure, query id or ``all``, value; counts
+as integers); ``-q`` adds per-query rows, ``-c`` averages over all qrels topics with missing ones
+scored 0, ``-M N`` keeps the top N documents, ``-l N`` sets the relevance threshold. Measures are
+printed under their canonical names (``ndcg_cut.10`` → ``nDCG@10``). With several runs every line
+starts with the run's name. Bad input: one line on stderr and exit status 2.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import typer
+
+FORMATS = ("trec", "tsv", "csv", "json")
+DEFAULT_MEASURES = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "RR", "P@5", "P@10", "nDCG",
+                    "nDCG@10")
+
+
+def _run_names(runs: list[Path]) -> list[str]:
+    names = [p.name for p in runs]
+    return names if len(set(names)) == len(names) else [str(p) for p in runs]
+
+
+def _fmt_value(value: float, count: bool) -> str:
+    return str(int(round(value))) if count else f"{value:6.4f}"
+
+
+def _plain(value: float, count: bool) -> int | float:
+    return int(round(value)) if count else float(value)
+
+
+def _render(blocks: list[tuple[str, object, object]], fmt: str, per_query: bool,
+            prefix: bool) -> str:
+    """blocks: (run name, per-query DataFrame, summary DataFrame)."""
+    from .ir.measures import parse_measure
+
+    counts: dict[str, bool] = {}
+
+    def is_count(m: str) -> bool:
+        if m not in counts:
+            counts[m] = parse_measure(m).is_count
+        return counts[m]
+
+    rows: list[tuple[str, str, str, float]] = []
+    for name, per_q, summary in blocks:
+        if per_query:
+            rows.extend((name, m, q, v) for q, m, v in per_q[["query_id", "measure", "value"]]
+                        .itertuples(index=False))
+        rows.extend((name, m, "all", v) for m, v in summary[["measure", "value"]]
+                    .itertuples(index=False))
+    if fmt == "trec":
+        lines = []
+        for run, m, q, v in rows:
+            line = f"{m:<22}\t{q}\t{_fmt_value(v, is_count(m))}"
+            lines.append(f"{run}\t{line}" if prefix else line)
+        return "\n".join(lines) + "\n"
+    if fmt == "json":
+        recs = [{"run": r, "measure": m, "query_id": q, "value": _plain(v, is_count(m))}
+                for r, m, q, v in rows]
+        return json.dumps(recs, indent=1) + "\n"
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+    writer.writerow(["run", "measure", "query_id", "value"])
+    writer.writerows((r, m, q, _plain(v, is_count(m))) for r, m, q, v in rows)
+    return buf.getvalue()
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"ranger-eval trec: error: {' '.join(str(message).split())}", err=True)
+    return typer.Exit(code=2)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``trec`` command to ``app``."""
+
+    @app.command("trec")
+    def trec(
+        qrels: Path = typer.Argument(..., help="Qrels file (qid iter docid relevance)."),
+        runs: list[Path] = typer.Argument(..., help="Run file(s): TREC 6-field or 4-field."),
+        measure: list[str] | None = typer.Option(
+            None, "-m", "--measure",
+            help="Measure, ir_measures or trec_eval syntax (nDCG@10, AP, P(rel=2)@10, "
+                 "ndcg_cut.10); repeatable."),
+        per_query: bool = typer.Option(False, "-q", "--per-query",
+                                       help="Also print per-query values."),
+        complete: bool = typer.Option(
+            False, "-c", "--complete",
+            help="Average over all qrels topics; topics missing from a run score 0."),
+        max_docs: int | None = typer.Option(None, "-M", "--max-docs",
+                                     help="Evaluate only the top N documents per topic."),
+        level: int = typer.Option(1, "-l", "--relevance-level",
+                                  help="Minimum label counted as relevant by binary measures."),
+        fmt: str = typer.Option("trec", "--format", help="trec, tsv, csv or json."),
+        float32: bool = typer.Option(
+            False, "--float32", help="Round scores to float32 (trec_eval 9 / pytrec_eval)."),
+    ) -> None:
+        """Evaluate runs against qrels with trec_eval semantics."""
+        from .ir import evaluation, measures
+        from .ir.errors import IgnoredTopicsWarning
+
+        if fmt not in FORMATS:
+            raise _fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+        try:
+            ms = measures.parse_measures(list(measure) if measure else list(DEFAULT_MEASURES))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", IgnoredTopicsWarning)
+                q = evaluation.prepare_qrels(qrels)
+                blocks = []
+                for name, run in zip(_run_names(runs), runs, strict=True):
+                    per_q = evaluation.evaluate(
+                        q, run, ms, missing="zero" if complete else "drop",
+                        score_precision="float32" if float32 else "float64",
+                        max_docs=max_docs, relevance_level=level)
+                    blocks.append((name, per_q, evaluation.summarize(per_q)))
+        except (ValueError, OSError, TypeError) as exc:
+            raise _fail(str(exc)) from None
+        for w in caught:
+            typer.echo(f"ranger-eval trec: warning: {' '.join(str(w.message).split())}", err=True)
+        typer.echo(_render(blocks, fmt, per_query, prefix=len(runs) > 1), nl=False)

@@ -1,0 +1,444 @@
+"""Vectorised per-query evaluation with trec_eval 10 semantics.
+
+Ranking (form_res_rels.c): documents of a query are ordered by score descending, ties broken by
+docid descending in byte order (``strcmp``); the rank column of the file is ignored; ``max_docs``
+keeps the first N after sorting (trec_eval ``-M``). A retrieved document's relevance is its qrels
+label; a document absent from the qrels, or with a negative label, is not relevant.
+
+Measures, for one query with ranked relevance labels ``l_1..l_n`` and threshold ``t`` (``rel=`` or the
+evaluation's ``relevance_level``, trec_eval ``-l``); ``R`` = number of qrels documents with label ≥ t:
+
+* ``P@k`` = |{i ≤ k : l_i ≥ t}| / k                                        (m_P.c)
+* ``R@k`` = |{i ≤ k : l_i ≥ t}| / R                                        (m_recall.c)
+* ``Success@k`` = 1 if some l_i ≥ t with i ≤ k                             (m_success.c)
+* ``RR@k`` = 1 / min{i ≤ k : l_i ≥ t}                                       (m_recip_rank.c)
+* ``AP@k`` = Σ_{i ≤ k, l_i ≥ t} P@i / R   (``AP`` without cutoff: k = n)    (m_map.c, m_map_cut.c)
+* ``Rprec`` = |{i ≤ R : l_i ≥ t}| / R                                       (m_Rprec.c)
+* ``nDCG@k`` = Σ_{i ≤ k} g_i / log2(i+1) over the same sum for the ideal ordering of all judged
+  labels, g = label for labels ≥ 1 (thresholds do not change gains)        (m_ndcg.c, m_ndcg_cut.c)
+* ``Judged@k`` = |{i ≤ k : doc_i in qrels}| / min(k, n)                    (ir_measures' judged)
+* ``NumRet`` = n, ``NumRel`` = R, ``NumRelRet`` = |{i : l_i ≥ t}|           (m_num_*.c)
+
+All queries are computed at once with ``np.bincount`` over the sorted rows; no per-query loops.
+A measure whose denominator is 0 (no relevant documents, empty ranking) is 0, as in trec_eval.
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import IgnoredTopicsWarning, MissingTopicsError
+from .measures import COUNT_MEASURES, Measure, parse_measure, parse_measures
+from .readers import PathLike, QrelsTable, RunTable, load_qrels, load_run
+
+__all__ = ["evaluate", "evaluate_many", "summarize", "to_scores"]
+
+MISSING_POLICIES = ("zero", "drop", "error")
+_NOT_JUDGED = -2  # label of a retrieved document absent from the qrels
+SCORE_PRECISIONS = ("float64", "float32")
+
+
+# --------------------------------------------------------------------------------------------
+# qrels preparation (once per evaluation / per evaluate_many)
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class PreparedQrels:
+    """Qrels encoded for joins: topics sorted in byte order, (topic, doc) keys sorted."""
+
+    source: str
+    topics: pa.Array  # sorted distinct query ids
+    doc_dict: pa.Array  # distinct judged docids
+    keys: np.ndarray  # sorted int64 topic * n_docs + doc code
+    key_label: np.ndarray  # label of each key
+    topic_of: np.ndarray  # topic index of every qrels entry
+    label: np.ndarray  # label of every qrels entry
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+    @cached_property
+    def topic_names(self) -> np.ndarray:
+        return np.asarray(self.topics.to_pylist(), dtype=object)
+
+    @cached_property
+    def _ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positive gains sorted descending within each topic, with their 0-based ideal rank."""
+        pos = self.label >= 1
+        t, g = self.topic_of[pos], self.label[pos]
+        order = np.lexsort((-g, t))
+        t, g = t[order], g[order]
+        starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]]) if len(t) else np.zeros(0, int)
+        counts = np.diff(np.r_[starts, len(t)])
+        rank = np.arange(len(t)) - np.repeat(starts, counts)
+        return t, g.astype(np.float64), rank
+
+    def num_rel(self, t: int) -> np.ndarray:
+        """Number of qrels documents with label ≥ t per topic (negative labels never count)."""
+        return np.bincount(self.topic_of[self.label >= max(t, 0)], minlength=self.n_topics)
+
+    def ideal_dcg(self, k: int | None) -> np.ndarray:
+        t, g, rank = self._ideal
+        m = slice(None) if k is None else rank < k
+        return np.bincount(t[m], weights=g[m] / np.log2(rank[m] + 2.0), minlength=self.n_topics)
+
+
+def prepare_qrels(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels) -> PreparedQrels:
+    """Read (if needed) and encode qrels once, for repeated evaluations."""
+    if isinstance(qrels, PreparedQrels):
+        return qrels
+    t = load_qrels(qrels)
+    qenc = pc.dictionary_encode(t.query_id)
+    order = pc.sort_indices(qenc.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    topic_of = rank[qenc.indices.to_numpy(zero_copy_only=False)]
+    denc = pc.dictionary_encode(t.doc_id)
+    n_docs = len(denc.dictionary)
+    keys = topic_of * n_docs + denc.indices.to_numpy(zero_copy_only=False)
+    korder = np.argsort(keys)
+    return PreparedQrels(source=t.source, topics=qenc.dictionary.take(pa.array(order)),
+                         doc_dict=denc.dictionary, keys=keys[korder],
+                         key_label=t.relevance[korder], topic_of=topic_of, label=t.relevance)
+
+
+# --------------------------------------------------------------------------------------------
+# ranking
+# --------------------------------------------------------------------------------------------
+
+def _ranking_order(topic: np.ndarray, score: np.ndarray, docs: pa.Array | pa.ChunkedArray,
+                   ) -> tuple[np.ndarray | None, np.ndarray]:
+    """Row order by (topic block, score desc, docid desc in byte order) and the sorted topics.
+
+    The order is None when the rows already are in that order (runs written in rank order): the
+    check is one vectorised pass. Otherwise rows are sorted by score descending and then stably by
+    topic (a radix sort for < 65,536 topics). Tied rows are then ordered by docid descending with
+    Arrow's byte-wise string sort, on the tied rows only.
+    """
+    n = len(topic)
+    if n < 2:
+        return None, topic
+    same = topic[1:] == topic[:-1]
+    starts = np.flatnonzero(np.r_[True, ~same])
+    contiguous = np.bincount(topic[starts]).max() == 1
+    order: np.ndarray | None = None
+    if not contiguous or bool(np.any(same & (score[1:] > score[:-1]))):
+        by_score = np.argsort(-score)
+        t1 = topic[by_score]
+        if int(topic.max()) < 2**16:
+            t1 = t1.astype(np.uint16)
+        order = by_score[np.argsort(t1, kind="stable")]
+        counts = np.bincount(topic)
+        t_s = np.repeat(np.arange(len(counts), dtype=topic.dtype), counts)
+        s_s = score[order]
+        same = t_s[1:] == t_s[:-1]
+    else:
+        t_s, s_s = topic, score
+    tie = same & (s_s[1:] == s_s[:-1])
+    if not tie.any():
+        return order, t_s
+    ti = np.flatnonzero(tie)
+    member = np.zeros(n, dtype=bool)
+    member[ti] = True
+    member[ti + 1] = True
+    pos = np.flatnonzero(member)
+    group = np.cumsum(np.r_[True, ~tie[pos[1:] - 1]])
+    rows = pos if order is None else order[pos]
+    sub = pa.table({"g": group, "d": docs.take(pa.array(rows))})
+    perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+    if order is None:
+        if np.array_equal(perm, np.arange(len(perm))):
+            return None, t_s
+        order = np.arange(n)
+    order[pos] = rows[perm]
+    return order, t_s
+
+
+# --------------------------------------------------------------------------------------------
+# per-query measures over sorted rows
+# --------------------------------------------------------------------------------------------
+
+class _Rows:
+    """Sorted retrieved rows of all topics: topic and label (-2 = not in qrels, -1 = negative label)."""
+
+    def __init__(self, q: PreparedQrels, topic, label, max_docs, relevance_level):
+        n = len(topic)
+        starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if n else np.zeros(0, int)
+        counts = np.diff(np.r_[starts, n])
+        pos = np.arange(n) - np.repeat(starts, counts)
+        if max_docs is not None and counts.size and counts.max() > max_docs:
+            keep = pos < max_docs
+            topic, label, pos = topic[keep], label[keep], pos[keep]
+            counts = np.minimum(counts, max_docs)
+            starts = np.r_[0, np.cumsum(counts)[:-1]]
+        self.q, self.Q = q, q.n_topics
+        self.topic, self.label, self.pos = topic, label, pos
+        self.starts, self.counts = starts, counts
+        self.level = relevance_level
+        self.nret = np.zeros(self.Q, dtype=np.int64)
+        self.nret[topic[starts]] = counts
+        self._rel: dict[int, np.ndarray] = {}
+        self._numrel: dict[int, np.ndarray] = {}
+
+    def threshold(self, m: Measure) -> int:
+        return self.level if m.rel is None else m.rel
+
+    def rel(self, t: int) -> np.ndarray:
+        if t not in self._rel:
+            self._rel[t] = self.label >= max(t, 0)
+        return self._rel[t]
+
+    def numrel(self, t: int) -> np.ndarray:
+        if t not in self._numrel:
+            self._numrel[t] = self.q.num_rel(t)
+        return self._numrel[t]
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.topic[mask], minlength=self.Q)
+
+    def top(self, mask: np.ndarray, k: int | None) -> np.ndarray:
+        return mask if k is None else mask & (self.pos < k)
+
+    @cached_property
+    def block(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.starts)), self.counts)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(num), dtype=np.float64)
+    ok = den > 0
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def _measure(r: _Rows, m: Measure) -> np.ndarray:
+    name, k = m.name, m.cutoff
+    if name == "NumRet":
+        return r.nret.astype(np.float64)
+    if name == "nDCG":
+        g = r.top(r.label >= 1, k)
+        dcg = np.bincount(r.topic[g], weights=r.label[g] / np.log2(r.pos[g] + 2.0),
+                          minlength=r.Q)
+        return _ratio(dcg, r.q.ideal_dcg(k))
+    if name == "Judged":
+        judged = r.count(r.top(r.label != _NOT_JUDGED, k)).astype(np.float64)
+        den = r.nret if k is None else np.minimum(r.nret, k)
+        return _ratio(judged, den)
+    t = r.threshold(m)
+    rel = r.rel(t)
+    if name == "NumRel":
+        return r.numrel(t).astype(np.float64)
+    if name == "NumRelRet":
+        return r.count(rel).astype(np.float64)
+    if name == "P":
+        return r.count(r.top(rel, k)) / float(k)
+    if name == "R":
+        return _ratio(r.count(r.top(rel, k)), r.numrel(t))
+    if name == "Success":
+        return (r.count(r.top(rel, k)) > 0).astype(np.float64)
+    if name == "Rprec":
+        return _ratio(r.count(rel & (r.pos < r.numrel(t)[r.topic])), r.numrel(t))
+    if name == "RR":
+        rows = np.flatnonzero(r.top(rel, k))
+        out = np.zeros(r.Q)
+        if len(rows):
+            tr = r.topic[rows]
+            first = rows[np.r_[True, tr[1:] != tr[:-1]]]
+            out[r.topic[first]] = 1.0 / (r.pos[first] + 1.0)
+        return out
+    if name == "AP":
+        cum = np.cumsum(rel)
+        before = np.where(r.starts > 0, cum[np.maximum(r.starts - 1, 0)], 0)
+        rows = np.flatnonzero(r.top(rel, k))
+        prec = (cum[rows] - before[r.block[rows]]) / (r.pos[rows] + 1.0)
+        return _ratio(np.bincount(r.topic[rows], weights=prec, minlength=r.Q), r.numrel(t))
+    raise AssertionError(f"unhandled measure {m}")  # pragma: no cover
+
+
+def _check_options(missing: str, score_precision: str, max_docs, relevance_level) -> None:
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"missing must be one of {', '.join(map(repr, MISSING_POLICIES))}; "
+                         f"got {missing!r}")
+    if score_precision not in SCORE_PRECISIONS:
+        raise ValueError(f"score_precision must be 'float64' or 'float32'; got {score_precision!r}")
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
+                                 or max_docs < 1):
+        raise ValueError(f"max_docs must be a positive integer or None; got {max_docs!r}")
+    if (isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer))
+            or relevance_level < 0):
+        raise ValueError(f"relevance_level must be a non-negative integer; got {relevance_level!r}")
+
+
+def _examples(names: Iterable[str], n: int = 5) -> str:
+    names = list(names)
+    shown = ", ".join(repr(x) for x in names[:n])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > n else "")
+
+
+def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ...], missing: str,
+                    score_precision: str, max_docs: int | None, relevance_level: int,
+                    ) -> pd.DataFrame:
+    tmap = pc.index_in(run.query_dict, value_set=q.topics).fill_null(-1)
+    tmap = tmap.to_numpy(zero_copy_only=False).astype(np.int32)
+    ignored = np.flatnonzero(tmap < 0)
+    topic = tmap[run.query_codes]
+    score, docs = run.score, run.doc_id
+    if len(ignored):
+        keep = np.flatnonzero(topic >= 0)
+        topic, score, docs = topic[keep], score[keep], docs.take(pa.array(keep))
+        warnings.warn(f"{run.source}: {len(ignored)} run topic(s) without qrels in {q.source} "
+                      f"ignored: {_examples(run.query_dict.take(pa.array(ignored)).to_pylist())}",
+                      IgnoredTopicsWarning, stacklevel=3)
+    if score_precision == "float32":
+        score = score.astype(np.float32).astype(np.float64)
+
+    n_docs = len(q.doc_dict)
+    dcode = pc.index_in(docs, value_set=q.doc_dict).fill_null(-1)
+    dcode = dcode.to_numpy(zero_copy_only=False)
+    label = np.full(len(topic), _NOT_JUDGED, dtype=np.int32)
+    hit = np.flatnonzero(dcode >= 0)
+    if len(hit):
+        key = topic[hit].astype(np.int64) * n_docs + dcode[hit]
+        at = np.minimum(np.searchsorted(q.keys, key), len(q.keys) - 1)
+        ok = q.keys[at] == key
+        label[hit[ok]] = np.maximum(q.key_label[at[ok]], -1)
+
+    order, topic = _ranking_order(topic, score, docs)
+    if order is not None:
+        label = label[order]
+    rows = _Rows(q, topic, label, max_docs, relevance_level)
+    values = np.column_stack([_measure(rows, m) for m in measures])
+
+    present = rows.nret > 0
+    if not present.all():
+        absent = q.topic_names[~present]
+        if missing == "error":
+            raise MissingTopicsError(f"{run.source}: {len(absent)} qrels topic(s) have no ranking "
+                                     f"in the run: {_examples(absent)}")
+        if missing == "drop":
+            warnings.warn(f"{run.source}: {len(absent)} qrels topic(s) absent from the run "
+                          f"dropped: {_examples(absent)}", IgnoredTopicsWarning, stacklevel=3)
+            values = values[present]
+    ids = q.topic_names if missing == "zero" else q.topic_names[present]
+    names = [str(m) for m in measures]
+    out = pd.DataFrame({
+        "query_id": np.repeat(ids, len(names)),
+        "measure": np.tile(np.asarray(names, dtype=object), len(ids)),
+        "value": values.reshape(-1),
+    })
+    out.attrs.update(run=run.source, qrels=q.source, ignored_topics=int(len(ignored)),
+                     missing_topics=int((~present).sum()), missing=missing)
+    return out
+
+
+def evaluate(qrels: PathLike | pd.DataFrame, run: PathLike | pd.DataFrame,
+             measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
+             score_precision: str = "float64", max_docs: int | None = None,
+             relevance_level: int = 1) -> pd.DataFrame:
+    """Per-query values of ``measures`` for one run, as trec_eval 10 computes them.
+
+    ``qrels``/``run``: paths (TREC formats, see :mod:`ranger_eval.ir.readers`) or DataFrames
+    (``query_id, doc_id, relevance`` / ``query_id, doc_id, score``). ``missing``: what a qrels topic
+    absent from the run gets — ``"zero"`` (an empty ranking, like ``trec_eval -c``), ``"drop"``
+    (like plain trec_eval; counted in a warning) or ``"error"``. Run topics without qrels are ignored
+    with a warning. ``score_precision="float32"`` rounds scores to float32 before ranking (trec_eval 9,
+    pytrec_eval, ir_measures). ``max_docs`` keeps the top N documents per topic (trec_eval ``-M``);
+    ``relevance_level`` is the default threshold of binary measures (trec_eval ``-l``).
+
+    Returns a DataFrame ``[query_id, measure, value]``, one row per (topic, measure), topics in byte
+    order, measures named canonically (``ndcg_cut.10`` → ``nDCG@10``).
+    """
+    _check_options(missing, score_precision, max_docs, relevance_level)
+    ms = parse_measures(measures)
+    q = prepare_qrels(qrels)
+    return _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs, relevance_level)
+
+
+def _progress_enabled(progress: bool | None) -> bool:
+    if progress is not None:
+        return bool(progress)
+    stream = sys.stderr
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | pd.DataFrame],
+                  measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
+                  score_precision: str = "float64", max_docs: int | None = None,
+                  relevance_level: int = 1, progress: bool | None = None) -> pd.DataFrame:
+    """:func:`evaluate` for several systems against the same qrels (read once).
+
+    ``runs`` maps a system name to a run. Returns ``[system, query_id, measure, value]``. A rich
+    progress bar is shown on stderr when it is a terminal (``progress=None``) or when ``progress=True``.
+    """
+    _check_options(missing, score_precision, max_docs, relevance_level)
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError("runs must be a non-empty mapping {system name: run}")
+    ms = parse_measures(measures)
+    q = prepare_qrels(qrels)
+    frames: list[pd.DataFrame] = []
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), transient=True, console=Console(stderr=True),
+                  disable=not _progress_enabled(progress)) as bar:
+        task = bar.add_task("evaluating runs", total=len(runs))
+        for system, run in runs.items():
+            bar.update(task, description=f"evaluating {system}")
+            df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
+                                 relevance_level)
+            df.insert(0, "system", str(system))
+            frames.append(df)
+            bar.advance(task)
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs.update(qrels=q.source, missing=missing)
+    return out
+
+
+def summarize(evaluation: pd.DataFrame) -> pd.DataFrame:
+    """trec_eval's ``all`` row: the mean over topics per measure (sums for NumRet, NumRel, NumRelRet).
+
+    With ``missing="zero"`` the mean runs over all qrels topics (``trec_eval -c``), with ``"drop"``
+    over the topics present in the run (plain trec_eval). Returns ``[(system,) measure, value, num_q]``.
+    """
+    keys = ["system", "measure"] if "system" in evaluation.columns else ["measure"]
+    g = evaluation.groupby(keys, sort=False)["value"]
+    out = g.agg(["mean", "sum", "count"]).reset_index()
+    count = out["measure"].map(lambda s: parse_measure(s).name in COUNT_MEASURES).astype(bool)
+    out["value"] = np.where(count, out["sum"], out["mean"])
+    return out[keys + ["value", "count"]].rename(columns={"count": "num_q"})
+
+
+def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None):
+    """Turn an evaluation (or :func:`evaluate_many` output) into a :class:`ranger_eval.scores.Scores`.
+
+    Columns: dataset, system, metric (= measure), item (= query id as string), value.
+    """
+    from ranger_eval.scores import Scores
+
+    if "system" in evaluation.columns:
+        systems = evaluation["system"].astype(str).to_numpy()
+        if system is not None:
+            raise ValueError("to_scores: the evaluation already has a 'system' column; "
+                             "do not pass system=")
+    elif system is None:
+        raise ValueError("to_scores: a single-run evaluation needs system='name'")
+    else:
+        systems = np.full(len(evaluation), str(system), dtype=object)
+    df = pd.DataFrame({
+        "dataset": str(dataset),
+        "system": systems,
+        "metric": evaluation["measure"].astype(str).to_numpy(),
+        "item": evaluation["query_id"].astype(str).to_numpy(),
+        "value": evaluation["value"].to_numpy(dtype=np.float64),
+    })
+    return Scores(df)

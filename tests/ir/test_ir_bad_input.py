@@ -1,0 +1,184 @@
+"""Bad input: every error names the file, the line (or row) and the offending text or argument."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ranger_eval import ir
+from ranger_eval.ir import (
+    DuplicateEntryError,
+    MeasureError,
+    MissingTopicsError,
+    TrecFormatError,
+)
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 2\n"
+RUN = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 a 1 3.0 r\n"
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "f.txt") -> Path:
+    p = tmp_path / name
+    p.write_bytes(text.encode() if isinstance(text, str) else text)
+    return p
+
+
+def test_run_line_with_too_few_fields(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 Q0 a 1 2.0 r\n1 Q0 b 2\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: expected at least 6 fields.*'1 Q0 b 2'"):
+        ir.read_run(p)
+
+
+def test_run_first_line_with_five_fields(tmp_path: Path) -> None:
+    p = write(tmp_path, "# header\n1 Q0 a 1 2.0\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: expected 6 or more fields .* or 4 fields"
+                                              r".*found 5.*'1 Q0 a 1 2.0'"):
+        ir.read_run(p)
+
+
+def test_four_field_run_with_a_six_field_line(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 a 1 2.0\n1 Q0 b 2 1.0 r\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: expected 4 fields.*'1 Q0 b 2 1.0 r'"):
+        ir.read_run(p)
+
+
+def test_bad_score(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 Q0 a 1 2.0 r\n1 Q0 b 2 1,5 r\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: score is not a number: '1,5'"):
+        ir.read_run(p)
+
+
+def test_bad_score_general_path_line_number(tmp_path: Path) -> None:
+    p = write(tmp_path, "# c\n\n1\tQ0 a 1 2.0 r\n\n1 Q0 b 2 high r\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:5: score is not a number: 'high'"):
+        ir.read_run(p)
+
+
+def test_nan_score(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 Q0 a 1 2.0 r\n1 Q0 b 2 nan r\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: score is not a number: 'nan'"):
+        ir.read_run(p)
+
+
+def test_non_integer_label(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 0 a 1\n1 0 b 1.5\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: relevance label is not an integer: '1.5'"):
+        ir.read_qrels(p)
+
+
+def test_qrels_with_five_fields(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 0 a 1\n1 0 b 1 extra\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: expected 4 fields.*'1 0 b 1 extra'"):
+        ir.read_qrels(p)
+
+
+def test_empty_run_file(tmp_path: Path) -> None:
+    p = write(tmp_path, "")
+    with pytest.raises(TrecFormatError, match=rf"{p}: run file is empty"):
+        ir.read_run(p)
+
+
+def test_qrels_with_only_comments(tmp_path: Path) -> None:
+    p = write(tmp_path, "# nothing\n\n  # here\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}: qrels file is empty"):
+        ir.read_qrels(p)
+
+
+def test_duplicate_docid_in_run(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 b 1 1.0 r\n1 Q0 a 3 0.5 r\n")
+    with pytest.raises(DuplicateEntryError,
+                       match=rf"{p}: duplicate document 'a' for query '1' \(lines 1, 4\)"):
+        ir.read_run(p)
+
+
+def test_duplicate_docid_line_numbers_general_path(tmp_path: Path) -> None:
+    p = write(tmp_path, "# x\n1  Q0 a 1 2.0 r\n\n1 Q0 b 2 1.0 r\n1 Q0 b 3 0.0 r\n")
+    with pytest.raises(DuplicateEntryError, match=r"'b' for query '1' \(lines 4, 5\)"):
+        ir.evaluate(write(tmp_path, QRELS, "q.txt"), p, "AP")
+
+
+def test_duplicate_qrels_entry(tmp_path: Path) -> None:
+    p = write(tmp_path, "1 0 a 1\n2 0 a 1\n1 0 b 0\n1 0 a 0\n")
+    with pytest.raises(DuplicateEntryError,
+                       match=rf"{p}: duplicate qrels entry for query '1', document 'a' "
+                             r"\(lines 1, 4\)"):
+        ir.read_qrels(p)
+
+
+def test_invalid_utf8(tmp_path: Path) -> None:
+    p = write(tmp_path, b"1 Q0 a 1 2.0 r\n1 Q0 \xff\xfe 2 1.0 r\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: not valid UTF-8"):
+        ir.read_run(p)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    p = tmp_path / "nope.txt"
+    with pytest.raises(FileNotFoundError, match=rf"run file not found: {p}"):
+        ir.read_run(p)
+    with pytest.raises(FileNotFoundError, match=rf"qrels file not found: {p}"):
+        ir.evaluate(p, write(tmp_path, RUN), "AP")
+
+
+def test_directory_and_corrupt_gzip(tmp_path: Path) -> None:
+    with pytest.raises(TrecFormatError, match="is a directory"):
+        ir.read_run(tmp_path)
+    p = write(tmp_path, b"\x1f\x8b\x08\x00garbage", "r.gz")
+    with pytest.raises(TrecFormatError, match=rf"{p}: corrupt gzip"):
+        ir.read_run(p)
+
+
+@pytest.mark.parametrize("spec,pattern", [
+    ("foo@10", r"unknown measure 'foo' in 'foo@10'"),
+    ("BLEU", r"unknown measure 'BLEU'"),
+    ("nDCG@0", r"bad cutoff in measure 'nDCG@0'"),
+    ("P@ten", r"bad cutoff in measure 'P@ten': 'ten'"),
+    ("P@-5", r"bad cutoff in measure 'P@-5'"),
+    ("ndcg_cut.10,2x", r"bad cutoff in measure 'ndcg_cut.10,2x': '2x'"),
+    ("Success", r"Success needs a cutoff"),
+    ("nDCG(rel=2)@10", r"nDCG takes no rel= parameter"),
+    ("AP(rel=-1)", r"bad rel in measure 'AP\(rel=-1\)'"),
+    ("P(judged_only=true)@5", r"unsupported parameter\(s\) judged_only"),
+    ("Rprec@10", r"Rprec takes no cutoff"),
+    ("", r"empty measure name"),
+])
+def test_bad_measures(spec: str, pattern: str) -> None:
+    with pytest.raises(MeasureError, match=pattern):
+        ir.parse_measure(spec)
+
+
+def test_bad_measure_reaches_evaluate(tmp_path: Path) -> None:
+    with pytest.raises(MeasureError, match="unknown measure 'MAPP'"):
+        ir.evaluate(write(tmp_path, QRELS, "q"), write(tmp_path, RUN, "r"), ["AP", "MAPP"])
+
+
+@pytest.mark.parametrize("kwargs,pattern", [
+    ({"missing": "ignore"}, r"missing must be one of 'zero', 'drop', 'error'; got 'ignore'"),
+    ({"score_precision": "float16"}, r"score_precision must be .*; got 'float16'"),
+    ({"max_docs": 0}, r"max_docs must be a positive integer or None; got 0"),
+    ({"relevance_level": -1}, r"relevance_level must be a non-negative integer; got -1"),
+])
+def test_bad_options(tmp_path: Path, kwargs: dict, pattern: str) -> None:
+    with pytest.raises(ValueError, match=pattern):
+        ir.evaluate(write(tmp_path, QRELS, "q"), write(tmp_path, RUN, "r"), "AP", **kwargs)
+
+
+def test_missing_error_policy_names_topics(tmp_path: Path) -> None:
+    run = write(tmp_path, "1 Q0 a 1 2.0 r\n", "r")
+    with pytest.raises(MissingTopicsError, match=rf"{run}: 1 qrels topic\(s\) .*'2'"):
+        ir.evaluate(write(tmp_path, QRELS, "q"), run, "AP", missing="error")
+
+
+def test_dataframe_errors_name_rows() -> None:
+    qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    with pytest.raises(TrecFormatError, match=r"needs columns query_id, doc_id, score"):
+        ir.evaluate(qrels, pd.DataFrame({"query_id": ["1"], "doc": ["a"], "score": [1.0]}), "AP")
+    bad = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, "x"]})
+    with pytest.raises(TrecFormatError, match=r"<DataFrame> row 1: score is not a number: 'x'"):
+        ir.evaluate(qrels, bad, "AP")
+    dup = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
+    with pytest.raises(DuplicateEntryError, match=r"duplicate document 'a' .*\(rows 0, 1\)"):
+        ir.evaluate(qrels, dup, "AP")
+    frac = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [0.5]})
+    with pytest.raises(TrecFormatError, match=r"row 0: relevance label is not an integer: 0.5"):
+        ir.evaluate(frac, dup.iloc[:1], "AP")
