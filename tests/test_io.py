@@ -204,3 +204,22 @@ def test_missing_file_for_a_task_is_reported(tmp_path):
         collected = collect_scores(load_experiment(_experiment(tmp_path, body)))
     assert collected.skipped == {"t2": "no file for b"}
     assert collected.scores.datasets == ("t1",)
+
+
+def test_meta_on_a_tidy_table_with_several_metrics_uses_the_config_metric(tmp_path):
+    from ranger_eval.experiment import run_experiment
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for dataset in ("d1", "d2"):
+        for metric in ("acc", "f1"):
+            for system, shift in (("a", 0.0), ("b", 0.1 if metric == "acc" else -0.1)):
+                for item in range(30):
+                    rows.append((dataset, system, metric, str(item), rng.normal() + shift + item / 30))
+    pd.DataFrame(rows, columns=["dataset", "system", "metric", "item", "value"]).to_csv(
+        tmp_path / "all.csv", index=False
+    )
+    (tmp_path / "e.yaml").write_text("control: a\ntreatment: b\nmeasure: MD\nmetric: f1\nscores: all.csv\n")
+    res = run_experiment(load_experiment(tmp_path / "e.yaml"))
+    assert res.effects.metric == "f1" and res.effects.names == ("d1", "d2")
+    assert res.result.k == 2

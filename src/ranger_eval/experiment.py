@@ -42,8 +42,7 @@ def _means_columns(scores: Scores, measures: list[str], control: str, treatment:
     for m in measures:
         for role, system in (("control", control), ("treatment", treatment)):
             columns[f"{m} {role}"] = [means.get((d, system, m), np.nan) for d in datasets]
-    out = pd.DataFrame(columns, index=pd.Index(datasets, name="dataset"))
-    return out
+    return pd.DataFrame(columns, index=pd.Index(datasets, name="dataset"))
 
 
 def run_experiment(exp: Experiment) -> ExperimentResult:
@@ -70,7 +69,7 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
         treatment=treatment,
         control=control,
         measure=cfg.measure,
-        metric=ir_cfg.measure if exp.is_ir else None,
+        metric=ir_cfg.measure if exp.is_ir else cfg.metric,
         datasets=datasets,
         missing=cfg.missing,
         level=cfg.level,
