@@ -182,3 +182,17 @@ def test_dataframe_errors_name_rows() -> None:
     frac = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [0.5]})
     with pytest.raises(TrecFormatError, match=r"row 0: relevance label is not an integer: 0.5"):
         ir.evaluate(frac, dup.iloc[:1], "AP")
+
+
+@pytest.mark.parametrize("line", ["1 Q0  d2 1 1.5", "1  Q0 d2 1 1.5", "1 Q0 d2 1 1.5 "])
+def test_doubled_leading_or_trailing_separator_is_not_misread(tmp_path: Path, line: str) -> None:
+    """A doubled separator must not shift fields (docid '' or 'Q0') on the columnar fast path."""
+    p = write(tmp_path, "1 Q0 a 1 2.0 r\n" + line + "\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: expected at least 6 fields"):
+        ir.read_run(p)
+
+
+def test_invalid_utf8_in_an_ignored_field_is_an_error(tmp_path: Path) -> None:
+    p = write(tmp_path, b"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 \xff\xfe\n")
+    with pytest.raises(TrecFormatError, match=rf"{p}:2: not valid UTF-8 text"):
+        ir.read_run(p)

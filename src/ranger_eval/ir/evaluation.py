@@ -19,14 +19,19 @@ evaluation's ``relevance_level``, trec_eval ``-l``); ``R`` = number of qrels doc
 * ``Judged@k`` = |{i ≤ k : doc_i in qrels}| / min(k, n)                    (ir_measures' judged)
 * ``NumRet`` = n, ``NumRel`` = R, ``NumRelRet`` = |{i : l_i ≥ t}|           (m_num_*.c)
 
-All queries are computed at once with ``np.bincount`` over the sorted rows; no per-query loops.
-A measure whose denominator is 0 (no relevant documents, empty ranking) is 0, as in trec_eval.
+All queries are computed at once with ``np.bincount``; no per-query loops. Every measure depends
+only on the judged retrieved documents (their topic, rank and label) and on the number retrieved
+per topic, so the run's rows are never reordered as a whole: the judged rows are found first (a
+hash filter, then an exact lookup), the ranking is checked in one vectorised pass (runs are usually
+written in rank order) and only the judged rows are placed at their ranks. A measure whose
+denominator is 0 (no relevant documents, empty ranking) is 0, as in trec_eval.
 """
 from __future__ import annotations
 
 import sys
 import warnings
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -37,7 +42,16 @@ import pyarrow.compute as pc
 
 from .errors import IgnoredTopicsWarning, MissingTopicsError
 from .measures import COUNT_MEASURES, Measure, parse_measure, parse_measures
-from .readers import PathLike, QrelsTable, RunTable, load_qrels, load_run
+from .readers import (
+    PathLike,
+    QrelsTable,
+    RunTable,
+    hash_strings,
+    load_qrels,
+    load_run,
+    pair_hash,
+    take_rows,
+)
 
 __all__ = ["evaluate", "evaluate_many", "summarize", "to_scores"]
 
@@ -61,6 +75,7 @@ class PreparedQrels:
     key_label: np.ndarray  # label of each key
     topic_of: np.ndarray  # topic index of every qrels entry
     label: np.ndarray  # label of every qrels entry
+    pair_filter: np.ndarray  # bool, True at pair_hash(topic, doc) & (len - 1) for every entry
 
     @property
     def n_topics(self) -> int:
@@ -106,86 +121,173 @@ def prepare_qrels(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels) -
     n_docs = len(denc.dictionary)
     keys = topic_of * n_docs + denc.indices.to_numpy(zero_copy_only=False)
     korder = np.argsort(keys)
+    # about 1/64 of the filter is set (it keeps ~1.5% of the unjudged rows as candidates); at most
+    # 4 MiB, so that probing it stays in cache
+    bits = min(max(len(keys).bit_length() + 6, 16), 22)
+    pairs = pair_hash(hash_strings(qenc.dictionary)[qenc.indices.to_numpy(zero_copy_only=False)],
+                      t.doc_id)
+    pair_filter = np.zeros(1 << bits, dtype=bool)
+    pair_filter[_filter_slot(pairs, bits)] = True
     return PreparedQrels(source=t.source, topics=qenc.dictionary.take(pa.array(order)),
                          doc_dict=denc.dictionary, keys=keys[korder],
-                         key_label=t.relevance[korder], topic_of=topic_of, label=t.relevance)
+                         key_label=t.relevance[korder], topic_of=topic_of, label=t.relevance,
+                         pair_filter=pair_filter)
+
+
+_FILTER_BLOCK = 1 << 20
+
+
+def _filter_slot(pairs: np.ndarray, bits: int) -> np.ndarray:
+    """Slot of each pair hash in a filter of 2**bits entries (its low bits, as an index array)."""
+    return (pairs & np.uint64((1 << bits) - 1)).view(np.int64)
+
+
+def _judged_rows(q: PreparedQrels, topic: np.ndarray, docs: pa.Array | pa.ChunkedArray,
+                 pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose (topic, document) is in the qrels, ascending, and their labels (at least -1).
+
+    A row whose pair hash misses ``q.pair_filter`` is certainly not judged (equal strings hash
+    equally); the few remaining candidates are looked up exactly: docid -> code with
+    ``pc.index_in``, then (topic, code) in the sorted qrels keys. The filter is probed in blocks of
+    2**20 rows, so temporaries stay small.
+    """
+    bits = len(q.pair_filter).bit_length() - 1
+    cand = np.concatenate([
+        np.flatnonzero(q.pair_filter[_filter_slot(pairs[lo: lo + _FILTER_BLOCK], bits)]) + lo
+        for lo in range(0, len(pairs), _FILTER_BLOCK)] or [np.zeros(0, dtype=np.int64)])
+    if len(cand) == 0:
+        return cand, np.zeros(0, dtype=np.int64)
+    dcode = pc.index_in(take_rows(docs, cand), value_set=q.doc_dict).fill_null(-1)
+    dcode = dcode.to_numpy(zero_copy_only=False).astype(np.int64)
+    hit = dcode >= 0
+    cand, dcode = cand[hit], dcode[hit]
+    key = topic[cand].astype(np.int64) * len(q.doc_dict) + dcode
+    at = np.minimum(np.searchsorted(q.keys, key), len(q.keys) - 1)
+    ok = q.keys[at] == key
+    return cand[ok], np.maximum(q.key_label[at[ok]], -1)
 
 
 # --------------------------------------------------------------------------------------------
 # ranking
 # --------------------------------------------------------------------------------------------
 
-def _ranking_order(topic: np.ndarray, score: np.ndarray, docs: pa.Array | pa.ChunkedArray,
-                   ) -> tuple[np.ndarray | None, np.ndarray]:
-    """Row order by (topic block, score desc, docid desc in byte order) and the sorted topics.
+@dataclass(frozen=True, eq=False)
+class _Ranking:
+    """Where the rows land when sorted by (topic, score descending, docid descending).
 
-    The order is None when the rows already are in that order (runs written in rank order): the
-    check is one vectorised pass. Otherwise rows are sorted by score descending and then stably by
-    topic (a radix sort for < 65,536 topics). Tied rows are then ordered by docid descending with
-    Arrow's byte-wise string sort, on the tied rows only.
+    Topics occupy consecutive sorted positions: ``count[t]`` rows from ``start[t]`` on. ``order`` is
+    the full permutation (sorted position -> row) when the rows had to be sorted; it is None when
+    they already are in ranking order except inside stretches of tied scores, whose rows then move
+    to the positions ``moved_to`` (``moved_row[i]`` goes to ``moved_to[i]``; by row) and every other
+    row keeps its own position.
+    """
+
+    count: np.ndarray
+    start: np.ndarray
+    order: np.ndarray | None
+    moved_row: np.ndarray
+    moved_to: np.ndarray
+
+    def place(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``rows`` (ascending) reordered by sorted position, and their sorted positions."""
+        if self.order is not None:
+            sel = np.zeros(len(self.order), dtype=bool)
+            sel[rows] = True
+            pos = np.flatnonzero(sel[self.order])
+            return self.order[pos], pos
+        pos = rows.copy()
+        if len(self.moved_row) and len(rows):
+            at = np.minimum(np.searchsorted(self.moved_row, rows), len(self.moved_row) - 1)
+            hit = self.moved_row[at] == rows
+            pos[hit] = self.moved_to[at[hit]]
+        by = np.argsort(pos, kind="stable")
+        return rows[by], pos[by]
+
+
+def _ranking_order(topic: np.ndarray, score: np.ndarray, docs: pa.Array | pa.ChunkedArray,
+                   n_topics: int) -> _Ranking:
+    """The ranking of all rows (see :class:`_Ranking`); ``topic`` holds indices < ``n_topics``.
+
+    Rows already in order (runs written in rank order) are recognised in one vectorised pass: each
+    topic forms one stretch and scores never increase inside it. Otherwise rows are sorted by score
+    descending and then stably by topic (a radix sort for < 65,536 topics). Rows with tied scores
+    are then ordered by docid descending with Arrow's byte-wise string sort, on the tied rows only.
     """
     n = len(topic)
-    if n < 2:
-        return None, topic
-    same = topic[1:] == topic[:-1]
-    starts = np.flatnonzero(np.r_[True, ~same])
-    contiguous = np.bincount(topic[starts]).max() == 1
+    none = np.zeros(0, dtype=np.int64)
+    if n == 0:
+        zero = np.zeros(n_topics, dtype=np.int64)
+        return _Ranking(zero, zero, None, none, none)
+    cut = np.flatnonzero(topic[1:] != topic[:-1])  # a new topic starts at cut + 1
+    starts = np.r_[0, cut + 1]
+    lengths = np.diff(np.r_[starts, n])
+    count = np.bincount(topic[starts], weights=lengths, minlength=n_topics).astype(np.int64)
+    in_order = len(starts) == np.count_nonzero(count)  # each topic is one stretch
+    if in_order:
+        step = score[1:] >= score[:-1]  # a tie or an increase...
+        step[cut] = False  # ...inside a topic
+        tie = np.flatnonzero(step)
+        in_order = not np.any(score[tie + 1] > score[tie])
     order: np.ndarray | None = None
-    if not contiguous or bool(np.any(same & (score[1:] > score[:-1]))):
+    if in_order:
+        start = np.zeros(n_topics, dtype=np.int64)
+        start[topic[starts]] = starts
+    else:
         by_score = np.argsort(-score)
         t1 = topic[by_score]
-        if int(topic.max()) < 2**16:
+        if n_topics <= 2**16:
             t1 = t1.astype(np.uint16)
         order = by_score[np.argsort(t1, kind="stable")]
-        counts = np.bincount(topic)
-        t_s = np.repeat(np.arange(len(counts), dtype=topic.dtype), counts)
+        start = np.cumsum(count) - count
+        t_s = np.repeat(np.arange(n_topics), count)
         s_s = score[order]
-        same = t_s[1:] == t_s[:-1]
-    else:
-        t_s, s_s = topic, score
-    tie = same & (s_s[1:] == s_s[:-1])
-    if not tie.any():
-        return order, t_s
-    ti = np.flatnonzero(tie)
+        tie = np.flatnonzero((t_s[1:] == t_s[:-1]) & (s_s[1:] == s_s[:-1]))
+        del t_s, s_s
+    if len(tie) == 0:
+        return _Ranking(count, start, order, none, none)
     member = np.zeros(n, dtype=bool)
-    member[ti] = True
-    member[ti + 1] = True
+    member[tie] = True
+    member[tie + 1] = True
     pos = np.flatnonzero(member)
-    group = np.cumsum(np.r_[True, ~tie[pos[1:] - 1]])
+    del member
+    # tie groups: consecutive member positions linked by a tie
+    linked = np.zeros(len(pos), dtype=bool)
+    linked[1:] = np.isin(pos[1:] - 1, tie, assume_unique=True)
+    group = np.cumsum(~linked)
     rows = pos if order is None else order[pos]
-    sub = pa.table({"g": group, "d": docs.take(pa.array(rows))})
+    sub = pa.table({"g": group, "d": take_rows(docs, rows)})
     perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
-    if order is None:
-        if np.array_equal(perm, np.arange(len(perm))):
-            return None, t_s
-        order = np.arange(n)
-    order[pos] = rows[perm]
-    return order, t_s
+    if order is not None:
+        order[pos] = rows[perm]
+        return _Ranking(count, start, order, none, none)
+    moved = perm != np.arange(len(perm))
+    moved_row, moved_to = rows[perm][moved], pos[moved]
+    by_row = np.argsort(moved_row)
+    return _Ranking(count, start, None, moved_row[by_row], moved_to[by_row])
 
 
 # --------------------------------------------------------------------------------------------
-# per-query measures over sorted rows
+# per-query measures over the judged retrieved rows
 # --------------------------------------------------------------------------------------------
 
 class _Rows:
-    """Sorted retrieved rows of all topics: topic and label (-2 = not in qrels, -1 = negative label)."""
+    """The judged retrieved rows of all topics in ranking order: topic, 0-based rank ``pos`` and
+    label (-1 = negative label); rows absent from the qrels are left out, as no measure needs them
+    beyond the number retrieved per topic, ``nret``."""
 
-    def __init__(self, q: PreparedQrels, topic, label, max_docs, relevance_level):
-        n = len(topic)
-        starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if n else np.zeros(0, int)
-        counts = np.diff(np.r_[starts, n])
-        pos = np.arange(n) - np.repeat(starts, counts)
-        if max_docs is not None and counts.size and counts.max() > max_docs:
+    def __init__(self, q: PreparedQrels, topic: np.ndarray, pos: np.ndarray, label: np.ndarray,
+                 count: np.ndarray, max_docs: int | None, relevance_level: int):
+        if max_docs is not None:
             keep = pos < max_docs
-            topic, label, pos = topic[keep], label[keep], pos[keep]
-            counts = np.minimum(counts, max_docs)
-            starts = np.r_[0, np.cumsum(counts)[:-1]]
+            topic, pos, label = topic[keep], pos[keep], label[keep]
+            count = np.minimum(count, max_docs)
+        n = len(topic)
+        self.starts = (np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if n
+                       else np.zeros(0, dtype=np.int64))
         self.q, self.Q = q, q.n_topics
         self.topic, self.label, self.pos = topic, label, pos
-        self.starts, self.counts = starts, counts
         self.level = relevance_level
-        self.nret = np.zeros(self.Q, dtype=np.int64)
-        self.nret[topic[starts]] = counts
+        self.nret = count
         self._rel: dict[int, np.ndarray] = {}
         self._numrel: dict[int, np.ndarray] = {}
 
@@ -210,7 +312,7 @@ class _Rows:
 
     @cached_property
     def block(self) -> np.ndarray:
-        return np.repeat(np.arange(len(self.starts)), self.counts)
+        return np.repeat(np.arange(len(self.starts)), np.diff(np.r_[self.starts, len(self.topic)]))
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -291,31 +393,29 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
     tmap = tmap.to_numpy(zero_copy_only=False).astype(np.int32)
     ignored = np.flatnonzero(tmap < 0)
     topic = tmap[run.query_codes]
-    score, docs = run.score, run.doc_id
+    score, docs, pairs = run.score, run.doc_id, run.pair_hash
     if len(ignored):
         keep = np.flatnonzero(topic >= 0)
-        topic, score, docs = topic[keep], score[keep], docs.take(pa.array(keep))
+        topic, score, pairs = topic[keep], score[keep], pairs[keep]
+        docs = take_rows(docs, keep)
         warnings.warn(f"{run.source}: {len(ignored)} run topic(s) without qrels in {q.source} "
                       f"ignored: {_examples(run.query_dict.take(pa.array(ignored)).to_pylist())}",
                       IgnoredTopicsWarning, stacklevel=3)
     if score_precision == "float32":
         score = score.astype(np.float32).astype(np.float64)
 
-    n_docs = len(q.doc_dict)
-    dcode = pc.index_in(docs, value_set=q.doc_dict).fill_null(-1)
-    dcode = dcode.to_numpy(zero_copy_only=False)
-    label = np.full(len(topic), _NOT_JUDGED, dtype=np.int32)
-    hit = np.flatnonzero(dcode >= 0)
-    if len(hit):
-        key = topic[hit].astype(np.int64) * n_docs + dcode[hit]
-        at = np.minimum(np.searchsorted(q.keys, key), len(q.keys) - 1)
-        ok = q.keys[at] == key
-        label[hit[ok]] = np.maximum(q.key_label[at[ok]], -1)
-
-    order, topic = _ranking_order(topic, score, docs)
-    if order is not None:
-        label = label[order]
-    rows = _Rows(q, topic, label, max_docs, relevance_level)
+    # the judged rows and the ranking are independent: numpy and pyarrow release the GIL, so on
+    # large runs they are computed side by side
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        lookup = pool.submit(_judged_rows, q, topic, docs, pairs)
+        ranking = _ranking_order(topic, score, docs, q.n_topics)
+        judged, label = lookup.result()
+    judged_t = topic[judged]  # before reordering: topic and label belong to the row
+    rows_sorted, pos_sorted = ranking.place(judged)
+    by = np.searchsorted(judged, rows_sorted)
+    t = judged_t[by]
+    rows = _Rows(q, t, pos_sorted - ranking.start[t], label[by], ranking.count, max_docs,
+                 relevance_level)
     values = np.column_stack([_measure(rows, m) for m in measures])
 
     present = rows.nret > 0

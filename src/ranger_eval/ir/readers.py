@@ -8,16 +8,39 @@ by any run of ASCII whitespace, blank lines are skipped and a line whose first n
 ``#`` is a comment (a ``#`` inside a docid is data). Files may be gzip-compressed, start with a UTF-8 BOM
 and use CRLF line ends.
 
-Parsing is columnar: regular files (one tab or one space between fields) go through pyarrow's CSV
-reader; anything else is split with pyarrow's whitespace-splitting kernel. Every error names the file,
-the line number and the offending text. Duplicate (query, document) pairs are errors naming both lines.
+Parsing is columnar, with two paths that give identical results:
+
+* **Fast path** (:func:`_fast_parse_file`): the text is taken in segments of about 32 MiB cut at
+  line ends (plain files memory-mapped one segment at a time, gzip files decompressed as a
+  stream), and each segment goes through pyarrow's multi-threaded CSV reader with a one-character
+  delimiter, reading only the query id, docid and score/label columns. A segment is accepted only
+  if it is *regular*, which is proven, not assumed: its first line splits the same way on the
+  delimiter (tab if the first line has one, else space) as on whitespace; every line has as many
+  fields as the file's first line (the CSV reader fails otherwise); no two separators touch (a
+  doubled, leading or trailing delimiter or a blank line would make an empty CSV field where
+  trec_eval sees one field less); the bytes ≤ 0x20 are exactly the delimiters and line ends the CSV
+  reader counted (no tab, vertical tab, form feed, lone carriage return or control byte elsewhere);
+  no line starts with ``#``; the text is valid UTF-8. The checks are vectorised (numpy over 256 KiB
+  blocks) and run in worker threads beside pyarrow, as do the query-id encoding and the hashing of
+  each segment. Nothing but the current segments is ever held as raw text.
+* **General path** (:func:`_general_parse`): as soon as one segment is not regular, the whole file is
+  read, split on runs of whitespace with pyarrow's kernel, and blank and comment lines are skipped.
+  This path produces every error message, naming the file, the line number and the text.
+
+Duplicate (query, document) pairs are errors naming both lines; they are found by sorting 64-bit
+hashes of the pairs (:func:`pair_hash`), candidates being compared exactly.
 """
 from __future__ import annotations
 
 import gzip
+import mmap
 import os
+import zlib
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -30,13 +53,17 @@ from .errors import DuplicateEntryError, TrecFormatError
 __all__ = [
     "QrelsTable",
     "RunTable",
+    "hash_strings",
     "load_qrels",
     "load_run",
+    "pair_hash",
+    "take_rows",
     "read_qrels",
     "read_run",
 ]
 
 _BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
 _TREC_RUN = "trec"  # qid Q0 docid rank score tag [...]
 _RANGER_RUN = "ranger"  # qid docid rank score
 _QRELS = "qrels"  # qid iter docid relevance
@@ -85,14 +112,18 @@ class _Table:
 
 @dataclass(frozen=True, eq=False)
 class RunTable(_Table):
-    """A validated run: ids as Arrow strings, scores as float64, queries encoded once.
+    """A validated run: docids as Arrow strings, scores as float64, queries encoded once.
 
-    ``query_codes[i]`` indexes ``query_dict`` (the distinct query ids in order of appearance).
+    ``query_id`` is a DictionaryArray: ``query_codes[i]`` (its int32 indices) indexes ``query_dict``
+    (the distinct query ids in order of first appearance). ``pair_hash[i]`` is
+    :func:`pair_hash` of row i's (query id, docid), computed once for the duplicate check and reused
+    by the evaluation to skip rows whose pair cannot be in the qrels.
     """
 
     score: np.ndarray
     query_codes: np.ndarray
     query_dict: pa.Array
+    pair_hash: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,50 +134,112 @@ class QrelsTable(_Table):
 
 
 # --------------------------------------------------------------------------------------------
-# bytes -> columns
+# fast path: regular files, streamed segment by segment through pyarrow's CSV reader
 # --------------------------------------------------------------------------------------------
 
-def _read_bytes(path: PathLike, what: str) -> tuple[bytes, str]:
+_SEGMENT = 1 << 25  # bytes of text per pyarrow.csv call on the fast path
+
+_Text = bytes | bytearray | mmap.mmap  # what a segment's bytes live in
+
+
+def _check_path(path: PathLike, what: str) -> Path:
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{what} file not found: {p}")
     if p.is_dir():
         raise TrecFormatError(f"{p}: is a directory, not a {what} file")
-    data = p.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise TrecFormatError(f"{p}: corrupt gzip data ({exc})") from None
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
-    return data, str(p)
+    return p
 
 
-def _fast_delimiter(data: bytes) -> str | None:
-    """The single-character delimiter if the file looks regular enough for pyarrow's CSV reader.
-
-    Regular: fields separated by tabs with no spaces anywhere, or by spaces with no tabs; no
-    vertical tabs, form feeds or lone carriage returns; the first line splits the same way on the
-    delimiter as on whitespace. Lines with a different number of delimiters (blank, indented or
-    comment lines, doubled separators) make the CSV reader fail, and :func:`_fast_parse` rejects
-    comment lines that happen to parse; all those files take the general path. Only single-byte
-    searches (memchr speed) are used on the whole buffer.
+def _segments(p: Path, size: int = 0) -> Iterator[tuple[_Text, int, int]]:
+    """The file's text (gunzipped, without a leading UTF-8 BOM) as consecutive pieces
+    ``(data, start, end)``: ``data[start:end]`` holds about ``size`` bytes (default
+    :data:`_SEGMENT`) ending with a newline, except at the end (a piece grows until it holds a
+    whole line). A piece stays valid while the caller holds ``data``, so the next piece can be
+    prepared while one is parsed. Plain files are memory-mapped one piece at a time (no copy, and
+    at most a few pieces resident); gzip files and files that cannot be mapped are read.
     """
-    if not data or data[:1] in (b" ", b"\t", b"\r", b"\n", b"#"):
+    size = size or _SEGMENT
+    with open(p, "rb") as raw:
+        if raw.peek(2)[:2] == _GZIP_MAGIC:
+            with gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+                yield from _read_segments(stream, size)
+            return
+        total = os.fstat(raw.fileno()).st_size
+        try:
+            probe = mmap.mmap(raw.fileno(), min(total, 4), access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # empty, or not mappable (a pipe...)
+            yield from _read_segments(raw, size)
+            return
+        pos = len(_BOM) if probe[:3] == _BOM else 0
+        del probe
+        grain = mmap.ALLOCATIONGRANULARITY
+        while pos < total:
+            lo = pos - pos % grain  # mappings start at a multiple of the granularity
+            length = min(total - lo, pos - lo + size)
+            data = mmap.mmap(raw.fileno(), length, offset=lo, access=mmap.ACCESS_READ)
+            end = length if lo + length == total else data.rfind(b"\n", pos - lo, length) + 1
+            if end == 0:  # no line end in the window: a longer one
+                size *= 2
+                continue
+            yield data, pos - lo, end
+            pos = lo + end
+
+
+def _read_segments(stream: BinaryIO, size: int) -> Iterator[tuple[bytearray, int, int]]:
+    """:func:`_segments` for streams: each piece in a buffer of its own."""
+    rest = b""
+    first = True
+    while True:
+        buf = bytearray(len(rest) + size)
+        buf[: len(rest)] = rest
+        filled = len(rest)
+        with memoryview(buf) as view:
+            while filled < len(buf):
+                n = stream.readinto(view[filled:])
+                if not n:
+                    break
+                filled += n
+        eof = filled < len(buf)
+        start = len(_BOM) if first and buf.startswith(_BOM) else 0
+        end = filled if eof else buf.rfind(b"\n", 0, filled) + 1
+        if end <= start and not eof:  # no line end yet: read on, keeping everything
+            rest = bytes(buf[:filled])
+            continue
+        first = False
+        if end > start:
+            yield buf, start, end
+        if eof:
+            return
+        rest = bytes(buf[end:filled])
+
+
+def _fast_delimiter(data: _Text, end: int | None = None, start: int = 0) -> str | None:
+    """The delimiter for pyarrow's CSV reader — tab if the first line has one, else space — when
+    the start of ``data[start:end]`` is regular, else None.
+
+    Checked here: the text starts with a field; the first line splits the same way on the
+    delimiter as on whitespace; every carriage return ends a CRLF line end (two counts, only if
+    there is one). The rest of the text is checked by :func:`_separators` and by the CSV reader
+    itself (every line must have as many fields as the first).
+    """
+    end = len(data) if end is None else end
+    if end <= start or data[start: start + 1] in (b" ", b"\t", b"\r", b"\n", b"#"):
         return None
-    delim = b"\t" if b"\t" in data else b" "
-    if (delim == b"\t" and b" " in data) or b"\x0b" in data or b"\x0c" in data:
-        return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None
-    end = data.find(b"\n")
-    first = data[: end if end >= 0 else len(data)]
-    if first.endswith(b"\r"):
-        first = first[:-1]
+    first = _first_line(data, start, end)
+    delim = b"\t" if b"\t" in first else b" "
     if len(first.split(delim)) != len(first.split()):
         return None
+    if data.find(b"\r", start, end) >= 0:
+        text = data[start:end]
+        if text.count(b"\r") != text.count(b"\r\n"):
+            return None
     return delim.decode()
+
+
+def _first_line(data: _Text, start: int, end: int) -> bytes:
+    stop = data.find(b"\n", start, end)
+    return bytes(data[start: stop if stop >= 0 else end]).rstrip(b"\r")
 
 
 def _layout_for(kind: str, nfields: int) -> str | None:
@@ -159,14 +252,73 @@ def _layout_for(kind: str, nfields: int) -> str | None:
     return None
 
 
-def _fast_parse(data: bytes, kind: str, value_type: pa.DataType):
-    """Parse a regular file with pyarrow.csv; None when the general path must be used."""
-    delim = _fast_delimiter(data)
+_SCAN_BLOCK = 1 << 18  # bytes per step of the separator scan (its buffers stay in cache)
+
+
+def _separators(data: _Text, start: int, end: int, delim: str) -> int | None:
+    """The number of separator bytes (≤ 0x20, carriage returns of CRLF line ends excepted) in
+    ``data[start:end]``, or None when two separators touch or the text ends with the delimiter.
+
+    Touching separators — a doubled delimiter, a delimiter at the start or end of a line, a blank
+    line — are what the CSV reader would read as an empty field, where trec_eval's whitespace
+    splitting sees one field less. The count lets :func:`_parse_checked` prove, once the CSV reader
+    has counted the lines, that the delimiter and the line ends are the only whitespace (or control)
+    bytes. The scan is vectorised over blocks of 256 KiB with preallocated buffers; numpy releases
+    the GIL, so it runs beside pyarrow.
+    """
+    if data[end - 1: end] == delim.encode():
+        return None  # a last line without newline ends with the delimiter
+    buf = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
+    crlf = data.find(b"\r", start, end) >= 0
+    sep = np.empty(_SCAN_BLOCK + 1, dtype=bool)
+    pair = np.empty(_SCAN_BLOCK, dtype=bool)
+    d = ord(delim)
+    count = 0
+    for lo in range(0, len(buf), _SCAN_BLOCK):
+        x = buf[lo: lo + _SCAN_BLOCK + 1]  # one byte more: pairs across block edges
+        m = len(x)
+        s, pr = sep[:m], pair[: m - 1]
+        np.less_equal(x, 32, out=s)
+        if crlf:
+            s &= x != 13
+            if np.any((x[:-1] == d) & (x[1:] == 13)):
+                return None  # delimiter before a CRLF line end
+        np.logical_and(s[:-1], s[1:], out=pr)
+        if pr.any():
+            return None
+        count += int(np.count_nonzero(s[: _SCAN_BLOCK]))
+    return count
+
+
+def _check_text(data: _Text, start: int, end: int) -> tuple[str, int] | None:
+    """(delimiter, number of separator bytes) of a regular ``data[start:end]``, else None.
+
+    Besides :func:`_fast_delimiter` and :func:`_separators`, the whole text must be valid UTF-8
+    (pyarrow's validator, a few ms per segment), as the general path requires of every line; the
+    CSV reader then need not check its string columns.
+    """
+    delim = _fast_delimiter(data, end, start)
     if delim is None:
         return None
-    end = data.find(b"\n")
-    first = data[: end if end >= 0 else len(data)].rstrip(b"\r")
-    ncols = first.count(delim.encode()) + 1
+    nsep = _separators(data, start, end, delim)
+    if nsep is None:
+        return None
+    text = pa.LargeStringArray.from_buffers(
+        1, pa.py_buffer(np.array([0, end - start], dtype=np.int64)),
+        pa.py_buffer(memoryview(data)[start:end]))
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return None
+    return delim, nsep
+
+
+def _parse_checked(data: _Text, start: int, end: int, delim: str, nsep: int, kind: str,
+                   value_type: pa.DataType,
+                   ) -> tuple[str, int, str, dict[str, pa.ChunkedArray]] | None:
+    """Parse ``data[start:end]`` once :func:`_check_text` passed: (delimiter, fields per line,
+    layout, columns qid, docid, value), or None when it is not regular after all."""
+    ncols = _first_line(data, start, end).count(delim.encode()) + 1
     layout = _layout_for(kind, ncols)
     if layout is None:
         return None
@@ -176,21 +328,124 @@ def _fast_parse(data: bytes, kind: str, value_type: pa.DataType):
              f"f{idx['value']}": value_type}
     try:
         table = pcsv.read_csv(
-            pa.BufferReader(data),
+            pa.py_buffer(memoryview(data)[start:end]),
             read_options=pcsv.ReadOptions(column_names=names),
             parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
                                             escape_char=False, newlines_in_values=False,
                                             ignore_empty_lines=False),
             convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
                                                 null_values=[], strings_can_be_null=False,
-                                                quoted_strings_can_be_null=False, check_utf8=True),
+                                                quoted_strings_can_be_null=False,
+                                                check_utf8=False),  # done by _check_text
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    cols = {k: table.column(f"f{i}") for k, i in idx.items()}
-    if b"#" in data and pc.any(pc.starts_with(cols["qid"], "#")).as_py():
+    rows = table.num_rows  # = lines: no blank lines (touching separators), no lone CR
+    line_ends = rows if data[end - 1: end] == b"\n" else rows - 1
+    if nsep != rows * (ncols - 1) + line_ends:
+        return None  # whitespace (or control bytes) other than the delimiter and the line ends
+    return delim, ncols, layout, {k: table.column(f"f{i}") for k, i in idx.items()}
+
+
+def _parse_segment(data: _Text, kind: str, value_type: pa.DataType, end: int | None = None,
+                   start: int = 0) -> tuple[str, int, str, dict[str, pa.ChunkedArray]] | None:
+    """:func:`_check_text` then :func:`_parse_checked` on ``data[start:end]``."""
+    end = len(data) if end is None else end
+    checked = _check_text(data, start, end)
+    if checked is None:
+        return None
+    return _parse_checked(data, start, end, *checked, kind, value_type)
+
+
+def _fast_parse(data: bytes | bytearray, kind: str, value_type: pa.DataType):
+    """Parse a regular in-memory text with pyarrow.csv: (layout, columns, None), or None when the
+    general path must be used."""
+    parsed = _parse_segment(data, kind, value_type)
+    if parsed is None:
+        return None
+    cols = parsed[3]
+    if pc.any(pc.starts_with(cols["qid"], "#")).as_py():
         return None  # a comment line with as many fields as data lines
-    return layout, cols, None
+    return parsed[2], cols, None
+
+
+def _fast_parse_file(p: Path, kind: str, value_type: pa.DataType):
+    """The fast path over a whole file, one segment (:func:`_segments`) at a time.
+
+    Returns (layout, columns, None) — query ids as a DictionaryArray, values as numpy and, for
+    runs, ``columns["pair_hash"]`` (see :func:`pair_hash`) — or None when the file is
+    empty, a segment is not regular, segments disagree on the delimiter or the number of fields, a
+    line is a comment, or the gzip data are corrupt; the caller then runs the general path, which
+    reports any error with its line number.
+
+    pyarrow parses a segment on all cores without the GIL; meanwhile two worker threads check the
+    next segment (:func:`_check_text`) and digest the previous one (:func:`_digest_segment`: query
+    ids reduced to stretches, so they never pile up as strings; pairs hashed while in cache).
+    """
+    shape: tuple[str, int, str] | None = None
+    digests: list[Future] = []
+    pool = ThreadPoolExecutor(max_workers=2)
+    try:
+        segments = _segments(p)
+        seg = next(segments, None)
+        check = pool.submit(_check_text, *seg) if seg is not None else None
+        while check is not None:
+            checked = check.result()
+            if checked is None:
+                return None
+            data, start, end = seg
+            seg = next(segments, None)
+            check = pool.submit(_check_text, *seg) if seg is not None else None
+            parsed = _parse_checked(data, start, end, *checked, kind, value_type)
+            del data
+            if parsed is None or (shape is not None and parsed[:3] != shape):
+                return None
+            shape = parsed[:3]
+            digests.append(pool.submit(_digest_segment, parsed[3], kind != "qrels"))
+        parts = [d.result() for d in digests]
+    except (OSError, EOFError, zlib.error):  # corrupt gzip data: the general path says so
+        return None
+    finally:
+        pool.shutdown(cancel_futures=True)
+        # parsing left pyarrow's pool (mimalloc by default) holding freed blocks; give them back
+        pa.default_memory_pool().release_unused()
+    if shape is None:
+        return None
+    qid = _encode_heads([x[0] for x in parts], [x[1] for x in parts])
+    if pc.any(pc.starts_with(qid.dictionary, "#")).as_py():
+        return None  # a comment line with as many fields as data lines
+    cols = {"qid": qid, "docid": pa.chunked_array([c for x in parts for c in x[2]], pa.string()),
+            "value": np.concatenate([x[3] for x in parts])}
+    if kind != "qrels":
+        cols["pair_hash"] = np.concatenate([x[4] for x in parts])
+    return shape[2], cols, None
+
+
+def _digest_segment(cols: dict[str, pa.ChunkedArray], hash_pairs: bool):
+    """(query id stretch heads, stretch lengths, docid chunks, values as numpy, pair hashes or
+    None) of one parsed segment."""
+    heads, lengths = _stretches(cols["qid"])
+    docs = cols["docid"]
+    pairs = None
+    if hash_pairs:
+        pairs = pair_hash(np.repeat(hash_strings(heads), lengths), docs)
+    return heads, lengths, docs.chunks, cols["value"].to_numpy(), pairs
+
+
+# --------------------------------------------------------------------------------------------
+# general path: any whitespace, comments, blank lines; all errors with line numbers
+# --------------------------------------------------------------------------------------------
+
+def _read_bytes(p: Path) -> bytes:
+    data = p.read_bytes()
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TrecFormatError(f"{p}: corrupt gzip data ({exc})") from None
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    return data
 
 
 def _line_array(data: bytes) -> pa.LargeStringArray:
@@ -297,12 +552,20 @@ def _convert(col: pa.Array, typ: pa.DataType, table_where, what: str) -> np.ndar
 
 
 def _parse_file(path: PathLike, kind: str):
+    """(source, query ids, docids, values, line numbers or None, pair hashes or None) of a run or
+    qrels file.
+
+    Query ids come back dictionary-encoded for runs (see :func:`_as_codes`) and as plain strings for
+    qrels; run docids stay chunked as read (they are only hashed, looked up and taken, which work
+    chunk-wise).
+    """
     what = "qrels" if kind == "qrels" else "run"
-    data, source = _read_bytes(path, what)
+    p = _check_path(path, what)
+    source = str(p)
     value_type = pa.int64() if kind == "qrels" else pa.float64()
-    parsed = _fast_parse(data, kind, value_type)
+    parsed = _fast_parse_file(p, kind, value_type)
     if parsed is None:
-        parsed = _general_parse(data, source, kind)
+        parsed = _general_parse(_read_bytes(p), source, kind)
     layout, cols, line = parsed
     if len(cols["qid"]) == 0:
         raise TrecFormatError(f"{source}: {what} file is empty (no data lines)")
@@ -310,16 +573,28 @@ def _parse_file(path: PathLike, kind: str):
     def where(i: int) -> str:
         return f"{source}:{int(line[i]) if line is not None else i + 1}"
 
-    what_value = "relevance label" if kind == "qrels" else "score"
-    values = _convert(cols["value"], value_type, where, what_value)
-    # query ids (few distinct) and qrels docids (small files) as single arrays; run docids stay
-    # chunked as read (they are only hashed, looked up and taken, which work chunk-wise)
+    pairs = cols.get("pair_hash")
+    values = cols["value"]
+    if not isinstance(values, np.ndarray):
+        what_value = "relevance label" if kind == "qrels" else "score"
+        values = _convert(values, value_type, where, what_value)
     qid, docid = cols["qid"], cols["docid"]
-    if isinstance(qid, pa.ChunkedArray):
-        qid = qid.combine_chunks()
-    if kind == "qrels" and isinstance(docid, pa.ChunkedArray):
-        docid = docid.combine_chunks()
-    return source, qid, docid, values, line
+    if kind == "qrels":
+        qid = _plain(qid)
+        if isinstance(docid, pa.ChunkedArray):
+            docid = docid.combine_chunks()
+    else:
+        qid = _as_codes(qid)
+    return source, qid, docid, values, line, pairs
+
+
+def _plain(ids: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Ids as one plain string array (dictionary-encoded and chunked ids are decoded/combined)."""
+    if isinstance(ids, pa.ChunkedArray):
+        ids = ids.combine_chunks()
+    if isinstance(ids, pa.DictionaryArray):
+        ids = ids.dictionary_decode()
+    return ids
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,107 +661,242 @@ def _frame_columns(df: pd.DataFrame, kind: str):
 
 
 # --------------------------------------------------------------------------------------------
-# duplicate detection
+# hashing, query encoding and duplicate detection
 # --------------------------------------------------------------------------------------------
 
 _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xBF58476D1CE4E5B9)
 _K3 = np.uint64(0x94D049BB133111EB)
-_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # k low bytes set
+_U = {k: np.uint64(k) for k in (1, 3, 27, 29, 30, 31, 63)}
 
 
-def _mix(h: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser, in place."""
-    h ^= h >> np.uint64(30)
-    h *= _K2
-    h ^= h >> np.uint64(27)
-    h *= _K3
-    h ^= h >> np.uint64(31)
-    return h
+def _mix(h: np.ndarray, tmp: np.ndarray) -> None:
+    """splitmix64 finaliser, in place (``tmp``: scratch of the same shape)."""
+    for shift, k in ((_U[30], _K2), (_U[27], _K3)):
+        np.right_shift(h, shift, out=tmp)
+        h ^= tmp
+        h *= k
+    np.right_shift(h, _U[31], out=tmp)
+    h ^= tmp
 
 
-def _piece_hash(arr: pa.Array, out: np.ndarray) -> None:
-    """Hash the strings of one (small) Arrow string array into ``out``."""
+class _Scratch:
+    """Temporaries for :func:`_piece_hash`, allocated once per :func:`hash_strings` call: fresh
+    arrays of a few hundred KiB per piece would each be a new memory mapping to fault in."""
+
+    def __init__(self, n: int):
+        self.i = [np.empty(n, dtype=np.int64) for _ in range(4)]
+        self.u = [np.empty(n, dtype=np.uint64) for _ in range(5)]
+        self._words = np.empty(0, dtype=np.uint64)
+
+    def words(self, data: np.ndarray) -> np.ndarray:
+        """``data`` (bytes) copied to the start of an aligned uint64 buffer with at least two
+        words to spare, so that 8-byte loads never run out (spare bytes are never used)."""
+        need = len(data) // 8 + 3
+        if len(self._words) < need:
+            self._words = np.empty(max(need, 2 * len(self._words)), dtype=np.uint64)
+        self._words.view(np.uint8)[: len(data)] = data
+        return self._words
+
+
+def _load8(words: np.ndarray, at: np.ndarray, out: np.ndarray, idx: np.ndarray,
+           shift: np.ndarray, high: np.ndarray) -> None:
+    """``out`` = the 8 bytes starting at byte offsets ``at`` of ``words`` (little-endian uint64),
+    from two aligned loads (numpy gathers aligned words much faster than unaligned ones);
+    ``idx``, ``shift``, ``high``: scratch."""
+    np.right_shift(at, 3, out=idx)
+    np.take(words, idx, out=out, mode="clip")  # indices are in range: "clip" skips buffering
+    idx += 1
+    np.take(words, idx, out=high, mode="clip")
+    np.bitwise_and(at, 7, out=idx)
+    idx <<= 3
+    np.copyto(shift, idx, casting="unsafe")  # 0..56
+    out >>= shift
+    np.subtract(_U[63], shift, out=shift)
+    high <<= shift  # two shifts, so that a shift by 64 (at & 7 == 0) clears high
+    high <<= _U[1]
+    out |= high
+
+
+def _piece_hash(arr: pa.Array, out: np.ndarray, scratch: _Scratch) -> None:
+    """Hash the strings of one (small) Arrow string array into ``out``.
+
+    A string of length L with bytes b is reduced to its first 8 bytes ``f`` (zero-padded) and its
+    last 8 bytes ``l`` (overlapping ``f`` when L < 16; equal to ``f`` when L ≤ 8), plus, for L > 16,
+    the 8-byte words at 8, 16, ... before the last one. The state starts as L·K3 and absorbs each
+    word w as ``h = ((h ^ w)·K) ^ (... >> 29)``; a splitmix64 finaliser ends it. The hash is a
+    function of (L, b) only, so equal strings hash equally wherever they are stored.
+    """
     n = len(arr)
     bufs = arr.buffers()
     wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
     odt = np.int64 if wide else np.int32
     offsets = np.frombuffer(bufs[1], dtype=odt, count=n + 1, offset=arr.offset * odt().itemsize)
-    data = (np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    data = (np.frombuffer(bufs[2], dtype=np.uint8, count=hi - lo, offset=lo) if hi > lo
             else np.zeros(0, dtype=np.uint8))
-    if len(data) < 8:
-        data = np.concatenate([data, np.zeros(8, dtype=np.uint8)])
-    nbuf = len(data)
-    words = np.ndarray(shape=(nbuf - 7,), dtype="<u8", buffer=data, strides=(1,))
-    starts = offsets[:-1].astype(np.int64)
-    lens = np.diff(offsets).astype(np.int64)
-    np.multiply(lens.astype(np.uint64), _K1, out=out)
-    maxlen, minlen = int(lens.max()), int(lens.min())
-    for j in range(0, maxlen, 8):
-        idx = starts + j
-        clipped = np.flatnonzero(idx > nbuf - 8)
-        if len(clipped):
-            idx[clipped] = nbuf - 8
-        w = words[idx]
-        if j + 8 > minlen:
-            rem = np.clip(lens - j, 0, 8)
-            w &= _ONES >> ((np.int64(8) - rem) * 8).astype(np.uint64)
-            w[rem == 0] = 0
-            for r in clipped[rem[clipped] > 0]:  # rows ending in the buffer's last 8 bytes
-                st = int(starts[r]) + j
-                chunk = data[st: st + int(rem[r])].tobytes().ljust(8, b"\0")
-                w[r] = np.uint64(int.from_bytes(chunk, "little"))
-        if j + 8 > minlen:  # strings already finished keep their hash
-            done = lens <= j
-            mixed = (out ^ w) * _K1
-            mixed ^= mixed >> np.uint64(29)
-            out[:] = np.where(done, out, mixed)
-        else:
-            out ^= w
-            out *= _K1
-            out ^= out >> np.uint64(29)
+    words = scratch.words(data)
+    starts, lens, at, idx = (x[:n] for x in scratch.i)
+    keep, first, last, shift, high = (x[:n] for x in scratch.u)
+    np.subtract(offsets[:-1], lo, out=starts)
+    np.subtract(offsets[1:], offsets[:-1], out=lens)
+    np.minimum(lens, 8, out=at)
+    np.take(_LOW_BYTES, at, out=keep, mode="clip")
+    _load8(words, starts, first, idx, shift, high)
+    first &= keep
+    np.subtract(lens, 8, out=at)
+    np.maximum(at, 0, out=at)
+    at += starts
+    _load8(words, at, last, idx, shift, high)
+    last &= keep
+    np.copyto(out, lens, casting="unsafe")
+    out *= _K3
+    for word, k in ((first, _K1), (last, _K2)):
+        out ^= word
+        out *= k
+        np.right_shift(out, _U[29], out=high)
+        out ^= high
+    long = np.flatnonzero(lens > 16)
+    j = 8
+    while len(long):  # middle words of strings longer than 16 bytes (rare: fresh temporaries)
+        m = len(long)
+        w = np.empty(m, dtype=np.uint64)
+        _load8(words, starts[long] + j, w, np.empty(m, dtype=np.int64),
+               np.empty(m, dtype=np.uint64), np.empty(m, dtype=np.uint64))
+        h = out[long]
+        h ^= w
+        h *= _K1
+        h ^= h >> _U[29]
+        out[long] = h
+        j += 8
+        long = long[lens[long] > j + 8]
+    _mix(out, high)
 
 
 _PIECE = 1 << 16
 
 
-def hash_strings(arr: pa.Array | pa.ChunkedArray, salt: np.ndarray | None = None) -> np.ndarray:
-    """64-bit hash of every string of ``arr`` (mixed with ``salt[i]`` if given), vectorised 8 bytes
-    at a time: equal (string, salt) pairs get equal hashes. Used only to find candidate duplicates,
-    which are then compared exactly. Works in pieces of 65,536 strings so temporaries stay small."""
+def hash_strings(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """64-bit hash of every string of ``arr``, vectorised 8 bytes at a time: equal strings get equal
+    hashes. Used only to find candidate duplicates or matches, which are then compared exactly.
+    Works in pieces of 65,536 strings, with one set of temporaries, so that they stay in cache."""
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     out = np.empty(len(arr), dtype=np.uint64)
+    scratch = _Scratch(min(len(arr), _PIECE))
     i = 0
     with np.errstate(over="ignore"):
         for ch in chunks:
             for s in range(0, len(ch), _PIECE):
                 piece = ch.slice(s, _PIECE)
-                h = out[i: i + len(piece)]
-                _piece_hash(piece, h)
-                if salt is not None:
-                    h ^= _mix(salt[i: i + len(piece)].astype(np.uint64) + np.uint64(1))
-                _mix(h)
+                _piece_hash(piece, out[i: i + len(piece)], scratch)
                 i += len(piece)
     return out
 
 
-def _duplicate_pair(qcodes: np.ndarray, docs: pa.Array | pa.ChunkedArray) -> tuple[int, int] | None:
+def pair_hash(query_hash: np.ndarray, docs: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """64-bit key of each (query id, docid) pair: ``hash_strings(docs) ^ (query_hash · K1)``,
+    ``query_hash`` holding ``hash_strings`` of each row's query id. A function of the two strings
+    only (K1 odd: one document under two queries gets two keys), so runs and qrels compute the same
+    keys independently; equal keys are only candidates, always confirmed exactly."""
+    out = hash_strings(docs)
+    with np.errstate(over="ignore"):
+        out ^= query_hash * _K1
+    return out
+
+
+def take_rows(arr: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """``arr[rows]`` as one array. pyarrow's ``ChunkedArray.take`` first concatenates all chunks
+    (a full copy of, say, 5 million docids for a handful of rows); here each chunk is taken from
+    separately, for the rows that fall in it."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not isinstance(arr, pa.ChunkedArray):
+        return arr.take(pa.array(rows))
+    if arr.num_chunks == 1:
+        return arr.chunk(0).take(pa.array(rows))
+    sizes = np.array([len(c) for c in arr.chunks], dtype=np.int64)
+    first = np.cumsum(sizes) - sizes  # first row of each chunk
+    order = np.argsort(rows, kind="stable")
+    srt = rows[order]
+    where = np.searchsorted(first, srt, side="right") - 1
+    cut = np.flatnonzero(np.diff(where)) + 1
+    pieces = [arr.chunk(int(where[lo])).take(pa.array(srt[lo:hi] - first[where[lo]]))
+              for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(srt)], strict=True) if hi > lo]
+    out = pa.concat_arrays(pieces) if pieces else arr.chunk(0).slice(0, 0)
+    if not np.array_equal(order, np.arange(len(order))):
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        out = out.take(pa.array(inverse))
+    return out
+
+
+def _stretches(ids: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:
+    """The first id of every stretch of equal neighbours and the stretch lengths (a run lists the
+    documents of a query together, so a few thousand stretches stand for millions of rows)."""
+    n = len(ids)
+    if n == 0:
+        return pa.array([], type=pa.string()), np.zeros(0, dtype=np.int64)
+    change = pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.r_[True, change])
+    return take_rows(ids, starts), np.diff(np.r_[starts, n])
+
+
+def _encode_heads(heads: list[pa.Array], lengths: list[np.ndarray]) -> pa.DictionaryArray:
+    """Dictionary-encode ids given as stretches: int32 codes into the distinct ids, in order of
+    first appearance (as ``pc.dictionary_encode``); only the stretch heads are hashed."""
+    enc = pc.dictionary_encode(pa.concat_arrays(heads) if len(heads) != 1 else heads[0])
+    codes = np.repeat(enc.indices.to_numpy(zero_copy_only=False), np.concatenate(lengths))
+    return pa.DictionaryArray.from_arrays(pa.array(codes), enc.dictionary)
+
+
+def _as_codes(ids: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    """Ids as a DictionaryArray (codes in order of first appearance), encoding them if needed."""
+    if isinstance(ids, pa.DictionaryArray):
+        return ids
+    heads, lengths = _stretches(ids)
+    return _encode_heads([heads], [lengths])
+
+
+def _sort_by_query(key: np.ndarray, qcodes: np.ndarray) -> np.ndarray:
+    """Sort ``key`` in place; return the positions where one independent part ends and the next
+    begins. When every query's rows are contiguous (runs list each query's documents together),
+    the rows are cut between queries into one part per pyarrow CPU thread and the parts are sorted
+    concurrently (numpy releases the GIL while sorting); otherwise one sort over all rows."""
+    n = len(key)
+    parts = min(pa.cpu_count(), 8)
+    cuts = np.flatnonzero(qcodes[1:] != qcodes[:-1]) + 1  # where a stretch of one query starts
+    if parts < 2 or n < (1 << 16) or len(cuts) + 1 != int(qcodes.max()) + 1:
+        key.sort()
+        return np.zeros(0, dtype=np.int64)
+    bounds = np.unique(cuts[np.minimum(np.searchsorted(cuts, np.arange(1, parts) * n // parts),
+                                       len(cuts) - 1)]) if len(cuts) else cuts
+    edges = np.r_[0, bounds, n]
+    with ThreadPoolExecutor(max_workers=len(edges) - 1) as pool:
+        list(pool.map(lambda lo, hi: key[lo:hi].sort(), edges[:-1], edges[1:]))
+    return bounds
+
+
+def _duplicate_pair(qcodes: np.ndarray, docs: pa.Array | pa.ChunkedArray,
+                    pairs: np.ndarray) -> tuple[int, int] | None:
     """Rows (first, second) of the first repeated (query, document) pair, or None.
 
-    Rows are hashed (64 bits, salted with the query code) and the hashes sorted; rows sharing a
+    The rows' pair hashes (:func:`pair_hash`) are sorted (:func:`_sort_by_query`); rows sharing a
     hash are then compared exactly, so a hash collision can never produce a false error.
     """
     if len(qcodes) < 2:
         return None
-    key = hash_strings(docs, salt=qcodes)
-    srt = np.sort(key)
+    srt = pairs.copy()
+    bounds = _sort_by_query(srt, qcodes)
     eq = srt[1:] == srt[:-1]
+    eq[bounds - 1] = False  # neighbours across a part boundary belong to different queries
     if not eq.any():
         return None
-    rows = np.flatnonzero(np.isin(key, np.unique(srt[1:][eq])))
+    shared = np.unique(srt[1:][eq])
+    del srt
+    rows = np.flatnonzero(np.isin(pairs, shared))
     seen: dict[tuple[int, str], int] = {}
     for row, qc, doc in zip(rows.tolist(), qcodes[rows].tolist(),
-                            docs.take(pa.array(rows)).to_pylist(), strict=True):
+                            take_rows(docs, rows).to_pylist(), strict=True):
         prev = seen.setdefault((qc, doc), row)
         if prev != row:
             return prev, row
@@ -506,21 +916,23 @@ def load_run(src: PathLike | pd.DataFrame | RunTable) -> RunTable:
     if isinstance(src, RunTable):
         return src
     if _is_path(src):
-        source, qid, docid, score, line = _parse_file(src, "run")
+        source, qid, docid, score, line, pairs = _parse_file(src, "run")
         unit = "line"
     else:
         source, qid, docid, score = _frame_columns(src, "run")
-        line, unit = None, "row"
-    enc = pc.dictionary_encode(qid)
-    codes = enc.indices.to_numpy(zero_copy_only=False)
+        line, unit, pairs = None, "row", None
+    qid = _as_codes(qid)
+    codes = qid.indices.to_numpy(zero_copy_only=False)
+    if pairs is None:
+        pairs = pair_hash(hash_strings(qid.dictionary)[codes], docid)
     table = RunTable(source=source, query_id=qid, doc_id=docid, line=line, unit=unit,
                      score=np.asarray(score, dtype=np.float64), query_codes=codes,
-                     query_dict=enc.dictionary)
+                     query_dict=qid.dictionary, pair_hash=pairs)
     nan = np.flatnonzero(np.isnan(table.score))
     if len(nan):
         i = int(nan[0])
         raise TrecFormatError(f"{table.where(i)}: score is not a number: 'nan'")
-    dup = _duplicate_pair(codes, docid)
+    dup = _duplicate_pair(codes, docid, pairs)
     if dup is not None:
         a, b = dup
         raise DuplicateEntryError(
@@ -534,7 +946,7 @@ def load_qrels(src: PathLike | pd.DataFrame | QrelsTable) -> QrelsTable:
     if isinstance(src, QrelsTable):
         return src
     if _is_path(src):
-        source, qid, docid, rel, line = _parse_file(src, "qrels")
+        source, qid, docid, rel, line, _ = _parse_file(src, "qrels")
         unit = "line"
     else:
         source, qid, docid, rel = _frame_columns(src, "qrels")
@@ -569,8 +981,8 @@ def read_run(path: PathLike) -> pd.DataFrame:
     and :class:`DuplicateEntryError` when a document occurs twice for one query.
     """
     t = load_run(path)
-    return pd.DataFrame({"query_id": t.query_id.to_pandas(), "doc_id": t.doc_id.to_pandas(),
-                         "score": t.score})
+    return pd.DataFrame({"query_id": _plain(t.query_id).to_pandas(),
+                         "doc_id": t.doc_id.to_pandas(), "score": t.score})
 
 
 def read_qrels(path: PathLike) -> pd.DataFrame:
