@@ -1,0 +1,206 @@
+"""One error hierarchy for every layer, and the validators that all layers share.
+
+Every error a user can trigger is a :class:`RangerError` (a ``ValueError``, so ``except
+ValueError`` keeps working) and its message names the file, key, line or argument and the
+offending value. Each layer has its own subclass, so callers can catch one layer's errors:
+
+=====================  ==========================================  =====================
+class                  raised by                                   layer
+=====================  ==========================================  =====================
+InputError             score/table readers (file, line, text)      io
+ConfigError            experiment YAML / command options (key)     io, pipeline
+ScoresError            ``Scores`` construction, pairing            scores
+TrecFormatError        TREC run/qrels readers                      ir
+MeasureError           measure names (``nDCG@10``)                 ir
+MissingTopicsError     ``missing="error"`` in IR evaluation        ir
+StatsInputError        statistical tests, corrections              stats
+EffectSizeError        effect sizes                                effects
+MetaInputError         meta-analysis input                         meta
+ConvergenceError       iterative τ² estimators                     meta
+CompareError           multi-system comparison                     comparison
+AggregateError         aggregation, rankings, rank tests           aggregate
+PlotError              figures (layout, bad result objects)        plots
+ReportError            tables and reports                          report
+=====================  ==========================================  =====================
+
+The validators (:func:`check_level`, :func:`check_alpha`, :func:`check_alternative`,
+:func:`check_correction`, :func:`check_choice`) take the layer's error class as ``error=`` so that
+a bad ``level`` is reported the same way everywhere and caught as that layer's error.
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from numbers import Real
+
+__all__ = [
+    "ALTERNATIVES",
+    "CORRECTIONS",
+    "CORRECTION_ALIASES",
+    "AggregateError",
+    "CompareError",
+    "ConfigError",
+    "ConvergenceError",
+    "EffectSizeError",
+    "InputError",
+    "MeasureError",
+    "MetaInputError",
+    "MissingTopicsError",
+    "PlotError",
+    "RangerError",
+    "ReportError",
+    "ScoresError",
+    "StatsInputError",
+    "TrecFormatError",
+    "DuplicateEntryError",
+    "check_alpha",
+    "check_alternative",
+    "check_choice",
+    "check_correction",
+    "check_level",
+    "suggest",
+]
+
+
+class RangerError(ValueError):
+    """Base of every error Ranger raises on bad input; the message says what and where."""
+
+
+class InputError(RangerError):
+    """Unreadable or invalid input file; the message names the file, line and text."""
+
+
+class ConfigError(RangerError):
+    """Invalid experiment configuration or command option; the message names the key."""
+
+
+class ScoresError(RangerError):
+    """Invalid per-item scores (missing columns, duplicates, mismatched items ...)."""
+
+
+class TrecFormatError(RangerError):
+    """Malformed TREC run or qrels file; the message names the file, line and text."""
+
+
+class DuplicateEntryError(TrecFormatError):
+    """A document listed twice for one query in a run or qrels file."""
+
+
+class MeasureError(RangerError):
+    """Unknown or malformed IR measure name."""
+
+
+class MissingTopicsError(RangerError):
+    """Qrels topics absent from a run, with ``missing="error"``."""
+
+
+class StatsInputError(RangerError):
+    """Bad input to a statistical test (wrong length, NaN, too few items, unknown option ...)."""
+
+
+class EffectSizeError(RangerError):
+    """Effect size cannot be computed (degenerate data, bad arguments); names the dataset."""
+
+
+class MetaInputError(RangerError):
+    """Invalid input to the meta-analysis (lengths, non-finite values, variances ≤ 0 ...)."""
+
+
+class ConvergenceError(RangerError, RuntimeError):
+    """An iterative τ² estimator did not converge (also a ``RuntimeError``, as before)."""
+
+
+class CompareError(RangerError):
+    """Invalid arguments or data for the multi-system comparison."""
+
+
+class AggregateError(RangerError):
+    """Invalid input to an aggregation, ranking or multi-dataset rank test."""
+
+
+class PlotError(RangerError):
+    """A figure cannot be drawn from the given result (names the argument and value)."""
+
+
+class ReportError(RangerError):
+    """A table or report cannot be written from the given result."""
+
+
+# --------------------------------------------------------------------------- shared validators
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+
+#: statsmodels' ``multipletests`` method names, plus "none".
+CORRECTIONS: tuple[str, ...] = (
+    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
+    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky", "none",
+)
+CORRECTION_ALIASES: dict[str, str] = {
+    "hochberg": "simes-hochberg",
+    "bh": "fdr_bh",
+    "benjamini-hochberg": "fdr_bh",
+    "by": "fdr_by",
+    "benjamini-yekutieli": "fdr_by",
+}
+
+
+def suggest(value: object, choices: Sequence[str]) -> str:
+    """`` (did you mean 'REML'?)`` when ``value`` is close to one of ``choices``, else ``""``."""
+    text = str(value)
+    lowered = {c.lower(): c for c in choices}
+    if text.lower() in lowered:
+        return f" (did you mean {lowered[text.lower()]!r}?)"
+    close = difflib.get_close_matches(text, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_choice(
+    name: str, value: object, choices: Sequence[str], *, error: type[RangerError] = RangerError
+) -> str:
+    """Return ``value`` if it is one of ``choices``; else raise ``error`` listing them."""
+    if not isinstance(value, str) or value not in choices:
+        raise error(
+            f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}"
+            + suggest(value, choices)
+        )
+    return value
+
+
+def _fraction(name: str, value: object, example: str, error: type[RangerError]) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise error(f"{name} must be a number strictly between 0 and 1 (e.g. {example}); got {value!r}")
+    v = float(value)
+    if not 0.0 < v < 1.0:  # also rejects NaN
+        raise error(f"{name} must be strictly between 0 and 1 (e.g. {example}); got {value!r}")
+    return v
+
+
+def check_level(level: object, *, error: type[RangerError] = RangerError) -> float:
+    """A confidence level strictly between 0 and 1 (e.g. 0.95), as a float."""
+    return _fraction("level", level, "0.95", error)
+
+
+def check_alpha(alpha: object, *, error: type[RangerError] = RangerError) -> float:
+    """A significance level strictly between 0 and 1 (e.g. 0.05), as a float."""
+    return _fraction("alpha", alpha, "0.05", error)
+
+
+def check_alternative(alternative: object, *, error: type[RangerError] = RangerError) -> str:
+    """One of ``"two-sided"``, ``"greater"``, ``"less"``."""
+    return check_choice("alternative", alternative, ALTERNATIVES, error=error)
+
+
+def check_correction(correction: object, *, error: type[RangerError] = RangerError) -> str:
+    """A multiplicity correction: a statsmodels ``multipletests`` name, an alias, or ``"none"``.
+
+    Returns the canonical statsmodels name (aliases resolved, lower case).
+    """
+    if not isinstance(correction, str):
+        raise error(f"correction must be a method name; got {correction!r}")
+    key = CORRECTION_ALIASES.get(correction.lower(), correction.lower())
+    if key not in CORRECTIONS:
+        valid = (*CORRECTIONS, *CORRECTION_ALIASES)
+        raise error(
+            f"unknown correction {correction!r}; valid: {', '.join(repr(m) for m in valid)}"
+            + suggest(correction, valid)
+        )
+    return key

@@ -1,0 +1,80 @@
+"""The one way numbers are written for people: p-values, percentages and confidence levels.
+
+Tables, figures and the command line all format through these functions, so a p-value reads the
+same everywhere. Each takes a ``style``: ``"text"`` (plain ASCII, e.g. Markdown and CSV-side
+text), ``"unicode"`` (figures and terminal: ``3.2×10⁻⁶``, ``−``), ``"latex"`` and ``"html"``.
+The rule for the digits is the same in every style; only the markup of exponents differs.
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["format_level", "format_percent", "format_pvalue", "format_sci", "STYLES"]
+
+STYLES: tuple[str, ...] = ("text", "unicode", "latex", "html")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: p-values below this are printed as an upper bound (doubles lose meaning far earlier).
+P_FLOOR = 1e-300
+
+
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {', '.join(STYLES)}; got {style!r}")
+
+
+def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
+    """``value`` in scientific notation with ``digits`` significant digits (``3.2×10⁻⁶``)."""
+    _check_style(style)
+    mantissa, exponent = f"{float(value):.{max(digits, 1) - 1}e}".split("e")
+    exp = int(exponent)
+    if style == "text":
+        return f"{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if style == "latex":
+        return f"${mantissa}\\times10^{{{exp}}}$"
+    if style == "html":
+        return f"{mantissa}&times;10<sup>{exp}</sup>"
+    return f"{mantissa}×10{str(exp).translate(_SUPERSCRIPT)}"
+
+
+def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str = "") -> str:
+    """A p-value with ``digits`` significant digits, scientific below 10⁻⁴.
+
+    This is exactly Python's ``f"{p:.{digits}g}"`` for ``p ≥ 1e-4`` (``0.008676``) and its
+    scientific branch below (``7.943e-21`` in ``"text"`` style, ``7.943×10⁻²¹`` in ``"unicode"``).
+    ``p < 1e-300`` is written ``< 1e-300``; NaN as ``NA``. ``prefix`` (e.g. ``"p = "``) is put
+    in front, and ``"p = "`` becomes ``"p < "`` for the bound.
+    """
+    _check_style(style)
+    p = float(p)
+    if math.isnan(p):
+        return f"{prefix}NA"
+    if 0 < p < P_FLOOR:
+        bound = {"text": "1e-300", "unicode": "10⁻³⁰⁰", "latex": "$10^{-300}$",
+                 "html": "10<sup>-300</sup>"}[style]
+        return (prefix.replace("=", "<") if "=" in prefix else f"{prefix}< ") + bound
+    if p == 0 or p >= 1e-4:
+        return f"{prefix}{p:.{digits}g}"
+    return prefix + format_sci(p, digits, style)
+
+
+def format_percent(fraction: float, decimals: int = 1, *, floor: bool = True) -> str:
+    """``fraction`` as a percentage with ``decimals`` decimals (``0.1614 → "16.14%"``).
+
+    With ``floor``, a positive value that would round to zero is written ``<0.1%`` (at the given
+    decimals), so a small weight never reads as nothing.
+    """
+    pct = 100.0 * float(fraction)
+    if math.isnan(pct):
+        return "NA"
+    smallest = 10.0 ** (-decimals)
+    if floor and 0 < pct < smallest / 2:
+        return f"<{smallest:.{decimals}f}%"
+    return f"{pct:.{decimals}f}%"
+
+
+def format_level(level: float) -> str:
+    """A confidence level as a percentage with as many decimals as it has: 0.95 → ``"95%"``,
+    0.9999 → ``"99.99%"``, 0.999 → ``"99.9%"`` (never rounded up to ``"100%"``)."""
+    pct = round(100.0 * float(level), 10)
+    text = f"{pct:.10f}".rstrip("0").rstrip(".")
+    return f"{text}%"

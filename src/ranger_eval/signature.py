@@ -1,0 +1,134 @@
+"""The reproducibility signature every result carries (in the style of sacrebleu's).
+
+One short line that says how a number was produced, printed under every table and in every figure
+footer and stored in every JSON output, e.g.::
+
+    ranger-eval:0.1.0|kind:compare|test:auto[paired-t]|alt:two-sided|pairs:all|corr:holm-sidak|family:dataset-metric|alpha:0.05|n_resamples:10000|seed:0
+
+The first field is the tool and its version, the second the kind of analysis; the rest are the
+settings of that analysis, in a fixed order, as ``key:value``. :data:`FIELDS` documents every key
+(``ranger-eval signature`` prints it); :func:`parse_signature` reads a signature back.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+from ._version import __version__
+
+__all__ = ["FIELDS", "KINDS", "Signature", "make_signature", "parse_signature", "describe_fields"]
+
+TOOL = "ranger-eval"
+
+#: Kinds of analysis and what they are.
+KINDS: dict[str, str] = {
+    "meta": "meta-analysis of per-dataset effect sizes (ranger_eval.meta_analysis)",
+    "effects": "per-dataset effect sizes (ranger_eval.effect_sizes)",
+    "compare": "pairwise tests of many systems (ranger_eval.compare)",
+    "test": "one hypothesis test (ranger_eval.stats)",
+    "ir": "per-query IR measures (ranger_eval.ir.evaluate)",
+    "rank": "rankings and multi-dataset rank tests (ranger_eval.aggregate)",
+    "aggregate": "aggregation across metrics or datasets (ranger_eval.aggregate)",
+}
+
+#: Every key a signature may hold, with its meaning.
+FIELDS: dict[str, str] = {
+    "ranger-eval": "version of ranger-eval that produced the result",
+    "kind": "kind of analysis: " + ", ".join(KINDS),
+    "measure": "effect measure (MD, SMD, SMCC, SMCR, ZCOR) or IR measure",
+    "method": "τ² estimator of the meta-analysis (FE, DL, HE, HS, SJ, ML, REML, EB, PM)",
+    "test": "test of the summary effect (z, t, knha) or the pairwise test (auto[chosen tests], "
+            "paired-t, welch, wilcoxon, sign, mannwhitney, mcnemar, proportions-z, permutation, "
+            "bootstrap)",
+    "level": "confidence level of every interval",
+    "k": "number of datasets (studies) in the meta-analysis",
+    "alt": "alternative hypothesis: two-sided, greater or less",
+    "pairs": "pairs tested: all, baseline(NAME) or successive",
+    "corr": "multiplicity correction (statsmodels multipletests name) or none",
+    "family": "family within which p-values are adjusted: dataset-metric, dataset or all",
+    "alpha": "significance level (1 - level)",
+    "n_resamples": "resamples of the permutation/bootstrap tests",
+    "seed": "seed of the resampling",
+    "method_detail": "variant of the test (exact, asymptotic, pratt, ...)",
+    "measures": "IR measures computed, comma-separated",
+    "rel": "relevance level: minimum label counted as relevant by binary measures",
+    "judged": "treatment of unjudged documents (nonrel: counted as non-relevant)",
+    "missing": "topics in the qrels absent from a run: zero, drop or error",
+    "precision": "precision of run scores when ranking: float64, or float32 as trec_eval 9",
+    "ties": "tie-breaking of equal scores (docid-desc: docid descending, as trec_eval)",
+    "max_docs": "documents kept per topic (all, or trec_eval's -M)",
+    "posthoc": "post-hoc test of the rank test (nemenyi, bonferroni-dunn, holm, wilcoxon)",
+    "ties_corr": "whether the Friedman statistic is corrected for ties",
+    "weights": "weights of metrics or datasets (equal, or custom)",
+    "order": "comparisons of the ranking: successive, all or first-vs-rest",
+}
+
+
+class Signature(str):
+    """A signature string; ``.fields`` gives its ``key: value`` pairs.
+
+    Calling it (``result.signature()``) returns the string too, for code written when some
+    results exposed the signature as a method; that use is deprecated.
+    """
+
+    __slots__ = ()
+
+    @property
+    def fields(self) -> dict[str, str]:
+        return parse_signature(self)
+
+    def __call__(self) -> str:
+        warnings.warn(
+            "result.signature() is deprecated; use the attribute result.signature",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return str(self)
+
+
+def _value(value: object) -> str:
+    if isinstance(value, float):
+        text = f"{value:.6g}"
+    elif isinstance(value, (list, tuple)):
+        text = ",".join(_value(v) for v in value)
+    else:
+        text = str(value)
+    return text.replace("|", "/")
+
+
+def make_signature(kind: str, fields: Mapping[str, object]) -> Signature:
+    """``ranger-eval:VERSION|kind:KIND|key:value|…``; ``None`` values are left out.
+
+    Keys must be documented in :data:`FIELDS` (so ``ranger-eval signature`` explains them all).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown signature kind {kind!r}")
+    unknown = [k for k in fields if k not in FIELDS]
+    if unknown:
+        raise ValueError(f"undocumented signature field(s): {', '.join(unknown)}")
+    parts = [f"{TOOL}:{__version__}", f"kind:{kind}"]
+    parts += [f"{k}:{_value(v)}" for k, v in fields.items() if v is not None]
+    return Signature("|".join(parts))
+
+
+def parse_signature(text: str) -> dict[str, str]:
+    """The ``key: value`` pairs of a signature, in order (the tool's version under ``ranger-eval``)."""
+    out: dict[str, str] = {}
+    for part in str(text).strip().split("|"):
+        key, sep, value = part.partition(":")
+        if not sep:
+            raise ValueError(f"not a ranger-eval signature field: {part!r} in {text!r}")
+        out[key] = value
+    if TOOL not in out:
+        raise ValueError(f"not a ranger-eval signature (no {TOOL}:VERSION field): {text!r}")
+    return out
+
+
+def describe_fields() -> str:
+    """A plain-text table of every signature field and kind (what ``ranger-eval signature`` prints)."""
+    width = max(map(len, FIELDS))
+    lines = ["Fields of a ranger-eval reproducibility signature (key:value, separated by |):", ""]
+    lines += [f"  {k:<{width}}  {v}" for k, v in FIELDS.items()]
+    lines += ["", "Kinds:", ""]
+    lines += [f"  {k:<{width}}  {v}" for k, v in KINDS.items()]
+    return "\n".join(lines)
