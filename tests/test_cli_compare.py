@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ranger_eval.cli import app
-from ranger_eval.cli_compare import OUTPUTS
+from ranger_eval.pipeline import COMPARE_OUTPUTS as OUTPUTS
 
 runner = CliRunner()
 
@@ -40,10 +40,10 @@ def test_compare_tidy_table_writes_all_outputs(tmp_path):
         assert (out / name).stat().st_size > 0, name
     for stem in ("graph", "pvalues", "boxplots"):  # one figure per dataset x metric as well
         assert (out / f"{stem}-d1-acc.png").exists() and (out / f"{stem}-d2-acc.png").exists()
-    frame = pd.read_csv(out / "comparison.csv")
+    frame = pd.read_csv(out / "comparison.csv", skiprows=1)
     assert len(frame) == 6 and set(frame["test"]) == {"paired-t"}
     md = (out / "comparison.md").read_text()
-    assert "correction:holm|" in md and "resamples:50" in md and "seed:3" in md
+    assert "corr:holm|" in md and "n_resamples:50" in md and "seed:3" in md
     assert "<sup>ab</sup>" in (out / "leaderboard.md").read_text()
     assert "\\toprule" in (out / "leaderboard.tex").read_text()
     assert "6 comparisons" in result.output
@@ -69,7 +69,7 @@ def test_compare_experiment_yaml_with_all_systems(tmp_path):
               "--baseline", "base", "--test", "wilcoxon"]
     )
     assert result.exit_code == 0, _err(result)
-    frame = pd.read_csv(out / "comparison.csv")
+    frame = pd.read_csv(out / "comparison.csv", skiprows=1)
     assert len(frame) == 4
     assert set(frame["system_b"]) == {"base"} and set(frame["metric"]) == {"F1"}
     assert set(frame["test"]) == {"wilcoxon"}
@@ -86,7 +86,7 @@ def test_compare_experiment_yaml_with_all_systems(tmp_path):
         (["{csv}", "--test", "mcnemar"], "needs binary (0/1) scores"),
         (["{csv}", "--family", "metric"], "unknown family 'metric'"),
         (["{csv}", "--metric", "F1"], "unknown metric"),
-        (["{csv}", "--level", "1.2"], "level must be between 0 and 1"),
+        (["{csv}", "--level", "1.2"], "level must be strictly between 0 and 1"),
         (["{one}"], "need at least two systems"),
         (["{gap}", "--test", "paired-t"], "only in 'A': 'i3'"),
         (["{nan}"], "non-numeric value 'oops'"),

@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 from statsmodels.stats.proportion import proportions_ztest as sm_ztest
 
 import ranger_eval as rg
-from ranger_eval.compare import COLUMNS, CompareError, compare, rank_intervals
+from ranger_eval.comparison import COLUMNS, CompareError, compare, rank_intervals
 from ranger_eval.scores import Scores, ScoresError
 
 SHIFTS = {"A": 0.0, "B": 0.04, "C": 0.12, "D": 0.13}
@@ -205,7 +205,7 @@ def test_resampling_tests_share_one_matrix_across_pairs():
         assert b.pvalue == bs.pvalue
         assert (b.ci_low, b.ci_high) == pytest.approx((bs.ci_low, bs.ci_high), rel=1e-12)
         assert b.ci_low <= b.diff <= b.ci_high
-    assert "resamples:499" in comp.signature and "seed:7" in comp.signature
+    assert "n_resamples:499" in comp.signature and "seed:7" in comp.signature
 
 
 def test_unpaired_permutation_uses_two_sample_test():
@@ -271,7 +271,7 @@ def test_correction_none_and_level():
     frame = comp.to_frame()
     np.testing.assert_array_equal(frame["pvalue_adjusted"], frame["pvalue"])
     np.testing.assert_array_equal(frame["significant"], frame["pvalue"] <= 0.01)
-    assert "alpha:0.01" in comp.signature and "correction:none" in comp.signature
+    assert "alpha:0.01" in comp.signature and "corr:none" in comp.signature
 
 
 # --------------------------------------------------------------------------- seeds
@@ -305,8 +305,8 @@ def test_seeds_are_averaged_before_testing_and_seed_sd_reported():
 def test_signature_and_repr():
     comp = compare(_binary(), n_resamples=123, seed=4)
     sig = comp.signature
-    for part in ("test:auto[mcnemar]", "correction:holm-sidak", "alpha:0.05", "resamples:123",
-                 "seed:4", f"version:{rg.__version__}", "family:dataset-metric"):
+    for part in ("test:auto[mcnemar]", "corr:holm-sidak", "alpha:0.05", "n_resamples:123",
+                 "seed:4", f"ranger-eval:{rg.__version__}", "family:dataset-metric"):
         assert part in sig
     assert "significant" in repr(comp)
 
@@ -389,7 +389,7 @@ def test_nan_scores_are_rejected():
         ({"pairs": "baseline"}, "needs baseline="),
         ({"pairs": "baseline", "baseline": "Z"}, "unknown baseline 'Z'"),
         ({"baseline": "A"}, "only used with pairs='baseline'"),
-        ({"level": 1.5}, "level must be between 0 and 1"),
+        ({"level": 1.5}, "level must be strictly between 0 and 1"),
         ({"n_resamples": 0}, "n_resamples must be a positive integer"),
         ({"seed": -1}, "seed must be a non-negative integer"),
         ({"systems": ["A", "A"]}, "duplicate"),
@@ -436,7 +436,7 @@ def test_too_few_items_names_the_dataset_and_pair():
 def test_accepts_scores_and_rejects_other_types():
     df = _numeric(datasets=("d1",), n=8)
     assert len(compare(Scores(df)).table) == 6
-    with pytest.raises(TypeError):
+    with pytest.raises(CompareError, match="compare expects Scores or a DataFrame, got list"):
         compare([1, 2, 3])  # type: ignore[arg-type]
 
 

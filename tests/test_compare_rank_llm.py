@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ranger_eval.cli import app
-from ranger_eval.cli_compare import OUTPUTS
+from ranger_eval.pipeline import COMPARE_OUTPUTS as OUTPUTS
 
 SYSTEMS = (
     "BM25",
@@ -66,7 +66,7 @@ def test_outputs_exist(run):
 
 def test_all_pairs_paired_t_and_published_means(run):
     out, _ = run
-    frame = pd.read_csv(out / "comparison.csv")
+    frame = pd.read_csv(out / "comparison.csv", skiprows=1)
     assert len(frame) == 2 * 15
     assert set(frame["test"]) == {"paired-t"} and frame["paired"].all()
     assert set(frame.loc[frame["dataset"] == "dl19", "n_a"]) == {43}
@@ -81,7 +81,7 @@ def test_all_pairs_paired_t_and_published_means(run):
 
 def test_sanity_of_significance(run):
     out, _ = run
-    frame = pd.read_csv(out / "comparison.csv").set_index(["dataset", "system_a", "system_b"])
+    frame = pd.read_csv(out / "comparison.csv", skiprows=1).set_index(["dataset", "system_a", "system_b"])
     for d in ("dl19", "dl20"):
         splade = frame.loc[(d, "BM25", "SPLADE_P_P_ENSEMBLE_DISTIL")]
         assert splade["significant"] and splade["diff"] < -0.2
@@ -96,8 +96,8 @@ def test_sanity_of_significance(run):
 
 
 def test_system_without_a_run_is_left_out_of_that_collection(corpus, tmp_path):
-    from ranger_eval.cli_compare import load_input
-    from ranger_eval.compare import compare, rank_intervals
+    from ranger_eval.comparison import compare, rank_intervals
+    from ranger_eval.pipeline import load_scores_input
 
     root = corpus / "rank_llm"
     run = {s: {c: root / "runs" / s / f"{c}.txt" for c in ("dl19", "covid")}
@@ -112,7 +112,7 @@ def test_system_without_a_run_is_left_out_of_that_collection(corpus, tmp_path):
         + f"  ADA2: {{runs: {{dl19: {root / 'runs' / 'OPEN_AI_ADA2' / 'dl19.txt'}}}}}\n"
     )
     with pytest.warns(UserWarning, match="no file for ADA2 on covid"):
-        scores = load_input(cfg)
+        scores, _ = load_scores_input(cfg)
     comp = compare(scores)
     frame = comp.to_frame()
     assert len(frame[frame["dataset"] == "dl19"]) == 3

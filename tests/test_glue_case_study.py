@@ -20,7 +20,8 @@ from scipy.stats import norm
 from typer.testing import CliRunner
 
 import ranger_eval as rg
-from ranger_eval.io import experiment_scores, load_experiment
+from ranger_eval.io import load_experiment
+from ranger_eval.pipeline import collect_scores
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "glue" / "experiment.yaml"
 TASKS = ["mnli", "mrpc", "qnli", "qqp", "rte", "sst2", "wnli"]
@@ -102,7 +103,7 @@ def test_glue_experiment_yaml_matches_api(corpus):
         pytest.skip("examples/glue/experiment.yaml missing")
     exp = load_experiment(EXAMPLE)
     try:
-        scores = experiment_scores(exp)
+        scores = collect_scores(exp).scores
     except rg.io.InputError as exc:
         pytest.skip(f"example paths assume shared/ beside the repository: {exc}")
     eff = rg.effect_sizes(scores, treatment="distilbert", control="bert", measure="SMD")

@@ -8,13 +8,12 @@ import pytest
 from ranger_eval.io import (
     ConfigError,
     InputError,
-    collect_scores,
-    experiment_scores,
     load_experiment,
     read_item_scores,
     read_scores,
     read_values,
 )
+from ranger_eval.pipeline import collect_scores
 
 
 def test_read_values_line_is_item(tmp_path):
@@ -141,7 +140,7 @@ def test_experiment_paths_are_relative_to_yaml(tmp_path, monkeypatch):
     exp = load_experiment(f)
     assert exp.task_labels == {"t1": "Task one", "t2": "t2"}
     assert exp.system_label("a") == "System A" and exp.system_label("b") == "b"
-    s = experiment_scores(exp)
+    s = collect_scores(exp).scores
     assert s.datasets == ("t1", "t2") and len(s) == 20
 
 
@@ -186,11 +185,11 @@ def test_missing_yaml_and_missing_score_file(tmp_path):
     f = _experiment(tmp_path, GOOD)
     (tmp_path / "data" / "b_t2.txt").unlink()
     with pytest.raises(InputError, match=r"b_t2\.txt: file not found"):
-        experiment_scores(load_experiment(f))
+        collect_scores(load_experiment(f)).scores
 
 
 def test_meta_needs_control_and_treatment(tmp_path):
-    from ranger_eval.experiment import run_experiment
+    from ranger_eval.pipeline import run_experiment
 
     exp = load_experiment(_experiment(tmp_path, GOOD.replace("treatment: b", "")))
     with pytest.raises(ConfigError, match=r"exp\.yaml: treatment: required for the meta-analysis"):
@@ -207,7 +206,7 @@ def test_missing_file_for_a_task_is_reported(tmp_path):
 
 
 def test_meta_on_a_tidy_table_with_several_metrics_uses_the_config_metric(tmp_path):
-    from ranger_eval.experiment import run_experiment
+    from ranger_eval.pipeline import run_experiment
 
     rng = np.random.default_rng(1)
     rows = []

@@ -26,11 +26,19 @@ _EXPORTS: dict[str, str] = {
     "read_values": "io",
     "read_item_scores": "io",
     "read_scores": "io",
-    "run_experiment": "experiment",
-    "compare": "compare",
-    "Comparison": "compare",
+    "run_experiment": "pipeline",
+    "compare": "comparison",
+    "Comparison": "comparison",
+    "rank_intervals": "comparison",
+    "RangerError": "errors",
+    "parse_signature": "signature",
 }
-_SUBMODULES = ("ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "experiment")
+_SUBMODULES = (
+    "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
+    "errors", "signature", "formatting",
+)
+#: Modules that were renamed: old name → new name (the old name keeps working, with a warning).
+_RENAMED = {"experiment": "pipeline"}
 
 __all__ = ["__version__", *_EXPORTS, *_SUBMODULES]
 
@@ -41,6 +49,14 @@ def __getattr__(name: str) -> Any:
         value = getattr(module, name)
         globals()[name] = value
         return value
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(
+            f"ranger_eval.{name} is deprecated; use ranger_eval.{_RENAMED[name]}",
+            DeprecationWarning, stacklevel=2,
+        )
+        return importlib.import_module(f".{_RENAMED[name]}", __name__)
     if name in _SUBMODULES:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module

@@ -46,6 +46,8 @@ import pandas as pd
 from scipy.special import gammaln
 from scipy.stats import norm
 
+from .errors import EffectSizeError, check_level
+
 if TYPE_CHECKING:
     from .scores import Scores
 
@@ -59,15 +61,8 @@ _R_TOL = 1e-12  # |r| within this of 1 is r = ±1 up to rounding
 _SHIFT_TOL = 1e-12  # sd(t − c) below this times max |score| is rounding noise: a constant shift
 
 
-class EffectSizeError(ValueError):
-    """An effect size cannot be computed from the given input (named dataset and measure)."""
-
-
 def _check_level(level: float) -> float:
-    level = float(level)
-    if not 0.0 < level < 1.0:
-        raise EffectSizeError(f"level must be strictly between 0 and 1, got {level!r}")
-    return level
+    return check_level(level, error=EffectSizeError)
 
 
 def _z_crit(level: float) -> float:

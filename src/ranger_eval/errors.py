@@ -10,6 +10,7 @@ class                  raised by                                   layer
 InputError             score/table readers (file, line, text)      io
 ConfigError            experiment YAML / command options (key)     io, pipeline
 ScoresError            ``Scores`` construction, pairing            scores
+IRError                IR evaluation options (base of the next 3)  ir
 TrecFormatError        TREC run/qrels readers                      ir
 MeasureError           measure names (``nDCG@10``)                 ir
 MissingTopicsError     ``missing="error"`` in IR evaluation        ir
@@ -42,6 +43,7 @@ __all__ = [
     "ConfigError",
     "ConvergenceError",
     "EffectSizeError",
+    "IRError",
     "InputError",
     "MeasureError",
     "MetaInputError",
@@ -78,7 +80,11 @@ class ScoresError(RangerError):
     """Invalid per-item scores (missing columns, duplicates, mismatched items ...)."""
 
 
-class TrecFormatError(RangerError):
+class IRError(RangerError):
+    """Invalid input to the IR engine (evaluation options, runs, qrels, measures)."""
+
+
+class TrecFormatError(IRError):
     """Malformed TREC run or qrels file; the message names the file, line and text."""
 
 
@@ -86,11 +92,11 @@ class DuplicateEntryError(TrecFormatError):
     """A document listed twice for one query in a run or qrels file."""
 
 
-class MeasureError(RangerError):
+class MeasureError(IRError):
     """Unknown or malformed IR measure name."""
 
 
-class MissingTopicsError(RangerError):
+class MissingTopicsError(IRError):
     """Qrels topics absent from a run, with ``missing="error"``."""
 
 
@@ -159,8 +165,8 @@ def check_choice(
     """Return ``value`` if it is one of ``choices``; else raise ``error`` listing them."""
     if not isinstance(value, str) or value not in choices:
         raise error(
-            f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}"
-            + suggest(value, choices)
+            f"unknown {name} {value!r}: {name} must be one of "
+            f"{', '.join(repr(c) for c in choices)}" + suggest(value, choices)
         )
     return value
 

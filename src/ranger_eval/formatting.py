@@ -23,9 +23,12 @@ def _check_style(style: str) -> None:
 
 
 def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
-    """``value`` in scientific notation with ``digits`` significant digits (``3.2×10⁻⁶``)."""
+    """``value`` in scientific notation with up to ``digits`` significant digits (``3.2×10⁻⁶``);
+    trailing zeros of the mantissa are dropped, as Python's ``g`` format does (``5e-05``)."""
     _check_style(style)
     mantissa, exponent = f"{float(value):.{max(digits, 1) - 1}e}".split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
     exp = int(exponent)
     if style == "text":
         return f"{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"

@@ -61,6 +61,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .errors import ConvergenceError, MetaInputError, check_level, suggest
+from .formatting import format_level
+from .signature import Signature, make_signature
+
 if TYPE_CHECKING:  # pragma: no cover - typing only (keeps `import ranger_eval.meta` light)
     import pandas as pd
 
@@ -84,12 +88,7 @@ _LL0_TOL = _EPS**0.25
 VI_MIN = 1e-150
 
 
-class MetaInputError(ValueError):
-    """Invalid input to :func:`meta_analysis` (the message names the argument, study and value)."""
-
-
-class ConvergenceError(RuntimeError):
-    """An iterative τ² estimator did not converge within the iteration limit."""
+__all__ = ["ConvergenceError", "MetaInputError", "MetaResult", "TransformedSummary", "meta_analysis"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,7 +160,13 @@ def _traces(w: np.ndarray) -> tuple[float, float, float]:
 
 
 def _q_gen(t: float, y: np.ndarray, v: np.ndarray) -> float:
-    """Generalised Q: ``Σ (y_i - mu(t))² / (v_i + t)`` (metafor ``.QE.func``)."""
+    """Generalised Q: ``Σ (y_i - mu(t))² / (v_i + t)`` (metafor ``.QE.func``).
+
+    Identical effects give Q = 0 exactly (the weighted mean would otherwise leave rounding
+    noise of order 1e-31).
+    """
+    if np.all(y == y[0]):
+        return 0.0
     w = 1.0 / (v + t)
     mu = float(np.dot(w, y) / w.sum())
     return float(np.dot(w, (y - mu) ** 2))
@@ -416,17 +421,17 @@ def _validate(
     yi: Any, vi: Any, method: str, test: str, level: float, names: Sequence[Any] | None
 ) -> tuple[np.ndarray, np.ndarray, str, str, float, tuple[str, ...], str | None, Any]:
     if not isinstance(method, str) or method.upper() not in METHODS:
-        raise MetaInputError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+        raise MetaInputError(
+            f"unknown method {method!r}; valid methods: {', '.join(METHODS)}"
+            + suggest(method, METHODS)
+        )
     method_c = method.upper()
     if not isinstance(test, str) or test.lower() not in TESTS:
-        raise MetaInputError(f"unknown test {test!r}; valid tests: {', '.join(TESTS)}")
+        raise MetaInputError(
+            f"unknown test {test!r}; valid tests: {', '.join(TESTS)}" + suggest(test, TESTS)
+        )
     test_c = test.lower()
-    try:
-        level_f = float(level)
-    except (TypeError, ValueError):
-        raise MetaInputError(f"level must be a number in (0, 1), got {level!r}") from None
-    if not (0.0 < level_f < 1.0):
-        raise MetaInputError(f"level must be in (0, 1) (e.g. 0.95), got {level!r}")
+    level_f = check_level(level, error=MetaInputError)
 
     effects = None
     measure = None
@@ -566,6 +571,15 @@ class MetaResult:
 
     # ----------------------------------------------------------------------------- views
     @property
+    def signature(self) -> Signature:
+        """Reproducibility signature: effect measure, τ² estimator, test, level, k, version."""
+        return make_signature(
+            "meta",
+            {"measure": self.measure, "method": self.method, "test": self.test,
+             "level": self.level, "k": self.k},
+        )
+
+    @property
     def is_fixed(self) -> bool:
         """True for the fixed/equal-effects model."""
         return self.method in ("FE", "EE")
@@ -654,7 +668,7 @@ class MetaResult:
             "pi_high": self.pi_high, "weights": self.weights, "tau2_ci": list(self.tau2_ci),
             "I2_ci": list(self.I2_ci), "k": self.k, "method": self.method, "test": self.test,
             "level": self.level, "names": list(self.names), "yi": self.yi, "vi": self.vi,
-            "measure": self.measure,
+            "measure": self.measure, "signature": str(self.signature),
         }
         if self.measure == "ZCOR":
             t = self.transformed()
@@ -677,8 +691,7 @@ class MetaResult:
         def p(x: float) -> str:
             return "< .0001" if x < 1e-4 else f"= {x:.4f}"
 
-        pct = round(self.level * 100, 6)
-        pct_s = f"{pct:g}%"
+        pct_s = format_level(self.level)
         lines = []
         if self.is_fixed:
             model = "Equal-Effects Model" if self.method == "EE" else "Fixed-Effects Model"
@@ -726,6 +739,7 @@ class MetaResult:
             lines += ["", "Back-transformed to the correlation scale (r = tanh(z)):",
                       f"  r = {f(t.estimate)}, {pct_s} CI [{f(t.ci_low)}, {f(t.ci_high)}], "
                       f"{pct_s} PI [{f(t.pi_low)}, {f(t.pi_high)}]"]
+        lines += ["", str(self.signature)]
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .errors import ScoresError
+
+__all__ = ["PairedScores", "Scores", "ScoresError"]
+
 REQUIRED = ("dataset", "system", "item", "value")
 OPTIONAL = ("metric", "seed")
 DEFAULT_METRIC = "score"
 MISSING_POLICIES = ("error", "intersect")
-
-
-class ScoresError(ValueError):
-    """Invalid per-item scores (missing columns, bad values, duplicate keys, unpaired items)."""
 
 
 def _preview(values: Iterable[object], limit: int = 10) -> str:
@@ -67,7 +67,7 @@ class Scores:
             self._df = data._df
             return
         if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"Scores expects a pandas DataFrame, got {type(data).__name__}")
+            raise ScoresError(f"Scores expects a pandas DataFrame, got {type(data).__name__}")
         where = f" in {source}" if source else ""
         missing = [c for c in REQUIRED if c not in data.columns]
         if missing:

@@ -128,5 +128,5 @@ def test_bad_input_one_line_exit_2(te: Path, tmp_path: Path, args: list[str], ne
     res = run(*[subst.get(a, a) for a in args])
     assert res.exit_code == 2
     err = res.stderr.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("ranger-eval trec: error:") and needle in err[0]
+    assert len(err) == 1 and err[0].startswith("ranger-eval: error:") and needle in err[0]
     assert "Traceback" not in res.output

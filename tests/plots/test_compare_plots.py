@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 from scipy.stats import norm
 
-from ranger_eval.compare import CompareError, compare
+from ranger_eval.comparison import CompareError, compare, rank_intervals
 from ranger_eval.plots.boxplots import comparison_boxplots
 from ranger_eval.plots.graph import comparison_graph, edge_width, nonsignificance_graph
 from ranger_eval.plots.heatmap import comparison_heatmap, stars
@@ -138,7 +138,7 @@ def test_pvalue_plot(comp):
 
 def test_boxplots(comp):
     before = dict(mpl.rcParams)
-    fig = comparison_boxplots(comp, "dl19", n_resamples=200)
+    fig = comparison_boxplots(rank_intervals(comp, "dl19", n_resamples=200))
     _render(fig)
     assert dict(mpl.rcParams) == before
     assert len(fig.axes) == 3
@@ -153,6 +153,6 @@ def test_boxplots(comp):
 def test_boxplots_from_scores():
     from ranger_eval.scores import Scores
 
-    fig = comparison_boxplots(Scores(_scores()), "dl20", n_resamples=100)
+    fig = comparison_boxplots(rank_intervals(Scores(_scores()), "dl20", n_resamples=100))
     _render(fig)
     assert math.isclose(fig.get_figwidth(), fig.get_size_inches()[0])

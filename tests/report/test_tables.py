@@ -7,13 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranger_eval.compare import CompareError, compare
-from ranger_eval.report.tables import (
+from ranger_eval.comparison import (
+    CompareError,
     Leaderboard,
     build_leaderboard,
-    latex_escape,
+    compare,
     system_letters,
 )
+from ranger_eval.report import to_csv, to_html, to_latex, to_markdown
+from ranger_eval.report.tables import latex_escape
 
 NAMES = ("base_1", "R&D %2", "top#3")
 
@@ -84,17 +86,16 @@ def test_leaderboard_frame_and_selection(comp):
 
 
 def test_leaderboard_markdown(comp):
-    md = comp.leaderboard().to_markdown()
+    md = to_markdown(comp.leaderboard())
     lines = md.splitlines()
     assert lines[0] == "| | system | d_1 | d_2 |"
     top = next(line for line in lines if "top#3" in line)
     assert "<sup>ab</sup>" in top and "**" in top  # best mean in bold
     assert comp.signature in md
-    assert str(comp.leaderboard()) == md
 
 
 def test_leaderboard_latex_escapes_and_signature(comp):
-    tex = comp.leaderboard().to_latex()
+    tex = to_latex(comp.leaderboard())
     assert r"R\&D \%2" in tex and r"top\#3" in tex and r"d\_1" in tex
     assert "$^{ab}$" in tex and r"\textbf{" in tex
     assert r"\toprule" in tex and r"\bottomrule" in tex
@@ -104,10 +105,11 @@ def test_leaderboard_latex_escapes_and_signature(comp):
 
 
 def test_leaderboard_html_and_csv(comp):
-    page = comp.leaderboard().to_html()
+    page = to_html(comp.leaderboard())
     assert "R&amp;D %2" in page and "<sup>ab</sup>" in page and "<strong>" in page
-    csv = comp.leaderboard().to_csv()
-    back = pd.read_csv(io.StringIO(csv), keep_default_na=False)
+    csv = to_csv(comp.leaderboard())
+    assert csv.startswith(f"# {comp.signature}\n")
+    back = pd.read_csv(io.StringIO(csv), keep_default_na=False, skiprows=1)
     assert list(back["system"]) == list(NAMES)
     assert back.loc[2, "d_1 beats"] == "ab"
 
@@ -120,7 +122,7 @@ def test_leaderboard_with_baseline_pairs_only_gives_baseline_letters():
 
 
 def test_comparison_markdown(comp):
-    md = comp.to_markdown()
+    md = to_markdown(comp)
     lines = md.splitlines()
     assert lines[0].startswith("| dataset | metric | system A | system B | mean A")
     assert len([line for line in lines if line.startswith("| d_")]) == len(comp.table)
@@ -129,7 +131,7 @@ def test_comparison_markdown(comp):
 
 
 def test_comparison_latex(comp):
-    tex = comp.to_latex()
+    tex = to_latex(comp)
     rows = [line for line in tex.splitlines() if line.startswith(r"d\_")]
     assert len(rows) == len(comp.table)
     assert all(line.count(" & ") == 12 for line in rows)
@@ -139,16 +141,16 @@ def test_comparison_latex(comp):
 
 
 def test_comparison_html(comp):
-    page = comp.to_html()
+    page = to_html(comp)
     assert page.count("<tr") == len(comp.table) + 1
     assert page.count('class="significant"') == int(comp.table["significant"].sum())
-    assert "R&amp;D %2" in page and "<caption><code>ranger-eval|" in page
+    assert "R&amp;D %2" in page and "<caption><code>ranger-eval:" in page
 
 
 def test_tiny_pvalues_are_scientific(comp):
-    tex = comp.to_latex()
-    md = comp.to_markdown()
-    assert r"\times 10^{" in tex
+    tex = to_latex(comp)
+    md = to_markdown(comp)
+    assert r"\times10^{" in tex
     assert "e-" in md
 
 
@@ -156,3 +158,18 @@ def test_build_leaderboard_rejects_empty():
     empty = pd.DataFrame(columns=["dataset", "metric", "system", "mean"])
     with pytest.raises(ValueError, match="no means"):
         build_leaderboard(pd.DataFrame(), empty, ["a"], signature="s")
+
+
+def test_deprecated_render_methods_still_work(comp):
+    """Comparison.to_markdown() & co. moved to ranger_eval.report; the old methods warn."""
+    with pytest.warns(DeprecationWarning, match="ranger_eval.report.to_markdown"):
+        assert comp.to_markdown() == to_markdown(comp)
+    with pytest.warns(DeprecationWarning, match="ranger_eval.report.to_latex"):
+        assert comp.leaderboard().to_latex() == to_latex(comp.leaderboard())
+
+
+def test_csv_starts_with_signature_and_reads_back(comp, tmp_path):
+    text = to_csv(comp)
+    assert text.splitlines()[0] == f"# {comp.signature}"
+    back = pd.read_csv(io.StringIO(text), skiprows=1)
+    assert list(back.columns) == list(comp.table.columns) and len(back) == len(comp.table)

@@ -96,7 +96,7 @@ def test_mcnemar_rejects_non_binary() -> None:
 
 @pytest.mark.parametrize("test", PAIRED + [mcnemar])
 def test_unknown_alternative_lists_valid(test) -> None:
-    with pytest.raises(StatsInputError, match="'two-sided', 'greater', 'less'; got 'larger'"):
+    with pytest.raises(StatsInputError, match="unknown alternative 'larger': alternative must be one of 'two-sided', 'greater', 'less'"):
         test([1, 0, 1], [0, 0, 1], alternative="larger")
 
 

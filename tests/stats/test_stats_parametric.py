@@ -244,6 +244,6 @@ def test_result_object_is_frozen_and_reports() -> None:
         res.pvalue = 0.5  # type: ignore[misc]
     assert res.confidence_interval() == (res.ci_low, res.ci_high)
     assert res.to_dict()["test"] == "paired t-test"
-    assert "test:paired t-test" in res.signature() and "version:" in res.signature()
+    assert "test:paired t-test" in res.signature and "ranger-eval:" in res.signature
     with pytest.raises(ValueError, match="does not define"):
         sign_test(x, y).confidence_interval()

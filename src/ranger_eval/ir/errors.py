@@ -1,21 +1,15 @@
-"""Exceptions and warnings of the IR engine (all errors are ``ValueError`` subclasses)."""
+"""Exceptions and warnings of the IR engine: the IR layer's part of :mod:`ranger_eval.errors`."""
 from __future__ import annotations
 
+from ..errors import DuplicateEntryError, MeasureError, MissingTopicsError, TrecFormatError
 
-class TrecFormatError(ValueError):
-    """A run or qrels file (or table) is malformed; the message names the file, line and text."""
-
-
-class DuplicateEntryError(TrecFormatError):
-    """The same (query, document) pair occurs twice in a run or in qrels."""
-
-
-class MeasureError(ValueError):
-    """A measure name cannot be parsed, is unknown, or has a bad parameter."""
-
-
-class MissingTopicsError(ValueError):
-    """``missing="error"`` and some qrels topics have no ranking in the run."""
+__all__ = [
+    "DuplicateEntryError",
+    "IgnoredTopicsWarning",
+    "MeasureError",
+    "MissingTopicsError",
+    "TrecFormatError",
+]
 
 
 class IgnoredTopicsWarning(UserWarning):

@@ -40,6 +40,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import IRError
 from .errors import IgnoredTopicsWarning, MissingTopicsError
 from .measures import COUNT_MEASURES, Measure, parse_measure, parse_measures
 from .readers import (
@@ -368,16 +369,16 @@ def _measure(r: _Rows, m: Measure) -> np.ndarray:
 
 def _check_options(missing: str, score_precision: str, max_docs, relevance_level) -> None:
     if missing not in MISSING_POLICIES:
-        raise ValueError(f"missing must be one of {', '.join(map(repr, MISSING_POLICIES))}; "
+        raise IRError(f"missing must be one of {', '.join(map(repr, MISSING_POLICIES))}; "
                          f"got {missing!r}")
     if score_precision not in SCORE_PRECISIONS:
-        raise ValueError(f"score_precision must be 'float64' or 'float32'; got {score_precision!r}")
+        raise IRError(f"score_precision must be 'float64' or 'float32'; got {score_precision!r}")
     if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
                                  or max_docs < 1):
-        raise ValueError(f"max_docs must be a positive integer or None; got {max_docs!r}")
+        raise IRError(f"max_docs must be a positive integer or None; got {max_docs!r}")
     if (isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer))
             or relevance_level < 0):
-        raise ValueError(f"relevance_level must be a non-negative integer; got {relevance_level!r}")
+        raise IRError(f"relevance_level must be a non-negative integer; got {relevance_level!r}")
 
 
 def _examples(names: Iterable[str], n: int = 5) -> str:
@@ -481,7 +482,7 @@ def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | 
     """
     _check_options(missing, score_precision, max_docs, relevance_level)
     if not isinstance(runs, Mapping) or not runs:
-        raise ValueError("runs must be a non-empty mapping {system name: run}")
+        raise IRError("runs must be a non-empty mapping {system name: run}")
     ms = parse_measures(measures)
     q = prepare_qrels(qrels)
     frames: list[pd.DataFrame] = []
@@ -528,10 +529,10 @@ def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None)
     if "system" in evaluation.columns:
         systems = evaluation["system"].astype(str).to_numpy()
         if system is not None:
-            raise ValueError("to_scores: the evaluation already has a 'system' column; "
+            raise IRError("to_scores: the evaluation already has a 'system' column; "
                              "do not pass system=")
     elif system is None:
-        raise ValueError("to_scores: a single-run evaluation needs system='name'")
+        raise IRError("to_scores: a single-run evaluation needs system='name'")
     else:
         systems = np.full(len(evaluation), str(system), dtype=object)
     df = pd.DataFrame({

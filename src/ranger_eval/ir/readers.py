@@ -631,7 +631,7 @@ def _show(x: object) -> str:
 
 def _frame_columns(df: pd.DataFrame, kind: str):
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"expected a path or a pandas DataFrame, got {type(df).__name__}")
+        raise TrecFormatError(f"expected a path or a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0:
         raise TrecFormatError(f"<DataFrame>: {kind} table is empty")
     q = _pick(df, _ID_NAMES["qid"], kind)

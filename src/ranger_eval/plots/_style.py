@@ -16,6 +16,10 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 
 from .._version import __version__
+from ..atomic import atomic_path
+from ..errors import PlotError
+from ..formatting import format_percent as _format_percent
+from ..formatting import format_pvalue as _format_pvalue
 
 #: Font family of every text; DejaVu Sans ships with matplotlib and has the glyphs we print
 #: (− → τ ² ≥ ×).
@@ -47,11 +51,20 @@ FIGURE_RC: dict[str, object] = {
 }
 
 
+def text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> float:
+    """Width of ``text`` in inches (from the glyph outlines; no renderer needed), with a 5%
+    margin for hinting at low raster resolutions. Drawn literally (no mathtext)."""
+    from matplotlib.textpath import TextPath
+
+    path = TextPath((0, 0), str(text).replace("$", r"\$"), prop=font(size, bold=bold))
+    return 1.05 * float(path.get_extents().width) / 72.0
+
+
 def save_rc(svg_fonttype: str = "none") -> dict[str, object]:
     """rcParams used while saving: TrueType (Type 42) fonts in PDF/PS, editable or outlined SVG text,
     and reproducible SVG ids."""
     if svg_fonttype not in ("none", "path"):
-        raise ValueError(f"svg_fonttype must be 'none' or 'path', got {svg_fonttype!r}")
+        raise PlotError(f"svg_fonttype must be 'none' or 'path', got {svg_fonttype!r}")
     return {
         "pdf.fonttype": 42,
         "ps.fonttype": 42,
@@ -142,25 +155,14 @@ def format_stat(value: float, *, min_sig: int = 2, min_decimals: int = 2, max_de
 
 
 def format_pvalue(p: float) -> str:
-    """``p = 0.034``, ``p = 0.0012``, ``p = 3.2×10⁻⁶``; two significant digits below 0.1."""
-    p = float(p)
-    if math.isnan(p):
-        return "p = NA"
-    if p >= 0.1:
-        return f"p = {p:.2f}"
-    if p >= 1e-4:
-        return f"p = {format_number(p, choose_decimals([p], max_decimals=4))}"
-    if p < 1e-300:
-        return "p < 10⁻³⁰⁰"
-    return f"p = {format_scientific(p, 2)}"
+    """``p = 0.034``, ``p = 0.0012``, ``p = 3.2×10⁻⁶``: :func:`ranger_eval.formatting.format_pvalue`
+    with two significant digits in the figures' (unicode) style."""
+    return _format_pvalue(p, 2, "unicode", prefix="p = ")
 
 
 def format_percent(fraction: float) -> str:
     """Weights as percentages with one decimal; ``<0.1%`` for tiny positive weights."""
-    pct = 100.0 * float(fraction)
-    if 0 < pct < 0.05:
-        return "<0.1%"
-    return f"{pct:.1f}%"
+    return _format_percent(fraction, 1)
 
 
 def tick_decimals(ticks: Sequence[float], max_decimals: int = 6) -> int:
@@ -207,7 +209,7 @@ def save_figure(
         formats = (formats,)
     bad = [f for f in formats if f.lower().lstrip(".") not in _FORMATS]
     if bad:
-        raise ValueError(f"unsupported figure format(s) {bad}; choose from {list(_FORMATS)}")
+        raise PlotError(f"unsupported figure format(s) {bad}; choose from {list(_FORMATS)}")
     stem.parent.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     creator = f"ranger-eval {__version__} (matplotlib {mpl.__version__})"
@@ -223,6 +225,7 @@ def save_figure(
                 metadata = {"Software": creator}
             else:
                 metadata = None
-            fig.savefig(out, format=fmt, dpi=dpi, metadata=metadata, facecolor="white")
+            with atomic_path(out) as tmp:
+                fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata, facecolor="white")
             written.append(out)
     return written

@@ -8,7 +8,7 @@ Three panels share the system axis (systems sorted by mean, best at the top):
    ``level`` rank interval drawn as a thick bar.
 
 Panels 2 and 3 come from one *paired joint* bootstrap: items are resampled jointly for all systems
-(:func:`ranger_eval.compare.rank_intervals`), and the rank intervals are the simultaneous max-T
+(:func:`ranger_eval.comparison.rank_intervals`), and the rank intervals are the simultaneous max-T
 intervals of Mogstad, Romano, Shaikh & Wilhelm (2024) documented there.
 """
 from __future__ import annotations
@@ -20,7 +20,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ._style import FIGURE_RC, FONT_SIZE, INK, font
+from ..comparison import RankIntervals
+from ..errors import PlotError
+from ..formatting import format_level
+from ._style import FIGURE_RC, FONT_SIZE, INK, font, text_width_in
 
 __all__ = ["comparison_boxplots"]
 
@@ -42,52 +45,32 @@ def _boxes(ax: Any, data: list[np.ndarray], positions: np.ndarray, width: float 
     )
 
 
-def comparison_boxplots(
-    comp: Any,
-    dataset: str | None = None,
-    metric: str | None = None,
-    *,
-    n_resamples: int | None = None,
-    seed: int | None = None,
-    level: float | None = None,
-    title: str | None = None,
-) -> Figure:
-    """Values, bootstrap means and bootstrap ranks of the systems of one dataset × metric.
+def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -> Figure:
+    """Values, bootstrap means and bootstrap ranks of the systems of one dataset × metric,
+    drawn from a :class:`~ranger_eval.comparison.RankIntervals` (which holds the per-item values,
+    the joint bootstrap and the simultaneous rank intervals; nothing is recomputed here).
 
-    ``comp`` is a :class:`~ranger_eval.compare.Comparison` (its scores, systems, level and seed
-    are used unless given) or a :class:`~ranger_eval.scores.Scores`. ``n_resamples`` defaults to
-    the comparison's, capped at 2000 (a plot does not need more). Returns a matplotlib Figure;
-    rcParams are only changed inside ``rc_context``.
+    Returns a matplotlib Figure; rcParams are only changed inside ``rc_context``.
     """
-    from ..compare import Comparison, rank_intervals
-
-    if isinstance(comp, Comparison):
-        n_resamples = n_resamples if n_resamples is not None else min(comp.n_resamples, 2000)
-        seed = seed if seed is not None else comp.seed
-        level = level if level is not None else comp.level
-    else:
-        n_resamples = n_resamples if n_resamples is not None else 2000
-        seed = seed if seed is not None else 0
-        level = level if level is not None else 0.95
-    ri = rank_intervals(comp, dataset, metric, level=level, n_resamples=n_resamples, seed=seed)
-    scores = comp.scores if isinstance(comp, Comparison) else comp
-    from ..scores import Scores
-
-    scores = Scores(scores)
+    if not isinstance(intervals, RankIntervals):
+        raise PlotError(
+            "comparison_boxplots draws a RankIntervals result: pass "
+            "ranger_eval.comparison.rank_intervals(comparison, dataset, metric); "
+            f"got {type(intervals).__name__}"
+        )
+    ri = intervals
+    level = ri.level
     k = len(ri.systems)
     pos = np.arange(k)[::-1].astype(float)  # best at the top
-    values = [scores.values(ri.dataset, s, ri.metric).to_numpy(dtype=float) for s in ri.systems]
-
-    from .graph import _text_width_in
-
-    name_w = max(_text_width_in(s) for s in ri.systems) + 0.3
+    values = [ri.values[i] for i in range(k)]
+    name_w = max(text_width_in(s) for s in ri.systems) + 0.3
     panel_w = 2.35
     gap = 0.3
     fig_w = name_w + 3 * panel_w + 2 * gap + 0.25
     row_h = 0.42
     top, bottom = 0.75, 0.8
     fig_h = top + max(k, 2) * row_h + bottom
-    pct = f"{level * 100:g}%"
+    pct = format_level(level)
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
         axes = []

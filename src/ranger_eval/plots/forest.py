@@ -37,6 +37,8 @@ from matplotlib.path import Path as MplPath
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 from scipy.stats import norm
 
+from ..errors import PlotError
+from ..formatting import format_level
 from ._style import (
     _SUPERSCRIPT,
     FIGURE_RC,
@@ -86,7 +88,7 @@ _TICK_PAD_PT = 2.5
 _LABEL_PAD_PT = 4.0
 
 
-class ForestLayoutError(ValueError):
+class ForestLayoutError(PlotError):
     """The requested ``figsize`` cannot hold the plot at the fixed font size."""
 
 
@@ -124,15 +126,13 @@ def effect_decimals(values: Sequence[float], precision: int | None = None) -> in
     scientific notation (all values tiny)."""
     if precision is not None:
         if not isinstance(precision, Integral) or precision < 0:
-            raise ValueError(f"precision must be a non-negative integer, got {precision!r}")
+            raise PlotError(f"precision must be a non-negative integer, got {precision!r}")
         return int(precision)
     return choose_decimals(values, min_sig=2, min_decimals=2, max_decimals=4)
 
 
 def _level_label(level: float) -> str:
-    pct = 100.0 * float(level)
-    text = f"{pct:.1f}".rstrip("0").rstrip(".")
-    return f"{text}%"
+    return format_level(level)
 
 
 def _display_values(
@@ -170,11 +170,11 @@ def _resolve_labels(names: tuple[str, ...], labels: Any) -> list[str]:
     if isinstance(labels, Mapping):
         unknown = sorted(set(map(str, labels)) - set(names))
         if unknown:
-            raise ValueError(f"labels: unknown dataset(s) {unknown}; datasets are {list(names)}")
+            raise PlotError(f"labels: unknown dataset(s) {unknown}; datasets are {list(names)}")
         return [str(labels.get(n, n)) for n in names]
     labels = list(labels)
     if len(labels) != len(names):
-        raise ValueError(f"labels: got {len(labels)} labels for {len(names)} datasets {list(names)}")
+        raise PlotError(f"labels: got {len(labels)} labels for {len(names)} datasets {list(names)}")
     return [str(x) for x in labels]
 
 
@@ -189,12 +189,12 @@ def _order(order: Any, names: tuple[str, ...], yi: np.ndarray, weights: np.ndarr
             return np.array(sorted(range(k), key=lambda i: (-weights[i], names[i])))
         if order == "name":
             return np.array(sorted(range(k), key=lambda i: (names[i].casefold(), names[i])))
-        raise ValueError(f"order must be one of {ORDERS} or a sequence of dataset names, got {order!r}")
+        raise PlotError(f"order must be one of {ORDERS} or a sequence of dataset names, got {order!r}")
     seq = [str(x) for x in order]
     if sorted(seq) != sorted(names):
         missing = sorted(set(names) - set(seq))
         extra = sorted(set(seq) - set(names))
-        raise ValueError(
+        raise PlotError(
             f"order: must list every dataset exactly once; missing {missing}, unknown or repeated {extra}"
         )
     pos = {n: i for i, n in enumerate(names)}
@@ -217,7 +217,7 @@ def _format_values(values: Sequence[Any], header: str) -> list[str]:
         elif isinstance(v, (Real, np.floating)):
             floats.append((i, float(v)))
         else:
-            raise ValueError(f"column {header!r}: cannot display value {v!r} of type {type(v).__name__}")
+            raise PlotError(f"column {header!r}: cannot display value {v!r} of type {type(v).__name__}")
     if floats:
         d = choose_decimals([v for _, v in floats], min_sig=3, min_decimals=0, max_decimals=4)
         for i, v in floats:
@@ -235,17 +235,17 @@ def _extra_columns(
 
     def from_extra(col: str, header: str) -> list[str]:
         if extra is None:
-            raise ValueError(
+            raise PlotError(
                 f"{side}_columns: {col!r} names a column of result.effects.extra, but the result has no "
                 "extra table"
             )
         if col not in extra.columns:
-            raise ValueError(
+            raise PlotError(
                 f"{side}_columns: no column {col!r} in result.effects.extra; columns are {list(extra.columns)}"
             )
         missing = [n for n in names if n not in extra.index]
         if missing:
-            raise ValueError(f"{side}_columns: result.effects.extra has no row for dataset(s) {missing}")
+            raise PlotError(f"{side}_columns: result.effects.extra has no row for dataset(s) {missing}")
         return _format_values([extra.at[n, col] for n in names], header)
 
     cols: list[tuple[str, list[str]]] = []
@@ -262,12 +262,12 @@ def _extra_columns(
         elif isinstance(values, Mapping):
             missing = [n for n in names if n not in values]
             if missing:
-                raise ValueError(f"{side}_columns[{header!r}]: no value for dataset(s) {missing}")
+                raise PlotError(f"{side}_columns[{header!r}]: no value for dataset(s) {missing}")
             cols.append((header, _format_values([values[n] for n in names], header)))
         else:
             vals = list(values)
             if len(vals) != len(names):
-                raise ValueError(
+                raise PlotError(
                     f"{side}_columns[{header!r}]: {len(vals)} values for {len(names)} datasets {list(names)}"
                 )
             cols.append((header, _format_values(vals, header)))
@@ -282,7 +282,7 @@ def _means_column(effects: Any, names: tuple[str, ...], control: str | None, tre
     pos = {str(n): i for i, n in enumerate(effects.names)}
     missing = [n for n in names if n not in pos]
     if missing:
-        raise ValueError(f"result.effects has no dataset(s) {missing}")
+        raise PlotError(f"result.effects has no dataset(s) {missing}")
     mt = np.array([float(mt[pos[n]]) for n in names])
     mc = np.array([float(mc[pos[n]]) for n in names])
     if not (np.all(np.isfinite(mt)) and np.all(np.isfinite(mc))):
@@ -447,17 +447,17 @@ def forest_plot(
     weights = np.asarray(result.weights, dtype=float).ravel()
     k = len(names)
     if k == 0:
-        raise ValueError("forest_plot: the result has no datasets")
+        raise PlotError("forest_plot: the result has no datasets")
     for arr, what in ((yi, "yi"), (vi, "vi"), (weights, "weights")):
         if arr.shape != (k,):
-            raise ValueError(f"forest_plot: result.{what} has {arr.size} values for {k} datasets")
+            raise PlotError(f"forest_plot: result.{what} has {arr.size} values for {k} datasets")
     bad = [n for n, y, v in zip(names, yi, vi, strict=True) if not (np.isfinite(y) and np.isfinite(v) and v >= 0)]
     if bad:
-        raise ValueError(f"forest_plot: non-finite effect or invalid variance for dataset(s) {bad}")
+        raise PlotError(f"forest_plot: non-finite effect or invalid variance for dataset(s) {bad}")
     if not (0 < float(result.level) < 1):
-        raise ValueError(f"forest_plot: result.level must be in (0, 1), got {result.level!r}")
+        raise PlotError(f"forest_plot: result.level must be in (0, 1), got {result.level!r}")
     if not fontsize >= 4:
-        raise ValueError(f"fontsize must be at least 4 pt, got {fontsize!r}")
+        raise PlotError(f"fontsize must be at least 4 pt, got {fontsize!r}")
 
     effects = getattr(result, "effects", None)
     control = control_label or (getattr(effects, "control", None) if effects is not None else None)
@@ -506,7 +506,7 @@ def forest_plot(
         if means is not None:
             left_cols.append(_Col(means[0][0], means[1], align="left", header_options=means[0]))
         elif show_means:
-            raise ValueError(
+            raise PlotError(
                 "show_means=True needs result.effects with finite mean_control and mean_treatment "
                 "(fit the model on an EffectSizes)"
             )
@@ -580,7 +580,7 @@ def forest_plot(
     if xlim is not None:
         lo, hi = (float(v) for v in xlim)
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise ValueError(f"xlim must be two finite numbers with low < high, got {xlim!r}")
+            raise PlotError(f"xlim must be two finite numbers with low < high, got {xlim!r}")
     else:
         core = np.concatenate([yi_d, [est, c_lo, c_hi, 0.0], [p_lo, p_hi] if with_pi else []])
         lo, hi = _auto_xlim(core, np.concatenate([s_lo, s_hi]))
@@ -664,6 +664,10 @@ def forest_plot(
             x_plot1 = x_plot0 + plot_w
             avail = fig_w - 2 * _MARGIN
     footer = build_footer(avail)
+    signature = getattr(result, "signature", None)
+    if signature:  # the reproducibility line, wrapped at its field separators
+        fields = str(signature).split("|")
+        footer += _wrap([f + "|" for f in fields[:-1]] + fields[-1:], "", avail, f_small)
     title_lines = _wrap(title.split(" "), " ", avail, f_title) if title else []
 
     # ---- vertical layout (inches from the top) ----------------------------------------------
@@ -689,6 +693,7 @@ def forest_plot(
     else:
         row_h = 1.75 * fontsize / 72
         fig_h = fixed_h + n_units * row_h
+        fig_h = math.ceil(fig_h * 300 - 1e-6) / 300  # whole pixels at 300 dpi (and 100, 150)
 
     top = fig_h - _MARGIN
     y_title = top

@@ -23,9 +23,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
-from matplotlib.textpath import TextPath
 
-from ._style import FIGURE_RC, FONT_SIZE, INK, font
+from ._style import FIGURE_RC, FONT_SIZE, INK, font, text_width_in
 
 __all__ = ["comparison_graph", "nonsignificance_graph", "edge_width"]
 
@@ -41,9 +40,7 @@ def edge_width(p: float) -> float:
 
 
 def _group(comp: Any, dataset: str | None, metric: str | None) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
-    from ..compare import _select_group
-
-    dataset, metric = _select_group(comp.means, dataset, metric)
+    dataset, metric = comp.group(dataset, metric)
     rows = comp.table[(comp.table["dataset"] == dataset) & (comp.table["metric"] == metric)]
     means = comp.means[(comp.means["dataset"] == dataset) & (comp.means["metric"] == metric)]
     return dataset, metric, rows, means
@@ -65,11 +62,7 @@ def nonsignificance_graph(comp: Any, dataset: str | None = None, metric: str | N
     return g
 
 
-def _text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> float:
-    """Width of ``text`` in inches (from the glyph outlines; no renderer needed), with a 5%
-    margin for hinting at low raster resolutions."""
-    path = TextPath((0, 0), text, prop=font(size, bold=bold))
-    return 1.05 * float(path.get_extents().width) / 72.0
+_text_width_in = text_width_in
 
 
 def _spread(targets: np.ndarray, gap: float, low: float, high: float) -> np.ndarray:

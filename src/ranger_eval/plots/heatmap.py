@@ -18,6 +18,8 @@ from matplotlib.colors import LinearSegmentedColormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from ..errors import PlotError
+from ..formatting import format_pvalue
 from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, font
 
 __all__ = ["comparison_heatmap", "stars"]
@@ -54,13 +56,7 @@ def _luminance(colour: object) -> float:
 
 
 def _fmt_p(p: float) -> str:
-    if p >= 0.1:
-        return f"p={p:.2f}"
-    if p >= 0.001:
-        return f"p={p:.3f}"
-    if p >= 1e-4:
-        return f"p={p:.4f}"
-    return "p<0.0001"
+    return format_pvalue(p, 2, "unicode", prefix="p=")
 
 
 def _fmt_diff(d: float, decimals: int) -> str:
@@ -90,9 +86,7 @@ def comparison_heatmap(
     if metrics is not None:
         table = table[table["metric"].isin(metrics)]
     if table.empty:
-        from ..compare import CompareError
-
-        raise CompareError(
+        raise PlotError(
             f"heatmap: nothing to show for datasets={datasets!r}, metrics={metrics!r}"
         )
     cols = list(dict.fromkeys(zip(table["dataset"], table["metric"], strict=True)))

@@ -1,22 +1,39 @@
-"""Tables and reports: Markdown, LaTeX, HTML and CSV renderings of results."""
+"""Tables and reports: Markdown, LaTeX, HTML and CSV renderings of result objects.
+
+``to_markdown(result)``, ``to_latex``, ``to_html`` and ``to_csv`` render a Comparison, a
+Leaderboard or a MetaResult; every rendering carries the result's signature. Reports never
+compute statistics: they format the fields of the result objects they are given.
+"""
+from .meta import meta_markdown
 from .tables import (
-    Leaderboard,
-    build_leaderboard,
     comparison_csv,
     comparison_html,
     comparison_latex,
     comparison_markdown,
     latex_escape,
-    system_letters,
+    leaderboard_csv,
+    leaderboard_html,
+    leaderboard_latex,
+    leaderboard_markdown,
+    to_csv,
+    to_html,
+    to_latex,
+    to_markdown,
 )
 
 __all__ = [
-    "Leaderboard",
-    "build_leaderboard",
     "comparison_csv",
     "comparison_html",
     "comparison_latex",
     "comparison_markdown",
     "latex_escape",
-    "system_letters",
+    "leaderboard_csv",
+    "leaderboard_html",
+    "leaderboard_latex",
+    "leaderboard_markdown",
+    "meta_markdown",
+    "to_csv",
+    "to_html",
+    "to_latex",
+    "to_markdown",
 ]

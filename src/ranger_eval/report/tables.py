@@ -1,40 +1,49 @@
-"""Tables of a multi-system comparison: Markdown, LaTeX, HTML and CSV.
+"""Tables of results: Markdown, LaTeX, HTML and CSV renderings.
 
-Two tables are produced from a :class:`ranger_eval.compare.Comparison`:
+:func:`to_markdown`, :func:`to_latex`, :func:`to_html` and :func:`to_csv` render any result that
+has a table form — a :class:`~ranger_eval.comparison.Comparison` (one row per dataset × metric ×
+pair: means, difference with its interval, test, raw and adjusted p-value, effect size,
+significance), a :class:`~ranger_eval.comparison.Leaderboard` (systems × dataset/metric means with
+ranx-style letters of the systems each one significantly beats; best mean in bold) and a
+:class:`~ranger_eval.meta.MetaResult`.
 
-* the **comparison table** (one row per dataset × metric × pair: means, difference with its
-  interval, test, raw and adjusted p-value, effect size, significance);
-* the **leaderboard** (systems × dataset/metric means) with ranx-style superscripts: letters
-  a, b, c, … are assigned to the systems in table order and each cell carries the letters of the
-  systems it significantly beats (significant pair and a higher mean). The best mean of each
-  column is bold.
-
-Every table ends with the comparison's reproducibility signature (test, correction, alpha,
-resamples, seed, ranger-eval version). LaTeX output escapes ``\\ & % $ # _ { } ~ ^`` and needs
-``\\usepackage{booktabs}``. The functions work on plain DataFrames so that this module does not
-depend on :mod:`ranger_eval.compare`.
+Every table carries the result's reproducibility signature: the last line of Markdown, a
+footnote in LaTeX, the caption in HTML, and a first ``# ranger-eval:…`` comment line in CSV
+(Ranger's own readers skip it; with pandas use ``pd.read_csv(path, skiprows=1)``). LaTeX output
+escapes ``\\ & % $ # _ { } ~ ^`` and needs ``\\usepackage{booktabs}``.
 """
 from __future__ import annotations
 
 import html
 import math
-import string
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from functools import singledispatch
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..atomic import write_text
+from ..comparison import Comparison, Leaderboard
+from ..errors import ReportError
+from ..formatting import format_level, format_pvalue
+from ..meta import MetaResult
+
 __all__ = [
-    "Leaderboard",
-    "build_leaderboard",
     "comparison_csv",
     "comparison_html",
     "comparison_latex",
     "comparison_markdown",
     "latex_escape",
-    "system_letters",
+    "leaderboard_csv",
+    "leaderboard_html",
+    "leaderboard_latex",
+    "leaderboard_markdown",
+    "to_csv",
+    "to_html",
+    "to_latex",
+    "to_markdown",
 ]
 
 _LATEX_SPECIAL = {
@@ -54,19 +63,6 @@ _LATEX_SPECIAL = {
 def latex_escape(text: object) -> str:
     """Escape LaTeX's special characters (``\\ & % $ # _ { } ~ ^``) in ``text``."""
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
-
-
-def system_letters(n: int) -> tuple[str, ...]:
-    """Letters for ``n`` systems in table order: a … z, then aa, ab, … (ranx's convention)."""
-    letters = string.ascii_lowercase
-    out = []
-    for i in range(n):
-        if i < 26:
-            out.append(letters[i])
-        else:
-            j = i - 26
-            out.append(letters[j // 26 % 26] + letters[j % 26])
-    return tuple(out)
 
 
 # --------------------------------------------------------------------------- number formats
@@ -91,25 +87,8 @@ def _num(value: float, decimals: int, style: str) -> str:
 
 
 def _pvalue(p: float, style: str) -> str:
-    """0.42, 0.034, 0.0012, 3.2e-06 (two significant digits below 0.1, scientific below 1e-4)."""
-    p = float(p)
-    if math.isnan(p):
-        return "NA"
-    if p == 0.0:
-        return "0"
-    if p >= 0.1:
-        return f"{p:.2f}"
-    if p >= 1e-4:
-        decimals = 1 - math.floor(math.log10(p))
-        text = f"{p:.{decimals}f}"
-        return text
-    mantissa, exp = f"{p:.1e}".split("e")
-    e = int(exp)
-    if style == "latex":
-        return f"${mantissa}\\times 10^{{{e}}}$"
-    if style == "html":
-        return f"{mantissa}&times;10<sup>&minus;{abs(e)}</sup>"
-    return f"{mantissa}e{e:03d}" if e < 0 else f"{mantissa}e+{e:02d}"
+    """Two significant digits, scientific below 1e-4 (:func:`ranger_eval.formatting.format_pvalue`)."""
+    return format_pvalue(p, 2, "text" if style == "markdown" else style)
 
 
 def _decimals(values: Sequence[float]) -> int:
@@ -124,7 +103,7 @@ def _decimals(values: Sequence[float]) -> int:
 
 # --------------------------------------------------------------------------- comparison table
 def _level_label(level: float) -> str:
-    return f"{level * 100:g}%"
+    return format_level(level)
 
 
 def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[list[str], list[list[str]]]:
@@ -180,8 +159,21 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def comparison_markdown(table: pd.DataFrame, signature: str, *, level: float = 0.95) -> str:
+def _parts(
+    comp: Comparison | pd.DataFrame, signature: str | None, level: float | None
+) -> tuple[pd.DataFrame, str, float]:
+    if isinstance(comp, Comparison):
+        return comp.table, str(comp.signature), comp.level
+    if signature is None:
+        raise ReportError("a comparison table needs its signature (pass the Comparison itself)")
+    return comp, signature, 0.95 if level is None else level
+
+
+def comparison_markdown(
+    comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
+) -> str:
     """GitHub-flavoured Markdown table of the comparison rows, then the signature line."""
+    table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "markdown", level)
     align = ["---"] * 4 + ["---:"] * 3 + [":---:", "---", "---:", "---:", "---:", ":---:"]
     lines = [
@@ -194,8 +186,11 @@ def comparison_markdown(table: pd.DataFrame, signature: str, *, level: float = 0
     return "\n".join(lines)
 
 
-def comparison_latex(table: pd.DataFrame, signature: str, *, level: float = 0.95) -> str:
+def comparison_latex(
+    comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
+) -> str:
     """A booktabs ``tabular`` of the comparison rows with the signature as a footnote line."""
+    table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "latex", level)
     plain_cols = {0, 1, 2, 3, 8}  # free text: escape; the others are already LaTeX
     spec = "llll" + "rrr" + "c" + "l" + "rrr" + "c"
@@ -231,8 +226,11 @@ def comparison_latex(table: pd.DataFrame, signature: str, *, level: float = 0.95
     return "\n".join(lines)
 
 
-def comparison_html(table: pd.DataFrame, signature: str, *, level: float = 0.95) -> str:
+def comparison_html(
+    comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
+) -> str:
     """An HTML ``<table>`` of the comparison rows; significant rows have class ``significant``."""
+    table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "html", level)
     plain_cols = {0, 1, 2, 3, 8, 12}
     lines = [
@@ -255,207 +253,168 @@ def comparison_html(table: pd.DataFrame, signature: str, *, level: float = 0.95)
     return "\n".join(lines)
 
 
-def comparison_csv(table: pd.DataFrame, path: str | Path | None = None) -> str:
-    """CSV of the comparison rows at full precision (no signature: keep it machine-readable)."""
-    text = table.to_csv(index=False, lineterminator="\n")
+def _csv_with_signature(frame: pd.DataFrame, signature: str, path: str | Path | None) -> str:
+    text = f"# {signature}\n" + frame.to_csv(index=False, lineterminator="\n")
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_text(path, text)
     return text
 
 
+def comparison_csv(comp: Comparison, path: str | Path | None = None) -> str:
+    """CSV of the comparison rows at full precision, after a ``# signature`` first line."""
+    return _csv_with_signature(comp.table, str(comp.signature), path)
+
+
 # --------------------------------------------------------------------------- leaderboard
-@dataclass(frozen=True)
-class Leaderboard:
-    """Systems × (dataset, metric) means with the letters of the systems each one beats.
+def _board_caption(board: Leaderboard) -> str:
+    metrics = sorted({m for _, m in board.columns})
+    datasets = sorted({d for d, _ in board.columns})
+    what = f"Mean {metrics[0]}" if len(metrics) == 1 else "Means"
+    if len(datasets) == 1 and len(metrics) > 1:
+        what += f" on {datasets[0]}"
+    return (
+        f"{what}. Superscripts: letters of the systems that the row's system significantly "
+        "beats (significant pair, higher mean); best mean in bold."
+    )
 
-    ``means[i, j]`` is system ``i``'s mean on column ``j`` (NaN when it was not compared there);
-    ``beats[i][j]`` the letters (in table order) of the systems that system ``i`` significantly
-    beats on column ``j``.
-    """
 
-    systems: tuple[str, ...]
-    letters: tuple[str, ...]
-    columns: tuple[tuple[str, str], ...]
-    means: np.ndarray
-    beats: tuple[tuple[str, ...], ...]
-    signature: str
+def _board_decimals(board: Leaderboard) -> int:
+    return _decimals(board.means[np.isfinite(board.means)].tolist())
 
-    # ------------------------------------------------------------------ helpers
-    def _headers(self) -> list[str]:
-        datasets = {d for d, _ in self.columns}
-        metrics = {m for _, m in self.columns}
-        if len(metrics) == 1:
-            return [d for d, _ in self.columns]
-        if len(datasets) == 1:
-            return [m for _, m in self.columns]
-        return [f"{d} {m}" for d, m in self.columns]
 
-    def _caption(self) -> str:
-        metrics = sorted({m for _, m in self.columns})
-        datasets = sorted({d for d, _ in self.columns})
-        what = f"Mean {metrics[0]}" if len(metrics) == 1 else "Means"
-        if len(datasets) == 1 and len(metrics) > 1:
-            what += f" on {datasets[0]}"
-        return (
-            f"{what}. Superscripts: letters of the systems that the row's system significantly "
-            "beats (significant pair, higher mean); best mean in bold."
+def leaderboard_markdown(board: Leaderboard) -> str:
+    """Markdown leaderboard: letter, system, one column per dataset × metric, then the signature."""
+    dec = _board_decimals(board)
+    best = board.best()
+    lines = [
+        "| | system | " + " | ".join(_md_escape(h) for h in board.headers()) + " |",
+        "|---|---|" + "|".join("---:" for _ in board.columns) + "|",
+    ]
+    for i, s in enumerate(board.systems):
+        cells = []
+        for j in range(len(board.columns)):
+            v = board.means[i, j]
+            text = _num(v, dec, "markdown") if np.isfinite(v) else "–"
+            if best[i, j]:
+                text = f"**{text}**"
+            if board.beats[i][j]:
+                text += f"<sup>{board.beats[i][j]}</sup>"
+            cells.append(text)
+        lines.append(f"| {board.letters[i]} | {_md_escape(s)} | " + " | ".join(cells) + " |")
+    lines += ["", _board_caption(board), "", f"`{board.signature}`", ""]
+    return "\n".join(lines)
+
+
+def leaderboard_latex(board: Leaderboard) -> str:
+    """Booktabs leaderboard with caption; the signature as a footnote line."""
+    dec = _board_decimals(board)
+    best = board.best()
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        "\\begin{table}[t]",
+        "\\centering",
+        f"\\caption{{{latex_escape(_board_caption(board))}}}",
+        "\\begin{tabular}{ll" + "r" * len(board.columns) + "}",
+        "\\toprule",
+        " & System & " + " & ".join(latex_escape(h) for h in board.headers()) + " \\\\",
+        "\\midrule",
+    ]
+    for i, s in enumerate(board.systems):
+        cells = []
+        for j in range(len(board.columns)):
+            v = board.means[i, j]
+            text = _num(v, dec, "latex") if np.isfinite(v) else "--"
+            if best[i, j]:
+                text = f"\\textbf{{{text}}}"
+            if board.beats[i][j]:
+                text += f"$^{{{board.beats[i][j]}}}$"
+            cells.append(text)
+        lines.append(f"{board.letters[i]} & {latex_escape(s)} & " + " & ".join(cells) + " \\\\")
+    lines += [
+        "\\bottomrule",
+        "\\end{tabular}",
+        "",
+        f"\\par\\smallskip{{\\footnotesize\\texttt{{{latex_escape(board.signature)}}}}}",
+        "\\end{table}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def leaderboard_html(board: Leaderboard) -> str:
+    """HTML leaderboard; caption with the signature."""
+    dec = _board_decimals(board)
+    best = board.best()
+    lines = [
+        '<table class="ranger-leaderboard">',
+        f"<caption>{html.escape(_board_caption(board))}<br><code>{html.escape(board.signature)}"
+        "</code></caption>",
+        "<thead><tr><th></th><th>system</th>"
+        + "".join(f"<th>{html.escape(h)}</th>" for h in board.headers())
+        + "</tr></thead>",
+        "<tbody>",
+    ]
+    for i, s in enumerate(board.systems):
+        tds = []
+        for j in range(len(board.columns)):
+            v = board.means[i, j]
+            text = _num(v, dec, "html") if np.isfinite(v) else "&ndash;"
+            if best[i, j]:
+                text = f"<strong>{text}</strong>"
+            if board.beats[i][j]:
+                text += f"<sup>{html.escape(board.beats[i][j])}</sup>"
+            tds.append(f"<td>{text}</td>")
+        lines.append(
+            f"<tr><td>{board.letters[i]}</td><td>{html.escape(s)}</td>" + "".join(tds) + "</tr>"
         )
-
-    def _best(self) -> np.ndarray:
-        best = np.zeros(self.means.shape, dtype=bool)
-        for j in range(self.means.shape[1]):
-            col = self.means[:, j]
-            if np.isfinite(col).any():
-                best[:, j] = col == np.nanmax(col)
-        return best
-
-    def _decimals(self) -> int:
-        return _decimals(self.means[np.isfinite(self.means)].tolist())
-
-    # ------------------------------------------------------------------ outputs
-    def to_frame(self) -> pd.DataFrame:
-        """Index ``system``; columns ``letter`` then ``(dataset, metric, mean|beats)``."""
-        data: dict[object, object] = {("letter", "", ""): list(self.letters)}
-        for j, (d, m) in enumerate(self.columns):
-            data[(d, m, "mean")] = self.means[:, j]
-            data[(d, m, "beats")] = [self.beats[i][j] for i in range(len(self.systems))]
-        frame = pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
-        frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["dataset", "metric", ""])
-        return frame
-
-    def to_markdown(self) -> str:
-        dec = self._decimals()
-        best = self._best()
-        lines = [
-            "| | system | " + " | ".join(_md_escape(h) for h in self._headers()) + " |",
-            "|---|---|" + "|".join("---:" for _ in self.columns) + "|",
-        ]
-        for i, s in enumerate(self.systems):
-            cells = []
-            for j in range(len(self.columns)):
-                v = self.means[i, j]
-                text = _num(v, dec, "markdown") if np.isfinite(v) else "–"
-                if best[i, j]:
-                    text = f"**{text}**"
-                if self.beats[i][j]:
-                    text += f"<sup>{self.beats[i][j]}</sup>"
-                cells.append(text)
-            lines.append(f"| {self.letters[i]} | {_md_escape(s)} | " + " | ".join(cells) + " |")
-        lines += ["", self._caption(), "", f"`{self.signature}`", ""]
-        return "\n".join(lines)
-
-    def to_latex(self) -> str:
-        dec = self._decimals()
-        best = self._best()
-        lines = [
-            "% requires \\usepackage{booktabs}",
-            "\\begin{table}[t]",
-            "\\centering",
-            f"\\caption{{{latex_escape(self._caption())}}}",
-            "\\begin{tabular}{ll" + "r" * len(self.columns) + "}",
-            "\\toprule",
-            " & System & " + " & ".join(latex_escape(h) for h in self._headers()) + " \\\\",
-            "\\midrule",
-        ]
-        for i, s in enumerate(self.systems):
-            cells = []
-            for j in range(len(self.columns)):
-                v = self.means[i, j]
-                text = _num(v, dec, "latex") if np.isfinite(v) else "--"
-                if best[i, j]:
-                    text = f"\\textbf{{{text}}}"
-                if self.beats[i][j]:
-                    text += f"$^{{{self.beats[i][j]}}}$"
-                cells.append(text)
-            lines.append(
-                f"{self.letters[i]} & {latex_escape(s)} & " + " & ".join(cells) + " \\\\"
-            )
-        lines += [
-            "\\bottomrule",
-            "\\end{tabular}",
-            "",
-            f"\\par\\smallskip{{\\footnotesize\\texttt{{{latex_escape(self.signature)}}}}}",
-            "\\end{table}",
-            "",
-        ]
-        return "\n".join(lines)
-
-    def to_html(self) -> str:
-        dec = self._decimals()
-        best = self._best()
-        lines = [
-            '<table class="ranger-leaderboard">',
-            f"<caption>{html.escape(self._caption())}<br><code>{html.escape(self.signature)}"
-            "</code></caption>",
-            "<thead><tr><th></th><th>system</th>"
-            + "".join(f"<th>{html.escape(h)}</th>" for h in self._headers())
-            + "</tr></thead>",
-            "<tbody>",
-        ]
-        for i, s in enumerate(self.systems):
-            tds = []
-            for j in range(len(self.columns)):
-                v = self.means[i, j]
-                text = _num(v, dec, "html") if np.isfinite(v) else "&ndash;"
-                if best[i, j]:
-                    text = f"<strong>{text}</strong>"
-                if self.beats[i][j]:
-                    text += f"<sup>{html.escape(self.beats[i][j])}</sup>"
-                tds.append(f"<td>{text}</td>")
-            lines.append(
-                f"<tr><td>{self.letters[i]}</td><td>{html.escape(s)}</td>" + "".join(tds) + "</tr>"
-            )
-        lines += ["</tbody>", "</table>", ""]
-        return "\n".join(lines)
-
-    def to_csv(self, path: str | Path | None = None) -> str:
-        """One row per system: ``letter, system`` and per column ``<col> mean``, ``<col> beats``."""
-        flat = pd.DataFrame({"letter": list(self.letters), "system": list(self.systems)})
-        for j, h in enumerate(self._headers()):
-            flat[f"{h} mean"] = self.means[:, j]
-            flat[f"{h} beats"] = [self.beats[i][j] for i in range(len(self.systems))]
-        text = flat.to_csv(index=False, lineterminator="\n")
-        if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
-        return text
-
-    def __str__(self) -> str:
-        return self.to_markdown()
+    lines += ["</tbody>", "</table>", ""]
+    return "\n".join(lines)
 
 
-def build_leaderboard(
-    table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str
-) -> Leaderboard:
-    """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
+def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
+    """One row per system: ``letter, system`` and per column ``<col> mean``, ``<col> beats``."""
+    flat = pd.DataFrame({"letter": list(board.letters), "system": list(board.systems)})
+    for j, h in enumerate(board.headers()):
+        flat[f"{h} mean"] = board.means[:, j]
+        flat[f"{h} beats"] = [board.beats[i][j] for i in range(len(board.systems))]
+    return _csv_with_signature(flat, board.signature, path)
 
-    ``table`` needs ``dataset, metric, system_a, system_b, diff, significant``; ``means`` needs
-    ``dataset, metric, system, mean``. Only compared pairs can give letters (with
-    ``pairs="baseline"`` only the baseline's pairs do).
-    """
-    if means.empty:
-        raise ValueError("leaderboard: no means to show (empty selection)")
-    present = set(means["system"])
-    order = tuple(s for s in systems if s in present)
-    letters = system_letters(len(order))
-    letter_of = dict(zip(order, letters, strict=True))
-    columns = tuple(
-        dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str), strict=True))
-    )
-    col_of = {c: j for j, c in enumerate(columns)}
-    row_of = {s: i for i, s in enumerate(order)}
-    grid = np.full((len(order), len(columns)), np.nan)
-    for r in means.itertuples(index=False):
-        grid[row_of[r.system], col_of[(str(r.dataset), str(r.metric))]] = r.mean
-    won: list[list[set[str]]] = [[set() for _ in columns] for _ in order]
-    for r in table.itertuples(index=False):
-        if not bool(r.significant) or r.diff == 0:
-            continue
-        winner, loser = (r.system_a, r.system_b) if r.diff > 0 else (r.system_b, r.system_a)
-        won[row_of[winner]][col_of[(str(r.dataset), str(r.metric))]].add(letter_of[loser])
-    beats = tuple(
-        tuple("".join(sorted(cell, key=letters.index)) for cell in row) for row in won
-    )
-    return Leaderboard(
-        systems=order, letters=letters, columns=columns, means=grid, beats=beats,
-        signature=signature,
-    )
+
+# --------------------------------------------------------------------------- dispatch
+def _unsupported(kind: str) -> Callable[[Any], str]:
+    def render(result: Any) -> str:
+        raise ReportError(f"no {kind} rendering for {type(result).__name__}")
+
+    return render
+
+
+to_markdown = singledispatch(_unsupported("Markdown"))
+to_latex = singledispatch(_unsupported("LaTeX"))
+to_html = singledispatch(_unsupported("HTML"))
+to_csv = singledispatch(_unsupported("CSV"))
+to_markdown.__doc__ = "Markdown table of a result (Comparison, Leaderboard, MetaResult, …)."
+to_latex.__doc__ = "LaTeX (booktabs) table of a result."
+to_html.__doc__ = "HTML table of a result."
+to_csv.__doc__ = "CSV of a result, first line the ``# signature``."
+
+def _meta_markdown(result: MetaResult) -> str:
+    from .meta import meta_markdown
+
+    return meta_markdown(result)
+
+
+def _meta_csv(result: MetaResult, path: str | Path | None = None) -> str:
+    frame = result.to_frame()
+    return _csv_with_signature(frame, str(result.signature), path)
+
+
+to_markdown.register(MetaResult)(_meta_markdown)
+to_csv.register(MetaResult)(_meta_csv)
+to_markdown.register(Comparison)(comparison_markdown)
+to_latex.register(Comparison)(comparison_latex)
+to_html.register(Comparison)(comparison_html)
+to_csv.register(Comparison)(comparison_csv)
+to_markdown.register(Leaderboard)(leaderboard_markdown)
+to_latex.register(Leaderboard)(leaderboard_latex)
+to_html.register(Leaderboard)(leaderboard_html)
+to_csv.register(Leaderboard)(leaderboard_csv)

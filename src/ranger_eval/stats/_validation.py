@@ -5,38 +5,25 @@ from collections.abc import Sequence
 
 import numpy as np
 
-ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+from .. import errors
+from ..errors import ALTERNATIVES, StatsInputError
 
-
-class StatsInputError(ValueError):
-    """Bad input to a statistical test (wrong length, NaN, too few items, unknown option ...)."""
+__all__ = ["ALTERNATIVES", "StatsInputError"]
 
 
 def check_alternative(alternative: str) -> str:
     """Return ``alternative`` if it is one of :data:`ALTERNATIVES`, else raise naming the valid ones."""
-    if alternative not in ALTERNATIVES:
-        raise StatsInputError(
-            f"alternative must be one of {', '.join(repr(a) for a in ALTERNATIVES)}; "
-            f"got {alternative!r}"
-        )
-    return alternative
+    return errors.check_alternative(alternative, error=StatsInputError)
 
 
 def check_choice(name: str, value: str, choices: Sequence[str]) -> str:
     """Return ``value`` if it is in ``choices``, else raise listing them."""
-    if value not in choices:
-        raise StatsInputError(
-            f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}"
-        )
-    return value
+    return errors.check_choice(name, value, choices, error=StatsInputError)
 
 
 def check_level(level: float) -> float:
     """Confidence level strictly between 0 and 1."""
-    lv = float(level)
-    if not 0.0 < lv < 1.0:
-        raise StatsInputError(f"level must be strictly between 0 and 1; got {level!r}")
-    return lv
+    return errors.check_level(level, error=StatsInputError)
 
 
 def check_n_resamples(n_resamples: int) -> int:

@@ -3,25 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import StatsInputError
+from ..errors import CORRECTION_ALIASES, CORRECTIONS, StatsInputError, check_alpha
 
 __all__ = ["ADJUST_METHODS", "adjust_pvalues"]
 
 #: statsmodels' method names (Bonferroni; Šidák; Holm 1979 step-down with Šidák or Bonferroni
 #: steps; Simes–Hochberg step-up; Hommel 1988; Benjamini–Hochberg 1995 and Benjamini–Yekutieli
 #: 2001 FDR; two-stage FDR of Benjamini, Krieger & Yekutieli 2006 and its variant) plus "none".
-ADJUST_METHODS: tuple[str, ...] = (
-    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky", "none",
-)
-
-_ALIASES = {
-    "hochberg": "simes-hochberg",
-    "bh": "fdr_bh",
-    "benjamini-hochberg": "fdr_bh",
-    "by": "fdr_by",
-    "benjamini-yekutieli": "fdr_by",
-}
+ADJUST_METHODS: tuple[str, ...] = CORRECTIONS
+_ALIASES = CORRECTION_ALIASES
 
 
 def adjust_pvalues(p: object, method: str = "holm", *, alpha: float = 0.05) -> np.ndarray:
@@ -35,8 +25,7 @@ def adjust_pvalues(p: object, method: str = "holm", *, alpha: float = 0.05) -> n
     if key not in ADJUST_METHODS:
         valid = ", ".join(repr(m) for m in ADJUST_METHODS + tuple(_ALIASES))
         raise StatsInputError(f"unknown p-value adjustment method {method!r}; valid: {valid}")
-    if not 0.0 < float(alpha) < 1.0:
-        raise StatsInputError(f"alpha must be strictly between 0 and 1; got {alpha!r}")
+    alpha = check_alpha(alpha, error=StatsInputError)
     try:
         arr = np.asarray(p, dtype=np.float64)
     except (TypeError, ValueError) as exc:

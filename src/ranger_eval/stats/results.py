@@ -6,13 +6,12 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import StatsInputError
+from ..signature import Signature, make_signature
 
-def _signature(parts: dict[str, Any]) -> str:
-    from .._version import __version__
 
-    items = [f"{k}:{v}" for k, v in parts.items() if v is not None]
-    items.append(f"version:{__version__}")
-    return "|".join(items)
+def _signature(parts: dict[str, Any]) -> Signature:
+    return make_signature("test", parts)
 
 
 @dataclass(frozen=True)
@@ -47,22 +46,24 @@ class TestResult:
     def confidence_interval(self) -> tuple[float, float]:
         """``(ci_low, ci_high)``; raises if this test does not define an interval."""
         if self.ci_low is None or self.ci_high is None:
-            raise ValueError(f"{self.test} does not define a confidence interval")
+            raise StatsInputError(f"{self.test} does not define a confidence interval")
         return (self.ci_low, self.ci_high)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dictionary of all fields (JSON-friendly; infinite bounds stay ``inf``)."""
         return asdict(self)
 
-    def signature(self) -> str:
-        """Reproducibility signature, sacrebleu-style: test, alternative, method, resamples, seed."""
+    @property
+    def signature(self) -> Signature:
+        """Reproducibility signature, sacrebleu-style: test, alternative, method, level,
+        resamples, seed, version. (Calling it, ``res.signature()``, is deprecated.)"""
         return _signature(
             {
                 "test": self.test,
                 "alt": self.alternative,
-                "method": self.method,
+                "method_detail": self.method,
                 "level": self.level,
-                "resamples": self.n_resamples,
+                "n_resamples": self.n_resamples,
                 "seed": self.seed,
             }
         )
@@ -118,7 +119,8 @@ class ManyTestResult:
             estimate_name=self.estimate_name,
         )
 
-    def signature(self) -> str:
+    @property
+    def signature(self) -> Signature:
         """Reproducibility signature shared by all pairs."""
-        return self[0].signature() if len(self) else _signature({"test": self.test})
+        return self[0].signature if len(self) else _signature({"test": self.test})
 

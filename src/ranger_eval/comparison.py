@@ -56,8 +56,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-import sys
-import types
+import string
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -68,7 +67,17 @@ import numpy as np
 import pandas as pd
 
 from ._version import __version__
-from .scores import Scores, ScoresError
+from .atomic import write_text
+from .errors import (
+    CompareError,
+    ScoresError,
+    check_alternative,
+    check_choice,
+    check_correction,
+    check_level,
+)
+from .scores import Scores
+from .signature import Signature, make_signature
 
 TESTS: tuple[str, ...] = (
     "auto",
@@ -119,8 +128,19 @@ COLUMNS: tuple[str, ...] = (
 )
 
 
-class CompareError(ValueError):
-    """Invalid arguments or data for :func:`compare` (the message names the dataset and systems)."""
+#: Orders of the ranking comparisons (used by the aggregation layer too).
+__all__ = [
+    "COLUMNS",
+    "CompareError",
+    "Comparison",
+    "Leaderboard",
+    "RankIntervals",
+    "TESTS",
+    "build_leaderboard",
+    "compare",
+    "rank_intervals",
+    "system_letters",
+]
 
 
 # --------------------------------------------------------------------------- results
@@ -167,23 +187,30 @@ class Comparison:
         return self.table.copy()
 
     @property
-    def signature(self) -> str:
-        """sacrebleu-style reproducibility line: test, correction, alpha, resamples, seed, version."""
+    def signature(self) -> Signature:
+        """Reproducibility signature: tests, alternative, pairs, correction, family, alpha,
+        resamples, seed and the ranger-eval version (see :mod:`ranger_eval.signature`)."""
         test = self.test
         if test == "auto":
             test = f"auto[{','.join(self.tests_used)}]" if self.tests_used else "auto"
-        parts = [
-            f"test:{test}",
-            f"alt:{self.alternative}",
-            f"pairs:{self.pairs}" + (f"({self.baseline})" if self.baseline else ""),
-            f"correction:{self.correction}",
-            f"family:{self.family}",
-            f"alpha:{_fmt_alpha(self.alpha)}",
-            f"resamples:{self.n_resamples}",
-            f"seed:{self.seed}",
-            f"version:{self.version}",
-        ]
-        return "ranger-eval|" + "|".join(parts)
+        return make_signature(
+            "compare",
+            {
+                "test": test,
+                "alt": self.alternative,
+                "pairs": self.pairs + (f"({self.baseline})" if self.baseline else ""),
+                "corr": self.correction,
+                "family": self.family,
+                "alpha": _fmt_alpha(self.alpha),
+                "n_resamples": self.n_resamples,
+                "seed": self.seed,
+            },
+        )
+
+    def group(self, dataset: str | None = None, metric: str | None = None) -> tuple[str, str]:
+        """The one dataset × metric selected by ``dataset``/``metric`` (either may be omitted
+        when it is unambiguous); an error lists the choices."""
+        return _select_group(self.means, dataset, metric)
 
     def __repr__(self) -> str:
         n_sig = int(self.table["significant"].sum())
@@ -193,16 +220,13 @@ class Comparison:
             f"{self.signature})"
         )
 
-    def leaderboard(self, metric: str | None = None, dataset: str | None = None) -> Any:
+    def leaderboard(self, metric: str | None = None, dataset: str | None = None) -> Leaderboard:
         """Systems × (dataset, metric) means with ranx-style significance letters.
 
         Letters a, b, c, … are given to the systems in table order; a cell carries the letters of
-        the systems it significantly beats (significant pair, higher mean). Returns a
-        :class:`ranger_eval.report.tables.Leaderboard` (``to_frame``, ``to_markdown``,
-        ``to_latex``, ``to_html``, ``to_csv``).
+        the systems it significantly beats (significant pair, higher mean). Render it with
+        :func:`ranger_eval.report.to_markdown` / ``to_latex`` / ``to_html`` / ``to_csv``.
         """
-        from .report.tables import build_leaderboard
-
         table, means = self.table, self.means
         if metric is not None:
             if metric not in self.metrics:
@@ -217,29 +241,159 @@ class Comparison:
         return build_leaderboard(table, means, self.systems, signature=self.signature)
 
     def to_markdown(self) -> str:
-        """Markdown table of all comparisons followed by the signature line."""
-        from .report.tables import comparison_markdown
-
-        return comparison_markdown(self.table, self.signature, level=self.level)
+        """Deprecated: use ``ranger_eval.report.to_markdown(comparison)``."""
+        return _render_deprecated("to_markdown", self)
 
     def to_latex(self) -> str:
-        """LaTeX (booktabs) table of all comparisons; special characters escaped."""
-        from .report.tables import comparison_latex
-
-        return comparison_latex(self.table, self.signature, level=self.level)
+        """Deprecated: use ``ranger_eval.report.to_latex(comparison)``."""
+        return _render_deprecated("to_latex", self)
 
     def to_html(self) -> str:
-        """HTML table of all comparisons with the signature in a caption."""
-        from .report.tables import comparison_html
-
-        return comparison_html(self.table, self.signature, level=self.level)
+        """Deprecated: use ``ranger_eval.report.to_html(comparison)``."""
+        return _render_deprecated("to_html", self)
 
     def to_csv(self, path: str | Path | None = None) -> str:
-        """CSV of :meth:`to_frame` at full precision; written to ``path`` when given."""
+        """CSV of :meth:`to_frame` at full precision; written (atomically) to ``path`` if given."""
         text = self.table.to_csv(index=False, lineterminator="\n")
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         return text
+
+
+def _render_deprecated(method: str, result: object) -> str:
+    """The deprecated ``result.to_markdown()``-style methods: computing modules do not import the
+    report layer, so the renderer is looked up at call time. Removed in ranger-eval 0.3."""
+    import importlib
+    import warnings as _warnings
+
+    _warnings.warn(
+        f"{type(result).__name__}.{method}() is deprecated; use ranger_eval.report.{method}(result)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    renderer = getattr(importlib.import_module("ranger_eval.report"), method)
+    return str(renderer(result))
+
+
+# --------------------------------------------------------------------------- leaderboard
+def system_letters(n: int) -> tuple[str, ...]:
+    """Letters for ``n`` systems in table order: a … z, then aa, ab, … (ranx's convention)."""
+    letters = string.ascii_lowercase
+    out = []
+    for i in range(n):
+        if i < 26:
+            out.append(letters[i])
+        else:
+            j = i - 26
+            out.append(letters[j // 26 % 26] + letters[j % 26])
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Systems × (dataset, metric) means with the letters of the systems each one beats.
+
+    ``means[i, j]`` is system ``i``'s mean on column ``j`` (NaN when it was not compared there);
+    ``beats[i][j]`` the letters (in table order) of the systems that system ``i`` significantly
+    beats on column ``j``. Rendered by :mod:`ranger_eval.report`.
+    """
+
+    systems: tuple[str, ...]
+    letters: tuple[str, ...]
+    columns: tuple[tuple[str, str], ...]
+    means: np.ndarray
+    beats: tuple[tuple[str, ...], ...]
+    signature: str
+
+    def headers(self) -> list[str]:
+        """Column headers: the dataset, the metric, or both, whichever varies."""
+        datasets = {d for d, _ in self.columns}
+        metrics = {m for _, m in self.columns}
+        if len(metrics) == 1:
+            return [d for d, _ in self.columns]
+        if len(datasets) == 1:
+            return [m for _, m in self.columns]
+        return [f"{d} {m}" for d, m in self.columns]
+
+    def best(self) -> np.ndarray:
+        """Boolean grid: the highest mean of each column."""
+        best = np.zeros(self.means.shape, dtype=bool)
+        for j in range(self.means.shape[1]):
+            col = self.means[:, j]
+            if np.isfinite(col).any():
+                best[:, j] = col == np.nanmax(col)
+        return best
+
+    def to_frame(self) -> pd.DataFrame:
+        """Index ``system``; columns ``letter`` then ``(dataset, metric, mean|beats)``."""
+        data: dict[object, object] = {("letter", "", ""): list(self.letters)}
+        for j, (d, m) in enumerate(self.columns):
+            data[(d, m, "mean")] = self.means[:, j]
+            data[(d, m, "beats")] = [self.beats[i][j] for i in range(len(self.systems))]
+        frame = pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
+        frame.columns = pd.MultiIndex.from_tuples(
+            list(frame.columns), names=["dataset", "metric", ""]
+        )
+        return frame
+
+    def to_markdown(self) -> str:
+        """Deprecated: use ``ranger_eval.report.to_markdown(leaderboard)``."""
+        return _render_deprecated("to_markdown", self)
+
+    def to_latex(self) -> str:
+        """Deprecated: use ``ranger_eval.report.to_latex(leaderboard)``."""
+        return _render_deprecated("to_latex", self)
+
+    def to_html(self) -> str:
+        """Deprecated: use ``ranger_eval.report.to_html(leaderboard)``."""
+        return _render_deprecated("to_html", self)
+
+    def to_csv(self, path: str | Path | None = None) -> str:
+        """Deprecated: use ``ranger_eval.report.to_csv(leaderboard)``."""
+        text = _render_deprecated("to_csv", self)
+        if path is not None:
+            write_text(path, text)
+        return text
+
+
+def build_leaderboard(
+    table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str
+) -> Leaderboard:
+    """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
+
+    ``table`` needs ``dataset, metric, system_a, system_b, diff, significant``; ``means`` needs
+    ``dataset, metric, system, mean``. Only compared pairs can give letters (with
+    ``pairs="baseline"`` only the baseline's pairs do).
+    """
+    if means.empty:
+        raise CompareError("leaderboard: no means to show (empty selection)")
+    present = set(means["system"])
+    order = tuple(s for s in systems if s in present)
+    letters = system_letters(len(order))
+    letter_of = dict(zip(order, letters, strict=True))
+    columns = tuple(
+        dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str), strict=True))
+    )
+    col_of = {c: j for j, c in enumerate(columns)}
+    row_of = {s: i for i, s in enumerate(order)}
+    grid = np.full((len(order), len(columns)), np.nan)
+    for r in means.itertuples(index=False):
+        grid[row_of[str(r.system)], col_of[(str(r.dataset), str(r.metric))]] = float(r.mean)  # type: ignore[arg-type]
+    won: list[list[set[str]]] = [[set() for _ in columns] for _ in order]
+    for r in table.itertuples(index=False):
+        diff = float(r.diff)  # type: ignore[arg-type]
+        if not bool(r.significant) or diff == 0:
+            continue
+        a, b = str(r.system_a), str(r.system_b)
+        winner, loser = (a, b) if diff > 0 else (b, a)
+        won[row_of[winner]][col_of[(str(r.dataset), str(r.metric))]].add(letter_of[loser])
+    beats = tuple(
+        tuple("".join(sorted(cell, key=letters.index)) for cell in row) for row in won
+    )
+    return Leaderboard(
+        systems=order, letters=letters, columns=columns, means=grid, beats=beats,
+        signature=signature,
+    )
 
 
 def _fmt_alpha(alpha: float) -> str:
@@ -248,23 +402,7 @@ def _fmt_alpha(alpha: float) -> str:
 
 # --------------------------------------------------------------------------- validation
 def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise CompareError(
-            f"unknown {name} {value!r}; choose one of {', '.join(repr(c) for c in choices)}"
-        )
-    return value
-
-
-def _check_correction(correction: str) -> str:
-    from .stats import adjust_pvalues
-
-    if not isinstance(correction, str):
-        raise CompareError(f"correction must be a method name, got {correction!r}")
-    try:
-        adjust_pvalues(np.array([0.5]), correction)
-    except ValueError as exc:
-        raise CompareError(f"unknown correction {correction!r}: {exc}") from None
-    return correction
+    return check_choice(name, value, choices, error=CompareError)
 
 
 # --------------------------------------------------------------------------- data access
@@ -639,16 +777,15 @@ def compare(
     if isinstance(scores, pd.DataFrame):
         scores = Scores(scores)
     if not isinstance(scores, Scores):
-        raise TypeError(f"compare expects Scores or a DataFrame, got {type(scores).__name__}")
+        raise CompareError(f"compare expects Scores or a DataFrame, got {type(scores).__name__}")
     if isinstance(pairs, str):
         _check_choice("pairs", pairs, PAIR_ORDERS)
     _check_choice("test", test, TESTS)
-    _check_choice("alternative", alternative, ALTERNATIVES)
+    check_alternative(alternative, error=CompareError)
     _check_choice("family", family, FAMILIES)
     _check_choice("missing", missing, MISSING)
-    correction = _check_correction(correction)
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise CompareError(f"level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    check_correction(correction, error=CompareError)
+    level = check_level(level, error=CompareError)
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise CompareError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     if seed is not None and (
@@ -816,7 +953,17 @@ class RankIntervals:
     level: float
     n_resamples: int
     seed: int | None
+    values: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     method: str = "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024)"
+
+    @property
+    def signature(self) -> Signature:
+        """Reproducibility signature: level, resamples, seed, version."""
+        return make_signature(
+            "compare",
+            {"test": "rank-intervals[max-T bootstrap]", "level": self.level,
+             "n_resamples": self.n_resamples, "seed": self.seed},
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system: mean, bootstrap SE, rank, rank interval."""
@@ -889,8 +1036,7 @@ def rank_intervals(
         scores = comp.scores
     if isinstance(scores, pd.DataFrame):
         scores = Scores(scores)
-    if not 0 < level < 1:
-        raise CompareError(f"level must be between 0 and 1, got {level!r}")
+    level = check_level(level, error=CompareError)
     means_tab = pd.DataFrame(
         {"dataset": scores.frame["dataset"], "metric": scores.frame["metric"]}
     ).drop_duplicates()
@@ -945,17 +1091,5 @@ def rank_intervals(
         level=float(level),
         n_resamples=int(n_resamples),
         seed=seed,
+        values=values,
     )
-
-
-class _CallableModule(types.ModuleType):
-    """Importing ``ranger_eval.compare`` (the module) makes Python set the package attribute
-    ``ranger_eval.compare`` to this module, shadowing the lazily exported function of the same
-    name. Calling the module therefore calls :func:`compare`, so ``rg.compare(scores, ...)``
-    works whichever of the two the attribute holds."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Comparison:
-        return compare(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import typer
 
+from ._common import fail, warn
+
 FORMATS = ("trec", "tsv", "csv", "json")
 DEFAULT_MEASURES = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "RR", "P@5", "P@10", "nDCG",
                     "nDCG@10")
@@ -35,7 +37,7 @@ def _plain(value: float, count: bool) -> int | float:
 def _render(blocks: list[tuple[str, object, object]], fmt: str, per_query: bool,
             prefix: bool) -> str:
     """blocks: (run name, per-query DataFrame, summary DataFrame)."""
-    from .ir.measures import parse_measure
+    from ..ir.measures import parse_measure
 
     counts: dict[str, bool] = {}
 
@@ -71,11 +73,6 @@ def _render(blocks: list[tuple[str, object, object]], fmt: str, per_query: bool,
     return buf.getvalue()
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"ranger-eval trec: error: {' '.join(str(message).split())}", err=True)
-    return typer.Exit(code=2)
-
-
 def register(app: typer.Typer) -> None:
     """Add the ``trec`` command to ``app``."""
 
@@ -101,11 +98,11 @@ def register(app: typer.Typer) -> None:
             False, "--float32", help="Round scores to float32 (trec_eval 9 / pytrec_eval)."),
     ) -> None:
         """Evaluate runs against qrels with trec_eval semantics."""
-        from .ir import evaluation, measures
-        from .ir.errors import IgnoredTopicsWarning
+        from ..ir import evaluation, measures
+        from ..ir.errors import IgnoredTopicsWarning
 
         if fmt not in FORMATS:
-            raise _fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+            raise fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
         try:
             ms = measures.parse_measures(list(measure) if measure else list(DEFAULT_MEASURES))
             with warnings.catch_warnings(record=True) as caught:
@@ -119,7 +116,6 @@ def register(app: typer.Typer) -> None:
                         max_docs=max_docs, relevance_level=level)
                     blocks.append((name, per_q, evaluation.summarize(per_q)))
         except (ValueError, OSError, TypeError) as exc:
-            raise _fail(str(exc)) from None
-        for w in caught:
-            typer.echo(f"ranger-eval trec: warning: {' '.join(str(w.message).split())}", err=True)
+            raise fail(str(exc)) from None
+        warn(str(w.message) for w in caught)
         typer.echo(_render(blocks, fmt, per_query, prefix=len(runs) > 1), nl=False)

@@ -1,0 +1,66 @@
+"""What every command shares: one way to print warnings, errors and the list of written files.
+
+Bad input ends with one line ``ranger-eval: error: …`` on stderr and exit status 2; warnings are
+printed as ``ranger-eval: warning: …``. A :class:`~ranger_eval.errors.RangerError` (or an
+``OSError`` reading a file) never shows a traceback.
+"""
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable, Iterable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+
+EXIT_BAD_INPUT = 2
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def one_line(message: object) -> str:
+    """Collapse whitespace so a message is one line."""
+    return " ".join(str(message).split())
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``ranger-eval: error: …`` on stderr; returns the Exit(2) to raise."""
+    typer.echo(f"ranger-eval: error: {one_line(message)}", err=True)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def warn(messages: Iterable[str]) -> None:
+    """Print each warning as ``ranger-eval: warning: …`` on stderr."""
+    for m in messages:
+        typer.echo(f"ranger-eval: warning: {one_line(m)}", err=True)
+
+
+def report_written(paths: Iterable[Path]) -> None:
+    typer.echo("wrote: " + ", ".join(str(p) for p in paths))
+
+
+def command_line() -> str:
+    """The command as the user typed it (for the manifest and reports)."""
+    return " ".join(shlex.quote(a) for a in ["ranger-eval", *sys.argv[1:]])
+
+
+def friendly_errors(func: F) -> F:
+    """Turn input errors (RangerError and other ValueErrors, OSError) into one line, exit 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except (ValueError, OSError) as exc:
+            if isinstance(exc, OSError) and exc.filename is not None:
+                message = f"{exc.filename}: {exc.strerror or exc}"
+            else:
+                message = str(exc)
+            raise fail(message) from None
+        except RecursionError:
+            raise fail("input nested too deeply") from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,31 @@
+"""``ranger-eval demo``: the meta-analysis on a synthetic example the project generates itself."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ._common import command_line, friendly_errors, report_written, warn
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("demo")
+    @friendly_errors
+    def demo(
+        out: Path = typer.Option(Path("demo-output"), "--out", "-o", help="Output folder."),
+        seed: int = typer.Option(2023, help="Seed of the simulated data."),
+    ) -> None:
+        """Run the meta-analysis on a synthetic example the project generates itself.
+
+        The data are simulated (six made-up tasks, a baseline and a compressed model); they
+        illustrate the workflow and are not real results.
+        """
+        from ..pipeline import run_demo
+
+        run = run_demo(out, seed=seed, command=command_line())
+        typer.echo(
+            f"synthetic example data written to {out / 'example'} (simulated, not real results)"
+        )
+        warn(run.warnings)
+        typer.echo(run.result.result.summary())
+        report_written(run.written)

@@ -1,0 +1,30 @@
+"""``ranger-eval meta CONFIG.yaml``: effect sizes per task and the meta-analytic summary."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ._common import command_line, friendly_errors, report_written, warn
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("meta")
+    @friendly_errors
+    def meta(
+        config: Path = typer.Argument(..., help="Experiment YAML (paths inside are relative to it)."),
+        out: Path = typer.Option(Path("ranger-output"), "--out", "-o", help="Output folder."),
+        method: str | None = typer.Option(None, help="τ² estimator: FE, DL, HE, HS, SJ, ML, REML, EB, PM."),  # noqa: UP007
+        test: str | None = typer.Option(None, help="Test for the summary: z, t or knha."),  # noqa: UP007
+        level: float | None = typer.Option(None, help="Confidence level, e.g. 0.95."),  # noqa: UP007
+        measure: str | None = typer.Option(None, help="Effect measure: MD, SMD, SMCC, SMCR, ZCOR."),  # noqa: UP007
+        order: str | None = typer.Option(None, help="Row order: given, effect, weight, name."),  # noqa: UP007
+    ) -> None:
+        """Meta-analyse an experiment: forest.pdf/svg/png, effects.csv, summary.json, summary.md."""
+        from ..pipeline import run_meta
+
+        run = run_meta(config, out, command_line(), method=method, test=test, level=level,
+                       measure=measure, order=order)
+        warn(run.warnings)
+        typer.echo(run.result.result.summary())
+        report_written(run.written)

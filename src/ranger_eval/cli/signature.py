@@ -1,0 +1,27 @@
+"""``ranger-eval signature [SIGNATURE]``: what each field of a reproducibility signature means."""
+from __future__ import annotations
+
+import typer
+
+from ._common import friendly_errors
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("signature")
+    @friendly_errors
+    def signature(
+        text: str | None = typer.Argument(  # noqa: UP007
+            None, help="A signature to explain (default: list every field)."
+        ),
+    ) -> None:
+        """Explain the reproducibility signature printed under every table and figure."""
+        from ..signature import FIELDS, describe_fields, parse_signature
+
+        if text is None:
+            typer.echo(describe_fields())
+            return
+        fields = parse_signature(text)
+        width = max(map(len, fields))
+        for key, value in fields.items():
+            meaning = FIELDS.get(key, "(unknown field)")
+            typer.echo(f"{key:<{width}}  {value:<24}  {meaning}")

@@ -1,0 +1,33 @@
+"""Readers: per-item score files and tidy tables (:mod:`.tables`), experiment YAML (:mod:`.config`).
+
+This layer only reads and validates; turning a config into scores and analyses is
+:mod:`ranger_eval.pipeline`'s job.
+"""
+from __future__ import annotations
+
+from ..errors import ConfigError, InputError
+from .config import (
+    CompareSettings,
+    Experiment,
+    ExperimentConfig,
+    IRConfig,
+    SystemConfig,
+    TaskConfig,
+    load_experiment,
+)
+from .tables import read_item_scores, read_scores, read_values
+
+__all__ = [
+    "CompareSettings",
+    "ConfigError",
+    "Experiment",
+    "ExperimentConfig",
+    "IRConfig",
+    "InputError",
+    "SystemConfig",
+    "TaskConfig",
+    "load_experiment",
+    "read_item_scores",
+    "read_scores",
+    "read_values",
+]

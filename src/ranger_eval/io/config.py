@@ -1,0 +1,339 @@
+"""Experiment configuration (YAML): tasks, systems and their files, and each command's settings.
+
+Paths in the YAML are relative to the YAML file. Every key is validated; an unknown key, a bad
+value or a key that the reading command does not use is a :class:`ConfigError` naming the file
+and the key. The reference of every key is ``docs/configuration.md``.
+
+Layout: the data keys (``title, metric, tasks, systems, scores, ir, missing, level``) are shared by
+every command; each command's settings live in its own section (``meta:``, ``compare:``). The
+meta-analysis settings may also be written at the top level, as the original Ranger format does
+(``control, treatment, measure, method, test, order``); ``ranger-eval compare`` rejects those
+top-level keys, because ``test`` means a different thing there.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..errors import ConfigError
+
+__all__ = [
+    "COMPARE_TESTS",
+    "ConfigError",
+    "CompareSettings",
+    "Experiment",
+    "ExperimentConfig",
+    "IRConfig",
+    "META_KEYS",
+    "SystemConfig",
+    "TaskConfig",
+    "load_experiment",
+]
+
+#: The meta-analysis settings, allowed at the top level (original Ranger layout) or under ``meta:``.
+META_KEYS: tuple[str, ...] = ("control", "treatment", "measure", "method", "test", "order")
+COMPARE_TESTS = ("auto", "paired-t", "welch", "wilcoxon", "sign", "mannwhitney", "mcnemar",
+                 "proportions-z", "permutation", "bootstrap")
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TaskConfig(_Model):
+    """One dataset / task / collection. ``qrels`` makes it an IR collection."""
+
+    id: str
+    name: str | None = None
+    qrels: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+class SystemConfig(_Model):
+    """A system with one file per task id (score files, or TREC runs for IR tasks)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: str | None = None
+    files: dict[str, str] = Field(default_factory=dict, alias="runs")
+    item_column: str = "item"
+    value_column: str = "value"
+
+
+class IRConfig(_Model):
+    """Options for IR tasks: per-query ``measure`` from TREC runs and extra plot ``columns``."""
+
+    measure: str = "nDCG@10"
+    columns: list[str] = Field(default_factory=lambda: ["Judged@10"])
+    missing: Literal["zero", "drop", "error"] = "zero"
+    score_precision: Literal["float64", "float32"] = "float64"
+
+
+class CompareSettings(_Model):
+    """``compare:`` section: the options of ``ranger-eval compare`` (command-line flags override)."""
+
+    pairs: Literal["all", "baseline", "successive"] | None = None
+    baseline: str | None = None
+    test: Literal[COMPARE_TESTS] | None = None  # type: ignore[valid-type]
+    alternative: Literal["two-sided", "greater", "less"] | None = None
+    correction: str | None = None
+    family: Literal["dataset-metric", "dataset", "all"] | None = None
+    n_resamples: int | None = Field(default=None, ge=1)
+    seed: int | None = Field(default=None, ge=0)
+    systems: list[str] | None = None
+    metrics: list[str] | None = None
+
+    @field_validator("correction")
+    @classmethod
+    def _correction(cls, v: str | None) -> str | None:
+        from ..errors import check_correction
+
+        return None if v is None else check_correction(v, error=ConfigError)
+
+
+class ExperimentConfig(_Model):
+    """An experiment: systems scored on tasks, and the analysis options.
+
+    Either ``tasks`` + ``systems`` (one file per system and task) or ``scores`` (one tidy table).
+    ``control`` and ``treatment`` are needed by the meta-analysis (``ranger-eval meta``); the
+    multi-system comparison uses every system.
+    """
+
+    title: str | None = None
+    metric: str | None = None
+    control: str | None = None
+    treatment: str | None = None
+    measure: Literal["MD", "SMD", "SMCC", "SMCR", "ZCOR"] = "SMD"
+    method: Literal["FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM"] = "REML"
+    test: Literal["z", "t", "knha"] = "z"
+    level: float = 0.95
+    missing: Literal["error", "intersect"] = "error"
+    order: Literal["given", "effect", "weight", "name"] = "given"
+    tasks: list[TaskConfig] = Field(default_factory=list)
+    systems: dict[str, SystemConfig] = Field(default_factory=dict)
+    scores: str | None = None
+    ir: IRConfig | None = None
+    compare: CompareSettings = Field(default_factory=CompareSettings)
+    #: meta-analysis keys the file wrote at the top level (the original Ranger layout)
+    top_level_meta_keys: tuple[str, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _meta_section(cls, raw: Any) -> Any:
+        """Fold a ``meta:`` section into the meta-analysis settings; remember top-level ones."""
+        if not isinstance(raw, dict):
+            return raw
+        raw = dict(raw)
+        if "top_level_meta_keys" in raw:
+            raise ValueError("top_level_meta_keys: unknown key")
+        raw["top_level_meta_keys"] = tuple(k for k in META_KEYS if k in raw)
+        section = raw.pop("meta", None)
+        if section is None:
+            return raw
+        if not isinstance(section, dict):
+            raise ValueError("meta: expected a mapping of meta-analysis settings")
+        unknown = [k for k in section if k not in META_KEYS]
+        if unknown:
+            raise ValueError(
+                f"meta.{unknown[0]}: unknown key (the meta section takes {', '.join(META_KEYS)})"
+            )
+        for key, value in section.items():
+            if key in raw:
+                raise ValueError(f"meta.{key}: also given at the top level; keep one")
+            if value is not None:
+                raw[key] = value
+        return raw
+
+    @model_validator(mode="before")
+    @classmethod
+    def _qrels_mapping(cls, raw: Any) -> Any:
+        """Accept the original Ranger layout: a top-level ``qrels: {collection: path}`` mapping.
+
+        Each collection becomes (or completes) a task; collections that only some systems have
+        runs for are kept as tasks and reported as skipped later, never dropped here.
+        """
+        if not isinstance(raw, dict) or "qrels" not in raw:
+            return raw
+        raw = dict(raw)
+        qrels = raw.pop("qrels")
+        if not isinstance(qrels, dict):
+            raise ValueError("qrels: expected a mapping of collection id to qrels file")
+        tasks = raw.get("tasks")
+        if tasks is None:
+            ids = list(qrels)
+            for sys_cfg in (raw.get("systems") or {}).values():
+                files = (sys_cfg or {}).get("files") or (sys_cfg or {}).get("runs") or {}
+                ids += [k for k in files if k not in ids]
+            tasks = ids
+        tasks = cls._tasks(tasks)
+        out = []
+        for t in tasks:
+            t = dict(t) if isinstance(t, dict) else {"id": t}
+            if t.get("id") in qrels and "qrels" not in t:
+                t["qrels"] = qrels[t["id"]]
+            out.append(t)
+        raw["tasks"] = out
+        return raw
+
+    @field_validator("level")
+    @classmethod
+    def _level(cls, v: float) -> float:
+        if not 0 < v < 1:
+            raise ValueError("must be between 0 and 1 (e.g. 0.95)")
+        return v
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _tasks(cls, v: Any) -> Any:
+        # allow a plain list of ids or a mapping id -> display name
+        if isinstance(v, dict):
+            return [{"id": k, "name": n} if isinstance(n, str) or n is None else {"id": k, **n}
+                    for k, n in v.items()]
+        if isinstance(v, list):
+            return [{"id": t} if isinstance(t, str) else t for t in v]
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExperimentConfig:
+        if self.scores is None:
+            if not self.tasks:
+                raise ValueError("tasks: empty task list (name at least one task, or give `scores`)")
+            ids = [t.id for t in self.tasks]
+            dups = sorted({i for i in ids if ids.count(i) > 1})
+            if dups:
+                raise ValueError(f"tasks: duplicate task id(s) {', '.join(dups)}")
+            for role in ("control", "treatment"):
+                sys_id = getattr(self, role)
+                if sys_id is not None and sys_id not in self.systems:
+                    raise ValueError(
+                        f"{role}: system {sys_id!r} is not defined under `systems` "
+                        f"(defined: {', '.join(self.systems) or 'none'})"
+                    )
+            for sys_id, sys_cfg in self.systems.items():
+                unknown = sorted(set(sys_cfg.files) - set(ids))
+                if unknown:
+                    raise ValueError(
+                        f"systems.{sys_id}.files: unknown task id(s) {', '.join(unknown)} "
+                        f"(tasks: {', '.join(ids)})"
+                    )
+        if self.control is not None and self.control == self.treatment:
+            raise ValueError("treatment: must differ from control")
+        return self
+
+
+_CASE: dict[str, tuple[str, ...]] = {
+    "method": ("FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM"),
+    "measure": ("MD", "SMD", "SMCC", "SMCR", "ZCOR"),
+}
+
+
+def _normalise_case(raw: dict[str, Any]) -> dict[str, Any]:
+    """``method: reml`` → ``REML`` and ``measure: smd`` → ``SMD`` (names are case-insensitive)."""
+    out = dict(raw)
+    for key, names in _CASE.items():
+        value = out.get(key)
+        if isinstance(value, str):
+            out[key] = {n.lower(): n for n in names}.get(value.lower(), value)
+    if isinstance(out.get("test"), str) and out["test"].lower() in ("z", "t", "knha"):
+        out["test"] = out["test"].lower()
+    return out
+
+
+def _format_validation(path: Path, exc: ValidationError, options: frozenset[str] = frozenset()) -> str:
+    """One line per error (at most 5): the key (``meta.method``) or option (``--method``) and why."""
+    msgs = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif err["type"] == "missing":
+            msg = "required key is missing"
+        if "input" in err and err["type"] not in ("extra_forbidden", "missing", "value_error"):
+            msg += f"; got {err['input']!r}"
+        key = str(err["loc"][0]) if err["loc"] else ""
+        where = f"option --{key.replace('_', '-')}" if key in options else f"{path}: {loc}"
+        msgs.append(f"{where}: {msg}")
+    more = f" (+{len(exc.errors()) - 5} more)" if len(exc.errors()) > 5 else ""
+    return "; ".join(msgs) + more
+
+
+class Experiment:
+    """A loaded experiment: its validated config and the folder its relative paths start from."""
+
+    def __init__(self, config: ExperimentConfig, base: Path, source: Path | None = None) -> None:
+        self.config = config
+        self.base = base
+        self.source = source
+
+    def path(self, relative: str) -> Path:
+        p = Path(relative).expanduser()
+        return p if p.is_absolute() else (self.base / p).resolve()
+
+    @property
+    def task_labels(self) -> dict[str, str]:
+        return {t.id: t.label for t in self.config.tasks}
+
+    def system_label(self, system_id: str | None) -> str:
+        if system_id is None:
+            return ""
+        sys_cfg = self.config.systems.get(system_id)
+        return sys_cfg.name if sys_cfg and sys_cfg.name else system_id
+
+    @property
+    def system_labels(self) -> dict[str, str]:
+        return {s: self.system_label(s) for s in self.config.systems}
+
+    @property
+    def is_ir(self) -> bool:
+        return any(t.qrels for t in self.config.tasks)
+
+    def require_for(self, command: str) -> None:
+        """Reject keys that ``command`` would not honour (no key is ignored silently)."""
+        cfg = self.config
+        if command == "compare" and cfg.top_level_meta_keys:
+            keys = ", ".join(cfg.top_level_meta_keys)
+            raise ConfigError(
+                f"{self.source}: {keys}: meta-analysis setting(s) at the top level, which "
+                f"`ranger-eval compare` does not use; move them under a `meta:` section (read by "
+                f"`ranger-eval meta`) and put comparison settings under `compare:`"
+            )
+
+
+def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
+    """Load and validate an experiment YAML; ``overrides`` (e.g. method="DL") replace its keys.
+
+    Overrides come from command-line options: an invalid one is reported as ``option --KEY``,
+    not as a key of the file. Relative paths inside the file are resolved against its folder.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{where}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid YAML (nested too deeply)") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys at the top level")
+    given = {k: v for k, v in overrides.items() if v is not None}
+    raw = _normalise_case({**raw, **given})
+    try:
+        config = ExperimentConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation(path, exc, frozenset(given))) from None
+    return Experiment(config, path.resolve().parent, path)

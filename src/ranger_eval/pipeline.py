@@ -1,0 +1,538 @@
+"""The one orchestration layer: config or arguments → Scores → analyses → output files.
+
+Every ``ranger-eval`` command and :func:`run_experiment` go through here; the CLI only parses
+arguments and prints. Each step is a public function of its own layer:
+
+* reading: :mod:`ranger_eval.io` (score files, tables, experiment YAML), :mod:`ranger_eval.ir`
+  (TREC runs and qrels → per-query measures);
+* analyses: :func:`ranger_eval.effects.effect_sizes` → :func:`ranger_eval.meta.meta_analysis`,
+  :func:`ranger_eval.comparison.compare`;
+* outputs: :mod:`ranger_eval.report` (tables) and :mod:`ranger_eval.plots` (figures), written by
+  :class:`OutputFolder`: atomically, never over an input file, with a ``manifest.json``.
+
+Warnings raised while reading and analysing are collected into the run's ``warnings`` so the
+command line prints them once, in one format.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from . import atomic
+from ._version import __version__
+from .comparison import Comparison, compare, rank_intervals
+from .effects import EffectSizes, effect_sizes
+from .errors import ConfigError
+from .io import Experiment, IRConfig, load_experiment, read_item_scores, read_scores
+from .meta import MetaResult, meta_analysis
+from .scores import Scores
+
+__all__ = [
+    "COMPARE_OUTPUTS",
+    "CollectedScores",
+    "CompareRun",
+    "ExperimentResult",
+    "MetaRun",
+    "OutputFolder",
+    "collect_scores",
+    "load_scores_input",
+    "run_compare",
+    "run_demo",
+    "run_experiment",
+    "run_meta",
+    "write_compare_outputs",
+    "write_meta_outputs",
+]
+
+T = TypeVar("T")
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+# --------------------------------------------------------------------------- warnings
+@contextmanager
+def collecting_warnings(sink: list[str]) -> Iterator[None]:
+    """Record every warning raised inside the block as one line of text in ``sink``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        yield
+    sink.extend(" ".join(str(w.message).split()) for w in caught)
+
+
+# --------------------------------------------------------------------------- output folder
+class OutputFolder:
+    """Where a command writes: atomic files, never over an input, and a manifest of what was written.
+
+    ``inputs`` are the files the run read; writing to one of them is refused with a
+    :class:`ConfigError` (choose another ``--out``). Every file is written to a temporary name in
+    the folder and renamed into place, so a reader never sees half a file. :meth:`finish` writes
+    ``manifest.json`` (file names, sizes, SHA-256, the signature and the command).
+    """
+
+    def __init__(self, path: str | Path, inputs: Iterable[str | Path] = ()) -> None:
+        self.path = Path(path)
+        self.inputs = {Path(p).resolve() for p in inputs}
+        if self.path.exists() and not self.path.is_dir():
+            raise ConfigError(f"--out {self.path}: exists and is not a folder")
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.written: list[Path] = []
+
+    def target(self, name: str) -> Path:
+        """The path of output ``name``, checked against the inputs."""
+        p = self.path / name
+        if p.resolve() in self.inputs:
+            raise ConfigError(
+                f"--out {self.path}: writing {name} would overwrite the input file {p}; "
+                "choose another output folder"
+            )
+        return p
+
+    def text(self, name: str, content: str) -> Path:
+        p = atomic.write_text(self.target(name), content)
+        self.written.append(p)
+        return p
+
+    def figure(self, fig: Any, stem: str, formats: Sequence[str], dpi: float = 300) -> list[Path]:
+        from .plots import save_figure
+
+        for fmt in formats:
+            self.target(f"{stem}.{fmt}")
+        paths = [Path(p) for p in save_figure(fig, self.path / stem, formats, dpi=dpi)]
+        self.written += paths
+        return paths
+
+    def finish(self, signature: str, command: str | None = None) -> Path:
+        """Write ``manifest.json`` listing every file of this run; returns its path."""
+        files = []
+        for p in dict.fromkeys(self.written):
+            data = p.read_bytes()
+            files.append({"file": p.name, "bytes": len(data),
+                          "sha256": hashlib.sha256(data).hexdigest()})
+        manifest = {"tool": f"ranger-eval {__version__}", "signature": signature,
+                    "command": command, "files": files}
+        p = atomic.write_text(self.target("manifest.json"),
+                              json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        self.written.append(p)
+        return p
+
+
+
+# --------------------------------------------------------------------------- scores of an experiment
+@dataclass(frozen=True)
+class CollectedScores:
+    """Per-item scores of an experiment's systems, and what could not be scored.
+
+    ``skipped`` maps a task id to the reason it has no scores at all (an IR task without qrels,
+    or fewer than two of the requested systems with a file); ``missing`` lists the
+    ``(system, task)`` pairs without a file on tasks that were still scored. Both are also
+    warned about: nothing is left out silently.
+    """
+
+    scores: Scores
+    skipped: dict[str, str]
+    missing: tuple[tuple[str, str], ...] = ()
+
+
+def collect_scores(
+    exp: Experiment, systems: list[str] | None = None, measures: list[str] | None = None
+) -> CollectedScores:
+    """Per-item scores of ``systems`` (default: all) on every task of the experiment.
+
+    Score files are read with :func:`read_item_scores` (metric = the config's ``metric`` or
+    ``"score"``). IR tasks (with ``qrels``) are evaluated from the systems' TREC runs with
+    :func:`ranger_eval.ir.evaluate_many` on ``measures`` (default: the ``ir.measure``); the metric
+    is the measure name. A config with a tidy ``scores`` table is read as it is.
+    """
+    cfg = exp.config
+    if cfg.scores is not None:
+        scores = read_scores(exp.path(cfg.scores))
+        if cfg.tasks:
+            scores = scores.filter(datasets=[t.id for t in cfg.tasks])
+        if systems is not None:
+            scores = scores.filter(systems=systems)
+        return CollectedScores(scores, {})
+    systems = list(cfg.systems) if systems is None else list(systems)
+    ir_cfg = cfg.ir or IRConfig()
+    measures = measures or [ir_cfg.measure]
+    frames: list[pd.DataFrame] = []
+    skipped: dict[str, str] = {}
+    missing: list[tuple[str, str]] = []
+    for task in cfg.tasks:
+        if exp.is_ir and task.qrels is None:
+            skipped[task.id] = "no qrels"
+            continue
+        have = [s for s in systems if task.id in cfg.systems[s].files]
+        lacking = [s for s in systems if s not in have]
+        if len(have) < min(2, len(systems)):
+            skipped[task.id] = f"no file for {', '.join(lacking)}"
+            continue
+        missing += [(s, task.id) for s in lacking]
+        if task.qrels is not None:
+            from . import ir
+
+            runs = {s: exp.path(cfg.systems[s].files[task.id]) for s in have}
+            evaluation = ir.evaluate_many(
+                exp.path(task.qrels), runs, measures, missing=ir_cfg.missing,
+                score_precision=ir_cfg.score_precision, progress=False,
+            )
+            frames.append(ir.to_scores(evaluation, task.id).frame)
+            continue
+        for sys_id in have:
+            sys_cfg = cfg.systems[sys_id]
+            series = read_item_scores(
+                exp.path(sys_cfg.files[task.id]),
+                item_column=sys_cfg.item_column,
+                value_column=sys_cfg.value_column,
+            )
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "dataset": task.id,
+                        "system": sys_id,
+                        "metric": cfg.metric or "score",
+                        "item": series.index.to_numpy(),
+                        "value": series.to_numpy(),
+                    }
+                )
+            )
+    if skipped:
+        kind = "collection" if exp.is_ir else "task"
+        warnings.warn(
+            f"skipped {kind}(s): " + "; ".join(f"{k} ({v})" for k, v in skipped.items()),
+            stacklevel=2,
+        )
+    if missing:
+        warnings.warn(
+            "no file for " + "; ".join(f"{s} on {t}" for s, t in missing)
+            + " (left out of those tasks)",
+            stacklevel=2,
+        )
+    if not frames:
+        raise ConfigError(f"{exp.source}: no scores: no task has files for the systems {systems}")
+    scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
+    return CollectedScores(scores, skipped, tuple(missing))
+
+# --------------------------------------------------------------------------- meta-analysis
+@dataclass(frozen=True)
+class ExperimentResult:
+    """Scores, per-task effect sizes and the fitted model of one experiment.
+
+    ``skipped`` maps task ids that could not be analysed (e.g. an IR collection without qrels)
+    to the reason; they are reported, never silently left out.
+    """
+
+    scores: Scores
+    effects: EffectSizes
+    result: MetaResult
+    title: str | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def _means_columns(scores: Scores, measures: list[str], control: str, treatment: str,
+                   datasets: list[str]) -> pd.DataFrame:
+    """Per-dataset means of extra ``measures``: columns ``"<m> control"``, ``"<m> treatment"``."""
+    frame = scores.frame
+    means = frame.groupby(["dataset", "system", "metric"], sort=False)["value"].mean()
+    columns = {}
+    for m in measures:
+        for role, system in (("control", control), ("treatment", treatment)):
+            columns[f"{m} {role}"] = [means.get((d, system, m), np.nan) for d in datasets]
+    return pd.DataFrame(columns, index=pd.Index(datasets, name="dataset"))
+
+
+def run_experiment(exp: Experiment) -> ExperimentResult:
+    """Compute effect sizes of ``treatment`` over ``control`` per task and meta-analyse them.
+
+    IR tasks are evaluated on the ``ir.measure`` (the effect's metric) and the ``ir.columns``
+    measures (shown as control → treatment means); tasks that cannot be scored are reported in
+    ``skipped``.
+    """
+    cfg = exp.config
+    for role in ("control", "treatment"):
+        if getattr(cfg, role) is None:
+            raise ConfigError(f"{exp.source}: {role}: required for the meta-analysis")
+    control, treatment = cfg.control, cfg.treatment
+    ir_cfg = cfg.ir or IRConfig()
+    extra_measures = [c for c in ir_cfg.columns if c != ir_cfg.measure] if exp.is_ir else []
+    collected = collect_scores(
+        exp, [control, treatment], [ir_cfg.measure, *extra_measures] if exp.is_ir else None
+    )
+    scores = collected.scores
+    datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
+    eff = effect_sizes(
+        scores,
+        treatment=treatment,
+        control=control,
+        measure=cfg.measure,
+        metric=ir_cfg.measure if exp.is_ir else cfg.metric,
+        datasets=datasets,
+        missing=cfg.missing,
+        level=cfg.level,
+    )
+    if extra_measures:
+        eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
+    eff = eff.rename(exp.task_labels)
+    res = meta_analysis(eff, method=cfg.method, test=cfg.test, level=cfg.level)
+    return ExperimentResult(
+        scores=scores, effects=eff, result=res, title=cfg.title, skipped=collected.skipped
+    )
+
+
+def _control_treatment_columns(eff: EffectSizes) -> dict[str, dict[str, str]]:
+    """Plot columns "0.494 → 0.679" for every extra ``"<m> control"``/``"<m> treatment"`` pair."""
+    extra = eff.extra
+    if extra is None:
+        return {}
+    columns = {}
+    for col in extra.columns:
+        measure = col.removesuffix(" control")
+        if col.endswith(" control") and f"{measure} treatment" in extra.columns:
+            pairs = zip(extra[col], extra[f"{measure} treatment"], strict=True)
+            columns[measure] = {
+                name: f"{c:.3f} → {t:.3f}" for name, (c, t) in zip(extra.index, pairs, strict=True)
+            }
+    return columns
+
+
+
+@dataclass(frozen=True)
+class MetaRun:
+    """``ranger-eval meta``: the experiment, its result, the files written, the warnings."""
+
+    experiment: Experiment
+    result: ExperimentResult
+    written: tuple[Path, ...]
+    warnings: tuple[str, ...]
+
+
+def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
+    """forest.{pdf,svg,png}, effects.csv, summary.json and summary.md, each with the signature."""
+    from .plots.forest import forest_plot
+    from .report.meta import meta_markdown
+
+    cfg = exp.config
+    control = exp.system_label(cfg.control)
+    treatment = exp.system_label(cfg.treatment)
+    signature = str(res.result.signature)
+    fig = forest_plot(
+        res.result,
+        order=cfg.order,
+        left_columns=_control_treatment_columns(res.effects) or None,
+        title=res.title,
+        control_label=control,
+        treatment_label=treatment,
+    )
+    start = len(out.written)
+    out.figure(fig, "forest", ("pdf", "svg", "png"))
+    frame = res.effects.to_frame()
+    ids = {label: task_id for task_id, label in exp.task_labels.items()}
+    frame.insert(0, "task_id", [ids.get(d, d) for d in frame["dataset"]])
+    frame["weight"] = res.result.weights
+    out.text("effects.csv", f"# {signature}\n" + frame.to_csv(index=False, lineterminator="\n"))
+    payload = {
+        "title": res.title,
+        "control": cfg.control,
+        "treatment": cfg.treatment,
+        "measure": cfg.measure,
+        "skipped": res.skipped,
+        "result": res.result.to_dict(),
+        "signature": signature,
+    }
+    out.text("summary.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
+    out.text("summary.md", meta_markdown(
+        res.result, n=dict(zip(res.result.names, np.asarray(res.effects.n).tolist(), strict=True)),
+        title=res.title, control=control, treatment=treatment, skipped=res.skipped,
+    ))
+    return out.written[start:]
+
+
+def _experiment_inputs(exp: Experiment) -> list[Path]:
+    cfg = exp.config
+    paths = [p for p in [exp.source] if p is not None]
+    if cfg.scores is not None:
+        paths.append(exp.path(cfg.scores))
+    paths += [exp.path(t.qrels) for t in cfg.tasks if t.qrels]
+    for sys_cfg in cfg.systems.values():
+        paths += [exp.path(f) for f in sys_cfg.files.values()]
+    return paths
+
+
+def run_meta(config: str | Path, out: str | Path, command: str | None = None,
+             **overrides: Any) -> MetaRun:
+    """``ranger-eval meta``: load the YAML (``overrides`` replace its keys), analyse, write."""
+    caught: list[str] = []
+    with collecting_warnings(caught):
+        exp = load_experiment(config, **overrides)
+        exp.require_for("meta")
+        res = run_experiment(exp)
+    folder = OutputFolder(out, _experiment_inputs(exp))
+    write_meta_outputs(exp, res, folder)
+    folder.finish(str(res.result.signature), command)
+    return MetaRun(exp, res, tuple(folder.written), tuple(caught))
+
+
+def run_demo(out: str | Path, seed: int = 2023, command: str | None = None) -> MetaRun:
+    """``ranger-eval demo``: write the synthetic example into ``out/example`` and analyse it."""
+    from .demo import write_demo
+
+    yaml_path = write_demo(Path(out) / "example", seed=seed)
+    return run_meta(yaml_path, out, command)
+
+
+# --------------------------------------------------------------------------- comparison
+@dataclass(frozen=True)
+class CompareRun:
+    """``ranger-eval compare``: the comparison, the settings used, the files, the warnings."""
+
+    comparison: Comparison
+    settings: dict[str, Any]
+    written: tuple[Path, ...]
+    warnings: tuple[str, ...]
+
+
+#: Files written by ``ranger-eval compare`` (figures also per dataset × metric when there are several).
+COMPARE_OUTPUTS: tuple[str, ...] = (
+    "comparison.csv",
+    "comparison.md",
+    "comparison.tex",
+    "comparison.html",
+    "leaderboard.md",
+    "leaderboard.tex",
+    "graph.png",
+    "graph.pdf",
+    "heatmap.png",
+    "pvalues.png",
+    "boxplots.png",
+    "manifest.json",
+)
+
+#: Defaults of the comparison settings (``compare:`` section and command-line options).
+COMPARE_DEFAULTS: dict[str, Any] = {
+    "pairs": "all", "baseline": None, "test": "auto", "alternative": "two-sided",
+    "correction": "holm-sidak", "family": "dataset-metric", "level": 0.95,
+    "n_resamples": 10_000, "seed": 0, "systems": None, "metrics": None,
+}
+
+
+def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
+    cfg = exp.config
+    if cfg.scores is None and len(cfg.systems) < 2:
+        raise ConfigError(
+            f"{exp.source}: systems: compare needs at least two systems "
+            f"(defined: {', '.join(cfg.systems) or 'none'})"
+        )
+    scores = collect_scores(exp, measures=metrics if exp.is_ir else None).scores
+    if metrics and not exp.is_ir:
+        scores = scores.filter(metrics=metrics)
+    return scores
+
+
+def load_scores_input(path: str | Path, metrics: list[str] | None = None) -> tuple[Scores, Experiment | None]:
+    """Scores from an experiment YAML or a tidy scores table (and the experiment, if a YAML)."""
+    path = Path(path)
+    if path.suffix.lower() in YAML_SUFFIXES:
+        exp = load_experiment(path)
+        return _experiment_scores(exp, metrics), exp
+    scores = read_scores(path)
+    if metrics:
+        scores = scores.filter(metrics=metrics)
+    return scores, None
+
+
+def compare_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[str, Any]:
+    """Command-line options (not None) over the config's ``compare:`` section and ``level``,
+    over :data:`COMPARE_DEFAULTS`."""
+    settings = dict(COMPARE_DEFAULTS)
+    if exp is not None:
+        exp.require_for("compare")
+        if "level" in exp.config.model_fields_set:
+            settings["level"] = exp.config.level
+        settings.update({k: v for k, v in exp.config.compare.model_dump().items() if v is not None})
+    unknown = set(options) - set(COMPARE_DEFAULTS)
+    if unknown:
+        raise ConfigError(f"unknown comparison option(s): {', '.join(sorted(unknown))}")
+    settings.update({k: v for k, v in options.items() if v is not None})
+    return settings
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9@.+=-]+", "_", text).strip("_") or "x"
+
+
+def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
+    """Tables (CSV, Markdown, LaTeX, HTML), the leaderboard and the figures of a comparison."""
+    import shutil
+
+    from . import report
+    from .plots.boxplots import comparison_boxplots
+    from .plots.graph import comparison_graph
+    from .plots.heatmap import comparison_heatmap
+    from .plots.pvalues import pvalue_plot
+
+    start = len(out.written)
+    out.text("comparison.csv", report.to_csv(comp))
+    out.text("comparison.md", report.to_markdown(comp))
+    out.text("comparison.tex", report.to_latex(comp))
+    out.text("comparison.html", report.to_html(comp))
+    board = comp.leaderboard()
+    out.text("leaderboard.md", report.to_markdown(board))
+    out.text("leaderboard.tex", report.to_latex(board))
+
+    groups = list(dict.fromkeys(zip(comp.means["dataset"], comp.means["metric"], strict=True)))
+    several = len(groups) > 1
+    used: set[str] = set()
+    for i, (dataset, metric) in enumerate(groups):
+        suffix = f"-{_slug(str(dataset))}-{_slug(str(metric))}" if several else ""
+        n = 2
+        while suffix in used:  # names that differ only in sanitised characters stay apart
+            suffix = f"-{_slug(str(dataset))}-{_slug(str(metric))}-{n}"
+            n += 1
+        used.add(suffix)
+        intervals = rank_intervals(comp, str(dataset), str(metric), level=comp.level,
+                                   n_resamples=min(comp.n_resamples, 2000), seed=comp.seed)
+        figures = [
+            ("graph", comparison_graph(comp, dataset, metric), ("png", "pdf")),
+            ("pvalues", pvalue_plot(comp, dataset, metric), ("png",)),
+            ("boxplots", comparison_boxplots(intervals), ("png",)),
+        ]
+        for stem, fig, formats in figures:
+            paths = out.figure(fig, f"{stem}{suffix}", formats, dpi=150)
+            if several and i == 0:  # the plain names show the first dataset × metric
+                for p in paths:
+                    plain = out.target(f"{stem}{p.suffix}")
+                    with atomic.atomic_path(plain) as tmp:
+                        shutil.copyfile(p, tmp)
+                    out.written.append(plain)
+    out.figure(comparison_heatmap(comp), "heatmap", ("png",), dpi=150)
+    return out.written[start:]
+
+
+def run_compare(input: str | Path, out: str | Path, command: str | None = None,
+                **options: Any) -> CompareRun:
+    """``ranger-eval compare``: read the input, compare with the resolved settings, write."""
+    caught: list[str] = []
+    with collecting_warnings(caught):
+        exp = load_experiment(input) if Path(input).suffix.lower() in YAML_SUFFIXES else None
+        settings = compare_settings(exp, options)
+        metrics = settings.pop("metrics")
+        if exp is not None:
+            scores = _experiment_scores(exp, metrics)
+        else:
+            scores, _ = load_scores_input(input, metrics)
+        comp = compare(scores, **settings)
+    inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
+    folder = OutputFolder(out, inputs)
+    write_compare_outputs(comp, folder)
+    folder.finish(str(comp.signature), command)
+    return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
