@@ -2,8 +2,6 @@
 through `ranger-eval compare` on an experiment YAML written into tmp_path."""
 from __future__ import annotations
 
-import shutil
-
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -49,11 +47,6 @@ def run(corpus, tmp_path_factory):
         app, ["compare", str(cfg), "--out", str(out), "--n-resamples", "200"]
     )
     assert result.exit_code == 0, result.output
-    # keep copies to look at (the report shows them)
-    shutil.copyfile(out / "leaderboard.tex", "/tmp/rank_llm_leaderboard.tex")
-    shutil.copyfile(out / "comparison.tex", "/tmp/rank_llm_comparison.tex")
-    shutil.copyfile(out / "graph-dl19-nDCG@10.png", "/tmp/rank_llm_graph_dl19.png")
-    shutil.copyfile(out / "graph-dl20-nDCG@10.png", "/tmp/rank_llm_graph_dl20.png")
     return out, result.output
 
 

@@ -32,6 +32,7 @@ NO_INDEX = ("Failed to establish a new connection", "Temporary failure in name r
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.slow
 def test_readme_install_and_demo_in_fresh_venv(tmp_path):
     command = _readme_install_command()
     assert "ranger-eval demo" in command and "pip install" in command

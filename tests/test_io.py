@@ -185,7 +185,7 @@ def test_missing_yaml_and_missing_score_file(tmp_path):
     f = _experiment(tmp_path, GOOD)
     (tmp_path / "data" / "b_t2.txt").unlink()
     with pytest.raises(InputError, match=r"b_t2\.txt: file not found"):
-        collect_scores(load_experiment(f)).scores
+        collect_scores(load_experiment(f))
 
 
 def test_meta_needs_control_and_treatment(tmp_path):

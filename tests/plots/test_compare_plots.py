@@ -1,8 +1,6 @@
 """Comparison figures: graph, heatmap, pairwise p-value plot and boxplots."""
 from __future__ import annotations
 
-import math
-
 import matplotlib as mpl
 import networkx as nx
 import numpy as np
@@ -13,6 +11,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from scipy.stats import norm
 
 from ranger_eval.comparison import CompareError, compare, rank_intervals
+from ranger_eval.errors import PlotError
 from ranger_eval.plots.boxplots import comparison_boxplots
 from ranger_eval.plots.graph import comparison_graph, edge_width, nonsignificance_graph
 from ranger_eval.plots.heatmap import comparison_heatmap, stars
@@ -59,7 +58,6 @@ def test_graph_edges_are_nonsignificant_pairs(comp):
     texts = [x.get_text() for x in fig.axes[0].texts]
     best = comp.means[comp.means["dataset"] == "dl19"].sort_values("mean").iloc[-1]
     assert any(x.startswith(best["system"]) for x in texts)
-    fig.savefig("/tmp/ranger_test_graph.png", dpi=80)
 
 
 def test_edge_width_grows_with_p():
@@ -153,6 +151,13 @@ def test_boxplots(comp):
 def test_boxplots_from_scores():
     from ranger_eval.scores import Scores
 
-    fig = comparison_boxplots(rank_intervals(Scores(_scores()), "dl20", n_resamples=100))
+    ri = rank_intervals(Scores(_scores()), "dl20", n_resamples=100)
+    fig = comparison_boxplots(ri)
     _render(fig)
-    assert math.isclose(fig.get_figwidth(), fig.get_size_inches()[0])
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == list(ri.systems)  # drawn from the intervals' order: best at the top
+    observed = np.arange(1, len(ri.systems) + 1)  # systems are ordered by mean
+    assert np.all(ri.rank_low <= observed) and np.all(observed <= ri.rank_high)
+    np.testing.assert_allclose(ri.values.mean(axis=1), ri.means, rtol=1e-12)
+    with pytest.raises(PlotError, match="draws a RankIntervals result"):
+        comparison_boxplots(Scores(_scores()))  # type: ignore[arg-type]
