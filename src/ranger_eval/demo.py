@@ -50,12 +50,14 @@ def write_demo(folder: str | Path, seed: int = 2023) -> Path:
     config = {
         "title": "Synthetic demo: compressed vs baseline model (simulated data)",
         "metric": "accuracy",
-        "control": "baseline",
-        "treatment": "compressed",
-        "measure": "SMD",
-        "method": "REML",
-        "test": "z",
         "level": 0.95,
+        "meta": {
+            "control": "baseline",
+            "treatment": "compressed",
+            "measure": "SMD",
+            "method": "REML",
+            "test": "z",
+        },
         "tasks": [{"id": t, "name": name} for t, name, *_ in DEMO_TASKS],
         "systems": {
             "baseline": {"name": "Baseline", "files": files["baseline"]},

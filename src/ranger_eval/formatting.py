@@ -22,14 +22,7 @@ def _check_style(style: str) -> None:
         raise ValueError(f"style must be one of {', '.join(STYLES)}; got {style!r}")
 
 
-def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
-    """``value`` in scientific notation with up to ``digits`` significant digits (``3.2×10⁻⁶``);
-    trailing zeros of the mantissa are dropped, as Python's ``g`` format does (``5e-05``)."""
-    _check_style(style)
-    mantissa, exponent = f"{float(value):.{max(digits, 1) - 1}e}".split("e")
-    if "." in mantissa:
-        mantissa = mantissa.rstrip("0").rstrip(".")
-    exp = int(exponent)
+def _sci(mantissa: str, exp: int, style: str) -> str:
     if style == "text":
         return f"{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
     if style == "latex":
@@ -39,13 +32,22 @@ def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
     return f"{mantissa}×10{str(exp).translate(_SUPERSCRIPT)}"
 
 
-def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str = "") -> str:
-    """A p-value with ``digits`` significant digits, scientific below 10⁻⁴.
+def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
+    """``value`` in scientific notation with up to ``digits`` significant digits (``3.2×10⁻⁶``);
+    trailing zeros of the mantissa are dropped, as Python's ``g`` format does (``5e-05``)."""
+    _check_style(style)
+    mantissa, exponent = f"{float(value):.{max(digits, 1) - 1}e}".split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return _sci(mantissa, int(exponent), style)
 
-    This is exactly Python's ``f"{p:.{digits}g}"`` for ``p ≥ 1e-4`` (``0.008676``) and its
-    scientific branch below (``7.943e-21`` in ``"text"`` style, ``7.943×10⁻²¹`` in ``"unicode"``).
-    ``p < 1e-300`` is written ``< 1e-300``; NaN as ``NA``. ``prefix`` (e.g. ``"p = "``) is put
-    in front, and ``"p = "`` becomes ``"p < "`` for the bound.
+
+def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str = "") -> str:
+    """A p-value with ``digits`` significant digits: exactly Python's ``f"{p:.{digits}g}"``
+    (``0.008676``, ``7.943e-21``) in ``"text"`` style; the other styles only change the markup of
+    the exponent (``7.943×10⁻²¹`` in ``"unicode"``). ``p < 1e-300`` is written as the bound
+    ``< 1e-300``; NaN as ``NA``. ``prefix`` (e.g. ``"p = "``) is put in front, and ``"p = "``
+    becomes ``"p < "`` for the bound.
     """
     _check_style(style)
     p = float(p)
@@ -55,9 +57,11 @@ def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str
         bound = {"text": "1e-300", "unicode": "10⁻³⁰⁰", "latex": "$10^{-300}$",
                  "html": "10<sup>-300</sup>"}[style]
         return (prefix.replace("=", "<") if "=" in prefix else f"{prefix}< ") + bound
-    if p == 0 or p >= 1e-4:
-        return f"{prefix}{p:.{digits}g}"
-    return prefix + format_sci(p, digits, style)
+    text = f"{p:.{digits}g}"
+    if "e" not in text or style == "text":
+        return prefix + text
+    mantissa, exponent = text.split("e")
+    return prefix + _sci(mantissa, int(exponent), style)
 
 
 def format_percent(fraction: float, decimals: int = 1, *, floor: bool = True) -> str:

@@ -96,6 +96,11 @@ class OutputFolder:
             )
         return p
 
+    def claim(self, names: Iterable[str]) -> None:
+        """Check planned output names against the inputs before any work is done."""
+        for name in names:
+            self.target(name)
+
     def text(self, name: str, content: str) -> Path:
         p = atomic.write_text(self.target(name), content)
         self.written.append(p)
@@ -304,6 +309,13 @@ def _control_treatment_columns(eff: EffectSizes) -> dict[str, dict[str, str]]:
 
 
 
+#: Files written by ``ranger-eval meta`` and ``demo``.
+META_OUTPUTS: tuple[str, ...] = (
+    "forest.pdf", "forest.svg", "forest.png", "effects.csv", "summary.json", "summary.md",
+    "manifest.json",
+)
+
+
 @dataclass(frozen=True)
 class MetaRun:
     """``ranger-eval meta``: the experiment, its result, the files written, the warnings."""
@@ -373,8 +385,9 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     with collecting_warnings(caught):
         exp = load_experiment(config, **overrides)
         exp.require_for("meta")
+        folder = OutputFolder(out, _experiment_inputs(exp))
+        folder.claim(META_OUTPUTS)
         res = run_experiment(exp)
-    folder = OutputFolder(out, _experiment_inputs(exp))
     write_meta_outputs(exp, res, folder)
     folder.finish(str(res.result.signature), command)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
@@ -526,13 +539,14 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         exp = load_experiment(input) if Path(input).suffix.lower() in YAML_SUFFIXES else None
         settings = compare_settings(exp, options)
         metrics = settings.pop("metrics")
+        inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
+        folder = OutputFolder(out, inputs)
+        folder.claim(COMPARE_OUTPUTS)
         if exp is not None:
             scores = _experiment_scores(exp, metrics)
         else:
             scores, _ = load_scores_input(input, metrics)
         comp = compare(scores, **settings)
-    inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
-    folder = OutputFolder(out, inputs)
     write_compare_outputs(comp, folder)
     folder.finish(str(comp.signature), command)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))

@@ -80,7 +80,13 @@ def test_evaluate_many_and_progress(te: Path) -> None:
         assert df["system"].unique().tolist() == ["full", "trunc"]
     single = ir.evaluate(te / "qrels.test", te / "results.trunc", ["AP", "nDCG@10"])
     got = df[df.system == "trunc"].drop(columns="system").reset_index(drop=True)
-    pd.testing.assert_frame_equal(got, single, check_like=False)
+    pd.testing.assert_frame_equal(got, pd.DataFrame(single), check_like=False)
+    # both carry the same reproducibility signature (measures, relevance, judged, missing, …)
+    assert isinstance(single, ir.IREvaluation) and single.signature == df.signature
+    fields = single.signature.fields
+    assert fields["kind"] == "ir" and fields["measures"] == "AP,nDCG@10"
+    assert (fields["rel"], fields["judged"], fields["missing"], fields["ties"]) == (
+        "1", "nonrel", "zero", "docid-desc")
     s = ir.summarize(df)
     assert list(s.columns) == ["system", "measure", "value", "num_q"]
     with pytest.raises(ValueError, match="non-empty mapping"):

@@ -10,12 +10,13 @@ from .errors import (
     MissingTopicsError,
     TrecFormatError,
 )
-from .evaluation import evaluate, evaluate_many, prepare_qrels, summarize, to_scores
+from .evaluation import IREvaluation, evaluate, evaluate_many, prepare_qrels, summarize, to_scores
 from .measures import Measure, parse_measure, parse_measures
 from .readers import read_qrels, read_run
 
 __all__ = [
     "DuplicateEntryError",
+    "IREvaluation",
     "IgnoredTopicsWarning",
     "Measure",
     "MeasureError",

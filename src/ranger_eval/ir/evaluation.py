@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import IRError
-from .errors import IgnoredTopicsWarning, MissingTopicsError
+from ..signature import Signature, make_signature
+from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError
 from .measures import COUNT_MEASURES, Measure, parse_measure, parse_measures
 from .readers import (
     PathLike,
@@ -53,6 +55,9 @@ from .readers import (
     pair_hash,
     take_rows,
 )
+
+if TYPE_CHECKING:
+    from ..scores import Scores
 
 __all__ = ["evaluate", "evaluate_many", "summarize", "to_scores"]
 
@@ -343,6 +348,8 @@ def _measure(r: _Rows, m: Measure) -> np.ndarray:
     if name == "NumRelRet":
         return r.count(rel).astype(np.float64)
     if name == "P":
+        if k is None:  # pragma: no cover - Measure requires a cutoff for P
+            raise MeasureError(f"{name} needs a cutoff, e.g. {name}@10")
         return r.count(r.top(rel, k)) / float(k)
     if name == "R":
         return _ratio(r.count(r.top(rel, k)), r.numrel(t))
@@ -367,7 +374,8 @@ def _measure(r: _Rows, m: Measure) -> np.ndarray:
     raise AssertionError(f"unhandled measure {m}")  # pragma: no cover
 
 
-def _check_options(missing: str, score_precision: str, max_docs, relevance_level) -> None:
+def _check_options(missing: str, score_precision: str, max_docs: object,
+                   relevance_level: object) -> None:
     if missing not in MISSING_POLICIES:
         raise IRError(f"missing must be one of {', '.join(map(repr, MISSING_POLICIES))}; "
                          f"got {missing!r}")
@@ -385,6 +393,37 @@ def _examples(names: Iterable[str], n: int = 5) -> str:
     names = list(names)
     shown = ", ".join(repr(x) for x in names[:n])
     return shown + (f", ... ({len(names)} in all)" if len(names) > n else "")
+
+
+class IREvaluation(pd.DataFrame):
+    """Per-query values (``[(system,) query_id, measure, value]``): a pandas DataFrame that also
+    carries the reproducibility :attr:`signature` of the evaluation (measures, relevance level,
+    judged handling, missing topics, score precision, ties, depth). Operations on it return
+    plain DataFrames; ``attrs`` keeps the signature and the sources."""
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:  # derived frames are plain DataFrames
+        return pd.DataFrame
+
+    @property
+    def signature(self) -> Signature:
+        return Signature(self.attrs.get("signature", ""))
+
+
+def _signature(measures: tuple[Measure, ...], missing: str, score_precision: str,
+               max_docs: int | None, relevance_level: int) -> Signature:
+    return make_signature("ir", {
+        "measures": [str(m) for m in measures], "rel": relevance_level, "judged": "nonrel",
+        "missing": missing, "precision": score_precision, "ties": "docid-desc",
+        "max_docs": "all" if max_docs is None else max_docs,
+    })
+
+
+def _with_signature(frame: pd.DataFrame, signature: Signature) -> IREvaluation:
+    out = IREvaluation(frame)
+    out.attrs.update(frame.attrs)
+    out.attrs["signature"] = str(signature)
+    return out
 
 
 def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ...], missing: str,
@@ -461,7 +500,8 @@ def evaluate(qrels: PathLike | pd.DataFrame, run: PathLike | pd.DataFrame,
     _check_options(missing, score_precision, max_docs, relevance_level)
     ms = parse_measures(measures)
     q = prepare_qrels(qrels)
-    return _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs, relevance_level)
+    out = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs, relevance_level)
+    return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
 
 
 def _progress_enabled(progress: bool | None) -> bool:
@@ -502,7 +542,7 @@ def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | 
             bar.advance(task)
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update(qrels=q.source, missing=missing)
-    return out
+    return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
 
 
 def summarize(evaluation: pd.DataFrame) -> pd.DataFrame:
@@ -519,7 +559,7 @@ def summarize(evaluation: pd.DataFrame) -> pd.DataFrame:
     return out[keys + ["value", "count"]].rename(columns={"count": "num_q"})
 
 
-def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None):
+def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None) -> Scores:
     """Turn an evaluation (or :func:`evaluate_many` output) into a :class:`ranger_eval.scores.Scores`.
 
     Columns: dataset, system, metric (= measure), item (= query id as string), value.

@@ -1,0 +1,151 @@
+"""The one pipeline: config keys honoured or rejected, options over config, safe outputs."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from ranger_eval.cli import app
+from ranger_eval.errors import ConfigError
+from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta
+from ranger_eval.io import load_experiment
+
+
+def _write_scores(folder, rng, systems=("a", "b", "c"), tasks=("t1", "t2"), n=40):
+    files = {s: {} for s in systems}
+    for t in tasks:
+        base = rng.normal(0.5, 0.2, n)
+        for i, s in enumerate(systems):
+            p = folder / f"{s}_{t}.txt"
+            p.write_text("\n".join(f"{v:.6f}" for v in base + 0.05 * i + rng.normal(0, 0.05, n)))
+            files[s][t] = p.name
+    return files
+
+
+def _yaml(folder, body: str, files) -> object:
+    lines = [body.rstrip(), "tasks: [t1, t2]", "systems:"]
+    for s, fs in files.items():
+        lines.append(f"  {s}: {{files: {{{', '.join(f'{t}: {f}' for t, f in fs.items())}}}}}")
+    path = folder / "exp.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def files(tmp_path):
+    return _write_scores(tmp_path, np.random.default_rng(0))
+
+
+def test_compare_honours_config_level_and_compare_section(tmp_path, files):
+    cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon\n  correction: holm\n  seed: 3",
+                files)
+    run = run_compare(cfg, tmp_path / "out")
+    comp = run.comparison
+    assert comp.level == 0.9 and set(comp.table["test"]) == {"wilcoxon"}
+    sig = comp.signature.fields
+    assert sig["test"] == "wilcoxon" and sig["corr"] == "holm" and sig["alpha"] == "0.1"
+    assert sig["seed"] == "3"
+
+
+def test_command_line_options_override_the_config(tmp_path, files):
+    cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon", files)
+    run = run_compare(cfg, tmp_path / "out", test="paired-t", level=0.95)
+    assert run.comparison.level == 0.95 and set(run.comparison.table["test"]) == {"paired-t"}
+
+
+def test_compare_rejects_top_level_meta_keys_naming_them(tmp_path, files):
+    cfg = _yaml(tmp_path, "control: a\ntreatment: b\ntest: z", files)
+    with pytest.raises(ConfigError, match=r"control, treatment, test: meta-analysis setting"):
+        run_compare(cfg, tmp_path / "out")
+    # the same settings under `meta:` are read by meta and leave compare alone
+    cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b\n  test: z", files)
+    assert len(run_compare(cfg, tmp_path / "out2").comparison.table) == 6
+    run = run_meta(cfg, tmp_path / "out3")
+    assert run.result.result.test == "z" and run.experiment.config.treatment == "b"
+
+
+def test_unknown_or_conflicting_keys_are_errors(tmp_path, files):
+    cfg = _yaml(tmp_path, "compare:\n  tset: wilcoxon", files)
+    with pytest.raises(ConfigError, match=r"compare\.tset: unknown key"):
+        load_experiment(cfg)
+    cfg = _yaml(tmp_path, "meta:\n  control: a\n  colour: red\ntreatment: b", files)
+    with pytest.raises(ConfigError, match=r"meta\.colour: unknown key"):
+        load_experiment(cfg)
+    cfg = _yaml(tmp_path, "control: a\nmeta:\n  control: b", files)
+    with pytest.raises(ConfigError, match=r"meta\.control: also given at the top level"):
+        load_experiment(cfg)
+    cfg = _yaml(tmp_path, "compare:\n  correction: holms", files)
+    with pytest.raises(ConfigError, match=r"unknown correction 'holms'.*did you mean 'holm'"):
+        load_experiment(cfg)
+
+
+def test_names_are_case_insensitive_and_bad_options_are_blamed_on_the_option(tmp_path, files):
+    cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
+    assert load_experiment(cfg, method="reml", measure="smd").config.method == "REML"
+    with pytest.raises(ConfigError) as info:
+        load_experiment(cfg, method="remll")
+    assert str(info.value).startswith("option --method:") and str(cfg) not in str(info.value)
+
+
+def test_settings_resolution_order(tmp_path, files):
+    cfg = _yaml(tmp_path, "level: 0.8\ncompare:\n  n_resamples: 99", files)
+    s = compare_settings(load_experiment(cfg), {"seed": 5, "level": None})
+    assert (s["level"], s["n_resamples"], s["seed"], s["test"]) == (0.8, 99, 5, "auto")
+    with pytest.raises(ConfigError, match="unknown comparison option"):
+        compare_settings(None, {"colour": "red"})
+
+
+def test_outputs_never_overwrite_inputs_and_have_a_manifest(tmp_path, files):
+    # a tidy table named like an output, in the output folder: refused before any work
+    rows = ["dataset,system,item,value"] + [f"d,{s},{i},{v}" for s in "ab"
+                                            for i, v in enumerate(np.linspace(0, 1, 9))]
+    table = tmp_path / "comparison.csv"
+    table.write_text("\n".join(rows) + "\n")
+    before = table.read_bytes()
+    with pytest.raises(ConfigError, match="would overwrite the input file"):
+        run_compare(table, tmp_path)
+    assert table.read_bytes() == before and not (tmp_path / "comparison.md").exists()
+    cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
+    run = run_meta(cfg, tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["signature"] == str(run.result.result.signature)
+    names = {f["file"] for f in manifest["files"]}
+    assert {"forest.pdf", "forest.png", "effects.csv", "summary.md", "summary.json"} <= names
+    assert not list((tmp_path / "out").glob("*.part"))  # no temporary files left
+
+
+def test_output_folder_refuses_a_file_as_folder(tmp_path):
+    f = tmp_path / "x"
+    f.write_text("")
+    with pytest.raises(ConfigError, match="exists and is not a folder"):
+        OutputFolder(f)
+
+
+def test_every_output_carries_the_signature(tmp_path, files):
+    cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
+    run = run_meta(cfg, tmp_path / "meta")
+    sig = str(run.result.result.signature)
+    out = tmp_path / "meta"
+    assert (out / "effects.csv").read_text().splitlines()[0] == f"# {sig}"
+    assert sig in (out / "summary.md").read_text()
+    assert json.loads((out / "summary.json").read_text())["signature"] == sig
+    assert sig.encode() in (out / "forest.svg").read_bytes()  # the figure footer
+    crun = run_compare(cfg, tmp_path / "cmp", n_resamples=50)
+    csig = str(crun.comparison.signature)
+    for name in ("comparison.csv", "comparison.md", "comparison.tex", "comparison.html",
+                 "leaderboard.md", "leaderboard.tex"):
+        text = (tmp_path / "cmp" / name).read_text()
+        assert csig in text or csig.replace("_", "\\_") in text, name
+
+
+def test_cli_prints_warnings_and_errors_one_line(tmp_path, files):
+    cfg = _yaml(tmp_path, "control: a\ntreatment: b", files)
+    result = CliRunner().invoke(app, ["compare", str(cfg), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    lines = [ln for ln in result.output.splitlines() if ln]
+    assert len(lines) == 1 and lines[0].startswith("ranger-eval: error: ")
+    result = CliRunner().invoke(app, ["meta", str(cfg), "--method", "ReMl", "--out",
+                                      str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
