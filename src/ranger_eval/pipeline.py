@@ -262,10 +262,10 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     ``skipped``.
     """
     cfg = exp.config
-    for role in ("control", "treatment"):
-        if getattr(cfg, role) is None:
-            raise ConfigError(f"{exp.source}: {role}: required for the meta-analysis")
     control, treatment = cfg.control, cfg.treatment
+    if control is None or treatment is None:
+        role = "control" if control is None else "treatment"
+        raise ConfigError(f"{exp.source}: {role}: required for the meta-analysis")
     ir_cfg = cfg.ir or IRConfig()
     extra_measures = [c for c in ir_cfg.columns if c != ir_cfg.measure] if exp.is_ir else []
     collected = collect_scores(
