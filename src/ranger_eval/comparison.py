@@ -61,7 +61,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -78,6 +78,9 @@ from .errors import (
 )
 from .scores import Scores
 from .signature import Signature, make_signature
+
+if TYPE_CHECKING:
+    from .stats.results import TestResult
 
 TESTS: tuple[str, ...] = (
     "auto",
@@ -609,14 +612,23 @@ class _Outcome:
     ci_method: str
 
 
+def _interval(r: TestResult) -> tuple[float, float]:
+    """``(ci_low, ci_high)`` of a test that defines a confidence interval."""
+    if r.ci_low is None or r.ci_high is None:
+        raise CompareError(f"{r.test} did not return a confidence interval")
+    return r.ci_low, r.ci_high
+
+
 def _t_interval(pd_: _PairData, alternative: str, level: float) -> tuple[float, float, str]:
     from . import stats
 
     if pd_.paired:
         r = stats.paired_ttest(pd_.x, pd_.y, alternative=alternative, level=level)
-        return float(r.ci_low), float(r.ci_high), "paired t"
+        lo, hi = _interval(r)
+        return float(lo), float(hi), "paired t"
     r = stats.welch_ttest(pd_.x, pd_.y, alternative=alternative, level=level)
-    return float(r.ci_low), float(r.ci_high), "Welch t"
+    lo, hi = _interval(r)
+    return float(lo), float(hi), "Welch t"
 
 
 def _wald_interval(pd_: _PairData, alternative: str, level: float) -> tuple[float, float, str]:
@@ -645,10 +657,10 @@ def _classical(
     x, y = pd_.x, pd_.y
     if test == "paired-t":
         r = stats.paired_ttest(x, y, alternative=alternative, level=level)
-        return _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, "paired t")
+        return _Outcome(r.statistic, r.pvalue, *_interval(r), "paired t")
     if test == "welch":
         r = stats.welch_ttest(x, y, alternative=alternative, level=level)
-        return _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, "Welch t")
+        return _Outcome(r.statistic, r.pvalue, *_interval(r), "Welch t")
     if test == "wilcoxon":
         r = stats.wilcoxon(x, y, alternative=alternative, level=level)
     elif test == "sign":
@@ -703,7 +715,7 @@ def _resampling(
         for j, i in enumerate(idx):
             r = many[j]
             if test == "bootstrap":
-                out[i] = _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, "bootstrap BCa")
+                out[i] = _Outcome(r.statistic, r.pvalue, *_interval(r), "bootstrap BCa")
             else:
                 lo, hi, how = _t_interval(pairs[i], alternative, level)
                 out[i] = _Outcome(r.statistic, r.pvalue, lo, hi, how)
@@ -855,8 +867,8 @@ def compare(
                     res = _resampling(
                         t, [data[i] for i in idx], alternative, level, n_resamples, seed
                     )
-                for i, o in zip(idx, res, strict=True):
-                    outcomes[i] = o
+                for i, res_i in zip(idx, res, strict=True):
+                    outcomes[i] = res_i
         for i, (d, c) in enumerate(zip(data, chosen, strict=True)):
             if outcomes[i] is None:
                 with _context(group, [d]):
@@ -1031,8 +1043,9 @@ def rank_intervals(
 
     from .stats.resampling import BootstrapIndices
 
-    comp = scores if isinstance(scores, Comparison) else None
-    if comp is not None:
+    comp: Comparison | None = None
+    if isinstance(scores, Comparison):
+        comp = scores
         scores = comp.scores
     if isinstance(scores, pd.DataFrame):
         scores = Scores(scores)

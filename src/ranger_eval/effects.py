@@ -438,12 +438,12 @@ class EffectSizes:
         return dataclasses.replace(self, names=names, extra=extra, dropped=dropped)
 
 
-def _checked_extra(frame: pd.DataFrame | pd.Series, names: tuple[str, ...]) -> pd.DataFrame:
-    if isinstance(frame, pd.Series):
-        frame = frame.to_frame()
-    if not isinstance(frame, pd.DataFrame):
-        raise EffectSizeError(f"extra columns must be a pandas DataFrame, got {type(frame).__name__}")
-    frame = frame.copy()
+def _checked_extra(extra: pd.DataFrame | pd.Series, names: tuple[str, ...]) -> pd.DataFrame:
+    if isinstance(extra, pd.Series):
+        extra = extra.to_frame()
+    if not isinstance(extra, pd.DataFrame):
+        raise EffectSizeError(f"extra columns must be a pandas DataFrame, got {type(extra).__name__}")
+    frame = extra.copy()
     if "dataset" in frame.columns:
         frame = frame.set_index("dataset")
     frame.index = frame.index.map(str)

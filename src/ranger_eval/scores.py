@@ -64,7 +64,7 @@ class Scores:
 
     def __init__(self, data: pd.DataFrame | Scores, *, source: str | None = None) -> None:
         if isinstance(data, Scores):
-            self._df = data._df
+            self._df: pd.DataFrame = data._df
             return
         if not isinstance(data, pd.DataFrame):
             raise ScoresError(f"Scores expects a pandas DataFrame, got {type(data).__name__}")

@@ -11,10 +11,14 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from ._common import fail, warn
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = ("trec", "tsv", "csv", "json")
 DEFAULT_MEASURES = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "RR", "P@5", "P@10", "nDCG",
@@ -34,7 +38,7 @@ def _plain(value: float, count: bool) -> int | float:
     return int(round(value)) if count else float(value)
 
 
-def _render(blocks: list[tuple[str, object, object]], fmt: str, per_query: bool,
+def _render(blocks: list[tuple[str, pd.DataFrame, pd.DataFrame]], fmt: str, per_query: bool,
             prefix: bool) -> str:
     """blocks: (run name, per-query DataFrame, summary DataFrame)."""
     from ..ir.measures import parse_measure

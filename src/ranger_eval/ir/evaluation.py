@@ -480,7 +480,7 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
     return out
 
 
-def evaluate(qrels: PathLike | pd.DataFrame, run: PathLike | pd.DataFrame,
+def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: PathLike | pd.DataFrame,
              measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
              score_precision: str = "float64", max_docs: int | None = None,
              relevance_level: int = 1) -> pd.DataFrame:

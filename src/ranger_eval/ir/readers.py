@@ -33,14 +33,14 @@ hashes of the pairs (:func:`pair_hash`), candidates being compared exactly.
 from __future__ import annotations
 
 import gzip
+import io
 import mmap
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -141,6 +141,9 @@ _SEGMENT = 1 << 25  # bytes of text per pyarrow.csv call on the fast path
 
 _Text = bytes | bytearray | mmap.mmap  # what a segment's bytes live in
 
+# (layout, columns qid/docid/value[/pair_hash], 1-based line numbers or None) of a parsed text
+_Parsed = tuple[str, dict[str, pa.ChunkedArray | np.ndarray], np.ndarray | None]
+
 
 def _check_path(path: PathLike, what: str) -> Path:
     p = Path(path)
@@ -186,7 +189,7 @@ def _segments(p: Path, size: int = 0) -> Iterator[tuple[_Text, int, int]]:
             pos = lo + end
 
 
-def _read_segments(stream: BinaryIO, size: int) -> Iterator[tuple[bytearray, int, int]]:
+def _read_segments(stream: io.BufferedIOBase, size: int) -> Iterator[tuple[bytearray, int, int]]:
     """:func:`_segments` for streams: each piece in a buffer of its own."""
     rest = b""
     first = True
@@ -357,7 +360,7 @@ def _parse_segment(data: _Text, kind: str, value_type: pa.DataType, end: int | N
     return _parse_checked(data, start, end, *checked, kind, value_type)
 
 
-def _fast_parse(data: bytes | bytearray, kind: str, value_type: pa.DataType):
+def _fast_parse(data: bytes | bytearray, kind: str, value_type: pa.DataType) -> _Parsed | None:
     """Parse a regular in-memory text with pyarrow.csv: (layout, columns, None), or None when the
     general path must be used."""
     parsed = _parse_segment(data, kind, value_type)
@@ -369,7 +372,7 @@ def _fast_parse(data: bytes | bytearray, kind: str, value_type: pa.DataType):
     return parsed[2], cols, None
 
 
-def _fast_parse_file(p: Path, kind: str, value_type: pa.DataType):
+def _fast_parse_file(p: Path, kind: str, value_type: pa.DataType) -> _Parsed | None:
     """The fast path over a whole file, one segment (:func:`_segments`) at a time.
 
     Returns (layout, columns, None) — query ids as a DictionaryArray, values as numpy and, for
@@ -389,7 +392,7 @@ def _fast_parse_file(p: Path, kind: str, value_type: pa.DataType):
         segments = _segments(p)
         seg = next(segments, None)
         check = pool.submit(_check_text, *seg) if seg is not None else None
-        while check is not None:
+        while seg is not None and check is not None:  # set together
             checked = check.result()
             if checked is None:
                 return None
@@ -421,7 +424,9 @@ def _fast_parse_file(p: Path, kind: str, value_type: pa.DataType):
     return shape[2], cols, None
 
 
-def _digest_segment(cols: dict[str, pa.ChunkedArray], hash_pairs: bool):
+def _digest_segment(
+    cols: dict[str, pa.ChunkedArray], hash_pairs: bool
+) -> tuple[pa.Array, np.ndarray, list[pa.Array], np.ndarray, np.ndarray | None]:
     """(query id stretch heads, stretch lengths, docid chunks, values as numpy, pair hashes or
     None) of one parsed segment."""
     heads, lengths = _stretches(cols["qid"])
@@ -473,7 +478,7 @@ def _first_invalid_utf8(data: bytes) -> tuple[int, str]:
 _LINES_PER_CHUNK = 1 << 19
 
 
-def _general_parse(data: bytes, source: str, kind: str):
+def _general_parse(data: bytes, source: str, kind: str) -> _Parsed:
     """Split any whitespace-separated file; returns layout, string columns and line numbers.
 
     Lines are processed in chunks of 524,288 so that the split tokens never exist for the whole
@@ -501,8 +506,8 @@ def _general_parse(data: bytes, source: str, kind: str):
         nfields = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
         line_no = rows.astype(np.int64) + first_line + 1
 
-        def fail(j: int, expected: str, chunk=chunk, rows=rows, line_no=line_no,
-                 nfields=nfields) -> TrecFormatError:
+        def fail(j: int, expected: str, chunk: pa.Array = chunk, rows: np.ndarray = rows,
+                 line_no: np.ndarray = line_no, nfields: np.ndarray = nfields) -> TrecFormatError:
             text = chunk[int(rows[j])].as_py().rstrip("\r\n")
             return TrecFormatError(f"{source}:{line_no[j]}: expected {expected}, found "
                                    f"{nfields[j]} field(s): {text!r}")
@@ -537,7 +542,8 @@ def _first_bad(col: pa.Array, typ: pa.DataType) -> int:
     return lo
 
 
-def _convert(col: pa.Array, typ: pa.DataType, table_where, what: str) -> np.ndarray:
+def _convert(col: pa.Array, typ: pa.DataType, table_where: Callable[[int], str],
+             what: str) -> np.ndarray:
     if col.type == typ:
         arr = col
     else:
@@ -551,7 +557,10 @@ def _convert(col: pa.Array, typ: pa.DataType, table_where, what: str) -> np.ndar
     return arr.to_numpy(zero_copy_only=False)
 
 
-def _parse_file(path: PathLike, kind: str):
+def _parse_file(
+    path: PathLike, kind: str
+) -> tuple[str, pa.Array, pa.Array | pa.ChunkedArray, np.ndarray, np.ndarray | None,
+           np.ndarray | None]:
     """(source, query ids, docids, values, line numbers or None, pair hashes or None) of a run or
     qrels file.
 
@@ -629,7 +638,7 @@ def _show(x: object) -> str:
     return repr(x.item() if isinstance(x, np.generic) else x)
 
 
-def _frame_columns(df: pd.DataFrame, kind: str):
+def _frame_columns(df: pd.DataFrame, kind: str) -> tuple[str, pa.Array, pa.Array, np.ndarray]:
     if not isinstance(df, pd.DataFrame):
         raise TrecFormatError(f"expected a path or a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0:
@@ -907,15 +916,11 @@ def _duplicate_pair(qcodes: np.ndarray, docs: pa.Array | pa.ChunkedArray,
 # public loaders
 # --------------------------------------------------------------------------------------------
 
-def _is_path(src: object) -> bool:
-    return isinstance(src, (str, os.PathLike))
-
-
 def load_run(src: PathLike | pd.DataFrame | RunTable) -> RunTable:
     """Parse and validate a run (path, DataFrame with query_id/doc_id/score, or RunTable)."""
     if isinstance(src, RunTable):
         return src
-    if _is_path(src):
+    if isinstance(src, (str, os.PathLike)):
         source, qid, docid, score, line, pairs = _parse_file(src, "run")
         unit = "line"
     else:
@@ -945,7 +950,7 @@ def load_qrels(src: PathLike | pd.DataFrame | QrelsTable) -> QrelsTable:
     """Parse and validate qrels (path, DataFrame with query_id/doc_id/relevance, or QrelsTable)."""
     if isinstance(src, QrelsTable):
         return src
-    if _is_path(src):
+    if isinstance(src, (str, os.PathLike)):
         source, qid, docid, rel, line, _ = _parse_file(src, "qrels")
         unit = "line"
     else:

@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
 import numpy as np
@@ -20,6 +21,9 @@ from ..atomic import atomic_path
 from ..errors import PlotError
 from ..formatting import format_percent as _format_percent
 from ..formatting import format_pvalue as _format_pvalue
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 #: Font family of every text; DejaVu Sans ships with matplotlib and has the glyphs we print
 #: (− → τ ² ≥ ×).
@@ -38,7 +42,7 @@ MINUS = "\u2212"
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 #: rcParams used while a figure is built (only inside ``rc_context``).
-FIGURE_RC: dict[str, object] = {
+FIGURE_RC: dict[RcKeyType, Any] = {
     "font.family": "sans-serif",
     "font.sans-serif": [FONT_FAMILY],
     "font.size": FONT_SIZE,
@@ -60,7 +64,7 @@ def text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> flo
     return 1.05 * float(path.get_extents().width) / 72.0
 
 
-def save_rc(svg_fonttype: str = "none") -> dict[str, object]:
+def save_rc(svg_fonttype: str = "none") -> dict[RcKeyType, Any]:
     """rcParams used while saving: TrueType (Type 42) fonts in PDF/PS, editable or outlined SVG text,
     and reproducible SVG ids."""
     if svg_fonttype not in ("none", "path"):
@@ -165,7 +169,7 @@ def format_percent(fraction: float) -> str:
     return _format_percent(fraction, 1)
 
 
-def tick_decimals(ticks: Sequence[float], max_decimals: int = 6) -> int:
+def tick_decimals(ticks: Sequence[float] | np.ndarray, max_decimals: int = 6) -> int:
     """Fewest decimals that print every tick exactly (0.25 → 2, 0.1 → 1, 5 → 0)."""
     for d in range(max_decimals + 1):
         if all(abs(round(t, d) - t) <= 1e-9 * max(1.0, abs(t)) for t in ticks):

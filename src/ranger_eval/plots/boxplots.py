@@ -111,8 +111,8 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
         ax_m.set_xlabel(f"bootstrap mean {ri.metric}", fontproperties=font())
         ax_r.set_xlabel("bootstrap rank (1 = best)", fontproperties=font())
         titles = ("values", "bootstrap means", f"ranks, simultaneous {pct} intervals")
-        for ax, t in zip(axes, titles, strict=True):
-            ax.set_title(t, fontproperties=font(bold=True), loc="left")
+        for ax, title_text in zip(axes, titles, strict=True):
+            ax.set_title(title_text, fontproperties=font(bold=True), loc="left")
         head = title if title is not None else f"{ri.dataset} · {ri.metric}"
         fig.text(0.12 / fig_w, 1 - 0.12 / fig_h, head, fontproperties=font(FONT_SIZE + 2, bold=True),
                  va="top", ha="left")

@@ -19,7 +19,7 @@ used inside ``rc_context``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Integral, Real
@@ -120,7 +120,7 @@ def _line_height(size_pt: float) -> float:
 # ----------------------------------------------------------------------------- inputs
 
 
-def effect_decimals(values: Sequence[float], precision: int | None = None) -> int | None:
+def effect_decimals(values: Iterable[float], precision: int | None = None) -> int | None:
     """Decimals of the ``effect [CI]`` column: ``precision`` when given, else chosen so the
     smallest non-zero ``|value|`` keeps two significant digits (2 ≤ decimals ≤ 4); ``None`` means
     scientific notation (all values tiny)."""
@@ -274,7 +274,9 @@ def _extra_columns(
     return cols
 
 
-def _means_column(effects: Any, names: tuple[str, ...], control: str | None, treatment: str | None):
+def _means_column(
+    effects: Any, names: tuple[str, ...], control: str | None, treatment: str | None
+) -> tuple[list[str], list[str]] | None:
     mt = getattr(effects, "mean_treatment", None)
     mc = getattr(effects, "mean_control", None)
     if mt is None or mc is None:
@@ -704,7 +706,7 @@ def forest_plot(
     y_sep = y_rows[-1] - row_h * 0.8
     y_sum = y_rows[-1] - row_h * 1.6
     y_pi = y_sum - row_h if with_pi else None
-    y_axes_bottom = (y_pi if with_pi else y_sum) - row_h * 0.8
+    y_axes_bottom = (y_pi if y_pi is not None else y_sum) - row_h * 0.8
     y_footer_top = y_axes_bottom - tick_h - xlabel_h - 0.10
 
     # ---- column x positions -----------------------------------------------------------------
@@ -787,7 +789,7 @@ def forest_plot(
         put_col(label_col, y_sum, label_col.summary, f_bold)
         for c in [*right_cols, eff_est, eff_lo, eff_hi]:
             put_col(c, y_sum, c.summary, f_bold)
-        if with_pi:
+        if y_pi is not None:  # with_pi
             put_col(label_col, y_pi, label_col.pi, f_body)
             for c in (eff_lo, eff_hi):
                 put_col(c, y_pi, c.pi, f_body)
@@ -804,7 +806,7 @@ def forest_plot(
         ax.spines["bottom"].set_color(INK)
         ax.yaxis.set_major_locator(NullLocator())
         ax.yaxis.set_minor_locator(NullLocator())
-        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_locator(FixedLocator(ticks))  # type: ignore[arg-type]  # matplotlib-stubs: locs is array-like, not only a Sequence
         ax.xaxis.set_minor_locator(NullLocator())
         scaled = ticks / 10.0**exponent
         td = tick_decimals(scaled)
@@ -850,7 +852,7 @@ def forest_plot(
             if clipped:
                 ax.plot([lo if direction == "left" else hi], [y_sum], ls="none",
                         marker=_arrow_marker(direction), markersize=7, color=SUMMARY, clip_on=False)
-        if with_pi:
+        if y_pi is not None:  # with_pi
             whisker(float(y_pi), p_lo, p_hi, SUMMARY, 1.4, caps=True)
 
         foot_lh = _line_height(fontsize - 0.5) * 1.1

@@ -54,11 +54,11 @@ def nonsignificance_graph(comp: Any, dataset: str | None = None, metric: str | N
     _, _, rows, means = _group(comp, dataset, metric)
     g = nx.Graph()
     for r in means.itertuples(index=False):
-        g.add_node(r.system, mean=float(r.mean))
+        g.add_node(r.system, mean=float(r.mean))  # type: ignore[arg-type]  # pandas-stubs: itertuples fields typed as a Scalar union
     for r in rows.itertuples(index=False):
         if not bool(r.significant):
-            g.add_edge(r.system_a, r.system_b, pvalue_adjusted=float(r.pvalue_adjusted),
-                       diff=float(r.diff))
+            p_adj, diff = (float(v) for v in (r.pvalue_adjusted, r.diff))  # type: ignore[arg-type]  # pandas-stubs: itertuples fields typed as a Scalar union
+            g.add_edge(r.system_a, r.system_b, pvalue_adjusted=p_adj, diff=diff)
     return g
 
 
@@ -162,10 +162,10 @@ def _draw_panel(
                 color=BEST if is_best else INK, va="center", ha="right" if c == 0 else "left",
                 zorder=4,
             )
-    for i, n in enumerate(names):
+    for k, n in enumerate(names):
         is_best = n == best
         ax.plot(
-            [xs[i]], [means[i]], marker="o", markersize=9 if is_best else 7,
+            [xs[k]], [means[k]], marker="o", markersize=9 if is_best else 7,
             markerfacecolor=BEST if is_best else NODE, markeredgecolor="white",
             markeredgewidth=1.2, zorder=3, linestyle="none",
         )
@@ -198,7 +198,7 @@ def comparison_graph(
     means = means_df["mean"].to_numpy(dtype=float)
     best = names[int(np.argmax(means))]
     edges = [
-        (r.system_a, r.system_b, float(r.pvalue_adjusted))
+        (str(r.system_a), str(r.system_b), float(r.pvalue_adjusted))  # type: ignore[arg-type]  # pandas-stubs: itertuples fields typed as a Scalar union
         for r in rows.itertuples(index=False)
         if not bool(r.significant)
     ]

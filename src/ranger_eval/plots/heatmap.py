@@ -10,7 +10,7 @@ adjusted p-value with stars (*** < 0.001, ** < 0.01, * < alpha, ns otherwise).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
 import numpy as np
@@ -21,6 +21,9 @@ from matplotlib.patches import Patch, Rectangle
 from ..errors import PlotError
 from ..formatting import format_pvalue
 from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, font
+
+if TYPE_CHECKING:
+    from matplotlib.typing import ColorType
 
 __all__ = ["comparison_heatmap", "stars"]
 
@@ -46,7 +49,7 @@ def stars(p: float, alpha: float = 0.05) -> str:
     return "ns"
 
 
-def _luminance(colour: object) -> float:
+def _luminance(colour: ColorType) -> float:
     """WCAG relative luminance of a colour (0 = black, 1 = white), to pick readable text."""
     from matplotlib.colors import to_rgb
 
@@ -130,6 +133,7 @@ def comparison_heatmap(
                             fontproperties=font(), color="#999999")
                     continue
                 sig = bool(r.significant) and r.diff != 0
+                colour: ColorType
                 if sig:
                     es = float(r.effect_size) if np.isfinite(r.effect_size) else math.copysign(CAP, r.effect_size)
                     mag = min(max(abs(es), 0.25), CAP)  # a significant cell is never near-white

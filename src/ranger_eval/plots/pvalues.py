@@ -76,8 +76,9 @@ def pvalue_plot(
     pmat: dict[tuple[str, str], float] = {}
     for r in rows.itertuples(index=False):
         p = float(getattr(r, col))
-        pmat[(r.system_a, r.system_b)] = p
-        pmat[(r.system_b, r.system_a)] = p
+        a, b = str(r.system_a), str(r.system_b)
+        pmat[(a, b)] = p
+        pmat[(b, a)] = p
     cmap = mpl.colormaps["tab10"] if k <= 10 else mpl.colormaps["turbo"]
     colours = {n: cmap(i % 10) if k <= 10 else cmap(i / max(k - 1, 1)) for i, n in enumerate(names)}
 

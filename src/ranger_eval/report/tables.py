@@ -131,9 +131,16 @@ def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[li
     ]
     rows = []
     for r in table.itertuples(index=False):
-        ci = f"[{_num(r.ci_low, dec, style)}, {_num(r.ci_high, dec, style)}]"
+        mean_a, mean_b, diff, ci_low, ci_high, pvalue, pvalue_adj, effect = (
+            float(v)  # type: ignore[arg-type]  # pandas-stubs types row fields as a Scalar union incl. None
+            for v in (
+                r.mean_a, r.mean_b, r.diff, r.ci_low, r.ci_high, r.pvalue, r.pvalue_adjusted,
+                r.effect_size,
+            )
+        )
+        ci = f"[{_num(ci_low, dec, style)}, {_num(ci_high, dec, style)}]"
         eff = (
-            f"{_num(r.effect_size, 2, style)} {r.effect_size_name.replace('_', ' ')} "
+            f"{_num(effect, 2, style)} {str(r.effect_size_name).replace('_', ' ')} "
             f"({r.effect_label})"
         )
         cells = [
@@ -141,13 +148,13 @@ def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[li
             str(r.metric),
             str(r.system_a),
             str(r.system_b),
-            _num(r.mean_a, dec, style),
-            _num(r.mean_b, dec, style),
-            _num(r.diff, dec, style),
+            _num(mean_a, dec, style),
+            _num(mean_b, dec, style),
+            _num(diff, dec, style),
             ci,
             str(r.test),
-            _pvalue(r.pvalue, style),
-            _pvalue(r.pvalue_adjusted, style),
+            _pvalue(pvalue, style),
+            _pvalue(pvalue_adj, style),
             eff,
             "yes" if bool(r.significant) else "no",
         ]

@@ -302,15 +302,15 @@ def mcnemar(
             p = binom.cdf(b - 1) + 0.5 * binom.pmf(b) if mid_p else binom.cdf(b)
         p = float(min(p, 1.0))
     else:
-        k = 1.0 if correction else 0.0
+        cc = 1.0 if correction else 0.0  # continuity correction
         if alternative == "two-sided":
-            stat = (abs(b - c) - k) ** 2 / m
+            stat = (abs(b - c) - cc) ** 2 / m
             p = float(sps.chi2.sf(stat, 1))
         elif alternative == "greater":
-            stat = (b - c - k) / math.sqrt(m)
+            stat = (b - c - cc) / math.sqrt(m)
             p = float(sps.norm.sf(stat))
         else:
-            stat = (b - c + k) / math.sqrt(m)
+            stat = (b - c + cc) / math.sqrt(m)
             p = float(sps.norm.sf(-stat))
     return TestResult(
         test="McNemar test", statistic=float(stat), pvalue=p, alternative=alternative,
