@@ -331,7 +331,14 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of keys at the top level")
     given = {k: v for k, v in overrides.items() if v is not None}
-    raw = _normalise_case({**raw, **given})
+    section = raw.get("meta")
+    if isinstance(section, dict):  # options override the file's meta section in place
+        raw = {**raw, "meta": _normalise_case(
+            {**section, **{k: v for k, v in given.items() if k in META_KEYS}})}
+        given_top = {k: v for k, v in given.items() if k not in META_KEYS}
+    else:
+        given_top = given
+    raw = _normalise_case({**raw, **given_top})
     try:
         config = ExperimentConfig.model_validate(raw)
     except ValidationError as exc:

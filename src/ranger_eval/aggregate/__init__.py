@@ -1,0 +1,41 @@
+"""Aggregation across metrics and datasets: harmonic-mean p-values, Demšar's rank tests, TOPSIS.
+
+* :func:`harmonic_mean_p` — Wilson's harmonic mean p-value (R ``harmonicmeanp::p.hmp``).
+* :func:`rank_test` — Friedman / Iman–Davenport with Nemenyi, Bonferroni–Dunn, Holm or
+  Wilcoxon post-hoc tests and CD-diagram cliques (Demšar 2006); :func:`two_system_tests` for
+  two systems (Wilcoxon signed-rank and sign test).
+* :func:`topsis` — TOPSIS closeness coefficients (Hwang & Yoon 1981); :func:`kendall_tau` to
+  compare two rankings.
+"""
+from __future__ import annotations
+
+from .hmp import LANDAU_OFFSET, HarmonicMeanP, harmonic_mean_p
+from .ranktests import (
+    POSTHOCS,
+    RankTest,
+    SignTest,
+    TwoSystemTests,
+    WilcoxonTest,
+    rank_table,
+    rank_test,
+    two_system_tests,
+)
+from .topsis import NORMALIZATIONS, KendallTau, kendall_tau, topsis
+
+__all__ = [
+    "LANDAU_OFFSET",
+    "NORMALIZATIONS",
+    "POSTHOCS",
+    "HarmonicMeanP",
+    "KendallTau",
+    "RankTest",
+    "SignTest",
+    "TwoSystemTests",
+    "WilcoxonTest",
+    "harmonic_mean_p",
+    "kendall_tau",
+    "rank_table",
+    "rank_test",
+    "topsis",
+    "two_system_tests",
+]
