@@ -31,11 +31,19 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "comparison",
     "rank_intervals": "comparison",
     "RangerError": "errors",
+    "aggregate_metrics": "aggregate",
+    "aggregate_comparisons": "aggregate",
+    "harmonic_mean_p": "aggregate",
+    "standardized_means": "aggregate",
+    "rank_systems": "aggregate",
+    "rank_test": "aggregate",
+    "topsis": "aggregate",
+    "condition_and_compare": "aggregate",
     "parse_signature": "signature",
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
-    "errors", "signature", "formatting",
+    "errors", "signature", "formatting", "aggregate",
 )
 #: Modules that were renamed: old name → new name (the old name keeps working, with a warning).
 _RENAMED = {"experiment": "pipeline"}

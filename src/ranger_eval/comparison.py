@@ -54,6 +54,7 @@ Conventions
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import math
 import string
@@ -775,14 +776,19 @@ def compare(
     missing: str = "error",
     datasets: Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
+    by: Sequence[str] | str | None = None,
 ) -> Comparison:
     """Compare systems pairwise on every dataset × metric (see the module docstring).
 
     ``systems`` selects and orders the systems (default: all, in order of first appearance);
     ``pairs`` is ``"all"`` (k(k-1)/2 pairs), ``"baseline"`` (k-1 pairs against ``baseline``),
     ``"successive"`` (k-1 pairs, neighbours by mean) or an explicit list of ``(a, b)`` tuples.
-    ``datasets`` and ``metrics`` restrict the comparison. Raises :class:`CompareError` (or
-    :class:`ScoresError` for unpaired items) naming the dataset, metric and systems.
+    ``datasets`` and ``metrics`` restrict the comparison. ``by`` names item metadata columns of
+    the scores (e.g. ``"difficulty"``): the comparison is run separately per level (IBM §10.1);
+    each level becomes its own dataset, labelled ``"dataset [difficulty=hard]"``, with the level
+    values also in columns named after ``by``, and p-values are adjusted within each level's
+    families. Raises :class:`CompareError` (or :class:`ScoresError` for unpaired items) naming the
+    dataset, metric and systems.
     """
     from .stats import adjust_pvalues, effect_label
 
@@ -790,6 +796,13 @@ def compare(
         scores = Scores(scores)
     if not isinstance(scores, Scores):
         raise CompareError(f"compare expects Scores or a DataFrame, got {type(scores).__name__}")
+    if by is not None:
+        return _compare_by(
+            scores, by, systems=systems, pairs=pairs, baseline=baseline, test=test,
+            alternative=alternative, correction=correction, family=family, level=level,
+            n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
+            datasets=datasets, metrics=metrics,
+        )
     if isinstance(pairs, str):
         _check_choice("pairs", pairs, PAIR_ORDERS)
     _check_choice("test", test, TESTS)
@@ -939,6 +952,39 @@ def compare(
         n_resamples=int(n_resamples),
         seed=seed,
         tests_used=tests_used,
+    )
+
+
+def _compare_by(scores: Scores, by: Sequence[str] | str, **kwargs: Any) -> Comparison:
+    """:func:`compare` per level of the item metadata columns ``by`` (IBM §10.1)."""
+    cols = [by] if isinstance(by, str) else list(by)
+    frame = scores.frame
+    reserved = {"dataset", "system", "metric", "item", "value", "seed"}
+    bad = [c for c in cols if c not in frame.columns or c in reserved]
+    if bad:
+        meta = [c for c in frame.columns if c not in reserved]
+        raise CompareError(
+            f"by: {bad[0]!r} is not an item metadata column of the scores; "
+            f"metadata columns: {', '.join(meta) or 'none'}"
+        )
+    parts: list[Comparison] = []
+    levels: list[dict[str, str]] = []
+    for level, sub in frame.groupby(cols, sort=False):
+        values = [str(v) for v in (level if isinstance(level, tuple) else (level,))]
+        tag = ", ".join(f"{c}={v}" for c, v in zip(cols, values, strict=True))
+        sub = sub.assign(dataset=sub["dataset"].astype(str) + f" [{tag}]")
+        parts.append(compare(Scores(sub.reset_index(drop=True)), **kwargs))
+        levels.append(dict(zip(cols, values, strict=True)))
+    tables, means = [], []
+    for part, lv in zip(parts, levels, strict=True):
+        tables.append(part.table.assign(**lv))
+        means.append(part.means.assign(**lv))
+    first = parts[0]
+    tests_used = tuple(t for t in TESTS if any(t in p.tests_used for p in parts))
+    systems = tuple(dict.fromkeys(s for p in parts for s in p.systems))
+    return dataclasses.replace(
+        first, table=pd.concat(tables, ignore_index=True), means=pd.concat(means, ignore_index=True),
+        systems=systems, scores=scores, tests_used=tests_used,
     )
 
 

@@ -9,7 +9,10 @@
 """
 from __future__ import annotations
 
+from .comparisons import AggregateComparison, aggregate_comparisons, effect_variance
 from .hmp import LANDAU_OFFSET, HarmonicMeanP, harmonic_mean_p
+from .metrics import aggregate_metrics, metric_direction, standardized_means
+from .ranking import ConditionComparison, Ranking, condition_and_compare, rank_systems
 from .ranktests import (
     POSTHOCS,
     RankTest,
@@ -23,6 +26,16 @@ from .ranktests import (
 from .topsis import NORMALIZATIONS, KendallTau, kendall_tau, topsis
 
 __all__ = [
+    "AggregateComparison",
+    "ConditionComparison",
+    "Ranking",
+    "aggregate_comparisons",
+    "aggregate_metrics",
+    "condition_and_compare",
+    "effect_variance",
+    "metric_direction",
+    "rank_systems",
+    "standardized_means",
     "LANDAU_OFFSET",
     "NORMALIZATIONS",
     "POSTHOCS",

@@ -238,7 +238,8 @@ def comparison_graph(
             axes.append(ax)
         gap = 0.25
         fig_w = left_in + sum(widths) + gap * (len(widths) - 1) + 0.2
-        fig_w = max(fig_w, left_in + _text_width_in(sub, FONT_SIZE - 1) + 0.3, 5.2)
+        fig_w = max(fig_w, left_in + _text_width_in(sub, FONT_SIZE - 1) + 0.3,
+                    left_in + _text_width_in(head, FONT_SIZE + 2, bold=True) + 0.3, 5.2)
         fig.set_size_inches(fig_w, height)
         x = left_in
         for k, (ax, w) in enumerate(zip(axes, widths, strict=True)):

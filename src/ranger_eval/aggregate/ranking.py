@@ -1,0 +1,380 @@
+"""Which system is best overall: the post-op ordered ranking of the IBM framework (§7.1, §10).
+
+:func:`rank_systems` follows ``post_op_ordered_ranking`` of Ackerman et al. (2025), §7.1:
+
+1. **Aggregate.** Within each dataset, several metrics become one standardised aggregate metric
+   (§6.1, :func:`~ranger_eval.aggregate.metrics.aggregate_metrics`; a single metric is only
+   oriented so that higher is better). With one dataset the systems are paired and their means
+   ``V̇_b`` are the aggregate means. With several datasets (different items: unpaired across
+   datasets) the means are the standardised means of §6.3
+   (:func:`~ranger_eval.aggregate.metrics.standardized_means`) and the pairwise results are
+   aggregated across datasets by §6.2 (:func:`~ranger_eval.aggregate.comparisons.aggregate_comparisons`).
+2. **Order** the systems by ``V̇_b``, highest first.
+3. **Test** the chosen comparisons: ``"successive"`` (each system against the next),
+   ``"first-vs-rest"`` (the first against every other) or ``"all"`` (every pair). As the paper
+   says, all pairs are tested two-sided; the other orders one-sided (``greater``: the higher-ranked
+   system is better), since the order is known.
+4. **Cliques**: maximal groups of systems with no significant difference among them (networkx
+   ``find_cliques`` on the graph of non-significant pairs), drawn by :meth:`Ranking.plot`.
+
+:func:`condition_and_compare` is §10.2: systems described by hyper-parameters are partitioned by
+the ``condition`` values, their scores pooled by the ``compare`` values, and ranked with
+first-vs-rest in each partition.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..comparison import Comparison, compare
+from ..errors import AggregateError, check_alpha, check_choice, check_correction
+from ..scores import Scores
+from ..signature import Signature, make_signature
+from .comparisons import aggregate_comparisons
+from .metrics import aggregate_metrics, metric_direction, standardized_means
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = ["ORDERS", "ConditionComparison", "Ranking", "condition_and_compare", "rank_systems"]
+
+ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The ordered ranking of systems with the tests between them.
+
+    ``order``: systems, best first; ``means``: the aggregate mean ``V̇_b`` of each (Series in
+    ``order``); ``comparison``: the pairwise results (a :class:`Comparison`; aggregated across
+    datasets when there are several); ``cliques``: maximal groups without a significant
+    difference, best group first; ``aggregated_metrics`` / ``datasets``: what was combined.
+    """
+
+    order: tuple[str, ...]
+    means: pd.Series
+    comparison: Comparison
+    cliques: tuple[tuple[str, ...], ...]
+    comparisons: str
+    alpha: float
+    correction: str
+    datasets: tuple[str, ...]
+    metrics: tuple[str, ...]
+    mean_kind: str
+    naive_means: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
+
+    @property
+    def pairwise(self) -> pd.DataFrame:
+        """One row per tested pair: a, b, diff, p, adjusted p, effect size, significant."""
+        t = self.comparison.table
+        return pd.DataFrame({
+            "a": t["system_a"].astype(str), "b": t["system_b"].astype(str),
+            "diff": t["diff"], "pvalue": t["pvalue"], "pvalue_adjusted": t["pvalue_adjusted"],
+            "effect_size": t["effect_size"], "effect_size_name": t["effect_size_name"],
+            "significant": t["significant"].astype(bool), "test": t["test"],
+        }).reset_index(drop=True)
+
+    @property
+    def signature(self) -> Signature:
+        base = self.comparison.signature.fields
+        return make_signature("rank", {
+            "order": self.comparisons, "test": base.get("test"), "alt": base.get("alt"),
+            "corr": self.correction, "alpha": self.alpha,
+            "n_resamples": base.get("n_resamples"), "seed": base.get("seed"),
+            "weights": "custom" if self.mean_kind.endswith("weighted") else "equal",
+        })
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per system: position, aggregate mean, naive mean-of-means, clique numbers."""
+        groups = {s: ",".join(str(i + 1) for i, c in enumerate(self.cliques) if s in c)
+                  for s in self.order}
+        naive = self.naive_means.reindex(list(self.order))
+        naive_rank = naive.rank(ascending=False, method="min")
+        return pd.DataFrame({
+            "rank": np.arange(1, len(self.order) + 1),
+            "system": list(self.order),
+            "aggregate_mean": self.means.to_numpy(dtype=float),
+            "groups": [groups[s] for s in self.order],
+            "naive_mean": naive.to_numpy(dtype=float),
+            "naive_rank": naive_rank.to_numpy(dtype=float),
+        })
+
+    def plot(self, **kwargs: Any) -> Figure:
+        """The connected graph of the ranking, split into its cliques (IBM §5.1, §7.1 step 4)."""
+        from ..plots.graph import comparison_graph
+
+        kwargs.setdefault("cliques", True)
+        kwargs.setdefault("title", (
+            f"Ranking over {len(self.datasets)} dataset(s) × {len(self.metrics)} metric(s)"
+            f" ({self.comparisons} comparisons)"))
+        return comparison_graph(self.comparison, **kwargs)
+
+
+def _single_metric_scores(scores: Scores, higher_is_better: Mapping[str, bool] | bool | None
+                          ) -> Scores:
+    """One metric everywhere: orient it so that higher is better (negate a lower-is-better one)."""
+    metric = scores.metrics[0]
+    if isinstance(higher_is_better, bool):
+        higher = higher_is_better
+    elif isinstance(higher_is_better, Mapping) and metric in higher_is_better:
+        higher = bool(higher_is_better[metric])
+    else:
+        known = metric_direction(metric)
+        higher = True if known is None else known
+    if higher:
+        return scores
+    frame = scores.frame.copy()
+    frame["value"] = -frame["value"]
+    return Scores(frame)
+
+
+def _naive_means(scores: Scores) -> pd.Series:
+    """What a leaderboard would print: the mean over datasets of each system's mean per dataset
+    and metric (no standardisation, no direction)."""
+    f = scores.frame
+    per = f.groupby(["dataset", "metric", "system"], sort=False)["value"].mean()
+    return per.groupby(level="system", sort=False).mean()
+
+
+def rank_systems(
+    scores: Scores | pd.DataFrame,
+    *,
+    comparisons: str = "successive",
+    alpha: float = 0.05,
+    correction: str = "holm-sidak",
+    weights: Mapping[str, float] | None = None,
+    higher_is_better: Mapping[str, bool] | bool | None = None,
+    dataset_weights: Mapping[str, float] | None = None,
+    test: str = "auto",
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    by: Sequence[str] | str | None = None,
+) -> Ranking | dict[tuple[str, ...], Ranking]:
+    """Rank systems over all datasets and metrics and test the differences (IBM §7.1).
+
+    ``weights``: metric weights of the §6.1 aggregate; ``dataset_weights``: weights of the
+    datasets in the §6.2/§6.3 aggregation (default equal); ``higher_is_better``: metric
+    directions (dict or one bool), else known metric names decide. ``test``, ``n_resamples``,
+    ``seed`` and ``correction`` are passed to :func:`~ranger_eval.comparison.compare`.
+    ``by``: item metadata column(s); the ranking is run per level and a dict
+    ``{level values: Ranking}`` is returned (IBM §10.1).
+    """
+    check_choice("comparisons", comparisons, ORDERS, error=AggregateError)
+    alpha = check_alpha(alpha, error=AggregateError)
+    correction = check_correction(correction, error=AggregateError)
+    if isinstance(scores, pd.DataFrame):
+        scores = Scores(scores)
+    if not isinstance(scores, Scores):
+        raise AggregateError(f"rank_systems expects Scores or a DataFrame; got {type(scores).__name__}")
+    if by is not None:
+        return {level: _rank(sub, comparisons, alpha, correction, weights, higher_is_better,
+                             dataset_weights, test, n_resamples, seed)
+                for level, sub in split_by(scores, by).items()}
+    return _rank(scores, comparisons, alpha, correction, weights, higher_is_better,
+                 dataset_weights, test, n_resamples, seed)
+
+
+def split_by(scores: Scores, by: Sequence[str] | str) -> dict[tuple[str, ...], Scores]:
+    """The scores of each level (combination of values) of the item metadata columns ``by``."""
+    cols = [by] if isinstance(by, str) else list(by)
+    frame = scores.frame
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise AggregateError(
+            f"by: no column {', '.join(map(repr, missing))} in the scores; metadata columns: "
+            f"{', '.join(c for c in frame.columns if c not in ('dataset', 'system', 'metric', 'item', 'value', 'seed')) or 'none'}"
+        )
+    out: dict[tuple[str, ...], Scores] = {}
+    for level, sub in frame.groupby(cols, sort=False):
+        key = tuple(str(v) for v in (level if isinstance(level, tuple) else (level,)))
+        out[key] = Scores(sub.reset_index(drop=True))
+    return out
+
+
+def _rank(scores: Scores, comparisons: str, alpha: float, correction: str,
+          weights: Mapping[str, float] | None, higher_is_better: Mapping[str, bool] | bool | None,
+          dataset_weights: Mapping[str, float] | None, test: str, n_resamples: int,
+          seed: int | None) -> Ranking:
+    if len(scores.systems) < 2:
+        raise AggregateError(f"rank_systems needs at least two systems; got {list(scores.systems)}")
+    metrics = scores.metrics
+    if len(metrics) > 1:
+        agg = aggregate_metrics(scores, weights=weights, higher_is_better=higher_is_better)
+    else:
+        agg = _single_metric_scores(scores, higher_is_better)
+    datasets = agg.datasets
+    f = agg.frame
+    if "seed" in f.columns:  # items, not seeds, are the unit: average seeds per item first
+        f = f.groupby(["dataset", "system", "metric", "item"], sort=False)["value"].mean(
+        ).reset_index()
+    if len(datasets) == 1:
+        means = f.groupby("system", sort=False)["value"].mean()
+        kind = "aggregate mean" if len(metrics) > 1 else "mean"
+    else:
+        g = f.groupby(["dataset", "system"], sort=False)["value"]
+        summary = pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1), "n": g.size()}).reset_index()
+        if dataset_weights is not None:
+            unknown = sorted(set(dataset_weights) - set(datasets))
+            if unknown:
+                raise AggregateError(f"dataset_weights: unknown dataset(s) {unknown}")
+            summary["weight"] = summary["dataset"].map(lambda d: float(dataset_weights.get(d, 0.0)))
+        means = standardized_means(summary, higher_is_better=True)
+        kind = "standardized mean" + (" (weighted)" if dataset_weights is not None else "")
+    means = means.astype(float).sort_values(ascending=False, kind="stable")
+    order = [str(s) for s in means.index]
+    if comparisons == "all":
+        pairs = list(itertools.combinations(order, 2))
+        alternative = "two-sided"
+    elif comparisons == "successive":
+        pairs = list(itertools.pairwise(order))
+        alternative = "greater"
+    else:
+        pairs = [(order[0], s) for s in order[1:]]
+        alternative = "greater"
+    comp = compare(agg, systems=order, pairs=pairs, alternative=alternative,
+                   correction=correction, level=1.0 - alpha, test=test, n_resamples=n_resamples,
+                   seed=seed)
+    if len(datasets) > 1:
+        comp = aggregate_comparisons(comp, weights=dict(dataset_weights) if dataset_weights else None)
+        # the graph's node values are the ranking's means V̇_b (§6.3), not averages of averages
+        m = comp.means.set_index("system")
+        m["mean"] = means.reindex(m.index).to_numpy(dtype=float)
+        comp = dataclasses.replace(comp, means=m.reset_index()[list(comp.means.columns)])
+    cliques = _cliques(order, comp.table)
+    return Ranking(
+        order=tuple(order), means=pd.Series(means.to_numpy(dtype=float), index=order, name=kind),
+        comparison=comp, cliques=cliques, comparisons=comparisons, alpha=alpha,
+        correction=correction, datasets=tuple(datasets), metrics=tuple(metrics), mean_kind=kind,
+        naive_means=_naive_means(scores),
+    )
+
+
+def _cliques(order: list[str], table: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
+    """Maximal cliques of the graph whose edges are the tested, non-significant pairs."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(order)
+    for a, b, sig in zip(table["system_a"], table["system_b"], table["significant"], strict=True):
+        if not bool(sig):
+            g.add_edge(str(a), str(b))
+    pos = {s: i for i, s in enumerate(order)}
+    groups = [tuple(sorted(c, key=pos.__getitem__)) for c in nx.find_cliques(g)]
+    groups.sort(key=lambda c: (pos[c[0]], -len(c)))
+    return tuple(groups)
+
+
+# --------------------------------------------------------------------------- §10.2
+@dataclass(frozen=True)
+class ConditionComparison:
+    """Condition-and-compare (IBM §10.2): per partition of the ``condition`` values, the scores
+    pooled by ``compare`` values and their first-vs-rest :class:`Ranking`.
+
+    ``partitions`` maps the condition values (a tuple; ``()`` without conditions) to the pooled
+    :class:`Scores` (a "system" is a combination of compare values, e.g. ``"temperature=0.7"``)
+    and ``rankings`` to its ranking; ``colors`` maps each pooled system to its ``color`` group.
+    """
+
+    condition: tuple[str, ...]
+    compare: tuple[str, ...]
+    color: tuple[str, ...]
+    partitions: dict[tuple[str, ...], Scores]
+    rankings: dict[tuple[str, ...], Ranking]
+    colors: dict[str, str]
+    members: dict[tuple[str, ...], dict[str, tuple[str, ...]]]
+
+    def plot(self, partition: tuple[str, ...] | None = None, **kwargs: Any) -> Figure:
+        """Boxplots of the pooled scores of one partition, coloured by the ``color`` values."""
+        from ..plots.condition import condition_boxplots
+
+        return condition_boxplots(self, partition, **kwargs)
+
+
+def _label(cols: Sequence[str], values: Sequence[object]) -> str:
+    return ", ".join(f"{c}={v}" for c, v in zip(cols, values, strict=True)) or "all"
+
+
+def condition_and_compare(
+    scores: Scores | pd.DataFrame,
+    params: pd.DataFrame,
+    *,
+    condition: Sequence[str] = (),
+    compare: Sequence[str],
+    color: Sequence[str] = (),
+    alpha: float = 0.05,
+    correction: str = "holm-sidak",
+    test: str = "auto",
+    higher_is_better: Mapping[str, bool] | bool | None = None,
+    weights: Mapping[str, float] | None = None,
+    seed: int | None = 0,
+) -> ConditionComparison:
+    """Partition systems by hyper-parameter values and compare pooled groups (IBM §10.2).
+
+    ``params``: one row per system (index = system name, or a ``system`` column), one column per
+    hyper-parameter θ. Systems with the same ``condition`` values form a partition; inside it,
+    the per-item scores of systems with the same ``compare`` values are pooled (item ids become
+    ``item@system``, so pooled groups are unpaired) and ranked first-vs-rest. ``color`` must be a
+    subset of ``compare``.
+    """
+    if isinstance(scores, pd.DataFrame):
+        scores = Scores(scores)
+    if not isinstance(params, pd.DataFrame):
+        raise AggregateError(f"params must be a DataFrame (system → hyper-parameters); got {type(params).__name__}")
+    p = params.set_index("system") if "system" in params.columns else params
+    p.index = p.index.astype(str)
+    condition, compare_cols, color = list(condition), list(compare), list(color)
+    if not compare_cols:
+        raise AggregateError("compare: name at least one hyper-parameter to compare")
+    for name, cols in (("condition", condition), ("compare", compare_cols), ("color", color)):
+        bad = [c for c in cols if c not in p.columns]
+        if bad:
+            raise AggregateError(f"{name}: no hyper-parameter {bad[0]!r}; params has {', '.join(map(str, p.columns))}")
+    if not set(color) <= set(compare_cols):
+        raise AggregateError(f"color {color} must be a subset of compare {compare_cols}")
+    if set(condition) & set(compare_cols):
+        raise AggregateError(f"condition and compare share {sorted(set(condition) & set(compare_cols))}")
+    missing = [s for s in scores.systems if s not in p.index]
+    if missing:
+        raise AggregateError(f"params: no row for system(s) {', '.join(missing[:10])}")
+    frame = scores.frame
+    partitions: dict[tuple[str, ...], Scores] = {}
+    rankings: dict[tuple[str, ...], Ranking] = {}
+    members: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}
+    colors: dict[str, str] = {}
+    systems = list(scores.systems)
+    cond_keys = ([tuple(str(v) for v in p.loc[s, condition]) for s in systems] if condition
+                 else [() for _ in systems])
+    for key in dict.fromkeys(cond_keys):
+        in_part = [s for s, k in zip(systems, cond_keys, strict=True) if k == key]
+        groups: dict[str, list[str]] = {}
+        for s in in_part:
+            label = _label(compare_cols, [p.loc[s, c] for c in compare_cols])
+            groups.setdefault(label, []).append(s)
+            colors[label] = _label(color, [p.loc[s, c] for c in color]) if color else label
+        if len(groups) < 2:
+            raise AggregateError(
+                f"partition {_label(condition, key)}: needs at least two distinct compare values; "
+                f"got {list(groups)}"
+            )
+        sub = frame[frame["system"].isin(in_part)].copy()
+        label_of = {s: lab for lab, ss in groups.items() for s in ss}
+        sub["item"] = sub["item"].astype(str) + "@" + sub["system"].astype(str)
+        sub["system"] = sub["system"].map(label_of)
+        pooled = Scores(sub.reset_index(drop=True))
+        partitions[key] = pooled
+        members[key] = {lab: tuple(ss) for lab, ss in groups.items()}
+        ranking = rank_systems(pooled, comparisons="first-vs-rest", alpha=alpha,
+                               correction=correction, test=test, weights=weights,
+                               higher_is_better=higher_is_better, seed=seed)
+        assert isinstance(ranking, Ranking)
+        rankings[key] = ranking
+    return ConditionComparison(
+        condition=tuple(condition), compare=tuple(compare_cols), color=tuple(color),
+        partitions=partitions, rankings=rankings, colors=colors, members=members,
+    )
