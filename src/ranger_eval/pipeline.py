@@ -31,13 +31,16 @@ from . import atomic
 from ._version import __version__
 from .comparison import Comparison, compare, rank_intervals
 from .effects import EffectSizes, effect_sizes
-from .errors import ConfigError
+from .errors import ConfigError, InputError
 from .io import Experiment, IRConfig, load_experiment, read_item_scores, read_scores
 from .meta import MetaResult, meta_analysis
 from .scores import Scores
 
 __all__ = [
     "COMPARE_OUTPUTS",
+    "RANK_OUTPUTS",
+    "RankRun",
+    "run_rank",
     "CollectedScores",
     "CompareRun",
     "ExperimentResult",
@@ -432,7 +435,7 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
 COMPARE_DEFAULTS: dict[str, Any] = {
     "pairs": "all", "baseline": None, "test": "auto", "alternative": "two-sided",
     "correction": "holm-sidak", "family": "dataset-metric", "level": 0.95,
-    "n_resamples": 10_000, "seed": 0, "systems": None, "metrics": None,
+    "n_resamples": 10_000, "seed": 0, "systems": None, "metrics": None, "by": None,
 }
 
 
@@ -550,3 +553,184 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
     write_compare_outputs(comp, folder)
     folder.finish(str(comp.signature), command)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
+
+
+# --------------------------------------------------------------------------- ranking
+#: Files written by ``ranger-eval rank`` (``graph.*`` only for per-item scores).
+RANK_OUTPUTS: tuple[str, ...] = (
+    "ranking.md", "ranking.csv", "ranking.json", "ranking.tex", "cd.pdf", "cd.svg", "cd.png",
+    "ranktest.md", "ranktest.csv", "ranktest.tex", "graph.pdf", "graph.png", "manifest.json",
+)
+
+#: Defaults of the ranking settings (``aggregate:`` section and command-line options).
+RANK_DEFAULTS: dict[str, Any] = {
+    "comparisons": "successive", "weights": None, "higher_is_better": None,
+    "dataset_weights": None, "alpha": 0.05, "correction": "holm-sidak", "test": "auto",
+    "posthoc": "nemenyi", "control": None, "n_resamples": 10_000, "seed": 0,
+}
+
+
+@dataclass(frozen=True)
+class RankRun:
+    """``ranger-eval rank``: Demšar's rank test over datasets, the IBM post-op ranking (when
+    per-item scores are given), the files written and the warnings."""
+
+    rank_test: Any
+    ranking: Any | None
+    settings: dict[str, Any]
+    written: tuple[Path, ...]
+    warnings: tuple[str, ...]
+
+
+def _is_tidy(frame: pd.DataFrame) -> bool:
+    return {"dataset", "system", "value"} <= set(frame.columns)
+
+
+def read_rank_input(path: str | Path) -> tuple[Scores | None, pd.DataFrame | None, Experiment | None]:
+    """(per-item Scores, dataset-level table, experiment) from a YAML, a tidy table with an
+    ``item`` column, a tidy dataset-level table (``dataset, system, value``), or a wide table
+    (rows = datasets, columns = systems, first column the dataset names)."""
+    path = Path(path)
+    if path.suffix.lower() in YAML_SUFFIXES:
+        exp = load_experiment(path)
+        return _experiment_scores(exp, exp.config.compare.metrics), None, exp
+    from .io.tables import read_table
+
+    frame = read_table(path)
+    if "item" in frame.columns and _is_tidy(frame):
+        return read_scores(path), None, None
+    if _is_tidy(frame):
+        return None, frame, None
+    if frame.shape[1] < 3:
+        raise InputError(
+            f"{path}: a rank table needs a first column of dataset names and at least two "
+            f"system columns; got columns {', '.join(map(str, frame.columns))}"
+        )
+    wide = frame.set_index(frame.columns[0])
+    wide.index = wide.index.astype(str)
+    wide.index.name = "dataset"
+    for col in wide.columns:
+        numeric = pd.to_numeric(wide[col], errors="coerce")
+        bad = numeric.isna() & wide[col].notna() | wide[col].isna()
+        if bad.any():
+            r = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(
+                f"{path}:{r + 2}: system {col!r} on dataset {wide.index[r]!r}: not a number "
+                f"({wide[col].iloc[r]!r})"
+            )
+        wide[col] = numeric.astype(float)
+    return None, wide, None
+
+
+def rank_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[str, Any]:
+    """Command-line options (not None) over the config's ``aggregate:`` section, over
+    :data:`RANK_DEFAULTS`."""
+    settings = dict(RANK_DEFAULTS)
+    if exp is not None:
+        exp.require_for("rank")
+        if "level" in exp.config.model_fields_set:
+            settings["alpha"] = round(1.0 - exp.config.level, 12)
+        settings.update({k: v for k, v in exp.config.aggregate.model_dump().items()
+                         if v is not None})
+    unknown = set(options) - set(RANK_DEFAULTS)
+    if unknown:
+        raise ConfigError(f"unknown ranking option(s): {', '.join(sorted(unknown))}")
+    settings.update({k: v for k, v in options.items() if v is not None})
+    return settings
+
+
+def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
+                       labels: dict[str, str] | None = None,
+                       naive: pd.Series | None = None) -> list[Path]:
+    """ranking.{md,csv,json,tex}, ranktest.{md,csv,tex}, the CD diagram and the graph."""
+    from . import report
+    from .plots.cd import cd_diagram
+
+    start = len(out.written)
+    main = ranking if ranking is not None else rank_test
+    extra = {"naive": naive} if ranking is None and naive is not None else {}
+    out.text("ranking.md", report.to_markdown(main, **extra))
+    out.text("ranking.csv", report.to_csv(main))
+    out.text("ranking.tex", report.to_latex(main, **extra))
+    payload = {"rank_test": rank_test.to_dict(),
+               "ranking": ranking.to_dict() if ranking is not None else None,
+               "naive_means": None if naive is None else {str(k): float(v)
+                                                          for k, v in naive.items()},
+               "signature": str(main.signature)}
+    out.text("ranking.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
+    if ranking is not None:
+        out.text("ranktest.md", report.to_markdown(rank_test))
+        out.text("ranktest.csv", report.to_csv(rank_test))
+        out.text("ranktest.tex", report.to_latex(rank_test))
+        out.figure(ranking.plot(), "graph", ("pdf", "png"), dpi=300)
+    out.figure(cd_diagram(rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
+    return out.written[start:]
+
+
+def run_rank(input: str | Path, out: str | Path, command: str | None = None,
+             **options: Any) -> RankRun:
+    """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
+
+    Per-item scores (a YAML or a tidy table with ``item``): the IBM post-op ranking
+    (:func:`~ranger_eval.aggregate.rank_systems`) and Demšar's rank test on the per-dataset means
+    of the aggregate metric. A dataset-level table (wide, or tidy without ``item``): the rank
+    test only.
+    """
+    from .aggregate import aggregate_metrics, rank_systems, rank_test
+
+    caught: list[str] = []
+    with collecting_warnings(caught):
+        scores, table, exp = read_rank_input(input)
+        settings = rank_settings(exp, options)
+        inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
+        folder = OutputFolder(out, inputs)
+        folder.claim(RANK_OUTPUTS)
+        ranking = None
+        hib = settings["higher_is_better"]
+        if scores is not None:
+            if len(scores.datasets) < 2:
+                raise ConfigError(
+                    f"{input}: rank needs at least two datasets (got {list(scores.datasets)}); "
+                    "use `ranger-eval compare` for one dataset"
+                )
+            ranking = rank_systems(
+                scores, comparisons=settings["comparisons"], alpha=settings["alpha"],
+                correction=settings["correction"], weights=settings["weights"],
+                higher_is_better=hib, dataset_weights=settings["dataset_weights"],
+                test=settings["test"], n_resamples=settings["n_resamples"], seed=settings["seed"],
+            )
+            agg = aggregate_metrics(scores, weights=settings["weights"], higher_is_better=hib) \
+                if len(scores.metrics) > 1 else scores
+            means = agg.frame.groupby(["dataset", "system"], sort=False)["value"].mean()
+            table = means.unstack("system")
+            direction = True if len(scores.metrics) > 1 else _direction(scores.metrics[0], hib)
+        else:
+            assert table is not None
+            if _is_tidy(table):
+                metric_col = "metric" if "metric" in table.columns else None
+                if metric_col and table[metric_col].nunique() > 1:
+                    raise ConfigError(
+                        f"{input}: several metrics in a dataset-level table; rank one metric at "
+                        "a time (filter the table) or give per-item scores to aggregate them"
+                    )
+                table = table.pivot_table(index="dataset", columns="system", values="value",
+                                          aggfunc="first", sort=False)
+            direction = hib if isinstance(hib, bool) else True
+        rt = rank_test(table, higher_is_better=direction, alpha=settings["alpha"],
+                       posthoc=settings["posthoc"], control=settings["control"])
+    labels = exp.system_labels if exp is not None else None
+    naive = table.mean(axis=0) if ranking is None else None
+    write_rank_outputs(rt, ranking, folder, labels, naive)
+    folder.finish(str((ranking or rt).signature), command)
+    return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught))
+
+
+def _direction(metric: str, hib: Any) -> bool:
+    from .aggregate import metric_direction
+
+    if isinstance(hib, bool):
+        return hib
+    if isinstance(hib, dict) and metric in hib:
+        return bool(hib[metric])
+    known = metric_direction(metric)
+    return True if known is None else known

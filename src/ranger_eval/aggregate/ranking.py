@@ -105,6 +105,28 @@ class Ranking:
             "naive_rank": naive_rank.to_numpy(dtype=float),
         })
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict at full precision: order, means, pairwise tests, cliques, signature."""
+        pw = self.pairwise
+        return {
+            "order": list(self.order),
+            "means": {str(k): float(v) for k, v in self.means.items()},
+            "mean_kind": self.mean_kind,
+            "naive_means": {str(k): float(v) for k, v in self.naive_means.items()},
+            "comparisons": self.comparisons, "alpha": self.alpha, "correction": self.correction,
+            "datasets": list(self.datasets), "metrics": list(self.metrics),
+            "pairwise": [
+                {"a": str(r.a), "b": str(r.b), "diff": float(r.diff),  # type: ignore[arg-type]
+                 "pvalue": float(r.pvalue), "pvalue_adjusted": float(r.pvalue_adjusted),  # type: ignore[arg-type]
+                 "effect_size": float(r.effect_size),  # type: ignore[arg-type]
+                 "effect_size_name": str(r.effect_size_name),
+                 "significant": bool(r.significant), "test": str(r.test)}
+                for r in pw.itertuples(index=False)
+            ],
+            "cliques": [list(c) for c in self.cliques],
+            "signature": str(self.signature),
+        }
+
     def plot(self, **kwargs: Any) -> Figure:
         """The connected graph of the ranking, split into its cliques (IBM §5.1, §7.1 step 4)."""
         from ..plots.graph import comparison_graph

@@ -74,6 +74,10 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help="Metric(s), comma-separated (IR: measures such as nDCG@10,AP)."),
         ] = None,
+        by: Annotated[
+            str | None,
+            typer.Option(help="Item metadata column(s), comma-separated: compare per level."),
+        ] = None,
         systems: Annotated[
             str | None,
             typer.Option(help="Systems to compare, comma-separated, in table order (default: all)."),
@@ -86,6 +90,7 @@ def register(app: typer.Typer) -> None:
             input, out, command_line(), systems=_split(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
+            by=_split(by),
         )
         warn(run.warnings)
         comp = run.comparison

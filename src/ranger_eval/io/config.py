@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import ConfigError
 
 __all__ = [
+    "AggregateSettings",
     "COMPARE_TESTS",
     "ConfigError",
     "CompareSettings",
@@ -87,6 +88,30 @@ class CompareSettings(_Model):
     seed: int | None = Field(default=None, ge=0)
     systems: list[str] | None = None
     metrics: list[str] | None = None
+    by: list[str] | None = None
+
+    @field_validator("correction")
+    @classmethod
+    def _correction(cls, v: str | None) -> str | None:
+        from ..errors import check_correction
+
+        return None if v is None else check_correction(v, error=ConfigError)
+
+
+class AggregateSettings(_Model):
+    """``aggregate:`` section: the options of ``ranger-eval rank`` (command-line flags override)."""
+
+    comparisons: Literal["successive", "all", "first-vs-rest"] | None = None
+    weights: dict[str, float] | None = None
+    higher_is_better: dict[str, bool] | bool | None = None
+    dataset_weights: dict[str, float] | None = None
+    alpha: float | None = Field(default=None, gt=0, lt=1)
+    correction: str | None = None
+    test: Literal[COMPARE_TESTS] | None = None  # type: ignore[valid-type]
+    posthoc: Literal["nemenyi", "bonferroni-dunn", "holm", "wilcoxon"] | None = None
+    control: str | None = None
+    n_resamples: int | None = Field(default=None, ge=1)
+    seed: int | None = Field(default=None, ge=0)
 
     @field_validator("correction")
     @classmethod
@@ -119,6 +144,7 @@ class ExperimentConfig(_Model):
     scores: str | None = None
     ir: IRConfig | None = None
     compare: CompareSettings = Field(default_factory=CompareSettings)
+    aggregate: AggregateSettings = Field(default_factory=AggregateSettings)
     #: meta-analysis keys the file wrote at the top level (the original Ranger layout)
     top_level_meta_keys: tuple[str, ...] = ()
 
@@ -296,12 +322,13 @@ class Experiment:
     def require_for(self, command: str) -> None:
         """Reject keys that ``command`` would not honour (no key is ignored silently)."""
         cfg = self.config
-        if command == "compare" and cfg.top_level_meta_keys:
+        if command in ("compare", "rank") and cfg.top_level_meta_keys:
             keys = ", ".join(cfg.top_level_meta_keys)
             raise ConfigError(
                 f"{self.source}: {keys}: meta-analysis setting(s) at the top level, which "
-                f"`ranger-eval compare` does not use; move them under a `meta:` section (read by "
-                f"`ranger-eval meta`) and put comparison settings under `compare:`"
+                f"`ranger-eval {command}` does not use; move them under a `meta:` section (read "
+                f"by `ranger-eval meta`) and put {command} settings under "
+                f"`{'compare' if command == 'compare' else 'aggregate'}:`"
             )
 
 

@@ -70,6 +70,12 @@ def read_values(path: str | Path) -> np.ndarray:
     return values
 
 
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Any table (CSV/TSV/JSONL/Parquet) as read for Ranger: ids as exact strings, Ranger's own
+    ``# ranger-eval:`` signature line skipped. Errors name the file."""
+    return _read_frame(Path(path))
+
+
 def _read_frame(path: Path) -> pd.DataFrame:
     suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
     suffix = suffix.lower().removesuffix(".gz")

@@ -5,6 +5,7 @@ Leaderboard or a MetaResult; every rendering carries the result's signature. Rep
 compute statistics: they format the fields of the result objects they are given.
 """
 from .meta import meta_markdown
+from .ranking import rank_test_latex, rank_test_markdown, ranking_latex, ranking_markdown
 from .tables import (
     comparison_csv,
     comparison_html,
@@ -32,6 +33,10 @@ __all__ = [
     "leaderboard_latex",
     "leaderboard_markdown",
     "meta_markdown",
+    "rank_test_latex",
+    "rank_test_markdown",
+    "ranking_latex",
+    "ranking_markdown",
     "to_csv",
     "to_html",
     "to_latex",

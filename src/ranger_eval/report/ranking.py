@@ -1,0 +1,136 @@
+"""Tables of rankings: a :class:`~ranger_eval.aggregate.ranking.Ranking` (IBM post-op ranking)
+and a :class:`~ranger_eval.aggregate.ranktests.RankTest` (Demšar's multi-dataset rank test).
+
+Registered with :func:`ranger_eval.report.to_markdown`, ``to_latex`` and ``to_csv``; JSON is
+``result.to_dict()`` (full precision). Every table carries the result's signature.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..aggregate.ranking import Ranking
+from ..aggregate.ranktests import RankTest
+from ..formatting import format_pvalue
+from .tables import _csv_with_signature, _md_escape, latex_escape, to_csv, to_latex, to_markdown
+
+__all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex"]
+
+
+def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "|".join(align) + "|"]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(_md_escape(str(v)) for v in row) + " |")
+    return lines
+
+
+def _latex_table(frame: pd.DataFrame, spec: str, caption: str, signature: str) -> str:
+    lines = ["% requires \\usepackage{booktabs}", "\\begin{table}[t]", "\\centering",
+             f"\\caption{{{latex_escape(caption)}}}",
+             "\\resizebox{\\columnwidth}{!}{%", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+             " & ".join(latex_escape(c) for c in frame.columns) + " \\\\", "\\midrule"]
+    for row in frame.itertuples(index=False):
+        lines.append(" & ".join(latex_escape(v) for v in row) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}}", "",
+              f"\\par\\smallskip{{\\footnotesize\\texttt{{{latex_escape(signature)}}}}}",
+              "\\end{table}", ""]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- RankTest
+def _rank_test_rows(res: RankTest, naive: pd.Series | None = None) -> pd.DataFrame:
+    f = res.to_frame()
+    groups = {s: ",".join(str(i + 1) for i, c in enumerate(res.cliques) if s in c)
+              for s in f["system"]}
+    out = pd.DataFrame({
+        "rank": f["rank"], "system": f["system"],
+        "average rank": [f"{v:.3f}" for v in f["average_rank"]],
+        "groups": [groups[s] or "–" for s in f["system"]],
+    })
+    if naive is not None:
+        n = naive.reindex(list(f["system"])).astype(float)
+        out["naive mean"] = [f"{v:.4f}" for v in n]
+        out["naive rank"] = [f"{v:.0f}" for v in
+                             n.rank(ascending=not res.higher_is_better, method="min")]
+    return out
+
+
+def _rank_test_caption(res: RankTest) -> str:
+    cd = (f"; CD = {res.critical_difference:.3f} ({res.posthoc}, α = {res.alpha:g})"
+          if res.critical_difference is not None else f"; post-hoc {res.posthoc}")
+    return (f"Average ranks of {res.n_systems} systems over {res.n_datasets} datasets (1 = best). "
+            f"Friedman χ²_F = {res.statistic:.3f}, {format_pvalue(res.pvalue, 3, prefix='p = ')}; "
+            f"Iman–Davenport F_F = {res.iman_davenport:.3f}, "
+            f"{format_pvalue(res.iman_davenport_pvalue, 3, prefix='p = ')}{cd}. "
+            "Groups: systems sharing a number are not significantly different.")
+
+
+def rank_test_markdown(res: RankTest, naive: pd.Series | None = None) -> str:
+    """Markdown: one row per system (position, average rank, groups; with ``naive`` also the
+    plain mean over datasets and the rank it gives), the test line, the signature."""
+    rows = _rank_test_rows(res, naive)
+    lines = _md_table(rows, ["---:", "---", "---:", "---"] + ["---:"] * (rows.shape[1] - 4))
+    caption = _rank_test_caption(res)
+    if naive is not None:
+        caption += " Naive: the mean value over datasets, as a leaderboard would average it."
+    lines += ["", caption, "", f"`{res.signature}`", ""]
+    return "\n".join(lines)
+
+
+def rank_test_latex(res: RankTest, naive: pd.Series | None = None) -> str:
+    rows = _rank_test_rows(res, naive)
+    return _latex_table(rows, "rlrl" + "r" * (rows.shape[1] - 4), _rank_test_caption(res),
+                        str(res.signature))
+
+
+def rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
+    return _csv_with_signature(res.to_frame(), str(res.signature), path)
+
+
+# --------------------------------------------------------------------------- Ranking
+def _ranking_rows(r: Ranking) -> pd.DataFrame:
+    f = r.to_frame()
+    return pd.DataFrame({
+        "rank": f["rank"], "system": f["system"],
+        r.mean_kind: [f"{v:.4f}" for v in f["aggregate_mean"]],
+        "groups": f["groups"].replace("", "–"),
+        "naive mean": [f"{v:.4f}" for v in f["naive_mean"]],
+        "naive rank": [f"{v:.0f}" for v in f["naive_rank"]],
+    })
+
+
+def _ranking_caption(r: Ranking) -> str:
+    n_sig = int(r.pairwise["significant"].sum())
+    return (f"Systems ranked over {len(r.datasets)} dataset(s) × {len(r.metrics)} metric(s) by "
+            f"{r.mean_kind}; {r.comparisons} comparisons, {n_sig} of {len(r.pairwise)} significant "
+            f"({r.correction}, α = {r.alpha:g}). Groups: systems sharing a number are not "
+            "significantly different. Naive: mean of the per-dataset metric means.")
+
+
+def ranking_markdown(r: Ranking) -> str:
+    lines = _md_table(_ranking_rows(r), ["---:", "---", "---:", "---", "---:", "---:"])
+    pw = r.pairwise.assign(
+        pvalue_adjusted=[format_pvalue(p, 3) for p in r.pairwise["pvalue_adjusted"]],
+        diff=[f"{d:.4f}" for d in r.pairwise["diff"]],
+        effect_size=[f"{e:.3f}" for e in r.pairwise["effect_size"]],
+    )[["a", "b", "diff", "effect_size", "pvalue_adjusted", "significant", "test"]]
+    lines += ["", _ranking_caption(r), "", *_md_table(pw, ["---"] * 7),
+              "", f"`{r.signature}`", ""]
+    return "\n".join(lines)
+
+
+def ranking_latex(r: Ranking) -> str:
+    return _latex_table(_ranking_rows(r), "rlrlrr", _ranking_caption(r), str(r.signature))
+
+
+def ranking_csv(r: Ranking, path: str | Path | None = None) -> str:
+    return _csv_with_signature(r.to_frame(), str(r.signature), path)
+
+
+to_markdown.register(RankTest)(rank_test_markdown)
+to_latex.register(RankTest)(rank_test_latex)
+to_csv.register(RankTest)(rank_test_csv)
+to_markdown.register(Ranking)(ranking_markdown)
+to_latex.register(Ranking)(ranking_latex)
+to_csv.register(Ranking)(ranking_csv)
