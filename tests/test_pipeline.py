@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from ranger_eval.cli import app
 from ranger_eval.errors import ConfigError
-from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta
 from ranger_eval.io import load_experiment
+from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta
 
 
 def _write_scores(folder, rng, systems=("a", "b", "c"), tasks=("t1", "t2"), n=40):

@@ -142,7 +142,7 @@ def test_condition_and_compare_partitions_pools_and_ranks(tmp_path):
     cc = condition_and_compare(es, params, condition=["size"], compare=["temp"], color=["temp"],
                                higher_is_better=True)
     assert set(cc.rankings) == {("7b",), ("13b",)}
-    for key, ranking in cc.rankings.items():
+    for ranking in cc.rankings.values():
         assert ranking.order == ("temp=0.8", "temp=0.2")
         assert not bool(ranking.comparison.table["paired"].any())  # pooled groups are unpaired
     pooled = cc.partitions[("7b",)].frame
