@@ -44,6 +44,7 @@ __all__ = [
     "CollectedScores",
     "CompareRun",
     "ExperimentResult",
+    "DemoRun",
     "MetaRun",
     "OutputFolder",
     "collect_scores",
@@ -396,12 +397,37 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
 
 
-def run_demo(out: str | Path, seed: int = 2023, command: str | None = None) -> MetaRun:
-    """``ranger-eval demo``: write the synthetic example into ``out/example`` and analyse it."""
-    from .demo import write_demo
+@dataclass(frozen=True)
+class DemoRun:
+    """``ranger-eval demo``: the meta-analysis (``out``) and the ranking (``out/ranking``)."""
+
+    meta: MetaRun
+    rank: RankRun
+
+    @property
+    def written(self) -> tuple[Path, ...]:
+        return self.meta.written + self.rank.written
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.meta.warnings + self.rank.warnings
+
+
+def run_demo(out: str | Path, seed: int = 2023, command: str | None = None) -> DemoRun:
+    """``ranger-eval demo``: two synthetic examples the project generates itself.
+
+    1. the meta-analysis of a compressed vs a baseline model on six tasks (``out/``, data in
+       ``out/example``);
+    2. the ranking of five systems over four datasets and three metrics, a code-completion-like
+       setting (``out/ranking/``, data in ``out/example/multi``), ending in the ranking graph.
+    """
+    from .demo import write_demo, write_multi_demo
 
     yaml_path = write_demo(Path(out) / "example", seed=seed)
-    return run_meta(yaml_path, out, command)
+    meta = run_meta(yaml_path, out, command)
+    multi = write_multi_demo(Path(out) / "example" / "multi", seed=seed)
+    rank = run_rank(multi, Path(out) / "ranking", command)
+    return DemoRun(meta, rank)
 
 
 # --------------------------------------------------------------------------- comparison

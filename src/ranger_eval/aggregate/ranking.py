@@ -68,6 +68,7 @@ class Ranking:
     metrics: tuple[str, ...]
     mean_kind: str
     naive_means: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
+    weights: str = "equal"
 
     @property
     def pairwise(self) -> pd.DataFrame:
@@ -87,7 +88,7 @@ class Ranking:
             "order": self.comparisons, "test": base.get("test"), "alt": base.get("alt"),
             "corr": self.correction, "alpha": self.alpha,
             "n_resamples": base.get("n_resamples"), "seed": base.get("seed"),
-            "weights": "custom" if self.mean_kind.endswith("weighted") else "equal",
+            "weights": self.weights,
         })
 
     def to_frame(self) -> pd.DataFrame:
@@ -274,6 +275,7 @@ def _rank(scores: Scores, comparisons: str, alpha: float, correction: str,
         comparison=comp, cliques=cliques, comparisons=comparisons, alpha=alpha,
         correction=correction, datasets=tuple(datasets), metrics=tuple(metrics), mean_kind=kind,
         naive_means=_naive_means(scores),
+        weights="custom" if (weights or dataset_weights) else "equal",
     )
 
 

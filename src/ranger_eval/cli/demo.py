@@ -17,8 +17,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run the meta-analysis on a synthetic example the project generates itself.
 
-        The data are simulated (six made-up tasks, a baseline and a compressed model); they
-        illustrate the workflow and are not real results.
+        The data are simulated: six made-up tasks with a baseline and a compressed model
+        (meta-analysis, forest plot), and five made-up systems on four datasets with three
+        metrics (ranking, CD diagram, connected graph in ranking/). They illustrate the workflow
+        and are not real results.
         """
         from ..pipeline import run_demo
 
@@ -27,5 +29,9 @@ def register(app: typer.Typer) -> None:
             f"synthetic example data written to {out / 'example'} (simulated, not real results)"
         )
         warn(run.warnings)
-        typer.echo(run.result.result.summary())
+        typer.echo(run.meta.result.result.summary())
+        from ..report import to_markdown
+
+        typer.echo("")
+        typer.echo(to_markdown(run.rank.ranking))
         report_written(run.written)
