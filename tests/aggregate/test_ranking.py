@@ -160,3 +160,21 @@ def test_ranking_plot_is_the_connected_graph(tmp_path):
     texts = [t.get_text() for t in fig.texts]
     assert any("Ranking over 3 dataset(s)" in t for t in texts)
     fig.savefig(tmp_path / "g.png")
+
+
+def test_ranking_reports_topsis_and_its_kendall_tau_with_the_order():
+    from scipy.stats import kendalltau
+
+    from ranger_eval.aggregate import topsis
+
+    df = _scores()
+    r = rank_systems(df, higher_is_better=DIRS)
+    means = df.groupby(["dataset", "metric", "system"])["value"].mean().unstack("system")
+    matrix = means.T.reindex(list(r.order))
+    matrix.columns = [f"{d}/{m}" for d, m in means.index]
+    dirs = [m != "latency" for _, m in means.index]
+    expected = topsis(matrix, weights=[1.0] * matrix.shape[1], higher_is_better=dirs)
+    np.testing.assert_allclose(r.topsis.reindex(expected.index), expected, rtol=1e-12)
+    tau = kendalltau(expected.reindex(list(r.order)), -np.arange(4)).statistic
+    assert r.topsis_tau == pytest.approx(tau, rel=1e-12)
+    assert "Kendall's τ with the ranking" in rg.report.to_markdown(r)

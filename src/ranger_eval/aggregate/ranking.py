@@ -69,6 +69,10 @@ class Ranking:
     mean_kind: str
     naive_means: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
     weights: str = "equal"
+    #: TOPSIS closeness of each system over the (dataset, metric) means (IBM §7.4), and
+    #: Kendall's τ-b between the TOPSIS order and ``order``.
+    topsis: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
+    topsis_tau: float = float("nan")
 
     @property
     def pairwise(self) -> pd.DataFrame:
@@ -104,6 +108,7 @@ class Ranking:
             "groups": [groups[s] for s in self.order],
             "naive_mean": naive.to_numpy(dtype=float),
             "naive_rank": naive_rank.to_numpy(dtype=float),
+            "topsis": self.topsis.reindex(list(self.order)).to_numpy(dtype=float),
         })
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,6 +130,8 @@ class Ranking:
                 for r in pw.itertuples(index=False)
             ],
             "cliques": [list(c) for c in self.cliques],
+            "topsis": {str(k): float(v) for k, v in self.topsis.items()},
+            "topsis_kendall_tau": None if np.isnan(self.topsis_tau) else self.topsis_tau,
             "signature": str(self.signature),
         }
 
@@ -270,13 +277,47 @@ def _rank(scores: Scores, comparisons: str, alpha: float, correction: str,
         m["mean"] = means.reindex(m.index).to_numpy(dtype=float)
         comp = dataclasses.replace(comp, means=m.reset_index()[list(comp.means.columns)])
     cliques = _cliques(order, comp.table)
+    closeness, tau = _topsis(scores, higher_is_better, weights, dataset_weights, order)
     return Ranking(
         order=tuple(order), means=pd.Series(means.to_numpy(dtype=float), index=order, name=kind),
         comparison=comp, cliques=cliques, comparisons=comparisons, alpha=alpha,
         correction=correction, datasets=tuple(datasets), metrics=tuple(metrics), mean_kind=kind,
         naive_means=_naive_means(scores),
         weights="custom" if (weights or dataset_weights) else "equal",
+        topsis=closeness, topsis_tau=tau,
     )
+
+
+def _topsis(scores: Scores, higher_is_better: Mapping[str, bool] | bool | None,
+            weights: Mapping[str, float] | None, dataset_weights: Mapping[str, float] | None,
+            order: list[str]) -> tuple[pd.Series, float]:
+    """TOPSIS over the systems' per-(dataset, metric) means, weighted by metric × dataset weights,
+    and Kendall's τ between its order and ``order`` (IBM §7.4)."""
+    from .topsis import kendall_tau, topsis
+
+    f = scores.frame
+    means = f.groupby(["dataset", "metric", "system"], sort=False)["value"].mean().unstack("system")
+    matrix = means.T.reindex(order)
+    matrix.columns = [f"{d}/{m}" for d, m in means.index]
+    crit_w, crit_dir = [], []
+    for d, m in means.index:
+        w_m = 1.0 if weights is None else float(weights.get(m, 0.0))
+        w_d = 1.0 if dataset_weights is None else float(dataset_weights.get(d, 0.0))
+        crit_w.append(w_m * w_d)
+        if isinstance(higher_is_better, bool):
+            crit_dir.append(higher_is_better)
+        elif isinstance(higher_is_better, Mapping) and m in higher_is_better:
+            crit_dir.append(bool(higher_is_better[m]))
+        else:
+            known = metric_direction(m)
+            crit_dir.append(True if known is None else known)
+    if matrix.isna().any().any() or sum(crit_w) <= 0:
+        return pd.Series(dtype=float), float("nan")
+    try:
+        closeness = topsis(matrix, weights=crit_w, higher_is_better=crit_dir)
+    except AggregateError:  # e.g. identical systems: TOPSIS is undefined
+        return pd.Series(dtype=float), float("nan")
+    return closeness, float(kendall_tau(closeness, order).statistic)
 
 
 def _cliques(order: list[str], table: pd.DataFrame) -> tuple[tuple[str, ...], ...]:

@@ -97,6 +97,7 @@ def _ranking_rows(r: Ranking) -> pd.DataFrame:
         "groups": f["groups"].replace("", "–"),
         "naive mean": [f"{v:.4f}" for v in f["naive_mean"]],
         "naive rank": [f"{v:.0f}" for v in f["naive_rank"]],
+        "TOPSIS": [f"{v:.3f}" if v == v else "–" for v in f["topsis"]],
     })
 
 
@@ -105,11 +106,14 @@ def _ranking_caption(r: Ranking) -> str:
     return (f"Systems ranked over {len(r.datasets)} dataset(s) × {len(r.metrics)} metric(s) by "
             f"{r.mean_kind}; {r.comparisons} comparisons, {n_sig} of {len(r.pairwise)} significant "
             f"({r.correction}, α = {r.alpha:g}). Groups: systems sharing a number are not "
-            "significantly different. Naive: mean of the per-dataset metric means.")
+            "significantly different. Naive: mean of the per-dataset metric means. TOPSIS: "
+            "closeness over the dataset × metric means"
+            + (f"; Kendall's τ with the ranking = {r.topsis_tau:.3f}." if r.topsis_tau == r.topsis_tau
+               else "."))
 
 
 def ranking_markdown(r: Ranking) -> str:
-    lines = _md_table(_ranking_rows(r), ["---:", "---", "---:", "---", "---:", "---:"])
+    lines = _md_table(_ranking_rows(r), ["---:", "---", "---:", "---", "---:", "---:", "---:"])
     pw = r.pairwise.assign(
         pvalue_adjusted=[format_pvalue(p, 3) for p in r.pairwise["pvalue_adjusted"]],
         diff=[f"{d:.4f}" for d in r.pairwise["diff"]],
@@ -121,7 +125,7 @@ def ranking_markdown(r: Ranking) -> str:
 
 
 def ranking_latex(r: Ranking) -> str:
-    return _latex_table(_ranking_rows(r), "rlrlrr", _ranking_caption(r), str(r.signature))
+    return _latex_table(_ranking_rows(r), "rlrlrrr", _ranking_caption(r), str(r.signature))
 
 
 def ranking_csv(r: Ranking, path: str | Path | None = None) -> str:
