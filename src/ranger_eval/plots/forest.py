@@ -37,7 +37,7 @@ from matplotlib.path import Path as MplPath
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 from scipy.stats import norm
 
-from ..errors import PlotError
+from ..errors import PlotError, check_level
 from ..formatting import format_level
 from ._style import (
     _SUPERSCRIPT,
@@ -456,8 +456,7 @@ def forest_plot(
     bad = [n for n, y, v in zip(names, yi, vi, strict=True) if not (np.isfinite(y) and np.isfinite(v) and v >= 0)]
     if bad:
         raise PlotError(f"forest_plot: non-finite effect or invalid variance for dataset(s) {bad}")
-    if not (0 < float(result.level) < 1):
-        raise PlotError(f"forest_plot: result.level must be in (0, 1), got {result.level!r}")
+    check_level(result.level, error=PlotError)
     if not fontsize >= 4:
         raise PlotError(f"fontsize must be at least 4 pt, got {fontsize!r}")
 
