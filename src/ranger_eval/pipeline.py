@@ -719,12 +719,14 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                     f"{input}: rank needs at least two datasets (got {list(scores.datasets)}); "
                     "use `ranger-eval compare` for one dataset"
                 )
-            ranking = rank_systems(
+            ranked = rank_systems(
                 scores, comparisons=settings["comparisons"], alpha=settings["alpha"],
                 correction=settings["correction"], weights=settings["weights"],
                 higher_is_better=hib, dataset_weights=settings["dataset_weights"],
                 test=settings["test"], n_resamples=settings["n_resamples"], seed=settings["seed"],
             )
+            assert not isinstance(ranked, dict)  # no `by`: one ranking
+            ranking = ranked
             agg = aggregate_metrics(scores, weights=settings["weights"], higher_is_better=hib) \
                 if len(scores.metrics) > 1 else scores
             means = agg.frame.groupby(["dataset", "system"], sort=False)["value"].mean()

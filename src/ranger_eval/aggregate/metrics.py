@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from numbers import Real
 
 import numpy as np
@@ -224,10 +224,11 @@ def _show(value: object) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def _preview(values: object, limit: int = _LIMIT) -> str:
-    values = list(values)  # type: ignore[call-overload]
-    shown = ", ".join(_show(v) for v in values[:limit])
-    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
+def _preview(values: Iterable[object], limit: int = _LIMIT) -> str:
+    shown_values = list(values)
+    shown = ", ".join(_show(v) for v in shown_values[:limit])
+    more = len(shown_values) - limit
+    return shown + (f", … ({more} more)" if more > 0 else "")
 
 
 # ----------------------------------------------------------------------------- §6.1
@@ -247,9 +248,8 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
 
         arr = pa.array(col)
         same = pc.equal(arr.slice(1), arr.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-        starts = np.flatnonzero(~same) + 1
-        if starts.size < n // 8:
-            starts = np.concatenate([[0], starts])
+        if n - 1 - np.count_nonzero(same) < n // 8:
+            starts = np.concatenate([[0], np.flatnonzero(~same) + 1])
             head, ids = pd.factorize(col.iloc[starts])
             return np.repeat(head.astype(np.int64), np.diff(np.append(starts, n))), ids
     codes, ids = pd.factorize(col)
@@ -273,19 +273,22 @@ def _first_rows(codes: np.ndarray, size: int) -> np.ndarray:
     return first
 
 
+#: The block layout is used when there are at most this many blocks, of at least _MIN_BLOCK rows
+#: on average (else hashing the item ids is as fast).
 _MAX_BLOCKS = 20_000
+_MIN_BLOCK = 8
 
 
 def _paired_blocks(
-    group: np.ndarray, n_group: int, metric: np.ndarray, n_metrics: np.ndarray, items: pd.Series
-) -> np.ndarray | None:
+    group: np.ndarray, metric: np.ndarray, n_metrics: np.ndarray, items: pd.Series
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Fast pairing for the usual layout; ``None`` when it does not apply.
 
     ``group`` codes (dataset, system[, seed]) and ``metric`` the metric of every row;
     ``n_metrics[r]`` is the number of metrics of row r's dataset. The layout applies when the
     rows form few contiguous blocks, one per (group, metric), and the blocks of a group list the
-    same items in the same order. Then the result is, for every row, the index of the row of
-    the same item in its group's first block (the row the aggregate is written to).
+    same items in the same order. Returns the blocks' ``starts`` and ``lengths`` and, for every
+    block, the index of the first block of its group (where the aggregate is written).
     """
     n = group.size
     change = np.empty(n, dtype=bool)
@@ -293,35 +296,36 @@ def _paired_blocks(
     np.not_equal(group[1:], group[:-1], out=change[1:])
     change[1:] |= metric[1:] != metric[:-1]
     starts = np.flatnonzero(change)
-    if starts.size > _MAX_BLOCKS or 8 * starts.size > n:
+    if starts.size > _MAX_BLOCKS or _MIN_BLOCK * starts.size > n:
         return None
     lengths = np.diff(np.append(starts, n))
-    b_group, b_metric = group[starts], metric[starts]
-    g_codes, g_ids = pd.factorize(b_group)
-    if np.unique(g_codes.astype(np.int64) * int(metric.max() + 1) + b_metric).size != starts.size:
+    g_codes, g_ids = pd.factorize(group[starts])
+    g_codes = g_codes.astype(np.int64)
+    if np.unique(g_codes * int(metric.max() + 1) + metric[starts]).size != starts.size:
         return None  # a (group, metric) split over several blocks
-    per_group = np.bincount(g_codes)
-    if (per_group != n_metrics[starts[_first_rows(g_codes, len(g_ids))]]).any():
+    first_of_group = _first_rows(g_codes, len(g_ids))
+    if (np.bincount(g_codes) != n_metrics[starts[first_of_group]]).any():
         return None  # some group lacks a metric: the general path says which
-    first = _first_rows(g_codes, len(g_ids))[g_codes]  # first block of each block's group
+    first = first_of_group[g_codes]  # first block of each block's group
     if (lengths != lengths[first]).any():
         return None
+    others = np.flatnonzero(first != np.arange(starts.size))
     if getattr(items.dtype, "storage", None) == "pyarrow":
         import pyarrow as pa
         import pyarrow.compute as pc
 
         arr = pa.array(items)
-        for b in np.flatnonzero(first != np.arange(starts.size)):
+        for b in others:
             a, f, length = int(starts[b]), int(starts[first[b]]), int(lengths[b])
             if not pc.all(pc.equal(arr.slice(a, length), arr.slice(f, length))).as_py():
                 return None
     else:
         values = items.to_numpy()
-        for b in np.flatnonzero(first != np.arange(starts.size)):
+        for b in others:
             a, f, length = int(starts[b]), int(starts[first[b]]), int(lengths[b])
             if not np.array_equal(values[a:a + length], values[f:f + length]):
                 return None
-    return np.repeat(starts[first] - starts, lengths) + np.arange(n, dtype=np.int64)
+    return starts, lengths, first
 
 
 def aggregate_metrics(
@@ -458,7 +462,6 @@ def aggregate_metrics(
     w_dm = (w_dm / w_dm.sum(axis=1, keepdims=True)).ravel()
     i_m = np.array([1.0 if sign.get(m, True) else -1.0 for m in metrics])
     factor = np.where(present, w_dm * np.tile(i_m, nd) / np.where(present, sd, 1.0), 0.0)
-    contrib = (dev - corr[g]) * factor[g]
 
     # ---- pairing: every (dataset, system[, seed], item) has every metric of its dataset
     n_metrics_d = present2.sum(axis=1)
@@ -466,12 +469,18 @@ def aggregate_metrics(
     if has_seed:
         e_codes, e_names = _codes(df["seed"])
         group, n_group = _combine(group, n_group, e_codes, len(e_names))
-    target = _paired_blocks(group, n_group, m_codes, n_metrics_d[d_codes], df["item"])
-    if target is not None:  # rows in blocks: the aggregate goes to the first block's rows
-        agg = np.bincount(target, weights=contrib, minlength=x.size)
-        rows = np.flatnonzero(target == np.arange(x.size))
-        values = agg[rows]
+    blocks = _paired_blocks(group, m_codes, n_metrics_d[d_codes], df["item"])
+    if blocks is not None:  # rows in blocks: sum each group's blocks into its first block
+        starts, lengths, first = blocks
+        acc = np.zeros(x.size)
+        for b, (a, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+            f, k = int(starts[first[b]]), int(g[a])
+            acc[f:f + length] += (dev[a:a + length] - corr[k]) * factor[k]
+        is_first = first == np.arange(starts.size)
+        rows = np.flatnonzero(np.repeat(is_first, lengths))
+        values = acc[rows]
     else:
+        contrib = (dev - corr[g]) * factor[g]
         i_codes, i_names = _codes(df["item"])
         key, n_key = _combine(group, n_group, i_codes, len(i_names))
         key_cnt = np.bincount(key, minlength=n_key)
@@ -642,7 +651,8 @@ def standardized_means(
                 )
             v = vals[0]
             ok = _is_bool(v) if check is bool else (
-                not _is_bool(v) and isinstance(v, Real) and math.isfinite(float(v)) and v >= 0
+                not _is_bool(v) and isinstance(v, Real) and math.isfinite(float(v))
+                and float(v) >= 0
             )
             if not ok:
                 rule = "True or False" if check is bool else "a finite number >= 0"

@@ -1,13 +1,17 @@
 """Publication-ready figures (matplotlib ``Figure`` objects; no pyplot state, no global rcParams)."""
 from ._style import save_figure
 from .boxplots import comparison_boxplots
+from .cd import cd_diagram
+from .condition import condition_boxplots
 from .forest import forest_plot
 from .graph import comparison_graph, nonsignificance_graph
 from .heatmap import comparison_heatmap
 from .pvalues import pval_transform, pvalue_plot
 
 __all__ = [
+    "cd_diagram",
     "comparison_boxplots",
+    "condition_boxplots",
     "comparison_graph",
     "comparison_heatmap",
     "forest_plot",

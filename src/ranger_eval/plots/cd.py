@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
 from ..errors import PlotError
 from ..formatting import format_pvalue
@@ -175,8 +176,10 @@ def cd_diagram(
         raise PlotError(
             f"average rank of system {names[i]!r} must be between 1 and {k}; got {values[i]!r}"
         )
-    if cd is not None and not (isinstance(cd, Real) and math.isfinite(cd) and cd > 0):
-        raise PlotError(f"rank_test.critical_difference must be None or > 0; got {cd!r}")
+    if cd is not None:
+        if not (isinstance(cd, Real) and math.isfinite(float(cd)) and float(cd) > 0):
+            raise PlotError(f"rank_test.critical_difference must be None or > 0; got {cd!r}")
+        cd = float(cd)
     known = set(names)
     for clique in cliques:
         unknown = [s for s in clique if str(s) not in known]
@@ -252,12 +255,13 @@ def cd_diagram(
     avail_w = fig_w - 2 * _MARGIN
     if footer:
         what = _POSTHOC_NAMES.get(posthoc, posthoc or "post-hoc test")
-        alpha_txt = f", α = {alpha:g}" if isinstance(alpha, (int, float)) else ""
+        nb = "\u00a0"  # no-break space: "α = 0.05" and "X ± CD" stay on one line
+        alpha_txt = f", α{nb}={nb}{alpha:g}" if isinstance(alpha, Real) else ""
         n_data = getattr(rank_test, "n_datasets", None)
         ctrl = labels.get(control, control) if control in known else None
         if posthoc == "bonferroni-dunn" and ctrl is not None:
             meaning = (f"Bars join systems whose average ranks differ by less than the CD "
-                       f"({what}{alpha_txt}); systems outside the red interval {ctrl} ± CD "
+                       f"({what}{alpha_txt}); systems outside the red interval {ctrl}{nb}±{nb}CD "
                        f"differ significantly from the control {ctrl}.")
         elif posthoc == "holm" and ctrl is not None:
             meaning = (f"Bars join systems with no significant difference among them ({what} "
@@ -316,7 +320,8 @@ def cd_diagram(
         ax.set_axis_off()
 
         def put(x: float, yy: float, s: str, *, size: float = FONT_SIZE, ha: str = "left",
-                va: str = "baseline", b: bool = False, color: str = INK, gid: str | None = None):
+                va: str = "baseline", b: bool = False, color: str = INK,
+                gid: str | None = None) -> Text:
             t = ax.text(x, yy, s, fontproperties=font(size, bold=b), ha=ha, va=va, color=color,
                         parse_math=False, usetex=False)
             if gid:
