@@ -107,3 +107,33 @@ def test_rank_bad_tables_are_clear_errors(tmp_path):
     narrow.write_text("dataset,a\nd1,0.5\n")
     result = CliRunner().invoke(app, ["rank", str(narrow), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "at least two system columns" in result.output
+
+
+def test_wide_parquet_with_index_and_rank_test_plot(tmp_path):
+    rng = np.random.default_rng(4)
+    wide = pd.DataFrame(rng.uniform(0.5, 0.9, (12, 4)) + np.array([0.0, 0.02, 0.05, 0.1]),
+                        columns=["a", "b", "c", "d"],
+                        index=pd.Index([f"ds{i}" for i in range(12)], name="dataset"))
+    path = tmp_path / "wide.parquet"
+    wide.to_parquet(path)  # the dataset names are the index
+    run = run_rank(path, tmp_path / "out", posthoc="bonferroni-dunn", control="d")
+    assert run.rank_test.n_datasets == 12 and set(run.rank_test.average_ranks.index) == set("abcd")
+    fig = run.rank_test.plot(title="four systems")
+    texts = [t.get_text() for t in fig.findobj(match=lambda a: hasattr(a, "get_text"))]
+    assert "four systems" in texts
+
+
+def test_compare_cli_by_item_column(tmp_path):
+    rng = np.random.default_rng(2)
+    rows = [("d", s, f"i{i}", float(v), "hard" if i % 2 else "easy")
+            for s, shift in (("a", 0.0), ("b", 0.1)) for i, v in
+            enumerate(rng.normal(0.5 + shift, 0.1, 40))]
+    path = tmp_path / "s.csv"
+    pd.DataFrame(rows, columns=["dataset", "system", "item", "value", "difficulty"]).to_csv(
+        path, index=False)
+    out = tmp_path / "o"
+    result = CliRunner().invoke(app, ["compare", str(path), "--by", "difficulty", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(out / "comparison.csv", skiprows=1)
+    assert sorted(table["difficulty"]) == ["easy", "hard"]
+    assert set(table["dataset"]) == {"d [difficulty=easy]", "d [difficulty=hard]"}

@@ -984,7 +984,7 @@ def _compare_by(scores: Scores, by: Sequence[str] | str, **kwargs: Any) -> Compa
     systems = tuple(dict.fromkeys(s for p in parts for s in p.systems))
     return dataclasses.replace(
         first, table=pd.concat(tables, ignore_index=True), means=pd.concat(means, ignore_index=True),
-        systems=systems, scores=scores, tests_used=tests_used,
+        systems=systems, scores=Scores.concat([p.scores for p in parts]), tests_used=tests_used,
     )
 
 

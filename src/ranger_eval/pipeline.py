@@ -623,6 +623,8 @@ def read_rank_input(path: str | Path) -> tuple[Scores | None, pd.DataFrame | Non
     from .io.tables import read_table
 
     frame = read_table(path)
+    if not isinstance(frame.index, pd.RangeIndex):  # a Parquet file written with its index
+        frame = frame.reset_index()
     if "item" in frame.columns and _is_tidy(frame):
         return read_scores(path), None, None
     if _is_tidy(frame):
