@@ -237,6 +237,57 @@ def test_unknown_measure_and_level():
         EffectSize(0.1, 0.01, 10, "MD", 0.5, 0.4, level=0.0)
 
 
+# ------------------------------------------------------------- pandas Series paired by index
+def _series_pair():
+    ids = [f"q{i}" for i in range(1, 9)]
+    a = pd.Series([0.9, 0.2, 0.5, 0.7, 0.35, 0.8, 0.1, 0.6], index=ids)
+    b = pd.Series([0.4, 0.6, 0.1, 0.3, 0.5, 0.45, 0.2, 0.9], index=ids)
+    return a, b
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_series_are_paired_by_index_not_position(measure):
+    a, b = _series_pair()
+    shuffled = b.iloc[[3, 0, 7, 5, 1, 2, 6, 4]]
+    ref = effect_size(a.to_numpy(), b.to_numpy(), measure)
+    got = effect_size(a, shuffled, measure)
+    assert (got.yi, got.vi, got.n) == (ref.yi, ref.vi, ref.n)
+    assert (got.mean_treatment, got.mean_control) == (ref.mean_treatment, ref.mean_control)
+    wrong = effect_size(a.to_numpy(), shuffled.to_numpy(), measure)  # pairing by position
+    assert (wrong.yi, wrong.vi) != pytest.approx((ref.yi, ref.vi))
+
+
+def test_series_with_different_ids_name_the_missing_ones():
+    a = pd.Series(np.linspace(0, 1, 12), index=[f"q{i}" for i in range(1, 13)])
+    b = pd.Series(np.linspace(1, 0, 12), index=[f"q{i}" for i in range(3, 15)])
+    with pytest.raises(EffectSizeError, match=r"dataset 'nq', measure SMD: .*different item ids.*"
+                       r"2 id\(s\) of treatment missing from control: 'q1', 'q2'; "
+                       r"2 id\(s\) of control missing from treatment: 'q13', 'q14'"):
+        effect_size(a, b, dataset="nq")
+    c = pd.Series(np.linspace(1, 0, 30), index=[f"d{i}" for i in range(30)])
+    with pytest.raises(EffectSizeError, match=r"12 id\(s\) of treatment missing from control: "
+                       r"'q1', 'q2', .*'q10', \.\.\. \(12 in all\); 30 id\(s\) of control"):
+        effect_size(a, c)
+
+
+def test_series_with_duplicate_ids_raise():
+    a = pd.Series([0.1, 0.5, 0.3, 0.8], index=["q1", "q2", "q2", "q3"])
+    b = pd.Series([0.2, 0.4, 0.9, 0.6], index=["q1", "q2", "q3", "q4"])
+    with pytest.raises(EffectSizeError, match=r"treatment has duplicate item ids in its index: 'q2'"):
+        effect_size(a, b)
+
+
+def test_arrays_lists_and_default_indexes_stay_positional():
+    a, b = _series_pair()
+    ref = effect_size(a.to_numpy(), b.to_numpy(), "SMD")
+    for t, c in ((list(a), list(b)), (a.reset_index(drop=True), b.reset_index(drop=True)),
+                 (a, b.to_numpy()), (a.to_numpy(), b)):
+        got = effect_size(t, c, "SMD")
+        assert (got.yi, got.vi) == (ref.yi, ref.vi)
+    with pytest.raises(EffectSizeError, match="treatment has 8 scores but control has 7"):
+        effect_size(a.reset_index(drop=True), b.reset_index(drop=True).iloc[:7])
+
+
 def test_no_runtime_warnings_on_degenerate_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

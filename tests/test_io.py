@@ -222,3 +222,42 @@ def test_meta_on_a_tidy_table_with_several_metrics_uses_the_config_metric(tmp_pa
     res = run_experiment(load_experiment(tmp_path / "e.yaml"))
     assert res.effects.metric == "f1" and res.effects.names == ("d1", "d2")
     assert res.result.k == 2
+
+
+def test_yaml_duplicate_keys_special_files_and_utf16_are_rejected(tmp_path):
+    import os
+
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("metric: a\nlevel: 0.9\nmetric: b\n")
+    with pytest.raises(ConfigError, match=r"dup\.yaml:3: .*duplicate key 'metric' \(first at line 1"):
+        load_experiment(dup)
+    nested = tmp_path / "nested.yaml"
+    nested.write_text("meta:\n  control: {a: {b: 1}}\n  control: x\n")
+    with pytest.raises(ConfigError, match="duplicate key 'control'"):
+        load_experiment(nested)
+    utf16 = tmp_path / "u16.yaml"
+    utf16.write_bytes("metric: a\n".encode("utf-16"))
+    with pytest.raises(ConfigError, match=r"u16\.yaml: UTF-16 text"):
+        load_experiment(utf16)
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="is a FIFO"):
+        read_values(fifo)
+    with pytest.raises(ConfigError, match="is a FIFO"):
+        load_experiment(fifo)
+    with pytest.raises(InputError, match="is a folder"):
+        read_scores(tmp_path)
+    with pytest.raises(InputError, match="is a device"):
+        read_values("/dev/zero")
+
+
+def test_identifiers_are_read_as_the_exact_strings(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("dataset,system,item,value\nd,a,01,1\nd,a,1,2\nd,a,NA,3\nd,a,null,4\n"
+                    "d,b,01,1\nd,b,1,2\nd,b,NA,3\nd,b,null,4\n")
+    s = read_scores(path)
+    assert sorted(s.frame["item"].unique()) == ["01", "1", "NA", "null"]
+    jl = tmp_path / "t.jsonl"
+    jl.write_text('{"dataset": "d", "system": "a", "item": "01", "value": 1}\n'
+                  '{"dataset": "d", "system": "a", "item": 1, "value": 2}\n')
+    assert sorted(read_scores(jl).frame["item"]) == ["01", "1"]

@@ -159,6 +159,50 @@ def _as_vector(x: object, role: str, where: str) -> np.ndarray:
     return arr
 
 
+def _is_default_index(index: pd.Index) -> bool:
+    return (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1)
+
+
+def _show_ids(ids: Sequence[object], limit: int = 10) -> str:
+    shown = ", ".join(repr(x) for x in ids[:limit])
+    return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
+
+
+def _align_series(treatment: object, control: object, where: str) -> tuple[object, object]:
+    """Pair two pandas Series by their index (item ids) instead of by position.
+
+    Applies when both are Series and not both carry the default RangeIndex(0..n-1): equal id
+    sets → ``control`` reordered to ``treatment``'s index; otherwise :class:`EffectSizeError`
+    listing up to 10 ids missing on each side. Anything else is returned unchanged (positional).
+    """
+    if not (isinstance(treatment, pd.Series) and isinstance(control, pd.Series)):
+        return treatment, control
+    ti, ci = treatment.index, control.index
+    if _is_default_index(ti) and _is_default_index(ci):
+        return treatment, control
+    for role, idx in (("treatment", ti), ("control", ci)):
+        if not idx.is_unique:
+            dups = list(dict.fromkeys(idx[idx.duplicated()].tolist()))
+            raise EffectSizeError(
+                f"{where}: {role} has duplicate item ids in its index: {_show_ids(dups)}; "
+                "Series are paired by item id"
+            )
+    if ti.equals(ci):
+        return treatment, control
+    only_t = ti.difference(ci, sort=False)
+    only_c = ci.difference(ti, sort=False)
+    if len(only_t) or len(only_c):
+        raise EffectSizeError(
+            f"{where}: treatment and control are pandas Series with different item ids (their "
+            f"index): {len(only_t)} id(s) of treatment missing from control"
+            + (f": {_show_ids(only_t.tolist())}" if len(only_t) else "")
+            + f"; {len(only_c)} id(s) of control missing from treatment"
+            + (f": {_show_ids(only_c.tolist())}" if len(only_c) else "")
+            + "; select the common items first, or pass arrays to pair by position"
+        )
+    return treatment, control.reindex(ti)
+
+
 def effect_size(
     treatment: Sequence[float] | np.ndarray,
     control: Sequence[float] | np.ndarray,
@@ -169,6 +213,11 @@ def effect_size(
 ) -> EffectSize:
     """Effect of ``treatment`` over ``control`` from paired per-item scores aligned by item id.
 
+    Arrays and lists are paired by position. Two pandas Series are paired by their index (the
+    item ids): ``control`` is reordered to ``treatment``'s index when both hold the same ids, and
+    different id sets are an :class:`EffectSizeError` listing up to 10 ids missing on each side
+    (duplicate ids too). Only two Series that both keep the default ``RangeIndex(0..n-1)``, or a
+    Series with an array, stay positional.
     ``measure`` is one of ``MEASURES`` (formulas and degenerate cases in the module docstring);
     ``dataset`` only names the data in error messages. Raises :class:`EffectSizeError`.
     """
@@ -180,6 +229,7 @@ def effect_size(
         )
     level = _check_level(level)
     where = _where(dataset, measure)
+    treatment, control = _align_series(treatment, control, where)  # type: ignore[assignment]
     t = _as_vector(treatment, "treatment", where)
     c = _as_vector(control, "control", where)
     if t.size != c.size:

@@ -130,3 +130,85 @@ def test_bad_input_one_line_exit_2(te: Path, tmp_path: Path, args: list[str], ne
     err = res.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("ranger-eval: error:") and needle in err[0]
     assert "Traceback" not in res.output
+
+
+def test_no_common_topic_fails_naming_the_run(te: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-collection.txt"
+    other.write_text("q9 Q0 a 1 1.0 r\nq8 Q0 b 1 1.0 r\n")
+    for extra in ([], ["-c"]):
+        res = run(te / "qrels.test", other, "-m", "map", *extra)
+        assert res.exit_code == 2
+        err = res.stderr.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("ranger-eval: error:"), err
+        assert f"{other}: no topic in common with the qrels" in err[0]
+        assert "'q9', 'q8'" in err[0] and "'301', '302', '303'" in err[0]
+        assert "--allow-no-overlap" in err[0] and "allow_no_overlap=" not in err[0]
+        assert res.stdout == ""
+    # one good run and one from another collection: still an error naming the bad one
+    res = run(te / "qrels.test", te / "results.test", other, "-m", "map")
+    assert res.exit_code == 2 and str(other) in res.stderr
+
+
+def test_allow_no_overlap_warns_loudly_and_prints_as_before(te: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-collection.txt"
+    other.write_text("q9 Q0 a 1 1.0 r\nq8 Q0 b 1 1.0 r\n")
+    res = run(te / "qrels.test", other, "-m", "map", "--allow-no-overlap")
+    assert res.exit_code == 0
+    assert res.stdout.strip() == ""
+    assert "ranger-eval: warning:" in res.stderr and "NO TOPIC IN COMMON" in res.stderr
+    res = run(te / "qrels.test", other, "-m", "map", "-q", "-c", "--allow-no-overlap")
+    assert res.exit_code == 0
+    assert parse_trec(res.stdout) == {("AP", q): "0.0000" for q in ("301", "302", "303", "all")}
+
+
+def _supported(gold: dict[tuple[str, str], str]) -> dict[str, str]:
+    """{canonical name: trec_eval name} of the golden file's measures that Ranger computes."""
+    from ranger_eval import ir
+
+    out = {}
+    for name in sorted({n for n, _ in gold}):
+        try:
+            out[str(ir.parse_measure(name))] = name
+        except ir.MeasureError:
+            continue
+    return out
+
+
+def _cli_equals_golden(gold: dict[tuple[str, str], str], *args: object) -> tuple[int, str]:
+    names = _supported(gold)
+    res = run(*args, *(x for n in names.values() for x in ("-m", n)), "-q")
+    assert res.exit_code == 0, res.output
+    got = parse_trec(res.stdout)
+    assert {(names[m], q) for m, q in got} == {k for k in gold if k[0] in names.values()}
+    for (m, q), v in got.items():
+        assert v == gold[(names[m], q)], (m, q, v, gold[(names[m], q)])
+    return len(got), res.stderr
+
+
+def test_relevance_level_matches_golden_aql(te: Path) -> None:
+    """trec_eval -m all_trec -q -l2 qrels.rel_level results.test (out.test.aql): every row of every
+    supported measure, printed the same, including num_rel and num_rel_ret."""
+    n, _ = _cli_equals_golden(golden(te / "out.test.aql"), te / "qrels.rel_level",
+                              te / "results.test", "-l", "2")
+    assert n >= 4 * 40
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_complete_relevance_level_num_rel_matches_trec_eval(te: Path, oracles: Path,
+                                                           level: int) -> None:
+    """trec_eval -c -lN: the num_rel ``all`` row is trec_eval's count of labels > 0 over all qrels
+    topics (559), not the sum of the per-topic values (labels >= N); a warning says so."""
+    if level == 1:
+        gold = golden(te / "out.test.aqc")  # -c -l1 on qrels.test: the two agree
+        n, err = _cli_equals_golden(gold, te / "qrels.test", te / "results.trunc", "-c")
+        assert "num_rel" not in err
+        return
+    gold = golden(oracles / "trec_eval" / f"out.rel_level.trunc.aqcl{level}")
+    n, err = _cli_equals_golden(gold, te / "qrels.rel_level", te / "results.trunc", "-c",
+                                "-l", str(level))
+    assert n >= 4 * 40
+    assert gold[("num_rel", "all")] == "559"
+    per_topic = sum(int(gold[("num_rel", q)]) for q in ("301", "302", "303"))
+    assert ("ranger-eval: warning: results.trunc: NumRel 'all' = 559 as trec_eval -c prints it"
+            in err
+            and f"per-topic NumRel values (label >= {level}) sum to {per_topic}" in err)

@@ -196,3 +196,93 @@ def test_invalid_utf8_in_an_ignored_field_is_an_error(tmp_path: Path) -> None:
     p = write(tmp_path, b"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 \xff\xfe\n")
     with pytest.raises(TrecFormatError, match=rf"{p}:2: not valid UTF-8 text"):
         ir.read_run(p)
+
+
+@pytest.mark.parametrize("text,line", [
+    ("1 Q0 a 1 2.0 r\r1 Q0 b 2 1.0 r\r2 Q0 a 1 3.0 r\r", 1),  # old Mac OS line ends
+    ("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 a 1 3.0 r\r", 3),  # a CR at the very end
+    ("1 Q0 a 1 2.0 r\r\n1 Q0 b 2 1.0 r\r\r\n", 2),  # CR CR LF
+    ("# c\n\n1 Q0 a 1 2.0 r\n1 Q0 b\r2 1.0 r\n", 4),  # a bare CR inside a line
+])
+@pytest.mark.parametrize("gz", [False, True])
+def test_bare_carriage_return_is_rejected_with_its_line(tmp_path: Path, text: str, line: int,
+                                                        gz: bool) -> None:
+    import gzip
+    import re
+
+    data = text.encode()
+    p = write(tmp_path, gzip.compress(data) if gz else data, "run.gz" if gz else "run.txt")
+    with pytest.raises(TrecFormatError, match=rf"^{re.escape(str(p))}:{line}: CR-only line "
+                                              r"endings are not supported.*convert"):
+        ir.read_run(p)
+
+
+def test_cr_only_qrels_rejected(tmp_path: Path) -> None:
+    p = write(tmp_path, QRELS.replace("\n", "\r"))
+    with pytest.raises(TrecFormatError, match=rf"{p}:1: CR-only line endings are not supported"):
+        ir.read_qrels(p)
+    with pytest.raises(TrecFormatError, match="CR-only"):
+        ir.evaluate(p, write(tmp_path, RUN, "run.txt"), "AP")
+
+
+@pytest.mark.parametrize("bom,codec,name", [
+    (b"\xff\xfe", "utf-16-le", "UTF-16 little-endian"),
+    (b"\xfe\xff", "utf-16-be", "UTF-16 big-endian"),
+    (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 little-endian"),
+    (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 big-endian"),
+])
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_utf16_and_utf32_files_are_rejected_by_name(tmp_path: Path, bom: bytes, codec: str,
+                                                    name: str, kind: str) -> None:
+    import gzip
+
+    text = RUN if kind == "run" else QRELS
+    read = ir.read_run if kind == "run" else ir.read_qrels
+    for gz in (False, True):
+        data = bom + text.encode(codec)
+        p = write(tmp_path, gzip.compress(data) if gz else data, f"{kind}{int(gz)}.txt")
+        with pytest.raises(TrecFormatError, match=rf"{p}: the file is {name} encoded \(byte-order "
+                                                  r"mark .*\); .*UTF-8.*iconv"):
+            read(p)
+
+
+def test_nul_bytes_suggest_utf16_without_bom(tmp_path: Path) -> None:
+    p = write(tmp_path, RUN.encode("utf-16-le"))
+    with pytest.raises(TrecFormatError, match=rf"{p}:1: NUL byte .*UTF-16"):
+        ir.read_run(p)
+
+
+DISJOINT_RUN = "7 Q0 a 1 2.0 r\n8 Q0 b 1 1.0 r\n9 Q0 a 1 1.0 r\n"
+
+
+@pytest.mark.parametrize("missing", ["zero", "drop", "error"])
+def test_run_and_qrels_without_a_common_topic_is_an_error(tmp_path: Path, missing: str) -> None:
+    from ranger_eval.ir import NoCommonTopicsError
+
+    q, r = write(tmp_path, QRELS, "qrels.txt"), write(tmp_path, DISJOINT_RUN, "run.txt")
+    with pytest.raises(NoCommonTopicsError,
+                       match=rf"^{r}: no topic in common with the qrels {q}: run topics '7', "
+                             r"'8', '9'; qrels topics '1', '2'; .*allow_no_overlap=True"):
+        ir.evaluate(q, r, "AP", missing=missing)
+    with pytest.raises(MissingTopicsError, match="no topic in common"):
+        ir.evaluate_many(q, {"a": write(tmp_path, RUN, "ok.txt"), "b": r}, "AP", missing=missing)
+
+
+def test_allow_no_overlap_evaluates_with_a_loud_warning(tmp_path: Path) -> None:
+    import warnings
+
+    q, r = write(tmp_path, QRELS, "qrels.txt"), write(tmp_path, DISJOINT_RUN, "run.txt")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        zero = ir.evaluate(q, r, ["AP", "NumRel"], missing="zero", allow_no_overlap=True)
+        drop = ir.evaluate(q, r, "AP", missing="drop", allow_no_overlap=True)
+        many = ir.evaluate_many(q, {"b": r}, "AP", allow_no_overlap=True)
+    assert zero["value"].tolist() == [0.0, 1.0, 0.0, 1.0]
+    assert drop.empty
+    assert many["value"].tolist() == [0.0, 0.0]
+    messages = [str(w.message) for w in caught]
+    assert all(issubclass(w.category, ir.IgnoredTopicsWarning) for w in caught)
+    loud = [m for m in messages if "NO TOPIC IN COMMON" in m]
+    assert len(loud) == 3 and "run topics '7', '8', '9'; qrels topics '1', '2'" in loud[0]
+    assert [m for m in messages if "NO TOPIC" not in m] == [
+        f"{r}: 2 qrels topic(s) absent from the run dropped: '1', '2'"]

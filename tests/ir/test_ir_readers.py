@@ -126,3 +126,39 @@ def test_general_path_in_small_chunks(tmp_path: Path, monkeypatch: pytest.Monkey
     bad = write(tmp_path, text + "\n\n3 Q0 d9\n", "bad.txt")
     with pytest.raises(ir.TrecFormatError, match=rf"{bad}:10: expected at least 6 fields"):
         ir.read_run(bad)
+
+
+def _crlf_corpus() -> tuple[str, str]:
+    rng = np.random.default_rng(11)
+    run = [f"q{q} Q0 D{d} {r} {s:.6f} tag" for q in range(15)
+           for r, (d, s) in enumerate(zip(rng.permutation(300)[:40], rng.normal(size=40),
+                                             strict=True), 1)]
+    qrels = [f"q{q} 0 D{d} {int(rng.integers(-1, 4))}" for q in range(0, 15, 2)
+             for d in rng.permutation(300)[:60]]
+    return "\n".join(run) + "\n", "\n".join(qrels) + "\n"
+
+
+@pytest.mark.parametrize("variant", ["regular", "general", "gzip"])
+def test_crlf_gives_exactly_the_lf_results(tmp_path: Path, variant: str) -> None:
+    """CRLF line ends (fast path, general path, gzip) read and evaluate exactly as LF."""
+    run, qrels = _crlf_corpus()
+    if variant == "general":  # a comment and a doubled separator force the general path
+        run = "# header\n" + run.replace(" Q0 ", "  Q0 ", 3)
+        qrels = "# header\n\n" + qrels
+    results = []
+    for eol in ("\n", "\r\n"):
+        r, q = run.replace("\n", eol).encode(), qrels.replace("\n", eol).encode()
+        if variant == "gzip":
+            r, q = gzip.compress(r), gzip.compress(q)
+        rp = write(tmp_path, r, f"run{len(eol)}.txt")
+        qp = write(tmp_path, q, f"qrels{len(eol)}.txt")
+        if variant == "regular":
+            assert readers._fast_parse_file(rp, "run", readers.pa.float64()) is not None
+        with pytest.warns(ir.IgnoredTopicsWarning, match="7 run topic"):
+            ev = ir.evaluate(qp, rp, ["AP", "nDCG@10", "P@5", "NumRel"], missing="zero")
+        results.append((ir.read_run(rp), ir.read_qrels(qp), ev))
+        lines = readers.load_run(rp)
+        if lines.line is not None:  # general path: line numbers count LF and CRLF alike
+            assert lines.number(0) == 2
+    for a, b in zip(results[0], results[1], strict=True):
+        pd.testing.assert_frame_equal(a, b)

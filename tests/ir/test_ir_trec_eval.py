@@ -123,3 +123,22 @@ def test_qrels_with_comment_lines(te: Path) -> None:
     """qrels.test.with-comments ('#' lines, a docid containing '#') gives out.test's values."""
     compare(golden(te / "out.test"), te / "qrels.test.with-comments", te / "results.test",
             per_query=False, missing="drop")
+
+
+@pytest.mark.parametrize("level", [0, 2, 3])
+def test_complete_with_relevance_level(te: Path, oracles: Path, level: int) -> None:
+    """trec_eval 10 -c -q -lN on qrels.rel_level / results.trunc (tests/oracles/trec_eval_golden.sh):
+    every per-query row matches, and every ``all`` row but one. trec_eval's num_rel ``all`` under
+    -c (m_num_rel.c, te_calc_avg_num_rel) counts the qrels documents with label > 0 over all
+    qrels topics whatever -l says (559 here), while its per-topic num_rel counts labels >= -l;
+    ir.summarize sums the per-topic values (``ranger-eval trec -c`` prints trec_eval's number)."""
+    gold = golden(oracles / "trec_eval" / f"out.rel_level.trunc.aqcl{level}")
+    trec_all = gold.pop(("num_rel", "all"))
+    assert trec_all == "559"
+    n = compare(gold, te / "qrels.rel_level", te / "results.trunc", per_query=True,
+                missing="zero", relevance_level=level)
+    assert n >= 4 * 40
+    per_topic = sum(int(v) for (m, q), v in gold.items() if m == "num_rel")
+    df = ir.evaluate(te / "qrels.rel_level", te / "results.trunc", "NumRel", missing="zero",
+                     relevance_level=level)
+    assert ir.summarize(df)["value"].item() == per_topic

@@ -4,7 +4,12 @@ Output layout follows trec_eval (``%-22s\\t%s\\t%6.4f``: measure, query id or ``
 as integers); ``-q`` adds per-query rows, ``-c`` averages over all qrels topics with missing ones
 scored 0, ``-M N`` keeps the top N documents, ``-l N`` sets the relevance threshold. Measures are
 printed under their canonical names (``ndcg_cut.10`` → ``nDCG@10``). With several runs every line
-starts with the run's name. Bad input: one line on stderr and exit status 2.
+starts with the run's name. Under ``-c`` the ``NumRel`` ``all`` value is trec_eval's: the qrels
+documents with a label > 0 over all qrels topics, even with ``-l`` ≠ 1, where the per-topic values
+count labels ≥ ``-l`` (a warning gives both numbers when they differ; ``ir.summarize`` sums the
+per-topic values). Bad input: one line on stderr and exit status 2 — including a run that
+shares no topic with the qrels (trec_eval would print nothing, or zeros with ``-c``), unless
+``--allow-no-overlap`` is given (then a warning and the output as trec_eval's).
 """
 from __future__ import annotations
 
@@ -19,6 +24,8 @@ from ._common import fail, warn
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ..ir.evaluation import PreparedQrels
 
 FORMATS = ("trec", "tsv", "csv", "json")
 DEFAULT_MEASURES = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "RR", "P@5", "P@10", "nDCG",
@@ -77,6 +84,32 @@ def _render(blocks: list[tuple[str, pd.DataFrame, pd.DataFrame]], fmt: str, per_
     return buf.getvalue()
 
 
+def _trec_eval_complete_num_rel(summary: pd.DataFrame, qrels: PreparedQrels, level: int,
+                                run: str, notes: list[str]) -> pd.DataFrame:
+    """trec_eval's ``num_rel`` ``all`` value under ``-c`` (m_num_rel.c, te_calc_avg_num_rel):
+    the number of qrels documents with a label > 0 over all qrels topics, whatever ``-l`` says,
+    where its per-topic values count labels >= ``-l``. The two differ only when ``-l`` is not 1
+    (and the qrels hold labels 0 or >= 2): the trec_eval value is printed and a note appended to
+    ``notes`` gives both."""
+    from ..ir.measures import parse_measure
+
+    rows = [i for i, m in enumerate(summary["measure"])
+            if (pm := parse_measure(m)).name == "NumRel" and pm.rel is None]
+    if not rows:
+        return summary
+    trec_value = float((qrels.label > 0).sum())
+    per_topic = float(summary["value"].iloc[rows[0]])
+    if trec_value == per_topic:
+        return summary
+    out = summary.copy()
+    out.loc[out.index[rows], "value"] = trec_value
+    notes.append(
+        f"{run}: NumRel 'all' = {int(trec_value)} as trec_eval -c prints it: the qrels documents "
+        f"with a label > 0 over all {qrels.n_topics} qrels topics, whatever -l says; the "
+        f"per-topic NumRel values (label >= {level}) sum to {int(per_topic)}")
+    return out
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``trec`` command to ``app``."""
 
@@ -100,15 +133,20 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("trec", "--format", help="trec, tsv, csv or json."),
         float32: bool = typer.Option(
             False, "--float32", help="Round scores to float32 (trec_eval 9 / pytrec_eval)."),
+        allow_no_overlap: bool = typer.Option(
+            False, "--allow-no-overlap",
+            help="Evaluate a run that shares no topic with the qrels (warning) instead of "
+                 "failing."),
     ) -> None:
         """Evaluate runs against qrels with trec_eval semantics."""
         from ..ir import evaluation, measures
-        from ..ir.errors import IgnoredTopicsWarning
+        from ..ir.errors import IgnoredTopicsWarning, NoCommonTopicsError
 
         if fmt not in FORMATS:
             raise fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
         try:
             ms = measures.parse_measures(list(measure) if measure else list(DEFAULT_MEASURES))
+            notes: list[str] = []
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", IgnoredTopicsWarning)
                 q = evaluation.prepare_qrels(qrels)
@@ -117,9 +155,15 @@ def register(app: typer.Typer) -> None:
                     per_q = evaluation.evaluate(
                         q, run, ms, missing="zero" if complete else "drop",
                         score_precision="float32" if float32 else "float64",
-                        max_docs=max_docs, relevance_level=level)
-                    blocks.append((name, per_q, evaluation.summarize(per_q)))
+                        max_docs=max_docs, relevance_level=level,
+                        allow_no_overlap=allow_no_overlap)
+                    summary = evaluation.summarize(per_q)
+                    if complete:
+                        summary = _trec_eval_complete_num_rel(summary, q, level, name, notes)
+                    blocks.append((name, per_q, summary))
+        except NoCommonTopicsError as exc:
+            raise fail(exc.describe("use --allow-no-overlap to evaluate it anyway")) from None
         except (ValueError, OSError, TypeError) as exc:
             raise fail(str(exc)) from None
-        warn(str(w.message) for w in caught)
+        warn([*(str(w.message) for w in caught), *notes])
         typer.echo(_render(blocks, fmt, per_query, prefix=len(runs) > 1), nl=False)

@@ -18,7 +18,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InputError
+from .files import MAX_CONFIG_BYTES, check_input_file
 
 __all__ = [
     "AggregateSettings",
@@ -252,6 +253,28 @@ class ExperimentConfig(_Model):
         return self
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that rejects a key given twice in one mapping (the last would win)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False
+                       ) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {seen[key]}, again at line "
+                f"{line}); keep one", key_node.start_mark)
+        seen[key] = line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
 _CASE: dict[str, tuple[str, ...]] = {
     "method": ("FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM"),
     "measure": ("MD", "SMD", "SMCC", "SMCR", "ZCOR"),
@@ -340,7 +363,14 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        check_input_file(path, what="experiment YAML", max_bytes=MAX_CONFIG_BYTES)
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        data = path.read_bytes()
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise ConfigError(f"{path}: UTF-16 text; save the YAML file as UTF-8")
+        text = data.decode("utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except UnicodeDecodeError as exc:
@@ -348,7 +378,7 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""

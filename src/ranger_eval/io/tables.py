@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..errors import InputError, ScoresError
 from ..scores import Scores
+from .files import check_input_file
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 #: Columns read as exact strings, never type-inferred.
@@ -43,7 +44,7 @@ def read_values(path: str | Path) -> np.ndarray:
     Blank lines at the end are ignored; a blank line before the last value, a non-numeric line
     or a NaN/infinite value is an error naming the file and line.
     """
-    path = Path(path)
+    path = check_input_file(path, what="score file")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -79,8 +80,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
 def _read_frame(path: Path) -> pd.DataFrame:
     suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
     suffix = suffix.lower().removesuffix(".gz")
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
+    check_input_file(path, what="table")
     try:
         if suffix in TABLE_SUFFIXES:
             skip = _signature_lines(path)

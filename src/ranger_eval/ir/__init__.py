@@ -8,6 +8,7 @@ from .errors import (
     IgnoredTopicsWarning,
     MeasureError,
     MissingTopicsError,
+    NoCommonTopicsError,
     TrecFormatError,
 )
 from .evaluation import IREvaluation, evaluate, evaluate_many, prepare_qrels, summarize, to_scores
@@ -21,6 +22,7 @@ __all__ = [
     "Measure",
     "MeasureError",
     "MissingTopicsError",
+    "NoCommonTopicsError",
     "TrecFormatError",
     "evaluate",
     "evaluate_many",

@@ -43,7 +43,7 @@ import pyarrow.compute as pc
 
 from ..errors import IRError
 from ..signature import Signature, make_signature
-from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError
+from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError, NoCommonTopicsError
 from .measures import COUNT_MEASURES, Measure, parse_measure, parse_measures
 from .readers import (
     PathLike,
@@ -428,16 +428,26 @@ def _with_signature(frame: pd.DataFrame, signature: Signature) -> IREvaluation:
 
 def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ...], missing: str,
                     score_precision: str, max_docs: int | None, relevance_level: int,
-                    ) -> pd.DataFrame:
+                    allow_no_overlap: bool = False) -> pd.DataFrame:
     tmap = pc.index_in(run.query_dict, value_set=q.topics).fill_null(-1)
     tmap = tmap.to_numpy(zero_copy_only=False).astype(np.int32)
     ignored = np.flatnonzero(tmap < 0)
+    if len(ignored) == len(tmap):  # not one run topic has qrels
+        err = NoCommonTopicsError(run.source, q.source, run.query_dict.to_pylist(),
+                                  list(q.topic_names))
+        if not allow_no_overlap:
+            raise err
+        warnings.warn(err.describe(
+            "evaluated anyway as asked: every qrels topic scores 0 with missing='zero' "
+            "(trec_eval -c), no topic is left with missing='drop'", loud=True),
+            IgnoredTopicsWarning, stacklevel=3)
     topic = tmap[run.query_codes]
     score, docs, pairs = run.score, run.doc_id, run.pair_hash
     if len(ignored):
         keep = np.flatnonzero(topic >= 0)
         topic, score, pairs = topic[keep], score[keep], pairs[keep]
         docs = take_rows(docs, keep)
+    if len(ignored) and len(ignored) < len(tmap):  # (no overlap at all: warned above)
         warnings.warn(f"{run.source}: {len(ignored)} run topic(s) without qrels in {q.source} "
                       f"ignored: {_examples(run.query_dict.take(pa.array(ignored)).to_pylist())}",
                       IgnoredTopicsWarning, stacklevel=3)
@@ -483,7 +493,7 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
 def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: PathLike | pd.DataFrame,
              measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
              score_precision: str = "float64", max_docs: int | None = None,
-             relevance_level: int = 1) -> pd.DataFrame:
+             relevance_level: int = 1, allow_no_overlap: bool = False) -> pd.DataFrame:
     """Per-query values of ``measures`` for one run, as trec_eval 10 computes them.
 
     ``qrels``/``run``: paths (TREC formats, see :mod:`ranger_eval.ir.readers`) or DataFrames
@@ -493,6 +503,9 @@ def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: P
     with a warning. ``score_precision="float32"`` rounds scores to float32 before ranking (trec_eval 9,
     pytrec_eval, ir_measures). ``max_docs`` keeps the top N documents per topic (trec_eval ``-M``);
     ``relevance_level`` is the default threshold of binary measures (trec_eval ``-l``).
+    A run that shares no topic with the qrels (another collection, mismatched ids) raises
+    :class:`~ranger_eval.ir.NoCommonTopicsError` (a ``MissingTopicsError``) whatever ``missing``
+    says, unless ``allow_no_overlap=True`` (then a loud ``IgnoredTopicsWarning``).
 
     Returns a DataFrame ``[query_id, measure, value]``, one row per (topic, measure), topics in byte
     order, measures named canonically (``ndcg_cut.10`` → ``nDCG@10``).
@@ -500,7 +513,8 @@ def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: P
     _check_options(missing, score_precision, max_docs, relevance_level)
     ms = parse_measures(measures)
     q = prepare_qrels(qrels)
-    out = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs, relevance_level)
+    out = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs, relevance_level,
+                          allow_no_overlap)
     return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
 
 
@@ -514,7 +528,8 @@ def _progress_enabled(progress: bool | None) -> bool:
 def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | pd.DataFrame],
                   measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
                   score_precision: str = "float64", max_docs: int | None = None,
-                  relevance_level: int = 1, progress: bool | None = None) -> pd.DataFrame:
+                  relevance_level: int = 1, progress: bool | None = None,
+                  allow_no_overlap: bool = False) -> pd.DataFrame:
     """:func:`evaluate` for several systems against the same qrels (read once).
 
     ``runs`` maps a system name to a run. Returns ``[system, query_id, measure, value]``. A rich
@@ -536,7 +551,7 @@ def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | 
         for system, run in runs.items():
             bar.update(task, description=f"evaluating {system}")
             df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
-                                 relevance_level)
+                                 relevance_level, allow_no_overlap)
             df.insert(0, "system", str(system))
             frames.append(df)
             bar.advance(task)
@@ -550,6 +565,9 @@ def summarize(evaluation: pd.DataFrame) -> pd.DataFrame:
 
     With ``missing="zero"`` the mean runs over all qrels topics (``trec_eval -c``), with ``"drop"``
     over the topics present in the run (plain trec_eval). Returns ``[(system,) measure, value, num_q]``.
+    One trec_eval value differs: under ``-c`` its ``num_rel`` ``all`` counts the qrels documents
+    with a label > 0 over all qrels topics whatever ``-l`` says (m_num_rel.c), not the sum of its
+    per-topic values (labels ≥ ``-l``); this sums them, ``ranger-eval trec -c`` prints trec_eval's.
     """
     keys = ["system", "measure"] if "system" in evaluation.columns else ["measure"]
     g = evaluation.groupby(keys, sort=False)["value"]

@@ -6,7 +6,11 @@ trec_eval's ``qrels`` format (get_qrels.c): ``qid iter docid relevance`` with an
 negative values allowed (trec_eval: "in the pool but unjudged"). As in trec_eval, fields are separated
 by any run of ASCII whitespace, blank lines are skipped and a line whose first non-blank character is
 ``#`` is a comment (a ``#`` inside a docid is data). Files may be gzip-compressed, start with a UTF-8 BOM
-and use CRLF line ends.
+and use CRLF line ends (read exactly as LF). A carriage return not followed by a line feed (old Mac OS
+line ends, or a stray CR inside a line) is an error naming the file and the 1-based line, as are NUL
+bytes; UTF-16 and UTF-32 files (byte-order mark FF FE, FE FF, FF FE 00 00, 00 00 FE FF) are an error
+naming the file and the encoding. The fast path never sees them: a segment with a lone CR, a NUL or
+invalid UTF-8 is not regular, and the general path reports it.
 
 Parsing is columnar, with two paths that give identical results:
 
@@ -441,16 +445,60 @@ def _digest_segment(
 # general path: any whitespace, comments, blank lines; all errors with line numbers
 # --------------------------------------------------------------------------------------------
 
+# byte-order marks of encodings other than UTF-8 (UTF-32 first: its LE mark starts like UTF-16's)
+_FOREIGN_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32 little-endian", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32 big-endian", "UTF-32"),
+    (b"\xff\xfe", "UTF-16 little-endian", "UTF-16"),
+    (b"\xfe\xff", "UTF-16 big-endian", "UTF-16"),
+)
+
+
 def _read_bytes(p: Path) -> bytes:
+    """The file's bytes (gunzipped, without a UTF-8 BOM); UTF-16/UTF-32 files are an error."""
     data = p.read_bytes()
     if data[:2] == _GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise TrecFormatError(f"{p}: corrupt gzip data ({exc})") from None
+    for bom, name, codec in _FOREIGN_BOMS:
+        if data.startswith(bom):
+            raise TrecFormatError(
+                f"{p}: the file is {name} encoded (byte-order mark {bom.hex(' ').upper()}); "
+                f"TREC files must be UTF-8 (or ASCII): convert it with "
+                f"`iconv -f {codec} -t UTF-8 {p} > {p.name}.utf8`"
+            )
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     return data
+
+
+def _check_bytes(data: bytes, source: str) -> None:
+    """Reject NUL bytes (UTF-16/32 text without a byte-order mark) and carriage returns that do
+    not end a CRLF line end (old Mac OS line ends), naming the 1-based line. Two ``bytes.find``
+    scans when the text is clean; numpy only when a carriage return is present."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise TrecFormatError(
+            f"{source}:{line}: NUL byte (0x00) in the text; is the file "
+            "UTF-16 or UTF-32 without a byte-order mark? TREC files must be UTF-8: convert it "
+            "with `iconv -f UTF-16LE -t UTF-8` (or the file's actual encoding)"
+        )
+    if data.find(b"\r") < 0:
+        return
+    buf = np.frombuffer(data, dtype=np.uint8)
+    cr = np.flatnonzero(buf == 13)
+    after = cr + 1
+    bare = cr[(after >= buf.size) | (buf[np.minimum(after, buf.size - 1)] != 10)]
+    if bare.size:
+        line = data.count(b"\n", 0, int(bare[0])) + 1
+        raise TrecFormatError(
+            f"{source}:{line}: CR-only line endings are not supported "
+            "(a carriage return not followed by a line feed; lines must end with LF or CRLF): "
+            f"convert the file with `tr '\\r' '\\n' < {source} > fixed.txt` (or mac2unix)"
+        )
 
 
 def _line_array(data: bytes) -> pa.LargeStringArray:
@@ -484,6 +532,7 @@ def _general_parse(data: bytes, source: str, kind: str) -> _Parsed:
     Lines are processed in chunks of 524,288 so that the split tokens never exist for the whole
     file at once; only the three needed fields are kept.
     """
+    _check_bytes(data, source)
     lines = _line_array(data)
     try:
         lines.validate(full=True)

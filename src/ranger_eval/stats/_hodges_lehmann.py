@@ -10,15 +10,24 @@ of candidate sums is narrowed with weighted-median pivots (Monahan 1984, ACM TOM
 sorted d, row i's sums d_i + d_j (j >= i) are non-decreasing in j, so every count is a vectorised
 binary search with the exact float comparison. Once the window holds at most ``max_enum`` sums
 they are enumerated and partitioned.
+
+R's ``wilcox.test(conf.int=TRUE)`` uses these Walsh-average order statistics only in its exact
+branch (n < 50 non-zero differences, no ties, no zeros). Otherwise its estimate and interval are
+roots, found by ``uniroot`` (Brent's zeroin, tolerance ``tol.root = 1e-4``), of the standardised
+signed-rank statistic of x - mu as a function of the shift mu; :func:`r_asymptotic_interval`
+reproduces that computation step by step (:func:`r_zeroin` is R's ``R_zeroin2``).
 """
 from __future__ import annotations
 
 import math
+import sys
+from collections.abc import Callable
 
 import numpy as np
 
 MAX_ENUM = 1 << 21  # at most ~2 M candidate sums (16 MB) are materialised at once
-EXACT_SIGNRANK_MAX_N = 50  # R's wilcox.test uses the exact distribution for n < 50
+R_EXACT_BELOW_N = 50  # R's wilcox.test: exact branch when n < 50 (and no ties, no zeros)
+R_TOL_ROOT = 1e-4  # wilcox.test's default tol.root
 
 
 def _first_true(d: np.ndarray, pred_strict: bool, t: float) -> np.ndarray:
@@ -117,35 +126,184 @@ def signrank_cdf(n: int) -> np.ndarray:
 
 
 def signrank_lower_quantile(n: int, alpha: float) -> int:
-    """qsignrank(alpha, n) as in R (smallest q with P(W+ <= q) >= alpha), at least 1.
-
-    Exact for n <= 50; otherwise the normal approximation with continuity correction,
-    q = ceil(mu + z_alpha * sigma - 1/2), mu = n(n+1)/4, sigma^2 = n(n+1)(2n+1)/24.
-    """
-    if n <= EXACT_SIGNRANK_MAX_N:
-        cdf = signrank_cdf(n)
-        # R's qsignrank: first q with P(W+ <= q) >= alpha - 10 * DBL_EPSILON
-        q = int(np.searchsorted(cdf, alpha - 10 * np.finfo(float).eps, side="left"))
-    else:
-        from scipy.special import ndtri
-
-        mu = n * (n + 1) / 4.0
-        sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
-        q = math.ceil(mu + float(ndtri(alpha)) * sigma - 0.5)
+    """qsignrank(alpha, n) as in R (smallest q with P(W+ <= q) >= alpha), at least 1 (R's
+    ``if (qu == 0) qu <- 1``). Exact null distribution; used for n < 50 (R's exact branch)."""
+    cdf = signrank_cdf(n)
+    # R's qsignrank: first q with P(W+ <= q) >= alpha - 10 * DBL_EPSILON
+    q = int(np.searchsorted(cdf, alpha - 10 * np.finfo(float).eps, side="left"))
     return max(q, 1)
 
 
 def hodges_lehmann_ci(
     d_sorted: np.ndarray, level: float, alternative: str, max_enum: int = MAX_ENUM
-) -> tuple[float, float]:
-    """Walsh-average interval with R's wilcox.test (exact branch) index rule."""
+) -> tuple[float, float, float]:
+    """R's exact-branch interval [w_(q), w_(N-q+1)] of the Walsh averages, q = qsignrank(alpha/2, n)
+    (alpha for one-sided), and its achieved confidence level: R replaces ``conf.level`` by
+    1 - signif(achieved alpha, 2) when the achieved alpha exceeds 1.5 alpha.
+    Returns (low, high, achieved level or ``level``)."""
     n = d_sorted.size
     total = n * (n + 1) // 2
     alpha = 1.0 - level
+    cdf = signrank_cdf(n)
+    a = alpha / 2.0 if alternative == "two-sided" else alpha
+    q = signrank_lower_quantile(n, a)
+    achieved = (2.0 if alternative == "two-sided" else 1.0) * (float(cdf[q - 1]) if q >= 1 else 0.0)
+    level_out = level
+    if achieved - alpha > alpha / 2.0:
+        level_out = 1.0 - float(f"{achieved:.2g}")  # R: signif(achieved.alpha, 2)
     if alternative == "two-sided":
-        q = signrank_lower_quantile(n, alpha / 2.0)
-        return (walsh_select(d_sorted, q, max_enum), walsh_select(d_sorted, total - q + 1, max_enum))
-    q = signrank_lower_quantile(n, alpha)
+        lo = walsh_select(d_sorted, q, max_enum)
+        return lo, walsh_select(d_sorted, total - q + 1, max_enum), level_out
     if alternative == "greater":
-        return (walsh_select(d_sorted, q, max_enum), math.inf)
-    return (-math.inf, walsh_select(d_sorted, total - q + 1, max_enum))
+        return walsh_select(d_sorted, q, max_enum), math.inf, level_out
+    return -math.inf, walsh_select(d_sorted, total - q + 1, max_enum), level_out
+
+
+# --------------------------------------------------------------------------------------------
+# R's normal-approximation branch of wilcox.test(conf.int = TRUE)
+# --------------------------------------------------------------------------------------------
+
+def _ranks_and_ties(a: np.ndarray) -> tuple[np.ndarray, float]:
+    """Average ranks of ``a`` (R's ``rank``, exact comparisons) and sum(t^3 - t) over tie groups."""
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    n = s.size
+    new = np.r_[True, s[1:] != s[:-1]]
+    start = np.flatnonzero(new)
+    size = np.diff(np.r_[start, n])
+    avg = start + (size + 1) / 2.0  # 1-based average rank of each tie group
+    ranks = np.empty(n)
+    ranks[order] = np.repeat(avg, size)
+    t = size.astype(np.float64)
+    return ranks, float(np.sum(t**3 - t))
+
+
+def r_signrank_z(x: np.ndarray, mu: float, alternative: str, correct: bool) -> float:
+    """R's ``W(d)`` inside wilcox.test.default: the standardised signed-rank statistic of x - mu.
+
+    xd = (x - mu) without zeros, nx = length, ranks of |xd| (average for ties);
+    z = (sum of ranks of positive xd - nx(nx+1)/4 - c) / sigma with
+    sigma^2 = nx(nx+1)(2nx+1)/24 - sum(t^3 - t)/48 and continuity correction c = sign(z) / 2
+    (two-sided), 1/2 (greater), -1/2 (less) when ``correct``, else 0. NaN when nx = 0.
+    """
+    xd = x - mu
+    xd = xd[xd != 0]
+    nx = float(xd.size)
+    if nx == 0:
+        return math.nan
+    dr, ties = _ranks_and_ties(np.abs(xd))
+    zd = float(dr[xd > 0].sum()) - nx * (nx + 1) / 4
+    sigma = math.sqrt(nx * (nx + 1) * (2 * nx + 1) / 24 - ties / 48)
+    corr = 0.0
+    if correct:
+        corr = {"two-sided": 0.5 * float(np.sign(zd)), "greater": 0.5, "less": -0.5}[alternative]
+    return (zd - corr) / sigma
+
+
+def r_zeroin(f: Callable[[float], float], ax: float, bx: float, fa: float, fb: float,
+             tol: float, maxit: int = 1000) -> float:
+    """Brent's root finder exactly as R's ``R_zeroin2`` (``uniroot``): bisection combined with
+    linear or inverse quadratic interpolation (Forsythe, Malcolm & Moler 1977). ``f(ax) = fa``
+    and ``f(bx) = fb`` must not have the same sign."""
+    eps = sys.float_info.epsilon  # DBL_EPSILON
+    a, b = float(ax), float(bx)
+    c, fc = a, fa
+    if fa == 0.0:
+        return a
+    if fb == 0.0:
+        return b
+    for _ in range(maxit + 1):
+        prev_step = b - a
+        if abs(fc) < abs(fb):
+            a, b, c = b, c, b
+            fa, fb, fc = fb, fc, fb
+        tol_act = 2 * eps * abs(b) + tol / 2
+        new_step = (c - b) / 2
+        if abs(new_step) <= tol_act or fb == 0.0:
+            return b
+        if abs(prev_step) >= tol_act and abs(fa) > abs(fb):
+            cb = c - b
+            if a == c:
+                t1 = fb / fa
+                p = cb * t1
+                q = 1.0 - t1
+            else:
+                q = fa / fc
+                t1 = fb / fc
+                t2 = fb / fa
+                p = t2 * (cb * q * (q - t1) - (b - a) * (t1 - 1.0))
+                q = (q - 1.0) * (t1 - 1.0) * (t2 - 1.0)
+            if p > 0:
+                q = -q
+            else:
+                p = -p
+            if p < (0.75 * cb * q - abs(tol_act * q) / 2) and p < abs(prev_step * q / 2):
+                new_step = p / q
+        if abs(new_step) < tol_act:
+            new_step = tol_act if new_step > 0 else -tol_act
+        a, fa = b, fb
+        b += new_step
+        fb = f(b)
+        if (fb > 0 and fc > 0) or (fb < 0 and fc < 0):
+            c, fc = a, fa
+    return b  # R warns "_NOT_ converged"; W is a step function, so this is not reached
+
+
+def _qnorm_upper(p: float) -> float:
+    from scipy.special import ndtri
+
+    return -float(ndtri(p))
+
+
+def r_asymptotic_interval(
+    x: np.ndarray, level: float, alternative: str, correct: bool, tol: float = R_TOL_ROOT
+) -> tuple[float, float, float, float]:
+    """R's normal-approximation estimate and interval (wilcox.test.default, ``conf.int = TRUE``).
+
+    ``x``: the non-zero differences (R drops zeros first), not all equal. The interval bounds
+    solve W(mu) = z_{1-alpha/2} and W(mu) = z_{alpha/2} (one-sided: z_{1-alpha} or z_alpha) on
+    [min x, max x]; when W cannot reach the quantile (small n with ties), alpha is doubled until
+    it can and the confidence level drops to 1 - alpha (R warns "requested conf.level not
+    achievable"). The estimate solves W(mu) = 0 without continuity correction.
+    Returns (estimate, low, high, achieved level).
+    """
+    alpha = 1.0 - level
+    mumin, mumax = float(x.min()), float(x.max())
+
+    def w(mu: float) -> float:
+        return r_signrank_z(x, mu, alternative, correct)
+
+    w_min, w_max = w(mumin), w(mumax)
+
+    def root(zq: float) -> float:
+        return r_zeroin(lambda mu: w(mu) - zq, mumin, mumax, w_min - zq, w_max - zq, tol)
+
+    out_level = level
+    lo, hi = -math.inf, math.inf
+    if alternative == "two-sided":
+        while w_min - _qnorm_upper(alpha / 2) < 0 or w_max + _qnorm_upper(alpha / 2) > 0:
+            alpha *= 2
+    elif alternative == "greater":
+        while w_min - _qnorm_upper(alpha) < 0:
+            alpha *= 2
+    else:  # R's "less" branch checks against qnorm(alpha/2) but solves at qnorm(alpha)
+        while w_max + _qnorm_upper(alpha / 2) > 0:
+            alpha *= 2
+    if alpha >= 1 or 1 - level < alpha * 0.75:
+        out_level = 1 - min(1.0, alpha)
+    median = float(np.median(x))
+    if alternative == "two-sided":
+        if alpha < 1:
+            lo, hi = root(_qnorm_upper(alpha / 2)), root(-_qnorm_upper(alpha / 2))
+        else:
+            lo = hi = median
+    elif alternative == "greater":
+        lo = root(_qnorm_upper(alpha)) if alpha < 1 else median
+    else:
+        hi = root(-_qnorm_upper(alpha)) if alpha < 1 else median
+
+    def w0(mu: float) -> float:
+        return r_signrank_z(x, mu, alternative, False)
+
+    est = r_zeroin(w0, mumin, mumax, w0(mumin), w0(mumax), tol)
+    return est, lo, hi, out_level

@@ -5,7 +5,9 @@ first system (``x``) scores higher. Paired tests accept ``(x, y)`` aligned by it
 differences ``x - y`` alone. Degenerate data have a defined answer instead of NaN:
 
 * all paired differences zero (identical systems), or two constant samples with equal means:
-  ``statistic = 0``, ``pvalue = 1``, the estimate 0 (or the common value's difference);
+  ``statistic = 0``, ``pvalue = 1``, the estimate 0 (or the common value's difference) — except
+  Wilcoxon's ``zero_method="zsplit"``, whose zeros split evenly between R+ and R−: statistic
+  n(n+1)/4 and scipy's p-value (1 for two-sided tests);
 * constant non-zero differences (or two different constants in Welch's test): the limit of the
   t statistic, ``statistic = +-inf``, ``pvalue = 0`` in the direction of the effect (1 against it),
   as scipy returns; the interval collapses onto the estimate.
@@ -13,10 +15,16 @@ differences ``x - y`` alone. Degenerate data have a defined answer instead of Na
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from ._hodges_lehmann import hodges_lehmann, hodges_lehmann_ci
+from ._hodges_lehmann import (
+    R_EXACT_BELOW_N,
+    hodges_lehmann,
+    hodges_lehmann_ci,
+    r_asymptotic_interval,
+)
 from ._validation import (
     StatsInputError,
     all_equal,
@@ -142,11 +150,27 @@ def wilcoxon(
     """Wilcoxon signed-rank test with the Hodges–Lehmann estimate and its interval.
 
     Statistic and p-value: ``scipy.stats.wilcoxon`` (same ``zero_method``, ``correction``,
-    ``method``). Estimate: the median of the Walsh averages (d_i + d_j)/2, i <= j, of all n
-    differences. Interval: [w_(q), w_(N-q+1)], q = qsignrank(alpha/2, n), exact for n <= 50 and
-    normal-approximated above (R's ``wilcox.test(conf.int=TRUE)`` exact-branch rule; R drops
-    zero differences and switches to an asymptotic interval under ties, we keep all n).
-    All differences zero: statistic 0, p = 1, estimate and interval 0.
+    ``method``), except that ``method="auto"`` switches where R's ``wilcox.test`` does: the exact
+    signed-rank distribution when there are fewer than 50 non-zero differences and neither ties
+    nor zeros, otherwise the normal approximation (scipy's own "auto" stays exact at n = 50).
+    With ties or zeros and n <= 13 the p-value is scipy's exact permutation distribution (R
+    would use the normal approximation there).
+
+    Estimate and interval: exactly R's ``wilcox.test(d, conf.int=TRUE, correct=correction)``,
+    whatever ``zero_method`` (R drops zero differences). Exact branch (as above): the median of
+    the Walsh averages (d_i + d_j)/2, i <= j, and [w_(q), w_(N-q+1)], q = qsignrank(alpha/2, n).
+    Otherwise R's normal-approximation roots (tolerance 1e-4) of the standardised statistic as a
+    function of the shift (:func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval`).
+    When the requested level is not achievable (small n) the interval is R's, at the level R
+    reports; ``level`` holds that achieved level and a ``UserWarning`` says so.
+    So ``wilcoxon(d, correction=True)`` reproduces R's default ``wilcox.test(d, conf.int=TRUE)``
+    (estimate, interval, p-value; the statistic is R's V for one-sided tests and min(V, N - V)
+    for two-sided ones, as in scipy).
+
+    Degenerate data: all differences zero — statistic 0 and p = 1 (``zsplit``: the zeros split
+    evenly, statistic n(n+1)/4 and scipy's p-value, 1 for two-sided tests), estimate 0 and
+    interval [0, 0]; all non-zero differences equal to c (R: NaN interval) — estimate c and
+    interval [c, c].
     """
     sps = _scipy_stats()
     check_alternative(alternative)
@@ -155,23 +179,51 @@ def wilcoxon(
     level = check_level(level)
     d = paired_differences(x, y)
     n = d.size
-    ds = np.sort(d)
-    if not d.any():
-        stat, p = 0.0, 1.0
+    nz = d[d != 0]
+    untied = nz.size == n and np.unique(np.abs(d)).size == n  # no zeros, no ties
+    r_exact = untied and n < R_EXACT_BELOW_N  # R's exact branch
+    if not nz.size and zero_method != "zsplit":
+        stat, p = 0.0, 1.0  # scipy: NaN (no non-zero difference left)
+    elif not nz.size and method == "auto" and n <= 13:
+        # zsplit, all zero: scipy's exact permutation distribution is a point mass at the
+        # observed n(n+1)/4, so every p-value is 1 (scipy enumerates 2^n sign flips to say so)
+        stat, p = n * (n + 1) / 4.0, 1.0
     else:
         scipy_method = "approx" if method == "asymptotic" else method
+        if method == "auto" and untied and not r_exact:
+            scipy_method = "approx"  # n >= 50: R's normal approximation (scipy: exact at 50)
         res = sps.wilcoxon(
             d, zero_method=zero_method, correction=correction, alternative=alternative,
             method=scipy_method,
         )
         stat, p = float(res.statistic), float(res.pvalue)
-    est = hodges_lehmann(ds)
-    lo, hi = hodges_lehmann_ci(ds, level, alternative)
+    est, lo, hi, achieved = _wilcoxon_interval(nz, r_exact, level, alternative, correction)
+    if achieved != level:
+        warnings.warn(
+            f"Wilcoxon interval: confidence level {level:g} is not achievable with "
+            f"{nz.size} non-zero difference(s); the interval is at level {achieved:g} (as R's "
+            "wilcox.test)", UserWarning, stacklevel=2,
+        )
     return TestResult(
         test="Wilcoxon signed-rank test", statistic=stat, pvalue=p, alternative=alternative,
-        n=n, estimate=est, ci_low=lo, ci_high=hi, level=level, method=method,
+        n=n, estimate=est, ci_low=lo, ci_high=hi, level=achieved, method=method,
         estimate_name="Hodges-Lehmann pseudo-median",
     )
+
+
+def _wilcoxon_interval(
+    nz: np.ndarray, r_exact: bool, level: float, alternative: str, correct: bool
+) -> tuple[float, float, float, float]:
+    """(estimate, low, high, achieved level) of R's wilcox.test on the non-zero differences."""
+    if not nz.size or all_equal(nz):
+        c = float(nz[0]) if nz.size else 0.0
+        lo, hi = _one_sided_ci(c, c, alternative)
+        return c, lo, hi, level
+    if r_exact:
+        ds = np.sort(nz)
+        lo, hi, achieved = hodges_lehmann_ci(ds, level, alternative)
+        return hodges_lehmann(ds), lo, hi, achieved
+    return r_asymptotic_interval(nz, level, alternative, correct)
 
 
 def sign_test(x: object, y: object | None = None, *, alternative: str = "two-sided") -> TestResult:
@@ -266,8 +318,11 @@ def mcnemar(
     two-sided statistic min(b, c), p = min(1, 2 P(B <= min(b, c))) (statsmodels
     ``mcnemar(exact=True)``); one-sided statistic b. ``mid_p`` subtracts half the probability
     of the observed value (Fagerland, Lydersen & Laake 2013). Asymptotic (``exact=False``):
-    two-sided chi2 = (|b - c| - k)^2 / m with k = 1 under ``correction`` (statsmodels);
-    one-sided z = (b - c -+ k)/sqrt(m). Estimate: (b - c)/n, the accuracy difference.
+    two-sided chi2 = (|b - c| - k)^2 / m with k = 1 under ``correction`` and b != c, else 0 —
+    exactly R's ``mcnemar.test`` (YATES = 1 only if ``any(x - t(x) != 0)``), so b = c gives
+    statistic 0 and p = 1 (statsmodels subtracts 1 even then: 1/m, p < 1); one-sided
+    z = (b - c -+ k)/sqrt(m), k = 1 under ``correction`` (the binomial tail's continuity
+    correction). Estimate: (b - c)/n, the accuracy difference.
     No discordant pairs (m = 0): statistic 0, p = 1.
     """
     sps = _scipy_stats()
@@ -304,6 +359,8 @@ def mcnemar(
     else:
         cc = 1.0 if correction else 0.0  # continuity correction
         if alternative == "two-sided":
+            if b == c:
+                cc = 0.0  # R's mcnemar.test: no correction when b = c (statistic 0, p = 1)
             stat = (abs(b - c) - cc) ** 2 / m
             p = float(sps.chi2.sf(stat, 1))
         elif alternative == "greater":
