@@ -149,3 +149,29 @@ def test_cli_prints_warnings_and_errors_one_line(tmp_path, files):
     result = CliRunner().invoke(app, ["meta", str(cfg), "--method", "ReMl", "--out",
                                       str(tmp_path / "m")])
     assert result.exit_code == 0, result.output
+
+
+def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
+    import fcntl
+
+    cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
+    out = tmp_path / "o"
+    run_compare(cfg, out, n_resamples=50)
+    assert (out / "graph-t1-score.png").exists()
+    (out / "notes.txt").write_text("mine")  # not ours: never removed
+    # hold the lock as a concurrent run would
+    out.mkdir(exist_ok=True)
+    with open(out / OutputFolder.LOCK, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ConfigError, match="another ranger-eval run is writing"):
+            run_compare(cfg, out, n_resamples=50)
+    # a second run with one dataset writes no per-dataset figures: the old ones are removed
+    single = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
+    single.write_text(single.read_text().replace("tasks: [t1, t2]", "tasks: [t1]").replace(
+        ", t2: a_t2.txt", "").replace(", t2: b_t2.txt", "").replace(", t2: c_t2.txt", ""))
+    run_compare(single, out, n_resamples=50)
+    assert not (out / "graph-t1-score.png").exists() and (out / "graph.png").exists()
+    assert (out / "notes.txt").read_text() == "mine"
+    listed = {f["file"] for f in json.loads((out / "manifest.json").read_text())["files"]}
+    present = {p.name for p in out.iterdir() if p.is_file() and not p.name.startswith(".")}
+    assert listed | {"manifest.json", "notes.txt"} == present

@@ -74,13 +74,19 @@ def collecting_warnings(sink: list[str]) -> Iterator[None]:
 
 # --------------------------------------------------------------------------- output folder
 class OutputFolder:
-    """Where a command writes: atomic files, never over an input, and a manifest of what was written.
+    """Where a command writes: atomic files, never over an input, one writer at a time, and a
+    manifest of what was written.
 
     ``inputs`` are the files the run read; writing to one of them is refused with a
     :class:`ConfigError` (choose another ``--out``). Every file is written to a temporary name in
-    the folder and renamed into place, so a reader never sees half a file. :meth:`finish` writes
-    ``manifest.json`` (file names, sizes, SHA-256, the signature and the command).
+    the folder and renamed into place, so a reader never sees half a file. A lock file
+    (``.ranger-eval.lock``, ``flock``) makes a second run into the same folder fail at once
+    instead of interleaving its files. :meth:`finish` writes ``manifest.json`` (file names, sizes,
+    SHA-256, the signature and the command) and removes the files that the previous run's
+    manifest listed and this run did not write again — never any other file.
     """
+
+    LOCK = ".ranger-eval.lock"
 
     def __init__(self, path: str | Path, inputs: Iterable[str | Path] = ()) -> None:
         self.path = Path(path)
@@ -89,6 +95,46 @@ class OutputFolder:
             raise ConfigError(f"--out {self.path}: exists and is not a folder")
         self.path.mkdir(parents=True, exist_ok=True)
         self.written: list[Path] = []
+        self._lock: Any = None  # taken at the first write, released by finish()
+        self._previous = self._previous_outputs()
+
+    def _acquire(self) -> Any:
+        import fcntl
+
+        fh = open(self.path / self.LOCK, "a")  # noqa: SIM115 (held until finish/close)
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            raise ConfigError(
+                f"--out {self.path}: another ranger-eval run is writing into this folder; "
+                "wait for it or choose another output folder"
+            ) from None
+        return fh
+
+    def _previous_outputs(self) -> list[str]:
+        manifest = self.path / "manifest.json"
+        try:
+            files = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+            return [str(f["file"]) for f in files if "/" not in str(f["file"])]
+        except (OSError, ValueError, KeyError, TypeError):
+            return []
+
+    def close(self) -> None:
+        """Release the lock (also done by :meth:`finish`)."""
+        lock = getattr(self, "_lock", None)  # None also when __init__ failed early
+        if lock is not None:
+            lock.close()
+            self._lock = None
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __enter__(self) -> OutputFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def target(self, name: str) -> Path:
         """The path of output ``name``, checked against the inputs."""
@@ -105,7 +151,12 @@ class OutputFolder:
         for name in names:
             self.target(name)
 
+    def _writing(self) -> None:
+        if self._lock is None:
+            self._lock = self._acquire()
+
     def text(self, name: str, content: str) -> Path:
+        self._writing()
         p = atomic.write_text(self.target(name), content)
         self.written.append(p)
         return p
@@ -113,6 +164,7 @@ class OutputFolder:
     def figure(self, fig: Any, stem: str, formats: Sequence[str], dpi: float = 300) -> list[Path]:
         from .plots import save_figure
 
+        self._writing()
         for fmt in formats:
             self.target(f"{stem}.{fmt}")
         paths = [Path(p) for p in save_figure(fig, self.path / stem, formats, dpi=dpi)]
@@ -121,6 +173,7 @@ class OutputFolder:
 
     def finish(self, signature: str, command: str | None = None) -> Path:
         """Write ``manifest.json`` listing every file of this run; returns its path."""
+        self._writing()
         files = []
         for p in dict.fromkeys(self.written):
             data = p.read_bytes()
@@ -128,9 +181,15 @@ class OutputFolder:
                           "sha256": hashlib.sha256(data).hexdigest()})
         manifest = {"tool": f"ranger-eval {__version__}", "signature": signature,
                     "command": command, "files": files}
+        current = {p.name for p in self.written} | {"manifest.json"}
+        for name in self._previous:  # outputs of the previous run that this run did not write
+            stale = self.path / name
+            if name not in current and stale.is_file() and stale.resolve() not in self.inputs:
+                stale.unlink()
         p = atomic.write_text(self.target("manifest.json"),
                               json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
         self.written.append(p)
+        self.close()
         return p
 
 
