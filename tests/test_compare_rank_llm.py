@@ -54,6 +54,11 @@ def test_outputs_exist(run):
     out, stdout = run
     for name in OUTPUTS:
         assert (out / name).stat().st_size > 0, name
+    for ds in ("dl19", "dl20"):  # each figure once, under its dataset × metric name
+        for name in (f"graph-{ds}-nDCG@10.png", f"graph-{ds}-nDCG@10.pdf",
+                     f"pvalues-{ds}-nDCG@10.png", f"boxplots-{ds}-nDCG@10.png"):
+            assert (out / name).stat().st_size > 0, name
+    assert not (out / "graph.png").exists()  # no duplicate copy under a second name
     assert "30 comparisons" in stdout
 
 

@@ -175,3 +175,17 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
     listed = {f["file"] for f in json.loads((out / "manifest.json").read_text())["files"]}
     present = {p.name for p in out.iterdir() if p.is_file() and not p.name.startswith(".")}
     assert listed | {"manifest.json", "notes.txt"} == present
+
+
+def test_figures_option_chooses_formats_or_none(tmp_path, files):
+    cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
+    run = run_meta(cfg, tmp_path / "none", figures="none")
+    assert not [p for p in run.written if p.suffix in (".pdf", ".png", ".svg")]
+    run = run_meta(cfg, tmp_path / "png", figures="png")
+    assert sorted(p.name for p in run.written if p.suffix in (".pdf", ".png", ".svg")) == [
+        "forest.png"]
+    crun = run_compare(cfg, tmp_path / "c", figures=["svg", "pdf"], n_resamples=50)
+    figs = {p.suffix for p in crun.written if p.suffix in (".pdf", ".png", ".svg")}
+    assert figs == {".svg", ".pdf"}
+    with pytest.raises(ConfigError, match="--figures: gif"):
+        run_meta(cfg, tmp_path / "x", figures="gif")

@@ -73,6 +73,26 @@ def collecting_warnings(sink: list[str]) -> Iterator[None]:
 
 
 # --------------------------------------------------------------------------- output folder
+FIGURE_FORMATS: tuple[str, ...] = ("pdf", "svg", "png")
+
+
+def _figure_formats(figures: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    """``None`` (each figure's own formats), ``()`` for "none", or the chosen formats."""
+    if figures is None:
+        return None
+    items = [f.strip().lower() for f in ([figures] if isinstance(figures, str) else figures)]
+    items = [x for part in items for x in part.split(",") if x]
+    if items == ["none"]:
+        return ()
+    bad = [f for f in items if f not in FIGURE_FORMATS]
+    if bad or not items:
+        raise ConfigError(
+            f"--figures: {', '.join(bad) or 'empty'}: choose from {', '.join(FIGURE_FORMATS)}, "
+            "comma-separated, or none"
+        )
+    return tuple(dict.fromkeys(items))
+
+
 class OutputFolder:
     """Where a command writes: atomic files, never over an input, one writer at a time, and a
     manifest of what was written.
@@ -88,8 +108,10 @@ class OutputFolder:
 
     LOCK = ".ranger-eval.lock"
 
-    def __init__(self, path: str | Path, inputs: Iterable[str | Path] = ()) -> None:
+    def __init__(self, path: str | Path, inputs: Iterable[str | Path] = (),
+                 figures: Sequence[str] | None = None) -> None:
         self.path = Path(path)
+        self.figure_formats = _figure_formats(figures)
         self.inputs = {Path(p).resolve() for p in inputs}
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"--out {self.path}: exists and is not a folder")
@@ -162,8 +184,16 @@ class OutputFolder:
         return p
 
     def figure(self, fig: Any, stem: str, formats: Sequence[str], dpi: float = 300) -> list[Path]:
+        """Save a figure (or a function that draws it, called only when something is saved) in
+        ``formats``, or in the run's ``figures`` formats when those were chosen (none: skip)."""
         from .plots import save_figure
 
+        if self.figure_formats is not None:
+            formats = self.figure_formats
+        if not formats:
+            return []
+        if callable(fig) and not hasattr(fig, "savefig"):
+            fig = fig()
         self._writing()
         for fmt in formats:
             self.target(f"{stem}.{fmt}")
@@ -398,16 +428,15 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
     control = exp.system_label(cfg.control)
     treatment = exp.system_label(cfg.treatment)
     signature = str(res.result.signature)
-    fig = forest_plot(
+    start = len(out.written)
+    out.figure(lambda: forest_plot(
         res.result,
         order=cfg.order,
         left_columns=_control_treatment_columns(res.effects) or None,
         title=res.title,
         control_label=control,
         treatment_label=treatment,
-    )
-    start = len(out.written)
-    out.figure(fig, "forest", ("pdf", "svg", "png"))
+    ), "forest", ("pdf", "svg", "png"))
     frame = res.effects.to_frame()
     ids = {label: task_id for task_id, label in exp.task_labels.items()}
     frame.insert(0, "task_id", [ids.get(d, d) for d in frame["dataset"]])
@@ -442,13 +471,13 @@ def _experiment_inputs(exp: Experiment) -> list[Path]:
 
 
 def run_meta(config: str | Path, out: str | Path, command: str | None = None,
-             **overrides: Any) -> MetaRun:
+             figures: Sequence[str] | str | None = None, **overrides: Any) -> MetaRun:
     """``ranger-eval meta``: load the YAML (``overrides`` replace its keys), analyse, write."""
     caught: list[str] = []
     with collecting_warnings(caught):
         exp = load_experiment(config, **overrides)
         exp.require_for("meta")
-        folder = OutputFolder(out, _experiment_inputs(exp))
+        folder = OutputFolder(out, _experiment_inputs(exp), figures)
         folder.claim(META_OUTPUTS)
         res = run_experiment(exp)
     write_meta_outputs(exp, res, folder)
@@ -472,7 +501,8 @@ class DemoRun:
         return self.meta.warnings + self.rank.warnings
 
 
-def run_demo(out: str | Path, seed: int = 2023, command: str | None = None) -> DemoRun:
+def run_demo(out: str | Path, seed: int = 2023, command: str | None = None,
+             figures: Sequence[str] | str | None = None) -> DemoRun:
     """``ranger-eval demo``: two synthetic examples the project generates itself.
 
     1. the meta-analysis of a compressed vs a baseline model on six tasks (``out/``, data in
@@ -483,9 +513,9 @@ def run_demo(out: str | Path, seed: int = 2023, command: str | None = None) -> D
     from .demo import write_demo, write_multi_demo
 
     yaml_path = write_demo(Path(out) / "example", seed=seed)
-    meta = run_meta(yaml_path, out, command)
+    meta = run_meta(yaml_path, out, command, figures)
     multi = write_multi_demo(Path(out) / "example" / "multi", seed=seed)
-    rank = run_rank(multi, Path(out) / "ranking", command)
+    rank = run_rank(multi, Path(out) / "ranking", command, figures)
     return DemoRun(meta, rank)
 
 
@@ -500,7 +530,9 @@ class CompareRun:
     warnings: tuple[str, ...]
 
 
-#: Files written by ``ranger-eval compare`` (figures also per dataset × metric when there are several).
+#: Files written by ``ranger-eval compare`` whatever the input; the per-dataset × metric figures
+#: are ``graph.png/.pdf``, ``pvalues.png`` and ``boxplots.png`` for a single dataset × metric and
+#: ``graph-DATASET-METRIC.png`` etc. when there are several.
 COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.csv",
     "comparison.md",
@@ -508,11 +540,7 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.html",
     "leaderboard.md",
     "leaderboard.tex",
-    "graph.png",
-    "graph.pdf",
     "heatmap.png",
-    "pvalues.png",
-    "boxplots.png",
     "manifest.json",
 )
 
@@ -572,9 +600,9 @@ def _slug(text: str) -> str:
 
 
 def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
-    """Tables (CSV, Markdown, LaTeX, HTML), the leaderboard and the figures of a comparison."""
-    import shutil
-
+    """Tables (CSV, Markdown, LaTeX, HTML), the leaderboard and the figures of a comparison:
+    ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric (suffixed with both when
+    there are several, each figure under one name only) and one ``heatmap``."""
     from . import report
     from .plots.boxplots import comparison_boxplots
     from .plots.graph import comparison_graph
@@ -593,34 +621,31 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
     groups = list(dict.fromkeys(zip(comp.means["dataset"], comp.means["metric"], strict=True)))
     several = len(groups) > 1
     used: set[str] = set()
-    for i, (dataset, metric) in enumerate(groups):
+    for dataset, metric in groups:
         suffix = f"-{_slug(str(dataset))}-{_slug(str(metric))}" if several else ""
         n = 2
         while suffix in used:  # names that differ only in sanitised characters stay apart
             suffix = f"-{_slug(str(dataset))}-{_slug(str(metric))}-{n}"
             n += 1
         used.add(suffix)
-        intervals = rank_intervals(comp, str(dataset), str(metric), level=comp.level,
-                                   n_resamples=min(comp.n_resamples, 2000), seed=comp.seed)
+        def boxplots(d: Any = dataset, m: Any = metric) -> Any:
+            return comparison_boxplots(rank_intervals(
+                comp, str(d), str(m), level=comp.level, n_resamples=min(comp.n_resamples, 2000),
+                seed=comp.seed))
+
         figures = [
-            ("graph", comparison_graph(comp, dataset, metric), ("png", "pdf")),
-            ("pvalues", pvalue_plot(comp, dataset, metric), ("png",)),
-            ("boxplots", comparison_boxplots(intervals), ("png",)),
+            ("graph", lambda d=dataset, m=metric: comparison_graph(comp, d, m), ("png", "pdf")),
+            ("pvalues", lambda d=dataset, m=metric: pvalue_plot(comp, d, m), ("png",)),
+            ("boxplots", boxplots, ("png",)),
         ]
         for stem, fig, formats in figures:
-            paths = out.figure(fig, f"{stem}{suffix}", formats, dpi=150)
-            if several and i == 0:  # the plain names show the first dataset × metric
-                for p in paths:
-                    plain = out.target(f"{stem}{p.suffix}")
-                    with atomic.atomic_path(plain) as tmp:
-                        shutil.copyfile(p, tmp)
-                    out.written.append(plain)
-    out.figure(comparison_heatmap(comp), "heatmap", ("png",), dpi=150)
+            out.figure(fig, f"{stem}{suffix}", formats, dpi=150)
+    out.figure(lambda: comparison_heatmap(comp), "heatmap", ("png",), dpi=150)
     return out.written[start:]
 
 
 def run_compare(input: str | Path, out: str | Path, command: str | None = None,
-                **options: Any) -> CompareRun:
+                figures: Sequence[str] | str | None = None, **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write."""
     caught: list[str] = []
     with collecting_warnings(caught):
@@ -628,7 +653,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         settings = compare_settings(exp, options)
         metrics = settings.pop("metrics")
         inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
-        folder = OutputFolder(out, inputs)
+        folder = OutputFolder(out, inputs, figures)
         folder.claim(COMPARE_OUTPUTS)
         if exp is not None:
             scores = _experiment_scores(exp, metrics)
@@ -749,13 +774,13 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
         out.text("ranktest.md", report.to_markdown(rank_test))
         out.text("ranktest.csv", report.to_csv(rank_test))
         out.text("ranktest.tex", report.to_latex(rank_test))
-        out.figure(ranking.plot(), "graph", ("pdf", "png"), dpi=300)
-    out.figure(cd_diagram(rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
+        out.figure(ranking.plot, "graph", ("pdf", "png"), dpi=300)
+    out.figure(lambda: cd_diagram(rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
     return out.written[start:]
 
 
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
-             **options: Any) -> RankRun:
+             figures: Sequence[str] | str | None = None, **options: Any) -> RankRun:
     """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
 
     Per-item scores (a YAML or a tidy table with ``item``): the IBM post-op ranking
@@ -770,7 +795,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
         scores, table, exp = read_rank_input(input)
         settings = rank_settings(exp, options)
         inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
-        folder = OutputFolder(out, inputs)
+        folder = OutputFolder(out, inputs, figures)
         folder.claim(RANK_OUTPUTS)
         ranking = None
         hib = settings["higher_is_better"]

@@ -74,6 +74,10 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help="Metric(s), comma-separated (IR: measures such as nDCG@10,AP)."),
         ] = None,
+        figures: Annotated[
+            str | None,
+            typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
+        ] = None,
         by: Annotated[
             str | None,
             typer.Option(help="Item metadata column(s), comma-separated: compare per level."),
@@ -87,7 +91,7 @@ def register(app: typer.Typer) -> None:
         from ..pipeline import run_compare
 
         run = run_compare(
-            input, out, command_line(), systems=_split(systems), pairs=pairs, baseline=baseline,
+            input, out, command_line(), figures, systems=_split(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by),

@@ -14,6 +14,8 @@ def register(app: typer.Typer) -> None:
     def demo(
         out: Path = typer.Option(Path("demo-output"), "--out", "-o", help="Output folder."),
         seed: int = typer.Option(2023, help="Seed of the simulated data."),
+        figures: str | None = typer.Option(  # noqa: UP007
+            None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
     ) -> None:
         """Run the meta-analysis on a synthetic example the project generates itself.
 
@@ -24,7 +26,7 @@ def register(app: typer.Typer) -> None:
         """
         from ..pipeline import run_demo
 
-        run = run_demo(out, seed=seed, command=command_line())
+        run = run_demo(out, seed=seed, command=command_line(), figures=figures)
         typer.echo(
             f"synthetic example data written to {out / 'example'} (simulated, not real results)"
         )

@@ -44,12 +44,16 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--lower-is-better", help="Lower values are better (all metrics).")
         ] = False,
         seed: Annotated[int | None, typer.Option(help="Seed of resampling tests [0].")] = None,
+        figures: Annotated[
+            str | None,
+            typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
+        ] = None,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import run_rank
 
         run = run_rank(
-            input, out, command_line(), posthoc=posthoc, control=control,
+            input, out, command_line(), figures, posthoc=posthoc, control=control,
             comparisons=comparisons, alpha=alpha, correction=correction, test=test, seed=seed,
             higher_is_better=False if lower_is_better else None,
         )
