@@ -39,6 +39,9 @@ _EXPORTS: dict[str, str] = {
     "rank_test": "aggregate",
     "topsis": "aggregate",
     "condition_and_compare": "aggregate",
+    "predictive_check": "aggregate",
+    "cross_dataset_estimates": "aggregate",
+    "error_reduction": "aggregate",
     "parse_signature": "signature",
 }
 _SUBMODULES = (

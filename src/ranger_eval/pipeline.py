@@ -41,6 +41,7 @@ __all__ = [
     "RANK_OUTPUTS",
     "RankRun",
     "run_rank",
+    "write_report",
     "CollectedScores",
     "CompareRun",
     "ExperimentResult",
@@ -319,6 +320,43 @@ def collect_scores(
     scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
     return CollectedScores(scores, skipped, tuple(missing))
 
+# --------------------------------------------------------------------------- HTML report
+def write_report(folder: str | Path, command: str | None = None) -> tuple[Path, tuple[str, ...]]:
+    """``folder/report.html`` from the files an earlier run wrote there (and its subfolders with
+    their own manifest); returns the path and the warnings (e.g. a file changed since the run)."""
+    from .report.html import write_html_report
+
+    caught: list[str] = []
+    with collecting_warnings(caught):
+        path = write_html_report(folder, command=command)
+    return path, tuple(caught)
+
+
+def _drop_stale_report(folder: Path) -> None:
+    """A run without ``--html`` removes the report.html an earlier run wrote there (it would
+    describe the old results); only a file Ranger wrote (its marker inside) is removed."""
+    from .report.html import REPORT_FILE
+
+    old = folder / REPORT_FILE
+    try:
+        if old.is_file() and b"ranger-results" in old.read_bytes()[:2_000_000]:
+            old.unlink()
+    except OSError:
+        pass
+
+
+def finish_outputs(folder: OutputFolder, signature: str, command: str | None,
+                   html: bool) -> list[str]:
+    """Manifest, then (with ``html``) the one-file report; returns warnings of the report."""
+    folder.finish(signature, command)
+    if not html:
+        _drop_stale_report(folder.path)
+        return []
+    path, warnings = write_report(folder.path, command)
+    folder.written.append(path)
+    return list(warnings)
+
+
 # --------------------------------------------------------------------------- meta-analysis
 @dataclass(frozen=True)
 class ExperimentResult:
@@ -446,6 +484,8 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
         "title": res.title,
         "control": cfg.control,
         "treatment": cfg.treatment,
+        "control_label": control,
+        "treatment_label": treatment,
         "measure": cfg.measure,
         "skipped": res.skipped,
         "result": res.result.to_dict(),
@@ -471,7 +511,8 @@ def _experiment_inputs(exp: Experiment) -> list[Path]:
 
 
 def run_meta(config: str | Path, out: str | Path, command: str | None = None,
-             figures: Sequence[str] | str | None = None, **overrides: Any) -> MetaRun:
+             figures: Sequence[str] | str | None = None, html: bool = False,
+             **overrides: Any) -> MetaRun:
     """``ranger-eval meta``: load the YAML (``overrides`` replace its keys), analyse, write."""
     caught: list[str] = []
     with collecting_warnings(caught):
@@ -481,7 +522,7 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
         folder.claim(META_OUTPUTS)
         res = run_experiment(exp)
     write_meta_outputs(exp, res, folder)
-    folder.finish(str(res.result.signature), command)
+    caught += finish_outputs(folder, str(res.result.signature), command, html)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
 
 
@@ -502,7 +543,7 @@ class DemoRun:
 
 
 def run_demo(out: str | Path, seed: int = 2023, command: str | None = None,
-             figures: Sequence[str] | str | None = None) -> DemoRun:
+             figures: Sequence[str] | str | None = None, html: bool = False) -> DemoRun:
     """``ranger-eval demo``: two synthetic examples the project generates itself.
 
     1. the meta-analysis of a compressed vs a baseline model on six tasks (``out/``, data in
@@ -513,9 +554,9 @@ def run_demo(out: str | Path, seed: int = 2023, command: str | None = None,
     from .demo import write_demo, write_multi_demo
 
     yaml_path = write_demo(Path(out) / "example", seed=seed)
-    meta = run_meta(yaml_path, out, command, figures)
     multi = write_multi_demo(Path(out) / "example" / "multi", seed=seed)
     rank = run_rank(multi, Path(out) / "ranking", command, figures)
+    meta = run_meta(yaml_path, out, command, figures, html)  # its report includes ranking/
     return DemoRun(meta, rank)
 
 
@@ -645,7 +686,8 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
 
 
 def run_compare(input: str | Path, out: str | Path, command: str | None = None,
-                figures: Sequence[str] | str | None = None, **options: Any) -> CompareRun:
+                figures: Sequence[str] | str | None = None, html: bool = False,
+                **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write."""
     caught: list[str] = []
     with collecting_warnings(caught):
@@ -661,7 +703,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
             scores, _ = load_scores_input(input, metrics)
         comp = compare(scores, **settings)
     write_compare_outputs(comp, folder)
-    folder.finish(str(comp.signature), command)
+    caught += finish_outputs(folder, str(comp.signature), command, html)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
 
 
@@ -780,7 +822,8 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
 
 
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
-             figures: Sequence[str] | str | None = None, **options: Any) -> RankRun:
+             figures: Sequence[str] | str | None = None, html: bool = False,
+             **options: Any) -> RankRun:
     """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
 
     Per-item scores (a YAML or a tidy table with ``item``): the IBM post-op ranking
@@ -835,7 +878,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     labels = exp.system_labels if exp is not None else None
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, labels, naive)
-    folder.finish(str((ranking or rt).signature), command)
+    caught += finish_outputs(folder, str((ranking or rt).signature), command, html)
     return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught))
 
 

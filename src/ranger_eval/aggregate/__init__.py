@@ -10,6 +10,15 @@
 from __future__ import annotations
 
 from .comparisons import AggregateComparison, aggregate_comparisons, effect_variance
+from .crossdataset import (
+    CrossDatasetEstimates,
+    ErrorReduction,
+    PredictiveCheck,
+    cross_dataset_estimates,
+    error_reduction,
+    gumbel_fit,
+    predictive_check,
+)
 from .hmp import LANDAU_OFFSET, HarmonicMeanP, harmonic_mean_p
 from .metrics import aggregate_metrics, metric_direction, standardized_means
 from .ranking import ConditionComparison, Ranking, condition_and_compare, rank_systems
@@ -51,4 +60,11 @@ __all__ = [
     "rank_test",
     "topsis",
     "two_system_tests",
+    "CrossDatasetEstimates",
+    "ErrorReduction",
+    "PredictiveCheck",
+    "cross_dataset_estimates",
+    "error_reduction",
+    "gumbel_fit",
+    "predictive_check",
 ]

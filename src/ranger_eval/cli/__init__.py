@@ -1,6 +1,6 @@
 """The ``ranger-eval`` command line: a thin layer over :mod:`ranger_eval.pipeline`.
 
-One module per command (``meta``, ``demo``, ``compare``, ``rank``, ``trec``, ``signature``), each with a
+One module per command (``meta``, ``demo``, ``compare``, ``rank``, ``trec``, ``report``, ``signature``), each with a
 ``register(app)``; shared printing of warnings and errors lives in :mod:`._common`. Heavy modules
 (numpy, pandas, matplotlib) are imported inside the commands so that ``ranger-eval --help`` stays
 fast. Bad input ends with one line on stderr and exit code 2.
@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from . import compare, demo, meta, rank, signature, trec
+from . import compare, demo, meta, rank, report, signature, trec
 from ._common import EXIT_BAD_INPUT, fail, friendly_errors
 
 __all__ = ["EXIT_BAD_INPUT", "app", "fail", "friendly_errors", "main"]
@@ -42,7 +42,7 @@ def _main(
     """Ranger: effect sizes, meta-analysis and significance tests from per-item scores."""
 
 
-for _command in (meta, demo, compare, rank, trec, signature):
+for _command in (meta, demo, compare, rank, trec, report, signature):
     _command.register(app)
 
 

@@ -78,6 +78,9 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
         ] = None,
+        html: Annotated[
+            bool, typer.Option("--html", help="Also write one self-contained report.html.")
+        ] = False,
         by: Annotated[
             str | None,
             typer.Option(help="Item metadata column(s), comma-separated: compare per level."),
@@ -91,7 +94,7 @@ def register(app: typer.Typer) -> None:
         from ..pipeline import run_compare
 
         run = run_compare(
-            input, out, command_line(), figures, systems=_split(systems), pairs=pairs, baseline=baseline,
+            input, out, command_line(), figures, html, systems=_split(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by),

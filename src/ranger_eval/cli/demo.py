@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(2023, help="Seed of the simulated data."),
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
+        html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),
     ) -> None:
         """Run the meta-analysis on a synthetic example the project generates itself.
 
@@ -26,7 +27,7 @@ def register(app: typer.Typer) -> None:
         """
         from ..pipeline import run_demo
 
-        run = run_demo(out, seed=seed, command=command_line(), figures=figures)
+        run = run_demo(out, seed=seed, command=command_line(), figures=figures, html=html)
         typer.echo(
             f"synthetic example data written to {out / 'example'} (simulated, not real results)"
         )

@@ -21,11 +21,12 @@ def register(app: typer.Typer) -> None:
         order: str | None = typer.Option(None, help="Row order: given, effect, weight, name."),  # noqa: UP007
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
+        html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),
     ) -> None:
         """Meta-analyse an experiment: forest.pdf/svg/png, effects.csv, summary.json, summary.md."""
         from ..pipeline import run_meta
 
-        run = run_meta(config, out, command_line(), figures, method=method, test=test, level=level,
+        run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
                        measure=measure, order=order)
         warn(run.warnings)
         typer.echo(run.result.result.summary())

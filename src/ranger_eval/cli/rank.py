@@ -48,12 +48,15 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
         ] = None,
+        html: Annotated[
+            bool, typer.Option("--html", help="Also write one self-contained report.html.")
+        ] = False,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import run_rank
 
         run = run_rank(
-            input, out, command_line(), figures, posthoc=posthoc, control=control,
+            input, out, command_line(), figures, html, posthoc=posthoc, control=control,
             comparisons=comparisons, alpha=alpha, correction=correction, test=test, seed=seed,
             higher_is_better=False if lower_is_better else None,
         )

@@ -1,0 +1,226 @@
+"""The HTML report in a real browser: headless Chromium driven by Playwright.
+
+Skipped when the ``playwright`` package is not installed or no Chromium executable is found
+(``$RANGER_CHROMIUM``, ``chromium``, ``chromium-browser``, ``/usr/bin/chromium``). Playwright
+launches the system Chromium through ``executable_path``; it never downloads a browser.
+Install: ``apt-get install -y chromium`` and ``pip install playwright``.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ranger_eval.pipeline import run_compare, run_demo
+from ranger_eval.report.html import write_html_report
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+)
+
+
+def _chromium() -> str | None:
+    candidates = [os.environ.get("RANGER_CHROMIUM"), shutil.which("chromium"),
+                  shutil.which("chromium-browser"), "/usr/bin/chromium"]
+    return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)),
+                None)
+
+
+CHROMIUM = _chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium executable (apt-get install chromium, or set RANGER_CHROMIUM)",
+)
+
+
+# --------------------------------------------------------------------------- reports
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("browser") / "demo"
+    run_demo(out, command="ranger-eval demo --out demo")
+    return write_html_report(out, command="ranger-eval report demo")
+
+
+@pytest.fixture(scope="module")
+def compare_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("browser")
+    rng = np.random.default_rng(7)
+    rows = []
+    for dataset, shifts in (("d1", (0.0, 0.02, 0.15)), ("d2", (0.0, 0.0, 0.2))):
+        item_base = rng.normal(0.5, 0.1, 40)
+        for system, shift in zip(("alpha", "beta", "gamma"), shifts, strict=True):
+            values = item_base + shift + rng.normal(0, 0.05, 40)
+            rows += [{"dataset": dataset, "system": system, "metric": "acc", "item": f"q{i}",
+                      "value": v} for i, v in enumerate(values)]
+    pd.DataFrame(rows).to_csv(base / "scores.csv", index=False)
+    run_compare(base / "scores.csv", base / "cmp", command="ranger-eval compare scores.csv")
+    return write_html_report(base / "cmp")
+
+
+# --------------------------------------------------------------------------- browser
+class Session:
+    """One page with every console error, page error and non-local request recorded."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.external: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        page.route("**/*", self._route)
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith(("file:", "data:")):
+            route.continue_()
+        else:
+            self.external.append(url)
+            route.abort()
+
+    def open(self, path: Path) -> None:
+        self.page.goto(path.resolve().as_uri(), wait_until="load")
+
+    def check_clean(self) -> None:
+        assert not self.errors, self.errors
+        assert not self.external, self.external
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                               args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def session(browser: Any) -> Iterator[Session]:
+    context = browser.new_context(viewport={"width": 1366, "height": 800})
+    yield Session(context.new_page())
+    context.close()
+
+
+def first_column(page: Any, table: str) -> list[str]:
+    return page.eval_on_selector_all(
+        f"#{table} tbody tr", "rows => rows.map(r => r.cells[0].textContent.trim())")
+
+
+def header(page: Any, table: str, title: str) -> Any:
+    exact = re.compile(rf"^\s*{re.escape(title)}\s*$")
+    return page.locator(f"#{table} thead th").filter(has_text=exact).first
+
+
+# --------------------------------------------------------------------------- tests
+def test_demo_report_in_chromium(session: Session, demo_report: Path, tmp_path: Path) -> None:
+    page = session.page
+    session.open(demo_report)
+    # every figure is shown, with a non-zero size, and its picture too
+    figures = page.locator("figure")
+    assert figures.count() == 3
+    for i in range(figures.count()):
+        fig = figures.nth(i)
+        fig.scroll_into_view_if_needed()
+        assert fig.is_visible()
+        for part in ("svg, img", "figcaption"):
+            box = fig.locator(part).first.bounding_box()
+            assert box and box["width"] > 50 and box["height"] > 10, (i, part, box)
+    assert page.eval_on_selector_all(
+        "figure img", "imgs => imgs.every(i => i.complete && i.naturalWidth > 0)")
+
+    # click a numeric header: rows follow the effect; click again: reversed
+    effects = pd.read_csv(demo_report.parent / "effects.csv", skiprows=1)
+    by_effect = list(effects.sort_values("yi")["dataset"])
+    before = first_column(page, "t0-effects")
+    assert before == list(effects["dataset"])
+    th = header(page, "t0-effects", "effect (SMD)")
+    assert th.get_attribute("aria-sort") is None
+    th.locator("button").click()
+    assert th.get_attribute("aria-sort") == "ascending"
+    assert first_column(page, "t0-effects") == by_effect != before
+    th.locator("button").click()
+    assert th.get_attribute("aria-sort") == "descending"
+    assert first_column(page, "t0-effects") == by_effect[::-1]
+    # numbers sort as numbers (277 < 1500), text as text; the summary row stays in the footer
+    n = header(page, "t0-effects", "n")
+    n.locator("button").click()
+    assert th.get_attribute("aria-sort") is None and n.get_attribute("aria-sort") == "ascending"
+    assert first_column(page, "t0-effects") == list(effects.sort_values("n")["dataset"])
+    assert page.locator("#t0-effects tfoot tr").first.inner_text().startswith("summary")
+
+    # the JSON is there for scripts
+    data = page.evaluate("JSON.parse(document.getElementById('ranger-results').textContent)")
+    assert [a["kind"] for a in data["analyses"]] == ["meta", "rank"]
+
+    # a laptop screen: nothing wider than the window (wide tables scroll in their own box)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    page.screenshot(path="/tmp/report_screenshot.png", full_page=True)
+    # a phone: figures shrink to the width
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    widths = page.eval_on_selector_all("figure svg, figure img",
+                                       "els => els.map(e => e.getBoundingClientRect().width)")
+    assert widths and all(0 < w <= 390 for w in widths)
+    page.screenshot(path=str(tmp_path / "report-phone.png"), full_page=True)
+
+    # print: no interactive chrome
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.emulate_media(media="print")
+    assert page.evaluate("getComputedStyle(document.querySelector('nav.toc')).display") == "none"
+    assert page.evaluate(
+        "getComputedStyle(document.querySelector('th button'), '::after').content") == "none"
+    assert page.evaluate("getComputedStyle(document.querySelector('thead')).display") == \
+        "table-header-group"
+    page.pdf(path=str(tmp_path / "report.pdf"))
+    assert (tmp_path / "report.pdf").stat().st_size > 10_000
+    session.check_clean()
+
+
+def test_compare_report_in_chromium(session: Session, compare_report: Path,
+                                    tmp_path: Path) -> None:
+    page = session.page
+    session.open(compare_report)
+    figures = page.locator("figure")
+    assert figures.count() >= 4
+    for i in range(figures.count()):
+        fig = figures.nth(i)
+        fig.scroll_into_view_if_needed()
+        box = fig.locator("img, svg").first.bounding_box()
+        assert fig.is_visible() and box and box["width"] > 50 and box["height"] > 50
+    # sort the tests by system A (text), then reverse
+    table = "t0-comparison"
+    rows = lambda: page.eval_on_selector_all(  # noqa: E731
+        f"#{table} tbody tr", "rows => rows.map(r => r.cells[2].textContent.trim())")
+    before = rows()
+    assert before != sorted(before)
+    th = header(page, table, "system A")
+    th.locator("button").click()
+    assert rows() == sorted(before) and th.get_attribute("aria-sort") == "ascending"
+    th.locator("button").click()
+    assert rows() == sorted(before, reverse=True)
+    assert th.get_attribute("aria-sort") == "descending"
+    # p adj. sorts numerically, also across exponents
+    p = header(page, table, "p adj.")
+    p.locator("button").click()
+    keys = page.eval_on_selector_all(
+        f"#{table} tbody tr", "rows => rows.map(r => Number(r.cells[8].dataset.sort))")
+    assert keys == sorted(keys)
+    page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+    session.check_clean()
+
+
+def test_external_request_would_be_caught(session: Session, tmp_path: Path) -> None:
+    """The request guard works: a page that loads an external image is reported."""
+    page_file = tmp_path / "bad.html"
+    page_file.write_text('<!DOCTYPE html><img src="http://example.invalid/x.png">')
+    session.open(page_file)
+    assert session.external == ["http://example.invalid/x.png"]
