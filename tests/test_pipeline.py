@@ -189,3 +189,42 @@ def test_figures_option_chooses_formats_or_none(tmp_path, files):
     assert figs == {".svg", ".pdf"}
     with pytest.raises(ConfigError, match="--figures: gif"):
         run_meta(cfg, tmp_path / "x", figures="gif")
+
+
+def test_meta_and_compare_read_tidy_tables_and_trec_csv(tmp_path):
+    rng = np.random.default_rng(7)
+    rows = ["run,measure,query_id,value"]
+    for run, shift in (("bm25", 0.0), ("splade", 0.15)):
+        for q in range(30):
+            rows.append(f"{run},nDCG@10,q{q:02d},{min(1.0, rng.uniform(0.2, 0.7) + shift):.4f}")
+    rows += ["bm25,nDCG@10,all,0.45", "splade,nDCG@10,all,0.6"]  # summary rows are left out
+    trec = tmp_path / "dl19.csv"
+    trec.write_text("\n".join(rows) + "\n")
+    run = run_meta(trec, tmp_path / "m", control="bm25", treatment="splade", measure="MD")
+    eff = run.result.effects
+    assert list(eff.names) == ["dl19"] and int(eff.n[0]) == 30  # 'all' rows excluded
+    assert run.result.result.estimate > 0
+    crun = run_compare(trec, tmp_path / "c", n_resamples=50)
+    assert set(crun.comparison.table["metric"]) == {"nDCG@10"}
+    result = CliRunner().invoke(app, ["meta", str(trec), "--control", "bm25", "--treatment",
+                                      "splade", "--measure", "md", "--out", str(tmp_path / "cli")])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(app, ["meta", str(trec), "--out", str(tmp_path / "cli2")])
+    assert result.exit_code == 2 and "control: required" in result.output
+
+
+def test_tool_outputs_are_recognised_by_content(corpus, tmp_path):
+    from ranger_eval.io import read_scores
+
+    logs = corpus / "eval_logs"
+    candidates = [p for p in logs.rglob("*") if p.is_file()]
+    assert candidates, "eval_logs is empty"
+    from ranger_eval.io.adapters import detect
+
+    found = {detect(p) for p in candidates} - {None}
+    assert found, "no tool output recognised in eval_logs"
+    for p in candidates:
+        fmt = detect(p)
+        if fmt in ("inspect", "tsml"):
+            s = read_scores(p)
+            assert len(s.frame) > 0 and s.frame["value"].between(0, 1).all()

@@ -32,7 +32,14 @@ from ._version import __version__
 from .comparison import Comparison, compare, rank_intervals
 from .effects import EffectSizes, effect_sizes
 from .errors import ConfigError, InputError
-from .io import Experiment, IRConfig, load_experiment, read_item_scores, read_scores
+from .io import (
+    Experiment,
+    IRConfig,
+    experiment_from_table,
+    load_experiment,
+    read_item_scores,
+    read_scores,
+)
 from .meta import MetaResult, meta_analysis
 from .scores import Scores
 
@@ -253,7 +260,9 @@ def collect_scores(
     """
     cfg = exp.config
     if cfg.scores is not None:
-        scores = read_scores(exp.path(cfg.scores))
+        scores = read_scores(exp.path(cfg.scores), cfg.format)
+        if cfg.metric is not None and cfg.metric in scores.metrics:
+            scores = scores.filter(metrics=[cfg.metric])
         if cfg.tasks:
             scores = scores.filter(datasets=[t.id for t in cfg.tasks])
         if systems is not None:
@@ -513,10 +522,17 @@ def _experiment_inputs(exp: Experiment) -> list[Path]:
 def run_meta(config: str | Path, out: str | Path, command: str | None = None,
              figures: Sequence[str] | str | None = None, html: bool = False,
              **overrides: Any) -> MetaRun:
-    """``ranger-eval meta``: load the YAML (``overrides`` replace its keys), analyse, write."""
+    """``ranger-eval meta``: load the YAML (``overrides`` replace its keys), analyse, write.
+
+    ``config`` may also be a scores table or a tool's output (tidy CSV, ``ranger-eval trec
+    --format csv``, lm-eval, Inspect …); ``control`` and ``treatment`` then come from
+    ``overrides``."""
     caught: list[str] = []
     with collecting_warnings(caught):
-        exp = load_experiment(config, **overrides)
+        if Path(config).suffix.lower() in YAML_SUFFIXES:
+            exp = load_experiment(config, **overrides)
+        else:
+            exp = experiment_from_table(config, **overrides)
         exp.require_for("meta")
         folder = OutputFolder(out, _experiment_inputs(exp), figures)
         folder.claim(META_OUTPUTS)
@@ -606,13 +622,14 @@ def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
     return scores
 
 
-def load_scores_input(path: str | Path, metrics: list[str] | None = None) -> tuple[Scores, Experiment | None]:
+def load_scores_input(path: str | Path, metrics: list[str] | None = None,
+                      format: str | None = None) -> tuple[Scores, Experiment | None]:
     """Scores from an experiment YAML or a tidy scores table (and the experiment, if a YAML)."""
     path = Path(path)
     if path.suffix.lower() in YAML_SUFFIXES:
         exp = load_experiment(path)
         return _experiment_scores(exp, metrics), exp
-    scores = read_scores(path)
+    scores = read_scores(path, format)
     if metrics:
         scores = scores.filter(metrics=metrics)
     return scores, None
@@ -687,7 +704,7 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
 
 def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 figures: Sequence[str] | str | None = None, html: bool = False,
-                **options: Any) -> CompareRun:
+                format: str | None = None, **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write."""
     caught: list[str] = []
     with collecting_warnings(caught):
@@ -700,7 +717,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         if exp is not None:
             scores = _experiment_scores(exp, metrics)
         else:
-            scores, _ = load_scores_input(input, metrics)
+            scores, _ = load_scores_input(input, metrics, format)
         comp = compare(scores, **settings)
     write_compare_outputs(comp, folder)
     caught += finish_outputs(folder, str(comp.signature), command, html)
@@ -746,8 +763,11 @@ def read_rank_input(path: str | Path) -> tuple[Scores | None, pd.DataFrame | Non
     if path.suffix.lower() in YAML_SUFFIXES:
         exp = load_experiment(path)
         return _experiment_scores(exp, exp.config.compare.metrics), None, exp
+    from .io import adapters
     from .io.tables import read_table
 
+    if adapters.detect(path) is not None:  # an evaluation tool's output: per-item scores
+        return read_scores(path), None, None
     frame = read_table(path)
     if not isinstance(frame.index, pd.RangeIndex):  # a Parquet file written with its index
         frame = frame.reset_index()

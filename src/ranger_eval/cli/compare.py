@@ -81,6 +81,11 @@ def register(app: typer.Typer) -> None:
         html: Annotated[
             bool, typer.Option("--html", help="Also write one self-contained report.html.")
         ] = False,
+        input_format: Annotated[
+            str | None,
+            typer.Option("--format", help="Input format: auto, lm-eval, inspect, helm, "
+                         "pyterrier, trec-eval-q, tsml."),
+        ] = None,
         by: Annotated[
             str | None,
             typer.Option(help="Item metadata column(s), comma-separated: compare per level."),
@@ -94,7 +99,7 @@ def register(app: typer.Typer) -> None:
         from ..pipeline import run_compare
 
         run = run_compare(
-            input, out, command_line(), figures, html, systems=_split(systems), pairs=pairs, baseline=baseline,
+            input, out, command_line(), figures, html, input_format, systems=_split(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by),

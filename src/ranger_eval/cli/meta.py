@@ -12,13 +12,21 @@ def register(app: typer.Typer) -> None:
     @app.command("meta")
     @friendly_errors
     def meta(
-        config: Path = typer.Argument(..., help="Experiment YAML (paths inside are relative to it)."),
+        config: Path = typer.Argument(
+            ..., help="Experiment YAML (paths inside are relative to it), or a scores table / "
+            "tool output with --control and --treatment."),
         out: Path = typer.Option(Path("ranger-output"), "--out", "-o", help="Output folder."),
         method: str | None = typer.Option(None, help="τ² estimator: FE, DL, HE, HS, SJ, ML, REML, EB, PM."),  # noqa: UP007
         test: str | None = typer.Option(None, help="Test for the summary: z, t or knha."),  # noqa: UP007
         level: float | None = typer.Option(None, help="Confidence level, e.g. 0.95."),  # noqa: UP007
         measure: str | None = typer.Option(None, help="Effect measure: MD, SMD, SMCC, SMCR, ZCOR."),  # noqa: UP007
         order: str | None = typer.Option(None, help="Row order: given, effect, weight, name."),  # noqa: UP007
+        control: str | None = typer.Option(None, help="Control system (overrides the file)."),  # noqa: UP007
+        treatment: str | None = typer.Option(None, help="Treatment system (overrides the file)."),  # noqa: UP007
+        metric: str | None = typer.Option(None, help="Metric to analyse (tables with several)."),  # noqa: UP007
+        input_format: str | None = typer.Option(  # noqa: UP007
+            None, "--format", help="Input format of a table: auto, lm-eval, inspect, helm, "
+            "pyterrier, trec-eval-q, tsml."),
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
         html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),
@@ -27,7 +35,8 @@ def register(app: typer.Typer) -> None:
         from ..pipeline import run_meta
 
         run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
-                       measure=measure, order=order)
+                       measure=measure, order=order,
+                       control=control, treatment=treatment, metric=metric, format=input_format)
         warn(run.warnings)
         typer.echo(run.result.result.summary())
         report_written(run.written)

@@ -13,6 +13,7 @@ from .config import (
     IRConfig,
     SystemConfig,
     TaskConfig,
+    experiment_from_table,
     load_experiment,
 )
 from .tables import read_item_scores, read_scores, read_values
@@ -26,6 +27,7 @@ __all__ = [
     "InputError",
     "SystemConfig",
     "TaskConfig",
+    "experiment_from_table",
     "load_experiment",
     "read_item_scores",
     "read_scores",

@@ -32,6 +32,7 @@ __all__ = [
     "META_KEYS",
     "SystemConfig",
     "TaskConfig",
+    "experiment_from_table",
     "load_experiment",
 ]
 
@@ -143,6 +144,7 @@ class ExperimentConfig(_Model):
     tasks: list[TaskConfig] = Field(default_factory=list)
     systems: dict[str, SystemConfig] = Field(default_factory=dict)
     scores: str | None = None
+    format: str | None = None
     ir: IRConfig | None = None
     compare: CompareSettings = Field(default_factory=CompareSettings)
     aggregate: AggregateSettings = Field(default_factory=AggregateSettings)
@@ -353,6 +355,19 @@ class Experiment:
                 f"by `ranger-eval meta`) and put {command} settings under "
                 f"`{'compare' if command == 'compare' else 'aggregate'}:`"
             )
+
+
+def experiment_from_table(path: str | Path, **overrides: Any) -> Experiment:
+    """An experiment over one scores table or tool output (no YAML): ``scores: path`` plus the
+    command-line ``overrides`` (e.g. control, treatment, metric, format)."""
+    path = Path(path)
+    raw = _normalise_case({"scores": str(path.resolve()),
+                           **{k: v for k, v in overrides.items() if v is not None}})
+    try:
+        config = ExperimentConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation(path, exc, frozenset(raw) - {"scores"})) from None
+    return Experiment(config, path.resolve().parent, path)
 
 
 def load_experiment(path: str | Path, **overrides: Any) -> Experiment:

@@ -153,10 +153,33 @@ def read_item_scores(
     )
 
 
-def read_scores(path: str | Path) -> Scores:
-    """Read a whole tidy table (CSV/TSV/JSONL/Parquet) with dataset, system, item, value columns."""
+TREC_TABLE = ("run", "measure", "query_id", "value")
+
+
+def read_scores(path: str | Path, format: str | None = None) -> Scores:
+    """Per-item scores from a file or folder.
+
+    * a tidy table (CSV/TSV/JSONL/Parquet) with ``dataset, system, item, value[, metric, seed]``;
+    * the ``--format csv/tsv/json`` output of ``ranger-eval trec`` (``run, measure, query_id,
+      value``; the ``all`` rows are left out, the dataset is the file's stem);
+    * the output of an evaluation tool (lm-evaluation-harness, Inspect AI, HELM, PyTerrier,
+      trec_eval -q, tsml), recognised by its content or named by ``format``
+      (:mod:`ranger_eval.io.adapters`).
+    """
+    from . import adapters
+
     path = Path(path)
+    if format not in (None, "auto", "table"):
+        return adapters.read_adapter(path, format)
+    if format is None or format == "auto":
+        detected = adapters.detect(path)
+        if detected is not None:
+            return adapters.read_adapter(path, detected)
     frame = _read_frame(path)
+    if tuple(frame.columns) == TREC_TABLE:
+        frame = frame[frame["query_id"] != "all"].rename(
+            columns={"run": "system", "measure": "metric", "query_id": "item"})
+        frame.insert(0, "dataset", path.stem)
     try:
         return Scores(frame, source=str(path))
     except ScoresError as exc:

@@ -1,0 +1,150 @@
+"""Adapters: read the files evaluation tools already write, as :class:`~ranger_eval.scores.Scores`.
+
+=============  ==========================================================  ===================
+format         what is read                                                module
+=============  ==========================================================  ===================
+lm-eval        lm-evaluation-harness ``--log_samples`` output              :mod:`.lmeval`
+inspect        Inspect AI eval logs (``.json`` and ``.eval``)              :mod:`.inspectai`
+helm           HELM run folders (``per_instance_stats.json`` ...)          :mod:`.helm`
+pyterrier      PyTerrier per-query tables (``name,qid,measure,value``)     :mod:`.pyterrier`
+trec-eval-q    ``trec_eval -q`` output                                     :mod:`.trec_eval`
+beir           BEIR result dicts ``{qid: {docid: score}}`` (a *run*)       :mod:`.beir`
+tsml           tsml / tsml-eval results files                              :mod:`.tsml`
+=============  ==========================================================  ===================
+
+:func:`read_adapter` returns the per-item ``Scores``; :func:`load_adapter` returns the whole
+:class:`AdapterResult` (scores, corpus-level metric inputs, a run, the tool's own aggregates
+and what was skipped). The format is recognised from the content (:func:`sniff`) unless
+``format=`` is given. See docs/adapters.md.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...errors import InputError, ScoresError, suggest
+from ...scores import Scores
+from . import beir, helm, inspectai, lmeval, pyterrier, trec_eval, tsml
+from ._common import CORPUS_COLUMNS, REPORTED_COLUMNS, AdapterResult
+from ._sniff import detect
+from .beir import read_beir_run
+from .inspectai import value_to_float
+from .lmeval import check_doc_hashes
+
+__all__ = [
+    "CORPUS_COLUMNS",
+    "FORMATS",
+    "REPORTED_COLUMNS",
+    "AdapterResult",
+    "check_doc_hashes",
+    "detect",
+    "load_adapter",
+    "normalize_format",
+    "read_adapter",
+    "read_adapters",
+    "read_beir_run",
+    "sniff",
+    "value_to_float",
+]
+
+#: Reader and accepted keyword options of each format.
+_READERS: Mapping[str, tuple[Callable[..., AdapterResult], tuple[str, ...]]] = {
+    "lm-eval": (lmeval.read, ("check_doc_hash",)),
+    "inspect": (inspectai.read, ()),
+    "helm": (helm.read, ("split", "metrics")),
+    "pyterrier": (pyterrier.read, ("dataset",)),
+    "trec-eval-q": (trec_eval.read, ("dataset",)),
+    "beir": (beir.read, ()),
+    "tsml": (tsml.read, ()),
+}
+FORMATS: tuple[str, ...] = tuple(_READERS)
+_ALIASES = {
+    "lm-evaluation-harness": "lm-eval", "lmeval": "lm-eval", "inspect-ai": "inspect",
+    "trec-eval": "trec-eval-q", "treceval": "trec-eval-q", "tsml-eval": "tsml", "pt": "pyterrier",
+}
+
+
+def normalize_format(format: str, path: str | Path | None = None) -> str:
+    """The canonical format name (``lm_eval`` → ``lm-eval``); unknown names are an error."""
+    key = str(format).strip().lower().replace("_", "-")
+    key = _ALIASES.get(key, key)
+    if key not in _READERS:
+        where = f"{path}: " if path is not None else ""
+        raise InputError(f"{where}unknown format {format!r}; use one of "
+                         f"{', '.join(FORMATS)}" + suggest(format, FORMATS))
+    return key
+
+
+def sniff(path: str | Path) -> str:
+    """The format of ``path`` recognised from its content; an error when none fits."""
+    fmt = detect(path)
+    if fmt is None:
+        raise InputError(
+            f"{path}: not a recognised evaluation output (expected one of {', '.join(FORMATS)}: "
+            f"see docs/adapters.md); pass format= to choose one"
+        )
+    return fmt
+
+
+def load_adapter(path: str | Path, format: str | None = None, **options: Any) -> AdapterResult:
+    """Read ``path`` with the adapter for ``format`` (sniffed when None); all of it.
+
+    ``options`` go to the format's reader: lm-eval ``check_doc_hash``; helm ``split``,
+    ``metrics``; pyterrier and trec-eval-q ``dataset``.
+    """
+    fmt = normalize_format(format, path) if format is not None else sniff(path)
+    reader, allowed = _READERS[fmt]
+    unknown = [k for k in options if k not in allowed]
+    if unknown:
+        raise InputError(
+            f"{path}: option(s) {', '.join(unknown)} not used by format {fmt!r}"
+            + (f" (its options: {', '.join(allowed)})" if allowed else " (it takes none)")
+        )
+    return reader(path, **options)
+
+
+def read_adapter(path: str | Path, format: str | None = None, **options: Any) -> Scores:
+    """Per-item :class:`Scores` from an evaluation tool's output (see :func:`load_adapter`).
+
+    A BEIR result dict is a run, not scores: use :func:`read_beir_run` with
+    :func:`ranger_eval.ir.evaluate`. Inputs whose metrics are all corpus-level (lm-eval ``f1``,
+    ``bleu`` ...) have no per-item scores: use ``load_adapter(path).corpus``.
+    """
+    res = load_adapter(path, format, **options)
+    if res.scores is not None:
+        return res.scores
+    if res.run is not None:
+        raise InputError(
+            f"{path}: a BEIR result dict is a run (documents and scores per query), not per-query "
+            f"scores: evaluate it with ranger_eval.ir.evaluate(qrels, read_beir_run(path), "
+            f"measures), then ranger_eval.ir.to_scores(...)"
+        )
+    metrics = sorted(set(res.corpus["metric"])) if res.corpus is not None else []
+    raise InputError(
+        f"{path}: no per-item metrics; {', '.join(metrics) or 'its metrics'} are corpus-level "
+        f"(not a mean of per-item values): see load_adapter(path).corpus"
+    )
+
+
+def read_adapters(paths: Iterable[str | Path], format: str | None = None,
+                  **options: Any) -> Scores:
+    """Several outputs (e.g. one per system) as one :class:`Scores`.
+
+    Duplicate keys are an error, and lm-eval ``doc_hash`` values must agree across systems
+    (a ``doc_id`` must name the same document in every run). When some inputs have seeds
+    (epochs, train trials, resamples) and others not, the latter get seed ``"0"``.
+    """
+    frames = [read_adapter(p, format, **options).frame for p in paths]
+    if not frames:
+        raise InputError("no input files given")
+    if any("seed" in f.columns for f in frames):  # one run without seeds is seed "0"
+        frames = [f if "seed" in f.columns else f.assign(seed="0") for f in frames]
+    try:
+        scores = Scores(pd.concat(frames, ignore_index=True))
+    except ScoresError as exc:
+        raise InputError(f"{exc} (across {len(frames)} inputs)") from None
+    check_doc_hashes(scores.frame, f"{len(frames)} inputs")
+    return scores

@@ -1,0 +1,169 @@
+"""What every adapter returns, and the helpers they share."""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import InputError, ScoresError
+from ...scores import Scores
+
+__all__ = [
+    "CORPUS_COLUMNS",
+    "REPORTED_COLUMNS",
+    "AdapterResult",
+    "Rows",
+    "format_number",
+]
+
+#: Columns of :attr:`AdapterResult.corpus` (per-item inputs of corpus-level metrics).
+CORPUS_COLUMNS = (
+    "dataset", "system", "metric", "item", "aggregation", "higher_is_better",
+    "value", "label", "prediction", "raw",
+)
+#: Columns of :attr:`AdapterResult.reported` (the aggregate numbers the tool itself wrote).
+REPORTED_COLUMNS = ("dataset", "system", "metric", "statistic", "value", "comparable")
+
+
+def format_number(value: object) -> str:
+    return repr(value) if not isinstance(value, str) else repr(value[:60])
+
+
+class Rows:
+    """Column-wise accumulator for a tidy table (cheaper than a list of dicts)."""
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = tuple(columns)
+        self.data: dict[str, list[Any]] = {c: [] for c in self.columns}
+
+    def add(self, **values: Any) -> None:
+        for c in self.columns:
+            self.data[c].append(values.get(c))
+
+    def __len__(self) -> int:
+        return len(self.data[self.columns[0]])
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.data, columns=list(self.columns))
+
+
+def directions(values: Iterable[bool | None]) -> pd.Series:
+    """A nullable boolean column (``pd.NA`` where the format does not say)."""
+    return pd.Series(pd.array(list(values), dtype="boolean"))
+
+
+@dataclass(frozen=True)
+class AdapterResult:
+    """Everything an adapter read from one input.
+
+    ``scores``
+        per-item scores (:class:`~ranger_eval.scores.Scores`), or None when the input holds
+        none (a BEIR run; an lm-eval task whose only metrics are corpus-level). Metadata
+        columns: ``higher_is_better`` (nullable boolean, ``<NA>`` where the format does not
+        say) and the format's own (``doc_hash``, ``label``, ``prediction``, ``split`` ...).
+    ``corpus``
+        per-item *inputs* of corpus-level metrics that cannot be averaged per item (lm-eval's
+        ``f1``, ``mcc``, ``bleu``, ``chrf``, ``ter``, perplexities) with columns
+        :data:`CORPUS_COLUMNS`; they go through the non-item (bootstrap) metric path, never
+        into ``Scores``. None when there are none.
+    ``run``
+        a ranked run ``query_id, doc_id, score`` (BEIR result dicts) for
+        :func:`ranger_eval.ir.evaluate`; None otherwise.
+    ``reported``
+        the aggregates the tool itself wrote (:data:`REPORTED_COLUMNS`); ``comparable`` marks
+        the rows that are the plain mean of the per-item values, which :meth:`agreement`
+        checks.
+    ``notes``
+        everything skipped or dropped, counted (each note was also issued as a warning).
+    """
+
+    format: str
+    source: str
+    scores: Scores | None = None
+    corpus: pd.DataFrame | None = None
+    run: pd.DataFrame | None = None
+    reported: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(REPORTED_COLUMNS))
+    )
+    notes: tuple[str, ...] = ()
+
+    def agreement(self) -> pd.DataFrame:
+        """The tool's own aggregates next to the mean of our per-item values.
+
+        One row per comparable reported aggregate: ``dataset, system, metric, statistic,
+        reported, ours, n_items, difference`` (``ours - reported``). With seeds (epochs,
+        train trials, resamples) each item's value is first averaged over its seeds, as
+        :meth:`Scores.values` does.
+        """
+        cols = ["dataset", "system", "metric", "statistic", "reported", "ours", "n_items",
+                "difference"]
+        rep = self.reported
+        if self.scores is None or rep.empty:
+            return pd.DataFrame(columns=cols)
+        rep = rep[rep["comparable"].astype(bool)]
+        df = self.scores.frame
+        per_item = df.groupby(["dataset", "system", "metric", "item"], sort=False)["value"].mean()
+        ours = per_item.groupby(level=[0, 1, 2], sort=False).agg(["mean", "size"]).reset_index()
+        ours.columns = ["dataset", "system", "metric", "ours", "n_items"]
+        out = rep.rename(columns={"value": "reported"}).merge(
+            ours, on=["dataset", "system", "metric"], how="inner"
+        )
+        out["difference"] = out["ours"] - out["reported"].astype(float)
+        return out[cols].reset_index(drop=True)
+
+
+class Builder:
+    """Collects an adapter's rows, notes and reported aggregates, then validates them once."""
+
+    def __init__(self, fmt: str, path: Path, extra: Sequence[str] = ()) -> None:
+        self.format = fmt
+        self.path = path
+        self.extra = tuple(extra)
+        base = ("dataset", "system", "metric", "item", "value", "higher_is_better")
+        self.rows = Rows(base + self.extra)
+        self.corpus = Rows(CORPUS_COLUMNS + tuple(c for c in self.extra if c not in CORPUS_COLUMNS))
+        self.reported = Rows(REPORTED_COLUMNS)
+        self.notes: list[str] = []
+
+    def note(self, message: str) -> None:
+        """Record (and warn about) something skipped or dropped."""
+        text = f"{self.path}: {message}"
+        self.notes.append(text)
+        warnings.warn(text, UserWarning, stacklevel=4)
+
+    def report(self, dataset: str, system: str, metric: str, statistic: str, value: object,
+               comparable: bool) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return  # "N/A" stderr and the like
+        if not math.isfinite(float(value)):
+            return
+        self.reported.add(dataset=dataset, system=system, metric=metric, statistic=statistic,
+                          value=float(value), comparable=comparable)
+
+    def result(self, *, run: pd.DataFrame | None = None) -> AdapterResult:
+        scores = None
+        if len(self.rows):
+            df = self.rows.frame()
+            df["higher_is_better"] = directions(df["higher_is_better"])
+            df["value"] = df["value"].astype(np.float64)
+            try:
+                scores = Scores(df, source=str(self.path))
+            except ScoresError as exc:
+                raise InputError(f"{exc}; expected {self.format} output with one value per "
+                                 f"item") from None
+        corpus = None
+        if len(self.corpus):
+            corpus = self.corpus.frame()
+            corpus["higher_is_better"] = directions(corpus["higher_is_better"])
+            corpus["value"] = corpus["value"].astype(np.float64)
+        reported = self.reported.frame()
+        reported["comparable"] = reported["comparable"].astype(bool)
+        reported["value"] = reported["value"].astype(np.float64)
+        return AdapterResult(format=self.format, source=str(self.path), scores=scores,
+                             corpus=corpus, run=run, reported=reported, notes=tuple(self.notes))

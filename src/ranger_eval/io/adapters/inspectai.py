@@ -1,0 +1,259 @@
+"""Inspect AI eval logs → per-item scores.
+
+Reads both log formats: JSON (``--log-format json``: one object with ``eval``, ``results``,
+``samples`` ...; streamed, so large logs are read in bounded memory) and the default ``.eval``
+(a zip archive with ``header.json`` and one ``samples/<id>_epoch_<n>.json`` per sample).
+
+Names: dataset = ``eval.task``, system = ``eval.model``, item = the sample ``id`` (as text),
+metric = the scorer name (``<scorer>/<key>`` for scorers whose value is a dict), seed = the
+``epoch`` when the log has more than one epoch. Values are mapped to numbers as Inspect's
+``value_to_float`` does: numbers and booleans as they are, ``"C"`` → 1, ``"P"`` → 0.5,
+``"I"``/``"N"`` → 0, ``"yes"``/``"true"`` → 1, ``"no"``/``"false"`` → 0, numeric strings.
+A value Inspect could only turn into 0 with a warning (a list, an unknown string) is an error.
+"""
+from __future__ import annotations
+
+import json
+import math
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError
+from ..files import check_input_file
+from ._common import AdapterResult, Builder, format_number
+from ._json import JsonStream, snippet
+
+__all__ = ["FORMAT", "read", "value_to_float"]
+
+FORMAT = "inspect"
+EXPECTED = "an Inspect AI eval log (.json or .eval)"
+CORRECT, INCORRECT, PARTIAL, NOANSWER = "C", "I", "P", "N"
+ZIP_MAGIC = b"PK\x03\x04"
+ZIP_ZSTD = 93
+
+
+def value_to_float(value: Any) -> float | None:
+    """Inspect's default ``value_to_float``; None where Inspect would warn and use 0."""
+    if isinstance(value, (bool, int, float)):
+        return float(value)
+    if value == CORRECT:
+        return 1.0
+    if value == PARTIAL:
+        return 0.5
+    if value in (INCORRECT, NOANSWER):
+        return 0.0
+    if isinstance(value, str):
+        low = value.lower()
+        if low in ("yes", "true"):
+            return 1.0
+        if low in ("no", "false"):
+            return 0.0
+        try:
+            f = float(low)
+        except ValueError:
+            return None
+        return f if math.isfinite(f) else None
+    return None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class _Log:
+    """Header fields and a sample iterator, whatever the container."""
+
+    def __init__(self) -> None:
+        self.header: dict[str, Any] = {}
+
+
+def _iter_json_log(path: Path, log: _Log) -> Iterator[tuple[str, Any]]:
+    """Stream a JSON log: header keys land in ``log.header``; yields (where, sample)."""
+    with JsonStream(path, expected=EXPECTED) as js:
+        if js.peek() != "{":
+            raise js.error("not a JSON object")
+        for key in js.object():
+            if key == "samples" and js.peek() == "[":
+                for i in js.array():
+                    js.peek()
+                    where = f"{path}:{js.line()} (samples[{i}])"
+                    yield where, js.value()
+            else:
+                log.header[key] = js.value()
+        js.end()
+
+
+def _iter_eval_log(path: Path, log: _Log) -> Iterator[tuple[str, Any]]:
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"{path}: not a readable .eval archive ({exc}); expected {EXPECTED}"
+                         ) from None
+    with zf:
+        names = list(dict.fromkeys(zf.namelist()))  # a re-logged sample: the last entry wins
+
+        def load(name: str) -> Any:
+            try:
+                return json.loads(_member(zf, path, name))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise InputError(f"{path}: member {name} is not valid JSON ({exc}); expected "
+                                 f"{EXPECTED}") from None
+            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                raise InputError(f"{path}: member {name} cannot be read ({exc}); the archive "
+                                 f"is damaged or truncated") from None
+
+        if "header.json" in names:
+            log.header.update(load("header.json"))
+        elif "_journal/start.json" in names:
+            log.header.update(load("_journal/start.json"))
+        else:
+            raise InputError(f"{path}: no header.json in the archive; expected {EXPECTED}")
+        if "reductions.json" in names:
+            log.header["reductions"] = load("reductions.json")
+        samples = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
+        for name in samples:
+            yield f"{path}!{name}", load(name)
+
+
+def _member(zf: zipfile.ZipFile, path: Path, name: str) -> bytes:
+    """The bytes of one archive member. Inspect ≥ 0.3.1xx compresses members with zstd
+    (method 93), which ``zipfile`` reads only from Python 3.14: before that, the raw member is
+    decompressed with pyarrow's zstd codec and checked against its CRC-32."""
+    info = zf.getinfo(name)
+    if info.compress_type != ZIP_ZSTD or hasattr(zipfile, "ZIP_ZSTANDARD"):
+        with zf.open(info) as fh:
+            return fh.read()
+    import pyarrow as pa
+
+    with path.open("rb") as fh:
+        fh.seek(info.header_offset)
+        local = fh.read(30)
+        if len(local) < 30 or local[:4] != b"PK\x03\x04":
+            raise zipfile.BadZipFile(f"no local header for {name}")
+        name_len, extra_len = struct.unpack("<HH", local[26:30])
+        fh.seek(info.header_offset + 30 + name_len + extra_len)
+        raw = fh.read(info.compress_size)
+    try:
+        data = pa.Codec("zstd").decompress(raw, decompressed_size=info.file_size).to_pybytes()
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise zipfile.BadZipFile(f"zstd data of {name} cannot be decompressed ({exc})") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile(f"bad CRC-32 for {name}")
+    return data
+
+
+def _is_zip(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(4) == ZIP_MAGIC
+
+
+def _slim(score: Any) -> Any:
+    """Keep only a score's value and answer (explanations can be long)."""
+    if isinstance(score, dict):
+        return {k: score[k] for k in ("value", "answer") if k in score}
+    return score
+
+
+def read(path: str | Path) -> AdapterResult:
+    """Read one Inspect AI log (JSON or ``.eval``)."""
+    path = check_input_file(path, what="Inspect AI log")
+    log = _Log()
+    it = _iter_eval_log(path, log) if _is_zip(path) else _iter_json_log(path, log)
+    raw: list[tuple[str, dict[str, Any]]] = []
+    for where, sample in it:
+        if not isinstance(sample, dict) or "id" not in sample:
+            raise InputError(f"{where}: not an Inspect sample (an object with 'id'): "
+                             f"{snippet(json.dumps(sample))}; expected {EXPECTED}")
+        scores = sample.get("scores")
+        if isinstance(scores, dict):
+            scores = {k: _slim(v) for k, v in scores.items()}
+        raw.append((where, {"id": sample["id"], "epoch": sample.get("epoch"),
+                            "target": sample.get("target"), "scores": scores}))
+    ev = log.header.get("eval")
+    if not isinstance(ev, dict):
+        raise InputError(f"{path}: no 'eval' section; expected {EXPECTED}")
+    dataset = ev.get("task")
+    system = ev.get("model")
+    if not isinstance(dataset, str) or not isinstance(system, str):
+        raise InputError(f"{path}: 'eval.task' or 'eval.model' missing; expected {EXPECTED}")
+    cfg = ev.get("config")
+    config: dict[str, Any] = cfg if isinstance(cfg, dict) else {}
+    n_epochs = config.get("epochs")
+    epochs = n_epochs if isinstance(n_epochs, int) else 1
+    max_epoch = max((s["epoch"] if isinstance(s["epoch"], int) else 1 for _, s in raw),
+                    default=1)
+    multi = max(epochs, max_epoch) > 1
+    b = Builder(FORMAT, path, extra=(("seed",) if multi else ()) + ("label", "prediction"))
+    status = log.header.get("status")
+    if status not in (None, "success"):
+        b.note(f"log status is {status!r}: the run did not finish; only its logged samples "
+               f"are read")
+    reducer = config.get("epochs_reducer")
+    mean_reduced = reducer in (None, ["mean"], "mean")
+    if multi and not mean_reduced:
+        b.note(f"epochs are reduced with {reducer!r} in Inspect's results; Ranger keeps "
+               f"each epoch as a seed and averages seeds (its aggregate is the mean)")
+    unscored = 0
+    seen: dict[tuple[str, str, str], str] = {}
+    for where, s in raw:
+        sid = s["id"]
+        if isinstance(sid, bool) or not isinstance(sid, (int, str)):
+            raise InputError(f"{where}: sample id {format_number(sid)} is not an integer or "
+                             f"string; expected {EXPECTED}")
+        item = sid if isinstance(sid, str) else str(sid)
+        epoch = str(s.get("epoch") or 1)
+        scores = s.get("scores")
+        if not isinstance(scores, dict) or not scores:
+            unscored += 1
+            continue
+        for scorer, score in scores.items():
+            if not isinstance(score, dict) or "value" not in score:
+                raise InputError(f"{where}: scores.{scorer} has no 'value'; expected {EXPECTED}")
+            value = score["value"]
+            parts = value.items() if isinstance(value, dict) else [(None, value)]
+            for key, v in parts:
+                metric = scorer if key is None else f"{scorer}/{key}"
+                f = value_to_float(v)
+                if f is None:
+                    raise InputError(
+                        f"{where}: sample {item} (epoch {epoch}) scorer {metric!r} has value "
+                        f"{format_number(v)}, which is not a number, a boolean or one of "
+                        f"C/P/I/N/yes/no (Inspect's value_to_float would silently use 0)"
+                    )
+                if (item, epoch, metric) in seen:
+                    raise InputError(f"{where}: sample {item} epoch {epoch} is logged twice "
+                                     f"(also at {seen[item, epoch, metric]})")
+                seen[item, epoch, metric] = where
+                b.rows.add(dataset=dataset, system=system, metric=metric, item=item, value=f,
+                           higher_is_better=None, seed=epoch, label=_text(s.get("target")),
+                           prediction=_text(score.get("answer")))
+    if unscored:
+        b.note(f"{unscored} sample(s) without scores (errored or unscored) not read")
+    _report(b, log.header.get("results"), dataset, system, not multi or mean_reduced)
+    res = b.result()
+    if res.scores is None:
+        raise InputError(f"{path}: no scored samples (the log has {len(raw)} samples); "
+                         f"expected {EXPECTED} written with samples")
+    return res
+
+
+def _report(b: Builder, results: Any, dataset: str, system: str, mean_reduced: bool) -> None:
+    if not isinstance(results, dict):
+        return
+    for entry in results.get("scores") or []:
+        if not isinstance(entry, dict):
+            continue
+        scorer = entry.get("scorer") or entry.get("name")
+        name = entry.get("name") or scorer
+        metric = scorer if name == scorer else f"{scorer}/{name}"
+        reduced_by_mean = mean_reduced and entry.get("reducer") in (None, "mean")
+        for mname, m in (entry.get("metrics") or {}).items():
+            if isinstance(m, dict):
+                b.report(dataset, system, str(metric), str(mname), m.get("value"),
+                         reduced_by_mean and mname in ("accuracy", "mean"))

@@ -1,0 +1,501 @@
+"""lm-evaluation-harness ``--log_samples`` output → per-item scores.
+
+Since v0.4.3 the harness writes, per model, ``results_<date>.json`` (aggregates, configs, model
+name) and one ``samples_<task>_<date>.jsonl`` per task (one JSON line per document and filter),
+paired by the shared ``<date>``. v0.4.0–0.4.2 wrote ``<model_args>_<task>.jsonl`` holding one
+indented JSON *array*, next to a results file of the user's choosing (``results.json`` by
+default). The ``filter`` and ``metrics`` keys of a sample exist only since v0.4.7.
+
+Names: dataset = task name (each subtask of a group such as MMLU is its own dataset), system =
+the model name of the results file, item = ``doc_id`` (checked against ``doc_hash``), metric =
+the metric name, suffixed ``,<filter>`` unless the filter is lm-eval's default ``none``
+(``exact_match,flexible-extract``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...errors import InputError
+from ..files import check_input_file
+from ._common import AdapterResult, Builder, format_number
+from ._json import JsonStream, iter_jsonl, snippet
+
+__all__ = ["FORMAT", "check_doc_hashes", "read"]
+
+FORMAT = "lm-eval"
+EXPECTED = "lm-evaluation-harness --log_samples output"
+_DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
+SAMPLES_RE = re.compile(rf"^samples_(.+)_({_DATE})\.jsonl$")
+RESULTS_RE = re.compile(rf"^results_({_DATE})\.json$")
+#: Keys of a logged sample that are not metrics.
+RESERVED = frozenset({
+    "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+    "doc_hash", "prompt_hash", "target_hash",
+})
+#: lm-eval's registered metrics: aggregation and direction (lm_eval/api/metrics.py, v0.4.9).
+KNOWN: dict[str, tuple[str, bool]] = {
+    "acc": ("mean", True), "acc_norm": ("mean", True), "acc_mutual_info": ("mean", True),
+    "acc_bytes": ("mean", True), "exact_match": ("mean", True), "acc_all": ("mean", True),
+    "perplexity": ("perplexity", False), "word_perplexity": ("weighted_perplexity", False),
+    "byte_perplexity": ("weighted_perplexity", False), "bits_per_byte": ("bits_per_byte", False),
+    "mcc": ("matthews_corrcoef", True), "f1": ("f1", True), "bleu": ("bleu", True),
+    "chrf": ("chrf", True), "ter": ("ter", True), "brier_score": ("brier_score", False),
+    "bypass": ("bypass", True),
+}
+MEAN_AGGREGATIONS = ("mean", "nanmean")
+MAX_RESULTS_BYTES = 512 * 2**20
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def doc_hash(doc: Any) -> str:
+    """lm-eval's ``doc_hash``: sha256 of ``json.dumps(doc, indent=2, ensure_ascii=False)``."""
+    return _sha256(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
+def metric_name(metric: str, filter_key: str) -> str:
+    """``exact_match`` for lm-eval's default filter ``none``, else ``exact_match,<filter>``."""
+    return metric if filter_key == "none" else f"{metric},{filter_key}"
+
+
+# ---------------------------------------------------------------------------- results file
+def _load_json(path: Path, what: str) -> Any:
+    check_input_file(path, what=what, max_bytes=MAX_RESULTS_BYTES)
+    try:
+        with path.open("r", encoding="utf-8-sig") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        cut = exc.msg.startswith("Unterminated") or not exc.doc[exc.pos:].strip()
+        end = "incomplete (truncated?)" if cut else f"invalid ({exc.msg})"
+        raise InputError(f"{path}:{exc.lineno}: JSON is {end}; expected {what}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason}); expected {what}") from None
+
+
+def _is_results(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("results"), dict) and (
+        "configs" in obj or "config" in obj or "versions" in obj)
+
+
+def _load_results(path: Path) -> dict[str, Any]:
+    obj = _load_json(path, "an lm-evaluation-harness results JSON file")
+    if not _is_results(obj):
+        raise InputError(
+            f"{path}: not an lm-evaluation-harness results file (no 'results' and 'configs'); "
+            f"expected the results_<date>.json written next to the samples files"
+        )
+    return dict(obj)
+
+
+def _model_args(results: dict[str, Any]) -> Any:
+    config = results.get("config")
+    return config.get("model_args") if isinstance(config, dict) else None
+
+
+def system_name(results: dict[str, Any], path: Path) -> str:
+    """``model_name``; else ``config.model_args`` (its ``pretrained=``/``model=``/``path=``
+    value, or the whole string); else ``model_name_sanitized``; else ``config.model``."""
+    name = results.get("model_name")
+    if isinstance(name, str) and name:
+        return name
+    args = _model_args(results)
+    if isinstance(args, str) and args:
+        parts = dict(p.split("=", 1) for p in args.split(",") if "=" in p)
+        args = parts or args
+    if isinstance(args, dict):
+        for key in ("pretrained", "model", "path", "engine", "model_name"):
+            if isinstance(args.get(key), str) and args[key]:
+                return str(args[key])
+    if isinstance(args, str) and args:
+        return args
+    sanitized = results.get("model_name_sanitized")
+    if isinstance(sanitized, str) and sanitized:
+        return sanitized
+    config = results.get("config")
+    if isinstance(config, dict) and isinstance(config.get("model"), str):
+        return str(config["model"])
+    raise InputError(f"{path}: no model name (neither 'model_name' nor 'config.model_args'); "
+                     f"expected an lm-evaluation-harness results file")
+
+
+class _Task:
+    """What the results file says about one task."""
+
+    def __init__(self, results: dict[str, Any], task: str) -> None:
+        self.name = task
+        res = results.get("results", {}).get(task)
+        self.keys: dict[str, Any] = res if isinstance(res, dict) else {}
+        filters: list[str] = []
+        self.metrics: set[str] = set()
+        for key in self.keys:
+            if "," in key:
+                metric, filt = key.split(",", 1)
+                if not metric.endswith("_stderr"):
+                    self.metrics.add(metric)
+                    if filt not in filters:
+                        filters.append(filt)
+        self.filters = filters
+        config = results.get("configs", {}).get(task)
+        self.aggregation: dict[str, str] = {}
+        self.direction: dict[str, bool] = {}
+        if isinstance(config, dict) and isinstance(config.get("metric_list"), list):
+            for entry in config["metric_list"]:
+                if isinstance(entry, dict) and isinstance(entry.get("metric"), str):
+                    if isinstance(entry.get("aggregation"), str):
+                        self.aggregation[entry["metric"]] = entry["aggregation"]
+                    if isinstance(entry.get("higher_is_better"), bool):
+                        self.direction[entry["metric"]] = entry["higher_is_better"]
+        hib = results.get("higher_is_better", {})
+        if isinstance(hib, dict) and isinstance(hib.get(task), dict):
+            for m, h in hib[task].items():
+                if isinstance(h, bool):
+                    self.direction[m] = h
+        n = results.get("n-samples", {})
+        eff = n.get(task, {}).get("effective") if isinstance(n, dict) and isinstance(
+            n.get(task), dict) else None
+        self.n_effective: int | None = eff if isinstance(eff, int) else None
+
+    def aggregation_of(self, metric: str) -> str | None:
+        if metric in self.aggregation:
+            return self.aggregation[metric]
+        if metric in KNOWN:
+            return KNOWN[metric][0]
+        return None
+
+    def direction_of(self, metric: str) -> bool | None:
+        if metric in self.direction:
+            return self.direction[metric]
+        return KNOWN[metric][1] if metric in KNOWN else None
+
+
+# ---------------------------------------------------------------------------- pairing
+def _sanitized_args(results: dict[str, Any]) -> str | None:
+    args = _model_args(results)
+    return re.sub("/|=", "__", args) if isinstance(args, str) else None
+
+
+def _first_char(path: Path) -> str:
+    with path.open("rb") as fh:
+        head = fh.read(4096).lstrip(b"\xef\xbb\xbf").lstrip()
+    return chr(head[0]) if head else ""
+
+
+def _old_task(results: dict[str, Any], samples: Path) -> str | None:
+    prefix = _sanitized_args(results)
+    if prefix is None:
+        return None
+    for task in results.get("configs", {}) or {}:
+        if samples.name == f"{prefix}_{task}.jsonl":
+            return str(task)
+    return None
+
+
+def _results_for_old_samples(samples: Path) -> tuple[Path, dict[str, Any], str]:
+    found = []
+    for cand in sorted(samples.parent.glob("*.json")):
+        if not cand.is_file() or cand.stat().st_size > MAX_RESULTS_BYTES:
+            continue
+        try:
+            obj = _load_json(cand, "a results file")
+        except InputError:
+            continue
+        if _is_results(obj):
+            task = _old_task(obj, samples)
+            if task is not None:
+                found.append((cand, obj, task))
+    if not found:
+        raise InputError(
+            f"{samples}: no lm-evaluation-harness results file beside it whose model_args and "
+            f"tasks give this file name (<model_args>_<task>.jsonl, lm-eval 0.4.0–0.4.2); the "
+            f"results JSON is needed for the model name and the reported aggregates"
+        )
+    if len(found) > 1:
+        raise InputError(f"{samples}: several results files match it: "
+                         f"{', '.join(str(f[0]) for f in found)}; pass one of them instead")
+    return found[0]
+
+
+def _pairs(path: Path, without_samples: list[Path] | None = None,
+           ) -> list[tuple[Path, dict[str, Any], list[tuple[Path, str]]]]:
+    """(results file, its content, [(samples file, task)]) for an input path. In a folder,
+    results files without samples are listed in ``without_samples`` instead of failing."""
+    if path.is_dir():
+        out = []
+        results_files = sorted(p for p in path.rglob("results*.json") if p.is_file())
+        for rp in results_files:
+            if RESULTS_RE.match(rp.name) or rp.name == "results.json":
+                try:
+                    out.extend(_pairs(rp))
+                except InputError as exc:
+                    if without_samples is None or "--log_samples" not in str(exc):
+                        raise
+                    without_samples.append(rp)
+        if not out and without_samples:
+            raise InputError(f"{path}: its results files have no per-sample files beside them "
+                             f"({', '.join(p.name for p in without_samples[:3])}); per-item "
+                             f"scores need lm-eval's --log_samples output")
+        if not out:
+            raise InputError(f"{path}: no lm-evaluation-harness results_<date>.json (or "
+                             f"results.json) in this folder; expected {EXPECTED}")
+        return out
+    check_input_file(path, what=f"{FORMAT} file")
+    m = SAMPLES_RE.match(path.name)
+    if m:
+        task, date = m.group(1), m.group(2)
+        rp = path.with_name(f"results_{date}.json")
+        if not rp.is_file():
+            raise InputError(
+                f"{path}: missing its results file {rp.name} in the same folder (lm-eval writes "
+                f"results_<date>.json and samples_<task>_<date>.jsonl together; the results "
+                f"file gives the model name and the aggregates)"
+            )
+        return [(rp, _load_results(rp), [(path, task)])]
+    m = RESULTS_RE.match(path.name)
+    if m:
+        date = m.group(1)
+        results = _load_results(path)
+        samples = []
+        for sp in sorted(path.parent.glob(f"samples_*_{date}.jsonl")):
+            sm = SAMPLES_RE.match(sp.name)
+            if sm and sm.group(2) == date:
+                samples.append((sp, sm.group(1)))
+        if not samples:
+            raise InputError(
+                f"{path}: no samples_<task>_{date}.jsonl beside it: per-item scores need "
+                f"lm-eval's --log_samples output"
+            )
+        return [(path, results, samples)]
+    # older layouts: the content says which
+    if _first_char(path) == "[":
+        rp, results, task = _results_for_old_samples(path)
+        return [(rp, results, [(path, task)])]
+    results = _load_results(path)
+    prefix = _sanitized_args(results)
+    samples = []
+    for task in results.get("configs", {}) or {}:
+        sp = path.with_name(f"{prefix}_{task}.jsonl")
+        if prefix is not None and sp.is_file():
+            samples.append((sp, str(task)))
+    if not samples:
+        raise InputError(
+            f"{path}: no per-sample file beside this results file (samples_<task>_<date>.jsonl "
+            f"or <model_args>_<task>.jsonl); per-item scores need lm-eval's --log_samples output"
+        )
+    return [(path, results, samples)]
+
+
+# ---------------------------------------------------------------------------- samples
+def _iter_samples(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line, sample) from a JSONL file or, for lm-eval ≤ 0.4.2, a JSON array."""
+    if _first_char(path) == "[":
+        with JsonStream(path, expected=f"{EXPECTED} (a JSON array of samples)") as js:
+            for _ in js.array():
+                js.peek()
+                line = js.line()
+                yield line, js.value()
+            js.end()
+    else:
+        yield from iter_jsonl(path, expected=f"{EXPECTED} (samples JSONL)")
+
+
+def _read_samples(b: Builder, path: Path, task: _Task, system: str,
+                  check_hash: bool, assumed: set[str]) -> int:
+    """Add one samples file's rows; returns its number of distinct documents."""
+    dataset = task.name
+    seen: dict[tuple[str, str], int] = {}
+    occurrences: dict[str, int] = {}
+    hashes: dict[str, tuple[str, int]] = {}
+    skipped: dict[str, int] = {}
+    items: set[str] = set()
+    for line, s in _iter_samples(path):
+        where = f"{path}:{line}"
+        if not isinstance(s, dict) or "doc_id" not in s:
+            raise InputError(f"{where}: not an lm-eval sample (a JSON object with 'doc_id'): "
+                             f"{snippet(json.dumps(s))}; expected {EXPECTED}")
+        doc_id = s["doc_id"]
+        if isinstance(doc_id, bool) or not isinstance(doc_id, (int, str)):
+            raise InputError(f"{where}: doc_id {format_number(doc_id)} is not an integer or "
+                             f"string; expected {EXPECTED}")
+        item = doc_id if isinstance(doc_id, str) else str(doc_id)
+        items.add(item)
+        filt = s.get("filter")
+        if not isinstance(filt, str):  # before v0.4.7: k-th occurrence of a doc is filter k
+            k = occurrences.get(item, 0)
+            occurrences[item] = k + 1
+            filters = task.filters or ["none"]
+            if k >= len(filters):
+                raise InputError(
+                    f"{where}: doc_id {item} appears {k + 1} times but task {dataset!r} has "
+                    f"{len(filters)} filter(s) ({', '.join(filters)}) in the results file"
+                )
+            filt = filters[k]
+        if (item, filt) in seen:
+            raise InputError(f"{where}: doc_id {item} (filter {filt!r}) repeats line "
+                             f"{seen[item, filt]}; expected one line per document and filter")
+        seen[item, filt] = line
+        h = s.get("doc_hash")
+        if h is not None and check_hash:
+            if "doc" in s:
+                computed = doc_hash(s["doc"])
+                if computed != h:
+                    raise InputError(
+                        f"{where}: doc_hash mismatch for doc_id {item}: the line says {h} but "
+                        f"its doc hashes to {computed} (the file was edited, or this doc_id is "
+                        f"not the document it claims to be)"
+                    )
+            if item in hashes and hashes[item][0] != h:
+                raise InputError(
+                    f"{where}: doc_hash mismatch for doc_id {item}: {h} here but "
+                    f"{hashes[item][0]} on line {hashes[item][1]}"
+                )
+            hashes.setdefault(item, (str(h), line))
+        names = s.get("metrics")
+        if not isinstance(names, list):
+            names = [k for k in s if k not in RESERVED and (k in task.metrics or (
+                not task.metrics and isinstance(s[k], (int, float))))]
+        for m in names:
+            if m not in s:
+                raise InputError(f"{where}: metric {m!r} is listed in 'metrics' but has no value; "
+                                 f"expected {EXPECTED}")
+            _add_value(b, where, dataset, system, item, str(m), filt, s[m], task, h, skipped,
+                       assumed)
+    for m, n in skipped.items():
+        why = "NaN under nanmean" if m.endswith("(NaN)") else "bypass metric"
+        b.note(f"task {dataset!r}: {n} sample(s) of metric {m!r} skipped ({why})")
+    if task.n_effective is not None and len(items) != task.n_effective:
+        b.note(f"task {dataset!r}: {path.name} holds {len(items)} documents but lm-eval scored "
+               f"{task.n_effective} (n-samples.effective); the reported aggregates cover all "
+               f"{task.n_effective}")
+    return len(items)
+
+
+def _add_value(b: Builder, where: str, dataset: str, system: str, item: str, metric: str,
+               filt: str, value: Any, task: _Task, h: Any, skipped: dict[str, int],
+               assumed: set[str]) -> None:
+    agg = task.aggregation_of(metric)
+    name = metric_name(metric, filt)
+    hib = task.direction_of(metric)
+    scalar = isinstance(value, (int, float))  # bool is an int
+    if agg == "bypass":
+        skipped[name] = skipped.get(name, 0) + 1
+        return
+    if scalar and (agg in MEAN_AGGREGATIONS or agg is None):
+        v = float(value)
+        if not math.isfinite(v):
+            if agg == "nanmean" and math.isnan(v):
+                key = f"{name} (NaN)"
+                skipped[key] = skipped.get(key, 0) + 1
+                return
+            raise InputError(f"{where}: non-finite {metric!r} value {value!r} for doc_id {item}")
+        if agg is None:
+            assumed.add(f"{dataset}/{name}")
+        b.rows.add(dataset=dataset, system=system, metric=name, item=item, value=v,
+                   higher_is_better=hib, doc_hash=h)
+        return
+    label = prediction = None
+    if isinstance(value, list) and len(value) == 2:
+        label, prediction = value
+    b.corpus.add(dataset=dataset, system=system, metric=name, item=item,
+                 aggregation=agg or "unknown", higher_is_better=hib,
+                 value=float(value) if scalar else math.nan, label=label, prediction=prediction,
+                 raw=json.dumps(value, ensure_ascii=False), doc_hash=h)
+
+
+def check_doc_hashes(frame: pd.DataFrame, source: str = "") -> None:
+    """Every (dataset, item) must carry one ``doc_hash`` across systems (rows without a hash
+    are not checked); else an :class:`InputError` naming the item, systems and hashes."""
+    if "doc_hash" not in frame.columns:
+        return
+    df = frame.loc[frame["doc_hash"].notna(), ["dataset", "item", "system", "doc_hash"]]
+    df = df.drop_duplicates(["dataset", "item", "doc_hash"])
+    dup = df.duplicated(["dataset", "item"], keep=False)
+    if dup.any():
+        bad = df[dup].sort_values(["dataset", "item"]).head(2)
+        (d, i, s1, h1), (_, _, s2, h2) = bad.itertuples(index=False)
+        where = f"{source}: " if source else ""
+        raise InputError(
+            f"{where}doc_hash mismatch on dataset {d!r}, doc_id {i}: system {s1!r} has {h1} but "
+            f"{s2!r} has {h2}; the doc_ids do not name the same documents ({int(dup.sum())} "
+            f"rows affected), so the systems cannot be paired by item"
+        )
+
+
+def read(path: str | Path, *, check_doc_hash: bool = True) -> AdapterResult:
+    """Read lm-eval per-sample output: a samples file, a results file or a folder of them.
+
+    ``check_doc_hash``: recompute each sample's ``doc_hash`` from its ``doc`` and require one
+    hash per ``doc_id`` (within a file, and across the systems of a folder).
+    """
+    path = Path(path)
+    b = Builder(FORMAT, path, extra=("doc_hash",))
+    assumed: set[str] = set()
+    done: set[Path] = set()
+    without_samples: list[Path] = []
+    for rp, results, samples in _pairs(path, without_samples):
+        system = system_name(results, rp)
+        for sp, task_name in samples:
+            if sp in done:
+                continue
+            done.add(sp)
+            if task_name not in results.get("results", {}) and task_name not in results.get(
+                    "configs", {}):
+                raise InputError(f"{sp}: task {task_name!r} is not in its results file {rp.name}"
+                                 f"; expected the results file of the same run")
+            task = _Task(results, task_name)
+            n_docs = _read_samples(b, sp, task, system, check_doc_hash, assumed)
+            complete = task.n_effective is None or n_docs == task.n_effective
+            _report(b, task, system, assumed, complete)
+    for rp in without_samples:
+        b.note(f"{rp} has no samples files beside it (run without --log_samples): not read")
+    if assumed:
+        b.note(f"no aggregation known for {', '.join(sorted(assumed))}: per-item values "
+               f"treated as a mean (checked against the reported aggregate below)")
+    res = b.result()
+    if res.scores is not None:
+        if check_doc_hash:
+            check_doc_hashes(res.scores.frame, str(path))
+        _check_agreement(b, res)
+    return AdapterResult(format=res.format, source=res.source, scores=res.scores,
+                         corpus=res.corpus, run=None, reported=res.reported,
+                         notes=tuple(b.notes))
+
+
+def _report(b: Builder, task: _Task, system: str, assumed: set[str], complete: bool) -> None:
+    """The results file's aggregates; comparable only when the samples file is complete."""
+    for key, value in task.keys.items():
+        if "," not in key:
+            continue
+        metric, filt = key.split(",", 1)
+        if metric.endswith("_stderr"):
+            base = metric[: -len("_stderr")]
+            b.report(task.name, system, metric_name(base, filt), "stderr", value, False)
+            continue
+        agg = task.aggregation_of(metric)
+        name = metric_name(metric, filt)
+        comparable = complete and (agg in MEAN_AGGREGATIONS or f"{task.name}/{name}" in assumed)
+        b.report(task.name, system, name, agg or "aggregate", value, comparable)
+
+
+def _check_agreement(b: Builder, res: AdapterResult) -> None:
+    """Warn when a full samples file's mean differs from lm-eval's own aggregate."""
+    if res.scores is None:
+        return
+    counts = res.scores.frame.groupby(["dataset", "system", "metric"])["item"].nunique().to_dict()
+    agree = res.agreement()
+    for d, s, m, ours, reported, diff in zip(
+            agree["dataset"], agree["system"], agree["metric"], agree["ours"], agree["reported"],
+            agree["difference"].to_numpy(dtype=float), strict=True):
+        if abs(diff) > 1e-9:
+            n = counts.get((d, s, m), 0)
+            b.note(f"task {d!r}, metric {m!r}: mean of {n} per-item values is {ours!r} but the "
+                   f"results file reports {reported!r}")
