@@ -64,6 +64,19 @@ def text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> flo
     return 1.05 * float(path.get_extents().width) / 72.0
 
 
+def add_signature(fig: Figure, signature: object, size: float = FONT_SIZE - 2.5) -> None:
+    """Print the reproducibility signature small and grey below everything else in ``fig``.
+
+    The text sits just under the figure's bottom edge and :func:`save_figure` saves such figures
+    with a tight bounding box, so the footer never overlaps the plot and never changes its layout.
+    """
+    if not signature:
+        return
+    fig.text(0.01, -0.01, str(signature), fontproperties=font(size), color="#555555",
+             ha="left", va="top", gid="ranger-signature")
+    fig._ranger_tight = True  # type: ignore[attr-defined]
+
+
 def save_rc(svg_fonttype: str = "none") -> dict[RcKeyType, Any]:
     """rcParams used while saving: TrueType (Type 42) fonts in PDF/PS, editable or outlined SVG text,
     and reproducible SVG ids."""
@@ -229,7 +242,10 @@ def save_figure(
                 metadata = {"Software": creator}
             else:
                 metadata = None
+            tight = getattr(fig, "_ranger_tight", False)  # a signature footer below the axes
             with atomic_path(out) as tmp:
-                fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata, facecolor="white")
+                fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata, facecolor="white",
+                            bbox_inches="tight" if tight else None,
+                            pad_inches=0.08 if tight else "layout")
             written.append(out)
     return written

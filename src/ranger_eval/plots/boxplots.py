@@ -23,7 +23,7 @@ from matplotlib.lines import Line2D
 from ..comparison import RankIntervals
 from ..errors import PlotError
 from ..formatting import format_level
-from ._style import FIGURE_RC, FONT_SIZE, INK, font, text_width_in
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 __all__ = ["comparison_boxplots"]
 
@@ -126,4 +126,5 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
             ["mean", f"simultaneous {pct} rank interval"], loc="upper right", frameon=False,
             prop=font(FONT_SIZE - 1), ncol=2, bbox_to_anchor=(1 - 0.1 / fig_w, 1 - 0.02 / fig_h),
         )
+    add_signature(fig, ri.signature)
     return fig

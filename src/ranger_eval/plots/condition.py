@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..errors import PlotError
-from ._style import FIGURE_RC, FONT_SIZE, INK, font, text_width_in
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aggregate.ranking import ConditionComparison
@@ -88,4 +88,5 @@ def condition_boxplots(
                        prop=font(FONT_SIZE - 1), bbox_to_anchor=(0.1 / fig_w, 0.0))
         fig.text(1 - 0.1 / fig_w, 0.06 / fig_h, "* significantly below the first (first-vs-rest)",
                  fontproperties=font(FONT_SIZE - 1.5), ha="right", va="bottom", color="#444444")
+    add_signature(fig, next(iter(result.rankings.values())).signature)
     return fig

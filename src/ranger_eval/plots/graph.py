@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 
-from ._style import FIGURE_RC, FONT_SIZE, INK, font, text_width_in
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 __all__ = ["comparison_graph", "nonsignificance_graph", "edge_width"]
 
@@ -265,4 +265,5 @@ def comparison_graph(
             bbox_to_anchor=(left_in / fig_w, 0.02), ncol=4, frameon=False, prop=font(FONT_SIZE - 1),
             handlelength=2.2,
         )
+    add_signature(fig, comp.signature)
     return fig

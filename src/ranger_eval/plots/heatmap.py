@@ -20,7 +20,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from ..errors import PlotError
 from ..formatting import format_pvalue
-from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, font
+from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, add_signature, font
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
@@ -173,4 +173,5 @@ def comparison_heatmap(
                  f"colour strength: |effect size| (capped at {CAP})\nadjusted p-values "
                  f"({comp.correction}): *** < 0.001, ** < 0.01, * ≤ α = {alpha:g}",
                  fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="bottom", ha="left")
+    add_signature(fig, comp.signature)
     return fig

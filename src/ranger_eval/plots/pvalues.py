@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from scipy.stats import norm
 
-from ._style import FIGURE_RC, FONT_SIZE, INK, font
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font
 
 __all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN"]
 
@@ -145,4 +145,5 @@ def pvalue_plot(
         fig.legend([Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9)],
                    [f"α = {alpha:g}"], loc="lower right", frameon=False, prop=font(FONT_SIZE - 1),
                    bbox_to_anchor=(1 - 0.1 / fig_w, 0.02))
+    add_signature(fig, comp.signature)
     return fig
