@@ -228,3 +228,24 @@ def test_tool_outputs_are_recognised_by_content(corpus, tmp_path):
         if fmt in ("inspect", "tsml"):
             s = read_scores(p)
             assert len(s.frame) > 0 and s.frame["value"].between(0, 1).all()
+
+
+def test_every_config_key_is_documented():
+    from pathlib import Path
+
+    from ranger_eval.io.config import (
+        AggregateSettings,
+        CompareSettings,
+        ExperimentConfig,
+        IRConfig,
+        SystemConfig,
+        TaskConfig,
+    )
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    internal = {"top_level_meta_keys"}
+    for model in (ExperimentConfig, CompareSettings, AggregateSettings, IRConfig, SystemConfig,
+                  TaskConfig):
+        for name in model.model_fields:
+            if name not in internal:
+                assert f"`{name}`" in doc or f"`ir.{name}`" in doc, (model.__name__, name)
