@@ -9,13 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, reject, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranger_eval.effects import EffectSizes
 from ranger_eval.meta import (
     METHODS,
-    ConvergenceError,
     MetaInputError,
     MetaResult,
     meta_analysis,
@@ -201,13 +200,17 @@ def test_repeated_names_are_numbered_like_metafor_slab():
     assert res.names == ("a.1", "b", "a.2")
 
 
-def test_fisher_scoring_failure_is_a_clear_error():
-    # metafor 3.8: rma(y, v, method="REML") -> "Fisher scoring algorithm did not converge."
+def test_fisher_scoring_that_oscillates_still_converges():
+    # metafor 3.8: rma(y, v, method="REML") -> "Fisher scoring algorithm did not converge.";
+    # with control=list(stepadj=0.5) it converges to tau2 = 0.0559267954021977
+    # (tests/oracles/metafor_modreg.json, case "reml_oscillates"; more cases in
+    # tests/test_meta_regression.py)
     y = [0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0]
     v = [1, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2]
-    with pytest.raises(ConvergenceError, match="did not converge.*'PM'"):
-        meta_analysis(y, v, method="REML")
-    assert math.isfinite(meta_analysis(y, v, method="PM").estimate)
+    res = meta_analysis(y, v, method="REML")
+    assert res.tau2 == pytest.approx(0.0559267954021977, rel=1e-12)
+    for method in ("ML", "EB"):  # these converge with metafor's defaults, to 0
+        assert meta_analysis(y, v, method=method).tau2 == 0.0
 
 
 def test_input_arrays_are_copied_not_frozen():
@@ -271,11 +274,7 @@ def test_properties(data, method, test, seed):
     y, v = (np.array(a) for a in data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        try:
-            res = meta_analysis(y, v, method=method, test=test)
-        except ConvergenceError:  # Fisher scoring can fail exactly where metafor's does
-            assert method in ("ML", "REML", "EB")
-            reject()
+        res = meta_analysis(y, v, method=method, test=test)  # ML/REML/EB always converge
         perm = np.random.default_rng(seed).permutation(y.size)
         res_p = meta_analysis(y[perm], v[perm], method=method, test=test)
     assert res.tau2 >= 0.0 and math.isfinite(res.tau2)

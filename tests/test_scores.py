@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranger_eval.scores import Scores, ScoresError
+from ranger_eval.scores import Scores, ScoresError, SystemRuns, seed_imbalance, seed_order
 
 
 def _table(values_a, values_b, items_a=None, items_b=None, dataset="d"):
@@ -134,3 +134,86 @@ def test_pairing_is_independent_of_row_order(pairs, rnd):
     np.testing.assert_array_equal(p1.items, p2.items)
     np.testing.assert_array_equal(p1.treatment, p2.treatment)
     np.testing.assert_array_equal(p1.control, p2.control)
+
+
+# --------------------------------------------------------------------------- runs, labels, seeds
+
+def _runs_table():
+    rows = []
+    for system in ("A", "B"):
+        for seed in ("10", "2"):
+            for item, label in (("q2", "yes"), ("q1", "no")):
+                pred = "yes" if (system, seed) != ("B", "2") else "no"
+                rows.append(("d", system, item, seed, label, pred, float(pred == label)))
+    return pd.DataFrame(rows, columns=["dataset", "system", "item", "seed", "label", "prediction",
+                                       "value"])
+
+
+def test_runs_is_a_seeds_by_items_matrix():
+    s = Scores(_runs_table())
+    assert s.has_predictions and s.has_seeds
+    r = s.runs("d", "B", predictions=True)
+    assert isinstance(r, SystemRuns)
+    assert r.seeds == ("2", "10") and list(r.items) == ["q1", "q2"]  # natural seed order
+    np.testing.assert_array_equal(r.values, [[1.0, 0.0], [0.0, 1.0]])
+    assert list(r.labels) == ["no", "yes"]
+    assert r.predictions.tolist() == [["no", "no"], ["yes", "yes"]]
+    assert r.n == 2 and r.n_seeds == 2 and r.missing_by_seed() == {}
+    assert s.runs("d", "A").predictions is None  # only read when asked for
+    p = s.pair_runs("d", "B", "A", predictions=True)
+    assert p.n == 2 and list(p.labels) == ["no", "yes"] and p.treatment.system == "B"
+
+
+def test_seed_order_is_numeric_when_possible():
+    assert seed_order(["10", "2", "1"]) == ["1", "2", "10"]
+    assert seed_order(["b", "a10", "a2"]) == ["a10", "a2", "b"]
+
+
+def test_runs_without_seed_column_have_one_run():
+    r = Scores(_table([1.0, 2.0], [3.0, 4.0])).runs("d", "A")
+    assert r.seeds == ("",) and r.values.shape == (1, 2)
+
+
+def test_seed_imbalance_names_systems_counts_and_missing_items():
+    df = _runs_table()
+    s = Scores(df)
+    assert seed_imbalance([s.runs("d", "A"), s.runs("d", "B")]) is None
+    fewer = Scores(df[~((df["system"] == "B") & (df["seed"] == "10"))])
+    msg = seed_imbalance([fewer.runs("d", "A"), fewer.runs("d", "B")])
+    assert msg == ("the systems have different numbers of seeds: 'A' has 2 seeds ('2', '10'); "
+                   "'B' has 1 seed ('2')")
+    gap = Scores(df[~((df["system"] == "A") & (df["seed"] == "2") & (df["item"] == "q2"))])
+    a = gap.runs("d", "A")
+    assert np.isnan(a.values[0, 1]) and a.missing_by_seed() == {"2": ["q2"]}
+    assert seed_imbalance([a, gap.runs("d", "B")]) == (
+        "system 'A': seed '2' did not score 1 of its 2 items ('q2')")
+
+
+def test_label_and_prediction_problems_name_dataset_system_and_item():
+    df = _runs_table()
+    with pytest.raises(ScoresError, match=r"dataset 'd', system 'A'.*missing: 'prediction'"):
+        Scores(df.drop(columns=["prediction"])).runs("d", "A", predictions=True)
+    bad = df.copy()
+    bad.loc[(bad["system"] == "A") & (bad["seed"] == "10") & (bad["item"] == "q1"), "label"] = "yes"
+    with pytest.raises(ScoresError, match=r"system 'A'.*item 'q1' has different labels .*\('yes', 'no'\)"):
+        Scores(bad).runs("d", "A", predictions=True)
+    other = df.copy()
+    other.loc[(other["system"] == "B") & (other["item"] == "q1"), "label"] = "maybe"
+    with pytest.raises(ScoresError, match=r"item 'q1' has label 'maybe' for 'B' but 'no' for 'A'"):
+        Scores(other).pair_runs("d", "B", "A", predictions=True)
+    empty = df.copy()
+    empty.loc[5, "prediction"] = None
+    with pytest.raises(ScoresError, match=r"system 'B'.*empty 'prediction' for item 'q1', seed '10'"):
+        Scores(empty).runs("d", "B", predictions=True)
+    # the columns are ordinary metadata otherwise (NaN allowed where nobody reads them)
+    Scores(empty).pair("d", "B", "A")
+
+
+def test_pair_runs_missing_items_policy():
+    df = _runs_table()
+    df = df[~((df["system"] == "A") & (df["item"] == "q2"))]
+    with pytest.raises(ScoresError, match=r"items of 'B' and 'A' differ on dataset 'd': 1 only in 'B': 'q2'"):
+        Scores(df).pair_runs("d", "B", "A")
+    with pytest.warns(UserWarning, match="dropped 1 item"):
+        p = Scores(df).pair_runs("d", "B", "A", missing="intersect")
+    assert p.n == 1 and p.n_dropped == 1

@@ -18,8 +18,16 @@ _EXPORTS: dict[str, str] = {
     "EffectSize": "effects",
     "EffectSizes": "effects",
     "EffectSizeError": "effects",
+    "effect_size_bootstrap": "effects",
+    "BootstrapEffectSize": "effects",
     "meta_analysis": "meta",
     "MetaResult": "meta",
+    "MetaRegressionResult": "meta",
+    "subgroup_analysis": "meta",
+    "regtest": "meta",
+    "funnel_plot": "plots.funnel",
+    "multi_forest_plot": "plots.multiforest",
+    "cd_diagram": "plots.cd",
     "forest_plot": "plots.forest",
     "save_figure": "plots.forest",
     "load_experiment": "io",
@@ -46,7 +54,7 @@ _EXPORTS: dict[str, str] = {
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
-    "errors", "signature", "formatting", "aggregate",
+    "errors", "signature", "formatting", "aggregate", "setmetrics",
 )
 #: Modules that were renamed: old name → new name (the old name keeps working, with a warning).
 _RENAMED = {"experiment": "pipeline"}

@@ -33,7 +33,24 @@ Conventions
 * Seeds: with a ``seed`` column the per-item value of a system is the mean over its seeds *before*
   testing (items, not seeds, are the unit of replication). ``seed_sd_a``/``seed_sd_b`` report the
   standard deviation (ddof=1) over seeds of the per-seed mean score: the run-to-run variability the
-  test does not see. They are NaN without a seed column or with a single seed.
+  test does not see. They are NaN without a seed column or with a single seed. Unbalanced seeds
+  (systems of a dataset × metric with different numbers of seeds, or a seed that did not score
+  every item of its system) are an error naming the systems and their seed counts, unless
+  ``seeds="allow-unbalanced"``.
+* Set-level metrics (``metric_fn="mcc"``, ``"macro_f1"``, ``"pearson"``, a callable …;
+  :mod:`ranger_eval.setmetrics`): the test is on the metric itself, computed from the items'
+  ``label`` and ``prediction`` columns; ``diff`` = metric(A) − metric(B) (means over seeds) and
+  the ``metric`` column names the set metric. ``test="permutation"`` (also chosen by ``"auto"``)
+  is the paired approximate-randomisation test: each resample swaps the two systems'
+  predictions on the items whose :class:`~ranger_eval.stats.resampling.SignFlips` bit is set (all
+  2^n swaps when 2^n <= n_resamples, p = #{|T*| >= |T|}/2^n; else p = (1 + #)/(1 + B); Noreen
+  1989, Riezler & Maxwell 2005). ``test="bootstrap"`` is the paired bootstrap with the shift
+  method, p = (1 + #{|T* − T| >= |T|})/(1 + B) (Efron & Tibshirani 1993, sec. 16.4; Koehn 2004),
+  on :class:`~ranger_eval.stats.resampling.BootstrapIndices`. Both report the bootstrap
+  percentile interval of the difference and the effect size d_z(boot) = diff / (sqrt(n)·SE*),
+  SE* the bootstrap standard error (for a mean this is Cohen's d_z = mean(d)/sd(d)). With seeds
+  the statistic is the mean over seed pairs (natural order) of the per-seed differences, and a
+  permutation swaps an item in every seed at once; every seed must score every item.
 * Confidence intervals are for the mean difference at ``level``, unadjusted for multiplicity:
   the test's own interval for the t-tests and the bootstrap; the paired t interval (paired data) or
   the Welch interval (unpaired) for the rank, sign and permutation tests and McNemar's test; the
@@ -81,8 +98,12 @@ from .scores import Scores
 from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
+    from .scores import SystemRuns
+    from .setmetrics import SetMetric
     from .stats.results import TestResult
 
+#: Seed policies of :func:`compare`.
+SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
 TESTS: tuple[str, ...] = (
     "auto",
     "paired-t",
@@ -173,6 +194,8 @@ class Comparison:
     seed: int | None = 0
     version: str = __version__
     tests_used: tuple[str, ...] = field(default=())
+    set_metrics: tuple[str, ...] = field(default=())
+    seeds: str = "balanced"
 
     @property
     def alpha(self) -> float:
@@ -208,6 +231,9 @@ class Comparison:
                 "alpha": _fmt_alpha(self.alpha),
                 "n_resamples": self.n_resamples,
                 "seed": self.seed,
+                "method_detail": (
+                    f"metric[{','.join(self.set_metrics)}]" if self.set_metrics else None
+                ),
             },
         )
 
@@ -422,7 +448,7 @@ class _Group:
 
 
 def _groups(
-    scores: Scores, systems: Sequence[str] | None
+    scores: Scores, systems: Sequence[str] | None, seeds: str = "allow-unbalanced"
 ) -> list[_Group]:
     df = scores.frame
     out = []
@@ -448,6 +474,8 @@ def _groups(
                     f"dataset {dataset!r} (metric {metric!r}): need at least two systems to "
                     f"compare, found only {', '.join(map(repr, names))}"
                 )
+            if scores.has_seeds and seeds == "balanced":
+                _check_seeds(scores, g, str(dataset), str(metric), names)
             values: dict[str, pd.Series] = {}
             seed_sd: dict[str, float] = {}
             n_seeds: dict[str, int] = {}
@@ -465,10 +493,42 @@ def _groups(
     return out
 
 
+def _check_seeds(
+    scores: Scores, g: pd.DataFrame, dataset: str, metric: str, names: Sequence[str]
+) -> None:
+    """CompareError when the systems' seeds are unbalanced (``seeds="balanced"``)."""
+    from .scores import seed_imbalance
+
+    sub = g[g["system"].isin(list(names))]
+    per = sub.groupby("system", sort=False).agg(
+        n_seeds=("seed", "nunique"), n_items=("item", "nunique"), rows=("value", "size")
+    )
+    complete = bool((per["rows"] == per["n_seeds"] * per["n_items"]).all())
+    if per["n_seeds"].nunique() <= 1 and complete:
+        return
+    problem = seed_imbalance([scores.runs(dataset, s, metric) for s in names])
+    raise CompareError(
+        f"dataset {dataset!r} (metric {metric!r}): unbalanced seeds: {problem}; pass "
+        "seeds='allow-unbalanced' to average each system's seeds per item anyway"
+    )
+
+
 def _pairs_for(
     group: _Group, order: str | Sequence[tuple[str, str]], baseline: str | None
 ) -> list[tuple[str, str]]:
-    names = list(group.values)
+    means = {s: float(v.mean()) for s, v in group.values.items()}
+    return _pair_list(list(group.values), means, group.dataset, group.metric, order, baseline)
+
+
+def _pair_list(
+    names: list[str],
+    means: dict[str, float],
+    dataset: str,
+    metric: str,
+    order: str | Sequence[tuple[str, str]],
+    baseline: str | None,
+) -> list[tuple[str, str]]:
+    """The pairs to test among ``names`` (``means`` orders the ``"successive"`` pairs)."""
     if not isinstance(order, str):
         pairs = []
         for pair in order:
@@ -476,10 +536,10 @@ def _pairs_for(
                 raise CompareError(f"pairs: each pair needs two system names, got {pair!r}")
             a, b = str(pair[0]), str(pair[1])
             for s in (a, b):
-                if s not in group.values:
+                if s not in means:
                     raise CompareError(
-                        f"pairs: unknown system {s!r} on dataset {group.dataset!r} "
-                        f"(metric {group.metric!r}); systems: {', '.join(map(repr, names))}"
+                        f"pairs: unknown system {s!r} on dataset {dataset!r} "
+                        f"(metric {metric!r}); systems: {', '.join(map(repr, names))}"
                     )
             if a == b:
                 raise CompareError(f"pairs: cannot compare {a!r} with itself")
@@ -489,15 +549,15 @@ def _pairs_for(
         return list(itertools.combinations(names, 2))
     if order == "baseline":
         assert baseline is not None
-        if baseline not in group.values:
+        if baseline not in means:
             raise CompareError(
-                f"baseline {baseline!r} has no scores on dataset {group.dataset!r} "
-                f"(metric {group.metric!r}); systems: {', '.join(map(repr, names))}"
+                f"baseline {baseline!r} has no scores on dataset {dataset!r} "
+                f"(metric {metric!r}); systems: {', '.join(map(repr, names))}"
             )
         return [(s, baseline) for s in names if s != baseline]
     # successive: by mean, highest first; ties keep the given order (stable sort)
-    means = np.array([group.values[s].mean() for s in names])
-    ranked = [names[i] for i in np.argsort(-means, kind="stable")]
+    m = np.array([means[s] for s in names])
+    ranked = [names[i] for i in np.argsort(-m, kind="stable")]
     return list(itertools.pairwise(ranked))
 
 
@@ -758,6 +818,260 @@ def _context(group: _Group, pairs: list[_PairData]) -> Iterator[None]:
         ) from None
 
 
+# --------------------------------------------------------------------------- set-level metrics
+def _set_metrics(metric_fn: object | None) -> list[SetMetric]:
+    """The set-level metrics of ``metric_fn`` (one spec or a list of them)."""
+    from .setmetrics import get_metric
+
+    if metric_fn is None:
+        return []
+    specs = list(metric_fn) if isinstance(metric_fn, (list, tuple)) else [metric_fn]
+    if not specs:
+        raise CompareError("metric_fn is an empty list")
+    out = [get_metric(m, error=CompareError) for m in specs]
+    names = [m.name for m in out]
+    dup = sorted({x for x in names if names.count(x) > 1})
+    if dup:
+        raise CompareError(f"metric_fn: metric(s) named twice: {', '.join(map(repr, dup))}")
+    return out
+
+
+def _metric_rows(
+    scores: Scores,
+    set_metrics: list[SetMetric],
+    systems: Sequence[str] | None,
+    pairs: str | Sequence[tuple[str, str]],
+    baseline: str | None,
+    test: str,
+    alternative: str,
+    level: float,
+    n_resamples: int,
+    seed: int | None,
+    missing: str,
+    seeds: str,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Comparison rows and per-system means of set-level metrics (module docstring)."""
+    from .scores import check_same_labels, common_items, seed_imbalance
+    from .setmetrics import bootstrap_values, encode, permutation_statistics, tolerance
+    from .stats import effect_label
+
+    rows: list[dict[str, Any]] = []
+    mean_rows: list[dict[str, Any]] = []
+    df = scores.frame
+    needs_labels = any(m.needs_labels for m in set_metrics)
+    for dataset in scores.datasets:
+        here = df[df["dataset"] == dataset]
+        row_metrics = list(pd.unique(here["metric"]))
+        if len(row_metrics) > 1:
+            raise CompareError(
+                f"dataset {dataset!r} has several metrics ({', '.join(map(repr, row_metrics))}); "
+                "a set-level metric_fn reads the label/prediction rows of one of them: pass "
+                "metrics=[...]"
+            )
+        row_metric = str(row_metrics[0])
+        present = [s for s in scores.systems if s in set(here["system"])]
+        if systems is not None:
+            absent = [s for s in systems if s not in present]
+            if absent:
+                raise CompareError(
+                    f"dataset {dataset!r}: no scores for system(s) {', '.join(map(repr, absent))}; "
+                    f"systems there: {', '.join(map(repr, present))}"
+                )
+            names = list(systems)
+        else:
+            names = present
+        if len(names) < 2:
+            raise CompareError(
+                f"dataset {dataset!r}: need at least two systems to compare, found only "
+                f"{', '.join(map(repr, names))}"
+            )
+        try:
+            runs = {s: scores.runs(dataset, s, row_metric, predictions=needs_labels) for s in names}
+        except ScoresError as exc:
+            raise CompareError(str(exc)) from None
+        problem = seed_imbalance(list(runs.values()))
+        if problem is not None:
+            if seeds == "balanced":
+                raise CompareError(
+                    f"dataset {dataset!r}: unbalanced seeds: {problem}; pass "
+                    "seeds='allow-unbalanced' to compare the seed-averaged metrics"
+                )
+            gaps = next(((r, r.missing_by_seed()) for r in runs.values() if r.missing_by_seed()),
+                        None)
+            if gaps is not None:
+                r, miss = gaps
+                s0, ids = next(iter(miss.items()))
+                raise CompareError(
+                    f"dataset {dataset!r}: system {r.system!r}, seed {s0!r} did not score "
+                    f"{len(ids)} of its items ({_preview(ids)}); a set-level metric needs every "
+                    "seed to score every item"
+                )
+            if test == "permutation":
+                raise CompareError(
+                    f"dataset {dataset!r}: {problem}; the permutation test swaps seed-paired "
+                    "predictions and needs the same number of seeds per system (use "
+                    "test='bootstrap')"
+                )
+        for m in set_metrics:
+            where = f"dataset {dataset!r}, metric {m.name!r}"
+
+            def run_arrays(r: SystemRuns, m: SetMetric = m) -> list[np.ndarray]:
+                if m.needs_labels:
+                    assert r.predictions is not None
+                    return [r.predictions[i] for i in range(r.n_seeds)]
+                return [r.values[i] for i in range(r.n_seeds)]
+
+            def run_names(r: SystemRuns) -> list[str]:
+                return [f"system {r.system!r}" + (f", seed {x!r}" if scores.has_seeds else "")
+                        for x in r.seeds]
+
+            own: dict[str, np.ndarray] = {}
+            for sname in names:
+                r = runs[sname]
+                enc = encode(m, r.labels, run_arrays(r), runs=run_names(r), where=where,
+                             error=CompareError)
+                own[sname] = _finite(enc.values(), enc.runs, where, m.name)
+                mean_rows.append({
+                    "dataset": dataset, "metric": m.name, "system": sname,
+                    "mean": float(own[sname].mean()), "n": r.n,
+                    "seed_sd": float(own[sname].std(ddof=1)) if r.n_seeds > 1 else math.nan,
+                    "n_seeds": r.n_seeds,
+                })
+            means = {x: float(v.mean()) for x, v in own.items()}
+            pair_list = _pair_list(names, means, str(dataset), m.name, pairs, baseline)
+            by_items: dict[tuple[str, ...], list[int]] = {}
+            for i, (a, b) in enumerate(pair_list):
+                common, _ = common_items(runs[a].items, runs[b].items, a, b,
+                                         f"dataset {dataset!r} (metric {m.name!r})", missing,
+                                         stacklevel=6)
+                by_items.setdefault(tuple(common), []).append(i)
+            results: dict[int, dict[str, Any]] = {}
+            for items, idx in by_items.items():
+                involved = list(dict.fromkeys(x for i in idx for x in pair_list[i]))
+                sel = {x: runs[x].select(np.asarray(items, dtype=object)) for x in involved}
+                if m.needs_labels:  # one set of labels serves every system of this group
+                    for x in involved[1:]:
+                        try:
+                            check_same_labels(sel[involved[0]], sel[x])
+                        except ScoresError as exc:
+                            raise CompareError(str(exc)) from None
+                offsets: dict[str, list[int]] = {}
+                arrays: list[np.ndarray] = []
+                labels_ = []
+                for x in involved:
+                    offsets[x] = list(range(len(arrays), len(arrays) + sel[x].n_seeds))
+                    arrays += run_arrays(sel[x])
+                    labels_ += run_names(sel[x])
+                enc = encode(m, sel[involved[0]].labels, arrays, runs=labels_, where=where,
+                             error=CompareError)
+                if enc.n < 2:
+                    raise CompareError(f"{where}: needs at least 2 common items, got {enc.n}")
+                full = _finite(enc.values(), enc.runs, where, m.name)
+                boot, _used = bootstrap_values(enc, n_resamples, seed)
+                _finite_resamples(boot, enc.runs, where, m.name, "bootstrap")
+                perm = None
+                if test == "permutation":
+                    contrasts = [list(zip(offsets[pair_list[i][0]], offsets[pair_list[i][1]],
+                                          strict=True)) for i in idx]
+                    perm, exact, _ = permutation_statistics(enc, contrasts, n_resamples, seed)
+                    _finite_resamples(perm, [f"{pair_list[i][0]!r} vs {pair_list[i][1]!r}"
+                                             for i in idx], where, m.name, "permutation")
+                for j, i in enumerate(idx):
+                    a, b = pair_list[i]
+                    oa, ob = offsets[a], offsets[b]
+                    diff = float(full[oa].mean() - full[ob].mean())
+                    d_star = boot[:, oa].mean(axis=1) - boot[:, ob].mean(axis=1)
+                    tol = tolerance(enc.n, float(np.abs(full[oa + ob]).max()))
+                    if perm is not None:
+                        t_star = perm[:, j]
+                        count = _count_extreme(t_star, diff, alternative, tol)
+                        pvalue = count / t_star.size if exact else (1.0 + count) / (1.0 + t_star.size)
+                    else:
+                        count = _count_extreme(d_star - diff, diff, alternative, tol)
+                        pvalue = (1.0 + count) / (1.0 + d_star.size)
+                    lo, hi = _percentile_interval(d_star, diff, alternative, level)
+                    se = float(d_star.std(ddof=1)) if d_star.size > 1 else 0.0
+                    es = _dz_boot(diff, se, enc.n)
+                    results[i] = {
+                        "mean_a": float(full[oa].mean()), "mean_b": float(full[ob].mean()),
+                        "diff": diff, "ci_low": lo, "ci_high": hi, "statistic": diff,
+                        "pvalue": float(min(pvalue, 1.0)), "effect_size": es, "n": enc.n,
+                    }
+            seed_sd = {r["system"]: r["seed_sd"] for r in mean_rows
+                       if r["dataset"] == dataset and r["metric"] == m.name}
+            for i, (a, b) in enumerate(pair_list):
+                r_ = results[i]
+                rows.append({
+                    "dataset": dataset, "metric": m.name, "system_a": a, "system_b": b,
+                    "mean_a": r_["mean_a"], "mean_b": r_["mean_b"], "diff": r_["diff"],
+                    "ci_low": r_["ci_low"], "ci_high": r_["ci_high"], "test": test,
+                    "statistic": r_["statistic"], "pvalue": r_["pvalue"],
+                    "pvalue_adjusted": math.nan, "effect_size": r_["effect_size"],
+                    "effect_size_name": "dz_boot",
+                    "effect_label": str(effect_label(r_["effect_size"])),
+                    "significant": False, "paired": True, "n_a": r_["n"], "n_b": r_["n"],
+                    "ci_method": "bootstrap percentile",
+                    "seed_sd_a": seed_sd[a], "seed_sd_b": seed_sd[b],
+                })
+    return rows, mean_rows
+
+
+def _finite(values: np.ndarray, runs: Sequence[str], where: str, name: str) -> np.ndarray:
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise CompareError(
+            f"{where}: metric {name!r} is undefined ({values[bad[0]]!r}) for {runs[bad[0]]} "
+            "(e.g. a correlation of constant values)"
+        )
+    return values
+
+
+def _finite_resamples(
+    values: np.ndarray, columns: Sequence[str], where: str, name: str, kind: str
+) -> None:
+    bad_rows = ~np.isfinite(values).all(axis=1)
+    if bad_rows.any():
+        col = columns[int(np.flatnonzero(~np.isfinite(values[bad_rows][0]))[0])]
+        raise CompareError(
+            f"{where}: metric {name!r} is undefined on {int(bad_rows.sum())} of "
+            f"{values.shape[0]} {kind} resamples (first for {col}; e.g. a correlation of "
+            "constant values); too few or too uniform items for this metric"
+        )
+
+
+def _count_extreme(null: np.ndarray, observed: float, alternative: str, tol: float) -> int:
+    """#{null at least as extreme as observed}; two-sided compares |null| with |observed|."""
+    if alternative == "two-sided":
+        return int((np.abs(null) >= abs(observed) - tol).sum())
+    if alternative == "greater":
+        return int((null >= observed - tol).sum())
+    return int((null <= observed + tol).sum())
+
+
+def _percentile_interval(
+    d_star: np.ndarray, diff: float, alternative: str, level: float
+) -> tuple[float, float]:
+    """Bootstrap percentile interval of the difference (one-sided: the other end infinite)."""
+    if np.ptp(d_star) == 0:
+        lo = hi = diff
+    else:
+        alpha = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
+        lo, hi = (float(v) for v in np.quantile(d_star, [alpha, 1.0 - alpha]))
+    if alternative == "greater":
+        hi = math.inf
+    elif alternative == "less":
+        lo = -math.inf
+    return float(lo), float(hi)
+
+
+def _dz_boot(diff: float, se: float, n: int) -> float:
+    """diff / (sqrt(n)·SE*): Cohen's d_z when the metric is a mean; 0 or ±inf at SE* = 0."""
+    den = math.sqrt(n) * se
+    if den > 0:
+        return diff / den
+    return 0.0 if diff == 0 else math.copysign(math.inf, diff)
+
+
 # --------------------------------------------------------------------------- compare
 def compare(
     scores: Scores | pd.DataFrame,
@@ -777,6 +1091,8 @@ def compare(
     datasets: Sequence[str] | None = None,
     metrics: Sequence[str] | None = None,
     by: Sequence[str] | str | None = None,
+    metric_fn: object | None = None,
+    seeds: str = "balanced",
 ) -> Comparison:
     """Compare systems pairwise on every dataset × metric (see the module docstring).
 
@@ -787,7 +1103,12 @@ def compare(
     the scores (e.g. ``"difficulty"``): the comparison is run separately per level (IBM §10.1);
     each level becomes its own dataset, labelled ``"dataset [difficulty=hard]"``, with the level
     values also in columns named after ``by``, and p-values are adjusted within each level's
-    families. Raises :class:`CompareError` (or :class:`ScoresError` for unpaired items) naming the
+    families. ``metric_fn`` tests a set-level metric (a name of
+    :data:`ranger_eval.setmetrics.NAMES`, a callable, or a list of them) computed from the
+    ``label``/``prediction`` columns with ``test="permutation"`` or ``"bootstrap"`` (module
+    docstring); ``metrics`` then selects the rows that carry them when a dataset has several.
+    ``seeds`` is ``"balanced"`` (unbalanced seeds are an error) or ``"allow-unbalanced"``.
+    Raises :class:`CompareError` (or :class:`ScoresError` for unpaired items) naming the
     dataset, metric and systems.
     """
     from .stats import adjust_pvalues, effect_label
@@ -801,11 +1122,22 @@ def compare(
             scores, by, systems=systems, pairs=pairs, baseline=baseline, test=test,
             alternative=alternative, correction=correction, family=family, level=level,
             n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
-            datasets=datasets, metrics=metrics,
+            datasets=datasets, metrics=metrics, metric_fn=metric_fn, seeds=seeds,
         )
     if isinstance(pairs, str):
         _check_choice("pairs", pairs, PAIR_ORDERS)
     _check_choice("test", test, TESTS)
+    _check_choice("seeds", seeds, SEED_POLICIES)
+    set_metrics = _set_metrics(metric_fn)
+    if set_metrics:
+        if test not in ("auto", *RESAMPLING):
+            raise CompareError(
+                f"test {test!r} compares means of per-item values; a set-level metric_fn needs "
+                "test='permutation' or 'bootstrap'"
+            )
+        if paired is False:
+            raise CompareError("a set-level metric_fn is tested on paired items; paired=False "
+                               "is not possible")
     check_alternative(alternative, error=CompareError)
     _check_choice("family", family, FAMILIES)
     _check_choice("missing", missing, MISSING)
@@ -856,7 +1188,14 @@ def compare(
 
     rows: list[dict[str, Any]] = []
     mean_rows: list[dict[str, Any]] = []
-    for group in _groups(scores, systems):
+    if set_metrics:
+        chosen_test = "permutation" if test == "auto" else test
+        rows, mean_rows = _metric_rows(
+            scores, set_metrics, systems, pairs, baseline, chosen_test, alternative, level,
+            int(n_resamples), seed, missing, seeds,
+        )
+    groups = [] if set_metrics else _groups(scores, systems, seeds)
+    for group in groups:
         for s, v in group.values.items():
             mean_rows.append(
                 {
@@ -952,6 +1291,8 @@ def compare(
         n_resamples=int(n_resamples),
         seed=seed,
         tests_used=tests_used,
+        set_metrics=tuple(m.name for m in set_metrics),
+        seeds=seeds,
     )
 
 

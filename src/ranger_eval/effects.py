@@ -32,6 +32,49 @@ Degenerate input (DESIGN.md) has an explicit answer, never an accidental NaN:
 * Differences constant but non-zero (t = c + k; sd(d) ≤ 1e-12 · max |score|, i.e. rounding noise):
   SMD and SMCC raise (S_within and d/sd(d) undefined); SMCR stays defined (r = 1).
 * r = 1 within rounding (1 − r ≤ 1e-12): SMD raises; |r| = 1 within rounding: ZCOR raises.
+
+Set-level metrics (paired bootstrap)
+------------------------------------
+Metrics that are not means of per-item scores (F1, MCC, correlations, corpus BLEU, any callable;
+:mod:`ranger_eval.setmetrics`) have no variance formula. With ``metric_fn=`` the effect is the
+raw difference ``yi = metric(treatment) − metric(control)`` on all n items (measure "MD" of the
+metric) and ``vi`` its paired bootstrap variance: items are drawn with replacement, jointly for
+both systems (:class:`~ranger_eval.stats.resampling.BootstrapIndices`, ``n_resamples``, ``seed``),
+the difference is recomputed on every resample and vi = var(differences, ddof = 1) (Efron &
+Tibshirani 1993, ch. 6; Koehn 2004 for corpus metrics). Same data and seed → identical vi.
+
+Seeds (several training runs per system)
+----------------------------------------
+With a ``seed`` column each dataset has S runs per system, all scored on the same n items. The
+seeds of the two systems are paired in natural order (by label when both used the same seeds)
+and combined as items × seeds in a crossed design (Bouthillier et al. 2021, "Accounting for
+variance in machine learning benchmarks", MLSys; the variance of a grand mean in a two-way
+random-effects layout, e.g. Searle, Casella & McCulloch 1992, ch. 4):
+
+    yi = (1/S) Σ_s yi_s                      (the mean of the per-seed effects)
+    vi = vi_items + vi_seeds,  vi_seeds = var_s(yi_s) / S   (ddof = 1; 0 when S = 1)
+
+``vi_seeds`` is the seed-to-seed spread of the per-seed effects: it grows with the run-to-run
+variability that a single seed, or averaging seeds per item, hides. ``vi_items`` is the
+item-sampling variance of the averaged effect; the seeds share the items, so it is not the
+per-seed variance divided by S:
+
+* MD: var_i(d̄_i) / n with d̄_i the seed-averaged difference of item i (exact; with the seed term
+  this is (MS_items + MS_seeds) / (nS) of the two-way ANOVA, conservative by MS_resid / (nS));
+* set-level metrics: the bootstrap variance of the seed-averaged difference, items resampled
+  jointly for every seed;
+* SMD, SMCC, SMCR, ZCOR: the mean of the per-seed variances, an upper bound (the per-seed
+  estimates share the items, so their correlation is at most 1).
+
+With S = 1 everything reduces to the single-run formulas. Unbalanced seeds (systems with
+different numbers of seeds, or a seed that did not score every item) are an error unless
+``seeds="allow-unbalanced"``; then, for MD and set-level metrics only, the runs are not paired:
+yi = mean over items of (treatment's seed-averaged value − control's) (MD), or the difference of
+the seed-averaged metrics, and vi_seeds = var_s(m_t,s)/S_t + var_s(m_c,s)/S_c from each
+system's per-seed means (or metrics) m. Whenever the scores have a seed column,
+``EffectSizes.extra`` (and so ``to_frame()``) holds ``n_seeds_treatment``, ``n_seeds_control``,
+``vi_items`` and ``vi_seeds`` per dataset, and ``EffectSizes.seed_rule`` is "paired" or
+"unpaired" once some system has more than one seed.
 """
 from __future__ import annotations
 
@@ -46,10 +89,12 @@ import pandas as pd
 from scipy.special import gammaln
 from scipy.stats import norm
 
-from .errors import EffectSizeError, check_level
+from .errors import EffectSizeError, check_choice, check_level
+from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
-    from .scores import Scores
+    from .scores import Scores, SystemRuns
+    from .setmetrics import SetMetric
 
 MEASURES = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
 MIN_N = {"MD": 2, "SMD": 3, "SMCC": 3, "SMCR": 3, "ZCOR": 4}
@@ -57,6 +102,8 @@ GENERIC = "GEN"  # metafor's name for an outcome supplied as plain yi/vi
 _CORE_COLUMNS = (
     "dataset", "yi", "vi", "se", "ci_low", "ci_high", "n", "mean_control", "mean_treatment",
 )
+#: Seed policies of :func:`effect_sizes` (see the module docstring, "Seeds").
+SEED_POLICIES = ("balanced", "allow-unbalanced")
 _R_TOL = 1e-12  # |r| within this of 1 is r = ±1 up to rounding
 _SHIFT_TOL = 1e-12  # sd(t − c) below this times max |score| is rounding noise: a constant shift
 
@@ -136,6 +183,51 @@ class EffectSize:
         """ZCOR only: tanh(ci_high)."""
         self._zcor_only("r_ci_high")
         return float(np.tanh(self.ci_high))
+
+
+@dataclass(frozen=True)
+class BootstrapEffectSize(EffectSize):
+    """Effect of one dataset on a set-level metric, with its paired bootstrap variance.
+
+    ``yi`` = metric(treatment) − metric(control) (measure "MD"); ``mean_treatment`` and
+    ``mean_control`` hold the two metric values (means over seeds). ``vi`` = ``vi_items`` (the
+    bootstrap variance, ddof = 1) + ``vi_seeds`` (between-seed part, 0 for one seed). ``boot`` are
+    the ``n_resamples`` resampled differences; ``seed`` the seed used.
+    """
+
+    metric: str = ""
+    n_resamples: int = 0
+    seed: int | None = None
+    n_seeds_treatment: int = 1
+    n_seeds_control: int = 1
+    vi_items: float = 0.0
+    vi_seeds: float = 0.0
+    boot: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False, compare=False)
+
+    def percentile_interval(self) -> tuple[float, float]:
+        """The bootstrap percentile interval of the difference at ``level`` (item part only)."""
+        alpha = (1.0 - self.level) / 2.0
+        lo, hi = np.quantile(self.boot, [alpha, 1.0 - alpha])
+        return float(lo), float(hi)
+
+    @property
+    def signature(self) -> Signature:
+        """Reproducibility signature: measure, metric, level, resamples, seed."""
+        seeds = max(self.n_seeds_treatment, self.n_seeds_control)
+        return make_signature("effects", {
+            "measure": self.measure,
+            "method_detail": _detail(self.metric, seeds > 1, None),
+            "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
+        })
+
+
+def _detail(metric: str | None, seeds: bool, rule: str | None) -> str | None:
+    parts = []
+    if metric is not None:
+        parts.append(f"paired-bootstrap[{metric}]")
+    if seeds or rule:
+        parts.append(f"seeds[{rule or 'paired'}]")
+    return ",".join(parts) or None
 
 
 def _where(dataset: str | None, measure: str) -> str:
@@ -300,6 +392,164 @@ def effect_size(
     return result(np.arctanh(r), 1.0 / (n - 3))
 
 
+def _check_resampling(n_resamples: object, seed: object) -> tuple[int, int | None]:
+    if (isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer))
+            or n_resamples < 2):
+        raise EffectSizeError(
+            f"n_resamples must be an integer >= 2 (the bootstrap variance needs two resamples), "
+            f"got {n_resamples!r}"
+        )
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise EffectSizeError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return int(n_resamples), None if seed is None else int(seed)
+
+
+def _seed_policy(seeds: object) -> str:
+    return check_choice("seeds", seeds, SEED_POLICIES, error=EffectSizeError)
+
+
+@dataclass(frozen=True)
+class _Combined:
+    """One dataset's effect after combining runs (seeds)."""
+
+    yi: float
+    vi: float
+    n: int
+    mean_treatment: float
+    mean_control: float
+    vi_items: float
+    vi_seeds: float
+    n_seeds_treatment: int = 1
+    n_seeds_control: int = 1
+    boot: np.ndarray | None = None
+    seed: int | None = None
+
+
+def _var(x: np.ndarray) -> float:
+    """var(ddof = 1), 0 for a single value."""
+    return float(np.var(x, ddof=1)) if x.size > 1 else 0.0
+
+
+def _bootstrap_metric(
+    metric: SetMetric,
+    labels: object | None,
+    treatment: Sequence[object],
+    control: Sequence[object],
+    *,
+    paired: bool,
+    n_resamples: int,
+    seed: int | None,
+    where: str,
+    run_names: tuple[Sequence[str], Sequence[str]] | None = None,
+) -> _Combined:
+    """yi, vi of metric(treatment) − metric(control) from runs (seeds) on the same items."""
+    from .setmetrics import bootstrap_values, encode
+
+    st, sc = len(treatment), len(control)
+    names = list(run_names[0]) + list(run_names[1]) if run_names else (
+        [f"treatment run {i}" if st > 1 else "treatment" for i in range(st)]
+        + [f"control run {i}" if sc > 1 else "control" for i in range(sc)]
+    )
+    enc = encode(metric, labels, [*treatment, *control], runs=names, where=where,
+                 error=EffectSizeError)
+    if enc.n < 2:
+        raise EffectSizeError(f"{where}: the bootstrap needs at least 2 items, got {enc.n}")
+    values = enc.values()
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise EffectSizeError(
+            f"{where}: metric {metric.name!r} is undefined ({values[bad[0]]!r}) for "
+            f"{names[bad[0]]} (e.g. a correlation of constant values)"
+        )
+    boot, used = bootstrap_values(enc, n_resamples, seed)
+    bad_rows = ~np.isfinite(boot).all(axis=1)
+    if bad_rows.any():
+        run = names[int(np.flatnonzero(~np.isfinite(boot[bad_rows][0]))[0])]
+        raise EffectSizeError(
+            f"{where}: metric {metric.name!r} is undefined on {int(bad_rows.sum())} of "
+            f"{n_resamples} bootstrap resamples (first for {run}; e.g. a correlation of a "
+            "resample with constant values); too few or too uniform items for this metric"
+        )
+    mt, mc = values[:st], values[st:]
+    diff = boot[:, :st].mean(axis=1) - boot[:, st:].mean(axis=1)
+    vi_items = _var(diff)
+    if paired:
+        vi_seeds = _var(mt - mc) / st
+    else:
+        vi_seeds = _var(mt) / st + _var(mc) / sc
+    return _Combined(
+        yi=float(mt.mean() - mc.mean()), vi=vi_items + vi_seeds, n=enc.n,
+        mean_treatment=float(mt.mean()), mean_control=float(mc.mean()), vi_items=vi_items,
+        vi_seeds=vi_seeds, n_seeds_treatment=st, n_seeds_control=sc, boot=diff, seed=used,
+    )
+
+
+def _runs_of(x: object, role: str, where: str) -> list[np.ndarray]:
+    """Rows of a 2-D input (seeds × items) or the single run of a 1-D one."""
+    arr = np.asarray(x.to_numpy() if isinstance(x, (pd.Series, pd.DataFrame)) else x)
+    if arr.ndim == 1:
+        return [arr]
+    if arr.ndim == 2 and arr.shape[0] >= 1:
+        return [arr[i] for i in range(arr.shape[0])]
+    raise EffectSizeError(
+        f"{where}: {role} must be 1-D (items) or 2-D (seeds × items), got shape {arr.shape}"
+    )
+
+
+def effect_size_bootstrap(
+    treatment: object,
+    control: object,
+    metric_fn: object,
+    labels: object | None = None,
+    *,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+    level: float = 0.95,
+    seeds: str = "balanced",
+    dataset: str | None = None,
+) -> BootstrapEffectSize:
+    """Effect of ``treatment`` over ``control`` on a set-level metric, paired bootstrap variance.
+
+    ``metric_fn`` is a name of :data:`ranger_eval.setmetrics.NAMES` (``"mcc"``, ``"macro_f1"``,
+    …), a :class:`~ranger_eval.setmetrics.SetMetric` or a callable ``fn(labels, predictions)`` /
+    ``fn(values)``. ``treatment`` and ``control`` are the systems' predictions (or values)
+    aligned by position with ``labels``; 2-D input is seeds × items, the seeds combined as in the
+    module docstring ("Seeds"; rows paired in order; different numbers of rows need
+    ``seeds="allow-unbalanced"``). yi = metric(treatment) − metric(control), vi = the variance of
+    the differences over ``n_resamples`` paired bootstrap resamples (seeded; ddof = 1) plus the
+    between-seed part. Raises :class:`EffectSizeError`.
+    """
+    from .setmetrics import get_metric
+
+    level = _check_level(level)
+    n_resamples, seed = _check_resampling(n_resamples, seed)
+    policy = _seed_policy(seeds)
+    metric = get_metric(metric_fn, error=EffectSizeError)
+    where = f"dataset {dataset!r}, metric {metric.name}" if dataset is not None else (
+        f"metric {metric.name}")
+    t_runs = _runs_of(treatment, "treatment", where)
+    c_runs = _runs_of(control, "control", where)
+    if len(t_runs) != len(c_runs) and policy == "balanced":
+        raise EffectSizeError(
+            f"{where}: unbalanced seeds: treatment has {len(t_runs)} runs and control "
+            f"{len(c_runs)}; pass seeds='allow-unbalanced' to combine them unpaired"
+        )
+    res = _bootstrap_metric(
+        metric, labels, t_runs, c_runs, paired=len(t_runs) == len(c_runs),
+        n_resamples=n_resamples, seed=seed, where=where,
+    )
+    assert res.boot is not None
+    return BootstrapEffectSize(
+        yi=res.yi, vi=res.vi, n=res.n, measure="MD", mean_treatment=res.mean_treatment,
+        mean_control=res.mean_control, level=level, dataset=dataset, metric=metric.name,
+        n_resamples=n_resamples, seed=res.seed, n_seeds_treatment=res.n_seeds_treatment,
+        n_seeds_control=res.n_seeds_control, vi_items=res.vi_items, vi_seeds=res.vi_seeds,
+        boot=res.boot,
+    )
+
+
 def _float_array(x: object, k: int, what: str) -> np.ndarray:
     arr = np.array(x, dtype=np.float64)  # a copy, made read-only below
     if arr.ndim != 1 or arr.size != k:
@@ -320,6 +570,9 @@ class EffectSizes:
     the metric of each dataset (``metric`` is set when they all agree).
     Arrays are read-only copies. Raises :class:`EffectSizeError` for unequal lengths, duplicate
     names, non-finite ``yi`` or negative/non-finite ``vi``.
+    ``n_resamples``/``seed`` are set when ``vi`` comes from the paired bootstrap of a set-level
+    metric (``metric`` is then that metric); ``seed_rule`` ("paired" or "unpaired") when seeds
+    were combined (module docstring, "Seeds"). :attr:`signature` records them.
     """
 
     names: tuple[str, ...]
@@ -336,6 +589,9 @@ class EffectSizes:
     extra: pd.DataFrame | None = None
     dropped: dict[str, int] = field(default_factory=dict)
     metrics: tuple[str, ...] | None = None
+    n_resamples: int | None = None
+    seed: int | None = None
+    seed_rule: str | None = None
 
     def __post_init__(self) -> None:
         names = tuple(str(x) for x in self.names)
@@ -421,6 +677,17 @@ class EffectSizes:
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
         return len(self.names)
+
+    @property
+    def signature(self) -> Signature:
+        """Reproducibility signature: measure, bootstrap metric and seed rule, level, resamples,
+        seed (see :mod:`ranger_eval.signature`)."""
+        metric = self.metric if self.n_resamples is not None else None
+        return make_signature("effects", {
+            "measure": self.measure,
+            "method_detail": _detail(metric, False, self.seed_rule),
+            "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
+        })
 
     @property
     def k(self) -> int:
@@ -516,20 +783,49 @@ def effect_sizes(
     scores: Scores | pd.DataFrame,
     treatment: str,
     control: str,
-    measure: str = "SMD",
+    measure: str | None = None,
     metric: str | None = None,
     datasets: Sequence[str] | None = None,
     missing: str = "error",
     level: float = 0.95,
+    *,
+    metric_fn: object | None = None,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+    seeds: str = "balanced",
 ) -> EffectSizes:
     """Effect of ``treatment`` over ``control`` on every dataset of ``scores`` (items paired by id
-    with ``Scores.pair``; ``missing`` is its policy). ``datasets`` selects and orders datasets
-    (default: order of first appearance); ``metric=None`` uses each dataset's only metric."""
-    from .scores import Scores
+    with ``Scores.pair_runs``; ``missing`` is its policy). ``datasets`` selects and orders datasets
+    (default: order of first appearance); ``metric=None`` uses each dataset's only metric (the
+    rows of ``scores`` to read).
 
+    ``measure`` (default "SMD") is one of :data:`MEASURES`, computed from the per-item ``value``.
+    ``metric_fn`` instead computes a set-level metric (a name such as ``"mcc"``, ``"macro_f1"``,
+    ``"pearson"``, or a callable; :mod:`ranger_eval.setmetrics`) from the ``label`` and
+    ``prediction`` columns (or, for ``fn(values)``, the values): yi is its difference (measure
+    "MD", the default then) and vi its paired bootstrap variance over ``n_resamples`` resamples
+    drawn with ``seed`` (module docstring). With a ``seed`` column the runs are combined as in the
+    module docstring ("Seeds"); ``seeds="allow-unbalanced"`` accepts systems with different seeds.
+    """
+    from .scores import Scores, seed_imbalance
+
+    bootstrap_metric: SetMetric | None = None
+    if metric_fn is not None:
+        from .setmetrics import get_metric
+
+        bootstrap_metric = get_metric(metric_fn, error=EffectSizeError)
+        if measure not in (None, "MD"):
+            raise EffectSizeError(
+                f"measure {measure!r} is not available with metric_fn={bootstrap_metric.name!r}: "
+                "a set-level metric gives the raw difference of the metric (measure 'MD')"
+            )
+        measure = "MD"
+        n_resamples, seed = _check_resampling(n_resamples, seed)
+    measure = "SMD" if measure is None else measure
     if measure not in MEASURES:
         raise EffectSizeError(f"unknown measure {measure!r}; valid measures: {', '.join(MEASURES)}")
     level = _check_level(level)
+    policy = _seed_policy(seeds)
     if not isinstance(scores, Scores):
         scores = Scores(scores)
     if str(treatment) == str(control):
@@ -548,16 +844,50 @@ def effect_sizes(
             raise EffectSizeError(f"datasets lists a dataset twice: {list(chosen)}")
         if not chosen:
             raise EffectSizeError("datasets is empty")
-    results: list[EffectSize] = []
+    results: list[_Combined] = []
     metrics: list[str] = []
     dropped: dict[str, int] = {}
+    rules: set[str] = set()
+    needs_labels = bootstrap_metric is not None and bootstrap_metric.needs_labels
     for name in chosen:
-        pair = scores.pair(name, treatment, control, metric=metric, missing=missing)
-        results.append(effect_size(pair.treatment, pair.control, measure, level, dataset=name))
-        metrics.append(pair.metric)
+        pair = scores.pair_runs(name, treatment, control, metric=metric, missing=missing,
+                                predictions=needs_labels)
+        t, c = pair.treatment, pair.control
+        problem = seed_imbalance([t, c])
+        where = f"dataset {name!r} (metric {pair.metric!r})"
+        if problem is not None and policy == "balanced":
+            raise EffectSizeError(
+                f"{where}: unbalanced seeds of {t.system!r} and {c.system!r}: {problem}; pass "
+                "seeds='allow-unbalanced' to combine each system's seeds unpaired "
+                "(measure 'MD' or a metric_fn)"
+            )
+        if bootstrap_metric is not None:
+            results.append(_metric_effect(bootstrap_metric, t, c, problem, n_resamples, seed,
+                                          name, scores.has_seeds))
+            metrics.append(bootstrap_metric.name)
+        else:
+            results.append(_item_effect(t, c, measure, level, name, problem))
+            metrics.append(pair.metric)
+        if scores.has_seeds and max(t.n_seeds, c.n_seeds) > 1:
+            rules.add("paired" if problem is None else "unpaired")
         if pair.n_dropped:
             dropped[name] = int(pair.n_dropped)
-    common = metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None)
+    common = (
+        bootstrap_metric.name if bootstrap_metric is not None
+        else metric if metric is not None
+        else (metrics[0] if len(set(metrics)) == 1 else None)
+    )
+    extra = None
+    if scores.has_seeds:
+        extra = pd.DataFrame(
+            {
+                "n_seeds_treatment": [r.n_seeds_treatment for r in results],
+                "n_seeds_control": [r.n_seeds_control for r in results],
+                "vi_items": [r.vi_items for r in results],
+                "vi_seeds": [r.vi_seeds for r in results],
+            },
+            index=pd.Index(chosen, name="dataset"),
+        )
     return EffectSizes(
         names=chosen,
         yi=np.array([e.yi for e in results]),
@@ -570,6 +900,97 @@ def effect_sizes(
         control=str(control),
         metric=common,
         level=level,
+        extra=extra,
         dropped=dropped,
         metrics=tuple(metrics),
+        n_resamples=n_resamples if bootstrap_metric is not None else None,
+        seed=results[0].seed if bootstrap_metric is not None else None,
+        seed_rule="+".join(sorted(rules)) or None,
+    )
+
+
+def _item_effect(
+    t: SystemRuns, c: SystemRuns, measure: str, level: float, name: str, problem: str | None
+) -> _Combined:
+    """Effect on the per-item values of one dataset, runs combined (module docstring)."""
+    st, sc = t.n_seeds, c.n_seeds
+    if problem is None and st == 1:
+        e = effect_size(t.values[0], c.values[0], measure, level, dataset=name)
+        return _Combined(e.yi, e.vi, e.n, e.mean_treatment, e.mean_control, e.vi, 0.0)
+    if problem is None:  # balanced: seeds paired in natural order
+        per: list[EffectSize] = []
+        for s in range(st):
+            try:
+                per.append(effect_size(t.values[s], c.values[s], measure, level, dataset=name))
+            except EffectSizeError as exc:
+                raise EffectSizeError(
+                    f"{exc} (treatment seed {t.seeds[s]!r}, control seed {c.seeds[s]!r})"
+                ) from None
+        yis = np.array([e.yi for e in per])
+        if measure == "MD":
+            d_bar = (t.values - c.values).mean(axis=0)
+            vi_items = _var(d_bar) / d_bar.size
+        else:
+            vi_items = float(np.mean([e.vi for e in per]))
+        vi_seeds = _var(yis) / st
+        return _Combined(
+            float(yis.mean()), vi_items + vi_seeds, t.n, float(t.values.mean()),
+            float(c.values.mean()), vi_items, vi_seeds, st, sc,
+        )
+    if measure != "MD":
+        raise EffectSizeError(
+            f"dataset {name!r}: unbalanced seeds ({problem}) can be combined only for measure "
+            f"'MD' or a metric_fn, not {measure!r}"
+        )
+    t_bar = _nanmean_rows(t.values.T)
+    c_bar = _nanmean_rows(c.values.T)
+    e = effect_size(t_bar, c_bar, "MD", level, dataset=name)
+    mt, mc = _nanmean_rows(t.values), _nanmean_rows(c.values)  # per-seed means
+    vi_seeds = _var(mt) / mt.size + _var(mc) / mc.size
+    return _Combined(
+        e.yi, e.vi + vi_seeds, e.n, e.mean_treatment, e.mean_control, e.vi, vi_seeds, st, sc,
+    )
+
+
+def _nanmean_rows(m: np.ndarray) -> np.ndarray:
+    """Mean of every row over its non-NaN entries; rows without any are left out."""
+    ok = ~np.isnan(m)
+    keep = ok.any(axis=1)
+    return np.where(ok, m, 0.0)[keep].sum(axis=1) / ok[keep].sum(axis=1)
+
+
+def _metric_effect(
+    metric: SetMetric,
+    t: SystemRuns,
+    c: SystemRuns,
+    problem: str | None,
+    n_resamples: int,
+    seed: int | None,
+    name: str,
+    has_seeds: bool,
+) -> _Combined:
+    """Effect on a set-level metric of one dataset (bootstrap), runs combined."""
+    where = f"dataset {name!r}, metric {metric.name!r}"
+    for r in (t, c):
+        gaps = r.missing_by_seed()
+        if gaps:
+            s, ids = next(iter(gaps.items()))
+            raise EffectSizeError(
+                f"{where}: system {r.system!r}, seed {s!r} did not score {len(ids)} of the "
+                f"common items ({', '.join(map(repr, ids[:10]))}); a set-level metric needs "
+                "every seed to score every item"
+            )
+
+    def runs(r: SystemRuns) -> list[np.ndarray]:
+        if metric.needs_labels:
+            assert r.predictions is not None
+            return [r.predictions[s] for s in range(r.n_seeds)]
+        return [r.values[s] for s in range(r.n_seeds)]
+
+    def names(r: SystemRuns) -> list[str]:
+        return [f"system {r.system!r}" + (f", seed {s!r}" if has_seeds else "") for s in r.seeds]
+
+    return _bootstrap_metric(
+        metric, t.labels, runs(t), runs(c), paired=problem is None, n_resamples=n_resamples,
+        seed=seed, where=where, run_names=(names(t), names(c)),
     )

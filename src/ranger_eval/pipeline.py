@@ -413,15 +413,20 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     )
     scores = collected.scores
     datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
+    set_metric = cfg.meta_metric_fn
     eff = effect_sizes(
         scores,
         treatment=treatment,
         control=control,
-        measure=cfg.measure,
+        measure=("MD" if set_metric and "measure" not in cfg.model_fields_set else cfg.measure),
         metric=ir_cfg.measure if exp.is_ir else cfg.metric,
         datasets=datasets,
         missing=cfg.missing,
         level=cfg.level,
+        metric_fn=set_metric,
+        n_resamples=cfg.meta_n_resamples or 1000,
+        seed=0 if cfg.meta_seed is None else cfg.meta_seed,
+        seeds=cfg.meta_seeds or "balanced",
     )
     if extra_measures:
         eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
@@ -606,6 +611,7 @@ COMPARE_DEFAULTS: dict[str, Any] = {
     "pairs": "all", "baseline": None, "test": "auto", "alternative": "two-sided",
     "correction": "holm-sidak", "family": "dataset-metric", "level": 0.95,
     "n_resamples": 10_000, "seed": 0, "systems": None, "metrics": None, "by": None,
+    "metric_fn": None, "seeds": "balanced",
 }
 
 

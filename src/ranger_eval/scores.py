@@ -3,6 +3,16 @@
 One row per (dataset, system, metric, item[, seed]) with a numeric ``value``. Items are matched **by
 id**, never by position (DESIGN.md, "Data flow"). Construction validates the table and reports the
 offending rows; nothing is dropped silently.
+
+Optional columns ``label`` and ``prediction`` (kept as metadata, numeric or class names/text) carry
+each item's gold label and each system's prediction, for set-level metrics such as F1, MCC or
+BLEU (:mod:`ranger_eval.setmetrics`). They are read, and checked, only by :meth:`Scores.runs` /
+:meth:`Scores.pair_runs`: a label must be the same in every row of an item, and neither may be
+empty there.
+
+With a ``seed`` column every (system, seed) is one *run*. :meth:`Scores.runs` gives a system's
+runs as a seeds × items matrix and :func:`seed_imbalance` says whether a set of systems is
+balanced: the same number of seeds for every system and every seed scoring every item.
 """
 from __future__ import annotations
 
@@ -15,10 +25,15 @@ import pandas as pd
 
 from .errors import ScoresError
 
-__all__ = ["PairedScores", "Scores", "ScoresError"]
+__all__ = [
+    "PairedRuns", "PairedScores", "Scores", "ScoresError", "SystemRuns", "check_same_labels",
+    "common_items", "seed_imbalance", "seed_order",
+]
 
 REQUIRED = ("dataset", "system", "item", "value")
-OPTIONAL = ("metric", "seed")
+OPTIONAL = ("metric", "seed", "label", "prediction")
+LABEL = "label"
+PREDICTION = "prediction"
 DEFAULT_METRIC = "score"
 MISSING_POLICIES = ("error", "intersect")
 
@@ -48,6 +63,109 @@ class PairedScores:
     @property
     def n(self) -> int:
         return int(self.items.size)
+
+
+def seed_order(seeds: Iterable[object]) -> list[str]:
+    """Seed labels in natural order: numerically when every label is a number, else as text."""
+    labels = [str(s) for s in seeds]
+    try:
+        return sorted(labels, key=lambda s: (float(s), s))
+    except ValueError:
+        return sorted(labels)
+
+
+@dataclass(frozen=True)
+class SystemRuns:
+    """One system's runs (seeds) on one dataset and metric, as a seeds × items matrix.
+
+    ``items`` are sorted ids; ``seeds`` in natural order (``("",)`` without a seed column).
+    ``values[s, i]`` is NaN where seed ``s`` did not score item ``i``. ``labels`` (one per item)
+    and ``predictions`` (seeds × items, object; None where missing) are filled when asked for.
+    """
+
+    dataset: str
+    metric: str
+    system: str
+    items: np.ndarray
+    seeds: tuple[str, ...]
+    values: np.ndarray
+    labels: np.ndarray | None = None
+    predictions: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.items.size)
+
+    @property
+    def n_seeds(self) -> int:
+        return len(self.seeds)
+
+    @property
+    def present(self) -> np.ndarray:
+        """Seeds × items: True where the seed scored the item."""
+        return ~np.isnan(self.values)
+
+    def missing_by_seed(self) -> dict[str, list[str]]:
+        """Seed → ids of the system's items it did not score (only seeds that miss some)."""
+        out = {}
+        for s, row in zip(self.seeds, self.present, strict=True):
+            if not row.all():
+                out[s] = [str(x) for x in self.items[~row]]
+        return out
+
+    def select(self, items: np.ndarray) -> SystemRuns:
+        """The runs restricted to ``items`` (a subset of :attr:`items`), in that order."""
+        pos = pd.Index(self.items).get_indexer(items)
+        if (pos < 0).any():
+            raise ScoresError(f"select: unknown item(s) {_preview(np.asarray(items)[pos < 0])}")
+        return SystemRuns(
+            self.dataset, self.metric, self.system, np.asarray(items, dtype=object), self.seeds,
+            self.values[:, pos],
+            None if self.labels is None else self.labels[pos],
+            None if self.predictions is None else self.predictions[:, pos],
+        )
+
+
+@dataclass(frozen=True)
+class PairedRuns:
+    """Treatment and control runs on the same items of one dataset (aligned by item id)."""
+
+    dataset: str
+    metric: str
+    items: np.ndarray
+    treatment: SystemRuns
+    control: SystemRuns
+    n_dropped: int = 0
+
+    @property
+    def n(self) -> int:
+        return int(self.items.size)
+
+    @property
+    def labels(self) -> np.ndarray | None:
+        return self.treatment.labels
+
+
+def seed_imbalance(runs: Sequence[SystemRuns]) -> str | None:
+    """Why the seeds of these systems are unbalanced, or None when they are balanced.
+
+    Balanced: every system has the same number of seeds, and every seed of a system scored
+    every item of that system.
+    """
+    counts = {r.system: r.n_seeds for r in runs}
+    if len(set(counts.values())) > 1:
+        listed = "; ".join(
+            f"{r.system!r} has {r.n_seeds} seed{'s' if r.n_seeds != 1 else ''} "
+            f"({_preview(r.seeds, 5)})" for r in runs
+        )
+        return f"the systems have different numbers of seeds: {listed}"
+    for r in runs:
+        for s, ids in r.missing_by_seed().items():
+            return (
+                f"system {r.system!r}: seed {s!r} did not score {len(ids)} of its {r.n} items "
+                f"({_preview(ids)})"
+            )
+    return None
 
 
 class Scores:
@@ -143,6 +261,11 @@ class Scores:
     def has_seeds(self) -> bool:
         return "seed" in self._df.columns
 
+    @property
+    def has_predictions(self) -> bool:
+        """True when the table has both a ``label`` and a ``prediction`` column."""
+        return LABEL in self._df.columns and PREDICTION in self._df.columns
+
     def __len__(self) -> int:
         return len(self._df)
 
@@ -235,6 +358,97 @@ class Scores:
             return sel.groupby("item", sort=True)["value"].mean()
         return sel.set_index("item")["value"].sort_index()
 
+    def runs(
+        self,
+        dataset: str,
+        system: str,
+        metric: str | None = None,
+        *,
+        predictions: bool = False,
+    ) -> SystemRuns:
+        """One system's runs on one dataset and metric: values as a seeds × items matrix.
+
+        ``predictions=True`` also reads the ``label`` (one per item: every row of an item must
+        agree) and ``prediction`` columns, which must then exist and be non-empty on this
+        system's rows. Raises :class:`ScoresError` naming the dataset, system, item and seed.
+        """
+        metric = self._resolve_metric(dataset, metric)
+        df = self._df
+        sel = df[(df["dataset"] == dataset) & (df["system"] == system) & (df["metric"] == metric)]
+        if sel.empty:
+            self.values(dataset, system, metric)  # raises with the known names
+        items = np.sort(pd.unique(sel["item"]).astype(object))
+        item_pos = pd.Index(items).get_indexer(sel["item"])
+        if self.has_seeds:
+            seeds = tuple(seed_order(pd.unique(sel["seed"])))
+            seed_pos = pd.Index(seeds).get_indexer(sel["seed"])
+        else:
+            seeds = ("",)
+            seed_pos = np.zeros(len(sel), dtype=np.int64)
+        values = np.full((len(seeds), items.size), np.nan)
+        values[seed_pos, item_pos] = sel["value"].to_numpy(dtype=np.float64)
+        labels = preds = None
+        if predictions:
+            where = f"dataset {dataset!r}, system {system!r}, metric {metric!r}"
+            if not self.has_predictions:
+                absent = [c for c in (LABEL, PREDICTION) if c not in df.columns]
+                raise ScoresError(
+                    f"{where}: a set-level metric needs per-item columns 'label' and "
+                    f"'prediction'; missing: {', '.join(map(repr, absent))}"
+                )
+            for col in (LABEL, PREDICTION):
+                empty = sel[col].isna().to_numpy()
+                if empty.any():
+                    r = sel.iloc[int(np.flatnonzero(empty)[0])]
+                    seed = f", seed {r['seed']!r}" if self.has_seeds else ""
+                    raise ScoresError(
+                        f"{where}: empty {col!r} for item {r['item']!r}{seed} "
+                        f"({int(empty.sum())} such rows)"
+                    )
+            n_labels = sel.groupby("item", sort=True)[LABEL].nunique()
+            if (n_labels > 1).any():
+                bad = str(n_labels.index[np.flatnonzero(n_labels.to_numpy() > 1)[0]])
+                shown = _preview(pd.unique(sel.loc[sel["item"] == bad, LABEL]))
+                raise ScoresError(
+                    f"{where}: item {bad!r} has different labels in different rows ({shown}); "
+                    "an item has one gold label"
+                )
+            labels = np.empty(items.size, dtype=object)
+            labels[item_pos] = sel[LABEL].to_numpy(dtype=object)
+            labels = _tighten(labels)
+            preds = np.full((len(seeds), items.size), None, dtype=object)
+            preds[seed_pos, item_pos] = sel[PREDICTION].to_numpy(dtype=object)
+        return SystemRuns(str(dataset), str(metric), str(system), items, seeds, values, labels, preds)
+
+    def pair_runs(
+        self,
+        dataset: str,
+        treatment: str,
+        control: str,
+        metric: str | None = None,
+        missing: str = "error",
+        *,
+        predictions: bool = False,
+    ) -> PairedRuns:
+        """:meth:`runs` of ``treatment`` and ``control`` restricted to their common items.
+
+        Item ids are matched as in :meth:`pair` (an item belongs to a system when any of its
+        seeds scored it); ``missing`` is the same policy. With ``predictions=True`` the two
+        systems must give every common item the same label.
+        """
+        if missing not in MISSING_POLICIES:
+            raise ScoresError(f"unknown missing policy {missing!r}; use one of {MISSING_POLICIES}")
+        metric = self._resolve_metric(dataset, metric)
+        t = self.runs(dataset, treatment, metric, predictions=predictions)
+        c = self.runs(dataset, control, metric, predictions=predictions)
+        common, dropped = common_items(
+            t.items, c.items, treatment, control, f"dataset {dataset!r}", missing, stacklevel=3
+        )
+        t, c = t.select(common), c.select(common)
+        if t.labels is not None and c.labels is not None:
+            check_same_labels(t, c)
+        return PairedRuns(str(dataset), metric, common, t, c, dropped)
+
     def _resolve_metric(self, dataset: str, metric: str | None) -> str:
         if metric is not None:
             if metric not in self.metrics:
@@ -300,4 +514,59 @@ class Scores:
             treatment=t.loc[common].to_numpy(dtype=np.float64),
             control=c.loc[common].to_numpy(dtype=np.float64),
             n_dropped=dropped,
+        )
+
+
+def _tighten(arr: np.ndarray) -> np.ndarray:
+    """An object array as a numeric one when every entry is a (non-bool) number."""
+    if arr.size and all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+            v, (bool, np.bool_)) for v in arr):
+        return arr.astype(np.float64) if any(
+            isinstance(v, (float, np.floating)) for v in arr) else arr.astype(np.int64)
+    return arr
+
+
+def common_items(
+    a: np.ndarray, b: np.ndarray, name_a: str, name_b: str, where: str, missing: str,
+    *, stacklevel: int = 2,
+) -> tuple[np.ndarray, int]:
+    """Sorted common item ids of two systems and how many were dropped (``missing`` policy:
+    ``"error"`` raises :class:`ScoresError` listing up to 10 ids per side, ``"intersect"`` warns).
+    ``where`` names the data in messages (e.g. ``"dataset 'd'"``)."""
+    ia, ib = pd.Index(a), pd.Index(b)
+    only_a = ia.difference(ib)
+    only_b = ib.difference(ia)
+    dropped = len(only_a) + len(only_b)
+    if dropped:
+        if missing == "error":
+            parts = []
+            if len(only_a):
+                parts.append(f"{len(only_a)} only in {name_a!r}: {_preview(only_a)}")
+            if len(only_b):
+                parts.append(f"{len(only_b)} only in {name_b!r}: {_preview(only_b)}")
+            raise ScoresError(
+                f"items of {name_a!r} and {name_b!r} differ on {where}: " + "; ".join(parts)
+                + " (pass missing='intersect' to use the common items)"
+            )
+        warnings.warn(
+            f"{where}: dropped {dropped} item(s) not scored for both {name_a!r} and {name_b!r}",
+            stacklevel=stacklevel + 1,
+        )
+    common = ia.intersection(ib).sort_values()
+    if common.empty:
+        raise ScoresError(f"no common items between {name_a!r} and {name_b!r} on {where}")
+    return common.to_numpy(dtype=object), dropped
+
+
+def check_same_labels(a: SystemRuns, b: SystemRuns) -> None:
+    """Two systems' runs (aligned on the same items) must give every item the same label."""
+    assert a.labels is not None and b.labels is not None
+    differ = np.flatnonzero(np.asarray(a.labels != b.labels, dtype=bool))
+    if differ.size:
+        i = int(differ[0])
+        raise ScoresError(
+            f"dataset {a.dataset!r} (metric {a.metric!r}): item {a.items[i]!r} has label "
+            f"{a.labels[i]!r} for {a.system!r} but {b.labels[i]!r} for {b.system!r}"
+            + (f" ({differ.size} items differ)" if differ.size > 1 else "")
+            + "; an item has one gold label"
         )

@@ -61,6 +61,8 @@ FIELDS: dict[str, str] = {
     "ties_corr": "whether the Friedman statistic is corrected for ties",
     "weights": "weights of metrics or datasets (equal, or custom)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
+    "mods": "moderators of a meta-regression (column names), or subgroups(COLUMN) for a subgroup "
+            "analysis",
 }
 
 

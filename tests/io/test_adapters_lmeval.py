@@ -346,3 +346,28 @@ def test_folder_skips_results_without_samples(tmp_path):
     with pytest.warns(UserWarning, match=r"has no samples files beside it .* not read"):
         s = read_adapter(tmp_path / "out")
     assert s.systems == ("org/a",)
+
+
+def test_pair_metrics_feed_the_set_metric_path(tmp_path):
+    """lm-eval metrics stored as [gold, pred] pairs (f1, mcc) become per-item rows with label and
+    prediction, so the bootstrap effect of the corpus-level metric can be computed directly."""
+    from sklearn.metrics import f1_score
+
+    import ranger_eval as rg
+
+    write_run(tmp_path / "out" / "a", "org/a", seed=1)
+    write_run(tmp_path / "out" / "b", "org/b", seed=2, date="2026-02-01T10-00-00.000001")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = read_adapter(tmp_path / "out")
+    f1_rows = s.frame[s.frame["metric"] == "f1"]
+    assert len(f1_rows) and {"label", "prediction"} <= set(f1_rows.columns)
+    datasets = list(dict.fromkeys(f1_rows["dataset"]))
+    eff = rg.effect_sizes(s, treatment="org/b", control="org/a", metric="f1", metric_fn="f1",
+                          datasets=datasets, n_resamples=200, seed=0)
+    rows = f1_rows.sort_values("item")
+    a, b = rows[rows.system == "org/a"], rows[rows.system == "org/b"]
+    expected = (f1_score(b["label"].astype(int), b["prediction"].astype(int))
+                - f1_score(a["label"].astype(int), a["prediction"].astype(int)))
+    assert float(eff.yi[0]) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert float(eff.vi[0]) > 0

@@ -81,6 +81,14 @@ def register(app: typer.Typer) -> None:
         html: Annotated[
             bool, typer.Option("--html", help="Also write one self-contained report.html.")
         ] = False,
+        metric_fn: Annotated[
+            str | None,
+            typer.Option("--metric-fn", help="Set-level metric(s), comma-separated (mcc, f1, "
+                         "macro_f1, pearson …): permutation/bootstrap test on the metric itself."),
+        ] = None,
+        seeds: Annotated[
+            str | None, typer.Option(help="Seeds policy: balanced (default) or allow-unbalanced.")
+        ] = None,
         input_format: Annotated[
             str | None,
             typer.Option("--format", help="Input format: auto, lm-eval, inspect, helm, "
@@ -102,7 +110,7 @@ def register(app: typer.Typer) -> None:
             input, out, command_line(), figures, html, input_format, systems=_split(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
-            by=_split(by),
+            by=_split(by), metric_fn=_split(metric_fn), seeds=seeds,
         )
         warn(run.warnings)
         comp = run.comparison

@@ -24,6 +24,11 @@ def register(app: typer.Typer) -> None:
         control: str | None = typer.Option(None, help="Control system (overrides the file)."),  # noqa: UP007
         treatment: str | None = typer.Option(None, help="Treatment system (overrides the file)."),  # noqa: UP007
         metric: str | None = typer.Option(None, help="Metric to analyse (tables with several)."),  # noqa: UP007
+        metric_fn: str | None = typer.Option(  # noqa: UP007
+            None, "--metric-fn", help="Set-level metric from label/prediction columns (mcc, f1, "
+            "macro_f1, pearson, spearman, …): effect and variance by paired bootstrap."),
+        seeds: str | None = typer.Option(  # noqa: UP007
+            None, help="Seeds policy: balanced (default) or allow-unbalanced."),
         input_format: str | None = typer.Option(  # noqa: UP007
             None, "--format", help="Input format of a table: auto, lm-eval, inspect, helm, "
             "pyterrier, trec-eval-q, tsml."),
@@ -36,7 +41,8 @@ def register(app: typer.Typer) -> None:
 
         run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
                        measure=measure, order=order,
-                       control=control, treatment=treatment, metric=metric, format=input_format)
+                       control=control, treatment=treatment, metric=metric, format=input_format,
+                       meta_metric_fn=metric_fn, meta_seeds=seeds)
         warn(run.warnings)
         typer.echo(run.result.result.summary())
         report_written(run.written)

@@ -38,6 +38,8 @@ __all__ = [
 
 #: The meta-analysis settings, allowed at the top level (original Ranger layout) or under ``meta:``.
 META_KEYS: tuple[str, ...] = ("control", "treatment", "measure", "method", "test", "order")
+#: Meta-analysis settings only allowed inside the ``meta:`` section.
+META_SECTION_ONLY: tuple[str, ...] = ("metric_fn", "n_resamples", "seed", "seeds")
 COMPARE_TESTS = ("auto", "paired-t", "welch", "wilcoxon", "sign", "mannwhitney", "mcnemar",
                  "proportions-z", "permutation", "bootstrap")
 
@@ -91,6 +93,8 @@ class CompareSettings(_Model):
     systems: list[str] | None = None
     metrics: list[str] | None = None
     by: list[str] | None = None
+    metric_fn: str | list[str] | None = None
+    seeds: Literal["balanced", "allow-unbalanced"] | None = None
 
     @field_validator("correction")
     @classmethod
@@ -150,6 +154,11 @@ class ExperimentConfig(_Model):
     aggregate: AggregateSettings = Field(default_factory=AggregateSettings)
     #: meta-analysis keys the file wrote at the top level (the original Ranger layout)
     top_level_meta_keys: tuple[str, ...] = ()
+    #: ``meta:`` section only: set-level metric, its bootstrap, and the seed policy
+    meta_metric_fn: str | None = None
+    meta_n_resamples: int | None = Field(default=None, ge=1)
+    meta_seed: int | None = Field(default=None, ge=0)
+    meta_seeds: Literal["balanced", "allow-unbalanced"] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -158,19 +167,25 @@ class ExperimentConfig(_Model):
         if not isinstance(raw, dict):
             return raw
         raw = dict(raw)
-        if "top_level_meta_keys" in raw:
-            raise ValueError("top_level_meta_keys: unknown key")
+        internal = [k for k in raw if k == "top_level_meta_keys" or str(k).startswith("meta_")]
+        if internal:
+            raise ValueError(f"{internal[0]}: unknown key")
         raw["top_level_meta_keys"] = tuple(k for k in META_KEYS if k in raw)
         section = raw.pop("meta", None)
         if section is None:
             return raw
         if not isinstance(section, dict):
             raise ValueError("meta: expected a mapping of meta-analysis settings")
-        unknown = [k for k in section if k not in META_KEYS]
+        section = dict(section)
+        unknown = [k for k in section if k not in META_KEYS + META_SECTION_ONLY]
         if unknown:
             raise ValueError(
-                f"meta.{unknown[0]}: unknown key (the meta section takes {', '.join(META_KEYS)})"
+                f"meta.{unknown[0]}: unknown key (the meta section takes "
+                f"{', '.join(META_KEYS + META_SECTION_ONLY)})"
             )
+        for key in META_SECTION_ONLY:
+            if key in section:
+                raw[f"meta_{key}"] = section.pop(key)
         for key, value in section.items():
             if key in raw:
                 raise ValueError(f"meta.{key}: also given at the top level; keep one")
@@ -357,12 +372,32 @@ class Experiment:
             )
 
 
+def _apply_overrides(raw: dict[str, Any], overrides: dict[str, Any]
+                     ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Command-line ``overrides`` over the file's keys: meta-analysis options replace the
+    ``meta:`` section's keys when the file has that section (``meta_X`` options always go there
+    as ``X``), the others the top-level keys. Returns the merged mapping and the options given."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    section_only = {k.removeprefix("meta_"): v for k, v in given.items() if k.startswith("meta_")}
+    section = raw.get("meta")
+    if isinstance(section, dict) or section_only:
+        base = dict(section) if isinstance(section, dict) else {}
+        in_section = section_only | ({k: v for k, v in given.items() if k in META_KEYS}
+                                     if isinstance(section, dict) else {})
+        raw = {**raw, "meta": _normalise_case({**base, **in_section})}
+        given_top = {k: v for k, v in given.items()
+                     if not k.startswith("meta_") and (k not in META_KEYS
+                                                       or not isinstance(section, dict))}
+    else:
+        given_top = given
+    return _normalise_case({**raw, **given_top}), given
+
+
 def experiment_from_table(path: str | Path, **overrides: Any) -> Experiment:
     """An experiment over one scores table or tool output (no YAML): ``scores: path`` plus the
     command-line ``overrides`` (e.g. control, treatment, metric, format)."""
     path = Path(path)
-    raw = _normalise_case({"scores": str(path.resolve()),
-                           **{k: v for k, v in overrides.items() if v is not None}})
+    raw, _ = _apply_overrides({"scores": str(path.resolve())}, overrides)
     try:
         config = ExperimentConfig.model_validate(raw)
     except ValidationError as exc:
@@ -402,15 +437,7 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
         raise ConfigError(f"{path}: invalid YAML (nested too deeply)") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of keys at the top level")
-    given = {k: v for k, v in overrides.items() if v is not None}
-    section = raw.get("meta")
-    if isinstance(section, dict):  # options override the file's meta section in place
-        raw = {**raw, "meta": _normalise_case(
-            {**section, **{k: v for k, v in given.items() if k in META_KEYS}})}
-        given_top = {k: v for k, v in given.items() if k not in META_KEYS}
-    else:
-        given_top = given
-    raw = _normalise_case({**raw, **given_top})
+    raw, given = _apply_overrides(raw, overrides)
     try:
         config = ExperimentConfig.model_validate(raw)
     except ValidationError as exc:

@@ -4,8 +4,10 @@ from .boxplots import comparison_boxplots
 from .cd import cd_diagram
 from .condition import condition_boxplots
 from .forest import forest_plot
+from .funnel import funnel_plot
 from .graph import comparison_graph, nonsignificance_graph
 from .heatmap import comparison_heatmap
+from .multiforest import multi_forest_plot
 from .pvalues import pval_transform, pvalue_plot
 
 __all__ = [
@@ -15,6 +17,8 @@ __all__ = [
     "comparison_graph",
     "comparison_heatmap",
     "forest_plot",
+    "funnel_plot",
+    "multi_forest_plot",
     "nonsignificance_graph",
     "pval_transform",
     "pvalue_plot",

@@ -114,8 +114,11 @@ def read_adapter(path: str | Path, format: str | None = None, **options: Any) ->
     ``bleu`` ...) have no per-item scores: use ``load_adapter(path).corpus``.
     """
     res = load_adapter(path, format, **options)
+    pairs = pairs_as_scores(res.corpus)
     if res.scores is not None:
-        return res.scores
+        return res.scores if pairs is None else Scores.concat([res.scores, pairs])
+    if pairs is not None:
+        return pairs
     if res.run is not None:
         raise InputError(
             f"{path}: a BEIR result dict is a run (documents and scores per query), not per-query "
@@ -127,6 +130,23 @@ def read_adapter(path: str | Path, format: str | None = None, **options: Any) ->
         f"{path}: no per-item metrics; {', '.join(metrics) or 'its metrics'} are corpus-level "
         f"(not a mean of per-item values): see load_adapter(path).corpus"
     )
+
+
+def pairs_as_scores(corpus: pd.DataFrame | None) -> Scores | None:
+    """Metrics stored as ``[label, prediction]`` pairs (lm-eval f1, mcc …) as per-item rows
+    with ``label`` and ``prediction`` columns, for the set-level metric path
+    (``effect_sizes(..., metric=NAME, metric_fn="f1")``); ``value`` is whether the prediction
+    equals the label. Rows without a pair are left in ``corpus`` only."""
+    if corpus is None or corpus.empty:
+        return None
+    have = corpus["label"].notna() & corpus["prediction"].notna()
+    if not have.any():
+        return None
+    rows = corpus.loc[have, ["dataset", "system", "metric", "item", "label", "prediction"]].copy()
+    rows["value"] = (rows["label"].astype(str) == rows["prediction"].astype(str)).astype(float)
+    for col in ("label", "prediction"):
+        rows[col] = rows[col].astype(str)
+    return Scores(rows.reset_index(drop=True))
 
 
 def read_adapters(paths: Iterable[str | Path], format: str | None = None,

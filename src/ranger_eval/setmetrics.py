@@ -1,0 +1,675 @@
+"""Set-level metrics: metrics of a whole test set that are not means of per-item scores.
+
+F1, MCC, correlations or corpus BLEU are computed from the vectors of gold ``label`` and system
+``prediction`` of all items at once, so the effect of a treatment over a control on such a metric,
+its variance and its significance come from resampling the items (:func:`bootstrap_values`,
+:func:`permutation_statistics`; used by :func:`ranger_eval.effects.effect_sizes` and
+:func:`ranger_eval.compare` with ``metric_fn=``).
+
+Named metrics (:data:`NAMES`), each checked against scikit-learn, scipy or sacrebleu in the tests:
+
+=============  ==================================================================  =========================
+name           definition (n items, classes from the labels and predictions)       reference
+=============  ==================================================================  =========================
+``accuracy``   share of items with prediction == label                             ``sklearn.metrics.accuracy_score``
+``f1``         binary F1 of the positive class (``pos_label``, default 1):         ``f1_score(average="binary")``
+               2·TP / (2·TP + FP + FN); 0 when the class never occurs
+``macro_f1``   unweighted mean of the per-class F1 over the classes that occur     ``f1_score(average="macro")``
+               in the labels or the predictions
+``mcc``        Matthews / Gorodkin R_K correlation (multiclass):                   ``matthews_corrcoef``
+               (c·s − Σ t_k p_k) / sqrt((s² − Σ p_k²)(s² − Σ t_k²)); 0 when a
+               denominator factor is 0
+``pearson``    Pearson's r of label and prediction (numeric)                       ``scipy.stats.pearsonr``
+``spearman``   Spearman's rho (Pearson's r of average ranks)                       ``scipy.stats.spearmanr``
+``kendall``    Kendall's tau-b                                                     ``scipy.stats.kendalltau``
+``mae``        mean |label − prediction| (lower is better)                         ``mean_absolute_error``
+``rmse``       sqrt(mean (label − prediction)²) (lower is better)                  ``root_mean_squared_error``
+``bleu``       corpus BLEU of the predictions against one reference (the label)    ``sacrebleu.corpus_bleu``
+               per item, sacrebleu's defaults (13a tokens, exp smoothing); needs
+               sacrebleu installed
+=============  ==================================================================  =========================
+
+A callable is accepted too: ``fn(labels, predictions) -> float`` (two required positional
+parameters, e.g. ``sklearn.metrics.f1_score``) or ``fn(values) -> float`` (one, e.g.
+``numpy.median``; it receives the per-item ``value`` column). :func:`custom` wraps a callable
+with an explicit name, input kind and direction.
+
+Resampling representation. The runs (system × seed) of one comparison are encoded together on
+the same n items (:func:`encode`): labels once, the predictions of run r stacked at positions
+r·n … r·n + n − 1. A resample is a pair of index matrices (L, P), rows = resamples: the items whose
+labels are used and the stacked positions of the predictions. The bootstrap draws
+L = :class:`~ranger_eval.stats.resampling.BootstrapIndices` rows and P = r·n + L; the paired
+permutation test keeps L = 0 … n − 1 and swaps the two systems' predictions of item i where the
+:class:`~ranger_eval.stats.resampling.SignFlips` bit is set. Every named metric is evaluated on
+all rows of a batch at once (confusion counts by one ``bincount`` of row·K + class; correlations
+by row-wise sums; Spearman by ranks from tie-group counts, no sorting; Kendall's tau by
+pair-sign products up to 256 items); Kendall's tau of more items and callables loop over rows.
+
+Undefined values (a correlation of a constant vector) are NaN here; the calling layer turns them
+into an error naming the dataset, system and metric.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import EffectSizeError, RangerError, suggest
+
+__all__ = [
+    "NAMES",
+    "EncodedRuns",
+    "SetMetric",
+    "bootstrap_values",
+    "compute",
+    "custom",
+    "encode",
+    "get_metric",
+    "metric",
+    "permutation_statistics",
+]
+
+#: The named metrics.
+NAMES: tuple[str, ...] = (
+    "accuracy", "f1", "macro_f1", "mcc", "pearson", "spearman", "kendall", "mae", "rmse", "bleu",
+)
+_KIND = {
+    "accuracy": "classification", "f1": "classification", "macro_f1": "classification",
+    "mcc": "classification", "pearson": "regression", "spearman": "regression",
+    "kendall": "regression", "mae": "regression", "rmse": "regression", "bleu": "text",
+}
+_LOWER_IS_BETTER = frozenset({"mae", "rmse"})
+INPUTS: tuple[str, ...] = ("label-prediction", "values")
+_BATCH_BYTES = 64 * 2**20
+_EPS = float(np.finfo(np.float64).eps)
+
+
+@dataclass(frozen=True)
+class SetMetric:
+    """A set-level metric: a named one (:data:`NAMES`) or a user callable.
+
+    ``inputs`` is ``"label-prediction"`` (computed from the items' labels and predictions) or
+    ``"values"`` (from the per-item ``value`` column); ``higher_is_better`` is informative only
+    (effects are always treatment − control). ``pos_label`` is the positive class of ``"f1"``.
+    Calling the metric computes it on one system: ``m(labels, predictions)`` or ``m(values)``.
+    """
+
+    name: str
+    inputs: str = "label-prediction"
+    kind: str = "custom"
+    higher_is_better: bool = True
+    fn: Callable[..., Any] | None = field(default=None, compare=False)
+    pos_label: Any = 1
+
+    def __call__(self, *args: object) -> float:
+        if self.inputs == "values":
+            if len(args) != 1:
+                raise EffectSizeError(f"metric {self.name!r} takes one argument (the values)")
+            return compute(self, None, args[0])
+        if len(args) != 2:
+            raise EffectSizeError(f"metric {self.name!r} takes two arguments (labels, predictions)")
+        return compute(self, args[0], args[1])
+
+    @property
+    def needs_labels(self) -> bool:
+        return self.inputs == "label-prediction"
+
+
+def metric(name: str, *, pos_label: Any = 1, error: type[RangerError] = EffectSizeError) -> SetMetric:
+    """The named metric ``name`` (one of :data:`NAMES`); ``pos_label`` sets the positive class of
+    ``"f1"`` (e.g. ``metric("f1", pos_label="spam")``)."""
+    if not isinstance(name, str) or name not in NAMES:
+        raise error(
+            f"unknown metric_fn {name!r}; named metrics: {', '.join(NAMES)} (or pass a callable "
+            "fn(labels, predictions) or fn(values))" + suggest(name, NAMES)
+        )
+    if name == "bleu":
+        _sacrebleu(error)
+    return SetMetric(
+        name=name, inputs="label-prediction", kind=_KIND[name],
+        higher_is_better=name not in _LOWER_IS_BETTER, pos_label=pos_label,
+    )
+
+
+def custom(
+    fn: Callable[..., Any],
+    *,
+    inputs: str | None = None,
+    name: str | None = None,
+    higher_is_better: bool = True,
+    error: type[RangerError] = EffectSizeError,
+) -> SetMetric:
+    """Wrap a callable as a :class:`SetMetric`.
+
+    ``inputs=None`` reads it from the signature: one required positional parameter → ``"values"``,
+    two → ``"label-prediction"``. ``name`` defaults to the function's ``__name__``.
+    """
+    if not callable(fn):
+        raise error(f"metric_fn must be a metric name or a callable, got {type(fn).__name__}")
+    label = name or getattr(fn, "__name__", None) or type(fn).__name__
+    if inputs is None:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            raise error(
+                f"cannot read the signature of metric_fn {label!r}; wrap it as "
+                "setmetrics.custom(fn, inputs='label-prediction' or 'values')"
+            ) from None
+        required = [
+            p for p in params
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+        if len(required) == 1:
+            inputs = "values"
+        elif len(required) == 2:
+            inputs = "label-prediction"
+        else:
+            raise error(
+                f"metric_fn {label!r} must take fn(labels, predictions) or fn(values); it has "
+                f"{len(required)} required positional parameter(s); wrap it as "
+                "setmetrics.custom(fn, inputs='label-prediction' or 'values')"
+            )
+    if inputs not in INPUTS:
+        raise error(f"inputs must be one of {', '.join(map(repr, INPUTS))}, got {inputs!r}")
+    return SetMetric(name=str(label), inputs=inputs, kind="custom",
+                     higher_is_better=bool(higher_is_better), fn=fn)
+
+
+def get_metric(spec: object, *, error: type[RangerError] = EffectSizeError) -> SetMetric:
+    """A :class:`SetMetric` from a name, a :class:`SetMetric` or a callable."""
+    if isinstance(spec, SetMetric):
+        return spec
+    if isinstance(spec, str):
+        return metric(spec, error=error)
+    if callable(spec):
+        return custom(spec, error=error)
+    raise error(
+        f"metric_fn must be a metric name ({', '.join(NAMES)}) or a callable, got {spec!r}"
+    )
+
+
+def _sacrebleu(error: type[RangerError]) -> Any:
+    try:
+        sacrebleu = importlib.import_module("sacrebleu")
+    except ImportError:
+        raise error(
+            "metric 'bleu' needs the sacrebleu package, which is not installed "
+            "(pip install sacrebleu)"
+        ) from None
+    return sacrebleu
+
+
+# --------------------------------------------------------------------------- encoding
+@dataclass(frozen=True)
+class EncodedRuns:
+    """Labels and the predictions of R runs on the same n items, encoded for one metric.
+
+    ``label`` has n entries (None for ``"values"`` metrics); ``pred`` has R·n, run r at
+    r·n … r·n + n − 1. ``classes`` are the class values of classification metrics (codes index
+    them). Use :meth:`evaluate` on resample index matrices and :meth:`value` on the full data.
+    """
+
+    metric: SetMetric
+    n: int
+    n_runs: int
+    label: np.ndarray | None
+    pred: np.ndarray
+    classes: np.ndarray | None = None
+    pos: int | None = None  # code of the positive class ("f1")
+    runs: tuple[str, ...] = ()
+    table: np.ndarray | None = None  # "bleu": per-item sufficient statistics, R·n rows
+    groups: tuple[np.ndarray, int, np.ndarray, int] | None = None  # "spearman": tie groups
+
+    def value(self, run: int) -> float:
+        """The metric of run ``run`` on all n items."""
+        ar = np.arange(self.n)
+        return float(self.evaluate(ar[None, :], (ar + run * self.n)[None, :])[0])
+
+    def values(self) -> np.ndarray:
+        """The metric of every run on all n items."""
+        return np.array([self.value(r) for r in range(self.n_runs)])
+
+    def row_bytes(self) -> int:
+        """Approximate work space per resample row (for batching)."""
+        per_item = 112 if self.metric.name == "bleu" else 64
+        extra = 8 * (self.groups[1] + self.groups[3]) if self.groups is not None else 0
+        return per_item * self.n + extra
+
+    def evaluate(self, rows_l: np.ndarray, rows_p: np.ndarray) -> np.ndarray:
+        """The metric on every row: labels ``label[rows_l]``, predictions ``pred[rows_p]``."""
+        m = self.metric
+        if m.fn is not None:
+            return self._loop(rows_l, rows_p)
+        name = m.name
+        if m.kind == "classification":
+            assert self.label is not None and self.classes is not None
+            lab = self.label[rows_l]
+            pre = self.pred[rows_p]
+            eq = lab == pre
+            if name == "accuracy":
+                return eq.mean(axis=1)
+            if name == "f1":
+                assert self.pos is not None
+                if self.pos < 0:  # the positive class occurs nowhere
+                    return np.zeros(lab.shape[0])
+                tp = (eq & (lab == self.pos)).sum(axis=1).astype(np.float64)
+                den = (lab == self.pos).sum(axis=1) + (pre == self.pos).sum(axis=1)
+                return _safe_ratio(2.0 * tp, den.astype(np.float64))
+            t, p, tp = _confusion(lab, pre, eq, self.classes.size)
+            if name == "macro_f1":
+                den = t + p
+                present = den > 0
+                f1 = np.divide(2.0 * tp, den, out=np.zeros_like(den), where=present)
+                return f1.sum(axis=1) / present.sum(axis=1)
+            # mcc (sklearn.metrics.matthews_corrcoef)
+            s = float(lab.shape[1])
+            c = eq.sum(axis=1).astype(np.float64)
+            cov_ytyp = c * s - (t * p).sum(axis=1)
+            cov_ypyp = s * s - (p * p).sum(axis=1)
+            cov_ytyt = s * s - (t * t).sum(axis=1)
+            prod = cov_ypyp * cov_ytyt
+            ok = prod != 0
+            out = np.zeros(lab.shape[0])
+            out[ok] = cov_ytyp[ok] / np.sqrt(prod[ok])
+            return out
+        if m.kind == "regression":
+            assert self.label is not None
+            x = self.label[rows_l]
+            y = self.pred[rows_p]
+            if name == "mae":
+                return np.abs(x - y).mean(axis=1)
+            if name == "rmse":
+                d = x - y
+                return np.sqrt((d * d).mean(axis=1))
+            if name == "pearson":
+                return _rowwise_pearson(x, y)
+            if name == "spearman":
+                assert self.groups is not None
+                gx, kx, gy, ky = self.groups
+                return _rowwise_pearson(_rowwise_ranks(gx[rows_l], kx),
+                                        _rowwise_ranks(gy[rows_p], ky))
+            if x.shape[1] <= _KENDALL_VECTOR_MAX:
+                return _rowwise_kendall(x, y)
+            from scipy.stats import kendalltau
+
+            out = np.empty(x.shape[0])
+            for r in range(x.shape[0]):
+                if np.ptp(x[r]) == 0 or np.ptp(y[r]) == 0:
+                    out[r] = math.nan
+                else:
+                    out[r] = float(kendalltau(x[r], y[r]).statistic)
+            return out
+        # bleu: pred holds row numbers of the sufficient-statistics table
+        assert self.table is not None  # (R·n, 2 + 2·4) per-item statistics
+        return _bleu_from_stats(self.table[self.pred[rows_p]].sum(axis=1))
+
+    def _loop(self, rows_l: np.ndarray, rows_p: np.ndarray) -> np.ndarray:
+        fn = self.metric.fn
+        assert fn is not None
+        out = np.empty(rows_p.shape[0])
+        for r in range(rows_p.shape[0]):
+            if self.metric.inputs == "values":
+                v = fn(self.pred[rows_p[r]])
+            else:
+                assert self.label is not None
+                v = fn(self.label[rows_l[r]], self.pred[rows_p[r]])
+            try:
+                out[r] = float(v)
+            except (TypeError, ValueError):
+                raise EffectSizeError(
+                    f"metric_fn {self.metric.name!r} returned {v!r}, not a number"
+                ) from None
+        return out
+
+
+def _safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def _confusion(
+    lab: np.ndarray, pre: np.ndarray, eq: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row and class: true counts t, predicted counts p and true positives tp (float64)."""
+    b = lab.shape[0]
+    off = (np.arange(b, dtype=np.int64) * k)[:, None]
+    lk = (lab + off).ravel()
+    t = np.bincount(lk, minlength=b * k).reshape(b, k).astype(np.float64)
+    p = np.bincount((pre + off).ravel(), minlength=b * k).reshape(b, k).astype(np.float64)
+    tp = np.bincount(lk, weights=eq.ravel().astype(np.float64), minlength=b * k).reshape(b, k)
+    return t, p, tp
+
+
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of every row pair; NaN where a row is constant."""
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean(axis=1, keepdims=True)
+    sxx = (xc * xc).sum(axis=1)
+    syy = (yc * yc).sum(axis=1)
+    sxy = (xc * yc).sum(axis=1)
+    const = (np.ptp(x, axis=1) == 0) | (np.ptp(y, axis=1) == 0)
+    den = np.sqrt(np.where(const, 1.0, sxx * syy))
+    r = np.clip(sxy / den, -1.0, 1.0)
+    return np.where(const, np.nan, r)
+
+
+def _rowwise_ranks(codes: np.ndarray, k: int) -> np.ndarray:
+    """Average ranks (1-based, ties averaged: ``scipy.stats.rankdata(method="average")``) of
+    every row, from the values' tie-group codes (0 … k − 1 in increasing value) without
+    sorting: group g of W_g entries after C_g smaller ones has rank C_g + (W_g + 1)/2."""
+    b = codes.shape[0]
+    off = (np.arange(b, dtype=np.int64) * k)[:, None]
+    flat = (codes + off).ravel()
+    w = np.bincount(flat, minlength=b * k).reshape(b, k).astype(np.float64)
+    rank = np.cumsum(w, axis=1)
+    rank -= w
+    rank += (w + 1.0) / 2.0
+    return rank.ravel()[flat].reshape(codes.shape)
+
+
+def _tie_groups(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes of the distinct values in increasing order, and their number."""
+    uniq, codes = np.unique(values, return_inverse=True)
+    return codes.astype(np.int64).reshape(values.shape), int(uniq.size)
+
+
+_KENDALL_VECTOR_MAX = 256  # items; above this the rows loop over scipy.stats.kendalltau
+
+
+def _rowwise_kendall(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of every row pair: Σ s_x s_y / sqrt(Σ s_x² Σ s_y²) over item pairs, with
+    s = sign of the pair's difference (ties, including an item drawn twice, give 0). NaN where a
+    row is constant. Rows are processed in chunks of at most ~16 MB of pair signs."""
+    b, n = x.shape
+    out = np.empty(b)
+    step = max(1, (16 * 2**20) // max(n * n, 1))
+    for a in range(0, b, step):
+        xa, ya = x[a:a + step], y[a:a + step]
+        sx = np.sign(xa[:, :, None] - xa[:, None, :]).astype(np.int8)
+        sy = np.sign(ya[:, :, None] - ya[:, None, :]).astype(np.int8)
+        num = np.einsum("rij,rij->r", sx, sy, dtype=np.float64)
+        den = np.einsum("rij,rij->r", sx, sx, dtype=np.float64) * np.einsum(
+            "rij,rij->r", sy, sy, dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[a:a + step] = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
+    return np.clip(out, -1.0, 1.0)
+
+
+_BLEU_ORDER = 4
+
+
+def _bleu_from_stats(s: np.ndarray) -> np.ndarray:
+    """sacrebleu's ``BLEU.compute_bleu`` (smooth_method "exp", no effective order), vectorised.
+
+    ``s`` rows: sys_len, ref_len, correct_1..4, total_1..4 (summed over the items of a resample).
+    """
+    sys_len, ref_len = s[:, 0], s[:, 1]
+    correct = s[:, 2: 2 + _BLEU_ORDER]
+    total = s[:, 2 + _BLEU_ORDER: 2 + 2 * _BLEU_ORDER]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp = np.where(
+            sys_len < ref_len,
+            np.where(sys_len > 0, np.exp(1.0 - ref_len / np.where(sys_len > 0, sys_len, 1.0)), 0.0),
+            1.0,
+        )
+        zero = correct == 0
+        smooth = np.cumsum(zero, axis=1)  # the k-th zero order gets 100 / (2^k · total)
+        prec = np.where(
+            zero, 100.0 / (2.0 ** smooth * np.where(total > 0, total, 1.0)),
+            100.0 * correct / np.where(total > 0, total, 1.0),
+        )
+        log_mean = np.log(np.where(prec > 0, prec, 1.0)).mean(axis=1)
+        score = bp * np.exp(log_mean)
+    dead = (~zero).sum(axis=1) == 0  # no matches at all
+    dead |= (total == 0).any(axis=1)  # an order without n-grams: sacrebleu's log(0) → score 0
+    return np.where(dead, 0.0, score)
+
+
+def _as_1d(x: object, role: str, where: str, error: type[RangerError]) -> np.ndarray:
+    arr = np.asarray(x.to_numpy() if isinstance(x, (pd.Series, pd.Index)) else x)
+    if arr.dtype == object and arr.size and all(
+        isinstance(v, (int, float, np.integer, np.floating))
+        and not isinstance(v, (bool, np.bool_)) for v in arr
+    ):
+        floats = any(isinstance(v, (float, np.floating)) for v in arr)
+        arr = arr.astype(np.float64 if floats else np.int64)
+    if arr.ndim != 1:
+        raise error(f"{where}: {role} must be 1-D (one entry per item), got shape {arr.shape}")
+    missing = pd.isna(arr) if arr.dtype.kind in "fcOUSMm" else np.zeros(arr.shape, dtype=bool)
+    if np.any(missing):
+        i = int(np.flatnonzero(missing)[0])
+        raise error(f"{where}: {role} at item position {i} is missing ({arr[i]!r})")
+    return arr
+
+
+def _numeric(arr: np.ndarray, role: str, where: str, error: type[RangerError]) -> np.ndarray:
+    try:
+        out = np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        bad = _plain(next((v for v in arr if not _is_number(v)), arr[0]))
+        raise error(f"{where}: needs numeric {role}, got {bad!r}") from None
+    bad_i = np.flatnonzero(~np.isfinite(out))
+    if bad_i.size:
+        raise error(f"{where}: {role} at item position {int(bad_i[0])} is {out[bad_i[0]]!r}; "
+                    "values must be finite")
+    return out
+
+
+def _is_number(v: object) -> bool:
+    try:
+        float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def encode(
+    metric: SetMetric,
+    labels: object | None,
+    predictions: Sequence[object],
+    *,
+    runs: Sequence[str] | None = None,
+    where: str = "",
+    error: type[RangerError] = EffectSizeError,
+) -> EncodedRuns:
+    """Encode ``labels`` (n) and the ``predictions`` of R runs (each n, aligned by item) for
+    ``metric``. For ``"values"`` metrics ``predictions`` are the runs' per-item values and
+    ``labels`` is ignored. ``runs`` names the runs in messages. Raises ``error``."""
+    where = where or f"metric {metric.name!r}"
+    preds = [_as_1d(p, "predictions", where, error) for p in predictions]
+    if not preds:
+        raise error(f"{where}: no runs to evaluate")
+    n = preds[0].size
+    for p in preds:
+        if p.size != n:
+            raise error(f"{where}: runs have different numbers of items ({p.size} vs {n})")
+    names = tuple(runs) if runs is not None else ("",) * len(preds)
+    if n < 1:
+        raise error(f"{where}: no items")
+    r = len(preds)
+    if metric.inputs == "values":
+        vals = np.concatenate([_numeric(p, "values", where, error) for p in preds])
+        return EncodedRuns(metric, n, r, None, vals, runs=names)
+    if labels is None:
+        raise error(f"{where}: metric {metric.name!r} needs the items' labels")
+    lab = _as_1d(labels, "labels", where, error)
+    if lab.size != n:
+        raise error(f"{where}: {lab.size} labels for {n} predictions")
+    if metric.fn is not None:
+        return EncodedRuns(metric, n, r, lab, _stack(preds), runs=names)
+    if metric.kind == "regression":
+        lab_f = _numeric(lab, "labels", where, error)
+        pred_f = np.concatenate([_numeric(p, "predictions", where, error) for p in preds])
+        groups = None
+        if metric.name == "spearman":
+            groups = (*_tie_groups(lab_f), *_tie_groups(pred_f))
+        return EncodedRuns(metric, n, r, lab_f, pred_f, runs=names, groups=groups)
+    if metric.kind == "text":
+        return _encode_bleu(metric, lab, preds, names, where, error)
+    # classification: one code per class over the labels and every run's predictions
+    stacked = _stack([lab, *preds])
+    try:
+        codes, classes = pd.factorize(stacked, sort=True)
+    except TypeError:  # mixed types cannot be sorted
+        codes, classes = pd.factorize(stacked, sort=False)
+    codes = np.asarray(codes, dtype=np.int64)
+    classes = np.asarray(classes)
+    pos: int | None = None
+    if metric.name == "f1":
+        pos = _positive_code(metric.pos_label, classes)
+        for i in range(r):
+            used = np.unique(np.concatenate([codes[:n], codes[(i + 1) * n:(i + 2) * n]]))
+            if used.size > 2:
+                shown = ", ".join(repr(_plain(classes[c])) for c in used[:10])
+                raise error(
+                    f"{where}{_run(names, i)}: metric 'f1' is binary but labels and predictions "
+                    f"hold {used.size} classes ({shown}); use 'macro_f1' or 'mcc'"
+                )
+            if used.size == 2 and (pos < 0 or pos not in used):
+                shown = ", ".join(repr(_plain(classes[c])) for c in used)
+                raise error(
+                    f"{where}{_run(names, i)}: the positive class {metric.pos_label!r} of metric "
+                    f"'f1' is not among the classes ({shown}); pass "
+                    "metric_fn=setmetrics.metric('f1', pos_label=...)"
+                )
+    return EncodedRuns(metric, n, r, codes[:n], codes[n:], classes=classes, pos=pos, runs=names)
+
+
+def _run(names: tuple[str, ...], i: int) -> str:
+    return f", {names[i]}" if names and names[i] else ""
+
+
+def _plain(v: object) -> object:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _stack(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    if all(a.dtype.kind in "iufb" for a in arrays):
+        return np.concatenate(arrays)
+    return np.concatenate([a.astype(object) for a in arrays])
+
+
+def _positive_code(pos_label: object, classes: np.ndarray) -> int:
+    for i, c in enumerate(classes):
+        if c == pos_label:
+            return i
+    for i, c in enumerate(classes):  # "1" read as text matches pos_label 1
+        if str(c) == str(pos_label):
+            return i
+    return -1
+
+
+def _encode_bleu(
+    metric: SetMetric,
+    lab: np.ndarray,
+    preds: list[np.ndarray],
+    names: tuple[str, ...],
+    where: str,
+    error: type[RangerError],
+) -> EncodedRuns:
+    sacrebleu = _sacrebleu(error)
+    for role, arr in (("labels (references)", lab), *(("predictions", p) for p in preds)):
+        bad = [v for v in arr if not isinstance(v, str)]
+        if bad:
+            raise error(f"{where}: metric 'bleu' needs text {role}, got {bad[0]!r}")
+    bleu = sacrebleu.metrics.BLEU()
+    refs = [[str(x) for x in lab]]
+    tables = [np.asarray(bleu._extract_corpus_statistics([str(x) for x in p], refs), dtype=np.float64)
+              for p in preds]
+    stats = np.vstack(tables)
+    n = lab.size
+    return EncodedRuns(metric, n, len(preds), np.arange(n), np.arange(len(preds) * n),
+                       runs=names, table=stats)
+
+
+# --------------------------------------------------------------------------- one system
+def compute(spec: object, labels: object | None, predictions: object) -> float:
+    """The metric ``spec`` (a name, :class:`SetMetric` or callable) of one system on all items:
+    ``compute("mcc", labels, predictions)``; for ``"values"`` metrics pass ``labels=None`` and
+    the values as ``predictions``. NaN when undefined (e.g. a correlation of constant data)."""
+    m = get_metric(spec)
+    return encode(m, labels, [predictions]).value(0)
+
+
+# --------------------------------------------------------------------------- resampling
+def _rows(enc: EncodedRuns, batch: int | None) -> int:
+    if batch is not None:
+        return max(1, int(batch))
+    return max(1, _BATCH_BYTES // max(enc.row_bytes(), 1))
+
+
+def bootstrap_values(
+    enc: EncodedRuns,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+    *,
+    batch: int | None = None,
+) -> tuple[np.ndarray, int]:
+    """The metric of every run on ``n_resamples`` paired bootstrap resamples of the items.
+
+    All runs see the same resampled items (row b of
+    ``BootstrapIndices(n, n_resamples, seed)``), so differences between runs are paired.
+    Returns the (n_resamples × R) matrix and the seed actually used (``None`` draws one).
+    """
+    from .stats.resampling import BootstrapIndices
+
+    idx = BootstrapIndices(enc.n, n_resamples, seed)
+    out = np.empty((idx.n_resamples, enc.n_runs))
+    rows = _rows(enc, batch)
+    for a in range(0, idx.n_resamples, rows):
+        b = min(a + rows, idx.n_resamples)
+        ind = idx.indices(a, b)
+        for r in range(enc.n_runs):
+            out[a:b, r] = enc.evaluate(ind, ind + r * enc.n)
+    assert idx.seed is not None
+    return out, int(idx.seed)
+
+
+def permutation_statistics(
+    enc: EncodedRuns,
+    contrasts: Sequence[Sequence[tuple[int, int]]],
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    *,
+    batch: int | None = None,
+) -> tuple[np.ndarray, bool, int | None]:
+    """Paired permutation (approximate randomisation) distribution of metric differences.
+
+    A contrast is a list of run pairs (a, b) (one per seed); its statistic is the mean over the
+    pairs of metric(a) − metric(b). Under H0 the two systems are exchangeable on every item, so a
+    resample swaps the predictions of a and b on the items whose
+    ``SignFlips(n, n_resamples, seed)`` bit is set (the same items for every seed pair).
+    All 2^n swaps are enumerated when 2^n <= n_resamples (row 0 is the observed data).
+    Returns the (resamples × contrasts) statistics, whether they are exact, and the seed (None
+    when exact).
+    """
+    from .stats.resampling import SignFlips
+
+    flips = SignFlips(enc.n, n_resamples, seed)
+    n = enc.n
+    ar = np.arange(n, dtype=np.int64)
+    out = np.zeros((flips.size, len(contrasts)))
+    rows = _rows(enc, batch)
+    for a in range(0, flips.size, rows):
+        b = min(a + rows, flips.size)
+        swap = flips.bits(a, b).astype(bool)
+        lab = np.broadcast_to(ar, swap.shape)
+        for j, pairs in enumerate(contrasts):
+            acc = np.zeros(b - a)
+            for ra, rb in pairs:
+                pa = np.where(swap, rb * n, ra * n) + ar
+                pb = np.where(swap, ra * n, rb * n) + ar
+                acc += enc.evaluate(lab, pa) - enc.evaluate(lab, pb)
+            out[a:b, j] = acc / len(pairs)
+    return out, flips.exact, None if flips.exact else flips.seed
+
+
+def tolerance(n: int, scale: float) -> float:
+    """"At least as extreme" slack for resampled metric statistics: max(100, 4n)·eps·max(1, scale)
+    (the convention of :mod:`ranger_eval.stats.resampling`, on the metric's scale)."""
+    return max(100.0, 4.0 * n) * _EPS * max(1.0, abs(scale))
