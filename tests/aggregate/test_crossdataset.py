@@ -24,8 +24,6 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.text import Text
 from scipy import stats
 
 import ranger_eval.aggregate.crossdataset as cd
@@ -46,6 +44,7 @@ from ranger_eval.plots import save_figure
 from ranger_eval.plots.predictive import predictive_plot
 from ranger_eval.scores import Scores
 from ranger_eval.signature import parse_signature
+from tests.helpers.layout import assert_texts_clean, texts
 
 RTOL = 1e-9
 ORACLE = Path(__file__).resolve().parents[1] / "oracles" / "crossdataset_oracle.json"
@@ -683,24 +682,8 @@ def test_predictive_is_fast():
 # ============================================================================ figure
 
 
-def texts(fig) -> list[Text]:
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-
 def assert_layout_clean(fig) -> None:
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts(fig)]
-    assert len(boxes) > 8
-    fb = fig.bbox
-    for s, b in boxes:
-        assert b.x0 >= fb.x0 - 0.5 and b.x1 <= fb.x1 + 0.5, f"{s!r} clipped horizontally"
-        assert b.y0 >= fb.y0 - 0.5 and b.y1 <= fb.y1 + 0.5, f"{s!r} clipped vertically"
-    for (s1, b1), (s2, b2) in itertools.combinations(boxes, 2):
-        ox = min(b1.x1, b2.x1) - max(b1.x0, b2.x0)
-        oy = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
-        assert not (ox > 0.5 and oy > 0.5), f"texts overlap: {s1!r} and {s2!r}"
+    renderer, boxes = assert_texts_clean(fig, 8)
     # the legend lies outside the data area
     (ax,) = fig.axes
     (legend,) = fig.legends

@@ -18,6 +18,7 @@ from ranger_eval.aggregate.ranktests import rank_test
 from ranger_eval.errors import PlotError
 from ranger_eval.plots import save_figure
 from ranger_eval.plots.cd import cd_diagram
+from tests.helpers.layout import assert_texts_clean, strings, texts
 
 # Demšar (2006), Table 6: AUC of C4.5 (m = 0, cf = 0.25), with m tuned, with cf tuned, with both
 # tuned, on 14 UCI data sets, as printed (3 decimals). §3.2.4 works the Nemenyi test on it:
@@ -44,14 +45,6 @@ def random_table(k: int, n: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(values, columns=names)
 
 
-def texts(fig: Figure) -> list[Text]:
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-
-def strings(fig: Figure) -> list[str]:
-    return [t.get_text() for t in texts(fig)]
-
-
 def lines(fig: Figure, gid: str) -> list[Line2D]:
     return [ln for ln in fig.findobj(Line2D) if ln.get_gid() == gid]
 
@@ -62,19 +55,7 @@ def labels(fig: Figure) -> list[Text]:
 
 def assert_layout_clean(fig: Figure) -> None:
     """No two texts overlap, every text lies inside the figure, no text touches a clique bar."""
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts(fig)]
-    assert len(boxes) > 5
-    fig_box = fig.bbox
-    for s, b in boxes:
-        assert b.x0 >= fig_box.x0 - 0.5 and b.x1 <= fig_box.x1 + 0.5, f"{s!r} clipped horizontally"
-        assert b.y0 >= fig_box.y0 - 0.5 and b.y1 <= fig_box.y1 + 0.5, f"{s!r} clipped vertically"
-    for (s1, b1), (s2, b2) in itertools.combinations(boxes, 2):
-        overlap_x = min(b1.x1, b2.x1) - max(b1.x0, b2.x0)
-        overlap_y = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
-        assert not (overlap_x > 0.5 and overlap_y > 0.5), f"texts overlap: {s1!r} and {s2!r}"
+    renderer, boxes = assert_texts_clean(fig, 5)
     for bar in lines(fig, "clique") + lines(fig, "control-band") + lines(fig, "elbow"):
         bb = bar.get_window_extent(renderer)
         for s, b in boxes:

@@ -1,7 +1,6 @@
 """Tests of the forest plot: content, layout (no overlapping or clipped text), saving, rcParams."""
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 
@@ -11,11 +10,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
-from matplotlib.text import Text
 
 from ranger_eval.effects import EffectSizes
 from ranger_eval.meta import meta_analysis
@@ -28,6 +25,7 @@ from ranger_eval.plots._style import (
     format_scientific,
 )
 from ranger_eval.plots.forest import ForestLayoutError, effect_decimals
+from tests.helpers.layout import assert_texts_clean, strings, texts
 
 # Published Ranger GLUE case study (DistilBERT vs BERT, paired SMD, DerSimonian–Laird):
 # effect, 95% CI low, 95% CI high; vi recovered from the CI half-width.
@@ -71,29 +69,9 @@ def synthetic(k: int, seed: int = 0, method: str = "REML"):
     return meta_analysis(yi, vi, method=method, names=names)
 
 
-def texts(fig: Figure) -> list[Text]:
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-
-def strings(fig: Figure) -> list[str]:
-    return [t.get_text() for t in texts(fig)]
-
-
 def assert_layout_clean(fig: Figure) -> None:
     """No two non-empty texts overlap, and every text lies inside the figure."""
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts(fig)]
-    assert len(boxes) > 5
-    fig_box = fig.bbox
-    for s, b in boxes:
-        assert b.x0 >= fig_box.x0 - 0.5 and b.x1 <= fig_box.x1 + 0.5, f"{s!r} clipped horizontally"
-        assert b.y0 >= fig_box.y0 - 0.5 and b.y1 <= fig_box.y1 + 0.5, f"{s!r} clipped vertically"
-    for (s1, b1), (s2, b2) in itertools.combinations(boxes, 2):
-        overlap_x = min(b1.x1, b2.x1) - max(b1.x0, b2.x0)
-        overlap_y = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
-        assert not (overlap_x > 0.5 and overlap_y > 0.5), f"texts overlap: {s1!r} and {s2!r}"
+    renderer, boxes = assert_texts_clean(fig, 5)
 
 
 # --------------------------------------------------------------------------- content

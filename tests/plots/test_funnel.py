@@ -1,7 +1,6 @@
 """Tests of the funnel plot: geometry as metafor's funnel(), Egger line, layout, rcParams, saving."""
 from __future__ import annotations
 
-import itertools
 import json
 import warnings
 from pathlib import Path
@@ -10,17 +9,16 @@ from typing import Any
 import matplotlib as mpl
 import numpy as np
 import pytest
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
-from matplotlib.text import Text
 
 from ranger_eval.errors import PlotError
 from ranger_eval.meta import MetaResult, meta_analysis, regtest
 from ranger_eval.plots import save_figure
 from ranger_eval.plots.funnel import funnel_plot
+from tests.helpers.layout import assert_texts_clean, strings, texts
 
 ORACLE = json.loads((Path(__file__).parents[1] / "oracles" / "metafor_modreg.json").read_text())
 BCG = next(ds for ds in ORACLE["datasets"] if ds["name"] == "bcg_logRR")
@@ -32,29 +30,9 @@ def bcg(method: str = "REML", **kw: Any) -> MetaResult:
     return meta_analysis(BCG["yi"], BCG["vi"], method=method, names=BCG["slab"], **kw)
 
 
-def texts(fig: Figure) -> list[Text]:
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-
-def strings(fig: Figure) -> list[str]:
-    return [t.get_text() for t in texts(fig)]
-
-
 def assert_layout_clean(fig: Figure) -> None:
     """No two non-empty texts overlap, and every text lies inside the figure."""
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts(fig)]
-    assert len(boxes) > 5
-    fb = fig.bbox
-    for s, b in boxes:
-        assert b.x0 >= fb.x0 - 0.5 and b.x1 <= fb.x1 + 0.5, f"{s!r} clipped horizontally"
-        assert b.y0 >= fb.y0 - 0.5 and b.y1 <= fb.y1 + 0.5, f"{s!r} clipped vertically"
-    for (s1, b1), (s2, b2) in itertools.combinations(boxes, 2):
-        ox = min(b1.x1, b2.x1) - max(b1.x0, b2.x0)
-        oy = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
-        assert not (ox > 0.5 and oy > 0.5), f"texts overlap: {s1!r} and {s2!r}"
+    renderer, boxes = assert_texts_clean(fig, 5)
     # the legend and footer stay below the x label and tick labels
     ax = fig.axes[0]
     bottom = min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels() + [ax.xaxis.label]

@@ -1,21 +1,19 @@
 """Tests of the multi-system forest plot: content, dodging, layout (no overlaps), rcParams."""
 from __future__ import annotations
 
-import itertools
-
 import matplotlib as mpl
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
-from matplotlib.text import Text
 
 from ranger_eval.effects import EffectSizes
 from ranger_eval.errors import PlotError
 from ranger_eval.meta import MetaResult, meta_analysis
 from ranger_eval.plots import save_figure
 from ranger_eval.plots.multiforest import SYSTEM_COLORS, SYSTEM_MARKERS, multi_forest_plot
+from tests.helpers.layout import assert_texts_clean, strings, texts
 
 BEIR = ["TREC-COVID", "NFCorpus", "FiQA-2018", "ArguAna", "Touché-2020", "SciFact", "SCIDOCS",
         "Quora"]
@@ -42,30 +40,10 @@ def results(n_systems: int = 3, k: int = 8, seed: int = 3, drop_last: bool = Tru
     return out
 
 
-def texts(fig: Figure) -> list[Text]:
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-
-def strings(fig: Figure) -> list[str]:
-    return [t.get_text() for t in texts(fig)]
-
-
 def assert_layout_clean(fig: Figure) -> None:
     """No two non-empty texts overlap, every text lies inside the figure, and no text crosses the
     plotting area."""
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts(fig)]
-    assert len(boxes) > 5
-    fb = fig.bbox
-    for s, b in boxes:
-        assert b.x0 >= fb.x0 - 0.5 and b.x1 <= fb.x1 + 0.5, f"{s!r} clipped horizontally"
-        assert b.y0 >= fb.y0 - 0.5 and b.y1 <= fb.y1 + 0.5, f"{s!r} clipped vertically"
-    for (s1, b1), (s2, b2) in itertools.combinations(boxes, 2):
-        ox = min(b1.x1, b2.x1) - max(b1.x0, b2.x0)
-        oy = min(b1.y1, b2.y1) - max(b1.y0, b2.y0)
-        assert not (ox > 0.5 and oy > 0.5), f"texts overlap: {s1!r} and {s2!r}"
+    renderer, boxes = assert_texts_clean(fig, 5)
     ax = fig.axes[0]
     ab = ax.get_window_extent(renderer)
     lowest_tick = min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels()

@@ -1,0 +1,1 @@
+"""Helpers shared by several test modules (importable as ``tests.helpers``)."""
