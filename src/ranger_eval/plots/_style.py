@@ -6,7 +6,7 @@ Nothing here touches ``matplotlib.rcParams`` globally: styles are applied throug
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +62,24 @@ def text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> flo
 
     path = TextPath((0, 0), str(text).replace("$", r"\$"), prop=font(size, bold=bold))
     return 1.05 * float(path.get_extents().width) / 72.0
+
+
+def wrap_parts(parts: Sequence[str], sep: str, width: float,
+               measure: Callable[[str], float]) -> list[str]:
+    """Greedy wrap of ``parts`` joined by ``sep`` into lines whose ``measure`` (width in inches)
+    is at most ``width``; a part wider than ``width`` gets a line of its own."""
+    lines: list[str] = []
+    cur = ""
+    for part in parts:
+        trial = part if not cur else cur + sep + part
+        if cur and measure(trial) > width:
+            lines.append(cur + sep.rstrip())
+            cur = part
+        else:
+            cur = trial
+    if cur:
+        lines.append(cur)
+    return lines
 
 
 def add_signature(fig: Figure, signature: object, size: float = FONT_SIZE - 2.5) -> None:

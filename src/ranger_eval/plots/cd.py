@@ -41,7 +41,7 @@ from matplotlib.text import Text
 
 from ..errors import PlotError
 from ..formatting import format_pvalue
-from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, font, text_width_in
+from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, font, text_width_in, wrap_parts
 
 __all__ = ["cd_diagram"]
 
@@ -76,18 +76,7 @@ def _line(size: float) -> float:
 
 def _wrap(parts: list[str], sep: str, width: float, size: float) -> list[str]:
     """Greedy wrap of ``parts`` joined by ``sep`` into lines at most ``width`` inches wide."""
-    lines: list[str] = []
-    cur = ""
-    for part in parts:
-        trial = part if not cur else cur + sep + part
-        if cur and _width(trial, size) > width:
-            lines.append(cur + sep.rstrip())
-            cur = part
-        else:
-            cur = trial
-    if cur:
-        lines.append(cur)
-    return lines
+    return wrap_parts(parts, sep, width, lambda text: _width(text, size))
 
 
 def _get(result: Any, name: str) -> Any:

@@ -58,6 +58,7 @@ from ._style import (
     format_stat,
     save_figure,
     tick_decimals,
+    wrap_parts,
 )
 
 __all__ = ["forest_plot", "save_figure", "effect_decimals", "ForestLayoutError"]
@@ -369,18 +370,7 @@ def _ticks(lo: float, hi: float, plot_width: float, fixed: bool) -> tuple[np.nda
 
 def _wrap(parts: list[str], sep: str, width: float, prop: FontProperties) -> list[str]:
     """Greedy wrap of ``parts`` joined by ``sep`` into lines no wider than ``width`` inches."""
-    lines: list[str] = []
-    cur = ""
-    for part in parts:
-        trial = part if not cur else cur + sep + part
-        if cur and _text_width(trial, prop) > width:
-            lines.append(cur + sep.rstrip())
-            cur = part
-        else:
-            cur = trial
-    if cur:
-        lines.append(cur)
-    return lines
+    return wrap_parts(parts, sep, width, lambda text: _text_width(text, prop))
 
 
 # ----------------------------------------------------------------------------- main entry
