@@ -173,3 +173,9 @@ def test_csv_starts_with_signature_and_reads_back(comp, tmp_path):
     assert text.splitlines()[0] == f"# {comp.signature}"
     back = pd.read_csv(io.StringIO(text), skiprows=1)
     assert list(back.columns) == list(comp.table.columns) and len(back) == len(comp.table)
+
+
+def test_effect_sizes_read_as_names(comp):
+    md = to_markdown(comp)
+    assert "Cohen's d_z" in md and "cohens" not in md
+    assert r"Cohen's d\_z" in to_latex(comp)

@@ -91,6 +91,16 @@ def _pvalue(p: float, style: str) -> str:
     return format_pvalue(p, 2, "text" if style == "markdown" else style)
 
 
+#: How effect-size names read in tables.
+EFFECT_SIZE_LABELS = {"cohens_dz": "Cohen's d_z", "cohens_d": "Cohen's d", "cohens_h": "Cohen's h",
+                      "dz_boot": "bootstrap d_z", "mixed": "mixed"}
+
+
+def effect_size_label(name: str) -> str:
+    """``cohens_dz`` → ``Cohen's d_z`` (unknown names with underscores shown as spaces)."""
+    return EFFECT_SIZE_LABELS.get(name, name.replace("_", " "))
+
+
 def _decimals(values: Sequence[float]) -> int:
     """4 decimals, or more when the smallest non-zero magnitude would print with < 2 digits."""
     arr = np.abs(np.asarray([v for v in values if np.isfinite(v)], dtype=float))
@@ -140,7 +150,7 @@ def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[li
         )
         ci = f"[{_num(ci_low, dec, style)}, {_num(ci_high, dec, style)}]"
         eff = (
-            f"{_num(effect, 2, style)} {str(r.effect_size_name).replace('_', ' ')} "
+            f"{_num(effect, 2, style)} {effect_size_label(str(r.effect_size_name))} "
             f"({r.effect_label})"
         )
         cells = [
