@@ -436,6 +436,29 @@ def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
 
 
 # --------------------------------------------------------------------------- data access
+def _select_systems(scores: Scores, here: set[str], systems: Sequence[str] | None,
+                    where: str) -> list[str]:
+    """The systems to compare on one dataset (× metric): ``systems`` if given (all must have
+    scores there), else those present, in ``scores`` order; at least two."""
+    present = [s for s in scores.systems if s in here]
+    if systems is not None:
+        absent = [s for s in systems if s not in present]
+        if absent:
+            raise CompareError(
+                f"{where}: no scores for system(s) {', '.join(map(repr, absent))}; "
+                f"systems there: {', '.join(map(repr, present))}"
+            )
+        names = list(systems)
+    else:
+        names = present
+    if len(names) < 2:
+        raise CompareError(
+            f"{where}: need at least two systems to compare, found only "
+            f"{', '.join(map(repr, names))}"
+        )
+    return names
+
+
 @dataclass(frozen=True)
 class _Group:
     """The systems of one dataset × metric: seed-averaged per-item values and seed SDs."""
@@ -456,24 +479,8 @@ def _groups(
         d = df[df["dataset"] == dataset]
         for metric in pd.unique(d["metric"]):
             g = d[d["metric"] == metric]
-            here = set(pd.unique(g["system"]))
-            present = [s for s in scores.systems if s in here]
-            if systems is not None:
-                absent = [s for s in systems if s not in present]
-                if absent:
-                    raise CompareError(
-                        f"dataset {dataset!r} (metric {metric!r}): no scores for system(s) "
-                        f"{', '.join(map(repr, absent))}; systems there: "
-                        f"{', '.join(map(repr, present))}"
-                    )
-                names = list(systems)
-            else:
-                names = present
-            if len(names) < 2:
-                raise CompareError(
-                    f"dataset {dataset!r} (metric {metric!r}): need at least two systems to "
-                    f"compare, found only {', '.join(map(repr, names))}"
-                )
+            names = _select_systems(scores, set(pd.unique(g["system"])), systems,
+                                    f"dataset {dataset!r} (metric {metric!r})")
             if scores.has_seeds and seeds == "balanced":
                 _check_seeds(scores, g, str(dataset), str(metric), names)
             values: dict[str, pd.Series] = {}
@@ -869,22 +876,7 @@ def _metric_rows(
                 "metrics=[...]"
             )
         row_metric = str(row_metrics[0])
-        present = [s for s in scores.systems if s in set(here["system"])]
-        if systems is not None:
-            absent = [s for s in systems if s not in present]
-            if absent:
-                raise CompareError(
-                    f"dataset {dataset!r}: no scores for system(s) {', '.join(map(repr, absent))}; "
-                    f"systems there: {', '.join(map(repr, present))}"
-                )
-            names = list(systems)
-        else:
-            names = present
-        if len(names) < 2:
-            raise CompareError(
-                f"dataset {dataset!r}: need at least two systems to compare, found only "
-                f"{', '.join(map(repr, names))}"
-            )
+        names = _select_systems(scores, set(here["system"]), systems, f"dataset {dataset!r}")
         try:
             runs = {s: scores.runs(dataset, s, row_metric, predictions=needs_labels) for s in names}
         except ScoresError as exc:

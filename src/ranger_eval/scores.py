@@ -482,35 +482,13 @@ class Scores:
         metric = self._resolve_metric(dataset, metric)
         t = self.values(dataset, treatment, metric)
         c = self.values(dataset, control, metric)
-        only_t = t.index.difference(c.index)
-        only_c = c.index.difference(t.index)
-        dropped = len(only_t) + len(only_c)
-        if dropped:
-            if missing == "error":
-                parts = []
-                if len(only_t):
-                    parts.append(f"{len(only_t)} only in {treatment!r}: {_preview(only_t)}")
-                if len(only_c):
-                    parts.append(f"{len(only_c)} only in {control!r}: {_preview(only_c)}")
-                raise ScoresError(
-                    f"items of {treatment!r} and {control!r} differ on dataset {dataset!r}: "
-                    + "; ".join(parts)
-                    + " (pass missing='intersect' to use the common items)"
-                )
-            warnings.warn(
-                f"dataset {dataset!r}: dropped {dropped} item(s) not scored for both "
-                f"{treatment!r} and {control!r}",
-                stacklevel=2,
-            )
-        common = t.index.intersection(c.index).sort_values()
-        if common.empty:
-            raise ScoresError(
-                f"no common items between {treatment!r} and {control!r} on dataset {dataset!r}"
-            )
+        items, dropped = common_items(t.index.to_numpy(), c.index.to_numpy(), treatment, control,
+                                      f"dataset {dataset!r}", missing)
+        common = pd.Index(items)
         return PairedScores(
             dataset=dataset,
             metric=metric,
-            items=common.to_numpy(dtype=object),
+            items=items,
             treatment=t.loc[common].to_numpy(dtype=np.float64),
             control=c.loc[common].to_numpy(dtype=np.float64),
             n_dropped=dropped,
