@@ -28,7 +28,6 @@ denominator is 0 (no relevant documents, empty ranking) is 0, as in trec_eval.
 """
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import IRError
+from ..progress import progress_bar
 from ..signature import Signature, make_signature
 from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError, NoCommonTopicsError
 from .measures import COUNT_MEASURES, Measure, parse_measure, parse_measures
@@ -518,13 +518,6 @@ def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: P
     return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
 
 
-def _progress_enabled(progress: bool | None) -> bool:
-    if progress is not None:
-        return bool(progress)
-    stream = sys.stderr
-    return bool(getattr(stream, "isatty", lambda: False)())
-
-
 def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | pd.DataFrame],
                   measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
                   score_precision: str = "float64", max_docs: int | None = None,
@@ -541,20 +534,13 @@ def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | 
     ms = parse_measures(measures)
     q = prepare_qrels(qrels)
     frames: list[pd.DataFrame] = []
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), transient=True, console=Console(stderr=True),
-                  disable=not _progress_enabled(progress)) as bar:
-        task = bar.add_task("evaluating runs", total=len(runs))
+    with progress_bar("evaluating runs", total=len(runs), enabled=progress) as advance:
         for system, run in runs.items():
-            bar.update(task, description=f"evaluating {system}")
             df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
                                  relevance_level, allow_no_overlap)
             df.insert(0, "system", str(system))
             frames.append(df)
-            bar.advance(task)
+            advance(description=f"evaluated {system}")
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update(qrels=q.source, missing=missing)
     return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
