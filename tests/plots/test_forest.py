@@ -24,7 +24,7 @@ from ranger_eval.plots._style import (
     format_pvalue,
     format_scientific,
 )
-from ranger_eval.plots.forest import ForestLayoutError, effect_decimals
+from ranger_eval.plots.forest import MIN_MARKER_PT, ForestLayoutError, effect_decimals, marker_areas
 from tests.helpers.layout import assert_texts_clean, strings, texts
 
 # Published Ranger GLUE case study (DistilBERT vs BERT, paired SMD, DerSimonian–Laird):
@@ -135,11 +135,50 @@ def test_summary_diamond_and_markers_encode_the_model():
     squares = [c for c in ax.collections if isinstance(c, PathCollection) and c.get_gid() == "study-markers"]
     assert len(squares) == 1
     sizes = squares[0].get_sizes()  # marker areas in pt²
-    assert np.allclose(sizes / sizes.sum(), res.weights / res.weights.sum(), rtol=1e-12)
+    big = sizes > MIN_MARKER_PT**2 * (1 + 1e-9)  # area ∝ weight above the minimum size
+    assert big.sum() >= 4
+    assert np.allclose(sizes[big] / res.weights[big], sizes[big][0] / res.weights[big][0], rtol=1e-12)
     assert np.allclose(squares[0].get_offsets()[:, 0], res.yi)
     # dotted null line at 0
     nulls = [ln for ln in ax.lines if np.allclose(ln.get_xdata(), 0) and ln.get_linestyle() != "-"]
     assert len(nulls) == 1
+
+
+@pytest.mark.parametrize("figsize", [None, (9.0, 4.2)])
+def test_low_weight_datasets_stay_visible(figsize):
+    """Issue 12 §3: in the fixed-effect GLUE forest RTE (0.28%) and WNLI (0.12%) used to vanish."""
+    res = glue_result(method="FE")
+    fig = forest_plot(res, figsize=figsize)
+    ax = fig.axes[0]
+    (squares,) = [c for c in ax.collections if c.get_gid() == "study-markers"]
+    sizes = squares.get_sizes()
+    names = list(res.names)
+    for small in ("RTE", "WNLI", "MRPC"):
+        side = np.sqrt(sizes[names.index(small)])
+        assert side == pytest.approx(MIN_MARKER_PT), small  # drawn at the minimum, not vanishing
+    w = np.asarray(res.weights)
+    big = sizes > MIN_MARKER_PT**2 * (1 + 1e-9)
+    assert set(np.array(names)[big]) == {"MNLI", "QNLI", "QQP"}
+    np.testing.assert_allclose(sizes[big] / w[big], sizes[big][0] / w[big][0], rtol=1e-12)
+    # the largest square fills 0.72 of the row height; the footer states the rule with its threshold
+    row_pt = sizes.max() ** 0.5 / 0.72
+    threshold = (MIN_MARKER_PT / (0.72 * row_pt)) ** 2 * w.max()
+    note = [t for t in strings(fig) if t.startswith("Squares:")]
+    assert note == [f"Squares: area proportional to the weight; weights below {threshold:.1%} are "
+                    "drawn at the minimum size."]
+    assert np.all(w[~big] < threshold) and np.all(w[big] >= threshold)
+    assert_layout_clean(fig)
+
+
+def test_marker_areas_rule():
+    areas = marker_areas(np.array([0.5, 0.25, 0.001, 0.0]), row_pt=20.0)
+    max_side = 0.72 * 20.0
+    np.testing.assert_allclose(areas, [max_side**2, max_side**2 / 2, MIN_MARKER_PT**2, MIN_MARKER_PT**2])
+    tiny_rows = marker_areas(np.array([1.0, 0.0]), row_pt=6.0)  # minimum capped at half the largest
+    np.testing.assert_allclose(np.sqrt(tiny_rows), [4.32, 2.16])
+    # no note when nothing is clamped
+    equal = meta_analysis([0.1, 0.2, 0.3], [0.01, 0.01, 0.01], method="FE", names=["a", "b", "c"])
+    assert not [t for t in strings(forest_plot(equal)) if t.startswith("Squares:")]
 
 
 def test_order_options():

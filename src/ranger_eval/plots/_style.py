@@ -41,7 +41,9 @@ STRIPE = "#f2f2f2"  # zebra stripes of long tables
 MINUS = "\u2212"
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
-#: rcParams used while a figure is built (only inside ``rc_context``).
+#: rcParams used while a figure is built (only inside ``rc_context``). ``text.parse_math`` off and
+#: ``text.usetex`` off make every text (titles, ticks, legends, names) literal: a system called
+#: ``$x_1$ & 50%`` is drawn as typed, never as mathtext or TeX (issue 11).
 FIGURE_RC: dict[RcKeyType, Any] = {
     "font.family": "sans-serif",
     "font.sans-serif": [FONT_FAMILY],
@@ -58,10 +60,11 @@ FIGURE_RC: dict[RcKeyType, Any] = {
 def text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> float:
     """Width of ``text`` in inches (from the glyph outlines; no renderer needed), with a 5%
     margin for hinting at low raster resolutions. Drawn literally (no mathtext)."""
-    from matplotlib.textpath import TextPath
+    from matplotlib.textpath import text_to_path
 
-    path = TextPath((0, 0), str(text).replace("$", r"\$"), prop=font(size, bold=bold))
-    return 1.05 * float(path.get_extents().width) / 72.0
+    width = max((text_to_path.get_text_width_height_descent(line, font(size, bold=bold), ismath=False)[0]
+                 for line in str(text).split("\n") if line), default=0.0)
+    return 1.05 * float(width) / 72.0
 
 
 def wrap_parts(parts: Sequence[str], sep: str, width: float,
@@ -91,13 +94,14 @@ def add_signature(fig: Figure, signature: object, size: float = FONT_SIZE - 2.5)
     if not signature:
         return
     fig.text(0.01, -0.01, str(signature), fontproperties=font(size), color="#555555",
-             ha="left", va="top", gid="ranger-signature")
+             ha="left", va="top", gid="ranger-signature", parse_math=False, usetex=False)
     fig._ranger_tight = True  # type: ignore[attr-defined]
 
 
 def save_rc(svg_fonttype: str = "none") -> dict[RcKeyType, Any]:
     """rcParams used while saving: TrueType (Type 42) fonts in PDF/PS, editable or outlined SVG text,
-    and reproducible SVG ids."""
+    reproducible SVG ids, and literal text (no mathtext, no TeX) for any tick label created while
+    saving (issue 11)."""
     if svg_fonttype not in ("none", "path"):
         raise PlotError(f"svg_fonttype must be 'none' or 'path', got {svg_fonttype!r}")
     return {
@@ -105,6 +109,8 @@ def save_rc(svg_fonttype: str = "none") -> dict[RcKeyType, Any]:
         "ps.fonttype": 42,
         "svg.fonttype": svg_fonttype,
         "svg.hashsalt": "ranger-eval",
+        "text.parse_math": False,
+        "text.usetex": False,
         "savefig.facecolor": "white",
         "savefig.edgecolor": "white",
     }

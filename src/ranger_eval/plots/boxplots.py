@@ -2,7 +2,9 @@
 
 Three panels share the system axis (systems sorted by mean, best at the top):
 
-1. the per-item values of each system (seeds averaged), with the mean as a diamond;
+1. the per-item values of each system (seeds averaged), with the mean as a diamond; when every
+   value is 0 or 1 (accuracy, exact match, pass@1 per item) a boxplot of 0s and 1s says nothing,
+   so the panel shows each system's proportion of 1s with its Wilson score interval instead;
 2. the bootstrap distribution of each system's mean score;
 3. the bootstrap distribution of each system's rank (1 = best) with the simultaneous
    ``level`` rank interval drawn as a thick bar.
@@ -10,6 +12,14 @@ Three panels share the system axis (systems sorted by mean, best at the top):
 Panels 2 and 3 come from one *paired joint* bootstrap: items are resampled jointly for all systems
 (:func:`ranger_eval.comparison.rank_intervals`), and the rank intervals are the simultaneous max-T
 intervals of Mogstad, Romano, Shaikh & Wilhelm (2024) documented there.
+
+The Wilson (1927) score interval of a proportion p̂ = x/n at level 1 − α, z = Φ⁻¹(1 − α/2):
+
+    (x + z²/2) / (n + z²)  ±  z / (n + z²) · √(x(n − x)/n + z²/4)
+
+recommended over the Wald and the conservative Clopper–Pearson intervals by Brown, Cai &
+DasGupta (2001, Statistical Science 16:101–133); it stays inside [0, 1] and is not degenerate at
+x = 0 or x = n. It equals statsmodels' ``proportion_confint(x, n, alpha, method="wilson")``.
 """
 from __future__ import annotations
 
@@ -19,17 +29,56 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from scipy.stats import norm
 
 from ..comparison import RankIntervals
 from ..errors import PlotError
 from ..formatting import format_level
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
-__all__ = ["comparison_boxplots"]
+__all__ = ["comparison_boxplots", "is_binary", "wilson_interval"]
 
 BOX = "#9fb4cc"
 MEAN = "#c8102e"
 INTERVAL = "#1f3a5f"
+
+
+def is_binary(values: list[np.ndarray]) -> bool:
+    """True when every finite value of every system is 0 or 1 (and there is at least one)."""
+    arrays = [np.asarray(v, dtype=float).ravel() for v in values]
+    finite = [a[np.isfinite(a)] for a in arrays]
+    return bool(sum(a.size for a in finite)) and all(np.all((a == 0) | (a == 1)) for a in finite)
+
+
+def wilson_interval(successes: np.ndarray, n: np.ndarray, level: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval (module docstring) of ``successes`` out of ``n`` at ``level``."""
+    x = np.asarray(successes, dtype=float)
+    nn = np.asarray(n, dtype=float)
+    z = float(norm.isf((1.0 - level) / 2.0))
+    centre = (x + z * z / 2.0) / (nn + z * z)
+    half = z / (nn + z * z) * np.sqrt(x * (nn - x) / nn + z * z / 4.0)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def _proportions(ax: Any, values: list[np.ndarray], positions: np.ndarray, level: float) -> None:
+    """Proportion of 1s per system (diamond) with its Wilson interval (bar with caps)."""
+    arrays = [np.asarray(v, dtype=float).ravel() for v in values]
+    arrays = [a[np.isfinite(a)] for a in arrays]
+    n = np.array([a.size for a in arrays], dtype=float)
+    x = np.array([a.sum() for a in arrays], dtype=float)
+    lo, hi = wilson_interval(x, n, level)
+    for i in range(len(arrays)):
+        ax.plot([lo[i], hi[i]], [positions[i]] * 2, color=INTERVAL, linewidth=1.6,
+                solid_capstyle="butt", zorder=3, gid="proportion-interval")
+        ax.plot([lo[i], hi[i]], [positions[i]] * 2, linestyle="none", marker="|", markersize=7,
+                markeredgewidth=1.2, color=INTERVAL, zorder=3)
+    # the proportion of 1s is the mean: the same red diamond as the mean elsewhere
+    ax.plot(x / n, positions, linestyle="none", marker="D", markersize=4.5, color=MEAN, zorder=4,
+            gid="proportion")
+    span = float(hi.max() - lo.min())
+    pad = max(0.05 * span, 0.01)
+    ax.set_xlim(max(0.0, float(lo.min()) - pad), min(1.0, float(hi.max()) + pad))
 
 
 def _boxes(ax: Any, data: list[np.ndarray], positions: np.ndarray, width: float = 0.55) -> None:
@@ -79,8 +128,13 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
             axes.append(fig.add_axes((x0 / fig_w, bottom / fig_h, panel_w / fig_w,
                                       (fig_h - top - bottom) / fig_h)))
         ax_v, ax_m, ax_r = axes
-        _boxes(ax_v, values, pos)
-        ax_v.plot(ri.means, pos, linestyle="none", marker="D", markersize=4.5, color=MEAN, zorder=4)
+        binary = is_binary(values)
+        if binary:
+            _proportions(ax_v, values, pos, level)
+        else:
+            _boxes(ax_v, values, pos)
+            ax_v.plot(ri.means, pos, linestyle="none", marker="D", markersize=4.5, color=MEAN,
+                      zorder=4)
         _boxes(ax_m, [ri.boot_means[:, i] for i in range(k)], pos)
         ax_m.plot(ri.means, pos, linestyle="none", marker="D", markersize=4.5, color=MEAN, zorder=4)
         _boxes(ax_r, [ri.boot_ranks[:, i] for i in range(k)], pos + 0.12, width=0.34)
@@ -107,10 +161,12 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
             for t in ax.get_xticklabels():
                 t.set_fontproperties(font(FONT_SIZE - 0.5))
         ax_v.set_yticklabels(list(ri.systems), fontproperties=font())
-        ax_v.set_xlabel(f"per-item {ri.metric}", fontproperties=font())
+        ax_v.set_xlabel(f"proportion {ri.metric} = 1" if binary else f"per-item {ri.metric}",
+                        fontproperties=font())
         ax_m.set_xlabel(f"bootstrap mean {ri.metric}", fontproperties=font())
         ax_r.set_xlabel("bootstrap rank (1 = best)", fontproperties=font())
-        titles = ("values", "bootstrap means", f"ranks, simultaneous {pct} intervals")
+        titles = (f"proportions, {pct} Wilson CI" if binary else "values", "bootstrap means",
+                  f"ranks, simultaneous {pct} intervals")
         for ax, title_text in zip(axes, titles, strict=True):
             ax.set_title(title_text, fontproperties=font(bold=True), loc="left")
         head = title if title is not None else f"{ri.dataset} · {ri.metric}"

@@ -61,7 +61,8 @@ from ._style import (
     wrap_parts,
 )
 
-__all__ = ["forest_plot", "save_figure", "effect_decimals", "ForestLayoutError"]
+__all__ = ["forest_plot", "save_figure", "effect_decimals", "marker_areas", "MIN_MARKER_PT",
+           "ForestLayoutError"]
 
 ORDERS = ("given", "effect", "weight", "name")
 
@@ -87,6 +88,11 @@ _DEFAULT_PLOT_WIDTH = 2.8
 _TICK_LEN_PT = 3.0
 _TICK_PAD_PT = 2.5
 _LABEL_PAD_PT = 4.0
+#: Smallest side of a study square in points (capped at half the largest side): a dataset with a
+#: tiny weight (RTE, WNLI in the fixed-effect GLUE forest) stays visible. Above it the square's
+#: area is proportional to the weight, as in metafor's and RevMan's forest plots; smaller weights
+#: are drawn at this size and the footer says so.
+MIN_MARKER_PT = 3.5
 
 
 class ForestLayoutError(PlotError):
@@ -630,6 +636,7 @@ def forest_plot(
     )
     if transformed:
         footer_parts.append(["Effects analysed as Fisher's z and shown back-transformed to r."])
+    marker_rows = np.asarray(weights[idx], dtype=float)
 
     def build_footer(width: float) -> list[str]:
         lines: list[str] = []
@@ -654,11 +661,23 @@ def forest_plot(
             fig_w += need - avail
             x_plot1 = x_plot0 + plot_w
             avail = fig_w - 2 * _MARGIN
-    footer = build_footer(avail)
+    footer_stats = build_footer(avail)
+    sig_lines: list[str] = []
     signature = getattr(result, "signature", None)
     if signature:  # the reproducibility line, wrapped at its field separators
         fields = str(signature).split("|")
-        footer += _wrap([f + "|" for f in fields[:-1]] + fields[-1:], "", avail, f_small)
+        sig_lines = _wrap([f + "|" for f in fields[:-1]] + fields[-1:], "", avail, f_small)
+
+    def marker_note(row_height: float) -> list[str]:
+        """The footer line saying which weights are drawn at the minimum square size (if any)."""
+        threshold = _min_size_ratio(row_height * 72) * float(np.max(marker_rows))
+        if not np.any(marker_rows < threshold):
+            return []
+        text = (f"Squares: area proportional to the weight; weights below {format_percent(threshold)} "
+                "are drawn at the minimum size.")
+        return _wrap(text.split(" "), " ", avail, f_small)
+
+    footer = footer_stats + sig_lines
     title_lines = _wrap(title.split(" "), " ", avail, f_title) if title else []
 
     # ---- vertical layout (inches from the top) ----------------------------------------------
@@ -668,13 +687,28 @@ def forest_plot(
     title_h = len(title_lines) * _line_height(fontsize + 1.5) + 0.10 if title_lines else 0.0
     tick_h = (_TICK_LEN_PT + _TICK_PAD_PT) / 72 + _line_height(fontsize - 0.5)
     xlabel_h = _LABEL_PAD_PT / 72 + _line_height(fontsize)
-    footer_h = (0.10 + len(footer) * _line_height(fontsize - 0.5) * 1.1) if footer else 0.0
-    below_h = tick_h + xlabel_h + footer_h
     n_units = k + 0.6 + 1 + (1 if with_pi else 0) + 0.3  # rows, gap, summary, PI, bottom pad
-    fixed_h = 2 * _MARGIN + title_h + header_h + 0.06 + below_h
+
+    def fixed_height(footer_lines: list[str]) -> float:
+        footer_h = (0.10 + len(footer_lines) * _line_height(fontsize - 0.5) * 1.1) if footer_lines else 0.0
+        return 2 * _MARGIN + title_h + header_h + 0.06 + tick_h + xlabel_h + footer_h
+
     min_row_h = 1.3 * fontsize / 72
     if fig_h_req is not None:
-        row_h = (fig_h_req - fixed_h) / n_units
+        # the note on minimum-size squares depends on the row height, which depends on the footer:
+        # a note only makes rows lower, which keeps (or adds) squares at the minimum size
+        row_h = (fig_h_req - fixed_height(footer)) / n_units
+        for _ in range(2):
+            note = marker_note(row_h) if row_h > 0 else []
+            if not note:
+                break
+            footer = footer_stats + note + sig_lines
+            row_h = (fig_h_req - fixed_height(footer)) / n_units
+    else:
+        row_h = 1.75 * fontsize / 72
+        footer = footer_stats + marker_note(row_h) + sig_lines
+    fixed_h = fixed_height(footer)
+    if fig_h_req is not None:
         if row_h < min_row_h:
             raise ForestLayoutError(
                 f"figsize height {fig_h_req:.2f} in is too small for {k} datasets at {fontsize:g} pt; "
@@ -682,7 +716,6 @@ def forest_plot(
             )
         fig_h = fig_h_req
     else:
-        row_h = 1.75 * fontsize / 72
         fig_h = fixed_h + n_units * row_h
         fig_h = math.ceil(fig_h * 300 - 1e-6) / 300  # whole pixels at 300 dpi (and 100, 150)
 
@@ -821,15 +854,10 @@ def forest_plot(
                 elif caps:
                     ax.plot([end, end], [y0 - cap_h / 2, y0 + cap_h / 2], color=color, lw=lw, zorder=2)
 
-        w_rows = weights[idx]
-        row_pt = row_h * 72
-        max_side = 0.72 * row_pt
-        w_max = float(np.max(w_rows)) if np.max(w_rows) > 0 else 1.0
         inside = (yi_d[idx] >= lo) & (yi_d[idx] <= hi)
         for r in range(k):
             whisker(float(y_rows[r]), float(s_lo[idx[r]]), float(s_hi[idx[r]]), INK, 1.0, caps=False)
-        # square area ∝ weight: side ∝ √w (scatter sizes are areas in pt²)
-        sizes = (max_side**2) * (w_rows / w_max)
+        sizes = marker_areas(marker_rows, row_h * 72)
         ax.scatter(yi_d[idx][inside], y_rows[inside], s=sizes[inside], marker="s", color=INK,
                    linewidths=0, zorder=4, gid="study-markers")
 
@@ -848,6 +876,25 @@ def forest_plot(
         for i, line in enumerate(footer):
             put(_MARGIN, y_footer_top - (i + 0.5) * foot_lh, line, f_small)
     return fig
+
+
+def marker_areas(weights: np.ndarray, row_pt: float) -> np.ndarray:
+    """Scatter sizes (areas in pt²) of the study squares in rows ``row_pt`` points high.
+
+    The largest weight gets a side of 0.72 rows; area ∝ weight (side ∝ √w, as metafor's
+    ``forest`` and Cochrane's RevMan scale squares by the weight) down to a side of
+    ``min(MIN_MARKER_PT, half the largest side)``; smaller weights are drawn at that side.
+    """
+    w = np.asarray(weights, dtype=float)
+    w_max = float(np.max(w)) if w.size and np.max(w) > 0 else 1.0
+    max_side = 0.72 * row_pt
+    return np.maximum(max_side**2 * (w / w_max), _min_size_ratio(row_pt) * max_side**2)
+
+
+def _min_size_ratio(row_pt: float) -> float:
+    """Area of the minimum square relative to the largest one (rows ``row_pt`` points high)."""
+    max_side = 0.72 * row_pt
+    return (min(MIN_MARKER_PT, 0.5 * max_side) / max_side) ** 2
 
 
 def _is_text(cells: list[str]) -> bool:

@@ -32,6 +32,11 @@ BEST = "#c8102e"  # highlight of the best system
 NODE = "#1f3a5f"
 EDGE = "#7a8ca3"
 MIN_WIDTH, MAX_WIDTH = 0.8, 6.0
+#: tested pairs that differ significantly, drawn only when some pairs were not tested
+#: (``pairs="baseline"``, ``"successive"`` or a list): then "no line" means "not tested".
+SIG_EDGE = "#4d4d4d"
+SIG_WIDTH = 0.9
+SIG_STYLE = (0, (4, 2.5))
 
 
 def edge_width(p: float) -> float:
@@ -88,6 +93,7 @@ def _draw_panel(
     ylim: tuple[float, float],
     axis_h_in: float,
     decimals: int,
+    sig_edges: list[tuple[str, str]] | None = None,
 ) -> float:
     """Draw one graph panel; returns the panel width in inches it needs.
 
@@ -126,7 +132,8 @@ def _draw_panel(
     pos = {n: (float(xs[i]), float(means[i])) for i, n in enumerate(names)}
     ax.set_xlim(0, total_w)
     ax.set_ylim(*ylim)
-    for a, b, p in edges:
+    drawn = [(a, b, p, False) for a, b, p in edges] + [(a, b, 0.0, True) for a, b in sig_edges or []]
+    for a, b, p, significant in drawn:
         (xa, ya), (xb, yb) = pos[a], pos[b]
         rad = 0.0
         if abs(xa - xb) < 1e-9:
@@ -138,11 +145,18 @@ def _draw_panel(
             going_up = yb > ya
             inward_is_left = xa > x_col[0] + 1e-9  # right column bends left
             rad = rad if going_up != inward_is_left else -rad
-        patch = FancyArrowPatch(
-            (xa, ya), (xb, yb), arrowstyle="-", connectionstyle=f"arc3,rad={rad}",
-            linewidth=edge_width(p), color=EDGE, alpha=0.7, zorder=1,
-            shrinkA=0, shrinkB=0, capstyle="round",
-        )
+        if significant:  # tested and significantly different (only when some pairs are untested)
+            patch = FancyArrowPatch(
+                (xa, ya), (xb, yb), arrowstyle="-", connectionstyle=f"arc3,rad={rad}",
+                linewidth=SIG_WIDTH, color=SIG_EDGE, linestyle=SIG_STYLE, zorder=1,
+                shrinkA=0, shrinkB=0, capstyle="butt", gid="edge-significant",
+            )
+        else:
+            patch = FancyArrowPatch(
+                (xa, ya), (xb, yb), arrowstyle="-", connectionstyle=f"arc3,rad={rad}",
+                linewidth=edge_width(p), color=EDGE, alpha=0.7, zorder=1,
+                shrinkA=0, shrinkB=0, capstyle="round", gid="edge-not-significant",
+            )
         ax.add_patch(patch)
     line_h = 1.45 * FONT_SIZE / 72.0
     for c in (0, 1):
@@ -202,6 +216,11 @@ def comparison_graph(
         for r in rows.itertuples(index=False)
         if not bool(r.significant)
     ]
+    significant = [(str(r.system_a), str(r.system_b)) for r in rows.itertuples(index=False)
+                   if bool(r.significant)]
+    tested = {frozenset((str(r.system_a), str(r.system_b))) for r in rows.itertuples(index=False)}
+    n_all = len(names) * (len(names) - 1) // 2
+    partial = len(tested) < n_all  # some pairs untested: draw significant pairs as dashed lines
     lo, hi = float(means.min()), float(means.max())
     pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.05, 0.05)
     ylim = (lo - pad, hi + pad)
@@ -215,6 +234,10 @@ def comparison_graph(
         panels = [(grp, [e for e in edges if e[0] in grp and e[1] in grp]) for grp in groups]
     else:
         panels = [(names, edges)]
+    sig_of = {
+        tuple(grp): [e for e in significant if e[0] in grp and e[1] in grp] if partial else []
+        for grp, _ in panels
+    }
 
     alpha = comp.alpha
     head = title if title is not None else f"{dataset} · {metric}"
@@ -222,7 +245,14 @@ def comparison_graph(
         f"edges: not significantly different ({comp.correction}, α = {alpha:g}); "
         "width grows with adjusted p"
     )
-    top_in, bottom_in, left_in = (1.0 if cliques else 0.75), 0.75, 0.75
+    if partial:
+        pairs_kind = getattr(comp, "pairs", None)
+        how = f" (pairs = {pairs_kind})" if isinstance(pairs_kind, str) else ""
+        sub2 = (f"dashed: significantly different; no line: pair not tested{how}, "
+                f"{len(tested)} of {n_all} pairs tested")
+    else:
+        sub2 = ""
+    top_in, bottom_in, left_in = (1.0 if cliques else 0.75) + (0.2 if partial else 0.0), 0.75, 0.75
     axis_h = height - top_in - bottom_in
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(6.0, height), dpi=100, facecolor="white")
@@ -231,7 +261,8 @@ def comparison_graph(
         for k, (grp, grp_edges) in enumerate(panels):
             ax = fig.add_axes((0, 0, 1, 1))  # placed below once widths are known
             gm = np.array([means[names.index(s)] for s in grp])
-            w = _draw_panel(ax, list(grp), gm, grp_edges, best, ylim, axis_h, decimals)
+            w = _draw_panel(ax, list(grp), gm, grp_edges, best, ylim, axis_h, decimals,
+                            sig_edges=sig_of[tuple(grp)])
             if cliques:
                 ax.set_title(f"group {k + 1}", fontproperties=font(bold=True), loc="left")
             widths.append(w)
@@ -239,6 +270,7 @@ def comparison_graph(
         gap = 0.25
         fig_w = left_in + sum(widths) + gap * (len(widths) - 1) + 0.2
         fig_w = max(fig_w, left_in + _text_width_in(sub, FONT_SIZE - 1) + 0.3,
+                    left_in + _text_width_in(sub2, FONT_SIZE - 1) + 0.3,
                     left_in + _text_width_in(head, FONT_SIZE + 2, bold=True) + 0.3, 5.2)
         fig.set_size_inches(fig_w, height)
         x = left_in
@@ -256,14 +288,24 @@ def comparison_graph(
                  va="top", ha="left")
         fig.text(left_in / fig_w, 1 - 0.48 / height, sub, fontproperties=font(FONT_SIZE - 1),
                  va="top", ha="left", color="#444444")
+        if sub2:
+            fig.text(left_in / fig_w, 1 - 0.70 / height, sub2, fontproperties=font(FONT_SIZE - 1),
+                     va="top", ha="left", color="#444444")
         legend_ps = (0.05, 0.5, 1.0)
         handles = [Line2D([], [], color=EDGE, alpha=0.75, linewidth=edge_width(p)) for p in legend_ps]
+        legend_labels = [f"p = {p:g}" for p in legend_ps]
+        if partial:
+            handles.append(Line2D([], [], color=SIG_EDGE, linewidth=SIG_WIDTH, linestyle=SIG_STYLE))
+            legend_labels.append("significant")
+            handles.append(Line2D([], [], color="none"))
+            legend_labels.append("no line: not tested")
         handles.append(Line2D([], [], marker="o", color="none", markerfacecolor=BEST,
                               markeredgecolor="white", markersize=9))
+        legend_labels.append("best mean")
         fig.legend(
-            handles, [f"p = {p:g}" for p in legend_ps] + ["best mean"], loc="lower left",
-            bbox_to_anchor=(left_in / fig_w, 0.02), ncol=4, frameon=False, prop=font(FONT_SIZE - 1),
-            handlelength=2.2,
+            handles, legend_labels, loc="lower left",
+            bbox_to_anchor=(left_in / fig_w, 0.02), ncol=4 if not partial else 3, frameon=False,
+            prop=font(FONT_SIZE - 1), handlelength=2.2,
         )
     add_signature(fig, comp.signature)
     return fig

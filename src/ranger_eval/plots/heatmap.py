@@ -20,7 +20,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from ..errors import PlotError
 from ..formatting import format_pvalue
-from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, add_signature, font
+from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, add_signature, font, text_width_in
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
@@ -60,6 +60,11 @@ def _luminance(colour: ColorType) -> float:
 
 def _fmt_p(p: float) -> str:
     return format_pvalue(p, 2, "unicode", prefix="p=")
+
+
+def _p_line(p: float, alpha: float) -> str:
+    """Second line of a cell: the adjusted p-value and its stars."""
+    return f"{_fmt_p(p)} {stars(p, alpha)}"
 
 
 def _fmt_diff(d: float, decimals: int) -> str:
@@ -106,12 +111,31 @@ def comparison_heatmap(
         col_labels = [f"{d}\n{m}" for d, m in cols]
     row_labels = [f"{a} vs {b}" for a, b in pairs]
 
-    cell_w, cell_h = 1.25, 0.46 if annotate else 0.3
-    from .graph import _text_width_in
-
-    label_w = max(_text_width_in(s) for s in row_labels) + 0.3
-    header_h = 0.35 * max(lab.count("\n") + 1 for lab in col_labels) + 0.2
-    top = 0.3 + header_h
+    index = {
+        (r.system_a, r.system_b, r.dataset, r.metric): r for r in table.itertuples(index=False)
+    }
+    # cells as narrow as their numbers allow (a table of 20 columns still fits a page), headers
+    # horizontal when every one fits its cell, else turned 90° (read bottom to top) so that
+    # neighbouring headers can never collide, however many columns and however long the names
+    cell_h = 0.46 if annotate else 0.3
+    if annotate:
+        widest = max(
+            max(text_width_in(_fmt_diff(float(r.diff), decimals), FONT_SIZE, bold=True),
+                text_width_in(_p_line(float(r.pvalue_adjusted), alpha), FONT_SIZE - 1.5))
+            for r in index.values()
+        )
+        cell_w = max(0.6, widest + 0.16)
+    else:
+        cell_w = 0.45
+    header_w = max(text_width_in(line, bold=True) for lab in col_labels for line in lab.split("\n"))
+    header_lines = max(lab.count("\n") + 1 for lab in col_labels)
+    rotate = header_w > cell_w - 0.1
+    if rotate:
+        header_h = header_w + 0.15
+    else:
+        header_h = 0.18 * header_lines + 0.2
+    label_w = max(text_width_in(s) for s in row_labels) + 0.3
+    top = 0.45 + header_h
     bottom = 1.05
     fig_w = max(label_w + n_c * cell_w + 0.3, 5.5)
     fig_h = top + n_r * cell_h + bottom
@@ -121,9 +145,6 @@ def comparison_heatmap(
         ax = fig.add_axes((label_w / fig_w, bottom / fig_h, n_c * cell_w / fig_w, n_r * cell_h / fig_h))
         ax.set_xlim(0, n_c)
         ax.set_ylim(n_r, 0)
-        index = {
-            (r.system_a, r.system_b, r.dataset, r.metric): r for r in table.itertuples(index=False)
-        }
         for i, (a, b) in enumerate(pairs):
             for j, (d, m) in enumerate(cols):
                 r = index.get((a, b, d, m))
@@ -145,13 +166,16 @@ def comparison_heatmap(
                     txt_colour = "white" if _luminance(colour) < 0.4 else INK
                     ax.text(j + 0.5, i + 0.34, _fmt_diff(float(r.diff), decimals), ha="center",
                             va="center", fontproperties=font(FONT_SIZE, bold=sig), color=txt_colour)
-                    ax.text(j + 0.5, i + 0.72,
-                            f"{_fmt_p(float(r.pvalue_adjusted))} {stars(float(r.pvalue_adjusted), alpha)}",
+                    ax.text(j + 0.5, i + 0.72, _p_line(float(r.pvalue_adjusted), alpha),
                             ha="center", va="center", fontproperties=font(FONT_SIZE - 1.5),
                             color=txt_colour)
         ax.set_xticks(np.arange(n_c) + 0.5)
-        ax.set_xticklabels(col_labels, fontproperties=font(bold=True))
         ax.xaxis.tick_top()
+        if rotate:
+            ax.set_xticklabels(col_labels, fontproperties=font(bold=True), rotation=90,
+                               ha="center", va="bottom", multialignment="left")
+        else:
+            ax.set_xticklabels(col_labels, fontproperties=font(bold=True))
         ax.set_yticks(np.arange(n_r) + 0.5)
         ax.set_yticklabels(row_labels, fontproperties=font())
         ax.tick_params(length=0)

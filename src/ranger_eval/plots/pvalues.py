@@ -1,10 +1,12 @@
 """Pairwise p-value plot (emmeans' ``pwpp``, Lenth 2024) of one dataset × metric.
 
-Systems are listed on the vertical axis, sorted by mean (best at the top), with their means in a
-column on the left. Adjusted p-values are on the horizontal axis. Each p-value of a pair (i, j)
-is drawn twice, once on system i's row and once on system j's row, in the colour of the *other*
-system, and the points of one colour are joined by a dashed path; the square on a system's own
-row marks where its path starts. A vertical dashed line marks alpha.
+Layout of emmeans' ``pwpp``: one row per system on the vertical axis, ordered by its mean (best at
+the top), with the means in a column left of the panel; p-values on the horizontal axis. Each
+compared pair (i, j) is one vertical segment at its p-value joining the rows of i and j, with a
+dot at each end; segment and dots take the colour of the pair's better system (higher mean), so
+the segments that leave a row are read off by colour. The region p ≤ α is shaded and bounded by a
+dashed line at α (the significance threshold); pairs that were not compared (``pairs="baseline"``
+or ``"successive"``) have no segment.
 
 The p axis uses emmeans' scale (``.pval.tran`` in emmeans' ``pwpp.R``): a p-value, clamped to
 [5e-5, 1], is placed at 1 − Φ((ln p + 2.5)/3) / Φ(2.5/3), so p = 1 is at the left, small p-values
@@ -19,6 +21,8 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.transforms import ScaledTranslation
 from scipy.stats import norm
 
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font
@@ -32,6 +36,9 @@ P_MINOR = (
     *np.round(np.arange(0.02, 0.095, 0.01), 3),
     0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9,
 )
+SIGNIFICANT_SHADE = "#f0e4e4"  # background of the region p ≤ alpha
+_DODGE_X = 0.006  # segments closer than this (axis units) and overlapping in rows are dodged
+_DODGE_PT = 3.0
 _CENTRE, _SCALE = -2.5, 3.0
 _DIV = float(norm.cdf(0.0, _CENTRE, _SCALE))  # Φ(2.5/3)
 
@@ -89,29 +96,40 @@ def pvalue_plot(
     row_h = 0.42
     top, bottom = 0.8, 0.85
     fig_h = top + max(k, 2) * row_h + bottom
-    diag_x = -0.03
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
         ax = fig.add_axes(((name_w + value_w) / fig_w, bottom / fig_h, plot_w / fig_w,
                            (fig_h - top - bottom) / fig_h))
         alpha = comp.alpha
-        ax.axvline(float(_x(alpha)), color="#595959", linestyle=(0, (4, 3)), linewidth=0.9, zorder=1)
-        for versus in names:
-            pts = []
-            for level in names:
-                if level == versus:
-                    pts.append((diag_x, y_of[level]))
-                elif (level, versus) in pmat:
-                    pts.append((float(_x(pmat[(level, versus)])), y_of[level]))
-            pts.sort(key=lambda t: -t[1])
-            xs, ys = zip(*pts, strict=True)
-            c = colours[versus]
-            ax.plot(xs, ys, linestyle=(0, (3, 2)), color=c, linewidth=1.0, zorder=2)
-            ax.plot([p for p, yy in pts if p != diag_x], [yy for p, yy in pts if p != diag_x],
-                    linestyle="none", marker="o", markersize=5, color=c, zorder=3)
-            ax.plot([diag_x], [y_of[versus]], linestyle="none", marker="s", markersize=7, color=c,
-                    zorder=3)
-        ax.set_xlim(-0.06, 1.02)
+        x_alpha = float(_x(alpha))
+        ax.axvspan(x_alpha, 1.03, color=SIGNIFICANT_SHADE, zorder=0, linewidth=0,
+                   gid="significant-region")
+        ax.axvline(x_alpha, color="#595959", linestyle=(0, (4, 3)), linewidth=0.9, zorder=1,
+                   gid="alpha-line")
+        rank = {n: i for i, n in enumerate(names)}
+        pairs: list[tuple[str, str]] = sorted(
+            {(a, b) if rank[a] < rank[b] else (b, a) for a, b in pmat},
+            key=lambda ab: (rank[ab[0]], rank[ab[1]]))
+        placed: list[tuple[float, float, float, int]] = []  # x, y low, y high, dodge slot
+        for better, worse in sorted(pairs, key=lambda ab: float(_x(pmat[ab]))):
+            x = float(_x(pmat[(better, worse)]))
+            y0, y1 = sorted((y_of[worse], y_of[better]))
+            # segments at (nearly) the same p whose rows overlap (Holm-adjusted p = 1 is common)
+            # are moved 3 pt apart sideways so that each stays visible
+            taken = {slot for px, a, b, slot in placed
+                     if abs(px - x) < _DODGE_X and not (b < y0 or a > y1)}
+            slot = next(j for j in range(len(placed) + 1) if j not in taken)
+            placed.append((x, y0, y1, slot))
+            sign = 1.0 if x < 0.5 else -1.0  # towards the middle: never out of the panel
+            trans = ax.transData + ScaledTranslation(sign * slot * _DODGE_PT / 72.0, 0,
+                                                     fig.dpi_scale_trans)
+            c = colours[better]
+            ax.plot([x, x], [y_of[better], y_of[worse]], color=c, linewidth=1.3, zorder=2,
+                    solid_capstyle="butt", gid=f"pair:{better}|{worse}", transform=trans)
+            ax.plot([x, x], [y_of[better], y_of[worse]], linestyle="none", marker="o",
+                    markersize=4.5, color=c, markeredgecolor="white", markeredgewidth=0.5,
+                    zorder=3, transform=trans)
+        ax.set_xlim(-0.03, 1.03)
         ax.set_ylim(-0.6, k - 0.4)
         ax.set_xticks([float(_x(p)) for p in P_TICKS])
         ax.set_xticklabels([f"{p:g}" for p in P_TICKS], fontproperties=font())
@@ -139,11 +157,13 @@ def pvalue_plot(
         fig.text(0.12 / fig_w, 1 - 0.15 / fig_h, head, fontproperties=font(FONT_SIZE + 2, bold=True),
                  va="top", ha="left")
         fig.text(0.12 / fig_w, 1 - 0.42 / fig_h,
-                 "each pair's p-value is drawn on both systems' rows in the other system's colour; "
-                 "means on the left",
+                 "each compared pair: a vertical segment joining the two systems' rows at its "
+                 "p-value, in the colour of the better system; means on the left"
+                 + ("; p < 0.00005 at the right edge" if any(v < P_MIN for v in pmat.values()) else ""),
                  fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="top", ha="left")
-        fig.legend([Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9)],
-                   [f"α = {alpha:g}"], loc="lower right", frameon=False, prop=font(FONT_SIZE - 1),
-                   bbox_to_anchor=(1 - 0.1 / fig_w, 0.02))
+        fig.legend([Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9),
+                    Patch(facecolor=SIGNIFICANT_SHADE, edgecolor="none")],
+                   [f"α = {alpha:g}", "significant (p ≤ α)"], loc="lower right", frameon=False,
+                   prop=font(FONT_SIZE - 1), ncol=2, bbox_to_anchor=(1 - 0.1 / fig_w, 0.02))
     add_signature(fig, comp.signature)
     return fig
