@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["format_level", "format_percent", "format_pvalue", "format_sci", "STYLES"]
+__all__ = ["format_correction", "format_level", "format_percent", "format_pvalue", "format_sci",
+           "STYLES"]
 
 STYLES: tuple[str, ...] = ("text", "unicode", "latex", "html")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -85,3 +86,19 @@ def format_level(level: float) -> str:
     pct = round(100.0 * float(level), 10)
     text = f"{pct:.10f}".rstrip("0").rstrip(".")
     return f"{text}%"
+
+
+#: How people write the names of the multiplicity corrections (Ranger's option name → display).
+CORRECTION_NAMES: dict[str, str] = {
+    "holm-sidak": "Holm–Šídák", "holm": "Holm", "bonferroni": "Bonferroni", "sidak": "Šídák",
+    "simes-hochberg": "Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini–Hochberg (FDR)",
+    "fdr_by": "Benjamini–Yekutieli (FDR)", "fdr_tsbh": "two-stage Benjamini–Hochberg (FDR)",
+    "fdr_tsbky": "two-stage Benjamini–Krieger–Yekutieli (FDR)",
+    "westfall-young": "Westfall–Young max-T", "none": "no correction",
+}
+
+
+def format_correction(name: str) -> str:
+    """Display name of a multiplicity correction (``"holm-sidak"`` → ``"Holm–Šídák"``); an
+    unknown name is returned unchanged."""
+    return CORRECTION_NAMES.get(str(name), str(name))

@@ -145,7 +145,7 @@ def test_pvalue_plot(comp):
     (alpha_line,) = [ln for ln in ax.lines if ln.get_gid() == "alpha-line"]
     assert alpha_line.get_xdata()[0] == pytest.approx(1 - pval_transform(comp.alpha))
     assert [p for p in ax.patches if p.get_gid() == "significant-region"]
-    assert ax.get_xlabel() == "holm-sidak-adjusted p-value"
+    assert ax.get_xlabel() == "Holm–Šídák-adjusted p-value"
     assert_texts_clean(fig)
 
 

@@ -25,7 +25,8 @@ from matplotlib.patches import Patch
 from matplotlib.transforms import ScaledTranslation
 from scipy.stats import norm
 
-from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font
+from ..formatting import format_correction
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in, wrap_parts
 
 __all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN"]
 
@@ -94,7 +95,13 @@ def pvalue_plot(
     plot_w = 5.0
     fig_w = name_w + value_w + plot_w + 0.35
     row_h = 0.42
-    top, bottom = 0.8, 0.85
+    note = ("each compared pair: a vertical segment joining the two systems' rows at its "
+            "p-value, in the colour of the better system; means on the left"
+            + ("; p < 0.00005 at the right edge" if any(v < P_MIN for v in pmat.values()) else ""))
+    note_lines = wrap_parts(note.split(" "), " ", fig_w - 0.3,
+                            lambda t: text_width_in(t, FONT_SIZE - 1.5))
+    note_h = 0.17  # inches per line of the note under the title
+    top, bottom = 0.8 + (len(note_lines) - 1) * note_h, 0.85
     fig_h = top + max(k, 2) * row_h + bottom
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
@@ -151,16 +158,15 @@ def pvalue_plot(
                         va="center", fontproperties=font(), color=INK,
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
                               "edgecolor": "#b3b3b3", "linewidth": 0.6})
-        adj = f"{comp.correction}-adjusted p-value" if adjusted else "unadjusted p-value"
+        adj = (f"{format_correction(comp.correction)}-adjusted p-value"
+               if adjusted and comp.correction != "none" else "unadjusted p-value")
         ax.set_xlabel(adj, fontproperties=font())
         head = title if title is not None else f"{dataset} · {metric}: pairwise p-values"
         fig.text(0.12 / fig_w, 1 - 0.15 / fig_h, head, fontproperties=font(FONT_SIZE + 2, bold=True),
                  va="top", ha="left")
-        fig.text(0.12 / fig_w, 1 - 0.42 / fig_h,
-                 "each compared pair: a vertical segment joining the two systems' rows at its "
-                 "p-value, in the colour of the better system; means on the left"
-                 + ("; p < 0.00005 at the right edge" if any(v < P_MIN for v in pmat.values()) else ""),
-                 fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="top", ha="left")
+        for i, line in enumerate(note_lines):
+            fig.text(0.12 / fig_w, 1 - (0.42 + i * note_h) / fig_h, line,
+                     fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="top", ha="left")
         fig.legend([Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9),
                     Patch(facecolor=SIGNIFICANT_SHADE, edgecolor="none")],
                    [f"α = {alpha:g}", "significant (p ≤ α)"], loc="lower right", frameon=False,
