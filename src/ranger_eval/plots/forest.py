@@ -439,6 +439,11 @@ def forest_plot(
     :func:`save_figure`.
     """
     # ---- validate and collect ---------------------------------------------------------------
+    missing = [a for a in ("names", "yi", "vi", "estimate", "weights") if not hasattr(result, a)]
+    if missing:
+        raise PlotError(f"forest_plot needs a fitted meta-analysis (rg.meta_analysis(...), a "
+                        f"MetaResult); got a {type(result).__name__} without "
+                        f"{', '.join(missing)}")
     names = tuple(str(n) for n in result.names)
     yi = np.asarray(result.yi, dtype=float).ravel()
     vi = np.asarray(result.vi, dtype=float).ravel()
