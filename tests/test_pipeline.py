@@ -11,6 +11,7 @@ from ranger_eval.cli import app
 from ranger_eval.errors import ConfigError
 from ranger_eval.io import load_experiment
 from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta
+from ranger_eval.report.tables import latex_signature
 
 
 def _write_scores(folder, rng, systems=("a", "b", "c"), tasks=("t1", "t2"), n=40):
@@ -137,7 +138,7 @@ def test_every_output_carries_the_signature(tmp_path, files):
     for name in ("comparison.csv", "comparison.md", "comparison.tex", "comparison.html",
                  "leaderboard.md", "leaderboard.tex"):
         text = (tmp_path / "cmp" / name).read_text()
-        assert csig in text or csig.replace("_", "\\_") in text, name
+        assert csig in text or latex_signature(csig) in text, name
 
 
 def test_cli_prints_warnings_and_errors_one_line(tmp_path, files):
@@ -250,3 +251,110 @@ def test_every_config_key_is_documented():
             if name not in internal:
                 key = name.removeprefix("meta_")  # meta: section keys stored with a prefix
                 assert f"`{key}`" in doc or f"`ir.{key}`" in doc, (model.__name__, name)
+
+
+def _named_yaml(tmp_path, files, body: str = "") -> object:
+    """The three systems and two tasks with display names (one system keeps its id)."""
+    names = {"a": "Alpha Net", "b": "Beta-2"}
+    lines = [body.rstrip(), "tasks:", "  - {id: t1, name: Task One}", "  - {id: t2, name: Task Two}",
+             "systems:"]
+    for s, fs in files.items():
+        name = f"name: {names[s]}, " if s in names else ""
+        lines.append(f"  {s}: {{{name}files: {{{', '.join(f'{t}: {f}' for t, f in fs.items())}}}}}")
+    path = tmp_path / "named.yaml"
+    path.write_text("\n".join(line for line in lines if line) + "\n")
+    return path
+
+
+def _all_text(folder) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in sorted(folder.iterdir())
+                     if p.suffix in (".md", ".csv", ".tex", ".html", ".json", ".svg"))
+
+
+def test_compare_shows_display_names_everywhere(tmp_path, files):
+    cfg = _named_yaml(tmp_path, files, "compare:\n  pairs: baseline\n  baseline: a")
+    run = run_compare(cfg, tmp_path / "c", n_resamples=50, figures="svg", html=True)
+    comp = run.comparison
+    assert comp.systems == ("Alpha Net", "Beta-2", "c") and comp.baseline == "Alpha Net"
+    assert set(comp.datasets) == {"Task One", "Task Two"}
+    assert {"graph-Task_One-score.svg", "heatmap.svg"} <= {p.name for p in run.written}
+    text = _all_text(tmp_path / "c")
+    for shown in ("Alpha Net", "Beta-2", "Task One", "Task Two"):
+        assert shown in text, shown
+    # the ids are accepted on the command line too, and mean the same systems
+    again = run_compare(cfg, tmp_path / "c2", n_resamples=50, figures="none",
+                        systems=["b", "a"], baseline="Beta-2")
+    assert again.comparison.systems == ("Beta-2", "Alpha Net")
+
+
+def test_rank_and_meta_show_display_names(tmp_path, files):
+    from ranger_eval.pipeline import run_rank
+
+    cfg = _named_yaml(tmp_path, files, "meta:\n  control: a\n  treatment: b")
+    run = run_rank(cfg, tmp_path / "r", figures="svg", n_resamples=50)
+    assert set(run.ranking.order) == {"Alpha Net", "Beta-2", "c"}
+    assert set(run.ranking.datasets) == {"Task One", "Task Two"}
+    text = _all_text(tmp_path / "r")
+    assert "Alpha Net" in text and "Beta-2" in text
+    assert "Alpha Net" in (tmp_path / "r" / "cd.svg").read_text()
+    meta = run_meta(cfg, tmp_path / "m", figures="none")
+    assert list(meta.result.effects.names) == ["Task One", "Task Two"]
+    summary = (tmp_path / "m" / "summary.md").read_text()
+    assert "Alpha Net" in summary and "Beta-2" in summary
+
+
+def test_display_names_that_collide_are_an_error(tmp_path, files):
+    cfg = _named_yaml(tmp_path, files)
+    cfg.write_text(cfg.read_text().replace("Beta-2", "Alpha Net"))
+    with pytest.raises(ConfigError, match=r"'a' and 'b' are both shown as 'Alpha Net'"):
+        run_compare(cfg, tmp_path / "x", n_resamples=50, figures="none")
+    cfg.write_text(cfg.read_text().replace("name: Alpha Net, files: {t1: b", "name: c, files: {t1: b"))
+    with pytest.raises(ConfigError, match="'c'"):
+        run_compare(cfg, tmp_path / "y", n_resamples=50, figures="none")
+
+
+def test_cli_compare_and_rank_print_display_names(tmp_path, files):
+    cfg = _named_yaml(tmp_path, files)
+    for command in ("compare", "rank"):
+        result = CliRunner().invoke(app, [command, str(cfg), "--out", str(tmp_path / command),
+                                          "--figures", "none"])
+        assert result.exit_code == 0, result.output
+        assert "Alpha Net" in result.output and "Beta-2" in result.output, command
+
+
+def test_figures_drawn_in_worker_processes_are_the_same_files_at_300_dpi(tmp_path, files,
+                                                                        monkeypatch):
+    from PIL import Image
+
+    cfg = _yaml(tmp_path, "", files)
+    runs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        monkeypatch.setenv("RANGER_EVAL_FIGURE_WORKERS", str(workers))
+        assert OutputFolder(tmp_path / "probe").workers == workers
+        runs[workers] = run_compare(cfg, out, n_resamples=50, figures="png")
+    names = [p.name for p in runs[1].written]
+    assert names == [p.name for p in runs[2].written]  # same files, same manifest order
+    pngs = [n for n in names if n.endswith(".png")]
+    assert len(pngs) == 7  # graph, pvalues, boxplots per task, and the heatmap
+    for name in names:
+        if name != "manifest.json":
+            assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes()
+    m1, m2 = (json.loads((tmp_path / w / "manifest.json").read_text())["files"]
+              for w in ("w1", "w2"))
+    assert m1 == m2 and {f["file"] for f in m1} >= set(pngs)
+    for name in pngs:
+        dpi = Image.open(tmp_path / "w2" / name).info["dpi"]
+        assert abs(dpi[0] - 300) < 0.01, (name, dpi)
+
+
+def test_figure_workers_setting(monkeypatch):
+    from ranger_eval.pipeline import figure_workers
+
+    monkeypatch.setenv("RANGER_EVAL_FIGURE_WORKERS", "1")
+    assert figure_workers() == 1
+    monkeypatch.setenv("RANGER_EVAL_FIGURE_WORKERS", "two")
+    with pytest.raises(ConfigError, match="RANGER_EVAL_FIGURE_WORKERS='two'"):
+        figure_workers()
+    monkeypatch.delenv("RANGER_EVAL_FIGURE_WORKERS")
+    assert 1 <= figure_workers() <= 2

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +45,8 @@ from .scores import Scores
 
 __all__ = [
     "COMPARE_OUTPUTS",
+    "display_names",
+    "with_display_names",
     "RANK_OUTPUTS",
     "RankRun",
     "run_rank",
@@ -101,6 +103,53 @@ def _figure_formats(figures: Sequence[str] | str | None) -> tuple[str, ...] | No
     return tuple(dict.fromkeys(items))
 
 
+#: Figures queued by :meth:`OutputFolder.flush` for its forked workers (read by index there:
+#: the drawing functions are closures over result objects and need not be picklable).
+_FIGURE_JOBS: list[tuple[Callable[[], Any], Path, tuple[str, ...], float]] = []
+
+
+def figure_workers() -> int:
+    """Processes that draw figures: ``RANGER_EVAL_FIGURE_WORKERS`` if set, else up to 2 of the
+    CPUs this process may use (1 means draw in this process)."""
+    import os
+
+    env = os.environ.get("RANGER_EVAL_FIGURE_WORKERS", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise ConfigError(
+                f"RANGER_EVAL_FIGURE_WORKERS={env!r}: not a whole number (1 = no worker processes)"
+            ) from None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover (not Linux)
+        cpus = os.cpu_count() or 1
+    return max(1, min(2, cpus))
+
+
+def _fork_context() -> Any:
+    """A ``fork`` multiprocessing context where fork is the safe default (Linux), else None."""
+    import multiprocessing as mp
+    import sys
+
+    if not sys.platform.startswith("linux") or "fork" not in mp.get_all_start_methods():
+        return None
+    return mp.get_context("fork")
+
+
+def _draw_and_save(job: tuple[Callable[[], Any], Path, tuple[str, ...], float]) -> list[str]:
+    """Draw one queued figure and save it in its formats (atomically); returns the paths."""
+    from .plots import save_figure
+
+    draw, stem, formats, dpi = job
+    return [str(p) for p in save_figure(draw(), stem, formats, dpi=dpi)]
+
+
+def _draw_job(index: int) -> list[str]:
+    return _draw_and_save(_FIGURE_JOBS[index])
+
+
 class OutputFolder:
     """Where a command writes: atomic files, never over an input, one writer at a time, and a
     manifest of what was written.
@@ -117,9 +166,11 @@ class OutputFolder:
     LOCK = ".ranger-eval.lock"
 
     def __init__(self, path: str | Path, inputs: Iterable[str | Path] = (),
-                 figures: Sequence[str] | None = None) -> None:
+                 figures: Sequence[str] | None = None, workers: int | None = None) -> None:
         self.path = Path(path)
         self.figure_formats = _figure_formats(figures)
+        self.workers = figure_workers() if workers is None else max(1, int(workers))
+        self._pending: list[tuple[Callable[[], Any], Path, tuple[str, ...], float]] = []
         self.inputs = {Path(p).resolve() for p in inputs}
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"--out {self.path}: exists and is not a folder")
@@ -193,24 +244,65 @@ class OutputFolder:
 
     def figure(self, fig: Any, stem: str, formats: Sequence[str], dpi: float = 300) -> list[Path]:
         """Save a figure (or a function that draws it, called only when something is saved) in
-        ``formats``, or in the run's ``figures`` formats when those were chosen (none: skip)."""
-        from .plots import save_figure
+        ``formats``, or in the run's ``figures`` formats when those were chosen (none: skip).
 
+        A drawn figure is saved at once. A function is queued and drawn and saved by
+        :meth:`flush` (called by :meth:`finish`), in a pool of worker processes when there are
+        several; the paths it will write are returned now."""
         if self.figure_formats is not None:
             formats = self.figure_formats
         if not formats:
             return []
-        if callable(fig) and not hasattr(fig, "savefig"):
-            fig = fig()
         self._writing()
-        for fmt in formats:
-            self.target(f"{stem}.{fmt}")
-        paths = [Path(p) for p in save_figure(fig, self.path / stem, formats, dpi=dpi)]
-        self.written += paths
-        return paths
+        formats = tuple(formats)
+        paths = [self.target(f"{stem}.{fmt}") for fmt in formats]
+        if callable(fig) and not hasattr(fig, "savefig"):
+            self._pending.append((fig, self.path / stem, formats, dpi))
+            return paths
+        from .plots import save_figure
+
+        written = [Path(p) for p in save_figure(fig, self.path / stem, formats, dpi=dpi)]
+        self.written += written
+        return written
+
+    def flush(self) -> list[Path]:
+        """Draw and save the queued figures: in up to :attr:`workers` forked processes when there
+        are several (each process draws its figures and writes them atomically), else here; the
+        files join :attr:`written` in the order they were queued. Returns their paths."""
+        jobs, self._pending = self._pending, []
+        if not jobs:
+            return []
+        from .progress import progress_bar
+
+        results: list[list[str]] = []
+        with progress_bar("writing figures", total=len(jobs)) as advance:
+            context = _fork_context() if self.workers > 1 and len(jobs) > 1 else None
+            if context is None:
+                for job in jobs:
+                    results.append(_draw_and_save(job))
+                    advance()
+            else:
+                global _FIGURE_JOBS
+                import matplotlib.backends.backend_agg  # noqa: F401  (imported once, before fork)
+
+                from . import plots  # noqa: F401
+
+                _FIGURE_JOBS = jobs
+                try:
+                    with context.Pool(min(self.workers, len(jobs))) as pool:
+                        for paths in pool.imap(_draw_job, range(len(jobs)), chunksize=1):
+                            results.append(paths)
+                            advance()
+                finally:
+                    _FIGURE_JOBS = []
+        written = [Path(p) for paths in results for p in paths]
+        self.written += written
+        return written
 
     def finish(self, signature: str, command: str | None = None) -> Path:
-        """Write ``manifest.json`` listing every file of this run; returns its path."""
+        """Write the queued figures, then ``manifest.json`` listing every file of this run;
+        returns its path."""
+        self.flush()
         self._writing()
         files = []
         for p in dict.fromkeys(self.written):
@@ -248,6 +340,50 @@ class CollectedScores:
     missing: tuple[tuple[str, str], ...] = ()
 
 
+def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list[str],
+                  ir_cfg: IRConfig, frames: list[pd.DataFrame], skipped: dict[str, str],
+                  missing: list[tuple[str, str]]) -> None:
+    """Per-item scores of one task (appended to ``frames``), or why it has none."""
+    cfg = exp.config
+    if exp.is_ir and task.qrels is None:
+        skipped[task.id] = "no qrels"
+        return
+    have = [s for s in systems if task.id in cfg.systems[s].files]
+    lacking = [s for s in systems if s not in have]
+    if len(have) < min(2, len(systems)):
+        skipped[task.id] = f"no file for {', '.join(lacking)}"
+        return
+    missing += [(s, task.id) for s in lacking]
+    if task.qrels is not None:
+        from . import ir
+
+        runs = {s: exp.path(cfg.systems[s].files[task.id]) for s in have}
+        evaluation = ir.evaluate_many(
+            exp.path(task.qrels), runs, measures, missing=ir_cfg.missing,
+            score_precision=ir_cfg.score_precision, progress=False,
+        )
+        frames.append(ir.to_scores(evaluation, task.id).frame)
+        return
+    for sys_id in have:
+        sys_cfg = cfg.systems[sys_id]
+        series = read_item_scores(
+            exp.path(sys_cfg.files[task.id]),
+            item_column=sys_cfg.item_column,
+            value_column=sys_cfg.value_column,
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": task.id,
+                    "system": sys_id,
+                    "metric": cfg.metric or "score",
+                    "item": series.index.to_numpy(),
+                    "value": series.to_numpy(),
+                }
+            )
+        )
+
+
 def collect_scores(
     exp: Experiment, systems: list[str] | None = None, measures: list[str] | None = None
 ) -> CollectedScores:
@@ -260,7 +396,7 @@ def collect_scores(
     """
     cfg = exp.config
     if cfg.scores is not None:
-        scores = read_scores(exp.path(cfg.scores), cfg.format)
+        scores = read_scores(exp.scores_paths, cfg.format)
         if cfg.metric is not None and cfg.metric in scores.metrics:
             scores = scores.filter(metrics=[cfg.metric])
         if cfg.tasks:
@@ -274,44 +410,12 @@ def collect_scores(
     frames: list[pd.DataFrame] = []
     skipped: dict[str, str] = {}
     missing: list[tuple[str, str]] = []
-    for task in cfg.tasks:
-        if exp.is_ir and task.qrels is None:
-            skipped[task.id] = "no qrels"
-            continue
-        have = [s for s in systems if task.id in cfg.systems[s].files]
-        lacking = [s for s in systems if s not in have]
-        if len(have) < min(2, len(systems)):
-            skipped[task.id] = f"no file for {', '.join(lacking)}"
-            continue
-        missing += [(s, task.id) for s in lacking]
-        if task.qrels is not None:
-            from . import ir
+    from .progress import progress_bar
 
-            runs = {s: exp.path(cfg.systems[s].files[task.id]) for s in have}
-            evaluation = ir.evaluate_many(
-                exp.path(task.qrels), runs, measures, missing=ir_cfg.missing,
-                score_precision=ir_cfg.score_precision, progress=False,
-            )
-            frames.append(ir.to_scores(evaluation, task.id).frame)
-            continue
-        for sys_id in have:
-            sys_cfg = cfg.systems[sys_id]
-            series = read_item_scores(
-                exp.path(sys_cfg.files[task.id]),
-                item_column=sys_cfg.item_column,
-                value_column=sys_cfg.value_column,
-            )
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "dataset": task.id,
-                        "system": sys_id,
-                        "metric": cfg.metric or "score",
-                        "item": series.index.to_numpy(),
-                        "value": series.to_numpy(),
-                    }
-                )
-            )
+    with progress_bar("reading scores", total=len(cfg.tasks)) as advance:
+        for task in cfg.tasks:
+            _collect_task(exp, task, systems, measures, ir_cfg, frames, skipped, missing)
+            advance(description=f"reading scores: {task.id}")
     if skipped:
         kind = "collection" if exp.is_ir else "task"
         warnings.warn(
@@ -328,6 +432,63 @@ def collect_scores(
         raise ConfigError(f"{exp.source}: no scores: no task has files for the systems {systems}")
     scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
     return CollectedScores(scores, skipped, tuple(missing))
+
+# --------------------------------------------------------------------------- display names
+def display_names(exp: Experiment | None) -> tuple[dict[str, str], dict[str, str]]:
+    """(system id → display name, task id → display name) of an experiment's ``name`` keys.
+
+    Only ids with a name of their own are listed. Two systems (or two tasks) shown under the same
+    name would merge in every table and figure, so that is a :class:`ConfigError`.
+    """
+    if exp is None:
+        return {}, {}
+    result = []
+    for kind, labels in (("systems", exp.system_labels), ("tasks", exp.task_labels)):
+        seen: dict[str, str] = {}
+        for ident, label in labels.items():
+            if label in seen:
+                raise ConfigError(
+                    f"{exp.source}: {kind}: {seen[label]!r} and {ident!r} are both shown as "
+                    f"{label!r}; give each a distinct `name`"
+                )
+            seen[label] = ident
+        result.append({k: v for k, v in labels.items() if v != k})
+    return result[0], result[1]
+
+
+def with_display_names(scores: Scores, exp: Experiment | None) -> Scores:
+    """``scores`` with systems and datasets renamed to the experiment's display names, so that
+    every table, figure and report of ``compare`` and ``rank`` shows them (as ``meta`` does)."""
+    systems, tasks = display_names(exp)
+    systems = {k: v for k, v in systems.items() if k in scores.systems}
+    tasks = {k: v for k, v in tasks.items() if k in scores.datasets}
+    if not systems and not tasks:
+        return scores
+    frame = scores.frame
+    for column, mapping in (("system", systems), ("dataset", tasks)):
+        if mapping:
+            clash = sorted(set(mapping.values()) & (set(frame[column]) - set(mapping)))
+            if clash:
+                raise ConfigError(
+                    f"{exp.source if exp else ''}: display name(s) {', '.join(map(repr, clash))} "
+                    f"are also the id of another {column} in the scores; rename one of them"
+                )
+            frame[column] = frame[column].map(lambda v, m=mapping: m.get(v, v))
+    return Scores(frame, source=str(exp.source) if exp else None)
+
+
+def _shown(value: Any, mapping: dict[str, str]) -> Any:
+    """A setting naming systems (or tasks) by id or by display name, as display names."""
+    if value is None or not mapping:
+        return value
+    if isinstance(value, str):
+        return mapping.get(value, value)
+    if isinstance(value, dict):
+        return {mapping.get(k, k): v for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_shown(v, mapping) for v in value)
+    return value
+
 
 # --------------------------------------------------------------------------- HTML report
 def write_report(folder: str | Path, command: str | None = None) -> tuple[Path, tuple[str, ...]]:
@@ -457,7 +618,7 @@ def _control_treatment_columns(eff: EffectSizes) -> dict[str, dict[str, str]]:
 #: Files written by ``ranger-eval meta`` and ``demo``.
 META_OUTPUTS: tuple[str, ...] = (
     "forest.pdf", "forest.svg", "forest.png", "effects.csv", "summary.json", "summary.md",
-    "manifest.json",
+    "summary.tex", "manifest.json",
 )
 
 
@@ -472,9 +633,10 @@ class MetaRun:
 
 
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
-    """forest.{pdf,svg,png}, effects.csv, summary.json and summary.md, each with the signature."""
+    """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
+    signature."""
     from .plots.forest import forest_plot
-    from .report.meta import meta_markdown
+    from .report.meta import meta_latex, meta_markdown
 
     cfg = exp.config
     control = exp.system_label(cfg.control)
@@ -506,18 +668,20 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
         "signature": signature,
     }
     out.text("summary.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
-    out.text("summary.md", meta_markdown(
-        res.result, n=dict(zip(res.result.names, np.asarray(res.effects.n).tolist(), strict=True)),
+    details: dict[str, Any] = dict(
+        n=dict(zip(res.result.names, np.asarray(res.effects.n).tolist(), strict=True)),
         title=res.title, control=control, treatment=treatment, skipped=res.skipped,
-    ))
+    )
+    out.text("summary.md", meta_markdown(res.result, **details))
+    out.text("summary.tex", meta_latex(res.result, **details))
+    out.flush()
     return out.written[start:]
 
 
 def _experiment_inputs(exp: Experiment) -> list[Path]:
     cfg = exp.config
     paths = [p for p in [exp.source] if p is not None]
-    if cfg.scores is not None:
-        paths.append(exp.path(cfg.scores))
+    paths += exp.scores_paths
     paths += [exp.path(t.qrels) for t in cfg.tasks if t.qrels]
     for sys_cfg in cfg.systems.values():
         paths += [exp.path(f) for f in sys_cfg.files.values()]
@@ -703,8 +867,9 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
             ("boxplots", boxplots, ("png",)),
         ]
         for stem, fig, formats in figures:
-            out.figure(fig, f"{stem}{suffix}", formats, dpi=150)
-    out.figure(lambda: comparison_heatmap(comp), "heatmap", ("png",), dpi=150)
+            out.figure(fig, f"{stem}{suffix}", formats, dpi=300)
+    out.figure(lambda: comparison_heatmap(comp), "heatmap", ("png",), dpi=300)
+    out.flush()
     return out.written[start:]
 
 
@@ -721,7 +886,10 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         folder = OutputFolder(out, inputs, figures)
         folder.claim(COMPARE_OUTPUTS)
         if exp is not None:
-            scores = _experiment_scores(exp, metrics)
+            scores = with_display_names(_experiment_scores(exp, metrics), exp)
+            shown_systems, _ = display_names(exp)
+            for key in ("baseline", "systems"):
+                settings[key] = _shown(settings[key], shown_systems)
         else:
             scores, _ = load_scores_input(input, metrics, format)
         comp = compare(scores, **settings)
@@ -844,6 +1012,7 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
         out.text("ranktest.tex", report.to_latex(rank_test))
         out.figure(ranking.plot, "graph", ("pdf", "png"), dpi=300)
     out.figure(lambda: cd_diagram(rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
+    out.flush()
     return out.written[start:]
 
 
@@ -863,6 +1032,11 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     with collecting_warnings(caught):
         scores, table, exp = read_rank_input(input)
         settings = rank_settings(exp, options)
+        if scores is not None and exp is not None:
+            scores = with_display_names(scores, exp)
+            shown_systems, shown_tasks = display_names(exp)
+            settings["control"] = _shown(settings["control"], shown_systems)
+            settings["dataset_weights"] = _shown(settings["dataset_weights"], shown_tasks)
         inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
         folder = OutputFolder(out, inputs, figures)
         folder.claim(RANK_OUTPUTS)
@@ -901,9 +1075,8 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
             direction = hib if isinstance(hib, bool) else True
         rt = rank_test(table, higher_is_better=direction, alpha=settings["alpha"],
                        posthoc=settings["posthoc"], control=settings["control"])
-    labels = exp.system_labels if exp is not None else None
     naive = table.mean(axis=0) if ranking is None else None
-    write_rank_outputs(rt, ranking, folder, labels, naive)
+    write_rank_outputs(rt, ranking, folder, None, naive)  # systems already carry display names
     caught += finish_outputs(folder, str((ranking or rt).signature), command, html)
     return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught))
 

@@ -15,7 +15,7 @@ from ranger_eval.comparison import (
     system_letters,
 )
 from ranger_eval.report import to_csv, to_html, to_latex, to_markdown
-from ranger_eval.report.tables import latex_escape
+from ranger_eval.report.tables import latex_escape, latex_signature
 
 NAMES = ("base_1", "R&D %2", "top#3")
 
@@ -99,7 +99,7 @@ def test_leaderboard_latex_escapes_and_signature(comp):
     assert r"R\&D \%2" in tex and r"top\#3" in tex and r"d\_1" in tex
     assert "$^{ab}$" in tex and r"\textbf{" in tex
     assert r"\toprule" in tex and r"\bottomrule" in tex
-    assert latex_escape(comp.signature) in tex
+    assert latex_signature(comp.signature) in tex
     body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0]
     assert "R&D" not in body and "_" not in body.replace(r"\_", "")
 
@@ -137,7 +137,7 @@ def test_comparison_latex(comp):
     assert all(line.count(" & ") == 12 for line in rows)
     assert r"R\&D \%2" in tex and r"top\#3" in tex
     assert "95\\% CI" in tex
-    assert latex_escape(comp.signature) in tex
+    assert latex_signature(comp.signature) in tex
 
 
 def test_comparison_html(comp):

@@ -1,12 +1,14 @@
-"""The Markdown summary of a meta-analysis (``summary.md`` of ``ranger-eval meta``)."""
+"""The summary of a meta-analysis: Markdown (``summary.md`` of ``ranger-eval meta``) and a LaTeX
+table (``summary.tex``) with the same rows, caption and signature."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from ..formatting import format_level, format_percent, format_pvalue
 from ..meta import MetaResult
+from .tables import latex_escape, latex_table, to_latex
 
-__all__ = ["meta_markdown"]
+__all__ = ["meta_latex", "meta_markdown"]
 
 
 def meta_markdown(
@@ -57,3 +59,57 @@ def meta_markdown(
         lines += ["", "Not analysed: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."]
     lines += ["", f"`{r.signature}`"]
     return "\n".join(lines) + "\n"
+
+
+def _model_text(r: MetaResult) -> str:
+    return "fixed effect" if r.method in ("FE", "EE") else f"random effects ({r.method})"
+
+
+def meta_latex(
+    result: MetaResult,
+    *,
+    n: Mapping[str, int] | None = None,
+    title: str | None = None,
+    control: str = "control",
+    treatment: str = "treatment",
+    skipped: Mapping[str, str] | None = None,
+    label: str = "tab:ranger-meta",
+) -> str:
+    """The rows of :func:`meta_markdown` as a booktabs table: task, n, effect, CI, weight and the
+    summary row; the caption gives the model, the p-value, the prediction interval and the
+    heterogeneity (τ², I², H², Q); ``label``; the signature as a footnote line that wraps."""
+    r = result
+    pct = format_level(r.level)
+    n = n or {}
+    rows = []
+    for row in r.to_frame().itertuples(index=False):
+        name = str(row.name)
+        if name in r.names:
+            rows.append([latex_escape(name), str(n.get(name, "")), _signed(float(row.yi)),  # type: ignore[arg-type]
+                         f"[{_signed(float(row.ci_low))}, {_signed(float(row.ci_high))}]",  # type: ignore[arg-type]
+                         latex_escape(format_percent(float(row.weight), 2))])  # type: ignore[arg-type]
+    rows.append(["\\textbf{summary}", "", f"\\textbf{{{_signed(r.estimate)}}}",
+                 f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]", "100\\%"])
+    caption = (
+        (f"{title}. " if title else "")
+        + f"Effect measure {r.measure} of {treatment} over {control}; {_model_text(r)}, test "
+        f"{r.test}, {pct} intervals. {format_pvalue(r.pvalue, 4, prefix='p = ')}; prediction "
+        f"interval [{r.pi_low:.4f}, {r.pi_high:.4f}]; τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, "
+        f"H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, {format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}."
+    )
+    if skipped:
+        caption += " Not analysed: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."
+    header = ["task", "n", "effect", f"{latex_escape(pct)} CI", "weight"]
+    return latex_table(header, rows, "lrrlr", caption=latex_escape(caption), label=label,
+                       signature=str(r.signature))
+
+
+def _signed(value: float, decimals: int = 4) -> str:
+    """Fixed-point with a typeset minus sign."""
+    text = f"{value:.{decimals}f}"
+    if float(text) == 0.0:
+        text = text.lstrip("-")
+    return text.replace("-", "$-$", 1)
+
+
+to_latex.register(MetaResult)(lambda result: meta_latex(result))

@@ -13,7 +13,15 @@ import pandas as pd
 from ..aggregate.ranking import Ranking
 from ..aggregate.ranktests import RankTest
 from ..formatting import format_pvalue
-from .tables import _csv_with_signature, _md_escape, latex_escape, to_csv, to_latex, to_markdown
+from .tables import (
+    _csv_with_signature,
+    _md_escape,
+    latex_escape,
+    latex_table,
+    to_csv,
+    to_latex,
+    to_markdown,
+)
 
 __all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex"]
 
@@ -25,17 +33,11 @@ def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
     return lines
 
 
-def _latex_table(frame: pd.DataFrame, spec: str, caption: str, signature: str) -> str:
-    lines = ["% requires \\usepackage{booktabs}", "\\begin{table}[t]", "\\centering",
-             f"\\caption{{{latex_escape(caption)}}}",
-             "\\resizebox{\\columnwidth}{!}{%", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-             " & ".join(latex_escape(c) for c in frame.columns) + " \\\\", "\\midrule"]
-    for row in frame.itertuples(index=False):
-        lines.append(" & ".join(latex_escape(v) for v in row) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}}", "",
-              f"\\par\\smallskip{{\\footnotesize\\texttt{{{latex_escape(signature)}}}}}",
-              "\\end{table}", ""]
-    return "\n".join(lines)
+def _latex_table(frame: pd.DataFrame, spec: str, caption: str, signature: str,
+                 label: str) -> str:
+    return latex_table([latex_escape(c) for c in frame.columns],
+                       [[latex_escape(v) for v in row] for row in frame.itertuples(index=False)],
+                       spec, caption=latex_escape(caption), label=label, signature=signature)
 
 
 # --------------------------------------------------------------------------- RankTest
@@ -78,10 +80,12 @@ def rank_test_markdown(res: RankTest, naive: pd.Series | None = None) -> str:
     return "\n".join(lines)
 
 
-def rank_test_latex(res: RankTest, naive: pd.Series | None = None) -> str:
+def rank_test_latex(res: RankTest, naive: pd.Series | None = None, *,
+                    label: str = "tab:ranger-ranktest") -> str:
+    """Booktabs table of :func:`rank_test_markdown`'s rows, caption, ``label``, signature."""
     rows = _rank_test_rows(res, naive)
     return _latex_table(rows, "rlrl" + "r" * (rows.shape[1] - 4), _rank_test_caption(res),
-                        str(res.signature))
+                        str(res.signature), label)
 
 
 def rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
@@ -124,8 +128,10 @@ def ranking_markdown(r: Ranking) -> str:
     return "\n".join(lines)
 
 
-def ranking_latex(r: Ranking) -> str:
-    return _latex_table(_ranking_rows(r), "rlrlrrr", _ranking_caption(r), str(r.signature))
+def ranking_latex(r: Ranking, *, label: str = "tab:ranger-ranking") -> str:
+    """Booktabs table of the ranking rows, caption, ``label``, signature footnote."""
+    return _latex_table(_ranking_rows(r), "rlrlrrr", _ranking_caption(r), str(r.signature),
+                        label)
 
 
 def ranking_csv(r: Ranking, path: str | Path | None = None) -> str:

@@ -10,7 +10,9 @@ ranx-style letters of the systems each one significantly beats; best mean in bol
 Every table carries the result's reproducibility signature: the last line of Markdown, a
 footnote in LaTeX, the caption in HTML, and a first ``# ranger-eval:…`` comment line in CSV
 (Ranger's own readers skip it; with pandas use ``pd.read_csv(path, skiprows=1)``). LaTeX output
-escapes ``\\ & % $ # _ { } ~ ^`` and needs ``\\usepackage{booktabs}``.
+escapes ``\\ & % $ # _ { } ~ ^`` and needs ``\\usepackage{booktabs,graphicx}``; each table has a
+caption and a ``\\label``, is scaled down to the line width when wider, and its signature footnote
+wraps.
 """
 from __future__ import annotations
 
@@ -35,7 +37,10 @@ __all__ = [
     "comparison_html",
     "comparison_latex",
     "comparison_markdown",
+    "LATEX_PACKAGES",
     "latex_escape",
+    "latex_signature",
+    "latex_table",
     "leaderboard_csv",
     "leaderboard_html",
     "leaderboard_latex",
@@ -60,9 +65,66 @@ _LATEX_SPECIAL = {
 }
 
 
+#: Characters of captions and names that pdfLaTeX cannot typeset from UTF-8 text as they are.
+_LATEX_UNICODE = {
+    "α": r"$\alpha$", "β": r"$\beta$", "χ": r"$\chi$", "τ": r"$\tau$", "μ": r"$\mu$",
+    "σ": r"$\sigma$", "ρ": r"$\rho$", "Δ": r"$\Delta$", "²": r"$^2$", "×": r"$\times$",
+    "−": r"$-$", "–": "--", "—": "---", "→": r"$\rightarrow$", "≥": r"$\geq$", "≤": r"$\leq$",
+    "±": r"$\pm$", "…": r"\ldots{}",
+}
+
+
 def latex_escape(text: object) -> str:
-    """Escape LaTeX's special characters (``\\ & % $ # _ { } ~ ^``) in ``text``."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    """Escape LaTeX's special characters (``\\ & % $ # _ { } ~ ^``) in ``text``, and write the
+    Greek letters and symbols Ranger's captions use (α, χ², τ, ×, −, –, →, ≥ …) so that
+    pdfLaTeX typesets them."""
+    return "".join(_LATEX_SPECIAL.get(ch) or _LATEX_UNICODE.get(ch, ch) for ch in str(text))
+
+
+#: The packages every LaTeX table needs, written as its first line.
+LATEX_PACKAGES = "% requires \\usepackage{booktabs,graphicx}"
+
+
+def latex_signature(signature: str) -> str:
+    """The signature as a footnote line that wraps: a ragged-right ``\\parbox`` of the table's
+    width in small typewriter type, breakable after every ``|`` (a signature has no spaces)."""
+    parts = [latex_escape(p) for p in str(signature).split("|")]
+    return ("\\par\\smallskip\\parbox{\\linewidth}{\\raggedright\\footnotesize\\texttt{"
+            + "|\\allowbreak{}".join(parts) + "}}")
+
+
+def latex_table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], spec: str, *, caption: str,
+    label: str, signature: str,
+) -> str:
+    """A booktabs table float that fits its column (or page, inside ``table*``).
+
+    ``header`` and ``rows`` are LaTeX already (escape free text with :func:`latex_escape`). The
+    ``tabular`` is scaled down with ``\\resizebox`` only when it is wider than ``\\linewidth``
+    (never enlarged); the caption is above the table with ``\\label{label}``; the signature is a
+    footnote line that wraps (:func:`latex_signature`).
+    """
+    lines = [
+        LATEX_PACKAGES,
+        "\\begin{table}[t]",
+        "\\centering",
+        f"\\caption{{{caption}}}",
+        f"\\label{{{label}}}",
+        "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%",
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(header) + " \\\\",
+        "\\midrule",
+    ]
+    lines += [" & ".join(cells) + " \\\\" for cells in rows]
+    lines += [
+        "\\bottomrule",
+        "\\end{tabular}}",
+        latex_signature(signature),
+        "\\end{table}",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- number formats
@@ -203,24 +265,29 @@ def comparison_markdown(
     return "\n".join(lines)
 
 
+def _comparison_caption(comp: Comparison | pd.DataFrame, table: pd.DataFrame, level: float) -> str:
+    """One sentence (LaTeX): what was compared, how many pairs are significant, the correction."""
+    n_sig = int(table["significant"].sum()) if len(table) else 0
+    n_sys = len(set(table["system_a"]) | set(table["system_b"])) if len(table) else 0
+    n_data = table["dataset"].nunique() if len(table) else 0
+    adj = (f"p-values adjusted by {latex_escape(comp.correction)} within each "
+           f"{latex_escape(comp.family.replace('-', ' × '))}; " if isinstance(comp, Comparison) else "")
+    return (f"Pairwise comparisons of {n_sys} systems on {n_data} dataset(s): {len(table)} pairs, "
+            f"{n_sig} significant; {adj}{latex_escape(_level_label(level))} confidence interval "
+            "of the difference A$-$B.")
+
+
 def comparison_latex(
-    comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
+    comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None,
+    label: str = "tab:ranger-comparison",
 ) -> str:
-    """A booktabs ``tabular`` of the comparison rows with the signature as a footnote line."""
+    """A booktabs table of the comparison rows (caption, ``label``; scaled to the line width when
+    wider), the signature as a footnote line that wraps."""
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "latex", level)
     plain_cols = {0, 1, 2, 3, 8}  # free text: escape; the others are already LaTeX
     spec = "llll" + "rrr" + "c" + "l" + "rrr" + "c"
-    lines = [
-        "% requires \\usepackage{booktabs}",
-        "\\begin{table}[t]",
-        "\\centering",
-        "\\small",
-        f"\\begin{{tabular}}{{{spec}}}",
-        "\\toprule",
-        " & ".join(h if i == 6 else latex_escape(h) for i, h in enumerate(header)) + " \\\\",
-        "\\midrule",
-    ]
+    body = []
     for cells in rows:
         out = []
         for i, c in enumerate(cells):
@@ -231,16 +298,11 @@ def comparison_latex(
                 out.append(f"{num} {latex_escape(rest)}")
             else:
                 out.append(c)
-        lines.append(" & ".join(out) + " \\\\")
-    lines += [
-        "\\bottomrule",
-        "\\end{tabular}",
-        "",
-        f"\\par\\smallskip{{\\footnotesize\\texttt{{{latex_escape(signature)}}}}}",
-        "\\end{table}",
-        "",
-    ]
-    return "\n".join(lines)
+        body.append(out)
+    return latex_table(
+        [h if i == 6 else latex_escape(h) for i, h in enumerate(header)], body, spec,
+        caption=_comparison_caption(comp, table, level), label=label, signature=signature,
+    )
 
 
 def comparison_html(
@@ -322,20 +384,12 @@ def leaderboard_markdown(board: Leaderboard) -> str:
     return "\n".join(lines)
 
 
-def leaderboard_latex(board: Leaderboard) -> str:
-    """Booktabs leaderboard with caption; the signature as a footnote line."""
+def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboard") -> str:
+    """Booktabs leaderboard with caption and ``label`` (scaled to the line width when wider);
+    the signature as a footnote line that wraps."""
     dec = _board_decimals(board)
     best = board.best()
-    lines = [
-        "% requires \\usepackage{booktabs}",
-        "\\begin{table}[t]",
-        "\\centering",
-        f"\\caption{{{latex_escape(_board_caption(board))}}}",
-        "\\begin{tabular}{ll" + "r" * len(board.columns) + "}",
-        "\\toprule",
-        " & System & " + " & ".join(latex_escape(h) for h in board.headers()) + " \\\\",
-        "\\midrule",
-    ]
+    rows = []
     for i, s in enumerate(board.systems):
         cells = []
         for j in range(len(board.columns)):
@@ -346,16 +400,12 @@ def leaderboard_latex(board: Leaderboard) -> str:
             if board.beats[i][j]:
                 text += f"$^{{{board.beats[i][j]}}}$"
             cells.append(text)
-        lines.append(f"{board.letters[i]} & {latex_escape(s)} & " + " & ".join(cells) + " \\\\")
-    lines += [
-        "\\bottomrule",
-        "\\end{tabular}",
-        "",
-        f"\\par\\smallskip{{\\footnotesize\\texttt{{{latex_escape(board.signature)}}}}}",
-        "\\end{table}",
-        "",
-    ]
-    return "\n".join(lines)
+        rows.append([board.letters[i], latex_escape(s), *cells])
+    return latex_table(
+        ["", "System", *(latex_escape(h) for h in board.headers())], rows,
+        "ll" + "r" * len(board.columns), caption=latex_escape(_board_caption(board)),
+        label=label, signature=board.signature,
+    )
 
 
 def leaderboard_html(board: Leaderboard) -> str:
