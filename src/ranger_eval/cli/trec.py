@@ -4,7 +4,8 @@ Output layout follows trec_eval (``%-22s\\t%s\\t%6.4f``: measure, query id or ``
 as integers); ``-q`` adds per-query rows, ``-c`` averages over all qrels topics with missing ones
 scored 0, ``-M N`` keeps the top N documents, ``-l N`` sets the relevance threshold. Measures are
 printed under their canonical names (``ndcg_cut.10`` → ``nDCG@10``). With several runs every line
-starts with the run's name. Under ``-c`` the ``NumRel`` ``all`` value is trec_eval's: the qrels
+starts with the run's name; several runs are evaluated in one :func:`ranger_eval.ir.evaluate_many`
+call (qrels indexed once, runs parsed concurrently). Under ``-c`` the ``NumRel`` ``all`` value is trec_eval's: the qrels
 documents with a label > 0 over all qrels topics, even with ``-l`` ≠ 1, where the per-topic values
 count labels ≥ ``-l`` (a warning gives both numbers when they differ; ``ir.summarize`` sums the
 per-topic values). Bad input: one line on stderr and exit status 2 — including a run that
@@ -150,13 +151,18 @@ def register(app: typer.Typer) -> None:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", IgnoredTopicsWarning)
                 q = evaluation.prepare_qrels(qrels)
+                # one batch call: the qrels are indexed once and the runs parsed concurrently;
+                # systems are keyed by position, so a run given twice is printed twice
+                many = evaluation.evaluate_many(
+                    q, {str(i): run for i, run in enumerate(runs)}, ms,
+                    missing="zero" if complete else "drop",
+                    score_precision="float32" if float32 else "float64",
+                    max_docs=max_docs, relevance_level=level, allow_no_overlap=allow_no_overlap)
+                system = many["system"].to_numpy()
                 blocks = []
-                for name, run in zip(_run_names(runs), runs, strict=True):
-                    per_q = evaluation.evaluate(
-                        q, run, ms, missing="zero" if complete else "drop",
-                        score_precision="float32" if float32 else "float64",
-                        max_docs=max_docs, relevance_level=level,
-                        allow_no_overlap=allow_no_overlap)
+                for i, name in enumerate(_run_names(runs)):
+                    per_q = (many[system == str(i)].drop(columns="system")
+                             .reset_index(drop=True))
                     summary = evaluation.summarize(per_q)
                     if complete:
                         summary = _trec_eval_complete_num_rel(summary, q, level, name, notes)

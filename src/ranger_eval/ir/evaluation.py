@@ -28,6 +28,7 @@ denominator is 0 (no relevant documents, empty ranking) is 0, as in trec_eval.
 """
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -426,9 +427,26 @@ def _with_signature(frame: pd.DataFrame, signature: Signature) -> IREvaluation:
     return out
 
 
+_Notes = list[tuple[str, type[Warning]]]  # warnings of one evaluation, emitted by the caller
+
+
+def _emit(notes: _Notes, stacklevel: int) -> None:
+    for message, category in notes:
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
 def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ...], missing: str,
                     score_precision: str, max_docs: int | None, relevance_level: int,
-                    allow_no_overlap: bool = False) -> pd.DataFrame:
+                    allow_no_overlap: bool = False, notes: _Notes | None = None) -> pd.DataFrame:
+    """Per-query values of one loaded run. Warnings go to ``notes`` (message, category) when it is
+    given, so that concurrent evaluations (:func:`evaluate_many`) report them in run order;
+    otherwise they are emitted here."""
+    if notes is None:
+        own: _Notes = []
+        out = _evaluate_table(q, run, measures, missing, score_precision, max_docs,
+                              relevance_level, allow_no_overlap, own)
+        _emit(own, stacklevel=3)
+        return out
     tmap = pc.index_in(run.query_dict, value_set=q.topics).fill_null(-1)
     tmap = tmap.to_numpy(zero_copy_only=False).astype(np.int32)
     ignored = np.flatnonzero(tmap < 0)
@@ -437,10 +455,10 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
                                   list(q.topic_names))
         if not allow_no_overlap:
             raise err
-        warnings.warn(err.describe(
+        notes.append((err.describe(
             "evaluated anyway as asked: every qrels topic scores 0 with missing='zero' "
             "(trec_eval -c), no topic is left with missing='drop'", loud=True),
-            IgnoredTopicsWarning, stacklevel=3)
+            IgnoredTopicsWarning))
     topic = tmap[run.query_codes]
     score, docs, pairs = run.score, run.doc_id, run.pair_hash
     if len(ignored):
@@ -448,9 +466,9 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
         topic, score, pairs = topic[keep], score[keep], pairs[keep]
         docs = take_rows(docs, keep)
     if len(ignored) and len(ignored) < len(tmap):  # (no overlap at all: warned above)
-        warnings.warn(f"{run.source}: {len(ignored)} run topic(s) without qrels in {q.source} "
+        notes.append((f"{run.source}: {len(ignored)} run topic(s) without qrels in {q.source} "
                       f"ignored: {_examples(run.query_dict.take(pa.array(ignored)).to_pylist())}",
-                      IgnoredTopicsWarning, stacklevel=3)
+                      IgnoredTopicsWarning))
     if score_precision == "float32":
         score = score.astype(np.float32).astype(np.float64)
 
@@ -475,8 +493,8 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
             raise MissingTopicsError(f"{run.source}: {len(absent)} qrels topic(s) have no ranking "
                                      f"in the run: {_examples(absent)}")
         if missing == "drop":
-            warnings.warn(f"{run.source}: {len(absent)} qrels topic(s) absent from the run "
-                          f"dropped: {_examples(absent)}", IgnoredTopicsWarning, stacklevel=3)
+            notes.append((f"{run.source}: {len(absent)} qrels topic(s) absent from the run "
+                          f"dropped: {_examples(absent)}", IgnoredTopicsWarning))
             values = values[present]
     ids = q.topic_names if missing == "zero" else q.topic_names[present]
     names = [str(m) for m in measures]
@@ -518,12 +536,29 @@ def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: P
     return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
 
 
-def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | pd.DataFrame],
+def _batch_workers(n_runs: int) -> int:
+    """Runs evaluated at once by :func:`evaluate_many`: one per CPU core (at most 4), never more
+    than there are runs. Each worker holds one parsed run at a time, so memory stays bounded."""
+    return max(1, min(n_runs, os.cpu_count() or 1, 4))
+
+
+def evaluate_many(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
+                  runs: Mapping[str, PathLike | pd.DataFrame | RunTable],
                   measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
                   score_precision: str = "float64", max_docs: int | None = None,
                   relevance_level: int = 1, progress: bool | None = None,
                   allow_no_overlap: bool = False) -> pd.DataFrame:
-    """:func:`evaluate` for several systems against the same qrels (read once).
+    """:func:`evaluate` for several systems against the same qrels, in one call.
+
+    The qrels are read and indexed once (:func:`prepare_qrels`: topic order, sorted (topic, doc)
+    keys, pair-hash filter, ideal gains) and shared by every run. Runs are parsed and evaluated
+    concurrently, one per worker thread (:func:`_batch_workers`: one per core, at most 4):
+    pyarrow's CSV reader, the numpy checks and the hashing release the GIL, so the CPU-bound
+    stages of different runs overlap, and the result never takes longer than a loop of
+    :func:`evaluate` calls (benchmarks/ir_batch_bench.py). Each worker holds one parsed run at a
+    time, so memory is bounded by the number of workers, not of runs. Values are identical to
+    :func:`evaluate` on each run; warnings are emitted in run order, and the first bad run (in
+    order) raises its error.
 
     ``runs`` maps a system name to a run. Returns ``[system, query_id, measure, value]``. A rich
     progress bar is shown on stderr when it is a terminal (``progress=None``) or when ``progress=True``.
@@ -533,14 +568,27 @@ def evaluate_many(qrels: PathLike | pd.DataFrame, runs: Mapping[str, PathLike | 
         raise IRError("runs must be a non-empty mapping {system name: run}")
     ms = parse_measures(measures)
     q = prepare_qrels(qrels)
+
+    def one(system: str, run: PathLike | pd.DataFrame | RunTable) -> tuple[pd.DataFrame, _Notes]:
+        notes: _Notes = []
+        df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
+                             relevance_level, allow_no_overlap, notes)
+        df.insert(0, "system", system)
+        return df, notes
+
     frames: list[pd.DataFrame] = []
-    with progress_bar("evaluating runs", total=len(runs), enabled=progress) as advance:
-        for system, run in runs.items():
-            df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
-                                 relevance_level, allow_no_overlap)
-            df.insert(0, "system", str(system))
-            frames.append(df)
-            advance(description=f"evaluated {system}")
+    items = [(str(k), v) for k, v in runs.items()]
+    pool = ThreadPoolExecutor(max_workers=_batch_workers(len(items)))
+    try:
+        with progress_bar("evaluating runs", total=len(items), enabled=progress) as advance:
+            futures = [pool.submit(one, system, run) for system, run in items]
+            for (system, _), future in zip(items, futures, strict=True):
+                df, notes = future.result()
+                _emit(notes, stacklevel=2)
+                frames.append(df)
+                advance(description=f"evaluated {system}")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update(qrels=q.source, missing=missing)
     return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
