@@ -237,7 +237,7 @@ def test_yaml_duplicate_keys_special_files_and_utf16_are_rejected(tmp_path):
         load_experiment(nested)
     utf16 = tmp_path / "u16.yaml"
     utf16.write_bytes("metric: a\n".encode("utf-16"))
-    with pytest.raises(ConfigError, match=r"u16\.yaml: UTF-16 text"):
+    with pytest.raises(ConfigError, match=r"u16\.yaml: the file is UTF-16 little-endian encoded.*UTF-8"):
         load_experiment(utf16)
     fifo = tmp_path / "pipe.txt"
     os.mkfifo(fifo)

@@ -16,7 +16,8 @@ from .config import (
     experiment_from_table,
     load_experiment,
 )
-from .tables import read_item_scores, read_scores, read_values
+from .files import Limits, current_limits, limits
+from .tables import read_item_scores, read_scores, read_table, read_values
 
 __all__ = [
     "CompareSettings",
@@ -25,11 +26,15 @@ __all__ = [
     "ExperimentConfig",
     "IRConfig",
     "InputError",
+    "Limits",
     "SystemConfig",
     "TaskConfig",
+    "current_limits",
     "experiment_from_table",
+    "limits",
     "load_experiment",
     "read_item_scores",
     "read_scores",
+    "read_table",
     "read_values",
 ]

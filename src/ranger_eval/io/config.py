@@ -12,6 +12,7 @@ top-level keys, because ``test`` means a different thing there.
 """
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import ConfigError, InputError
-from .files import MAX_CONFIG_BYTES, check_input_file
+from .files import MAX_CONFIG_BYTES, current_limits, open_text
 
 __all__ = [
     "AggregateSettings",
@@ -147,7 +148,7 @@ class ExperimentConfig(_Model):
     order: Literal["given", "effect", "weight", "name"] = "given"
     tasks: list[TaskConfig] = Field(default_factory=list)
     systems: dict[str, SystemConfig] = Field(default_factory=dict)
-    scores: str | None = None
+    scores: str | list[str] | None = None
     format: str | None = None
     ir: IRConfig | None = None
     compare: CompareSettings = Field(default_factory=CompareSettings)
@@ -342,6 +343,15 @@ class Experiment:
         return p if p.is_absolute() else (self.base / p).resolve()
 
     @property
+    def scores_paths(self) -> list[Path]:
+        """The files of ``scores`` (its patterns expanded when the YAML was loaded), in order;
+        empty without ``scores``."""
+        scores = self.config.scores
+        if scores is None:
+            return []
+        return [self.path(s) for s in ([scores] if isinstance(scores, str) else scores)]
+
+    @property
     def task_labels(self) -> dict[str, str]:
         return {t.id: t.label for t in self.config.tasks}
 
@@ -393,6 +403,106 @@ def _apply_overrides(raw: dict[str, Any], overrides: dict[str, Any]
     return _normalise_case({**raw, **given_top}), given
 
 
+#: nodes visited at most when checking a YAML value (aliases can make a small file huge)
+MAX_YAML_NODES = 1_000_000
+
+
+def _check_size(raw: Any, path: Path) -> None:
+    """Reject YAML nested deeper than the depth limit, or whose aliases expand to more than
+    :data:`MAX_YAML_NODES` values (a "billion laughs" file), naming the file; iterative."""
+    limit = current_limits().max_depth
+    stack: list[tuple[Any, int, str]] = [(raw, 0, "")]
+    visited = 0
+    while stack:
+        node, depth, key = stack.pop()
+        visited += 1
+        if visited > MAX_YAML_NODES:
+            raise ConfigError(f"{path}: the YAML expands to more than {MAX_YAML_NODES} values "
+                              f"(aliases repeated?); an experiment file is much smaller")
+        if depth > limit:
+            raise ConfigError(f"{path}: {key or '(top level)'}: nested more than {limit} levels "
+                              f"deep (set RANGER_EVAL_MAX_DEPTH to raise the limit)")
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1, f"{key}.{k}" if key else str(k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1, f"{key}[{i}]") for i, v in enumerate(node))
+
+
+def _matches(pattern: str, base: Path) -> list[str]:
+    """The paths ``pattern`` names, relative to ``base``: itself when it has no wildcard (or a
+    file of that exact name exists), else its matches (``**`` spans folders), sorted."""
+    p = Path(pattern).expanduser()
+    full = p if p.is_absolute() else base / p
+    if not glob.has_magic(pattern) or full.exists():
+        return [pattern]
+    return sorted(glob.glob(str(full), recursive=True))
+
+
+def expand_globs(raw: dict[str, Any], base: Path, source: Path | str) -> dict[str, Any]:
+    """Expand the wildcards (``*``, ``?``, ``[...]``, ``**``) of the input paths of a config
+    mapping, relative to ``base`` (the YAML's folder).
+
+    ``scores`` (one pattern or a list of paths and patterns) becomes every match, sorted by
+    path within each pattern; a pattern that matches nothing and a file matched twice are
+    :class:`ConfigError` s naming the key and the pattern. The single-file keys
+    (``systems.<id>.files.<task>`` / ``runs``, ``tasks[i].qrels``, ``qrels.<collection>``) take
+    a pattern only when it matches exactly one file.
+    """
+    out = dict(raw)
+    scores = out.get("scores")
+    if isinstance(scores, (str, list)) and scores:
+        patterns = [scores] if isinstance(scores, str) else scores
+        if all(isinstance(s, str) for s in patterns):
+            files: list[str] = []
+            first: dict[Path, str] = {}
+            for i, pattern in enumerate(patterns):
+                key = "scores" if isinstance(scores, str) else f"scores[{i}]"
+                found = _matches(pattern, base)
+                if not found:
+                    raise ConfigError(f"{source}: {key}: pattern {pattern!r} matches no file "
+                                      f"(relative to {base})")
+                for f in found:
+                    resolved = (base / Path(f).expanduser()).resolve()
+                    if resolved in first:
+                        raise ConfigError(
+                            f"{source}: {key}: {f} is given twice (also by {first[resolved]!r});"
+                            f" each scores file may be listed once")
+                    first[resolved] = pattern
+                    files.append(f)
+            out["scores"] = files[0] if isinstance(scores, str) and len(files) == 1 else files
+
+    def one(value: Any, key: str) -> Any:
+        if not isinstance(value, str) or not glob.has_magic(value):
+            return value
+        found = _matches(value, base)
+        if len(found) != 1:
+            what = "no file" if not found else f"{len(found)} files ({', '.join(found[:3])}" + (
+                ", ...)" if len(found) > 3 else ")")
+            raise ConfigError(f"{source}: {key}: pattern {value!r} matches {what}; this key "
+                              f"names one file (relative to {base})")
+        return found[0]
+
+    systems = out.get("systems")
+    if isinstance(systems, dict):
+        new_systems: dict[Any, Any] = {}
+        for sid, cfg in systems.items():
+            if isinstance(cfg, dict):
+                cfg = dict(cfg)
+                for fkey in ("files", "runs"):
+                    if isinstance(cfg.get(fkey), dict):
+                        cfg[fkey] = {t: one(f, f"systems.{sid}.{fkey}.{t}")
+                                     for t, f in cfg[fkey].items()}
+            new_systems[sid] = cfg
+        out["systems"] = new_systems
+    if isinstance(out.get("qrels"), dict):
+        out["qrels"] = {c: one(f, f"qrels.{c}") for c, f in out["qrels"].items()}
+    if isinstance(out.get("tasks"), list):
+        out["tasks"] = [dict(t, qrels=one(t["qrels"], f"tasks[{i}].qrels"))
+                        if isinstance(t, dict) and "qrels" in t else t
+                        for i, t in enumerate(out["tasks"])]
+    return out
+
+
 def experiment_from_table(path: str | Path, **overrides: Any) -> Experiment:
     """An experiment over one scores table or tool output (no YAML): ``scores: path`` plus the
     command-line ``overrides`` (e.g. control, treatment, metric, format)."""
@@ -413,20 +523,18 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
     """
     path = Path(path)
     try:
-        check_input_file(path, what="experiment YAML", max_bytes=MAX_CONFIG_BYTES)
+        with open_text(path, what="experiment YAML", max_bytes=MAX_CONFIG_BYTES) as fh:
+            text = fh.read()
     except InputError as exc:
         raise ConfigError(str(exc)) from None
-    try:
-        data = path.read_bytes()
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            raise ConfigError(f"{path}: UTF-16 text; save the YAML file as UTF-8")
-        text = data.decode("utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    from .adapters._json import _too_deep
+
+    if _too_deep(text, current_limits().max_depth):  # flow collections: [[[...]]] / {{...}}
+        raise ConfigError(f"{path}: invalid YAML (nested more than "
+                          f"{current_limits().max_depth} levels deep; set RANGER_EVAL_MAX_DEPTH "
+                          f"to raise the limit)")
     try:
         raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
@@ -437,6 +545,8 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
         raise ConfigError(f"{path}: invalid YAML (nested too deeply)") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping of keys at the top level")
+    _check_size(raw, path)
+    raw = expand_globs(raw, path.resolve().parent, path)
     raw, given = _apply_overrides(raw, overrides)
     try:
         config = ExperimentConfig.model_validate(raw)

@@ -11,30 +11,24 @@ own CSV outputs) is skipped. Every error names the file, the line and the offend
 """
 from __future__ import annotations
 
-import math
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, ScoresError
+from ..errors import InputError, RangerError, ScoresError
 from ..scores import Scores
-from .files import check_input_file
+from .files import check_input_file, current_limits, open_text
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 #: Columns read as exact strings, never type-inferred.
 ID_COLUMNS = ("dataset", "system", "metric", "item", "seed", "query_id", "run")
 SIGNATURE_PREFIX = "# ranger-eval:"
-
-
-def _signature_lines(path: Path) -> int:
-    """1 when the file starts with Ranger's ``# ranger-eval:`` signature line, else 0."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(len(SIGNATURE_PREFIX) + 3)
-    except OSError:
-        return 0
-    return int(head.lstrip(b"\xef\xbb\xbf").startswith(SIGNATURE_PREFIX.encode()))
+#: Text read as a missing value in the non-identifier columns of CSV/TSV tables.
+NA_TEXT = ["", "NA", "NaN", "nan", "null", "None"]
 
 
 # ---------------------------------------------------------------------------- score files
@@ -42,79 +36,196 @@ def read_values(path: str | Path) -> np.ndarray:
     """Read a one-value-per-line file (the Ranger format) as float64; line ``i`` is item ``i``.
 
     Blank lines at the end are ignored; a blank line before the last value, a non-numeric line
-    or a NaN/infinite value is an error naming the file and line.
+    or a NaN/infinite value is an error naming the file and line. Read as a stream of 1 MiB
+    blocks under the decisions of :mod:`ranger_eval.io.files` (gzip, UTF-8, LF/CRLF, line
+    length), each block converted at once; a block with a bad line is re-read line by line to
+    name it.
     """
-    path = check_input_file(path, what="score file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if not lines:
-        raise InputError(f"{path}: empty file (expected one numeric value per line)")
-    values = np.empty(len(lines), dtype=np.float64)
-    for i, line in enumerate(lines):
-        token = line.strip()
-        if not token:
-            raise InputError(f"{path}:{i + 1}: blank line (every line is one item's value)")
-        try:
-            v = float(token)
-        except ValueError:
-            raise InputError(f"{path}:{i + 1}: not a number: {line!r}") from None
-        if not math.isfinite(v):
-            raise InputError(f"{path}:{i + 1}: non-finite value {line.strip()!r}")
-        values[i] = v
+    parts: list[np.ndarray] = []
+    done = 0  # lines converted so far
+    blank: list[int | None] = [None]  # first blank line not yet followed by a value
+    with open_text(path, what="score file") as fh:
+        tail = ""
+        while True:
+            chunk = fh.read(1 << 20)
+            text = tail + chunk
+            if not chunk:
+                lines = [text] if text else []
+                tail = ""
+            else:
+                cut = text.rfind("\n")
+                lines, tail = (text[:cut].split("\n"), text[cut + 1:]) if cut >= 0 else ([], text)
+            if lines:
+                parts.append(_values_block(lines, done, fh.path, blank))
+                done += len(lines)
+            if not chunk:
+                break
+        values = np.concatenate(parts) if parts else np.empty(0)
+        if not values.size:
+            raise InputError(f"{fh.path}: empty file (expected one numeric value per line)")
     return values
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Any table (CSV/TSV/JSONL/Parquet) as read for Ranger: ids as exact strings, Ranger's own
+def _values_block(lines: list[str], done: int, path: Path, blank: list[int | None]
+                  ) -> np.ndarray:
+    """The values of ``lines`` (file lines ``done + 1 ...``); ``blank[0]`` carries the first
+    pending blank line across blocks."""
+    try:
+        if blank[0] is not None:
+            raise ValueError
+        values = np.array(lines, dtype=object).astype(np.float64)
+    except ValueError:
+        out: list[float] = []
+        for number, line in enumerate(lines, start=done + 1):
+            token = line.strip()
+            if not token:
+                if blank[0] is None:
+                    blank[0] = number
+                continue
+            if blank[0] is not None:
+                raise InputError(f"{path}:{blank[0]}: blank line (every line is one item's "
+                                 f"value)") from None
+            try:
+                out.append(float(token))
+            except ValueError:
+                raise InputError(f"{path}:{number}: not a number: {line!r}") from None
+        values = np.asarray(out, dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{path}:{done + r + 1}: non-finite value {lines[r].strip()!r}")
+    return values
+
+
+def read_table(path: str | Path, *, id_columns: Sequence[str] = ()) -> pd.DataFrame:
+    """Any table (CSV/TSV/JSONL/Parquet, optionally gzip-compressed) as read for Ranger: the
+    columns :data:`ID_COLUMNS` and ``id_columns`` as the exact strings written, Ranger's own
     ``# ranger-eval:`` signature line skipped. Errors name the file."""
-    return _read_frame(Path(path))
+    return _read_frame(Path(path), tuple(id_columns))
 
 
-def _read_frame(path: Path) -> pd.DataFrame:
-    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
-    suffix = suffix.lower().removesuffix(".gz")
+def _table_suffix(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    return suffixes[-1] if suffixes else ""
+
+
+def _read_frame(path: Path, extra_ids: tuple[str, ...] = ()) -> pd.DataFrame:
+    suffix = _table_suffix(path)
+    id_names = ID_COLUMNS + extra_ids
     check_input_file(path, what="table")
     try:
         if suffix in TABLE_SUFFIXES:
-            skip = _signature_lines(path)
-            header = pd.read_csv(path, sep=TABLE_SUFFIXES[suffix], nrows=0, skiprows=skip)
-            ids = [c for c in header.columns if c in ID_COLUMNS]
-            return pd.read_csv(
-                path, sep=TABLE_SUFFIXES[suffix], skiprows=skip, dtype=dict.fromkeys(ids, str),
-                keep_default_na=False, na_values={c: ["", "NA", "NaN", "nan", "null", "None"]
-                                                  for c in header.columns if c not in ids},
-            )
+            return _read_delimited(path, TABLE_SUFFIXES[suffix], id_names)
         if suffix in (".jsonl", ".ndjson"):
-            frame = pd.read_json(path, lines=True, dtype=False)
-            for col in (c for c in frame.columns if c in ID_COLUMNS):
-                frame[col] = [v if isinstance(v, str) or v is None else str(v) for v in frame[col]]
-            return frame
+            return _read_jsonl(path, id_names)
         if suffix == ".parquet":
-            return pd.read_parquet(path)
-    except (ValueError, OSError) as exc:
-        raise InputError(f"{path}: cannot parse as {suffix[1:]} table ({exc})") from None
+            return _read_parquet(path, id_names)
+    except RangerError:
+        raise
+    except (ValueError, OSError, RecursionError) as exc:
+        text = str(exc).strip().splitlines()
+        raise InputError(f"{path}: cannot parse as {suffix[1:]} table "
+                         f"({text[0][:200] if text else type(exc).__name__})") from None
     raise InputError(
-        f"{path}: unknown file type {suffix!r} (use .txt, .csv, .tsv, .jsonl or .parquet)"
+        f"{path}: unknown file type {suffix!r} (use .txt, .csv, .tsv, .jsonl or .parquet, "
+        f"optionally gzip-compressed as .csv.gz ...)"
     )
 
 
+def _read_delimited(path: Path, sep: str, id_names: tuple[str, ...]) -> pd.DataFrame:
+    import csv
+
+    with open_text(path, what="table") as fh:
+        first = fh.readline()
+        skip = int(first.startswith(SIGNATURE_PREFIX))
+        header = fh.readline() if skip else first
+        if not header.strip():
+            raise InputError(f"{path}:{1 + skip}: no header line (expected column names)")
+        columns = next(csv.reader([header], delimiter=sep))
+        dups = sorted({c for c in columns if columns.count(c) > 1})
+        if dups:
+            raise InputError(f"{path}:{1 + skip}: column {dups[0]!r} appears twice in the header")
+        ids = [c for c in columns if c in id_names]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                fh, sep=sep, header=None, names=columns, index_col=False,
+                dtype=dict.fromkeys(ids, str), keep_default_na=False,
+                na_values={c: NA_TEXT for c in columns if c not in ids},
+            )
+    frame.attrs["first_line"] = 2 + skip
+    return frame
+
+
+def _read_jsonl(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
+    from .adapters._json import iter_jsonl
+
+    rows: list[dict[str, Any]] = []
+    lines: list[int] = []
+    for number, obj in iter_jsonl(path, expected="a JSON Lines table"):
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}:{number}: a JSON {type(obj).__name__}, not an object; "
+                             f"expected a JSON Lines table (one object per line)")
+        for col in id_names:
+            v = obj.get(col)
+            if col in obj and not isinstance(v, str) and v is not None:
+                if isinstance(v, (dict, list)):
+                    raise InputError(f"{path}:{number}: {col!r} is a JSON {type(v).__name__}; "
+                                     f"an identifier must be a string or a number")
+                obj[col] = str(v)
+        rows.append(obj)
+        lines.append(number)
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame.from_records(rows)
+    for col in frame.columns:
+        if col in id_names:
+            frame[col] = frame[col].astype(object)
+    frame.attrs["lines"] = lines
+    return frame
+
+
+def _read_parquet(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    lim = current_limits()
+    meta = pq.ParquetFile(path).metadata
+    size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    stored = max(1, path.stat().st_size)
+    if size > lim.max_decompressed_bytes or (size > lim.ratio_after_bytes
+                                             and size > lim.max_ratio * stored):
+        raise InputError(
+            f"{path}: its {meta.num_rows} rows decompress to {size} bytes from {stored} (limits: "
+            f"{lim.max_decompressed_bytes} bytes, ratio {lim.max_ratio:g}; set "
+            f"RANGER_EVAL_MAX_DECOMPRESSED_BYTES / RANGER_EVAL_MAX_RATIO to raise them)")
+    frame = pd.read_parquet(path)
+    for col in frame.columns:
+        if col in id_names and frame[col].dtype != object:
+            frame[col] = [v if v is None or isinstance(v, str) else str(v) for v in frame[col]]
+    return frame
+
+
+def _lines(frame: pd.DataFrame, rows: np.ndarray) -> list[int]:
+    """File line numbers of 0-based ``rows`` (kept by the readers in ``frame.attrs``)."""
+    numbers = frame.attrs.get("lines")
+    if numbers is not None:
+        return [int(numbers[r]) for r in rows]
+    first = int(frame.attrs.get("first_line", 1))
+    return [int(r) + first for r in rows]
+
+
 def _check_frame_values(frame: pd.DataFrame, path: Path, value_column: str) -> None:
-    """Name the first bad value with its line (header is line 1 for CSV/TSV, 0-based row+1 otherwise)."""
-    header = 2 if path.suffix.lower() in TABLE_SUFFIXES else 1
+    """Name the first bad value with its line."""
     col = frame[value_column]
     numeric = pd.to_numeric(col, errors="coerce")
     bad = numeric.isna().to_numpy() | ~np.isfinite(numeric.to_numpy(dtype=np.float64))
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"{path}:{r + header}: bad {value_column!r} value {col.iloc[r]!r} (must be a finite number)"
+            f"{path}:{_lines(frame, np.array([r]))[0]}: bad {value_column!r} value "
+            f"{col.iloc[r]!r} (must be a finite number)"
         )
 
 
@@ -124,13 +235,14 @@ def read_item_scores(
     """Per-item values of one system on one dataset, indexed by item id (as strings).
 
     ``.txt`` files are one value per line (ids ``"1", "2", …``); tables need ``item_column`` and
-    ``value_column``. Duplicate item ids are an error.
+    ``value_column`` (the item column is read as the exact strings written). Duplicate item ids
+    are an error.
     """
     path = Path(path)
-    if path.suffix.lower() in (".txt", ".dat", ".scores", ""):
+    if _table_suffix(path) in (".txt", ".dat", ".scores", ""):
         vals = read_values(path)
         return pd.Series(vals, index=pd.Index(np.arange(1, vals.size + 1).astype(str), name="item"))
-    frame = _read_frame(path)
+    frame = _read_frame(path, (item_column,))
     for col in (item_column, value_column):
         if col not in frame.columns:
             raise InputError(
@@ -139,11 +251,14 @@ def read_item_scores(
     if frame.empty:
         raise InputError(f"{path}: empty table")
     _check_frame_values(frame, path, value_column)
+    missing = frame[item_column].isna().to_numpy()
+    if missing.any():
+        line = _lines(frame, np.flatnonzero(missing)[:1])[0]
+        raise InputError(f"{path}:{line}: no {item_column!r} (every row needs an item id)")
     items = frame[item_column].astype(str)
     dup = items.duplicated(keep=False)
     if dup.any():
-        header = 2 if path.suffix.lower() in TABLE_SUFFIXES else 1
-        rows = np.flatnonzero(dup.to_numpy())[:10] + header
+        rows = _lines(frame, np.flatnonzero(dup.to_numpy())[:10])
         raise InputError(
             f"{path}: duplicate item id {items[dup].iloc[0]!r} (lines {', '.join(map(str, rows))})"
         )
@@ -156,8 +271,9 @@ def read_item_scores(
 TREC_TABLE = ("run", "measure", "query_id", "value")
 
 
-def read_scores(path: str | Path, format: str | None = None) -> Scores:
-    """Per-item scores from a file or folder.
+def read_scores(path: str | Path | Sequence[str | Path], format: str | None = None) -> Scores:
+    """Per-item scores from a file or folder, or several of them (e.g. the files a config's
+    ``scores: runs/*.jsonl`` pattern matched), concatenated in the order given.
 
     * a tidy table (CSV/TSV/JSONL/Parquet) with ``dataset, system, item, value[, metric, seed]``;
     * the ``--format csv/tsv/json`` output of ``ranger-eval trec`` (``run, measure, query_id,
@@ -165,7 +281,31 @@ def read_scores(path: str | Path, format: str | None = None) -> Scores:
     * the output of an evaluation tool (lm-evaluation-harness, Inspect AI, HELM, PyTerrier,
       trec_eval -q, tsml), recognised by its content or named by ``format``
       (:mod:`ranger_eval.io.adapters`).
+
+    With several inputs, a path given twice and a row (dataset, system, metric, item, seed)
+    found in two inputs are errors.
     """
+    if not isinstance(path, (str, Path)):
+        paths = [Path(p) for p in path]
+        if not paths:
+            raise InputError("no score files given")
+        seen: set[Path] = set()
+        for p in paths:
+            key = p.resolve()
+            if key in seen:
+                raise InputError(f"{p}: given twice as a score file")
+            seen.add(key)
+        if len(paths) == 1:
+            return read_scores(paths[0], format)
+        frames = [read_scores(p, format).frame for p in paths]
+        if any("seed" in f.columns for f in frames):  # like adapters.read_adapters
+            frames = [f if "seed" in f.columns else f.assign(seed="0") for f in frames]
+        try:
+            return Scores(pd.concat(frames, ignore_index=True),
+                          source=f"{len(paths)} files ({paths[0]}, ...)")
+        except ScoresError as exc:
+            raise InputError(f"{exc} (across {', '.join(map(str, paths[:5]))}"
+                             f"{', ...' if len(paths) > 5 else ''})") from None
     from . import adapters
 
     path = Path(path)
@@ -179,8 +319,16 @@ def read_scores(path: str | Path, format: str | None = None) -> Scores:
     if tuple(frame.columns) == TREC_TABLE:
         frame = frame[frame["query_id"] != "all"].rename(
             columns={"run": "system", "measure": "metric", "query_id": "item"})
-        frame.insert(0, "dataset", path.stem)
+        frame.insert(0, "dataset", _table_stem(path))
     try:
         return Scores(frame, source=str(path))
     except ScoresError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
+
+
+def _table_stem(path: Path) -> str:
+    """``run`` for ``run.csv`` and ``run.csv.gz``."""
+    name = path.name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    return Path(name).stem

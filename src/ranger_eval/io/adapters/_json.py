@@ -16,11 +16,14 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+import numpy as np
 
 from ...errors import InputError
+from ..files import TextReader, current_limits, open_text
 
-__all__ = ["JsonStream", "iter_jsonl", "snippet"]
+__all__ = ["JsonStream", "iter_jsonl", "load_json", "snippet"]
 
 _DECODER = json.JSONDecoder()
 _WS = " \t\r\n"
@@ -36,26 +39,67 @@ def snippet(text: str | bytes, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+def _depth_error(path: Path, where: str, expected: str) -> InputError:
+    return InputError(f"{path}{where}: JSON nested more than {current_limits().max_depth} levels "
+                      f"deep (set RANGER_EVAL_MAX_DEPTH to raise the limit); expected {expected}")
+
+
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.S)
+
+
+def _too_deep(text: str, limit: int) -> bool:
+    """Does the JSON ``text`` nest deeper than ``limit``? Brackets inside strings do not
+    count. Vectorised: a bracket count, then (only when it exceeds the limit) the strings are
+    cut out by a regular expression and the depth is a cumulative sum."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    bare = np.frombuffer(_STRING.sub("", text).encode("utf-8", "replace"), dtype=np.uint8)
+    step = ((bare == 91) | (bare == 123)).astype(np.int64) - ((bare == 93) | (bare == 125))
+    return bool(step.size) and int(np.cumsum(step).max()) > limit
+
+
+def loads(text: str, path: Path, where: str, expected: str) -> Any:
+    """``json.loads`` with the nesting limit: deeper JSON is an :class:`InputError`."""
+    if _too_deep(text, current_limits().max_depth):
+        raise _depth_error(path, where, expected)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _depth_error(path, where, expected) from None
+
+
 def iter_jsonl(path: Path, *, expected: str) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed value)`` for every non-blank line of a JSON Lines file.
 
-    Reads one line at a time (never the whole file). A line that is not JSON is an
-    :class:`InputError` naming the file, the line number and the start of the line.
+    Reads one line at a time (never the whole file), each at most
+    :attr:`~ranger_eval.io.files.Limits.max_record_length` characters. A line that is not JSON
+    is an :class:`InputError` naming the file, the line number and the start of the line.
     """
-    with path.open("rb") as fh:
+    with open_text(path, what=expected, record=True) as fh:
         for number, raw in enumerate(fh, start=1):
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
             if not raw.strip():
                 continue
             try:
-                yield number, json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                value = loads(raw, path, f":{number}", expected)
+            except json.JSONDecodeError as exc:
                 raise InputError(
-                    f"{path}:{number}: not a JSON line ({reason}): {snippet(raw)} "
+                    f"{path}:{number}: not a JSON line ({exc.msg}): {snippet(raw)} "
                     f"(expected {expected}: one JSON object per line)"
                 ) from None
+            yield number, value
+
+
+def load_json(path: Path, *, expected: str, max_bytes: int | None = None) -> Any:
+    """One whole JSON file (small files only: ``max_bytes``), under the limits of
+    :mod:`ranger_eval.io.files`; errors name the file, the line and what was expected."""
+    with open_text(path, what=expected, json=True, max_bytes=max_bytes) as fh:
+        text = fh.read()
+    try:
+        return loads(text, path, "", expected)
+    except json.JSONDecodeError as exc:
+        cut = exc.msg.startswith("Unterminated") or not exc.doc[exc.pos:].strip()
+        end = "incomplete (truncated?)" if cut else f"invalid ({exc.msg})"
+        raise InputError(f"{path}:{exc.lineno}: JSON is {end}; expected {expected}") from None
 
 
 def _unclosed(text: str, start: int) -> bool:
@@ -90,7 +134,8 @@ class JsonStream:
     def __init__(self, path: Path, *, expected: str, chunk: int = CHUNK) -> None:
         self.path = path
         self.expected = expected
-        self._fh: IO[str] = path.open("r", encoding="utf-8-sig", newline="")
+        self._fh: TextReader = open_text(path, what=expected, json=True)
+        self._limits = current_limits()
         self._chunk = chunk
         self._buf = ""
         self._pos = 0
@@ -117,11 +162,7 @@ class JsonStream:
             self._dropped += self._pos
             self._buf = self._buf[self._pos:]
             self._pos = 0
-        try:
-            data = self._fh.read(size)
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{self.path}: not UTF-8 text ({exc.reason}); expected "
-                             f"{self.expected}") from None
+        data = self._fh.read(size)
         if not data:
             self._eof = True
             return False
@@ -182,9 +223,20 @@ class JsonStream:
         if not self.peek():
             raise self._truncated()
         size = self._chunk
+        limit = self._limits.max_record_length
         while True:
+            if len(self._buf) - self._pos > limit:
+                raise InputError(
+                    f"{self.path}:{self.line()}: one JSON value longer than {limit} characters "
+                    f"(set RANGER_EVAL_MAX_RECORD_LENGTH to raise the limit); expected "
+                    f"{self.expected}")
             try:
                 obj, end = _DECODER.raw_decode(self._buf, self._pos)
+                if isinstance(obj, (list, dict)) and _too_deep(self._buf[self._pos:end],
+                                                               self._limits.max_depth):
+                    raise RecursionError
+            except RecursionError:
+                raise _depth_error(self.path, f":{self.line()}", self.expected) from None
             except json.JSONDecodeError as exc:
                 if self._read(size):
                     size *= 2
@@ -201,15 +253,17 @@ class JsonStream:
             self._pos = end
             return obj
 
-    def skip(self) -> None:
+    def skip(self, _depth: int = 0) -> None:
         """Skip the next value (streamed when it is an array or object)."""
         c = self.peek()
+        if c in "[{" and c and _depth >= self._limits.max_depth:
+            raise _depth_error(self.path, f":{self.line()}", self.expected)
         if c == "[":
             for _ in self.array():
-                self.skip()
+                self.skip(_depth + 1)
         elif c == "{":
             for _ in self.object():
-                self.skip()
+                self.skip(_depth + 1)
         else:
             self.value()
 

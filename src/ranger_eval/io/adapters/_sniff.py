@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..files import check_input_file
+from ..files import check_input_file, open_text
 from . import lmeval, pyterrier, tsml
 from ._json import JsonStream
 
@@ -68,9 +68,8 @@ def _json_kind(path: Path) -> str | None:
         return None
 
 
-def _text_kind(head: bytes, complete: bool) -> str | None:
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    lines = text.splitlines()
+def _text_kind(text: str, complete: bool) -> str | None:
+    lines = text.split("\n")
     if not complete and lines:
         lines = lines[:-1]  # the last line may be cut
     lines = [ln for ln in lines if ln.strip()]
@@ -109,16 +108,21 @@ def detect(path: str | Path) -> str | None:
         return None
     check_input_file(p, what="evaluation output")
     with p.open("rb") as fh:
-        head = fh.read(HEAD_BYTES + 1)
-    complete = len(head) <= HEAD_BYTES
-    if head.startswith(b"PK\x03\x04"):
+        magic = fh.read(4)
+    if magic.startswith(b"PK\x03\x04"):
         try:
             with zipfile.ZipFile(p) as zf:
                 names = set(zf.namelist())
         except (zipfile.BadZipFile, OSError):
             return None
         return "inspect" if {"header.json", "_journal/start.json"} & names else None
-    stripped = head.lstrip(b"\xef\xbb\xbf").lstrip()
-    if stripped[:1] in (b"{", b"["):
+    if magic == b"PAR1":  # Parquet: a table, not a tool's output
+        return None
+    # decoded under the shared decisions (gzip, UTF-8, line ends): a file those reject is an
+    # error here already, whatever its format
+    with open_text(p, what="evaluation output", json=True) as fh:
+        head = fh.read(HEAD_BYTES + 1)
+    complete = len(head) <= HEAD_BYTES
+    if head.lstrip()[:1] in ("{", "["):
         return _json_kind(p)
     return _text_kind(head, complete)

@@ -12,14 +12,13 @@ the stat's ``mean`` for that instance; stats of perturbed instances become metri
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
 from ..files import check_input_file
 from ._common import AdapterResult, Builder
-from ._json import JsonStream
+from ._json import JsonStream, load_json
 
 __all__ = ["BOOKKEEPING", "FORMAT", "read"]
 
@@ -57,10 +56,9 @@ def _names(folder: Path) -> tuple[str, str]:
     model: str | None = None
     if spec_path.is_file():
         try:
-            spec = json.loads(check_input_file(spec_path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(f"{spec_path}: not valid JSON ({exc}); expected HELM's "
-                             f"run_spec.json") from None
+            spec = load_json(spec_path, expected="HELM's run_spec.json")
+        except InputError as exc:
+            raise InputError(f"{exc}; expected HELM's run_spec.json") from None
         if isinstance(spec, dict):
             name = spec.get("name") if isinstance(spec.get("name"), str) else None
             adapter = spec.get("adapter_spec")
@@ -182,9 +180,9 @@ def _report(b: Builder, path: Path, dataset: str, system: str, split: str) -> No
     if not path.is_file():
         return
     try:
-        stats = json.loads(check_input_file(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        b.note(f"{path.name} is not valid JSON: HELM's aggregates not read")
+        stats = load_json(path, expected="HELM's stats.json")
+    except InputError as exc:
+        b.note(f"{path.name} not read ({exc}): HELM's aggregates not read")
         return
     for stat in stats if isinstance(stats, list) else []:
         name = stat.get("name") if isinstance(stat, dict) else None

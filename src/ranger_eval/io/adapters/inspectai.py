@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..files import check_input_file
+from ..files import check_input_file, current_limits
 from ._common import AdapterResult, Builder, format_number
-from ._json import JsonStream, snippet
+from ._json import JsonStream, loads, snippet
 
 __all__ = ["FORMAT", "read", "value_to_float"]
 
@@ -92,7 +92,7 @@ def _iter_json_log(path: Path, log: _Log) -> Iterator[tuple[str, Any]]:
 def _iter_eval_log(path: Path, log: _Log) -> Iterator[tuple[str, Any]]:
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError) as exc:
         raise InputError(f"{path}: not a readable .eval archive ({exc}); expected {EXPECTED}"
                          ) from None
     with zf:
@@ -100,18 +100,23 @@ def _iter_eval_log(path: Path, log: _Log) -> Iterator[tuple[str, Any]]:
 
         def load(name: str) -> Any:
             try:
-                return json.loads(_member(zf, path, name))
+                text = _member(zf, path, name).decode("utf-8-sig")
+                return loads(text, path, f"!{name}", EXPECTED)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise InputError(f"{path}: member {name} is not valid JSON ({exc}); expected "
                                  f"{EXPECTED}") from None
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError,
+                    RuntimeError) as exc:
                 raise InputError(f"{path}: member {name} cannot be read ({exc}); the archive "
                                  f"is damaged or truncated") from None
 
-        if "header.json" in names:
-            log.header.update(load("header.json"))
-        elif "_journal/start.json" in names:
-            log.header.update(load("_journal/start.json"))
+        if "header.json" in names or "_journal/start.json" in names:
+            name = "header.json" if "header.json" in names else "_journal/start.json"
+            header = load(name)
+            if not isinstance(header, dict):
+                raise InputError(f"{path}: member {name} is a JSON {type(header).__name__}, not "
+                                 f"an object; expected {EXPECTED}")
+            log.header.update(header)
         else:
             raise InputError(f"{path}: no header.json in the archive; expected {EXPECTED}")
         if "reductions.json" in names:
@@ -126,9 +131,18 @@ def _member(zf: zipfile.ZipFile, path: Path, name: str) -> bytes:
     (method 93), which ``zipfile`` reads only from Python 3.14: before that, the raw member is
     decompressed with pyarrow's zstd codec and checked against its CRC-32."""
     info = zf.getinfo(name)
+    limit = current_limits().max_record_length
+    if info.file_size > limit:
+        raise InputError(f"{path}: member {name} holds {info.file_size} bytes, more than the "
+                         f"limit of {limit} for one record (set RANGER_EVAL_MAX_RECORD_LENGTH "
+                         f"to raise it)")
     if info.compress_type != ZIP_ZSTD or hasattr(zipfile, "ZIP_ZSTANDARD"):
         with zf.open(info) as fh:
-            return fh.read()
+            data = fh.read(limit + 1)  # the declared size may lie: never read past the limit
+        if len(data) > limit:
+            raise InputError(f"{path}: member {name} decompresses to more than {limit} bytes "
+                             f"(set RANGER_EVAL_MAX_RECORD_LENGTH to raise the limit)")
+        return data
     import pyarrow as pa
 
     with path.open("rb") as fh:

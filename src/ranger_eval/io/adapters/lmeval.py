@@ -24,9 +24,9 @@ from typing import Any
 import pandas as pd
 
 from ...errors import InputError
-from ..files import check_input_file
+from ..files import check_input_file, open_text
 from ._common import AdapterResult, Builder, format_number
-from ._json import JsonStream, iter_jsonl, snippet
+from ._json import JsonStream, iter_jsonl, load_json, snippet
 
 __all__ = ["FORMAT", "check_doc_hashes", "read"]
 
@@ -70,16 +70,7 @@ def metric_name(metric: str, filter_key: str) -> str:
 
 # ---------------------------------------------------------------------------- results file
 def _load_json(path: Path, what: str) -> Any:
-    check_input_file(path, what=what, max_bytes=MAX_RESULTS_BYTES)
-    try:
-        with path.open("r", encoding="utf-8-sig") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        cut = exc.msg.startswith("Unterminated") or not exc.doc[exc.pos:].strip()
-        end = "incomplete (truncated?)" if cut else f"invalid ({exc.msg})"
-        raise InputError(f"{path}:{exc.lineno}: JSON is {end}; expected {what}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason}); expected {what}") from None
+    return load_json(path, expected=what, max_bytes=MAX_RESULTS_BYTES)
 
 
 def _is_results(obj: Any) -> bool:
@@ -185,9 +176,9 @@ def _sanitized_args(results: dict[str, Any]) -> str | None:
 
 
 def _first_char(path: Path) -> str:
-    with path.open("rb") as fh:
-        head = fh.read(4096).lstrip(b"\xef\xbb\xbf").lstrip()
-    return chr(head[0]) if head else ""
+    with open_text(path, what=EXPECTED, json=True) as fh:
+        head = fh.read(4096).lstrip()
+    return head[:1]
 
 
 def _old_task(results: dict[str, Any], samples: Path) -> str | None:

@@ -13,13 +13,14 @@ counted.
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ...errors import InputError
-from ..files import check_input_file
+from ..files import open_text
 from ._common import AdapterResult, Builder
 from ._json import snippet
 
@@ -43,19 +44,27 @@ def header_columns(first_line: str) -> tuple[str, str] | None:
 
 def read(path: str | Path, *, dataset: str | None = None) -> AdapterResult:
     """Read a PyTerrier per-query table; ``dataset`` names the test collection."""
-    path = check_input_file(path, what="PyTerrier per-query table")
-    with path.open("r", encoding="utf-8-sig") as fh:
+    path = Path(path)
+    with open_text(path, what="PyTerrier per-query table") as fh:
         first = fh.readline()
-    found = header_columns(first)
-    if found is None:
-        raise InputError(f"{path}:1: header {snippet(first)}; expected {EXPECTED}")
-    sep, index = found
-    try:
-        frame = pd.read_csv(path, sep=sep, dtype={"name": str, "qid": str, "measure": str},
-                            keep_default_na=False, na_values={"value": ["", "NaN", "nan"]},
-                            encoding="utf-8-sig")
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise InputError(f"{path}: cannot parse as {EXPECTED} ({exc})") from None
+        found = header_columns(first)
+        if found is None:
+            raise InputError(f"{path}:1: header {snippet(first)}; expected {EXPECTED}")
+        sep, index = found
+        names = (["index"] if index else []) + list(COLUMNS)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                frame = pd.read_csv(fh, sep=sep, header=None, names=names, index_col=False,
+                                    dtype={"name": str, "qid": str, "measure": str},
+                                    keep_default_na=False,
+                                    na_values={"value": ["", "NaN", "nan"]})
+        except InputError:
+            raise
+        except (ValueError, pd.errors.ParserError) as exc:
+            text = str(exc).strip().splitlines()
+            raise InputError(f"{path}: cannot parse as {EXPECTED} "
+                             f"({text[0][:200] if text else type(exc).__name__})") from None
     if index:
         frame = frame.iloc[:, 1:]
     frame.columns = list(COLUMNS)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError
-from ..files import check_input_file
+from ..files import check_input_file, open_text
 from ._common import AdapterResult, Builder
 from ._json import snippet
 
@@ -44,7 +44,7 @@ def _blocks(path: Path, skipped: dict[str, int]) -> list[_Block]:
     cur: _Block | None = None
     in_summary = False
     seen: dict[tuple[str, str], int] = {}
-    with path.open("r", encoding="utf-8-sig") as fh:
+    with open_text(path, what="trec_eval -q output") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 
 from ...errors import InputError
-from ..files import check_input_file
+from ..files import check_input_file, open_text
 from ._common import AdapterResult, Builder
 from ._json import snippet
 
@@ -67,7 +67,7 @@ def _number(text: str, where: str, what: str) -> float:
 def read(path: str | Path) -> AdapterResult:
     """Read one tsml classification or regression results file."""
     path = check_input_file(path, what="tsml results file")
-    with path.open("r", encoding="utf-8-sig", newline="") as fh:
+    with open_text(path, what="tsml results file") as fh:
         header = [fh.readline() for _ in range(3)]
         if not header[2]:
             raise InputError(f"{path}: fewer than 3 lines; expected {EXPECTED}")
