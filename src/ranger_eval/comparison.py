@@ -64,7 +64,13 @@ Conventions
 * Multiplicity: ``correction`` is any method of ``statsmodels.stats.multitest.multipletests``
   (default ``"holm-sidak"``) or ``"none"``, applied within each family: ``"dataset-metric"``
   (the pairs of one dataset and metric), ``"dataset"`` or ``"all"``. A row is ``significant``
-  when its adjusted p-value is at most alpha = 1 - level.
+  when its adjusted p-value is at most alpha = 1 - level. ``"westfall-young"`` is Westfall &
+  Young's (1993, Algorithm 2.8) step-down max-T adjustment from the joint sign-flip null of a
+  dataset × metric (paired permutation tests, ``family="dataset-metric"`` only).
+* Engine: each dataset × metric is aligned once into an items × systems matrix (item ids
+  factorised to sorted integer codes); all pairs of one test and one shape are tested together
+  with row operations and one vectorised scipy call (:mod:`ranger_eval.stats.many`), giving
+  the same numbers, bit for bit, as the one-pair functions of :mod:`ranger_eval.stats`.
 * Resampling tests draw one sign-flip (or index) matrix per dataset × metric and reuse it for all
   pairs with the same items, so every pair sees the same resamples.
 """
@@ -100,7 +106,7 @@ from .signature import Signature, make_signature
 if TYPE_CHECKING:
     from .scores import SystemRuns
     from .setmetrics import SetMetric
-    from .stats.results import TestResult
+    from .stats.results import ManyTestResult, TestResult
 
 #: Seed policies of :func:`compare`.
 SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
@@ -124,6 +130,8 @@ PAIR_ORDERS: tuple[str, ...] = ("all", "baseline", "successive")
 FAMILIES: tuple[str, ...] = ("dataset-metric", "dataset", "all")
 ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 MISSING: tuple[str, ...] = ("error", "intersect")
+#: The resampling-based correction (Westfall & Young 1993 step-down max-T; permutation tests).
+WESTFALL_YOUNG = "westfall-young"
 
 #: Columns of :meth:`Comparison.to_frame`, in order.
 COLUMNS: tuple[str, ...] = (
@@ -437,10 +445,11 @@ def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
 
 # --------------------------------------------------------------------------- data access
 def _select_systems(scores: Scores, here: set[str], systems: Sequence[str] | None,
-                    where: str) -> list[str]:
+                    where: str, *, order: Sequence[str] | None = None) -> list[str]:
     """The systems to compare on one dataset (× metric): ``systems`` if given (all must have
-    scores there), else those present, in ``scores`` order; at least two."""
-    present = [s for s in scores.systems if s in here]
+    scores there), else those present, in ``scores`` order (``order``: ``scores.systems``
+    when the caller already has it); at least two."""
+    present = [s for s in (scores.systems if order is None else order) if s in here]
     if systems is not None:
         absent = [s for s in systems if s not in present]
         if absent:
@@ -461,42 +470,105 @@ def _select_systems(scores: Scores, here: set[str], systems: Sequence[str] | Non
 
 @dataclass(frozen=True)
 class _Group:
-    """The systems of one dataset × metric: seed-averaged per-item values and seed SDs."""
+    """The systems of one dataset × metric, aligned once into an items × systems matrix.
+
+    ``items`` is the sorted union of the systems' item ids; ``matrix[i, j]`` the seed-averaged
+    value of system ``names[i]`` on ``items[j]`` (NaN when absent, ``present`` False).
+    """
 
     dataset: str
     metric: str
-    values: dict[str, pd.Series]
+    names: tuple[str, ...]
+    items: np.ndarray
+    matrix: np.ndarray
+    present: np.ndarray
     seed_sd: dict[str, float]
     n_seeds: dict[str, int]
+    complete: bool = True
+
+    def index(self, system: str) -> int:
+        return self.names.index(system)
+
+    def row(self, system: str) -> np.ndarray:
+        """The system's values on its own items, in item order (a view when complete)."""
+        i = self.index(system)
+        return self.matrix[i] if self.complete else self.matrix[i, self.present[i]]
+
+    def mean(self, system: str) -> float:
+        return float(self.row(system).mean())
 
 
 def _groups(
     scores: Scores, systems: Sequence[str] | None, seeds: str = "allow-unbalanced"
 ) -> list[_Group]:
+    """One :class:`_Group` per dataset × metric (datasets in order, then metrics in order of
+    appearance), built from integer codes of the identifiers: item ids are factorised once,
+    sorted, so columns are in item-id order, and seeds are averaged per system × item."""
     df = scores.frame
+    if df.empty:
+        return []
+    ds_codes, ds_names = pd.factorize(df["dataset"])
+    met_codes, met_names = pd.factorize(df["metric"])
+    sys_codes, sys_names = pd.factorize(df["system"])
+    item_codes, item_names = pd.factorize(df["item"], sort=True)
+    items_all = np.asarray(item_names, dtype=object)
+    sys_list = [str(s) for s in sys_names]
+    values = df["value"].to_numpy(np.float64)
+    seed_col = df["seed"].to_numpy(dtype=object) if scores.has_seeds else None
+    n_met = len(met_names)
+    key = ds_codes.astype(np.int64) * n_met + met_codes
+    order = np.argsort(key, kind="stable")
+    skey = key[order]
+    starts = np.flatnonzero(np.r_[True, skey[1:] != skey[:-1]])
+    ends = np.r_[starts[1:], skey.size]
+    group_ds = skey[starts] // n_met
+    sequence = np.lexsort((order[starts], group_ds))  # dataset order, then first appearance
     out = []
-    for dataset in scores.datasets:
-        d = df[df["dataset"] == dataset]
-        for metric in pd.unique(d["metric"]):
-            g = d[d["metric"] == metric]
-            names = _select_systems(scores, set(pd.unique(g["system"])), systems,
-                                    f"dataset {dataset!r} (metric {metric!r})")
-            if scores.has_seeds and seeds == "balanced":
-                _check_seeds(scores, g, str(dataset), str(metric), names)
-            values: dict[str, pd.Series] = {}
-            seed_sd: dict[str, float] = {}
-            n_seeds: dict[str, int] = {}
+    for gi in sequence:
+        rows_all = order[starts[gi]:ends[gi]]  # original row order (stable sort)
+        dataset = str(ds_names[group_ds[gi]])
+        metric = str(met_names[skey[starts[gi]] % n_met])
+        here = {sys_list[c] for c in
+                np.flatnonzero(np.bincount(sys_codes[rows_all], minlength=len(sys_list)))}
+        names = _select_systems(scores, here, systems,
+                                f"dataset {dataset!r} (metric {metric!r})", order=sys_list)
+        if scores.has_seeds and seeds == "balanced":
+            _check_seeds(scores, df.iloc[rows_all], dataset, metric, names)
+        to_row = np.full(len(sys_list), -1, dtype=np.int64)
+        for i, s in enumerate(names):
+            to_row[sys_list.index(s)] = i
+        srow = to_row[sys_codes[rows_all]]
+        rows = rows_all[srow >= 0]
+        srow = srow[srow >= 0]
+        codes = item_codes[rows]
+        seen = np.zeros(items_all.size, dtype=bool)
+        seen[codes] = True
+        uitems = np.flatnonzero(seen)  # sorted codes = item ids in sorted order
+        col = (np.cumsum(seen) - 1)[codes]
+        k, n_items = len(names), uitems.size
+        matrix = np.full((k, n_items), np.nan)
+        present = np.zeros((k, n_items), dtype=bool)
+        present[srow, col] = True
+        seed_sd: dict[str, float] = {}
+        n_seeds: dict[str, int] = {}
+        if seed_col is None:
+            matrix[srow, col] = values[rows]
             for s in names:
-                rows = g[g["system"] == s]
-                values[s] = rows.groupby("item", sort=True)["value"].mean()
-                if scores.has_seeds:
-                    per_seed = rows.groupby("seed", sort=True)["value"].mean()
-                    n_seeds[s] = int(per_seed.size)
-                    seed_sd[s] = float(per_seed.std(ddof=1)) if per_seed.size > 1 else math.nan
-                else:
-                    n_seeds[s] = 1
-                    seed_sd[s] = math.nan
-            out.append(_Group(str(dataset), str(metric), values, seed_sd, n_seeds))
+                n_seeds[s] = 1
+                seed_sd[s] = math.nan
+        else:
+            # pandas' group mean (compensated sum in row order), as a per-system groupby did
+            flat = srow * n_items + col
+            m = pd.Series(values[rows]).groupby(flat, sort=True).mean()
+            matrix.reshape(-1)[m.index.to_numpy()] = m.to_numpy()
+            seeds_here = seed_col[rows]
+            for i, s in enumerate(names):
+                mine = srow == i
+                per_seed = pd.Series(values[rows][mine]).groupby(seeds_here[mine], sort=True).mean()
+                n_seeds[s] = int(per_seed.size)
+                seed_sd[s] = float(per_seed.std(ddof=1)) if per_seed.size > 1 else math.nan
+        out.append(_Group(dataset, metric, tuple(names), items_all[uitems], matrix, present,
+                          seed_sd, n_seeds, bool(present.all())))
     return out
 
 
@@ -523,8 +595,8 @@ def _check_seeds(
 def _pairs_for(
     group: _Group, order: str | Sequence[tuple[str, str]], baseline: str | None
 ) -> list[tuple[str, str]]:
-    means = {s: float(v.mean()) for s, v in group.values.items()}
-    return _pair_list(list(group.values), means, group.dataset, group.metric, order, baseline)
+    means = {s: group.mean(s) for s in group.names}
+    return _pair_list(list(group.names), means, group.dataset, group.metric, order, baseline)
 
 
 def _pair_list(
@@ -579,15 +651,24 @@ class _PairData:
     paired: bool
     x: np.ndarray  # system a (aligned with y when paired)
     y: np.ndarray
-    items: tuple[str, ...] | None  # common items when paired
+    items: np.ndarray | None = None  # column indices of the common items when paired
+
+    @property
+    def n(self) -> tuple[int, int]:
+        return (self.x.size, self.y.size)
 
 
 def _pair_data(
     group: _Group, a: str, b: str, test: str, paired: bool | None, missing: str
 ) -> _PairData:
-    va, vb = group.values[a], group.values[b]
-    same = va.index.equals(vb.index)
-    overlap = va.index.intersection(vb.index)
+    ia, ib = group.index(a), group.index(b)
+    if group.complete:
+        same, overlap = True, group.items.size > 0
+        pa = pb = None
+    else:
+        pa, pb = group.present[ia], group.present[ib]
+        same = bool(np.array_equal(pa, pb))
+        overlap = bool((pa & pb).any())
     if test in UNPAIRED_ONLY:
         if paired:
             raise CompareError(f"test {test!r} is for independent samples; it cannot use paired=True")
@@ -599,52 +680,48 @@ def _pair_data(
     else:  # auto / resampling with paired=None: paired when the systems score the same items
         if same:
             use_paired = True
-        elif overlap.empty:
+        elif not overlap:
             use_paired = False
         else:
             use_paired = True  # partial overlap: the pairing below reports the ids
     if not use_paired:
-        return _PairData(a, b, False, va.to_numpy(np.float64), vb.to_numpy(np.float64), None)
-    if not same:
-        only_a = va.index.difference(vb.index)
-        only_b = vb.index.difference(va.index)
-        if missing == "error":
-            parts = []
-            if len(only_a):
-                parts.append(f"{len(only_a)} only in {a!r}: {_preview(only_a)}")
-            if len(only_b):
-                parts.append(f"{len(only_b)} only in {b!r}: {_preview(only_b)}")
-            hint = (
-                "pass missing='intersect' to use the common items"
-                if test in PAIRED_ONLY or paired
-                else "pass missing='intersect' to use the common items or paired=False to treat "
-                "them as independent samples"
-            )
-            raise ScoresError(
-                f"items of {a!r} and {b!r} differ on dataset {group.dataset!r} "
-                f"(metric {group.metric!r}) but test {test!r} pairs them by item id: "
-                + "; ".join(parts)
-                + f" ({hint})"
-            )
-        if overlap.empty:
-            raise ScoresError(
-                f"no common items between {a!r} and {b!r} on dataset {group.dataset!r} "
-                f"(metric {group.metric!r}); a paired test is impossible"
-            )
-        warnings.warn(
-            f"dataset {group.dataset!r} (metric {group.metric!r}): dropped "
-            f"{len(only_a) + len(only_b)} item(s) not scored for both {a!r} and {b!r}",
-            stacklevel=4,
+        return _PairData(a, b, False, group.row(a), group.row(b), None)
+    if same:
+        cols = np.flatnonzero(group.present[ia]) if pa is not None else None
+        return _PairData(a, b, True, group.row(a), group.row(b), cols)
+    assert pa is not None and pb is not None
+    only_a = group.items[pa & ~pb]
+    only_b = group.items[pb & ~pa]
+    if missing == "error":
+        parts = []
+        if len(only_a):
+            parts.append(f"{len(only_a)} only in {a!r}: {_preview(only_a)}")
+        if len(only_b):
+            parts.append(f"{len(only_b)} only in {b!r}: {_preview(only_b)}")
+        hint = (
+            "pass missing='intersect' to use the common items"
+            if test in PAIRED_ONLY or paired
+            else "pass missing='intersect' to use the common items or paired=False to treat "
+            "them as independent samples"
         )
-    common = overlap.sort_values()
-    return _PairData(
-        a,
-        b,
-        True,
-        va.loc[common].to_numpy(np.float64),
-        vb.loc[common].to_numpy(np.float64),
-        tuple(common),
+        raise ScoresError(
+            f"items of {a!r} and {b!r} differ on dataset {group.dataset!r} "
+            f"(metric {group.metric!r}) but test {test!r} pairs them by item id: "
+            + "; ".join(parts)
+            + f" ({hint})"
+        )
+    if not overlap:
+        raise ScoresError(
+            f"no common items between {a!r} and {b!r} on dataset {group.dataset!r} "
+            f"(metric {group.metric!r}); a paired test is impossible"
+        )
+    warnings.warn(
+        f"dataset {group.dataset!r} (metric {group.metric!r}): dropped "
+        f"{len(only_a) + len(only_b)} item(s) not scored for both {a!r} and {b!r}",
+        stacklevel=4,
     )
+    cols = np.flatnonzero(pa & pb)
+    return _PairData(a, b, True, group.matrix[ia, cols], group.matrix[ib, cols], cols)
 
 
 def _preview(values: Iterable[object], limit: int = 10) -> str:
@@ -718,8 +795,10 @@ def _wald_interval(pd_: _PairData, alternative: str, level: float) -> tuple[floa
 
 
 def _classical(
-    test: str, pd_: _PairData, alternative: str, level: float
+    test: str, pd_: _PairData, alternative: str, level: float,
+    interval: tuple[float, float, str] | None = None,
 ) -> _Outcome:
+    """One pair, one test (``interval``: its t interval when already computed)."""
     from . import stats
 
     x, y = pd_.x, pd_.y
@@ -745,60 +824,8 @@ def _classical(
         return _Outcome(r.statistic, r.pvalue, lo, hi, how)
     else:  # pragma: no cover - guarded by _check_choice
         raise CompareError(f"unknown test {test!r}")
-    lo, hi, how = _t_interval(pd_, alternative, level)
+    lo, hi, how = interval if interval is not None else _t_interval(pd_, alternative, level)
     return _Outcome(r.statistic, r.pvalue, lo, hi, how)
-
-
-def _resampling(
-    test: str,
-    pairs: list[_PairData],
-    alternative: str,
-    level: float,
-    n_resamples: int,
-    seed: int | None,
-) -> list[_Outcome]:
-    """Permutation or bootstrap tests of several pairs of one dataset × metric.
-
-    Paired pairs with the same items share one sign-flip (or bootstrap index) matrix through the
-    many-pairs kernel; unpaired pairs use the two-sample test with the same seed.
-    """
-    from . import stats
-
-    out: dict[int, _Outcome] = {}
-    by_items: dict[tuple[str, ...], list[int]] = {}
-    for i, p in enumerate(pairs):
-        if p.paired:
-            assert p.items is not None
-            by_items.setdefault(p.items, []).append(i)
-    for idx in by_items.values():
-        diffs = np.vstack([pairs[i].x - pairs[i].y for i in idx])
-        if test == "permutation":
-            many = stats.paired_permutation_test_many(
-                diffs, alternative=alternative, n_resamples=n_resamples, seed=seed
-            )
-        else:
-            many = stats.paired_bootstrap_many(
-                diffs, alternative=alternative, n_resamples=n_resamples, seed=seed, level=level
-            )
-        for j, i in enumerate(idx):
-            r = many[j]
-            if test == "bootstrap":
-                out[i] = _Outcome(r.statistic, r.pvalue, *_interval(r), "bootstrap BCa")
-            else:
-                lo, hi, how = _t_interval(pairs[i], alternative, level)
-                out[i] = _Outcome(r.statistic, r.pvalue, lo, hi, how)
-    for i, p in enumerate(pairs):
-        if p.paired:
-            continue
-        if test == "permutation":
-            r = stats.permutation_test(
-                p.x, p.y, alternative=alternative, n_resamples=n_resamples, seed=seed
-            )
-            lo, hi, how = _t_interval(p, alternative, level)
-            out[i] = _Outcome(r.statistic, r.pvalue, lo, hi, how)
-        else:  # pragma: no cover - "bootstrap" is paired-only (see PAIRED_ONLY)
-            raise CompareError("the bootstrap test needs paired items")
-    return [out[i] for i in range(len(pairs))]
 
 
 def _effect(pd_: _PairData) -> tuple[float, str]:
@@ -823,6 +850,190 @@ def _context(group: _Group, pairs: list[_PairData]) -> Iterator[None]:
         raise CompareError(
             f"dataset {group.dataset!r} (metric {group.metric!r}), {which}: {exc}"
         ) from None
+
+
+# --------------------------------------------------------------------------- all pairs at once
+def _buckets(data: list[_PairData], idx: Iterable[int]) -> dict[tuple[bool, int, int], list[int]]:
+    """Pairs of equal shape (paired flag, n_a, n_b), in order: each is one matrix."""
+    out: dict[tuple[bool, int, int], list[int]] = {}
+    for i in idx:
+        d = data[i]
+        out.setdefault((d.paired, d.x.size, d.y.size), []).append(i)
+    return out
+
+
+def _stack_diffs(data: list[_PairData], idx: list[int]) -> np.ndarray:
+    return np.stack([data[i].x - data[i].y for i in idx])
+
+
+def _t_intervals(
+    group: _Group, data: list[_PairData], idx: list[int], alternative: str, level: float,
+    out: dict[int, tuple[float, float, str]],
+) -> None:
+    """The paired t (paired) or Welch (unpaired) interval of every pair in ``idx``, vectorised
+    per shape; shapes the t tests reject go through :func:`_t_interval` (which raises)."""
+    from .stats import many
+
+    for (paired, na, nb), sub in _buckets(data, idx).items():
+        if min(na, nb) < 2:
+            for i in sub:
+                with _context(group, [data[i]]):
+                    out[i] = _t_interval(data[i], alternative, level)
+            continue
+        with _context(group, [data[i] for i in sub]):
+            if paired:
+                r = many.paired_ttest_many(_stack_diffs(data, sub), alternative=alternative,
+                                           level=level)
+            else:
+                r = many.welch_ttest_many(np.stack([data[i].x for i in sub]),
+                                          np.stack([data[i].y for i in sub]),
+                                          alternative=alternative, level=level)
+        assert r.ci_low is not None and r.ci_high is not None
+        how = "paired t" if paired else "Welch t"
+        for j, i in enumerate(sub):
+            out[i] = (float(r.ci_low[j]), float(r.ci_high[j]), how)
+
+
+def _effects(group: _Group, data: list[_PairData]) -> list[tuple[float, str]]:
+    """Effect size of every pair (see :func:`_effect`), vectorised per shape."""
+    from .stats import many
+
+    out: dict[int, tuple[float, str]] = {}
+    numeric = []
+    for i, d in enumerate(data):
+        if _is_binary(d.x) and _is_binary(d.y):
+            with _context(group, [d]):
+                out[i] = _effect(d)
+        else:
+            numeric.append(i)
+    for (paired, na, nb), sub in _buckets(data, numeric).items():
+        if min(na, nb) < 2:
+            for i in sub:
+                with _context(group, [data[i]]):
+                    out[i] = _effect(data[i])
+            continue
+        if paired:
+            es, name = many.cohens_dz_many(_stack_diffs(data, sub)), "cohens_dz"
+        else:
+            es = many.cohens_d_many(np.stack([data[i].x for i in sub]),
+                                    np.stack([data[i].y for i in sub]))
+            name = "cohens_d"
+        for j, i in enumerate(sub):
+            out[i] = (float(es[j]), name)
+    return [out[i] for i in range(len(data))]
+
+
+def _group_outcomes(
+    group: _Group,
+    data: list[_PairData],
+    chosen: list[str],
+    alternative: str,
+    level: float,
+    n_resamples: int,
+    seed: int | None,
+    westfall_young: bool,
+) -> tuple[list[_Outcome], np.ndarray | None]:
+    """Every pair of one dataset × metric, tested with column operations.
+
+    Pairs of one test and one shape form a pairs × items matrix: t, Welch, McNemar and z
+    statistics are row operations with one vectorised scipy call for p-values and intervals
+    (:mod:`ranger_eval.stats.many`); permutation and bootstrap tests share one sign-flip /
+    bootstrap index matrix (defined by n, B and the seed alone, so every pair sees the same
+    resamples). Rank and sign tests run pair by pair. With ``westfall_young`` also returns the
+    step-down max-T adjusted p-values of the group's paired permutation tests.
+    """
+    from . import stats
+    from .progress import progress_bar
+    from .stats import many
+
+    out: dict[int, _Outcome] = {}
+    adjusted: np.ndarray | None = None
+    by_test: dict[str, list[int]] = {}
+    for i, c in enumerate(chosen):
+        by_test.setdefault(c, []).append(i)
+    intervals: dict[int, tuple[float, float, str]] = {}
+    need_t = [i for t in ("wilcoxon", "sign", "mannwhitney", "mcnemar", "permutation")
+              for i in by_test.get(t, [])]
+    _t_intervals(group, data, need_t, alternative, level, intervals)
+    where = f"{group.dataset}/{group.metric}"
+    if westfall_young:
+        idx = by_test.get("permutation", [])
+        shapes = _buckets(data, idx)
+        if len(idx) != len(data) or len(shapes) != 1 or not next(iter(shapes))[0]:
+            raise CompareError(
+                f"correction='westfall-young' needs one joint sign-flip null: on dataset "
+                f"{group.dataset!r} (metric {group.metric!r}) every pair must be a paired "
+                "permutation test on the same items (test='permutation' with paired data); "
+                f"tests here: {', '.join(sorted(set(chosen)))}"
+            )
+        adjusted = np.empty(len(data))
+    for test, idx in by_test.items():
+        for (paired, na, nb), sub in _buckets(data, idx).items():
+            pairs = [data[i] for i in sub]
+            small = min(na, nb) < (1 if test == "mcnemar" else 2)
+            if test in ("wilcoxon", "sign", "mannwhitney") or small or (
+                    test == "permutation" and not paired):
+                for i in sub:
+                    d = data[i]
+                    with _context(group, [d]):
+                        if test == "permutation":
+                            r1 = stats.permutation_test(d.x, d.y, alternative=alternative,
+                                                        n_resamples=n_resamples, seed=seed)
+                            out[i] = _Outcome(r1.statistic, r1.pvalue, *intervals[i][:2],
+                                              intervals[i][2])
+                        elif test in ("wilcoxon", "sign", "mannwhitney"):
+                            o = _classical(test, d, alternative, level, intervals.get(i))
+                            out[i] = o
+                        else:
+                            out[i] = _classical(test, d, alternative, level)
+                continue
+            r: ManyTestResult
+            with _context(group, pairs):
+                if test == "paired-t":
+                    r = many.paired_ttest_many(_stack_diffs(data, sub), alternative=alternative,
+                                               level=level)
+                    how = "paired t"
+                elif test == "welch":
+                    r = many.welch_ttest_many(np.stack([d.x for d in pairs]),
+                                              np.stack([d.y for d in pairs]),
+                                              alternative=alternative, level=level)
+                    how = "Welch t"
+                elif test == "mcnemar":
+                    r = many.mcnemar_many(np.stack([d.x for d in pairs]),
+                                          np.stack([d.y for d in pairs]), alternative=alternative)
+                elif test == "proportions-z":
+                    ca = np.array([d.x.sum() for d in pairs])
+                    cb = np.array([d.y.sum() for d in pairs])
+                    size_a, size_b = np.full(ca.size, na), np.full(cb.size, nb)
+                    r = many.proportions_ztest_many(ca, size_a, cb, size_b,
+                                                    alternative=alternative)
+                    lo, hi = many.wald_interval_many(ca, size_a, cb, size_b,
+                                                     alternative=alternative, level=level)
+                    r = dataclasses.replace(r, ci_low=lo, ci_high=hi)
+                    how = "Wald"
+                elif test == "permutation":
+                    flips = stats.SignFlips(na, n_resamples, seed)
+                    with progress_bar(f"permutation {where}", flips.size) as advance:
+                        r = flips.test(_stack_diffs(data, sub), alternative,
+                                       adjust="westfall-young" if westfall_young else None,
+                                       advance=advance)
+                    if adjusted is not None and r.pvalue_adjusted is not None:
+                        adjusted[sub] = r.pvalue_adjusted
+                else:  # bootstrap (paired only)
+                    boot = stats.BootstrapIndices(na, n_resamples, seed)
+                    with progress_bar(f"bootstrap {where}", boot.n_resamples) as advance:
+                        r = stats.paired_bootstrap_many(
+                            _stack_diffs(data, sub), alternative=alternative, level=level,
+                            indices=boot, advance=advance)
+                    how = "bootstrap BCa"
+            for j, i in enumerate(sub):
+                if test in ("mcnemar", "permutation"):
+                    lo_i, hi_i, how = intervals[i]
+                else:
+                    assert r.ci_low is not None and r.ci_high is not None
+                    lo_i, hi_i = float(r.ci_low[j]), float(r.ci_high[j])
+                out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), lo_i, hi_i, how)
+    return [out[i] for i in range(len(data))], adjusted
 
 
 # --------------------------------------------------------------------------- set-level metrics
@@ -1100,9 +1311,28 @@ def compare(
     ``label``/``prediction`` columns with ``test="permutation"`` or ``"bootstrap"`` (module
     docstring); ``metrics`` then selects the rows that carry them when a dataset has several.
     ``seeds`` is ``"balanced"`` (unbalanced seeds are an error) or ``"allow-unbalanced"``.
+    ``correction="westfall-young"`` is Westfall & Young's (1993, Algorithm 2.8) *step-down*
+    max-T adjustment computed from the joint sign-flip null of the pairs of each dataset ×
+    metric (one shared sign matrix; :class:`~ranger_eval.stats.resampling.SignFlips`), which
+    keeps the dependence between pairs and so is more powerful than Holm; it needs
+    ``test="permutation"`` on paired data and ``family="dataset-metric"``.
     Raises :class:`CompareError` (or :class:`ScoresError` for unpaired items) naming the
     dataset, metric and systems.
+
+    Alternative score backends (e.g. larger-than-memory scores): if ``scores`` has a callable
+    attribute ``__ranger_compare__``, ``compare`` returns
+    ``scores.__ranger_compare__(systems=..., pairs=..., ..., seeds=...)`` -- called with every
+    argument of ``compare`` except ``scores`` as keywords -- before anything else; the backend
+    must return a :class:`Comparison`.
     """
+    hook = getattr(scores, "__ranger_compare__", None)
+    if callable(hook):
+        return hook(
+            systems=systems, pairs=pairs, baseline=baseline, test=test,
+            alternative=alternative, correction=correction, family=family, level=level,
+            n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
+            datasets=datasets, metrics=metrics, by=by, metric_fn=metric_fn, seeds=seeds,
+        )
     from .stats import adjust_pvalues, effect_label
 
     if isinstance(scores, pd.DataFrame):
@@ -1133,7 +1363,24 @@ def compare(
     check_alternative(alternative, error=CompareError)
     _check_choice("family", family, FAMILIES)
     _check_choice("missing", missing, MISSING)
-    check_correction(correction, error=CompareError)
+    correction_key = check_correction(correction, error=CompareError)
+    westfall_young = correction_key == WESTFALL_YOUNG
+    if westfall_young:
+        if set_metrics:
+            raise CompareError(
+                "correction='westfall-young' needs the joint sign-flip null of per-item "
+                "permutation tests; it is not available with metric_fn"
+            )
+        if test != "permutation":
+            raise CompareError(
+                f"correction='westfall-young' adjusts paired permutation tests with their joint "
+                f"sign-flip null distribution; it needs test='permutation' (got test={test!r})"
+            )
+        if family != "dataset-metric":
+            raise CompareError(
+                "correction='westfall-young' adjusts within one dataset × metric (one shared "
+                f"sign-flip matrix); it needs family='dataset-metric' (got family={family!r})"
+            )
     level = check_level(level, error=CompareError)
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise CompareError(f"n_resamples must be a positive integer, got {n_resamples!r}")
@@ -1187,8 +1434,10 @@ def compare(
             int(n_resamples), seed, missing, seeds,
         )
     groups = [] if set_metrics else _groups(scores, systems, seeds)
+    wy_adjusted: list[float] = []
     for group in groups:
-        for s, v in group.values.items():
+        for s in group.names:
+            v = group.row(s)
             mean_rows.append(
                 {
                     "dataset": group.dataset,
@@ -1203,24 +1452,13 @@ def compare(
         pair_list = _pairs_for(group, pairs, baseline)
         data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
         chosen = [_choose_test(test, d, group) for d in data]
-        outcomes: list[_Outcome | None] = [None] * len(data)
-        for t in RESAMPLING:
-            idx = [i for i, c in enumerate(chosen) if c == t]
-            if idx:
-                with _context(group, [data[i] for i in idx]):
-                    res = _resampling(
-                        t, [data[i] for i in idx], alternative, level, n_resamples, seed
-                    )
-                for i, res_i in zip(idx, res, strict=True):
-                    outcomes[i] = res_i
-        for i, (d, c) in enumerate(zip(data, chosen, strict=True)):
-            if outcomes[i] is None:
-                with _context(group, [d]):
-                    outcomes[i] = _classical(c, d, alternative, level)
-        for d, c, o in zip(data, chosen, outcomes, strict=True):
-            assert o is not None
-            with _context(group, [d]):
-                es, es_name = _effect(d)
+        outcomes, adjusted_here = _group_outcomes(
+            group, data, chosen, alternative, level, int(n_resamples), seed, westfall_young
+        )
+        if adjusted_here is not None:
+            wy_adjusted.extend(float(v) for v in adjusted_here)
+        effects = _effects(group, data)
+        for d, c, o, (es, es_name) in zip(data, chosen, outcomes, effects, strict=True):
             mean_a, mean_b = float(d.x.mean()), float(d.y.mean())
             rows.append(
                 {
@@ -1257,10 +1495,13 @@ def compare(
     else:
         key = pd.Series("all", index=table.index)
     adjusted = np.empty(len(table))
-    for idx in key.groupby(key, sort=False).indices.values():
-        adjusted[idx] = np.asarray(
-            adjust_pvalues(table["pvalue"].to_numpy()[idx], correction, alpha=1.0 - level)
-        )
+    if westfall_young:
+        adjusted[:] = wy_adjusted
+    else:
+        for idx in key.groupby(key, sort=False).indices.values():
+            adjusted[idx] = np.asarray(
+                adjust_pvalues(table["pvalue"].to_numpy()[idx], correction, alpha=1.0 - level)
+            )
     table["pvalue_adjusted"] = adjusted
     table["significant"] = table["pvalue_adjusted"] <= 1.0 - level
     table["paired"] = table["paired"].astype(bool)
@@ -1330,6 +1571,9 @@ class RankIntervals:
     per bootstrap resample and one column per system (rank 1 = highest mean, ties averaged).
     ``rank_low``/``rank_high`` are simultaneous ``level`` confidence intervals for the ranks of
     all systems at once (see :func:`rank_intervals`); ``critical_value`` is the max-T quantile.
+    ``paired`` is True for the joint bootstrap of common items (``values``: systems × items) and
+    False for systems with disjoint items, bootstrapped independently (``values``: a 1-D object
+    array holding each system's own values).
     """
 
     dataset: str
@@ -1346,6 +1590,7 @@ class RankIntervals:
     seed: int | None
     values: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     method: str = "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024)"
+    paired: bool = True
 
     @property
     def signature(self) -> Signature:
@@ -1416,7 +1661,10 @@ def rank_intervals(
     max_(j<l) |theta*_jl - theta_jl| / se_jl (pairs with se = 0 are exact and left out of the
     max). Then rank_low_j = 1 + #{l: interval of theta_lj > 0} and rank_high_j = k - #{l:
     interval of theta_jl > 0}; all k intervals hold jointly with probability about ``level``.
-    Every system must score the same items (seeds averaged).
+    Every system must score the same items (seeds averaged) -- or, for independent samples,
+    each system its own items: then each system's items are resampled independently (system j
+    in the selection order uses the index stream of seed + j) and ``paired`` is False. Item sets
+    that overlap only partly are a :class:`ScoresError` naming some shared ids.
     """
     from scipy.stats import rankdata
 
@@ -1439,16 +1687,47 @@ def rank_intervals(
         systems = [s for s in comp.systems if s in here]
     sub = scores.filter(datasets=[dataset], metrics=[metric])
     group = next(g for g in _groups(sub, list(systems) if systems is not None else None))
-    names = list(group.values)
-    first = group.values[names[0]]
-    for s in names[1:]:
-        if not group.values[s].index.equals(first.index):
-            _pair_data(group, names[0], s, "paired-t", True, "error")  # raises with the ids
-    values = np.vstack([group.values[s].to_numpy(np.float64) for s in names])
-    k, n = values.shape
-    idx = BootstrapIndices(n, n_resamples, seed)
-    boot = idx.means(values)  # (B, k)
-    means = values.mean(axis=1)
+    names = list(group.names)
+    k = len(names)
+    paired = group.complete
+    if paired:
+        values = np.array(group.matrix, dtype=np.float64)
+        n = values.shape[1]
+        if n < 2:
+            raise CompareError(
+                f"rank intervals on dataset {dataset!r} (metric {metric!r}) need at least 2 "
+                f"items; the systems score {n}"
+            )
+        idx = BootstrapIndices(n, n_resamples, seed)
+        boot = idx.means(values)  # (B, k)
+        means = values.mean(axis=1)
+    else:
+        shared = group.present.sum(axis=0) > 1
+        if shared.any():  # partial overlap: neither one joint nor independent bootstraps
+            counts = group.present.sum(axis=1)
+            detail = ", ".join(f"{s!r}: {int(c)}" for s, c in zip(names, counts, strict=True))
+            raise ScoresError(
+                f"items of the systems differ on dataset {dataset!r} (metric {metric!r}): rank "
+                "intervals need every system to score the same items (paired joint bootstrap) "
+                f"or each system its own items (independent bootstraps); {int(shared.sum())} "
+                "item(s) (e.g. "
+                f"{_preview(group.items[shared], 5)}) are shared by some systems but not all "
+                f"(items per system: {detail}); select the common items first"
+            )
+        rows = [group.row(s) for s in names]
+        short = [s for s, r in zip(names, rows, strict=True) if r.size < 2]
+        if short:
+            raise CompareError(
+                f"rank intervals on dataset {dataset!r} (metric {metric!r}): system(s) "
+                f"{', '.join(map(repr, short))} have fewer than 2 items to bootstrap"
+            )
+        values = np.empty(k, dtype=object)
+        values[:] = [np.array(r, dtype=np.float64) for r in rows]
+        boot = np.empty((int(n_resamples), k))
+        for j, r in enumerate(rows):  # independent samples: one index stream per system
+            seed_j = None if seed is None else int(seed) + j
+            boot[:, j] = BootstrapIndices(r.size, n_resamples, seed_j).means(r[None, :])[:, 0]
+        means = np.array([float(r.mean()) for r in rows])
     order = np.argsort(-means, kind="stable")
     values, boot, means = values[order], boot[:, order], means[order]
     names = [names[i] for i in order]
@@ -1484,4 +1763,8 @@ def rank_intervals(
         n_resamples=int(n_resamples),
         seed=seed,
         values=values,
+        paired=paired,
+        method=RankIntervals.method if paired else (
+            "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024), "
+            "independent bootstrap per system"),
     )

@@ -138,7 +138,7 @@ ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 #: statsmodels' ``multipletests`` method names, plus "none".
 CORRECTIONS: tuple[str, ...] = (
     "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky", "none",
+    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky", "none", "westfall-young",
 )
 CORRECTION_ALIASES: dict[str, str] = {
     "hochberg": "simes-hochberg",

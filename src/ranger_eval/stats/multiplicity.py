@@ -10,7 +10,11 @@ __all__ = ["ADJUST_METHODS", "adjust_pvalues"]
 #: statsmodels' method names (Bonferroni; Šidák; Holm 1979 step-down with Šidák or Bonferroni
 #: steps; Simes–Hochberg step-up; Hommel 1988; Benjamini–Hochberg 1995 and Benjamini–Yekutieli
 #: 2001 FDR; two-stage FDR of Benjamini, Krieger & Yekutieli 2006 and its variant) plus "none".
-ADJUST_METHODS: tuple[str, ...] = CORRECTIONS
+#: ("westfall-young" is a correction of :func:`ranger_eval.compare` too, but it needs the joint
+#: resampling distribution of the tests, not their p-values: see
+#: :func:`ranger_eval.stats.resampling.paired_permutation_test_many`.)
+RESAMPLING_CORRECTIONS: tuple[str, ...] = ("westfall-young",)
+ADJUST_METHODS: tuple[str, ...] = tuple(c for c in CORRECTIONS if c not in RESAMPLING_CORRECTIONS)
 _ALIASES = CORRECTION_ALIASES
 
 
@@ -22,6 +26,12 @@ def adjust_pvalues(p: object, method: str = "holm", *, alpha: float = 0.05) -> n
     FDR methods ("fdr_tsbh", "fdr_tsbky"), whose adjusted values depend on it, as in statsmodels.
     """
     key = _ALIASES.get(str(method).lower(), str(method).lower())
+    if key in RESAMPLING_CORRECTIONS:
+        raise StatsInputError(
+            f"{method!r} adjusts from the joint resampling null of the tests, not from p-values: "
+            "use compare(..., test='permutation', correction='westfall-young') or "
+            "stats.paired_permutation_test_many(..., adjust='westfall-young')"
+        )
     if key not in ADJUST_METHODS:
         valid = ", ".join(repr(m) for m in ADJUST_METHODS + tuple(_ALIASES))
         raise StatsInputError(f"unknown p-value adjustment method {method!r}; valid: {valid}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +48,7 @@ __all__ = [
     "permutation_test",
     "paired_bootstrap",
     "paired_bootstrap_many",
+    "westfall_young_counts",
 ]
 
 BATCH_BYTES = 64 * 2**20
@@ -171,14 +172,33 @@ class SignFlips:
             yield s
 
     def count_extreme(
-        self, diffs: object, alternative: str = "two-sided", batch: int | None = None
+        self,
+        diffs: object,
+        alternative: str = "two-sided",
+        batch: int | None = None,
+        advance: Callable[[int], object] | None = None,
     ) -> np.ndarray:
-        """Per pair (row of ``diffs``), how many sign vectors give a sum at least as extreme."""
+        """Per pair (row of ``diffs``), how many sign vectors give a sum at least as extreme.
+
+        ``advance(rows)`` is called after each batch (e.g. a progress bar's advance).
+        """
+        return self._counts(diffs, alternative, batch, advance, maxt=False)[0]
+
+    def _counts(
+        self,
+        diffs: object,
+        alternative: str,
+        batch: int | None,
+        advance: Callable[[int], object] | None,
+        maxt: bool,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Raw extreme counts and, with ``maxt``, Westfall–Young step-down max-T counts."""
         check_alternative(alternative)
         d = _as_matrix(diffs)
         obs = d.sum(axis=1)
         tol = _tolerance(np.abs(d).sum(axis=1), self.n)
         count = np.zeros(d.shape[0], dtype=np.int64)
+        mt = _MaxT(d, obs, tol, alternative) if maxt else None
         for s in self.sums(d, batch):
             if alternative == "two-sided":
                 hit = np.abs(s) >= np.abs(obs) - tol
@@ -187,22 +207,104 @@ class SignFlips:
             else:
                 hit = s <= obs + tol
             count += hit.sum(axis=0)
-        return count
+            if mt is not None:
+                mt.add(s)
+            if advance is not None:
+                advance(s.shape[0])
+        return count, (mt.counts() if mt is not None else None)
 
     def test(
-        self, diffs: object, alternative: str = "two-sided", batch: int | None = None
+        self,
+        diffs: object,
+        alternative: str = "two-sided",
+        batch: int | None = None,
+        *,
+        adjust: str | None = None,
+        advance: Callable[[int], object] | None = None,
     ) -> ManyTestResult:
-        """Sign-flip test of mean(d) = 0 for every row of ``diffs`` (pairs x n)."""
+        """Sign-flip test of mean(d) = 0 for every row of ``diffs`` (pairs x n).
+
+        ``adjust="westfall-young"`` also returns ``pvalue_adjusted``: Westfall & Young's
+        step-down max-T adjusted p-values over the rows, from the same sign vectors
+        (:func:`westfall_young_counts`). ``advance(rows)`` is called after each batch.
+        """
         d = _as_matrix(diffs)
-        count = self.count_extreme(d, alternative, batch)
+        if adjust is not None:
+            check_choice("adjust", adjust, ("westfall-young",))
+        count, mt = self._counts(d, alternative, batch, advance, maxt=adjust is not None)
         mean = d.mean(axis=1)
+        adjusted = None
+        if mt is not None:
+            adjusted = _count_to_p(mt, self.size, self.exact)
+            adjusted = np.maximum(adjusted, _count_to_p(count, self.size, self.exact))
         return ManyTestResult(
             test="paired permutation test", statistic=mean, pvalue=_count_to_p(
                 count, self.size, self.exact), alternative=alternative, n=self.n,
             method="exact" if self.exact else "monte-carlo", n_resamples=self.size,
             seed=None if self.exact else self.seed, estimate=mean.copy(),
-            estimate_name="mean difference",
+            estimate_name="mean difference", pvalue_adjusted=adjusted,
         )
+
+
+class _MaxT:
+    """Accumulates Westfall & Young's (1993, Algorithm 2.8) step-down max-T counts.
+
+    Each pair's sum S is standardised by its exact sign-flip null SD, z = S / sqrt(sum d^2)
+    (for a common n the paired t statistic is the same increasing function of z for every
+    pair, so max-T on z equals max-T on t, as ``multtest::mt.maxT(test="pairt")``).
+    Two-sided tests use |z|, "less" uses -z. Pairs are ordered by observed statistic, largest
+    first (r_1, ..., r_m); for each resample u_j = max_(k >= j) z*_(r_k) (successive maxima
+    from the least significant pair up) and count_j += [u_j >= c_(r_j)], where
+    c = (|S| - gamma)/sqrt(sum d^2) is the observed statistic less the tie tolerance gamma of the
+    raw test (so each adjusted count is at least the raw count). Pairs with sum d^2 = 0 have
+    z* = 0 and c = 0. :meth:`counts` applies the step-down monotonicity (running maximum in
+    that order) and returns the counts in the original row order.
+    """
+
+    def __init__(self, d: np.ndarray, obs: np.ndarray, tol: np.ndarray, alternative: str) -> None:
+        q = np.sqrt((d * d).sum(axis=1))
+        self.scale = np.where(q > 0, 1.0 / np.where(q > 0, q, 1.0), 0.0)
+        self.alternative = alternative
+        if alternative == "two-sided":
+            stat, thr = np.abs(obs), np.abs(obs) - tol
+        elif alternative == "greater":
+            stat, thr = obs, obs - tol
+        else:
+            stat, thr = -obs, -obs - tol
+        z_obs = stat * self.scale
+        self.order = np.argsort(-z_obs, kind="stable")
+        self.threshold = np.where(q > 0, thr * self.scale, 0.0)[self.order]
+        self.count = np.zeros(d.shape[0], dtype=np.int64)
+
+    def add(self, s: np.ndarray) -> None:
+        z = s[:, self.order] * self.scale[self.order]
+        if self.alternative == "two-sided":
+            np.abs(z, out=z)
+        elif self.alternative == "less":
+            np.negative(z, out=z)
+        u = np.maximum.accumulate(z[:, ::-1], axis=1)[:, ::-1]
+        self.count += (u >= self.threshold).sum(axis=0)
+
+    def counts(self) -> np.ndarray:
+        stepped = np.maximum.accumulate(self.count)
+        out = np.empty_like(stepped)
+        out[self.order] = stepped
+        return out
+
+
+def westfall_young_counts(
+    diffs: object,
+    flips: SignFlips,
+    alternative: str = "two-sided",
+    batch: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(raw counts, step-down max-T counts) of every row of ``diffs`` on the sign vectors of
+    ``flips``; p = count / 2^n (exact) or (1 + count)/(1 + B) as the raw test. See
+    :class:`_MaxT` for the algorithm (Westfall & Young 1993, "Resampling-Based Multiple
+    Testing", Algorithm 2.8, step-down minP/maxT with successive maxima)."""
+    count, mt = flips._counts(diffs, alternative, batch, None, maxt=True)
+    assert mt is not None
+    return count, mt
 
 
 def paired_permutation_test(
@@ -235,16 +337,20 @@ def paired_permutation_test_many(
     seed: int | None = 0,
     batch: int | None = None,
     flips: SignFlips | None = None,
+    adjust: str | None = None,
+    advance: Callable[[int], object] | None = None,
 ) -> ManyTestResult:
     """:func:`paired_permutation_test` for every row of ``diffs`` (pairs x n), one sign matrix.
 
     Pass ``flips`` to reuse a :class:`SignFlips` (then ``n_resamples`` and ``seed`` are its own).
+    ``adjust="westfall-young"`` adds step-down max-T adjusted p-values (``pvalue_adjusted``);
+    ``advance(rows)`` is called after each batch of sign vectors.
     """
     check_alternative(alternative)
     d = _as_matrix(diffs)
     if flips is None:
         flips = SignFlips(d.shape[1], n_resamples, seed)
-    return flips.test(d, alternative, batch)
+    return flips.test(d, alternative, batch, adjust=adjust, advance=advance)
 
 
 # --------------------------------------------------------------------------- unpaired
@@ -390,8 +496,14 @@ class BootstrapIndices:
         for a in range(0, self.n_resamples, rows):
             yield a, min(a + rows, self.n_resamples)
 
-    def means(self, diffs: object, batch: int | None = None) -> np.ndarray:
-        """Bootstrap means, shape (n_resamples, pairs), for every row of ``diffs``."""
+    def means(
+        self,
+        diffs: object,
+        batch: int | None = None,
+        advance: Callable[[int], object] | None = None,
+    ) -> np.ndarray:
+        """Bootstrap means, shape (n_resamples, pairs), for every row of ``diffs``
+        (``advance(rows)`` is called after each batch)."""
         d = _as_matrix(diffs)
         if d.shape[1] != self.n:
             raise StatsInputError(
@@ -404,6 +516,8 @@ class BootstrapIndices:
             if buf is None:
                 buf = np.empty((b - a, self.n))
             np.matmul(self.counts(a, b, out=buf), dt, out=out[a:b])
+            if advance is not None:
+                advance(b - a)
         out /= self.n
         return out
 
@@ -491,15 +605,17 @@ def paired_bootstrap_many(
     ci_method: str = "bca",
     batch: int | None = None,
     indices: BootstrapIndices | None = None,
+    advance: Callable[[int], object] | None = None,
 ) -> ManyTestResult:
-    """:func:`paired_bootstrap` for every row of ``diffs`` (pairs x n) with one index matrix."""
+    """:func:`paired_bootstrap` for every row of ``diffs`` (pairs x n) with one index matrix
+    (``advance(rows)`` is called after each batch of resamples)."""
     check_alternative(alternative)
     check_choice("ci_method", ci_method, _CI_METHODS)
     level = check_level(level)
     d = _as_matrix(diffs)
     if indices is None:
         indices = BootstrapIndices(d.shape[1], n_resamples, seed)
-    theta_b = indices.means(d, batch)
+    theta_b = indices.means(d, batch, advance)
     pvalue, lo, hi, theta = _bootstrap_core(d, theta_b, alternative, level, ci_method)
     return ManyTestResult(
         test="paired bootstrap", statistic=theta, pvalue=pvalue, alternative=alternative,

@@ -79,7 +79,10 @@ class ManyTestResult:
     """Outcome of one resampling test applied to many system pairs with one shared resample matrix.
 
     Arrays are aligned with the rows of the input difference matrix; ``result[i]`` gives the
-    :class:`TestResult` of pair ``i``.
+    :class:`TestResult` of pair ``i``. The vectorised classical tests
+    (:mod:`ranger_eval.stats.many`) return it too, with ``n_resamples``/``seed`` ``None``.
+    ``pvalue_adjusted`` holds multiplicity-adjusted p-values when the test computed them from
+    the joint null (Westfall–Young max-T, :meth:`~ranger_eval.stats.resampling.SignFlips.test`).
     """
 
     test: str
@@ -87,14 +90,17 @@ class ManyTestResult:
     pvalue: np.ndarray
     alternative: str
     n: int
-    method: str
-    n_resamples: int
-    seed: int | None
+    method: str | None = None
+    n_resamples: int | None = None
+    seed: int | None = None
     estimate: np.ndarray | None = None
     ci_low: np.ndarray | None = None
     ci_high: np.ndarray | None = None
     level: float | None = None
     estimate_name: str | None = None
+    df: np.ndarray | None = None
+    n_y: int | None = None
+    pvalue_adjusted: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.statistic.shape[0])
@@ -113,6 +119,8 @@ class ManyTestResult:
             ci_low=pick(self.ci_low),
             ci_high=pick(self.ci_high),
             level=self.level,
+            df=pick(self.df),
+            n_y=self.n_y,
             method=self.method,
             n_resamples=self.n_resamples,
             seed=self.seed,

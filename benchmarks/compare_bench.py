@@ -1,0 +1,210 @@
+"""All-pairs comparison benchmark: ``ranger_eval.compare`` against plain scipy loops and peers.
+
+Workload (issue 13 §1): 20 systems × 5 datasets × 3 metrics × 10,000 items, all pairs
+(190 per dataset × metric, 2,850 tests).
+
+* paired t-tests: ``rg.compare(scores, test="paired-t")`` vs a plain loop over
+  ``scipy.stats.ttest_rel`` on pre-aligned arrays, autorank (one ``autorank`` call per dataset ×
+  metric, its own test choice) and ranx (``compute_statistical_significance(stat_test="student")``
+  per dataset × metric);
+* paired permutation tests, 10,000 resamples: ``rg.compare(test="permutation")`` vs
+  ``scipy.stats.permutation_test`` and ranx's Fisher randomisation test, both timed on a few
+  pairs with fewer resamples and extrapolated linearly (pairs × resamples).
+
+Each measurement runs in its own subprocess (same data from the same seed); the script prints
+seconds, ratios to ours, and max |Δp| between ours and scipy. Usage::
+
+    python benchmarks/compare_bench.py            # full workload
+    python benchmarks/compare_bench.py --quick    # 1,000 items (smoke run)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+K, DATASETS, METRICS = 20, 5, 3
+
+
+def _values(n: int) -> np.ndarray:
+    """(datasets, metrics, systems, items) per-item scores with small system effects."""
+    rng = np.random.default_rng(2024)
+    base = rng.normal(0.5, 0.2, (DATASETS, METRICS, 1, n))
+    shift = np.linspace(0.0, 0.02, K)[None, None, :, None]
+    return base + shift + rng.normal(0.0, 0.1, (DATASETS, METRICS, K, n))
+
+
+def _frame(v: np.ndarray):  # tidy table for Ranger
+    import pandas as pd
+
+    d, m, k, n = v.shape
+    idx = np.indices(v.shape).reshape(4, -1)
+    return pd.DataFrame({
+        "dataset": np.array([f"d{i}" for i in range(d)])[idx[0]],
+        "metric": np.array([f"m{i}" for i in range(m)])[idx[1]],
+        "system": np.array([f"s{i:02d}" for i in range(k)])[idx[2]],
+        "item": np.array([f"q{i}" for i in range(n)])[idx[3]],
+        "value": v.reshape(-1),
+    })
+
+
+def _ours(n: int, test: str, resamples: int) -> dict:
+    import scipy.stats  # noqa: F401  (imported before timing, as in the scipy loop)
+    import statsmodels.stats.multitest  # noqa: F401
+
+    import ranger_eval as rg
+
+    scores = rg.Scores(_frame(_values(n)))
+    t0 = time.perf_counter()
+    comp = rg.compare(scores, test=test, n_resamples=resamples, correction="none")
+    sec = time.perf_counter() - t0
+    return {"seconds": sec, "p": comp.to_frame()["pvalue"].tolist(), "tests": len(comp.table)}
+
+
+def _pairs():
+    return [(a, b) for a in range(K) for b in range(a + 1, K)]
+
+
+def _scipy_t(n: int) -> dict:
+    from scipy import stats
+
+    v = _values(n)
+    t0 = time.perf_counter()
+    p = [float(stats.ttest_rel(v[d, m, a], v[d, m, b]).pvalue)
+         for d in range(DATASETS) for m in range(METRICS) for a, b in _pairs()]
+    return {"seconds": time.perf_counter() - t0, "p": p, "tests": len(p)}
+
+
+def _scipy_perm(n: int, resamples: int, sample_pairs: int, sample_resamples: int) -> dict:
+    from scipy import stats
+
+    v = _values(n)
+    pairs = _pairs()[:sample_pairs]
+    t0 = time.perf_counter()
+    for a, b in pairs:
+        stats.permutation_test(
+            (v[0, 0, a], v[0, 0, b]), lambda x, y, axis: np.mean(x - y, axis=axis),
+            permutation_type="samples", n_resamples=sample_resamples, vectorized=True,
+            random_state=0,
+        )
+    sec = time.perf_counter() - t0
+    total = DATASETS * METRICS * len(_pairs())
+    return {"seconds": sec * total / len(pairs) * resamples / sample_resamples,
+            "measured": sec, "extrapolated": True}
+
+
+def _autorank(n: int) -> dict:
+    import pandas as pd
+    from autorank import autorank
+
+    v = _values(n)
+    t0 = time.perf_counter()
+    for d in range(DATASETS):
+        for m in range(METRICS):
+            autorank(pd.DataFrame(v[d, m].T, columns=[f"s{i:02d}" for i in range(K)]),
+                     alpha=0.05, verbose=False)
+    return {"seconds": time.perf_counter() - t0}
+
+
+def _ranx(n: int, stat_test: str, resamples: int, sample_groups: int) -> dict:
+    from ranx.statistical_tests import compute_statistical_significance
+
+    v = _values(n)
+    names = [f"s{i:02d}" for i in range(K)]
+    groups = [(d, m) for d in range(DATASETS) for m in range(METRICS)][:sample_groups]
+    t0 = time.perf_counter()
+    for d, m in groups:
+        scores = {s: {"metric": v[d, m, i]} for i, s in enumerate(names)}
+        compute_statistical_significance(names, scores, stat_test=stat_test,
+                                         n_permutations=resamples)
+    sec = time.perf_counter() - t0
+    return {"seconds": sec * DATASETS * METRICS / len(groups), "measured": sec,
+            "extrapolated": len(groups) < DATASETS * METRICS}
+
+
+def _child(args: argparse.Namespace) -> None:
+    kind, n = args.child, args.items
+    if kind == "ours-t":
+        out = _ours(n, "paired-t", 10_000)
+    elif kind == "ours-perm":
+        out = _ours(n, "permutation", args.resamples)
+    elif kind == "scipy-t":
+        out = _scipy_t(n)
+    elif kind == "scipy-perm":
+        out = _scipy_perm(n, args.resamples, 2, 200)
+    elif kind == "autorank":
+        out = _autorank(n)
+    elif kind == "ranx-t":
+        out = _ranx(n, "student", 1000, DATASETS * METRICS)
+    else:  # ranx-fisher: one dataset × metric with 100 permutations, extrapolated
+        out = _ranx(n, "fisher", 100, 1)
+        out["seconds"] *= args.resamples / 100
+    print(json.dumps(out))
+
+
+def _run(kind: str, n: int, resamples: int) -> dict | None:
+    cmd = [sys.executable, __file__, "--child", kind, "--items", str(n),
+           "--resamples", str(resamples)]
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        last = (res.stderr.strip().splitlines() or ["?"])[-1]
+        print(f"  {kind}: skipped ({last})")
+        return None
+    return dict(json.loads(res.stdout.strip().splitlines()[-1]))
+
+
+def _versions() -> str:
+    import importlib.metadata as md
+
+    out = []
+    for pkg in ("ranger-eval", "numpy", "scipy", "autorank", "ranx"):
+        try:
+            out.append(f"{pkg} {md.version(pkg)}")
+        except md.PackageNotFoundError:
+            out.append(f"{pkg} (not installed)")
+    return ", ".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--items", type=int, default=10_000)
+    ap.add_argument("--resamples", type=int, default=10_000)
+    ap.add_argument("--quick", action="store_true", help="1,000 items")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.quick:
+        args.items = 1_000
+    if args.child:
+        _child(args)
+        return
+    n = args.items
+    print(f"workload: {K} systems x {DATASETS} datasets x {METRICS} metrics x {n} items "
+          f"({DATASETS * METRICS * K * (K - 1) // 2} pairwise tests); {_versions()}")
+    print("paired t-tests")
+    ours = _run("ours-t", n, args.resamples)
+    scipy_t = _run("scipy-t", n, args.resamples)
+    rows = [("ranger compare", ours), ("scipy ttest_rel loop", scipy_t),
+            ("autorank", _run("autorank", n, args.resamples)),
+            ("ranx student", _run("ranx-t", n, args.resamples))]
+    for name, r in rows:
+        if r is not None and ours is not None:
+            print(f"  {name:28s} {r['seconds']:9.2f} s   x{r['seconds'] / ours['seconds']:.1f} ours")
+    if ours and scipy_t:
+        dp = np.max(np.abs(np.array(ours["p"]) - np.array(scipy_t["p"])))
+        print(f"  max |p_ours - p_scipy| = {dp:.3g} over {ours['tests']} tests")
+    print(f"paired permutation tests, {args.resamples} resamples")
+    ours_p = _run("ours-perm", n, args.resamples)
+    rows = [("ranger compare", ours_p),
+            ("scipy permutation_test (extrap.)", _run("scipy-perm", n, args.resamples)),
+            ("ranx fisher (extrap.)", _run("ranx-fisher", n, args.resamples))]
+    for name, r in rows:
+        if r is not None and ours_p is not None:
+            print(f"  {name:32s} {r['seconds']:10.1f} s   x{r['seconds'] / ours_p['seconds']:.0f} ours")
+
+
+if __name__ == "__main__":
+    main()
