@@ -219,6 +219,23 @@ def tick_decimals(ticks: Sequence[float] | np.ndarray, max_decimals: int = 6) ->
 _FORMATS = ("pdf", "svg", "png", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
 
 
+def _tight_bbox_inches(fig: Figure, pad: float, dpi: float) -> Any:
+    """The figure's drawn extent in inches plus ``pad`` — what ``bbox_inches="tight"`` computes
+    (matplotlib ``Figure.get_tightbbox``) — from one Agg draw at the output ``dpi`` (text extents
+    depend on the resolution through hinting)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    original_dpi = fig.dpi
+    try:
+        fig.dpi = dpi
+        renderer = canvas.get_renderer()
+        fig.draw(renderer)  # finalise text positions and tick labels before measuring
+        return fig.get_tightbbox(renderer).padded(pad)
+    finally:
+        fig.dpi = original_dpi
+
+
 def save_figure(
     fig: Figure,
     path_or_stem: str | PathLike[str],
@@ -255,6 +272,12 @@ def save_figure(
     written: list[Path] = []
     creator = f"ranger-eval {__version__} (matplotlib {mpl.__version__})"
     with mpl.rc_context(save_rc(svg_fonttype)):
+        # A figure with a signature footer is cropped to its drawn extent. matplotlib's
+        # bbox_inches="tight" finds that extent by drawing the whole figure once more for every
+        # format; it is the same box for every format, so find it once and pass it as a Bbox.
+        bbox: Any = None
+        if getattr(fig, "_ranger_tight", False):
+            bbox = _tight_bbox_inches(fig, pad=0.08, dpi=dpi)
         for fmt in formats:
             fmt = fmt.lower().lstrip(".")
             out = stem.parent / f"{stem.name}.{fmt}"
@@ -266,10 +289,8 @@ def save_figure(
                 metadata = {"Software": creator}
             else:
                 metadata = None
-            tight = getattr(fig, "_ranger_tight", False)  # a signature footer below the axes
             with atomic_path(out) as tmp:
                 fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata, facecolor="white",
-                            bbox_inches="tight" if tight else None,
-                            pad_inches=0.08 if tight else "layout")
+                            bbox_inches=bbox, pad_inches=0 if bbox is not None else "layout")
             written.append(out)
     return written

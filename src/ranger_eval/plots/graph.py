@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 
+from ..formatting import format_correction
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 __all__ = ["comparison_graph", "nonsignificance_graph", "edge_width"]
@@ -242,7 +243,7 @@ def comparison_graph(
     alpha = comp.alpha
     head = title if title is not None else f"{dataset} · {metric}"
     sub = (
-        f"edges: not significantly different ({comp.correction}, α = {alpha:g}); "
+        f"edges: not significantly different ({format_correction(comp.correction)}, α = {alpha:g}); "
         "width grows with adjusted p"
     )
     if partial:

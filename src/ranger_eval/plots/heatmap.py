@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ..errors import PlotError
-from ..formatting import format_pvalue
+from ..formatting import format_correction, format_pvalue
 from ._style import FIGURE_RC, FONT_SIZE, INK, MINUS, add_signature, font, text_width_in
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ def comparison_heatmap(
                    ncol=3, frameon=False, prop=font(FONT_SIZE - 1))
         fig.text(0.12 / fig_w, 0.1 / fig_h,
                  f"colour strength: |effect size| (capped at {CAP})\nadjusted p-values "
-                 f"({comp.correction}): *** < 0.001, ** < 0.01, * ≤ α = {alpha:g}",
+                 f"({format_correction(comp.correction)}): *** < 0.001, ** < 0.01, * ≤ α = {alpha:g}",
                  fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="bottom", ha="left")
     add_signature(fig, comp.signature)
     return fig
