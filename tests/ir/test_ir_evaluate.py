@@ -128,3 +128,18 @@ def test_ties_broken_by_docid_descending_in_byte_order() -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
     ev = pytrec_eval.RelevanceEvaluator({"q": {"b": 0, "a": 1, "Z": 0, "é": 0}}, {"recip_rank"})
     assert ev.evaluate({"q": dict.fromkeys(docs, 1.0)})["q"]["recip_rank"] == pytest.approx(1 / 3)
+
+
+def test_unreachable_relevance_level_is_warned_not_silent() -> None:
+    """-l above every qrels label makes binary measures 0 everywhere: warned, graded ones not."""
+    qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
+                          "relevance": [2, 0, 1]})
+    run = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
+                        "score": [2.0, 1.0, 1.0]})
+    with pytest.warns(ir.IgnoredTopicsWarning, match=r"AP, P@1 \(highest label 2\)"):
+        out = ir.evaluate(qrels, run, ["AP", "P@1", "nDCG"], relevance_level=3)
+    assert (out.loc[out.measure != "nDCG", "value"] == 0).all()
+    assert (out.loc[out.measure == "nDCG", "value"] > 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ir.evaluate(qrels, run, ["AP", "AP(rel=2)"], relevance_level=1)

@@ -45,7 +45,7 @@ from ..errors import IRError
 from ..progress import progress_bar
 from ..signature import Signature, make_signature
 from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError, NoCommonTopicsError
-from .measures import COUNT_MEASURES, Measure, parse_measure, parse_measures
+from .measures import COUNT_MEASURES, MEASURES, Measure, parse_measure, parse_measures
 from .readers import (
     PathLike,
     QrelsTable,
@@ -435,6 +435,20 @@ def _emit(notes: _Notes, stacklevel: int) -> None:
         warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
+def _note_unreachable_levels(q: PreparedQrels, measures: tuple[Measure, ...],
+                             relevance_level: int, notes: _Notes) -> None:
+    """A binary measure whose relevance threshold no qrels label reaches is 0 on every topic:
+    almost always a wrong ``-l``/``rel=``, so say so (trec_eval prints the zeros silently)."""
+    top = int(q.label.max()) if len(q.label) else 0
+    high = sorted({str(m) for m in measures if MEASURES[m.name][1]
+                   and (m.rel if m.rel is not None else relevance_level) > top})
+    if high:
+        notes.append((f"{q.source}: no qrels label reaches the relevance level of "
+                      f"{', '.join(high)} (highest label {top}): no document counts as relevant, "
+                      f"so these measures are 0 on every topic; check -l / rel=",
+                      IgnoredTopicsWarning))
+
+
 def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ...], missing: str,
                     score_precision: str, max_docs: int | None, relevance_level: int,
                     allow_no_overlap: bool = False, notes: _Notes | None = None) -> pd.DataFrame:
@@ -485,6 +499,7 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
     rows = _Rows(q, t, pos_sorted - ranking.start[t], label[by], ranking.count, max_docs,
                  relevance_level)
     values = np.column_stack([_measure(rows, m) for m in measures])
+    _note_unreachable_levels(q, measures, relevance_level, notes)
 
     present = rows.nret > 0
     if not present.all():
