@@ -51,10 +51,12 @@ _EXPORTS: dict[str, str] = {
     "cross_dataset_estimates": "aggregate",
     "error_reduction": "aggregate",
     "parse_signature": "signature",
+    "open_scores": "lazy",
+    "LazyScores": "lazy",
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
-    "errors", "signature", "formatting", "aggregate", "setmetrics",
+    "errors", "signature", "formatting", "aggregate", "setmetrics", "lazy",
 )
 #: Modules that were renamed: old name → new name (the old name keeps working, with a warning).
 _RENAMED = {"experiment": "pipeline"}

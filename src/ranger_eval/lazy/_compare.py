@@ -1,0 +1,664 @@
+"""``compare`` and ``effect_sizes`` on :class:`~ranger_eval.lazy.LazyScores`.
+
+Classical tests (``test`` in ``"auto"``, ``"paired-t"``, ``"welch"``, ``"mcnemar"``,
+``"proportions-z"``) and their effect sizes are computed from the per-pair sufficient statistics
+of :meth:`LazyScores.sufficient_statistics`, with the formulas of the in-memory path
+(:mod:`ranger_eval.comparison`, :mod:`ranger_eval.stats`):
+
+* paired t (``scipy.stats.ttest_1samp`` on d): t = d̄ / sqrt(s_d²/n), df = n − 1,
+  s_d² = M2_d/(n − 1); interval d̄ + t_{df}(p)·se (``scipy.special.stdtrit``);
+* Welch: t = (x̄ − ȳ)/sqrt(s_x²/n_x + s_y²/n_y), Welch–Satterthwaite df;
+* McNemar (exact): b = (Σ|d| + Σd)/2, c = (Σ|d| − Σd)/2 for 0/1 scores, b ~ Bin(b + c, 1/2);
+* two-proportion z: ``statsmodels`` on the counts Σx, Σy and n_x, n_y (Wald interval);
+* Cohen's d_z = d̄/s_d, Cohen's d with the pooled SD, Cohen's h from the two proportions.
+
+Everything else (rank, sign, permutation and bootstrap tests, set-level ``metric_fn``, ``by``,
+seed columns, ``missing="intersect"`` on a partial overlap) streams: one dataset × metric (one
+dataset for ``metric_fn``) is loaded at a time and compared in memory with
+:func:`ranger_eval.compare`, and the p-values are adjusted over the families afterwards.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..comparison import COLUMNS, FAMILIES, MISSING, PAIR_ORDERS, SEED_POLICIES, TESTS, Comparison
+from ..errors import (
+    CompareError,
+    EffectSizeError,
+    ScoresError,
+    StatsInputError,
+    check_alternative,
+    check_choice,
+    check_correction,
+    check_level,
+)
+
+if TYPE_CHECKING:
+    from ..effects import EffectSizes
+    from ._scan import LazyScores
+
+__all__ = ["CLASSICAL", "compare_lazy", "effect_sizes_lazy"]
+
+#: Tests computed from sufficient statistics; all others stream per group.
+CLASSICAL: tuple[str, ...] = ("auto", "paired-t", "welch", "mcnemar", "proportions-z")
+_PAIRED_ONLY = frozenset({"paired-t", "wilcoxon", "sign", "mcnemar", "bootstrap"})
+_UNPAIRED_ONLY = frozenset({"welch", "mannwhitney", "proportions-z"})
+_BINARY_ONLY = frozenset({"mcnemar", "proportions-z"})
+
+_DEFAULTS: dict[str, Any] = dict(
+    systems=None, pairs="all", baseline=None, test="auto", alternative="two-sided",
+    correction="holm-sidak", family="dataset-metric", level=0.95, n_resamples=10_000, seed=0,
+    paired=None, missing="error", datasets=None, metrics=None, by=None, metric_fn=None,
+    seeds="balanced",
+)
+
+
+# --------------------------------------------------------------------------- formulas
+def _degenerate_t(effect: float, alternative: str) -> tuple[float, float]:
+    if effect == 0.0:
+        return 0.0, 1.0
+    stat = math.copysign(math.inf, effect)
+    if alternative == "two-sided":
+        return stat, 0.0
+    return stat, 0.0 if (effect > 0) == (alternative == "greater") else 1.0
+
+
+def _t_test(est: float, se: float, df: float, alternative: str, level: float
+            ) -> tuple[float, float, float, float]:
+    """Statistic, p-value and interval of a t test with estimate ``est`` and standard error ``se``
+    (as ``scipy.stats`` ``TtestResult`` computes them)."""
+    from scipy.special import stdtr, stdtrit
+
+    t = est / se
+    if alternative == "less":
+        p = float(stdtr(df, t))
+        lo, hi = -math.inf, est + float(stdtrit(df, level)) * se
+    elif alternative == "greater":
+        p = float(stdtr(df, -t))
+        lo, hi = est + float(stdtrit(df, 1.0 - level)) * se, math.inf
+    else:
+        p = float(2.0 * stdtr(df, -abs(t)))
+        tail = (1.0 - level) / 2.0
+        lo = est + float(stdtrit(df, tail)) * se
+        hi = est + float(stdtrit(df, 1.0 - tail)) * se
+    return float(t), p, lo, hi
+
+
+def _one_sided(lo: float, hi: float, alternative: str) -> tuple[float, float]:
+    if alternative == "greater":
+        return lo, math.inf
+    if alternative == "less":
+        return -math.inf, hi
+    return lo, hi
+
+
+def _paired_t(s: dict[str, Any], alternative: str, level: float
+              ) -> tuple[float, float, float, float]:
+    n = int(s["n"])
+    if n < 2:
+        raise CompareError(f"paired test needs at least 2 pairs; got {n}")
+    if s["min_d"] == s["max_d"]:
+        est = float(s["min_d"])
+        stat, p = _degenerate_t(est, alternative)
+        return (stat, p, *_one_sided(est, est, alternative))
+    mean = s["sum_d"] / n
+    return _t_test(mean, math.sqrt(s["m2_d"] / (n - 1) / n), n - 1, alternative, level)
+
+
+def _welch(s: dict[str, Any], alternative: str, level: float
+           ) -> tuple[float, float, float, float]:
+    na, nb = int(s["n_a"]), int(s["n_b"])
+    for name, k in (("x", na), ("y", nb)):
+        if k < 2:
+            raise CompareError(f"{name} needs at least 2 items; got {k}")
+    if s["min_a"] == s["max_a"] and s["min_b"] == s["max_b"]:
+        est = float(s["min_a"] - s["min_b"])
+        stat, p = _degenerate_t(est, alternative)
+        return (stat, p, *_one_sided(est, est, alternative))
+    va = s["m2_a"] / (na - 1) / na
+    vb = s["m2_b"] / (nb - 1) / nb
+    df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+    est = s["sum_a"] / na - s["sum_b"] / nb
+    return _t_test(est, math.sqrt(va + vb), df, alternative, level)
+
+
+def _mcnemar(s: dict[str, Any], alternative: str) -> tuple[float, float]:
+    from scipy import stats as sps
+
+    b = int(round((s["sum_abs_d"] + s["sum_d"]) / 2.0))
+    c = int(round((s["sum_abs_d"] - s["sum_d"]) / 2.0))
+    m = b + c
+    if m == 0:
+        return 0.0, 1.0
+    binom = sps.binom(m, 0.5)
+    if alternative == "two-sided":
+        k = min(b, c)
+        return float(k), float(min(2.0 * binom.cdf(k), 1.0))
+    if alternative == "greater":
+        return float(b), float(min(binom.sf(b - 1), 1.0))
+    return float(b), float(min(binom.cdf(b), 1.0))
+
+
+def _proportions(s: dict[str, Any], alternative: str, level: float
+                 ) -> tuple[float, float, float, float]:
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from .. import stats
+
+    r = stats.proportions_ztest([s["sum_a"], s["sum_b"]], [s["n_a"], s["n_b"]],
+                                alternative=alternative)
+    alpha = 1.0 - level
+    lo, hi = confint_proportions_2indep(
+        s["sum_a"], s["n_a"], s["sum_b"], s["n_b"], method="wald", compare="diff",
+        alpha=alpha if alternative == "two-sided" else 2.0 * alpha,
+    )
+    lo, hi = _one_sided(float(lo), float(hi), alternative)
+    return float(r.statistic), float(r.pvalue), lo, hi
+
+
+def _ratio(num: float, den: float) -> float:
+    if den > 0.0:
+        return num / den
+    return 0.0 if num == 0.0 else math.copysign(math.inf, num)
+
+
+def _effect(s: dict[str, Any], paired: bool, binary: bool) -> tuple[float, str]:
+    from .. import stats
+
+    if binary:
+        return float(stats.cohens_h(s["sum_a"] / s["n_a"], s["sum_b"] / s["n_b"])), "cohens_h"
+    if paired:
+        if int(s["n"]) < 2:
+            raise CompareError(f"paired test needs at least 2 pairs; got {int(s['n'])}")
+        if s["min_d"] == s["max_d"]:
+            return _ratio(float(s["min_d"]), 0.0), "cohens_dz"
+        n = int(s["n"])
+        return _ratio(s["sum_d"] / n, math.sqrt(s["m2_d"] / (n - 1))), "cohens_dz"
+    na, nb = int(s["n_a"]), int(s["n_b"])
+    sx = 0.0 if s["min_a"] == s["max_a"] else s["m2_a"] / (na - 1)
+    sy = 0.0 if s["min_b"] == s["max_b"] else s["m2_b"] / (nb - 1)
+    sp = math.sqrt(((na - 1) * sx + (nb - 1) * sy) / (na + nb - 2))
+    return _ratio(s["sum_a"] / na - s["sum_b"] / nb, sp), "cohens_d"
+
+
+def _oriented(stats: dict[tuple[str, str, str, str], dict[str, Any]], d: str, m: str, a: str,
+              b: str) -> dict[str, Any]:
+    """The statistics of pair (a, b), flipping a stored (b, a) row."""
+    if (d, m, a, b) in stats:
+        return stats[(d, m, a, b)]
+    s = dict(stats[(d, m, b, a)])
+    out = dict(s)
+    for f in ("n", "sum", "m2", "min", "max", "nonbinary"):
+        out[f"{f}_a"], out[f"{f}_b"] = s[f"{f}_b"], s[f"{f}_a"]
+    out["sum_d"] = -s["sum_d"]
+    out["min_d"], out["max_d"] = -s["max_d"], -s["min_d"]
+    if "sum_pa" in s:
+        out["sum_pa"], out["sum_pb"] = s["sum_pb"], s["sum_pa"]
+        out["m2_pa"], out["m2_pb"] = s["m2_pb"], s["m2_pa"]
+    return out
+
+
+# --------------------------------------------------------------------------- compare
+def _check_args(lazy: LazyScores, kw: dict[str, Any]) -> None:
+    unknown = sorted(set(kw) - set(_DEFAULTS))
+    if unknown:
+        raise CompareError(f"compare: unknown argument(s) {', '.join(unknown)}")
+    if isinstance(kw["pairs"], str):
+        check_choice("pairs", kw["pairs"], PAIR_ORDERS, error=CompareError)
+    check_choice("test", kw["test"], TESTS, error=CompareError)
+    check_choice("seeds", kw["seeds"], SEED_POLICIES, error=CompareError)
+    check_alternative(kw["alternative"], error=CompareError)
+    check_choice("family", kw["family"], FAMILIES, error=CompareError)
+    check_choice("missing", kw["missing"], MISSING, error=CompareError)
+    check_correction(kw["correction"], error=CompareError)
+    kw["level"] = check_level(kw["level"], error=CompareError)
+    n_res = kw["n_resamples"]
+    if isinstance(n_res, bool) or not isinstance(n_res, (int, np.integer)) or n_res < 1:
+        raise CompareError(f"n_resamples must be a positive integer, got {n_res!r}")
+    seed = kw["seed"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise CompareError(f"seed must be a non-negative integer or None, got {seed!r}")
+    if kw["paired"] not in (None, True, False):
+        raise CompareError(f"paired must be True, False or None, got {kw['paired']!r}")
+    if kw["pairs"] == "baseline" and kw["baseline"] is None:
+        raise CompareError("pairs='baseline' needs baseline=<system name>")
+    if kw["baseline"] is not None:
+        known = kw["systems"] if kw["systems"] is not None else lazy.systems
+        if kw["baseline"] not in known:
+            raise CompareError(
+                f"unknown baseline {kw['baseline']!r}; systems: {', '.join(map(repr, known))}")
+        if kw["pairs"] != "baseline":
+            raise CompareError(f"baseline={kw['baseline']!r} is only used with pairs='baseline'")
+    if kw["systems"] is not None:
+        systems = [kw["systems"]] if isinstance(kw["systems"], str) else [str(s) for s in kw["systems"]]
+        dup = sorted({s for s in systems if systems.count(s) > 1})
+        if dup:
+            raise CompareError(f"systems: duplicate name(s) {', '.join(map(repr, dup))}")
+        if len(systems) < 2:
+            raise CompareError(f"need at least two systems to compare, got {systems!r}")
+        unknown = [s for s in systems if s not in lazy.systems]
+        if unknown:
+            raise CompareError(f"systems: unknown system(s) {', '.join(map(repr, unknown))}; "
+                               f"known: {', '.join(map(repr, lazy.systems))}")
+        kw["systems"] = systems
+    for name, known in (("datasets", lazy.datasets), ("metrics", lazy.metrics)):
+        if kw[name] is not None:
+            wanted = [kw[name]] if isinstance(kw[name], str) else [str(x) for x in kw[name]]
+            unknown = [x for x in wanted if x not in known]
+            if unknown:
+                raise CompareError(f"unknown {name[:-1]}(s) {', '.join(map(repr, unknown))}; "
+                                   f"known: {', '.join(map(repr, known))}")
+            kw[name] = wanted
+
+
+def _groups(lazy: LazyScores, kw: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    out = []
+    for d, m, here in lazy.groups():
+        if kw["datasets"] is not None and d not in kw["datasets"]:
+            continue
+        if kw["metrics"] is not None and m not in kw["metrics"]:
+            continue
+        where = f"dataset {d!r} (metric {m!r})"
+        if kw["systems"] is not None:
+            absent = [s for s in kw["systems"] if s not in here]
+            if absent:
+                raise CompareError(f"{where}: no scores for system(s) "
+                                   f"{', '.join(map(repr, absent))}; systems there: "
+                                   f"{', '.join(map(repr, here))}")
+            names = list(kw["systems"])
+        else:
+            names = list(here)
+        if len(names) < 2:
+            raise CompareError(f"{where}: need at least two systems to compare, found only "
+                               f"{', '.join(map(repr, names))}")
+        out.append((d, m, names))
+    if not out:
+        raise CompareError("no dataset × metric left to compare after the selection")
+    return out
+
+
+def _pair_list(names: list[str], means: dict[str, float], where: str, order: Any,
+               baseline: str | None) -> list[tuple[str, str]]:
+    if not isinstance(order, str):
+        pairs = []
+        for pair in order:
+            if len(pair) != 2:
+                raise CompareError(f"pairs: each pair needs two system names, got {pair!r}")
+            a, b = str(pair[0]), str(pair[1])
+            for s in (a, b):
+                if s not in means:
+                    raise CompareError(f"pairs: unknown system {s!r} on {where}; systems: "
+                                       f"{', '.join(map(repr, names))}")
+            if a == b:
+                raise CompareError(f"pairs: cannot compare {a!r} with itself")
+            pairs.append((a, b))
+        return pairs
+    if order == "all":
+        return list(itertools.combinations(names, 2))
+    if order == "baseline":
+        if baseline not in means:
+            raise CompareError(f"baseline {baseline!r} has no scores on {where}; systems: "
+                               f"{', '.join(map(repr, names))}")
+        return [(s, str(baseline)) for s in names if s != baseline]
+    m = np.array([means[s] for s in names])
+    ranked = [names[i] for i in np.argsort(-m, kind="stable")]
+    return list(itertools.pairwise(ranked))
+
+
+def _first_nonbinary(lazy: LazyScores, d: str, m: str, system: str) -> float:
+    from ._scan import _lit
+
+    con = lazy._connect()
+    row = con.execute(
+        f"SELECT value FROM {lazy._source()} WHERE dataset = {_lit(d)} AND metric = {_lit(m)} "
+        f"AND system = {_lit(system)} AND value <> 0 AND value <> 1 ORDER BY item LIMIT 1"
+    ).fetchone()
+    return float(row[0]) if row else math.nan
+
+
+def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paired: Any) -> None:
+    """ScoresError listing the items only one of the two systems scored."""
+    from ._scan import _lit, _preview
+
+    con = lazy._connect()
+    src = lazy._source()
+    base = f"dataset = {_lit(d)} AND metric = {_lit(m)}"
+    parts = []
+    for x, y in ((a, b), (b, a)):
+        ids = [r[0] for r in con.execute(
+            f"SELECT DISTINCT item FROM {src} WHERE {base} AND system = {_lit(x)} EXCEPT "
+            f"SELECT DISTINCT item FROM {src} WHERE {base} AND system = {_lit(y)} ORDER BY 1"
+        ).fetchall()]
+        if ids:
+            parts.append(f"{len(ids)} only in {x!r}: {_preview(ids)}")
+    hint = ("pass missing='intersect' to use the common items" if test in _PAIRED_ONLY or paired
+            else "pass missing='intersect' to use the common items or paired=False to treat "
+            "them as independent samples")
+    raise ScoresError(f"items of {a!r} and {b!r} differ on dataset {d!r} (metric {m!r}) but test "
+                      f"{test!r} pairs them by item id: " + "; ".join(parts) + f" ({hint})")
+
+
+def _adjust(table: pd.DataFrame, correction: str, family: str, level: float) -> pd.DataFrame:
+    from ..stats import adjust_pvalues
+
+    if family == "dataset-metric":
+        key = table["dataset"].astype(str) + "\x1f" + table["metric"].astype(str)
+    elif family == "dataset":
+        key = table["dataset"].astype(str)
+    else:
+        key = pd.Series("all", index=table.index)
+    adjusted = np.empty(len(table))
+    for idx in key.groupby(key, sort=False).indices.values():
+        adjusted[idx] = np.asarray(
+            adjust_pvalues(table["pvalue"].to_numpy()[idx], correction, alpha=1.0 - level))
+    table["pvalue_adjusted"] = adjusted
+    table["significant"] = table["pvalue_adjusted"] <= 1.0 - level
+    table["paired"] = table["paired"].astype(bool)
+    return table
+
+
+def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, tuple[str, ...]]:
+    """One group loaded and compared in memory, unadjusted."""
+    from ..comparison import compare
+
+    scores = lazy.load(datasets=[d], metrics=None if m is None else [m])
+    sub = dict(kw)
+    sub.update(correction="none", datasets=None,
+               metrics=kw["metrics"] if m is None else None)
+    comp = compare(scores, **sub)
+    return comp.table, comp.means, comp.tests_used
+
+
+def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
+    """:func:`ranger_eval.compare` on lazily scanned scores (module docstring); same arguments,
+    same :class:`~ranger_eval.comparison.Comparison` (its ``scores`` is the ``LazyScores``)."""
+    kw = dict(_DEFAULTS)
+    kw.update(kwargs)
+    _check_args(lazy, kw)
+    from ..stats import effect_label
+
+    test, alternative, level = kw["test"], kw["alternative"], float(kw["level"])
+    stream_all = (test not in CLASSICAL or kw["by"] is not None or kw["metric_fn"] is not None
+                  or lazy.has_seeds)
+    tables: list[pd.DataFrame] = []
+    mean_frames: list[pd.DataFrame] = []
+    used: set[str] = set()
+    if stream_all:
+        if kw["metric_fn"] is not None:
+            units: list[tuple[str, str | None]] = [
+                (d, None) for d in lazy.datasets
+                if kw["datasets"] is None or d in kw["datasets"]]
+        else:
+            units = [(d, m) for d, m, _ in _groups(lazy, kw)]
+        for d, m in units:
+            t, mn, tu = _stream_group(lazy, d, m, kw)
+            tables.append(t)
+            mean_frames.append(mn)
+            used.update(tu)
+    else:
+        groups = _groups(lazy, kw)
+        order = kw["pairs"]
+        pairs_arg = None
+        if order == "baseline":
+            pairs_arg = [(s, kw["baseline"]) for s in (kw["systems"] or lazy.systems)
+                         if s != kw["baseline"]]
+        frame = lazy.sufficient_statistics(
+            systems=kw["systems"], pairs=pairs_arg, datasets=[g[0] for g in groups],
+            metrics=list(dict.fromkeys(g[1] for g in groups)), moments=False)
+        records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
+        stats = {(r["dataset"], r["metric"], r["system_a"], r["system_b"]): r for r in records}
+        for d, m, names in groups:
+            where = f"dataset {d!r} (metric {m!r})"
+            own: dict[str, dict[str, Any]] = {}
+            for (d_, m_, a, b), s in stats.items():
+                if (d_, m_) == (d, m):
+                    own.setdefault(a, {f: s[f"{f}_a"] for f in ("n", "sum", "m2", "min", "max",
+                                                               "nonbinary")})
+                    own.setdefault(b, {f: s[f"{f}_b"] for f in ("n", "sum", "m2", "min", "max",
+                                                               "nonbinary")})
+            means = {s: own[s]["sum"] / own[s]["n"] for s in names if s in own}
+            pair_list = _pair_list(names, means, where, order, kw["baseline"])
+            rows: list[dict[str, Any]] = []
+            partial = False
+            for a, b in pair_list:
+                s = _oriented(stats, d, m, a, b)
+                same = s["n"] == s["n_a"] == s["n_b"]
+                if test in _UNPAIRED_ONLY:
+                    if kw["paired"]:
+                        raise CompareError(f"test {test!r} is for independent samples; it cannot "
+                                           "use paired=True")
+                    use_paired = False
+                elif test in _PAIRED_ONLY or kw["paired"]:
+                    use_paired = True
+                elif kw["paired"] is False:
+                    use_paired = False
+                else:
+                    use_paired = same or s["n"] > 0
+                if use_paired and not same:
+                    if kw["missing"] == "error":
+                        _mismatch(lazy, d, m, a, b, test, kw["paired"])
+                    if s["n"] == 0:
+                        raise ScoresError(f"no common items between {a!r} and {b!r} on dataset "
+                                          f"{d!r} (metric {m!r}); a paired test is impossible")
+                    partial = True
+                    break
+                binary = s["nonbinary_a"] == 0 and s["nonbinary_b"] == 0
+                if test == "auto":
+                    chosen = ("mcnemar" if use_paired else "proportions-z") if binary else (
+                        "paired-t" if use_paired else "welch")
+                else:
+                    chosen = test
+                    if test in _BINARY_ONLY and not binary:
+                        bad = a if s["nonbinary_a"] else b
+                        raise CompareError(
+                            f"test {test!r} needs binary (0/1) scores, but system {bad!r} has "
+                            f"value {_first_nonbinary(lazy, d, m, bad)!r} on dataset {d!r} "
+                            f"(metric {m!r})")
+                try:
+                    if chosen == "paired-t":
+                        stat, p, lo, hi = _paired_t(s, alternative, level)
+                        how = "paired t"
+                    elif chosen == "welch":
+                        stat, p, lo, hi = _welch(s, alternative, level)
+                        how = "Welch t"
+                    elif chosen == "mcnemar":
+                        if int(s["n"]) < 1:
+                            raise CompareError("McNemar's test needs at least 1 pair; got 0")
+                        stat, p = _mcnemar(s, alternative)
+                        _, _, lo, hi = _paired_t(s, alternative, level)
+                        how = "paired t"
+                    else:
+                        stat, p, lo, hi = _proportions(s, alternative, level)
+                        how = "Wald"
+                    es, es_name = _effect(s, use_paired, binary)
+                except (CompareError, StatsInputError) as exc:
+                    raise CompareError(f"{where}, {a!r} vs {b!r}: {exc}") from None
+                mean_a = (s["sum_a"] / s["n_a"])
+                mean_b = (s["sum_b"] / s["n_b"])
+                rows.append({
+                    "dataset": d, "metric": m, "system_a": a, "system_b": b,
+                    "mean_a": mean_a, "mean_b": mean_b, "diff": mean_a - mean_b,
+                    "ci_low": float(lo), "ci_high": float(hi), "test": chosen,
+                    "statistic": float(stat), "pvalue": float(p), "pvalue_adjusted": math.nan,
+                    "effect_size": es, "effect_size_name": es_name,
+                    "effect_label": str(effect_label(es)), "significant": False,
+                    "paired": use_paired, "n_a": int(s["n"] if use_paired else s["n_a"]),
+                    "n_b": int(s["n"] if use_paired else s["n_b"]), "ci_method": how,
+                    "seed_sd_a": math.nan, "seed_sd_b": math.nan,
+                })
+            if partial:  # missing="intersect" on a partial overlap: this group in memory
+                t, mn, tu = _stream_group(lazy, d, m, kw)
+                tables.append(t)
+                mean_frames.append(mn)
+                used.update(tu)
+                continue
+            tables.append(pd.DataFrame(rows, columns=list(COLUMNS)))
+            used.update(r["test"] for r in rows)
+            mean_frames.append(pd.DataFrame({
+                "dataset": d, "metric": m, "system": names,
+                "mean": [means[s] for s in names], "n": [int(own[s]["n"]) for s in names],
+                "seed_sd": math.nan, "n_seeds": 1}))
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
+    table = _adjust(table, kw["correction"], kw["family"], level)
+    means_df = pd.concat(mean_frames, ignore_index=True)
+    present = set(means_df["system"])
+    order_sys = tuple(kw["systems"]) if kw["systems"] is not None else tuple(
+        s for s in lazy.systems if s in present)
+    from ..setmetrics import get_metric
+
+    set_metrics: tuple[str, ...] = ()
+    if kw["metric_fn"] is not None:
+        specs = kw["metric_fn"] if isinstance(kw["metric_fn"], (list, tuple)) else [kw["metric_fn"]]
+        set_metrics = tuple(get_metric(x, error=CompareError).name for x in specs)
+    return Comparison(
+        table=table, means=means_df, systems=order_sys, scores=lazy,  # type: ignore[arg-type]
+        test=test, pairs=kw["pairs"] if isinstance(kw["pairs"], str) else "custom",
+        baseline=kw["baseline"], alternative=alternative, correction=kw["correction"],
+        family=kw["family"], level=level, n_resamples=int(kw["n_resamples"]), seed=kw["seed"],
+        tests_used=tuple(t for t in TESTS if t in used), set_metrics=set_metrics,
+        seeds=kw["seeds"],
+    )
+
+
+# --------------------------------------------------------------------------- effect sizes
+def effect_sizes_lazy(
+    lazy: LazyScores, treatment: str, control: str, measure: str | None = None,
+    metric: str | None = None, datasets: Any = None, missing: str = "error",
+    level: float = 0.95, **kwargs: Any,
+) -> EffectSizes:
+    """:func:`ranger_eval.effect_sizes` from the sufficient statistics (effects.py formulas:
+    MD yi = d̄, vi = s_d²/n; SMD, SMCC, SMCR from d̄, s_d, r = C_ab/sqrt(M2_a M2_b) and the
+    control's SD; ZCOR atanh r). Seeds, ``metric_fn`` or items that differ between the two
+    systems load the two systems' rows and use the in-memory function."""
+    from ..effects import (
+        _R_TOL,
+        _SHIFT_TOL,
+        MEASURES,
+        MIN_N,
+        EffectSizes,
+        effect_sizes,
+        hedges_j,
+        metafor_cmi,
+    )
+
+    measure = "SMD" if measure is None else measure
+    level = check_level(level, error=EffectSizeError)
+    if kwargs.get("metric_fn") is None and measure not in MEASURES:
+        raise EffectSizeError(f"unknown measure {measure!r}; valid measures: {', '.join(MEASURES)}")
+    treatment, control = str(treatment), str(control)
+    if treatment == control:
+        raise EffectSizeError(f"treatment and control are the same system {treatment!r}")
+    known = lazy.datasets
+    chosen = known if datasets is None else tuple(
+        [datasets] if isinstance(datasets, str) else [str(x) for x in datasets])
+    unknown = [x for x in chosen if x not in known]
+    if unknown:
+        raise EffectSizeError(f"unknown dataset(s) {unknown}; known: {list(known)}")
+    if len(set(chosen)) != len(chosen) or not chosen:
+        raise EffectSizeError(f"datasets must list each dataset once: {list(chosen)}")
+
+    def in_memory() -> EffectSizes:
+        sc = lazy.load(datasets=list(chosen), systems=[treatment, control])
+        return effect_sizes(sc, treatment, control, measure, metric, list(chosen), missing, level,
+                            **kwargs)
+
+    if lazy.has_seeds or kwargs.get("metric_fn") is not None:
+        return in_memory()
+    metric_of: dict[str, str] = {}
+    for d, m, here in lazy.groups():
+        if d in chosen and (metric is None or m == metric):
+            if d in metric_of:
+                raise ScoresError(
+                    f"dataset {d!r} has several metrics ({metric_of[d]!r}, {m!r}, …); "
+                    "pass metric=")
+            metric_of[d] = m
+            for name in (treatment, control):
+                if name not in here:
+                    raise ScoresError(f"no scores for system {name!r} on dataset {d!r} "
+                                      f"(metric {m!r})")
+    missing_metric = [d for d in chosen if d not in metric_of]
+    if missing_metric:
+        raise ScoresError(f"no rows of metric {metric!r} on dataset(s) {missing_metric}")
+    frame = lazy.sufficient_statistics(systems=[treatment, control], pairs=[(treatment, control)],
+                                       datasets=list(chosen), moments=True)
+    records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
+    rows = {(r["dataset"], r["metric"]): r for r in records}
+    yi, vi, ns, mt, mc = [], [], [], [], []
+    for d in chosen:
+        s = rows[(d, metric_of[d])]
+        n = int(s["n"])
+        if not n == s["n_a"] == s["n_b"]:
+            return in_memory()  # items differ: the in-memory path pairs, drops or raises
+        where = f"dataset {d!r} ({measure})"
+        if n < MIN_N[measure]:
+            raise EffectSizeError(f"{where}: needs at least {MIN_N[measure]} paired items, got {n}")
+        mean_t, mean_c = s["sum_a"] / n, s["sum_b"] / n
+        mean_d = s["sum_d"] / n
+        var_d = s["m2_d"] / (n - 1)
+        y, v = _item_effect(s, n, measure, mean_t, mean_c, mean_d, var_d, where,
+                            _R_TOL, _SHIFT_TOL, hedges_j, metafor_cmi)
+        yi.append(y)
+        vi.append(v)
+        ns.append(n)
+        mt.append(mean_t)
+        mc.append(mean_c)
+    metrics = tuple(metric_of[d] for d in chosen)
+    return EffectSizes(
+        names=chosen, yi=np.array(yi), vi=np.array(vi), n=np.array(ns, dtype=np.int64),
+        measure=measure, mean_treatment=np.array(mt), mean_control=np.array(mc),
+        treatment=treatment, control=control,
+        metric=metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None),
+        level=level, metrics=metrics,
+    )
+
+
+def _item_effect(s: dict[str, Any], n: int, measure: str, mean_t: float, mean_c: float,
+                 mean_d: float, var_d: float, where: str, r_tol: float, shift_tol: float,
+                 hedges_j: Any, metafor_cmi: Any) -> tuple[float, float]:
+    """``effects.effect_size`` on the statistics of one dataset (same cases, same errors)."""
+    if measure == "MD":
+        return mean_d, var_d / n
+    identical = s["min_d"] == 0.0 and s["max_d"] == 0.0
+    if identical and measure != "ZCOR":
+        return 0.0, (1.0 / n if measure == "SMCC" else 0.0)
+    for role, lo, hi in (("treatment", s["min_a"], s["max_a"]), ("control", s["min_b"], s["max_b"])):
+        if lo == hi:
+            raise EffectSizeError(
+                f"{where}: the {role} scores are constant (all {float(lo)!r}), so the correlation "
+                "between the systems is undefined"
+                + (" (identical systems: r = 1, Fisher's z is infinite)" if identical else ""))
+    sd_c = math.sqrt(s["m2_pb"] / (n - 1))
+    r = float(np.clip(s["m2_ab"] / math.sqrt(s["m2_pa"] * s["m2_pb"]), -1.0, 1.0))
+    s_diff = math.sqrt(var_d)
+    scale = max(abs(s["min_a"]), abs(s["max_a"]), abs(s["min_b"]), abs(s["max_b"]))
+    if measure in ("SMD", "SMCC") and s_diff <= shift_tol * scale:
+        raise EffectSizeError(
+            f"{where}: treatment − control is the same on every item ({mean_d!r}), so the "
+            "differences have zero standard deviation and the standardised effect is undefined "
+            "(use measure='MD')")
+    if measure == "SMD":
+        if 1.0 - r <= r_tol:
+            raise EffectSizeError(f"{where}: treatment and control are perfectly correlated "
+                                  f"(r = {r!r}), so S_within = S_diff / sqrt(2(1 − r)) is undefined")
+        s_within = s_diff / math.sqrt(2.0 * (1.0 - r))
+        dd = mean_d / s_within
+        v_d = (1.0 / n + dd * dd / (2.0 * n)) * 2.0 * (1.0 - r)
+        j = hedges_j(n - 1)
+        return j * dd, j * j * v_d
+    if measure == "SMCC":
+        y = metafor_cmi(n - 1) * mean_d / s_diff
+        return y, 1.0 / n + y * y / (2.0 * n)
+    if measure == "SMCR":
+        y = metafor_cmi(n - 1) * (mean_t - mean_c) / sd_c
+        return y, 2.0 * (1.0 - r) / n + y * y / (2.0 * n)
+    if 1.0 - abs(r) <= r_tol:
+        raise EffectSizeError(f"{where}: treatment and control are perfectly correlated "
+                              f"(r = {r!r}), so Fisher's z = atanh(r) is infinite")
+    return float(np.arctanh(r)), 1.0 / (n - 3)

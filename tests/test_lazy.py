@@ -1,0 +1,324 @@
+"""ranger_eval.lazy: Parquet scores scanned lazily give the in-memory numbers (issue 13 §4)."""
+from __future__ import annotations
+
+import importlib.util
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ranger_eval as rg
+from ranger_eval.errors import CompareError, ScoresError
+
+pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra)")
+from ranger_eval.lazy import PAIR_COLUMNS, merge_statistics, open_scores  # noqa: E402
+
+RTOL = 1e-9
+ATOL = 1e-12  # for quantities that are 0 up to summation order (a zero mean difference)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _frame(seed: int = 0, n: int = 40, binary: bool = False, systems: tuple[str, ...] = ("A", "B", "C"),
+           datasets: tuple[str, ...] = ("d1", "d2", "d3")) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in datasets:
+        base = rng.random(n)
+        for k, s in enumerate(systems):
+            if binary:
+                v = (rng.random(n) < 0.5 + 0.1 * k).astype(float)
+            else:
+                v = np.round(base + 0.05 * k + rng.normal(0, 0.2, n), 4)
+            rows += [(d, s, "acc", f"item-{i:03d}", float(x)) for i, x in enumerate(v)]
+    return pd.DataFrame(rows, columns=["dataset", "system", "metric", "item", "value"])
+
+
+def _write(df: pd.DataFrame, path: Path) -> Path:
+    df.to_parquet(path, index=False)
+    return path
+
+
+def _assert_same_table(lazy_t: pd.DataFrame, mem_t: pd.DataFrame) -> None:
+    assert list(lazy_t.columns) == list(mem_t.columns)
+    assert len(lazy_t) == len(mem_t)
+    for c in lazy_t.columns:
+        a, b = lazy_t[c].to_numpy(), mem_t[c].to_numpy()
+        if lazy_t[c].dtype.kind == "f" or mem_t[c].dtype.kind == "f":
+            np.testing.assert_allclose(a.astype(float), b.astype(float), rtol=RTOL, atol=ATOL,
+                                       err_msg=c)
+        else:
+            assert list(a) == list(b), c
+
+
+@pytest.mark.parametrize("test", ["auto", "paired-t", "welch"])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_numeric_tests_equal_in_memory(tmp_path: Path, test: str, alternative: str) -> None:
+    df = _frame(1)
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    kw = dict(test=test, alternative=alternative, level=0.9)
+    mem = rg.compare(rg.Scores(df), **kw)
+    got = lazy.compare(**kw)
+    _assert_same_table(got.table, mem.table)
+    _assert_same_table(got.means, mem.means)
+    assert got.signature == mem.signature
+    assert got.systems == mem.systems
+
+
+@pytest.mark.parametrize("test", ["auto", "mcnemar", "proportions-z"])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_binary_tests_equal_in_memory(tmp_path: Path, test: str, alternative: str) -> None:
+    df = _frame(2, n=60, binary=True)
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    mem = rg.compare(rg.Scores(df), test=test, alternative=alternative)
+    got = lazy.compare(test=test, alternative=alternative)
+    _assert_same_table(got.table, mem.table)
+    assert set(got.table["effect_size_name"]) == {"cohens_h"}
+
+
+@pytest.mark.parametrize("kw", [
+    dict(pairs="baseline", baseline="B", correction="holm", family="dataset"),
+    dict(pairs="successive", correction="bonferroni", family="all"),
+    dict(systems=["C", "A"], datasets=["d2", "d3"], correction="none"),
+    dict(pairs=[("C", "A"), ("B", "C")]),
+])
+def test_pair_orders_and_corrections(tmp_path: Path, kw: dict) -> None:
+    df = _frame(3)
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    _assert_same_table(lazy.compare(**kw).table, rg.compare(rg.Scores(df), **kw).table)
+
+
+def test_unpaired_systems_use_welch(tmp_path: Path) -> None:
+    df = _frame(4)
+    df.loc[df["system"] == "B", "item"] = "other-" + df.loc[df["system"] == "B", "item"]
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    got = lazy.compare(pairs=[("A", "B")])
+    assert set(got.table["test"]) == {"welch"}
+    _assert_same_table(got.table, rg.compare(rg.Scores(df), pairs=[("A", "B")]).table)
+
+
+def test_streamed_tests_equal_in_memory(tmp_path: Path) -> None:
+    df = _frame(5, n=25)
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    for test in ("wilcoxon", "permutation", "bootstrap"):
+        kw = dict(test=test, n_resamples=199, seed=3, family="all")
+        _assert_same_table(lazy.compare(**kw).table, rg.compare(rg.Scores(df), **kw).table)
+
+
+def test_partial_overlap_error_and_intersect(tmp_path: Path) -> None:
+    df = _frame(6)
+    df = df[~((df["system"] == "B") & (df["item"] == "item-007"))]
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    with pytest.raises(ScoresError, match=r"item-007"):
+        lazy.compare()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = lazy.compare(missing="intersect")
+        mem = rg.compare(rg.Scores(df), missing="intersect")
+    _assert_same_table(got.table, mem.table)
+
+
+def test_compare_hook() -> None:
+    import inspect
+
+    from ranger_eval import comparison
+
+    if "__ranger_compare__" not in inspect.getsource(comparison.compare):
+        pytest.skip("compare() has no __ranger_compare__ hook yet (comparison.py)")
+
+
+def test_compare_through_rg_compare(tmp_path: Path) -> None:
+    import inspect
+
+    from ranger_eval import comparison
+
+    if "__ranger_compare__" not in inspect.getsource(comparison.compare):
+        pytest.skip("compare() has no __ranger_compare__ hook yet (comparison.py)")
+    df = _frame(7)
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    _assert_same_table(rg.compare(lazy, pairs="successive").table,
+                       rg.compare(rg.Scores(df), pairs="successive").table)
+
+
+@pytest.mark.parametrize("measure", ["MD", "SMD", "SMCC", "SMCR", "ZCOR"])
+def test_effect_sizes_and_meta_equal_in_memory(tmp_path: Path, measure: str) -> None:
+    df = _frame(8)
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    got = lazy.effect_sizes("C", "A", measure=measure)
+    mem = rg.effect_sizes(rg.Scores(df), treatment="C", control="A", measure=measure)
+    assert got.names == mem.names
+    for f in ("yi", "vi", "mean_treatment", "mean_control"):
+        np.testing.assert_allclose(getattr(got, f), getattr(mem, f), rtol=RTOL, atol=ATOL)
+    assert list(got.n) == list(mem.n)
+    r1, r2 = rg.meta_analysis(got, method="REML"), rg.meta_analysis(mem, method="REML")
+    for f in ("estimate", "se", "tau2", "Q", "pvalue"):
+        assert math.isclose(getattr(r1, f), getattr(r2, f), rel_tol=RTOL, abs_tol=ATOL)
+
+
+def test_effect_size_degenerate_cases_match(tmp_path: Path) -> None:
+    df = _frame(9)
+    same = df[df["system"] == "A"].assign(system="A2")
+    df2 = pd.concat([df, same], ignore_index=True)
+    lazy = open_scores(_write(df2, tmp_path / "s.parquet"))
+    got = lazy.effect_sizes("A2", "A", measure="SMD")
+    assert list(got.yi) == [0.0, 0.0, 0.0] and list(got.vi) == [0.0, 0.0, 0.0]
+    from ranger_eval.errors import EffectSizeError
+
+    with pytest.raises(EffectSizeError, match="perfectly correlated"):
+        lazy.effect_sizes("A2", "A", measure="ZCOR")
+
+
+def test_folder_of_files_and_merge(tmp_path: Path) -> None:
+    df = _frame(10)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    items = sorted(df["item"].unique())
+    chunks = [items[:13], items[13:29], items[29:]]
+    for i, chunk in enumerate(chunks):
+        _write(df[df["item"].isin(chunk)], folder / f"part-{i}.parquet")
+    whole = open_scores(_write(df, tmp_path / "all.parquet")).sufficient_statistics()
+    lazy = open_scores(folder)
+    assert len(lazy) == len(df)
+    got = lazy.sufficient_statistics()
+    parts = [open_scores(folder / f"part-{i}.parquet").sufficient_statistics() for i in range(3)]
+    merged = merge_statistics(parts)
+    for other in (got, merged):
+        assert list(other.columns) == list(PAIR_COLUMNS)
+        _assert_same_table(other, whole)
+    _assert_same_table(lazy.compare().table, rg.compare(rg.Scores(df)).table)
+
+
+def test_load_roundtrip(tmp_path: Path) -> None:
+    df = _frame(11)
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    assert lazy.datasets == ("d1", "d2", "d3") and lazy.systems == ("A", "B", "C")
+    sub = lazy.load(datasets=["d2"], systems=["B"])
+    pd.testing.assert_frame_equal(
+        sub.frame.reset_index(drop=True),
+        rg.Scores(df).filter(datasets=["d2"], systems=["B"]).frame.reset_index(drop=True),
+        check_dtype=False)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_missing_column(tmp_path: Path) -> None:
+    p = _write(_frame().drop(columns="item"), tmp_path / "bad.parquet")
+    with pytest.raises(ScoresError, match=r"bad\.parquet: missing column\(s\) item"):
+        open_scores(p)
+
+
+def test_non_numeric_value_column(tmp_path: Path) -> None:
+    df = _frame().astype({"value": str})
+    p = _write(df, tmp_path / "bad.parquet")
+    with pytest.raises(ScoresError, match=r"bad\.parquet: column 'value' has type (large_)?string"):
+        open_scores(p)
+
+
+def test_null_and_nonfinite_values_name_file_and_row(tmp_path: Path) -> None:
+    df = _frame()
+    df.loc[5, "value"] = np.nan
+    df.loc[7, "value"] = np.nan
+    p = _write(df, tmp_path / "bad.parquet")
+    with pytest.raises(ScoresError, match=r"bad\.parquet, row 5: .*2 such rows"):
+        open_scores(p)
+    df = _frame()
+    df.loc[9, "value"] = np.inf
+    p = _write(df, tmp_path / "inf.parquet")
+    with pytest.raises(ScoresError, match=r"inf\.parquet, row 9: non-finite value"):
+        open_scores(p)
+
+
+def test_duplicate_keys_detected(tmp_path: Path) -> None:
+    df = _frame()
+    dup = pd.concat([df, df.iloc[[3]]], ignore_index=True)
+    lazy = open_scores(_write(dup, tmp_path / "dup.parquet"))
+    with pytest.raises(ScoresError, match=r"rows share a key .*d1/A/acc/item-003"):
+        lazy.sufficient_statistics()
+    with pytest.raises(ScoresError, match=r"dup\.parquet row 3"):
+        lazy.validate()
+    # across two files of a folder
+    folder = tmp_path / "f"
+    folder.mkdir()
+    _write(df, folder / "a.parquet")
+    _write(df.iloc[[0]], folder / "b.parquet")
+    with pytest.raises(ScoresError, match=r"rows share a key"):
+        open_scores(folder).compare()
+
+
+def test_inconsistent_folder_and_missing_path(tmp_path: Path) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    _write(_frame(), folder / "a.parquet")
+    _write(_frame().drop(columns="metric"), folder / "b.parquet")
+    with pytest.raises(ScoresError, match=r"b\.parquet: column 'metric' is absent"):
+        open_scores(folder)
+    with pytest.raises(ScoresError, match="no such Parquet file"):
+        open_scores(tmp_path / "nope.parquet")
+    with pytest.raises(ScoresError, match="no \\*.parquet files"):
+        (tmp_path / "empty").mkdir()
+        open_scores(tmp_path / "empty")
+
+
+def test_bad_compare_arguments(tmp_path: Path) -> None:
+    lazy = open_scores(_write(_frame(), tmp_path / "s.parquet"))
+    with pytest.raises(CompareError, match="test"):
+        lazy.compare(test="nope")
+    with pytest.raises(CompareError, match="unknown system"):
+        lazy.compare(systems=["A", "Z"])
+    with pytest.raises(CompareError, match="needs binary"):
+        lazy.compare(test="mcnemar")
+
+
+# --------------------------------------------------------------------------- properties
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(perm_seed=st.integers(0, 2**32 - 1), binary=st.booleans())
+def test_row_order_does_not_change_results(tmp_path: Path, perm_seed: int, binary: bool) -> None:
+    df = _frame(12, n=15, binary=binary)
+    shuffled = df.sample(frac=1.0, random_state=perm_seed % (2**32 - 1)).reset_index(drop=True)
+    base = open_scores(_write(df, tmp_path / "base.parquet"))
+    lazy = open_scores(_write(shuffled, tmp_path / "shuffled.parquet"))
+    kw = dict(systems=["A", "B", "C"])
+    _assert_same_table(lazy.compare(**kw).table.sort_values(["dataset", "system_a", "system_b"])
+                       .reset_index(drop=True),
+                       base.compare(**kw).table.sort_values(["dataset", "system_a", "system_b"])
+                       .reset_index(drop=True))
+    # and the lazy path equals the in-memory path on the shuffled table itself
+    _assert_same_table(lazy.compare().table, rg.compare(rg.Scores(shuffled)).table)
+
+
+def test_row_order_one_shuffle(tmp_path: Path) -> None:
+    """The fast, deterministic version of the property above (which is marked slow)."""
+    df = _frame(12, n=15)
+    shuffled = df.sample(frac=1.0, random_state=7).reset_index(drop=True)
+    lazy = open_scores(_write(shuffled, tmp_path / "shuffled.parquet"))
+    _assert_same_table(lazy.compare().table, rg.compare(rg.Scores(shuffled)).table)
+
+
+# --------------------------------------------------------------------------- distributed example
+@pytest.mark.slow
+def test_dask_example_matches(tmp_path: Path) -> None:
+    if importlib.util.find_spec("dask") is None:
+        pytest.skip("dask is not installed (pip install 'dask[dataframe]')")
+    spec = importlib.util.spec_from_file_location(
+        "sufficient_stats_dask", ROOT / "examples" / "distributed" / "sufficient_stats_dask.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    df = _frame(13, n=30)
+    for i, d in enumerate(("d1", "d2", "d3")):
+        _write(df[df["dataset"] == d], folder / f"part-{i}.parquet")
+    got = mod.sufficient_statistics_dask(str(folder))
+    want = open_scores(folder).sufficient_statistics()
+    want = want.sort_values(["dataset", "metric", "system_a", "system_b"]).reset_index(drop=True)
+    for c in PAIR_COLUMNS:
+        if want[c].dtype.kind in "fiu":
+            np.testing.assert_allclose(got[c].to_numpy(float), want[c].to_numpy(float),
+                                       rtol=RTOL, atol=1e-10, err_msg=c)
+        else:
+            assert list(got[c].astype(str)) == list(want[c].astype(str)), c
