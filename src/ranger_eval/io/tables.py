@@ -11,6 +11,7 @@ own CSV outputs) is skipped. Every error names the file, the line and the offend
 """
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -150,11 +151,20 @@ def _read_delimited(path: Path, sep: str, id_names: tuple[str, ...]) -> pd.DataF
         ids = [c for c in columns if c in id_names]
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(
-                fh, sep=sep, header=None, names=columns, index_col=False,
-                dtype=dict.fromkeys(ids, str), keep_default_na=False,
-                na_values={c: NA_TEXT for c in columns if c not in ids},
-            )
+            try:
+                frame = pd.read_csv(
+                    fh, sep=sep, header=None, names=columns, index_col=False,
+                    dtype=dict.fromkeys(ids, str), keep_default_na=False,
+                    na_values={c: NA_TEXT for c in columns if c not in ids},
+                )
+            except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
+                # pandas counts lines from where it started reading (after the header)
+                m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+                if m is None:
+                    raise
+                line = int(m.group(2)) + 1 + skip
+                raise InputError(f"{path}:{line}: {m.group(3)} fields where the header "
+                                 f"has {m.group(1)} (check the separator and quoting)") from None
     frame.attrs["first_line"] = 2 + skip
     return frame
 
@@ -223,10 +233,30 @@ def _check_frame_values(frame: pd.DataFrame, path: Path, value_column: str) -> N
     bad = numeric.isna().to_numpy() | ~np.isfinite(numeric.to_numpy(dtype=np.float64))
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"{path}:{_lines(frame, np.array([r]))[0]}: bad {value_column!r} value "
-            f"{col.iloc[r]!r} (must be a finite number)"
-        )
+        line = _lines(frame, np.array([r]))[0]
+        shown = col.iloc[r]
+        if not isinstance(shown, str):  # read as NaN/inf: show the text as written
+            shown = _field_text(path, line, frame, value_column)
+        what = f"empty {value_column!r} field" if shown == "" else \
+            f"bad {value_column!r} value {shown!r}"
+        raise InputError(f"{path}:{line}: {what} (must be a finite number; "
+                         f"{int(bad.sum())} bad value(s) in all)")
+
+
+def _field_text(path: Path, line: int, frame: pd.DataFrame, column: str) -> object:
+    """The text of ``column`` on file line ``line`` of a CSV/TSV table (error messages only)."""
+    import csv
+
+    sep = TABLE_SUFFIXES.get(_table_suffix(path))
+    if sep is None:
+        return frame[column].iloc[0]
+    with open_text(path, what="table") as fh:
+        for number, text in enumerate(fh, start=1):
+            if number == line:
+                fields = next(csv.reader([text.rstrip("\r\n")], delimiter=sep), [])
+                position = list(frame.columns).index(column)
+                return fields[position] if position < len(fields) else ""
+    return None
 
 
 def read_item_scores(
@@ -316,6 +346,8 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
         if detected is not None:
             return adapters.read_adapter(path, detected)
     frame = _read_frame(path)
+    if "value" in frame.columns:  # name the file line of a bad value (Scores only knows rows)
+        _check_frame_values(frame, path, "value")
     if tuple(frame.columns) == TREC_TABLE:
         frame = frame[frame["query_id"] != "all"].rename(
             columns={"run": "system", "measure": "metric", "query_id": "item"})
