@@ -81,7 +81,7 @@ def test_compare_experiment_yaml_with_all_systems(tmp_path):
     [
         (["{csv}", "--test", "ttest"], "unknown test 'ttest'"),
         (["{csv}", "--correction", "holmes"], "unknown correction 'holmes'"),
-        (["{csv}", "--pairs", "baseline"], "needs baseline="),
+        (["{csv}", "--pairs", "baseline"], "pass --baseline SYSTEM"),
         (["{csv}", "--pairs", "baseline", "--baseline", "Z"], "unknown baseline 'Z'"),
         (["{csv}", "--test", "mcnemar"], "needs binary (0/1) scores"),
         (["{csv}", "--family", "metric"], "unknown family 'metric'"),
@@ -89,7 +89,7 @@ def test_compare_experiment_yaml_with_all_systems(tmp_path):
         (["{csv}", "--level", "1.2"], "level must be strictly between 0 and 1"),
         (["{one}"], "need at least two systems"),
         (["{gap}", "--test", "paired-t"], "only in 'A': 'i3'"),
-        (["{nan}"], "non-numeric value 'oops'"),
+        (["{nan}"], "value 'oops'"),
         (["missing.csv"], "missing.csv: file not found"),
         (["{single_yaml}"], "compare needs at least two systems"),
         (["{txt}"], "unknown file type"),

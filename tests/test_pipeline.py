@@ -211,7 +211,8 @@ def test_meta_and_compare_read_tidy_tables_and_trec_csv(tmp_path):
                                       "splade", "--measure", "md", "--out", str(tmp_path / "cli")])
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(app, ["meta", str(trec), "--out", str(tmp_path / "cli2")])
-    assert result.exit_code == 2 and "control: required" in result.output
+    assert result.exit_code == 2 and "no --control or --treatment given" in result.output
+    assert "systems in the table: bm25, splade" in result.output
 
 
 def test_tool_outputs_are_recognised_by_content(corpus, tmp_path):
@@ -358,3 +359,14 @@ def test_figure_workers_setting(monkeypatch):
         figure_workers()
     monkeypatch.delenv("RANGER_EVAL_FIGURE_WORKERS")
     assert 1 <= figure_workers() <= 2
+
+
+def test_scores_with_tasks_or_systems_is_an_error_naming_the_file_and_keys(tmp_path, files):
+    (tmp_path / "all.csv").write_text("dataset,system,item,value\n")
+    cfg = _yaml(tmp_path, "scores: all.csv", files)
+    with pytest.raises(ConfigError, match=rf"{cfg}: .*`scores` and `tasks`/`systems` are both "
+                                          r"given"):
+        load_experiment(cfg)
+    cfg.write_text("scores: all.csv\nsystems:\n  a: {files: {}}\n")
+    with pytest.raises(ConfigError, match=r"`scores` and `systems` are both given"):
+        load_experiment(cfg)

@@ -31,9 +31,19 @@ from . import atomic
 from ._version import __version__
 from .comparison import Comparison, compare, rank_intervals
 from .effects import EffectSizes, effect_sizes
-from .errors import ConfigError, InputError
+from .errors import (
+    ALTERNATIVES,
+    ConfigError,
+    InputError,
+    RangerError,
+    check_alpha,
+    check_correction,
+    check_level,
+    suggest,
+)
 from .io import (
     Experiment,
+    ExperimentConfig,
     IRConfig,
     experiment_from_table,
     load_experiment,
@@ -45,6 +55,13 @@ from .scores import Scores
 
 __all__ = [
     "COMPARE_OUTPUTS",
+    "MAX_RESAMPLES",
+    "check_format",
+    "check_n_resamples",
+    "compare_options",
+    "meta_options",
+    "option_error",
+    "rank_options",
     "display_names",
     "with_display_names",
     "RANK_OUTPUTS",
@@ -69,6 +86,124 @@ __all__ = [
 
 T = TypeVar("T")
 YAML_SUFFIXES = (".yaml", ".yml")
+
+#: Largest ``n_resamples`` accepted (permutation and bootstrap tests, bootstrap effect sizes):
+#: 10^8. At 10^8 resamples the Monte Carlo standard error of a p-value near 0.05 is already
+#: sqrt(0.05·0.95/10^8) ≈ 2e-5; a larger value is almost surely a typo whose run would not end
+#: in any useful time, so it is refused (naming the option and the value) before any work.
+MAX_RESAMPLES = 100_000_000
+
+
+# --------------------------------------------------------------------------- option values
+def option_error(option: str, message: str) -> ConfigError:
+    """``option --OPTION: message``: a bad command-line value, blamed on the option (never on the
+    input file). ``option`` is the Python name (``n_resamples`` → ``--n-resamples``)."""
+    return ConfigError(f"option --{option.replace('_', '-')}: {message}")
+
+
+def _checked(option: str, check: Callable[[], T]) -> T:
+    """``check()``; a :class:`RangerError` it raises is re-raised as ``option --OPTION: …``."""
+    try:
+        return check()
+    except RangerError as exc:
+        raise option_error(option, str(exc)) from exc
+
+
+def _choice(option: str, value: object, choices: Sequence[str], noun: str | None = None,
+            ignore_case: bool = False) -> str:
+    """``value`` if it is one of ``choices`` (the canonical spelling when ``ignore_case``), else
+    ``option --OPTION: unknown NOUN 'value'; use one of …`` with the closest spelling."""
+    if isinstance(value, str):
+        if value in choices:
+            return value
+        if ignore_case:
+            folded = {c.lower(): c for c in choices}
+            if value.lower() in folded:
+                return folded[value.lower()]
+    hint = suggest(value, choices)
+    if not hint and ignore_case and isinstance(value, str):  # 'rmle' → 'REML'
+        import difflib
+
+        folded = {c.lower(): c for c in choices}
+        close = difflib.get_close_matches(value.lower(), list(folded), n=1, cutoff=0.6)
+        hint = f" (did you mean {folded[close[0]]!r}?)" if close else ""
+    raise option_error(option, f"unknown {noun or option.replace('_', ' ')} {value!r}; use one "
+                       f"of {', '.join(choices)}" + hint)
+
+
+def _whole(option: str, value: object, low: int, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]``, else ``option --OPTION: …`` naming the range."""
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+            or value < low or (high is not None and value > high)):
+        if high is None:
+            what = f"a whole number ≥ {low}"
+        else:
+            power = len(str(high)) - 1
+            what = f"a whole number from {low} to {high:,}" + (
+                f" (10^{power})" if high == 10**power else "")
+        raise option_error(option, f"must be {what}; got {value!r}")
+    return int(value)
+
+
+def check_n_resamples(value: object, option: str = "n_resamples") -> int:
+    """A number of resamples from 1 to :data:`MAX_RESAMPLES`, as an int (``option --…`` error)."""
+    return _whole(option, value, 1, MAX_RESAMPLES)
+
+
+def check_format(value: str | None, option: str = "format") -> str | None:
+    """An input ``format``: None, ``auto``, ``table`` or an adapter's name (aliases and case
+    folded to the canonical name, e.g. ``lm_eval`` → ``lm-eval``)."""
+    if value is None or value in ("auto", "table"):
+        return value
+    from .io import adapters
+
+    try:
+        return adapters.normalize_format(value)
+    except RangerError:
+        choices = ("auto", *adapters.FORMATS)
+        raise option_error(option, f"unknown format {value!r}; use one of {', '.join(choices)}"
+                           + suggest(value, choices)) from None
+
+
+def _literal_choices(field_name: str) -> tuple[str, ...]:
+    """The values a ``Literal`` field of :class:`ExperimentConfig` accepts, in order."""
+    from typing import get_args
+
+    out: list[str] = []
+    stack = [ExperimentConfig.model_fields[field_name].annotation]
+    while stack:
+        arg = stack.pop(0)
+        for a in get_args(arg):
+            if isinstance(a, str):
+                out.append(a)
+            else:
+                stack.append(a)
+    return tuple(out)
+
+
+#: ``ranger-eval meta`` options whose values are a fixed list; (config field, option, noun).
+_META_CHOICES: tuple[tuple[str, str, str], ...] = (
+    ("method", "method", "τ² estimator"),
+    ("measure", "measure", "effect measure"),
+    ("test", "test", "test"),
+    ("order", "order", "row order"),
+    ("meta_seeds", "seeds", "seeds policy"),
+)
+
+
+def meta_options(overrides: dict[str, Any]) -> dict[str, Any]:
+    """The command-line options of ``ranger-eval meta`` checked and in canonical spelling
+    (names are case-insensitive: ``--method reml`` is ``REML``); a bad value is a
+    :class:`ConfigError` ``option --OPTION: …`` naming the value and what is accepted."""
+    out = dict(overrides)
+    for key, option, noun in _META_CHOICES:
+        if out.get(key) is not None:
+            out[key] = _choice(option, out[key], _literal_choices(key), noun, ignore_case=True)
+    if out.get("level") is not None:
+        out["level"] = _checked("level", lambda: check_level(out["level"], error=ConfigError))
+    if out.get("format") is not None:
+        out["format"] = check_format(out["format"])
+    return out
 
 
 # --------------------------------------------------------------------------- warnings
@@ -174,7 +309,15 @@ class OutputFolder:
         self.inputs = {Path(p).resolve() for p in inputs}
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"--out {self.path}: exists and is not a folder")
-        self.path.mkdir(parents=True, exist_ok=True)
+        blocker = next((p for p in self.path.parents if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise ConfigError(f"--out {self.path}: cannot create the folder, because {blocker} "
+                              "is a file, not a folder; choose another output folder")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--out {self.path}: cannot create the folder "
+                              f"({exc.strerror or exc})") from exc
         self.written: list[Path] = []
         self._lock: Any = None  # taken at the first write, released by finish()
         self._previous = self._previous_outputs()
@@ -399,8 +542,6 @@ def collect_scores(
         scores = read_scores(exp.scores_paths, cfg.format)
         if cfg.metric is not None and cfg.metric in scores.metrics:
             scores = scores.filter(metrics=[cfg.metric])
-        if cfg.tasks:
-            scores = scores.filter(datasets=[t.id for t in cfg.tasks])
         if systems is not None:
             scores = scores.filter(systems=systems)
         return CollectedScores(scores, {})
@@ -566,7 +707,13 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     control, treatment = cfg.control, cfg.treatment
     if control is None or treatment is None:
         role = "control" if control is None else "treatment"
-        raise ConfigError(f"{exp.source}: {role}: required for the meta-analysis")
+        defined = f" (systems: {_some(cfg.systems)})" if cfg.systems else ""
+        raise ConfigError(
+            f"{exp.source}: {role}: required for the meta-analysis; set `meta: {{control: …, "
+            f"treatment: …}}` in the file or pass --control and --treatment{defined}")
+    if cfg.meta_n_resamples is not None and cfg.meta_n_resamples > MAX_RESAMPLES:
+        raise ConfigError(f"{exp.source}: meta.n_resamples: must be at most {MAX_RESAMPLES:,} "
+                          f"(10^8); got {cfg.meta_n_resamples}")
     ir_cfg = cfg.ir or IRConfig()
     extra_measures = [c for c in ir_cfg.columns if c != ir_cfg.measure] if exp.is_ir else []
     collected = collect_scores(
@@ -697,11 +844,13 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     --format csv``, lm-eval, Inspect …); ``control`` and ``treatment`` then come from
     ``overrides``."""
     caught: list[str] = []
+    overrides = meta_options(overrides)
     with collecting_warnings(caught):
         if Path(config).suffix.lower() in YAML_SUFFIXES:
             exp = load_experiment(config, **overrides)
         else:
             exp = experiment_from_table(config, **overrides)
+            _require_control_treatment(exp)
         exp.require_for("meta")
         folder = OutputFolder(out, _experiment_inputs(exp), figures)
         folder.claim(META_OUTPUTS)
@@ -709,6 +858,29 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     write_meta_outputs(exp, res, folder)
     caught += finish_outputs(folder, str(res.result.signature), command, html)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
+
+
+def _some(names: Iterable[Any], limit: int = 10) -> str:
+    """``a, b, c`` (at most ``limit`` names, then ``… (N in all)``)."""
+    names = [str(n) for n in names]
+    more = f", … ({len(names)} in all)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _require_control_treatment(exp: Experiment) -> None:
+    """A scores table (no YAML) names no systems: ``--control`` and ``--treatment`` are needed;
+    the error lists the systems found in the table."""
+    cfg = exp.config
+    lacking = [f"--{role}" for role in ("control", "treatment") if getattr(cfg, role) is None]
+    if not lacking:
+        return
+    try:
+        found = f"; systems in the table: {_some(collect_scores(exp).scores.systems)}"
+    except RangerError:
+        found = ""
+    raise ConfigError(
+        f"{exp.source}: no {' or '.join(lacking)} given: a scores table needs --control and "
+        f"--treatment, the two systems to compare{found}")
 
 
 @dataclass(frozen=True)
@@ -738,6 +910,7 @@ def run_demo(out: str | Path, seed: int = 2023, command: str | None = None,
     """
     from .demo import write_demo, write_multi_demo
 
+    seed = _whole("seed", seed, 0)
     yaml_path = write_demo(Path(out) / "example", seed=seed)
     multi = write_multi_demo(Path(out) / "example" / "multi", seed=seed)
     rank = run_rank(multi, Path(out) / "ranking", command, figures)
@@ -814,11 +987,45 @@ def compare_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[st
         if "level" in exp.config.model_fields_set:
             settings["level"] = exp.config.level
         settings.update({k: v for k, v in exp.config.compare.model_dump().items() if v is not None})
+        n = exp.config.compare.n_resamples
+        if n is not None and n > MAX_RESAMPLES:
+            raise ConfigError(f"{exp.source}: compare.n_resamples: must be at most "
+                              f"{MAX_RESAMPLES:,} (10^8); got {n}")
     unknown = set(options) - set(COMPARE_DEFAULTS)
     if unknown:
         raise ConfigError(f"unknown comparison option(s): {', '.join(sorted(unknown))}")
-    settings.update({k: v for k, v in options.items() if v is not None})
+    settings.update(compare_options({k: v for k, v in options.items() if v is not None}))
+    if settings["pairs"] == "baseline" and settings["baseline"] is None:
+        raise ConfigError("pairs 'baseline' compares every system with one baseline system: "
+                          "pass --baseline SYSTEM (or set compare.baseline in the YAML)")
     return settings
+
+
+def compare_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The command-line options of ``ranger-eval compare`` checked, each bad value a
+    :class:`ConfigError` ``option --OPTION: …`` naming the value and what is accepted; the
+    correction in its canonical name (``BH`` → ``fdr_bh``, as the signature records it).
+    ``n_resamples`` is at most :data:`MAX_RESAMPLES`. Combinations (a baseline, Westfall–Young's
+    conditions) are checked by :func:`ranger_eval.comparison.compare`."""
+    from .comparison import FAMILIES, PAIR_ORDERS, SEED_POLICIES, TESTS
+
+    out = dict(options)
+    choices = {"pairs": (PAIR_ORDERS, "pairs order"), "test": (TESTS, "test"),
+               "alternative": (ALTERNATIVES, "alternative"), "family": (FAMILIES, "family"),
+               "seeds": (SEED_POLICIES, "seeds policy")}
+    for key, (values, noun) in choices.items():
+        if out.get(key) is not None:
+            out[key] = _choice(key, out[key], values, noun)
+    if out.get("correction") is not None:
+        out["correction"] = _checked(
+            "correction", lambda: check_correction(out["correction"], error=ConfigError))
+    if out.get("level") is not None:
+        out["level"] = _checked("level", lambda: check_level(out["level"], error=ConfigError))
+    if out.get("n_resamples") is not None:
+        out["n_resamples"] = check_n_resamples(out["n_resamples"])
+    if out.get("seed") is not None:
+        out["seed"] = _whole("seed", out["seed"], 0)
+    return out
 
 
 def _slug(text: str) -> str:
@@ -878,6 +1085,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 format: str | None = None, **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write."""
     caught: list[str] = []
+    format = check_format(format)
     with collecting_warnings(caught):
         exp = load_experiment(input) if Path(input).suffix.lower() in YAML_SUFFIXES else None
         settings = compare_settings(exp, options)
@@ -980,11 +1188,40 @@ def rank_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[str, 
             settings["alpha"] = round(1.0 - exp.config.level, 12)
         settings.update({k: v for k, v in exp.config.aggregate.model_dump().items()
                          if v is not None})
+        n = exp.config.aggregate.n_resamples
+        if n is not None and n > MAX_RESAMPLES:
+            raise ConfigError(f"{exp.source}: aggregate.n_resamples: must be at most "
+                              f"{MAX_RESAMPLES:,} (10^8); got {n}")
     unknown = set(options) - set(RANK_DEFAULTS)
     if unknown:
         raise ConfigError(f"unknown ranking option(s): {', '.join(sorted(unknown))}")
-    settings.update({k: v for k, v in options.items() if v is not None})
+    settings.update(rank_options({k: v for k, v in options.items() if v is not None}))
     return settings
+
+
+def rank_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The command-line options of ``ranger-eval rank`` checked as :func:`compare_options`
+    checks those of ``compare`` (``option --OPTION: …``; the correction's canonical name)."""
+    from .aggregate import POSTHOCS
+    from .aggregate.ranking import ORDERS
+    from .comparison import TESTS
+
+    out = dict(options)
+    choices = {"posthoc": (POSTHOCS, "post-hoc test"), "comparisons": (ORDERS, "comparisons"),
+               "test": (TESTS, "test")}
+    for key, (values, noun) in choices.items():
+        if out.get(key) is not None:
+            out[key] = _choice(key, out[key], values, noun)
+    if out.get("alpha") is not None:
+        out["alpha"] = _checked("alpha", lambda: check_alpha(out["alpha"], error=ConfigError))
+    if out.get("correction") is not None:
+        out["correction"] = _checked(
+            "correction", lambda: check_correction(out["correction"], error=ConfigError))
+    if out.get("n_resamples") is not None:
+        out["n_resamples"] = check_n_resamples(out["n_resamples"])
+    if out.get("seed") is not None:
+        out["seed"] = _whole("seed", out["seed"], 0)
+    return out
 
 
 def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,

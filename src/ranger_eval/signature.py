@@ -16,7 +16,8 @@ from collections.abc import Mapping
 
 from ._version import __version__
 
-__all__ = ["FIELDS", "KINDS", "Signature", "make_signature", "parse_signature", "describe_fields"]
+__all__ = ["EXAMPLE", "FIELDS", "KINDS", "Signature", "make_signature", "parse_signature",
+           "describe_fields"]
 
 TOOL = "ranger-eval"
 
@@ -113,16 +114,27 @@ def make_signature(kind: str, fields: Mapping[str, object]) -> Signature:
     return Signature("|".join(parts))
 
 
+#: What a signature looks like (quoted by the errors of :func:`parse_signature`).
+EXAMPLE = f"{TOOL}:{__version__}|kind:compare|test:paired-t|alt:two-sided|corr:holm|seed:0"
+
+
 def parse_signature(text: str) -> dict[str, str]:
-    """The ``key: value`` pairs of a signature, in order (the tool's version under ``ranger-eval``)."""
+    """The ``key: value`` pairs of a signature, in order (the tool's version under ``ranger-eval``).
+
+    Text that is not a signature raises ``ValueError`` naming the offending field and showing
+    what a signature looks like (``ranger-eval signature`` reports it as an ``InputError``).
+    """
     out: dict[str, str] = {}
+    shape = f"a signature is key:value fields separated by |, e.g. {EXAMPLE}"
     for part in str(text).strip().split("|"):
         key, sep, value = part.partition(":")
-        if not sep:
-            raise ValueError(f"not a ranger-eval signature field: {part!r} in {text!r}")
+        if not sep or not key:
+            raise ValueError(f"not a ranger-eval signature: {text!r}: field {part!r} is not "
+                             f"key:value; {shape}")
         out[key] = value
     if TOOL not in out:
-        raise ValueError(f"not a ranger-eval signature (no {TOOL}:VERSION field): {text!r}")
+        raise ValueError(f"not a ranger-eval signature: {text!r} has no {TOOL}:VERSION field; "
+                         f"{shape}")
     return out
 
 

@@ -54,6 +54,12 @@ def friendly_errors(func: F) -> F:
             return func(*args, **kwargs)
         except typer.Exit:
             raise
+        except FileNotFoundError as exc:  # a reader that did not check: still an InputError
+            from ..errors import InputError
+
+            error = InputError(f"{exc.filename}: file not found" if exc.filename
+                               else str(exc))
+            raise fail(str(error)) from error
         except (ValueError, OSError) as exc:
             if isinstance(exc, OSError) and exc.filename is not None:
                 message = f"{exc.filename}: {exc.strerror or exc}"

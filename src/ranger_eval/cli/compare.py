@@ -65,10 +65,11 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option(help="Confidence level; alpha = 1 - level [0.95].")
         ] = None,
         n_resamples: Annotated[
-            int | None, typer.Option(help="Resamples of the permutation/bootstrap tests [10000].")
+            int | None, typer.Option(help="Resamples of the permutation/bootstrap tests, 1 to "
+                                    "10^8 [10000].")
         ] = None,
         seed: Annotated[
-            int | None, typer.Option(help="Seed of the resampling tests and plots [0].")
+            int | None, typer.Option(help="Seed of the resampling tests and plots, ≥ 0 [0].")
         ] = None,
         metric: Annotated[
             str | None,

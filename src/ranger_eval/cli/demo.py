@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     @friendly_errors
     def demo(
         out: Path = typer.Option(Path("demo-output"), "--out", "-o", help="Output folder."),
-        seed: int = typer.Option(2023, help="Seed of the simulated data."),
+        seed: int = typer.Option(2023, help="Seed of the simulated data (a whole number ≥ 0)."),
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
         html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),

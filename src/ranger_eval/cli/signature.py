@@ -15,12 +15,16 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Explain the reproducibility signature printed under every table and figure."""
+        from ..errors import InputError
         from ..signature import FIELDS, describe_fields, parse_signature
 
         if text is None:
             typer.echo(describe_fields())
             return
-        fields = parse_signature(text)
+        try:
+            fields = parse_signature(text)
+        except ValueError as exc:  # signature.py sits below errors.py: re-raised as InputError
+            raise InputError(f"argument SIGNATURE: {exc}") from exc
         width = max(map(len, fields))
         for key, value in fields.items():
             meaning = FIELDS.get(key, "(unknown field)")

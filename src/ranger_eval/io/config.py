@@ -245,6 +245,12 @@ class ExperimentConfig(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> ExperimentConfig:
+        both = [k for k in ("tasks", "systems") if getattr(self, k)]
+        if self.scores is not None and both:
+            raise ValueError(
+                f"`scores` and `{'`/`'.join(both)}` are both given; use either one tidy "
+                "`scores` table (its datasets and systems are read from it) or `tasks` and "
+                "`systems` with their files, not both")
         if self.scores is None:
             if not self.tasks:
                 raise ValueError("tasks: empty task list (name at least one task, or give `scores`)")
