@@ -47,6 +47,7 @@ __all__ = [
     "InputError",
     "MeasureError",
     "MetaInputError",
+    "MissingInputError",
     "MissingTopicsError",
     "PlotError",
     "RangerError",
@@ -70,6 +71,11 @@ class RangerError(ValueError):
 
 class InputError(RangerError):
     """Unreadable or invalid input file; the message names the file, line and text."""
+
+
+class MissingInputError(InputError, FileNotFoundError):
+    """An input file that does not exist (also a ``FileNotFoundError``, as before it was a
+    RangerError); the message names the path."""
 
 
 class ConfigError(RangerError):

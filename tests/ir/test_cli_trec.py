@@ -117,7 +117,7 @@ def test_default_measures(te: Path) -> None:
     (["QRELS", "missing-run.txt"], "run file not found"),
     (["QRELS", "RUN", "-m", "nDCG@0"], "bad cutoff"),
     (["QRELS", "RUN", "-m", "BLEU"], "unknown measure 'BLEU'"),
-    (["QRELS", "RUN", "--format", "xml"], "--format must be one of"),
+    (["QRELS", "RUN", "--format", "xml"], "option --format: unknown format"),
     (["QRELS", "RUN", "-M", "0"], "max_docs must be a positive integer"),
     (["QRELS", "BADRUN"], ":2: expected at least 6 fields"),
 ])

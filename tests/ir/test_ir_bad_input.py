@@ -286,3 +286,12 @@ def test_allow_no_overlap_evaluates_with_a_loud_warning(tmp_path: Path) -> None:
     assert len(loud) == 3 and "run topics '7', '8', '9'; qrels topics '1', '2'" in loud[0]
     assert [m for m in messages if "NO TOPIC" not in m] == [
         f"{r}: 2 qrels topic(s) absent from the run dropped: '1', '2'"]
+
+
+def test_missing_file_is_a_ranger_input_error(tmp_path: Path) -> None:
+    """Still a FileNotFoundError for old callers, and an InputError (a RangerError) for new."""
+    from ranger_eval.errors import InputError, RangerError
+
+    with pytest.raises(InputError, match="run file not found") as info:
+        ir.read_run(tmp_path / "absent.txt")
+    assert isinstance(info.value, RangerError) and isinstance(info.value, FileNotFoundError)

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ._common import fail, warn
+from ..errors import ConfigError
+from ._common import fail, friendly_errors, warn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,6 +116,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``trec`` command to ``app``."""
 
     @app.command("trec")
+    @friendly_errors
     def trec(
         qrels: Path = typer.Argument(..., help="Qrels file (qid iter docid relevance)."),
         runs: list[Path] = typer.Argument(..., help="Run file(s): TREC 6-field or 4-field."),
@@ -144,7 +146,8 @@ def register(app: typer.Typer) -> None:
         from ..ir.errors import IgnoredTopicsWarning, NoCommonTopicsError
 
         if fmt not in FORMATS:
-            raise fail(f"--format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+            raise ConfigError(f"option --format: unknown format {fmt!r}; use one of "
+                              f"{', '.join(FORMATS)}")
         try:
             ms = measures.parse_measures(list(measure) if measure else list(DEFAULT_MEASURES))
             notes: list[str] = []

@@ -229,7 +229,7 @@ class ExperimentConfig(_Model):
     @classmethod
     def _level(cls, v: float) -> float:
         if not 0 < v < 1:
-            raise ValueError("must be between 0 and 1 (e.g. 0.95)")
+            raise ValueError(f"must be between 0 and 1 (e.g. 0.95); got {v!r}")
         return v
 
     @field_validator("tasks", mode="before")

@@ -52,6 +52,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from ..errors import MissingInputError
 from .errors import DuplicateEntryError, TrecFormatError
 
 __all__ = [
@@ -187,7 +188,7 @@ def _check_path(path: PathLike, what: str) -> Path:
                               f"save it to a file and pass its path")
     p = Path(path)
     if not p.exists():
-        raise FileNotFoundError(f"{what} file not found: {p}")
+        raise MissingInputError(f"{what} file not found: {p}")
     if p.is_dir():
         raise TrecFormatError(f"{p}: is a directory, not a {what} file")
     if not p.is_file():
