@@ -930,8 +930,8 @@ class CompareRun:
 
 
 #: Files written by ``ranger-eval compare`` whatever the input; the per-dataset × metric figures
-#: are ``graph.png/.pdf``, ``pvalues.png`` and ``boxplots.png`` for a single dataset × metric and
-#: ``graph-DATASET-METRIC.png`` etc. when there are several.
+#: are ``graph``, ``pvalues`` and ``boxplots`` (each .pdf, .svg and .png) for a single dataset ×
+#: metric and ``graph-DATASET-METRIC.png`` etc. when there are several.
 COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.csv",
     "comparison.md",
@@ -939,6 +939,8 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.html",
     "leaderboard.md",
     "leaderboard.tex",
+    "heatmap.pdf",
+    "heatmap.svg",
     "heatmap.png",
     "manifest.json",
 )
@@ -1039,10 +1041,6 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
     ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric (suffixed with both when
     there are several, each figure under one name only) and one ``heatmap``."""
     from . import report
-    from .plots.boxplots import comparison_boxplots
-    from .plots.graph import comparison_graph
-    from .plots.heatmap import comparison_heatmap
-    from .plots.pvalues import pvalue_plot
 
     start = len(out.written)
     out.text("comparison.csv", report.to_csv(comp))
@@ -1063,19 +1061,33 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
             suffix = f"-{_slug(str(dataset))}-{_slug(str(metric))}-{n}"
             n += 1
         used.add(suffix)
+        # figure factories import matplotlib only when a figure is drawn (not with --figures none)
         def boxplots(d: Any = dataset, m: Any = metric) -> Any:
+            from .plots.boxplots import comparison_boxplots
+
             return comparison_boxplots(rank_intervals(
                 comp, str(d), str(m), level=comp.level, n_resamples=min(comp.n_resamples, 2000),
                 seed=comp.seed))
 
-        figures = [
-            ("graph", lambda d=dataset, m=metric: comparison_graph(comp, d, m), ("png", "pdf")),
-            ("pvalues", lambda d=dataset, m=metric: pvalue_plot(comp, d, m), ("png",)),
-            ("boxplots", boxplots, ("png",)),
-        ]
-        for stem, fig, formats in figures:
-            out.figure(fig, f"{stem}{suffix}", formats, dpi=300)
-    out.figure(lambda: comparison_heatmap(comp), "heatmap", ("png",), dpi=300)
+        def graph(d: Any = dataset, m: Any = metric) -> Any:
+            from .plots.graph import comparison_graph
+
+            return comparison_graph(comp, d, m)
+
+        def pvalues(d: Any = dataset, m: Any = metric) -> Any:
+            from .plots.pvalues import pvalue_plot
+
+            return pvalue_plot(comp, d, m)
+
+        for stem, fig in (("graph", graph), ("pvalues", pvalues), ("boxplots", boxplots)):
+            out.figure(fig, f"{stem}{suffix}", FIGURE_FORMATS, dpi=300)
+
+    def heatmap() -> Any:
+        from .plots.heatmap import comparison_heatmap
+
+        return comparison_heatmap(comp)
+
+    out.figure(heatmap, "heatmap", FIGURE_FORMATS, dpi=300)
     out.flush()
     return out.written[start:]
 
@@ -1110,7 +1122,8 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
 #: Files written by ``ranger-eval rank`` (``graph.*`` only for per-item scores).
 RANK_OUTPUTS: tuple[str, ...] = (
     "ranking.md", "ranking.csv", "ranking.json", "ranking.tex", "cd.pdf", "cd.svg", "cd.png",
-    "ranktest.md", "ranktest.csv", "ranktest.tex", "graph.pdf", "graph.png", "manifest.json",
+    "ranktest.md", "ranktest.csv", "ranktest.tex", "graph.pdf", "graph.svg", "graph.png",
+    "manifest.json",
 )
 
 #: Defaults of the ranking settings (``aggregate:`` section and command-line options).
@@ -1247,7 +1260,7 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
         out.text("ranktest.md", report.to_markdown(rank_test))
         out.text("ranktest.csv", report.to_csv(rank_test))
         out.text("ranktest.tex", report.to_latex(rank_test))
-        out.figure(ranking.plot, "graph", ("pdf", "png"), dpi=300)
+        out.figure(ranking.plot, "graph", FIGURE_FORMATS, dpi=300)
     out.figure(lambda: cd_diagram(rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
     out.flush()
     return out.written[start:]

@@ -234,10 +234,10 @@ def test_demo_report_figures_and_tables(demo: Path) -> None:
     text = render_html_report(demo)
     page = parse(text)
     tags = [t for t, _ in page.tags]
-    # forest (SVG) and, from ranking/, the CD diagram (SVG) and the ranking graph (PNG only)
+    # forest, and from ranking/ the CD diagram and the ranking graph: all inline SVG
     assert tags.count("figure") == tags.count("figcaption") == 3
-    assert tags.count("svg") == 2
-    assert '<img src="data:image/png;base64,' in text
+    assert tags.count("svg") == 3
+    assert '<img src="data:image/png;base64,' not in text  # SVG inline: text stays text
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<metadata" not in text
     ids = [a["id"] for _, a in page.tags if a.get("id")]
     assert len(ids) == len(set(ids)), "duplicate ids"
@@ -282,23 +282,23 @@ def test_compare_report(compared: Path) -> None:
     assert "gamma beats alpha on 2 of 2 datasets × metrics (significant after Holm–Šídák)" \
         in visible
     assert f"gamma beats {BETA} on 2 of 2 datasets × metrics" in visible
-    # figures: PNG only, as data URIs that decode to PNGs; the plain-name copies shown once
-    images = re.findall(r'<img src="data:image/png;base64,([^"]+)"', text)
-    assert images and all(base64.b64decode(b)[:8] == b"\x89PNG\r\n\x1a\n" for b in images)
-    assert len(images) == len(set(images))
-    unique = {f["sha256"] for f in manifest["files"] if f["file"].endswith(".png")}
-    assert len(images) == len(unique)
+    # figures: every figure is written as PDF, SVG and PNG; the page inlines the SVG (text stays
+    # text), once per figure, and no PNG copy of it
+    assert not re.findall(r'<img src="data:image/png;base64,', text)
+    unique = {f["sha256"] for f in manifest["files"] if f["file"].endswith(".svg")}
+    assert unique and text.count('class="figure-svg"') == len(unique)
     assert "<h3>d1 · acc</h3>" in text and "<h3>d2 · acc</h3>" in text
     assert "<sup>" in text and "<strong>" in text  # leaderboard letters and best means
 
 
 def test_identical_figures_are_shown_once(compared: Path, tmp_path: Path) -> None:
-    """A plain-name copy of the first dataset's figure (graph.png = graph-d1-acc.png)."""
+    """A plain-name copy of the first dataset's figure (graph.* = graph-d1-acc.*)."""
     case = _copy(compared, tmp_path / "dup")
-    shutil.copyfile(case / "graph-d1-acc.png", case / "graph.png")
     manifest = json.loads((case / "manifest.json").read_text())
-    entry = next(f for f in manifest["files"] if f["file"] == "graph-d1-acc.png")
-    manifest["files"].append({**entry, "file": "graph.png"})
+    for ext in ("pdf", "svg", "png"):
+        shutil.copyfile(case / f"graph-d1-acc.{ext}", case / f"graph.{ext}")
+        entry = next(f for f in manifest["files"] if f["file"] == f"graph-d1-acc.{ext}")
+        manifest["files"].append({**entry, "file": f"graph.{ext}"})
     (case / "manifest.json").write_text(json.dumps(manifest))
     before = render_html_report(compared)
     after = render_html_report(case)
