@@ -217,3 +217,56 @@ def test_pair_runs_missing_items_policy():
     with pytest.warns(UserWarning, match="dropped 1 item"):
         p = Scores(df).pair_runs("d", "B", "A", missing="intersect")
     assert p.n == 1 and p.n_dropped == 1
+
+
+# ------------------------------------------------------------- pair_all (columnar, issue 11)
+def _multi(k=4):
+    frames = []
+    for d in range(k):
+        f = _table([1.0 + d, 2.0, 4.0, 3.5], [2.0, 2.5 + d, 4.5, 3.0],
+                   items_b=["3", "1", "0", "2"], dataset=f"d{d}")
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_pair_all_equals_pair_for_every_dataset():
+    scores = Scores(_multi())
+    table = scores.pair_all("B", "A")
+    assert table.datasets == scores.datasets and table.k == 4
+    np.testing.assert_array_equal(table.n, [4, 4, 4, 4])
+    for i, d in enumerate(table.datasets):
+        one, p = table.pair(i), scores.pair(d, "B", "A")
+        assert list(one.items) == list(p.items) and one.metric == p.metric
+        np.testing.assert_array_equal(one.treatment, p.treatment)
+        np.testing.assert_array_equal(one.control, p.control)
+
+
+def test_pair_all_policies_and_errors():
+    df = _multi()
+    df = df.drop(df.index[(df["dataset"] == "d2") & (df["system"] == "A") & (df["item"] == "1")])
+    scores = Scores(df)
+    with pytest.raises(ScoresError, match=r"items of 'B' and 'A' differ on dataset 'd2': 1 only in 'B'"):
+        scores.pair_all("B", "A")
+    with pytest.warns(UserWarning, match=r"dataset 'd2': dropped 1 item"):
+        table = scores.pair_all("B", "A", missing="intersect")
+    assert table.n_dropped.tolist() == [0, 0, 1, 0] and list(table.items(2)) == ["0", "2", "3"]
+    with pytest.raises(ScoresError, match=r"unknown dataset\(s\) 'zz'"):
+        scores.pair_all("B", "A", datasets=["d1", "zz"])
+    with pytest.raises(ScoresError, match=r"unknown missing policy"):
+        scores.pair_all("B", "A", missing="drop")
+    sub = scores.pair_all("B", "A", datasets=["d3", "d0"])
+    assert sub.datasets == ("d3", "d0") and sub.pair(0).treatment.tolist() == \
+        scores.pair("d3", "B", "A").treatment.tolist()
+
+
+def test_pair_all_refuses_seeds():
+    df = _multi().assign(seed=1)
+    with pytest.raises(ScoresError, match=r"without a 'seed' column"):
+        Scores(df).pair_all("B", "A")
+
+
+def test_duplicate_keys_still_reported_with_fast_check():
+    df = _multi()
+    df = pd.concat([df, df.iloc[[5]]], ignore_index=True)
+    with pytest.raises(ScoresError, match=r"2 rows share a key"):
+        Scores(df)

@@ -33,6 +33,18 @@ Degenerate input (DESIGN.md) has an explicit answer, never an accidental NaN:
   SMD and SMCC raise (S_within and d/sd(d) undefined); SMCR stays defined (r = 1).
 * r = 1 within rounding (1 − r ≤ 1e-12): SMD raises; |r| = 1 within rounding: ZCOR raises.
 
+Many datasets
+-------------
+:func:`effect_sizes` pairs every dataset in one columnar pass (:meth:`Scores.pair_all`) and
+evaluates the formulas for all datasets at once with segment sums (:func:`table_effects`), so the
+cost is linear in the number of rows (1,000,000 datasets × 2 systems × 20–50 items, 70M rows:
+~20 s, after ~23 s for ``Scores``; benchmarks/meta_scale_bench.py) and
+every dataset gets bit for bit the numbers :func:`effect_size` gives it alone (sums are sequential
+per segment in both). Scores beyond 1e±150 are rescaled by an exact power of two before squaring
+(the standardised measures are scale-free; MD is scaled back and raises
+:class:`EffectSizeError` if its effect or variance overflows float64). Tables with a ``seed``
+column and set-level metrics still go dataset by dataset.
+
 Set-level metrics (paired bootstrap)
 ------------------------------------
 Metrics that are not means of per-item scores (F1, MCC, correlations, corpus BLEU, any callable;
@@ -79,6 +91,7 @@ system's per-seed means (or metrics) m. Whenever the scores have a seed column,
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -86,14 +99,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
-from scipy.stats import norm
+from scipy.special import gammaln, ndtri
 
 from .errors import EffectSizeError, check_choice, check_level
 from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
-    from .scores import Scores, SystemRuns
+    from .scores import PairedTable, Scores, SystemRuns
     from .setmetrics import SetMetric
 
 MEASURES = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
@@ -114,7 +126,7 @@ def _check_level(level: float) -> float:
 
 def _z_crit(level: float) -> float:
     """Two-sided normal quantile z_{(1+level)/2}, from the survival function."""
-    return float(norm.isf((1.0 - level) / 2.0))
+    return float(-ndtri((1.0 - level) / 2.0))  # = norm.isf, without importing scipy.stats
 
 
 def hedges_j(df: float) -> float:
@@ -333,63 +345,186 @@ def effect_size(
     if n < MIN_N[measure]:
         raise EffectSizeError(f"{where}: needs at least {MIN_N[measure]} paired items, got {n}")
 
-    mean_t, mean_c = float(t.mean()), float(c.mean())
+    mom = _moments(t, c, np.array([0, n], dtype=np.int64), measure)
+    mean_t, mean_c = float(mom.mean_t[0]), float(mom.mean_c[0])
 
     def result(yi: float, vi: float) -> EffectSize:
+        if not (math.isfinite(yi) and math.isfinite(vi)):
+            raise EffectSizeError(
+                f"{where}: the effect ({yi!r}) or its variance ({vi!r}) overflows float64 "
+                f"(largest |score| {float(mom.scale[0] / mom.factor[0])!r}); rescale the scores "
+                "(MD needs |treatment − control| and its variance below ~1e154)"
+            )
         return EffectSize(float(yi), float(vi), n, measure, mean_t, mean_c, level, dataset)
 
-    diff = t - c
     if measure == "MD":
-        return result(diff.mean(), diff.var(ddof=1) / n)
+        yi_a, vi_a = _formulas(mom, measure)
+        return result(float(yi_a[0]), float(vi_a[0]))
 
-    identical = bool(np.array_equal(t, c))
+    identical = bool(mom.identical[0])
     if identical and measure != "ZCOR":
         return result(0.0, 1.0 / n if measure == "SMCC" else 0.0)
 
-    for role, x in (("treatment", t), ("control", c)):
-        if np.ptp(x) == 0:
+    for role, x, const in (("treatment", t, mom.const_t[0]), ("control", c, mom.const_c[0])):
+        if const:
             raise EffectSizeError(
                 f"{where}: the {role} scores are constant (all {float(x[0])!r}), so the correlation "
                 "between the systems is undefined"
                 + (" (identical systems: r = 1, Fisher's z is infinite)" if identical else "")
             )
-    tc, cc = t - mean_t, c - mean_c
-    sd_c = float(np.sqrt(cc @ cc / (n - 1)))
-    r = float(np.clip((tc @ cc) / np.sqrt((tc @ tc) * (cc @ cc)), -1.0, 1.0))
-    s_diff = float(diff.std(ddof=1))
-    scale = max(float(np.abs(t).max()), float(np.abs(c).max()))
-    shift = s_diff <= _SHIFT_TOL * scale
-
-    if measure in ("SMD", "SMCC") and shift:
+    r = float(mom.r[0])
+    if measure in ("SMD", "SMCC") and mom.shift[0]:
         raise EffectSizeError(
-            f"{where}: treatment − control is the same on every item ({float(diff.mean())!r}), so "
-            "the differences have zero standard deviation and the standardised effect is undefined "
-            "(use measure='MD')"
+            f"{where}: treatment − control is the same on every item ({float(np.mean(t - c))!r}), "
+            "so the differences have zero standard deviation and the standardised effect is "
+            "undefined (use measure='MD')"
         )
-    if measure == "SMD":
-        if 1.0 - r <= _R_TOL:
-            raise EffectSizeError(
-                f"{where}: treatment and control are perfectly correlated (r = {r!r}), so "
-                "S_within = S_diff / sqrt(2(1 − r)) is undefined"
-            )
-        s_within = s_diff / np.sqrt(2.0 * (1.0 - r))
-        d = float(diff.mean()) / s_within
-        v_d = (1.0 / n + d * d / (2.0 * n)) * 2.0 * (1.0 - r)
-        j = hedges_j(n - 1)
-        return result(j * d, j * j * v_d)
-    if measure == "SMCC":
-        yi = metafor_cmi(n - 1) * float(diff.mean()) / s_diff
-        return result(yi, 1.0 / n + yi * yi / (2.0 * n))
-    if measure == "SMCR":
-        yi = metafor_cmi(n - 1) * (mean_t - mean_c) / sd_c
-        return result(yi, 2.0 * (1.0 - r) / n + yi * yi / (2.0 * n))
-    # ZCOR
-    if 1.0 - abs(r) <= _R_TOL:
+    if measure == "SMD" and 1.0 - r <= _R_TOL:
+        raise EffectSizeError(
+            f"{where}: treatment and control are perfectly correlated (r = {r!r}), so "
+            "S_within = S_diff / sqrt(2(1 − r)) is undefined"
+        )
+    if measure == "ZCOR" and 1.0 - abs(r) <= _R_TOL:
         raise EffectSizeError(
             f"{where}: treatment and control are perfectly correlated (r = {r!r}), so Fisher's "
             "z = atanh(r) is infinite"
         )
-    return result(np.arctanh(r), 1.0 / (n - 3))
+    yi_a, vi_a = _formulas(mom, measure)
+    return result(float(yi_a[0]), float(vi_a[0]))
+
+
+@dataclass(frozen=True)
+class _Moments:
+    """Per-segment moments of paired scores (arrays over segments), on scores multiplied by
+    ``factor`` (an exact power of two, 1 unless the largest |score| is beyond 1e±150, where
+    squares would overflow or underflow): n, means of t, c and d = t − c (unscaled), var(d)
+    (scaled), r, sd(c) (scaled), ``scale`` = max |score| (scaled), and the degenerate flags."""
+
+    n: np.ndarray
+    factor: np.ndarray
+    mean_t: np.ndarray
+    mean_c: np.ndarray
+    mean_d: np.ndarray
+    var_d: np.ndarray
+    r: np.ndarray
+    sd_c: np.ndarray
+    scale: np.ndarray
+    identical: np.ndarray
+    const_t: np.ndarray
+    const_c: np.ndarray
+    shift: np.ndarray
+
+
+#: beyond these magnitudes squares of scores overflow/underflow: the scores are rescaled first
+_BIG, _TINY = 1e150, 1e-150
+
+
+def _moments(t: np.ndarray, c: np.ndarray, offsets: np.ndarray, measure: str) -> _Moments:
+    """Moments of every segment ``offsets[i]:offsets[i + 1]`` (non-empty) in one vectorised pass.
+
+    Segment sums are sequential (``np.add.reduceat``), so one dataset gives bit-identical
+    numbers alone or among many. Two-pass: means first, then centred sums of squares/products.
+    """
+    starts = offsets[:-1]
+    n = np.diff(offsets)
+    nf = n.astype(np.float64)
+    absmax = np.maximum(np.maximum.reduceat(np.abs(t), starts), np.maximum.reduceat(np.abs(c), starts))
+    factor = np.ones(n.size)
+    odd = (absmax > _BIG) | ((absmax < _TINY) & (absmax > 0.0))
+    if odd.any():
+        factor[odd] = np.ldexp(1.0, -np.frexp(absmax[odd])[1])  # exact powers of two
+        f_rows = np.repeat(factor, n)
+        t, c = t * f_rows, c * f_rows
+    mean_ts = np.add.reduceat(t, starts) / nf
+    mean_cs = np.add.reduceat(c, starts) / nf
+    d = t - c
+    mean_ds = np.add.reduceat(d, starts) / nf
+    dd = d - np.repeat(mean_ds, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var_d = np.add.reduceat(dd * dd, starts) / (nf - 1.0)
+    scale = absmax * factor
+    if measure == "MD":
+        empty = np.zeros(n.size, dtype=bool)
+        nan = np.full(n.size, np.nan)
+        return _Moments(n, factor, mean_ts / factor, mean_cs / factor, mean_ds / factor, var_d,
+                        nan, nan, scale, empty, empty, empty, empty)
+    tc = t - np.repeat(mean_ts, n)
+    cc = c - np.repeat(mean_cs, n)
+    stt = np.add.reduceat(tc * tc, starts)
+    scc = np.add.reduceat(cc * cc, starts)
+    stc = np.add.reduceat(tc * cc, starts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.clip(stc / np.sqrt(stt * scc), -1.0, 1.0)
+        sd_c = np.sqrt(scc / (nf - 1.0))
+    identical = np.maximum.reduceat(np.abs(d), starts) == 0.0
+    const_t = np.maximum.reduceat(t, starts) == np.minimum.reduceat(t, starts)
+    const_c = np.maximum.reduceat(c, starts) == np.minimum.reduceat(c, starts)
+    shift = np.sqrt(var_d) <= _SHIFT_TOL * scale
+    return _Moments(n, factor, mean_ts / factor, mean_cs / factor, mean_ds / factor, var_d, r,
+                    sd_c, scale, identical, const_t, const_c, shift)
+
+
+def _formulas(m: _Moments, measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(yi, vi)`` of the module docstring's formulas from the moments (non-degenerate
+    segments; degenerate ones may come out non-finite and are handled by the caller)."""
+    nf = m.n.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if measure == "MD":
+            # scale back: mean_d is unscaled, var_d carries factor²
+            return m.mean_d.copy(), (m.var_d / nf) / m.factor / m.factor
+        s_diff = np.sqrt(m.var_d)
+        mean_d = m.mean_d * m.factor
+        if measure == "SMD":
+            s_within = s_diff / np.sqrt(2.0 * (1.0 - m.r))
+            d = mean_d / s_within
+            v_d = (1.0 / nf + d * d / (2.0 * nf)) * 2.0 * (1.0 - m.r)
+            j = 1.0 - 3.0 / (4.0 * (nf - 1.0) - 1.0)  # hedges_j(n - 1)
+            return j * d, j * j * v_d
+        if measure in ("SMCC", "SMCR"):
+            mm = np.maximum(nf - 1.0, 2.0)  # c(m) needs m > 1; smaller n never gets here
+            cm = np.exp(gammaln(mm / 2.0) - np.log(np.sqrt(mm / 2.0)) - gammaln((mm - 1.0) / 2.0))
+            if measure == "SMCC":
+                yi = cm * mean_d / s_diff
+                return yi, 1.0 / nf + yi * yi / (2.0 * nf)
+            yi = cm * (m.mean_t - m.mean_c) * m.factor / m.sd_c
+            return yi, 2.0 * (1.0 - m.r) / nf + yi * yi / (2.0 * nf)
+        return np.arctanh(m.r), 1.0 / (nf - 3.0)  # ZCOR
+
+
+def table_effects(
+    table: PairedTable, measure: str, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(yi, vi, mean_treatment, mean_control)`` of every dataset of a :class:`PairedTable`.
+
+    The formulas of :func:`effect_size` (module docstring), evaluated for all datasets at once
+    with segment sums (:func:`_moments`), so the cost is linear in the number of items whatever
+    the number of datasets, and every dataset gets exactly the numbers :func:`effect_size` gives
+    it alone. Datasets that hit a degenerate case (too few items, identical or constant systems,
+    a constant shift, r = ±1, overflow) are passed to :func:`effect_size`, which gives their
+    defined answer or raises its :class:`EffectSizeError` naming the dataset (the first such
+    dataset in order).
+    """
+    if measure not in MEASURES:
+        raise EffectSizeError(f"unknown measure {measure!r}; valid measures: {', '.join(MEASURES)}")
+    level = _check_level(level)
+    t, c = table.treatment, table.control
+    mom = _moments(t, c, table.offsets, measure)
+    yi, vi = _formulas(mom, measure)
+    degenerate = (mom.n < MIN_N[measure]) | ~(np.isfinite(yi) & np.isfinite(vi))
+    if measure != "MD":
+        degenerate |= mom.identical | mom.const_t | mom.const_c | ~np.isfinite(mom.r)
+        if measure in ("SMD", "SMCC"):
+            degenerate |= mom.shift
+        if measure == "SMD":
+            degenerate |= (1.0 - mom.r) <= _R_TOL
+        if measure == "ZCOR":
+            degenerate |= (1.0 - np.abs(mom.r)) <= _R_TOL
+    yi, vi = np.array(yi, dtype=np.float64), np.array(vi, dtype=np.float64)
+    for i in np.flatnonzero(degenerate).tolist():
+        seg = slice(int(table.offsets[i]), int(table.offsets[i + 1]))
+        e = effect_size(t[seg], c[seg], measure, level, dataset=table.datasets[i])
+        yi[i], vi[i] = e.yi, e.vi
+    return yi, vi, mom.mean_t, mom.mean_c
 
 
 def _check_resampling(n_resamples: object, seed: object) -> tuple[int, int | None]:
@@ -630,7 +765,8 @@ class EffectSizes:
         set_(self, "mean_treatment", _float_array(self.mean_treatment, k, "mean_treatment"))
         set_(self, "mean_control", _float_array(self.mean_control, k, "mean_control"))
         set_(self, "level", _check_level(self.level))
-        unknown = [x for x in self.dropped if x not in names]
+        name_set = set(names)
+        unknown = [x for x in self.dropped if x not in name_set]
         if unknown:
             raise EffectSizeError(f"dropped counts for unknown dataset(s): {unknown}")
         set_(self, "dropped", {str(x): int(v) for x, v in self.dropped.items()})
@@ -767,7 +903,8 @@ def _checked_extra(extra: pd.DataFrame | pd.Series, names: tuple[str, ...]) -> p
     if frame.index.has_duplicates:
         dups = sorted(set(frame.index[frame.index.duplicated()]))
         raise EffectSizeError(f"extra columns: duplicate dataset(s) {dups}")
-    unknown = [x for x in frame.index if x not in names]
+    name_set = set(names)
+    unknown = [x for x in frame.index if x not in name_set]
     if unknown:
         raise EffectSizeError(f"extra columns: unknown dataset(s) {unknown[:10]}; known: {list(names)}")
     clash = [col for col in frame.columns if col in _CORE_COLUMNS]
@@ -837,13 +974,30 @@ def effect_sizes(
         if isinstance(datasets, str):
             datasets = [datasets]
         chosen = tuple(str(x) for x in datasets)
-        unknown = [x for x in chosen if x not in known]
+        known_set = set(known)
+        unknown = [x for x in chosen if x not in known_set]
         if unknown:
             raise EffectSizeError(f"unknown dataset(s) {unknown}; known: {list(known)}")
         if len(set(chosen)) != len(chosen):
             raise EffectSizeError(f"datasets lists a dataset twice: {list(chosen)}")
         if not chosen:
             raise EffectSizeError("datasets is empty")
+    if bootstrap_metric is None and not scores.has_seeds:
+        # one columnar pass over all datasets (linear in the number of rows)
+        table = scores.pair_all(treatment, control, metric=metric, datasets=chosen,
+                                missing=missing, stacklevel=3)
+        yi, vi, mt, mc = table_effects(table, measure, level)
+        metrics_t = table.metrics
+        return EffectSizes(
+            names=chosen, yi=yi, vi=vi, n=table.n.astype(np.int64), measure=measure,
+            mean_treatment=mt, mean_control=mc, treatment=str(treatment), control=str(control),
+            metric=metric if metric is not None else (
+                metrics_t[0] if len(set(metrics_t)) == 1 else None),
+            level=level,
+            dropped={chosen[i]: int(table.n_dropped[i])
+                     for i in np.flatnonzero(table.n_dropped).tolist()},
+            metrics=metrics_t,
+        )
     results: list[_Combined] = []
     metrics: list[str] = []
     dropped: dict[str, int] = {}

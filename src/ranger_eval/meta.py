@@ -77,6 +77,19 @@ Sampling variances must be finite and > 0: metafor cannot compute Q, I² or H² 
 FE/DL/HS/PM estimators fail, so zero or negative ``vi`` raise :class:`MetaInputError` naming the study.
 With ``test="knha"`` and all effects identical, s² = 0 gives se = 0 (as metafor); the statistic is then
 ±inf (0 when the estimate is 0) and the p-value 0 (1 when the estimate is 0) instead of NaN.
+
+Extreme values (issue 11). The model is equivariant under ``y → c + a·y``, ``v → a²·v``, so inputs
+outside the range where every intermediate (weights, their squares and the four-weight products
+of tr P²) fits in float64 — vi outside [1e-60, 1e60] or |yi| > 1e30 — are fitted on standardised
+data (``a`` a power of two near ``(min vi · max vi)^(1/4)``, exact even for subnormal vi; ``c`` the
+median effect) and mapped back (:func:`_standardise`): 1e-300 or 1e300 variances, 1e200 effects
+and subnormal variances give metafor's answer for the same data rescaled (metafor's own iterations
+stop early at such scales; ``tests/oracles/metafor_extreme.R``). Ordinary inputs are untouched.
+What float64 cannot hold is a :class:`MetaInputError` naming the studies: max(vi)/min(vi) above
+``VI_RATIO_MAX`` (1e120), an effect more than ``Y_SPREAD_MAX`` (1e30) mid-range standard errors from
+the median, or a summary (τ² in particular) beyond the float64 range. Leave-one-out is computed
+only when asked for (:meth:`MetaResult.leave_one_out`); every fit is O(k) per iteration (no k × k
+matrices), so 1,000,000 studies take 2–3 s per estimator (benchmarks/meta_scale_bench.py).
 """
 from __future__ import annotations
 
@@ -117,8 +130,17 @@ _STALL = 200
 _LL0_TOL = _EPS**0.25
 
 
-#: smallest accepted sampling variance: below it 1/vi² overflows float64
-VI_MIN = 1e-150
+#: Range handled without rescaling: vi in [_SAFE_V_LO, _SAFE_V_HI] and |yi| <= _SAFE_Y. Outside
+#: it the intercept-only model is fitted on standardised data (see :func:`_standardise`).
+_SAFE_V_LO, _SAFE_V_HI, _SAFE_Y = 1e-60, 1e60, 1e30
+#: largest accepted ratio max(vi)/min(vi): beyond it the weights 1/vi (and the products of four
+#: weights in tr(P²), used by REML) cannot be held together in float64.
+VI_RATIO_MAX = 1e120
+#: largest accepted distance of an effect from the median effect, in units of the (geometric)
+#: mid-range standard error sqrt(sqrt(min vi · max vi)).
+Y_SPREAD_MAX = 1e30
+#: kept for compatibility: variances below this are rescaled (not rejected) since issue 11
+VI_MIN = _SAFE_V_LO
 
 
 __all__ = [
@@ -416,6 +438,88 @@ def _tau2(y: np.ndarray, v: np.ndarray, method: str) -> float:
     else:  # PM
         t = _pm(y, v)
     return max(0.0, float(t))
+
+
+# --------------------------------------------------------------------------------------------
+# extreme values: fit on standardised data
+# --------------------------------------------------------------------------------------------
+def _standardise(
+    y: np.ndarray, v: np.ndarray, names: Sequence[str] | None = None
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``(y', v', c, a)`` with ``y = c + a·y'`` and ``v = a²·v'`` for fitting extreme inputs.
+
+    The model is equivariant under ``y → c + a·y``, ``v → a²·v``: μ, CI and PI bounds map by
+    ``c + a·(.)``, se by ``a``, τ² (and its CI, vt) by ``a²``; weights, Q, I², H², z/t and p-values
+    are unchanged. Inside the safe range (vi in [1e-60, 1e60], |yi| ≤ 1e30) nothing is changed
+    (``c = 0``, ``a = 1``), so ordinary inputs keep metafor's numbers bit for bit. Outside it
+    ``a`` is the power of two nearest the geometric mid-range standard error
+    ``(min vi · max vi)^(1/4)`` (exact scaling, even for subnormal vi) and ``c`` the median effect
+    (so 1e200 ± 1e190 is fitted as 0 ± 1e190, without cancellation). Raises
+    :class:`MetaInputError` naming the study when an effect lies more than ``Y_SPREAD_MAX``
+    standard errors from the median (τ² would overflow).
+    """
+    vmin, vmax = float(v.min()), float(v.max())
+    if _SAFE_V_LO <= vmin and vmax <= _SAFE_V_HI and float(np.max(np.abs(y))) <= _SAFE_Y:
+        return y, v, 0.0, 1.0
+    # exponent of the geometric mid-range of v, from the exponents (no overflow/underflow)
+    e_lo, e_hi = np.frexp(vmin)[1], np.frexp(vmax)[1]
+    e = int(np.floor((int(e_lo) + int(e_hi)) / 4.0))  # a = 2^e, a² = 2^(2e) ≈ sqrt(vmin·vmax)
+    v2 = np.ldexp(v, -2 * e)
+    c = float(np.median(y))  # centring keeps the residuals exact when |y| >> their spread
+    with np.errstate(over="ignore"):
+        y2 = np.ldexp(y - c, -e)
+    far = np.flatnonzero(~np.isfinite(y2) | (np.abs(y2) > Y_SPREAD_MAX))
+    if far.size:
+        i = int(far[np.argmax(np.abs(y2[far]))]) if np.all(np.isfinite(y2[far])) else int(far[0])
+        name = repr(names[i]) if names is not None else repr(str(i + 1))
+        raise MetaInputError(
+            f"yi out of range: study {name} (position {i}) has yi={float(y[i])!r}, more than "
+            f"{Y_SPREAD_MAX:g} standard errors (sqrt of the mid-range vi, {math.ldexp(1.0, e):.3g}) "
+            f"from the median effect {float(np.median(y))!r}; τ² would overflow float64: check "
+            "the study or rescale the effects"
+        )
+    return y2, v2, c, math.ldexp(1.0, e)
+
+
+def _fit_any(y: np.ndarray, v: np.ndarray, method: str, test: str, level: float) -> _Fit:
+    """:func:`_fit` on any valid input: standardised (:func:`_standardise`) when extreme, the
+    results mapped back to the original scale."""
+    y2, v2, c, a = _standardise(y, v)
+    fit = _fit(y2, v2, method, test, level)
+    if c == 0.0 and a == 1.0:
+        return fit
+    return _unscale(fit, c, a, level)
+
+
+def _unscale(fit: _Fit, c: float, a: float, level: float) -> _Fit:
+    """A fit on ``y' = (y - c)/a``, ``v' = v/a²`` back on the scale of ``y``."""
+    import dataclasses
+
+    with np.errstate(over="ignore"):
+        mu = c + a * fit.estimate
+        se = a * fit.se
+        df = fit.Q_df
+        if se > 0.0:
+            stat = mu / se
+            pval = _two_sided_p(stat, fit.test, df)
+        elif mu == 0.0:
+            stat, pval = 0.0, 1.0
+        else:
+            stat, pval = math.copysign(math.inf, mu), 0.0
+        crit = _crit(level, fit.test, df)
+        half_pi = (fit.estimate - fit.pi_low) * a
+        out = dataclasses.replace(
+            fit, estimate=mu, se=se, statistic=float(stat), pvalue=float(pval),
+            ci_low=mu - crit * se, ci_high=mu + crit * se, pi_low=mu - half_pi,
+            pi_high=mu + half_pi, tau2=fit.tau2 * a * a, vt=fit.vt * a * a,
+        )
+    values = (out.estimate, out.se, out.ci_low, out.ci_high, out.pi_low, out.pi_high, out.tau2)
+    if not all(math.isfinite(x) for x in values):
+        raise MetaInputError(
+            f"the summary overflows float64 (estimate {out.estimate!r}, se {out.se!r}, tau2 "
+            f"{out.tau2!r}): the effects or variances are too large; rescale them"
+        )
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -775,11 +879,15 @@ def _fit_mods(y: np.ndarray, v: np.ndarray, X: np.ndarray, method: str, test: st
         if np.all(y == y[0]):
             r2 = 0.0
         else:
-            fit_v = X @ f0.beta
+            # R² is invariant to the scale of y: fit y / 2^⌈log2 max|y|⌉ (exact) so that tiny effects (1e-210)
+            # do not underflow the sums of squares to 0
+            f0s = _wls(X, np.ldexp(y, -int(np.frexp(np.max(np.abs(y)))[1])), 1.0 / v)
+            fit_v = X @ f0s.beta
             w0 = 1.0 / v
             mean_f = float(np.dot(w0, fit_v) / w0.sum())
             mss = float(np.dot(w0, (fit_v - mean_f) ** 2))
-            r2_raw = mss / (mss + f0.rss)
+            total = mss + f0s.rss
+            r2_raw = mss / total if total > 0.0 else 0.0
             r2 = max(0.0, 100.0 * (1.0 - (1.0 - r2_raw) * (k - 1) / (k - p)))
     else:
         i2 = 100.0 * tau2 / (vt + tau2)
@@ -816,8 +924,9 @@ def _align(values: Any, label: str, names: tuple[str, ...]) -> np.ndarray:
     k = len(names)
     if isinstance(values, pd.Series) and not _is_default_index(values.index):
         index = [str(i) for i in values.index]
-        missing = [n for n in names if n not in index]
-        unknown = [i for i in index if i not in names]
+        index_set, name_set = set(index), set(names)
+        missing = [n for n in names if n not in index_set]
+        unknown = [i for i in index if i not in name_set]
         if missing or unknown or len(set(index)) != len(index):
             raise MetaInputError(
                 f"{label}: its index must list every study name once (it is matched by name); "
@@ -1086,7 +1195,7 @@ def _validate(
         raise MetaInputError(f"yi and vi have different lengths ({k} vs {v.size})")
 
     if names is None:
-        names_t = tuple(str(i + 1) for i in range(k))
+        names_t = tuple(map(str, range(1, k + 1)))
     else:
         names_t = tuple(str(n) for n in names)
         if len(names_t) != k:
@@ -1098,23 +1207,25 @@ def _validate(
         if bad.size:
             i = int(bad[0])
             raise MetaInputError(
-                f"{label} must be finite: study {names_t[i]!r} (position {i}) has {label}={arr[i]!r}"
+                f"{label} must be finite: study {names_t[i]!r} (position {i}) has {label}={float(arr[i])!r}"
                 + (f" ({bad.size} non-finite values)" if bad.size > 1 else "")
             )
     bad = np.flatnonzero(v <= 0.0)
     if bad.size:
         i = int(bad[0])
         raise MetaInputError(
-            f"vi must be > 0: study {names_t[i]!r} (position {i}) has vi={v[i]!r}; Q, I², H² and "
+            f"vi must be > 0: study {names_t[i]!r} (position {i}) has vi={float(v[i])!r}; Q, I², H² and "
             "the FE/DL/HS/PM estimators are undefined for non-positive sampling variances"
         )
-    bad = np.flatnonzero(v < VI_MIN)
-    if bad.size:
-        i = int(bad[0])
+    lo, hi = int(np.argmin(v)), int(np.argmax(v))
+    if float(v[hi]) > VI_RATIO_MAX * float(v[lo]):  # no division: v[lo] may be subnormal
         raise MetaInputError(
-            f"vi too small: study {names_t[i]!r} (position {i}) has vi={v[i]!r} < {VI_MIN:g}; "
-            "its weight 1/vi (and 1/vi², used by the τ² estimators) overflows: rescale the effects"
+            f"vi out of range: study {names_t[lo]!r} (position {lo}) has vi={float(v[lo])!r} and "
+            f"study {names_t[hi]!r} (position {hi}) vi={float(v[hi])!r}; the weights 1/vi cannot be combined "
+            f"in float64 when max(vi)/min(vi) > {VI_RATIO_MAX:g}: drop or rescale the outlying "
+            "study"
         )
+    _standardise(y, v, names_t)  # raises for effects too far apart
     if method_c == "EE":
         method_c = "FE"
     return y, v, method_c, test_c, level_f, names_t, measure, effects
@@ -1253,7 +1364,7 @@ class MetaResult:
         idx = np.arange(self.k)
         for i in range(self.k):
             keep = idx != i
-            f = _fit(self.yi[keep], self.vi[keep], method, self.test, self.level)
+            f = _fit_any(self.yi[keep], self.vi[keep], method, self.test, self.level)
             rows.append((self.names[i], f.estimate, f.se, f.statistic, f.ci_low, f.ci_high,
                          f.pvalue, f.Q, f.Q_pvalue, f.tau2, f.I2, f.H2))
         cols = ["name", "estimate", "se", "statistic", "ci_low", "ci_high", "pvalue", "Q",
@@ -1665,8 +1776,12 @@ def meta_analysis(
     if y.size == 1 and test_c != "z":
         warnings.warn(f"k = 1: using test='z' instead of {test_c!r} (as metafor)", UserWarning,
                       stacklevel=2)
-    fit = _fit(y, v, method_c, test_c, level_f)
-    tau2_ci, i2_ci = _qprofile_ci(y, v, fit.tau2, fit.vt, level_f)
+    y2, v2, c, a = _standardise(y, v, names_t)
+    fit = _fit(y2, v2, method_c, test_c, level_f)
+    tau2_ci, i2_ci = _qprofile_ci(y2, v2, fit.tau2, fit.vt, level_f)
+    if c != 0.0 or a != 1.0:
+        fit = _unscale(fit, c, a, level_f)
+        tau2_ci = (tau2_ci[0] * a * a, tau2_ci[1] * a * a)
     y.setflags(write=False)
     v.setflags(write=False)
     weights = fit.weights
