@@ -13,6 +13,9 @@ Every measurement runs in its own subprocess; peak memory is that subprocess's r
 ``--mode engines`` (issue 13 §4, step 1) times the computation of per-(dataset, metric,
 system-pair) paired sufficient statistics (n, Σd, centred Σ(d − mean)², min, max) with
 
+* DuckDB + numpy (ours, ``LazyScores.sufficient_statistics``, opening and validation included):
+  one filtered scan per dataset × system, items paired in numpy (``ranger_eval.lazy._numeric``);
+* Polars (streaming) + numpy: the same design with Polars as the scanner;
 * DuckDB, pivot: one GROUP BY (dataset, metric, item) with one FILTERed column per system, then
   one GROUP BY (dataset, metric) with the aggregates of every pair;
 * DuckDB, self-join on (dataset, metric, item) with system_a < system_b, GROUP BY the pair;
@@ -20,7 +23,9 @@ system-pair) paired sufficient statistics (n, Σd, centred Σ(d − mean)², min
 * Polars (streaming engine), the same self-join.
 
 ``--mode pipeline`` (step 3) times ``open_scores(path).compare(test="auto")`` (paired t on all
-45 pairs × 10 datasets, Holm–Šídák), ``effect_sizes`` + ``meta_analysis`` (REML), and the peers:
+45 pairs × 10 datasets, Holm–Šídák), ``effect_sizes`` + ``meta_analysis`` (REML) — each phase's
+wall time, CPU time (all threads; judge a loaded machine by it) and peak RSS; scipy and
+statsmodels are imported before the clock starts — and the peers (``--peers``):
 
 * *pandas + in-memory*: ``pandas.read_parquet`` of the first ``--slice`` items of every
   (dataset, system) + ``ranger_eval.compare`` on them, extrapolated linearly to the full size
@@ -156,7 +161,42 @@ def engine_polars_join(path: str) -> int:
     return out.height
 
 
+def engine_duckdb_numpy(path: str) -> int:
+    """Ours: one DuckDB scan per dataset × system (filter + projection pushdown), paired in
+    numpy (``LazyScores.sufficient_statistics``; includes opening and validating)."""
+    from ranger_eval.lazy import open_scores
+
+    return len(open_scores(path).sufficient_statistics())
+
+
+def engine_polars_numpy(path: str) -> int:
+    """The same design with Polars as the scanner: one filtered lazy scan per dataset × system
+    (streaming engine), the same numpy kernel (no validation)."""
+    import numpy as np
+    import polars as pl
+
+    from ranger_eval.lazy._numeric import encode_items, group_statistics
+
+    lf = pl.scan_parquet(path)
+    keys = lf.select("dataset", "system").unique(maintain_order=True).collect(engine="streaming")
+    systems = list(dict.fromkeys(keys["system"].to_list()))
+    rows = 0
+    for d in dict.fromkeys(keys["dataset"].to_list()):
+        per = [lf.filter((pl.col("dataset") == d) & (pl.col("system") == s))
+               .select("item", "value").collect(engine="streaming") for s in systems]
+        first = per[0]["item"].to_arrow()
+        _, n_items = encode_items(first)
+        if n_items < len(first) or not all(p["item"].to_arrow().equals(first) for p in per[1:]):
+            raise SystemExit("polars-numpy: this benchmark engine handles aligned items only")
+        x = np.vstack([p["value"].to_numpy() for p in per])
+        g = group_statistics(tuple(systems), x, None)
+        rows += len(systems) * (len(systems) - 1) // 2 if g.own["n"].all() else 0
+    return rows
+
+
 ENGINES = {
+    "duckdb-numpy": engine_duckdb_numpy,
+    "polars-numpy": engine_polars_numpy,
     "duckdb-pivot": engine_duckdb_pivot,
     "duckdb-join": engine_duckdb_join,
     "polars-pivot": engine_polars_pivot,
@@ -165,25 +205,38 @@ ENGINES = {
 
 
 # --------------------------------------------------------------------------- pipeline (step 3)
+def _cpu_s() -> float:
+    """User + system CPU seconds of this process, all threads (DuckDB's included)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def run_ours(path: str) -> dict:
+    import scipy.stats  # noqa: F401  (imports are not part of the scan)
+    import statsmodels.stats.multitest  # noqa: F401
+
     import ranger_eval as rg
     from ranger_eval.lazy import open_scores
 
-    t0 = time.perf_counter()
+    out: dict = {}
+    t, c = time.perf_counter(), _cpu_s()
     lazy = open_scores(path)
-    t_open = time.perf_counter() - t0
-    t = time.perf_counter()
+    out.update(open_s=time.perf_counter() - t, open_cpu_s=_cpu_s() - c, open_peak_mb=_peak_mb())
+    t, c = time.perf_counter(), _cpu_s()
     comp = rg.compare(lazy, test="auto")
-    t_compare = time.perf_counter() - t
+    out.update(compare_s=time.perf_counter() - t, compare_cpu_s=_cpu_s() - c,
+               compare_peak_mb=_peak_mb())
     systems = lazy.systems
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu_s()
     eff = lazy.effect_sizes(treatment=systems[1], control=systems[0], measure="SMD")
     res = rg.meta_analysis(eff, method="REML")
-    t_meta = time.perf_counter() - t
-    return {"open_s": t_open, "compare_s": t_compare, "meta_s": t_meta,
-            "total_s": t_open + t_compare + t_meta, "rows": len(comp.table),
-            "tests": list(comp.tests_used), "meta_estimate": float(res.estimate),
-            "significant": int(comp.table["significant"].sum())}
+    out.update(meta_s=time.perf_counter() - t, meta_cpu_s=_cpu_s() - c, meta_peak_mb=_peak_mb())
+    out.update(total_s=out["open_s"] + out["compare_s"] + out["meta_s"],
+               total_cpu_s=out["open_cpu_s"] + out["compare_cpu_s"] + out["meta_cpu_s"],
+               rows=len(comp.table), tests=list(comp.tests_used),
+               meta_estimate=float(res.estimate),
+               significant=int(comp.table["significant"].sum()))
+    return out
 
 
 def run_pandas_slice(path: str, n_slice: int, items: int) -> dict:
@@ -212,7 +265,7 @@ def run_naive_sql(path: str) -> dict:
 # --------------------------------------------------------------------------- driver
 def worker(args: argparse.Namespace) -> None:
     path = str(data_path(args.data, args.systems, args.datasets, args.items, args.seed))
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu_s()
     if args.worker in ENGINES:
         out: dict = {"rows": ENGINES[args.worker](path), "seconds": time.perf_counter() - t}
     elif args.worker == "ours":
@@ -227,6 +280,8 @@ def worker(args: argparse.Namespace) -> None:
     else:
         raise SystemExit(f"unknown worker {args.worker!r}")
     out["peak_mb"] = _peak_mb()
+    out["cpu_s"] = _cpu_s() - c
+    out["load_avg"] = os.getloadavg()[0]
     print(json.dumps(out))
 
 
@@ -264,6 +319,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--mode", choices=("all", "engines", "pipeline"), default="all")
     ap.add_argument("--engines", default=",".join(ENGINES))
+    ap.add_argument("--peers", default="naive-sql,pandas-slice",
+                    help="comma-separated peers of --mode pipeline (naive-sql needs ~11 GB)")
     ap.add_argument("--slice", type=int, default=100_000)
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--json", default=None)
@@ -282,36 +339,44 @@ def main() -> None:
     results: dict[str, dict] = {}
     if args.mode in ("all", "engines"):
         print("\nstep 1: per-pair paired sufficient statistics")
-        print(f"{'engine':<16}{'seconds':>10}{'peak MB':>10}")
+        print(f"{'engine':<16}{'seconds':>10}{'CPU s':>10}{'peak MB':>10}{'load':>7}")
         for name in args.engines.split(","):
             r = results[name] = _spawn(args, name, args.timeout)
             if "error" in r:
                 print(f"{name:<16}  {r['error']}")
             else:
-                print(f"{name:<16}{r['seconds']:>10.1f}{r['peak_mb']:>10.0f}")
+                print(f"{name:<16}{r['seconds']:>10.1f}{r['cpu_s']:>10.1f}{r['peak_mb']:>10.0f}"
+                      f"{r['load_avg']:>7.1f}")
     if args.mode in ("all", "pipeline"):
         print("\nstep 3: compare (classical tests, all pairs) + effect sizes + meta-analysis")
-        print(f"{'tool':<16}{'seconds':>10}{'peak MB':>10}  notes")
-        for name in ("ours", "naive-sql", "pandas-slice"):
+        print(f"{'tool':<16}{'seconds':>10}{'CPU s':>10}{'peak MB':>10}{'load':>7}  notes")
+        for name in ("ours", *[p for p in args.peers.split(",") if p]):
             r = results[name] = _spawn(args, name, args.timeout)
             if "error" in r:
                 print(f"{name:<16}  {r['error']}")
                 continue
             note = ""
             if name == "ours":
-                note = (f"open {r['open_s']:.1f} s, compare {r['compare_s']:.1f} s, meta "
-                        f"{r['meta_s']:.1f} s; {r['rows']} comparisons ({', '.join(r['tests'])})")
+                note = (f"open {r['open_s']:.1f} s ({r['open_cpu_s']:.1f} CPU, "
+                        f"{r['open_peak_mb']:.0f} MB), compare {r['compare_s']:.1f} s "
+                        f"({r['compare_cpu_s']:.1f} CPU, {r['compare_peak_mb']:.0f} MB), meta "
+                        f"{r['meta_s']:.2f} s ({r['meta_cpu_s']:.2f} CPU, "
+                        f"{r['meta_peak_mb']:.0f} MB); {r['rows']} comparisons "
+                        f"({', '.join(r['tests'])})")
             elif name == "pandas-slice":
                 note = (f"measured {r['slice_s']:.1f} s on {r['slice_items']:,} items/group, "
                         "extrapolated linearly")
             elif name == "naive-sql":
                 note = "statistics only (no tests, no validation)"
-            print(f"{name:<16}{r['seconds']:>10.1f}{r['peak_mb']:>10.0f}  {note}")
+            print(f"{name:<16}{r['seconds']:>10.1f}{r['cpu_s']:>10.1f}{r['peak_mb']:>10.0f}"
+                  f"{r['load_avg']:>7.1f}  {note}")
         ours = results["ours"].get("seconds")
-        for peer in ("naive-sql", "pandas-slice"):
+        for peer in [p for p in args.peers.split(",") if p]:
             other = results[peer].get("seconds")
             if ours and other:
-                print(f"ratio {peer} / ours: {other / ours:.2f}×")
+                print(f"ratio {peer} / ours: {other / ours:.2f}× wall"
+                      + (f", {results[peer]['cpu_s'] / results['ours']['total_cpu_s']:.2f}× CPU"
+                         if peer != "pandas-slice" else ""))
     if args.json:
         Path(args.json).write_text(json.dumps({"versions": _versions(), "results": results}, indent=2))
 

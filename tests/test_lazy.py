@@ -43,6 +43,24 @@ def _write(df: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+def _write_clustered(df: pd.DataFrame, path: Path) -> Path:
+    """One Parquet row group per (dataset, system), as large tables are written (the per-system
+    scan of ``LazyScores``)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    with pq.ParquetWriter(path, table.schema) as writer:
+        for (_, _), part in df.groupby(["dataset", "system"], sort=False):
+            writer.write_table(pa.Table.from_pandas(part, schema=table.schema,
+                                                    preserve_index=False))
+    return path
+
+
+def _layout(df: pd.DataFrame, path: Path, layout: str) -> Path:
+    return _write_clustered(df, path) if layout == "clustered" else _write(df, path)
+
+
 def _assert_same_table(lazy_t: pd.DataFrame, mem_t: pd.DataFrame) -> None:
     assert list(lazy_t.columns) == list(mem_t.columns)
     assert len(lazy_t) == len(mem_t)
@@ -55,11 +73,14 @@ def _assert_same_table(lazy_t: pd.DataFrame, mem_t: pd.DataFrame) -> None:
             assert list(a) == list(b), c
 
 
+@pytest.mark.parametrize("layout", ["one-group", "clustered"])
 @pytest.mark.parametrize("test", ["auto", "paired-t", "welch"])
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-def test_numeric_tests_equal_in_memory(tmp_path: Path, test: str, alternative: str) -> None:
+def test_numeric_tests_equal_in_memory(tmp_path: Path, test: str, alternative: str,
+                                       layout: str) -> None:
     df = _frame(1)
-    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    lazy = open_scores(_layout(df, tmp_path / "s.parquet", layout))
+    assert lazy._clustered == (layout == "clustered")
     kw = dict(test=test, alternative=alternative, level=0.9)
     mem = rg.compare(rg.Scores(df), **kw)
     got = lazy.compare(**kw)
@@ -69,11 +90,13 @@ def test_numeric_tests_equal_in_memory(tmp_path: Path, test: str, alternative: s
     assert got.systems == mem.systems
 
 
+@pytest.mark.parametrize("layout", ["one-group", "clustered"])
 @pytest.mark.parametrize("test", ["auto", "mcnemar", "proportions-z"])
 @pytest.mark.parametrize("alternative", ["two-sided", "greater"])
-def test_binary_tests_equal_in_memory(tmp_path: Path, test: str, alternative: str) -> None:
+def test_binary_tests_equal_in_memory(tmp_path: Path, test: str, alternative: str,
+                                      layout: str) -> None:
     df = _frame(2, n=60, binary=True)
-    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    lazy = open_scores(_layout(df, tmp_path / "s.parquet", layout))
     mem = rg.compare(rg.Scores(df), test=test, alternative=alternative)
     got = lazy.compare(test=test, alternative=alternative)
     _assert_same_table(got.table, mem.table)
@@ -201,6 +224,153 @@ def test_load_roundtrip(tmp_path: Path) -> None:
         sub.frame.reset_index(drop=True),
         rg.Scores(df).filter(datasets=["d2"], systems=["B"]).frame.reset_index(drop=True),
         check_dtype=False)
+
+
+def _brute_statistics(df: pd.DataFrame) -> pd.DataFrame:
+    """PAIR_COLUMNS from the per-item vectors with plain numpy (the definitions, not the code)."""
+    rows = []
+    for (d, m), g in df.groupby(["dataset", "metric"], sort=False):
+        names = list(dict.fromkeys(g["system"]))
+        own = {s: g.loc[g["system"] == s].set_index("item")["value"] for s in names}
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                common = own[a].index.intersection(own[b].index, sort=False)
+                va = own[a].loc[common].to_numpy(float)
+                vb = own[b].loc[common].to_numpy(float)
+                dd = va - vb
+                n = dd.size
+                row = dict(dataset=d, metric=m, system_a=a, system_b=b, n=n,
+                           sum_d=dd.sum(), m2_d=((dd - dd.mean()) ** 2).sum() if n else 0.0,
+                           min_d=dd.min() if n else np.nan, max_d=dd.max() if n else np.nan,
+                           sum_abs_d=np.abs(dd).sum(), sum_pa=va.sum(), sum_pb=vb.sum(),
+                           m2_pa=((va - va.mean()) ** 2).sum() if n else 0.0,
+                           m2_pb=((vb - vb.mean()) ** 2).sum() if n else 0.0,
+                           m2_ab=((va - va.mean()) * (vb - vb.mean())).sum() if n else 0.0)
+                for side, s_ in (("a", a), ("b", b)):
+                    v = own[s_].to_numpy(float)
+                    row.update({f"n_{side}": v.size, f"sum_{side}": v.sum(),
+                                f"m2_{side}": ((v - v.mean()) ** 2).sum(),
+                                f"min_{side}": v.min(), f"max_{side}": v.max(),
+                                f"nonbinary_{side}": int(((v != 0) & (v != 1)).sum())})
+                rows.append(row)
+    return pd.DataFrame(rows, columns=list(PAIR_COLUMNS))
+
+
+@pytest.mark.parametrize("layout", ["one-group", "clustered"])
+@pytest.mark.parametrize("case", ["aligned", "shuffled-items", "partial", "disjoint"])
+def test_sufficient_statistics_match_definitions(tmp_path: Path, layout: str, case: str) -> None:
+    """Every scan path (one query per group or per system; items aligned across systems, in
+    another order, partly or not at all shared) gives the defining sums."""
+    df = _frame(20, n=30)
+    rng = np.random.default_rng(1)
+    if case == "shuffled-items":  # system B lists its items in another order
+        parts = [g.sample(frac=1.0, random_state=1) if s == "B" else g
+                 for (_, s), g in df.groupby(["dataset", "system"], sort=False)]
+        df = pd.concat(parts, ignore_index=True)
+    elif case == "partial":
+        df = df[~((df["system"] == "C") & (rng.random(len(df)) < 0.3))]
+    elif case == "disjoint":
+        df.loc[df["system"] == "B", "item"] = "b-" + df.loc[df["system"] == "B", "item"]
+    df = df.reset_index(drop=True)
+    got = open_scores(_layout(df, tmp_path / "s.parquet", layout)).sufficient_statistics()
+    _assert_same_table(got, _brute_statistics(df))
+
+
+def test_statistics_are_computed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare, then effect_sizes + meta: one scan per dataset × metric, not two."""
+    from ranger_eval.lazy._scan import LazyScores
+
+    df = _frame(21)
+    lazy = open_scores(_write_clustered(df, tmp_path / "s.parquet"))
+    calls: list[tuple[str, str]] = []
+    original = LazyScores._read_group
+
+    def counting(self: LazyScores, d: str, m: str, names: tuple[str, ...]) -> object:
+        calls.append((d, m))
+        return original(self, d, m, names)
+
+    monkeypatch.setattr(LazyScores, "_read_group", counting)
+    lazy.compare()
+    lazy.effect_sizes("B", "A", measure="SMD")
+    assert sorted(calls) == [("d1", "acc"), ("d2", "acc"), ("d3", "acc")]
+
+
+def test_seeds_are_averaged_per_item(tmp_path: Path) -> None:
+    df = _frame(22, n=20)
+    rng = np.random.default_rng(2)
+    seeded = pd.concat([df.assign(seed=k, value=df["value"] + rng.normal(0, 0.01, len(df)))
+                        for k in range(3)], ignore_index=True)
+    lazy = open_scores(_write(seeded, tmp_path / "s.parquet"))
+    mean = seeded.groupby(["dataset", "system", "metric", "item"], sort=False, as_index=False)[
+        "value"].mean()
+    _assert_same_table(lazy.sufficient_statistics(), _brute_statistics(mean))
+    dup = pd.concat([seeded, seeded.iloc[[4]]], ignore_index=True)
+    with pytest.raises(ScoresError, match=r"rows share a key .*seed"):
+        open_scores(_write(dup, tmp_path / "dup.parquet")).sufficient_statistics()
+
+
+@pytest.mark.parametrize("where", ["first-system", "other-system"])
+def test_duplicate_keys_in_clustered_files(tmp_path: Path, where: str) -> None:
+    df = _frame(23)
+    row = 3 if where == "first-system" else int(np.flatnonzero(df["system"] == "C")[5])
+    dup = pd.concat([df, df.iloc[[row]]], ignore_index=True)
+    dup = dup.sort_values(["dataset", "system"], kind="stable").reset_index(drop=True)
+    lazy = open_scores(_write_clustered(dup, tmp_path / "dup.parquet"))
+    assert lazy._clustered
+    item = df.loc[row, "item"]
+    with pytest.raises(ScoresError, match=rf"rows share a key .*{item}.*dup\.parquet row \d+"):
+        lazy.compare()
+
+
+def test_file_changed_after_opening(tmp_path: Path) -> None:
+    import os
+
+    p = _write(_frame(24), tmp_path / "s.parquet")
+    lazy = open_scores(p)
+    _write(_frame(25), p)
+    st = os.stat(p)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    with pytest.raises(ScoresError, match=r"s\.parquet changed on disk since it was opened"):
+        lazy.compare()
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_group_statistics_property(data: st.DataObject) -> None:
+    """The numpy kernel against the definitions, on random matrices with random gaps."""
+    from ranger_eval.lazy._numeric import group_statistics
+
+    n_sys = data.draw(st.integers(2, 4))
+    n_items = data.draw(st.integers(1, 12))
+    seed = data.draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=(n_sys, n_items)), 3)
+    present = rng.random((n_sys, n_items)) < data.draw(st.sampled_from([1.0, 0.8, 0.5]))
+    present[:, 0] = True  # every system has a value
+    names = tuple(f"s{i}" for i in range(n_sys))
+    g = group_statistics(names, np.where(present, x, 0.0), None if present.all() else present)
+    for a in range(n_sys):
+        va = x[a][present[a]]
+        assert g.own["n"][a] == va.size
+        np.testing.assert_allclose(g.own["m2"][a], ((va - va.mean()) ** 2).sum(),
+                                   rtol=1e-9, atol=1e-12)
+        for b in range(n_sys):
+            if a == b:
+                continue
+            both = present[a] & present[b]
+            d = x[a][both] - x[b][both]
+            assert g.pair["n"][a, b] == d.size
+            np.testing.assert_allclose(g.pair["sum_d"][a, b], d.sum(), rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(g.pair["m2_d"][a, b], ((d - d.mean()) ** 2).sum(),
+                                       rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(g.pair["sum_abs_d"][a, b], np.abs(d).sum(), rtol=1e-9)
+            pa_, pb_ = x[a][both], x[b][both]
+            np.testing.assert_allclose(
+                g.pair["m2_ab"][a, b], ((pa_ - pa_.mean()) * (pb_ - pb_.mean())).sum(),
+                rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(g.pair["m2_pa"][a, b], ((pa_ - pa_.mean()) ** 2).sum(),
+                                       rtol=1e-9, atol=1e-12)
+            assert g.pair["min_d"][a, b] == d.min() and g.pair["max_d"][a, b] == d.max()
 
 
 # --------------------------------------------------------------------------- bad input

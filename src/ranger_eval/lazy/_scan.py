@@ -1,23 +1,27 @@
 """``LazyScores``: a tidy score table in Parquet, scanned with DuckDB instead of loaded.
 
 The table (columns ``dataset, system, item, value`` [, ``metric``, ``seed``, metadata]; one file
-or a folder of files with the same columns) is validated when it is opened, with one scan that
-reads only the key columns and ``value``, and then queried per need:
+or a folder of files with the same columns) is validated when it is opened, with one aggregate
+scan that reads only the key columns and ``value``, and then queried per need:
 
 * :meth:`LazyScores.sufficient_statistics` computes, per dataset × metric × pair of systems, the
-  statistics of :mod:`ranger_eval.lazy._stats` with one pivot query (GROUP BY dataset, metric,
-  item with one column per system, then GROUP BY dataset, metric with every pair's
-  aggregates). Files clustered by dataset (every Parquet row group holds one dataset) are
-  scanned one dataset at a time, which keeps the hash tables small.
+  statistics of :mod:`ranger_eval.lazy._stats`. Each dataset × metric is scanned on its own
+  (DuckDB, projection and filter pushdown: only that group's ``item`` and ``value``; when every
+  Parquet row group holds one dataset × system, one query per system that reads only its row
+  groups), the rows are paired in numpy (:mod:`ranger_eval.lazy._numeric`) while the next group
+  is read in a background thread, and the statistics are kept, so ``compare`` followed by
+  ``effect_sizes`` scans the table once.
 * :meth:`LazyScores.load` materialises a selection as an in-memory :class:`~ranger_eval.Scores`,
   one group at a time, for the tests that need the per-item vectors.
 
-DuckDB was chosen over Polars by measurement (``benchmarks/large_scores_bench.py --mode
-engines``): same time on the pivot, half the peak memory.
+DuckDB was chosen over Polars and over a SQL pivot by measurement
+(``benchmarks/large_scores_bench.py --mode engines``, docs/large.md).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +30,16 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoresError
-from ._stats import PAIR_COLUMNS, SYSTEM_FIELDS
+from ..progress import progress_bar
+from ._numeric import (
+    OWN_FIELDS,
+    PAIR_FIELDS,
+    GroupStatistics,
+    encode_items,
+    group_statistics,
+    matrix_from_codes,
+)
+from ._stats import PAIR_COLUMNS
 
 if TYPE_CHECKING:
     import duckdb
@@ -88,6 +101,7 @@ class _Schema:
     has_metric: bool
     has_seed: bool
     columns: tuple[str, ...]
+    strings: frozenset[str] = frozenset()  # key columns stored as strings in every file
 
 
 def _check_schema(files: Sequence[Path]) -> _Schema:
@@ -115,10 +129,17 @@ def _check_schema(files: Sequence[Path]) -> _Schema:
                 f"{f}: column 'value' has type {vtype}, not numeric; store the scores as "
                 "integers or floats"
             )
-        here = _Schema("metric" in names, "seed" in names, names)
+        strings = frozenset(
+            c for c in KEYS if c in names
+            and (pa.types.is_string(schema.field(c).type)
+                 or pa.types.is_large_string(schema.field(c).type)))
+        here = _Schema("metric" in names, "seed" in names, names, strings)
         if first is None:
             first = here
-        elif (here.has_metric, here.has_seed) != (first.has_metric, first.has_seed):
+        elif first.strings != strings:
+            first = _Schema(first.has_metric, first.has_seed, first.columns,
+                            first.strings & strings)
+        if (here.has_metric, here.has_seed) != (first.has_metric, first.has_seed):
             which = "metric" if here.has_metric != first.has_metric else "seed"
             raise ScoresError(
                 f"{f}: column {which!r} is {'present' if getattr(here, 'has_' + which) else 'absent'}"
@@ -129,18 +150,45 @@ def _check_schema(files: Sequence[Path]) -> _Schema:
     return first
 
 
-def _clustered(files: Sequence[Path]) -> bool:
-    """True when every Parquet row group holds a single dataset (by its column statistics)."""
+def _clustered(files: Sequence[Path], columns: Sequence[str]) -> bool:
+    """True when every Parquet row group holds a single value of each of ``columns`` (by its
+    column statistics). Only a hint for choosing the scan: the queries filter exactly."""
     import pyarrow.parquet as pq
 
     for f in files:
         meta = pq.ParquetFile(f).metadata
-        col = meta.schema.names.index("dataset")
-        for g in range(meta.num_row_groups):
-            st = meta.row_group(g).column(col).statistics
-            if st is None or not st.has_min_max or st.min != st.max:
-                return False
+        for name in columns:
+            col = meta.schema.names.index(name)
+            for g in range(meta.num_row_groups):
+                st = meta.row_group(g).column(col).statistics
+                if st is None or not st.has_min_max or st.min != st.max:
+                    return False
     return True
+
+
+def _file_state(files: Sequence[Path]) -> tuple[tuple[int, int], ...]:
+    out = []
+    for f in files:
+        st = os.stat(f)
+        out.append((st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _arrow(relation: Any) -> Any:
+    """A DuckDB relation as a pyarrow Table (DuckDB ≥ 1.4 returns a reader from ``arrow()``)."""
+    import pyarrow as pa
+
+    to_table = getattr(relation, "to_arrow_table", None)
+    out = to_table() if to_table is not None else relation.arrow()
+    return out.read_all() if isinstance(out, pa.RecordBatchReader) else out
+
+
+@dataclass
+class _GroupRows:
+    """The raw rows of one dataset × metric, as read by the background thread."""
+
+    per_system: list[tuple[Any, np.ndarray]] | None = None  # (items, values) per system
+    table: Any = None  # pyarrow Table: system, item, value[, seed]
 
 
 class LazyScores:
@@ -150,10 +198,11 @@ class LazyScores:
     folder (all ``*.parquet`` below it) or a list of files. Identifiers are read as strings,
     ``value`` as float64, like :class:`~ranger_eval.Scores`. Opening raises
     :class:`~ranger_eval.errors.ScoresError` naming the file (and row) for a missing column, a
-    non-numeric ``value`` column, an empty identifier or value, a non-finite value, or a
-    duplicate (dataset, system, metric, item[, seed]) key (detected without sorting: the number
-    of rows per key group is compared with the number of keys, and only then are the duplicates
-    looked up).
+    non-numeric ``value`` column, an empty identifier or value or a non-finite value. A
+    duplicate (dataset, system, metric, item[, seed]) key raises when a scan first reads its
+    group (:meth:`sufficient_statistics`, ``compare``, ``effect_sizes``; detected without
+    sorting, with one ``np.bincount`` of the encoded keys, and only then looked up by file and
+    row), or up front with :meth:`validate`.
 
     Orders of first appearance (files in sorted path order, rows in file order) give
     :attr:`datasets`, :attr:`systems` and :attr:`metrics`, as in ``Scores``.
@@ -165,8 +214,12 @@ class LazyScores:
         self._schema = _check_schema(self._files)
         self._threads = threads
         self._memory_limit = memory_limit
-        self._clustered = _clustered(self._files)
+        keys = ["dataset", "system"] + (["metric"] if self._schema.has_metric else [])
+        self._clustered = not self._schema.has_seed and _clustered(self._files, keys)
+        self._state = _file_state(self._files)
         self._catalog = self._scan_catalog()
+        self._groups: list[tuple[str, str, tuple[str, ...]]] | None = None
+        self._cache: dict[tuple[str, str], GroupStatistics] = {}
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -178,6 +231,7 @@ class LazyScores:
     def _connect(self) -> duckdb.DuckDBPyConnection:
         con = _duckdb().connect()
         con.execute("SET preserve_insertion_order = false")
+        con.execute("SET enable_progress_bar = false")
         if self._threads is not None:
             con.execute(f"SET threads = {int(self._threads)}")
         if self._memory_limit is not None:
@@ -250,9 +304,9 @@ class LazyScores:
     def validate(self) -> LazyScores:
         """The exact duplicate-key check (one GROUP BY over every key; costly on huge tables).
 
-        Analyses detect duplicates on their own, cheaply: the pivot of
-        :meth:`sufficient_statistics` compares the rows per item with the systems that scored
-        it, and :meth:`load` validates like ``Scores``. Returns ``self``.
+        Analyses detect duplicates on their own, cheaply: the scans of
+        :meth:`sufficient_statistics` count each encoded (system, item) key, and :meth:`load`
+        validates like ``Scores``. Returns ``self``.
         """
         self._raise_duplicates(self._connect(), "TRUE")
         return self
@@ -324,6 +378,11 @@ class LazyScores:
 
     def groups(self) -> list[tuple[str, str, tuple[str, ...]]]:
         """(dataset, metric, systems present) per group, datasets and systems in order."""
+        if self._groups is None:
+            self._groups = self._list_groups()
+        return list(self._groups)
+
+    def _list_groups(self) -> list[tuple[str, str, tuple[str, ...]]]:
         out = []
         systems = self.systems
         for d in self.datasets:
@@ -393,14 +452,20 @@ class LazyScores:
         Pair columns (over the items both systems scored, d = a − b): ``n``, ``sum_d``, ``m2_d``
         = Σ(d − d̄)², ``min_d``, ``max_d``, ``sum_abs_d``, ``sum_pa``/``sum_pb`` and
         ``m2_pa``/``m2_pb`` (a's and b's sums and centred second moments over those items) and
-        the co-moment ``m2_ab`` = Σ(a − ā)(b − b̄). Per-system columns ``n_a, sum_a, m2_a,
-        min_a, max_a, nonbinary_a`` (and ``_b``) over each system's own items in the group
-        (``nonbinary`` counts values other than 0 and 1). Merge rules:
-        :func:`ranger_eval.lazy.merge_statistics`. Seeds are averaged per item first.
+        the co-moment ``m2_ab`` = Σ(a − ā)(b − b̄); with no common item the sums are 0 and
+        ``min_d``/``max_d`` NaN. Per-system columns ``n_a, sum_a, m2_a, min_a, max_a,
+        nonbinary_a`` (and ``_b``) over each system's own items in the group (``nonbinary``
+        counts values other than 0 and 1). Merge rules: :func:`ranger_eval.lazy.merge_statistics`.
+        Seeds are averaged per item first.
 
         ``pairs`` (default: every pair of the group's systems, in order of first appearance, a
-        before b) restricts the pairs; ``moments=False`` skips the paired-item moments
+        before b) restricts the pairs; ``moments=False`` blanks the paired-item moments
         (``sum_pa`` … ``m2_ab`` are then NaN), which only the standardised effect sizes need.
+
+        Each dataset × metric is scanned once per :class:`LazyScores` (module docstring); the
+        statistics of every pair of the scanned systems are kept for later calls. A duplicate
+        (dataset, system, metric, item[, seed]) key raises :class:`ScoresError` naming the files
+        and rows.
         """
         groups = self.groups()
         if datasets is not None:
@@ -410,109 +475,156 @@ class LazyScores:
         if systems is not None:
             keep = [str(s) for s in systems]
             groups = [(d, m, tuple(s for s in keep if s in here)) for d, m, here in groups]
-        con = self._connect()
-        frames: list[pd.DataFrame] = []
-        if self._clustered:
-            by_dataset: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}
-            for g in groups:
-                by_dataset.setdefault(g[0], []).append(g)
-            batches = list(by_dataset.values())
-        else:
-            batches = [groups]
-        for batch in batches:
-            frames.append(self._pair_query(con, batch, pairs, moments))
-        frames = [f for f in frames if not f.empty]
-        if not frames:
-            return pd.DataFrame(columns=list(PAIR_COLUMNS))
-        return pd.concat(frames, ignore_index=True)
-
-    def _pair_query(self, con: duckdb.DuckDBPyConnection,
-                    groups: list[tuple[str, str, tuple[str, ...]]],
-                    pairs: Sequence[tuple[str, str]] | None, moments: bool) -> pd.DataFrame:
-        if not groups:
-            return pd.DataFrame(columns=list(PAIR_COLUMNS))
-        names = list(dict.fromkeys(s for g in groups for s in g[2]))
-        col = {s: f"v{i}" for i, s in enumerate(names)}
-        value = "avg(value)" if self._schema.has_seed else "any_value(value)"
-        if self._schema.has_seed:  # rows per item vs distinct (system, seed) keys
-            row_count = "count(*) - count(DISTINCT system || chr(31) || seed)"
-            keys_ = "0"
-        else:
-            row_count = "count(*)"
-            keys_ = " + ".join(f"count({col[s]})" for s in names)
-        inner = ", ".join(f"{value} FILTER (WHERE system = {_lit(s)}) AS {col[s]}" for s in names)
-        cond = " OR ".join(f"(dataset = {_lit(d)} AND metric = {_lit(m)})" for d, m, _ in groups)
-        datasets = list(dict.fromkeys(g[0] for g in groups))
-        pre = (f"dataset IN ({', '.join(_lit(d) for d in datasets)}) AND ({cond}) AND system IN "
-               f"({', '.join(_lit(s) for s in names)})")
-        wanted: list[tuple[str, str]] = []
-        if pairs is None:
-            for s_i, a in enumerate(names):
-                for b in names[s_i + 1:]:
-                    wanted.append((a, b))
-        else:
-            wanted = [(str(a), str(b)) for a, b in pairs if a in col and b in col]
-        used = list(dict.fromkeys(s for p in wanted for s in p))
-        aggs: list[str] = []
-        for s in used:
-            v = col[s]
-            aggs += [f"count({v})", f"fsum({v})", f"coalesce(var_samp({v}) * (count({v}) - 1), 0)",
-                     f"min({v})", f"max({v})", f"count({v}) FILTER (WHERE {v} <> 0 AND {v} <> 1)"]
-        for a, b in wanted:
-            va, vb = col[a], col[b]
-            d = f"({va} - {vb})"
-            aggs += [f"count({d})", f"fsum({d})", f"coalesce(var_samp({d}) * (count({d}) - 1), 0)",
-                     f"min({d})", f"max({d})", f"fsum(abs({d}))"]
-            if moments:
-                pa_, pb_ = (f"({va} + 0 * {vb})", f"({vb} + 0 * {va})")
-                aggs += [f"fsum({pa_})", f"fsum({pb_})",
-                         f"coalesce(var_samp({pa_}) * (count({d}) - 1), 0)",
-                         f"coalesce(var_samp({pb_}) * (count({d}) - 1), 0)",
-                         f"coalesce(covar_samp({va}, {vb}) * (count({d}) - 1), 0)"]
-        if not aggs:
-            return pd.DataFrame(columns=list(PAIR_COLUMNS))
-        sql = (
-            f"WITH w AS (SELECT dataset, metric, item, {inner}, {row_count} AS rows_ FROM "
-            f"{self._source()} WHERE {pre} GROUP BY dataset, metric, item) "
-            f"SELECT dataset, metric, sum(rows_) - ({keys_}), {', '.join(aggs)} FROM w "
-            "GROUP BY dataset, metric"
-        )
-        res = con.execute(sql).fetchall()
-        if any(r[2] for r in res):  # more rows than (system, item[, seed]) keys: duplicates
-            self._raise_duplicates(con, pre)
-        stats = {(str(r[0]), str(r[1])): r[3:] for r in res}
-        rows: list[dict[str, Any]] = []
-        n_sys = 6
-        n_pair = 11 if moments else 6
-        pos_sys = {s: i * n_sys for i, s in enumerate(used)}
-        base = len(used) * n_sys
-        for d_, m_, here in groups:
-            vals = stats.get((d_, m_))
-            if vals is None:
-                continue
-            present = set(here)
-            for j, (a, b) in enumerate(wanted):
-                if a not in present or b not in present:
-                    continue
-                p = vals[base + j * n_pair: base + (j + 1) * n_pair]
-                row: dict[str, Any] = {"dataset": d_, "metric": m_, "system_a": a, "system_b": b,
-                                       "n": p[0], "sum_d": p[1], "m2_d": p[2], "min_d": p[3],
-                                       "max_d": p[4], "sum_abs_d": p[5]}
-                if moments:
-                    row.update(sum_pa=p[6], sum_pb=p[7], m2_pa=p[8], m2_pb=p[9], m2_ab=p[10])
-                for side, s in (("a", a), ("b", b)):
-                    q = vals[pos_sys[s]: pos_sys[s] + n_sys]
-                    for f, v in zip(SYSTEM_FIELDS, q, strict=True):
-                        row[f"{f}_{side}"] = v
+        groups = [g for g in groups if g[2]]
+        stats = self._group_statistics(groups)
+        rows: list[list[Any]] = []
+        for d, m, here in groups:
+            g = stats[(d, m)]
+            if pairs is None:
+                wanted = [(a, b) for i, a in enumerate(here) for b in here[i + 1:]]
+            else:
+                present = set(here)
+                wanted = [(str(a), str(b)) for a, b in pairs
+                          if str(a) in present and str(b) in present]
+            for a, b in wanted:
+                i, j = g.index(a), g.index(b)
+                row: list[Any] = [d, m, a, b]
+                row += [g.pair[f][i, j] for f in PAIR_FIELDS]
+                row += [g.own[f][i] for f in OWN_FIELDS]
+                row += [g.own[f][j] for f in OWN_FIELDS]
                 rows.append(row)
-        out = pd.DataFrame(rows, columns=list(PAIR_COLUMNS))
+        columns = ["dataset", "metric", "system_a", "system_b", *PAIR_FIELDS,
+                   *(f"{f}_a" for f in OWN_FIELDS), *(f"{f}_b" for f in OWN_FIELDS)]
+        out = pd.DataFrame(rows, columns=columns)[list(PAIR_COLUMNS)]
         for c in ("n", "n_a", "n_b", "nonbinary_a", "nonbinary_b"):
             out[c] = out[c].astype(np.int64)
         float_cols = [c for c in PAIR_COLUMNS if c not in ("dataset", "metric", "system_a",
                                                              "system_b", "n", "n_a", "n_b",
                                                              "nonbinary_a", "nonbinary_b")]
         out[float_cols] = out[float_cols].astype(np.float64)
+        if not moments:
+            out[["sum_pa", "sum_pb", "m2_pa", "m2_pb", "m2_ab"]] = np.nan
         return out
+
+    def _group_statistics(self, groups: Sequence[tuple[str, str, tuple[str, ...]]]
+                          ) -> dict[tuple[str, str], GroupStatistics]:
+        """The statistics of each group's systems: from the cache, or scanned (reading group
+        k + 1 in a background thread while group k is paired in numpy)."""
+        out: dict[tuple[str, str], GroupStatistics] = {}
+        todo: list[tuple[str, str, tuple[str, ...]]] = []
+        for d, m, names in groups:
+            hit = self._cache.get((d, m))
+            if hit is not None and set(names) <= set(hit.systems):
+                out[(d, m)] = hit
+            else:
+                todo.append((d, m, names))
+        if not todo:
+            return out
+        if _file_state(self._files) != self._state:
+            raise ScoresError(f"{self._where()} changed on disk since it was opened; open it again")
+        with ThreadPoolExecutor(max_workers=1) as pool, progress_bar(
+                "scanning scores", total=len(todo)) as advance:
+            ahead: Future[_GroupRows] = pool.submit(self._read_group, *todo[0])
+            for k, (d, m, names) in enumerate(todo):
+                rows = ahead.result()
+                if k + 1 < len(todo):
+                    ahead = pool.submit(self._read_group, *todo[k + 1])
+                g = self._pair_group(d, m, names, rows)
+                del rows
+                full = self.groups_systems(d, m)
+                if set(names) == set(full) or (d, m) not in self._cache:
+                    self._cache[(d, m)] = g
+                out[(d, m)] = g
+                advance()
+        return out
+
+    def groups_systems(self, dataset: str, metric: str) -> tuple[str, ...]:
+        """The systems with scores on ``dataset`` × ``metric``, in order of first appearance."""
+        for d, m, here in self.groups():
+            if (d, m) == (dataset, metric):
+                return here
+        return ()
+
+    def _where_sql(self, column: str, value: str) -> str:
+        if column == "metric" and not self._schema.has_metric:
+            return "TRUE" if value == DEFAULT_METRIC else "FALSE"
+        ref = f'"{column}"'
+        if column not in self._schema.strings:
+            ref = f"CAST({ref} AS VARCHAR)"
+        return f"{ref} = {_lit(value)}"
+
+    def _files_sql(self) -> str:
+        return "[" + ", ".join(_lit(str(f)) for f in self._files) + "]"
+
+    def _read_group(self, d: str, m: str, names: tuple[str, ...]) -> _GroupRows:
+        """One dataset × metric's rows (only ``item``, ``value`` and what pairs them)."""
+        con = self._connect()
+        con.execute("SET preserve_insertion_order = true")  # same item order across systems
+        base = f"{self._where_sql('dataset', d)} AND {self._where_sql('metric', m)}"
+        scan = f"read_parquet({self._files_sql()})"
+        item = "item" if "item" in self._schema.strings else "CAST(item AS VARCHAR)"
+        if self._clustered:  # each query reads only the row groups of one system
+            per = []
+            for s in names:
+                t = _arrow(con.sql(
+                    f"SELECT {item} AS item, CAST(value AS DOUBLE) AS value FROM {scan} "
+                    f"WHERE {base} AND {self._where_sql('system', s)}"))
+                per.append((t.column("item"),
+                            t.column("value").to_numpy().astype(np.float64, copy=False)))
+            return _GroupRows(per_system=per)
+        system = "system" if "system" in self._schema.strings else "CAST(system AS VARCHAR)"
+        seed = ", CAST(seed AS VARCHAR) AS seed" if self._schema.has_seed else ""
+        return _GroupRows(table=_arrow(con.sql(
+            f"SELECT {system} AS system, {item} AS item, CAST(value AS DOUBLE) AS value{seed} "
+            f"FROM {scan} WHERE {base} AND {system} IN ({', '.join(_lit(s) for s in names)})")))
+
+    def _pair_group(self, d: str, m: str, names: tuple[str, ...], rows: _GroupRows
+                    ) -> GroupStatistics:
+        """Encode, check for duplicate keys, scatter into a matrix and compute the statistics."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        cond = (f"dataset = {_lit(d)} AND metric = {_lit(m)} AND system IN "
+                f"({', '.join(_lit(s) for s in names)})")
+        if rows.per_system is not None:
+            per = rows.per_system
+            first = per[0][0].combine_chunks() if isinstance(per[0][0], pa.ChunkedArray) else per[0][0]
+            if len(first) > 1 and first.null_count == 0 and pc.all(
+                    pc.less(first.slice(0, len(first) - 1), first.slice(1))).as_py():
+                n_items = len(first)  # strictly increasing ids are distinct: no hashing needed
+            else:
+                n_items = encode_items(first)[1]
+            if n_items < len(first):  # a duplicate item within the first system
+                self._raise_duplicates(self._connect(), cond)
+            first_c = pa.chunked_array([first])
+            if all(len(it) == len(first) and (it.equals(first_c) if isinstance(
+                    it, pa.ChunkedArray) else it.equals(first)) for it, _ in per[1:]):
+                # every system lists the same items in the same order: no scatter needed
+                x = np.empty((len(names), n_items))
+                for k, (_, v) in enumerate(per):
+                    x[k] = v
+                return group_statistics(names, x, None)
+            items = pa.chunked_array([c for it, _ in per for c in (
+                it.chunks if isinstance(it, pa.ChunkedArray) else [it])], pa.string())
+            sys_codes = np.repeat(np.arange(len(names)), [len(it) for it, _ in per])
+            values = np.concatenate([v for _, v in per])
+            seed_codes, n_seeds = None, 0
+        else:
+            t = rows.table
+            enc = pc.dictionary_encode(t.column("system")).combine_chunks()
+            lookup = np.array([names.index(s) for s in enc.dictionary.to_pylist()], dtype=np.int64)
+            sys_codes = lookup[enc.indices.to_numpy(zero_copy_only=False)]
+            items = t.column("item")
+            values = t.column("value").to_numpy().astype(np.float64, copy=False)
+            seed_codes, n_seeds = None, 0
+            if self._schema.has_seed:
+                seed_codes, n_seeds = encode_items(t.column("seed"))
+        item_codes, n_items = encode_items(items)
+        x, present, duplicated = matrix_from_codes(len(names), n_items, sys_codes, item_codes,
+                                                   values, seed_codes, n_seeds)
+        if duplicated:
+            self._raise_duplicates(self._connect(), cond)
+        return group_statistics(names, x, present)
 
     # ------------------------------------------------------------------ analyses
     def __ranger_compare__(self, **kwargs: Any) -> Comparison:
