@@ -370,3 +370,23 @@ def test_scores_with_tasks_or_systems_is_an_error_naming_the_file_and_keys(tmp_p
     cfg.write_text("scores: all.csv\nsystems:\n  a: {files: {}}\n")
     with pytest.raises(ConfigError, match=r"`scores` and `systems` are both given"):
         load_experiment(cfg)
+
+
+def test_meta_skips_an_unreadable_forest_with_a_warning(tmp_path):
+    """More than FOREST_MAX_ROWS datasets: no forest (it could not be read), said so, and the
+    tables still hold every dataset."""
+    import pandas as pd
+
+    from ranger_eval.pipeline import FOREST_MAX_ROWS
+
+    rng = np.random.default_rng(3)
+    k = FOREST_MAX_ROWS + 1
+    rows = [(f"d{d}", s, str(i), rng.random() + (0.05 if s == "B" else 0.0))
+            for d in range(k) for s in "AB" for i in range(8)]
+    table = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["dataset", "system", "item", "value"]).to_csv(table, index=False)
+    run = run_meta(table, tmp_path / "out", control="A", treatment="B")
+    assert any(f"forest plot skipped: {k:,} datasets" in w for w in run.warnings)
+    assert not list((tmp_path / "out").glob("forest.*"))
+    effects = pd.read_csv(tmp_path / "out" / "effects.csv", comment="#")
+    assert len(effects) == k

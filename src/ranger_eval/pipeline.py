@@ -779,6 +779,10 @@ class MetaRun:
     warnings: tuple[str, ...]
 
 
+#: Above this many datasets ``meta`` draws no forest plot (it could not be read), with a warning.
+FOREST_MAX_ROWS = 200
+
+
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
     signature."""
@@ -790,14 +794,20 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
     treatment = exp.system_label(cfg.treatment)
     signature = str(res.result.signature)
     start = len(out.written)
-    out.figure(lambda: forest_plot(
-        res.result,
-        order=cfg.order,
-        left_columns=_control_treatment_columns(res.effects) or None,
-        title=res.title,
-        control_label=control,
-        treatment_label=treatment,
-    ), "forest", ("pdf", "svg", "png"))
+    k = len(res.result.names)
+    if k > FOREST_MAX_ROWS:
+        warnings.warn(f"forest plot skipped: {k:,} datasets (a forest of more than "
+                      f"{FOREST_MAX_ROWS} rows cannot be read); the summary and effects.csv are "
+                      f"complete", stacklevel=2)
+    else:
+        out.figure(lambda: forest_plot(
+            res.result,
+            order=cfg.order,
+            left_columns=_control_treatment_columns(res.effects) or None,
+            title=res.title,
+            control_label=control,
+            treatment_label=treatment,
+        ), "forest", FIGURE_FORMATS)
     frame = res.effects.to_frame()
     ids = {label: task_id for task_id, label in exp.task_labels.items()}
     frame.insert(0, "task_id", [ids.get(d, d) for d in frame["dataset"]])
@@ -855,7 +865,7 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
         folder = OutputFolder(out, _experiment_inputs(exp), figures)
         folder.claim(META_OUTPUTS)
         res = run_experiment(exp)
-    write_meta_outputs(exp, res, folder)
+        write_meta_outputs(exp, res, folder)
     caught += finish_outputs(folder, str(res.result.signature), command, html)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
 

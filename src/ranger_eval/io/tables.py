@@ -213,7 +213,11 @@ def _read_parquet(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
     frame = pd.read_parquet(path)
     for col in frame.columns:
         if col in id_names and frame[col].dtype != object:
-            frame[col] = [v if v is None or isinstance(v, str) else str(v) for v in frame[col]]
+            column = frame[col]
+            if pd.api.types.is_string_dtype(column.dtype):  # Arrow strings: converted in C
+                frame[col] = column.astype(object).where(column.notna(), None)
+            else:  # numbers stored as ids: the text Python writes for them
+                frame[col] = [v if v is None or isinstance(v, str) else str(v) for v in column]
     return frame
 
 

@@ -40,9 +40,10 @@ def meta_markdown(
         "|---|---:|---:|---|---:|",
     ]
     frame = r.to_frame()
+    studies = set(r.names)  # a set: one lookup per row, linear in the number of datasets
     for row in frame.itertuples(index=False):
         name = str(row.name)
-        if name in r.names:
+        if name in studies:
             lines.append(
                 f"| {name} | {n.get(name, '')} | {row.yi:.6f} | [{row.ci_low:.6f}, "
                 f"{row.ci_high:.6f}] | {format_percent(float(row.weight), 2)} |"  # type: ignore[arg-type]
@@ -82,9 +83,10 @@ def meta_latex(
     pct = format_level(r.level)
     n = n or {}
     rows = []
+    studies = set(r.names)
     for row in r.to_frame().itertuples(index=False):
         name = str(row.name)
-        if name in r.names:
+        if name in studies:
             rows.append([latex_escape(name), str(n.get(name, "")), _signed(float(row.yi)),  # type: ignore[arg-type]
                          f"[{_signed(float(row.ci_low))}, {_signed(float(row.ci_high))}]",  # type: ignore[arg-type]
                          latex_escape(format_percent(float(row.weight), 2))])  # type: ignore[arg-type]
