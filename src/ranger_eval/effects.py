@@ -101,7 +101,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln, ndtri
 
-from .errors import EffectSizeError, check_choice, check_level
+from .errors import EffectSizeError, check_choice, check_level, suggest
 from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
@@ -307,6 +307,22 @@ def _align_series(treatment: object, control: object, where: str) -> tuple[objec
     return treatment, control.reindex(ti)
 
 
+
+def canonical_measure(measure: object, dataset: object = None) -> str:
+    """The measure's name as in ``MEASURES`` (``"smd"`` → ``"SMD"``: names are case-insensitive,
+    as on the command line and in YAML); anything else is an :class:`EffectSizeError` listing the
+    valid names, with a suggestion for a near miss."""
+    if isinstance(measure, str):
+        for name in MEASURES:
+            if name.lower() == measure.strip().lower():
+                return name
+    raise EffectSizeError(
+        f"unknown measure {measure!r}"
+        + (f" for dataset {dataset!r}" if dataset is not None else "")
+        + f"; valid measures: {', '.join(MEASURES)}"
+        + (suggest(measure, list(MEASURES)) if isinstance(measure, str) else "")
+    )
+
 def effect_size(
     treatment: Sequence[float] | np.ndarray,
     control: Sequence[float] | np.ndarray,
@@ -325,12 +341,7 @@ def effect_size(
     ``measure`` is one of ``MEASURES`` (formulas and degenerate cases in the module docstring);
     ``dataset`` only names the data in error messages. Raises :class:`EffectSizeError`.
     """
-    if measure not in MEASURES:
-        raise EffectSizeError(
-            f"unknown measure {measure!r}"
-            + (f" for dataset {dataset!r}" if dataset is not None else "")
-            + f"; valid measures: {', '.join(MEASURES)}"
-        )
+    measure = canonical_measure(measure, dataset)
     level = _check_level(level)
     where = _where(dataset, measure)
     treatment, control = _align_series(treatment, control, where)  # type: ignore[assignment]
@@ -504,8 +515,7 @@ def table_effects(
     defined answer or raises its :class:`EffectSizeError` naming the dataset (the first such
     dataset in order).
     """
-    if measure not in MEASURES:
-        raise EffectSizeError(f"unknown measure {measure!r}; valid measures: {', '.join(MEASURES)}")
+    measure = canonical_measure(measure)
     level = _check_level(level)
     t, c = table.treatment, table.control
     mom = _moments(t, c, table.offsets, measure)
@@ -951,16 +961,14 @@ def effect_sizes(
         from .setmetrics import get_metric
 
         bootstrap_metric = get_metric(metric_fn, error=EffectSizeError)
-        if measure not in (None, "MD"):
+        if measure is not None and str(measure).upper() != "MD":
             raise EffectSizeError(
                 f"measure {measure!r} is not available with metric_fn={bootstrap_metric.name!r}: "
                 "a set-level metric gives the raw difference of the metric (measure 'MD')"
             )
         measure = "MD"
         n_resamples, seed = _check_resampling(n_resamples, seed)
-    measure = "SMD" if measure is None else measure
-    if measure not in MEASURES:
-        raise EffectSizeError(f"unknown measure {measure!r}; valid measures: {', '.join(MEASURES)}")
+    measure = canonical_measure("SMD" if measure is None else measure)
     level = _check_level(level)
     policy = _seed_policy(seeds)
     if not isinstance(scores, Scores):

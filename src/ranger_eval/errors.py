@@ -161,8 +161,8 @@ def suggest(value: object, choices: Sequence[str]) -> str:
     lowered = {c.lower(): c for c in choices}
     if text.lower() in lowered:
         return f" (did you mean {lowered[text.lower()]!r}?)"
-    close = difflib.get_close_matches(text, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = difflib.get_close_matches(text.lower(), list(lowered), n=1, cutoff=0.6)
+    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
 
 
 def check_choice(
