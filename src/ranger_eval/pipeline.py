@@ -786,7 +786,6 @@ FOREST_MAX_ROWS = 200
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
     signature."""
-    from .plots.forest import forest_plot
     from .report.meta import meta_latex, meta_markdown
 
     cfg = exp.config
@@ -800,14 +799,19 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
                       f"{FOREST_MAX_ROWS} rows cannot be read); the summary and effects.csv are "
                       f"complete", stacklevel=2)
     else:
-        out.figure(lambda: forest_plot(
-            res.result,
-            order=cfg.order,
-            left_columns=_control_treatment_columns(res.effects) or None,
-            title=res.title,
-            control_label=control,
-            treatment_label=treatment,
-        ), "forest", FIGURE_FORMATS)
+        def forest() -> Any:
+            from .plots.forest import forest_plot
+
+            return forest_plot(
+                res.result,
+                order=cfg.order,
+                left_columns=_control_treatment_columns(res.effects) or None,
+                title=res.title,
+                control_label=control,
+                treatment_label=treatment,
+            )
+
+        out.figure(forest, "forest", FIGURE_FORMATS)
     frame = res.effects.to_frame()
     ids = {label: task_id for task_id, label in exp.task_labels.items()}
     frame.insert(0, "task_id", [ids.get(d, d) for d in frame["dataset"]])

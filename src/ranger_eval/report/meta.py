@@ -11,6 +11,10 @@ from .tables import latex_escape, latex_table, to_latex
 __all__ = ["meta_latex", "meta_markdown"]
 
 
+#: Above this many datasets the Markdown/LaTeX summaries list only the summary row (a table of
+#: thousands of rows cannot be read); ``effects.csv`` always has every dataset.
+TABLE_MAX_ROWS = 500
+
 def meta_markdown(
     result: MetaResult,
     *,
@@ -19,11 +23,14 @@ def meta_markdown(
     control: str = "control",
     treatment: str = "treatment",
     skipped: Mapping[str, str] | None = None,
+    max_rows: int = TABLE_MAX_ROWS,
 ) -> str:
     """Per-dataset effects, the summary line and the model's numbers, then the signature.
 
     ``n`` maps dataset names to their number of items (the ``n`` column); ``skipped`` lists the
     datasets that could not be analysed, with the reason (reported, never silently left out).
+    With more than ``max_rows`` datasets only the summary row is listed, with a note pointing to
+    ``effects.csv`` (which always has every dataset).
     """
     r = result
     pct = format_level(r.level)
@@ -40,6 +47,8 @@ def meta_markdown(
         "|---|---:|---:|---|---:|",
     ]
     frame = r.to_frame()
+    if len(r.names) > max_rows:
+        frame = frame.head(0)
     studies = set(r.names)  # a set: one lookup per row, linear in the number of datasets
     for row in frame.itertuples(index=False):
         name = str(row.name)
@@ -56,10 +65,17 @@ def meta_markdown(
         f"τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, "
         f"{format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}.",
     ]
+    if len(r.names) > max_rows:
+        lines += ["", _too_many(len(r.names), max_rows)]
     if skipped:
         lines += ["", "Not analysed: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."]
     lines += ["", f"`{r.signature}`"]
     return "\n".join(lines) + "\n"
+
+
+def _too_many(k: int, max_rows: int) -> str:
+    return (f"{k:,} datasets: more than {max_rows:,} rows, so only the summary is listed here; "
+            f"every dataset's effect is in effects.csv.")
 
 
 def _model_text(r: MetaResult) -> str:
@@ -75,6 +91,7 @@ def meta_latex(
     treatment: str = "treatment",
     skipped: Mapping[str, str] | None = None,
     label: str = "tab:ranger-meta",
+    max_rows: int = TABLE_MAX_ROWS,
 ) -> str:
     """The rows of :func:`meta_markdown` as a booktabs table: task, n, effect, CI, weight and the
     summary row; the caption gives the model, the p-value, the prediction interval and the
@@ -84,7 +101,10 @@ def meta_latex(
     n = n or {}
     rows = []
     studies = set(r.names)
-    for row in r.to_frame().itertuples(index=False):
+    frame = r.to_frame()
+    if len(r.names) > max_rows:
+        frame = frame.head(0)
+    for row in frame.itertuples(index=False):
         name = str(row.name)
         if name in studies:
             rows.append([latex_escape(name), str(n.get(name, "")), _signed(float(row.yi)),  # type: ignore[arg-type]
@@ -99,6 +119,8 @@ def meta_latex(
         f"interval [{r.pi_low:.4f}, {r.pi_high:.4f}]; τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, "
         f"H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, {format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}."
     )
+    if len(r.names) > max_rows:
+        caption += " " + _too_many(len(r.names), max_rows)
     if skipped:
         caption += " Not analysed: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."
     header = ["task", "n", "effect", f"{latex_escape(pct)} CI", "weight"]
