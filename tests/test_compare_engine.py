@@ -289,3 +289,84 @@ def test_lazy_scores_hook_receives_every_argument():
                          "datasets", "metrics", "by", "metric_fn", "seeds"}
     real = compare(Scores(_tidy(_rng_matrix(14, k=2))))
     assert isinstance(real, Comparison)
+
+
+# --------------------------------------------------------------------------- speed paths (issue 13)
+def _multi_group_frame(seed: int = 21) -> pd.DataFrame:
+    """Two datasets × two metrics with different numbers of items; on d2/m2 system S2 misses
+    two items (an incomplete group whose pairs have different item sets)."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for dataset, metric, n in (("d1", "m1", 30), ("d1", "m2", 30), ("d2", "m1", 45), ("d2", "m2", 12)):
+        frames.append(_tidy(_rng_matrix(int(rng.integers(1 << 30)), k=4, n=n), dataset, metric))
+    df = pd.concat(frames, ignore_index=True)
+    drop = (df["dataset"] == "d2") & (df["metric"] == "m2") & (df["system"] == "S2") & df[
+        "item"].isin(["i001", "i007"])
+    return df[~drop].reset_index(drop=True)
+
+
+def test_permutation_tests_of_all_groups_share_the_sign_matrix_of_their_item_count():
+    df = _multi_group_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # items dropped on d2/m2
+        table = compare(df, test="permutation", n_resamples=777, seed=5, correction="none",
+                        missing="intersect").to_frame()
+    for (dataset, metric), rows in table.groupby(["dataset", "metric"], sort=False):
+        sub = df[(df["dataset"] == dataset) & (df["metric"] == metric)]
+        wide = sub.pivot(index="item", columns="system", values="value")
+        for r in rows.itertuples():
+            both = wide[[r.system_a, r.system_b]].dropna()
+            d = (both[r.system_a] - both[r.system_b]).to_numpy()
+            ref = stats.paired_permutation_test_many(d[None, :], n_resamples=777, seed=5)
+            assert r.pvalue == ref.pvalue[0]
+            assert r.statistic == ref.statistic[0]
+            one = stats.paired_ttest(both[r.system_a], both[r.system_b])
+            assert (r.ci_low, r.ci_high) == (one.ci_low, one.ci_high)
+
+
+@pytest.mark.parametrize("seeds", [False, True])
+def test_block_and_row_layouts_give_the_same_comparison(monkeypatch, seeds):
+    """Tables in blocks (runs of one dataset, metric and system) are encoded block by block;
+    shuffled tables row by row; both give identical comparisons."""
+    import ranger_eval.comparison as comparison_module
+
+    df = _multi_group_frame(3)
+    if seeds:
+        df = pd.concat([df.assign(seed="0"), df.assign(seed="1", value=df["value"] * 0.9)],
+                       ignore_index=True)
+    shuffled = df.sample(frac=1.0, random_state=4).reset_index(drop=True)
+    kwargs = dict(test="auto", missing="intersect", n_resamples=300)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, frame, min_rows in (("blocks", df, 1), ("rows", df, 10**9),
+                                      ("shuffled", shuffled, 1), ("shuffled rows", shuffled, 10**9)):
+            monkeypatch.setattr(comparison_module, "_MIN_BLOCK_ROWS", min_rows)
+            calls: list[bool] = []
+            real = comparison_module._block_layout
+
+            def spy(frame_: pd.DataFrame, real=real, calls=calls) -> object:
+                layout = real(frame_)
+                calls.append(layout is not None)
+                return layout
+
+            monkeypatch.setattr(comparison_module, "_block_layout", spy)
+            c = compare(frame, **kwargs)
+            out[name] = (c.to_frame(), c.means, calls[0])
+    assert out["blocks"][2] and out["shuffled"][2] and not out["rows"][2]
+    for a, b in (("blocks", "rows"), ("shuffled", "shuffled rows")):
+        pd.testing.assert_frame_equal(out[a][0], out[b][0])
+        pd.testing.assert_frame_equal(out[a][1], out[b][1])
+
+
+def test_factorize_of_arrow_strings_equals_pandas():
+    from ranger_eval.comparison import _factorize
+
+    ids = pd.Series(["b", "a", "é", "Z", "a", "b", "a10", "a9"] * 3, dtype="str")
+    runs = pd.Series(["x"] * 40 + ["y"] * 40 + ["x"] * 40, dtype="str")
+    for col in (ids, runs, ids.astype(object)):
+        for sort in (False, True):
+            codes, uniques = _factorize(col, sort=sort)
+            ref_codes, ref_uniques = pd.factorize(col, sort=sort)
+            np.testing.assert_array_equal(codes, ref_codes)
+            assert list(uniques) == list(ref_uniques)

@@ -68,11 +68,19 @@ Conventions
   Young's (1993, Algorithm 2.8) step-down max-T adjustment from the joint sign-flip null of a
   dataset × metric (paired permutation tests, ``family="dataset-metric"`` only).
 * Engine: each dataset × metric is aligned once into an items × systems matrix (item ids
-  factorised to sorted integer codes); all pairs of one test and one shape are tested together
-  with row operations and one vectorised scipy call (:mod:`ranger_eval.stats.many`), giving
-  the same numbers, bit for bit, as the one-pair functions of :mod:`ranger_eval.stats`.
-* Resampling tests draw one sign-flip (or index) matrix per dataset × metric and reuse it for all
-  pairs with the same items, so every pair sees the same resamples.
+  factorised to sorted integer codes; a table in blocks of one dataset, metric and system is
+  encoded from its block heads and one copy of each item list, by Arrow); all pairs of one test
+  and one shape are tested together with row operations and vectorised scipy calls
+  (:mod:`ranger_eval.stats.many`), giving the same numbers, bit for bit, as the one-pair
+  functions of :mod:`ranger_eval.stats`. Paired moments (mean and centred sum of squares of the
+  differences, :func:`~ranger_eval.stats.many.paired_moments`) serve the paired t test, the
+  paired t intervals and d_z; one ``stdtr``/``stdtrit`` call covers every dataset × metric.
+* Resampling tests draw one sign-flip (or index) matrix, defined by the number of items, the
+  number of resamples and the seed, so every pair with the same items sees the same resamples.
+  Paired permutation tests of all dataset × metric groups with the same number of items share
+  it: one product per batch of sign vectors with the systems' scores
+  (:meth:`~ranger_eval.stats.resampling.SignFlips.count_pairs`, the same counts as the pairwise
+  float64 product, proven by a rounding-error bound with exact recomputation inside it).
 """
 from __future__ import annotations
 
@@ -485,9 +493,22 @@ class _Group:
     seed_sd: dict[str, float]
     n_seeds: dict[str, int]
     complete: bool = True
+    means: tuple[float, ...] = ()
+    binary: tuple[bool, ...] = ()
+
+    def __post_init__(self) -> None:
+        """Each system's mean and whether its values are all 0/1, on its own items (computed
+        once: every pair, mean row and test choice reads them)."""
+        object.__setattr__(self, "_position", {s: i for i, s in enumerate(self.names)})
+        rows = [self.row(s) for s in self.names]
+        object.__setattr__(self, "means", tuple(float(r.mean()) for r in rows))
+        object.__setattr__(self, "binary", tuple(_is_binary(r) for r in rows))
 
     def index(self, system: str) -> int:
-        return self.names.index(system)
+        try:
+            return int(self._position[system])  # type: ignore[attr-defined]
+        except KeyError:
+            raise ValueError(f"{system!r} is not a system of this group") from None
 
     def row(self, system: str) -> np.ndarray:
         """The system's values on its own items, in item order (a view when complete)."""
@@ -495,37 +516,281 @@ class _Group:
         return self.matrix[i] if self.complete else self.matrix[i, self.present[i]]
 
     def mean(self, system: str) -> float:
-        return float(self.row(system).mean())
+        return self.means[self.index(system)]
+
+
+def _table(scores: Scores) -> pd.DataFrame:
+    """The scores' tidy table for reading (``Scores.frame`` returns a copy; the engine only
+    reads, so it uses the stored table when there is one)."""
+    df = getattr(scores, "_df", None)
+    return df if isinstance(df, pd.DataFrame) else scores.frame
+
+
+def _arrow_strings(column: pd.Series) -> bool:
+    """The column holds pyarrow-backed strings (how Scores stores identifiers)."""
+    dtype = column.dtype
+    return isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow"
+
+
+def _arrow(column: pd.Series) -> Any:
+    """The pyarrow array behind an Arrow-backed string column (no copy when it is one chunk)."""
+    import pyarrow as pa
+
+    chunked = pa.chunked_array(column)
+    return chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
+
+
+def _factorize(column: pd.Series, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(column, sort=sort)`` of a string column: int64 codes and an object array
+    of the distinct values (in order of first appearance, or sorted by code point).
+
+    Arrow-backed columns (Scores stores identifiers as pyarrow strings) are encoded by Arrow:
+    a column made of long runs of one value (dataset, metric, system of a tidy table) by its
+    run heads (one vectorised comparison of neighbours), others by ``dictionary_encode``; about
+    5x faster than hashing every row again. Other columns go through ``pd.factorize``.
+    """
+    if not _arrow_strings(column):
+        pd_codes, uniques = pd.factorize(column, sort=sort)
+        return pd_codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _arrow(column)
+    size = len(arr)
+    codes: np.ndarray
+    if size > 1:
+        change = pc.not_equal(arr.slice(1), arr.slice(0, size - 1))
+        starts = np.flatnonzero(np.r_[True, change.to_numpy(zero_copy_only=False)])
+    else:
+        starts = np.zeros(size, dtype=np.intp)
+    if starts.size * 8 <= size:  # runs: encode the run heads, repeat their codes
+        heads = arr.take(pa.array(starts)).dictionary_encode()
+        codes = np.repeat(heads.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+                          np.diff(np.r_[starts, size]))
+        dictionary = heads.dictionary
+    else:
+        enc = arr.dictionary_encode()
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        dictionary = enc.dictionary
+    if sort:
+        perm = pc.array_sort_indices(dictionary).to_numpy()  # UTF-8 byte order = code points
+        rank = np.empty(perm.size, dtype=np.int64)
+        rank[perm] = np.arange(perm.size)
+        codes = rank[codes]
+        dictionary = dictionary.take(pa.array(perm))
+    return codes, np.asarray(dictionary.to_numpy(zero_copy_only=False), dtype=object)
 
 
 def _groups(
-    scores: Scores, systems: Sequence[str] | None, seeds: str = "allow-unbalanced"
+    scores: Scores, systems: Sequence[str] | None, seeds: str = "allow-unbalanced",
+    layout: tuple[Any, ...] | None | bool = True,
 ) -> list[_Group]:
     """One :class:`_Group` per dataset × metric (datasets in order, then metrics in order of
     appearance), built from integer codes of the identifiers: item ids are factorised once,
-    sorted, so columns are in item-id order, and seeds are averaged per system × item."""
-    df = scores.frame
+    sorted, so columns are in item-id order, and seeds are averaged per system × item.
+
+    Tidy tables usually come in blocks: runs of rows of one dataset, metric and system, most
+    listing the same items in the same order. Then (:func:`_block_layout`) only the run heads
+    and one copy of each item list are encoded and the matrix is filled block by block;
+    otherwise every row is encoded (:func:`_groups_by_rows`). Both give the same groups.
+    ``layout``: the table's :func:`_block_layout` when the caller has it.
+    """
+    df = _table(scores)
     if df.empty:
         return []
-    ds_codes, ds_names = pd.factorize(df["dataset"])
-    met_codes, met_names = pd.factorize(df["metric"])
-    sys_codes, sys_names = pd.factorize(df["system"])
-    item_codes, item_names = pd.factorize(df["item"], sort=True)
-    items_all = np.asarray(item_names, dtype=object)
+    if layout is True:  # not computed by the caller (``layout`` is this table's, or None)
+        layout = _block_layout(df)
+    if not isinstance(layout, tuple):
+        return _groups_by_rows(scores, systems, seeds)
+    starts, ends, ds_b, met_b, sys_b, pattern_b, pattern_codes, names_of, items_all = layout
+    ds_names, met_names, sys_list = names_of
+    values = df["value"].to_numpy(np.float64)
+    seed_col = df["seed"].to_numpy(dtype=object) if scores.has_seeds else None
+    n_met = len(met_names)
+    key = ds_b * n_met + met_b
+    first_block: dict[int, int] = {}
+    for bi, kk in enumerate(key.tolist()):
+        first_block.setdefault(kk, bi)
+    group_keys = sorted(first_block, key=lambda kk: (kk // n_met, first_block[kk]))
+    out = []
+    for kk in group_keys:
+        blocks = np.flatnonzero(key == kk)  # in row order
+        dataset, metric = str(ds_names[kk // n_met]), str(met_names[kk % n_met])
+        here = {sys_list[c] for c in np.unique(sys_b[blocks])}
+        names = _select_systems(scores, here, systems,
+                                f"dataset {dataset!r} (metric {metric!r})", order=sys_list)
+        to_row = {sys_list.index(s): i for i, s in enumerate(names)}
+        if scores.has_seeds and seeds == "balanced":
+            rows_all = np.concatenate([np.arange(starts[b], ends[b]) for b in blocks])
+            _check_seeds(scores, df.iloc[rows_all], dataset, metric, names)
+        chosen = [int(b) for b in blocks if int(sys_b[b]) in to_row]
+        seen = np.zeros(items_all.size, dtype=bool)
+        for pat in {int(pattern_b[b]) for b in chosen}:
+            seen[pattern_codes[pat]] = True
+        uitems = np.flatnonzero(seen)  # sorted codes = item ids in sorted order
+        col_of = np.cumsum(seen) - 1
+        k, n_items = len(names), uitems.size
+        matrix = np.full((k, n_items), np.nan)
+        present = np.zeros((k, n_items), dtype=bool)
+        cols = {pat: col_of[pattern_codes[pat]] for pat in {int(pattern_b[b]) for b in chosen}}
+        seed_sd: dict[str, float] = {}
+        n_seeds: dict[str, int] = {}
+        if seed_col is None:
+            for b in chosen:
+                i, c = to_row[int(sys_b[b])], cols[int(pattern_b[b])]
+                matrix[i, c] = values[starts[b]:ends[b]]
+                present[i, c] = True
+            for s in names:
+                n_seeds[s] = 1
+                seed_sd[s] = math.nan
+        else:
+            rows = np.concatenate([np.arange(starts[b], ends[b]) for b in chosen])
+            srow = np.concatenate([np.full(ends[b] - starts[b], to_row[int(sys_b[b])])
+                                   for b in chosen])
+            col = np.concatenate([cols[int(pattern_b[b])] for b in chosen])
+            present[srow, col] = True
+            _average_seeds(matrix, present, values[rows], srow, col, seed_col[rows], names,
+                           seed_sd, n_seeds)
+        out.append(_Group(dataset, metric, tuple(names), items_all[uitems], matrix, present,
+                          seed_sd, n_seeds, bool(present.all())))
+    return out
+
+
+def _average_seeds(
+    matrix: np.ndarray, present: np.ndarray, values: np.ndarray, srow: np.ndarray,
+    col: np.ndarray, seeds_here: np.ndarray, names: Sequence[str],
+    seed_sd: dict[str, float], n_seeds: dict[str, int],
+) -> None:
+    """Fill ``matrix`` with the per system × item mean over seeds (pandas' group mean,
+    compensated sum in row order, as a per-system groupby did) and the per-system seed
+    counts and SD of the per-seed mean scores."""
+    n_items = matrix.shape[1]
+    flat = srow * n_items + col
+    m = pd.Series(values).groupby(flat, sort=True).mean()
+    matrix.reshape(-1)[m.index.to_numpy()] = m.to_numpy()
+    for i, s in enumerate(names):
+        mine = srow == i
+        per_seed = pd.Series(values[mine]).groupby(seeds_here[mine], sort=True).mean()
+        n_seeds[s] = int(per_seed.size)
+        seed_sd[s] = float(per_seed.std(ddof=1)) if per_seed.size > 1 else math.nan
+
+
+#: :func:`_block_layout` needs this many rows per block on average (else rows are encoded).
+_MIN_BLOCK_ROWS = 64
+
+
+def _block_layout(df: pd.DataFrame) -> tuple[Any, ...] | None:
+    """Blocks of a tidy table: maximal runs of rows with one dataset, metric and system
+    (``starts``, ``ends``, their codes), each block's item list as one of a few distinct
+    patterns (a block whose items equal, in order, those of the last block of the same length
+    that started a pattern reuses its codes; Arrow compares the strings), and the pattern's
+    sorted item codes. ``None`` when the identifiers are not Arrow strings or the rows are not
+    in blocks (fewer than :data:`_MIN_BLOCK_ROWS` rows per block)."""
+    cols = ("dataset", "metric", "system", "item")
+    if not all(_arrow_strings(df[c]) for c in cols):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    size = len(df)
+    arrs = {c: _arrow(df[c]) for c in cols}
+    starts = np.zeros(1, dtype=np.int64)
+    if size > 1:
+        def neighbours_differ(a: Any) -> Any:
+            return pc.not_equal(a.slice(1), a.slice(0, size - 1))
+
+        if size >= 1 << 20:  # Arrow releases the GIL: the three columns on two threads
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(2) as pool:
+                differ = list(pool.map(neighbours_differ, [arrs[c] for c in cols[:3]]))
+        else:
+            differ = [neighbours_differ(arrs[c]) for c in cols[:3]]
+        change = pc.or_(pc.or_(differ[0], differ[1]), differ[2])
+        starts = np.r_[starts, pc.indices_nonzero(change).to_numpy().astype(np.int64) + 1]
+    if starts.size * _MIN_BLOCK_ROWS > size:
+        return None
+    ends = np.r_[starts[1:], size]
+    heads = pa.array(starts)
+    codes, names = [], []
+    for c in cols[:3]:
+        enc = arrs[c].take(heads).dictionary_encode()
+        codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64))
+        names.append([str(x) for x in enc.dictionary.to_pylist()])
+    items = arrs["item"]
+    lengths_b = ends - starts
+    # same_as_previous[b]: block b lists the items of block b - 1, in order (one shifted
+    # comparison of the whole column per distinct block length, mismatches counted by cumsum)
+    same_as_previous = np.zeros(starts.size, dtype=bool)
+    for length in np.unique(lengths_b).tolist():
+        follow = np.flatnonzero((lengths_b == length) & np.r_[False, lengths_b[:-1] == length])
+        if not follow.size:
+            continue
+        mismatch = pc.indices_nonzero(pc.not_equal(items.slice(length), items.slice(
+            0, size - length))).to_numpy().astype(np.int64)  # item[p] != item[p + length]
+        prev = starts[follow] - length  # the previous block, of the same length
+        same_as_previous[follow] = (np.searchsorted(mismatch, prev)
+                                    == np.searchsorted(mismatch, prev + length))
+    pattern_b = np.empty(starts.size, dtype=np.int64)
+    pattern_start: list[int] = []
+    last_of_length: dict[int, int] = {}
+    for b, (a0, a1) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        length = a1 - a0
+        if same_as_previous[b]:
+            pattern_b[b] = pattern_b[b - 1]
+            continue
+        pat = last_of_length.get(length)
+        if pat is not None:
+            ref = pattern_start[pat]
+            if pc.all(pc.equal(items.slice(a0, length), items.slice(ref, length))).as_py():
+                pattern_b[b] = pat
+                continue
+        pattern_b[b] = len(pattern_start)
+        last_of_length[length] = len(pattern_start)
+        pattern_start.append(a0)
+    lengths = [int(ends[b] - starts[b]) for b in
+               np.unique(pattern_b, return_index=True)[1]]  # first block of each pattern
+    joined = pa.concat_arrays([items.slice(a0, n) for a0, n in
+                               zip(pattern_start, lengths, strict=True)])
+    enc = joined.dictionary_encode()
+    perm = pc.array_sort_indices(enc.dictionary).to_numpy()  # UTF-8 byte order = code points
+    rank = np.empty(perm.size, dtype=np.int64)
+    rank[perm] = np.arange(perm.size)
+    all_codes = rank[enc.indices.to_numpy(zero_copy_only=False)]
+    bounds = np.cumsum([0, *lengths])
+    pattern_codes = [all_codes[bounds[p]:bounds[p + 1]] for p in range(len(lengths))]
+    items_all = np.asarray(enc.dictionary.take(pa.array(perm)).to_numpy(zero_copy_only=False),
+                           dtype=object)
+    return (starts, ends, codes[0], codes[1], codes[2], pattern_b, pattern_codes,
+            (names[0], names[1], names[2]), items_all)
+
+
+def _groups_by_rows(
+    scores: Scores, systems: Sequence[str] | None, seeds: str = "allow-unbalanced"
+) -> list[_Group]:
+    """:func:`_groups` from per-row integer codes of the identifiers (any row order)."""
+    df = _table(scores)
+    ds_codes, ds_names = _factorize(df["dataset"])
+    met_codes, met_names = _factorize(df["metric"])
+    sys_codes, sys_names = _factorize(df["system"])
+    item_codes, items_all = _factorize(df["item"], sort=True)
     sys_list = [str(s) for s in sys_names]
     values = df["value"].to_numpy(np.float64)
     seed_col = df["seed"].to_numpy(dtype=object) if scores.has_seeds else None
     n_met = len(met_names)
-    key = ds_codes.astype(np.int64) * n_met + met_codes
-    order = np.argsort(key, kind="stable")
-    skey = key[order]
+    key = ds_codes * n_met + met_codes
+    in_blocks = bool(np.all(key[1:] >= key[:-1]))  # rows already grouped: slices, no gathers
+    order = np.arange(key.size) if in_blocks else np.argsort(key, kind="stable")
+    skey = key if in_blocks else key[order]
     starts = np.flatnonzero(np.r_[True, skey[1:] != skey[:-1]])
     ends = np.r_[starts[1:], skey.size]
     group_ds = skey[starts] // n_met
     sequence = np.lexsort((order[starts], group_ds))  # dataset order, then first appearance
     out = []
     for gi in sequence:
-        rows_all = order[starts[gi]:ends[gi]]  # original row order (stable sort)
+        # the group's rows in original row order (stable sort): a slice when contiguous
+        rows_all: slice | np.ndarray = (slice(int(starts[gi]), int(ends[gi])) if in_blocks
+                                        else order[starts[gi]:ends[gi]])
         dataset = str(ds_names[group_ds[gi]])
         metric = str(met_names[skey[starts[gi]] % n_met])
         here = {sys_list[c] for c in
@@ -538,8 +803,12 @@ def _groups(
         for i, s in enumerate(names):
             to_row[sys_list.index(s)] = i
         srow = to_row[sys_codes[rows_all]]
-        rows = rows_all[srow >= 0]
-        srow = srow[srow >= 0]
+        rows: slice | np.ndarray = rows_all
+        if not (srow >= 0).all():
+            keep = srow >= 0
+            rows = (np.arange(rows_all.start, rows_all.stop)[keep]
+                    if isinstance(rows_all, slice) else rows_all[keep])
+            srow = srow[keep]
         codes = item_codes[rows]
         seen = np.zeros(items_all.size, dtype=bool)
         seen[codes] = True
@@ -652,6 +921,7 @@ class _PairData:
     x: np.ndarray  # system a (aligned with y when paired)
     y: np.ndarray
     items: np.ndarray | None = None  # column indices of the common items when paired
+    own: bool = True  # x and y are the systems' own items (group.row), not an intersection
 
     @property
     def n(self) -> tuple[int, int]:
@@ -721,7 +991,7 @@ def _pair_data(
         stacklevel=4,
     )
     cols = np.flatnonzero(pa & pb)
-    return _PairData(a, b, True, group.matrix[ia, cols], group.matrix[ib, cols], cols)
+    return _PairData(a, b, True, group.matrix[ia, cols], group.matrix[ib, cols], cols, own=False)
 
 
 def _preview(values: Iterable[object], limit: int = 10) -> str:
@@ -730,8 +1000,22 @@ def _preview(values: Iterable[object], limit: int = 10) -> str:
     return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
 
 
+def _pair_binary(group: _Group, pd_: _PairData) -> bool:
+    """Every value of both systems of the pair is 0 or 1 (cached per system for own items)."""
+    if pd_.own:
+        return group.binary[group.index(pd_.a)] and group.binary[group.index(pd_.b)]
+    return _is_binary(pd_.x) and _is_binary(pd_.y)
+
+
+def _pair_means(group: _Group, pd_: _PairData) -> tuple[float, float]:
+    """mean(x), mean(y) of a pair (cached per system for own items)."""
+    if pd_.own:
+        return group.means[group.index(pd_.a)], group.means[group.index(pd_.b)]
+    return float(pd_.x.mean()), float(pd_.y.mean())
+
+
 def _choose_test(test: str, pd_: _PairData, group: _Group) -> str:
-    binary = _is_binary(pd_.x) and _is_binary(pd_.y)
+    binary = _pair_binary(group, pd_)
     if test == "auto":
         if binary:
             return "mcnemar" if pd_.paired else "proportions-z"
@@ -828,11 +1112,11 @@ def _classical(
     return _Outcome(r.statistic, r.pvalue, lo, hi, how)
 
 
-def _effect(pd_: _PairData) -> tuple[float, str]:
+def _effect(pd_: _PairData, group: _Group) -> tuple[float, str]:
     from . import stats
 
-    if _is_binary(pd_.x) and _is_binary(pd_.y):
-        return float(stats.cohens_h(pd_.x.mean(), pd_.y.mean())), "cohens_h"
+    if _pair_binary(group, pd_):
+        return float(stats.cohens_h(*_pair_means(group, pd_))), "cohens_h"
     if pd_.paired:
         return float(stats.cohens_dz(pd_.x, pd_.y)), "cohens_dz"
     return float(stats.cohens_d(pd_.x, pd_.y)), "cohens_d"
@@ -866,174 +1150,270 @@ def _stack_diffs(data: list[_PairData], idx: list[int]) -> np.ndarray:
     return np.stack([data[i].x - data[i].y for i in idx])
 
 
-def _t_intervals(
-    group: _Group, data: list[_PairData], idx: list[int], alternative: str, level: float,
-    out: dict[int, tuple[float, float, str]],
-) -> None:
-    """The paired t (paired) or Welch (unpaired) interval of every pair in ``idx``, vectorised
-    per shape; shapes the t tests reject go through :func:`_t_interval` (which raises)."""
-    from .stats import many
+def _pair_rows(
+    group: _Group, data: list[_PairData], sub: list[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values, ia, ib) with data[sub[j]].x - .y = values[ia[j]] - values[ib[j]]: the group's
+    systems x items matrix when every system scores every item (no copy), else the pairs' own
+    aligned rows stacked (x rows, then y rows)."""
+    if group.complete:
+        ia = np.array([group.index(data[i].a) for i in sub], dtype=np.intp)
+        ib = np.array([group.index(data[i].b) for i in sub], dtype=np.intp)
+        return group.matrix, ia, ib
+    m = len(sub)
+    values = np.stack([data[i].x for i in sub] + [data[i].y for i in sub])
+    return values, np.arange(m, dtype=np.intp), np.arange(m, 2 * m, dtype=np.intp)
 
-    for (paired, na, nb), sub in _buckets(data, idx).items():
-        if min(na, nb) < 2:
-            for i in sub:
-                with _context(group, [data[i]]):
-                    out[i] = _t_interval(data[i], alternative, level)
-            continue
-        with _context(group, [data[i] for i in sub]):
-            if paired:
-                r = many.paired_ttest_many(_stack_diffs(data, sub), alternative=alternative,
-                                           level=level)
+
+@dataclass
+class _Shared:
+    """The work of all dataset × metric groups that is done once, after every group is
+    prepared: one t-distribution call (``scipy.special.stdtr``/``stdtrit``) for every paired t
+    statistic and interval, and one sign-flip count per number of items for all paired
+    permutation tests (:meth:`~ranger_eval.stats.resampling.SignFlips.count_pairs`: the sign
+    matrix is defined by n, B and the seed alone, so groups with the same n share it)."""
+
+    alternative: str
+    level: float
+    n_resamples: int
+    seed: int | None
+    moments: list[Any] = field(default_factory=list)
+    n_moments: int = 0
+    perm: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray, _GroupWork, list[int]]]] = (
+        field(default_factory=dict))
+    t: ManyTestResult | None = None
+    mean: np.ndarray = field(default_factory=lambda: np.empty(0))
+    t_used: list[int] = field(default_factory=list)  # rows whose t test or interval is reported
+
+    def add_moments(self, m: Any) -> int:
+        """Queue the :class:`~ranger_eval.stats.many.PairedMoments` of some pairs; returns the
+        row of the first one in :attr:`t`."""
+        first = self.n_moments
+        self.moments.append(m)
+        self.n_moments += len(m)
+        return first
+
+    def run(self) -> None:
+        from .progress import progress_bar
+        from .stats import SignFlips
+        from .stats.many import PairedMoments
+
+        if self.moments:
+            allm = PairedMoments.concat(self.moments)
+            self.t = allm.ttest(self.alternative, self.level, warn=False)
+            self.mean = allm.mean
+            allm.warn_cancellation(np.asarray(self.t_used, dtype=np.intp))
+        for n, jobs in self.perm.items():
+            starts = np.cumsum([0] + [v.shape[0] for v, *_ in jobs])
+            values = np.concatenate([v for v, *_ in jobs])
+            ia = np.concatenate([a + o for (_, a, _, _, _), o in zip(jobs, starts, strict=False)])
+            ib = np.concatenate([b + o for (_, _, b, _, _), o in zip(jobs, starts, strict=False)])
+            flips = SignFlips(n, self.n_resamples, self.seed)
+            with progress_bar(f"permutation tests, {ia.size} pairs", flips.size) as advance:
+                count = flips.count_pairs(values, ia, ib, self.alternative, advance=advance)
+            p = flips.pvalues(count)
+            at = 0
+            for _, a, _, work, sub in jobs:
+                for j, i in enumerate(sub):
+                    work.perm_p[i] = float(p[at + j])
+                at += a.size
+
+
+class _GroupWork:
+    """The pairs of one dataset × metric, tested with column operations (see
+    :meth:`prepare`); :meth:`finish` reads what :class:`_Shared` computed for all groups."""
+
+    def __init__(self, group: _Group, data: list[_PairData], chosen: list[str]) -> None:
+        self.group, self.data, self.chosen = group, data, chosen
+        self.out: dict[int, _Outcome] = {}
+        self.t_row: dict[int, int] = {}  # pair -> row of its paired t in _Shared.t
+        self.t_ci: set[int] = set()  # pairs whose interval is that paired t interval
+        self.perm_p: dict[int, float] = {}
+        self.effects: dict[int, tuple[float, str]] = {}
+        self.adjusted: np.ndarray | None = None
+
+    def prepare(self, shared: _Shared, westfall_young: bool) -> None:
+        """Every test that is not shared between groups, in the order of the one-pair engine
+        (so its errors come first as before); queue the paired t and permutation tests.
+
+        Pairs of one test and one shape form a pairs × items matrix: t, Welch, McNemar and z
+        statistics are row operations with one vectorised scipy call for p-values and intervals
+        (:mod:`ranger_eval.stats.many`); paired moments (mean, centred sum of squares) are one
+        pass over the differences of the system rows and serve the paired t test, the paired
+        t interval of the rank, sign, McNemar and permutation tests and d_z; permutation and
+        bootstrap tests share one sign-flip / bootstrap index matrix (defined by n, B and the
+        seed alone, so every pair sees the same resamples). Rank and sign tests run pair by pair.
+        ``westfall_young`` computes the step-down max-T adjusted p-values of the group's paired
+        permutation tests here (one joint null per group).
+        """
+        from . import stats
+        from .progress import progress_bar
+        from .stats import many
+
+        group, data, chosen = self.group, self.data, self.chosen
+        alternative, level = shared.alternative, shared.level
+        n_resamples, seed = shared.n_resamples, shared.seed
+        paired_idx = [i for i, d in enumerate(data) if d.paired and d.x.size >= 2]
+        dz: dict[int, float] = {}
+        for sub in _buckets(data, paired_idx).values():
+            values, ia, ib = _pair_rows(group, data, sub)
+            m = many.paired_moments(values, ia, ib)
+            first = shared.add_moments(m)
+            es = m.cohens_dz()
+            for j, i in enumerate(sub):
+                self.t_row[i] = first + j
+                dz[i] = float(es[j])
+        by_test: dict[str, list[int]] = {}
+        for i, c in enumerate(chosen):
+            by_test.setdefault(c, []).append(i)
+        intervals: dict[int, tuple[float, float, str]] = {}
+        need_t = [i for t in ("wilcoxon", "sign", "mannwhitney", "mcnemar", "permutation")
+                  for i in by_test.get(t, [])]
+        for (paired, na, nb), sub in _buckets(data, need_t).items():
+            if min(na, nb) < 2:
+                for i in sub:
+                    with _context(group, [data[i]]):
+                        intervals[i] = _t_interval(data[i], alternative, level)
+            elif paired:
+                self.t_ci.update(sub)
+                shared.t_used.extend(self.t_row[i] for i in sub)
+                for i in sub:
+                    intervals[i] = (math.nan, math.nan, "paired t")
             else:
-                r = many.welch_ttest_many(np.stack([data[i].x for i in sub]),
-                                          np.stack([data[i].y for i in sub]),
-                                          alternative=alternative, level=level)
-        assert r.ci_low is not None and r.ci_high is not None
-        how = "paired t" if paired else "Welch t"
-        for j, i in enumerate(sub):
-            out[i] = (float(r.ci_low[j]), float(r.ci_high[j]), how)
+                with _context(group, [data[i] for i in sub]):
+                    w = many.welch_ttest_many(np.stack([data[i].x for i in sub]),
+                                              np.stack([data[i].y for i in sub]),
+                                              alternative=alternative, level=level)
+                assert w.ci_low is not None and w.ci_high is not None
+                for j, i in enumerate(sub):
+                    intervals[i] = (float(w.ci_low[j]), float(w.ci_high[j]), "Welch t")
+        if westfall_young:
+            idx = by_test.get("permutation", [])
+            shapes = _buckets(data, idx)
+            if len(idx) != len(data) or len(shapes) != 1 or not next(iter(shapes))[0]:
+                raise CompareError(
+                    f"correction='westfall-young' needs one joint sign-flip null: on dataset "
+                    f"{group.dataset!r} (metric {group.metric!r}) every pair must be a paired "
+                    "permutation test on the same items (test='permutation' with paired data); "
+                    f"tests here: {', '.join(sorted(set(chosen)))}"
+                )
+            self.adjusted = np.empty(len(data))
+        where = f"{group.dataset}/{group.metric}"
+        out = self.out
+        for test, idx in by_test.items():
+            for (paired, na, nb), sub in _buckets(data, idx).items():
+                pairs = [data[i] for i in sub]
+                small = min(na, nb) < (1 if test == "mcnemar" else 2)
+                if test in ("wilcoxon", "sign", "mannwhitney") or small or (
+                        test == "permutation" and not paired):
+                    for i in sub:
+                        d = data[i]
+                        with _context(group, [d]):
+                            if test == "permutation":
+                                r1 = stats.permutation_test(d.x, d.y, alternative=alternative,
+                                                            n_resamples=n_resamples, seed=seed)
+                                out[i] = _Outcome(r1.statistic, r1.pvalue, *intervals[i][:2],
+                                                  intervals[i][2])
+                            elif test in ("wilcoxon", "sign", "mannwhitney"):
+                                out[i] = _classical(test, d, alternative, level, intervals.get(i))
+                            else:
+                                out[i] = _classical(test, d, alternative, level)
+                    continue
+                if test == "paired-t":
+                    shared.t_used.extend(self.t_row[i] for i in sub)
+                    continue  # from the shared t distribution call (finish)
+                if test == "permutation" and self.adjusted is None:
+                    values, ia, ib = _pair_rows(group, data, sub)
+                    shared.perm.setdefault(na, []).append((values, ia, ib, self, sub))
+                    continue
+                r: ManyTestResult
+                with _context(group, pairs):
+                    if test == "welch":
+                        r = many.welch_ttest_many(np.stack([d.x for d in pairs]),
+                                                  np.stack([d.y for d in pairs]),
+                                                  alternative=alternative, level=level)
+                        how = "Welch t"
+                    elif test == "mcnemar":
+                        r = many.mcnemar_many(np.stack([d.x for d in pairs]),
+                                              np.stack([d.y for d in pairs]),
+                                              alternative=alternative)
+                    elif test == "proportions-z":
+                        ca = np.array([d.x.sum() for d in pairs])
+                        cb = np.array([d.y.sum() for d in pairs])
+                        size_a, size_b = np.full(ca.size, na), np.full(cb.size, nb)
+                        r = many.proportions_ztest_many(ca, size_a, cb, size_b,
+                                                        alternative=alternative)
+                        lo, hi = many.wald_interval_many(ca, size_a, cb, size_b,
+                                                         alternative=alternative, level=level)
+                        r = dataclasses.replace(r, ci_low=lo, ci_high=hi)
+                        how = "Wald"
+                    elif test == "permutation":  # Westfall–Young: the group's joint null
+                        flips = stats.SignFlips(na, n_resamples, seed)
+                        with progress_bar(f"permutation {where}", flips.size) as advance:
+                            r = flips.test(_stack_diffs(data, sub), alternative,
+                                           adjust="westfall-young", advance=advance)
+                        if r.pvalue_adjusted is not None and self.adjusted is not None:
+                            self.adjusted[sub] = r.pvalue_adjusted
+                    else:  # bootstrap (paired only)
+                        boot = stats.BootstrapIndices(na, n_resamples, seed)
+                        with progress_bar(f"bootstrap {where}", boot.n_resamples) as advance:
+                            r = stats.paired_bootstrap_many(
+                                _stack_diffs(data, sub), alternative=alternative, level=level,
+                                indices=boot, advance=advance)
+                        how = "bootstrap BCa"
+                for j, i in enumerate(sub):
+                    if test in ("mcnemar", "permutation"):
+                        lo_i, hi_i, how = intervals[i]
+                    else:
+                        assert r.ci_low is not None and r.ci_high is not None
+                        lo_i, hi_i = float(r.ci_low[j]), float(r.ci_high[j])
+                    out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), lo_i, hi_i, how)
+        self._effects(dz)
 
+    def _effects(self, dz: dict[int, float]) -> None:
+        """Effect size of every pair (see :func:`_effect`): d_z from the paired moments,
+        Cohen's d vectorised per shape, Cohen's h from the cached means."""
+        from .stats import many
 
-def _effects(group: _Group, data: list[_PairData]) -> list[tuple[float, str]]:
-    """Effect size of every pair (see :func:`_effect`), vectorised per shape."""
-    from .stats import many
-
-    out: dict[int, tuple[float, str]] = {}
-    numeric = []
-    for i, d in enumerate(data):
-        if _is_binary(d.x) and _is_binary(d.y):
-            with _context(group, [d]):
-                out[i] = _effect(d)
-        else:
-            numeric.append(i)
-    for (paired, na, nb), sub in _buckets(data, numeric).items():
-        if min(na, nb) < 2:
-            for i in sub:
-                with _context(group, [data[i]]):
-                    out[i] = _effect(data[i])
-            continue
-        if paired:
-            es, name = many.cohens_dz_many(_stack_diffs(data, sub)), "cohens_dz"
-        else:
+        group, data = self.group, self.data
+        numeric = []
+        for i, d in enumerate(data):
+            if _pair_binary(group, d):
+                with _context(group, [d]):
+                    self.effects[i] = _effect(d, group)
+            elif i in dz:
+                self.effects[i] = (dz[i], "cohens_dz")
+            else:
+                numeric.append(i)
+        for (paired, na, nb), sub in _buckets(data, numeric).items():
+            if paired or min(na, nb) < 2:
+                for i in sub:
+                    with _context(group, [data[i]]):
+                        self.effects[i] = _effect(data[i], group)
+                continue
             es = many.cohens_d_many(np.stack([data[i].x for i in sub]),
                                     np.stack([data[i].y for i in sub]))
-            name = "cohens_d"
-        for j, i in enumerate(sub):
-            out[i] = (float(es[j]), name)
-    return [out[i] for i in range(len(data))]
-
-
-def _group_outcomes(
-    group: _Group,
-    data: list[_PairData],
-    chosen: list[str],
-    alternative: str,
-    level: float,
-    n_resamples: int,
-    seed: int | None,
-    westfall_young: bool,
-) -> tuple[list[_Outcome], np.ndarray | None]:
-    """Every pair of one dataset × metric, tested with column operations.
-
-    Pairs of one test and one shape form a pairs × items matrix: t, Welch, McNemar and z
-    statistics are row operations with one vectorised scipy call for p-values and intervals
-    (:mod:`ranger_eval.stats.many`); permutation and bootstrap tests share one sign-flip /
-    bootstrap index matrix (defined by n, B and the seed alone, so every pair sees the same
-    resamples). Rank and sign tests run pair by pair. With ``westfall_young`` also returns the
-    step-down max-T adjusted p-values of the group's paired permutation tests.
-    """
-    from . import stats
-    from .progress import progress_bar
-    from .stats import many
-
-    out: dict[int, _Outcome] = {}
-    adjusted: np.ndarray | None = None
-    by_test: dict[str, list[int]] = {}
-    for i, c in enumerate(chosen):
-        by_test.setdefault(c, []).append(i)
-    intervals: dict[int, tuple[float, float, str]] = {}
-    need_t = [i for t in ("wilcoxon", "sign", "mannwhitney", "mcnemar", "permutation")
-              for i in by_test.get(t, [])]
-    _t_intervals(group, data, need_t, alternative, level, intervals)
-    where = f"{group.dataset}/{group.metric}"
-    if westfall_young:
-        idx = by_test.get("permutation", [])
-        shapes = _buckets(data, idx)
-        if len(idx) != len(data) or len(shapes) != 1 or not next(iter(shapes))[0]:
-            raise CompareError(
-                f"correction='westfall-young' needs one joint sign-flip null: on dataset "
-                f"{group.dataset!r} (metric {group.metric!r}) every pair must be a paired "
-                "permutation test on the same items (test='permutation' with paired data); "
-                f"tests here: {', '.join(sorted(set(chosen)))}"
-            )
-        adjusted = np.empty(len(data))
-    for test, idx in by_test.items():
-        for (paired, na, nb), sub in _buckets(data, idx).items():
-            pairs = [data[i] for i in sub]
-            small = min(na, nb) < (1 if test == "mcnemar" else 2)
-            if test in ("wilcoxon", "sign", "mannwhitney") or small or (
-                    test == "permutation" and not paired):
-                for i in sub:
-                    d = data[i]
-                    with _context(group, [d]):
-                        if test == "permutation":
-                            r1 = stats.permutation_test(d.x, d.y, alternative=alternative,
-                                                        n_resamples=n_resamples, seed=seed)
-                            out[i] = _Outcome(r1.statistic, r1.pvalue, *intervals[i][:2],
-                                              intervals[i][2])
-                        elif test in ("wilcoxon", "sign", "mannwhitney"):
-                            o = _classical(test, d, alternative, level, intervals.get(i))
-                            out[i] = o
-                        else:
-                            out[i] = _classical(test, d, alternative, level)
-                continue
-            r: ManyTestResult
-            with _context(group, pairs):
-                if test == "paired-t":
-                    r = many.paired_ttest_many(_stack_diffs(data, sub), alternative=alternative,
-                                               level=level)
-                    how = "paired t"
-                elif test == "welch":
-                    r = many.welch_ttest_many(np.stack([d.x for d in pairs]),
-                                              np.stack([d.y for d in pairs]),
-                                              alternative=alternative, level=level)
-                    how = "Welch t"
-                elif test == "mcnemar":
-                    r = many.mcnemar_many(np.stack([d.x for d in pairs]),
-                                          np.stack([d.y for d in pairs]), alternative=alternative)
-                elif test == "proportions-z":
-                    ca = np.array([d.x.sum() for d in pairs])
-                    cb = np.array([d.y.sum() for d in pairs])
-                    size_a, size_b = np.full(ca.size, na), np.full(cb.size, nb)
-                    r = many.proportions_ztest_many(ca, size_a, cb, size_b,
-                                                    alternative=alternative)
-                    lo, hi = many.wald_interval_many(ca, size_a, cb, size_b,
-                                                     alternative=alternative, level=level)
-                    r = dataclasses.replace(r, ci_low=lo, ci_high=hi)
-                    how = "Wald"
-                elif test == "permutation":
-                    flips = stats.SignFlips(na, n_resamples, seed)
-                    with progress_bar(f"permutation {where}", flips.size) as advance:
-                        r = flips.test(_stack_diffs(data, sub), alternative,
-                                       adjust="westfall-young" if westfall_young else None,
-                                       advance=advance)
-                    if adjusted is not None and r.pvalue_adjusted is not None:
-                        adjusted[sub] = r.pvalue_adjusted
-                else:  # bootstrap (paired only)
-                    boot = stats.BootstrapIndices(na, n_resamples, seed)
-                    with progress_bar(f"bootstrap {where}", boot.n_resamples) as advance:
-                        r = stats.paired_bootstrap_many(
-                            _stack_diffs(data, sub), alternative=alternative, level=level,
-                            indices=boot, advance=advance)
-                    how = "bootstrap BCa"
             for j, i in enumerate(sub):
-                if test in ("mcnemar", "permutation"):
-                    lo_i, hi_i, how = intervals[i]
-                else:
-                    assert r.ci_low is not None and r.ci_high is not None
-                    lo_i, hi_i = float(r.ci_low[j]), float(r.ci_high[j])
-                out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), lo_i, hi_i, how)
-    return [out[i] for i in range(len(data))], adjusted
+                self.effects[i] = (float(es[j]), "cohens_d")
+
+    def finish(self, shared: _Shared) -> list[_Outcome]:
+        """Outcomes of every pair, in order, with the shared t and permutation results."""
+        t = shared.t
+        out = self.out
+        for i, c in enumerate(self.chosen):
+            if i in out and i not in self.t_ci:
+                continue
+            assert t is not None and t.ci_low is not None and t.ci_high is not None
+            row = self.t_row[i]
+            lo, hi = float(t.ci_low[row]), float(t.ci_high[row])
+            if i in out:  # a test whose interval is the paired t interval
+                out[i] = dataclasses.replace(out[i], ci_low=lo, ci_high=hi)
+            elif c == "paired-t":
+                out[i] = _Outcome(float(t.statistic[row]), float(t.pvalue[row]), lo, hi,
+                                  "paired t")
+            else:  # shared paired permutation test: statistic mean(d)
+                out[i] = _Outcome(float(shared.mean[row]), self.perm_p[i], lo, hi, "paired t")
+        return [out[i] for i in range(len(self.data))]
 
 
 # --------------------------------------------------------------------------- set-level metrics
@@ -1419,7 +1799,13 @@ def compare(
             scores = scores.filter(datasets=datasets, metrics=metrics)
         except ScoresError as exc:
             raise CompareError(str(exc)) from None
-    order = tuple(systems) if systems is not None else scores.systems
+    layout = None if set_metrics else _block_layout(_table(scores))
+    if systems is not None:
+        order = tuple(systems)
+    elif layout is not None:  # = scores.systems (first appearance), from the block heads
+        order = tuple(layout[7][2])
+    else:
+        order = tuple(str(s) for s in _factorize(_table(scores)["system"])[1])
     if len(order) < 2:
         raise CompareError(
             f"need at least two systems to compare, found only {', '.join(map(repr, order))}"
@@ -1433,18 +1819,19 @@ def compare(
             scores, set_metrics, systems, pairs, baseline, chosen_test, alternative, level,
             int(n_resamples), seed, missing, seeds,
         )
-    groups = [] if set_metrics else _groups(scores, systems, seeds)
+    groups = [] if set_metrics else _groups(scores, systems, seeds, layout=layout)
     wy_adjusted: list[float] = []
+    shared = _Shared(alternative, level, int(n_resamples), seed)
+    works: list[_GroupWork] = []
     for group in groups:
-        for s in group.names:
-            v = group.row(s)
+        for j, s in enumerate(group.names):
             mean_rows.append(
                 {
                     "dataset": group.dataset,
                     "metric": group.metric,
                     "system": s,
-                    "mean": float(v.mean()),
-                    "n": int(v.size),
+                    "mean": group.means[j],
+                    "n": int(group.present[j].sum()),
                     "seed_sd": group.seed_sd[s],
                     "n_seeds": group.n_seeds[s],
                 }
@@ -1452,14 +1839,18 @@ def compare(
         pair_list = _pairs_for(group, pairs, baseline)
         data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
         chosen = [_choose_test(test, d, group) for d in data]
-        outcomes, adjusted_here = _group_outcomes(
-            group, data, chosen, alternative, level, int(n_resamples), seed, westfall_young
-        )
-        if adjusted_here is not None:
-            wy_adjusted.extend(float(v) for v in adjusted_here)
-        effects = _effects(group, data)
+        work = _GroupWork(group, data, chosen)
+        work.prepare(shared, westfall_young)
+        works.append(work)
+    shared.run()  # one t-distribution call, one sign-flip product per number of items
+    for work in works:
+        group, data, chosen = work.group, work.data, work.chosen
+        outcomes = work.finish(shared)
+        if work.adjusted is not None:
+            wy_adjusted.extend(float(v) for v in work.adjusted)
+        effects = [work.effects[i] for i in range(len(data))]
         for d, c, o, (es, es_name) in zip(data, chosen, outcomes, effects, strict=True):
-            mean_a, mean_b = float(d.x.mean()), float(d.y.mean())
+            mean_a, mean_b = _pair_means(group, d)
             rows.append(
                 {
                     "dataset": group.dataset,
@@ -1508,7 +1899,8 @@ def compare(
     means = pd.DataFrame(
         mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
     )
-    tests_used = tuple(t for t in TESTS if t in set(table["test"]))
+    used = set(table["test"])
+    tests_used = tuple(t for t in TESTS if t in used)
     return Comparison(
         table=table,
         means=means,

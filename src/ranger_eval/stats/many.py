@@ -16,11 +16,20 @@ column operations and one vectorised distribution call:
 * :func:`wald_interval_many` -- Wald interval of p1 - p2 (statsmodels
   ``confint_proportions_2indep(method="wald")``);
 * :func:`cohens_dz_many`, :func:`cohens_d_many` -- the effect sizes of
-  :mod:`ranger_eval.stats.effectsize`.
+  :mod:`ranger_eval.stats.effectsize`;
+* :func:`paired_moments` -- the numbers both paired statistics need (mean(d), the centred sum
+  of squares sum((d - mean)^2), constant rows), from one cache-sized pass over the differences of
+  system rows; :meth:`PairedMoments.ttest` and :meth:`PairedMoments.cohens_dz` turn them into the
+  paired t test (one ``scipy.special.stdtr``/``stdtrit`` call for every row, whatever the
+  number of items) and d_z. :func:`paired_ttest_many` and :func:`cohens_dz_many` are built on
+  them.
 
 Inputs are float64 matrices with one row per pair (validated: finite, two-dimensional).
 """
 from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,6 +37,8 @@ from ._validation import StatsInputError, check_alternative, check_level
 from .results import ManyTestResult
 
 __all__ = [
+    "PairedMoments",
+    "paired_moments",
     "paired_ttest_many",
     "welch_ttest_many",
     "mcnemar_many",
@@ -79,41 +90,204 @@ def _one_sided(lo: np.ndarray, hi: np.ndarray, alternative: str) -> tuple[np.nda
     return lo, hi
 
 
+_EPS = float(np.finfo(np.float64).eps)
+#: scipy's warning when ``ttest_1samp`` centres nearly identical values (``stats._demean``).
+_CANCELLATION = (
+    "Precision loss occurred in moment calculation due to catastrophic cancellation. This occurs "
+    "when the data are nearly identical. Results may be unreliable."
+)
+#: Bytes of differences processed at a time by :func:`paired_moments` (kept in cache).
+CHUNK_BYTES = 1 << 18
+
+
+@dataclass(frozen=True)
+class PairedMoments:
+    """What the paired t test and d_z need of each row d of differences (one system pair).
+
+    ``n`` items; ``mean`` = sum(d)/n (numpy's pairwise row sum); ``ss`` = sum((d - mean)^2), the
+    pairwise sum of the squared centred values; ``constant``: every d_i equal; ``first`` = d_0;
+    ``cancellation``: scipy's precision-loss condition max|d - mean| < 10 eps |mean|. These are
+    exactly the intermediate numbers of ``scipy.stats.ttest_1samp(axis=1)`` (var = ss/n ·
+    n/(n - 1)) and of ``numpy.std(ddof=1)`` (sd = sqrt(ss/(n - 1))), so :meth:`ttest` and
+    :meth:`cohens_dz` equal them bit for bit.
+    """
+
+    n: np.ndarray
+    mean: np.ndarray
+    ss: np.ndarray
+    constant: np.ndarray
+    first: np.ndarray
+    cancellation: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.mean.shape[0])
+
+    @classmethod
+    def concat(cls, parts: list[PairedMoments]) -> PairedMoments:
+        """The rows of several :class:`PairedMoments` (any numbers of items), in order."""
+        names = ("n", "mean", "ss", "constant", "first", "cancellation")
+        if not parts:
+            empty = np.empty(0)
+            return cls(np.empty(0, np.int64), empty, empty, np.empty(0, bool), empty,
+                       np.empty(0, bool))
+        cols = {k: np.concatenate([getattr(p, k) for p in parts]) for k in names}
+        return cls(**cols)
+
+    def warn_cancellation(self, rows: np.ndarray | None = None) -> None:
+        """scipy's precision-loss ``RuntimeWarning`` if any of ``rows`` (default: all) that is
+        not constant would make ``ttest_1samp`` emit it."""
+        flag = self.cancellation & ~self.constant
+        if (flag if rows is None else flag[rows]).any():
+            warnings.warn(_CANCELLATION, RuntimeWarning, stacklevel=3)
+
+    def ttest(
+        self, alternative: str = "two-sided", level: float = 0.95, *, warn: bool = True
+    ) -> ManyTestResult:
+        """Paired t test of mean(d) = 0 for every row, as ``scipy.stats.ttest_1samp`` computes it:
+        t = mean/sqrt(var/n), var = ss/n · n/(n - 1); p from ``scipy.special.stdtr`` and the
+        interval from ``stdtrit`` with df = n - 1 (one call each for all rows). Constant rows get
+        the limits of :func:`~ranger_eval.stats.tests.paired_ttest` (statistic 0 or +-inf,
+        interval = the point). Emits scipy's precision-loss ``RuntimeWarning`` when scipy would
+        (``warn=False``: never; see :meth:`warn_cancellation`). ``n`` of the result is the first row's (``df`` holds n - 1 per row)."""
+        check_alternative(alternative)
+        level = check_level(level)
+        from scipy import special
+
+        nf = self.n.astype(np.float64)
+        var = self.ss / nf
+        var *= nf / (nf - 1.0)
+        denom = np.sqrt(var / nf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.divide(self.mean, denom)
+        df = nf - 1.0
+        if alternative == "two-sided":
+            p = 2 * special.stdtr(df, -np.abs(t))
+        elif alternative == "greater":
+            p = special.stdtr(df, -t)
+        else:
+            p = special.stdtr(df, t)
+        conf = np.asarray(level, dtype=np.float64)
+        inf = np.full(t.shape, np.inf)
+        if alternative == "less":
+            low, high = -inf, special.stdtrit(df, conf)
+        elif alternative == "greater":
+            low, high = special.stdtrit(df, 1 - conf), inf
+        else:
+            tail = (1 - conf) / 2
+            ci = special.stdtrit(df, np.stack((tail, 1 - tail)).reshape(2, 1))
+            low, high = ci[0], ci[1]
+        with np.errstate(invalid="ignore"):
+            lo = low * denom + self.mean
+            hi = high * denom + self.mean
+        const = self.constant
+        est = np.where(const, self.first, self.mean)
+        stat = np.asarray(t, dtype=np.float64).copy()
+        p = np.asarray(p, dtype=np.float64).copy()
+        if const.any():
+            stat[const], p[const] = _degenerate_t(est[const], alternative)
+            lo[const], hi[const] = _one_sided(est[const], est[const], alternative)
+        if warn:
+            self.warn_cancellation()
+        return ManyTestResult(
+            test="paired t-test", statistic=stat, pvalue=p, alternative=alternative,
+            n=int(self.n[0]) if len(self) else 0, estimate=est, ci_low=lo, ci_high=hi,
+            level=level, df=df, estimate_name="mean difference",
+        )
+
+    def cohens_dz(self) -> np.ndarray:
+        """Cohen's d_z = mean(d)/sd(d), sd = sqrt(ss/(n - 1)) as ``numpy.std(ddof=1)``
+        (constant rows: 0 or +-inf, as :func:`~ranger_eval.stats.effectsize.cohens_dz`)."""
+        sd = np.sqrt(self.ss / (self.n - 1).astype(np.float64))
+        sd[self.constant] = 0.0
+        return _ratio(np.where(self.constant, self.first, self.mean), sd)
+
+
+def _as_index(idx: object, rows: int, name: str) -> np.ndarray:
+    a = np.asarray(idx)
+    if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+        raise StatsInputError(f"{name} must be a 1-D array of row indices; got {a!r}")
+    a = a.astype(np.intp, copy=False)
+    if a.size and (a.min() < 0 or a.max() >= rows):
+        raise StatsInputError(f"{name} has a row index outside 0..{rows - 1}")
+    return a
+
+
+def paired_moments(
+    values: object, ia: object | None = None, ib: object | None = None
+) -> PairedMoments:
+    """:class:`PairedMoments` of the rows d_j = values[ia_j] - values[ib_j] (``ib`` None:
+    d_j = values[ia_j]; ``ia`` None: every row of ``values``).
+
+    ``values`` is a systems x items matrix (at least 2 items): the differences of all pairs are
+    formed a few rows at a time (about :data:`CHUNK_BYTES`), so each row is read from cache by
+    the four passes (difference, sum, centring and square, sum) and no pairs x items matrix is
+    ever stored.
+    """
+    v = _matrix(values, "values", 2)
+    rows_v, n = v.shape
+    ia_ = np.arange(rows_v, dtype=np.intp) if ia is None else _as_index(ia, rows_v, "ia")
+    ib_ = None if ib is None else _as_index(ib, rows_v, "ib")
+    if ib_ is not None and ib_.size != ia_.size:
+        raise StatsInputError(f"ia and ib need the same length; got {ia_.size} and {ib_.size}")
+    m = ia_.size
+    mean, ss, first = np.empty(m), np.empty(m), np.empty(m)
+    # chunks of pairs (a, b), (a, b + 1), ... (all pairs, baseline pairs) need no gathers
+    same_a = np.r_[False, ia_[1:] == ia_[:-1]]
+    next_b = np.r_[False, ib_[1:] == ib_[:-1] + 1] if ib_ is not None else same_a
+    step = max(1, min(m, CHUNK_BYTES // (8 * n)))
+
+    def run(lo: int, hi: int) -> None:  # rows lo..hi-1 (threads were measured: slower)
+        buf = np.empty((step, n))
+        other = np.empty((step, n)) if ib_ is not None else buf
+        for a in range(lo, hi, step):
+            b = min(a + step, hi)
+            d = buf[: b - a]
+            if ib_ is None:
+                np.take(v, ia_[a:b], axis=0, out=d)
+            elif same_a[a + 1:b].all() and next_b[a + 1:b].all():
+                np.subtract(v[ia_[a]], v[ib_[a]:ib_[a] + b - a], out=d)
+            else:
+                o = other[: b - a]
+                np.take(v, ia_[a:b], axis=0, out=d)
+                np.take(v, ib_[a:b], axis=0, out=o)
+                np.subtract(d, o, out=d)
+            first[a:b] = d[:, 0]
+            mu = np.add.reduce(d, axis=1)
+            mu /= n
+            mean[a:b] = mu
+            np.subtract(d, mu[:, None], out=d)
+            np.multiply(d, d, out=d)
+            ss[a:b] = np.add.reduce(d, axis=1)
+
+    run(0, m)
+    # Rare rows are settled on their own differences: a constant row has |d_i - mean| <=
+    # (n + 2) u |d_0| (u = eps/2), and scipy's cancellation needs max|d - mean| < 10 eps |mean|;
+    # ss bounds both from below (with a margin), so other rows cannot qualify.
+    with np.errstate(over="ignore"):
+        maybe_const = ss <= n * ((n + 2) * _EPS * np.abs(first)) ** 2 * 1.01
+        maybe_cancel = ss <= n * (10 * _EPS * np.abs(mean)) ** 2 * 1.01
+    constant = np.zeros(m, dtype=bool)
+    cancellation = np.zeros(m, dtype=bool)
+    for j in np.flatnonzero(maybe_const | maybe_cancel):
+        d = v[ia_[j]] - v[ib_[j]] if ib_ is not None else v[ia_[j]]
+        constant[j] = bool(np.all(d == d[0]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cancellation[j] = bool(np.max(np.abs(d - mean[j])) / np.abs(mean[j]) < _EPS * 10)
+    return PairedMoments(np.full(m, n, dtype=np.int64), mean, ss, constant, first, cancellation)
+
+
 def paired_ttest_many(
     diffs: object, *, alternative: str = "two-sided", level: float = 0.95
 ) -> ManyTestResult:
     """:func:`~ranger_eval.stats.tests.paired_ttest` of every row of ``diffs`` (pairs x n).
 
-    t = mean(d)/(sd(d)/sqrt(n)) with ``scipy.stats.ttest_1samp(axis=1)`` (one call); rows of
-    equal differences get the documented limit (statistic 0 or +-inf, interval = the point).
+    t = mean(d)/(sd(d)/sqrt(n)) computed as ``scipy.stats.ttest_1samp(axis=1)`` does
+    (:class:`PairedMoments`, bit for bit); rows of equal differences get the documented limit
+    (statistic 0 or +-inf, interval = the point).
     """
     check_alternative(alternative)
     level = check_level(level)
-    d = _matrix(diffs, "diffs", 2)
-    n = d.shape[1]
-    est = d.mean(axis=1)
-    const = _rows_equal(d)
-    stat = np.empty(d.shape[0])
-    p = np.empty(d.shape[0])
-    lo = np.empty(d.shape[0])
-    hi = np.empty(d.shape[0])
-    if const.any():
-        est[const] = d[const, 0]
-        stat[const], p[const] = _degenerate_t(est[const], alternative)
-        lo[const], hi[const] = _one_sided(est[const], est[const], alternative)
-    ok = ~const
-    if ok.any():
-        from scipy import stats as sps
-
-        res = sps.ttest_1samp(d[ok], 0.0, axis=1, alternative=alternative)
-        ci = res.confidence_interval(confidence_level=level)
-        stat[ok], p[ok] = res.statistic, res.pvalue
-        lo[ok], hi[ok] = ci.low, ci.high
-    return ManyTestResult(
-        test="paired t-test", statistic=stat, pvalue=p, alternative=alternative, n=n,
-        estimate=est, ci_low=lo, ci_high=hi, level=level, df=np.full(d.shape[0], n - 1.0),
-        estimate_name="mean difference",
-    )
+    return paired_moments(_matrix(diffs, "diffs", 2)).ttest(alternative, level)
 
 
 def welch_ttest_many(
@@ -282,14 +456,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def cohens_dz_many(diffs: object) -> np.ndarray:
     """Cohen's d_z = mean(d)/sd(d) (ddof = 1) of every row (as
     :func:`~ranger_eval.stats.effectsize.cohens_dz`; equal differences: 0 or +-inf)."""
-    d = _matrix(diffs, "diffs", 2)
-    const = _rows_equal(d)
-    mean = d.mean(axis=1)
-    sd = np.zeros(d.shape[0])
-    if (~const).any():
-        sd[~const] = d[~const].std(axis=1, ddof=1)
-    mean[const] = d[const, 0]
-    return _ratio(mean, sd)
+    return paired_moments(_matrix(diffs, "diffs", 2)).cohens_dz()
 
 
 def cohens_d_many(x: object, y: object) -> np.ndarray:
