@@ -521,8 +521,8 @@ class _Group:
 
 def _table(scores: Scores) -> pd.DataFrame:
     """The scores' tidy table for reading (``Scores.frame`` returns a copy; the engine only
-    reads, so it uses the stored table when there is one)."""
-    df = getattr(scores, "_df", None)
+    reads, so it uses the stored table, ``Scores.table``, when there is one)."""
+    df = getattr(scores, "table", None)
     return df if isinstance(df, pd.DataFrame) else scores.frame
 
 
@@ -1910,7 +1910,7 @@ def compare(
         pairs=pairs if isinstance(pairs, str) else "custom",
         baseline=baseline,
         alternative=alternative,
-        correction=correction,
+        correction=correction_key,  # the canonical name ("BH" is recorded as "fdr_bh")
         family=family,
         level=float(level),
         n_resamples=int(n_resamples),

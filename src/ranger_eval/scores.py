@@ -293,6 +293,12 @@ class Scores:
         return self._df.copy()
 
     @property
+    def table(self) -> pd.DataFrame:
+        """The stored tidy table itself, not a copy, for code that only reads it (the
+        comparison engine); do not modify it."""
+        return self._df
+
+    @property
     def datasets(self) -> tuple[str, ...]:
         return tuple(pd.unique(self._df["dataset"]))
 

@@ -287,7 +287,8 @@ def test_boxplots_of_binary_values_show_wilson_proportions():
 def test_wilson_interval_matches_statsmodels():
     from statsmodels.stats.proportion import proportion_confint
 
-    from ranger_eval.plots.boxplots import is_binary, wilson_interval
+    from ranger_eval.plots.boxplots import is_binary
+    from ranger_eval.stats.tests import wilson_interval
 
     x = np.array([0, 1, 7, 50, 99, 100, 3])
     n = np.array([10, 10, 20, 100, 100, 100, 3])

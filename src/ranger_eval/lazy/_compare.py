@@ -19,14 +19,22 @@ dataset for ``metric_fn``) is loaded at a time and compared in memory with
 """
 from __future__ import annotations
 
-import itertools
 import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..comparison import COLUMNS, FAMILIES, MISSING, PAIR_ORDERS, SEED_POLICIES, TESTS, Comparison
+from ..comparison import (
+    COLUMNS,
+    FAMILIES,
+    MISSING,
+    PAIR_ORDERS,
+    SEED_POLICIES,
+    TESTS,
+    Comparison,
+    _pair_list,
+)
 from ..errors import (
     CompareError,
     EffectSizeError,
@@ -37,6 +45,7 @@ from ..errors import (
     check_correction,
     check_level,
 )
+from ..stats.tests import _degenerate_t
 
 if TYPE_CHECKING:
     from ..effects import EffectSizes
@@ -59,15 +68,6 @@ _DEFAULTS: dict[str, Any] = dict(
 
 
 # --------------------------------------------------------------------------- formulas
-def _degenerate_t(effect: float, alternative: str) -> tuple[float, float]:
-    if effect == 0.0:
-        return 0.0, 1.0
-    stat = math.copysign(math.inf, effect)
-    if alternative == "two-sided":
-        return stat, 0.0
-    return stat, 0.0 if (effect > 0) == (alternative == "greater") else 1.0
-
-
 def _t_test(est: float, se: float, df: float, alternative: str, level: float
             ) -> tuple[float, float, float, float]:
     """Statistic, p-value and interval of a t test with estimate ``est`` and standard error ``se``
@@ -283,34 +283,6 @@ def _groups(lazy: LazyScores, kw: dict[str, Any]) -> list[tuple[str, str, list[s
     return out
 
 
-def _pair_list(names: list[str], means: dict[str, float], where: str, order: Any,
-               baseline: str | None) -> list[tuple[str, str]]:
-    if not isinstance(order, str):
-        pairs = []
-        for pair in order:
-            if len(pair) != 2:
-                raise CompareError(f"pairs: each pair needs two system names, got {pair!r}")
-            a, b = str(pair[0]), str(pair[1])
-            for s in (a, b):
-                if s not in means:
-                    raise CompareError(f"pairs: unknown system {s!r} on {where}; systems: "
-                                       f"{', '.join(map(repr, names))}")
-            if a == b:
-                raise CompareError(f"pairs: cannot compare {a!r} with itself")
-            pairs.append((a, b))
-        return pairs
-    if order == "all":
-        return list(itertools.combinations(names, 2))
-    if order == "baseline":
-        if baseline not in means:
-            raise CompareError(f"baseline {baseline!r} has no scores on {where}; systems: "
-                               f"{', '.join(map(repr, names))}")
-        return [(s, str(baseline)) for s in names if s != baseline]
-    m = np.array([means[s] for s in names])
-    ranked = [names[i] for i in np.argsort(-m, kind="stable")]
-    return list(itertools.pairwise(ranked))
-
-
 def _first_nonbinary(lazy: LazyScores, d: str, m: str, system: str) -> float:
     from ._scan import _lit
 
@@ -424,7 +396,7 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                     own.setdefault(b, {f: s[f"{f}_b"] for f in ("n", "sum", "m2", "min", "max",
                                                                "nonbinary")})
             means = {s: own[s]["sum"] / own[s]["n"] for s in names if s in own}
-            pair_list = _pair_list(names, means, where, order, kw["baseline"])
+            pair_list = _pair_list(names, means, d, m, order, kw["baseline"])
             rows: list[dict[str, Any]] = []
             partial = False
             for a, b in pair_list:

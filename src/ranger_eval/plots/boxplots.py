@@ -13,13 +13,8 @@ Panels 2 and 3 come from one *paired joint* bootstrap: items are resampled joint
 (:func:`ranger_eval.comparison.rank_intervals`), and the rank intervals are the simultaneous max-T
 intervals of Mogstad, Romano, Shaikh & Wilhelm (2024) documented there.
 
-The Wilson (1927) score interval of a proportion p̂ = x/n at level 1 − α, z = Φ⁻¹(1 − α/2):
-
-    (x + z²/2) / (n + z²)  ±  z / (n + z²) · √(x(n − x)/n + z²/4)
-
-recommended over the Wald and the conservative Clopper–Pearson intervals by Brown, Cai &
-DasGupta (2001, Statistical Science 16:101–133); it stays inside [0, 1] and is not degenerate at
-x = 0 or x = n. It equals statsmodels' ``proportion_confint(x, n, alpha, method="wilson")``.
+The proportions' intervals are Wilson (1927) score intervals,
+:func:`ranger_eval.stats.tests.wilson_interval` (the formula and its sources are there).
 """
 from __future__ import annotations
 
@@ -29,11 +24,11 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from scipy.stats import norm
 
 from ..comparison import RankIntervals
 from ..errors import PlotError
 from ..formatting import format_level
+from ..stats.tests import wilson_interval
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 __all__ = ["comparison_boxplots", "is_binary", "wilson_interval"]
@@ -48,17 +43,6 @@ def is_binary(values: list[np.ndarray]) -> bool:
     arrays = [np.asarray(v, dtype=float).ravel() for v in values]
     finite = [a[np.isfinite(a)] for a in arrays]
     return bool(sum(a.size for a in finite)) and all(np.all((a == 0) | (a == 1)) for a in finite)
-
-
-def wilson_interval(successes: np.ndarray, n: np.ndarray, level: float
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval (module docstring) of ``successes`` out of ``n`` at ``level``."""
-    x = np.asarray(successes, dtype=float)
-    nn = np.asarray(n, dtype=float)
-    z = float(norm.isf((1.0 - level) / 2.0))
-    centre = (x + z * z / 2.0) / (nn + z * z)
-    half = z / (nn + z * z) * np.sqrt(x * (nn - x) / nn + z * z / 4.0)
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
 def _proportions(ax: Any, values: list[np.ndarray], positions: np.ndarray, level: float) -> None:

@@ -440,3 +440,22 @@ def proportions_ztest(
         estimate=est, method="asymptotic",
         estimate_name="difference in proportions" if counts.size == 2 else "proportion",
     )
+
+
+def wilson_interval(successes: object, n: object, level: float = 0.95
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson (1927) score interval of the proportions ``successes / n`` at ``level``
+    (vectorised), with z = Φ⁻¹(1 − α/2)::
+
+        (x + z²/2) / (n + z²)  ±  z / (n + z²) · √(x(n − x)/n + z²/4)
+
+    Recommended over the Wald and the conservative Clopper–Pearson intervals by Brown, Cai &
+    DasGupta (2001, Statistical Science 16:101–133): it stays inside [0, 1] and is not degenerate
+    at x = 0 or x = n. Equals statsmodels' ``proportion_confint(x, n, alpha, method="wilson")``.
+    """
+    x = np.asarray(successes, dtype=float)
+    nn = np.asarray(n, dtype=float)
+    z = float(_scipy_stats().norm.isf((1.0 - level) / 2.0))
+    centre = (x + z * z / 2.0) / (nn + z * z)
+    half = z / (nn + z * z) * np.sqrt(x * (nn - x) / nn + z * z / 4.0)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
