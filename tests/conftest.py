@@ -9,6 +9,12 @@ import pytest
 
 matplotlib.use("Agg")
 
+# The suite runs in parallel test processes (pytest-xdist, `-n auto` in pyproject): each one
+# drawing figures in further worker processes would only oversubscribe the cores, so figures are
+# drawn in the test process (the tests of the figure pool set the variable themselves).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("RANGER_EVAL_FIGURE_WORKERS", "1")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ORACLES = REPO_ROOT / "tests" / "oracles"
 

@@ -13,6 +13,16 @@ from ranger_eval.cli import app
 runner = CliRunner()
 
 
+@pytest.fixture(scope="module")
+def demo_config(tmp_path_factory: pytest.TempPathFactory):
+    """The demo's generated experiment.yaml (demo run once, without figures), for the tests that
+    only need a valid config to start from."""
+    out = tmp_path_factory.mktemp("demo") / "d"
+    result = runner.invoke(app, ["demo", "--out", str(out), "--figures", "none"])
+    assert result.exit_code == 0, result.output
+    return out / "example" / "experiment.yaml"
+
+
 def test_demo_writes_all_outputs(tmp_path):
     out = tmp_path / "demo"
     result = runner.invoke(app, ["demo", "--out", str(out)])
@@ -26,9 +36,8 @@ def test_demo_writes_all_outputs(tmp_path):
     assert summary["measure"] == "SMD"
 
 
-def test_meta_overrides_method_test_level(tmp_path):
-    runner.invoke(app, ["demo", "--out", str(tmp_path / "d")])
-    cfg = tmp_path / "d" / "example" / "experiment.yaml"
+def test_meta_overrides_method_test_level(tmp_path, demo_config):
+    cfg = demo_config
     out = tmp_path / "o"
     result = runner.invoke(
         app, ["meta", str(cfg), "--out", str(out), "--method", "PM", "--test", "knha",
@@ -50,9 +59,8 @@ def test_meta_overrides_method_test_level(tmp_path):
         (["meta", "{bad}"], "colour: unknown key"),
     ],
 )
-def test_bad_input_is_one_line_exit_2(tmp_path, args, pattern):
-    runner.invoke(app, ["demo", "--out", str(tmp_path / "d")])
-    cfg = tmp_path / "d" / "example" / "experiment.yaml"
+def test_bad_input_is_one_line_exit_2(tmp_path, demo_config, args, pattern):
+    cfg = demo_config
     bad = tmp_path / "bad.yaml"
     bad.write_text(cfg.read_text() + "colour: red\n")
     args = [a.format(cfg=cfg, bad=bad) for a in args]

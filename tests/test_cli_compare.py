@@ -66,7 +66,7 @@ def test_compare_experiment_yaml_with_all_systems(tmp_path):
     out = tmp_path / "out"
     result = runner.invoke(
         app, ["compare", str(tmp_path / "exp.yaml"), "--out", str(out), "--pairs", "baseline",
-              "--baseline", "base", "--test", "wilcoxon"]
+              "--baseline", "base", "--test", "wilcoxon", "--figures", "none"]
     )
     assert result.exit_code == 0, _err(result)
     frame = pd.read_csv(out / "comparison.csv", skiprows=1)

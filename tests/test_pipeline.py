@@ -42,7 +42,7 @@ def files(tmp_path):
 def test_compare_honours_config_level_and_compare_section(tmp_path, files):
     cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon\n  correction: holm\n  seed: 3",
                 files)
-    run = run_compare(cfg, tmp_path / "out")
+    run = run_compare(cfg, tmp_path / "out", figures="none")
     comp = run.comparison
     assert comp.level == 0.9 and set(comp.table["test"]) == {"wilcoxon"}
     sig = comp.signature.fields
@@ -52,18 +52,18 @@ def test_compare_honours_config_level_and_compare_section(tmp_path, files):
 
 def test_command_line_options_override_the_config(tmp_path, files):
     cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon", files)
-    run = run_compare(cfg, tmp_path / "out", test="paired-t", level=0.95)
+    run = run_compare(cfg, tmp_path / "out", test="paired-t", level=0.95, figures="none")
     assert run.comparison.level == 0.95 and set(run.comparison.table["test"]) == {"paired-t"}
 
 
 def test_compare_rejects_top_level_meta_keys_naming_them(tmp_path, files):
     cfg = _yaml(tmp_path, "control: a\ntreatment: b\ntest: z", files)
     with pytest.raises(ConfigError, match=r"control, treatment, test: meta-analysis setting"):
-        run_compare(cfg, tmp_path / "out")
+        run_compare(cfg, tmp_path / "out", figures="none")
     # the same settings under `meta:` are read by meta and leave compare alone
     cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b\n  test: z", files)
-    assert len(run_compare(cfg, tmp_path / "out2").comparison.table) == 6
-    run = run_meta(cfg, tmp_path / "out3")
+    assert len(run_compare(cfg, tmp_path / "out2", figures="none").comparison.table) == 6
+    run = run_meta(cfg, tmp_path / "out3", figures="none")
     assert run.result.result.test == "z" and run.experiment.config.treatment == "b"
 
 
@@ -126,19 +126,23 @@ def test_output_folder_refuses_a_file_as_folder(tmp_path):
 
 def test_every_output_carries_the_signature(tmp_path, files):
     cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
-    run = run_meta(cfg, tmp_path / "meta")
+    run = run_meta(cfg, tmp_path / "meta", figures="svg")
     sig = str(run.result.result.signature)
     out = tmp_path / "meta"
     assert (out / "effects.csv").read_text().splitlines()[0] == f"# {sig}"
     assert sig in (out / "summary.md").read_text()
     assert json.loads((out / "summary.json").read_text())["signature"] == sig
     assert sig.encode() in (out / "forest.svg").read_bytes()  # the figure footer
-    crun = run_compare(cfg, tmp_path / "cmp", n_resamples=50)
+    crun = run_compare(cfg, tmp_path / "cmp", n_resamples=50, figures="svg")
     csig = str(crun.comparison.signature)
     for name in ("comparison.csv", "comparison.md", "comparison.tex", "comparison.html",
                  "leaderboard.md", "leaderboard.tex"):
         text = (tmp_path / "cmp" / name).read_text()
         assert csig in text or latex_signature(csig) in text, name
+    for svg in (tmp_path / "cmp").glob("*.svg"):  # every figure's footer: the comparison's,
+        # or for the boxplots that of the rank intervals they draw (their own bootstrap)
+        own = csig if not svg.name.startswith("boxplots") else "|test:rank-intervals["
+        assert own.encode() in svg.read_bytes(), svg.name
 
 
 def test_cli_prints_warnings_and_errors_one_line(tmp_path, files):
@@ -157,7 +161,7 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
 
     cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
     out = tmp_path / "o"
-    run_compare(cfg, out, n_resamples=50)
+    run_compare(cfg, out, n_resamples=50, figures="png")
     assert (out / "graph-t1-score.png").exists()
     (out / "notes.txt").write_text("mine")  # not ours: never removed
     # hold the lock as a concurrent run would
@@ -165,12 +169,12 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
     with open(out / OutputFolder.LOCK, "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(ConfigError, match="another ranger-eval run is writing"):
-            run_compare(cfg, out, n_resamples=50)
+            run_compare(cfg, out, n_resamples=50, figures="png")
     # a second run with one dataset writes no per-dataset figures: the old ones are removed
     single = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
     single.write_text(single.read_text().replace("tasks: [t1, t2]", "tasks: [t1]").replace(
         ", t2: a_t2.txt", "").replace(", t2: b_t2.txt", "").replace(", t2: c_t2.txt", ""))
-    run_compare(single, out, n_resamples=50)
+    run_compare(single, out, n_resamples=50, figures="png")
     assert not (out / "graph-t1-score.png").exists() and (out / "graph.png").exists()
     assert (out / "notes.txt").read_text() == "mine"
     listed = {f["file"] for f in json.loads((out / "manifest.json").read_text())["files"]}
@@ -201,14 +205,16 @@ def test_meta_and_compare_read_tidy_tables_and_trec_csv(tmp_path):
     rows += ["bm25,nDCG@10,all,0.45", "splade,nDCG@10,all,0.6"]  # summary rows are left out
     trec = tmp_path / "dl19.csv"
     trec.write_text("\n".join(rows) + "\n")
-    run = run_meta(trec, tmp_path / "m", control="bm25", treatment="splade", measure="MD")
+    run = run_meta(trec, tmp_path / "m", control="bm25", treatment="splade", measure="MD",
+                   figures="none")
     eff = run.result.effects
     assert list(eff.names) == ["dl19"] and int(eff.n[0]) == 30  # 'all' rows excluded
     assert run.result.result.estimate > 0
-    crun = run_compare(trec, tmp_path / "c", n_resamples=50)
+    crun = run_compare(trec, tmp_path / "c", n_resamples=50, figures="none")
     assert set(crun.comparison.table["metric"]) == {"nDCG@10"}
     result = CliRunner().invoke(app, ["meta", str(trec), "--control", "bm25", "--treatment",
-                                      "splade", "--measure", "md", "--out", str(tmp_path / "cli")])
+                                      "splade", "--measure", "md", "--out", str(tmp_path / "cli"),
+                                      "--figures", "none"])
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(app, ["meta", str(trec), "--out", str(tmp_path / "cli2")])
     assert result.exit_code == 2 and "no --control or --treatment given" in result.output

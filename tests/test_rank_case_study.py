@@ -132,7 +132,8 @@ def test_compare_cli_by_item_column(tmp_path):
     pd.DataFrame(rows, columns=["dataset", "system", "item", "value", "difficulty"]).to_csv(
         path, index=False)
     out = tmp_path / "o"
-    result = CliRunner().invoke(app, ["compare", str(path), "--by", "difficulty", "--out", str(out)])
+    result = CliRunner().invoke(app, ["compare", str(path), "--by", "difficulty", "--out", str(out),
+                                      "--figures", "none"])
     assert result.exit_code == 0, result.output
     table = pd.read_csv(out / "comparison.csv", skiprows=1)
     assert sorted(table["difficulty"]) == ["easy", "hard"]

@@ -1,7 +1,6 @@
 """The one-file HTML report (``report.html``) of real output folders made by the pipeline."""
 from __future__ import annotations
 
-import base64
 import json
 import math
 import re
