@@ -54,13 +54,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from .._lazymodule import lazy_module
 from ..errors import AggregateError, check_choice, check_level
 from ..formatting import format_level, format_pvalue
 from ..meta import METHODS, MetaResult, meta_analysis
 from ..scores import Scores
 from ..signature import Signature, make_signature
+
+stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

@@ -29,11 +29,13 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from scipy import stats
 from scipy.special import digamma
 
+from .._lazymodule import lazy_module
 from ..errors import AggregateError
 from ..signature import Signature, make_signature
+
+stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
 
 __all__ = ["HarmonicMeanP", "LANDAU_OFFSET", "harmonic_mean_p"]
 

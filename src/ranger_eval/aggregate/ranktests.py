@@ -37,11 +37,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from scipy.special import log_ndtr, ndtr
 
+from .._lazymodule import lazy_module
 from ..errors import AggregateError, check_alpha, check_choice
 from ..signature import Signature, make_signature
+
+stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

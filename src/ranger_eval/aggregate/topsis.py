@@ -26,9 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from .._lazymodule import lazy_module
 from ..errors import AggregateError, check_choice
+
+stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
 
 __all__ = ["NORMALIZATIONS", "KendallTau", "kendall_tau", "topsis"]
 
