@@ -45,6 +45,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ir_bench import _dist_version, _table  # noqa: E402  (the single-run benchmark's helpers)
+
 MEASURES = ("nDCG@10", "AP", "RR")
 TOOLS = ("ranger_eval", "ranger_eval[loop]", "pytrec_eval", "ranx", "trec_eval")
 GEN_VERSION = 1
@@ -129,17 +132,6 @@ def generate(folder: Path, runs: int, queries: int, docs: int, max_judged: int,
 # --------------------------------------------------------------------------------------------
 # workers
 # --------------------------------------------------------------------------------------------
-
-def _dist_version(*names: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    for n in names:
-        try:
-            return version(n)
-        except PackageNotFoundError:
-            continue
-    return "?"
-
 
 def _find_trec_eval(path: str | None) -> str | None:
     if path:
@@ -279,11 +271,6 @@ def _spawn(tool: str, qrels: Path, runs: list[Path], repeats: int, trec_eval: st
     return json.loads(lines[-1])
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
-    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths)),
-                      *(fmt.format(*r) for r in rows)])
 
 
 def report(results: list[dict], meta: dict) -> None:

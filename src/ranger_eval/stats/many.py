@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import StatsInputError, check_alternative, check_level
+from .resampling import _index  # row indices, checked the same way
 from .results import ManyTestResult
 
 __all__ = [
@@ -202,16 +203,6 @@ class PairedMoments:
         return _ratio(np.where(self.constant, self.first, self.mean), sd)
 
 
-def _as_index(idx: object, rows: int, name: str) -> np.ndarray:
-    a = np.asarray(idx)
-    if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
-        raise StatsInputError(f"{name} must be a 1-D array of row indices; got {a!r}")
-    a = a.astype(np.intp, copy=False)
-    if a.size and (a.min() < 0 or a.max() >= rows):
-        raise StatsInputError(f"{name} has a row index outside 0..{rows - 1}")
-    return a
-
-
 def paired_moments(
     values: object, ia: object | None = None, ib: object | None = None
 ) -> PairedMoments:
@@ -225,8 +216,8 @@ def paired_moments(
     """
     v = _matrix(values, "values", 2)
     rows_v, n = v.shape
-    ia_ = np.arange(rows_v, dtype=np.intp) if ia is None else _as_index(ia, rows_v, "ia")
-    ib_ = None if ib is None else _as_index(ib, rows_v, "ib")
+    ia_ = np.arange(rows_v, dtype=np.intp) if ia is None else _index(ia, rows_v, "ia")
+    ib_ = None if ib is None else _index(ib, rows_v, "ib")
     if ib_ is not None and ib_.size != ia_.size:
         raise StatsInputError(f"ia and ib need the same length; got {ia_.size} and {ib_.size}")
     m = ia_.size
