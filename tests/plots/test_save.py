@@ -74,3 +74,19 @@ def test_pdf_svg_png_for_publication(build, tmp_path):
         else:  # the tight box holds the signature footer below the figure
             assert im.size[0] >= 0.9 * fig.get_figwidth() * 300
             assert im.size[1] > fig.get_figheight() * 300
+
+
+def test_pdf_font_subsets_leave_out_layout_tables_only_while_saving(tmp_path):
+    """The embedded subsets drop the OpenType layout tables (matplotlib has placed the glyphs),
+    the text stays extractable, and fontTools' defaults are restored after the save."""
+    from fontTools import subset
+
+    before = list(subset.Options().drop_tables)
+    (pdf,) = save_figure(_forest(), tmp_path / "forest.pdf")
+    assert list(subset.Options().drop_tables) == before  # nothing leaks out of save_figure
+    assert b"/FontFile2" in pdf.read_bytes()  # TrueType programs embedded
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) not installed: text extraction not checked")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "RTE_$x$" in text and "Random effects (DL)" in text and "−0.200" in text
