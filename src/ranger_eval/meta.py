@@ -516,8 +516,9 @@ def _unscale(fit: _Fit, c: float, a: float, level: float) -> _Fit:
     values = (out.estimate, out.se, out.ci_low, out.ci_high, out.pi_low, out.pi_high, out.tau2)
     if not all(math.isfinite(x) for x in values):
         raise MetaInputError(
-            f"the summary overflows float64 (estimate {out.estimate!r}, se {out.se!r}, tau2 "
-            f"{out.tau2!r}): the effects or variances are too large; rescale them"
+            f"summary out of range: it overflows float64 (estimate {out.estimate!r}, se "
+            f"{out.se!r}, tau2 {out.tau2!r}): the effects or variances are too large; rescale "
+            f"them"
         )
     return out
 
