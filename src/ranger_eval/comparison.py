@@ -108,6 +108,7 @@ from .errors import (
     check_correction,
     check_level,
 )
+from .formatting import preview as _preview
 from .scores import Scores
 from .signature import Signature, make_signature
 
@@ -994,12 +995,6 @@ def _pair_data(
     return _PairData(a, b, True, group.matrix[ia, cols], group.matrix[ib, cols], cols, own=False)
 
 
-def _preview(values: Iterable[object], limit: int = 10) -> str:
-    values = list(values)
-    shown = ", ".join(repr(v) for v in values[:limit])
-    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
-
-
 def _pair_binary(group: _Group, pd_: _PairData) -> bool:
     """Every value of both systems of the pair is 0 or 1 (cached per system for own items)."""
     if pd_.own:
@@ -1656,6 +1651,31 @@ def _dz_boot(diff: float, se: float, n: int) -> float:
 
 
 # --------------------------------------------------------------------------- compare
+
+def adjust_by_family(table: pd.DataFrame, correction: str, family: str, level: float, *,
+                     adjusted: np.ndarray | None = None) -> pd.DataFrame:
+    """Fill ``pvalue_adjusted``, ``significant`` (adjusted p ≤ 1 − level) and ``paired`` (bool) of
+    a comparison table, adjusting within each family of tests: every dataset × metric, every
+    dataset, or all rows. ``adjusted`` gives the values when they come from the joint resampling
+    null (Westfall–Young) instead of the p-values."""
+    if adjusted is None:
+        from .stats import adjust_pvalues
+
+        if family == "dataset-metric":
+            key = table["dataset"].astype(str) + "\x1f" + table["metric"].astype(str)
+        elif family == "dataset":
+            key = table["dataset"].astype(str)
+        else:
+            key = pd.Series("all", index=table.index)
+        adjusted = np.empty(len(table))
+        pvalues = table["pvalue"].to_numpy()
+        for idx in key.groupby(key, sort=False).indices.values():
+            adjusted[idx] = np.asarray(adjust_pvalues(pvalues[idx], correction, alpha=1.0 - level))
+    table["pvalue_adjusted"] = adjusted
+    table["significant"] = table["pvalue_adjusted"] <= 1.0 - level
+    table["paired"] = table["paired"].astype(bool)
+    return table
+
 def compare(
     scores: Scores | pd.DataFrame,
     systems: Sequence[str] | None = None,
@@ -1713,7 +1733,7 @@ def compare(
             n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
             datasets=datasets, metrics=metrics, by=by, metric_fn=metric_fn, seeds=seeds,
         )
-    from .stats import adjust_pvalues, effect_label
+    from .stats import effect_label
 
     if isinstance(scores, pd.DataFrame):
         scores = Scores(scores)
@@ -1879,23 +1899,8 @@ def compare(
                 }
             )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
-    if family == "dataset-metric":
-        key = table["dataset"].astype(str) + "\x1f" + table["metric"].astype(str)
-    elif family == "dataset":
-        key = table["dataset"].astype(str)
-    else:
-        key = pd.Series("all", index=table.index)
-    adjusted = np.empty(len(table))
-    if westfall_young:
-        adjusted[:] = wy_adjusted
-    else:
-        for idx in key.groupby(key, sort=False).indices.values():
-            adjusted[idx] = np.asarray(
-                adjust_pvalues(table["pvalue"].to_numpy()[idx], correction, alpha=1.0 - level)
-            )
-    table["pvalue_adjusted"] = adjusted
-    table["significant"] = table["pvalue_adjusted"] <= 1.0 - level
-    table["paired"] = table["paired"].astype(bool)
+    table = adjust_by_family(table, correction, family, level,
+                             adjusted=np.asarray(wy_adjusted) if westfall_young else None)
     means = pd.DataFrame(
         mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
     )

@@ -8,9 +8,10 @@ The rule for the digits is the same in every style; only the markup of exponents
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 __all__ = ["format_correction", "format_level", "format_percent", "format_pvalue", "format_sci",
-           "STYLES"]
+           "preview", "show", "STYLES"]
 
 STYLES: tuple[str, ...] = ("text", "unicode", "latex", "html")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -102,3 +103,17 @@ def format_correction(name: str) -> str:
     """Display name of a multiplicity correction (``"holm-sidak"`` → ``"Holm–Šídák"``); an
     unknown name is returned unchanged."""
     return CORRECTION_NAMES.get(str(name), str(name))
+
+
+def show(value: object) -> str:
+    """``repr`` of a value as the user wrote it (``1.0``, not ``np.float64(1.0)``)."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        value = value.item()
+    return repr(value)
+
+
+def preview(values: Iterable[object], limit: int = 10) -> str:
+    """The first ``limit`` values (:func:`show`), then ``… (N more)``: how errors list ids."""
+    values = list(values)
+    shown = ", ".join(show(v) for v in values[:limit])
+    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")

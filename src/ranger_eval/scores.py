@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ScoresError
+from .formatting import preview as _preview
 
 __all__ = [
     "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "check_same_labels",
@@ -36,12 +37,6 @@ LABEL = "label"
 PREDICTION = "prediction"
 DEFAULT_METRIC = "score"
 MISSING_POLICIES = ("error", "intersect")
-
-
-def _preview(values: Iterable[object], limit: int = 10) -> str:
-    values = list(values)
-    shown = ", ".join(repr(v) for v in values[:limit])
-    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
 
 
 @dataclass(frozen=True)

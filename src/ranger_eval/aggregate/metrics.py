@@ -30,13 +30,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from ..errors import AggregateError
+from ..formatting import preview as _preview
+from ..formatting import show as _show
 from ..scores import Scores
 
 __all__ = [
@@ -217,18 +219,6 @@ def _metric_weights(weights: object, metrics: list[str]) -> dict[str, float]:
     if not any(w > 0 for w in out.values()):
         raise AggregateError(f"weights are all zero: {dict(weights)!r}; at least one must be > 0")
     return out
-
-
-def _show(value: object) -> str:
-    """``repr`` of a value as the user wrote it (``1.0``, not ``np.float64(1.0)``)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
-
-
-def _preview(values: Iterable[object], limit: int = _LIMIT) -> str:
-    shown_values = list(values)
-    shown = ", ".join(_show(v) for v in shown_values[:limit])
-    more = len(shown_values) - limit
-    return shown + (f", … ({more} more)" if more > 0 else "")
 
 
 # ----------------------------------------------------------------------------- §6.1

@@ -34,6 +34,7 @@ from ..comparison import (
     TESTS,
     Comparison,
     _pair_list,
+    adjust_by_family,
 )
 from ..errors import (
     CompareError,
@@ -45,7 +46,7 @@ from ..errors import (
     check_correction,
     check_level,
 )
-from ..stats.tests import _degenerate_t
+from ..stats.tests import _degenerate_t, _one_sided_ci
 
 if TYPE_CHECKING:
     from ..effects import EffectSizes
@@ -89,14 +90,6 @@ def _t_test(est: float, se: float, df: float, alternative: str, level: float
     return float(t), p, lo, hi
 
 
-def _one_sided(lo: float, hi: float, alternative: str) -> tuple[float, float]:
-    if alternative == "greater":
-        return lo, math.inf
-    if alternative == "less":
-        return -math.inf, hi
-    return lo, hi
-
-
 def _paired_t(s: dict[str, Any], alternative: str, level: float
               ) -> tuple[float, float, float, float]:
     n = int(s["n"])
@@ -105,7 +98,7 @@ def _paired_t(s: dict[str, Any], alternative: str, level: float
     if s["min_d"] == s["max_d"]:
         est = float(s["min_d"])
         stat, p = _degenerate_t(est, alternative)
-        return (stat, p, *_one_sided(est, est, alternative))
+        return (stat, p, *_one_sided_ci(est, est, alternative))
     mean = s["sum_d"] / n
     return _t_test(mean, math.sqrt(s["m2_d"] / (n - 1) / n), n - 1, alternative, level)
 
@@ -119,7 +112,7 @@ def _welch(s: dict[str, Any], alternative: str, level: float
     if s["min_a"] == s["max_a"] and s["min_b"] == s["max_b"]:
         est = float(s["min_a"] - s["min_b"])
         stat, p = _degenerate_t(est, alternative)
-        return (stat, p, *_one_sided(est, est, alternative))
+        return (stat, p, *_one_sided_ci(est, est, alternative))
     va = s["m2_a"] / (na - 1) / na
     vb = s["m2_b"] / (nb - 1) / nb
     df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
@@ -157,7 +150,7 @@ def _proportions(s: dict[str, Any], alternative: str, level: float
         s["sum_a"], s["n_a"], s["sum_b"], s["n_b"], method="wald", compare="diff",
         alpha=alpha if alternative == "two-sided" else 2.0 * alpha,
     )
-    lo, hi = _one_sided(float(lo), float(hi), alternative)
+    lo, hi = _one_sided_ci(float(lo), float(hi), alternative)
     return float(r.statistic), float(r.pvalue), lo, hi
 
 
@@ -316,25 +309,6 @@ def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paire
                       f"{test!r} pairs them by item id: " + "; ".join(parts) + f" ({hint})")
 
 
-def _adjust(table: pd.DataFrame, correction: str, family: str, level: float) -> pd.DataFrame:
-    from ..stats import adjust_pvalues
-
-    if family == "dataset-metric":
-        key = table["dataset"].astype(str) + "\x1f" + table["metric"].astype(str)
-    elif family == "dataset":
-        key = table["dataset"].astype(str)
-    else:
-        key = pd.Series("all", index=table.index)
-    adjusted = np.empty(len(table))
-    for idx in key.groupby(key, sort=False).indices.values():
-        adjusted[idx] = np.asarray(
-            adjust_pvalues(table["pvalue"].to_numpy()[idx], correction, alpha=1.0 - level))
-    table["pvalue_adjusted"] = adjusted
-    table["significant"] = table["pvalue_adjusted"] <= 1.0 - level
-    table["paired"] = table["paired"].astype(bool)
-    return table
-
-
 def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
                   ) -> tuple[pd.DataFrame, pd.DataFrame, tuple[str, ...]]:
     """One group loaded and compared in memory, unadjusted."""
@@ -478,7 +452,7 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                 "mean": [means[s] for s in names], "n": [int(own[s]["n"]) for s in names],
                 "seed_sd": math.nan, "n_seeds": 1}))
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
-    table = _adjust(table, kw["correction"], kw["family"], level)
+    table = adjust_by_family(table, kw["correction"], kw["family"], level)
     means_df = pd.concat(mean_frames, ignore_index=True)
     present = set(means_df["system"])
     order_sys = tuple(kw["systems"]) if kw["systems"] is not None else tuple(

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoresError
+from ..formatting import preview as _preview
 from ..progress import progress_bar
 from ._numeric import (
     OWN_FIELDS,
@@ -68,12 +69,6 @@ def _duckdb() -> Any:
 def _lit(text: str) -> str:
     """A SQL string literal."""
     return "'" + str(text).replace("'", "''") + "'"
-
-
-def _preview(values: Iterable[object], limit: int = 10) -> str:
-    values = list(values)
-    shown = ", ".join(repr(v) for v in values[:limit])
-    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
 
 
 def _files(path: str | Path | Sequence[str | Path]) -> tuple[Path, ...]:

@@ -3,6 +3,7 @@ table (``summary.tex``) with the same rows, caption and signature."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..formatting import format_level, format_percent, format_pvalue
 from ..meta import MetaResult
@@ -46,17 +47,11 @@ def meta_markdown(
         f"| task | n | effect | {pct} CI | weight |",
         "|---|---:|---:|---|---:|",
     ]
-    frame = r.to_frame()
-    if len(r.names) > max_rows:
-        frame = frame.head(0)
-    studies = set(r.names)  # a set: one lookup per row, linear in the number of datasets
-    for row in frame.itertuples(index=False):
-        name = str(row.name)
-        if name in studies:
-            lines.append(
-                f"| {name} | {n.get(name, '')} | {row.yi:.6f} | [{row.ci_low:.6f}, "
-                f"{row.ci_high:.6f}] | {format_percent(float(row.weight), 2)} |"  # type: ignore[arg-type]
-            )
+    for name, row in _study_rows(r, max_rows):
+        lines.append(
+            f"| {name} | {n.get(name, '')} | {row.yi:.6f} | [{row.ci_low:.6f}, "
+            f"{row.ci_high:.6f}] | {format_percent(float(row.weight), 2)} |"
+        )
     lines += [
         f"| **summary** | | **{r.estimate:.6f}** | [{r.ci_low:.6f}, {r.ci_high:.6f}] | 100% |",
         "",
@@ -71,6 +66,16 @@ def meta_markdown(
         lines += ["", "Not analysed: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."]
     lines += ["", f"`{r.signature}`"]
     return "\n".join(lines) + "\n"
+
+
+def _study_rows(r: MetaResult, max_rows: int) -> list[tuple[str, Any]]:
+    """(name, row of ``r.to_frame()``) of every study, none above ``max_rows`` studies (the
+    summary rows of the frame are left out; a set lookup keeps it linear in the studies)."""
+    if len(r.names) > max_rows:
+        return []
+    studies = set(r.names)
+    return [(str(row.name), row) for row in r.to_frame().itertuples(index=False)
+            if str(row.name) in studies]
 
 
 def _too_many(k: int, max_rows: int) -> str:
@@ -100,16 +105,10 @@ def meta_latex(
     pct = format_level(r.level)
     n = n or {}
     rows = []
-    studies = set(r.names)
-    frame = r.to_frame()
-    if len(r.names) > max_rows:
-        frame = frame.head(0)
-    for row in frame.itertuples(index=False):
-        name = str(row.name)
-        if name in studies:
-            rows.append([latex_escape(name), str(n.get(name, "")), _signed(float(row.yi)),  # type: ignore[arg-type]
-                         f"[{_signed(float(row.ci_low))}, {_signed(float(row.ci_high))}]",  # type: ignore[arg-type]
-                         latex_escape(format_percent(float(row.weight), 2))])  # type: ignore[arg-type]
+    for name, row in _study_rows(r, max_rows):
+        rows.append([latex_escape(name), str(n.get(name, "")), _signed(float(row.yi)),
+                     f"[{_signed(float(row.ci_low))}, {_signed(float(row.ci_high))}]",
+                     latex_escape(format_percent(float(row.weight), 2))])
     rows.append(["\\textbf{summary}", "", f"\\textbf{{{_signed(r.estimate)}}}",
                  f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]", "100\\%"])
     caption = (
