@@ -2000,7 +2000,7 @@ class RankIntervals:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system: mean, bootstrap SE, rank, rank interval."""
-        from scipy.stats import rankdata
+        from .stats.many import average_ranks
 
         return pd.DataFrame(
             {
@@ -2009,7 +2009,7 @@ class RankIntervals:
                 "system": list(self.systems),
                 "mean": self.means,
                 "se": self.boot_means.std(axis=0, ddof=1),
-                "rank": rankdata(-self.means, method="average"),
+                "rank": average_ranks(-self.means),
                 "rank_low": self.rank_low,
                 "rank_high": self.rank_high,
             }
@@ -2063,8 +2063,7 @@ def rank_intervals(
     in the selection order uses the index stream of seed + j) and ``paired`` is False. Item sets
     that overlap only partly are a :class:`ScoresError` naming some shared ids.
     """
-    from scipy.stats import rankdata
-
+    from .stats.many import average_ranks
     from .stats.resampling import BootstrapIndices
 
     comp: Comparison | None = None
@@ -2128,7 +2127,7 @@ def rank_intervals(
     order = np.argsort(-means, kind="stable")
     values, boot, means = values[order], boot[:, order], means[order]
     names = [names[i] for i in order]
-    ranks = rankdata(-boot, axis=1, method="average")
+    ranks = average_ranks(-boot)
     jj, ll = np.triu_indices(k, 1)
     theta = means[jj] - means[ll]
     theta_b = boot[:, jj] - boot[:, ll]

@@ -124,9 +124,11 @@ def _check_level(level: float) -> float:
     return check_level(level, error=EffectSizeError)
 
 
-def _z_crit(level: float) -> float:
-    """Two-sided normal quantile z_{(1+level)/2}, from the survival function."""
-    return float(-ndtri((1.0 - level) / 2.0))  # = norm.isf, without importing scipy.stats
+def z_critical(level: float) -> float:
+    """Two-sided normal quantile z_{(1+level)/2} = Φ⁻¹(1 − (1 − level)/2), from the survival
+    function: exactly ``scipy.stats.norm.isf((1 - level)/2)`` (which is ``-ndtri``), without
+    importing scipy.stats (half a second)."""
+    return float(-ndtri((1.0 - level) / 2.0))
 
 
 def hedges_j(df: float) -> float:
@@ -168,11 +170,11 @@ class EffectSize:
 
     @property
     def ci_low(self) -> float:
-        return float(self.yi - _z_crit(self.level) * self.se)
+        return float(self.yi - z_critical(self.level) * self.se)
 
     @property
     def ci_high(self) -> float:
-        return float(self.yi + _z_crit(self.level) * self.se)
+        return float(self.yi + z_critical(self.level) * self.se)
 
     def _zcor_only(self, what: str) -> None:
         if self.measure != "ZCOR":
@@ -846,12 +848,12 @@ class EffectSizes:
     @property
     def ci_low(self) -> np.ndarray:
         """yi − z_{(1+level)/2} · se (normal interval per dataset)."""
-        return self.yi - _z_crit(self.level) * self.se
+        return self.yi - z_critical(self.level) * self.se
 
     @property
     def ci_high(self) -> np.ndarray:
         """yi + z_{(1+level)/2} · se."""
-        return self.yi + _z_crit(self.level) * self.se
+        return self.yi + z_critical(self.level) * self.se
 
     def to_frame(self) -> pd.DataFrame:
         """One row per dataset: dataset, yi, vi, se, ci_low, ci_high, n, mean_control,

@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import EffectSizeError, RangerError, suggest
+from .stats.many import ranks_from_codes
 
 __all__ = [
     "NAMES",
@@ -292,8 +293,8 @@ class EncodedRuns:
             if name == "spearman":
                 assert self.groups is not None
                 gx, kx, gy, ky = self.groups
-                return _rowwise_pearson(_rowwise_ranks(gx[rows_l], kx),
-                                        _rowwise_ranks(gy[rows_p], ky))
+                return _rowwise_pearson(ranks_from_codes(gx[rows_l], kx),
+                                        ranks_from_codes(gy[rows_p], ky))
             if x.shape[1] <= _KENDALL_VECTOR_MAX:
                 return _rowwise_kendall(x, y)
             from scipy.stats import kendalltau
@@ -356,20 +357,6 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     den = np.sqrt(np.where(const, 1.0, sxx * syy))
     r = np.clip(sxy / den, -1.0, 1.0)
     return np.where(const, np.nan, r)
-
-
-def _rowwise_ranks(codes: np.ndarray, k: int) -> np.ndarray:
-    """Average ranks (1-based, ties averaged: ``scipy.stats.rankdata(method="average")``) of
-    every row, from the values' tie-group codes (0 … k − 1 in increasing value) without
-    sorting: group g of W_g entries after C_g smaller ones has rank C_g + (W_g + 1)/2."""
-    b = codes.shape[0]
-    off = (np.arange(b, dtype=np.int64) * k)[:, None]
-    flat = (codes + off).ravel()
-    w = np.bincount(flat, minlength=b * k).reshape(b, k).astype(np.float64)
-    rank = np.cumsum(w, axis=1)
-    rank -= w
-    rank += (w + 1.0) / 2.0
-    return rank.ravel()[flat].reshape(codes.shape)
 
 
 def _tie_groups(values: np.ndarray) -> tuple[np.ndarray, int]:

@@ -205,3 +205,25 @@ def test_count_pairs_bad_input_and_progress():
     v = np.random.default_rng(0).normal(size=(3, 30))
     SignFlips(30, 1000, 0).count_pairs(v, [0, 1], [2, 2], batch=400, advance=seen.append)
     assert seen == [400, 400, 200]
+
+
+# --------------------------------------------------------------------------- average ranks
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 9),
+       st.sampled_from(["continuous", "ties", "binary", "nan"]))
+def test_average_ranks_equal_scipy_rankdata(seed, b, k, kind):
+    rng = np.random.default_rng(seed)
+    values = {"continuous": lambda: rng.normal(size=(b, k)),
+              "ties": lambda: rng.integers(0, 3, (b, k)).astype(float) / 3,
+              "binary": lambda: rng.integers(0, 2, (b, k)).astype(float),
+              "nan": lambda: np.where(rng.random((b, k)) < 0.1, np.nan, rng.normal(size=(b, k)))}[kind]()
+    got = many.average_ranks(values)
+    np.testing.assert_array_equal(got, sps.rankdata(values, axis=1, method="average"))
+    np.testing.assert_array_equal(many.average_ranks(values[0]), sps.rankdata(values[0]))
+
+
+def test_average_ranks_shapes():
+    assert many.average_ranks(np.empty((0, 3))).shape == (0, 3)
+    np.testing.assert_array_equal(many.average_ranks([3.0, 1.0, 3.0]), [2.5, 1.0, 2.5])
+    with pytest.raises(stats.StatsInputError, match="vector or a matrix"):
+        many.average_ranks(np.zeros((2, 2, 2)))

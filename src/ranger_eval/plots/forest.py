@@ -35,8 +35,8 @@ from matplotlib.markers import MarkerStyle
 from matplotlib.patches import Polygon, Rectangle
 from matplotlib.path import Path as MplPath
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
-from scipy.stats import norm
 
+from ..effects import z_critical
 from ..errors import PlotError, check_level
 from ..formatting import format_level
 from ._style import (
@@ -467,7 +467,7 @@ def forest_plot(
     method = str(result.method).upper()
     fixed_model = method in ("FE", "EE", "CE")
 
-    crit = float(norm.isf((1.0 - float(result.level)) / 2.0))
+    crit = z_critical(float(result.level))
     s_lo = yi - crit * np.sqrt(vi)
     s_hi = yi + crit * np.sqrt(vi)
     with_pi = (bool(show_prediction) and not fixed_model and np.isfinite(float(result.pi_low))

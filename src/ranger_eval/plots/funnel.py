@@ -29,8 +29,8 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
-from scipy.stats import norm
 
+from ..effects import z_critical
 from ..errors import PlotError, check_level
 from ..formatting import format_level
 from ._style import (
@@ -145,7 +145,7 @@ def funnel_plot(
 
     sei = np.sqrt(vi)
     est = float(result.estimate)
-    crit = float(norm.isf((1.0 - lvl) / 2.0))
+    crit = z_critical(lvl)
     se_max = float(sei.max())
 
     # ---- y range: 0 at the top, a tick at or just below the largest standard error ---------------

@@ -26,8 +26,8 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 from matplotlib.ticker import FixedLocator, NullLocator
-from scipy.stats import norm
 
+from ..effects import z_critical
 from ..errors import PlotError, check_level
 from ..formatting import format_level
 from ._style import (
@@ -186,7 +186,7 @@ def multi_forest_plot(
     if len(colors) < S or len(markers) < S:
         raise PlotError(f"colors and markers need one entry per system ({S})")
     level = float(items[0][1].level)
-    crit = float(norm.isf((1.0 - level) / 2.0))
+    crit = z_critical(level)
 
     # ---- values per system on the display scale -------------------------------------------------
     systems = []

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.transforms import ScaledTranslation
-from scipy.stats import norm
+from scipy.special import ndtr
 
 from ..formatting import format_correction
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in, wrap_parts
@@ -41,7 +41,7 @@ SIGNIFICANT_SHADE = "#f0e4e4"  # background of the region p ≤ alpha
 _DODGE_X = 0.006  # segments closer than this (axis units) and overlapping in rows are dodged
 _DODGE_PT = 3.0
 _CENTRE, _SCALE = -2.5, 3.0
-_DIV = float(norm.cdf(0.0, _CENTRE, _SCALE))  # Φ(2.5/3)
+_DIV = float(ndtr((0.0 - _CENTRE) / _SCALE))  # Φ(2.5/3), as scipy.stats.norm.cdf computes it
 
 
 def pval_transform(p: Any) -> np.ndarray:
@@ -50,7 +50,7 @@ def pval_transform(p: Any) -> np.ndarray:
     Returns values in (0, 1]; 1 for p = 1. (The plot's x coordinate is 1 minus this.)
     """
     pp = np.clip(np.asarray(p, dtype=float), P_MIN, 1.0)
-    return norm.cdf(np.log(pp), _CENTRE, _SCALE) / _DIV
+    return ndtr((np.log(pp) - _CENTRE) / _SCALE) / _DIV
 
 
 def _x(p: Any) -> np.ndarray:
