@@ -484,17 +484,26 @@ def average_ranks(values: object) -> np.ndarray:
     """Average ranks (1-based; tied values share the mean of their positions) along the last
     axis of a vector or of every row of a matrix: exactly
     ``scipy.stats.rankdata(values, axis=-1, method="average")`` (a row with a NaN is all NaN, as
-    there), computed from :func:`ranks_from_codes` on the codes of ``numpy.unique``, so that
-    ranking bootstrap means does not import scipy.stats (half a second)."""
+    there). One stable sort per row; a run of equal sorted values from position i to j (0-based)
+    gets rank (i + j)/2 + 1. Ranking bootstrap means this way does not import scipy.stats (half a
+    second)."""
     a = np.asarray(values, dtype=np.float64)
     if a.ndim not in (1, 2):
         raise StatsInputError(f"average_ranks: values must be a vector or a matrix; got {a.shape}")
     rows = a.reshape(1, -1) if a.ndim == 1 else a
+    b, k = rows.shape
     if rows.size == 0:
         return np.empty(a.shape)
-    bad = np.isnan(rows).any(axis=1)
-    clean = np.where(bad[:, None], 0.0, rows)
-    uniq, codes = np.unique(clean, return_inverse=True)
-    out = ranks_from_codes(codes.reshape(rows.shape).astype(np.int64), int(uniq.size))
-    out[bad] = np.nan
+    order = np.argsort(rows, axis=1, kind="stable")
+    ordered = np.take_along_axis(rows, order, axis=1)
+    pos = np.broadcast_to(np.arange(k), (b, k))
+    starts = np.ones((b, k), dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    ends = np.ones((b, k), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, pos, k - 1)[:, ::-1], axis=1)[:, ::-1]
+    out = np.empty((b, k))
+    np.put_along_axis(out, order, (first + last) / 2.0 + 1.0, axis=1)
+    out[np.isnan(rows).any(axis=1)] = np.nan
     return out.reshape(a.shape)
