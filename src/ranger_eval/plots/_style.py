@@ -251,8 +251,10 @@ _LAYOUT_TABLES = ("GSUB", "GPOS", "GDEF", "BASE", "JSTF", "MATH", "kern")
 
 def _tight_bbox_inches(fig: Figure, pad: float, dpi: float) -> Any:
     """The figure's drawn extent in inches plus ``pad`` — what ``bbox_inches="tight"`` computes
-    (matplotlib ``Figure.get_tightbbox``) — from one Agg draw at the output ``dpi`` (text extents
-    depend on the resolution through hinting)."""
+    (matplotlib ``Figure.get_tightbbox``) — from one Agg layout pass at the output ``dpi`` (text
+    extents depend on the resolution through hinting). As in matplotlib's own ``print_figure``,
+    the pass runs with the renderer's drawing disabled (``_draw_disabled``): every artist is laid
+    out, nothing is rasterised."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
@@ -260,7 +262,8 @@ def _tight_bbox_inches(fig: Figure, pad: float, dpi: float) -> Any:
     try:
         fig.dpi = dpi
         renderer = canvas.get_renderer()
-        fig.draw(renderer)  # finalise text positions and tick labels before measuring
+        with getattr(renderer, "_draw_disabled", contextlib.nullcontext)():
+            fig.draw(renderer)  # finalise text positions and tick labels before measuring
         return fig.get_tightbbox(renderer).padded(pad)
     finally:
         fig.dpi = original_dpi

@@ -206,8 +206,6 @@ def comparison_graph(
     Only compared pairs can be edges (with ``pairs="baseline"`` only the baseline's pairs).
     Returns a matplotlib Figure; rcParams are only changed inside ``rc_context``.
     """
-    import networkx as nx
-
     dataset, metric, rows, means_df = _group(comp, dataset, metric)
     names = list(means_df["system"])
     means = means_df["mean"].to_numpy(dtype=float)
@@ -226,6 +224,8 @@ def comparison_graph(
     pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.05, 0.05)
     ylim = (lo - pad, hi + pad)
     if cliques:
+        import networkx as nx  # only here: importing it takes 0.2 s
+
         g = nx.Graph()
         g.add_nodes_from(names)
         g.add_edges_from((a, b) for a, b, _ in edges)
