@@ -339,10 +339,11 @@ def test_figures_drawn_in_worker_processes_are_the_same_files_at_300_dpi(tmp_pat
         out = tmp_path / f"w{workers}"
         monkeypatch.setenv("RANGER_EVAL_FIGURE_WORKERS", str(workers))
         assert OutputFolder(tmp_path / "probe").workers == workers
-        runs[workers] = run_compare(cfg, out, n_resamples=50, figures="png")
+        runs[workers] = run_compare(cfg, out, n_resamples=50, figures="pdf,png")
     names = [p.name for p in runs[1].written]
     assert names == [p.name for p in runs[2].written]  # same files, same manifest order
     pngs = [n for n in names if n.endswith(".png")]
+    assert len([n for n in names if n.endswith(".pdf")]) == 7
     assert len(pngs) == 7  # graph, pvalues, boxplots per task, and the heatmap
     for name in names:
         if name != "manifest.json":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -90,3 +91,66 @@ def test_pdf_font_subsets_leave_out_layout_tables_only_while_saving(tmp_path):
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout
     assert "RTE_$x$" in text and "Random effects (DL)" in text and "−0.200" in text
+
+
+def test_pdf_font_subsets_are_made_once_per_process_and_depend_only_on_the_text(tmp_path,
+                                                                                monkeypatch):
+    """Issue 13 §3: a font subset is made once per glyph set and process (it holds the glyphs
+    asked for plus printable ASCII and the figures' symbols), so a second figure with the same
+    characters does not subset the font again; the file does not depend on what was drawn
+    before in the process, and renders the same text."""
+    from matplotlib.backends import _backend_pdf_ps as pdf_ps
+
+    from ranger_eval.plots import _style
+
+    calls = []
+    original = pdf_ps.get_glyphs_subset
+
+    def counted(fontfile, glyphs):
+        calls.append(len(set(glyphs)))
+        return original(fontfile, glyphs)
+
+    monkeypatch.setattr(pdf_ps, "get_glyphs_subset", counted)
+    monkeypatch.setattr(_style, "_SUBSETS", {})
+    first = save_figure(_forest(), tmp_path / "a.pdf")[0].read_bytes()
+    made = len(calls)
+    assert made >= 1 and all(n >= len(_style._COMMON_TEXT) - 20 for n in calls)
+    again = save_figure(_forest(), tmp_path / "b.pdf")[0].read_bytes()
+    assert len(calls) == made  # every subset came from the cache
+    assert again == first  # same bytes from the cache as when the subset was made
+    save_figure(_heatmap(), tmp_path / "c.pdf")  # another figure in between …
+    time.sleep(1.1)  # … and a new second on the clock (font timestamps) …
+    assert save_figure(_forest(), tmp_path / "d.pdf")[0].read_bytes() == first  # … change nothing
+    assert pdf_ps.get_glyphs_subset is counted  # matplotlib's function is put back after saving
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(tmp_path / "d.pdf"), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        assert "RTE_$x$" in text and "−0.200" in text
+
+
+def test_png_is_rgb_on_an_opaque_background_and_rgba_on_a_transparent_one(tmp_path):
+    """The 300-dpi PNG of a figure on white is written as RGB (every pixel is opaque: less to
+    compress), with the same pixels as matplotlib's RGBA file; a transparent figure stays RGBA."""
+    import io
+
+    from ranger_eval.plots import _style
+
+    fig = _forest()
+    png = save_figure(fig, tmp_path / "forest.png")[0]
+    with Image.open(png) as im:
+        assert im.mode == "RGB" and im.info["Software"].startswith("ranger-eval")
+        ours = np.asarray(im.convert("RGBA"))
+    buf = io.BytesIO()  # matplotlib's own writer, same box and dpi
+    bbox = _style._tight_bbox_inches(fig, pad=0.08, dpi=300) if getattr(fig, "_ranger_tight",
+                                                                         False) else None
+    with __import__("matplotlib").rc_context(_style.save_rc("none")):
+        fig.savefig(buf, format="png", dpi=300, facecolor="white", bbox_inches=bbox,
+                    pad_inches=0 if bbox is not None else "layout")
+    with Image.open(io.BytesIO(buf.getvalue())) as im:
+        assert im.mode == "RGBA"
+        np.testing.assert_array_equal(ours, np.asarray(im))
+    with _style._png_canvas(fig):
+        clear = io.BytesIO()
+        fig.savefig(clear, format="png", dpi=50, transparent=True)
+    with Image.open(io.BytesIO(clear.getvalue())) as im:
+        assert im.mode == "RGBA" and np.asarray(im)[..., 3].min() < 255
