@@ -90,3 +90,21 @@ def test_help_and_version_run_as_console_script():
     )
     assert done.returncode == 0 and "meta" in done.stdout and "demo" in done.stdout
     assert runner.invoke(app, ["--version"]).output.startswith("ranger-eval ")
+
+
+def test_gc_freeze_only_in_a_one_command_process(monkeypatch):
+    """Issue 13 §3: the executable freezes the garbage collector's view of the imported modules
+    (0.2 s of a one-second command); in-process callers (the library, CliRunner) are left
+    alone."""
+    import gc
+
+    from ranger_eval.cli import _common
+
+    frozen = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(_common, "ONE_COMMAND_PROCESS", False)
+    _common.imports_done()
+    assert frozen == []
+    monkeypatch.setattr(_common, "ONE_COMMAND_PROCESS", True)
+    _common.imports_done()
+    assert frozen == [True]

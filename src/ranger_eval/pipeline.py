@@ -437,6 +437,8 @@ class OutputFolder:
         costs, self._costs = self._costs, []
         if not jobs:
             return []
+        import gc
+
         from .progress import progress_bar
 
         results: list[list[str]] = [[] for _ in jobs]
@@ -452,12 +454,19 @@ class OutputFolder:
 
                 _FIGURE_JOBS = jobs
                 order = sorted(range(len(jobs)), key=lambda i: -costs[i])  # stable: queue order
+                # gc.freeze before fork (Python's gc docs): the workers' collections then never
+                # walk, and so never copy, the parent's objects; undone once they are finished
+                # (unless something froze objects before: the command line does)
+                frozen_before = gc.get_freeze_count() > 0
+                gc.freeze()
                 try:
                     with context.Pool(min(self.workers, len(jobs))) as pool:
                         for i, paths in pool.imap_unordered(_draw_indexed, order, chunksize=1):
                             results[i] = paths
                             advance()
                 finally:
+                    if not frozen_before:
+                        gc.unfreeze()
                     _FIGURE_JOBS = []
         written = [Path(p) for paths in results for p in paths]
         self.written += written

@@ -179,3 +179,36 @@ def test_effect_sizes_read_as_names(comp):
     md = to_markdown(comp)
     assert "Cohen's d_z" in md and "cohens" not in md
     assert r"Cohen's d\_z" in to_latex(comp)
+
+
+def test_ranking_renderings_are_imported_on_first_use_only():
+    """Issue 13 §3: rendering a comparison does not import ranger_eval.aggregate (the ranking
+    renderings register themselves when the first Ranking or RankTest is rendered), and that
+    first rendering works in a fresh interpreter, through every public name."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+import pandas as pd
+import ranger_eval.report as report
+assert "ranger_eval.aggregate" not in sys.modules, "report imported aggregate"
+from ranger_eval.aggregate import rank_test
+assert "ranger_eval.report.ranking" not in sys.modules
+table = pd.DataFrame({"A": [0.1, 0.2, 0.3, 0.4], "B": [0.2, 0.25, 0.35, 0.5],
+                      "C": [0.05, 0.1, 0.2, 0.3]}, index=["d1", "d2", "d3", "d4"])
+res = rank_test(table)
+md = report.to_markdown(res)
+assert md == report.rank_test_markdown(res), "dispatch and the named function differ"
+assert "| " in md and str(res.signature) in md
+assert report.to_latex(res).startswith("\\\\begin{table}") or "tabular" in report.to_latex(res)
+try:
+    report.to_markdown(object())
+except Exception as exc:
+    assert type(exc).__name__ == "ReportError" and "no Markdown rendering for object" in str(exc)
+else:
+    raise AssertionError("no error")
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -48,6 +48,9 @@ for _command in (meta, demo, compare, rank, trec, report, signature):
 
 def main() -> None:
     """Console-script entry point."""
+    from . import _common
+
+    _common.ONE_COMMAND_PROCESS = True
     try:
         app()
     except KeyboardInterrupt:  # pragma: no cover

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import command_line, friendly_errors, report_written, warn
+from ._common import command_line, friendly_errors, imports_done, report_written, warn
 
 
 def _split(option: str | None) -> list[str] | None:
@@ -106,6 +106,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Compare systems pairwise: tests, corrections, effect sizes, tables and plots."""
         from ..pipeline import run_compare
+
+        imports_done()
 
         run = run_compare(
             input, out, command_line(), figures, html, input_format, systems=_split(systems), pairs=pairs, baseline=baseline,

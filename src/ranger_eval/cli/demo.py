@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import command_line, friendly_errors, report_written, warn
+from ._common import command_line, friendly_errors, imports_done, report_written, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -26,6 +26,8 @@ def register(app: typer.Typer) -> None:
         and are not real results.
         """
         from ..pipeline import run_demo
+
+        imports_done()
 
         run = run_demo(out, seed=seed, command=command_line(), figures=figures, html=html)
         typer.echo(

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import command_line, friendly_errors, report_written, warn
+from ._common import command_line, friendly_errors, imports_done, report_written, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -38,6 +38,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Meta-analyse an experiment: forest.pdf/svg/png, effects.csv, summary.json, summary.md."""
         from ..pipeline import run_meta
+
+        imports_done()
 
         run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
                        measure=measure, order=order,

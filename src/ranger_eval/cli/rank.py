@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import command_line, friendly_errors, report_written, warn
+from ._common import command_line, friendly_errors, imports_done, report_written, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -54,6 +54,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import run_rank
+
+        imports_done()
 
         run = run_rank(
             input, out, command_line(), figures, html, posthoc=posthoc, control=control,

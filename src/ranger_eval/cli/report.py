@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from ._common import command_line, friendly_errors, warn
+from ._common import command_line, friendly_errors, imports_done, warn
 
 
 def register(app: typer.Typer) -> None:
@@ -16,6 +16,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write FOLDER/report.html: figures, sortable tables, results as JSON, plain reading."""
         from ..pipeline import write_report
+
+        imports_done()
 
         path, warnings = write_report(folder, command_line())
         warn(warnings)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..errors import ConfigError
-from ._common import fail, friendly_errors, warn
+from ._common import fail, friendly_errors, imports_done, warn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,6 +144,8 @@ def register(app: typer.Typer) -> None:
         """Evaluate runs against qrels with trec_eval semantics."""
         from ..ir import evaluation, measures
         from ..ir.errors import IgnoredTopicsWarning, NoCommonTopicsError
+
+        imports_done()
 
         if fmt not in FORMATS:
             raise ConfigError(f"option --format: unknown format {fmt!r}; use one of "

@@ -448,8 +448,23 @@ def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- dispatch
-def _unsupported(kind: str) -> Callable[[Any], str]:
-    def render(result: Any) -> str:
+#: Modules that register renderings for result types of layers imported only when used
+#: (:mod:`ranger_eval.aggregate`'s Ranking and RankTest): imported on the first such result, so
+#: that rendering a comparison does not import them.
+_LAZY_RENDERINGS = ("ranger_eval.report.ranking",)
+
+
+def _unsupported(kind: str) -> Callable[..., str]:
+    def render(result: Any, *args: Any, **kwargs: Any) -> str:
+        import importlib
+        import sys
+
+        dispatcher = _DISPATCHERS[kind]
+        for name in _LAZY_RENDERINGS:
+            if name not in sys.modules:
+                importlib.import_module(name)
+                if dispatcher.dispatch(type(result)) is not render:
+                    return str(dispatcher(result, *args, **kwargs))
         raise ReportError(f"no {kind} rendering for {type(result).__name__}")
 
     return render
@@ -463,6 +478,7 @@ to_markdown.__doc__ = "Markdown table of a result (Comparison, Leaderboard, Meta
 to_latex.__doc__ = "LaTeX (booktabs) table of a result."
 to_html.__doc__ = "HTML table of a result."
 to_csv.__doc__ = "CSV of a result, first line the ``# signature``."
+_DISPATCHERS = {"Markdown": to_markdown, "LaTeX": to_latex, "HTML": to_html, "CSV": to_csv}
 
 def _meta_markdown(result: MetaResult) -> str:
     from .meta import meta_markdown
