@@ -295,3 +295,41 @@ def test_missing_file_is_a_ranger_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="run file not found") as info:
         ir.read_run(tmp_path / "absent.txt")
     assert isinstance(info.value, RangerError) and isinstance(info.value, FileNotFoundError)
+
+
+def test_duplicate_check_compares_colliding_hashes_exactly() -> None:
+    """Rows found by the hash table (equal pair hashes) are compared exactly: colliding hashes of
+    different (query, document) pairs are no error; a real repeat among them is, with its rows."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ranger_eval.ir.readers import _duplicate_pair
+
+    same = np.full(4, 7, dtype=np.uint64)  # every row collides
+    docs = pa.array(["a", "b", "a", "c"])
+    assert _duplicate_pair(np.array([0, 0, 1, 1]), docs, same) is None
+    assert _duplicate_pair(np.array([0, 0, 0, 1]), docs, same) == (0, 2)
+    assert _duplicate_pair(np.array([0]), pa.array(["a"]), same[:1]) is None
+
+
+def test_one_thread_is_per_thread_and_nests() -> None:
+    import threading
+
+    from ranger_eval.ir.readers import helper_pool, one_thread, single_threaded
+
+    seen = []
+    with one_thread():
+        assert single_threaded()
+        with one_thread():
+            assert single_threaded()
+        assert single_threaded()  # the inner block restores, not clears
+        other = threading.Thread(target=lambda: seen.append(single_threaded()))
+        other.start()
+        other.join()
+        with helper_pool(2) as pool:  # inline: runs at once, errors delivered by result()
+            assert pool.submit(lambda: threading.current_thread()).result() is \
+                threading.current_thread()
+            failed = pool.submit(lambda: 1 / 0)
+            with pytest.raises(ZeroDivisionError):
+                failed.result()
+    assert seen == [False] and not single_threaded()

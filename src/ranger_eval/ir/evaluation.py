@@ -28,6 +28,7 @@ denominator is 0 (no relevant documents, empty ranking) is 0, as in trec_eval.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from collections.abc import Iterable, Mapping
@@ -51,8 +52,10 @@ from .readers import (
     QrelsTable,
     RunTable,
     hash_strings,
+    helper_pool,
     load_qrels,
     load_run,
+    one_thread,
     pair_hash,
     take_rows,
 )
@@ -488,7 +491,7 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
 
     # the judged rows and the ranking are independent: numpy and pyarrow release the GIL, so on
     # large runs they are computed side by side
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with helper_pool(1) as pool:
         lookup = pool.submit(_judged_rows, q, topic, docs, pairs)
         ranking = _ranking_order(topic, score, docs, q.n_topics)
         judged, label = lookup.result()
@@ -586,14 +589,17 @@ def evaluate_many(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
 
     def one(system: str, run: PathLike | pd.DataFrame | RunTable) -> tuple[pd.DataFrame, _Notes]:
         notes: _Notes = []
-        df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
-                             relevance_level, allow_no_overlap, notes)
+        with one_thread() if parallel else contextlib.nullcontext():
+            df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
+                                 relevance_level, allow_no_overlap, notes)
         df.insert(0, "system", system)
         return df, notes
 
     frames: list[pd.DataFrame] = []
     items = [(str(k), v) for k, v in runs.items()]
-    pool = ThreadPoolExecutor(max_workers=_batch_workers(len(items)))
+    workers = _batch_workers(len(items))
+    parallel = workers > 1  # then each run in one thread (readers.one_thread), the runs side by side
+    pool = ThreadPoolExecutor(max_workers=workers)
     try:
         with progress_bar("evaluating runs", total=len(items), enabled=progress) as advance:
             futures = [pool.submit(one, system, run) for system, run in items]
