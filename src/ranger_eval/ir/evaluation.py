@@ -610,6 +610,8 @@ def evaluate_many(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
                 advance(description=f"evaluated {system}")
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        if parallel:  # the runs' parsing buffers, kept for reuse between runs (readers.one_thread)
+            pa.default_memory_pool().release_unused()
     out = pd.concat(frames, ignore_index=True)
     out.attrs.update(qrels=q.source, missing=missing)
     return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))

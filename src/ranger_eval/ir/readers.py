@@ -657,8 +657,11 @@ def _fast_parse_file(p: Path, kind: str, value_type: pa.DataType) -> _Parsed | N
         return None
     finally:
         pool.shutdown(cancel_futures=True)
-        # parsing left pyarrow's pool (mimalloc by default) holding freed blocks; give them back
-        pa.default_memory_pool().release_unused()
+        # parsing left pyarrow's pool (mimalloc by default) holding freed blocks; give them back,
+        # except between the runs of a batch (one_thread), which reuse them and give them back
+        # once at the end (evaluate_many): the first batch in a process is then as fast as later
+        if not single_threaded():
+            pa.default_memory_pool().release_unused()
     if shape is None:
         return None
     qid = _encode_heads([x[0] for x in parts], [x[1] for x in parts])
