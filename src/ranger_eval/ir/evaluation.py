@@ -570,10 +570,13 @@ def evaluate_many(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
 
     The qrels are read and indexed once (:func:`prepare_qrels`: topic order, sorted (topic, doc)
     keys, pair-hash filter, ideal gains) and shared by every run. Runs are parsed and evaluated
-    concurrently, one per worker thread (:func:`_batch_workers`: one per core, at most 4):
+    concurrently, one per worker thread (:func:`_batch_workers`: one per core, at most 4), each
+    run within its thread alone (:func:`~ranger_eval.ir.readers.one_thread`: pyarrow's CSV
+    reader single-threaded, no helper threads, parsing buffers reused from run to run).
     pyarrow's CSV reader, the numpy checks and the hashing release the GIL, so the CPU-bound
     stages of different runs overlap, and the result never takes longer than a loop of
-    :func:`evaluate` calls (benchmarks/ir_batch_bench.py). Each worker holds one parsed run at a
+    :func:`evaluate` calls (benchmarks/ir_batch_bench.py: 20 runs of 500,000 lines in 1.0 s on
+    2 cores, 8.7× faster than pytrec_eval). Each worker holds one parsed run at a
     time, so memory is bounded by the number of workers, not of runs. Values are identical to
     :func:`evaluate` on each run; warnings are emitted in run order, and the first bad run (in
     order) raises its error.
