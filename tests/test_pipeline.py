@@ -397,3 +397,23 @@ def test_meta_skips_an_unreadable_forest_with_a_warning(tmp_path):
     assert not list((tmp_path / "out").glob("forest.*"))
     effects = pd.read_csv(tmp_path / "out" / "effects.csv", comment="#")
     assert len(effects) == k
+
+
+def test_no_figures_means_no_matplotlib(tmp_path, files):
+    """Issue 13 §3: with --figures none, compare, rank and meta never import matplotlib (the
+    figure functions are queued as partials of functions that import it when drawing)."""
+    import subprocess
+    import sys
+
+    cfg = _yaml(tmp_path, "meta: {control: a, treatment: b}", files)
+    code = f"""
+import sys
+from ranger_eval.pipeline import run_compare, run_meta, run_rank
+run_compare({str(cfg)!r}, {str(tmp_path / 'c')!r}, n_resamples=50, figures="none")
+run_rank({str(cfg)!r}, {str(tmp_path / 'r')!r}, figures="none")
+run_meta({str(cfg)!r}, {str(tmp_path / 'm')!r}, figures="none")
+print("matplotlib" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "False"

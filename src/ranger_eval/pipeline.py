@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -442,6 +443,7 @@ class OutputFolder:
         from .progress import progress_bar
 
         results: list[list[str]] = [[] for _ in jobs]
+        order = sorted(range(len(jobs)), key=lambda i: -costs[i])  # stable: queue order
         with progress_bar("writing figures", total=len(jobs)) as advance:
             context = _fork_context() if self.workers > 1 and len(jobs) > 1 else None
             if context is None:
@@ -453,7 +455,6 @@ class OutputFolder:
                 warm_figure_modules()  # once, here, before fork: not again in every worker
 
                 _FIGURE_JOBS = jobs
-                order = sorted(range(len(jobs)), key=lambda i: -costs[i])  # stable: queue order
                 # gc.freeze before fork (Python's gc docs): the workers' collections then never
                 # walk, and so never copy, the parent's objects; undone once they are finished
                 # (unless something froze objects before: the command line does)
@@ -813,6 +814,14 @@ class MetaRun:
 FOREST_MAX_ROWS = 200
 
 
+def forest_figure(result: MetaResult, **options: Any) -> Any:
+    """The forest plot of ``ranger-eval meta`` (:func:`ranger_eval.plots.forest_plot`), imported
+    when drawn (not with ``--figures none``)."""
+    from .plots.forest import forest_plot
+
+    return forest_plot(result, **options)
+
+
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
     signature."""
@@ -829,18 +838,9 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
                       f"{FOREST_MAX_ROWS} rows cannot be read); the summary and effects.csv are "
                       f"complete", stacklevel=2)
     else:
-        def forest() -> Any:
-            from .plots.forest import forest_plot
-
-            return forest_plot(
-                res.result,
-                order=cfg.order,
-                left_columns=_control_treatment_columns(res.effects) or None,
-                title=res.title,
-                control_label=control,
-                treatment_label=treatment,
-            )
-
+        forest = partial(forest_figure, res.result, order=cfg.order,
+                         left_columns=_control_treatment_columns(res.effects) or None,
+                         title=res.title, control_label=control, treatment_label=treatment)
         out.figure(forest, "forest", FIGURE_FORMATS)
     frame = res.effects.to_frame()
     ids = {label: task_id for task_id, label in exp.task_labels.items()}
@@ -1080,6 +1080,31 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9@.+=-]+", "_", text).strip("_") or "x"
 
 
+def compare_figure(kind: str, comp: Comparison, dataset: Any = None, metric: Any = None) -> Any:
+    """One figure of ``ranger-eval compare``: ``graph``, ``pvalues`` or ``boxplots`` of a
+    dataset × metric, or the ``heatmap`` of all; queued as a ``functools.partial``, so that
+    matplotlib is imported only when a figure is drawn (not with ``--figures none``)."""
+    if kind == "graph":
+        from .plots.graph import comparison_graph
+
+        return comparison_graph(comp, dataset, metric)
+    if kind == "pvalues":
+        from .plots.pvalues import pvalue_plot
+
+        return pvalue_plot(comp, dataset, metric)
+    if kind == "boxplots":
+        from .plots.boxplots import comparison_boxplots
+
+        return comparison_boxplots(rank_intervals(
+            comp, str(dataset), str(metric), level=comp.level,
+            n_resamples=min(comp.n_resamples, 2000), seed=comp.seed))
+    if kind == "heatmap":
+        from .plots.heatmap import comparison_heatmap
+
+        return comparison_heatmap(comp)
+    raise ValueError(f"compare_figure: unknown figure {kind!r}")
+
+
 def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
     """Tables (CSV, Markdown, LaTeX, HTML), the leaderboard and the figures of a comparison:
     ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric (suffixed with both when
@@ -1105,37 +1130,14 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
             suffix = f"-{_slug(str(dataset))}-{_slug(str(metric))}-{n}"
             n += 1
         used.add(suffix)
-        # figure factories import matplotlib only when a figure is drawn (not with --figures none)
-        def boxplots(d: Any = dataset, m: Any = metric) -> Any:
-            from .plots.boxplots import comparison_boxplots
-
-            return comparison_boxplots(rank_intervals(
-                comp, str(d), str(m), level=comp.level, n_resamples=min(comp.n_resamples, 2000),
-                seed=comp.seed))
-
-        def graph(d: Any = dataset, m: Any = metric) -> Any:
-            from .plots.graph import comparison_graph
-
-            return comparison_graph(comp, d, m)
-
-        def pvalues(d: Any = dataset, m: Any = metric) -> Any:
-            from .plots.pvalues import pvalue_plot
-
-            return pvalue_plot(comp, d, m)
-
         # relative drawing times (rank_llm, 6 systems: graph 0.26 s, p-values 0.37 s, boxplots
         # with their bootstrap 0.52 s, heatmap of 2 groups 0.64 s), so that the longest are
         # handed to the figure workers first
-        for stem, fig, cost in (("graph", graph, 1.0), ("pvalues", pvalues, 1.4),
-                                ("boxplots", boxplots, 2.0)):
-            out.figure(fig, f"{stem}{suffix}", FIGURE_FORMATS, dpi=300, cost=cost)
-
-    def heatmap() -> Any:
-        from .plots.heatmap import comparison_heatmap
-
-        return comparison_heatmap(comp)
-
-    out.figure(heatmap, "heatmap", FIGURE_FORMATS, dpi=300, cost=1.5 + 0.5 * len(groups))
+        for stem, cost in (("graph", 1.0), ("pvalues", 1.4), ("boxplots", 2.0)):
+            out.figure(partial(compare_figure, stem, comp, dataset, metric), f"{stem}{suffix}",
+                       FIGURE_FORMATS, dpi=300, cost=cost)
+    out.figure(partial(compare_figure, "heatmap", comp), "heatmap", FIGURE_FORMATS, dpi=300,
+               cost=1.5 + 0.5 * len(groups))
     out.flush()
     return out.written[start:]
 
@@ -1285,12 +1287,19 @@ def rank_options(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def cd_figure(rank_test: Any, labels: dict[str, str] | None = None) -> Any:
+    """The critical-difference diagram of ``ranger-eval rank``
+    (:func:`ranger_eval.plots.cd_diagram`), imported when drawn (not with ``--figures none``)."""
+    from .plots.cd import cd_diagram
+
+    return cd_diagram(rank_test, labels=labels)
+
+
 def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                        labels: dict[str, str] | None = None,
                        naive: pd.Series | None = None) -> list[Path]:
     """ranking.{md,csv,json,tex}, ranktest.{md,csv,tex}, the CD diagram and the graph."""
     from . import report
-    from .plots.cd import cd_diagram
 
     start = len(out.written)
     main = ranking if ranking is not None else rank_test
@@ -1309,7 +1318,7 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
         out.text("ranktest.csv", report.to_csv(rank_test))
         out.text("ranktest.tex", report.to_latex(rank_test))
         out.figure(ranking.plot, "graph", FIGURE_FORMATS, dpi=300)
-    out.figure(lambda: cd_diagram(rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
+    out.figure(partial(cd_figure, rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
     out.flush()
     return out.written[start:]
 
