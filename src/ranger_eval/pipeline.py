@@ -452,7 +452,10 @@ class OutputFolder:
                     advance()
             else:
                 global _FIGURE_JOBS
-                warm_figure_modules()  # once, here, before fork: not again in every worker
+                try:  # once, here, before fork: not again in every worker
+                    warm_figure_modules()
+                except Exception:  # noqa: BLE001 (only a head start: drawing imports what it needs)
+                    pass
 
                 _FIGURE_JOBS = jobs
                 # gc.freeze before fork (Python's gc docs): the workers' collections then never
