@@ -7,7 +7,8 @@ Times, best of ``--repeat``:
 * ``ranger-eval --help`` (import cost of the command line; goal < 1 s);
 * ``ranger-eval compare examples/rank_llm/experiment.yaml`` with all figures, once per figure
   worker count in ``--workers`` (``RANGER_EVAL_FIGURE_WORKERS``; 1 = draw in the main process),
-  and with ``--figures none`` (goal < 1 s beyond reading the runs);
+  with each format of ``--single`` alone (``--figures pdf`` …), and with ``--figures none``
+  (goal < 1 s);
 * ``ranger-eval demo`` (the meta-analysis and the ranking examples, all figures).
 
 The rank_llm example reads ``../shared/corpus/rank_llm`` (not in this repository); without it the
@@ -59,6 +60,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workers", default="1,2", help="figure worker counts to time")
+    parser.add_argument("--single", default="pdf,png,svg",
+                        help="figure formats to time one at a time (default worker count)")
     opts = parser.parse_args()
     rows: list[tuple[str, float, float]] = []
 
@@ -77,6 +80,8 @@ def main() -> None:
         for w in [int(x) for x in opts.workers.split(",")]:
             add(f"compare rank_llm, all figures, {w} figure worker(s)", compare,
                 {"RANGER_EVAL_FIGURE_WORKERS": str(w)})
+        for fmt in [f for f in opts.single.split(",") if f]:
+            add(f"compare rank_llm, --figures {fmt} only", [*compare, "--figures", fmt])
         add("compare rank_llm, --figures none", [*compare, "--figures", "none"])
     else:
         print(f"compare rank_llm: skipped ({CORPUS} not found)")

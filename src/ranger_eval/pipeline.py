@@ -244,19 +244,24 @@ def _figure_formats(figures: Sequence[str] | str | None) -> tuple[str, ...] | No
 _FIGURE_JOBS: list[tuple[Callable[[], Any], Path, tuple[str, ...], float]] = []
 
 
-def warm_figure_modules() -> None:
-    """Import what drawing and saving a figure needs (matplotlib and its Agg, PDF and SVG
-    backends, :mod:`ranger_eval.plots`, fontTools' subsetter, PIL's PNG writer) and open the
-    fonts with their PDF subsets (:func:`ranger_eval.plots.warm_fonts`), so that the processes
-    forked to draw figures start with all of it instead of each loading it again."""
-    import matplotlib.backends.backend_agg
-    import matplotlib.backends.backend_pdf
-    import matplotlib.backends.backend_svg  # noqa: F401
-    from PIL import PngImagePlugin  # noqa: F401
+def warm_figure_modules(formats: Iterable[str] = FIGURE_FORMATS) -> None:
+    """Import what drawing and saving figures in ``formats`` needs (matplotlib and its Agg
+    backend, :mod:`ranger_eval.plots`, and per format the PDF backend with fontTools' subsetter,
+    the SVG backend, PIL's PNG writer) and open the fonts, with their PDF subsets when PDFs are
+    written (:func:`ranger_eval.plots.warm_fonts`), so that the processes forked to draw figures
+    start with all of it instead of each loading it again."""
+    import matplotlib.backends.backend_agg  # noqa: F401
 
     from .plots import _style
 
-    _style.warm_fonts()
+    wanted = {f.lower().lstrip(".") for f in formats}
+    if wanted & {"pdf", "ps", "eps"}:
+        import matplotlib.backends.backend_pdf  # noqa: F401
+    if "svg" in wanted:
+        import matplotlib.backends.backend_svg  # noqa: F401
+    if "png" in wanted:
+        from PIL import PngImagePlugin  # noqa: F401
+    _style.warm_fonts(pdf=bool(wanted & {"pdf", "ps", "eps"}))
 
 
 def figure_workers() -> int:
@@ -453,7 +458,7 @@ class OutputFolder:
             else:
                 global _FIGURE_JOBS
                 try:  # once, here, before fork: not again in every worker
-                    warm_figure_modules()
+                    warm_figure_modules({f for job in jobs for f in job[2]})
                 except Exception:  # noqa: BLE001 (only a head start: drawing imports what it needs)
                     pass
 

@@ -330,16 +330,19 @@ def _reused_glyph_subsets() -> Iterator[bool]:
         pdf_ps.get_glyphs_subset = original
 
 
-def warm_fonts() -> None:
-    """Open the figures' fonts (regular and bold :data:`FONT_FAMILY`) and make their cached PDF
-    subsets of :data:`_COMMON_TEXT`, so that processes forked afterwards to draw figures start
-    with them instead of each making them (about 0.1 s per process)."""
-    from matplotlib.backends import _backend_pdf_ps as pdf_ps
+def warm_fonts(pdf: bool = True) -> None:
+    """Open the figures' fonts (regular and bold :data:`FONT_FAMILY`) and, with ``pdf``, make
+    their cached PDF subsets of :data:`_COMMON_TEXT`, so that processes forked afterwards to draw
+    figures start with them instead of each making them (about 0.1 s per process)."""
     from matplotlib.font_manager import findfont, get_font
 
     for bold in (False, True):
         path = findfont(font(bold=bold))
         get_font(path)
+        if not pdf:
+            continue
+        from matplotlib.backends import _backend_pdf_ps as pdf_ps
+
         with _lean_font_subsets() as reused:
             if reused and str(path).lower().endswith(".ttf"):
                 with pdf_ps.get_glyphs_subset(path, set()):
