@@ -154,3 +154,17 @@ def test_png_is_rgb_on_an_opaque_background_and_rgba_on_a_transparent_one(tmp_pa
         fig.savefig(clear, format="png", dpi=50, transparent=True)
     with Image.open(io.BytesIO(clear.getvalue())) as im:
         assert im.mode == "RGBA" and np.asarray(im)[..., 3].min() < 255
+
+
+def test_cached_font_subsets_are_bounded(tmp_path, monkeypatch):
+    """A long session drawing text with many different characters keeps at most _MAX_SUBSETS
+    font subsets; the PDFs written meanwhile are the same as with an unbounded cache."""
+    from ranger_eval.plots import _style
+
+    monkeypatch.setattr(_style, "_SUBSETS", {})
+    unbounded = save_figure(_heatmap(), tmp_path / "a.pdf")[0].read_bytes()
+    monkeypatch.setattr(_style, "_SUBSETS", {})
+    monkeypatch.setattr(_style, "_MAX_SUBSETS", 1)
+    assert save_figure(_heatmap(), tmp_path / "b.pdf")[0].read_bytes() == unbounded
+    save_figure(_forest(), tmp_path / "c.pdf")
+    assert len(_style._SUBSETS) == 1

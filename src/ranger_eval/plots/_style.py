@@ -262,6 +262,8 @@ _COMMON_TEXT = "".join(map(chr, range(0x20, 0x7F))) + "−×·–—…±≤≥�
 
 #: (font file, face, size, mtime) → the glyph ids of :data:`_COMMON_TEXT` in that font.
 _COMMON_IDS: dict[tuple[str, int, int, int], frozenset[int]] = {}
+#: Subsets kept per process (each some 10–60 KB); the oldest is dropped first.
+_MAX_SUBSETS = 64
 #: ((font file, face, size, mtime), glyph ids) → (subset font file bytes, old → new glyph id).
 _SUBSETS: dict[tuple[tuple[str, int, int, int], frozenset[int]], tuple[bytes, dict[int, int]]] = {}
 
@@ -298,6 +300,8 @@ def _glyph_subset(original: Callable[..., Any], fontfile: Any, glyphs: Iterable[
         with original(fontfile, set(ids)) as made:
             data = pdf_ps.font_as_file(made.font).getvalue()
             mapping = {int(k): int(v) for k, v in made.glyph_index_map.items()}
+        while len(_SUBSETS) >= _MAX_SUBSETS:  # a long session with many unusual characters
+            del _SUBSETS[next(iter(_SUBSETS))]
         held = _SUBSETS[(key, ids)] = (data, mapping)
     # as fontTools' subsetter loads a font: no new timestamp or bounds when it is written again
     font = TTFont(io.BytesIO(held[0]), recalcBBoxes=False, recalcTimestamp=False)
@@ -311,7 +315,8 @@ def _reused_glyph_subsets() -> Iterator[bool]:
     and makes each such subset once per process (its ``glyph_index_map`` maps each original
     glyph id to the subset's). The embedded font holds a few more glyphs than the text uses;
     everything the text uses is the same glyph. Left as is where matplotlib's internals differ
-    from the ones this was written for (3.10+: ``SubsetResults``)."""
+    from the ones this was written for (a ``get_glyphs_subset`` of glyph ids that returns
+    ``SubsetResults``, matplotlib 3.11)."""
     from matplotlib.backends import _backend_pdf_ps as pdf_ps
 
     original = getattr(pdf_ps, "get_glyphs_subset", None)
