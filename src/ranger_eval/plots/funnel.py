@@ -46,23 +46,12 @@ from ._style import (
     format_pvalue,
     tick_decimals,
 )
+from .forest import _hinted_width as _text_width
+from .forest import _hinted_wrap as _wrap
 from .forest import _line_height
-from .forest import _text_width as _measured_width
-from .forest import _wrap as _forest_wrap
 
 __all__ = ["funnel_plot"]
 
-
-#: rendered text at 100 dpi runs up to ~4% wider than its outline (hinting): layout margin
-_HINT = 1.05
-
-
-def _text_width(text: str, prop: FontProperties) -> float:
-    return _HINT * _measured_width(text, prop)
-
-
-def _wrap(parts: list[str], sep: str, width: float, prop: FontProperties) -> list[str]:
-    return _forest_wrap(parts, sep, width / _HINT, prop)
 
 _MARGIN = 0.12
 _TICK_LEN_PT = 3.0

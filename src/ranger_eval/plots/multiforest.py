@@ -54,22 +54,11 @@ from .forest import (
     _ticks,
     effect_decimals,
 )
-from .forest import _text_width as _measured_width
-from .forest import _wrap as _forest_wrap
+from .forest import _hinted_width as _text_width
+from .forest import _hinted_wrap as _wrap
 
 __all__ = ["multi_forest_plot", "SYSTEM_COLORS", "SYSTEM_MARKERS"]
 
-
-#: rendered text at 100 dpi runs up to ~4% wider than its outline (hinting): layout margin
-_HINT = 1.05
-
-
-def _text_width(text: str, prop: FontProperties) -> float:
-    return _HINT * _measured_width(text, prop)
-
-
-def _wrap(parts: list[str], sep: str, width: float, prop: FontProperties) -> list[str]:
-    return _forest_wrap(parts, sep, width / _HINT, prop)
 
 #: Okabe–Ito colours (without yellow, too pale on white), one per system.
 SYSTEM_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
