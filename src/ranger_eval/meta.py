@@ -1266,8 +1266,27 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
+class _ResultText:
+    """What every result class of this module prints the same way: ``to_json()``, its
+    ``to_dict()`` as a JSON string (``kwargs`` go to :func:`json.dumps`), and ``str()``, its
+    ``summary()``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def summary(self) -> str:
+        raise NotImplementedError
+
+    def to_json(self, **kwargs: Any) -> str:
+        """:meth:`to_dict` as a JSON string (``kwargs`` go to :func:`json.dumps`)."""
+        return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
 @dataclass(frozen=True)
-class MetaResult:
+class MetaResult(_ResultText):
     """A fitted meta-analysis model (one object, many views, like metafor's ``rma``).
 
     ``estimate``/``se``/``ci_*``/``statistic``/``pvalue`` are ``coef``/``se``/``ci.lb``/``ci.ub``/
@@ -1421,17 +1440,11 @@ class MetaResult:
             }
         return {key: _jsonable(val) for key, val in d.items()}
 
-    def to_json(self, **kwargs: Any) -> str:
-        """:meth:`to_dict` as a JSON string (``kwargs`` go to :func:`json.dumps`)."""
-        return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
 
     def summary(self, digits: int = 4) -> str:
         """Readable text in the layout of metafor's ``print.rma.uni``."""
         def f(x: float) -> str:
             return f"{x:.{digits}f}"
-
-        def p(x: float) -> str:
-            return "< .0001" if x < 1e-4 else f"= {x:.4f}"
 
         pct_s = format_level(self.level)
         lines = []
@@ -1455,7 +1468,7 @@ class MetaResult:
         )
         lines.append(f"H^2 (total variability / sampling variability):  {self.H2:.2f}")
         lines += ["", "Test for Heterogeneity:",
-                  f"Q(df = {self.Q_df}) = {f(self.Q)}, p-val {p(self.Q_pvalue)}", ""]
+                  f"Q(df = {self.Q_df}) = {f(self.Q)}, p-val {_p_txt(self.Q_pvalue)}", ""]
         lines.append("Model Results:")
         lines.append("")
         stat_name = "zval" if self.test == "z" else "tval"
@@ -1484,8 +1497,6 @@ class MetaResult:
         lines += ["", str(self.signature)]
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def _sig_fields(fields: dict[str, object]) -> dict[str, object]:
@@ -1510,7 +1521,7 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class MetaRegressionResult:
+class MetaRegressionResult(_ResultText):
     """A fitted meta-regression (mixed-effects model; fixed-effects with moderators for FE), like
     ``metafor::rma(yi, vi, mods = ~ ..., method, test)``.
 
@@ -1621,9 +1632,6 @@ class MetaRegressionResult:
         }
         return {key: _jsonable(val) for key, val in d.items()}
 
-    def to_json(self, **kwargs: Any) -> str:
-        """:meth:`to_dict` as a JSON string (``kwargs`` go to :func:`json.dumps`)."""
-        return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
 
     def summary(self, digits: int = 4) -> str:
         """Readable text in the layout of metafor's ``print.rma.uni`` for models with moderators."""
@@ -1683,8 +1691,6 @@ class MetaRegressionResult:
         lines += ["", str(self.signature)]
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def _meta_regression(
@@ -1801,7 +1807,7 @@ def meta_analysis(
 # subgroup analysis (Borenstein et al. 2009, ch. 19)
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class SubgroupResult:
+class SubgroupResult(_ResultText):
     """Subgroup analysis: one model per subgroup and two tests of subgroup differences.
 
     ``fits`` maps each subgroup (in ``groups`` order) to its own :class:`MetaResult` (same method,
@@ -1885,8 +1891,6 @@ class SubgroupResult:
         out["regression"] = None if self.regression is None else self.regression.to_dict()
         return out
 
-    def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
 
     def summary(self, digits: int = 4) -> str:
         """Per-subgroup table and the tests of subgroup differences."""
@@ -1924,8 +1928,6 @@ class SubgroupResult:
                   f"p-val {_p_txt(self.Q_within_pvalue)}", "", str(self.signature)]
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def subgroup_analysis(
@@ -2042,7 +2044,7 @@ _PREDICTOR_TEXT = {
 
 
 @dataclass(frozen=True)
-class RegTestResult:
+class RegTestResult(_ResultText):
     """Regression test for funnel-plot asymmetry (Egger et al. 1997; Sterne & Egger 2005), as
     metafor's ``regtest``.
 
@@ -2092,8 +2094,6 @@ class RegTestResult:
         }
         return {key: _jsonable(val) for key, val in d.items()}
 
-    def to_json(self, **kwargs: Any) -> str:
-        return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
 
     def summary(self) -> str:
         """Text in the layout of metafor's ``print.regtest``."""
@@ -2118,8 +2118,6 @@ class RegTestResult:
         lines += ["", str(self.signature)]
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def regtest(
