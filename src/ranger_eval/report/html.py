@@ -133,9 +133,7 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
             f"{folder}: no manifest.json: not a ranger-eval output folder (write one with "
             f"`ranger-eval meta|compare|rank|demo … --out {folder}`)"
         )
-    manifest = _read_json(path)
-    if not isinstance(manifest, dict):
-        raise ReportError(f"{path}: expected a JSON object, got {type(manifest).__name__}")
+    manifest = _read_json_object(path)
     files = manifest.get("files")
     if not isinstance(files, list):
         raise ReportError(f"{path}: no \"files\" list")
@@ -195,13 +193,18 @@ def _path(a: _Analysis, name: str, required: bool = True) -> Path | None:
     return p
 
 
-def _read_json(path: Path) -> Any:
+def _read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; unreadable text, invalid JSON or another JSON value is a
+    :class:`ReportError` naming the file."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{path}: cannot read: {exc}") from None
     except ValueError as exc:
         raise ReportError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ReportError(f"{path}: expected a JSON object, got {type(value).__name__}")
+    return value
 
 
 def _read_csv(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
@@ -396,9 +399,7 @@ def _labels(a: _Analysis, summary: Mapping[str, Any]) -> tuple[str, str]:
 def _meta(a: _Analysis) -> None:
     path = _path(a, "summary.json")
     assert path is not None
-    summary = _read_json(path)
-    if not isinstance(summary, dict):
-        raise ReportError(f"{path}: expected a JSON object")
+    summary = _read_json_object(path)
     res = _get(summary, "result", path, dict)
     w = "result."
     est, lo, hi = (_float(res, k, path, w) for k in ("estimate", "ci_low", "ci_high"))
@@ -693,9 +694,7 @@ def _leaderboard(path: Path) -> dict[str, Any]:
 def _rank(a: _Analysis) -> None:
     path = _path(a, "ranking.json")
     assert path is not None
-    payload = _read_json(path)
-    if not isinstance(payload, dict):
-        raise ReportError(f"{path}: expected a JSON object")
+    payload = _read_json_object(path)
     rt = _get(payload, "rank_test", path, dict)
     ranking = payload.get("ranking")
     if ranking is not None and not isinstance(ranking, dict):
