@@ -109,7 +109,7 @@ from .errors import (
     check_level,
 )
 from .formatting import preview as _preview
-from .scores import Scores
+from .scores import Scores, items_only_in
 from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
@@ -964,11 +964,6 @@ def _pair_data(
     only_a = group.items[pa & ~pb]
     only_b = group.items[pb & ~pa]
     if missing == "error":
-        parts = []
-        if len(only_a):
-            parts.append(f"{len(only_a)} only in {a!r}: {_preview(only_a)}")
-        if len(only_b):
-            parts.append(f"{len(only_b)} only in {b!r}: {_preview(only_b)}")
         hint = (
             "pass missing='intersect' to use the common items"
             if test in PAIRED_ONLY or paired
@@ -978,7 +973,7 @@ def _pair_data(
         raise ScoresError(
             f"items of {a!r} and {b!r} differ on dataset {group.dataset!r} "
             f"(metric {group.metric!r}) but test {test!r} pairs them by item id: "
-            + "; ".join(parts)
+            + items_only_in(only_a, a, only_b, b)
             + f" ({hint})"
         )
     if not overlap:

@@ -684,6 +684,15 @@ def _tighten(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+def items_only_in(only_a: Sequence[object] | np.ndarray | pd.Index, name_a: str,
+                  only_b: Sequence[object] | np.ndarray | pd.Index, name_b: str) -> str:
+    """``3 only in 'A': a, b, c; 1 only in 'B': d`` (each side that has any; ids previewed by
+    :func:`ranger_eval.formatting.preview`), for the messages about unmatched items."""
+    parts = [f"{len(ids)} only in {name!r}: {_preview(ids)}"
+             for ids, name in ((only_a, name_a), (only_b, name_b)) if len(ids)]
+    return "; ".join(parts)
+
+
 def common_items(
     a: np.ndarray, b: np.ndarray, name_a: str, name_b: str, where: str, missing: str,
     *, stacklevel: int = 2,
@@ -697,13 +706,9 @@ def common_items(
     dropped = len(only_a) + len(only_b)
     if dropped:
         if missing == "error":
-            parts = []
-            if len(only_a):
-                parts.append(f"{len(only_a)} only in {name_a!r}: {_preview(only_a)}")
-            if len(only_b):
-                parts.append(f"{len(only_b)} only in {name_b!r}: {_preview(only_b)}")
             raise ScoresError(
-                f"items of {name_a!r} and {name_b!r} differ on {where}: " + "; ".join(parts)
+                f"items of {name_a!r} and {name_b!r} differ on {where}: "
+                + items_only_in(only_a, name_a, only_b, name_b)
                 + " (pass missing='intersect' to use the common items)"
             )
         warnings.warn(
