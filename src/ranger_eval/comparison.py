@@ -1602,11 +1602,13 @@ def _finite(values: np.ndarray, runs: Sequence[str], where: str, name: str) -> n
 def _finite_resamples(
     values: np.ndarray, columns: Sequence[str], where: str, name: str, kind: str
 ) -> None:
-    bad_rows = ~np.isfinite(values).all(axis=1)
-    if bad_rows.any():
-        col = columns[int(np.flatnonzero(~np.isfinite(values[bad_rows][0]))[0])]
+    from .setmetrics import undefined_resamples
+
+    undefined = undefined_resamples(values, columns)
+    if undefined is not None:
+        count, col = undefined
         raise CompareError(
-            f"{where}: metric {name!r} is undefined on {int(bad_rows.sum())} of "
+            f"{where}: metric {name!r} is undefined on {count} of "
             f"{values.shape[0]} {kind} resamples (first for {col}; e.g. a correlation of "
             "constant values); too few or too uniform items for this metric"
         )

@@ -592,7 +592,7 @@ def _bootstrap_metric(
     run_names: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> _Combined:
     """yi, vi of metric(treatment) − metric(control) from runs (seeds) on the same items."""
-    from .setmetrics import bootstrap_values, encode
+    from .setmetrics import bootstrap_values, encode, undefined_resamples
 
     st, sc = len(treatment), len(control)
     names = list(run_names[0]) + list(run_names[1]) if run_names else (
@@ -611,11 +611,11 @@ def _bootstrap_metric(
             f"{names[bad[0]]} (e.g. a correlation of constant values)"
         )
     boot, used = bootstrap_values(enc, n_resamples, seed)
-    bad_rows = ~np.isfinite(boot).all(axis=1)
-    if bad_rows.any():
-        run = names[int(np.flatnonzero(~np.isfinite(boot[bad_rows][0]))[0])]
+    undefined = undefined_resamples(boot, names)
+    if undefined is not None:
+        count, run = undefined
         raise EffectSizeError(
-            f"{where}: metric {metric.name!r} is undefined on {int(bad_rows.sum())} of "
+            f"{where}: metric {metric.name!r} is undefined on {count} of "
             f"{n_resamples} bootstrap resamples (first for {run}; e.g. a correlation of a "
             "resample with constant values); too few or too uniform items for this metric"
         )

@@ -69,6 +69,7 @@ __all__ = [
     "SetMetric",
     "bootstrap_values",
     "compute",
+    "undefined_resamples",
     "custom",
     "encode",
     "get_metric",
@@ -588,6 +589,18 @@ def _rows(enc: EncodedRuns, batch: int | None) -> int:
     if batch is not None:
         return max(1, int(batch))
     return max(1, _BATCH_BYTES // max(enc.row_bytes(), 1))
+
+
+def undefined_resamples(values: np.ndarray, columns: Sequence[str]) -> tuple[int, str] | None:
+    """For a resamples × columns matrix of metric values (:func:`bootstrap_values`,
+    :func:`permutation_statistics`): the number of resamples on which the metric is undefined
+    (a non-finite value; e.g. a correlation of a resample with constant values) and the column
+    of the first such value, or None when every value is finite."""
+    bad_rows = ~np.isfinite(values).all(axis=1)
+    if not bad_rows.any():
+        return None
+    first = values[bad_rows][0]
+    return int(bad_rows.sum()), str(columns[int(np.flatnonzero(~np.isfinite(first))[0])])
 
 
 def bootstrap_values(
