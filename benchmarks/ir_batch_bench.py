@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ir_bench import _dist_version, _table  # noqa: E402  (the single-run benchmark's helpers)
+from ir_bench import _agreement_row, _dist_version, _table  # noqa: E402  (the single-run benchmark's helpers)
 
 MEASURES = ("nDCG@10", "AP", "RR")
 TOOLS = ("ranger_eval", "ranger_eval[loop]", "pytrec_eval", "ranx", "trec_eval")
@@ -274,7 +274,6 @@ def _spawn(tool: str, qrels: Path, runs: list[Path], repeats: int, trec_eval: st
 
 
 def report(results: list[dict], meta: dict) -> None:
-    import numpy as np
 
     ok = {r["tool"]: r for r in results if r["status"] == "ok"}
 
@@ -314,14 +313,7 @@ def report(results: list[dict], meta: dict) -> None:
         for name, r in ok.items():
             if name == "ranger_eval":
                 continue
-            pq = r["per_query"]
-            common = sorted(set(pq) & set(ref))
-            row = [name, f"{len(common)}/{len(ref)}"]
-            for j in range(len(MEASURES)):
-                d = np.abs(np.array([pq[q][j] for q in common])
-                           - np.array([ref[q][j] for q in common]))
-                row.append(f"{d.max():.2e} ({int(np.sum(d > 1e-9))})" if len(d) else "-")
-            rows.append(row)
+            rows.append(_agreement_row(name, r["per_query"], ref))
         print(_table(rows, ["tool", "common q", *MEASURES]))
 
 

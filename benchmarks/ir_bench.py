@@ -356,15 +356,21 @@ def report(results: list[dict], meta: dict, repeats: int) -> None:
     for t in names:
         if t == "pytrec_eval":
             continue
-        pq = ok[t]["per_query"]
-        common = sorted(set(pq) & set(rq))
-        row = [t, f"{len(common)}/{len(rq)}"]
-        for j in range(len(MEASURES)):
-            d = np.abs(np.array([pq[q][j] for q in common]) - np.array([rq[q][j] for q in common]))
-            row.append(f"{d.max():.2e} ({int(np.sum(d > 1e-9))})" if len(d) else "-")
-        rows.append(row)
+        rows.append(_agreement_row(t, ok[t]["per_query"], rq))
     print("\nper-query max |diff| vs pytrec_eval (queries differing by > 1e-9)")
     print(_table(rows, ["tool", "common q", *MEASURES]))
+
+
+def _agreement_row(name: str, pq: dict, ref: dict) -> list[str]:
+    """[tool, common/reference queries, then per measure "max |diff| (queries > 1e-9)"]."""
+    import numpy as np
+
+    common = sorted(set(pq) & set(ref))
+    row = [name, f"{len(common)}/{len(ref)}"]
+    for j in range(len(MEASURES)):
+        d = np.abs(np.array([pq[q][j] for q in common]) - np.array([ref[q][j] for q in common]))
+        row.append(f"{d.max():.2e} ({int(np.sum(d > 1e-9))})" if len(d) else "-")
+    return row
 
 
 def main(argv: list[str] | None = None) -> None:
