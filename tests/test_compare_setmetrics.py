@@ -14,21 +14,12 @@ import pytest
 from ranger_eval import setmetrics as sm
 from ranger_eval.comparison import COLUMNS, compare
 from ranger_eval.errors import CompareError, ScoresError
+from tests.helpers.setmetric_cases import tidy_case as _tidy
 
 ORACLE = json.loads((Path(__file__).parent / "oracles" / "setmetrics_oracle.json").read_text())
 CASES = {c["name"]: c for c in ORACLE["cases"]}
 
 
-def _tidy(case: dict, dataset: str = "d", systems=("T", "C")) -> pd.DataFrame:
-    n = len(case["labels"])
-    frames = []
-    for system, preds in zip(systems, (case["treatment"], case["control"]), strict=True):
-        frames.append(pd.DataFrame({
-            "dataset": dataset, "system": system, "item": [f"i{i:03d}" for i in range(n)],
-            "label": case["labels"], "prediction": preds,
-            "value": [float(a == b) for a, b in zip(case["labels"], preds, strict=True)],
-        }))
-    return pd.concat(frames, ignore_index=True)
 
 
 @pytest.mark.parametrize(("case", "name"), [

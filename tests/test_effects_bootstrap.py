@@ -18,23 +18,13 @@ from ranger_eval.effects import (
     effect_sizes,
 )
 from ranger_eval.errors import ScoresError
+from tests.helpers.setmetric_cases import tidy_case as _tidy
 
 ORACLE = json.loads((Path(__file__).parent / "oracles" / "setmetrics_oracle.json").read_text())
 CASES = {c["name"]: c for c in ORACLE["cases"]}
 B, SEED = ORACLE["n_resamples"], ORACLE["seed"]
 
 
-def _tidy(case: dict, dataset: str, *, systems=("T", "C")) -> pd.DataFrame:
-    """A case as a Scores table; zero-padded ids keep the oracle's item order after sorting."""
-    n = len(case["labels"])
-    frames = []
-    for system, preds in zip(systems, (case["treatment"], case["control"]), strict=True):
-        frames.append(pd.DataFrame({
-            "dataset": dataset, "system": system, "item": [f"i{i:03d}" for i in range(n)],
-            "label": case["labels"], "prediction": preds,
-            "value": [float(a == b) for a, b in zip(case["labels"], preds, strict=True)],
-        }))
-    return pd.concat(frames, ignore_index=True)
 
 
 # --------------------------------------------------------------------------- one dataset
