@@ -1440,7 +1440,6 @@ class MetaResult(_ResultText):
             }
         return {key: _jsonable(val) for key, val in d.items()}
 
-
     def summary(self, digits: int = 4) -> str:
         """Readable text in the layout of metafor's ``print.rma.uni``."""
         def f(x: float) -> str:
@@ -1631,7 +1630,6 @@ class MetaRegressionResult(_ResultText):
             "measure": self.measure, "signature": str(self.signature),
         }
         return {key: _jsonable(val) for key, val in d.items()}
-
 
     def summary(self, digits: int = 4) -> str:
         """Readable text in the layout of metafor's ``print.rma.uni`` for models with moderators."""
@@ -1891,7 +1889,6 @@ class SubgroupResult(_ResultText):
         out["regression"] = None if self.regression is None else self.regression.to_dict()
         return out
 
-
     def summary(self, digits: int = 4) -> str:
         """Per-subgroup table and the tests of subgroup differences."""
         def f(x: float) -> str:
@@ -2093,7 +2090,6 @@ class RegTestResult(_ResultText):
             "measure": self.measure, "signature": str(self.signature),
         }
         return {key: _jsonable(val) for key, val in d.items()}
-
 
     def summary(self) -> str:
         """Text in the layout of metafor's ``print.regtest``."""
