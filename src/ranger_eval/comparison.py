@@ -502,7 +502,9 @@ class _Group:
         once: every pair, mean row and test choice reads them)."""
         object.__setattr__(self, "_position", {s: i for i, s in enumerate(self.names)})
         rows = [self.row(s) for s in self.names]
-        object.__setattr__(self, "means", tuple(float(r.mean()) for r in rows))
+        from .stats._scale import mean as _mean  # no overflow near the float64 limit
+
+        object.__setattr__(self, "means", tuple(_mean(r) for r in rows))
         object.__setattr__(self, "binary", tuple(_is_binary(r) for r in rows))
 
     def index(self, system: str) -> int:
@@ -999,9 +1001,11 @@ def _pair_binary(group: _Group, pd_: _PairData) -> bool:
 
 def _pair_means(group: _Group, pd_: _PairData) -> tuple[float, float]:
     """mean(x), mean(y) of a pair (cached per system for own items)."""
+    from .stats._scale import mean as _mean
+
     if pd_.own:
         return group.means[group.index(pd_.a)], group.means[group.index(pd_.b)]
-    return float(pd_.x.mean()), float(pd_.y.mean())
+    return _mean(pd_.x), _mean(pd_.y)
 
 
 def _choose_test(test: str, pd_: _PairData, group: _Group) -> str:
@@ -1126,6 +1130,38 @@ def _context(group: _Group, pairs: list[_PairData]) -> Iterator[None]:
         ) from None
 
 
+def _check_outcome(group: _Group, d: _PairData, test: str, o: _Outcome, alternative: str
+                   ) -> None:
+    """Raise :class:`CompareError` naming the dataset, metric, systems and value when a pair's
+    result is not representable: a NaN statistic or p-value, a mean difference or a (finite
+    side of the) confidence interval beyond float64. The tests rescale extreme scores exactly
+    (:mod:`ranger_eval.stats._scale`), so this is reached only when the answer itself does not
+    fit in float64 (e.g. means of -1.7e308 and 1.7e308), never as the multiplicity step's
+    anonymous "p-values must lie in [0, 1]"."""
+    mean_a, mean_b = _pair_means(group, d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = mean_a - mean_b
+    problems = []
+    if not math.isfinite(diff):
+        problems.append(f"the mean difference {mean_a!r} - {mean_b!r} is beyond the float64 "
+                        "range (±1.8e308)")
+    if math.isnan(o.statistic):
+        problems.append(f"the {test} statistic is {o.statistic!r}")
+    if not 0.0 <= o.pvalue <= 1.0:
+        problems.append(f"the {test} p-value is {o.pvalue!r}")
+    for bound, value, needed in (("lower", o.ci_low, alternative != "less"),
+                                 ("upper", o.ci_high, alternative != "greater")):
+        if math.isnan(value) or (needed and math.isinf(value)):
+            problems.append(f"the {bound} bound of the {o.ci_method} interval is {value!r} "
+                            "(beyond the float64 range)")
+    if problems:
+        raise CompareError(
+            f"dataset {group.dataset!r} (metric {group.metric!r}), systems {d.a!r} vs {d.b!r}: "
+            f"{'; '.join(problems)}: the result does not fit in float64; rescale the scores "
+            "(e.g. divide them by a power of ten)"
+        )
+
+
 # --------------------------------------------------------------------------- all pairs at once
 def _buckets(data: list[_PairData], idx: Iterable[int]) -> dict[tuple[bool, int, int], list[int]]:
     """Pairs of equal shape (paired flag, n_a, n_b), in order: each is one matrix."""
@@ -1190,8 +1226,9 @@ class _Shared:
 
         if self.moments:
             allm = PairedMoments.concat(self.moments)
-            self.t = allm.ttest(self.alternative, self.level, warn=False)
-            self.mean = allm.mean
+            # overflow="inf": a location beyond float64 is reported per pair by _check_outcome
+            self.t = allm.ttest(self.alternative, self.level, warn=False, overflow="inf")
+            self.mean = allm.location(overflow="inf")
             allm.warn_cancellation(np.asarray(self.t_used, dtype=np.intp))
         for n, jobs in self.perm.items():
             starts = np.cumsum([0] + [v.shape[0] for v, *_ in jobs])
@@ -1403,7 +1440,10 @@ class _GroupWork:
                                   "paired t")
             else:  # shared paired permutation test: statistic mean(d)
                 out[i] = _Outcome(float(shared.mean[row]), self.perm_p[i], lo, hi, "paired t")
-        return [out[i] for i in range(len(self.data))]
+        outcomes = [out[i] for i in range(len(self.data))]
+        for d, c, o in zip(self.data, self.chosen, outcomes, strict=True):
+            _check_outcome(self.group, d, c, o, shared.alternative)
+        return outcomes
 
 
 # --------------------------------------------------------------------------- set-level metrics

@@ -75,12 +75,11 @@ def as_vector(values: object, name: str, min_n: int = 1) -> np.ndarray:
     return arr
 
 
-def paired_differences(
-    x: object, y: object | None, min_n: int = 2, names: tuple[str, str] = ("x", "y")
-) -> np.ndarray:
-    """``x - y`` for two aligned samples (or ``x`` itself when ``y`` is None), validated."""
+def _paired_vectors(
+    x: object, y: object | None, min_n: int, names: tuple[str, str]
+) -> tuple[np.ndarray, np.ndarray | None]:
     if y is None:
-        return as_vector(x, names[0], min_n)
+        return as_vector(x, names[0], min_n), None
     xa = as_vector(x, names[0], 0)
     ya = as_vector(y, names[1], 0)
     if xa.size != ya.size:
@@ -90,7 +89,27 @@ def paired_differences(
         )
     if xa.size < min_n:
         raise StatsInputError(f"paired test needs at least {min_n} pairs; got {xa.size}")
-    return xa - ya
+    return xa, ya
+
+
+def paired_differences(
+    x: object, y: object | None, min_n: int = 2, names: tuple[str, str] = ("x", "y")
+) -> np.ndarray:
+    """``x - y`` for two aligned samples (or ``x`` itself when ``y`` is None), validated."""
+    xa, ya = _paired_vectors(x, y, min_n, names)
+    return xa if ya is None else xa - ya
+
+
+def paired_scaled(
+    x: object, y: object | None, min_n: int = 2, names: tuple[str, str] = ("x", "y")
+) -> tuple[np.ndarray, int]:
+    """``(d', e)`` with ``x - y = d' · 2^e`` (:func:`ranger_eval.stats._scale.scaled_difference`:
+    ``e = 0`` and ``d' = x - y`` for scores in the safe range), validated as
+    :func:`paired_differences`."""
+    from ._scale import scaled_difference
+
+    xa, ya = _paired_vectors(x, y, min_n, names)
+    return scaled_difference(xa, ya)
 
 
 def all_equal(a: np.ndarray) -> bool:

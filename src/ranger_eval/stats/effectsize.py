@@ -7,6 +7,8 @@
 * proportions: Cohen's h = 2 asin(sqrt p1) - 2 asin(sqrt p2) (Cohen 1988, ch. 6),
 with J(df) = 1 - 3/(4 df - 1) (Borenstein et al. 2009, eq. 4.23; needs df >= 2) and sd ddof=1.
 Zero spread: the effect is 0 when the mean difference is 0 and +-inf otherwise (documented limit).
+The effects are scale free; extreme scores are first multiplied by a power of two (exact,
+:mod:`ranger_eval.stats._scale`), so scores × 1e-300 or near 1e308 give the same effect.
 """
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import math
 
 import numpy as np
 
-from ._validation import StatsInputError, as_vector, paired_differences
+from ._scale import exponent, scaled
+from ._validation import StatsInputError, as_vector, paired_scaled
 
 __all__ = [
     "EFFECT_THRESHOLDS",
@@ -54,7 +57,7 @@ def _ratio(num: float, den: float) -> float:
 
 def cohens_dz(x: object, y: object | None = None) -> float:
     """Paired Cohen's d_z = mean(x - y) / sd(x - y) (ddof = 1)."""
-    d = paired_differences(x, y)
+    d = paired_scaled(x, y)[0]  # (x - y) · 2^-e: the same ratio
     if np.all(d == d[0]):
         return _ratio(float(d[0]), 0.0)
     return _ratio(float(d.mean()), float(d.std(ddof=1)))
@@ -62,13 +65,14 @@ def cohens_dz(x: object, y: object | None = None) -> float:
 
 def hedges_gz(x: object, y: object | None = None) -> float:
     """Paired Hedges' g_z = J(n - 1) d_z; needs n >= 3."""
-    d = paired_differences(x, y, min_n=3)
+    d = paired_scaled(x, y, min_n=3)[0]
     return hedges_j(d.size - 1) * cohens_dz(d)
 
 
 def _pooled(x: object, y: object) -> tuple[np.ndarray, np.ndarray, float]:
     xa = as_vector(x, "x", 2)
     ya = as_vector(y, "y", 2)
+    xa, ya = scaled(exponent(xa, ya), xa, ya)  # exact power of two: the same ratio
     df = xa.size + ya.size - 2
     sx = 0.0 if np.all(xa == xa[0]) else float(xa.var(ddof=1))
     sy = 0.0 if np.all(ya == ya[0]) else float(ya.var(ddof=1))

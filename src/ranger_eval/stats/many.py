@@ -27,6 +27,10 @@ column operations and one vectorised distribution call:
   them.
 
 Inputs are float64 matrices with one row per pair (validated: finite, two-dimensional).
+Rows of extreme scores are tested on the scores times a power of two, exactly as the one-pair
+functions do (:mod:`ranger_eval.stats._scale`): statistics and p-values do not depend on the
+scores' unit, locations are scaled back, and one beyond float64 raises
+:class:`~ranger_eval.errors.StatsInputError` naming the row.
 """
 from __future__ import annotations
 
@@ -35,6 +39,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._scale import (
+    SAFE_HI,
+    SAFE_LO,
+    row_exponents,
+    scaled_difference,
+    scaled_rows,
+    unscale_array,
+)
 from ._validation import StatsInputError, check_alternative, check_level
 from .resampling import _index  # row indices, checked the same way
 from .results import ManyTestResult
@@ -115,6 +127,11 @@ class PairedMoments:
     exactly the intermediate numbers of ``scipy.stats.ttest_1samp(axis=1)`` (var = ss/n ·
     n/(n - 1)) and of ``numpy.std(ddof=1)`` (sd = sqrt(ss/(n - 1))), so :meth:`ttest` and
     :meth:`cohens_dz` equal them bit for bit.
+
+    ``exp``: rows of extreme differences hold the moments of d' = d · 2^-exp
+    (:func:`~ranger_eval.stats._scale.scaled_difference`, as the one-pair tests); ``exp`` is 0
+    for every other row. t, p and d_z are scale free; :meth:`location` and the intervals of
+    :meth:`ttest` are scaled back.
     """
 
     n: np.ndarray
@@ -123,6 +140,7 @@ class PairedMoments:
     constant: np.ndarray
     first: np.ndarray
     cancellation: np.ndarray
+    exp: np.ndarray
 
     def __len__(self) -> int:
         return int(self.mean.shape[0])
@@ -130,13 +148,26 @@ class PairedMoments:
     @classmethod
     def concat(cls, parts: list[PairedMoments]) -> PairedMoments:
         """The rows of several :class:`PairedMoments` (any numbers of items), in order."""
-        names = ("n", "mean", "ss", "constant", "first", "cancellation")
+        names = ("n", "mean", "ss", "constant", "first", "cancellation", "exp")
         if not parts:
             empty = np.empty(0)
             return cls(np.empty(0, np.int64), empty, empty, np.empty(0, bool), empty,
-                       np.empty(0, bool))
+                       np.empty(0, bool), np.empty(0, np.int64))
         cols = {k: np.concatenate([getattr(p, k) for p in parts]) for k in names}
         return cls(**cols)
+
+    def location(self, *, overflow: str = "raise") -> np.ndarray:
+        """mean(d) on the scores' scale (constant rows: d_0); a mean beyond float64 raises
+        :class:`StatsInputError` (``overflow="inf"``: becomes ±inf, for callers that name the
+        pair themselves)."""
+        est = np.where(self.constant, self.first, self.mean)
+        return self._unscale(est, "mean difference", overflow)
+
+    def _unscale(self, values: np.ndarray, what: str, overflow: str) -> np.ndarray:
+        if overflow == "raise":
+            return unscale_array(values, self.exp, what)
+        with np.errstate(over="ignore"):
+            return np.ldexp(values, self.exp)
 
     def warn_cancellation(self, rows: np.ndarray | None = None) -> None:
         """scipy's precision-loss ``RuntimeWarning`` if any of ``rows`` (default: all) that is
@@ -146,14 +177,17 @@ class PairedMoments:
             warnings.warn(_CANCELLATION, RuntimeWarning, stacklevel=3)
 
     def ttest(
-        self, alternative: str = "two-sided", level: float = 0.95, *, warn: bool = True
+        self, alternative: str = "two-sided", level: float = 0.95, *, warn: bool = True,
+        overflow: str = "raise",
     ) -> ManyTestResult:
         """Paired t test of mean(d) = 0 for every row, as ``scipy.stats.ttest_1samp`` computes it:
         t = mean/sqrt(var/n), var = ss/n · n/(n - 1); p from ``scipy.special.stdtr`` and the
         interval from ``stdtrit`` with df = n - 1 (one call each for all rows). Constant rows get
         the limits of :func:`~ranger_eval.stats.tests.paired_ttest` (statistic 0 or +-inf,
         interval = the point). Emits scipy's precision-loss ``RuntimeWarning`` when scipy would
-        (``warn=False``: never; see :meth:`warn_cancellation`). ``n`` of the result is the first row's (``df`` holds n - 1 per row)."""
+        (``warn=False``: never; see :meth:`warn_cancellation`). ``n`` of the result is the first row's (``df`` holds n - 1 per row).
+        Estimates and bounds of rescaled rows are scaled back; one beyond float64 raises
+        :class:`StatsInputError` naming the row (``overflow="inf"``: it becomes ±inf)."""
         check_alternative(alternative)
         level = check_level(level)
         from scipy import special
@@ -193,6 +227,10 @@ class PairedMoments:
             lo[const], hi[const] = _one_sided(est[const], est[const], alternative)
         if warn:
             self.warn_cancellation()
+        if self.exp.any():
+            est = self._unscale(est, "mean difference", overflow)
+            lo = self._unscale(lo, "lower confidence bound", overflow)
+            hi = self._unscale(hi, "upper confidence bound", overflow)
         return ManyTestResult(
             test="paired t-test", statistic=stat, pvalue=p, alternative=alternative,
             n=int(self.n[0]) if len(self) else 0, estimate=est, ci_low=lo, ci_high=hi,
@@ -254,7 +292,22 @@ def paired_moments(
             np.multiply(d, d, out=d)
             ss[a:b] = np.add.reduce(d, axis=1)
 
-    run(0, m)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflowing rows are redone below
+        run(0, m)
+    exp = np.zeros(m, dtype=np.int64)
+    # rows whose largest |d| may lie outside [SAFE_LO, SAFE_HI] (then |mean| > SAFE_HI/2,
+    # ss > SAFE_HI²/4, ss < n·(2·SAFE_LO)², or an overflow) are redone as the one-pair tests do
+    with np.errstate(over="ignore", invalid="ignore"):
+        extreme = ~(np.isfinite(ss) & (np.abs(mean) <= SAFE_HI / 2) & (ss <= SAFE_HI ** 2 / 4)
+                    & (ss >= n * (2 * SAFE_LO) ** 2))
+    for j in np.flatnonzero(extreme):
+        d, e = scaled_difference(v[ia_[j]], None if ib_ is None else v[ib_[j]])
+        if e == 0:
+            continue
+        exp[j] = e
+        first[j] = d[0]
+        mean[j] = np.add.reduce(d) / n
+        ss[j] = np.add.reduce((d - mean[j]) ** 2)
     # Rare rows are settled on their own differences: a constant row has |d_i - mean| <=
     # (n + 2) u |d_0| (u = eps/2), and scipy's cancellation needs max|d - mean| < 10 eps |mean|;
     # ss bounds both from below (with a margin), so other rows cannot qualify.
@@ -264,11 +317,12 @@ def paired_moments(
     constant = np.zeros(m, dtype=bool)
     cancellation = np.zeros(m, dtype=bool)
     for j in np.flatnonzero(maybe_const | maybe_cancel):
-        d = v[ia_[j]] - v[ib_[j]] if ib_ is not None else v[ia_[j]]
+        d, _ = scaled_difference(v[ia_[j]], None if ib_ is None else v[ib_[j]])
         constant[j] = bool(np.all(d == d[0]))
         with np.errstate(divide="ignore", invalid="ignore"):
             cancellation[j] = bool(np.max(np.abs(d - mean[j])) / np.abs(mean[j]) < _EPS * 10)
-    return PairedMoments(np.full(m, n, dtype=np.int64), mean, ss, constant, first, cancellation)
+    return PairedMoments(np.full(m, n, dtype=np.int64), mean, ss, constant, first, cancellation,
+                         exp)
 
 
 def paired_ttest_many(
@@ -300,6 +354,8 @@ def welch_ttest_many(
     if xa.shape[0] != ya.shape[0]:
         raise StatsInputError(f"x and y need the same number of rows; got {xa.shape[0]}, {ya.shape[0]}")
     m = xa.shape[0]
+    e = row_exponents(xa, ya)
+    xa, ya = scaled_rows(e, xa, ya)  # rows of extreme scores · 2^-e (exact), as welch_ttest
     est = xa.mean(axis=1) - ya.mean(axis=1)
     const = _rows_equal(xa) & _rows_equal(ya)
     stat, p, lo, hi, df = (np.empty(m) for _ in range(5))
@@ -316,6 +372,10 @@ def welch_ttest_many(
         ci = res.confidence_interval(confidence_level=level)
         stat[ok], p[ok], df[ok] = res.statistic, res.pvalue, res.df
         lo[ok], hi[ok] = ci.low, ci.high
+    if e.any():
+        est = unscale_array(est, e, "difference in means")
+        lo = unscale_array(lo, e, "lower confidence bound")
+        hi = unscale_array(hi, e, "upper confidence bound")
     return ManyTestResult(
         test="Welch t-test", statistic=stat, pvalue=p, alternative=alternative, n=xa.shape[1],
         n_y=ya.shape[1], estimate=est, ci_low=lo, ci_high=hi, level=level, df=df,
@@ -459,6 +519,8 @@ def cohens_d_many(x: object, y: object) -> np.ndarray:
     :func:`~ranger_eval.stats.effectsize.cohens_d`)."""
     xa = _matrix(x, "x", 2)
     ya = _matrix(y, "y", 2)
+    e = row_exponents(xa, ya)
+    xa, ya = scaled_rows(e, xa, ya)  # exact power-of-two rescaling: the same ratio
     nx, ny = xa.shape[1], ya.shape[1]
     sx = np.where(_rows_equal(xa), 0.0, xa.var(axis=1, ddof=1))
     sy = np.where(_rows_equal(ya), 0.0, ya.var(axis=1, ddof=1))

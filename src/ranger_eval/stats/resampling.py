@@ -18,9 +18,16 @@ p-values: Monte-Carlo p = (1 + #{resamples at least as extreme}) / (1 + B), neve
 arrangement itself. "At least as extreme" uses a tolerance gamma = max(100, 4 n) * eps * sum|d|
 so that theoretically tied sums that differ by rounding (scipy uses 100 * eps * |observed|)
 still count. Two-sided tests compare |statistic| (sign-flip and permutation nulls are centred at 0).
+
+Extreme scores: counts and p-values are scale free, so rows of differences (or pooled samples)
+whose largest magnitude lies outside [2^-100, 2^100] are resampled times a power of two
+(exact, :mod:`ranger_eval.stats._scale`) and their estimates and bounds scaled back (beyond
+float64: :class:`StatsInputError`); :meth:`SignFlips.count_pairs` scales its whole systems matrix
+when its largest magnitude is beyond 2^±960 (sums would overflow, tolerances underflow).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterator
@@ -28,6 +35,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._scale import (
+    exponent,
+    row_exponents,
+    scaled,
+    scaled_rows,
+    unscale,
+    unscale_array,
+)
 from ._validation import (
     StatsInputError,
     as_vector,
@@ -37,7 +52,7 @@ from ._validation import (
     check_level,
     check_n_resamples,
     check_seed,
-    paired_differences,
+    paired_scaled,
 )
 from .results import ManyTestResult, TestResult
 
@@ -91,6 +106,15 @@ def _as_matrix(diffs: object, name: str = "diffs") -> np.ndarray:
     if d.shape[1] < 2:
         raise StatsInputError(f"{name} needs at least 2 items per pair; got {d.shape[1]}")
     return d
+
+
+def _tame(v: np.ndarray) -> np.ndarray:
+    """``v · 2^-e`` (exact; counts are scale free) when max|v| is beyond 2^±960, where sums of
+    resampled values could overflow or their tolerances underflow; else ``v`` itself."""
+    top = float(np.max(np.abs(v))) if v.size else 0.0
+    if top == 0.0 or math.ldexp(1.0, -960) <= top <= math.ldexp(1.0, 960):
+        return v
+    return np.ldexp(v, -int(np.frexp(top)[1]))
 
 
 def _index(idx: object, rows: int, name: str) -> np.ndarray:
@@ -240,6 +264,7 @@ class SignFlips:
         """Raw extreme counts and, with ``maxt``, Westfall–Young step-down max-T counts."""
         check_alternative(alternative)
         d = _as_matrix(diffs)
+        d = scaled_rows(row_exponents(d), d)[0]  # exact; the counts are scale free
         obs = d.sum(axis=1)
         tol = _tolerance(np.abs(d).sum(axis=1), self.n)
         count = np.zeros(d.shape[0], dtype=np.int64)
@@ -293,7 +318,7 @@ class SignFlips:
         resamples inside it.
         """
         check_alternative(alternative)
-        v = _as_matrix(values, "values")
+        v = _tame(_as_matrix(values, "values"))
         if v.shape[1] != self.n:
             raise StatsInputError(f"values has {v.shape[1]} items per row; SignFlips has n={self.n}")
         rows_v = v.shape[0]
@@ -404,8 +429,10 @@ class SignFlips:
         d = _as_matrix(diffs)
         if adjust is not None:
             check_choice("adjust", adjust, ("westfall-young",))
+        e = row_exponents(d)
+        d = scaled_rows(e, d)[0]  # rows of extreme differences · 2^-e (exact)
         count, mt = self._counts(d, alternative, batch, advance, maxt=adjust is not None)
-        mean = d.mean(axis=1)
+        mean = unscale_array(d.mean(axis=1), e, "mean difference")
         adjusted = None
         if mt is not None:
             adjusted = _count_to_p(mt, self.size, self.exact)
@@ -497,9 +524,13 @@ def paired_permutation_test(
     p = (1 + #extreme)/(1 + B). See :class:`SignFlips` for the random stream.
     """
     check_alternative(alternative)
-    d = paired_differences(x, y)
+    d, e = paired_scaled(x, y)  # x - y = d · 2^e
     flips = SignFlips(d.size, n_resamples, seed)
-    return flips.test(d[None, :], alternative, batch)[0]
+    r = flips.test(d[None, :], alternative, batch)[0]
+    if e == 0:
+        return r
+    mean = unscale(r.statistic, e, "mean difference")
+    return dataclasses.replace(r, statistic=mean, estimate=mean)
 
 
 def paired_permutation_test_many(
@@ -572,6 +603,8 @@ def permutation_test(
         raise StatsInputError(
             f"permutation test needs at least 3 values in total; got {xa.size} + {ya.size}"
         )
+    e = exponent(xa, ya)
+    xa, ya = scaled(e, xa, ya)  # exact power of two: the same counts
     n_resamples = check_n_resamples(n_resamples)
     seed_i = check_seed(seed)
     batch = check_batch(batch)
@@ -597,7 +630,7 @@ def permutation_test(
         else:
             count += int((s <= obs + tol).sum())
     p = float(_count_to_p(np.asarray(count), total, exact))
-    est = float(xa.mean() - ya.mean())
+    est = unscale(float(xa.mean() - ya.mean()), e, "difference in means")
     return TestResult(
         test="permutation test", statistic=est, pvalue=p, alternative=alternative, n=n_x,
         n_y=ya.size, estimate=est, method="exact" if exact else "monte-carlo",
@@ -786,10 +819,16 @@ def paired_bootstrap_many(
     check_choice("ci_method", ci_method, _CI_METHODS)
     level = check_level(level)
     d = _as_matrix(diffs)
+    e = row_exponents(d)
+    d = scaled_rows(e, d)[0]  # rows of extreme differences · 2^-e (exact)
     if indices is None:
         indices = BootstrapIndices(d.shape[1], n_resamples, seed)
     theta_b = indices.means(d, batch, advance)
     pvalue, lo, hi, theta = _bootstrap_core(d, theta_b, alternative, level, ci_method)
+    if e.any():
+        theta = unscale_array(theta, e, "mean difference")
+        lo = unscale_array(lo, e, "lower confidence bound")
+        hi = unscale_array(hi, e, "upper confidence bound")
     return ManyTestResult(
         test="paired bootstrap", statistic=theta, pvalue=pvalue, alternative=alternative,
         n=d.shape[1], method=ci_method, n_resamples=indices.n_resamples, seed=indices.seed,
@@ -820,8 +859,15 @@ def paired_bootstrap(
     If the BCa bias correction is infinite (every bootstrap mean on one side of the estimate,
     possible only for tiny n) the percentile interval is returned for that pair.
     """
-    d = paired_differences(x, y)
-    return paired_bootstrap_many(
+    d, e = paired_scaled(x, y)  # x - y = d · 2^e
+    r = paired_bootstrap_many(
         d[None, :], alternative=alternative, n_resamples=n_resamples, seed=seed, level=level,
         ci_method=ci_method, batch=batch,
     )[0]
+    if e == 0:
+        return r
+    est, lo, hi = (unscale(float(v), e, w) for v, w in (
+        (r.statistic, "mean difference"), (r.ci_low if r.ci_low is not None else math.nan,
+                                           "lower confidence bound"),
+        (r.ci_high if r.ci_high is not None else math.nan, "upper confidence bound")))
+    return dataclasses.replace(r, statistic=est, estimate=est, ci_low=lo, ci_high=hi)

@@ -11,6 +11,11 @@ differences ``x - y`` alone. Degenerate data have a defined answer instead of Na
 * constant non-zero differences (or two different constants in Welch's test): the limit of the
   t statistic, ``statistic = +-inf``, ``pvalue = 0`` in the direction of the effect (1 against it),
   as scipy returns; the interval collapses onto the estimate.
+
+Extreme scores (largest magnitude outside [2^-100, 2^100], e.g. scores × 1e-300 or near the
+float64 limit) are tested on the scores times a power of two (:mod:`ranger_eval.stats._scale`,
+exact), so statistics and p-values do not depend on the scores' unit; estimates and interval
+bounds are scaled back, and one that does not fit in float64 raises :class:`StatsInputError`.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from ._hodges_lehmann import (
     hodges_lehmann_ci,
     r_asymptotic_interval,
 )
+from ._scale import exponent, scaled, unscale
 from ._validation import (
     StatsInputError,
     all_equal,
@@ -32,7 +38,7 @@ from ._validation import (
     check_alternative,
     check_choice,
     check_level,
-    paired_differences,
+    paired_scaled,
 )
 from .results import TestResult
 
@@ -82,7 +88,7 @@ def paired_ttest(
     sps = _scipy_stats()
     check_alternative(alternative)
     level = check_level(level)
-    d = paired_differences(x, y)
+    d, e = paired_scaled(x, y)  # x - y = d · 2^e (e = 0 unless the scores are extreme)
     n = d.size
     est = float(d.mean())
     if all_equal(d):
@@ -94,6 +100,8 @@ def paired_ttest(
         stat, p = float(res.statistic), float(res.pvalue)
         ci = res.confidence_interval(confidence_level=level)
         lo, hi = float(ci.low), float(ci.high)
+    est, lo, hi = (unscale(v, e, w) for v, w in ((est, "mean difference"), (
+        lo, "lower confidence bound"), (hi, "upper confidence bound")))
     return TestResult(
         test="paired t-test", statistic=stat, pvalue=p, alternative=alternative, n=n,
         estimate=est, ci_low=lo, ci_high=hi, level=level, df=float(n - 1),
@@ -112,8 +120,8 @@ def welch_ttest(
     sps = _scipy_stats()
     check_alternative(alternative)
     level = check_level(level)
-    xa = as_vector(x, "x", 2)
-    ya = as_vector(y, "y", 2)
+    e = exponent(xa := as_vector(x, "x", 2), ya := as_vector(y, "y", 2))
+    xa, ya = scaled(e, xa, ya)  # x, y · 2^-e: exact, e = 0 unless the scores are extreme
     est = float(xa.mean() - ya.mean())
     df: float | None
     if all_equal(xa) and all_equal(ya):
@@ -126,6 +134,8 @@ def welch_ttest(
         stat, p, df = float(res.statistic), float(res.pvalue), float(res.df)
         ci = res.confidence_interval(confidence_level=level)
         lo, hi = float(ci.low), float(ci.high)
+    est, lo, hi = (unscale(v, e, w) for v, w in ((est, "difference in means"), (
+        lo, "lower confidence bound"), (hi, "upper confidence bound")))
     return TestResult(
         test="Welch t-test", statistic=stat, pvalue=p, alternative=alternative, n=xa.size,
         n_y=ya.size, estimate=est, ci_low=lo, ci_high=hi, level=level, df=df,
@@ -177,7 +187,7 @@ def wilcoxon(
     check_choice("zero_method", zero_method, _WILCOXON_ZERO)
     check_choice("method", method, _WILCOXON_METHODS)
     level = check_level(level)
-    d = paired_differences(x, y)
+    d, e = paired_scaled(x, y)  # x - y = d · 2^e: same signs, zeros and ranks
     n = d.size
     nz = d[d != 0]
     untied = nz.size == n and np.unique(np.abs(d)).size == n  # no zeros, no ties
@@ -198,6 +208,8 @@ def wilcoxon(
         )
         stat, p = float(res.statistic), float(res.pvalue)
     est, lo, hi, achieved = _wilcoxon_interval(nz, r_exact, level, alternative, correction)
+    est, lo, hi = (unscale(v, e, w) for v, w in ((est, "Hodges-Lehmann estimate"), (
+        lo, "lower confidence bound"), (hi, "upper confidence bound")))
     if achieved != level:
         warnings.warn(
             f"Wilcoxon interval: confidence level {level:g} is not achievable with "
@@ -235,7 +247,7 @@ def sign_test(x: object, y: object | None = None, *, alternative: str = "two-sid
     """
     sps = _scipy_stats()
     check_alternative(alternative)
-    d = paired_differences(x, y)
+    d, e = paired_scaled(x, y)  # x - y = d · 2^e: same signs
     n_pos = int((d > 0).sum())
     n_nonzero = n_pos + int((d < 0).sum())
     if n_nonzero == 0:
@@ -244,7 +256,8 @@ def sign_test(x: object, y: object | None = None, *, alternative: str = "two-sid
         p = float(sps.binomtest(n_pos, n_nonzero, 0.5, alternative=alternative).pvalue)
     return TestResult(
         test="sign test", statistic=float(n_pos), pvalue=p, alternative=alternative, n=d.size,
-        estimate=float(np.median(d)), method="exact", estimate_name="median difference",
+        estimate=unscale(float(np.median(d)), e, "median difference"), method="exact",
+        estimate_name="median difference",
     )
 
 
