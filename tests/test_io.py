@@ -87,6 +87,57 @@ def test_table_duplicate_item_names_lines(tmp_path):
         read_item_scores(f)
 
 
+@pytest.mark.parametrize("text, where, what", [
+    ("dataset,system,item,value\nrte,bert,1,1\nrte,distilbert,,0\n", ":3", "empty 'item'"),
+    ("dataset,system,item,value\nrte,bert,1,1\nrte,\t,1,0\nrte,x,2,0\n", ":3",
+     "blank ('\\t') 'system'"),
+    ("dataset,system,metric,item,value\nrte,bert,acc,1,1\nrte,bert, ,2,0\n", ":3",
+     "blank (' ') 'metric'"),
+    ("dataset,system,item,value,seed\nrte,bert,1,1,0\nrte,bert,1,1,\n", ":3", "empty 'seed'"),
+])
+def test_blank_id_names_file_line_and_column(tmp_path, text, where, what):
+    f = tmp_path / "s.csv"
+    f.write_text(text)
+    with pytest.raises(InputError) as info:
+        read_scores(f)
+    assert str(info.value).startswith(f"{f}{where}: {what}")
+
+
+def test_blank_id_jsonl_and_parquet(tmp_path):
+    f = tmp_path / "s.jsonl"
+    f.write_text('{"dataset": "d", "system": "a", "item": "1", "value": 1}\n\n'
+                 '{"dataset": "d", "system": "a", "item": "", "value": 1}\n'
+                 '{"dataset": "d", "system": "a", "value": 1}\n')
+    with pytest.raises(InputError, match=r"s\.jsonl:3: empty 'item' \(.*; 2 such rows\)"):
+        read_scores(f)
+    p = tmp_path / "s.parquet"
+    pd.DataFrame({"dataset": ["d", " "], "system": ["a", "a"], "item": ["1", "2"],
+                  "value": [1.0, 2.0]}).to_parquet(p)
+    with pytest.raises(InputError, match=r"s\.parquet, row 2: blank \(' '\) 'dataset'"):
+        read_scores(p)
+    with pytest.raises(InputError, match=r"s\.parquet, row 2: blank \(' '\) 'dataset'"):
+        read_scores([f.with_name("ok.csv"), p][1:])
+
+
+def test_blank_item_in_a_system_file(tmp_path):
+    f = tmp_path / "s.tsv"
+    f.write_text("item\tvalue\nq1\t0.5\n \t0.7\n")
+    with pytest.raises(InputError, match=r"s\.tsv:3: blank \(' '\) 'item'"):
+        read_item_scores(f)
+
+
+def test_duplicate_rows_name_their_lines(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text("dataset,system,item,value\nd,a,1,1\nd,b,1,1\nd,a,1,2\n")
+    with pytest.raises(InputError, match=r"s\.csv:2: 2 rows share a key \(dataset, system, "
+                       r"metric, item\): d/a/score/1 on lines 2, 4"):
+        read_scores(f)
+    p = tmp_path / "s.parquet"
+    pd.read_csv(f).astype(str).to_parquet(p)
+    with pytest.raises(InputError, match=r"s\.parquet, row 1: .* on rows 1, 3"):
+        read_scores(p)
+
+
 def test_table_missing_column(tmp_path):
     f = tmp_path / "s.csv"
     f.write_text("id,score\nq1,0.5\n")

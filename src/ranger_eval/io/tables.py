@@ -7,7 +7,9 @@ Formats:
 
 Identifier columns are read as the exact strings written (``"01"`` stays ``"01"``, ``"NA"`` is
 an id, not a missing value). A first line ``# ranger-eval:…`` (the signature Ranger writes on its
-own CSV outputs) is skipped. Every error names the file, the line and the offending text.
+own CSV outputs) is skipped. An empty or whitespace-only id (dataset, system, metric, item,
+seed) is an error: it is never a legitimate id (see :func:`_check_frame_ids`). Every error names
+the file, the line (Parquet files, which have no lines: the 1-based row) and the offending text.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, RangerError, ScoresError
-from ..scores import Scores
+from ..scores import DEFAULT_METRIC, Scores
 from .files import check_input_file, current_limits, open_text
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
@@ -218,6 +220,7 @@ def _read_parquet(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
                 frame[col] = column.astype(object).where(column.notna(), None)
             else:  # numbers stored as ids: the text Python writes for them
                 frame[col] = [v if v is None or isinstance(v, str) else str(v) for v in column]
+    frame.attrs["row_numbers"] = True  # no lines: errors name the (1-based) row
     return frame
 
 
@@ -228,6 +231,60 @@ def _lines(frame: pd.DataFrame, rows: np.ndarray) -> list[int]:
         return [int(numbers[r]) for r in rows]
     first = int(frame.attrs.get("first_line", 1))
     return [int(r) + first for r in rows]
+
+
+def _at(frame: pd.DataFrame, path: Path, row: int) -> str:
+    """Where 0-based ``row`` of ``frame`` is in ``path``: ``path:LINE`` as an editor numbers the
+    lines of a text table, ``path, row N`` (1-based) for a Parquet file, which has no lines."""
+    if frame.attrs.get("row_numbers"):
+        return f"{path}, row {row + 1}"
+    return f"{path}:{_lines(frame, np.array([row]))[0]}"
+
+
+def _check_frame_ids(frame: pd.DataFrame, path: Path, columns: Sequence[str]) -> None:
+    """An empty, whitespace-only or missing identifier in ``columns`` is an :class:`InputError`
+    naming the file, the line (Parquet: the row) and the column.
+
+    An empty id is never legitimate: it cannot be told apart from a forgotten field, it prints
+    as nothing in every table and figure, and items are matched by id, so a blank item would be
+    paired with another system's blank item (or reported only as an id ``''`` that differs).
+    Ids are otherwise kept exactly as written (``" a"`` and ``"a"`` are different ids).
+    """
+    for col in columns:
+        if col not in frame.columns:
+            continue
+        ids = frame[col]
+        text = ids.astype(str) if ids.dtype != object else ids
+        blank = ids.isna().to_numpy() | (text.str.len() == 0).to_numpy()
+        blank |= text.str.isspace().fillna(False).to_numpy(dtype=bool)
+        if blank.any():
+            rows = np.flatnonzero(blank)
+            r = int(rows[0])
+            shown = "missing" if pd.isna(ids.iloc[r]) else "empty" if ids.iloc[r] == "" \
+                else f"blank ({ids.iloc[r]!r})"
+            raise InputError(
+                f"{_at(frame, path, r)}: {shown} {col!r} (every row needs a non-blank {col} id"
+                + (f"; {rows.size} such rows" if rows.size > 1 else "") + ")")
+
+
+def _raise_duplicates(frame: pd.DataFrame, path: Path, key: list[str]) -> None:
+    """Raise the :class:`InputError` of rows of ``frame`` that repeat a ``key``, naming the file
+    and the lines (Parquet: rows) of the first repeated key (at most 10) and the count."""
+    dup = frame.duplicated(key, keep=False).to_numpy()
+    rows = np.flatnonzero(dup)
+    if not rows.size:
+        return
+    first = frame[key].iloc[int(rows[0])]
+    same = rows[(frame[key].iloc[rows] == first).all(axis=1).to_numpy()][:10]
+    by_row = bool(frame.attrs.get("row_numbers"))
+    places = [int(r) + 1 for r in same] if by_row else _lines(frame, same)
+    where = f"{'rows' if by_row else 'lines'} {', '.join(map(str, places))}"
+    shown = "/".join(map(str, first))
+    if len(key) == 1:
+        raise InputError(f"{_at(frame, path, int(same[0]))}: duplicate {key[0]} id {shown!r} "
+                         f"({where})")
+    raise InputError(f"{_at(frame, path, int(same[0]))}: {rows.size} rows share a key "
+                     f"({', '.join(key)}): {shown} on {where}")
 
 
 def _check_frame_values(frame: pd.DataFrame, path: Path, value_column: str) -> None:
@@ -243,7 +300,7 @@ def _check_frame_values(frame: pd.DataFrame, path: Path, value_column: str) -> N
             shown = _field_text(path, line, frame, value_column)
         what = f"empty {value_column!r} field" if shown == "" else \
             f"bad {value_column!r} value {shown!r}"
-        raise InputError(f"{path}:{line}: {what} (must be a finite number; "
+        raise InputError(f"{_at(frame, path, r)}: {what} (must be a finite number; "
                          f"{int(bad.sum())} bad value(s) in all)")
 
 
@@ -285,17 +342,11 @@ def read_item_scores(
     if frame.empty:
         raise InputError(f"{path}: empty table")
     _check_frame_values(frame, path, value_column)
-    missing = frame[item_column].isna().to_numpy()
-    if missing.any():
-        line = _lines(frame, np.flatnonzero(missing)[:1])[0]
-        raise InputError(f"{path}:{line}: no {item_column!r} (every row needs an item id)")
+    _check_frame_ids(frame, path, (item_column,))
     items = frame[item_column].astype(str)
     dup = items.duplicated(keep=False)
     if dup.any():
-        rows = _lines(frame, np.flatnonzero(dup.to_numpy())[:10])
-        raise InputError(
-            f"{path}: duplicate item id {items[dup].iloc[0]!r} (lines {', '.join(map(str, rows))})"
-        )
+        _raise_duplicates(frame, path, [item_column])
     return pd.Series(
         pd.to_numeric(frame[value_column]).to_numpy(dtype=np.float64),
         index=pd.Index(items.to_numpy(), name="item"),
@@ -350,15 +401,23 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
         if detected is not None:
             return adapters.read_adapter(path, detected)
     frame = _read_frame(path)
-    if "value" in frame.columns:  # name the file line of a bad value (Scores only knows rows)
+    # name the file line of a bad value or id (Scores only knows rows)
+    if "value" in frame.columns:
         _check_frame_values(frame, path, "value")
-    if tuple(frame.columns) == TREC_TABLE:
+    _check_frame_ids(frame, path, ID_COLUMNS)
+    trec = tuple(frame.columns) == TREC_TABLE
+    if trec:
         frame = frame[frame["query_id"] != "all"].rename(
             columns={"run": "system", "measure": "metric", "query_id": "item"})
         frame.insert(0, "dataset", _table_stem(path))
     try:
         return Scores(frame, source=str(path))
     except ScoresError as exc:
+        if "share a key" in str(exc) and not trec:  # name the lines (paid on error only)
+            if "metric" not in frame.columns:  # the key as Scores shows it
+                frame = frame.assign(metric=DEFAULT_METRIC)
+            _raise_duplicates(frame, path, [c for c in ("dataset", "system", "metric", "item",
+                                                        "seed") if c in frame.columns])
         raise InputError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
 
 
