@@ -1173,7 +1173,22 @@ def _buckets(data: list[_PairData], idx: Iterable[int]) -> dict[tuple[bool, int,
 
 
 def _stack_diffs(data: list[_PairData], idx: list[int]) -> np.ndarray:
-    return np.stack([data[i].x - data[i].y for i in idx])
+    """The pairs' differences x - y, one row each; a difference beyond float64 (scores near
+    ±1.8e308 of opposite signs) raises naming the pair and the two scores (the caller adds the
+    dataset and metric)."""
+    from .stats import StatsInputError
+
+    with np.errstate(over="ignore"):
+        d = np.stack([data[i].x - data[i].y for i in idx])
+    if not np.isfinite(d).all():
+        j, c = (int(v) for v in np.argwhere(~np.isfinite(d))[0])
+        p = data[idx[j]]
+        raise StatsInputError(
+            f"systems {p.a!r} vs {p.b!r}: the difference of the scores {float(p.x[c])!r} - "
+            f"{float(p.y[c])!r} (item {c + 1} of the pair) is beyond the float64 range "
+            "(±1.8e308); rescale the scores (e.g. divide them by a power of ten)"
+        )
+    return d
 
 
 def _pair_rows(

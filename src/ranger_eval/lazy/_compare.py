@@ -16,6 +16,10 @@ Everything else (rank, sign, permutation and bootstrap tests, set-level ``metric
 seed columns, ``missing="intersect"`` on a partial overlap) streams: one dataset × metric (one
 dataset for ``metric_fn``) is loaded at a time and compared in memory with
 :func:`ranger_eval.compare`, and the p-values are adjusted over the families afterwards.
+So does a dataset × metric of extreme scores (:func:`_extreme`: a pair's largest |d| or a
+system's largest |value| outside [2^-100, 2^100], where sums of squares underflow or overflow):
+the in-memory tests rescale them exactly (:mod:`ranger_eval.stats._scale`), so the lazy result
+is the in-memory one for every magnitude.
 """
 from __future__ import annotations
 
@@ -69,6 +73,22 @@ _DEFAULTS: dict[str, Any] = dict(
 
 
 # --------------------------------------------------------------------------- formulas
+def _extreme(s: dict[str, Any]) -> bool:
+    """Whether the statistics ``s`` of a pair come from extreme scores: the largest |d| or a
+    system's largest |value| is non-zero and outside the safe range [SAFE_LO, SAFE_HI] of
+    :mod:`ranger_eval.stats._scale` (the rule the in-memory tests rescale by), or a sum is not
+    finite (it overflowed)."""
+    from ..stats._scale import SAFE_HI, SAFE_LO
+
+    for lo, hi in (("min_d", "max_d"), ("min_a", "max_a"), ("min_b", "max_b")):
+        top = max(abs(float(s[lo])), abs(float(s[hi])))
+        if top != 0.0 and not SAFE_LO <= top <= SAFE_HI:  # NaN (n = 0) is not extreme
+            if not math.isnan(top):
+                return True
+    sums = ("sum_d", "m2_d", "sum_a", "sum_b", "m2_a", "m2_b")
+    return not all(math.isfinite(float(s[f])) for f in sums if f in s)
+
+
 def _t_test(est: float, se: float, df: float, alternative: str, level: float
             ) -> tuple[float, float, float, float]:
     """Statistic, p-value and interval of a t test with estimate ``est`` and standard error ``se``
@@ -370,9 +390,10 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                     own.setdefault(b, {f: s[f"{f}_b"] for f in ("n", "sum", "m2", "min", "max",
                                                                "nonbinary")})
             means = {s: own[s]["sum"] / own[s]["n"] for s in names if s in own}
-            pair_list = _pair_list(names, means, d, m, order, kw["baseline"])
+            # extreme scores: this group in memory, where the tests rescale them exactly
+            partial = any(_extreme(s) for k, s in stats.items() if k[:2] == (d, m))
+            pair_list = [] if partial else _pair_list(names, means, d, m, order, kw["baseline"])
             rows: list[dict[str, Any]] = []
-            partial = False
             for a, b in pair_list:
                 s = _oriented(stats, d, m, a, b)
                 same = s["n"] == s["n_a"] == s["n_b"]
@@ -540,8 +561,8 @@ def effect_sizes_lazy(
     for d in chosen:
         s = rows[(d, metric_of[d])]
         n = int(s["n"])
-        if not n == s["n_a"] == s["n_b"]:
-            return in_memory()  # items differ: the in-memory path pairs, drops or raises
+        if not n == s["n_a"] == s["n_b"] or _extreme(s):
+            return in_memory()  # items differ or extreme scores: the in-memory path
         where = f"dataset {d!r} ({measure})"
         if n < MIN_N[measure]:
             raise EffectSizeError(f"{where}: needs at least {MIN_N[measure]} paired items, got {n}")

@@ -116,8 +116,17 @@ def group_statistics(systems: tuple[str, ...], x: np.ndarray, present: np.ndarra
     """Per-system and per-pair statistics of the S × N matrix ``x`` (module docstring).
 
     ``present[s, i]`` says whether system s scored item i (``None``: all did); absent cells are
-    ignored. Every system has at least one value.
+    ignored. Every system has at least one value. Scores beyond about 1e154 in magnitude give
+    second moments beyond float64 (``inf``), scores below about 1e-154 moments that underflow;
+    the lazy tests recognise such groups from their min/max (``_compare._extreme``) and test them
+    in memory, where they are rescaled exactly, so these float64 warnings are silenced here.
     """
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        return _group_statistics(systems, x, present)
+
+
+def _group_statistics(systems: tuple[str, ...], x: np.ndarray, present: np.ndarray | None
+                      ) -> GroupStatistics:
     n_sys = len(systems)
     own = {f: np.zeros(n_sys) for f in OWN_FIELDS}
     full: np.ndarray = (np.ones(n_sys, dtype=bool) if present is None
