@@ -1497,6 +1497,7 @@ def _metric_rows(
     from .scores import check_same_labels, common_items, seed_imbalance
     from .setmetrics import bootstrap_values, encode, permutation_statistics, tolerance
     from .stats import effect_label
+    from .stats._scale import std as _std
 
     rows: list[dict[str, Any]] = []
     mean_rows: list[dict[str, Any]] = []
@@ -1618,7 +1619,7 @@ def _metric_rows(
                         count = _count_extreme(d_star - diff, diff, alternative, tol)
                         pvalue = (1.0 + count) / (1.0 + d_star.size)
                     lo, hi = _percentile_interval(d_star, diff, alternative, level)
-                    se = float(d_star.std(ddof=1)) if d_star.size > 1 else 0.0
+                    se = _std(d_star) if d_star.size > 1 else 0.0  # no under/overflow
                     es = _dz_boot(diff, se, enc.n)
                     results[i] = {
                         "mean_a": float(full[oa].mean()), "mean_b": float(full[ob].mean()),

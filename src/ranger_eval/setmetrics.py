@@ -47,6 +47,12 @@ pair-sign products up to 256 items); Kendall's tau of more items and callables l
 
 Undefined values (a correlation of a constant vector) are NaN here; the calling layer turns them
 into an error naming the dataset, system and metric.
+
+Extreme values: correlations are computed on each row of labels and of predictions times its own
+power of two, MAE and RMSE on labels and predictions times a common one (exact,
+:mod:`ranger_eval.stats._scale`), then scaled back, so the metrics of values × 1e-300 or near
+1e308 are those of the unscaled values (× the factor for MAE/RMSE); an MAE or RMSE beyond float64
+is ``inf``, which the calling layer reports as undefined by name.
 """
 from __future__ import annotations
 
@@ -61,6 +67,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import EffectSizeError, RangerError, suggest
+from .stats._scale import row_exponents, scaled_rows
 from .stats.many import ranks_from_codes
 
 __all__ = [
@@ -284,11 +291,13 @@ class EncodedRuns:
             assert self.label is not None
             x = self.label[rows_l]
             y = self.pred[rows_p]
-            if name == "mae":
-                return np.abs(x - y).mean(axis=1)
-            if name == "rmse":
-                d = x - y
-                return np.sqrt((d * d).mean(axis=1))
+            if name in ("mae", "rmse"):  # on x, y · 2^-e (exact), the result · 2^e
+                e = row_exponents(x, y)
+                xs, ys = scaled_rows(e, x, y)
+                d = xs - ys
+                out = np.abs(d).mean(axis=1) if name == "mae" else np.sqrt((d * d).mean(axis=1))
+                with np.errstate(over="ignore"):
+                    return np.ldexp(out, e)
             if name == "pearson":
                 return _rowwise_pearson(x, y)
             if name == "spearman":
@@ -348,7 +357,11 @@ def _confusion(
 
 
 def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of every row pair; NaN where a row is constant."""
+    """Pearson's r of every row pair; NaN where a row is constant. r does not change when a row
+    of x or of y is multiplied by a positive constant, so rows of extreme values are first
+    multiplied by a power of two (exact; their squares neither overflow nor underflow)."""
+    x = scaled_rows(row_exponents(x), x)[0]
+    y = scaled_rows(row_exponents(y), y)[0]
     xc = x - x.mean(axis=1, keepdims=True)
     yc = y - y.mean(axis=1, keepdims=True)
     sxx = (xc * xc).sum(axis=1)
@@ -670,6 +683,7 @@ def permutation_statistics(
 
 
 def tolerance(n: int, scale: float) -> float:
-    """"At least as extreme" slack for resampled metric statistics: max(100, 4n)·eps·max(1, scale)
-    (the convention of :mod:`ranger_eval.stats.resampling`, on the metric's scale)."""
-    return max(100.0, 4.0 * n) * _EPS * max(1.0, abs(scale))
+    """"At least as extreme" slack for resampled metric statistics: max(100, 4n)·eps·|scale|
+    (the convention of :mod:`ranger_eval.stats.resampling`, on the metric's scale: relative, so
+    the p-value of an MAE of scores × 1e-300 is that of the unscaled scores)."""
+    return max(100.0, 4.0 * n) * _EPS * abs(scale)

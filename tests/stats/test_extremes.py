@@ -329,3 +329,62 @@ def test_lazy_effect_sizes_equal_in_memory_at_extremes(tmp_path: Path, k: int) -
     want = rg.effect_sizes(rg.Scores(df), treatment="B", control="A", measure="SMD")
     np.testing.assert_allclose(got.yi, want.yi, rtol=1e-9)
     np.testing.assert_allclose(got.vi, want.vi, rtol=1e-9)
+
+
+# --------------------------------------------------------------------------- set-level metrics
+REGRESSION = ["pearson", "spearman", "kendall", "mae", "rmse"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 30), k=st.integers(-300, 300),
+       name=st.sampled_from(REGRESSION))
+def test_set_metrics_do_not_depend_on_the_unit(seed: int, n: int, k: int, name: str) -> None:
+    from ranger_eval import setmetrics
+
+    rng = np.random.default_rng(seed)
+    labels = rng.normal(0.0, 1.0, n)
+    preds = labels + rng.normal(0.0, 0.7, n)
+    c = 10.0 ** k
+    v0 = setmetrics.compute(name, labels, preds)
+    v1 = setmetrics.compute(name, labels * c, preds * c)
+    factor = c if name in ("mae", "rmse") else 1.0
+    assert v1 / factor == pytest.approx(v0, rel=1e-12)
+
+
+def test_set_metrics_near_the_float64_limit() -> None:
+    from ranger_eval import setmetrics
+
+    labels = np.array([1.0, -0.5, 0.25, 0.8, -0.9]) * 1.7e308
+    preds = np.array([0.9, -0.4, 0.3, 0.7, -1.0]) * 1.7e308
+    base = (labels / 1.7e308, preds / 1.7e308)
+    assert setmetrics.compute("pearson", labels, preds) == pytest.approx(
+        setmetrics.compute("pearson", *base), rel=1e-12)
+    assert setmetrics.compute("rmse", labels, preds) == pytest.approx(
+        setmetrics.compute("rmse", *base) * 1.7e308, rel=1e-12)
+    lab, pre = np.array([1.0, 0.05, -0.1, 0.02, 0.0]), np.array([-0.9, 0.0, 0.1, 0.0, 0.03])
+    far = setmetrics.compute("mae", lab * 1.7e308, pre * 1.7e308)  # |1.7e308 + 1.53e308| > max
+    assert math.isfinite(far)
+    assert far == pytest.approx(np.mean(np.abs(lab - pre)) * 1.7e308, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["mae", "pearson"])
+@pytest.mark.parametrize("test", ["permutation", "bootstrap"])
+def test_compare_set_metric_does_not_depend_on_the_unit(name: str, test: str) -> None:
+    rng = np.random.default_rng(5)
+    n = 12
+    labels = rng.normal(0.0, 1.0, n)
+    case = {"labels": list(labels), "treatment": list(labels + rng.normal(0, 0.3, n)),
+            "control": list(labels + rng.normal(0.2, 0.6, n))}
+    from tests.helpers.setmetric_cases import tidy_case
+
+    df = tidy_case(case)
+    kw = dict(test=test, metric_fn=name, n_resamples=499, seed=4)
+    t0 = rg.compare(df, **kw).table
+    for c in (1e-300, 1e300):
+        t1 = rg.compare(df.assign(label=df["label"] * c, prediction=df["prediction"] * c),
+                        **kw).table
+        np.testing.assert_allclose(t1["pvalue"], t0["pvalue"], rtol=1e-12)
+        factor = c if name == "mae" else 1.0
+        np.testing.assert_allclose(t1["diff"] / factor, t0["diff"], rtol=1e-9)
+        np.testing.assert_allclose(t1["ci_low"] / factor, t0["ci_low"], rtol=1e-9)
+        np.testing.assert_allclose(t1["effect_size"], t0["effect_size"], rtol=1e-9)

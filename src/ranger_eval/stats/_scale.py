@@ -30,7 +30,7 @@ import numpy as np
 from ._validation import StatsInputError
 
 __all__ = ["SAFE_HI", "SAFE_LO", "exponent", "mean", "row_exponents", "scaled",
-           "scaled_difference", "scaled_rows", "unscale", "unscale_array"]
+           "scaled_difference", "scaled_rows", "std", "unscale", "unscale_array"]
 
 #: Largest magnitudes handled without rescaling: max|v| in [SAFE_LO, SAFE_HI] (see module doc).
 SAFE_LO = math.ldexp(1.0, -100)
@@ -69,6 +69,15 @@ def mean(v: np.ndarray) -> float:
         return float(v.mean())
     e = int(np.frexp(top)[1])
     return math.ldexp(float(np.ldexp(v, -e).mean()), e)
+
+
+def std(v: np.ndarray, ddof: int = 1) -> float:
+    """``v.std(ddof=ddof)`` computed on ``v · 2^-e`` (:func:`exponent`) and scaled back, so the
+    squares neither underflow (values near 1e-300) nor overflow (near 1e300)."""
+    e = exponent(v)
+    if e == 0:
+        return float(v.std(ddof=ddof))
+    return unscale(float(np.ldexp(v, -e).std(ddof=ddof)), e, "standard deviation")
 
 
 def scaled(e: int, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
