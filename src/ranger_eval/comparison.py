@@ -1118,15 +1118,21 @@ def _effect(pd_: _PairData, group: _Group) -> tuple[float, str]:
 
 @contextlib.contextmanager
 def _context(group: _Group, pairs: list[_PairData]) -> Iterator[None]:
-    """Re-raise a statistical input error with the dataset, metric and systems it concerns."""
+    """Re-raise a statistical input error with the dataset, metric and systems it concerns
+    (the one pair when the error names its row of a vectorised kernel: ``exc.row``)."""
     from .stats import StatsInputError
 
     try:
         yield
     except StatsInputError as exc:
-        which = ", ".join(f"{p.a!r} vs {p.b!r}" for p in pairs[:3])
+        row, msg = getattr(exc, "row", None), str(exc)
+        if isinstance(row, int) and 0 <= row < len(pairs):
+            which = f"systems {pairs[row].a!r} vs {pairs[row].b!r}"
+            msg = msg.replace(f" (row {row})", "")
+        else:
+            which = ", ".join(f"{p.a!r} vs {p.b!r}" for p in pairs[:3])
         raise CompareError(
-            f"dataset {group.dataset!r} (metric {group.metric!r}), {which}: {exc}"
+            f"dataset {group.dataset!r} (metric {group.metric!r}), {which}: {msg}"
         ) from None
 
 
@@ -1183,11 +1189,13 @@ def _stack_diffs(data: list[_PairData], idx: list[int]) -> np.ndarray:
     if not np.isfinite(d).all():
         j, c = (int(v) for v in np.argwhere(~np.isfinite(d))[0])
         p = data[idx[j]]
-        raise StatsInputError(
-            f"systems {p.a!r} vs {p.b!r}: the difference of the scores {float(p.x[c])!r} - "
-            f"{float(p.y[c])!r} (item {c + 1} of the pair) is beyond the float64 range "
-            "(±1.8e308); rescale the scores (e.g. divide them by a power of ten)"
+        err = StatsInputError(
+            f"the difference of the scores {float(p.x[c])!r} - {float(p.y[c])!r} (item "
+            f"{c + 1} of the pair) is beyond the float64 range (±1.8e308); rescale the scores "
+            "(e.g. divide them by a power of ten)"
         )
+        err.row = j  # type: ignore[attr-defined]  # _context names the pair
+        raise err
     return d
 
 

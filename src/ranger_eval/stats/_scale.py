@@ -123,7 +123,7 @@ def unscale(value: float, e: int, what: str) -> float:
 
 def unscale_array(values: np.ndarray, e: np.ndarray | int, what: str) -> np.ndarray:
     """Element-wise :func:`unscale` (``e`` per element or one for all); the error names the
-    first position that does not fit."""
+    first position that does not fit (in its text and as its ``row`` attribute)."""
     if np.all(np.asarray(e) == 0):
         return values
     with np.errstate(over="ignore"):
@@ -132,7 +132,11 @@ def unscale_array(values: np.ndarray, e: np.ndarray | int, what: str) -> np.ndar
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         ei = int(np.broadcast_to(np.asarray(e), values.shape)[i])
-        unscale(float(values[i]), ei, f"{what} (row {i})")
+        try:
+            unscale(float(values[i]), ei, f"{what} (row {i})")
+        except StatsInputError as exc:
+            exc.row = i  # type: ignore[attr-defined]  # callers may name the row's pair
+            raise
     return out
 
 
