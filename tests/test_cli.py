@@ -81,7 +81,9 @@ def test_zero_variance_task_is_a_clear_error(tmp_path):
     )
     result = runner.invoke(app, ["meta", str(tmp_path / "e.yaml"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
-    assert "dataset 't', measure SMD: the control scores are constant" in result.stderr
+    assert "1 of 1 dataset(s) have no defined SMD effect: 't' (the control scores are constant" \
+        in " ".join(result.stderr.split())
+    assert "--drop-degenerate" in result.stderr
 
 
 def test_help_and_version_run_as_console_script():

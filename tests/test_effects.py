@@ -338,7 +338,8 @@ def test_effect_sizes_errors():
         effect_sizes(scores, "A", "A")
     with pytest.raises(EffectSizeError, match="valid measures"):
         effect_sizes(scores, "B", "A", measure="OR")
-    with pytest.raises(EffectSizeError, match="dataset 'tiny_n3', measure ZCOR: needs at least 4"):
+    with pytest.raises(EffectSizeError, match=r"1 of \d+ dataset\(s\) have no defined ZCOR "
+                       r"effect: 'tiny_n3' \(needs at least 4 paired items, got 3\)"):
         effect_sizes(scores, "B", "A", measure="ZCOR")
 
 

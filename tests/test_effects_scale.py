@@ -2,6 +2,7 @@
 effect_size per dataset, the same errors and warnings, extreme scores, and linear scaling."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -71,13 +72,34 @@ def test_degenerate_datasets_get_effect_size_answer_or_its_error(measure):
     ref = _one_by_one(scores, measure)
     errors = [r for r in ref if isinstance(r, str)]
     if errors:
+        # one error naming every degenerate dataset with effect_size's own reason
         with pytest.raises(EffectSizeError) as exc:
             effect_sizes(scores, "B", "A", measure=measure)
-        assert str(exc.value) == errors[0]
+        message = str(exc.value)
+        assert message.startswith(f"{len(errors)} of {len(ref)} dataset(s) have no defined "
+                                  f"{measure} effect: ")
+        for e in errors:
+            name, reason = re.fullmatch(rf"dataset '(\w+)', measure {measure}: (.*)", e).groups()
+            assert f"'{name}' ({reason})" in message
+        assert "degenerate='drop'" in message
     else:
         eff = effect_sizes(scores, "B", "A", measure=measure)
         got = list(zip(eff.yi, eff.vi, eff.mean_treatment, eff.mean_control, eff.n, strict=True))
         assert got == ref
+    # degenerate="drop": the same numbers for the others; every degenerate one named once
+    with pytest.warns(UserWarning, match=rf"left out \d+ of {len(ref)} dataset\(s\)") as rec:
+        eff = effect_sizes(scores, "B", "A", measure=measure, degenerate="drop")
+    assert len(rec) == 1
+    for d, r in zip(scores.datasets, ref, strict=True):
+        if isinstance(r, str) or r[1] == 0.0:
+            assert d in eff.skipped and d not in eff.names and d in str(rec[0].message)
+        else:
+            i = eff.names.index(d)
+            assert (eff.yi[i], eff.vi[i], eff.mean_treatment[i], eff.mean_control[i],
+                    eff.n[i]) == r
+    assert set(eff.skipped) == {d for d, r in zip(scores.datasets, ref, strict=True)
+                                if isinstance(r, str) or r[1] == 0.0}
+    assert eff.skipped  # "identical" (MD, SMD, SMCR) or an undefined effect (SMCC, ZCOR)
 
 
 def test_dataset_selection_and_order():

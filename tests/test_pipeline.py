@@ -417,3 +417,68 @@ print("matplotlib" in sys.modules)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+# ------------------------------------------------------------- degenerate tasks in `meta` (issue 18)
+def _degenerate_table(tmp_path):
+    """Five tasks: two with identical systems (zero variance), one with a constant control."""
+    rng = np.random.default_rng(7)
+    lines = ["dataset,system,item,value"]
+    for task, kind in [("t1", "ok"), ("t2", "same"), ("t3", "ok"), ("t4", "same"), ("t5", "const")]:
+        a = rng.random(10)
+        b = a if kind == "same" else a + rng.normal(0.1, 0.2, 10)
+        a = np.full(10, 0.5) if kind == "const" else a
+        lines += [f"{task},{s},{i},{float(v)!r}" for i in range(10)
+                  for s, v in (("a", a[i]), ("b", b[i]))]
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("method", ["REML", "DL", "PM"])
+def test_meta_names_every_zero_variance_task_at_once(tmp_path, method):
+    from ranger_eval.errors import EffectSizeError
+
+    path = _degenerate_table(tmp_path)
+    with pytest.raises(EffectSizeError) as info:
+        run_meta(path, tmp_path / "o", control="a", treatment="b", measure="MD", method=method,
+                 figures="none")
+    text = str(info.value)
+    assert text.startswith(f"2 of 5 dataset(s) have zero sampling variance, which the {method} ")
+    assert "'t2' (identical systems: zero variance); 't4' (identical systems" in text
+    assert "FE/DL/HS/PM" not in text and "--drop-degenerate" in text
+    # SMD: the constant control has no defined effect; all three in one error
+    with pytest.raises(EffectSizeError) as info:
+        run_meta(path, tmp_path / "o", control="a", treatment="b", method=method, figures="none")
+    text = str(info.value)
+    assert "1 of 5 dataset(s) have no defined SMD effect: 't5' (the control scores" in text
+    assert "'t2' (identical systems" in text and "'t4' (identical systems" in text
+    assert "degenerate='drop'" not in text and "--drop-degenerate" in text
+
+
+def test_meta_drop_degenerate_warns_and_records_skipped(tmp_path):
+    path = _degenerate_table(tmp_path)
+    run = run_meta(path, tmp_path / "o", control="a", treatment="b", figures="none",
+                   meta_degenerate="drop")
+    assert run.result.result.names == ("t1", "t3")
+    warned = [w for w in run.warnings if w.startswith("left out 3 of 5 dataset(s)")]
+    assert len(warned) == 1 and all(f"'{t}'" in warned[0] for t in ("t2", "t4", "t5"))
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert list(summary["skipped"]) == ["t2", "t4", "t5"]
+    assert summary["skipped"]["t5"].startswith("the control scores are constant")
+    assert "Not analysed: t2 (identical systems: zero variance); t4" in \
+        (tmp_path / "o" / "summary.md").read_text()
+    # the same through the command line and through the YAML key
+    result = CliRunner().invoke(app, ["meta", str(path), "--control", "a", "--treatment", "b",
+                                      "--drop-degenerate", "--figures", "none",
+                                      "--out", str(tmp_path / "o2")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "o2" / "summary.json").read_text())["skipped"] == \
+        summary["skipped"]
+    yaml_path = tmp_path / "e.yaml"
+    yaml_path.write_text("scores: scores.csv\nmeta: {control: a, treatment: b, degenerate: drop}\n")
+    again = run_meta(yaml_path, tmp_path / "o3", figures="none")
+    assert again.result.skipped == summary["skipped"]
+    yaml_path.write_text("scores: scores.csv\nmeta: {control: a, treatment: b, degenerate: maybe}\n")
+    with pytest.raises(ConfigError, match="degenerate"):
+        run_meta(yaml_path, tmp_path / "o4", figures="none")

@@ -45,6 +45,14 @@ per segment in both). Scores beyond 1e±150 are rescaled by an exact power of tw
 :class:`EffectSizeError` if its effect or variance overflows float64). Tables with a ``seed``
 column and set-level metrics still go dataset by dataset.
 
+A dataset whose effect is undefined (the degenerate cases above: too few items, a constant
+system, a constant non-zero difference, r = ±1) is never reported alone: ``degenerate="error"``
+(default) raises one :class:`EffectSizeError` listing every such dataset with its reason (and
+the datasets of zero variance); ``degenerate="drop"`` leaves them out, and also the datasets
+whose variance is 0 (identical systems, a constant difference: a meta-analysis cannot weight
+them by 1/vi), with one warning naming each and its reason, and records them in
+``EffectSizes.skipped`` (dataset → reason).
+
 Set-level metrics (paired bootstrap)
 ------------------------------------
 Metrics that are not means of per-item scores (F1, MCC, correlations, corpus BLEU, any callable;
@@ -92,10 +100,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -116,6 +125,8 @@ _CORE_COLUMNS = (
 )
 #: Seed policies of :func:`effect_sizes` (see the module docstring, "Seeds").
 SEED_POLICIES = ("balanced", "allow-unbalanced")
+#: What :func:`effect_sizes` does with degenerate datasets (module docstring, "Many datasets").
+DEGENERATE_POLICIES = ("error", "drop")
 _R_TOL = 1e-12  # |r| within this of 1 is r = ±1 up to rounding
 _SHIFT_TOL = 1e-12  # sd(t − c) below this times max |score| is rounding noise: a constant shift
 
@@ -505,7 +516,8 @@ def _formulas(m: _Moments, measure: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def table_effects(
-    table: PairedTable, measure: str, level: float = 0.95
+    table: PairedTable, measure: str, level: float = 0.95, *,
+    problems: dict[str, str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(yi, vi, mean_treatment, mean_control)`` of every dataset of a :class:`PairedTable`.
 
@@ -515,7 +527,8 @@ def table_effects(
     it alone. Datasets that hit a degenerate case (too few items, identical or constant systems,
     a constant shift, r = ±1, overflow) are passed to :func:`effect_size`, which gives their
     defined answer or raises its :class:`EffectSizeError` naming the dataset (the first such
-    dataset in order).
+    dataset in order); with a ``problems`` dict, every such error is recorded there instead
+    (dataset → reason) and the dataset's yi and vi are NaN.
     """
     measure = canonical_measure(measure)
     level = _check_level(level)
@@ -534,9 +547,43 @@ def table_effects(
     yi, vi = np.array(yi, dtype=np.float64), np.array(vi, dtype=np.float64)
     for i in np.flatnonzero(degenerate).tolist():
         seg = slice(int(table.offsets[i]), int(table.offsets[i + 1]))
-        e = effect_size(t[seg], c[seg], measure, level, dataset=table.datasets[i])
+        name = table.datasets[i]
+        try:
+            e = effect_size(t[seg], c[seg], measure, level, dataset=name)
+        except EffectSizeError as exc:
+            if problems is None:
+                raise
+            problems[name] = _reason(exc, name, measure)
+            yi[i] = vi[i] = np.nan
+            continue
         yi[i], vi[i] = e.yi, e.vi
     return yi, vi, mom.mean_t, mom.mean_c
+
+
+def _reason(exc: EffectSizeError, name: str, measure: str) -> str:
+    """The message of ``exc`` without its ``dataset 'x', measure M: `` prefix."""
+    return str(exc).removeprefix(f"{_where(name, measure)}: ")
+
+
+def zero_variance_reasons(eff: EffectSizes) -> dict[str, str]:
+    """Dataset → why its sampling variance is 0, for every dataset of ``eff`` with ``vi == 0``:
+    identical systems (yi = 0: the two systems score every item alike) or, for MD and set-level
+    metrics, the same non-zero difference on every item. A meta-analysis weights by 1/vi, so it
+    cannot use them (:func:`effect_sizes` with ``degenerate="drop"`` leaves them out)."""
+    return _zero_reasons(eff.names, eff.yi, eff.vi)
+
+
+def _zero_reasons(names: Sequence[str], yi: np.ndarray, vi: np.ndarray) -> dict[str, str]:
+    return {names[i]: "identical systems: zero variance" if yi[i] == 0.0 else
+            f"treatment − control is {float(yi[i]):.6g} on every item: zero variance"
+            for i in np.flatnonzero(vi == 0.0).tolist()}
+
+
+def degenerate_text(problems: dict[str, str], limit: int = 20) -> str:
+    """``'a' (reason); 'b' (reason)`` for at most ``limit`` datasets, then ``… (N in all)``: how
+    every error and warning about degenerate datasets lists them."""
+    shown = "; ".join(f"{name!r} ({why})" for name, why in list(problems.items())[:limit])
+    return shown + (f"; … ({len(problems)} in all)" if len(problems) > limit else "")
 
 
 def _check_resampling(n_resamples: object, seed: object) -> tuple[int, int | None]:
@@ -719,7 +766,8 @@ class EffectSizes:
     names, non-finite ``yi`` or negative/non-finite ``vi``.
     ``n_resamples``/``seed`` are set when ``vi`` comes from the paired bootstrap of a set-level
     metric (``metric`` is then that metric); ``seed_rule`` ("paired" or "unpaired") when seeds
-    were combined (module docstring, "Seeds"). :attr:`signature` records them.
+    were combined (module docstring, "Seeds"). :attr:`signature` records them. ``skipped`` maps
+    each dataset left out by ``effect_sizes(..., degenerate="drop")`` to the reason.
     """
 
     names: tuple[str, ...]
@@ -739,6 +787,7 @@ class EffectSizes:
     n_resamples: int | None = None
     seed: int | None = None
     seed_rule: str | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = tuple(str(x) for x in self.names)
@@ -782,6 +831,10 @@ class EffectSizes:
         if unknown:
             raise EffectSizeError(f"dropped counts for unknown dataset(s): {unknown}")
         set_(self, "dropped", {str(x): int(v) for x, v in self.dropped.items()})
+        clash = [x for x in self.skipped if x in name_set]
+        if clash:
+            raise EffectSizeError(f"skipped dataset(s) also among the names: {clash}")
+        set_(self, "skipped", {str(x): str(v) for x, v in self.skipped.items()})
         if self.metrics is not None:
             metrics = tuple(str(m) for m in self.metrics)
             if len(metrics) != k:
@@ -889,7 +942,8 @@ class EffectSizes:
     def rename(self, mapping: dict[str, str]) -> EffectSizes:
         """A copy with datasets renamed (e.g. ids → display names); unmapped names are kept.
 
-        ``extra`` and ``dropped`` follow the new names; the new names must stay unique.
+        ``extra``, ``dropped`` and ``skipped`` follow the new names; the new names must stay
+        unique.
         """
         names = tuple(str(mapping.get(n, n)) for n in self.names)
         if len(set(names)) != len(names):
@@ -900,7 +954,9 @@ class EffectSizes:
             extra = self.extra.rename(index=lookup)
             extra.index.name = "dataset"
         dropped = {lookup[k]: v for k, v in self.dropped.items()}
-        return dataclasses.replace(self, names=names, extra=extra, dropped=dropped)
+        skipped = {str(mapping.get(k, k)): v for k, v in self.skipped.items()}
+        return dataclasses.replace(self, names=names, extra=extra, dropped=dropped,
+                                   skipped=skipped)
 
 
 def _checked_extra(extra: pd.DataFrame | pd.Series, names: tuple[str, ...]) -> pd.DataFrame:
@@ -942,6 +998,7 @@ def effect_sizes(
     n_resamples: int = 1000,
     seed: int | None = 0,
     seeds: str = "balanced",
+    degenerate: str = "error",
 ) -> EffectSizes:
     """Effect of ``treatment`` over ``control`` on every dataset of ``scores`` (items paired by id
     with ``Scores.pair_runs``; ``missing`` is its policy). ``datasets`` selects and orders datasets
@@ -955,6 +1012,10 @@ def effect_sizes(
     "MD", the default then) and vi its paired bootstrap variance over ``n_resamples`` resamples
     drawn with ``seed`` (module docstring). With a ``seed`` column the runs are combined as in the
     module docstring ("Seeds"); ``seeds="allow-unbalanced"`` accepts systems with different seeds.
+    ``degenerate`` (:data:`DEGENERATE_POLICIES`): ``"error"`` raises one error listing every
+    dataset whose effect is undefined, ``"drop"`` leaves those and the zero-variance datasets out
+    with a warning and records them in ``EffectSizes.skipped`` (module docstring, "Many
+    datasets").
     """
     from .scores import Scores, seed_imbalance
 
@@ -973,6 +1034,8 @@ def effect_sizes(
     measure = canonical_measure("SMD" if measure is None else measure)
     level = _check_level(level)
     policy = _seed_policy(seeds)
+    degenerate = check_choice("degenerate", degenerate, DEGENERATE_POLICIES, error=EffectSizeError)
+    problems: dict[str, str] = {}
     if not isinstance(scores, Scores):
         scores = Scores(scores)
     if str(treatment) == str(control):
@@ -996,9 +1059,10 @@ def effect_sizes(
         # one columnar pass over all datasets (linear in the number of rows)
         table = scores.pair_all(treatment, control, metric=metric, datasets=chosen,
                                 missing=missing, stacklevel=3)
-        yi, vi, mt, mc = table_effects(table, measure, level)
+        yi, vi, mt, mc = table_effects(table, measure, level, problems=problems)
         metrics_t = table.metrics
-        return EffectSizes(
+        return _with_policy(
+            degenerate, problems,
             names=chosen, yi=yi, vi=vi, n=table.n.astype(np.int64), measure=measure,
             mean_treatment=mt, mean_control=mc, treatment=str(treatment), control=str(control),
             metric=metric if metric is not None else (
@@ -1030,7 +1094,14 @@ def effect_sizes(
                                           name, scores.has_seeds))
             metrics.append(bootstrap_metric.name)
         else:
-            results.append(_item_effect(t, c, measure, level, name, problem))
+            try:
+                results.append(_item_effect(t, c, measure, level, name, problem))
+            except EffectSizeError as exc:
+                if problem is not None:  # unbalanced seeds with a measure that cannot take them
+                    raise
+                problems[name] = _reason(exc, name, measure)
+                results.append(_Combined(np.nan, np.nan, t.n, np.nan, np.nan, np.nan, np.nan,
+                                         t.n_seeds, c.n_seeds))
             metrics.append(pair.metric)
         if scores.has_seeds and max(t.n_seeds, c.n_seeds) > 1:
             rules.add("paired" if problem is None else "unpaired")
@@ -1052,7 +1123,8 @@ def effect_sizes(
             },
             index=pd.Index(chosen, name="dataset"),
         )
-    return EffectSizes(
+    return _with_policy(
+        degenerate, problems,
         names=chosen,
         yi=np.array([e.yi for e in results]),
         vi=np.array([e.vi for e in results]),
@@ -1071,6 +1143,51 @@ def effect_sizes(
         seed=results[0].seed if bootstrap_metric is not None else None,
         seed_rule="+".join(sorted(rules)) or None,
     )
+
+
+def _with_policy(policy: str, problems: dict[str, str], **fields: Any) -> EffectSizes:
+    """The :class:`EffectSizes` of ``fields`` under the ``degenerate`` policy: ``problems`` maps
+    the datasets whose effect is undefined (yi and vi NaN in ``fields``) to the reason.
+
+    "error": any such dataset → one :class:`EffectSizeError` listing every one (and the datasets of
+    zero variance, which the meta-analysis will refuse next). "drop": those datasets and the
+    zero-variance ones are left out, named with their reasons in a warning and in ``skipped``.
+    """
+    names: tuple[str, ...] = fields["names"]
+    measure = fields["measure"]
+    vi = np.asarray(fields["vi"], dtype=np.float64)
+    yi = np.asarray(fields["yi"], dtype=np.float64)
+    zero = _zero_reasons(names, yi, vi)
+    k = len(names)
+    if policy == "error":
+        if problems:
+            also = (f"; also of zero variance (a meta-analysis cannot weight them by 1/vi): "
+                    f"{degenerate_text(zero)}" if zero else "")
+            raise EffectSizeError(
+                f"{len(problems)} of {k} dataset(s) have no defined {measure} effect: "
+                f"{degenerate_text(problems)}{also}; pass degenerate='drop' to leave them out "
+                "with a warning")
+        return EffectSizes(**fields)
+    skipped = {x: problems.get(x) or zero[x] for x in names if x in problems or x in zero}
+    if not skipped:
+        return EffectSizes(**fields)
+    keep = np.array([name not in skipped for name in names])
+    if not keep.any():
+        raise EffectSizeError(
+            f"all {k} dataset(s) are degenerate for measure {measure}, none is left: "
+            f"{degenerate_text(skipped)}")
+    warnings.warn(
+        f"left out {len(skipped)} of {k} dataset(s) with a degenerate {measure} effect "
+        f"(degenerate='drop'): {degenerate_text(skipped)}", stacklevel=3)
+    kept = tuple(n for n, ok in zip(names, keep, strict=True) if ok)
+    for key in ("yi", "vi", "n", "mean_treatment", "mean_control"):
+        fields[key] = np.asarray(fields[key])[keep]
+    if fields.get("metrics") is not None:
+        fields["metrics"] = tuple(m for m, ok in zip(fields["metrics"], keep, strict=True) if ok)
+    if fields.get("extra") is not None:
+        fields["extra"] = fields["extra"].loc[list(kept)]
+    fields["dropped"] = {x: v for x, v in fields.get("dropped", {}).items() if x not in skipped}
+    return EffectSizes(**{**fields, "names": kept, "skipped": skipped})
 
 
 def _item_effect(

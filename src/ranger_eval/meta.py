@@ -74,7 +74,8 @@ the same data with the search range [0, 100]), i.e. the heterogeneity the FE mod
 Degenerate cases: k = 1 is valid (estimate = the study, τ² = 0, Q = 0 with 0 df, Q_pvalue = 1,
 I² = 0, H² = 1, τ²/I² CIs (0, 0), and ``test`` falls back to "z" with a warning, as metafor).
 Sampling variances must be finite and > 0: metafor cannot compute Q, I² or H² otherwise and its
-FE/DL/HS/PM estimators fail, so zero or negative ``vi`` raise :class:`MetaInputError` naming the study.
+FE/DL/HS/PM estimators fail, so zero or negative ``vi`` raise :class:`MetaInputError` naming every
+such study and only the estimator asked for.
 With ``test="knha"`` and all effects identical, s² = 0 gives se = 0 (as metafor); the statistic is then
 ±inf (0 when the estimate is 0) and the p-value 0 (1 when the estimate is 0) instead of NaN.
 
@@ -1213,11 +1214,7 @@ def _validate(
             )
     bad = np.flatnonzero(v <= 0.0)
     if bad.size:
-        i = int(bad[0])
-        raise MetaInputError(
-            f"vi must be > 0: study {names_t[i]!r} (position {i}) has vi={float(v[i])!r}; Q, I², H² and "
-            "the FE/DL/HS/PM estimators are undefined for non-positive sampling variances"
-        )
+        raise MetaInputError(_nonpositive_vi(v, bad, names_t, method_c))
     lo, hi = int(np.argmin(v)), int(np.argmax(v))
     if float(v[hi]) > VI_RATIO_MAX * float(v[lo]):  # no division: v[lo] may be subnormal
         raise MetaInputError(
@@ -1230,6 +1227,21 @@ def _validate(
     if method_c == "EE":
         method_c = "FE"
     return y, v, method_c, test_c, level_f, names_t, measure, effects
+
+
+def _nonpositive_vi(v: np.ndarray, bad: np.ndarray, names: tuple[str, ...], method: str) -> str:
+    """The error text for studies with ``vi <= 0``: every such study (up to 20, then the count),
+    and what of the requested ``method`` is undefined: Q, I² and H² weight every study by 1/vi,
+    and so do the FE (EE), DL, HS and PM estimators themselves (at τ² = 0)."""
+    listed = ", ".join(f"study {names[i]!r} (position {i}) has vi={float(v[i])!r}"
+                       for i in bad[:20].tolist())
+    more = f", … ({bad.size} studies in all)" if bad.size > 20 else ""
+    count = f"{bad.size} of {v.size} studies: " if bad.size > 1 else ""
+    own = (f" and the {method} estimator" if method in ("FE", "EE", "DL", "HS", "PM") else "")
+    return (f"vi must be > 0: {count}{listed}{more}; Q, I², "
+            f"H²{own} weight each study by 1/vi, which is undefined for them (method {method}); "
+            "zero variances come from identical systems or a constant difference: leave them "
+            "out (effect_sizes(..., degenerate='drop'))")
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,10 +31,11 @@ import pandas as pd
 from . import atomic
 from ._version import __version__
 from .comparison import Comparison, compare, rank_intervals
-from .effects import EffectSizes, effect_sizes
+from .effects import EffectSizes, degenerate_text, effect_sizes, zero_variance_reasons
 from .errors import (
     ALTERNATIVES,
     ConfigError,
+    EffectSizeError,
     InputError,
     RangerError,
     check_alpha,
@@ -761,27 +762,58 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     scores = collected.scores
     datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
     set_metric = cfg.meta_metric_fn
-    eff = effect_sizes(
-        scores,
-        treatment=treatment,
-        control=control,
-        measure=("MD" if set_metric and "measure" not in cfg.model_fields_set else cfg.measure),
-        metric=ir_cfg.measure if exp.is_ir else cfg.metric,
-        datasets=datasets,
-        missing=cfg.missing,
-        level=cfg.level,
-        metric_fn=set_metric,
-        n_resamples=cfg.meta_n_resamples or 1000,
-        seed=0 if cfg.meta_seed is None else cfg.meta_seed,
-        seeds=cfg.meta_seeds or "balanced",
-    )
+    with _cli_degenerate_hint():
+        eff = effect_sizes(
+            scores,
+            treatment=treatment,
+            control=control,
+            measure=("MD" if set_metric and "measure" not in cfg.model_fields_set else cfg.measure),
+            metric=ir_cfg.measure if exp.is_ir else cfg.metric,
+            datasets=datasets,
+            missing=cfg.missing,
+            level=cfg.level,
+            metric_fn=set_metric,
+            n_resamples=cfg.meta_n_resamples or 1000,
+            seed=0 if cfg.meta_seed is None else cfg.meta_seed,
+            seeds=cfg.meta_seeds or "balanced",
+            degenerate=cfg.meta_degenerate or "error",
+        )
+    _refuse_zero_variance(exp, eff)
+    skipped = {**collected.skipped, **eff.skipped}
     if extra_measures:
         eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
     eff = eff.rename(exp.task_labels)
     res = meta_analysis(eff, method=cfg.method, test=cfg.test, level=cfg.level)
     return ExperimentResult(
-        scores=scores, effects=eff, result=res, title=cfg.title, skipped=collected.skipped
+        scores=scores, effects=eff, result=res, title=cfg.title, skipped=skipped
     )
+
+
+@contextmanager
+def _cli_degenerate_hint() -> Iterator[None]:
+    """Name the command-line option and YAML key in :func:`effect_sizes`' degenerate error."""
+    try:
+        yield
+    except EffectSizeError as exc:
+        text = str(exc)
+        if "degenerate='drop'" not in text:
+            raise
+        raise EffectSizeError(text.replace(
+            "pass degenerate='drop'",
+            "pass --drop-degenerate (YAML `meta: {degenerate: drop}`)")) from None
+
+
+def _refuse_zero_variance(exp: Experiment, eff: EffectSizes) -> None:
+    """Every dataset of zero sampling variance in one error, with the estimator asked for and the
+    option that leaves them out (``meta.degenerate: drop``, ``--drop-degenerate``)."""
+    zero = zero_variance_reasons(eff)
+    if not zero:
+        return
+    method = exp.config.method
+    raise EffectSizeError(
+        f"{len(zero)} of {eff.k} dataset(s) have zero sampling variance, which the {method} "
+        f"meta-analysis cannot weight (1/vi): {degenerate_text(zero)}; pass --drop-degenerate (YAML "
+        f"`meta: {{degenerate: drop}}`) to leave them out with a warning")
 
 
 def _control_treatment_columns(eff: EffectSizes) -> dict[str, dict[str, str]]:

@@ -29,6 +29,10 @@ def register(app: typer.Typer) -> None:
             "macro_f1, pearson, spearman, …): effect and variance by paired bootstrap."),
         seeds: str | None = typer.Option(  # noqa: UP007
             None, help="Seeds policy: balanced (default) or allow-unbalanced."),
+        drop_degenerate: bool = typer.Option(
+            False, "--drop-degenerate", help="Leave out datasets whose effect is undefined or "
+            "has zero variance (identical systems, a constant system, too few items), with a "
+            "warning naming each (YAML meta.degenerate: drop); default: one error listing them."),
         input_format: str | None = typer.Option(  # noqa: UP007
             None, "--format", help="Input format of a table: auto, lm-eval, inspect, helm, "
             "pyterrier, trec-eval-q, tsml."),
@@ -44,7 +48,8 @@ def register(app: typer.Typer) -> None:
         run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
                        measure=measure, order=order,
                        control=control, treatment=treatment, metric=metric, format=input_format,
-                       meta_metric_fn=metric_fn, meta_seeds=seeds)
+                       meta_metric_fn=metric_fn, meta_seeds=seeds,
+                       meta_degenerate="drop" if drop_degenerate else None)
         warn(run.warnings)
         typer.echo(run.result.result.summary())
         report_written(run.written)

@@ -40,7 +40,7 @@ __all__ = [
 #: The meta-analysis settings, allowed at the top level (original Ranger layout) or under ``meta:``.
 META_KEYS: tuple[str, ...] = ("control", "treatment", "measure", "method", "test", "order")
 #: Meta-analysis settings only allowed inside the ``meta:`` section.
-META_SECTION_ONLY: tuple[str, ...] = ("metric_fn", "n_resamples", "seed", "seeds")
+META_SECTION_ONLY: tuple[str, ...] = ("metric_fn", "n_resamples", "seed", "seeds", "degenerate")
 COMPARE_TESTS = ("auto", "paired-t", "welch", "wilcoxon", "sign", "mannwhitney", "mcnemar",
                  "proportions-z", "permutation", "bootstrap")
 
@@ -160,6 +160,9 @@ class ExperimentConfig(_Model):
     meta_n_resamples: int | None = Field(default=None, ge=1)
     meta_seed: int | None = Field(default=None, ge=0)
     meta_seeds: Literal["balanced", "allow-unbalanced"] | None = None
+    #: ``meta.degenerate``: datasets with an undefined effect or zero variance are an error
+    #: (default) or left out with a warning (``effect_sizes(..., degenerate=...)``)
+    meta_degenerate: Literal["error", "drop"] | None = None
 
     @model_validator(mode="before")
     @classmethod
