@@ -2124,6 +2124,7 @@ def rank_intervals(
     in the selection order uses the index stream of seed + j) and ``paired`` is False. Item sets
     that overlap only partly are a :class:`ScoresError` naming some shared ids.
     """
+    from .stats._scale import exponent as _exponent
     from .stats.many import average_ranks
     from .stats.resampling import BootstrapIndices
 
@@ -2192,10 +2193,15 @@ def rank_intervals(
     jj, ll = np.triu_indices(k, 1)
     theta = means[jj] - means[ll]
     theta_b = boot[:, jj] - boot[:, ll]
-    se = theta_b.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros(theta.size)
-    ok = se > 0
+    # on theta · 2^-e (exact; crit is scale free): SDs of scores near 1e-300 or 1e300 neither
+    # underflow to 0 nor overflow (which made every pair significant, or the bounds NaN)
+    e = _exponent(theta_b) if theta_b.size else 0
+    theta_s, theta_bs = np.ldexp(theta, -e), np.ldexp(theta_b, -e)
+    se_s = theta_bs.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros(theta.size)
+    se = np.ldexp(se_s, e)
+    ok = se_s > 0
     if ok.any():
-        t_max = np.max(np.abs(theta_b[:, ok] - theta[ok]) / se[ok], axis=1)
+        t_max = np.max(np.abs(theta_bs[:, ok] - theta_s[ok]) / se_s[ok], axis=1)
         crit = float(np.quantile(t_max, level))
     else:
         crit = 0.0

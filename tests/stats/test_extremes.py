@@ -388,3 +388,16 @@ def test_compare_set_metric_does_not_depend_on_the_unit(name: str, test: str) ->
         np.testing.assert_allclose(t1["diff"] / factor, t0["diff"], rtol=1e-9)
         np.testing.assert_allclose(t1["ci_low"] / factor, t0["ci_low"], rtol=1e-9)
         np.testing.assert_allclose(t1["effect_size"], t0["effect_size"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("k", [-300, -150, 150, 300])
+def test_rank_intervals_do_not_depend_on_the_unit(k: int) -> None:
+    df = _scores(9, 20)
+    c = 10.0 ** k
+    r0 = rg.rank_intervals(df, dataset="d1")
+    r1 = rg.rank_intervals(df.assign(value=df["value"] * c), dataset="d1")
+    assert r1.systems == r0.systems
+    np.testing.assert_array_equal(r1.rank_low, r0.rank_low)
+    np.testing.assert_array_equal(r1.rank_high, r0.rank_high)
+    assert r1.critical_value == pytest.approx(r0.critical_value, rel=1e-9)
+    assert 0.0 < r0.critical_value < np.inf
