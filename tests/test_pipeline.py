@@ -482,3 +482,57 @@ def test_meta_drop_degenerate_warns_and_records_skipped(tmp_path):
     yaml_path.write_text("scores: scores.csv\nmeta: {control: a, treatment: b, degenerate: maybe}\n")
     with pytest.raises(ConfigError, match="degenerate"):
         run_meta(yaml_path, tmp_path / "o4", figures="none")
+
+
+# ------------------------------------------------------------- `--metric` that some tasks lack (issue 18)
+def _lm_eval_like(tmp_path):
+    """boolq and cb have acc and f1, rte only acc, wic only mcc (as lm-eval tasks do)."""
+    rng = np.random.default_rng(3)
+    lines = ["dataset,system,metric,item,value"]
+    for task, metrics in [("boolq", ["acc", "f1"]), ("rte", ["acc"]), ("wic", ["mcc"]),
+                          ("cb", ["acc", "f1"])]:
+        for m in metrics:
+            for i in range(12):
+                a, b = rng.integers(0, 2, size=2)
+                lines += [f"{task},m1,{m},{i},{a}", f"{task},m2,{m},{i},{b}"]
+    path = tmp_path / "lm.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_meta_metric_that_a_task_lacks_is_said_and_recorded(tmp_path):
+    path = _lm_eval_like(tmp_path)
+    run = run_meta(path, tmp_path / "o", control="m1", treatment="m2", metric="acc",
+                   measure="MD", figures="none")
+    assert run.result.result.names == ("boolq", "rte", "cb")
+    assert "left out 1 of 4 dataset(s) without metric 'acc': wic (no metric 'acc' (its " \
+           "metrics: mcc))" in run.warnings
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["skipped"] == {"wic": "no metric 'acc' (its metrics: mcc)"}
+    assert "Not analysed: wic (no metric 'acc'" in (tmp_path / "o" / "summary.md").read_text()
+    # no task has it: the error lists the metrics there are
+    from ranger_eval.errors import RangerError
+
+    with pytest.raises(RangerError, match=r"unknown metric 'bleu'; known: 'acc', 'f1', 'mcc'"):
+        run_meta(path, tmp_path / "o2", control="m1", treatment="m2", metric="bleu",
+                 measure="MD", figures="none")
+
+
+def test_compare_and_rank_metrics_that_tasks_lack_are_said(tmp_path):
+    from ranger_eval.errors import RangerError
+    from ranger_eval.pipeline import run_rank
+
+    path = _lm_eval_like(tmp_path)
+    run = run_compare(path, tmp_path / "o", figures="none", metrics=["acc", "f1"])
+    assert {str(d) for d in run.comparison.to_frame()["dataset"]} == {"boolq", "rte", "cb"}
+    said = [w for w in run.warnings if w.startswith("left out 1 of 4 dataset(s) without metric")]
+    assert len(said) == 1 and "wic (no metric 'acc', 'f1' (its metrics: mcc))" in said[0]
+    assert "rte has no 'f1' (its metrics: acc)" in said[0]
+    with pytest.raises(RangerError, match=r"unknown metric\(s\) 'bleu'; known: 'acc', 'f1', "
+                       r"'mcc'"):
+        run_compare(path, tmp_path / "o2", figures="none", metrics=["bleu"])
+    # rank through a YAML's compare.metrics: the same warning
+    (tmp_path / "e.yaml").write_text("scores: lm.csv\ncompare: {metrics: [acc]}\n")
+    ranked = run_rank(tmp_path / "e.yaml", tmp_path / "o3", figures="none")
+    assert any("left out 1 of 4 dataset(s) without metric 'acc': wic" in w
+               for w in ranked.warnings)

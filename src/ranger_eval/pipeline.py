@@ -580,11 +580,12 @@ def collect_scores(
     cfg = exp.config
     if cfg.scores is not None:
         scores = read_scores(exp.scores_paths, cfg.format)
+        left_out: dict[str, str] = {}
         if cfg.metric is not None and cfg.metric in scores.metrics:
-            scores = scores.filter(metrics=[cfg.metric])
+            scores, left_out = only_metrics(scores, [cfg.metric], stacklevel=3)
         if systems is not None:
             scores = scores.filter(systems=systems)
-        return CollectedScores(scores, {})
+        return CollectedScores(scores, left_out)
     systems = list(cfg.systems) if systems is None else list(systems)
     ir_cfg = cfg.ir or IRConfig()
     measures = measures or [ir_cfg.measure]
@@ -613,6 +614,37 @@ def collect_scores(
         raise ConfigError(f"{exp.source}: no scores: no task has files for the systems {systems}")
     scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
     return CollectedScores(scores, skipped, tuple(missing))
+
+def only_metrics(scores: Scores, metrics: Sequence[str], *, stacklevel: int = 2
+                 ) -> tuple[Scores, dict[str, str]]:
+    """The rows of ``metrics`` only (``--metric``, the YAML's ``metric``), saying what that
+    leaves out: one warning names every dataset without some of them and the metrics it has;
+    the datasets without any of them are returned as left out (dataset → reason, e.g.
+    ``{"wic": "no metric 'acc' (its metrics: mcc)"}``) for ``skipped``. A metric that no
+    dataset has is an error listing the metrics there are (:meth:`Scores.filter`)."""
+    kept = scores.filter(metrics=metrics)
+    pairs = scores.frame[["dataset", "metric"]].drop_duplicates()
+    wanted = list(dict.fromkeys(str(m) for m in metrics))
+    has = pairs.groupby("dataset", sort=False)["metric"].agg(list)
+    lacking = {d: [m for m in wanted if m not in got] for d, got in has.items()}
+    lacking = {d: ms for d, ms in lacking.items() if ms}
+    if not lacking:
+        return kept, {}
+    left_out = {str(d): f"no metric {_some(map(repr, ms))} (its metrics: {_some(has[d])})"
+                for d, ms in lacking.items() if len(ms) == len(wanted)}
+    partly = [f"{d} has no {_some(map(repr, ms))} (its metrics: {_some(has[d])})"
+              for d, ms in lacking.items() if len(ms) < len(wanted)]
+    parts = ([f"left out {len(left_out)} of {len(has)} dataset(s) without metric "
+              f"{_some(map(repr, wanted))}: "
+              + "; ".join(f"{d} ({why})" for d, why in list(left_out.items())[:20])
+              + (f"; … ({len(left_out)} in all)" if len(left_out) > 20 else "")]
+             if left_out else [])
+    if partly:
+        parts.append("; ".join(partly[:20]) + (f"; … ({len(partly)} in all)"
+                                               if len(partly) > 20 else ""))
+    warnings.warn(". ".join(parts), stacklevel=stacklevel)
+    return kept, left_out
+
 
 # --------------------------------------------------------------------------- display names
 def display_names(exp: Experiment | None) -> tuple[dict[str, str], dict[str, str]]:
@@ -1047,7 +1079,7 @@ def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
         )
     scores = collect_scores(exp, measures=metrics if exp.is_ir else None).scores
     if metrics and not exp.is_ir:
-        scores = scores.filter(metrics=metrics)
+        scores, _ = only_metrics(scores, metrics)
     return scores
 
 
@@ -1060,7 +1092,7 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
         return _experiment_scores(exp, metrics), exp
     scores = read_scores(path, format)
     if metrics:
-        scores = scores.filter(metrics=metrics)
+        scores, _ = only_metrics(scores, metrics)
     return scores, None
 
 

@@ -1,6 +1,7 @@
 """Bad input: every error names the file, the line (or row) and the offending text or argument."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pandas as pd
@@ -298,7 +299,7 @@ def test_missing_file_is_a_ranger_input_error(tmp_path: Path) -> None:
 
 
 def test_duplicate_check_compares_colliding_hashes_exactly() -> None:
-    """Rows found by the hash table (equal pair hashes) are compared exactly: colliding hashes of
+    """Rows found by the sort (equal pair hashes) are compared exactly: colliding hashes of
     different (query, document) pairs are no error; a real repeat among them is, with its rows."""
     import numpy as np
     import pyarrow as pa
@@ -310,6 +311,69 @@ def test_duplicate_check_compares_colliding_hashes_exactly() -> None:
     assert _duplicate_pair(np.array([0, 0, 1, 1]), docs, same) is None
     assert _duplicate_pair(np.array([0, 0, 0, 1]), docs, same) == (0, 2)
     assert _duplicate_pair(np.array([0]), pa.array(["a"]), same[:1]) is None
+
+
+def test_duplicate_check_sorts_blocks_of_whole_queries_alike_on_any_thread_count() -> None:
+    """Runs longer than one sort block are cut between queries and the blocks sorted apart (on
+    helper threads, or inline inside one_thread): a repeat is found wherever it lies (first block,
+    a block boundary, the last row, a query spanning several blocks), equal hashes of different
+    queries in different blocks are no error, and an interleaved run (queries not contiguous)
+    is sorted whole, with the same answers."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ranger_eval.ir.readers import (
+        _SORT_BLOCK,
+        _duplicate_pair,
+        _sorted_hashes,
+        hash_strings,
+        one_thread,
+        pair_hash,
+    )
+
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 2_000, 150)
+    sizes[40] = 3 * _SORT_BLOCK  # one query longer than a block
+    qcodes = np.repeat(np.arange(len(sizes)), sizes)
+    n = len(qcodes)
+    assert n > 4 * _SORT_BLOCK
+    docs = [f"d{i}" for i in range(n)]  # all distinct: no repeat at first
+    qids = pa.array([str(q) for q in range(len(sizes))])
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+
+    def hashes(d: list[str]) -> np.ndarray:
+        return pair_hash(hash_strings(qids)[qcodes], pa.array(d))
+
+    def check(d: list[str], expected: tuple[int, int] | None) -> None:
+        pairs = hashes(d)
+        for inline in (False, True):
+            with one_thread() if inline else contextlib.nullcontext():
+                assert _duplicate_pair(qcodes, pa.array(d), pairs) == expected
+        perm = np.random.default_rng(0).permutation(n)  # interleaved queries: one sort of all
+        found = _duplicate_pair(qcodes[perm], pa.array(d).take(pa.array(perm)), pairs[perm])
+        assert (found is None) == (expected is None)
+        if found is not None:
+            assert sorted(perm[list(found)].tolist()) == sorted(expected)  # original rows
+
+    srt, bounds, found = _sorted_hashes(hashes(docs), qcodes)
+    assert len(bounds) >= 3 and not found
+    assert set(bounds.tolist()) <= set(starts.tolist())  # blocks end between queries
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, n], strict=True):
+        assert np.all(srt[lo + 1:hi] >= srt[lo:hi - 1])
+    check(docs, None)
+    edge = int(bounds[1])  # the first row of a block and the last row of the one before
+    q = int(qcodes[edge])
+    cases = [(0, 1), (int(starts[40]), int(starts[40]) + 3 * _SORT_BLOCK - 1), (n - 2, n - 1)]
+    if qcodes[edge - 1] == q - 1 and sizes[q] > 1:
+        cases.append((edge, edge + 1))
+    for a, b in cases:
+        d = list(docs)
+        d[b] = d[a]
+        check(d, (a, b))
+    # the same document under two queries that fall in different blocks is no repeat
+    d = list(docs)
+    d[n - 1] = d[0]
+    check(d, None)
 
 
 def test_one_thread_is_per_thread_and_nests() -> None:
