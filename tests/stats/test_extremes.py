@@ -401,3 +401,35 @@ def test_rank_intervals_do_not_depend_on_the_unit(k: int) -> None:
     np.testing.assert_array_equal(r1.rank_high, r0.rank_high)
     assert r1.critical_value == pytest.approx(r0.critical_value, rel=1e-9)
     assert 0.0 < r0.critical_value < np.inf
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 30), k=st.integers(-300, 300),
+       shape=st.sampled_from(["random", "identical", "constant"]))
+def test_vectorised_kernels_equal_the_one_pair_tests_at_any_scale(seed: int, n: int, k: int,
+                                                                  shape: str) -> None:
+    """The all-pairs kernels rescale the same rows by the same power of two as the one-pair
+    tests: paired t and d_z bit for bit, Welch and d to rounding (as for ordinary scores)."""
+    rng = np.random.default_rng(seed)
+    v = rng.normal(0.5, 0.2, (3, n)) * 10.0 ** k
+    if shape == "identical":
+        v[2] = v[0]
+    elif shape == "constant":
+        v[1] = v[0] + 0.25 * 10.0 ** k
+    ia, ib = np.array([0, 0, 1]), np.array([1, 2, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = many.paired_moments(v, ia, ib)
+        t = m.ttest()
+        w = many.welch_ttest_many(v[ia], v[ib]) if n >= 2 else None
+        cd = many.cohens_d_many(v[ia], v[ib])
+        for j, (a, b) in enumerate(zip(ia, ib, strict=True)):
+            r = stats.paired_ttest(v[a], v[b])
+            assert (r.statistic, r.pvalue, r.estimate, r.ci_low, r.ci_high) == (
+                t.statistic[j], t.pvalue[j], t.estimate[j], t.ci_low[j], t.ci_high[j])  # type: ignore[index]
+            assert stats.cohens_dz(v[a], v[b]) == m.cohens_dz()[j]
+            assert w is not None
+            rw = stats.welch_ttest(v[a], v[b])
+            assert w.pvalue[j] == pytest.approx(rw.pvalue, rel=1e-12)
+            assert w.estimate[j] == pytest.approx(rw.estimate, rel=1e-12)  # type: ignore[index]
+            assert cd[j] == pytest.approx(stats.cohens_d(v[a], v[b]), rel=1e-12)

@@ -300,10 +300,9 @@ def paired_moments(
     with np.errstate(over="ignore", invalid="ignore"):
         extreme = ~(np.isfinite(ss) & (np.abs(mean) <= SAFE_HI / 2) & (ss <= SAFE_HI ** 2 / 4)
                     & (ss >= n * (2 * SAFE_LO) ** 2))
-    for j in np.flatnonzero(extreme):
+    cand = np.flatnonzero(extreme)
+    for j in cand[_rescaled(v, ia_, ib_, cand)] if cand.size else cand:
         d, e = scaled_difference(v[ia_[j]], None if ib_ is None else v[ib_[j]])
-        if e == 0:
-            continue
         exp[j] = e
         first[j] = d[0]
         mean[j] = np.add.reduce(d) / n
@@ -317,12 +316,36 @@ def paired_moments(
     constant = np.zeros(m, dtype=bool)
     cancellation = np.zeros(m, dtype=bool)
     for j in np.flatnonzero(maybe_const | maybe_cancel):
-        d, _ = scaled_difference(v[ia_[j]], None if ib_ is None else v[ib_[j]])
+        if exp[j]:
+            d, _ = scaled_difference(v[ia_[j]], None if ib_ is None else v[ib_[j]])
+        else:
+            d = v[ia_[j]] - v[ib_[j]] if ib_ is not None else v[ia_[j]]
         constant[j] = bool(np.all(d == d[0]))
         with np.errstate(divide="ignore", invalid="ignore"):
             cancellation[j] = bool(np.max(np.abs(d - mean[j])) / np.abs(mean[j]) < _EPS * 10)
     return PairedMoments(np.full(m, n, dtype=np.int64), mean, ss, constant, first, cancellation,
                          exp)
+
+
+def _rescaled(v: np.ndarray, ia: np.ndarray, ib: np.ndarray | None, rows: np.ndarray
+              ) -> np.ndarray:
+    """Which of ``rows`` (d = v[ia] - v[ib], or v[ia]) :func:`~ranger_eval.stats._scale.
+    scaled_difference` rescales (e != 0): max|x|, max|y| >= 2^1000, or max|d| non-zero and
+    outside [SAFE_LO, SAFE_HI]; vectorised over cache-sized chunks of rows."""
+    out = np.empty(rows.size, dtype=bool)
+    step = max(1, CHUNK_BYTES // (8 * v.shape[1]))
+    for a in range(0, rows.size, step):
+        r = rows[a:a + step]
+        x = v[ia[r]]
+        if ib is None:
+            top, big = np.abs(x).max(axis=1), np.zeros(r.size, dtype=bool)
+        else:
+            y = v[ib[r]]
+            with np.errstate(over="ignore"):
+                top = np.abs(x - y).max(axis=1)
+            big = np.maximum(np.abs(x).max(axis=1), np.abs(y).max(axis=1)) >= 2.0 ** 1000
+        out[a:a + step] = big | ((top != 0.0) & ((top < SAFE_LO) | (top > SAFE_HI)))
+    return out
 
 
 def paired_ttest_many(
