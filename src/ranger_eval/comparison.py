@@ -1800,6 +1800,14 @@ def compare(
         scores = Scores(scores)
     if not isinstance(scores, Scores):
         raise CompareError(f"compare expects Scores or a DataFrame, got {type(scores).__name__}")
+    declared = declared_set_metrics(scores) if metric_fn is None else {}
+    if declared:
+        return _compare_declared(
+            scores, declared, systems=systems, pairs=pairs, baseline=baseline, test=test,
+            alternative=alternative, correction=correction, family=family, level=level,
+            n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
+            datasets=datasets, metrics=metrics, by=by, seeds=seeds,
+        )
     if by is not None:
         return _compare_by(
             scores, by, systems=systems, pairs=pairs, baseline=baseline, test=test,
@@ -1984,6 +1992,68 @@ def compare(
         tests_used=tests_used,
         set_metrics=tuple(m.name for m in set_metrics),
         seeds=seeds,
+    )
+
+
+def declared_set_metrics(scores: Scores) -> dict[str, str]:
+    """``{metric: set-level metric}`` for the metrics whose rows name one in a ``set_metric``
+    column (an adapter's corpus-level metric, e.g. lm-eval's ``f1`` read as label/prediction
+    pairs): their value is the set-level metric of all items, never the mean of ``value``.
+    One metric with two different set-level metrics is an error."""
+    df = scores.frame
+    if "set_metric" not in df.columns:
+        return {}
+    rows = df.loc[df["set_metric"].notna(), ["metric", "set_metric"]].drop_duplicates()
+    out: dict[str, str] = {}
+    for m, sm in zip(rows["metric"], rows["set_metric"], strict=True):
+        if str(m) in out and out[str(m)] != str(sm):
+            raise CompareError(f"metric {m!r} is declared as set-level metric {out[str(m)]!r} "
+                               f"in some rows and {sm!r} in others (column 'set_metric')")
+        out[str(m)] = str(sm)
+    return out
+
+
+def _compare_declared(scores: Scores, declared: dict[str, str], *, metrics: Sequence[str] | None,
+                      test: str, correction: str, family: str, level: float,
+                      **kwargs: Any) -> Comparison:
+    """:func:`compare` of scores whose corpus-level metrics (:func:`declared_set_metrics`) go
+    through the set-level path with their own metric (``metric_fn``), the others through the
+    per-item tests; the rows are adjusted together by family, as one comparison."""
+    wanted = [str(m) for m in (metrics if metrics is not None else scores.metrics)]
+    unknown = [m for m in wanted if m not in scores.metrics]
+    if unknown:
+        try:
+            scores.filter(metrics=wanted)
+        except ScoresError as exc:
+            raise CompareError(str(exc)) from None
+    parts: list[Comparison] = []
+    per_item = [m for m in wanted if m not in declared]
+    plain = scores.filter(metrics=per_item) if per_item else None
+    if plain is not None:
+        plain = Scores(plain.frame.drop(columns=["set_metric"]))
+        parts.append(compare(plain, metrics=None, test=test, correction=correction,
+                             family=family, level=level, **kwargs))
+    for m in (m for m in wanted if m in declared):
+        if test not in ("auto", *RESAMPLING):
+            raise CompareError(
+                f"metric {m!r} is corpus-level (set-level metric {declared[m]!r} of all items, "
+                f"as the tool that wrote the log computes it); test {test!r} compares means of "
+                f"per-item values: use test='permutation' or 'bootstrap', or leave {m!r} out "
+                f"with metrics=[...]"
+            )
+        comp = compare(scores.filter(metrics=[m]), test=test, correction=correction,
+                       family=family, level=level, metric_fn=declared[m], **kwargs)
+        parts.append(dataclasses.replace(
+            comp, table=comp.table.assign(metric=m), means=comp.means.assign(metric=m)))
+    first = parts[0]
+    table = pd.concat([p.table for p in parts], ignore_index=True)
+    table = adjust_by_family(table.assign(pvalue_adjusted=math.nan), first.correction, family,
+                             level)
+    used = {t for p in parts for t in p.tests_used}
+    return dataclasses.replace(
+        first, table=table, means=pd.concat([p.means for p in parts], ignore_index=True),
+        scores=scores, test=test, tests_used=tuple(t for t in TESTS if t in used),
+        set_metrics=tuple(dict.fromkeys(x for p in parts for x in p.set_metrics)),
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.metrics import f1_score, matthews_corrcoef
 
 from ranger_eval.errors import InputError
 from ranger_eval.io.adapters import load_adapter, read_adapter, read_adapters, sniff
@@ -120,8 +121,10 @@ def write_run(folder: Path, model: str, seed: int, date: str = DATE) -> dict:
     (folder / f"samples_cola_like_{date}.jsonl").write_text(
         "".join(json.dumps(x) + "\n" for x in lines))
     accs = [x["acc"] for x in lines]
-    results["results"]["cola_like"] = {"alias": "cola_like", "acc,none": float(np.mean(accs)),
-                                       "f1,none": 0.5, "mcc,none": 0.1}
+    golds, preds = zip(*(x["f1"] for x in lines), strict=True)
+    results["results"]["cola_like"] = {  # lm-eval's aggregations (sklearn), checked on reading
+        "alias": "cola_like", "acc,none": float(np.mean(accs)),
+        "f1,none": float(f1_score(golds, preds)), "mcc,none": float(matthews_corrcoef(golds, preds))}
     results["configs"]["cola_like"] = {"task": "cola_like", "metric_list": [
         {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
         {"metric": "f1", "aggregation": "f1", "higher_is_better": True},

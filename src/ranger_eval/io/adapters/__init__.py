@@ -133,16 +133,20 @@ def read_adapter(path: str | Path, format: str | None = None, **options: Any) ->
 
 
 def pairs_as_scores(corpus: pd.DataFrame | None) -> Scores | None:
-    """Metrics stored as ``[label, prediction]`` pairs (lm-eval f1, mcc …) as per-item rows
-    with ``label`` and ``prediction`` columns, for the set-level metric path
-    (``effect_sizes(..., metric=NAME, metric_fn="f1")``); ``value`` is whether the prediction
-    equals the label. Rows without a pair are left in ``corpus`` only."""
+    """Corpus-level metrics stored as ``[label, prediction]`` pairs whose aggregate a set-level
+    metric computes (lm-eval f1, mcc, bleu: ``set_metric``) as per-item rows with ``label``,
+    ``prediction`` and ``set_metric`` columns. ``compare`` and ``meta`` test such a metric
+    with its ``set_metric`` automatically (the tool's own number, e.g. lm-eval's f1), never
+    the mean of ``value`` (only whether the prediction equals the label). Other rows stay in
+    ``corpus`` only (the adapter notes them)."""
     if corpus is None or corpus.empty:
         return None
-    have = corpus["label"].notna() & corpus["prediction"].notna()
+    have = (corpus["label"].notna() & corpus["prediction"].notna()
+            & corpus["set_metric"].notna())
     if not have.any():
         return None
-    rows = corpus.loc[have, ["dataset", "system", "metric", "item", "label", "prediction"]].copy()
+    rows = corpus.loc[have, ["dataset", "system", "metric", "item", "label", "prediction",
+                             "set_metric"]].copy()
     rows["value"] = (rows["label"].astype(str) == rows["prediction"].astype(str)).astype(float)
     for col in ("label", "prediction"):
         rows[col] = rows[col].astype(str)

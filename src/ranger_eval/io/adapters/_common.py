@@ -25,7 +25,7 @@ __all__ = [
 #: Columns of :attr:`AdapterResult.corpus` (per-item inputs of corpus-level metrics).
 CORPUS_COLUMNS = (
     "dataset", "system", "metric", "item", "aggregation", "higher_is_better",
-    "value", "label", "prediction", "raw",
+    "value", "label", "prediction", "raw", "set_metric",
 )
 #: Columns of :attr:`AdapterResult.reported` (the aggregate numbers the tool itself wrote).
 REPORTED_COLUMNS = ("dataset", "system", "metric", "statistic", "value", "comparable")
@@ -70,8 +70,12 @@ class AdapterResult:
     ``corpus``
         per-item *inputs* of corpus-level metrics that cannot be averaged per item (lm-eval's
         ``f1``, ``mcc``, ``bleu``, ``chrf``, ``ter``, perplexities) with columns
-        :data:`CORPUS_COLUMNS`; they go through the non-item (bootstrap) metric path, never
-        into ``Scores``. None when there are none.
+        :data:`CORPUS_COLUMNS`, never averaged into ``Scores``. ``set_metric`` names the
+        :mod:`ranger_eval.setmetrics` metric that computes the tool's aggregate from the
+        ``label``/``prediction`` pairs (``f1``, ``mcc``, ``bleu``): those rows become
+        label/prediction scores that ``compare`` and ``meta`` test on the set-level path; the
+        others (None) cannot be tested and are left out of the scores with a note. None when
+        there are none.
     ``run``
         a ranked run ``query_id, doc_id, score`` (BEIR result dicts) for
         :func:`ranger_eval.ir.evaluate`; None otherwise.
@@ -130,6 +134,8 @@ class Builder:
         self.corpus = Rows(CORPUS_COLUMNS + tuple(c for c in self.extra if c not in CORPUS_COLUMNS))
         self.reported = Rows(REPORTED_COLUMNS)
         self.notes: list[str] = []
+        #: (dataset, system) whose log holds every item the tool scored (agreement checks).
+        self.complete: set[tuple[str, str]] = set()
 
     def note(self, message: str) -> None:
         """Record (and warn about) something skipped or dropped."""

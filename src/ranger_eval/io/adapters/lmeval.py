@@ -51,6 +51,12 @@ KNOWN: dict[str, tuple[str, bool]] = {
     "bypass": ("bypass", True),
 }
 MEAN_AGGREGATIONS = ("mean", "nanmean")
+#: Corpus-level aggregations that Ranger's set-level path (:mod:`ranger_eval.setmetrics`)
+#: computes exactly as lm-eval does, from the logged ``[gold, prediction]`` pairs: lm-eval's
+#: ``f1`` is ``sklearn.metrics.f1_score(golds, preds)`` (binary, positive class 1),
+#: ``matthews_corrcoef`` is ``sklearn.metrics.matthews_corrcoef``, ``bleu`` is
+#: ``sacrebleu.corpus_bleu(preds, [refs]).score`` (lm_eval/api/metrics.py, v0.4.13).
+SET_METRICS: dict[str, str] = {"f1": "f1", "matthews_corrcoef": "mcc", "bleu": "bleu"}
 MAX_RESULTS_BYTES = 512 * 2**20
 
 
@@ -393,13 +399,17 @@ def _add_value(b: Builder, where: str, dataset: str, system: str, item: str, met
         b.rows.add(dataset=dataset, system=system, metric=name, item=item, value=v,
                    higher_is_better=hib, doc_hash=h)
         return
-    label = prediction = None
+    label = prediction = set_metric = None
     if isinstance(value, list) and len(value) == 2:
         label, prediction = value
+        set_metric = SET_METRICS.get(agg or "")
+    elif agg in SET_METRICS:
+        raise InputError(f"{where}: metric {metric!r} (aggregation {agg}) of doc_id {item} is "
+                         f"{snippet(json.dumps(value))}; lm-eval logs a [gold, prediction] pair")
     b.corpus.add(dataset=dataset, system=system, metric=name, item=item,
                  aggregation=agg or "unknown", higher_is_better=hib,
                  value=float(value) if scalar else math.nan, label=label, prediction=prediction,
-                 raw=json.dumps(value, ensure_ascii=False), doc_hash=h)
+                 raw=json.dumps(value, ensure_ascii=False), doc_hash=h, set_metric=set_metric)
 
 
 def check_doc_hashes(frame: pd.DataFrame, source: str = "") -> None:
@@ -452,17 +462,25 @@ def read(path: str | Path, *, check_doc_hash: bool = True) -> AdapterResult:
         b.note(f"no aggregation known for {', '.join(sorted(assumed))}: per-item values "
                f"treated as a mean (checked against the reported aggregate below)")
     res = b.result()
-    if res.scores is not None:
-        if check_doc_hash:
-            check_doc_hashes(res.scores.frame, str(path))
-        _check_agreement(b, res)
+    if res.scores is not None and check_doc_hash:
+        check_doc_hashes(res.scores.frame, str(path))
+    _check_agreement(b, res)
+    if res.corpus is not None:
+        left = res.corpus[res.corpus["set_metric"].isna()]
+        for (d, m, agg), n in left.groupby(["dataset", "metric", "aggregation"],
+                                           sort=True).size().items():
+            b.note(f"task {d!r}: metric {m!r} is corpus-level (lm-eval aggregation {agg}), "
+                   f"not a mean of per-item values, and Ranger's set-level metrics do not "
+                   f"compute it: its {n} sample(s) are left out of the scores (they are in "
+                   f"load_adapter(path).corpus; compare it with a set-level metric_fn callable)")
     return AdapterResult(format=res.format, source=res.source, scores=res.scores,
                          corpus=res.corpus, run=None, reported=res.reported,
                          notes=tuple(b.notes))
 
 
 def _report(b: Builder, task: _Task, system: str, assumed: set[str], complete: bool) -> None:
-    """The results file's aggregates; comparable only when the samples file is complete."""
+    """The results file's aggregates; comparable only when the samples file is complete
+    (the agreement check then recomputes every one it knows)."""
     for key, value in task.keys.items():
         if "," not in key:
             continue
@@ -475,18 +493,125 @@ def _report(b: Builder, task: _Task, system: str, assumed: set[str], complete: b
         name = metric_name(metric, filt)
         comparable = complete and (agg in MEAN_AGGREGATIONS or f"{task.name}/{name}" in assumed)
         b.report(task.name, system, name, agg or "aggregate", value, comparable)
+        if complete:
+            b.complete.add((task.name, system))
+
+
+def _weighted(items: list[Any]) -> tuple[float, float]:
+    ll = [float(x[0]) for x in items]
+    n = [float(x[1]) for x in items]
+    return math.fsum(ll), math.fsum(n)
+
+
+def _probabilities(text: Any) -> list[float]:
+    """A logged numpy vector (``"[0.42789086 0.57210914]"``, brier_score) as floats."""
+    if isinstance(text, list):
+        return [float(x) for x in text]
+    return [float(x) for x in str(text).strip("[] \n").split()]
+
+
+def _sacrebleu(agg: str, items: list[Any]) -> float | None:
+    try:
+        import sacrebleu
+    except ImportError:  # pragma: no cover - sacrebleu is a test dependency
+        return None
+    refs = [[str(x[0]) for x in items]]  # lm-eval's _sacreformat: one reference per item
+    preds = [str(x[1][0]) if isinstance(x[1], list) else str(x[1]) for x in items]
+    if agg == "bleu":
+        return float(sacrebleu.corpus_bleu(preds, refs).score)
+    if agg == "chrf":
+        return float(sacrebleu.corpus_chrf(preds, refs).score)
+    if agg == "chrf++":
+        return float(sacrebleu.corpus_chrf(preds, refs, word_order=2).score)
+    return float(sacrebleu.corpus_ter(preds, refs).score)
+
+
+def tool_aggregate(aggregation: str, items: list[Any]) -> float | None:
+    """lm-eval's aggregation ``aggregation`` of the logged per-sample values, as
+    lm_eval/api/metrics.py (v0.4.13) computes it; None for an aggregation it does not know.
+
+    mean / nanmean: Σx/n (NaN left out); median: ``sorted(x)[n // 2]``; perplexity:
+    exp(−mean loglik); weighted_perplexity: exp(−Σ loglik / Σ words-or-bytes); bits_per_byte:
+    −Σ loglik / Σ bytes / ln 2; f1: binary F1 of the ``[gold, prediction]`` pairs (positive
+    class 1, = ``sklearn.metrics.f1_score``); matthews_corrcoef: MCC of the pairs; bleu, chrf,
+    chrf++, ter: sacrebleu's corpus scores of the predictions against one reference each;
+    brier_score: mean over items of Σ_k (p_k − 1[k = gold])².
+    """
+    from ...setmetrics import metric as set_metric
+
+    if not items:
+        return None
+    if aggregation in MEAN_AGGREGATIONS:
+        vals = [float(x) for x in items]
+        if aggregation == "nanmean":
+            vals = [v for v in vals if not math.isnan(v)]
+        return math.fsum(vals) / len(vals) if vals else None
+    if aggregation == "median":
+        return float(sorted(float(x) for x in items)[len(items) // 2])
+    if aggregation == "perplexity":
+        return math.exp(-math.fsum(float(x) for x in items) / len(items))
+    if aggregation in ("weighted_perplexity", "bits_per_byte"):
+        ll, n = _weighted(items)
+        return math.exp(-ll / n) if aggregation == "weighted_perplexity" else -ll / n / math.log(2)
+    if aggregation in ("f1", "matthews_corrcoef"):
+        golds = [x[0] for x in items]
+        preds = [x[1] for x in items]
+        return set_metric(SET_METRICS[aggregation], error=InputError)(golds, preds)
+    if aggregation in ("bleu", "chrf", "chrf++", "ter"):
+        return _sacrebleu(aggregation, items)
+    if aggregation == "brier_score":
+        total = 0.0
+        for gold, probs in items:
+            p = _probabilities(probs)
+            total += math.fsum((pk - (1.0 if k == int(gold) else 0.0)) ** 2
+                               for k, pk in enumerate(p))
+        return total / len(items)
+    return None
+
+
+#: Relative tolerance of the agreement check: lm-eval writes full-precision floats, so only
+#: summation order differs (1e-9); brier_score's probabilities are logged by numpy's repr
+#: with 8 significant digits (1e-6).
+TOLERANCE: dict[str, float] = {"brier_score": 1e-6}
+DEFAULT_TOLERANCE = 1e-9
 
 
 def _check_agreement(b: Builder, res: AdapterResult) -> None:
-    """Warn when a full samples file's mean differs from lm-eval's own aggregate."""
-    if res.scores is None:
+    """Recompute each aggregate of a complete samples file as lm-eval does and stop when it
+    differs from the results file's number (an edited or mismatched file); note the
+    aggregations that cannot be recomputed."""
+    rep = res.reported
+    done = [(d, s) in b.complete for d, s in zip(rep["dataset"], rep["system"], strict=True)]
+    rep = rep[pd.Series(done, index=rep.index, dtype=bool) & (rep["statistic"] != "stderr")]
+    if rep.empty:
         return
-    counts = res.scores.frame.groupby(["dataset", "system", "metric"])["item"].nunique().to_dict()
-    agree = res.agreement()
-    for d, s, m, ours, reported, diff in zip(
-            agree["dataset"], agree["system"], agree["metric"], agree["ours"], agree["reported"],
-            agree["difference"].to_numpy(dtype=float), strict=True):
-        if abs(diff) > 1e-9:
-            n = counts.get((d, s, m), 0)
-            b.note(f"task {d!r}, metric {m!r}: mean of {n} per-item values is {ours!r} but the "
-                   f"results file reports {reported!r}")
+    values: dict[tuple[str, str, str], list[Any]] = {}
+    if res.scores is not None:
+        df = res.scores.frame
+        for key, grp in df.groupby(["dataset", "system", "metric"], sort=False)["value"]:
+            values[key] = grp.tolist()  # type: ignore[index]
+    if res.corpus is not None:
+        c = res.corpus
+        for key, grp in c.groupby(["dataset", "system", "metric"], sort=False)["raw"]:
+            values[key] = [json.loads(r) for r in grp]  # type: ignore[index]
+    unknown: list[str] = []
+    for d, s, m, agg, reported in zip(rep["dataset"], rep["system"], rep["metric"],
+                                      rep["statistic"], rep["value"], strict=True):
+        items = values.get((d, s, m))
+        if items is None:
+            continue
+        ours = tool_aggregate(str(agg), items)
+        if ours is None:
+            unknown.append(f"{d}/{m} ({agg})")
+            continue
+        tol = TOLERANCE.get(str(agg), DEFAULT_TOLERANCE)
+        if not abs(ours - float(reported)) <= tol * max(1.0, abs(float(reported))):
+            raise InputError(
+                f"{b.path}: task {d!r}, system {s!r}, metric {m!r}: lm-eval's results file "
+                f"reports {float(reported)!r} ({agg} of {len(items)} samples) but the samples "
+                f"give {ours!r} (relative tolerance {tol:g}); the samples and results files "
+                f"do not belong together or one was edited"
+            )
+    if unknown:
+        b.note(f"aggregate(s) {', '.join(sorted(set(unknown)))} not recomputed (aggregation "
+               f"unknown to Ranger): not checked against the samples")
