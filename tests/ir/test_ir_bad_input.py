@@ -376,6 +376,28 @@ def test_duplicate_check_sorts_blocks_of_whole_queries_alike_on_any_thread_count
     check(d, None)
 
 
+def test_qrels_error_comes_before_the_run_error_though_both_are_read_at_once(
+        tmp_path: Path) -> None:
+    """evaluate reads the qrels on a helper thread while it parses the run (inline inside
+    one_thread): when both are bad, the qrels' error is raised, as when they were read in turn;
+    a bad run alone raises its own error, and good inputs give the same values either way."""
+    from ranger_eval.ir.readers import one_thread
+
+    good_q, good_r = write(tmp_path, QRELS, "q.txt"), write(tmp_path, RUN, "r.txt")
+    bad_q = write(tmp_path, "1 0 a x\n", "bq.txt")
+    bad_r = write(tmp_path, "1 Q0 a 1 2.0 r\n1 Q0 b 2\n", "br.txt")
+    for inline in (False, True):
+        with one_thread() if inline else contextlib.nullcontext():
+            with pytest.raises(TrecFormatError, match=rf"{bad_q}:1: relevance label"):
+                ir.evaluate(bad_q, bad_r, "AP")
+            with pytest.raises(TrecFormatError, match=rf"{bad_r}:2: expected"):
+                ir.evaluate(good_q, bad_r, "AP")
+            with pytest.raises(TrecFormatError, match=rf"{bad_q}:1: relevance label"):
+                ir.evaluate(bad_q, good_r, "AP")
+            values = ir.evaluate(good_q, good_r, ["AP", "nDCG@10"])["value"].tolist()
+        assert values == [1.0, 1.0, 1.0, 1.0]
+
+
 def test_one_thread_is_per_thread_and_nests() -> None:
     import threading
 

@@ -548,10 +548,29 @@ def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: P
     """
     _check_options(missing, score_precision, max_docs, relevance_level)
     ms = parse_measures(measures)
-    q = prepare_qrels(qrels)
-    out = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs, relevance_level,
+    q, table = _load_side_by_side(qrels, run)
+    out = _evaluate_table(q, table, ms, missing, score_precision, max_docs, relevance_level,
                           allow_no_overlap)
     return _with_signature(out, _signature(ms, missing, score_precision, max_docs, relevance_level))
+
+
+def _load_side_by_side(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
+                       run: PathLike | pd.DataFrame | RunTable) -> tuple[PreparedQrels, RunTable]:
+    """The prepared qrels and the loaded run of one evaluation: the qrels are read and indexed on
+    a helper thread while the run is parsed (inline, one after the other, inside
+    :func:`~ranger_eval.ir.readers.one_thread`). As when they were read in turn, an error in the
+    qrels is raised before one in the run."""
+    failed: BaseException | None = None
+    with helper_pool(1) as pool:
+        prepared = pool.submit(prepare_qrels, qrels)
+        try:
+            table = load_run(run)
+        except BaseException as exc:  # noqa: BLE001 (raised below, after the qrels' own error)
+            failed = exc
+        q = prepared.result()
+    if failed is not None:
+        raise failed
+    return q, table
 
 
 def _batch_workers(n_runs: int) -> int:
