@@ -984,6 +984,26 @@ def _checked_extra(extra: pd.DataFrame | pd.Series, names: tuple[str, ...]) -> p
     return frame
 
 
+def _declared_metric_fn(scores: Scores, metric: str | None) -> str | None:
+    """The set-level metric that the rows of ``metric`` declare in a ``set_metric`` column
+    (adapters write it for corpus-level metrics such as lm-eval's ``f1``: its value is the F1
+    of all items, not the mean of ``value``); None when they declare none."""
+    df = scores.frame
+    if "set_metric" not in df.columns:
+        return None
+    rows = df if metric is None or "metric" not in df.columns else df[df["metric"] == metric]
+    declared = sorted({str(x) for x in rows["set_metric"].dropna()})
+    if not declared:
+        return None
+    if len(declared) > 1 or rows["set_metric"].isna().any():
+        raise EffectSizeError(
+            f"metric {metric!r}: rows declare different set-level metrics "
+            f"({', '.join(declared)}, or none) in column 'set_metric'; pass metric=... to pick "
+            f"one metric, or metric_fn=... explicitly"
+        )
+    return declared[0]
+
+
 def effect_sizes(
     scores: Scores | pd.DataFrame,
     treatment: str,
@@ -1019,6 +1039,10 @@ def effect_sizes(
     """
     from .scores import Scores, seed_imbalance
 
+    if metric_fn is None:  # an adapter's corpus-level metric (lm-eval f1 …) is set-level
+        if not isinstance(scores, Scores):
+            scores = Scores(scores)
+        metric_fn = _declared_metric_fn(scores, metric)
     bootstrap_metric: SetMetric | None = None
     if metric_fn is not None:
         from .setmetrics import get_metric

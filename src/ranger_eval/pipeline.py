@@ -794,6 +794,10 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     scores = collected.scores
     datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
     set_metric = cfg.meta_metric_fn
+    if set_metric is None and not exp.is_ir:  # a log's corpus-level metric (lm-eval f1 …)
+        from .comparison import declared_set_metrics
+
+        set_metric = declared_set_metrics(scores).get(str(cfg.metric)) if cfg.metric else None
     with _cli_degenerate_hint():
         eff = effect_sizes(
             scores,
