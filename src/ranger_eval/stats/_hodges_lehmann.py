@@ -16,6 +16,12 @@ branch (n < 50 non-zero differences, no ties, no zeros). Otherwise its estimate 
 roots, found by ``uniroot`` (Brent's zeroin, tolerance ``tol.root = 1e-4``), of the standardised
 signed-rank statistic of x - mu as a function of the shift mu; :func:`r_asymptotic_interval`
 reproduces that computation step by step (:func:`r_zeroin` is R's ``R_zeroin2``).
+
+Scale: :func:`~ranger_eval.stats.tests.wilcoxon` passes differences in the safe range of
+:mod:`ranger_eval.stats._scale` (extreme ones times a power of two), so Walsh sums cannot
+overflow. ``R_TOL_ROOT`` is absolute, as in R: for rescaled extreme scores it is 1e-4 of the
+largest difference's binary magnitude; for unscaled scores far below 1 the asymptotic interval
+is as coarse as R's.
 """
 from __future__ import annotations
 
