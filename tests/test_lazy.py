@@ -73,6 +73,13 @@ def _assert_same_table(lazy_t: pd.DataFrame, mem_t: pd.DataFrame) -> None:
             assert list(a) == list(b), c
 
 
+@pytest.fixture(params=["duckdb", "dask"])
+def engine(request: pytest.FixtureRequest) -> str:
+    if request.param == "dask" and importlib.util.find_spec("dask") is None:
+        pytest.skip("dask is not installed (pip install 'ranger-eval[dask]')")
+    return str(request.param)
+
+
 @pytest.mark.parametrize("layout", ["one-group", "clustered"])
 @pytest.mark.parametrize("test", ["auto", "paired-t", "welch"])
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
@@ -132,10 +139,10 @@ def test_streamed_tests_equal_in_memory(tmp_path: Path) -> None:
         _assert_same_table(lazy.compare(**kw).table, rg.compare(rg.Scores(df), **kw).table)
 
 
-def test_partial_overlap_error_and_intersect(tmp_path: Path) -> None:
+def test_partial_overlap_error_and_intersect(tmp_path: Path, engine: str) -> None:
     df = _frame(6)
     df = df[~((df["system"] == "B") & (df["item"] == "item-007"))]
-    lazy = open_scores(_write(df, tmp_path / "s.parquet"))
+    lazy = open_scores(_write(df, tmp_path / "s.parquet"), engine=engine)
     with pytest.raises(ScoresError, match=r"item-007"):
         lazy.compare()
     with warnings.catch_warnings():
@@ -295,38 +302,38 @@ def test_statistics_are_computed_once(tmp_path: Path, monkeypatch: pytest.Monkey
     assert sorted(calls) == [("d1", "acc"), ("d2", "acc"), ("d3", "acc")]
 
 
-def test_seeds_are_averaged_per_item(tmp_path: Path) -> None:
+def test_seeds_are_averaged_per_item(tmp_path: Path, engine: str) -> None:
     df = _frame(22, n=20)
     rng = np.random.default_rng(2)
     seeded = pd.concat([df.assign(seed=k, value=df["value"] + rng.normal(0, 0.01, len(df)))
                         for k in range(3)], ignore_index=True)
-    lazy = open_scores(_write(seeded, tmp_path / "s.parquet"))
+    lazy = open_scores(_write(seeded, tmp_path / "s.parquet"), engine=engine)
     mean = seeded.groupby(["dataset", "system", "metric", "item"], sort=False, as_index=False)[
         "value"].mean()
     _assert_same_table(lazy.sufficient_statistics(), _brute_statistics(mean))
     dup = pd.concat([seeded, seeded.iloc[[4]]], ignore_index=True)
     with pytest.raises(ScoresError, match=r"rows share a key .*seed"):
-        open_scores(_write(dup, tmp_path / "dup.parquet")).sufficient_statistics()
+        open_scores(_write(dup, tmp_path / "dup.parquet"), engine=engine).sufficient_statistics()
 
 
 @pytest.mark.parametrize("where", ["first-system", "other-system"])
-def test_duplicate_keys_in_clustered_files(tmp_path: Path, where: str) -> None:
+def test_duplicate_keys_in_clustered_files(tmp_path: Path, where: str, engine: str) -> None:
     df = _frame(23)
     row = 3 if where == "first-system" else int(np.flatnonzero(df["system"] == "C")[5])
     dup = pd.concat([df, df.iloc[[row]]], ignore_index=True)
     dup = dup.sort_values(["dataset", "system"], kind="stable").reset_index(drop=True)
-    lazy = open_scores(_write_clustered(dup, tmp_path / "dup.parquet"))
-    assert lazy._clustered
+    lazy = open_scores(_write_clustered(dup, tmp_path / "dup.parquet"), engine=engine)
+    assert engine == "dask" or lazy._clustered
     item = df.loc[row, "item"]
     with pytest.raises(ScoresError, match=rf"rows share a key .*{item}.*dup\.parquet row \d+"):
         lazy.compare()
 
 
-def test_file_changed_after_opening(tmp_path: Path) -> None:
+def test_file_changed_after_opening(tmp_path: Path, engine: str) -> None:
     import os
 
     p = _write(_frame(24), tmp_path / "s.parquet")
-    lazy = open_scores(p)
+    lazy = open_scores(p, engine=engine)
     _write(_frame(25), p)
     st = os.stat(p)
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
@@ -374,37 +381,39 @@ def test_group_statistics_property(data: st.DataObject) -> None:
 
 
 # --------------------------------------------------------------------------- bad input
-def test_missing_column(tmp_path: Path) -> None:
+# Every check below runs on both engines (tests/test_lazy_dask.py: the Dask engine on a cluster):
+# the same error class and message.
+def test_missing_column(tmp_path: Path, engine: str) -> None:
     p = _write(_frame().drop(columns="item"), tmp_path / "bad.parquet")
     with pytest.raises(ScoresError, match=r"bad\.parquet: missing column\(s\) item"):
-        open_scores(p)
+        open_scores(p, engine=engine)
 
 
-def test_non_numeric_value_column(tmp_path: Path) -> None:
+def test_non_numeric_value_column(tmp_path: Path, engine: str) -> None:
     df = _frame().astype({"value": str})
     p = _write(df, tmp_path / "bad.parquet")
     with pytest.raises(ScoresError, match=r"bad\.parquet: column 'value' has type (large_)?string"):
-        open_scores(p)
+        open_scores(p, engine=engine)
 
 
-def test_null_and_nonfinite_values_name_file_and_row(tmp_path: Path) -> None:
+def test_null_and_nonfinite_values_name_file_and_row(tmp_path: Path, engine: str) -> None:
     df = _frame()
     df.loc[5, "value"] = np.nan
     df.loc[7, "value"] = np.nan
     p = _write(df, tmp_path / "bad.parquet")
     with pytest.raises(ScoresError, match=r"bad\.parquet, row 5: .*2 such rows"):
-        open_scores(p)
+        open_scores(p, engine=engine)
     df = _frame()
     df.loc[9, "value"] = np.inf
     p = _write(df, tmp_path / "inf.parquet")
     with pytest.raises(ScoresError, match=r"inf\.parquet, row 9: non-finite value"):
-        open_scores(p)
+        open_scores(p, engine=engine)
 
 
-def test_duplicate_keys_detected(tmp_path: Path) -> None:
+def test_duplicate_keys_detected(tmp_path: Path, engine: str) -> None:
     df = _frame()
     dup = pd.concat([df, df.iloc[[3]]], ignore_index=True)
-    lazy = open_scores(_write(dup, tmp_path / "dup.parquet"))
+    lazy = open_scores(_write(dup, tmp_path / "dup.parquet"), engine=engine)
     with pytest.raises(ScoresError, match=r"rows share a key .*d1/A/acc/item-003"):
         lazy.sufficient_statistics()
     with pytest.raises(ScoresError, match=r"dup\.parquet row 3"):
@@ -415,25 +424,25 @@ def test_duplicate_keys_detected(tmp_path: Path) -> None:
     _write(df, folder / "a.parquet")
     _write(df.iloc[[0]], folder / "b.parquet")
     with pytest.raises(ScoresError, match=r"rows share a key"):
-        open_scores(folder).compare()
+        open_scores(folder, engine=engine).compare()
 
 
-def test_inconsistent_folder_and_missing_path(tmp_path: Path) -> None:
+def test_inconsistent_folder_and_missing_path(tmp_path: Path, engine: str) -> None:
     folder = tmp_path / "f"
     folder.mkdir()
     _write(_frame(), folder / "a.parquet")
     _write(_frame().drop(columns="metric"), folder / "b.parquet")
     with pytest.raises(ScoresError, match=r"b\.parquet: column 'metric' is absent"):
-        open_scores(folder)
+        open_scores(folder, engine=engine)
     with pytest.raises(ScoresError, match="no such Parquet file"):
-        open_scores(tmp_path / "nope.parquet")
+        open_scores(tmp_path / "nope.parquet", engine=engine)
     with pytest.raises(ScoresError, match="no \\*.parquet files"):
         (tmp_path / "empty").mkdir()
-        open_scores(tmp_path / "empty")
+        open_scores(tmp_path / "empty", engine=engine)
 
 
-def test_bad_compare_arguments(tmp_path: Path) -> None:
-    lazy = open_scores(_write(_frame(), tmp_path / "s.parquet"))
+def test_bad_compare_arguments(tmp_path: Path, engine: str) -> None:
+    lazy = open_scores(_write(_frame(), tmp_path / "s.parquet"), engine=engine)
     with pytest.raises(CompareError, match="test"):
         lazy.compare(test="nope")
     with pytest.raises(CompareError, match="unknown system"):

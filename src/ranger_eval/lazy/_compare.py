@@ -297,29 +297,17 @@ def _groups(lazy: LazyScores, kw: dict[str, Any]) -> list[tuple[str, str, list[s
 
 
 def _first_nonbinary(lazy: LazyScores, d: str, m: str, system: str) -> float:
-    from ._scan import _lit
-
-    con = lazy._connect()
-    row = con.execute(
-        f"SELECT value FROM {lazy._source()} WHERE dataset = {_lit(d)} AND metric = {_lit(m)} "
-        f"AND system = {_lit(system)} AND value <> 0 AND value <> 1 ORDER BY item LIMIT 1"
-    ).fetchone()
-    return float(row[0]) if row else math.nan
+    """The value other than 0 and 1 of ``system`` on ``d`` × ``m`` with the smallest item id."""
+    return lazy._first_nonbinary(d, m, system)
 
 
 def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paired: Any) -> None:
     """ScoresError listing the items only one of the two systems scored."""
-    from ._scan import _lit, _preview
+    from ._scan import _preview
 
-    con = lazy._connect()
-    src = lazy._source()
-    base = f"dataset = {_lit(d)} AND metric = {_lit(m)}"
     parts = []
     for x, y in ((a, b), (b, a)):
-        ids = [r[0] for r in con.execute(
-            f"SELECT DISTINCT item FROM {src} WHERE {base} AND system = {_lit(x)} EXCEPT "
-            f"SELECT DISTINCT item FROM {src} WHERE {base} AND system = {_lit(y)} ORDER BY 1"
-        ).fetchall()]
+        ids = lazy._only_in(d, m, x, y)
         if ids:
             parts.append(f"{len(ids)} only in {x!r}: {_preview(ids)}")
     hint = ("pass missing='intersect' to use the common items" if test in _PAIRED_ONLY or paired

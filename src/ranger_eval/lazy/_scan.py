@@ -19,8 +19,9 @@ DuckDB was chosen over Polars and over a SQL pivot by measurement
 """
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from ..effects import EffectSizes
     from ..scores import Scores
 
-__all__ = ["LazyScores", "open_scores"]
+__all__ = ["ENGINES", "LazyScores", "open_scores"]
 
 REQUIRED = ("dataset", "system", "item", "value")
 KEYS = ("dataset", "system", "metric", "item")
@@ -178,6 +179,29 @@ def _arrow(relation: Any) -> Any:
     return out.read_all() if isinstance(out, pa.RecordBatchReader) else out
 
 
+def bad_row_error(what: str, where: str, row: int, dataset: Any, system: Any, item: Any,
+                  value: Any, total: int) -> ScoresError:
+    """The error for a bad row (every engine): file (or frame) and row, the row's keys and value,
+    and how many rows are bad the same way."""
+    return ScoresError(
+        f"{where}, row {row}: {what} (dataset {dataset!r}, system {system!r}, item {item!r}, "
+        f"value {value!r})" + (f"; {total} such rows" if total > 1 else "")
+    )
+
+
+def duplicates_error(keycols: str, where: str, dups: Sequence[Sequence[Any]]) -> ScoresError:
+    """The error for repeated keys (every engine). ``dups``: up to 4 rows (key values…, count,
+    files, rows), sorted; the first 3 are listed with up to 3 (file, row) places each."""
+    listed = "; ".join(
+        "/".join(map(str, r[:-3])) + f" ({r[-3]} rows: "
+        + ", ".join(f"{f} row {n}" for f, n in zip(r[-2][:3], r[-1][:3], strict=True))
+        + ")"
+        for r in dups[:3]
+    )
+    return ScoresError(f"rows share a key ({keycols}) in {where}: {listed}"
+                       + ("; more duplicated keys follow" if len(dups) > 3 else ""))
+
+
 @dataclass
 class _GroupRows:
     """The raw rows of one dataset × metric, as read by the background thread."""
@@ -253,11 +277,7 @@ class LazyScores:
         ).fetchone()
         if row is None:  # pragma: no cover - only called when a count said there is one
             return
-        f, r, d, s, i, v, total = row
-        raise ScoresError(
-            f"{f}, row {r}: {what} (dataset {d!r}, system {s!r}, item {i!r}, value {v!r})"
-            + (f"; {total} such rows" if total > 1 else "")
-        )
+        raise bad_row_error(what, *row)
 
     def _scan_catalog(self) -> pd.DataFrame:
         """One scan: rows, non-null values, non-finite values and first row per group; then the
@@ -315,16 +335,30 @@ class LazyScores:
             f"WHERE {cond} GROUP BY ALL HAVING count(*) > 1 ORDER BY ALL LIMIT 4"
         ).fetchall()
         if dups:
-            listed = "; ".join(
-                "/".join(map(str, r[:-3])) + f" ({r[-3]} rows: "
-                + ", ".join(f"{f} row {n}" for f, n in zip(r[-2][:3], r[-1][:3], strict=True))
-                + ")"
-                for r in dups[:3]
-            )
-            raise ScoresError(
-                f"rows share a key ({keycols}) in {self._where()}: {listed}"
-                + ("; more duplicated keys follow" if len(dups) > 3 else "")
-            )
+            raise duplicates_error(keycols, self._where(), dups)
+
+    def _first_nonbinary(self, d: str, m: str, system: str) -> float:
+        """The value other than 0 and 1 of ``system`` on ``d`` × ``m`` with the smallest item id
+        (NaN if none): the example a binary-only test's error shows."""
+        row = self._connect().execute(
+            f"SELECT value FROM {self._source()} WHERE dataset = {_lit(d)} AND metric = {_lit(m)} "
+            f"AND system = {_lit(system)} AND value <> 0 AND value <> 1 ORDER BY item LIMIT 1"
+        ).fetchone()
+        return float(row[0]) if row else math.nan
+
+    def _only_in(self, d: str, m: str, x: str, y: str) -> list[str]:
+        """The item ids ``x`` scored on ``d`` × ``m`` and ``y`` did not, sorted."""
+        src = self._source()
+        base = f"dataset = {_lit(d)} AND metric = {_lit(m)}"
+        return [r[0] for r in self._connect().execute(
+            f"SELECT DISTINCT item FROM {src} WHERE {base} AND system = {_lit(x)} EXCEPT "
+            f"SELECT DISTINCT item FROM {src} WHERE {base} AND system = {_lit(y)} ORDER BY 1"
+        ).fetchall()]
+
+    @property
+    def engine(self) -> str:
+        """The engine that scans the table: ``"duckdb"`` (here) or ``"dask"``."""
+        return "duckdb"
 
     def _where(self) -> str:
         return str(self._files[0]) if len(self._files) == 1 else (
@@ -397,17 +431,8 @@ class LazyScores:
         """
         from ..scores import Scores
 
-        conds = []
-        for col, wanted, known in (("dataset", datasets, self.datasets),
-                                   ("metric", metrics, self.metrics),
-                                   ("system", systems, self.systems)):
-            if wanted is None:
-                continue
-            wanted = [wanted] if isinstance(wanted, str) else [str(w) for w in wanted]
-            unknown = [w for w in wanted if w not in known]
-            if unknown:
-                raise ScoresError(f"unknown {col}(s) {_preview(unknown)}; known: {_preview(known)}")
-            conds.append(f"{col} IN ({', '.join(_lit(w) for w in wanted)})")
+        conds = [f"{col} IN ({', '.join(_lit(w) for w in wanted)})"
+                 for col, wanted in self._selection(datasets, metrics, systems)]
         meta = [c for c in self._schema.columns if c not in (*KEYS, "value", "seed")]
         extra = "".join(f', "{c}"' for c in meta) if columns == "all" else ""
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
@@ -418,6 +443,22 @@ class LazyScores:
             "ORDER BY filename, file_row_number"
         ).df()
         return Scores(df.reset_index(drop=True), source=self._where())
+
+    def _selection(self, datasets: Sequence[str] | None, metrics: Sequence[str] | None,
+                   systems: Sequence[str] | None) -> list[tuple[str, list[str]]]:
+        """(column, wanted values) of a :meth:`load` selection; unknown names raise."""
+        out = []
+        for col, wanted, known in (("dataset", datasets, self.datasets),
+                                   ("metric", metrics, self.metrics),
+                                   ("system", systems, self.systems)):
+            if wanted is None:
+                continue
+            wanted = [wanted] if isinstance(wanted, str) else [str(w) for w in wanted]
+            unknown = [w for w in wanted if w not in known]
+            if unknown:
+                raise ScoresError(f"unknown {col}(s) {_preview(unknown)}; known: {_preview(known)}")
+            out.append((col, wanted))
+        return out
 
     def filter(self, *, datasets: Iterable[str] | None = None, systems: Iterable[str] | None = None,
                metrics: Iterable[str] | None = None) -> Scores:
@@ -503,8 +544,8 @@ class LazyScores:
 
     def _group_statistics(self, groups: Sequence[tuple[str, str, tuple[str, ...]]]
                           ) -> dict[tuple[str, str], GroupStatistics]:
-        """The statistics of each group's systems: from the cache, or scanned (reading group
-        k + 1 in a background thread while group k is paired in numpy)."""
+        """The statistics of each group's systems: from the cache, or computed by the engine
+        (:meth:`_scan_groups`) and kept when they cover the group's systems."""
         out: dict[tuple[str, str], GroupStatistics] = {}
         todo: list[tuple[str, str, tuple[str, ...]]] = []
         for d, m, names in groups:
@@ -515,8 +556,22 @@ class LazyScores:
                 todo.append((d, m, names))
         if not todo:
             return out
-        if _file_state(self._files) != self._state:
+        self._check_unchanged()
+        for (d, m, names), g in zip(todo, self._scan_groups(todo), strict=True):
+            full = self.groups_systems(d, m)
+            if set(names) == set(full) or (d, m) not in self._cache:
+                self._cache[(d, m)] = g
+            out[(d, m)] = g
+        return out
+
+    def _check_unchanged(self) -> None:
+        if self._files and _file_state(self._files) != self._state:
             raise ScoresError(f"{self._where()} changed on disk since it was opened; open it again")
+
+    def _scan_groups(self, todo: Sequence[tuple[str, str, tuple[str, ...]]]
+                     ) -> Iterator[GroupStatistics]:
+        """DuckDB: one scan per group, reading group k + 1 in a background thread while group k
+        is paired in numpy."""
         with ThreadPoolExecutor(max_workers=1) as pool, progress_bar(
                 "scanning scores", total=len(todo)) as advance:
             ahead: Future[_GroupRows] = pool.submit(self._read_group, *todo[0])
@@ -524,14 +579,9 @@ class LazyScores:
                 rows = ahead.result()
                 if k + 1 < len(todo):
                     ahead = pool.submit(self._read_group, *todo[k + 1])
-                g = self._pair_group(d, m, names, rows)
+                yield self._pair_group(d, m, names, rows)
                 del rows
-                full = self.groups_systems(d, m)
-                if set(names) == set(full) or (d, m) not in self._cache:
-                    self._cache[(d, m)] = g
-                out[(d, m)] = g
                 advance()
-        return out
 
     def groups_systems(self, dataset: str, metric: str) -> tuple[str, ...]:
         """The systems with scores on ``dataset`` × ``metric``, in order of first appearance."""
@@ -645,7 +695,68 @@ class LazyScores:
                                  level, **kwargs)
 
 
-def open_scores(path: str | Path | Sequence[str | Path], *, threads: int | None = None,
-                memory_limit: str | None = None) -> LazyScores:
-    """Open tidy scores in a Parquet file or folder lazily (:class:`LazyScores`)."""
-    return LazyScores.from_parquet(path, threads=threads, memory_limit=memory_limit)
+#: The engines of :func:`open_scores`.
+ENGINES: tuple[str, ...] = ("duckdb", "dask")
+
+
+def open_scores(path: Any, *, engine: str | None = None, client: Any = None,
+                threads: int | None = None, memory_limit: str | None = None,
+                partition_rows: int | None = None) -> LazyScores:
+    """Open tidy scores lazily: a Parquet file, a folder of Parquet files or a list of files, or
+    an existing ``dask.dataframe.DataFrame``; a :class:`LazyScores` either way.
+
+    ``engine="duckdb"`` (the default for paths) scans the files with DuckDB on this machine
+    (``threads``, ``memory_limit``); ``engine="dask"`` (the only engine, and the default, for a
+    dask DataFrame) computes the same statistics with ``dask.dataframe`` on ``client`` (a
+    ``distributed.Client``; default: dask's current scheduler), reading Parquet in partitions of
+    whole row groups of about ``partition_rows`` rows (:mod:`ranger_eval.lazy._dask`;
+    docs/large.md says when to use which).
+    """
+    is_frame = _is_dask_frame(path)
+    if engine is None:
+        engine = "dask" if is_frame else "duckdb"
+    from ..errors import check_choice
+
+    check_choice("engine", engine, ENGINES, error=ScoresError)
+    if engine == "dask":
+        if threads is not None or memory_limit is not None:
+            raise ScoresError("threads= and memory_limit= are options of engine='duckdb'; "
+                              "the Dask engine uses the resources of its client")
+        from ._dask import DaskScores
+
+        if is_frame:
+            if partition_rows is not None:
+                raise ScoresError("partition_rows= is for Parquet paths; a dask DataFrame keeps "
+                                  "its own partitions (repartition it first)")
+            return DaskScores.from_frame(path, client=client)
+        return DaskScores.from_parquet(_check_path(path), client=client,
+                                       partition_rows=partition_rows)
+    if is_frame:
+        raise ScoresError("a dask DataFrame is opened with engine='dask', not engine='duckdb'")
+    if client is not None or partition_rows is not None:
+        raise ScoresError("client= and partition_rows= are options of engine='dask'")
+    return LazyScores.from_parquet(_check_path(path), threads=threads, memory_limit=memory_limit)
+
+
+def _is_dask_frame(obj: object) -> bool:
+    """Whether ``obj`` is a dask DataFrame (without importing dask when it is not loaded)."""
+    import sys
+
+    if "dask.dataframe" not in sys.modules:
+        return False
+    import dask.dataframe as dd
+
+    return isinstance(obj, dd.DataFrame)
+
+
+def _check_path(path: object) -> str | Path | Sequence[str | Path]:
+    """``path`` if it is a path or a list of paths; else a ScoresError saying what to pass."""
+    if isinstance(path, (str, Path)) or (
+            isinstance(path, (list, tuple)) and all(isinstance(p, (str, Path)) for p in path)):
+        return path
+    kind = type(path).__module__.split(".")[0] + "." + type(path).__name__
+    hint = (" (for a pandas DataFrame use ranger_eval.Scores(df), or "
+            "open_scores(dask.dataframe.from_pandas(df, npartitions=...)))"
+            if isinstance(path, pd.DataFrame) else "")
+    raise ScoresError(f"open_scores takes a Parquet file, a folder or a list of files, or a dask "
+                      f"DataFrame; got a {kind}{hint}")
