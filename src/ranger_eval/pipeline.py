@@ -1285,7 +1285,7 @@ def read_rank_input(path: str | Path) -> tuple[Scores | None, pd.DataFrame | Non
         exp = load_experiment(path)
         return _experiment_scores(exp, exp.config.compare.metrics), None, exp
     from .io import adapters
-    from .io.tables import read_table
+    from .io.tables import check_ids, read_table, row_location
 
     if adapters.detect(path) is not None:  # an evaluation tool's output: per-item scores
         return read_scores(path), None, None
@@ -1295,12 +1295,14 @@ def read_rank_input(path: str | Path) -> tuple[Scores | None, pd.DataFrame | Non
     if "item" in frame.columns and _is_tidy(frame):
         return read_scores(path), None, None
     if _is_tidy(frame):
+        check_ids(frame, path, ("dataset", "system"))
         return None, frame, None
     if frame.shape[1] < 3:
         raise InputError(
             f"{path}: a rank table needs a first column of dataset names and at least two "
             f"system columns; got columns {', '.join(map(str, frame.columns))}"
         )
+    check_ids(frame, path, (frame.columns[0],))
     wide = frame.set_index(frame.columns[0])
     wide.index = wide.index.astype(str)
     wide.index.name = "dataset"
@@ -1310,7 +1312,8 @@ def read_rank_input(path: str | Path) -> tuple[Scores | None, pd.DataFrame | Non
         if bad.any():
             r = int(np.flatnonzero(bad.to_numpy())[0])
             raise InputError(
-                f"{path}:{r + 2}: system {col!r} on dataset {wide.index[r]!r}: not a number "
+                f"{row_location(frame, path, r)}: system {col!r} on dataset "
+                f"{wide.index[r]!r}: not a number "
                 f"({wide[col].iloc[r]!r})"
             )
         wide[col] = numeric.astype(float)

@@ -8,7 +8,7 @@ Formats:
 Identifier columns are read as the exact strings written (``"01"`` stays ``"01"``, ``"NA"`` is
 an id, not a missing value). A first line ``# ranger-eval:…`` (the signature Ranger writes on its
 own CSV outputs) is skipped. An empty or whitespace-only id (dataset, system, metric, item,
-seed) is an error: it is never a legitimate id (see :func:`_check_frame_ids`). Every error names
+seed) is an error: it is never a legitimate id (see :func:`check_ids`). Every error names
 the file, the line (Parquet files, which have no lines: the 1-based row) and the offending text.
 """
 from __future__ import annotations
@@ -162,6 +162,12 @@ def _read_delimited(path: Path, sep: str, id_names: tuple[str, ...]) -> pd.DataF
             except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
                 # pandas counts lines from where it started reading (after the header)
                 m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+                quote = re.search(r"EOF inside string starting at row (\d+)", str(exc))
+                if quote is not None:  # rows count from 0 after the header
+                    raise InputError(
+                        f"{path}:{int(quote.group(1)) + 2 + skip}: a quote (\") opened in this "
+                        f"row is never closed: the rest of the file was read as one field "
+                        f"(check the quoting)") from None
                 if m is None:
                     raise
                 line = int(m.group(2)) + 1 + skip
@@ -233,7 +239,7 @@ def _lines(frame: pd.DataFrame, rows: np.ndarray) -> list[int]:
     return [int(r) + first for r in rows]
 
 
-def _at(frame: pd.DataFrame, path: Path, row: int) -> str:
+def row_location(frame: pd.DataFrame, path: Path, row: int) -> str:
     """Where 0-based ``row`` of ``frame`` is in ``path``: ``path:LINE`` as an editor numbers the
     lines of a text table, ``path, row N`` (1-based) for a Parquet file, which has no lines."""
     if frame.attrs.get("row_numbers"):
@@ -241,7 +247,7 @@ def _at(frame: pd.DataFrame, path: Path, row: int) -> str:
     return f"{path}:{_lines(frame, np.array([row]))[0]}"
 
 
-def _check_frame_ids(frame: pd.DataFrame, path: Path, columns: Sequence[str]) -> None:
+def check_ids(frame: pd.DataFrame, path: Path, columns: Sequence[str]) -> None:
     """An empty, whitespace-only or missing identifier in ``columns`` is an :class:`InputError`
     naming the file, the line (Parquet: the row) and the column.
 
@@ -263,7 +269,8 @@ def _check_frame_ids(frame: pd.DataFrame, path: Path, columns: Sequence[str]) ->
             shown = "missing" if pd.isna(ids.iloc[r]) else "empty" if ids.iloc[r] == "" \
                 else f"blank ({ids.iloc[r]!r})"
             raise InputError(
-                f"{_at(frame, path, r)}: {shown} {col!r} (every row needs a non-blank {col} id"
+                f"{row_location(frame, path, r)}: {shown} {col!r} (every row needs a non-blank "
+                f"{col} id"
                 + (f"; {rows.size} such rows" if rows.size > 1 else "") + ")")
 
 
@@ -280,11 +287,10 @@ def _raise_duplicates(frame: pd.DataFrame, path: Path, key: list[str]) -> None:
     places = [int(r) + 1 for r in same] if by_row else _lines(frame, same)
     where = f"{'rows' if by_row else 'lines'} {', '.join(map(str, places))}"
     shown = "/".join(map(str, first))
+    at = row_location(frame, path, int(same[0]))
     if len(key) == 1:
-        raise InputError(f"{_at(frame, path, int(same[0]))}: duplicate {key[0]} id {shown!r} "
-                         f"({where})")
-    raise InputError(f"{_at(frame, path, int(same[0]))}: {rows.size} rows share a key "
-                     f"({', '.join(key)}): {shown} on {where}")
+        raise InputError(f"{at}: duplicate {key[0]} id {shown!r} ({where})")
+    raise InputError(f"{at}: {rows.size} rows share a key ({', '.join(key)}): {shown} on {where}")
 
 
 def _check_frame_values(frame: pd.DataFrame, path: Path, value_column: str) -> None:
@@ -300,7 +306,7 @@ def _check_frame_values(frame: pd.DataFrame, path: Path, value_column: str) -> N
             shown = _field_text(path, line, frame, value_column)
         what = f"empty {value_column!r} field" if shown == "" else \
             f"bad {value_column!r} value {shown!r}"
-        raise InputError(f"{_at(frame, path, r)}: {what} (must be a finite number; "
+        raise InputError(f"{row_location(frame, path, r)}: {what} (must be a finite number; "
                          f"{int(bad.sum())} bad value(s) in all)")
 
 
@@ -342,7 +348,7 @@ def read_item_scores(
     if frame.empty:
         raise InputError(f"{path}: empty table")
     _check_frame_values(frame, path, value_column)
-    _check_frame_ids(frame, path, (item_column,))
+    check_ids(frame, path, (item_column,))
     items = frame[item_column].astype(str)
     dup = items.duplicated(keep=False)
     if dup.any():
@@ -404,7 +410,7 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
     # name the file line of a bad value or id (Scores only knows rows)
     if "value" in frame.columns:
         _check_frame_values(frame, path, "value")
-    _check_frame_ids(frame, path, ID_COLUMNS)
+    check_ids(frame, path, ID_COLUMNS)
     trec = tuple(frame.columns) == TREC_TABLE
     if trec:
         frame = frame[frame["query_id"] != "all"].rename(

@@ -1,0 +1,60 @@
+"""Issue 18, class 4: every error about a value read from a file names the file and the line as an
+editor numbers it (Parquet: the row), including the checks made after parsing."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ranger_eval.errors import InputError
+from ranger_eval.io import read_scores
+from ranger_eval.io.tables import check_ids, read_table, row_location
+from ranger_eval.pipeline import read_rank_input
+
+
+@pytest.mark.parametrize("sep, suffix, signature", [(",", "csv", False), ("\t", "tsv", True)])
+def test_unclosed_quote_names_the_line_it_opens(tmp_path, sep, suffix, signature):
+    rows = ["dataset,system,item,value", "d,a,1,0.5", 'd,a,"2,0.5', "d,b,1,0.5", "d,b,2,0.5"]
+    text = ("# ranger-eval:x\n" if signature else "") + "\n".join(
+        r.replace(",", sep) for r in rows) + "\n"
+    path = tmp_path / f"s.{suffix}"
+    path.write_text(text)
+    with pytest.raises(InputError, match=rf"s\.{suffix}:{3 + signature}: a quote .* never closed"):
+        read_scores(path)
+
+
+def test_row_location_per_format(tmp_path):
+    csv = tmp_path / "t.csv"
+    csv.write_text("# ranger-eval:x\ndataset,system,value\nd,a,1\nd,b,2\n")
+    jsonl = tmp_path / "t.jsonl"
+    jsonl.write_text('{"dataset": "d", "system": "a", "value": 1}\n\n'
+                     '{"dataset": "d", "system": "b", "value": 2}\n')
+    parquet = tmp_path / "t.parquet"
+    pd.read_csv(csv, comment="#").to_parquet(parquet)
+    assert row_location(read_table(csv), csv, 1) == f"{csv}:4"
+    assert row_location(read_table(jsonl), jsonl, 1) == f"{jsonl}:3"
+    assert row_location(read_table(parquet), parquet, 1) == f"{parquet}, row 2"
+
+
+def test_check_ids_counts_every_blank(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("dataset,system,value\nd,a,1\n,b,2\n ,c,3\nd,,4\n")
+    frame = read_table(path)
+    with pytest.raises(InputError, match=r"t\.csv:3: empty 'dataset' \(.*; 2 such rows\)"):
+        check_ids(frame, path, ("dataset", "system"))
+    with pytest.raises(InputError, match=r"t\.csv:5: empty 'system'"):
+        check_ids(frame, path, ("system",))
+
+
+def test_rank_tables_name_file_and_line(tmp_path):
+    wide = tmp_path / "wide.csv"
+    wide.write_text("# ranger-eval:x\ndataset,bm25,dense\nnq,0.3,0.4\nfiqa,0.2,n/a\n")
+    with pytest.raises(InputError, match=r"wide\.csv:4: system 'dense' on dataset 'fiqa': not a "
+                       r"number \('n/a'\)"):
+        read_rank_input(wide)
+    wide.write_text("task,bm25,dense\nnq,0.3,0.4\n,0.2,0.1\n")
+    with pytest.raises(InputError, match=r"wide\.csv:3: missing 'task'"):
+        read_rank_input(wide)
+    tidy = tmp_path / "tidy.csv"
+    tidy.write_text("dataset,system,value\nnq,bm25,0.3\nnq,\t,0.4\n")
+    with pytest.raises(InputError, match=r"tidy\.csv:3: blank \('\\t'\) 'system'"):
+        read_rank_input(tidy)
