@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from ranger_eval.cli import app
-from ranger_eval.errors import ConfigError
+from ranger_eval.errors import ConfigError, InputError
 from ranger_eval.io import load_experiment
 from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta
 from ranger_eval.report.tables import latex_signature
@@ -536,3 +538,149 @@ def test_compare_and_rank_metrics_that_tasks_lack_are_said(tmp_path):
     ranked = run_rank(tmp_path / "e.yaml", tmp_path / "o3", figures="none")
     assert any("left out 1 of 4 dataset(s) without metric 'acc': wic" in w
                for w in ranked.warnings)
+
+
+# --------------------------------------------------------------- several logs of one model
+INSPECT_SYSTEMS = Path(__file__).resolve().parent / "oracles" / "inspect_systems"
+
+
+def _mcnemar_oracle(a, b) -> float:
+    """statsmodels' exact McNemar p-value of two paired 0/1 vectors."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    a, b = np.asarray(a, bool), np.asarray(b, bool)
+    table = [[int(np.sum(a & b)), int(np.sum(a & ~b))], [int(np.sum(~a & b)), int(np.sum(~a & ~b))]]
+    return float(mcnemar(table, exact=True).pvalue)
+
+
+def _log_values(name: str) -> pd.Series:
+    from ranger_eval.io.adapters import read_adapter
+
+    return read_adapter(INSPECT_SYSTEMS / "eval" / name).frame.set_index("item")["value"]
+
+
+def test_cli_compare_a_folder_of_logs_of_one_model(tmp_path):
+    """`ranger-eval compare logs/`: without naming the systems, an error naming both files and
+    the option; with --system-from, the McNemar test of the two runs (statsmodels, 1e-12)."""
+    folder = INSPECT_SYSTEMS / "eval"
+    result = CliRunner().invoke(app, ["compare", str(folder), "--out", str(tmp_path / "o"),
+                                      "--figures", "none"])
+    assert result.exit_code == 2
+    assert "cot.eval and" in result.output and "plain.eval both hold" in result.output
+    assert "--system-from task_args.cot" in result.output
+    assert not (tmp_path / "o" / "comparison.csv").exists()
+    result = CliRunner().invoke(app, ["compare", str(folder), "--out", str(tmp_path / "o"),
+                                      "--figures", "none", "--system-from", "task_args.cot"])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(tmp_path / "o" / "comparison.csv", comment="#")
+    assert set(table[["system_a", "system_b"]].to_numpy().ravel()) == {"cot=true", "cot=false"}
+    cot, plain = _log_values("cot.eval"), _log_values("plain.eval")
+    plain = plain[cot.index]
+    row = table.iloc[0]
+    assert row["test"] == "mcnemar"
+    assert row["pvalue"] == pytest.approx(_mcnemar_oracle(cot, plain), rel=1e-12)
+    assert row["mean_a"] - row["mean_b"] == pytest.approx(
+        abs(cot.mean() - plain.mean()), rel=1e-12)
+    bad = CliRunner().invoke(app, ["compare", str(folder), "--out", str(tmp_path / "o2"),
+                                   "--system-from", "temperature"])
+    assert bad.exit_code == 2
+    assert "option --system-from: unknown source 'temperature'" in bad.output
+
+
+def test_yaml_names_the_systems_of_logs(tmp_path):
+    """`systems: {name: log}`, `scores:` entries with `system:`, and `system_from:` give the
+    same comparison; the meta-analysis of the two runs is their mean difference."""
+    ev = INSPECT_SYSTEMS / "eval"
+    variants = {
+        "systems.yaml": f"systems: {{baseline: {ev}/plain.eval, cot: {ev}/cot.eval}}\n",
+        "entries.yaml": f"scores:\n  - {{path: {ev}/plain.eval, system: baseline}}\n"
+                        f"  - {{path: {ev}/cot.eval, system: cot}}\n",
+        "folder.yaml": f"scores: {ev}\nsystem_from: file\n",
+        "glob.yaml": f"scores: '{ev}/*.eval'\nsystem_from: [file]\n",
+    }
+    pvalues = set()
+    for name, text in variants.items():
+        (tmp_path / name).write_text(text + "compare: {test: paired-t}\n")
+        run = run_compare(tmp_path / name, tmp_path / name.replace(".yaml", ""), figures="none")
+        systems = set(run.comparison.table[["system_a", "system_b"]].to_numpy().ravel())
+        assert systems in ({"baseline", "cot"}, {"plain", "cot"}), name
+        pvalues.add(round(float(run.comparison.table["pvalue"].iloc[0]), 15))
+    assert len(pvalues) == 1
+    cfg = tmp_path / "meta.yaml"
+    cfg.write_text(variants["systems.yaml"] + "meta: {control: baseline, treatment: cot, "
+                   "measure: MD}\n")
+    res = run_meta(cfg, tmp_path / "m", figures="none")
+    cot, plain = _log_values("cot.eval"), _log_values("plain.eval")
+    assert float(res.result.effects.yi[0]) == pytest.approx(cot.mean() - plain.mean(), rel=1e-12)
+    # --system-from on the command line overrides the YAML's system_from
+    run = run_compare(tmp_path / "folder.yaml", tmp_path / "o5", figures="none",
+                      system_from="generate_config.temperature")
+    assert set(run.comparison.table[["system_a", "system_b"]].to_numpy().ravel()) == {
+        "temperature=0.0", "temperature=0.7"}
+
+
+def test_yaml_logs_under_a_system_and_task(tmp_path):
+    """An `.eval` listed as `systems.<id>.files.<task>` is read by the Inspect adapter (it was
+    "unknown file type"): its rows of that task, named after the system."""
+    ev = INSPECT_SYSTEMS / "eval"
+    cfg = tmp_path / "e.yaml"
+    cfg.write_text(f"tasks: [yn]\nsystems:\n  base: {{files: {{yn: {ev}/plain.eval}}}}\n"
+                   f"  cot: {{files: {{yn: {ev}/cot.eval}}}}\nmeta: {{control: base, "
+                   f"treatment: cot, measure: MD}}\n")
+    res = run_meta(cfg, tmp_path / "m", figures="none")
+    cot, plain = _log_values("cot.eval"), _log_values("plain.eval")
+    assert list(res.result.scores.datasets) == ["yn"]
+    assert float(res.result.effects.yi[0]) == pytest.approx(cot.mean() - plain.mean(), rel=1e-12)
+    cfg.write_text(f"tasks: [yn]\nmetric: accuracy\nsystems:\n  base: {{files: {{yn: "
+                   f"{ev}/plain.eval}}}}\n  cot: {{files: {{yn: {ev}/cot.eval}}}}\n")
+    with pytest.raises(ConfigError, match=r"systems\.base\.files\.yn: .*plain\.eval has no "
+                                          r"metric 'accuracy' \(its metrics: includes\)"):
+        run_compare(cfg, tmp_path / "c", figures="none")
+
+
+def test_yaml_log_naming_is_validated(tmp_path):
+    ev = INSPECT_SYSTEMS / "eval"
+    cases = {
+        f"scores: {ev}\nsystem_from: temperature\n":
+            r"system_from: unknown source 'temperature'",
+        f"scores: [{{path: {ev}/plain.eval, sytem: a}}]\n": r"scores: entry 0: unknown key 'sytem' \(an entry is a path, or a mapping with path and system\)",
+        f"systems: {{a: {ev}/plain.eval, b: {{files: {{t: x.txt}}}}}}\n":
+            r"systems\.b: give every system its logs .* or every system its files per task",
+        f"tasks: [t]\nsystems: {{a: {ev}/plain.eval, b: {ev}/cot.eval}}\n":
+            r"tasks: not used when the systems name their logs",
+        f"systems: {{a: {ev}/plain.eval, b: {ev}/cot.eval}}\nmeta: {{control: x, "
+        f"treatment: b}}\n": r"control: system 'x' is not defined under `systems`",
+        f"systems: {{a: '{ev}/*.eval', b: {ev}/cot.eval}}\n":
+            r"systems\.b\.logs\[0\]: .*cot\.eval is given twice",
+        f"systems: {{a: '{ev}/*.txt', b: {ev}/cot.eval}}\n":
+            r"systems\.a\.logs\[0\]: pattern .* matches no file",
+    }
+    for i, (text, message) in enumerate(cases.items()):
+        (tmp_path / f"{i}.yaml").write_text(text)
+        with pytest.raises(ConfigError, match=message):
+            load_experiment(tmp_path / f"{i}.yaml")
+    # two entries of one system that hold the same rows: both files named
+    (tmp_path / "dup.yaml").write_text(f"systems: {{a: [{ev}/plain.eval, "
+                                       f"{INSPECT_SYSTEMS}/json/plain.json], b: {ev}/cot.eval}}\n")
+    with pytest.raises(InputError, match=r"plain\.eval and .*plain\.json both hold .*system 'a'"):
+        run_compare(tmp_path / "dup.yaml", tmp_path / "o", figures="none")
+
+
+def test_meta_and_rank_read_a_folder_of_logs(tmp_path):
+    from ranger_eval.pipeline import read_rank_input
+
+    result = CliRunner().invoke(app, ["meta", str(INSPECT_SYSTEMS / "eval"), "--system-from",
+                                      "file", "--control", "plain", "--treatment", "cot",
+                                      "--measure", "MD", "--figures", "none", "--out",
+                                      str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    cot, plain = _log_values("cot.eval"), _log_values("plain.eval")
+    assert summary["result"]["estimate"] == pytest.approx(cot.mean() - plain.mean(), rel=1e-12)
+    with pytest.raises(InputError, match="both hold"):
+        read_rank_input(INSPECT_SYSTEMS / "eval")
+    scores, _, _ = read_rank_input(INSPECT_SYSTEMS / "eval", "file")
+    assert set(scores.systems) == {"plain", "cot"}
+    result = CliRunner().invoke(app, ["rank", str(INSPECT_SYSTEMS / "eval"), "--system-from",
+                                      "run_idd", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "option --system-from: unknown source" in result.output

@@ -547,10 +547,16 @@ def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list
         )
         frames.append(ir.to_scores(evaluation, task.id).frame)
         return
+    from .io.adapters import input_format
+
     for sys_id in have:
         sys_cfg = cfg.systems[sys_id]
+        path = exp.path(sys_cfg.files[task.id])
+        if input_format(path) is not None:  # an evaluation log (.eval, lm-eval, HELM ...)
+            frames.append(_log_task_frame(exp, path, task.id, sys_id))
+            continue
         series = read_item_scores(
-            exp.path(sys_cfg.files[task.id]),
+            path,
             item_column=sys_cfg.item_column,
             value_column=sys_cfg.value_column,
         )
@@ -567,6 +573,44 @@ def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list
         )
 
 
+def _log_task_frame(exp: Experiment, path: Path, task_id: str, sys_id: str) -> pd.DataFrame:
+    """The rows of an evaluation log listed as ``systems.<sys_id>.files.<task_id>``: the
+    system is ``sys_id``; the dataset is ``task_id`` (the log's own task of that name, or its
+    only one); with ``metric:`` only that metric."""
+    cfg = exp.config
+    frame = read_scores(path, cfg.format, system=sys_id).frame
+    datasets = list(dict.fromkeys(frame["dataset"].astype(str)))
+    where = f"{exp.source}: systems.{sys_id}.files.{task_id}: {path}"
+    if task_id in datasets:
+        frame = frame[frame["dataset"].astype(str) == task_id]
+    elif len(datasets) > 1:
+        raise ConfigError(f"{where} holds {len(datasets)} tasks ({_some(datasets)}), none named "
+                          f"{task_id!r}: name the task after one of them, or list the log as "
+                          f"`systems: {{{sys_id}: {path.name}}}` (every task it holds)")
+    if cfg.metric is not None:
+        metrics = list(dict.fromkeys(frame["metric"].astype(str)))
+        if cfg.metric not in metrics:
+            raise ConfigError(f"{where} has no metric {cfg.metric!r} (its metrics: "
+                              f"{_some(metrics)})")
+        frame = frame[frame["metric"].astype(str) == cfg.metric]
+    return frame.assign(dataset=task_id).reset_index(drop=True)
+
+
+def _read_inputs(inputs: Sequence[tuple[Path, str | None]], format: str | None,
+                 system_from: str | list[str] | None) -> Scores:
+    """The ``scores:`` entries (or the logs of ``systems: {name: path}``) as one Scores: each
+    (path, system) read with :func:`read_scores` (the system, when named, replaces the logs'
+    own); two inputs holding one key are an error naming both files."""
+    if all(system is None for _, system in inputs):
+        return read_scores([p for p, _ in inputs], format, system_from=system_from)
+    from .io.adapters import concat_inputs
+
+    frames = [read_scores(p, format, system=system, system_from=system_from).frame
+              for p, system in inputs]
+    return concat_inputs(frames, [p for p, _ in inputs],
+                         source=f"{len(inputs)} inputs ({inputs[0][0]}, ...)")
+
+
 def collect_scores(
     exp: Experiment, systems: list[str] | None = None, measures: list[str] | None = None
 ) -> CollectedScores:
@@ -578,8 +622,11 @@ def collect_scores(
     is the measure name. A config with a tidy ``scores`` table is read as it is.
     """
     cfg = exp.config
-    if cfg.scores is not None:
-        scores = read_scores(exp.scores_paths, cfg.format)
+    logs = {k: exp.log_paths(k) for k, c in cfg.systems.items() if c.logs}
+    if cfg.scores is not None or logs:
+        inputs = ([(p, k) for k, paths in logs.items() for p in paths] if logs
+                  else exp.score_inputs)
+        scores = _read_inputs(inputs, cfg.format, cfg.system_from)
         left_out: dict[str, str] = {}
         if cfg.metric is not None and cfg.metric in scores.metrics:
             scores, left_out = only_metrics(scores, [cfg.metric], stacklevel=3)
@@ -951,7 +998,7 @@ def _experiment_inputs(exp: Experiment) -> list[Path]:
     paths += exp.scores_paths
     paths += [exp.path(t.qrels) for t in cfg.tasks if t.qrels]
     for sys_cfg in cfg.systems.values():
-        paths += [exp.path(f) for f in sys_cfg.files.values()]
+        paths += [exp.path(f) for f in [*sys_cfg.files.values(), *sys_cfg.logs]]
     return paths
 
 
@@ -1088,16 +1135,36 @@ def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
 
 
 def load_scores_input(path: str | Path, metrics: list[str] | None = None,
-                      format: str | None = None) -> tuple[Scores, Experiment | None]:
-    """Scores from an experiment YAML or a tidy scores table (and the experiment, if a YAML)."""
+                      format: str | None = None, system_from: str | None = None
+                      ) -> tuple[Scores, Experiment | None]:
+    """Scores from an experiment YAML, a tidy scores table, an evaluation tool's output or a
+    folder of those (and the experiment, if a YAML); ``system_from`` names the systems of
+    logs (``--system-from``, over the YAML's ``system_from``)."""
     path = Path(path)
     if path.suffix.lower() in YAML_SUFFIXES:
-        exp = load_experiment(path)
+        exp = load_experiment(path, **_system_from_override(system_from))
         return _experiment_scores(exp, metrics), exp
-    scores = read_scores(path, format)
+    scores = read_scores(path, format, system_from=_checked_system_from(system_from))
     if metrics:
         scores, _ = only_metrics(scores, metrics)
     return scores, None
+
+
+def _checked_system_from(value: str | None) -> str | None:
+    """``--system-from`` checked (an unknown source is ``option --system-from: …``)."""
+    if value is not None:
+        from .io.adapters import check_system_from
+
+        try:
+            check_system_from(value)
+        except InputError as exc:
+            raise option_error("system-from", str(exc).removeprefix("system_from: ")) from None
+    return value
+
+
+def _system_from_override(value: str | None) -> dict[str, Any]:
+    """``--system-from`` as a YAML override (``system_from``), or nothing."""
+    return {} if value is None else {"system_from": _checked_system_from(value)}
 
 
 def compare_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[str, Any]:
@@ -1220,12 +1287,15 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
 
 def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 figures: Sequence[str] | str | None = None, html: bool = False,
-                format: str | None = None, **options: Any) -> CompareRun:
-    """``ranger-eval compare``: read the input, compare with the resolved settings, write."""
+                format: str | None = None, system_from: str | None = None,
+                **options: Any) -> CompareRun:
+    """``ranger-eval compare``: read the input, compare with the resolved settings, write.
+    ``system_from`` names the systems of evaluation logs (``--system-from``)."""
     caught: list[str] = []
     format = check_format(format)
     with collecting_warnings(caught):
-        exp = load_experiment(input) if Path(input).suffix.lower() in YAML_SUFFIXES else None
+        exp = (load_experiment(input, **_system_from_override(system_from))
+               if Path(input).suffix.lower() in YAML_SUFFIXES else None)
         settings = compare_settings(exp, options)
         metrics = settings.pop("metrics")
         inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
@@ -1237,7 +1307,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
             for key in ("baseline", "systems"):
                 settings[key] = _shown(settings[key], shown_systems)
         else:
-            scores, _ = load_scores_input(input, metrics, format)
+            scores, _ = load_scores_input(input, metrics, format, system_from)
         comp = compare(scores, **settings)
     write_compare_outputs(comp, folder)
     caught += finish_outputs(folder, str(comp.signature), command, html)
@@ -1276,19 +1346,21 @@ def _is_tidy(frame: pd.DataFrame) -> bool:
     return {"dataset", "system", "value"} <= set(frame.columns)
 
 
-def read_rank_input(path: str | Path) -> tuple[Scores | None, pd.DataFrame | None, Experiment | None]:
+def read_rank_input(path: str | Path, system_from: str | None = None
+                    ) -> tuple[Scores | None, pd.DataFrame | None, Experiment | None]:
     """(per-item Scores, dataset-level table, experiment) from a YAML, a tidy table with an
-    ``item`` column, a tidy dataset-level table (``dataset, system, value``), or a wide table
+    ``item`` column, an evaluation tool's output or a folder of logs (their systems named by
+    ``system_from``), a tidy dataset-level table (``dataset, system, value``), or a wide table
     (rows = datasets, columns = systems, first column the dataset names)."""
     path = Path(path)
     if path.suffix.lower() in YAML_SUFFIXES:
-        exp = load_experiment(path)
+        exp = load_experiment(path, **_system_from_override(system_from))
         return _experiment_scores(exp, exp.config.compare.metrics), None, exp
     from .io import adapters
     from .io.tables import check_ids, read_table, row_location
 
-    if adapters.detect(path) is not None:  # an evaluation tool's output: per-item scores
-        return read_scores(path), None, None
+    if path.is_dir() or adapters.input_format(path) is not None:  # tool output(s): per item
+        return read_scores(path, system_from=_checked_system_from(system_from)), None, None
     frame = read_table(path)
     if not isinstance(frame.index, pd.RangeIndex):  # a Parquet file written with its index
         frame = frame.reset_index()
@@ -1404,7 +1476,7 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
 
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
              figures: Sequence[str] | str | None = None, html: bool = False,
-             **options: Any) -> RankRun:
+             system_from: str | None = None, **options: Any) -> RankRun:
     """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
 
     Per-item scores (a YAML or a tidy table with ``item``): the IBM post-op ranking
@@ -1416,7 +1488,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
 
     caught: list[str] = []
     with collecting_warnings(caught):
-        scores, table, exp = read_rank_input(input)
+        scores, table, exp = read_rank_input(input, system_from)
         settings = rank_settings(exp, options)
         if scores is not None and exp is not None:
             scores = with_display_names(scores, exp)

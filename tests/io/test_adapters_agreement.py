@@ -142,3 +142,60 @@ def test_lmeval_cut_samples_file_warns_and_is_not_checked(tmp_path):
         res = load_adapter(results)
     f1 = res.corpus[res.corpus["metric"] == "f1"]
     assert len(f1) == 20
+
+
+# ----------------------------------------------------------------------------- Inspect AI
+INSPECT = ORACLES / "inspect_agreement"  # make_inspect_agreement_logs.py (inspect_ai, mockllm)
+
+
+def inspect_results(path: Path) -> dict:
+    """The log's ``results`` as Inspect's own reader returns them."""
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log(str(path), header_only=True).results.model_dump()
+
+
+@pytest.mark.parametrize("name", ["full.eval", "full.json", "epochs.eval", "limit.eval"])
+def test_inspect_every_metric_recomputed_from_the_samples(name):
+    """accuracy/mean = mean, std/var (ddof 1), stderr = std/sqrt(n) of the per-sample values
+    (epochs reduced by mean), numpy's definitions, = Inspect's own results (1e-9)."""
+    path = INSPECT / name
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a complete, consistent log: no warning
+        res = load_adapter(path)
+    frame = res.scores.frame
+    results = inspect_results(path)
+    checked = 0
+    for entry in results["scores"]:
+        values = frame[frame["metric"] == entry["name"]].groupby("item")["value"].mean()
+        x = values.to_numpy()
+        ours = {"accuracy": x.mean(), "mean": x.mean(), "std": x.std(ddof=1),
+                "var": x.var(ddof=1), "stderr": x.std(ddof=1) / len(x) ** 0.5}
+        for metric, m in entry["metrics"].items():
+            assert abs(ours[metric] - m["value"]) <= 1e-9 * max(1, abs(m["value"])), (
+                name, entry["name"], metric)
+            checked += 1
+    assert checked == 12  # match, includes: accuracy, stderr; exact, f1: mean, stderr; length: 4
+    assert len(x) == {"limit.eval": 10}.get(name, 30)
+
+
+def test_inspect_cut_log_warns_with_both_counts():
+    with pytest.warns(UserWarning, match=r"results cover 30 scored sample\(s\) but the file "
+                                         r"holds 1: a partial log"):
+        res = load_adapter(INSPECT / "cut.json")
+    assert set(res.scores.frame["item"]) == {"q00"}
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "stderr", "var"])
+def test_inspect_doctored_results_are_an_error(tmp_path, metric):
+    log = json.loads((INSPECT / "full.json").read_text())
+    entry = next(e for e in log["results"]["scores"] if metric in e["metrics"])
+    true = entry["metrics"][metric]["value"]
+    entry["metrics"][metric]["value"] = true + 0.01
+    path = tmp_path / "doctored.json"
+    path.write_text(json.dumps(log))
+    with pytest.raises(InputError) as exc:
+        load_adapter(path)
+    msg = str(exc.value)
+    for part in ("doctored.json", repr(entry["name"]), repr(metric), repr(true + 0.01)):
+        assert part in msg, (part, msg)

@@ -17,6 +17,10 @@ import typer
 
 EXIT_BAD_INPUT = 2
 F = TypeVar("F", bound=Callable[..., Any])
+#: ``--system-from`` of compare, meta and rank (several logs of one model)
+SYSTEM_FROM_HELP = ("Name the systems of evaluation logs after run_id, file, task_args.<key>, "
+                    "generate_config.<key> … instead of the model (several logs of one model); "
+                    "comma-separated to combine.")
 
 
 def one_line(message: object) -> str:

@@ -3,7 +3,9 @@
 INPUT is either an experiment YAML (every system under ``systems`` is compared on every task;
 IR tasks with ``qrels`` are evaluated from the TREC runs; settings from its ``compare:`` section
 and ``level``) or a tidy scores table (CSV/TSV/JSONL/Parquet with ``dataset, system, item,
-value[, metric, seed]`` columns). Command-line options override the config.
+value[, metric, seed]`` columns), an evaluation tool's output, or a folder of those (several
+Inspect logs: name their systems with ``--system-from``). Command-line options override the
+config.
 """
 from __future__ import annotations
 
@@ -12,7 +14,14 @@ from typing import Annotated
 
 import typer
 
-from ._common import command_line, friendly_errors, imports_done, report_written, warn
+from ._common import (
+    SYSTEM_FROM_HELP,
+    command_line,
+    friendly_errors,
+    imports_done,
+    report_written,
+    warn,
+)
 
 
 def _split(option: str | None) -> list[str] | None:
@@ -31,7 +40,8 @@ def register(app: typer.Typer) -> None:
         input: Annotated[  # noqa: A002
             Path,
             typer.Argument(
-                help="Experiment YAML, or a tidy scores table (.csv/.tsv/.jsonl/.parquet)."
+                help="Experiment YAML, a tidy scores table (.csv/.tsv/.jsonl/.parquet), an "
+                "evaluation tool's output (.eval, lm-eval, HELM ...) or a folder of logs."
             ),
         ],
         out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
@@ -103,6 +113,8 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help="Systems to compare, comma-separated, in table order (default: all)."),
         ] = None,
+        system_from: Annotated[
+            str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
     ) -> None:
         """Compare systems pairwise: tests, corrections, effect sizes, tables and plots."""
         from ..pipeline import run_compare
@@ -110,7 +122,8 @@ def register(app: typer.Typer) -> None:
         imports_done()
 
         run = run_compare(
-            input, out, command_line(), figures, html, input_format, systems=_split(systems), pairs=pairs, baseline=baseline,
+            input, out, command_line(), figures, html, input_format, system_from,
+            systems=_split(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by), metric_fn=_split(metric_fn), seeds=seeds,

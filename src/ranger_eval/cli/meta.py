@@ -5,7 +5,14 @@ from pathlib import Path
 
 import typer
 
-from ._common import command_line, friendly_errors, imports_done, report_written, warn
+from ._common import (
+    SYSTEM_FROM_HELP,
+    command_line,
+    friendly_errors,
+    imports_done,
+    report_written,
+    warn,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -36,6 +43,8 @@ def register(app: typer.Typer) -> None:
         input_format: str | None = typer.Option(  # noqa: UP007
             None, "--format", help="Input format of a table: auto, lm-eval, inspect, helm, "
             "pyterrier, trec-eval-q, tsml."),
+        system_from: str | None = typer.Option(  # noqa: UP007
+            None, "--system-from", help=SYSTEM_FROM_HELP),
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
         html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),
@@ -48,6 +57,7 @@ def register(app: typer.Typer) -> None:
         run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
                        measure=measure, order=order,
                        control=control, treatment=treatment, metric=metric, format=input_format,
+                       system_from=system_from,
                        meta_metric_fn=metric_fn, meta_seeds=seeds,
                        meta_degenerate="drop" if drop_degenerate else None)
         warn(run.warnings)

@@ -12,7 +12,14 @@ from typing import Annotated
 
 import typer
 
-from ._common import command_line, friendly_errors, imports_done, report_written, warn
+from ._common import (
+    SYSTEM_FROM_HELP,
+    command_line,
+    friendly_errors,
+    imports_done,
+    report_written,
+    warn,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -20,7 +27,8 @@ def register(app: typer.Typer) -> None:
     @friendly_errors
     def rank(
         input: Annotated[  # noqa: A002
-            Path, typer.Argument(help="Experiment YAML, tidy scores table, or datasets × systems table.")
+            Path, typer.Argument(help="Experiment YAML, tidy scores table, datasets × systems "
+                               "table, evaluation tool's output, or a folder of logs.")
         ],
         out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
             "ranger-rank"
@@ -51,6 +59,8 @@ def register(app: typer.Typer) -> None:
         html: Annotated[
             bool, typer.Option("--html", help="Also write one self-contained report.html.")
         ] = False,
+        system_from: Annotated[
+            str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import run_rank
@@ -58,7 +68,8 @@ def register(app: typer.Typer) -> None:
         imports_done()
 
         run = run_rank(
-            input, out, command_line(), figures, html, posthoc=posthoc, control=control,
+            input, out, command_line(), figures, html, system_from, posthoc=posthoc,
+            control=control,
             comparisons=comparisons, alpha=alpha, correction=correction, test=test, seed=seed,
             higher_is_better=False if lower_is_better else None,
         )

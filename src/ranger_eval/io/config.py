@@ -31,6 +31,7 @@ __all__ = [
     "ExperimentConfig",
     "IRConfig",
     "META_KEYS",
+    "ScoresEntry",
     "SystemConfig",
     "TaskConfig",
     "experiment_from_table",
@@ -67,8 +68,19 @@ class SystemConfig(_Model):
 
     name: str | None = None
     files: dict[str, str] = Field(default_factory=dict, alias="runs")
+    #: evaluation logs (files, folders, patterns) of this system, whatever their tasks:
+    #: ``systems: {baseline: logs/a.eval}``; every row they hold is this system's
+    logs: list[str] = Field(default_factory=list)
     item_column: str = "item"
     value_column: str = "value"
+
+
+class ScoresEntry(_Model):
+    """One ``scores:`` entry written as a mapping: ``{path: logs/a.eval, system: baseline}``
+    (the system names every row of the file(s) the path or pattern names)."""
+
+    path: str
+    system: str | None = None
 
 
 class IRConfig(_Model):
@@ -148,8 +160,11 @@ class ExperimentConfig(_Model):
     order: Literal["given", "effect", "weight", "name"] = "given"
     tasks: list[TaskConfig] = Field(default_factory=list)
     systems: dict[str, SystemConfig] = Field(default_factory=dict)
-    scores: str | list[str] | None = None
+    scores: str | list[str | ScoresEntry] | None = None
     format: str | None = None
+    #: name the systems of evaluation logs after these fields instead of the model
+    #: (``run_id``, ``task_args.<key>``, ``file`` ...; :data:`adapters.SYSTEM_SOURCES`)
+    system_from: str | list[str] | None = None
     ir: IRConfig | None = None
     compare: CompareSettings = Field(default_factory=CompareSettings)
     aggregate: AggregateSettings = Field(default_factory=AggregateSettings)
@@ -215,7 +230,9 @@ class ExperimentConfig(_Model):
         if tasks is None:
             ids = list(qrels)
             for sys_cfg in (raw.get("systems") or {}).values():
-                files = (sys_cfg or {}).get("files") or (sys_cfg or {}).get("runs") or {}
+                if not isinstance(sys_cfg, dict):  # logs (systems: {name: path}): no task ids
+                    continue
+                files = sys_cfg.get("files") or sys_cfg.get("runs") or {}
                 ids += [k for k in files if k not in ids]
             tasks = ids
         tasks = cls._tasks(tasks)
@@ -227,6 +244,49 @@ class ExperimentConfig(_Model):
             out.append(t)
         raw["tasks"] = out
         return raw
+
+    @field_validator("system_from")
+    @classmethod
+    def _system_from(cls, v: str | list[str] | None) -> str | list[str] | None:
+        from .adapters import check_system_from
+
+        try:
+            check_system_from(v)
+        except InputError as exc:
+            raise ValueError(str(exc).removeprefix("system_from: ")) from None
+        return v
+
+    @field_validator("scores", mode="before")
+    @classmethod
+    def _score_entries(cls, v: Any) -> Any:
+        # list entries: a path, or {path, system}; one message per bad entry (not pydantic's
+        # three for the union)
+        if not isinstance(v, list):
+            return v
+        out: list[Any] = []
+        for i, e in enumerate(v):
+            if isinstance(e, dict):
+                unknown = [k for k in e if k not in ScoresEntry.model_fields]
+                if unknown:
+                    raise ValueError(f"entry {i}: unknown key {unknown[0]!r} (an entry is a "
+                                     f"path, or a mapping with path and system)")
+                if not isinstance(e.get("path"), str) or not isinstance(
+                        e.get("system"), (str, type(None))):
+                    raise ValueError(f"entry {i}: path (and system) must be text; got {e!r}")
+                e = ScoresEntry(**e)
+            elif not isinstance(e, str):
+                raise ValueError(f"entry {i}: expected a path or {{path, system}}; got {e!r}")
+            out.append(e)
+        return out
+
+    @field_validator("systems", mode="before")
+    @classmethod
+    def _log_systems(cls, v: Any) -> Any:
+        # ``systems: {baseline: logs/a.eval}`` / ``{baseline: [a.eval, b.eval]}``
+        if isinstance(v, dict):
+            return {k: {"logs": [c] if isinstance(c, str) else c}
+                    if isinstance(c, (str, list)) else c for k, c in v.items()}
+        return v
 
     @field_validator("level")
     @classmethod
@@ -246,6 +306,15 @@ class ExperimentConfig(_Model):
             return [{"id": t} if isinstance(t, str) else t for t in v]
         return v
 
+    def _check_roles(self) -> None:
+        for role in ("control", "treatment"):
+            sys_id = getattr(self, role)
+            if sys_id is not None and sys_id not in self.systems:
+                raise ValueError(
+                    f"{role}: system {sys_id!r} is not defined under `systems` "
+                    f"(defined: {', '.join(self.systems) or 'none'})"
+                )
+
     @model_validator(mode="after")
     def _consistent(self) -> ExperimentConfig:
         both = [k for k in ("tasks", "systems") if getattr(self, k)]
@@ -254,20 +323,27 @@ class ExperimentConfig(_Model):
                 f"`scores` and `{'`/`'.join(both)}` are both given; use either one tidy "
                 "`scores` table (its datasets and systems are read from it) or `tasks` and "
                 "`systems` with their files, not both")
-        if self.scores is None:
+        logs = [k for k, c in self.systems.items() if c.logs]
+        if logs:
+            files = [k for k, c in self.systems.items() if c.files or not c.logs]
+            if files:
+                raise ValueError(
+                    f"systems.{files[0]}: give every system its logs (`systems: {{name: "
+                    f"path}}`) or every system its files per task, not a mix (systems with "
+                    f"logs: {', '.join(logs)})")
+            if self.tasks:
+                raise ValueError(
+                    "tasks: not used when the systems name their logs (the datasets are the "
+                    "logs' tasks); remove `tasks`")
+            self._check_roles()
+        if self.scores is None and not logs:
             if not self.tasks:
                 raise ValueError("tasks: empty task list (name at least one task, or give `scores`)")
             ids = [t.id for t in self.tasks]
             dups = sorted({i for i in ids if ids.count(i) > 1})
             if dups:
                 raise ValueError(f"tasks: duplicate task id(s) {', '.join(dups)}")
-            for role in ("control", "treatment"):
-                sys_id = getattr(self, role)
-                if sys_id is not None and sys_id not in self.systems:
-                    raise ValueError(
-                        f"{role}: system {sys_id!r} is not defined under `systems` "
-                        f"(defined: {', '.join(self.systems) or 'none'})"
-                    )
+            self._check_roles()
             for sys_id, sys_cfg in self.systems.items():
                 unknown = sorted(set(sys_cfg.files) - set(ids))
                 if unknown:
@@ -355,10 +431,21 @@ class Experiment:
     def scores_paths(self) -> list[Path]:
         """The files of ``scores`` (its patterns expanded when the YAML was loaded), in order;
         empty without ``scores``."""
+        return [p for p, _ in self.score_inputs]
+
+    @property
+    def score_inputs(self) -> list[tuple[Path, str | None]]:
+        """(path, system named in the YAML or None) of each ``scores`` entry, in order."""
         scores = self.config.scores
         if scores is None:
             return []
-        return [self.path(s) for s in ([scores] if isinstance(scores, str) else scores)]
+        entries = [scores] if isinstance(scores, str) else scores
+        return [(self.path(e), None) if isinstance(e, str) else (self.path(e.path), e.system)
+                for e in entries]
+
+    def log_paths(self, system_id: str) -> list[Path]:
+        """The logs (files, folders) of a system named by its logs (``systems: {id: path}``)."""
+        return [self.path(p) for p in self.config.systems[system_id].logs]
 
     @property
     def task_labels(self) -> dict[str, str]:
@@ -447,6 +534,23 @@ def _matches(pattern: str, base: Path) -> list[str]:
     return sorted(glob.glob(str(full), recursive=True))
 
 
+def _expand_many(pattern: str, base: Path, source: Path | str, key: str,
+                 first: dict[Path, str]) -> list[str]:
+    """The files (or folders) ``pattern`` matches under ``key``; none, or a file already
+    named by another pattern (``first``: resolved path → pattern), is a :class:`ConfigError`."""
+    found = _matches(pattern, base)
+    if not found:
+        raise ConfigError(f"{source}: {key}: pattern {pattern!r} matches no file "
+                          f"(relative to {base})")
+    for f in found:
+        resolved = (base / Path(f).expanduser()).resolve()
+        if resolved in first:
+            raise ConfigError(f"{source}: {key}: {f} is given twice (also by "
+                              f"{first[resolved]!r}); each scores file may be listed once")
+        first[resolved] = pattern
+    return found
+
+
 def expand_globs(raw: dict[str, Any], base: Path, source: Path | str) -> dict[str, Any]:
     """Expand the wildcards (``*``, ``?``, ``[...]``, ``**``) of the input paths of a config
     mapping, relative to ``base`` (the YAML's folder).
@@ -461,23 +565,15 @@ def expand_globs(raw: dict[str, Any], base: Path, source: Path | str) -> dict[st
     scores = out.get("scores")
     if isinstance(scores, (str, list)) and scores:
         patterns = [scores] if isinstance(scores, str) else scores
-        if all(isinstance(s, str) for s in patterns):
-            files: list[str] = []
+        if all(isinstance(s, str) or isinstance(s, dict) and isinstance(s.get("path"), str)
+               for s in patterns):
+            files: list[Any] = []
             first: dict[Path, str] = {}
-            for i, pattern in enumerate(patterns):
+            for i, entry in enumerate(patterns):
                 key = "scores" if isinstance(scores, str) else f"scores[{i}]"
-                found = _matches(pattern, base)
-                if not found:
-                    raise ConfigError(f"{source}: {key}: pattern {pattern!r} matches no file "
-                                      f"(relative to {base})")
-                for f in found:
-                    resolved = (base / Path(f).expanduser()).resolve()
-                    if resolved in first:
-                        raise ConfigError(
-                            f"{source}: {key}: {f} is given twice (also by {first[resolved]!r});"
-                            f" each scores file may be listed once")
-                    first[resolved] = pattern
-                    files.append(f)
+                pattern = entry if isinstance(entry, str) else entry["path"]
+                for f in _expand_many(pattern, base, source, key, first):
+                    files.append(f if isinstance(entry, str) else {**entry, "path": f})
             out["scores"] = files[0] if isinstance(scores, str) and len(files) == 1 else files
 
     def one(value: Any, key: str) -> Any:
@@ -494,7 +590,15 @@ def expand_globs(raw: dict[str, Any], base: Path, source: Path | str) -> dict[st
     systems = out.get("systems")
     if isinstance(systems, dict):
         new_systems: dict[Any, Any] = {}
+        seen: dict[Path, str] = {}
         for sid, cfg in systems.items():
+            if isinstance(cfg, (str, list)):  # systems: {name: logs}
+                cfg = {"logs": cfg}
+            if isinstance(cfg, dict) and isinstance(cfg.get("logs"), (str, list)):
+                logs = [cfg["logs"]] if isinstance(cfg["logs"], str) else cfg["logs"]
+                cfg = {**cfg, "logs": [f for i, p in enumerate(logs) for f in (
+                    _expand_many(p, base, source, f"systems.{sid}.logs[{i}]", seen)
+                    if isinstance(p, str) else [p])]}
             if isinstance(cfg, dict):
                 cfg = dict(cfg)
                 for fkey in ("files", "runs"):

@@ -362,7 +362,9 @@ def read_item_scores(
 TREC_TABLE = ("run", "measure", "query_id", "value")
 
 
-def read_scores(path: str | Path | Sequence[str | Path], format: str | None = None) -> Scores:
+def read_scores(path: str | Path | Sequence[str | Path], format: str | None = None, *,
+                system: str | None = None,
+                system_from: str | Sequence[str] | None = None) -> Scores:
     """Per-item scores from a file or folder, or several of them (e.g. the files a config's
     ``scores: runs/*.jsonl`` pattern matched), concatenated in the order given.
 
@@ -370,12 +372,21 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
     * the ``--format csv/tsv/json`` output of ``ranger-eval trec`` (``run, measure, query_id,
       value``; the ``all`` rows are left out, the dataset is the file's stem);
     * the output of an evaluation tool (lm-evaluation-harness, Inspect AI, HELM, PyTerrier,
-      trec_eval -q, tsml), recognised by its content or named by ``format``
-      (:mod:`ranger_eval.io.adapters`).
+      trec_eval -q, tsml), recognised by its content (or a ``.eval`` extension) or named by
+      ``format`` (:mod:`ranger_eval.io.adapters`);
+    * a folder of those (e.g. an Inspect log folder): every file or run folder an adapter
+      reads and every table in it, in name order; the other entries are skipped with a
+      warning that names each and says why.
 
-    With several inputs, a path given twice and a row (dataset, system, metric, item, seed)
-    found in two inputs are errors.
+    ``system`` names the (one) system of every input; ``system_from`` names the systems of
+    evaluation logs after other fields than the model (``run_id``, ``task_args.<key>``,
+    ``file`` ...; see :data:`ranger_eval.io.adapters.SYSTEM_SOURCES`), so that several logs of
+    one model can be compared. With several inputs, a path given twice is an error, and so is
+    a row (dataset, system, metric, item, seed) found in two inputs: the message names both
+    files and the ``system_from`` that tells them apart.
     """
+    from . import adapters
+
     if not isinstance(path, (str, Path)):
         paths = [Path(p) for p in path]
         if not paths:
@@ -387,25 +398,58 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
                 raise InputError(f"{p}: given twice as a score file")
             seen.add(key)
         if len(paths) == 1:
-            return read_scores(paths[0], format)
-        frames = [read_scores(p, format).frame for p in paths]
-        if any("seed" in f.columns for f in frames):  # like adapters.read_adapters
-            frames = [f if "seed" in f.columns else f.assign(seed="0") for f in frames]
-        try:
-            return Scores(pd.concat(frames, ignore_index=True),
-                          source=f"{len(paths)} files ({paths[0]}, ...)")
-        except ScoresError as exc:
-            raise InputError(f"{exc} (across {', '.join(map(str, paths[:5]))}"
-                             f"{', ...' if len(paths) > 5 else ''})") from None
-    from . import adapters
-
+            return read_scores(paths[0], format, system=system, system_from=system_from)
+        frames = [read_scores(p, format, system=system, system_from=system_from).frame
+                  for p in paths]
+        return adapters.concat_inputs(frames, paths,
+                                      source=f"{len(paths)} files ({paths[0]}, ...)")
+    sources = adapters.check_system_from(system_from)
     path = Path(path)
     if format not in (None, "auto", "table"):
-        return adapters.read_adapter(path, format)
+        return adapters.read_adapter(path, format, system=system, system_from=sources)
     if format is None or format == "auto":
-        detected = adapters.detect(path)
+        detected = adapters.input_format(path)
         if detected is not None:
-            return adapters.read_adapter(path, detected)
+            return adapters.read_adapter(path, detected, system=system, system_from=sources)
+        if path.is_dir():
+            return _read_folder(path, format, system, sources)
+    if any(s not in ("model", "file") for s in sources):
+        raise InputError(f"{path}: system_from {', '.join(sources)}: a table has no log "
+                         f"fields (its systems are its 'system' column); use file, or system=")
+    scores = _read_table_scores(path)
+    if system is not None or "file" in sources:
+        name = system if system is not None else _table_stem(path)
+        present = scores.systems
+        if len(present) > 1:
+            raise InputError(f"{path}: holds {len(present)} systems ({', '.join(present[:5])})"
+                             f"; one name ({name!r}) cannot stand for them all")
+        scores = Scores(scores.frame.assign(system=name), source=str(path))
+    return scores
+
+
+def _read_folder(folder: Path, format: str | None, system: str | None,
+                 system_from: Sequence[str]) -> Scores:
+    """Every input of a folder of logs (:func:`ranger_eval.io.adapters.folder_inputs`); what
+    is skipped is named in a warning, never dropped silently."""
+    from . import adapters
+
+    table = (*TABLE_SUFFIXES, ".jsonl", ".ndjson", ".parquet")
+    inputs, skipped = adapters.folder_inputs(folder, table)
+    shown = "; ".join(f"{p.name} ({why})" for p, why in skipped[:10]) + (
+        f"; ... ({len(skipped) - 10} more)" if len(skipped) > 10 else "")
+    if not inputs:
+        raise InputError(f"{folder}: no evaluation log or score table in this folder"
+                         + (f"; skipped {len(skipped)}: {shown}" if skipped else " (it is empty)"))
+    if skipped:
+        warnings.warn(f"{folder}: read {len(inputs)} input(s); skipped {len(skipped)}: {shown}",
+                      UserWarning, stacklevel=3)
+    if len(inputs) == 1:
+        return read_scores(inputs[0], format, system=system, system_from=system_from)
+    return read_scores(inputs, format, system=system, system_from=system_from)
+
+
+def _read_table_scores(path: Path) -> Scores:
+    """A tidy scores table or ``ranger-eval trec`` output (see :func:`read_scores`)."""
     frame = _read_frame(path)
     # name the file line of a bad value or id (Scores only knows rows)
     if "value" in frame.columns:

@@ -19,28 +19,34 @@ and what was skipped). The format is recognised from the content (:func:`sniff`)
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ...errors import InputError, ScoresError, suggest
+from ...errors import InputError, suggest
 from ...scores import Scores
 from . import beir, helm, inspectai, lmeval, pyterrier, trec_eval, tsml
 from ._common import CORPUS_COLUMNS, REPORTED_COLUMNS, AdapterResult
-from ._sniff import detect
+from ._naming import SYSTEM_SOURCES, check_system_from, concat_inputs, name_systems
+from ._sniff import EXTENSIONS, detect, folder_inputs, input_format
 from .beir import read_beir_run
 from .inspectai import value_to_float
 from .lmeval import check_doc_hashes
 
 __all__ = [
     "CORPUS_COLUMNS",
+    "EXTENSIONS",
     "FORMATS",
     "REPORTED_COLUMNS",
+    "SYSTEM_SOURCES",
     "AdapterResult",
     "check_doc_hashes",
+    "check_system_from",
     "detect",
+    "folder_inputs",
+    "input_format",
     "load_adapter",
     "normalize_format",
     "read_adapter",
@@ -80,7 +86,7 @@ def normalize_format(format: str, path: str | Path | None = None) -> str:
 
 def sniff(path: str | Path) -> str:
     """The format of ``path`` recognised from its content; an error when none fits."""
-    fmt = detect(path)
+    fmt = input_format(path)
     if fmt is None:
         raise InputError(
             f"{path}: not a recognised evaluation output (expected one of {', '.join(FORMATS)}: "
@@ -89,12 +95,18 @@ def sniff(path: str | Path) -> str:
     return fmt
 
 
-def load_adapter(path: str | Path, format: str | None = None, **options: Any) -> AdapterResult:
+def load_adapter(path: str | Path, format: str | None = None, *, system: str | None = None,
+                 system_from: str | Sequence[str] | None = None,
+                 **options: Any) -> AdapterResult:
     """Read ``path`` with the adapter for ``format`` (sniffed when None); all of it.
 
-    ``options`` go to the format's reader: lm-eval ``check_doc_hash``; helm ``split``,
-    ``metrics``; pyterrier and trec-eval-q ``dataset``.
+    ``system`` names the input's (one) system; ``system_from`` builds system names from the
+    log's fields instead of the model name (``run_id``, ``task_args.<key>``, ``file`` ...:
+    see :mod:`._naming`), so that logs of one model can be told apart. ``options`` go to the
+    format's reader: lm-eval ``check_doc_hash``; helm ``split``, ``metrics``; pyterrier and
+    trec-eval-q ``dataset``.
     """
+    sources = check_system_from(system_from)
     fmt = normalize_format(format, path) if format is not None else sniff(path)
     reader, allowed = _READERS[fmt]
     unknown = [k for k in options if k not in allowed]
@@ -103,7 +115,10 @@ def load_adapter(path: str | Path, format: str | None = None, **options: Any) ->
             f"{path}: option(s) {', '.join(unknown)} not used by format {fmt!r}"
             + (f" (its options: {', '.join(allowed)})" if allowed else " (it takes none)")
         )
-    return reader(path, **options)
+    res = reader(path, **options)
+    if system is None and not sources:
+        return res
+    return name_systems(res, Path(path), system=system, system_from=sources)
 
 
 def read_adapter(path: str | Path, format: str | None = None, **options: Any) -> Scores:
@@ -159,16 +174,14 @@ def read_adapters(paths: Iterable[str | Path], format: str | None = None,
 
     Duplicate keys are an error, and lm-eval ``doc_hash`` values must agree across systems
     (a ``doc_id`` must name the same document in every run). When some inputs have seeds
-    (epochs, train trials, resamples) and others not, the latter get seed ``"0"``.
+    (epochs, train trials, resamples) and others not, the latter get seed ``"0"``. Two inputs
+    holding one key (two logs of one model) are an error naming both files and the
+    ``system_from`` that tells them apart; ``options`` may hold ``system``/``system_from``.
     """
-    frames = [read_adapter(p, format, **options).frame for p in paths]
+    inputs = [Path(p) for p in paths]
+    frames = [read_adapter(p, format, **options).frame for p in inputs]
     if not frames:
         raise InputError("no input files given")
-    if any("seed" in f.columns for f in frames):  # one run without seeds is seed "0"
-        frames = [f if "seed" in f.columns else f.assign(seed="0") for f in frames]
-    try:
-        scores = Scores(pd.concat(frames, ignore_index=True))
-    except ScoresError as exc:
-        raise InputError(f"{exc} (across {len(frames)} inputs)") from None
+    scores = concat_inputs(frames, inputs)
     check_doc_hashes(scores.frame, f"{len(frames)} inputs")
     return scores

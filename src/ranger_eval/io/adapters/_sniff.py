@@ -11,12 +11,15 @@ from ..files import check_input_file, open_text
 from . import lmeval, pyterrier, tsml
 from ._json import JsonStream
 
-__all__ = ["detect"]
+__all__ = ["EXTENSIONS", "detect", "folder_inputs", "input_format"]
 
 HEAD_BYTES = 1 << 16
 #: Stop looking into a JSON file after this many characters without a verdict.
 JSON_BUDGET = 1 << 26
 _MEASURE = re.compile(r"^[A-Za-z0-9][\w.@()=,:+-]*$")
+#: File extensions only one adapter writes: such a file is read by it even when its content
+#: is not recognised (a damaged ``.eval`` archive gets the Inspect reader's precise error).
+EXTENSIONS: dict[str, str] = {".eval": "inspect"}
 
 
 def _json_kind(path: Path) -> str | None:
@@ -126,3 +129,45 @@ def detect(path: str | Path) -> str | None:
     if head.lstrip()[:1] in ("{", "["):
         return _json_kind(p)
     return _text_kind(head, complete)
+
+
+def input_format(path: str | Path) -> str | None:
+    """The adapter format of ``path``: recognised from its content (:func:`detect`), else from
+    an extension only one adapter writes (:data:`EXTENSIONS`); None for anything else."""
+    fmt = detect(path)
+    if fmt is None and Path(path).is_file():
+        fmt = EXTENSIONS.get(Path(path).suffix.lower())
+    return fmt
+
+
+def folder_inputs(folder: str | Path, table_suffixes: tuple[str, ...] = ()
+                  ) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """(inputs, skipped) of a folder of logs, in name order: the files and sub-folders an
+    adapter reads (:func:`input_format`), the files ending in ``table_suffixes`` (tidy
+    tables, also gzip-compressed), and every other entry with the reason it is skipped.
+
+    The folder itself must not be one tool's output (a HELM run folder, an lm-eval output
+    folder: read those whole). Sub-folders that are not such outputs are not searched."""
+    inputs: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for entry in sorted(Path(folder).iterdir()):
+        if entry.name.startswith("."):
+            skipped.append((entry, "hidden"))
+            continue
+        try:
+            fmt = input_format(entry)
+        except InputError as exc:
+            skipped.append((entry, str(exc).removeprefix(f"{entry}: ")))
+            continue
+        suffixes = [s.lower() for s in entry.suffixes]
+        if suffixes and suffixes[-1] == ".gz":
+            suffixes.pop()
+        if fmt is not None or (entry.is_file() and suffixes
+                               and suffixes[-1] in table_suffixes):
+            inputs.append(entry)
+        elif entry.is_dir():
+            skipped.append((entry, "a folder that is no HELM run or lm-eval output (folders "
+                                   "are not searched)"))
+        else:
+            skipped.append((entry, "not an evaluation log an adapter reads, nor a table"))
+    return inputs, skipped

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ...errors import InputError
 from ..files import check_input_file, current_limits
 from ._common import AdapterResult, Builder, format_number
@@ -254,7 +256,10 @@ def read(path: str | Path) -> AdapterResult:
     if res.scores is None:
         raise InputError(f"{path}: no scored samples (the log has {len(raw)} samples); "
                          f"expected {EXPECTED} written with samples")
-    return res
+    _check_results(b, res, log.header.get("results"), len(raw) - unscored,
+                   not multi or mean_reduced)
+    return AdapterResult(format=res.format, source=res.source, scores=res.scores,
+                         reported=res.reported, notes=tuple(b.notes))
 
 
 def _report(b: Builder, results: Any, dataset: str, system: str, mean_reduced: bool) -> None:
@@ -271,3 +276,65 @@ def _report(b: Builder, results: Any, dataset: str, system: str, mean_reduced: b
             if isinstance(m, dict):
                 b.report(dataset, system, str(metric), str(mname), m.get("value"),
                          reduced_by_mean and mname in ("accuracy", "mean"))
+
+
+#: Relative tolerance of the agreement check: Inspect writes full-precision floats, so only the
+#: summation order differs.
+TOLERANCE = 1e-9
+
+
+def inspect_metric(name: str, values: np.ndarray) -> float | None:
+    """Inspect's built-in metric ``name`` of the per-sample values (epochs already reduced), as
+    inspect_ai/scorer/_metrics (0.3.x) computes it; None for a metric it does not know.
+
+    accuracy, mean: Σx/n; std: sample standard deviation (ddof = 1); var: sample variance;
+    stderr: std/√n (the CLT standard error, unclustered); with n < 2, std, var and stderr are 0.
+    """
+    n = values.size
+    if name in ("accuracy", "mean"):
+        return float(values.mean())
+    if name in ("std", "var", "stderr"):
+        if n < 2:
+            return 0.0
+        sd = float(values.std(ddof=1))
+        return sd if name == "std" else sd * sd if name == "var" else sd / math.sqrt(n)
+    return None
+
+
+def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
+                   mean_reduced: bool) -> None:
+    """Recompute Inspect's own ``results`` from the samples read: a partial log (fewer samples
+    than ``results.completed_samples``) is noted, a mismatch on a complete log is an error."""
+    if not isinstance(results, dict) or res.scores is None:
+        return
+    total = results.get("completed_samples", results.get("total_samples"))
+    if isinstance(total, int) and not isinstance(total, bool) and n_logged < total:
+        b.note(f"the log's results cover {total} scored sample(s) but the file holds "
+               f"{n_logged}: a partial log (cut, or samples not written); Ranger reads the "
+               f"{n_logged} and cannot check Inspect's aggregates against them")
+        return
+    if not mean_reduced:
+        return
+    frame = res.scores.frame
+    per_item = frame.groupby(["metric", "item"], sort=False)["value"].mean()
+    rep = res.reported
+    unknown: set[str] = set()
+    for metric, stat, reported in zip(rep["metric"], rep["statistic"], rep["value"],
+                                      strict=True):
+        if metric not in per_item.index.get_level_values(0):
+            continue
+        values = per_item.loc[metric].to_numpy(dtype=np.float64)
+        ours = inspect_metric(str(stat), values)
+        if ours is None:
+            unknown.add(f"{metric}/{stat}")
+            continue
+        if not abs(ours - float(reported)) <= TOLERANCE * max(1.0, abs(float(reported))):
+            raise InputError(
+                f"{b.path}: scorer {metric!r}, metric {stat!r}: the log's results report "
+                f"{float(reported)!r} but its {values.size} samples give {ours!r} (relative "
+                f"tolerance {TOLERANCE:g}); the results and samples do not belong together "
+                f"or the log was edited"
+            )
+    if unknown:
+        b.note(f"Inspect metric(s) {', '.join(sorted(unknown))} not recomputed (unknown to "
+               f"Ranger): not checked against the samples")
