@@ -1,10 +1,12 @@
-"""End-to-end IR evaluation speed: ranger_eval vs pytrec_eval-terrier, ir_measures and ranx.
+"""One run, end to end: ranger_eval vs pytrec_eval-terrier, ir_measures and ranx.
 
-    python benchmarks/ir_bench.py [--queries 5000] [--docs 1000] [--max-judged 20] [--repeats 3]
-                                  [--data DIR] [--seed 0] [--shuffle] [--tools ranger_eval,ranx,...]
+    python benchmarks/ir_bench.py [--queries 1500] [--docs 1000] [--max-judged 20] [--repeats 3]
+                                  [--rounds 1] [--data DIR] [--seed 0] [--shuffle]
+                                  [--tools ranger_eval,ranx,...] [--baseline-src DIR]
 
-Workload: a synthetic TREC run (6 columns ``qid Q0 docid rank score tag``; --queries × --docs
-lines, 5,000 × 1,000 by default) and qrels (``qid 0 docid label``; 1 to --max-judged judged
+The single-run counterpart of ir_batch_bench.py (many runs, one qrels). Workload: a synthetic TREC
+run (6 columns ``qid Q0 docid rank score tag``; --queries × --docs lines, 1,500 × 1,000 by
+default, the one-run case of issue 18) and qrels (``qid 0 docid label``; 1 to --max-judged judged
 documents per query, labels 0-3, about 70% of them retrieved by the run, ranked mostly near the
 top, the rest unretrieved). Docids are "doc" + a random integer below 8,000,000 (lengths vary, so
 byte order differs from numeric order); query ids are random integers written in numeric order.
@@ -18,6 +20,12 @@ read qrels + read run + per-query nDCG@10, AP and RR.
   ranger_eval      ranger_eval.ir.evaluate(qrels_path, run_path, ["nDCG@10", "AP", "RR"],
                    missing="zero", score_precision="float64")
   ranger_eval[f32] the same with score_precision="float32" (trec_eval 9 / pytrec_eval ranking)
+  ranger_eval[1 thread]  the same call inside ranger_eval.ir.readers.one_thread(), as each run of
+                   a batch (evaluate_many) is evaluated: pyarrow single-threaded, no helper
+                   threads. Its time over ranger_eval's is what one run gains from the other cores
+  ranger_eval[baseline]  ranger_eval imported from --baseline-src DIR (the ``src`` folder of another
+                   version, e.g. ``git archive 7e6e593~1 src | tar -x -C /tmp/old`` then
+                   ``--baseline-src /tmp/old/src``), to time two versions side by side in one run
   pytrec_eval      pytrec_eval.parse_qrel / parse_run on open files, then
                    RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank"}).evaluate(run)
   ir_measures      read_trec_qrels / read_trec_run, iter_calc([nDCG@10, AP, RR], ...) consumed
@@ -25,7 +33,10 @@ read qrels + read run + per-query nDCG@10, AP and RR.
   ranx             Qrels.from_file, Run.from_file, evaluate(qrels, run, ["ndcg@10", "map", "mrr"],
                    return_mean=False); numba compiles on the first call in a process
 "cold s" is the first call in a fresh process (after the import, which is timed separately),
-"warm s" the best of --repeats further calls in the same process. "peak MB" is the subprocess's
+"warm s" the best of --repeats further calls in the same process. With --rounds N every tool's
+subprocess is started N times, the tools taking turns (round-robin), so that a busy machine
+slows them alike; the best warm time over all rounds is reported, and the speed ratio to
+pytrec_eval of each round. "peak MB" is the subprocess's
 whole peak RSS after all calls (interpreter, libraries, data; nothing subtracted), "1st-call MB"
 the peak right after the cold call (allocators such as Arrow's mimalloc keep freed memory, so
 repeats can raise the peak) and "import MB" the peak right after importing the tool, before any
@@ -37,6 +48,7 @@ match it exactly; float64 ranking may differ where float32 rounding creates ties
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -48,7 +60,9 @@ import time
 from pathlib import Path
 
 MEASURES = ("nDCG@10", "AP", "RR")
-TOOLS = ("ranger_eval", "ranger_eval[f32]", "pytrec_eval", "ir_measures", "ranx")
+TOOLS = ("ranger_eval", "ranger_eval[f32]", "ranger_eval[1 thread]", "ranger_eval[baseline]",
+         "pytrec_eval", "ir_measures", "ranx")
+DEFAULT_TOOLS = tuple(t for t in TOOLS if t != "ranger_eval[baseline]")  # needs --baseline-src
 CORPUS = 8_000_000
 GEN_VERSION = 1  # bump when the generator changes, so cached --data files are regenerated
 
@@ -182,17 +196,24 @@ def _tool(name: str, qrels: str, run: str):
         import ranger_eval.ir as rir
 
         precision = "float32" if name.endswith("[f32]") else "float64"
+        alone = name.endswith("[1 thread]")
+        if alone:  # (not imported otherwise: a --baseline-src version may predate it)
+            from ranger_eval.ir.readers import one_thread
 
         def job():
-            return rir.evaluate(qrels, run, list(MEASURES), missing="zero",
-                                score_precision=precision)
+            with one_thread() if alone else contextlib.nullcontext():
+                return rir.evaluate(qrels, run, list(MEASURES), missing="zero",
+                                    score_precision=precision)
 
         def per_query(df):
             wide = df.pivot(index="query_id", columns="measure", values="value")
             return {str(q): [float(x) for x in row]
                     for q, row in zip(wide.index, wide[list(MEASURES)].to_numpy(), strict=True)}
 
-        return ranger_eval.__version__, job, per_query, f"score_precision={precision}"
+        note = f"score_precision={precision}" + (", one thread" if alone else "")
+        if name.endswith("[baseline]"):
+            note += f", from {Path(ranger_eval.__file__).parents[1]}"
+        return ranger_eval.__version__, job, per_query, note
     if name == "pytrec_eval":
         import pytrec_eval
 
@@ -282,15 +303,35 @@ def worker(name: str, qrels: str, run: str, repeats: int) -> dict:
 # driver
 # --------------------------------------------------------------------------------------------
 
-def _spawn(tool: str, qrels: Path, run: Path, repeats: int) -> dict:
+def _spawn(tool: str, qrels: Path, run: Path, repeats: int, baseline: Path | None = None) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", tool, "--qrels", str(qrels),
            "--run", str(run), "--repeats", str(repeats)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    env = None
+    if tool == "ranger_eval[baseline]":  # that version's package first on the path
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(baseline), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
         return {"tool": tool, "status": "failed", "error": f"exit {proc.returncode}: {tail}"}
     return json.loads(lines[-1])
+
+
+def _merge(rounds: list[dict]) -> dict:
+    """One tool's results over the rounds: every warm time (and each round's best, for the
+    per-round ratios), the fastest import and cold call, the largest peaks."""
+    ok = [r for r in rounds if r["status"] == "ok"]
+    if not ok:
+        return rounds[0]
+    out = dict(ok[0])
+    out["warm_s"] = [w for r in ok for w in r["warm_s"]]
+    out["round_best"] = [min(r["warm_s"]) for r in ok]
+    for key in ("import_s", "cold_s"):
+        out[key] = min(r[key] for r in ok)
+    for key in ("import_mb", "cold_mb", "peak_mb"):
+        out[key] = max(r[key] for r in ok)
+    return out
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -301,7 +342,7 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
-def report(results: list[dict], meta: dict, repeats: int) -> None:
+def report(results: list[dict], meta: dict, repeats: int, rounds: int = 1) -> None:
     import numpy as np
 
     ok = {r["tool"]: r for r in results if r["status"] == "ok"}
@@ -322,7 +363,8 @@ def report(results: list[dict], meta: dict, repeats: int) -> None:
           f"({meta['run_mb']} MB), {meta['qrels_lines']:,} qrels lines "
           f"({meta['judged_in_run']:,} judged docs retrieved), adjacent score ties: "
           f"{meta['adjacent_ties_f64']:,} (float64) / {meta['adjacent_ties_f32']:,} (float32); "
-          f"shuffle={p['shuffle']}, seed={p['seed']}; warm = best of {repeats}")
+          f"shuffle={p['shuffle']}, seed={p['seed']}; warm = best of {repeats} x {rounds} "
+          f"round(s)")
     print(_table(rows, ["tool", "version", "import s", "import MB", "cold s", "warm s (best)",
                         "1st-call MB", "peak MB", "vs ranger_eval (warm)", "note"]))
     if base_warm:
@@ -332,6 +374,17 @@ def report(results: list[dict], meta: dict, repeats: int) -> None:
                 speedup = min(ok[peer]["warm_s"]) / base_warm
                 print(f"  ranger_eval vs {peer:<12} {speedup:6.2f}x faster  (target >= {target:.0f}x)"
                       f"  {'MET' if speedup >= target else 'NOT MET'}")
+                pairs = zip(ok[peer].get("round_best", []), base.get("round_best", []),
+                            strict=False)
+                each = [f"{a / b:.2f}x" for a, b in pairs]
+                if len(each) > 1:
+                    print(f"    per round: {' '.join(each)}")
+        for name, what in (("ranger_eval[1 thread]", "one run on every core vs in one thread "
+                                                      "(as each run of a batch)"),
+                           ("ranger_eval[baseline]", "ranger_eval vs ranger_eval[baseline]")):
+            if name in ok and ok[name]["warm_s"]:
+                print(f"  {what}: {min(ok[name]['warm_s']) / base_warm:.2f}x "
+                      f"(its time / ranger_eval's)")
         if "pytrec_eval" in ok:
             for key, what in (("peak_mb", "peak RSS"), ("cold_mb", "peak RSS after 1st call")):
                 a, b = base[key], ok["pytrec_eval"][key]
@@ -376,15 +429,19 @@ def _agreement_row(name: str, pq: dict, ref: dict) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--queries", type=int, default=5000)
+    ap.add_argument("--queries", type=int, default=1500)
     ap.add_argument("--docs", type=int, default=1000)
     ap.add_argument("--max-judged", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3, help="warm calls after the cold one")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="start every tool's subprocess this many times, the tools taking turns")
+    ap.add_argument("--baseline-src", type=Path, default=None,
+                    help="src folder of another ranger_eval version: adds ranger_eval[baseline]")
     ap.add_argument("--data", type=Path, default=None, help="folder for (reused) run/qrels files")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--shuffle", action="store_true", help="write run lines in random order")
-    ap.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of " +
-                    ", ".join(TOOLS))
+    ap.add_argument("--tools", default=None, help="comma-separated subset of " +
+                    ", ".join(TOOLS) + " (default: all; ranger_eval[baseline] with --baseline-src)")
     ap.add_argument("--json", type=Path, default=None, help="also write raw results (no per-query)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--qrels", help=argparse.SUPPRESS)
@@ -393,22 +450,29 @@ def main(argv: list[str] | None = None) -> None:
     if a.worker:
         print(json.dumps(worker(a.worker, a.qrels, a.run, a.repeats)))
         return
-    tools = [t.strip() for t in a.tools.split(",") if t.strip()]
+    default = TOOLS if a.baseline_src is not None else DEFAULT_TOOLS
+    tools = [t.strip() for t in (a.tools or ",".join(default)).split(",") if t.strip()]
     unknown = [t for t in tools if t not in TOOLS]
     if unknown:
         ap.error(f"unknown tool(s) {unknown}; choose from {', '.join(TOOLS)}")
-    if a.repeats < 1 or a.queries < 1 or a.docs < 1 or a.max_judged < 1:
-        ap.error("--repeats, --queries, --docs and --max-judged must be positive")
+    if "ranger_eval[baseline]" in tools and (a.baseline_src is None
+                                             or not (a.baseline_src / "ranger_eval").is_dir()):
+        ap.error("ranger_eval[baseline] needs --baseline-src DIR, a folder holding ranger_eval/")
+    if min(a.repeats, a.rounds, a.queries, a.docs, a.max_judged) < 1:
+        ap.error("--repeats, --rounds, --queries, --docs and --max-judged must be positive")
     folder = a.data if a.data is not None else Path(tempfile.mkdtemp(prefix="ir_bench_"))
     try:
         t = time.perf_counter()
         qrels, run, meta = generate(folder, a.queries, a.docs, a.max_judged, a.seed, a.shuffle)
         print(f"data in {folder} ({time.perf_counter() - t:.1f} s)", flush=True)
-        results = []
-        for tool in tools:
-            print(f"running {tool} ...", flush=True)
-            results.append(_spawn(tool, qrels, run, a.repeats))
-        report(results, meta, a.repeats)
+        by_tool: dict[str, list[dict]] = {t: [] for t in tools}
+        for i in range(a.rounds):
+            for tool in tools:
+                print(f"running {tool}" + (f" (round {i + 1}/{a.rounds})" if a.rounds > 1 else "")
+                      + " ...", flush=True)
+                by_tool[tool].append(_spawn(tool, qrels, run, a.repeats, a.baseline_src))
+        results = [_merge(by_tool[t]) for t in tools]
+        report(results, meta, a.repeats, a.rounds)
         if a.json is not None:
             slim = [{k: v for k, v in r.items() if k != "per_query"} for r in results]
             a.json.write_text(json.dumps({"meta": meta, "results": slim}, indent=1))
