@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranger_eval.effects import MEASURES, EffectSizeError, effect_size, effect_sizes
 from ranger_eval.errors import ScoresError
@@ -182,3 +184,53 @@ def test_many_datasets_are_fast_enough_to_be_linear():
     assert eff.k == 3000 and np.all(np.isfinite(eff.yi)) and np.all(eff.vi > 0)
     p = scores.pair("d2999", "B", "A")
     assert eff.yi[eff.names.index("d2999")] == effect_size(p.treatment, p.control, "SMD").yi
+
+
+_KINDS = ("random", "identical", "shift", "const", "tiny")
+
+
+@st.composite
+def _mixed_tables(draw: st.DrawFn) -> pd.DataFrame:
+    """Datasets of random, identical, shifted, constant-control and too-small (n = 2) scores."""
+    kinds = draw(st.lists(st.sampled_from(_KINDS), min_size=1, max_size=8))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d, kind in enumerate(kinds):
+        n = 2 if kind == "tiny" else int(rng.integers(4, 12))
+        a = rng.normal(size=n)
+        b = {"identical": a, "shift": a + 0.5, "const": rng.normal(size=n)}.get(
+            kind, rng.normal(size=n))
+        if kind == "const":
+            a = np.full(n, 0.25)
+        rows += [(f"d{d}", "A", f"q{i}", float(a[i])) for i in range(n)]
+        rows += [(f"d{d}", "B", f"q{i}", float(b[i])) for i in range(n)]
+    return pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(frame=_mixed_tables(), measure=st.sampled_from(MEASURES))
+def test_drop_keeps_exactly_the_well_defined_datasets(frame, measure):
+    """degenerate='drop' = effect_size on each dataset alone, minus those it refuses or gives
+    vi = 0; 'error' raises iff effect_size refuses one, naming every refused dataset."""
+    scores = Scores(frame)
+    ref = dict(zip(scores.datasets, _one_by_one(scores, measure), strict=True))
+    refused = [d for d, r in ref.items() if isinstance(r, str)]
+    left_out = [d for d, r in ref.items() if isinstance(r, str) or r[1] == 0.0]
+    kept = [d for d in scores.datasets if d not in left_out]
+    if refused:
+        with pytest.raises(EffectSizeError) as info:
+            effect_sizes(scores, "B", "A", measure=measure)
+        assert all(f"'{d}' (" in str(info.value) for d in refused)
+    if not kept:
+        with pytest.raises(EffectSizeError, match="none is left"):
+            effect_sizes(scores, "B", "A", measure=measure, degenerate="drop")
+        return
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        eff = effect_sizes(scores, "B", "A", measure=measure, degenerate="drop")
+    assert eff.names == tuple(kept) and list(eff.skipped) == left_out
+    assert len(rec) == (1 if left_out else 0)
+    for i, d in enumerate(kept):
+        assert (eff.yi[i], eff.vi[i], eff.mean_treatment[i], eff.mean_control[i],
+                eff.n[i]) == ref[d]
