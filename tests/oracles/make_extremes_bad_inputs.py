@@ -86,7 +86,8 @@ def checks_for(test, scale, nres=10000):
                     "text": f"re:{re.escape(key)}[^,]*,[^,]*,{d},.*,{re.escape(r.test)},[^,]*,{p},"}})
     return out
 
-def case(num, name, desc, scale, test=None, extra_args=(), cls="degenerate", nres=10000):
+def case(num, name, desc, scale, test=None, extra_args=(), cls="degenerate", nres=10000,
+         timeout=None):
     folder = ROOT / f"{num}-{name}"
     df = BASE.assign(value=BASE["value"] * scale)
     write_csv(folder / "scores.csv", df)
@@ -97,13 +98,15 @@ def case(num, name, desc, scale, test=None, extra_args=(), cls="degenerate", nre
     spec = {"description": desc, "class": cls, "command": cmd,
             "expect": {"ok": True, "checks": [{"exists": "{out}/comparison.csv"}] +
                        checks_for(test or "auto", scale, nres)}}
+    if timeout is not None:  # scipy's exact Wilcoxon with ties enumerates 2^12 sign vectors
+        spec["timeout"] = timeout
     (folder / "case.yaml").write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100))
 
 case(340, "compare-scores-times-1e-300", "Every score × 1e-300: paired-t p-values equal the unscaled ones (were 0), differences scale by 1e-300.", 1e-300)
 case(341, "compare-scores-times-1e300", "Every score × 1e300: paired-t p-values equal the unscaled ones (were 1), differences scale by 1e300.", 1e300)
 case(342, "compare-welch-times-1e-150", "Welch's test on scores × 1e-150: p-values equal the unscaled ones (they moved at 1e-150).", 1e-150, "welch")
 case(343, "compare-welch-times-1e300", "Welch's test on scores × 1e300.", 1e300, "welch")
-case(344, "compare-wilcoxon-times-2-997", "Wilcoxon on scores × 2^-997 (about 7.5e-301; a power of two keeps every tie and zero of the differences): same ranks, same p-values.", 2.0 ** -997, "wilcoxon")
+case(344, "compare-wilcoxon-times-2-997", "Wilcoxon on scores × 2^-997 (about 7.5e-301; a power of two keeps every tie and zero of the differences): same ranks, same p-values.", 2.0 ** -997, "wilcoxon", timeout=90)
 case(345, "compare-permutation-times-1e300", "Paired permutation test on scores × 1e300: same counts, same p-values.", 1e300, "permutation")
 case(346, "compare-sign-times-1e-300", "Sign test on scores × 1e-300.", 1e-300, "sign")
 top = float(BASE["value"].abs().max())
@@ -201,5 +204,5 @@ raw_case(359, "api-lazy-duckdb-times-1e300", None, {
                "    np.testing.assert_allclose(got['pvalue'], want['pvalue'], rtol=1e-12)\n"
                "    np.testing.assert_allclose(got['diff'] / 1e300, want['diff'], rtol=1e-9)\n"),
     "expect": {"ok": True}})
-case(360, "compare-wilcoxon-at-float-max", "Wilcoxon on scores × 2^1020 (up to 1.79e308; some differences do not fit in float64): the p-values and differences of the unscaled scores (× 2^1020).", 2.0 ** 1020, "wilcoxon")
+case(360, "compare-wilcoxon-at-float-max", "Wilcoxon on scores × 2^1020 (up to 1.79e308; some differences do not fit in float64): the p-values and differences of the unscaled scores (× 2^1020).", 2.0 ** 1020, "wilcoxon", timeout=90)
 case(361, "compare-bootstrap-at-float-max", "Paired bootstrap on scores × 2^1019 (up to 8.9e307, squares overflow): the unscaled p-values.", 2.0 ** 1019, "bootstrap", ["--n-resamples", "999"], nres=999)
