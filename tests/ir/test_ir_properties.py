@@ -138,3 +138,51 @@ def test_equals_pytrec_eval_on_random_tied_runs(data) -> None:
     for q, per in expected.items():
         for trec_name, v in per.items():
             assert got[(q, names[trec_name])] == pytest.approx(v, abs=1e-12), (q, trec_name)
+
+
+@st.composite
+def pair_lists(draw):
+    """Rows of (query code, docid) over few queries and docs (repeats likely), in query stretches
+    or interleaved, and a hash width from 1 to 64 bits (narrow hashes collide often)."""
+    n_queries = draw(st.integers(1, 6))
+    rows = draw(st.lists(st.tuples(st.integers(0, n_queries - 1), st.integers(0, 12)),
+                         min_size=1, max_size=120))
+    if draw(st.booleans()):
+        rows.sort(key=lambda r: r[0])  # each query's rows together: the block path
+    first: dict[int, int] = {}
+    for q, _ in rows:  # codes in order of first appearance, as the readers number them
+        first.setdefault(q, len(first))
+    return [(first[q], f"d{d}") for q, d in rows], draw(st.integers(1, 64))
+
+
+@SETTINGS
+@given(pair_lists(), st.integers(1, 16))
+def test_duplicate_check_finds_the_first_repeat_whatever_the_blocks(data, block) -> None:
+    """_duplicate_pair answers as a plain scan for the first repeated (query, docid) does,
+    with sort blocks of any size, on helper threads or inline (one_thread), whatever hash
+    collisions (hashes cut to a few bits) and query order."""
+    import contextlib
+    from unittest import mock
+
+    import pyarrow as pa
+
+    from ranger_eval.ir import readers
+
+    rows, bits = data
+    qcodes = np.array([q for q, _ in rows], dtype=np.int32)
+    docs = pa.array([d for _, d in rows])
+    qids = pa.array([str(q) for q in range(int(qcodes.max()) + 1)])
+    pairs = readers.pair_hash(readers.hash_strings(qids)[qcodes], docs)
+    if bits < 64:
+        pairs &= np.uint64((1 << bits) - 1)
+    seen: dict[tuple[int, str], int] = {}
+    expected = None
+    for i, key in enumerate(rows):
+        if key in seen:
+            expected = (seen[key], i)
+            break
+        seen[key] = i
+    with mock.patch.object(readers, "_SORT_BLOCK", block):
+        for inline in (False, True):
+            with readers.one_thread() if inline else contextlib.nullcontext():
+                assert readers._duplicate_pair(qcodes, docs, pairs) == expected
