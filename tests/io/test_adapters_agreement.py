@@ -199,3 +199,68 @@ def test_inspect_doctored_results_are_an_error(tmp_path, metric):
     msg = str(exc.value)
     for part in ("doctored.json", repr(entry["name"]), repr(metric), repr(true + 0.01)):
         assert part in msg, (part, msg)
+
+
+# ----------------------------------------------------------------------------- HELM
+HELM = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "eval_logs" / \
+    "helm_mmlu_philosophy_gpt2"
+needs_helm = pytest.mark.skipif(not HELM.is_dir(), reason=f"HELM corpus run not found: {HELM}")
+
+
+@needs_helm
+def test_helm_stats_json_recomputed_from_the_instances():
+    """Every stat of stats.json (split test, unperturbed) that per_instance_stats.json holds is
+    the mean of its per-instance means (HELM's MetricStat merge: Σ sum / Σ count)."""
+    with pytest.warns(UserWarning) as caught:
+        res = load_adapter(HELM)
+    assert [str(w.message).split(": ", 1)[1] for w in caught] == [  # the only note
+        "1 instance(s) of split 'valid' not read (split='test'; pass split='valid' to read them)"]
+    per_instance = json.loads((HELM / "per_instance_stats.json").read_text())
+    stats = json.loads((HELM / "stats.json").read_text())
+    checked = 0
+    for stat in stats:
+        name = stat["name"]
+        if name["split"] != "test" or "perturbation" in name or name["name"] not in set(
+                res.scores.metrics):
+            continue
+        values = [st["sum"] / st["count"] for e in per_instance for st in e["stats"]
+                  if st["name"] == name and st["count"]]
+        assert abs(sum(values) / len(values) - stat["mean"]) <= 1e-12
+        ours = res.scores.frame.query("metric == @name['name']")["value"].mean()
+        assert abs(ours - stat["mean"]) <= 1e-12
+        checked += 1
+    assert checked == len(res.scores.metrics) == 9
+
+
+def _helm_copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "helm_run"
+    shutil.copytree(HELM, dest)
+    return dest
+
+
+@needs_helm
+def test_helm_doctored_stats_json_is_an_error(tmp_path):
+    run = _helm_copy(tmp_path)
+    stats = json.loads((run / "stats.json").read_text())
+    target = next(s for s in stats if s["name"] == {"name": "exact_match", "split": "test"})
+    target["mean"] = 0.5
+    (run / "stats.json").write_text(json.dumps(stats))
+    with pytest.raises(InputError) as exc:
+        load_adapter(run)
+    msg = str(exc.value)
+    for part in ("stats.json", "'exact_match'", "0.5", "0.1111111111111111", "9 instance"):
+        assert part in msg, (part, msg)
+
+
+@needs_helm
+def test_helm_partial_per_instance_stats_warns(tmp_path):
+    run = _helm_copy(tmp_path)
+    entries = json.loads((run / "per_instance_stats.json").read_text())
+    test_ids = [e["instance_id"] for e in entries
+                if any(st["name"]["split"] == "test" for st in e["stats"])]
+    kept = [e for e in entries if e["instance_id"] != test_ids[0]]
+    (run / "per_instance_stats.json").write_text(json.dumps(kept))
+    with pytest.warns(UserWarning, match=r"reports 9 instance\(s\) on split 'test' but "
+                                         r"per_instance_stats.json holds 8"):
+        res = load_adapter(run)
+    assert len(set(res.scores.frame["item"])) == 8

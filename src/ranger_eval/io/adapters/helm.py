@@ -168,28 +168,69 @@ def read(path: str | Path, *, split: str = "test",
     if wanted is not None and wanted - found_metrics:
         raise InputError(f"{stats_path}: no stat named {', '.join(sorted(wanted - found_metrics))}"
                          f" on split {split!r}")
-    _report(b, folder / "stats.json", dataset, system, split)
+    n_scored = _report(b, folder / "stats.json", dataset, system, split)
     res = b.result()
     if res.scores is None:
         raise InputError(f"{stats_path}: no per-instance scores on split {split!r}; expected "
                          f"{EXPECTED}")
-    return res
+    in_split = {str(e["instance_id"]) for _, e in entries if any(
+        isinstance(st, dict) and isinstance(st.get("name"), dict)
+        and st["name"].get("split") == split for st in e["stats"])}
+    _check_agreement(b, res, folder / "stats.json", split, n_scored, len(in_split))
+    return AdapterResult(format=res.format, source=res.source, scores=res.scores,
+                         reported=res.reported, notes=tuple(b.notes))
 
 
-def _report(b: Builder, path: Path, dataset: str, system: str, split: str) -> None:
-    if not path.is_file():
+#: Relative tolerance of the agreement check: stats.json holds full-precision floats.
+TOLERANCE = 1e-9
+
+
+def _check_agreement(b: Builder, res: AdapterResult, stats: Path, split: str,
+                     n_scored: int | None, n_read: int) -> None:
+    """stats.json's mean of each stat is the mean over instances of the per-instance means
+    (over train trials: the mean of the per-trial means); recompute it from the instances
+    read. A mismatch on a complete run is an error; a partial per_instance_stats.json (fewer
+    instances than stats.json's ``num_instances``) is noted and not checked."""
+    if n_scored is not None and n_read < n_scored:
+        b.note(f"{stats.name} reports {n_scored} instance(s) on split {split!r} but "
+               f"per_instance_stats.json holds {n_read}: a partial run folder; HELM's "
+               f"aggregates cover all {n_scored} and are not checked against the {n_read}")
         return
+    agree = res.agreement()
+    for m, reported, ours, n in zip(agree["metric"], agree["reported"], agree["ours"],
+                                    agree["n_items"], strict=True):
+        if not abs(ours - reported) <= TOLERANCE * max(1.0, abs(reported)):
+            raise InputError(
+                f"{stats}: stat {m!r} (split {split!r}): HELM reports mean {reported!r} but "
+                f"the {n} instance(s) of per_instance_stats.json give {ours!r} (relative "
+                f"tolerance {TOLERANCE:g}); the files do not belong to one run or one was "
+                f"edited"
+            )
+
+
+def _report(b: Builder, path: Path, dataset: str, system: str, split: str) -> int | None:
+    """Record stats.json's aggregates; returns its ``num_instances`` of ``split`` (None when
+    it does not say)."""
+    if not path.is_file():
+        return None
     try:
         stats = load_json(path, expected="HELM's stats.json")
     except InputError as exc:
         b.note(f"{path.name} not read ({exc}): HELM's aggregates not read")
-        return
+        return None
+    n_scored: int | None = None
     for stat in stats if isinstance(stats, list) else []:
         name = stat.get("name") if isinstance(stat, dict) else None
         if not isinstance(name, dict) or name.get("split") != split:
             continue
+        if name.get("name") == "num_instances" and name.get("perturbation") is None:
+            mean = stat.get("mean")
+            if isinstance(mean, (int, float)) and not isinstance(mean, bool) and float(
+                    mean).is_integer():
+                n_scored = int(mean)
         if name.get("perturbation") is not None and name["perturbation"].get(
                 "computed_on") != "perturbed":
             continue  # "worst"/"original" aggregates are not means of per-instance rows
         metric = str(name.get("name")) + _suffix(name, None)
         b.report(dataset, system, metric, "mean", stat.get("mean"), True)
+    return n_scored

@@ -256,8 +256,7 @@ def read(path: str | Path) -> AdapterResult:
     if res.scores is None:
         raise InputError(f"{path}: no scored samples (the log has {len(raw)} samples); "
                          f"expected {EXPECTED} written with samples")
-    _check_results(b, res, log.header.get("results"), len(raw) - unscored,
-                   not multi or mean_reduced)
+    _check_results(b, res, log.header.get("results"), len(raw), not multi or mean_reduced)
     return AdapterResult(format=res.format, source=res.source, scores=res.scores,
                          reported=res.reported, notes=tuple(b.notes))
 
