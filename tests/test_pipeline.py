@@ -636,6 +636,11 @@ def test_yaml_logs_under_a_system_and_task(tmp_path):
     with pytest.raises(ConfigError, match=r"systems\.base\.files\.yn: .*plain\.eval has no "
                                           r"metric 'accuracy' \(its metrics: includes\)"):
         run_compare(cfg, tmp_path / "c", figures="none")
+    cfg.write_text(f"tasks: [yn]\nsystems:\n  base: {{files: {{yn: {ev}/plain.eval}}, "
+                   f"value_column: acc}}\n  cot: {{files: {{yn: {ev}/cot.eval}}}}\n")
+    with pytest.raises(ConfigError, match=r"systems\.base\.value_column: not used for "
+                                          r"plain\.eval, an evaluation log"):
+        run_compare(cfg, tmp_path / "c", figures="none")
 
 
 def test_yaml_log_naming_is_validated(tmp_path):

@@ -578,9 +578,15 @@ def _log_task_frame(exp: Experiment, path: Path, task_id: str, sys_id: str) -> p
     system is ``sys_id``; the dataset is ``task_id`` (the log's own task of that name, or its
     only one); with ``metric:`` only that metric."""
     cfg = exp.config
+    where = f"{exp.source}: systems.{sys_id}.files.{task_id}: {path}"
+    sys_cfg = cfg.systems[sys_id]
+    columns = {k for k in ("item_column", "value_column") if k in sys_cfg.model_fields_set}
+    if columns:
+        raise ConfigError(f"{exp.source}: systems.{sys_id}.{sorted(columns)[0]}: not used for "
+                          f"{path.name}, an evaluation log (its items and values are the "
+                          f"log's own); remove the key")
     frame = read_scores(path, cfg.format, system=sys_id).frame
     datasets = list(dict.fromkeys(frame["dataset"].astype(str)))
-    where = f"{exp.source}: systems.{sys_id}.files.{task_id}: {path}"
     if task_id in datasets:
         frame = frame[frame["dataset"].astype(str) == task_id]
     elif len(datasets) > 1:
