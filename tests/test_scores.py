@@ -45,7 +45,7 @@ def test_non_numeric_value_names_row_and_item():
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_values_are_rejected(bad):
-    with pytest.raises(ScoresError, match="non-numeric|non-finite"):
+    with pytest.raises(ScoresError, match="missing value|non-finite"):
         Scores(_table([1.0, bad], [1.0, 2.0]))
 
 

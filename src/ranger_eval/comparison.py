@@ -98,6 +98,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ._frames import as_frame
 from ._version import __version__
 from .atomic import write_text
 from .errors import (
@@ -109,7 +110,7 @@ from .errors import (
     check_level,
 )
 from .formatting import preview as _preview
-from .scores import Scores, items_only_in
+from .scores import KEY_COLUMNS, Scores, items_only_in
 from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
@@ -1796,10 +1797,9 @@ def compare(
         )
     from .stats import effect_label
 
-    if isinstance(scores, pd.DataFrame):
-        scores = Scores(scores)
-    if not isinstance(scores, Scores):
-        raise CompareError(f"compare expects Scores or a DataFrame, got {type(scores).__name__}")
+    if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors
+        scores = Scores(as_frame(scores, what="compare", error=CompareError,
+                                 index_columns=KEY_COLUMNS))
     declared = declared_set_metrics(scores) if metric_fn is None else {}
     if declared:
         return _compare_declared(

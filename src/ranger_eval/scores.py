@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._frames import as_frame, float_values, id_strings
 from .errors import ScoresError
 from .formatting import preview as _preview
 
@@ -37,6 +38,8 @@ LABEL = "label"
 PREDICTION = "prediction"
 DEFAULT_METRIC = "score"
 MISSING_POLICIES = ("error", "intersect")
+#: identifier columns; index levels with these names become columns (``df.reset_index()``)
+KEY_COLUMNS = ("dataset", "system", "metric", "item", "seed")
 
 
 @dataclass(frozen=True)
@@ -210,7 +213,10 @@ class Scores:
     """Validated tidy per-item scores.
 
     ``Scores(df)`` needs columns ``dataset, system, item, value`` and optionally ``metric`` (defaults
-    to ``"score"``) and ``seed``. Other columns are kept as metadata. Identifier columns are stored
+    to ``"score"``) and ``seed``. Other columns are kept as metadata. ``df`` may also be a pyarrow
+    or polars table, a numpy structured array or a dict of columns, and the key columns may be
+    index levels (:mod:`ranger_eval._frames` gives the rules: ids become exact strings, values
+    exact float64). Identifier columns are stored
     as strings; ``value`` as float64. Order of first appearance of datasets, systems and metrics is
     remembered for display.
 
@@ -218,7 +224,7 @@ class Scores:
     (dataset, system, metric, item[, seed]) keys, naming the offending rows.
     """
 
-    def __init__(self, data: pd.DataFrame | Scores, *, source: str | None = None) -> None:
+    def __init__(self, data: pd.DataFrame | Scores | object, *, source: str | None = None) -> None:
         #: factorised key columns (codes, uniques in order of first appearance), kept from the
         #: duplicate check for :meth:`pair_all`
         self._codes: dict[str, tuple[np.ndarray, pd.Index]] = {}
@@ -226,8 +232,7 @@ class Scores:
             self._df: pd.DataFrame = data._df
             self._codes = data._codes
             return
-        if not isinstance(data, pd.DataFrame):
-            raise ScoresError(f"Scores expects a pandas DataFrame, got {type(data).__name__}")
+        data = as_frame(data, what="Scores", error=ScoresError, index_columns=KEY_COLUMNS)
         where = f" in {source}" if source else ""
         missing = [c for c in REQUIRED if c not in data.columns]
         if missing:
@@ -239,29 +244,21 @@ class Scores:
             df["metric"] = DEFAULT_METRIC
         if df.empty:
             raise ScoresError(f"no scores{where}: the table is empty")
-        for col in ("dataset", "system", "metric", "item"):
-            if df[col].isna().any():
-                row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
-                raise ScoresError(f"empty {col!r} at row {row}{where}")
-            df[col] = df[col].astype(str)
-        key = ["dataset", "system", "metric", "item"]
-        if "seed" in df.columns:
-            if df["seed"].isna().any():
-                row = int(np.flatnonzero(df["seed"].isna().to_numpy())[0])
-                raise ScoresError(f"empty 'seed' at row {row}{where}")
-            df["seed"] = df["seed"].astype(str)
-            key.append("seed")
-        numeric = pd.to_numeric(df["value"], errors="coerce")
-        bad = numeric.isna() & df["value"].notna() | df["value"].isna()
-        if bad.any():
-            rows = np.flatnonzero(bad.to_numpy())
-            r = int(rows[0])
+        key = ["dataset", "system", "metric", "item"] + (["seed"] if "seed" in df.columns else [])
+        for col in key:
+            ids, bad_id = id_strings(df[col])
+            if bad_id is not None:
+                if bad_id.problem == "missing id":
+                    raise ScoresError(f"empty {col!r} at row {bad_id.first}{where}")
+                raise ScoresError(f"column {col!r}: {bad_id.describe()}{where}{bad_id.more()}")
+            df[col] = ids
+        values, bad = float_values(df["value"])
+        if bad is not None:
+            r = bad.first
             raise ScoresError(
-                f"non-numeric value {df['value'].iloc[r]!r} at row {r} (dataset {df['dataset'].iloc[r]!r}, "
-                f"system {df['system'].iloc[r]!r}, item {df['item'].iloc[r]!r}){where}"
-                + (f"; {rows.size} such rows" if rows.size > 1 else "")
+                f"{bad.describe()} (dataset {df['dataset'].iloc[r]!r}, "
+                f"system {df['system'].iloc[r]!r}, item {df['item'].iloc[r]!r}){where}{bad.more()}"
             )
-        values = numeric.to_numpy(dtype=np.float64)
         nonfinite = ~np.isfinite(values)
         if nonfinite.any():
             rows = np.flatnonzero(nonfinite)

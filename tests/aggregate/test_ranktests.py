@@ -408,7 +408,7 @@ def test_lower_is_better_reverses_ranks() -> None:
         (pd.DataFrame({"A": [0.1], "B": [0.2]}, index=["d1"]), {}, "at least 2 datasets"),
         (pd.DataFrame({"A": [0.1, 0.2]}, index=["d1", "d2"]), {}, "at least 2 systems"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": ["x", "y"]}), {}, "system 'B' has non-numeric"),
-        ([[0.1, 0.2]], {}, "must be a pandas DataFrame"),
+        ([[0.1, 0.2]], {}, "rank_test .* expects a pandas DataFrame"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"posthoc": "nemenyl"},
          "did you mean 'nemenyi'"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"posthoc": "holm"},
@@ -422,7 +422,8 @@ def test_lower_is_better_reverses_ranks() -> None:
          "higher_is_better"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"metric": "acc"},
          "only applies to tidy"),
-        (pd.DataFrame([[0.1, 0.2], [0.3, 0.4]], columns=["A", "A"]), {}, "duplicate system"),
+        (pd.DataFrame([[0.1, 0.2], [0.3, 0.4]], columns=["A", "A"]), {},
+         r"duplicated column name\(s\) 'A' \(columns 0, 1\)"),
     ],
 )
 def test_bad_input(table: object, kwargs: dict, match: str) -> None:

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr, ndtr
 
+from .._frames import as_frame, float_values, id_strings
 from .._lazymodule import lazy_module
 from ..errors import AggregateError, check_alpha, check_choice
 from ..signature import Signature, make_signature
@@ -276,13 +277,15 @@ def rank_table(
     if not isinstance(table, pd.DataFrame) and isinstance(getattr(table, "frame", None),
                                                           pd.DataFrame):
         return _from_tidy(table.frame, metric)
-    if not isinstance(table, pd.DataFrame):
-        raise AggregateError(
-            "table must be a pandas DataFrame (rows = datasets, columns = systems), a tidy "
-            "DataFrame with columns dataset, system, value, or a Scores; "
-            f"got {type(table).__name__}"
-        )
-    if {"dataset", "system", "value"} <= set(map(str, table.columns)):
+    # any table-like input (Arrow, polars, structured array …): module _frames' rules
+    table = as_frame(table, what="rank_test (a wide table of datasets × systems, a tidy table "
+                     "or Scores)", error=AggregateError)
+    tidy = {"dataset", "system", "value"}
+    named = {str(n) for n in table.index.names if n is not None}
+    if not tidy <= set(map(str, table.columns)) and tidy <= set(map(str, table.columns)) | named:
+        table = as_frame(table, what="rank_test", error=AggregateError,
+                         index_columns=("dataset", "system", "metric", "item", "seed"))
+    if tidy <= set(map(str, table.columns)):
         return _from_tidy(table, metric)
     if metric is not None:
         raise AggregateError(
@@ -300,36 +303,49 @@ def _from_wide(df: pd.DataFrame) -> pd.DataFrame:
         dup = pd.Index(names)[pd.Index(names).duplicated()].unique()
         if len(dup):
             raise AggregateError(f"duplicate {axis} name(s) in table: {', '.join(map(repr, dup))}")
+    cells = {}
     for col, dtype in df.dtypes.items():
-        if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-            bad = df[col][pd.to_numeric(df[col], errors="coerce").isna()]
-            example = f"; e.g. {bad.iloc[0]!r} on dataset {bad.index[0]!r}" if len(bad) else ""
+        if pd.api.types.is_bool_dtype(dtype):
             raise AggregateError(
-                f"system {col!r} has non-numeric scores (dtype {df[col].dtype}){example}; "
-                "the table must hold one number per dataset (row) and system (column)"
+                f"system {col!r} has non-numeric scores (dtype {dtype}); the table must hold "
+                "one number per dataset (row) and system (column)"
             )
-    return _check_cells(df.astype(float))
+        values, bad = float_values(df[col])
+        if bad is not None and bad.problem != "missing value":  # missing: _check_cells names it
+            raise AggregateError(
+                f"system {col!r} has non-numeric scores (dtype {dtype}): {bad.problem} "
+                f"{bad.shown} on dataset {df.index[bad.first]!r}{bad.more()}; the table must "
+                "hold one number per dataset (row) and system (column)"
+            )
+        cells[col] = values
+    return _check_cells(pd.DataFrame(cells, index=df.index, columns=df.columns))
 
 
 def _from_tidy(df: pd.DataFrame, metric: str | None) -> pd.DataFrame:
     df = df.copy()
     df.columns = [str(c) for c in df.columns]
-    for col in ("dataset", "system"):
-        if df[col].isna().any():
-            row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
-            raise AggregateError(f"empty {col!r} at row {row} of the tidy table")
-        df[col] = df[col].astype(str)
-    values = pd.to_numeric(df["value"], errors="coerce")
-    if values.isna().any():
-        row = int(np.flatnonzero(values.isna().to_numpy())[0])
+    used = ("dataset", "system", "metric") + (
+        ("item", "seed") if {"item", "seed"} <= set(df.columns) else ())
+    for col in used:
+        if col not in df.columns:
+            continue
+        ids, bad_id = id_strings(df[col])
+        if bad_id is not None:
+            if bad_id.problem == "missing id":
+                raise AggregateError(f"empty {col!r} at row {bad_id.first} of the tidy table")
+            raise AggregateError(f"column {col!r} of the tidy table: {bad_id.describe()}"
+                                 f"{bad_id.more()}")
+        df[col] = ids
+    values, bad = float_values(df["value"])
+    if bad is not None:
+        row = bad.first
         raise AggregateError(
-            f"non-numeric or missing value {df['value'].iloc[row]!r} at row {row} (dataset "
+            f"non-numeric or missing value: {bad.describe()} (dataset "
             f"{df['dataset'].iloc[row]!r}, system {df['system'].iloc[row]!r}); "
-            "values must be numbers"
+            f"values must be numbers{bad.more()}"
         )
-    df["value"] = values.astype(float)
+    df["value"] = values
     if "metric" in df.columns:
-        df["metric"] = df["metric"].astype(str)
         if metric is not None:
             known = list(pd.unique(df["metric"]))
             if str(metric) not in known:

@@ -42,7 +42,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import IRError
+from .._frames import as_frame, float_values, id_strings
+from ..errors import IRError, TrecFormatError
 from ..progress import progress_bar
 from ..signature import Signature, make_signature
 from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError, NoCommonTopicsError
@@ -117,11 +118,45 @@ class PreparedQrels:
         return np.bincount(t[m], weights=g[m] / np.log2(rank[m] + 2.0), minlength=self.n_topics)
 
 
+_ID_COLUMNS = ("query_id", "qid", "doc_id", "docid")
+_VALUE_COLUMNS = {"run": ("score",), "qrels": ("relevance", "label", "rel")}
+
+
+def _table_input(src: object, kind: str) -> object:
+    """A table-like run or qrels (DataFrame, Arrow, polars, structured array, dict of columns)
+    as a pandas DataFrame whose id columns hold exact strings and whose value columns hold
+    float64 (rules in :mod:`ranger_eval._frames`: ``1.0`` → ``'1'``, categoricals by label,
+    nullable dtypes exact); paths and parsed tables pass through. Bad cells raise
+    :class:`TrecFormatError` naming the row (0-based), column and value."""
+    if isinstance(src, (str, os.PathLike, RunTable, QrelsTable, PreparedQrels)):
+        return src
+    frame = as_frame(src, what=f"ir.evaluate: the {kind}", error=TrecFormatError,
+                     index_columns=_ID_COLUMNS)
+    changed: dict[str, pd.Series | np.ndarray] = {}
+    for col in (c for c in _ID_COLUMNS if c in frame.columns):
+        ids, bad = id_strings(frame[col])
+        if bad is not None:
+            problem = "missing" if bad.problem == "missing id" else bad.problem
+            raise TrecFormatError(f"<DataFrame> row {bad.first}: {col}: {problem} "
+                                  f"{bad.shown}{bad.more()}")
+        changed[col] = ids
+    for col in (c for c in _VALUE_COLUMNS[kind] if c in frame.columns):
+        values, bad_value = float_values(frame[col])
+        if bad_value is not None:
+            what = "score" if kind == "run" else "relevance label"
+            raise TrecFormatError(f"<DataFrame> row {bad_value.first}: {what} is not a number: "
+                                  f"{bad_value.shown} ({bad_value.problem}, column {col!r})"
+                                  f"{bad_value.more()}")
+        changed[col] = values
+    return frame.assign(**changed)
+
+
 def prepare_qrels(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels) -> PreparedQrels:
-    """Read (if needed) and encode qrels once, for repeated evaluations."""
+    """Read (if needed) and encode qrels once, for repeated evaluations. ``qrels`` may be any
+    table-like input (:func:`_table_input`)."""
     if isinstance(qrels, PreparedQrels):
         return qrels
-    t = load_qrels(qrels)
+    t = load_qrels(_table_input(qrels, "qrels"))  # type: ignore[arg-type]
     qenc = pc.dictionary_encode(t.query_id)
     order = pc.sort_indices(qenc.dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
@@ -564,7 +599,7 @@ def _load_side_by_side(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQre
     with helper_pool(1) as pool:
         prepared = pool.submit(prepare_qrels, qrels)
         try:
-            table = load_run(run)
+            table = load_run(_table_input(run, "run"))  # type: ignore[arg-type]
         except BaseException as exc:  # noqa: BLE001 (raised below, after the qrels' own error)
             failed = exc
         q = prepared.result()
@@ -612,7 +647,8 @@ def evaluate_many(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
     def one(system: str, run: PathLike | pd.DataFrame | RunTable) -> tuple[pd.DataFrame, _Notes]:
         notes: _Notes = []
         with one_thread() if parallel else contextlib.nullcontext():
-            df = _evaluate_table(q, load_run(run), ms, missing, score_precision, max_docs,
+            df = _evaluate_table(q, load_run(_table_input(run, "run")),  # type: ignore[arg-type]
+                                 ms, missing, score_precision, max_docs,
                                  relevance_level, allow_no_overlap, notes)
         df.insert(0, "system", system)
         return df, notes
