@@ -2,7 +2,7 @@
 
     python benchmarks/large_scores_bench.py [--systems 10] [--datasets 10] [--items 1000000]
                                             [--data /tmp/ranger_large] [--seed 0]
-                                            [--mode all|engines|pipeline] [--slice 200000]
+                                            [--mode all|engines|pipeline|dask] [--slice 200000]
                                             [--json results.json]
 
 The benchmark writes its own data: a tidy Parquet file (dataset, system, metric, item, value;
@@ -21,6 +21,14 @@ system-pair) paired sufficient statistics (n, Σd, centred Σ(d − mean)², min
 * DuckDB, self-join on (dataset, metric, item) with system_a < system_b, GROUP BY the pair;
 * Polars (streaming engine), the same pivot as a lazy group_by;
 * Polars (streaming engine), the same self-join.
+
+``--mode dask`` (issue 18) times the same pipeline on the two engines of ``ranger_eval.lazy``:
+DuckDB on this machine (``open_scores(path)``) and Dask on a ``distributed.LocalCluster`` of
+``--dask-workers`` worker processes with one thread each (``open_scores(path, engine="dask",
+client=client)``; cluster start-up is timed apart). Its CPU time adds the workers' (they are
+children of the measuring process, reaped before it reads ``RUSAGE_CHILDREN``); its peak memory
+is the client's and, apart, the largest worker's. Both engines' comparison tables are checked
+to agree at 1e-9 relative.
 
 ``--mode pipeline`` (step 3) times ``open_scores(path).compare(test="auto")`` (paired t on all
 45 pairs × 10 datasets, Holm–Šídák), ``effect_sizes`` + ``meta_analysis`` (REML) — each phase's
@@ -211,7 +219,7 @@ def _cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_ours(path: str) -> dict:
+def run_ours(path: str, engine: str = "duckdb", client: object = None) -> dict:
     import scipy.stats  # noqa: F401  (imports are not part of the scan)
     import statsmodels.stats.multitest  # noqa: F401
 
@@ -220,7 +228,7 @@ def run_ours(path: str) -> dict:
 
     out: dict = {}
     t, c = time.perf_counter(), _cpu_s()
-    lazy = open_scores(path)
+    lazy = open_scores(path, engine=engine, client=client)
     out.update(open_s=time.perf_counter() - t, open_cpu_s=_cpu_s() - c, open_peak_mb=_peak_mb())
     t, c = time.perf_counter(), _cpu_s()
     comp = rg.compare(lazy, test="auto")
@@ -235,7 +243,32 @@ def run_ours(path: str) -> dict:
                total_cpu_s=out["open_cpu_s"] + out["compare_cpu_s"] + out["meta_cpu_s"],
                rows=len(comp.table), tests=list(comp.tests_used),
                meta_estimate=float(res.estimate),
-               significant=int(comp.table["significant"].sum()))
+               significant=int(comp.table["significant"].sum()),
+               pvalues=comp.table["pvalue"].tolist())
+    return out
+
+
+def run_ours_dask(path: str, workers: int) -> dict:
+    """The pipeline on the Dask engine, on a LocalCluster of ``workers`` processes."""
+    import warnings
+
+    import dask.dataframe  # noqa: F401  (imports are not part of the scan, as for DuckDB)
+    import distributed
+
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=workers, processes=True,
+                                           threads_per_worker=1, dashboard_address=None)
+        client = distributed.Client(cluster)
+    startup = time.perf_counter() - t
+    try:
+        out = run_ours(path, engine="dask", client=client)
+        worker_peak = max(client.run(_peak_mb).values())
+    finally:
+        client.close()
+        cluster.close()
+    out.update(cluster_start_s=startup, worker_peak_mb=worker_peak)
     return out
 
 
@@ -271,6 +304,9 @@ def worker(args: argparse.Namespace) -> None:
     elif args.worker == "ours":
         out = run_ours(path)
         out["seconds"] = out["total_s"]
+    elif args.worker == "ours-dask":
+        out = run_ours_dask(path, args.dask_workers)
+        out["seconds"] = out["total_s"]
     elif args.worker == "pandas-slice":
         out = run_pandas_slice(path, args.slice, args.items)
         out["seconds"] = out["extrapolated_s"]
@@ -280,7 +316,8 @@ def worker(args: argparse.Namespace) -> None:
     else:
         raise SystemExit(f"unknown worker {args.worker!r}")
     out["peak_mb"] = _peak_mb()
-    out["cpu_s"] = _cpu_s() - c
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out["cpu_s"] = _cpu_s() - c + children.ru_utime + children.ru_stime  # + reaped workers
     out["load_avg"] = os.getloadavg()[0]
     print(json.dumps(out))
 
@@ -288,7 +325,8 @@ def worker(args: argparse.Namespace) -> None:
 def _spawn(args: argparse.Namespace, name: str, timeout: float) -> dict:
     cmd = [sys.executable, __file__, "--worker", name, "--systems", str(args.systems),
            "--datasets", str(args.datasets), "--items", str(args.items), "--data", args.data,
-           "--seed", str(args.seed), "--slice", str(args.slice)]
+           "--seed", str(args.seed), "--slice", str(args.slice),
+           "--dask-workers", str(args.dask_workers)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -302,7 +340,7 @@ def _versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {}
-    for p in ("ranger-eval", "duckdb", "polars", "pandas", "pyarrow"):
+    for p in ("ranger-eval", "duckdb", "polars", "pandas", "pyarrow", "dask", "distributed"):
         try:
             out[p] = version(p)
         except PackageNotFoundError:
@@ -317,7 +355,8 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=1_000_000)
     ap.add_argument("--data", default="/tmp/ranger_large")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--mode", choices=("all", "engines", "pipeline"), default="all")
+    ap.add_argument("--mode", choices=("all", "engines", "pipeline", "dask"), default="all")
+    ap.add_argument("--dask-workers", type=int, default=2)
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--peers", default="naive-sql,pandas-slice",
                     help="comma-separated peers of --mode pipeline (naive-sql needs ~11 GB)")
@@ -377,6 +416,28 @@ def main() -> None:
                 print(f"ratio {peer} / ours: {other / ours:.2f}× wall"
                       + (f", {results[peer]['cpu_s'] / results['ours']['total_cpu_s']:.2f}× CPU"
                          if peer != "pandas-slice" else ""))
+    if args.mode == "dask":
+        print(f"\nranger_eval.lazy engines: open + compare (all pairs) + effect sizes + meta; "
+              f"Dask on a LocalCluster of {args.dask_workers} worker processes")
+        print(f"{'engine':<16}{'seconds':>10}{'CPU s':>10}{'peak MB':>10}{'load':>7}  notes")
+        for name in ("ours", "ours-dask"):
+            r = results[name] = _spawn(args, name, args.timeout)
+            if "error" in r:
+                print(f"{name:<16}  {r['error']}")
+                continue
+            note = (f"open {r['open_s']:.1f} s, compare {r['compare_s']:.1f} s, effect sizes + "
+                    f"meta {r['meta_s']:.2f} s")
+            if name == "ours-dask":
+                note += (f"; cluster start {r['cluster_start_s']:.1f} s (not counted), largest "
+                         f"worker {r['worker_peak_mb']:.0f} MB")
+            print(f"{'duckdb' if name == 'ours' else 'dask':<16}{r['seconds']:>10.1f}"
+                  f"{r['cpu_s']:>10.1f}{r['peak_mb']:>10.0f}{r['load_avg']:>7.1f}  {note}")
+        a, b = results["ours"].get("pvalues"), results["ours-dask"].get("pvalues")
+        if a and b:
+            import numpy as np
+
+            np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-300)
+            print(f"the {len(a)} p-values of both engines agree at 1e-9 relative")
     if args.json:
         Path(args.json).write_text(json.dumps({"versions": _versions(), "results": results}, indent=2))
 

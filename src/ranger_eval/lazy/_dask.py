@@ -156,20 +156,41 @@ def _frame_part(df: pd.DataFrame, has_metric: bool, has_seed: bool, extra: tuple
 
 
 # --------------------------------------------------------------------------- per-partition work
+def _factor(col: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """Codes 0..K−1 of a key column (hash-based, Arrow's for Arrow strings) and its K values in
+    order of first appearance; a missing value is one more code, for ``None``."""
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    values: list[Any] = list(uniques)
+    missing = codes < 0
+    if missing.any():
+        codes[missing] = len(values)
+        values.append(None)
+    return codes, values
+
+
 def _catalog_part(p: pd.DataFrame, has_seed: bool) -> pd.DataFrame:
     """Per dataset × metric × system of one partition: rows, null values, non-finite values, null
-    items and seeds, and the first row."""
+    items and seeds, and the first row (grouped on integer codes: no string hashing per row
+    beyond one factorisation of each key column)."""
     value = p["value"].to_numpy()
     vnull = p["_vnull"].to_numpy()
+    (cd, vd), (cm, vm), (cs, vs) = (_factor(p[c]) for c in ("dataset", "metric", "system"))
+    key = (cd * len(vm) + cm) * len(vs) + cs
     frame = pd.DataFrame({
-        "dataset": p["dataset"], "metric": p["metric"], "system": p["system"],
-        "n_null_value": vnull, "n_nonfinite": ~vnull & ~np.isfinite(value),
-        "n_null_item": p["item"].isna(),
-        "n_null_seed": p["seed"].isna() if has_seed else False, "first_row": p["_row"]})
-    out = frame.groupby(["dataset", "metric", "system"], dropna=False, sort=False).agg(
+        "key": key, "n_null_value": vnull, "n_nonfinite": ~vnull & ~np.isfinite(value),
+        "n_null_item": p["item"].isna().to_numpy(),
+        "n_null_seed": p["seed"].isna().to_numpy() if has_seed else False,
+        "first_row": p["_row"].to_numpy()})
+    out = frame.groupby("key", sort=False).agg(
         rows=("first_row", "size"), n_null_value=("n_null_value", "sum"),
         n_nonfinite=("n_nonfinite", "sum"), n_null_item=("n_null_item", "sum"),
-        n_null_seed=("n_null_seed", "sum"), first_row=("first_row", "min")).reset_index()
+        n_null_seed=("n_null_seed", "sum"), first_row=("first_row", "min"))
+    k = out.index.to_numpy()
+    out.insert(0, "system", pd.array([vs[i] for i in k % len(vs)], dtype="str"))
+    out.insert(0, "metric", pd.array([vm[i] for i in k // len(vs) % len(vm)], dtype="str"))
+    out.insert(0, "dataset", pd.array([vd[i] for i in k // len(vs) // len(vm)], dtype="str"))
+    out = out.reset_index(drop=True)
     out["part"] = int(p["_part"].iloc[0]) if len(p) else -1
     return out.astype({c: np.int64 for c in ("rows", "n_null_value", "n_nonfinite",
                                              "n_null_item", "n_null_seed", "first_row", "part")})
@@ -186,16 +207,16 @@ def _encode(p: pd.DataFrame, datasets: pd.Index, metrics: pd.Index, systems: pd.
             group_of: np.ndarray, keep: np.ndarray, has_seed: bool) -> pd.DataFrame:
     """Rows as (group code, system code, item, value[, seed]); only the (group, system) cells
     that ``keep`` marks."""
-    d = datasets.get_indexer(pd.Index(p["dataset"]))
-    m = metrics.get_indexer(pd.Index(p["metric"]))
-    s = systems.get_indexer(pd.Index(p["system"]))
+    def codes(col: str, known: pd.Index) -> np.ndarray:
+        local, values = _factor(p[col])
+        return np.asarray(known.get_indexer(pd.Index(values, dtype=object)))[local]
+
+    d, m, s = codes("dataset", datasets), codes("metric", metrics), codes("system", systems)
     g = group_of[d, m]
     ok = (g >= 0) & keep[np.maximum(g, 0), s]
-    out = pd.DataFrame({"_g": g[ok].astype(np.int32), "_s": s[ok].astype(np.int32),
-                        "item": p["item"].to_numpy()[ok], "value": p["value"].to_numpy()[ok]})
-    if has_seed:
-        out["seed"] = p["seed"].to_numpy()[ok]
-    return out
+    rows = p.loc[ok, ["item", "value", *(["seed"] if has_seed else [])]]
+    return pd.concat([pd.DataFrame({"_g": g[ok].astype(np.int32), "_s": s[ok].astype(np.int32)},
+                                   index=rows.index), rows], axis=1).reset_index(drop=True)
 
 
 def _statistics_part(p: pd.DataFrame, order: tuple[tuple[int, ...], ...], has_seed: bool
@@ -525,7 +546,8 @@ class DaskScores(LazyScores):
         cols = ["dataset", "metric", "system", "item", "value"] + (["seed"] if has_seed else [])
         coded = self._norm[cols].map_partitions(_encode, datasets, metrics, systems, group_of,
                                                 keep, has_seed, meta=meta)
-        shuffled = coded.shuffle(on=["_g", "item"], npartitions=max(1, coded.npartitions))
+        shuffled = (coded if coded.npartitions == 1  # already together
+                    else coded.shuffle(on=["_g", "item"], npartitions=coded.npartitions))
         stat_meta = pd.DataFrame({c: pd.Series(dtype=float) for c in _STAT_COLUMNS})
         (parts,) = self._compute(shuffled.map_partitions(_statistics_part, tuple(order),
                                                          has_seed, meta=stat_meta))
