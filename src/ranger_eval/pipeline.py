@@ -633,6 +633,10 @@ def collect_scores(
         inputs = ([(p, k) for k, paths in logs.items() for p in paths] if logs
                   else exp.score_inputs)
         scores = _read_inputs(inputs, cfg.format, cfg.system_from)
+        if cfg.metric is not None and cfg.metric not in scores.metrics:
+            from .io.adapters import check_corpus_metrics
+
+            check_corpus_metrics([p for p, _ in inputs], [cfg.metric], cfg.format)
         left_out: dict[str, str] = {}
         if cfg.metric is not None and cfg.metric in scores.metrics:
             scores, left_out = only_metrics(scores, [cfg.metric], stacklevel=3)
@@ -1152,6 +1156,10 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
         return _experiment_scores(exp, metrics), exp
     scores = read_scores(path, format, system_from=_checked_system_from(system_from))
     if metrics:
+        if any(m not in scores.metrics for m in metrics):
+            from .io.adapters import check_corpus_metrics
+
+            check_corpus_metrics([path], metrics, format)
         scores, _ = only_metrics(scores, metrics)
     return scores, None
 

@@ -19,6 +19,7 @@ and what was skipped). The format is recognised from the content (:func:`sniff`)
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ __all__ = [
     "REPORTED_COLUMNS",
     "SYSTEM_SOURCES",
     "AdapterResult",
+    "check_corpus_metrics",
     "check_doc_hashes",
     "check_system_from",
     "detect",
@@ -185,3 +187,37 @@ def read_adapters(paths: Iterable[str | Path], format: str | None = None,
     scores = concat_inputs(frames, inputs)
     check_doc_hashes(scores.frame, f"{len(frames)} inputs")
     return scores
+
+
+def check_corpus_metrics(paths: Iterable[str | Path], metrics: Iterable[str],
+                         format: str | None = None) -> None:
+    """Refuse a requested metric that an input holds only as a corpus-level metric no
+    set-level metric computes (lm-eval ``perplexity``, ``chrf``, ``ter``, ``brier_score`` …:
+    left out of the scores with a note): an :class:`InputError` naming the metric, the file,
+    the tool's aggregation and what to do, instead of "unknown metric". Inputs that are not an
+    evaluation tool's output, or cannot be read, are passed over (the caller reads them)."""
+    wanted = [str(m) for m in metrics]
+    for path in paths:
+        try:
+            fmt = normalize_format(format, path) if format not in (None, "auto") else (
+                input_format(path))
+            if fmt is None or fmt not in _READERS:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                corpus = load_adapter(path, fmt).corpus
+        except InputError:
+            continue
+        if corpus is None:
+            continue
+        left = corpus[corpus["set_metric"].isna()]
+        for m in wanted:
+            aggs = sorted(set(left.loc[left["metric"] == m, "aggregation"].astype(str)))
+            if aggs:
+                raise InputError(
+                    f"{path}: metric {m!r} is corpus-level ({fmt} aggregation "
+                    f"{', '.join(aggs)}: not a mean of per-item values) and none of Ranger's "
+                    f"set-level metrics computes it, so it cannot be compared or meta-analysed "
+                    f"from this log; choose a per-item or set-level metric, or test it in "
+                    f"Python with a metric_fn callable on load_adapter(path).corpus"
+                )

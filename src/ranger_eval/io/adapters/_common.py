@@ -134,8 +134,9 @@ class Builder:
         self.corpus = Rows(CORPUS_COLUMNS + tuple(c for c in self.extra if c not in CORPUS_COLUMNS))
         self.reported = Rows(REPORTED_COLUMNS)
         self.notes: list[str] = []
-        #: (dataset, system) whose log holds every item the tool scored (agreement checks).
-        self.complete: set[tuple[str, str]] = set()
+        #: (dataset, system) whose log holds every item the tool scored → the file holding the
+        #: tool's aggregates (agreement checks).
+        self.complete: dict[tuple[str, str], Path] = {}
 
     def note(self, message: str) -> None:
         """Record (and warn about) something skipped or dropped."""

@@ -455,7 +455,7 @@ def read(path: str | Path, *, check_doc_hash: bool = True) -> AdapterResult:
             task = _Task(results, task_name)
             n_docs = _read_samples(b, sp, task, system, check_doc_hash, assumed)
             complete = task.n_effective is None or n_docs == task.n_effective
-            _report(b, task, system, assumed, complete)
+            _report(b, task, system, assumed, complete, rp)
     for rp in without_samples:
         b.note(f"{rp} has no samples files beside it (run without --log_samples): not read")
     if assumed:
@@ -478,7 +478,8 @@ def read(path: str | Path, *, check_doc_hash: bool = True) -> AdapterResult:
                          notes=tuple(b.notes))
 
 
-def _report(b: Builder, task: _Task, system: str, assumed: set[str], complete: bool) -> None:
+def _report(b: Builder, task: _Task, system: str, assumed: set[str], complete: bool,
+            results_path: Path) -> None:
     """The results file's aggregates; comparable only when the samples file is complete
     (the agreement check then recomputes every one it knows)."""
     for key, value in task.keys.items():
@@ -494,7 +495,7 @@ def _report(b: Builder, task: _Task, system: str, assumed: set[str], complete: b
         comparable = complete and (agg in MEAN_AGGREGATIONS or f"{task.name}/{name}" in assumed)
         b.report(task.name, system, name, agg or "aggregate", value, comparable)
         if complete:
-            b.complete.add((task.name, system))
+            b.complete[task.name, system] = results_path
 
 
 def _weighted(items: list[Any]) -> tuple[float, float]:
@@ -607,7 +608,7 @@ def _check_agreement(b: Builder, res: AdapterResult) -> None:
         tol = TOLERANCE.get(str(agg), DEFAULT_TOLERANCE)
         if not abs(ours - float(reported)) <= tol * max(1.0, abs(float(reported))):
             raise InputError(
-                f"{b.path}: task {d!r}, system {s!r}, metric {m!r}: lm-eval's results file "
+                f"{b.complete[d, s]}: task {d!r}, system {s!r}, metric {m!r}: this results file "
                 f"reports {float(reported)!r} ({agg} of {len(items)} samples) but the samples "
                 f"give {ours!r} (relative tolerance {tol:g}); the samples and results files "
                 f"do not belong together or one was edited"
