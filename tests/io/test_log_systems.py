@@ -260,3 +260,56 @@ def test_logs_combine_exactly_when_their_system_names_differ(tmp_path_factory, n
         with pytest.raises(InputError, match=rf"log{i}\.json and .*log{j}\.json both hold .*"
                                              rf"system '{first}'"):
             concat_inputs(frames, paths)
+
+
+# ---------------------------------------------------------------- lm-eval: runs of one model
+LMEVAL = Path(__file__).resolve().parents[1] / "oracles" / "lmeval_logs"
+
+
+def _two_runs_of_one_model(tmp_path: Path) -> Path:
+    """An lm-eval output folder with two runs (results files) of one model: a real run of
+    lm-eval 0.4's dummy model and a copy of it under another date."""
+    src = next(LMEVAL.glob("dummy-a/*/results_*.json"))
+    date = src.stem.removeprefix("results_")
+    out = tmp_path / "out" / "dummy-a"
+    out.mkdir(parents=True)
+    for f in src.parent.iterdir():
+        shutil.copy(f, out / f.name)
+        shutil.copy(f, out / f.name.replace(date, "2030-01-01T00-00-00.000000"))
+    return tmp_path / "out"
+
+
+def test_lmeval_runs_are_named_by_date_file_or_config():
+    if not LMEVAL.is_dir():
+        pytest.skip("no lm-eval fixtures")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        base = read_scores(LMEVAL)
+        assert set(read_scores(LMEVAL, system_from="file").systems) == {"dummy-a", "dummy-b"}
+        dates = {p.stem.removeprefix("results_") for p in LMEVAL.glob("*/*/results_*.json")}
+        assert set(read_scores(LMEVAL, system_from="run_id").systems) == dates
+        seeds = read_scores(LMEVAL, system_from="config.random_seed")
+        named = read_scores(LMEVAL, system_from="model_args.pretrained")
+    assert set(named.systems) == {"pretrained=dummy-a", "pretrained=dummy-b"}
+    # the values are the same whatever the names
+    for frame in (seeds.frame, named.frame):
+        assert np.array_equal(np.sort(frame["value"].to_numpy()),
+                              np.sort(base.frame["value"].to_numpy()))
+
+
+def test_two_lmeval_runs_of_one_model_name_both_results_files(tmp_path):
+    if not LMEVAL.is_dir():
+        pytest.skip("no lm-eval fixtures")
+    out = _two_runs_of_one_model(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(InputError) as info:
+            read_scores(out)
+        text = str(info.value)
+        assert "results_2030-01-01T00-00-00.000000.json both hold" in text
+        assert "system 'dummy-a'" in text and "--system-from run_id" in text
+        s = read_scores(out, system_from="run_id")
+    assert len(s.systems) == 2 and "2030-01-01T00-00-00.000000" in s.systems
+    a, b = (s.frame[s.frame["system"] == n].sort_values(["dataset", "metric", "item"])
+            for n in s.systems)
+    assert np.array_equal(a["value"].to_numpy(), b["value"].to_numpy())

@@ -410,7 +410,7 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
     if format is None or format == "auto":
         detected = adapters.input_format(path)
         if detected is not None:
-            return adapters.read_adapter(path, detected, system=system, system_from=sources)
+            return _read_runs(path, detected, system, sources)
         if path.is_dir():
             return _read_folder(path, format, system, sources)
     if any(s not in ("model", "file") for s in sources):
@@ -425,6 +425,28 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
                              f"; one name ({name!r}) cannot stand for them all")
         scores = Scores(scores.frame.assign(system=name), source=str(path))
     return scores
+
+
+def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str]) -> Scores:
+    """One tool output; an lm-eval folder of several runs (results files) is read run by run
+    when their systems are named (``system``/``system_from``), or when two runs hold one key
+    (then the error names both results files and the ``system_from`` that tells them apart)."""
+    from . import adapters
+
+    runs = adapters.run_inputs(path, fmt)
+    named = system is not None or any(s != "model" for s in sources)
+    if len(runs) > 1 and named:
+        scores = read_scores(runs, fmt, system=system, system_from=sources)
+        adapters.check_doc_hashes(scores.frame, str(path))
+        return scores
+    try:
+        return adapters.read_adapter(path, fmt, system=system, system_from=sources)
+    except InputError as exc:
+        if len(runs) < 2 or "share a key" not in str(exc):
+            raise
+        frames = [adapters.read_adapter(r, fmt).frame for r in runs]
+        shared = adapters.shared_key_error(frames, runs)
+        raise (shared or exc) from None
 
 
 def _read_folder(folder: Path, format: str | None, system: str | None,

@@ -30,7 +30,14 @@ from ...errors import InputError, suggest
 from ...scores import Scores
 from . import beir, helm, inspectai, lmeval, pyterrier, trec_eval, tsml
 from ._common import CORPUS_COLUMNS, REPORTED_COLUMNS, AdapterResult
-from ._naming import SYSTEM_SOURCES, check_system_from, concat_inputs, name_systems
+from ._naming import (
+    SYSTEM_SOURCES,
+    check_system_from,
+    concat_inputs,
+    name_systems,
+    run_inputs,
+    shared_key_error,
+)
 from ._sniff import EXTENSIONS, detect, folder_inputs, input_format
 from .beir import read_beir_run
 from .inspectai import value_to_float
@@ -54,6 +61,8 @@ __all__ = [
     "read_adapter",
     "read_adapters",
     "read_beir_run",
+    "run_inputs",
+    "shared_key_error",
     "sniff",
     "value_to_float",
 ]

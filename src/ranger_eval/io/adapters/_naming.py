@@ -11,8 +11,10 @@ Sources (one, or several joined with a space, e.g. ``["model", "task_args.cot"]`
 source                      value                                                  formats
 ==========================  =====================================================  =========
 ``model``                   the model name (the default)                           all
-``file``                    the input's file name without extension (folder name)  all
-``run_id``                  ``eval.run_id``                                        inspect
+``file``                    the input's file name without extension (folder name;  all
+                            lm-eval: the folder of the results file)
+``run_id``                  ``eval.run_id``; lm-eval: the results file's date      inspect,
+                            (``results_<date>.json``: one run)                     lm-eval
 ``task``                    ``eval.task``                                          inspect
 ``task_args.<key>``         ``eval.task_args[key]`` (``-T key=value``)             inspect
 ``model_args.<key>``        Inspect ``eval.model_args[key]`` (``-M``); lm-eval     inspect,
@@ -104,7 +106,10 @@ def _lmeval_fields(path: Path) -> list[tuple[str, dict[str, Any]]]:
         args = config.get("model_args")
         if isinstance(args, str):
             args = dict(p.split("=", 1) for p in args.split(",") if "=" in p)
-        out.append((model, {"model": model, "model_args": args, "config": config}))
+        date = lmeval.RESULTS_RE.match(rp.name)
+        out.append((model, {"model": model, "model_args": args, "config": config,
+                            "run_id": date.group(1) if date else None,
+                            "file": rp.parent.name}))
     return out
 
 
@@ -132,6 +137,16 @@ def log_fields(path: Path, fmt: str) -> list[tuple[str, dict[str, Any]]]:
     return reader(path) if reader is not None else []
 
 
+def run_inputs(path: Path, fmt: str) -> list[Path]:
+    """The runs of one input that can be named one by one: the results files (with samples)
+    of an lm-eval output folder; ``[path]`` for every other input."""
+    if fmt != "lm-eval" or not path.is_dir():
+        return [path]
+    from . import lmeval
+
+    return list(dict.fromkeys(rp for rp, _, _ in lmeval._pairs(path, [])))
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
                                                            default=str)
@@ -139,7 +154,7 @@ def _text(value: Any) -> str:
 
 def _value(path: Path, fmt: str, fields: dict[str, Any], source: str) -> str:
     if source == "file":
-        name = path.name
+        name = str(fields.get("file") or path.name)
         for suffix in (".gz", ".eval", ".json", ".jsonl", ".txt", ".tsv", ".csv"):
             name = name.removesuffix(suffix)
         return name
