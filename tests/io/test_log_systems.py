@@ -313,3 +313,18 @@ def test_two_lmeval_runs_of_one_model_name_both_results_files(tmp_path):
     a, b = (s.frame[s.frame["system"] == n].sort_values(["dataset", "metric", "item"])
             for n in s.systems)
     assert np.array_equal(a["value"].to_numpy(), b["value"].to_numpy())
+
+
+def test_a_json_file_no_adapter_knows_says_logs_are_recognised_by_content(tmp_path):
+    """A ``.json`` that is no tool's output (here Inspect's ``logs.json`` listing) under a
+    system's task: the error says which logs are recognised, and how."""
+    from ranger_eval.io.tables import read_item_scores
+
+    listing = tmp_path / "logs.json"
+    listing.write_text('{"a.eval": {"status": "success"}}')
+    with pytest.raises(InputError, match=r"logs\.json: unknown file type '\.json' .*evaluation "
+                                         r"logs .* are recognised by their content, and this "
+                                         r"file is none"):
+        read_item_scores(listing)
+    with pytest.raises(InputError, match=r"logs\.json: unknown file type"):
+        read_scores(listing)

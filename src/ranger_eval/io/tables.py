@@ -133,7 +133,9 @@ def _read_frame(path: Path, extra_ids: tuple[str, ...] = ()) -> pd.DataFrame:
                          f"({text[0][:200] if text else type(exc).__name__})") from None
     raise InputError(
         f"{path}: unknown file type {suffix!r} (use .txt, .csv, .tsv, .jsonl or .parquet, "
-        f"optionally gzip-compressed as .csv.gz ...)"
+        f"optionally gzip-compressed as .csv.gz ...; evaluation logs — Inspect .eval/.json, "
+        f"lm-eval, HELM … — are recognised by their content, and this file is none: see "
+        f"docs/adapters.md)"
     )
 
 
