@@ -15,6 +15,7 @@ command line prints them once, in one format.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import warnings
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from html import escape as _html_escape
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -1262,6 +1264,45 @@ def compare_figure(kind: str, comp: Comparison, dataset: Any = None, metric: Any
     raise ValueError(f"compare_figure: unknown figure {kind!r}")
 
 
+#: Above this many dataset × metric groups, the human-readable tables of ``compare``
+#: (comparison.md/.tex/.html, leaderboard.md/.tex) show the first ones only and no figure is
+#: drawn, with a warning and a note in each file, as ``meta`` caps its forest plot
+#: (:data:`FOREST_MAX_ROWS`); comparison.csv (data, not a report) stays complete.
+REPORT_MAX_GROUPS = 200
+
+
+def _capped_comparison(comp: Comparison) -> tuple[Comparison, list[tuple[Any, Any]], str | None]:
+    """(the comparison the human reports show, every dataset × metric group in order, the note
+    saying what was left out or ``None``): above :data:`REPORT_MAX_GROUPS` groups, the first
+    ones (rows of the table and means of those groups, numbers unchanged: p-values stay
+    adjusted over every test), with a warning."""
+    means = comp.means
+    key = pd.MultiIndex.from_arrays([means["dataset"], means["metric"]])
+    first = ~key.duplicated()
+    groups = list(zip(means["dataset"][first], means["metric"][first], strict=True))
+    if len(groups) <= REPORT_MAX_GROUPS:
+        return comp, groups, None
+    keep = pd.MultiIndex.from_tuples(groups[:REPORT_MAX_GROUPS])
+    rows = pd.MultiIndex.from_arrays([comp.table["dataset"], comp.table["metric"]]).isin(keep)
+    note = (f"Showing the first {REPORT_MAX_GROUPS} of {len(groups):,} dataset × metric groups "
+            f"({int(rows.sum()):,} of {len(comp.table):,} comparisons; p-values adjusted over "
+            "all of them); the complete table is comparison.csv. No figures are drawn above "
+            f"{REPORT_MAX_GROUPS} groups.")
+    warnings.warn(f"reports capped: {len(groups):,} dataset × metric groups (more than "
+                  f"{REPORT_MAX_GROUPS} cannot be read); comparison.md/.tex/.html and the "
+                  "leaderboard show the first "
+                  f"{REPORT_MAX_GROUPS}, no figures are drawn; comparison.csv is complete",
+                  stacklevel=3)
+    shown = dataclasses.replace(comp, table=comp.table[rows].reset_index(drop=True),
+                                means=means[key.isin(keep)].reset_index(drop=True))
+    return shown, groups, note
+
+
+def _flush_written(out: OutputFolder, start: int) -> list[Path]:
+    out.flush()
+    return out.written[start:]
+
+
 def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
     """Tables (CSV, Markdown, LaTeX, HTML), the leaderboard and the figures of a comparison:
     ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric (suffixed with both when
@@ -1270,14 +1311,25 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
 
     start = len(out.written)
     out.text("comparison.csv", report.to_csv(comp))
-    out.text("comparison.md", report.to_markdown(comp))
-    out.text("comparison.tex", report.to_latex(comp))
-    out.text("comparison.html", report.to_html(comp))
-    board = comp.leaderboard()
-    out.text("leaderboard.md", report.to_markdown(board))
-    out.text("leaderboard.tex", report.to_latex(board))
+    shown, groups, note = _capped_comparison(comp)
+    out.text("comparison.md", report.to_markdown(shown) + ("" if note is None else
+                                                          f"\n{note}\n"))
+    out.text("comparison.tex", ("" if note is None else f"% {note}\n")
+             + report.to_latex(shown))
+    html_table = report.to_html(shown)
+    if note is not None:
+        html_note = f"<p>{_html_escape(note)}</p>\n"
+        html_table = (html_table.replace("</body>", html_note + "</body>", 1)
+                      if "</body>" in html_table else html_table + html_note)
+    out.text("comparison.html", html_table)
+    board = shown.leaderboard()
+    out.text("leaderboard.md", report.to_markdown(board) + ("" if note is None else
+                                                            f"\n{note}\n"))
+    out.text("leaderboard.tex", ("" if note is None else f"% {note}\n")
+             + report.to_latex(board))
 
-    groups = list(dict.fromkeys(zip(comp.means["dataset"], comp.means["metric"], strict=True)))
+    if note is not None:
+        return _flush_written(out, start)
     several = len(groups) > 1
     used: set[str] = set()
     for dataset, metric in groups:
@@ -1323,7 +1375,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         else:
             scores, _ = load_scores_input(input, metrics, format, system_from)
         comp = compare(scores, **settings)
-    write_compare_outputs(comp, folder)
+        write_compare_outputs(comp, folder)
     caught += finish_outputs(folder, str(comp.signature), command, html)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
 
