@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import ranger_eval as rg
@@ -108,6 +110,18 @@ def test_lmeval_cli_compare_and_meta_report_lm_evals_f1(tmp_path):
     assert close(eff["mean_treatment"], reported["ranger_yesno", "dummy-b", "f1"], "f1")
     assert close(eff["yi"], reported["ranger_yesno", "dummy-b", "f1"]
                  - reported["ranger_yesno", "dummy-a", "f1"], "f1")
+
+
+def test_lmeval_effect_sizes_api_uses_the_declared_set_metric():
+    """rg.effect_sizes on the adapter's scores, metric="f1", no metric_fn: lm-eval's f1."""
+    reported = lmeval_reported()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = read_adapter(LMEVAL)
+    eff = rg.effect_sizes(scores, treatment="dummy-b", control="dummy-a", metric="f1",
+                          datasets=["ranger_yesno"], n_resamples=200)
+    want = reported["ranger_yesno", "dummy-b", "f1"] - reported["ranger_yesno", "dummy-a", "f1"]
+    assert close(float(eff.yi[0]), want, "f1")
 
 
 def _copy(tmp_path: Path, system: str = "dummy-a") -> Path:
@@ -264,3 +278,38 @@ def test_helm_partial_per_instance_stats_warns(tmp_path):
                                          r"per_instance_stats.json holds 8"):
         res = load_adapter(run)
     assert len(set(res.scores.frame["item"])) == 8
+
+
+# ----------------------------------------------------------------------------- properties
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=2, max_size=60))
+def test_tool_aggregate_f1_mcc_are_sklearns(pairs):
+    """lm-eval's f1 / matthews_corrcoef aggregations are sklearn's on the (gold, pred) pairs."""
+    from sklearn.metrics import f1_score, matthews_corrcoef
+
+    golds, preds = zip(*pairs, strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # sklearn warns on an undefined F1 (it returns 0)
+        want_f1 = f1_score(golds, preds, zero_division=0)
+        want_mcc = matthews_corrcoef(golds, preds)
+    assert abs(tool_aggregate("f1", [list(p) for p in pairs]) - want_f1) <= 1e-12
+    assert abs(tool_aggregate("matthews_corrcoef", [list(p) for p in pairs]) - want_mcc) <= 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(-50, 0), st.integers(1, 200)), min_size=1, max_size=40))
+def test_tool_aggregate_perplexities_follow_lm_evals_formulas(items):
+    """perplexity = exp(-mean ll); weighted_perplexity = exp(-Σll/Σn); bits_per_byte =
+    -Σll/Σn/ln 2 (lm_eval/api/metrics.py), invariant to the order of the samples."""
+    import math
+
+    ll = [x for x, _ in items]
+    n = [k for _, k in items]
+    assert math.isclose(tool_aggregate("perplexity", ll), math.exp(-sum(ll) / len(ll)),
+                        rel_tol=1e-12)
+    rows = [list(x) for x in items]
+    wp = tool_aggregate("weighted_perplexity", rows)
+    assert math.isclose(wp, math.exp(-sum(ll) / sum(n)), rel_tol=1e-12)
+    assert math.isclose(tool_aggregate("weighted_perplexity", rows[::-1]), wp, rel_tol=1e-12)
+    assert math.isclose(tool_aggregate("bits_per_byte", rows),
+                        -sum(ll) / sum(n) / math.log(2), rel_tol=1e-12, abs_tol=1e-15)

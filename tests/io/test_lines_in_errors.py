@@ -58,3 +58,21 @@ def test_rank_tables_name_file_and_line(tmp_path):
     tidy.write_text("dataset,system,value\nnq,bm25,0.3\nnq,\t,0.4\n")
     with pytest.raises(InputError, match=r"tidy\.csv:3: blank \('\\t'\) 'system'"):
         read_rank_input(tidy)
+
+
+@pytest.mark.parametrize("body, where", [
+    ("scores: s.csv\nmeta:\n  control: A\n  treatment: B\n  seeds: some\n", "e.yaml:5: meta.seeds"),
+    ("scores: s.csv\nlevel: 1.5\nmeta: {control: A, treatment: B}\n", "e.yaml:2: level"),
+    ("scores: s.csv\nmeta:\n  method: XYZ\n  control: A\n  treatment: B\n", "e.yaml:3: method"),
+    ("tasks: [t]\nsystems:\n  x:\n    files: {t: a.txt}\n    item_colum: id\n",
+     "e.yaml:5: systems.x.item_colum"),
+])
+def test_yaml_value_errors_name_line_and_key(tmp_path, body, where):
+    from ranger_eval.errors import ConfigError
+    from ranger_eval.io import load_experiment
+
+    (tmp_path / "e.yaml").write_text(body)
+    with pytest.raises(ConfigError) as info:
+        load_experiment(tmp_path / "e.yaml")
+    assert f"{tmp_path / where}:" in str(info.value)
+    assert "meta_" not in str(info.value)

@@ -396,11 +396,44 @@ def _normalise_case(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _key_line(path: Path, parts: list[str]) -> int | None:
+    """The line of the YAML key at ``parts`` (``["meta", "seeds"]``; a top-level meta-analysis
+    key may also stand under ``meta:``) in ``path``, or None (not found, not a YAML file). Read
+    again on error only, from the node tree's marks."""
+    if not parts or path.suffix.lower() not in (".yaml", ".yml"):
+        return None
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    candidates = [parts] + ([["meta", *parts]] if parts[0] in META_KEYS else [])
+    for candidate in candidates:
+        current, line = node, None
+        for part in candidate:
+            if isinstance(current, yaml.MappingNode):
+                hit = next(((k, v) for k, v in current.value if str(k.value) == part), None)
+                if hit is None:
+                    break
+                line, current = hit[0].start_mark.line + 1, hit[1]
+            elif isinstance(current, yaml.SequenceNode) and part.isdigit() \
+                    and int(part) < len(current.value):
+                current = current.value[int(part)]
+                line = current.start_mark.line + 1
+            else:
+                break
+        else:
+            return line
+    return None
+
+
 def _format_validation(path: Path, exc: ValidationError, options: frozenset[str] = frozenset()) -> str:
     """One line per error (at most 5): the key (``meta.method``) or option (``--method``) and why."""
     msgs = []
     for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        parts = [str(p) for p in err["loc"]]
+        if parts and parts[0].startswith("meta_"):  # ``meta:`` section keys, stored prefixed
+            parts = ["meta", parts[0].removeprefix("meta_"), *parts[1:]]
+        loc = ".".join(parts) or "(top level)"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
@@ -409,7 +442,9 @@ def _format_validation(path: Path, exc: ValidationError, options: frozenset[str]
         if "input" in err and err["type"] not in ("extra_forbidden", "missing", "value_error"):
             msg += f"; got {err['input']!r}"
         key = str(err["loc"][0]) if err["loc"] else ""
-        where = f"option --{key.replace('_', '-')}" if key in options else f"{path}: {loc}"
+        line = _key_line(path, parts)
+        where = (f"option --{key.replace('_', '-')}" if key in options
+                 else f"{path}:{line}: {loc}" if line else f"{path}: {loc}")
         msgs.append(f"{where}: {msg}")
     more = f" (+{len(exc.errors()) - 5} more)" if len(exc.errors()) > 5 else ""
     return "; ".join(msgs) + more
