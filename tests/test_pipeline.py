@@ -659,6 +659,12 @@ def test_yaml_log_naming_is_validated(tmp_path):
             r"systems\.b\.logs\[0\]: .*cot\.eval is given twice",
         f"systems: {{a: '{ev}/*.txt', b: {ev}/cot.eval}}\n":
             r"systems\.a\.logs\[0\]: pattern .* matches no file",
+        f"systems: {{a: {ev}/plain.eval, b: {ev}/cot.eval}}\nsystem_from: run_id\n":
+            r"system_from: not used, because every system is named in the file \(`systems: "
+            r"\{name: logs\}`\)",
+        f"scores: [{{path: {ev}/plain.eval, system: a}}]\nsystem_from: file\n":
+            r"system_from: not used, because every system is named in the file \(`scores` "
+            r"entries with `system`\)",
     }
     for i, (text, message) in enumerate(cases.items()):
         (tmp_path / f"{i}.yaml").write_text(text)

@@ -336,6 +336,14 @@ class ExperimentConfig(_Model):
                     "tasks: not used when the systems name their logs (the datasets are the "
                     "logs' tasks); remove `tasks`")
             self._check_roles()
+        entries = [] if self.scores is None or isinstance(self.scores, str) else self.scores
+        named = logs or (entries and all(isinstance(e, ScoresEntry) and e.system is not None
+                                         for e in entries))
+        if self.system_from is not None and (named or self.scores is None):
+            raise ValueError(
+                "system_from: not used, because every system is named in the file ("
+                + ("`systems: {name: logs}`" if logs else "`scores` entries with `system`"
+                   if named else "`systems` with files per task") + "); remove it")
         if self.scores is None and not logs:
             if not self.tasks:
                 raise ValueError("tasks: empty task list (name at least one task, or give `scores`)")
