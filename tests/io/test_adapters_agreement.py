@@ -313,3 +313,26 @@ def test_tool_aggregate_perplexities_follow_lm_evals_formulas(items):
     assert math.isclose(tool_aggregate("weighted_perplexity", rows[::-1]), wp, rel_tol=1e-12)
     assert math.isclose(tool_aggregate("bits_per_byte", rows),
                         -sum(ll) / sum(n) / math.log(2), rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_lmeval_aggregation_recorded_as_a_function_repr(tmp_path):
+    """A results file may record ``aggregation`` as a function's repr: lm-eval's own functions
+    are known by name (f1_score -> f1, still lm-eval's f1); another function's samples are
+    left out of the scores and its aggregate is said to be unchecked."""
+    results = _copy(tmp_path)
+    res = json.loads(results.read_text())
+    res["configs"]["ranger_yesno"]["metric_list"] = [
+        {"metric": "acc"}, {"metric": "acc_norm"}, {"metric": "brier_score"},
+        {"metric": "f1", "aggregation": "<function f1_score at 0x7f3a2c1b5e40>"},
+        {"metric": "mcc", "aggregation": "<function my_mcc at 0x7f3a2c1b5f80>"}]
+    results.write_text(json.dumps(res))
+    with pytest.warns(UserWarning) as caught:
+        scores = read_adapter(results)
+    messages = " ".join(str(w.message) for w in caught)
+    assert "metric 'mcc' is corpus-level (lm-eval aggregation <function my_mcc" in messages
+    assert "ranger_yesno/mcc (<function my_mcc at 0x7f3a2c1b5f80>) not recomputed" in messages
+    assert "f1" in scores.metrics and "mcc" not in scores.metrics
+    frame = scores.filter(datasets=["ranger_yesno"], metrics=["f1"]).frame
+    two = pd.concat([frame, frame.assign(system="copy")], ignore_index=True)
+    mean = rg.compare(two, n_resamples=99).means.set_index("system").loc["dummy-a", "mean"]
+    assert close(mean, lmeval_reported()["ranger_yesno", "dummy-a", "f1"], "f1")

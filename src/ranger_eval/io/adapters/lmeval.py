@@ -51,6 +51,16 @@ KNOWN: dict[str, tuple[str, bool]] = {
     "bypass": ("bypass", True),
 }
 MEAN_AGGREGATIONS = ("mean", "nanmean")
+#: lm-eval's aggregation functions (lm_eval/api/metrics.py) by their Python name, for results
+#: files that record ``aggregation`` as a function's repr (``"<function mean at 0x7f…>"``: a task
+#: YAML giving ``aggregation: !function …``, or lm-eval serialising its own default).
+_FUNCTIONS = {
+    "mean": "mean", "nanmean": "nanmean", "median": "median", "perplexity": "perplexity",
+    "weighted_perplexity": "weighted_perplexity", "bits_per_byte": "bits_per_byte",
+    "f1_score": "f1", "matthews_corrcoef": "matthews_corrcoef", "bleu": "bleu", "chrf": "chrf",
+    "chrfpp": "chrf++", "ter": "ter", "brier_score": "brier_score",
+}
+_FUNCTION_REPR = re.compile(r"^<function (?:[\w.]+\.)?(\w+) at 0x[0-9a-fA-F]+>$")
 #: Corpus-level aggregations that Ranger's set-level path (:mod:`ranger_eval.setmetrics`)
 #: computes exactly as lm-eval does, from the logged ``[gold, prediction]`` pairs: lm-eval's
 #: ``f1`` is ``sklearn.metrics.f1_score(golds, preds)`` (binary, positive class 1),
@@ -72,6 +82,16 @@ def doc_hash(doc: Any) -> str:
 def metric_name(metric: str, filter_key: str) -> str:
     """``exact_match`` for lm-eval's default filter ``none``, else ``exact_match,<filter>``."""
     return metric if filter_key == "none" else f"{metric},{filter_key}"
+
+
+def aggregation_name(recorded: str) -> str:
+    """A results file's ``aggregation``: a registered name (``"f1"``) as it is; the repr of one
+    of lm-eval's own aggregation functions (``"<function f1_score at 0x…>"``) as its name
+    (``"f1"``); any other function's repr unchanged (unknown: its samples go to ``corpus``)."""
+    m = _FUNCTION_REPR.match(recorded.strip())
+    if m and m.group(1) in _FUNCTIONS:
+        return _FUNCTIONS[m.group(1)]
+    return recorded
 
 
 # ---------------------------------------------------------------------------- results file
@@ -149,7 +169,7 @@ class _Task:
             for entry in config["metric_list"]:
                 if isinstance(entry, dict) and isinstance(entry.get("metric"), str):
                     if isinstance(entry.get("aggregation"), str):
-                        self.aggregation[entry["metric"]] = entry["aggregation"]
+                        self.aggregation[entry["metric"]] = aggregation_name(entry["aggregation"])
                     if isinstance(entry.get("higher_is_better"), bool):
                         self.direction[entry["metric"]] = entry["higher_is_better"]
         hib = results.get("higher_is_better", {})
