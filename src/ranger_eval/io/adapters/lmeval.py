@@ -40,7 +40,8 @@ RESERVED = frozenset({
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
     "doc_hash", "prompt_hash", "target_hash",
 })
-#: lm-eval's registered metrics: aggregation and direction (lm_eval/api/metrics.py, v0.4.9).
+#: lm-eval's registered metrics: aggregation and direction (lm_eval/api/metrics.py, v0.4.9;
+#: unchanged in v0.4.13).
 KNOWN: dict[str, tuple[str, bool]] = {
     "acc": ("mean", True), "acc_norm": ("mean", True), "acc_mutual_info": ("mean", True),
     "acc_bytes": ("mean", True), "exact_match": ("mean", True), "acc_all": ("mean", True),
