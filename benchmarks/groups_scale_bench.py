@@ -125,8 +125,9 @@ def main() -> None:
         for cmd in a.commands.split(","):
             before = _children_peak_mb()
             t0 = time.perf_counter()
+            extra = ["--control", "A", "--treatment", "B"] if cmd == "meta" else []
             p = subprocess.run([*exe, cmd, str(table), "--out", str(tmp / f"{cmd}{g}"),
-                                "--figures", a.figures], capture_output=True, text=True)
+                                "--figures", a.figures, *extra], capture_output=True, text=True)
             wall = time.perf_counter() - t0
             peak = _children_peak_mb()
             mem = f"peak {peak:.0f} MB" if peak > before else f"peak <= {before:.0f} MB"

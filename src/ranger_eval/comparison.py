@@ -1799,8 +1799,9 @@ def _uniform_paired_t(
     """The comparison rows and mean rows of every dataset × metric at once, with array
     operations across groups instead of one :class:`_GroupWork` per group, in the common case
     of many small uniform groups: no seeds, every group scored by every system on the same items
-    (at least 2, ``complete``), no pair of binary systems, and the paired t test (``test`` "auto"
-    or "paired-t", ``pairs`` "all" or "baseline"). ``None`` when any of that does not hold, or a
+    (at least 2, ``complete``), no pair of binary systems, and the paired t test (``test``
+    "auto" or "paired-t"; ``pairs`` "all", "baseline" or "successive"). ``None`` when any of
+    that does not hold, or a
     value is extreme (|x| > 2^1000), non-finite, or any pair's result would be refused by
     :func:`_check_outcome`: the caller then takes the group-by-group path, which gives the same
     numbers and names the offending group.
@@ -1833,13 +1834,13 @@ def _uniform_paired_t(
     to_row = np.array([names.index(s) for s in sys_list], dtype=np.int64)
     if pairs == "all":
         pair_ab = list(itertools.combinations(range(k), 2))
-    else:
+    elif pairs == "baseline":
         assert baseline is not None
         kb = names.index(baseline)
         pair_ab = [(i, kb) for i in range(k) if i != kb]
+    else:  # successive: neighbours by mean, per group (below)
+        pair_ab = list(itertools.pairwise(range(k)))
     n_pairs = len(pair_ab)
-    pa_ = np.array([a for a, _ in pair_ab], dtype=np.int64)
-    pb_ = np.array([b for _, b in pair_ab], dtype=np.int64)
     n_met = len(met_names)
     key = ds_codes * n_met + met_codes
     srow = to_row[sys_codes]
@@ -1874,18 +1875,32 @@ def _uniform_paired_t(
     rank[sequence] = np.arange(n_groups)
     means = np.empty((n_groups, k))
     binary = np.empty((n_groups, k), dtype=bool)
-    parts, rows_of = [], []
+    buckets = []
     for n in np.unique(n_items).tolist():
         g = np.flatnonzero(n_items == n)
         idx = (starts[g][:, None] + np.arange(k * n)).reshape(-1)
         v2 = sval[idx].reshape(g.size * k, n)
         means[g] = v2.mean(axis=1).reshape(g.size, k)
         binary[g] = ((v2 == 0.0) | (v2 == 1.0)).all(axis=1).reshape(g.size, k)
+        buckets.append((g, v2))
+    # system indices (rows of ``means``) of each group's pairs, groups × pairs
+    if pairs == "successive":  # by mean, highest first; ties keep the given order
+        ranked = np.argsort(-means, axis=1, kind="stable")
+        pa_g, pb_g = ranked[:, :-1], ranked[:, 1:]
+    else:
+        pa_g = np.broadcast_to(np.array([a for a, _ in pair_ab], dtype=np.int64),
+                               (n_groups, n_pairs))
+        pb_g = np.broadcast_to(np.array([b for _, b in pair_ab], dtype=np.int64),
+                               (n_groups, n_pairs))
+    if (np.take_along_axis(binary, pa_g, axis=1)
+            & np.take_along_axis(binary, pb_g, axis=1)).any():
+        return None  # McNemar / Cohen's h: the exact path
+    parts, rows_of = [], []
+    for g, v2 in buckets:
         base = (np.arange(g.size) * k)[:, None]
-        parts.append(many.paired_moments(v2, (base + pa_).reshape(-1), (base + pb_).reshape(-1)))
+        parts.append(many.paired_moments(v2, (base + pa_g[g]).reshape(-1),
+                                         (base + pb_g[g]).reshape(-1)))
         rows_of.append((rank[g][:, None] * n_pairs + np.arange(n_pairs)).reshape(-1))
-    if (binary[:, pa_] & binary[:, pb_]).any():  # McNemar / Cohen's h: the exact path
-        return None
     m = many.PairedMoments.concat(parts)
     t = m.ttest(alternative, level, warn=False, overflow="inf")
     assert t.ci_low is not None and t.ci_high is not None
@@ -1901,8 +1916,9 @@ def _uniform_paired_t(
     stat, pval = placed(np.asarray(t.statistic)), placed(np.asarray(t.pvalue))
     lo, hi, es = placed(np.asarray(t.ci_low)), placed(np.asarray(t.ci_high)), placed(dz)
     gseq = np.repeat(sequence, n_pairs)
-    mean_a = means[gseq, np.tile(pa_, n_groups)]
-    mean_b = means[gseq, np.tile(pb_, n_groups)]
+    sys_a, sys_b = pa_g[sequence].reshape(-1), pb_g[sequence].reshape(-1)
+    mean_a = means[gseq, sys_a]
+    mean_b = means[gseq, sys_b]
     with np.errstate(over="ignore", invalid="ignore"):
         diff = mean_a - mean_b
     ok = (np.isfinite(diff) & ~np.isnan(stat) & (pval >= 0.0) & (pval <= 1.0) & ~np.isnan(lo)
@@ -1924,7 +1940,7 @@ def _uniform_paired_t(
     n_rep = n_items[gseq]
     table = pd.DataFrame({
         "dataset": ds_of, "metric": met_of,
-        "system_a": name_arr[np.tile(pa_, n_groups)], "system_b": name_arr[np.tile(pb_, n_groups)],
+        "system_a": name_arr[sys_a], "system_b": name_arr[sys_b],
         "mean_a": mean_a, "mean_b": mean_b, "diff": diff, "ci_low": lo, "ci_high": hi,
         "test": np.full(total, "paired-t", dtype=object), "statistic": stat, "pvalue": pval,
         "pvalue_adjusted": np.full(total, math.nan), "effect_size": es,
@@ -2116,7 +2132,7 @@ def compare(
         )
     uniform = None
     if (not set_metrics and not westfall_young and test in ("auto", "paired-t")
-            and paired is not False and pairs in ("all", "baseline")):
+            and paired is not False and pairs in ("all", "baseline", "successive")):
         uniform = _uniform_paired_t(scores, systems, str(pairs), baseline, alternative, level)
     if uniform is not None:  # many small groups: array operations across groups
         table = adjust_by_family(uniform[0], correction, family, level)

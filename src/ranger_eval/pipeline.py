@@ -1271,11 +1271,12 @@ def compare_figure(kind: str, comp: Comparison, dataset: Any = None, metric: Any
 REPORT_MAX_GROUPS = 200
 
 
-def _capped_comparison(comp: Comparison) -> tuple[Comparison, list[tuple[Any, Any]], str | None]:
+def capped_comparison(comp: Comparison, *, warn: bool = True
+                      ) -> tuple[Comparison, list[tuple[Any, Any]], str | None]:
     """(the comparison the human reports show, every dataset × metric group in order, the note
     saying what was left out or ``None``): above :data:`REPORT_MAX_GROUPS` groups, the first
     ones (rows of the table and means of those groups, numbers unchanged: p-values stay
-    adjusted over every test), with a warning."""
+    adjusted over every test), with a warning (``warn``)."""
     means = comp.means
     key = pd.MultiIndex.from_arrays([means["dataset"], means["metric"]])
     first = ~key.duplicated()
@@ -1288,11 +1289,11 @@ def _capped_comparison(comp: Comparison) -> tuple[Comparison, list[tuple[Any, An
             f"({int(rows.sum()):,} of {len(comp.table):,} comparisons; p-values adjusted over "
             "all of them); the complete table is comparison.csv. No figures are drawn above "
             f"{REPORT_MAX_GROUPS} groups.")
-    warnings.warn(f"reports capped: {len(groups):,} dataset × metric groups (more than "
-                  f"{REPORT_MAX_GROUPS} cannot be read); comparison.md/.tex/.html and the "
-                  "leaderboard show the first "
-                  f"{REPORT_MAX_GROUPS}, no figures are drawn; comparison.csv is complete",
-                  stacklevel=3)
+    if warn:
+        warnings.warn(f"reports capped: {len(groups):,} dataset × metric groups (more than "
+                      f"{REPORT_MAX_GROUPS} cannot be read); comparison.md/.tex/.html and the "
+                      f"leaderboard show the first {REPORT_MAX_GROUPS}, no figures are drawn; "
+                      "comparison.csv is complete", stacklevel=3)
     shown = dataclasses.replace(comp, table=comp.table[rows].reset_index(drop=True),
                                 means=means[key.isin(keep)].reset_index(drop=True))
     return shown, groups, note
@@ -1311,7 +1312,7 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
 
     start = len(out.written)
     out.text("comparison.csv", report.to_csv(comp))
-    shown, groups, note = _capped_comparison(comp)
+    shown, groups, note = capped_comparison(comp)
     out.text("comparison.md", report.to_markdown(shown) + ("" if note is None else
                                                           f"\n{note}\n"))
     out.text("comparison.tex", ("" if note is None else f"% {note}\n")

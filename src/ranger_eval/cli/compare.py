@@ -130,9 +130,11 @@ def register(app: typer.Typer) -> None:
         )
         warn(run.warnings)
         comp = run.comparison
+        from ..pipeline import capped_comparison
         from ..report import to_markdown
 
         n_sig = int(comp.table["significant"].sum())
-        typer.echo(to_markdown(comp.leaderboard()))
+        shown, _, note = capped_comparison(comp, warn=False)  # the warning is in run.warnings
+        typer.echo(to_markdown(shown.leaderboard()) + ("" if note is None else f"\n{note}"))
         typer.echo(f"{len(comp.table)} comparisons, {n_sig} significant")
         report_written(run.written)
