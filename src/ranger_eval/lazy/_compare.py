@@ -490,11 +490,14 @@ def effect_sizes_lazy(
 ) -> EffectSizes:
     """:func:`ranger_eval.effect_sizes` from the sufficient statistics (effects.py formulas:
     MD yi = d̄, vi = s_d²/n; SMD, SMCC, SMCR from d̄, s_d, r = C_ab/sqrt(M2_a M2_b) and the
-    control's SD; ZCOR atanh r). Seeds, ``metric_fn`` or items that differ between the two
-    systems load the two systems' rows and use the in-memory function."""
+    control's SD; ZCOR atanh r). Seeds, ``metric_fn``, items that differ between the two
+    systems, or a degenerate dataset (no defined effect; with ``degenerate="drop"`` also zero
+    variance) load the two systems' rows and use the in-memory function, which names every
+    degenerate dataset at once or leaves them out (its ``degenerate`` policy)."""
     from ..effects import (
         _R_TOL,
         _SHIFT_TOL,
+        DEGENERATE_POLICIES,
         MEASURES,
         MIN_N,
         EffectSizes,
@@ -505,6 +508,8 @@ def effect_sizes_lazy(
 
     measure = "SMD" if measure is None else measure
     level = check_level(level, error=EffectSizeError)
+    drop = check_choice("degenerate", kwargs.get("degenerate", "error"), DEGENERATE_POLICIES,
+                        error=EffectSizeError) == "drop"
     if kwargs.get("metric_fn") is None and measure not in MEASURES:
         raise EffectSizeError(f"unknown measure {measure!r}; valid measures: {', '.join(MEASURES)}")
     treatment, control = str(treatment), str(control)
@@ -551,14 +556,19 @@ def effect_sizes_lazy(
         n = int(s["n"])
         if not n == s["n_a"] == s["n_b"] or _extreme(s):
             return in_memory()  # items differ or extreme scores: the in-memory path
-        where = f"dataset {d!r} ({measure})"
         if n < MIN_N[measure]:
-            raise EffectSizeError(f"{where}: needs at least {MIN_N[measure]} paired items, got {n}")
+            return in_memory()  # too few items: every such dataset named (or dropped) at once
         mean_t, mean_c = s["sum_a"] / n, s["sum_b"] / n
         mean_d = s["sum_d"] / n
         var_d = s["m2_d"] / (n - 1)
-        y, v = _item_effect(s, n, measure, mean_t, mean_c, mean_d, var_d, where,
-                            _R_TOL, _SHIFT_TOL, hedges_j, metafor_cmi)
+        try:
+            y, v = _item_effect(s, n, measure, mean_t, mean_c, mean_d, var_d,
+                                f"dataset {d!r} ({measure})", _R_TOL, _SHIFT_TOL, hedges_j,
+                                metafor_cmi)
+        except EffectSizeError:
+            return in_memory()  # a degenerate dataset: all of them named (or dropped) at once
+        if v == 0.0 and drop:
+            return in_memory()  # zero variance, left out with the in-memory warning
         yi.append(y)
         vi.append(v)
         ns.append(n)
