@@ -60,6 +60,7 @@ def test_many_groups_equal_each_group_alone() -> None:
     {}, {"pairs": "baseline", "baseline": "S1"}, {"alternative": "greater", "correction": "BH"},
     {"family": "all", "correction": "holm"}, {"systems": ["S2", "S0", "S1"]},
     {"pairs": "successive", "alternative": "greater"},
+    {"pairs": [("S2", "S0"), ("S1", "S2")], "alternative": "less"},
 ])
 def test_array_path_equals_group_by_group(kwargs: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     df = _table(300, items=4, systems=3, seed=3)

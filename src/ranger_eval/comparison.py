@@ -1793,14 +1793,15 @@ def adjust_by_family(table: pd.DataFrame, correction: str, family: str, level: f
 
 # --------------------------------------------------------------------------- many groups at once
 def _uniform_paired_t(
-    scores: Scores, systems: Sequence[str] | None, pairs: str, baseline: str | None,
-    alternative: str, level: float,
+    scores: Scores, systems: Sequence[str] | None, pairs: str | Sequence[tuple[str, str]],
+    baseline: str | None, alternative: str, level: float,
 ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The comparison rows and mean rows of every dataset × metric at once, with array
     operations across groups instead of one :class:`_GroupWork` per group, in the common case
     of many small uniform groups: no seeds, every group scored by every system on the same items
     (at least 2, ``complete``), no pair of binary systems, and the paired t test (``test``
-    "auto" or "paired-t"; ``pairs`` "all", "baseline" or "successive"). ``None`` when any of
+    "auto" or "paired-t"; ``pairs`` "all", "baseline", "successive" or a list of pairs of
+    known systems, as ``rank`` passes). ``None`` when any of
     that does not hold, or a
     value is extreme (|x| > 2^1000), non-finite, or any pair's result would be refused by
     :func:`_check_outcome`: the caller then takes the group-by-group path, which gives the same
@@ -1832,7 +1833,14 @@ def _uniform_paired_t(
         return None
     k = len(names)
     to_row = np.array([names.index(s) for s in sys_list], dtype=np.int64)
-    if pairs == "all":
+    if not isinstance(pairs, str):  # explicit pairs: the same in every group
+        if not all(len(ab) == 2 and str(ab[0]) in names and str(ab[1]) in names
+                   and str(ab[0]) != str(ab[1]) for ab in pairs):
+            return None  # the group-by-group path names the bad pair
+        pair_ab = [(names.index(str(a)), names.index(str(b))) for a, b in pairs]
+        if not pair_ab:
+            return None
+    elif pairs == "all":
         pair_ab = list(itertools.combinations(range(k), 2))
     elif pairs == "baseline":
         assert baseline is not None
@@ -2132,13 +2140,15 @@ def compare(
         )
     uniform = None
     if (not set_metrics and not westfall_young and test in ("auto", "paired-t")
-            and paired is not False and pairs in ("all", "baseline", "successive")):
-        uniform = _uniform_paired_t(scores, systems, str(pairs), baseline, alternative, level)
+            and paired is not False
+            and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
+        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
     if uniform is not None:  # many small groups: array operations across groups
         table = adjust_by_family(uniform[0], correction, family, level)
         return Comparison(
             table=table, means=uniform[1], systems=tuple(order), scores=scores, test=test,
-            pairs=str(pairs), baseline=baseline, alternative=alternative,
+            pairs=pairs if isinstance(pairs, str) else "custom", baseline=baseline,
+            alternative=alternative,
             correction=correction_key, family=family, level=float(level),
             n_resamples=int(n_resamples), seed=seed, tests_used=("paired-t",),
             set_metrics=(), seeds=seeds,
