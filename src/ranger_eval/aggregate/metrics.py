@@ -621,7 +621,10 @@ def standardized_means(
 
     systems = list(pd.unique(df["system"]))
     groups = df.groupby(lists, sort=False)
-    for (dataset, metric), grp in groups:
+    # no repeated (list, system): a list lacks a system iff it has fewer rows than systems
+    sizes = groups.size()
+    for dataset, metric in sizes.index[(sizes < len(systems)).to_numpy()][:1]:
+        grp = groups.get_group((dataset, metric))
         lacking = [s for s in systems if s not in set(grp["system"])]
         if lacking:
             m = f", metric {metric!r}" if has_metric else ""
