@@ -259,6 +259,7 @@ def _brute_statistics(df: pd.DataFrame) -> pd.DataFrame:
                                 f"m2_{side}": ((v - v.mean()) ** 2).sum(),
                                 f"min_{side}": v.min(), f"max_{side}": v.max(),
                                 f"nonbinary_{side}": int(((v != 0) & (v != 1)).sum())})
+                row["scale"] = 0  # ordinary magnitudes: the plain float64 statistics
                 rows.append(row)
     return pd.DataFrame(rows, columns=list(PAIR_COLUMNS))
 
@@ -495,3 +496,142 @@ def test_dask_example_matches(tmp_path: Path) -> None:
         _write(df[df["dataset"] == d], folder / f"part-{i}.parquet")
     got = mod.sufficient_statistics_dask(str(folder))
     _assert_same_table(got, open_scores(folder).sufficient_statistics())
+
+
+# ------------------------------------------------------------------ extreme magnitudes (issue 18)
+def _exact_statistics(df: pd.DataFrame) -> dict[tuple[str, str, str, str], dict[str, object]]:
+    """PAIR_COLUMNS of ``df`` in exact rational arithmetic (``fractions.Fraction`` of every float
+    score; seeds averaged per item), keyed by (dataset, metric, system_a, system_b)."""
+    from fractions import Fraction
+
+    def moments(xs: list[Fraction], ys: list[Fraction]) -> Fraction:
+        if not xs:
+            return Fraction(0)
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        return sum(((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)), Fraction(0))
+
+    out: dict[tuple[str, str, str, str], dict[str, object]] = {}
+    for (d, m), g in df.groupby(["dataset", "metric"], sort=False):
+        names = list(dict.fromkeys(g["system"]))
+        own: dict[str, dict[str, Fraction]] = {}
+        for s in names:
+            per: dict[str, list[Fraction]] = {}
+            for item, v in zip(g.loc[g["system"] == s, "item"], g.loc[g["system"] == s, "value"],
+                               strict=True):
+                per.setdefault(item, []).append(Fraction(float(v)))
+            own[s] = {k: sum(v) / len(v) for k, v in per.items()}
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                common = [k for k in own[a] if k in own[b]]
+                va, vb = [own[a][k] for k in common], [own[b][k] for k in common]
+                dd = [x - y for x, y in zip(va, vb, strict=True)]
+                row: dict[str, object] = dict(
+                    n=len(dd), sum_d=sum(dd, Fraction(0)), m2_d=moments(dd, dd),
+                    min_d=min(dd) if dd else None, max_d=max(dd) if dd else None,
+                    sum_abs_d=sum((abs(x) for x in dd), Fraction(0)),
+                    sum_pa=sum(va, Fraction(0)), sum_pb=sum(vb, Fraction(0)),
+                    m2_pa=moments(va, va), m2_pb=moments(vb, vb), m2_ab=moments(va, vb))
+                for side, s_ in (("a", a), ("b", b)):
+                    v = list(own[s_].values())
+                    row.update({f"n_{side}": len(v), f"sum_{side}": sum(v, Fraction(0)),
+                                f"m2_{side}": moments(v, v), f"min_{side}": min(v),
+                                f"max_{side}": max(v),
+                                f"nonbinary_{side}": sum(1 for x in v if x not in (0, 1))})
+                out[(str(d), str(m), str(a), str(b))] = row
+    return out
+
+
+def _assert_exact(table: pd.DataFrame, exact: dict[tuple[str, str, str, str], dict[str, object]],
+                  check_scale: bool = True) -> None:
+    """Every row of ``table`` scaled back by its ``scale`` equals the exact statistics: locations
+    and second moments to 1e-9 relative (absolute 1e-12 of the row's largest score, or of its
+    square, for quantities that are 0 up to summation order); counts exactly."""
+    from fractions import Fraction
+
+    from ranger_eval.lazy._stats import LOCATION_COLUMNS, MOMENT_COLUMNS
+
+    assert len(table) == len(exact)
+    for r in table.to_dict("records"):
+        want = exact[(r["dataset"], r["metric"], r["system_a"], r["system_b"])]
+        e = int(r["scale"])
+        top = max(abs(Fraction(want[c])) for c in ("min_a", "max_a", "min_b", "max_b"))
+        if top and check_scale:  # the exponent the rule of stats._scale gives (0 if safe)
+            safe = 2.0**-100 <= top <= 2.0**100
+            assert e == (0 if safe else math.frexp(float(top))[1]), (r, float(top))
+        for c in ("n", "n_a", "n_b", "nonbinary_a", "nonbinary_b"):
+            assert r[c] == want[c], c
+        for c, power in [*((c, 1) for c in LOCATION_COLUMNS), *((c, 2) for c in MOMENT_COLUMNS)]:
+            if want[c] is None:
+                assert math.isnan(r[c]), c
+                continue
+            # compared in units of 2^e: both sides representable, no overflow or underflow
+            expect = float(Fraction(want[c]) / Fraction(2) ** (power * e))
+            tol = 1e-12 * float(top / Fraction(2) ** e) ** power
+            assert math.isfinite(r[c]), (c, r)
+            assert r[c] == pytest.approx(expect, rel=1e-9, abs=tol), (c, r[c], expect, e)
+
+
+@st.composite
+def _extreme_frames(draw: st.DrawFn) -> pd.DataFrame:
+    """Two or three systems on one or two datasets, partly overlapping items, optional seeds,
+    scores of ordinary spread times 10^p for p in [-300, 300] (a different p per dataset)."""
+    n_sys = draw(st.integers(2, 3))
+    seeded = draw(st.booleans())
+    rows = []
+    for k in range(draw(st.integers(1, 2))):
+        p = draw(st.integers(-300, 300))
+        factor = 10.0**p
+        n = draw(st.integers(2, 8))
+        base = draw(st.lists(st.floats(-1, 1, allow_nan=False, width=32), min_size=n,
+                             max_size=n))
+        for s in range(n_sys):
+            keep = draw(st.lists(st.booleans(), min_size=n, max_size=n)) if s else [True] * n
+            if sum(keep) < 1:
+                keep[0] = True
+            noise = draw(st.lists(st.floats(-0.5, 0.5, allow_nan=False, width=32), min_size=n,
+                                  max_size=n))
+            for i in range(n):
+                if keep[i]:
+                    for seed in (("0", "1") if seeded else ("0",)):
+                        jitter = 0.01 * int(seed)
+                        rows.append((f"d{k}", f"S{s}", "m", f"i{i}",
+                                     (base[i] + noise[i] + jitter) * factor, seed))
+    df = pd.DataFrame(rows, columns=["dataset", "system", "metric", "item", "value", "seed"])
+    return df if seeded else df.drop(columns="seed")
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(df=_extreme_frames())
+def test_sufficient_statistics_scaled_back_are_exact(tmp_path: Path, engine: str,
+                                                     df: pd.DataFrame) -> None:
+    """Issue 18 class 1: at every magnitude from 1e-300 to 1e300 the public statistics, scaled
+    back by ``scale``, are the exact statistics of the scores (not inf, not an underflowed 0),
+    on both engines; a merge of parts that split the items at different scales too."""
+    path = _write(df, tmp_path / f"x-{engine}.parquet")
+    table = open_scores(path, engine=engine).sufficient_statistics()
+    assert list(table.columns) == list(PAIR_COLUMNS)
+    _assert_exact(table, _exact_statistics(df))
+    items = sorted(set(df["item"]))
+    first = df["item"].isin(items[: max(1, len(items) // 2)])
+    if first.all():
+        return
+    # the second half of the items moved by 2^±900 (exact): its part carries another scale
+    shift = -900 if float(np.abs(df["value"]).max()) > 1.0 else 900
+    second = df[~first].assign(value=lambda f: np.ldexp(f["value"].to_numpy(), shift))
+    parts = [open_scores(_write(part, tmp_path / f"part{i}-{engine}.parquet"),
+                         engine=engine).sufficient_statistics()
+             for i, part in enumerate((df[first], second))]
+    merged = merge_statistics(parts)
+    # a pair listed in both orientations by the parts is two rows of merge_statistics, and a
+    # pair missing from a part loses that part's own-item statistics: only pairs that both parts
+    # hold, in the whole table's orientation, are compared
+    exact = _exact_statistics(pd.concat([df[first], second], ignore_index=True))
+    both = set.intersection(*(set(zip(t["dataset"], t["metric"], t["system_a"], t["system_b"],
+                                      strict=True)) for t in parts))
+    mine = merged[[k in exact and k in both for k in zip(
+        merged["dataset"], merged["metric"], merged["system_a"], merged["system_b"],
+        strict=True)]]
+    whole = {k: v for k, v in exact.items() if k in set(zip(
+        mine["dataset"], mine["metric"], mine["system_a"], mine["system_b"], strict=True))}
+    _assert_exact(mine, whole, check_scale=False)

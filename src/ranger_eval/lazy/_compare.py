@@ -80,6 +80,8 @@ def _extreme(s: dict[str, Any]) -> bool:
     finite (it overflowed)."""
     from ..stats._scale import SAFE_HI, SAFE_LO
 
+    if int(s.get("scale", 0)) != 0:  # statistics of rescaled scores (LazyScores docstring)
+        return True
     for lo, hi in (("min_d", "max_d"), ("min_a", "max_a"), ("min_b", "max_b")):
         top = max(abs(float(s[lo])), abs(float(s[hi])))
         if top != 0.0 and not SAFE_LO <= top <= SAFE_HI:  # NaN (n = 0) is not extreme

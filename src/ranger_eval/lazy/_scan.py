@@ -502,6 +502,15 @@ class LazyScores:
         statistics of every pair of the scanned systems are kept for later calls. A duplicate
         (dataset, system, metric, item[, seed]) key raises :class:`ScoresError` naming the files
         and rows.
+
+        ``scale`` (int): the row holds the statistics of the scores times 2^-scale, so sums,
+        minima, maxima and Σ|d| are ``column · 2**scale`` and the second moments ``m2_*``
+        ``column · 4**scale`` (``numpy.ldexp``). It is 0 — the plain float64 statistics — unless
+        the largest |score| of the two systems in the group lies outside [2^-100, 2^100]
+        (about 1e±30), where plain sums of squares overflow to inf or underflow to 0; such a
+        pair is computed from its group's rows in memory (:meth:`load`), scaled by the binary
+        exponent of that largest |score| (exact: a power of two), as the in-memory tests
+        rescale (:mod:`ranger_eval.stats._scale`; rules in :mod:`ranger_eval.lazy._stats`).
         """
         groups = self.groups()
         if datasets is not None:
@@ -522,21 +531,27 @@ class LazyScores:
                 present = set(here)
                 wanted = [(str(a), str(b)) for a, b in pairs
                           if str(a) in present and str(b) in present]
+            extreme = _ExtremeGroup(self, d, m, here)
             for a, b in wanted:
                 i, j = g.index(a), g.index(b)
+                e, src = 0, g
+                if not _safe(g, i, j):  # the exact statistics of the scores times 2^-e
+                    e, src = extreme.statistics(a, b, _exponent(g, i, j))
+                ia, jb = src.index(a), src.index(b)
                 row: list[Any] = [d, m, a, b]
-                row += [g.pair[f][i, j] for f in PAIR_FIELDS]
-                row += [g.own[f][i] for f in OWN_FIELDS]
-                row += [g.own[f][j] for f in OWN_FIELDS]
-                rows.append(row)
+                row += [src.pair[f][ia, jb] for f in PAIR_FIELDS]
+                row += [src.own[f][ia] if f != "nonbinary" else g.own[f][i] for f in OWN_FIELDS]
+                row += [src.own[f][jb] if f != "nonbinary" else g.own[f][j] for f in OWN_FIELDS]
+                rows.append([*row, e])
         columns = ["dataset", "metric", "system_a", "system_b", *PAIR_FIELDS,
-                   *(f"{f}_a" for f in OWN_FIELDS), *(f"{f}_b" for f in OWN_FIELDS)]
+                   *(f"{f}_a" for f in OWN_FIELDS), *(f"{f}_b" for f in OWN_FIELDS), "scale"]
         out = pd.DataFrame(rows, columns=columns)[list(PAIR_COLUMNS)]
-        for c in ("n", "n_a", "n_b", "nonbinary_a", "nonbinary_b"):
+        for c in ("n", "n_a", "n_b", "nonbinary_a", "nonbinary_b", "scale"):
             out[c] = out[c].astype(np.int64)
         float_cols = [c for c in PAIR_COLUMNS if c not in ("dataset", "metric", "system_a",
                                                              "system_b", "n", "n_a", "n_b",
-                                                             "nonbinary_a", "nonbinary_b")]
+                                                             "nonbinary_a", "nonbinary_b",
+                                                             "scale")]
         out[float_cols] = out[float_cols].astype(np.float64)
         if not moments:
             out[["sum_pa", "sum_pb", "m2_pa", "m2_pb", "m2_ab"]] = np.nan
@@ -697,6 +712,64 @@ class LazyScores:
 
 #: The engines of :func:`open_scores`.
 ENGINES: tuple[str, ...] = ("duckdb", "dask")
+
+
+def _top(g: GroupStatistics, i: int, j: int) -> float:
+    """The largest |score| of systems i and j in the group (their own minima and maxima)."""
+    return max(abs(float(g.own[f][k])) for f in ("min", "max") for k in (i, j))
+
+
+def _safe(g: GroupStatistics, i: int, j: int) -> bool:
+    """Whether the plain float64 statistics of systems i and j are exact enough: their largest
+    |score| is 0 or within [SAFE_LO, SAFE_HI] of :mod:`ranger_eval.stats._scale` (an overflowed
+    seed mean, inf, is not)."""
+    from ..stats._scale import SAFE_HI, SAFE_LO
+
+    top = _top(g, i, j)
+    return top == 0.0 or SAFE_LO <= top <= SAFE_HI
+
+
+def _exponent(g: GroupStatistics, i: int, j: int) -> int | None:
+    """The binary exponent of the largest |score| of systems i and j (the scores the statistics
+    are of: seed means with seeds), or None when that is not finite (a seed mean overflowed)."""
+    top = _top(g, i, j)
+    return int(np.frexp(top)[1]) if math.isfinite(top) else None
+
+
+class _ExtremeGroup:
+    """The rows of one dataset × metric, loaded on first use (:meth:`LazyScores.load`, either
+    engine), and its statistics on the scores times 2^-e for each exponent e asked for."""
+
+    def __init__(self, lazy: LazyScores, dataset: str, metric: str,
+                 systems: tuple[str, ...]) -> None:
+        self._lazy, self._d, self._m, self._systems = lazy, dataset, metric, systems
+        self._frame: pd.DataFrame | None = None
+        self._by_exponent: dict[int, GroupStatistics] = {}
+
+    def statistics(self, a: str, b: str, e: int | None) -> tuple[int, GroupStatistics]:
+        """(e, statistics of the group's scores times 2^-e); ``e`` None: the binary exponent of
+        the largest |row value| of systems a and b (:func:`ranger_eval.stats._scale.exponent`)."""
+        from ..stats._scale import exponent
+
+        if self._frame is None:
+            self._frame = self._lazy.load(datasets=[self._d], metrics=[self._m],
+                                          systems=list(self._systems), columns="keys").frame
+        f = self._frame
+        if e is None:
+            e = exponent(f.loc[f["system"].isin([a, b]), "value"].to_numpy(np.float64))
+        if e not in self._by_exponent:
+            names = self._systems
+            sys_codes = pd.Index(names).get_indexer(f["system"].astype(str))
+            items, uniques = pd.factorize(f["item"])
+            seeds, n_seeds = None, 0
+            if "seed" in f.columns:
+                seeds, seed_uniques = pd.factorize(f["seed"])
+                n_seeds = len(seed_uniques)
+            values = np.ldexp(f["value"].to_numpy(np.float64), -e)  # exact: a power of two
+            x, present, _ = matrix_from_codes(len(names), len(uniques), sys_codes.astype(np.int64),
+                                              items.astype(np.int64), values, seeds, n_seeds)
+            self._by_exponent[e] = group_statistics(names, x, present)
+        return e, self._by_exponent[e]
 
 
 def open_scores(path: Any, *, engine: str | None = None, client: Any = None,

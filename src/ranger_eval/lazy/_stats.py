@@ -16,6 +16,20 @@ LeVeque 1979, "Updating formulae and a pairwise algorithm for computing sample v
 
 The raw power sums (n, Σx, Σx², Σab) merge by plain addition and give the same numbers
 (M2 = Σx² − S²/n); the centred form avoids the cancellation of that subtraction.
+
+Extreme magnitudes. Sums of squares of scores beyond about 1e154 overflow float64 and those of
+scores below about 1e-154 underflow to 0. So each row also carries ``scale``, an integer e: the
+row's statistics are those of the scores times 2^-e, i.e. the values are
+
+    Σx, min, max, Σ|d| (locations) = column · 2^e,   M2, C (second moments) = column · 4^e.
+
+e is 0 (the plain float64 statistics, bit for bit) when the largest |score| of the pair's two
+systems in the group lies in the safe range [2^-100, 2^100] of :mod:`ranger_eval.stats._scale`,
+the rule the in-memory tests rescale by; otherwise it is the binary exponent of that largest
+|score| (``numpy.frexp``), so the scaled scores lie below 1 in magnitude. Multiplying by a power
+of two is exact, so a scaled row holds the statistics of the exact scores, which the plain
+float64 sums could not (``inf``, or 0 for a non-zero variance). :func:`merge_statistics` brings
+its parts to a common scale (the largest of the parts' ``scale``).
 """
 from __future__ import annotations
 
@@ -24,7 +38,8 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["PAIR_COLUMNS", "SYSTEM_FIELDS", "merge_statistics"]
+__all__ = ["LOCATION_COLUMNS", "MOMENT_COLUMNS", "PAIR_COLUMNS", "SYSTEM_FIELDS",
+           "merge_statistics"]
 
 #: Per-system fields, suffixed ``_a``/``_b`` in the pair table.
 SYSTEM_FIELDS: tuple[str, ...] = ("n", "sum", "m2", "min", "max", "nonbinary")
@@ -35,8 +50,13 @@ PAIR_COLUMNS: tuple[str, ...] = (
     "dataset", "metric", "system_a", "system_b",
     "n", "sum_d", "m2_d", "min_d", "max_d", "sum_abs_d", "sum_pa", "sum_pb", "m2_pa", "m2_pb",
     "m2_ab",
-    *(f"{f}_a" for f in SYSTEM_FIELDS), *(f"{f}_b" for f in SYSTEM_FIELDS),
+    *(f"{f}_a" for f in SYSTEM_FIELDS), *(f"{f}_b" for f in SYSTEM_FIELDS), "scale",
 )
+#: Columns in units of the scores (true value = column · 2^scale) and second moments
+#: (column · 4^scale); n and the counts do not scale.
+LOCATION_COLUMNS: tuple[str, ...] = ("sum_d", "min_d", "max_d", "sum_abs_d", "sum_pa", "sum_pb",
+                                     "sum_a", "min_a", "max_a", "sum_b", "min_b", "max_b")
+MOMENT_COLUMNS: tuple[str, ...] = ("m2_d", "m2_pa", "m2_pb", "m2_ab", "m2_a", "m2_b")
 
 KEY = ["dataset", "metric", "system_a", "system_b"]
 
@@ -87,7 +107,9 @@ def merge_statistics(parts: list[pd.DataFrame]) -> pd.DataFrame:
     Each part has the columns :data:`PAIR_COLUMNS` (e.g. ``LazyScores.sufficient_statistics()``
     of one file, or of one worker of a distributed engine); every item must lie in one chunk
     only, with all its systems. Formulas in the module docstring; a pair missing from a part
-    counts as n = 0 there.
+    counts as n = 0 there. Parts of different ``scale`` are first brought to the largest scale
+    of the parts holding the row (exact powers of two: location columns times 2^(e_i − e),
+    second moments times 4^(e_i − e)); the result carries that scale.
     """
     if not parts:
         raise ValueError("merge_statistics needs at least one table")
@@ -95,11 +117,22 @@ def merge_statistics(parts: list[pd.DataFrame]) -> pd.DataFrame:
     zero = {c: 0.0 for c in PAIR_COLUMNS if c not in KEY}
     for c in ("min_d", "max_d", "min_a", "max_a", "min_b", "max_b"):
         zero[c] = math.nan
+    fulls = [keys.merge(p.assign(_here=True), on=KEY, how="left") for p in parts]
+    scales = np.stack([np.where(f["_here"].notna().to_numpy(), f["scale"].to_numpy(float),
+                                -np.inf) for f in fulls])
+    common = scales.max(axis=0)
     acc: pd.DataFrame | None = None
-    for p in parts:
-        full = keys.merge(p, on=KEY, how="left").fillna(zero)
+    for f, e in zip(fulls, scales, strict=True):
+        full = f.drop(columns="_here").fillna(zero)
+        shift = np.where(np.isfinite(e), e - common, 0.0).astype(np.int64)
+        if shift.any():
+            for c in LOCATION_COLUMNS:
+                full[c] = np.ldexp(full[c].to_numpy(float), shift)
+            for c in MOMENT_COLUMNS:
+                full[c] = np.ldexp(full[c].to_numpy(float), 2 * shift)
         acc = full if acc is None else _merge_two(acc, full)
     assert acc is not None
-    for c in ("n", "n_a", "n_b", "nonbinary_a", "nonbinary_b"):
+    acc["scale"] = common
+    for c in ("n", "n_a", "n_b", "nonbinary_a", "nonbinary_b", "scale"):
         acc[c] = acc[c].astype(np.int64)
     return acc[list(PAIR_COLUMNS)].reset_index(drop=True)
