@@ -34,7 +34,8 @@ import pandas as pd
 
 from ..comparison import Comparison, compare
 from ..errors import AggregateError, check_alpha, check_choice, check_correction
-from ..scores import Scores
+from .._frames import as_frame
+from ..scores import Scores, as_scores
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons
 from .metrics import aggregate_metrics, metric_direction, standardized_means
@@ -198,10 +199,7 @@ def rank_systems(
     check_choice("comparisons", comparisons, ORDERS, error=AggregateError)
     alpha = check_alpha(alpha, error=AggregateError)
     correction = check_correction(correction, error=AggregateError)
-    if isinstance(scores, pd.DataFrame):
-        scores = Scores(scores)
-    if not isinstance(scores, Scores):
-        raise AggregateError(f"rank_systems expects Scores or a DataFrame; got {type(scores).__name__}")
+    scores = as_scores(scores, what="rank_systems", error=AggregateError)
     if by is not None:
         return {level: _rank(sub, comparisons, alpha, correction, weights, higher_is_better,
                              dataset_weights, test, n_resamples, seed)
@@ -300,6 +298,7 @@ def _topsis(scores: Scores, higher_is_better: Mapping[str, bool] | bool | None,
     matrix = means.T.reindex(order)
     matrix.columns = [f"{d}/{m}" for d, m in means.index]
     crit_w, crit_dir = [], []
+    known_direction: dict[str, bool | None] = {}  # metric_direction once per metric
     for d, m in means.index:
         w_m = 1.0 if weights is None else float(weights.get(m, 0.0))
         w_d = 1.0 if dataset_weights is None else float(dataset_weights.get(d, 0.0))
@@ -309,7 +308,9 @@ def _topsis(scores: Scores, higher_is_better: Mapping[str, bool] | bool | None,
         elif isinstance(higher_is_better, Mapping) and m in higher_is_better:
             crit_dir.append(bool(higher_is_better[m]))
         else:
-            known = metric_direction(m)
+            if m not in known_direction:
+                known_direction[m] = metric_direction(m)
+            known = known_direction[m]
             crit_dir.append(True if known is None else known)
     if matrix.isna().any().any() or sum(crit_w) <= 0:
         return pd.Series(dtype=float), float("nan")
@@ -387,10 +388,9 @@ def condition_and_compare(
     ``item@system``, so pooled groups are unpaired) and ranked first-vs-rest. ``color`` must be a
     subset of ``compare``.
     """
-    if isinstance(scores, pd.DataFrame):
-        scores = Scores(scores)
-    if not isinstance(params, pd.DataFrame):
-        raise AggregateError(f"params must be a DataFrame (system → hyper-parameters); got {type(params).__name__}")
+    scores = as_scores(scores, what="condition_and_compare", error=AggregateError)
+    params = as_frame(params, what="condition_and_compare: params (system → hyper-parameters)",
+                      error=AggregateError, index_columns=("system",))
     p = params.set_index("system") if "system" in params.columns else params
     p.index = p.index.astype(str)
     condition, compare_cols, color = list(condition), list(compare), list(color)

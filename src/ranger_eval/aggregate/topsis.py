@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._frames import as_frame
 from .._lazymodule import lazy_module
 from ..errors import AggregateError, check_choice
 
@@ -115,11 +116,8 @@ def topsis(
     [0, 1], larger is better. The formula is in the module docstring. All alternatives equal on
     every weighted criterion leaves the closeness undefined (0/0): an error.
     """
-    if not isinstance(matrix, pd.DataFrame):
-        raise AggregateError(
-            "matrix must be a pandas DataFrame (alternatives in rows, criteria in columns); got "
-            f"{type(matrix).__name__}"
-        )
+    matrix = as_frame(matrix, what="topsis (alternatives in rows, criteria in columns)",
+                      error=AggregateError)
     normalization = check_choice("normalization", normalization, NORMALIZATIONS,
                                  error=AggregateError)
     m, n = matrix.shape
@@ -131,11 +129,13 @@ def topsis(
     if len(set(criteria)) != n:
         dup = sorted({c for c in criteria if criteria.count(c) > 1})
         raise AggregateError(f"duplicate criterion (column) name(s): {', '.join(map(repr, dup))}")
-    for c, col in zip(criteria, matrix.columns, strict=True):
-        column = matrix[col]
-        if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+    dtypes = list(matrix.dtypes)
+    numeric = {dt: pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+               for dt in set(dtypes)}  # one check per distinct dtype, not per column
+    for c, dt in zip(criteria, dtypes, strict=True):
+        if not numeric[dt]:
             raise AggregateError(
-                f"criterion {c!r} is not numeric (dtype {matrix[col].dtype}); TOPSIS needs numbers"
+                f"criterion {c!r} is not numeric (dtype {dt}); TOPSIS needs numbers"
             )
     x = matrix.to_numpy(dtype=float)
     bad = ~np.isfinite(x)
