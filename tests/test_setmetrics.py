@@ -3,11 +3,14 @@ sacrebleu (tests/oracles/setmetrics_oracle.json, plus live checks when the libra
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranger_eval import setmetrics as sm
 from ranger_eval.errors import CompareError, EffectSizeError, RangerError
@@ -19,8 +22,12 @@ BY_NAME = {c["name"]: c for c in ORACLE["cases"]}
 RTOL = 1e-10
 
 
+TEXT = ("bleu", "chrf", "chrf++", "ter")
+LIKELIHOOD = ("perplexity", "weighted_perplexity", "bits_per_byte")
+
+
 def _needs(name: str) -> None:
-    if name == "bleu":
+    if name in TEXT:
         pytest.importorskip("sacrebleu")
 
 
@@ -46,6 +53,7 @@ def test_values_and_bootstrap_variance_match_the_reference_libraries(case, name)
 
 @pytest.mark.parametrize(("case", "name"), [(c, m) for c, m in CASES if "perm_p" in BY_NAME[c]["metrics"][m]])
 def test_exact_permutation_distribution_matches_brute_force_enumeration(case, name):
+    _needs(name)
     c = BY_NAME[case]
     enc = sm.encode(sm.metric(name), c["labels"], [c["treatment"], c["control"]])
     stats, exact, seed = sm.permutation_statistics(enc, [[(0, 1)]], n_resamples=10_000, seed=0)
@@ -98,14 +106,36 @@ def test_named_metrics_match_sklearn_and_scipy_on_random_data(seed):
     assert sm.compute("rmse", x, z) == pytest.approx(skm.root_mean_squared_error(x, z), rel=1e-12)
 
 
-@pytest.mark.parametrize("name", [m for m in sm.NAMES if m != "bleu"])
+def _random_text(rng, n):
+    words = np.array(["the", "cat", "sat", "on", "a", "mat", "dog", "runs", "Hello,", "x."])
+    def one():
+        return " ".join(words[rng.integers(0, words.size, int(rng.integers(0, 7)))])
+    return (np.array([one() for _ in range(n)], dtype=object),
+            np.array([one() for _ in range(n)], dtype=object))
+
+
+def _random_likelihood(rng, n):
+    counts = rng.integers(0, 40, n).astype(float)  # a document may have 0 words
+    return counts, -rng.gamma(2.0, 1.0, n) * (counts + 1) / 10
+
+
+def _random_data(rng, name, n):
+    kind = sm.metric(name).kind
+    if kind == "text":
+        return _random_text(rng, n)
+    if kind == "likelihood":
+        return _random_likelihood(rng, n)
+    return _random_case(rng, "classification" if kind == "classification" else "regression", n)
+
+
+@pytest.mark.parametrize("name", sm.NAMES)
 def test_vectorised_rows_equal_one_call_per_resample(name):
     """evaluate() on a batch of bootstrap and permutation rows == compute() row by row."""
+    _needs(name)
     rng = np.random.default_rng(5)
-    kind = "classification" if sm.metric(name).kind == "classification" else "regression"
     n = 30
-    y, t = _random_case(rng, kind, n)
-    _, c = _random_case(rng, kind, n)
+    y, t = _random_data(rng, name, n)
+    _, c = _random_data(rng, name, n)
     if name == "f1":
         y, t, c = (y > 0).astype(int), (t > 0).astype(int), (c > 0).astype(int)
     enc = sm.encode(sm.metric(name), y, [t, c])
@@ -232,13 +262,89 @@ def test_missing_and_misshapen_input():
         sm.compute("mcc", [[1, 0]], [[1, 0]])
 
 
-def test_bleu_without_sacrebleu_is_a_clear_error(monkeypatch):
+@pytest.mark.parametrize("name", TEXT)
+def test_text_metrics_without_sacrebleu_are_a_clear_error(monkeypatch, name):
     monkeypatch.setitem(sys.modules, "sacrebleu", None)
-    with pytest.raises(RangerError, match="'bleu' needs the sacrebleu package"):
-        sm.metric("bleu")
+    with pytest.raises(RangerError, match=f"'{re.escape(name)}' needs the sacrebleu package"):
+        sm.metric(name)
 
 
 def test_bleu_needs_text():
     pytest.importorskip("sacrebleu")
     with pytest.raises(EffectSizeError, match="'bleu' needs text predictions, got 3"):
         sm.compute("bleu", ["a b", "c d"], np.array(["a b", 3], dtype=object))
+
+
+@pytest.mark.parametrize("name", ["chrf", "ter"])
+def test_chrf_ter_need_text(name):
+    pytest.importorskip("sacrebleu")
+    with pytest.raises(EffectSizeError, match=f"'{name}' needs text labels \\(references\\), got 3"):
+        sm.compute(name, np.array(["a b", 3], dtype=object), ["a b", "c"])
+
+
+# --------------------------------------------------------------------------- lm-eval likelihoods
+def test_likelihood_metrics_directions_inputs_and_bad_counts():
+    assert sm.metric("perplexity").inputs == "values"
+    assert sm.metric("weighted_perplexity").inputs == "label-prediction"
+    for name in (*LIKELIHOOD, "ter"):
+        assert not sm.metric(name).higher_is_better
+    assert sm.metric("chrf").higher_is_better and sm.metric("chrf++").higher_is_better
+    # a perplexity ignores labels: the values are the log-likelihoods
+    assert sm.compute("perplexity", None, [-1.0, -3.0]) == pytest.approx(np.exp(2.0), rel=1e-15)
+    with pytest.raises(EffectSizeError, match=r"label \(word or byte count\) at item position 1 "
+                                              r"is -2.0; counts must be >= 0"):
+        sm.compute("weighted_perplexity", [3, -2], [-1.0, -2.0])
+    with pytest.raises(EffectSizeError, match="needs the items' word or byte counts"):
+        sm.compute("bits_per_byte", None, [-1.0])
+    with pytest.raises(EffectSizeError, match=r"numeric predictions \(log-likelihoods\), got 'x'"):
+        sm.compute("bits_per_byte", [1, 2], [-1.0, "x"])
+    with pytest.raises(EffectSizeError, match="2 labels for 3 predictions"):
+        sm.compute("weighted_perplexity", [1, 2], [-1.0, -2.0, -3.0])
+    # no words at all: undefined (NaN; the calling layer names it), as lm-eval's 0/0
+    assert np.isnan(sm.compute("weighted_perplexity", [0, 0], [0.0, 0.0]))
+
+
+def test_likelihood_metrics_beyond_float64_are_inf_not_wrong():
+    """exp(-mean ll) beyond float64 is inf (reported as undefined by name), never a wrap."""
+    assert sm.compute("perplexity", None, [-1000.0, -1000.0]) == np.inf
+    assert sm.compute("weighted_perplexity", [1.0, 1.0], [-1e308, -1e308]) == np.inf
+    assert sm.compute("bits_per_byte", [1e300, 1e300], [-1e300, -3e300]) == pytest.approx(
+        2.0 / np.log(2.0), rel=1e-15)
+
+
+def _permuted(draw, arrays):
+    order = draw(st.permutations(range(len(arrays[0]))))
+    return [np.asarray(a, dtype=object if a.dtype == object else a.dtype)[list(order)]
+            for a in arrays]
+
+
+@st.composite
+def _lm_eval_cases(draw):
+    name = draw(st.sampled_from(sorted(LIKELIHOOD + TEXT[1:])))
+    n = draw(st.integers(2, 25))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    y, t = _random_data(rng, name, n)
+    _, c = _random_data(rng, name, n)
+    return name, y, t, c, _permuted(draw, [y, t, c])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_lm_eval_cases())
+def test_lm_eval_set_metrics_do_not_depend_on_the_item_order(case):
+    """The new set metrics are functions of the set of items: the same value, bootstrap
+    variance and permutation p-value of the paired difference whatever the items' order
+    (the resamples draw different items, so the bootstrap variance is compared loosely)."""
+    name, y, t, c, (py, pt, pc) = case
+    _needs(name)
+    a = sm.encode(sm.metric(name), y, [t, c])
+    b = sm.encode(sm.metric(name), py, [pt, pc])
+    va, vb = a.values(), b.values()
+    finite = np.isfinite(va)
+    assert np.array_equal(finite, np.isfinite(vb))
+    np.testing.assert_allclose(vb[finite], va[finite], rtol=1e-12, atol=1e-12)
+    if finite.all() and len(y) <= 10:  # exact permutation: the same distribution
+        pa, ea, _ = sm.permutation_statistics(a, [[(0, 1)]], n_resamples=4096)
+        pb, eb, _ = sm.permutation_statistics(b, [[(0, 1)]], n_resamples=4096)
+        assert ea and eb
+        np.testing.assert_allclose(np.sort(pb[:, 0]), np.sort(pa[:, 0]), rtol=1e-9, atol=1e-9)

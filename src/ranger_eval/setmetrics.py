@@ -27,7 +27,25 @@ name           definition (n items, classes from the labels and predictions)    
 ``bleu``       corpus BLEU of the predictions against one reference (the label)    ``sacrebleu.corpus_bleu``
                per item, sacrebleu's defaults (13a tokens, exp smoothing); needs
                sacrebleu installed
+``chrf``       corpus chrF (character 6-grams, β = 2) of the predictions against   ``sacrebleu.corpus_chrf``
+               one reference (the label) per item, sacrebleu's defaults
+``chrf++``     corpus chrF++: chrF with word 1- and 2-grams (``word_order=2``)     ``corpus_chrf(word_order=2)``
+``ter``        corpus translation edit rate, 100·Σ edits / Σ reference words      ``sacrebleu.corpus_ter``
+               (lower is better)
+``perplexity`` exp(−mean of the per-item ``value``), the values being             lm-eval ``perplexity``
+               log-likelihoods (lower is better)
+``weighted_    exp(−Σ prediction / Σ label): prediction = an item's                lm-eval
+perplexity``   log-likelihood, label = its number of words or bytes (a property    ``weighted_perplexity``
+               of the document, so the same for every system; lower is better)
+``bits_per_    −Σ prediction / (Σ label · ln 2), prediction and label as for       lm-eval ``bits_per_byte``
+byte``         ``weighted_perplexity`` (label = bytes; lower is better)
 =============  ==================================================================  =========================
+
+The last three are lm-eval's aggregations of the same names (lm_eval/api/metrics.py, 0.4.13:
+``perplexity`` = ``math.exp(-mean(items))``, ``weighted_perplexity`` =
+``math.exp(-sum(ll) / sum(n))``, ``bits_per_byte`` = ``-sum(ll) / sum(n) / math.log(2)``); lm-eval
+computes ``chrf``, ``chrf++`` and ``ter`` with sacrebleu's ``corpus_chrf`` / ``corpus_ter`` on one
+reference per item, as here.
 
 A callable is accepted too: ``fn(labels, predictions) -> float`` (two required positional
 parameters, e.g. ``sklearn.metrics.f1_score``) or ``fn(values) -> float`` (one, e.g.
@@ -87,13 +105,20 @@ __all__ = [
 #: The named metrics.
 NAMES: tuple[str, ...] = (
     "accuracy", "f1", "macro_f1", "mcc", "pearson", "spearman", "kendall", "mae", "rmse", "bleu",
+    "chrf", "chrf++", "ter", "perplexity", "weighted_perplexity", "bits_per_byte",
 )
 _KIND = {
     "accuracy": "classification", "f1": "classification", "macro_f1": "classification",
     "mcc": "classification", "pearson": "regression", "spearman": "regression",
     "kendall": "regression", "mae": "regression", "rmse": "regression", "bleu": "text",
+    "chrf": "text", "chrf++": "text", "ter": "text", "perplexity": "likelihood",
+    "weighted_perplexity": "likelihood", "bits_per_byte": "likelihood",
 }
-_LOWER_IS_BETTER = frozenset({"mae", "rmse"})
+_LOWER_IS_BETTER = frozenset({
+    "mae", "rmse", "ter", "perplexity", "weighted_perplexity", "bits_per_byte",
+})
+#: Named metrics computed from the per-item ``value`` column alone (no labels/predictions).
+_VALUE_METRICS = frozenset({"perplexity"})
 INPUTS: tuple[str, ...] = ("label-prediction", "values")
 _BATCH_BYTES = 64 * 2**20
 _EPS = float(np.finfo(np.float64).eps)
@@ -138,10 +163,11 @@ def metric(name: str, *, pos_label: Any = 1, error: type[RangerError] = EffectSi
             f"unknown metric_fn {name!r}; named metrics: {', '.join(NAMES)} (or pass a callable "
             "fn(labels, predictions) or fn(values))" + suggest(name, NAMES)
         )
-    if name == "bleu":
-        _sacrebleu(error)
+    if _KIND[name] == "text":
+        _sacrebleu(error, name)
     return SetMetric(
-        name=name, inputs="label-prediction", kind=_KIND[name],
+        name=name, inputs="values" if name in _VALUE_METRICS else "label-prediction",
+        kind=_KIND[name],
         higher_is_better=name not in _LOWER_IS_BETTER, pos_label=pos_label,
     )
 
@@ -203,12 +229,12 @@ def get_metric(spec: object, *, error: type[RangerError] = EffectSizeError) -> S
     )
 
 
-def _sacrebleu(error: type[RangerError]) -> Any:
+def _sacrebleu(error: type[RangerError], name: str = "bleu") -> Any:
     try:
         sacrebleu = importlib.import_module("sacrebleu")
     except ImportError:
         raise error(
-            "metric 'bleu' needs the sacrebleu package, which is not installed "
+            f"metric {name!r} needs the sacrebleu package, which is not installed "
             "(pip install sacrebleu)"
         ) from None
     return sacrebleu
@@ -246,7 +272,7 @@ class EncodedRuns:
 
     def row_bytes(self) -> int:
         """Approximate work space per resample row (for batching)."""
-        per_item = 112 if self.metric.name == "bleu" else 64
+        per_item = 64 + 8 * self.table.shape[1] if self.table is not None else 64
         extra = 8 * (self.groups[1] + self.groups[3]) if self.groups is not None else 0
         return per_item * self.n + extra
 
@@ -256,6 +282,8 @@ class EncodedRuns:
         if m.fn is not None:
             return self._loop(rows_l, rows_p)
         name = m.name
+        if m.kind == "likelihood":
+            return _likelihood(name, self.label, self.pred, rows_l, rows_p)
         if m.kind == "classification":
             assert self.label is not None and self.classes is not None
             lab = self.label[rows_l]
@@ -316,9 +344,14 @@ class EncodedRuns:
                 else:
                     out[r] = float(kendalltau(x[r], y[r]).statistic)
             return out
-        # bleu: pred holds row numbers of the sufficient-statistics table
-        assert self.table is not None  # (R·n, 2 + 2·4) per-item statistics
-        return _bleu_from_stats(self.table[self.pred[rows_p]].sum(axis=1))
+        # text: pred holds row numbers of the per-item sufficient-statistics table (R·n rows)
+        assert self.table is not None
+        summed = self.table[self.pred[rows_p]].sum(axis=1)
+        if name == "bleu":  # 2 + 2·4 columns
+            return _bleu_from_stats(summed)
+        if name == "ter":  # edits, reference words
+            return _ter_from_stats(summed)
+        return _chrf_from_stats(summed)  # 3 per character / word order
 
     def _loop(self, rows_l: np.ndarray, rows_p: np.ndarray) -> np.ndarray:
         fn = self.metric.fn
@@ -399,6 +432,63 @@ def _rowwise_kendall(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             out[a:a + step] = np.where(den > 0, num / np.sqrt(np.where(den > 0, den, 1.0)), np.nan)
     return np.clip(out, -1.0, 1.0)
+
+
+_LN2 = math.log(2.0)
+
+
+def _likelihood(name: str, label: np.ndarray | None, pred: np.ndarray, rows_l: np.ndarray,
+                rows_p: np.ndarray) -> np.ndarray:
+    """lm-eval's likelihood aggregations on every row (lm_eval/api/metrics.py, 0.4.13).
+
+    ``perplexity``: exp(−Σ ll / n) of the per-item log-likelihoods ll (``pred``);
+    ``weighted_perplexity``: exp(−Σ ll / Σ c), ``bits_per_byte``: −Σ ll / (Σ c · ln 2), with
+    c = the item's number of words or bytes (``label``). A row whose Σ c is 0 is NaN
+    (undefined), one beyond float64 ``inf``; the calling layer names both.
+    """
+    ll = pred[rows_p]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if name == "perplexity":
+            return np.exp(-ll.mean(axis=1))
+        assert label is not None
+        count = label[rows_l].sum(axis=1)
+        ratio = np.where(count > 0, -ll.sum(axis=1) / np.where(count > 0, count, 1.0), np.nan)
+        return np.exp(ratio) if name == "weighted_perplexity" else ratio / _LN2
+
+
+def _ter_from_stats(s: np.ndarray) -> np.ndarray:
+    """sacrebleu's ``TER._compute_score_from_stats``, vectorised: 100 · edits / reference
+    words; 100 when the references are empty and the hypotheses not, 0 when both are."""
+    edits, ref = s[:, 0], s[:, 1]
+    ratio = np.divide(edits, ref, out=np.zeros_like(edits), where=ref > 0)
+    return 100.0 * np.where(ref > 0, ratio, np.where(edits > 0, 1.0, 0.0))
+
+
+_CHRF_BETA = 2.0
+
+
+def _chrf_from_stats(s: np.ndarray) -> np.ndarray:
+    """sacrebleu's ``CHRF._compute_f_score`` (β = 2, no eps smoothing), vectorised.
+
+    ``s`` rows: [hyp, ref, match] n-gram counts per order (character orders, then word
+    orders), summed over the items of a resample. Precision and recall are averaged over the
+    orders where both the hypotheses and the references have n-grams (sacrebleu's effective
+    order); the score is 100 · (1 + β²) P R / (β² P + R), 0 when P + R = 0.
+    """
+    b = s.shape[0]
+    st = s.reshape(b, -1, 3)
+    hyp, ref, match = st[:, :, 0], st[:, :, 1], st[:, :, 2]
+    valid = (hyp > 0) & (ref > 0)
+    prec = np.divide(match, hyp, out=np.zeros_like(match), where=valid)
+    rec = np.divide(match, ref, out=np.zeros_like(match), where=valid)
+    eff = valid.sum(axis=1).astype(np.float64)
+    avg_p = np.divide(prec.sum(axis=1), eff, out=np.zeros(b), where=eff > 0)
+    avg_r = np.divide(rec.sum(axis=1), eff, out=np.zeros(b), where=eff > 0)
+    f = _CHRF_BETA ** 2
+    den = f * avg_p + avg_r
+    num = (1.0 + f) * avg_p * avg_r
+    return np.where(avg_p + avg_r > 0, 100.0 * np.divide(num, den, out=np.zeros(b),
+                                                          where=den > 0), 0.0)
 
 
 _BLEU_ORDER = 4
@@ -496,6 +586,21 @@ def encode(
     if metric.inputs == "values":
         vals = np.concatenate([_numeric(p, "values", where, error) for p in preds])
         return EncodedRuns(metric, n, r, None, vals, runs=names)
+    if metric.kind == "likelihood":  # label = words/bytes of the item, prediction = loglik
+        counts = _numeric(_as_1d(labels, "labels", where, error), "labels (word or byte "
+                          "counts)", where, error) if labels is not None else None
+        if counts is None:
+            raise error(f"{where}: metric {metric.name!r} needs the items' word or byte counts "
+                        "as labels")
+        if counts.size != n:
+            raise error(f"{where}: {counts.size} labels for {n} predictions")
+        neg = np.flatnonzero(counts < 0)
+        if neg.size:
+            raise error(f"{where}: label (word or byte count) at item position {int(neg[0])} is "
+                        f"{float(counts[neg[0]])!r}; counts must be >= 0")
+        ll = np.concatenate([_numeric(p, "predictions (log-likelihoods)", where, error)
+                             for p in preds])
+        return EncodedRuns(metric, n, r, counts, ll, runs=names)
     if labels is None:
         raise error(f"{where}: metric {metric.name!r} needs the items' labels")
     lab = _as_1d(labels, "labels", where, error)
@@ -511,7 +616,7 @@ def encode(
             groups = (*_tie_groups(lab_f), *_tie_groups(pred_f))
         return EncodedRuns(metric, n, r, lab_f, pred_f, runs=names, groups=groups)
     if metric.kind == "text":
-        return _encode_bleu(metric, lab, preds, names, where, error)
+        return _encode_text(metric, lab, preds, names, where, error)
     # classification: one code per class over the labels and every run's predictions
     stacked = _stack([lab, *preds])
     try:
@@ -565,7 +670,7 @@ def _positive_code(pos_label: object, classes: np.ndarray) -> int:
     return -1
 
 
-def _encode_bleu(
+def _encode_text(
     metric: SetMetric,
     lab: np.ndarray,
     preds: list[np.ndarray],
@@ -573,14 +678,22 @@ def _encode_bleu(
     where: str,
     error: type[RangerError],
 ) -> EncodedRuns:
-    sacrebleu = _sacrebleu(error)
+    """Per-item sufficient statistics of sacrebleu's corpus metric (one reference per item),
+    as sacrebleu's own ``corpus_score`` sums them: BLEU lengths and n-gram counts, chrF
+    [hyp, ref, match] counts per order, TER [edits, reference words]."""
+    sacrebleu = _sacrebleu(error, metric.name)
     for role, arr in (("labels (references)", lab), *(("predictions", p) for p in preds)):
         bad = [v for v in arr if not isinstance(v, str)]
         if bad:
-            raise error(f"{where}: metric 'bleu' needs text {role}, got {bad[0]!r}")
-    bleu = sacrebleu.metrics.BLEU()
+            raise error(f"{where}: metric {metric.name!r} needs text {role}, got {bad[0]!r}")
+    scorer = {
+        "bleu": lambda: sacrebleu.metrics.BLEU(), "chrf": lambda: sacrebleu.metrics.CHRF(),
+        "chrf++": lambda: sacrebleu.metrics.CHRF(word_order=2),
+        "ter": lambda: sacrebleu.metrics.TER(),
+    }[metric.name]()
     refs = [[str(x) for x in lab]]
-    tables = [np.asarray(bleu._extract_corpus_statistics([str(x) for x in p], refs), dtype=np.float64)
+    tables = [np.asarray(scorer._extract_corpus_statistics([str(x) for x in p], refs),
+                         dtype=np.float64).reshape(len(p), -1)
               for p in preds]
     stats = np.vstack(tables)
     n = lab.size

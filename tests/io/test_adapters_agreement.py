@@ -26,9 +26,12 @@ from ranger_eval.io.adapters.lmeval import tool_aggregate
 
 ORACLES = Path(__file__).resolve().parents[1] / "oracles"
 LMEVAL = ORACLES / "lmeval_logs"
-SET_LEVEL = {"f1", "mcc", "bleu"}  # tested through the set-level path
-LEFT_OUT = {"chrf", "ter", "perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte",
-            "brier_score"}
+#: lm-eval's corpus-level metrics, tested through the set-level path with their set metric.
+SET_LEVEL = {"f1": "f1", "mcc": "mcc", "bleu": "bleu", "chrf": "chrf", "ter": "ter",
+             "perplexity": "perplexity", "word_perplexity": "weighted_perplexity",
+             "byte_perplexity": "weighted_perplexity", "bits_per_byte": "bits_per_byte"}
+#: Means of per-item values (brier_score: each item's own Brier score).
+PER_ITEM = {"acc", "acc_norm", "exact_match", "brier_score"}
 
 
 def lmeval_reported() -> dict[tuple[str, str, str], float]:
@@ -52,13 +55,16 @@ def test_lmeval_fixture_is_lm_eval_0_4_13():
     assert (LMEVAL / "VERSION").read_text().strip() == "lm_eval 0.4.13"
     reported = lmeval_reported()
     metrics = {m for (_, _, m) in reported}
-    assert metrics == {"acc", "acc_norm", "exact_match"} | SET_LEVEL | LEFT_OUT
+    assert metrics == PER_ITEM | set(SET_LEVEL)
     assert {s for (_, s, _) in reported} == {"dummy-a", "dummy-b"}
 
 
 def test_lmeval_every_aggregate_recomputed_from_the_samples():
-    with pytest.warns(UserWarning, match="corpus-level"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every metric is read: nothing left out, no note
         res = load_adapter(LMEVAL)
+    assert res.notes == ()
+    assert set(res.corpus["set_metric"]) == set(SET_LEVEL.values())
     items: dict[tuple[str, str, str], list] = {}
     for (d, s, m), grp in res.scores.frame.groupby(["dataset", "system", "metric"]):
         items[d, s, m] = grp["value"].tolist()
@@ -75,16 +81,21 @@ def test_lmeval_compare_reports_lm_evals_numbers_not_the_accuracy():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores = read_adapter(LMEVAL)
-    assert set(scores.metrics) == {"acc", "acc_norm", "exact_match"} | SET_LEVEL
+    assert set(scores.metrics) == PER_ITEM | set(SET_LEVEL)
     comp = rg.compare(scores, n_resamples=199)
     means = {(r.dataset, r.system, r.metric): r.mean for r in comp.means.itertuples()}
     reported = lmeval_reported()
-    assert set(means) == {k for k in reported if k[2] not in LEFT_OUT}
+    assert set(means) == set(reported)  # every metric of every task, both systems
     for key, mean in means.items():
         assert close(mean, reported[key], key[2]), (key, mean, reported[key])
-    f1 = comp.table[comp.table["metric"] == "f1"].iloc[0]
-    assert f1["test"] == "permutation" and f1["effect_size_name"] == "dz_boot"
-    assert set(comp.set_metrics) == SET_LEVEL
+    for metric in SET_LEVEL:  # the set-level path: resampling tests, bootstrap d_z
+        row = comp.table[comp.table["metric"] == metric].iloc[0]
+        assert row["test"] == "permutation" and row["effect_size_name"] == "dz_boot", metric
+        want = (reported[row["dataset"], row["system_a"], metric]
+                - reported[row["dataset"], row["system_b"], metric])
+        assert close(row["diff"], want, metric)
+        assert 0 < row["pvalue"] <= 1 and row["ci_low"] <= row["diff"] <= row["ci_high"]
+    assert set(comp.set_metrics) == set(SET_LEVEL.values())
     # the accuracy is not the f1 (the bug of issue 18: f1 == mcc == acc)
     assert means["ranger_yesno", "dummy-a", "f1"] != means["ranger_yesno", "dummy-a", "acc"]
 
@@ -96,11 +107,11 @@ def test_lmeval_cli_compare_and_meta_report_lm_evals_f1(tmp_path):
     r = runner.invoke(app, ["compare", str(LMEVAL), "--out", str(out), "--n-resamples", "199"])
     assert r.exit_code == 0, r.output
     table = pd.read_csv(out / "comparison.csv", comment="#")
-    for metric in ("f1", "mcc", "acc"):
-        row = table[(table["dataset"] == "ranger_yesno") & (table["metric"] == metric)].iloc[0]
+    assert {(d, m) for d, _, m in reported} == set(zip(table["dataset"], table["metric"], strict=True))
+    for row in table.itertuples():  # every metric of every task, lm-eval's number per system
         for side in ("a", "b"):
-            want = reported["ranger_yesno", row[f"system_{side}"], metric]
-            assert close(row[f"mean_{side}"], want, metric)
+            want = reported[row.dataset, getattr(row, f"system_{side}"), row.metric]
+            assert close(getattr(row, f"mean_{side}"), want, row.metric), row
     out = tmp_path / "meta"
     r = runner.invoke(app, ["meta", str(LMEVAL), "--metric", "f1", "--control", "dummy-a",
                             "--treatment", "dummy-b", "--out", str(out)])
@@ -112,16 +123,41 @@ def test_lmeval_cli_compare_and_meta_report_lm_evals_f1(tmp_path):
                  - reported["ranger_yesno", "dummy-a", "f1"], "f1")
 
 
-def test_lmeval_effect_sizes_api_uses_the_declared_set_metric():
-    """rg.effect_sizes on the adapter's scores, metric="f1", no metric_fn: lm-eval's f1."""
+@pytest.mark.parametrize("metric", ["perplexity", "word_perplexity", "byte_perplexity",
+                                    "bits_per_byte", "chrf", "ter", "brier_score"])
+def test_lmeval_cli_meta_reports_lm_evals_corpus_metric(tmp_path, metric):
+    """meta --metric <corpus-level metric>: the systems' values are lm-eval's own numbers and
+    the effect is their difference (set-level path: paired bootstrap of that metric)."""
     reported = lmeval_reported()
+    task = next(d for d, _, m in reported if m == metric)
+    out = tmp_path / "meta"
+    r = CliRunner().invoke(app, ["meta", str(LMEVAL), "--metric", metric, "--control",
+                                 "dummy-a", "--treatment", "dummy-b", "--out", str(out),
+                                 "--measure", "MD"])
+    assert r.exit_code == 0, r.output
+    effects = (out / "effects.csv").read_text()
+    if metric in SET_LEVEL:
+        assert f"paired-bootstrap[{SET_LEVEL[metric]}]" in effects.splitlines()[0]
+    eff = pd.read_csv(out / "effects.csv", comment="#").iloc[0]
+    a, b = reported[task, "dummy-a", metric], reported[task, "dummy-b", metric]
+    assert close(eff["mean_control"], a, metric) and close(eff["mean_treatment"], b, metric)
+    assert close(eff["yi"], b - a, metric) and eff["vi"] >= 0
+
+
+@pytest.mark.parametrize("metric", sorted(SET_LEVEL) + ["brier_score"])
+def test_lmeval_effect_sizes_api_uses_the_declared_set_metric(metric):
+    """rg.effect_sizes on the adapter's scores, metric=<corpus-level metric>, no metric_fn:
+    lm-eval's numbers (f1, not the accuracy; perplexity, not the mean log-likelihood)."""
+    reported = lmeval_reported()
+    task = next(d for d, _, m in reported if m == metric)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores = read_adapter(LMEVAL)
-    eff = rg.effect_sizes(scores, treatment="dummy-b", control="dummy-a", metric="f1",
-                          datasets=["ranger_yesno"], n_resamples=200)
-    want = reported["ranger_yesno", "dummy-b", "f1"] - reported["ranger_yesno", "dummy-a", "f1"]
-    assert close(float(eff.yi[0]), want, "f1")
+    eff = rg.effect_sizes(scores, treatment="dummy-b", control="dummy-a", metric=metric,
+                          datasets=[task], n_resamples=200, measure="MD")
+    want = reported[task, "dummy-b", metric] - reported[task, "dummy-a", metric]
+    assert close(float(eff.yi[0]), want, metric)
+    assert close(float(eff.mean_control[0]), reported[task, "dummy-a", metric], metric)
 
 
 def _copy(tmp_path: Path, system: str = "dummy-a") -> Path:

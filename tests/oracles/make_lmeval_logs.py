@@ -9,9 +9,12 @@ Run once, by hand, in a separate virtual environment holding lm-eval (not a test
     /tmp/lmeval-venv/bin/python tests/oracles/make_lmeval_logs.py
 
 No torch or transformers is needed: lm-eval's ``dummy`` model returns ``-random.random()`` as
-every log-likelihood and ``"lol"`` as every generation, and lm-eval seeds ``random`` from
-``--seed``, so two seeds give two "systems" (named by ``--model_args pretrained=<name>``, which
-``dummy`` ignores but the results file records as ``model_name``). The tasks are local YAML
+every log-likelihood, and lm-eval seeds ``random`` from ``--seed``, so two seeds give two
+"systems" (named by ``--model_args pretrained=<name>``, which ``dummy`` ignores but the results
+file records as ``model_name``). ``dummy`` answers ``"lol"`` to every generation request, which
+would make bleu, chrf and ter the same for every system; the launcher makes it answer a word of
+``WORDS`` drawn by a generator of its own, seeded by ``--seed`` and the prompt (the global
+``random`` stream of the log-likelihoods is untouched). The tasks are local YAML
 files over JSONL data written here (``dataset_path: json``), so nothing is downloaded:
 
 * ``ranger_yesno`` (multiple_choice, yes/no): acc, acc_norm, f1, mcc, brier_score
@@ -45,14 +48,19 @@ WORDS = ["lol", "cat", "the sun", "a red door", "lol lol"]
 # the same command line with simple_evaluate(bootstrap_iters=0) (stderr "N/A"; the tests check
 # the aggregates, not their stderr). Everything else is lm-eval's own CLI.
 LAUNCH = """
-import functools, sys
+import functools, random, sys
 import lm_eval, lm_eval.evaluator
+from lm_eval.models.dummy import DummyLM
 patched = functools.partial(lm_eval.evaluator.simple_evaluate, bootstrap_iters=0)
 lm_eval.simple_evaluate = lm_eval.evaluator.simple_evaluate = patched
+SEED = sys.argv[sys.argv.index("--seed") + 1]
+def generate_until(self, requests, disable_tqdm=False):
+    return [random.Random(f"{SEED}:{r.arguments[0]}").choice(WORDS_LIST) for r in requests]
+DummyLM.generate_until = generate_until
 from lm_eval.__main__ import cli_evaluate
 sys.argv = ["lm_eval", *sys.argv[1:]]
 cli_evaluate()
-"""
+""".replace("WORDS_LIST", repr(WORDS))
 
 
 def _data(work: Path) -> None:

@@ -7,7 +7,11 @@ tests/test_compare_setmetrics.py. For every case (fixed data, stored in the JSON
 * ``values``: the metric of each system on all items: ``sklearn.metrics.accuracy_score``,
   ``f1_score`` (binary, ``pos_label``), ``f1_score(average="macro")``, ``matthews_corrcoef``,
   ``scipy.stats.pearsonr``/``spearmanr``/``kendalltau``, ``mean_absolute_error``,
-  ``root_mean_squared_error``, ``sacrebleu.corpus_bleu``;
+  ``root_mean_squared_error``, ``sacrebleu.corpus_bleu`` / ``corpus_chrf`` (also
+  ``word_order=2``) / ``corpus_ter``; lm-eval's likelihood aggregations as
+  lm_eval/api/metrics.py (0.4.13) writes them, in plain Python: ``perplexity`` =
+  ``math.exp(-(sum(ll) / len(ll)))``, ``weighted_perplexity`` = ``math.exp(-(sum(ll) / sum(n)))``,
+  ``bits_per_byte`` = ``-(sum(ll) / sum(n)) / math.log(2)`` (labels = n, systems = ll);
 * ``boot_vi``: the variance (ddof = 1) over B paired bootstrap resamples of
   metric(treatment) − metric(control), each computed by the reference library on the resampled
   items. The resamples follow the documented stream of
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from importlib.metadata import version
 from pathlib import Path
 
@@ -55,6 +60,12 @@ def reference(name: str, pos_label: object = 1):
         "mae": skm.mean_absolute_error,
         "rmse": skm.root_mean_squared_error,
         "bleu": lambda y, p: sacrebleu.corpus_bleu(list(p), [list(y)]).score,
+        "chrf": lambda y, p: sacrebleu.corpus_chrf(list(p), [list(y)]).score,
+        "chrf++": lambda y, p: sacrebleu.corpus_chrf(list(p), [list(y)], word_order=2).score,
+        "ter": lambda y, p: sacrebleu.corpus_ter(list(p), [list(y)]).score,
+        "perplexity": lambda _y, ll: math.exp(-(sum(ll) / len(ll))),
+        "weighted_perplexity": lambda n, ll: math.exp(-(sum(ll) / sum(n))),
+        "bits_per_byte": lambda n, ll: -(sum(ll) / sum(n)) / math.log(2),
     }[name]
 
 
@@ -156,6 +167,18 @@ def main() -> None:
         "train at seven", "they won", "close window", "blue sky",
     ]
     cases.append(case("bleu", refs, hyp_t, hyp_c, ["bleu"]))
+    cases.append(case("text", refs, hyp_t, hyp_c, ["chrf", "chrf++", "ter"]))
+    cases.append(case("tiny_text", refs[:8], hyp_t[:8], hyp_c[:8], ["chrf", "ter"], perm=True))
+    # log-likelihoods (systems) and words per document (labels), n = 40
+    lik = np.random.default_rng(18)
+    n_words = lik.integers(1, 60, 40)
+    ll_t = -lik.gamma(2.0, 1.5, 40) * n_words / 10
+    ll_c = ll_t - lik.gamma(1.0, 1.0, 40)
+    cases.append(case("likelihood", n_words.tolist(), ll_t.tolist(), ll_c.tolist(),
+                      ["perplexity", "weighted_perplexity", "bits_per_byte"]))
+    cases.append(case("tiny_likelihood", n_words[:10].tolist(), ll_t[:10].tolist(),
+                      ll_c[:10].tolist(), ["perplexity", "weighted_perplexity", "bits_per_byte"],
+                      perm=True))
     out = {
         "generator": "tests/oracles/setmetrics_oracle.py",
         "versions": {p: version(p) for p in ("scikit-learn", "scipy", "sacrebleu", "numpy")},

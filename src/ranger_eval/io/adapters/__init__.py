@@ -159,23 +159,42 @@ def read_adapter(path: str | Path, format: str | None = None, **options: Any) ->
 
 
 def pairs_as_scores(corpus: pd.DataFrame | None) -> Scores | None:
-    """Corpus-level metrics stored as ``[label, prediction]`` pairs whose aggregate a set-level
-    metric computes (lm-eval f1, mcc, bleu: ``set_metric``) as per-item rows with ``label``,
+    """Corpus-level metrics whose aggregate a set-level metric computes (``set_metric``:
+    lm-eval f1, mcc, bleu, chrf, ter, perplexities …) as per-item rows with ``label``,
     ``prediction`` and ``set_metric`` columns. ``compare`` and ``meta`` test such a metric
-    with its ``set_metric`` automatically (the tool's own number, e.g. lm-eval's f1), never
-    the mean of ``value`` (only whether the prediction equals the label). Other rows stay in
-    ``corpus`` only (the adapter notes them)."""
+    with its ``set_metric`` automatically (the tool's own number, e.g. lm-eval's f1 or
+    word_perplexity), never the mean of ``value``.
+
+    Rows: ``[gold, prediction]`` pairs keep them as text labels and predictions, ``value`` =
+    whether they are equal; the likelihood metrics ``weighted_perplexity`` and
+    ``bits_per_byte`` have ``label`` = the item's words or bytes and ``prediction`` = its
+    log-likelihood (written as exact decimal text, read back as numbers), ``value`` = the
+    log-likelihood; ``perplexity`` (a metric of the ``value`` column alone) has ``value`` = the
+    log-likelihood and no label or prediction. Other rows stay in ``corpus`` only (the adapter
+    notes them)."""
     if corpus is None or corpus.empty:
         return None
-    have = (corpus["label"].notna() & corpus["prediction"].notna()
-            & corpus["set_metric"].notna())
+    from ...setmetrics import NAMES, metric
+
+    declared = {str(m) for m in corpus["set_metric"].dropna()}
+    of_values = {m for m in declared if m in NAMES and metric(m, error=InputError).inputs
+                 == "values"}
+    by_values = corpus["set_metric"].isin(of_values)
+    have = ((corpus["set_metric"].notna() & ~by_values & corpus["label"].notna()
+             & corpus["prediction"].notna()) | (by_values & corpus["value"].notna()))
     if not have.any():
         return None
     rows = corpus.loc[have, ["dataset", "system", "metric", "item", "label", "prediction",
-                             "set_metric"]].copy()
-    rows["value"] = (rows["label"].astype(str) == rows["prediction"].astype(str)).astype(float)
-    for col in ("label", "prediction"):
-        rows[col] = rows[col].astype(str)
+                             "set_metric", "value"]].copy()
+    pairs = ~by_values[have]
+    numeric = pairs & rows["set_metric"].isin(("weighted_perplexity", "bits_per_byte"))
+    text = pairs & ~numeric
+    rows["value"] = rows["value"].astype(float)
+    rows.loc[text, "value"] = (rows.loc[text, "label"].astype(str)
+                               == rows.loc[text, "prediction"].astype(str)).astype(float)
+    rows.loc[numeric, "value"] = rows.loc[numeric, "prediction"].astype(float)
+    for col in ("label", "prediction"):  # str(float) is its exact shortest repr
+        rows[col] = rows[col].astype(str).where(pairs, None)
     return Scores(rows.reset_index(drop=True))
 
 
@@ -201,7 +220,8 @@ def read_adapters(paths: Iterable[str | Path], format: str | None = None,
 def check_corpus_metrics(paths: Iterable[str | Path], metrics: Iterable[str],
                          format: str | None = None) -> None:
     """Refuse a requested metric that an input holds only as a corpus-level metric no
-    set-level metric computes (lm-eval ``perplexity``, ``chrf``, ``ter``, ``brier_score`` …:
+    set-level metric computes (an lm-eval aggregation other than lm-eval's own, such as a
+    task's ``!function``, ``median``, or sacrebleu metrics with several references per item:
     left out of the scores with a note): an :class:`InputError` naming the metric, the file,
     the tool's aggregation and what to do, instead of "unknown metric". Inputs that are not an
     evaluation tool's output, or cannot be read, are passed over (the caller reads them)."""
@@ -223,10 +243,13 @@ def check_corpus_metrics(paths: Iterable[str | Path], metrics: Iterable[str],
         for m in wanted:
             aggs = sorted(set(left.loc[left["metric"] == m, "aggregation"].astype(str)))
             if aggs:
+                why = ("its samples hold several references per item, which one label per "
+                       "item cannot carry" if all(a in lmeval.TEXT for a in aggs) else
+                       "none of Ranger's set-level metrics computes it")
                 raise InputError(
                     f"{path}: metric {m!r} is corpus-level ({fmt} aggregation "
-                    f"{', '.join(aggs)}: not a mean of per-item values) and none of Ranger's "
-                    f"set-level metrics computes it, so it cannot be compared or meta-analysed "
-                    f"from this log; choose a per-item or set-level metric, or test it in "
-                    f"Python with a metric_fn callable on load_adapter(path).corpus"
+                    f"{', '.join(aggs)}: not a mean of per-item values) and {why}, so it cannot "
+                    f"be compared or meta-analysed from this log; choose a per-item or "
+                    f"set-level metric, or test it in Python with a metric_fn callable on "
+                    f"load_adapter(path).corpus"
                 )

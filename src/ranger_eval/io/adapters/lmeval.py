@@ -63,11 +63,29 @@ _FUNCTIONS = {
 }
 _FUNCTION_REPR = re.compile(r"^<function (?:[\w.]+\.)?(\w+) at 0x[0-9a-fA-F]+>$")
 #: Corpus-level aggregations that Ranger's set-level path (:mod:`ranger_eval.setmetrics`)
-#: computes exactly as lm-eval does, from the logged ``[gold, prediction]`` pairs: lm-eval's
-#: ``f1`` is ``sklearn.metrics.f1_score(golds, preds)`` (binary, positive class 1),
-#: ``matthews_corrcoef`` is ``sklearn.metrics.matthews_corrcoef``, ``bleu`` is
-#: ``sacrebleu.corpus_bleu(preds, [refs]).score`` (lm_eval/api/metrics.py, v0.4.13).
-SET_METRICS: dict[str, str] = {"f1": "f1", "matthews_corrcoef": "mcc", "bleu": "bleu"}
+#: computes exactly as lm-eval does (lm_eval/api/metrics.py, v0.4.13), by aggregation name →
+#: set-level metric. From the logged ``[gold, prediction]`` pairs: ``f1`` is
+#: ``sklearn.metrics.f1_score(golds, preds)`` (binary, positive class 1),
+#: ``matthews_corrcoef`` is ``sklearn.metrics.matthews_corrcoef``, ``bleu`` / ``chrf`` /
+#: ``chrf++`` / ``ter`` are sacrebleu's ``corpus_bleu`` / ``corpus_chrf`` (``word_order=2``
+#: for chrF++) / ``corpus_ter`` of the predictions against one reference per item. From the
+#: log-likelihoods: ``perplexity`` is exp(−mean ll) of the per-item ll (the ``value``);
+#: ``weighted_perplexity`` (word_perplexity, byte_perplexity) exp(−Σ ll / Σ n) and
+#: ``bits_per_byte`` −Σ ll / (Σ n · ln 2) of the logged ``[ll, n]`` pairs, read as
+#: ``label`` = n (the document's words or bytes) and ``prediction`` = ll.
+SET_METRICS: dict[str, str] = {
+    "f1": "f1", "matthews_corrcoef": "mcc", "bleu": "bleu", "chrf": "chrf", "chrf++": "chrf++",
+    "ter": "ter", "perplexity": "perplexity", "weighted_perplexity": "weighted_perplexity",
+    "bits_per_byte": "bits_per_byte",
+}
+#: Aggregations logged as ``[log-likelihood, words or bytes]`` (label = the count).
+WEIGHTED = ("weighted_perplexity", "bits_per_byte")
+#: Aggregations logged as ``[reference, prediction]`` text pairs (sacrebleu).
+TEXT = ("bleu", "chrf", "chrf++", "ter")
+#: Aggregations that are the mean of a per-item number computed from the logged sample:
+#: ``brier_score`` is ``mean_i Σ_k (p_ik − 1[k = gold_i])²`` (lm-eval's ``brier_score``), so an
+#: item's score is its own Brier score and the task's is their mean.
+PER_ITEM_MEANS = ("brier_score",)
 MAX_RESULTS_BYTES = 512 * 2**20
 
 
@@ -420,17 +438,74 @@ def _add_value(b: Builder, where: str, dataset: str, system: str, item: str, met
         b.rows.add(dataset=dataset, system=system, metric=name, item=item, value=v,
                    higher_is_better=hib, doc_hash=h)
         return
+    if agg in PER_ITEM_MEANS:
+        b.rows.add(dataset=dataset, system=system, metric=name, item=item,
+                   value=_brier(where, metric, item, value), higher_is_better=hib, doc_hash=h)
+        return
     label = prediction = set_metric = None
-    if isinstance(value, list) and len(value) == 2:
+    if scalar and agg == "perplexity":  # the item's log-likelihood
+        set_metric = SET_METRICS[agg]
+    elif isinstance(value, list) and len(value) == 2:
         label, prediction = value
         set_metric = SET_METRICS.get(agg or "")
+        if agg in WEIGHTED:  # [loglik, words or bytes]: the count is the item's label
+            prediction, label = _weighted_pair(where, metric, item, value)
+        elif agg in TEXT:
+            label, prediction, set_metric = _text_pair(label, prediction, set_metric)
     elif agg in SET_METRICS:
+        kind = ("a log-likelihood" if agg == "perplexity" else "a [log-likelihood, count] pair"
+                if agg in WEIGHTED else "a [gold, prediction] pair")
         raise InputError(f"{where}: metric {metric!r} (aggregation {agg}) of doc_id {item} is "
-                         f"{snippet(json.dumps(value))}; lm-eval logs a [gold, prediction] pair")
+                         f"{snippet(json.dumps(value))}; lm-eval logs {kind}")
     b.corpus.add(dataset=dataset, system=system, metric=name, item=item,
                  aggregation=agg or "unknown", higher_is_better=hib,
                  value=float(value) if scalar else math.nan, label=label, prediction=prediction,
                  raw=json.dumps(value, ensure_ascii=False), doc_hash=h, set_metric=set_metric)
+
+
+def _weighted_pair(where: str, metric: str, item: str, value: list[Any]) -> tuple[float, float]:
+    """(log-likelihood, words or bytes) of a ``weighted_perplexity`` / ``bits_per_byte``
+    sample, both finite numbers and the count >= 0; else an :class:`InputError`."""
+    ll, n = value
+    ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+             for x in (ll, n))
+    if not ok or n < 0:
+        raise InputError(f"{where}: metric {metric!r} of doc_id {item} is "
+                         f"{snippet(json.dumps(value))}; lm-eval logs [log-likelihood, number of "
+                         f"words or bytes] (finite, the count >= 0)")
+    return float(ll), float(n)
+
+
+def _text_pair(ref: Any, pred: Any, set_metric: str | None) -> tuple[Any, Any, str | None]:
+    """A sacrebleu sample as lm-eval's ``_sacreformat`` reads it: the prediction (or the only
+    entry of a one-element list) against the reference (or the only entry of a one-element
+    list). Several references per item cannot be one ``label``: the sample then keeps no
+    set-level metric (left out of the scores with a note, refused by name when asked for)."""
+    if isinstance(pred, list) and len(pred) == 1:
+        pred = pred[0]
+    if isinstance(ref, list) and len(ref) == 1:
+        ref = ref[0]
+    if isinstance(ref, list) or isinstance(pred, list):
+        return ref, pred, None
+    return ref, pred, set_metric
+
+
+def _brier(where: str, metric: str, item: str, value: Any) -> float:
+    """One item's Brier score Σ_k (p_k − 1[k = gold])² from lm-eval's ``[gold, probs]`` (probs
+    logged as a numpy vector's text, ``"[0.42789086 0.57210914]"``)."""
+    try:
+        gold, probs = value
+        p = _probabilities(probs)
+        g = int(gold)
+        if isinstance(gold, bool) or g != gold or not 0 <= g < len(p):
+            raise ValueError
+        if not all(math.isfinite(x) for x in p):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: metric {metric!r} of doc_id {item} is "
+                         f"{snippet(json.dumps(value))}; lm-eval logs [gold class index, "
+                         f"class probabilities] with the index among the classes") from None
+    return math.fsum((pk - (1.0 if k == g else 0.0)) ** 2 for k, pk in enumerate(p))
 
 
 def check_doc_hashes(frame: pd.DataFrame, source: str = "") -> None:
@@ -490,9 +565,11 @@ def read(path: str | Path, *, check_doc_hash: bool = True) -> AdapterResult:
         left = res.corpus[res.corpus["set_metric"].isna()]
         for (d, m, agg), n in left.groupby(["dataset", "metric", "aggregation"],
                                            sort=True).size().items():
+            why = ("its samples hold several references per item" if agg in TEXT else
+                   "Ranger's set-level metrics do not compute it")
             b.note(f"task {d!r}: metric {m!r} is corpus-level (lm-eval aggregation {agg}), "
-                   f"not a mean of per-item values, and Ranger's set-level metrics do not "
-                   f"compute it: its {n} sample(s) are left out of the scores (they are in "
+                   f"not a mean of per-item values, and {why}: its {n} sample(s) are left out "
+                   f"of the scores (they are in "
                    f"load_adapter(path).corpus; compare it with a set-level metric_fn callable)")
     return AdapterResult(format=res.format, source=res.source, scores=res.scores,
                          corpus=res.corpus, run=None, reported=res.reported,
@@ -513,7 +590,8 @@ def _report(b: Builder, task: _Task, system: str, assumed: set[str], complete: b
             continue
         agg = task.aggregation_of(metric)
         name = metric_name(metric, filt)
-        comparable = complete and (agg in MEAN_AGGREGATIONS or f"{task.name}/{name}" in assumed)
+        comparable = complete and (agg in MEAN_AGGREGATIONS or agg in PER_ITEM_MEANS
+                                   or f"{task.name}/{name}" in assumed)
         b.report(task.name, system, name, agg or "aggregate", value, comparable)
         if complete:
             b.complete[task.name, system] = results_path
@@ -537,7 +615,11 @@ def _sacrebleu(agg: str, items: list[Any]) -> float | None:
         import sacrebleu
     except ImportError:  # pragma: no cover - sacrebleu is a test dependency
         return None
-    refs = [[str(x[0]) for x in items]]  # lm-eval's _sacreformat: one reference per item
+    # lm-eval's _sacreformat: a reference per item or a list of them (streams zipped)
+    golds = [x[0] for x in items]
+    if not isinstance(golds[0], list):
+        golds = [[g] for g in golds]
+    refs = [[str(r) for r in stream] for stream in zip(*golds, strict=False)]  # as lm-eval
     preds = [str(x[1][0]) if isinstance(x[1], list) else str(x[1]) for x in items]
     if agg == "bleu":
         return float(sacrebleu.corpus_bleu(preds, refs).score)
@@ -581,13 +663,10 @@ def tool_aggregate(aggregation: str, items: list[Any]) -> float | None:
         return set_metric(SET_METRICS[aggregation], error=InputError)(golds, preds)
     if aggregation in ("bleu", "chrf", "chrf++", "ter"):
         return _sacrebleu(aggregation, items)
-    if aggregation == "brier_score":
-        total = 0.0
-        for gold, probs in items:
-            p = _probabilities(probs)
-            total += math.fsum((pk - (1.0 if k == int(gold) else 0.0)) ** 2
-                               for k, pk in enumerate(p))
-        return total / len(items)
+    if aggregation == "brier_score":  # per-item Brier scores (as read) or lm-eval's samples
+        per_item = [float(x) if isinstance(x, (int, float)) else _brier("", "brier_score", "", x)
+                    for x in items]
+        return math.fsum(per_item) / len(per_item)
     return None
 
 
