@@ -2,7 +2,7 @@
 ``ranger-eval rank`` and ``ranger-eval meta`` (issue 18, class 3).
 
     python benchmarks/groups_scale_bench.py [--groups 10000,100000,1000000] [--items 2]
-                                            [--commands compare,rank,meta] [--figures none]
+                                            [--commands compare,rank] [--figures none]
                                             [--api] [--profile G] [--seed 0]
 
 The tidy table (columns dataset, system, item, value; 4·G rows for 2 items) is written once per G
@@ -18,6 +18,8 @@ entries.
 With 2 items per dataset every test has n = 2: the paired t statistic is defined (1 degree of
 freedom) unless the two differences are equal, when compare reports it as degenerate (p = 1 or
 the constant-difference rule of the test), never NaN by accident.
+``meta`` (``--control A --treatment B``) needs at least 3 items per dataset: with 2, every SMD
+is undefined and ``meta`` stops with an error listing them (correct, not a scale problem).
 The machine's load makes timings noisy: run it twice.
 """
 from __future__ import annotations
@@ -93,7 +95,9 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--groups", default="10000,100000,1000000")
     ap.add_argument("--items", type=int, default=2)
-    ap.add_argument("--commands", default="compare,rank,meta")
+    ap.add_argument("--commands", default="compare,rank",
+                    help="compare, rank, meta (meta needs --items 3 or more: with 2 items the "
+                         "SMD of every dataset is undefined, and meta says so)")
     ap.add_argument("--figures", default="none", help="--figures of the commands (default none)")
     ap.add_argument("--api", action="store_true", help="also time rg.compare in a worker")
     ap.add_argument("--profile", type=int, default=0, help="cProfile the API compare at this G")
