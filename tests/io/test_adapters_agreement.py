@@ -166,7 +166,8 @@ def _copy(tmp_path: Path, system: str = "dummy-a") -> Path:
     return next(dest.glob("*/results_*.json"))
 
 
-@pytest.mark.parametrize("metric", ["f1", "acc", "word_perplexity", "chrf"])
+@pytest.mark.parametrize("metric", ["f1", "acc", "word_perplexity", "chrf", "ter", "perplexity",
+                                    "bits_per_byte", "brier_score"])
 def test_lmeval_doctored_aggregate_is_an_error(tmp_path, metric):
     results = _copy(tmp_path)
     res = json.loads(results.read_text())
@@ -372,3 +373,41 @@ def test_lmeval_aggregation_recorded_as_a_function_repr(tmp_path):
     two = pd.concat([frame, frame.assign(system="copy")], ignore_index=True)
     mean = rg.compare(two, n_resamples=99).means.set_index("system").loc["dummy-a", "mean"]
     assert close(mean, lmeval_reported()["ranger_yesno", "dummy-a", "f1"], "f1")
+
+
+def test_lmeval_what_no_set_metric_computes_is_refused_by_name(tmp_path):
+    """Several references per item (chrf) and a task's own aggregation function (mcc) cannot be
+    tested: left out with a note, and asking for them is an error naming the metric, the
+    aggregation, why and what to do. Their aggregates are still recomputed and checked."""
+    import sacrebleu
+
+    from ranger_eval.io.adapters import check_corpus_metrics
+
+    results = _copy(tmp_path)
+    samples = next(results.parent.glob("samples_ranger_gen_*.jsonl"))
+    lines = [json.loads(x) for x in samples.read_text().splitlines()]
+    for s in lines:  # two references per item: the target and "lol"
+        s["chrf"] = [[s["chrf"][0], "lol"], s["chrf"][1]]
+    samples.write_text("".join(json.dumps(s) + "\n" for s in lines))
+    res = json.loads(results.read_text())
+    refs = [[s["chrf"][0][0] for s in lines], ["lol"] * len(lines)]
+    res["results"]["ranger_gen"]["chrf,none"] = sacrebleu.corpus_chrf(
+        [s["chrf"][1] for s in lines], refs).score
+    res["configs"]["ranger_yesno"]["metric_list"] = [
+        {"metric": "acc"}, {"metric": "acc_norm"}, {"metric": "brier_score"}, {"metric": "f1"},
+        {"metric": "mcc", "aggregation": "<function my_mcc at 0x7f3a2c1b5f80>"}]
+    results.write_text(json.dumps(res))
+    with pytest.warns(UserWarning) as caught:
+        scores = read_adapter(results)  # the multi-reference chrf agrees with sacrebleu's
+    messages = " ".join(str(w.message) for w in caught)
+    assert "metric 'chrf' is corpus-level (lm-eval aggregation chrf)" in messages
+    assert "several references per item" in messages
+    assert "chrf" not in scores.metrics and "mcc" not in scores.metrics
+    assert {"ter", "bleu", "f1"} <= set(scores.metrics)
+    with pytest.raises(InputError, match=r"metric 'chrf' is corpus-level \(lm-eval aggregation "
+                                         r"chrf.*several references per item.*metric_fn"):
+        check_corpus_metrics([results], ["chrf"])
+    with pytest.raises(InputError, match=r"metric 'mcc' is corpus-level \(lm-eval aggregation "
+                                         r"<function my_mcc.*none of Ranger's set-level"):
+        check_corpus_metrics([results], ["mcc"])
+    check_corpus_metrics([results], ["ter", "perplexity", "brier_score"])  # handled: no error

@@ -72,10 +72,11 @@ class AdapterResult:
         ``f1``, ``mcc``, ``bleu``, ``chrf``, ``ter``, perplexities) with columns
         :data:`CORPUS_COLUMNS`, never averaged into ``Scores``. ``set_metric`` names the
         :mod:`ranger_eval.setmetrics` metric that computes the tool's aggregate from the
-        ``label``/``prediction`` pairs (``f1``, ``mcc``, ``bleu``): those rows become
-        label/prediction scores that ``compare`` and ``meta`` test on the set-level path; the
-        others (None) cannot be tested and are left out of the scores with a note. None when
-        there are none.
+        ``label``/``prediction`` pairs (``f1``, ``mcc``, ``bleu``, ``chrf``, ``ter``; the
+        likelihoods ``weighted_perplexity`` and ``bits_per_byte`` with label = words or bytes,
+        prediction = log-likelihood) or from ``value`` (``perplexity``): those rows become
+        scores that ``compare`` and ``meta`` test on the set-level path; the others (None)
+        cannot be tested and are left out of the scores with a note. None when there are none.
     ``run``
         a ranked run ``query_id, doc_id, score`` (BEIR result dicts) for
         :func:`ranger_eval.ir.evaluate`; None otherwise.
