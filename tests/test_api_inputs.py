@@ -371,3 +371,139 @@ def test_row_order_and_container_do_not_change_results(n: int, seed: int, contai
     assert sorted(es_got.names) == sorted(es_want.names)
     np.testing.assert_allclose(es_got.yi[at], es_want.yi, rtol=1e-12)
     np.testing.assert_allclose(es_got.vi[at], es_want.vi, rtol=1e-12)
+
+
+# ------------------------------------------- the other public entry points that take tables
+# (issue 18, class 2: "and the new entry points of the other open issues"). Each reads its table
+# through _frames.as_frame (rank_systems, aggregate_metrics, condition_and_compare,
+# error_reduction and predictive_check through scores.as_scores), so every container and dtype
+# gives the plain DataFrame's result and every container error names the entry point.
+
+def _unit(seed: int = 0, n: int = 8) -> pd.DataFrame:
+    """``_tidy`` with scores in [0, 1] (error_reduction needs them)."""
+    df = _tidy(seed, n)
+    return df.assign(value=np.round(df["value"].clip(0.0, 1.0), 6))
+
+
+def _summary() -> pd.DataFrame:
+    """A §6.3 summary table: one row per dataset × system."""
+    g = _tidy().groupby(["dataset", "system"], sort=False)["value"]
+    return pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1), "n": g.size()}).reset_index()
+
+
+def _matrix() -> pd.DataFrame:
+    """A TOPSIS decision matrix: systems (rows, default index) × criteria."""
+    return pd.DataFrame({"acc": [0.71, 0.64, 0.80, 0.66], "f1": [0.52, 0.61, 0.58, 0.49],
+                         "latency": [120.0, 80.0, 200.0, 95.0]})
+
+
+PARAMS = pd.DataFrame({"system": ["A", "B", "C"], "temp": [0, 1, 1]})
+
+
+def _rankings(cc: Any) -> pd.DataFrame:
+    return pd.concat({str(k): r.to_frame() for k, r in cc.rankings.items()}, names=["partition"])
+
+
+#: entry point → (run it on a table-like input, the class its container errors raise, plain data)
+MORE_ENTRIES: dict[str, tuple[Callable[[Any], Any], type[RangerError], Callable[[], pd.DataFrame]]] = {
+    "rank_systems": (lambda x: rg.rank_systems(x, higher_is_better=True, test="paired-t")
+                     .to_frame(), AggregateError, _tidy),
+    "aggregate_metrics": (lambda x: rg.aggregate_metrics(x, higher_is_better=True).frame,
+                          AggregateError, _tidy),
+    "condition_and_compare": (lambda x: _rankings(rg.condition_and_compare(
+        x, PARAMS, compare=["temp"], higher_is_better=True, test="welch")), AggregateError,
+        _tidy),
+    "error_reduction": (lambda x: rg.error_reduction(x, treatment="B", control="A").to_frame(),
+                        AggregateError, _unit),
+    "predictive_check": (lambda x: rg.predictive_check(
+        x, treatment="B", control="A", k=(1,), n_test=1, repeats=2, effect="MD").table,
+        AggregateError, _tidy),
+    "standardized_means": (lambda x: rg.standardized_means(x, higher_is_better=True),
+                           AggregateError, _summary),
+    "topsis": (lambda x: rg.topsis(x, weights=[1.0, 1.0, 0.5], higher_is_better=[True, True,
+                                                                                False]),
+               AggregateError, _matrix),
+}
+
+#: kinds that do not apply to a table without identifier columns (topsis' matrix: its rows are
+#: the alternatives, by position) or without a single value column (a summary's mean/sd/n)
+_NOT_FOR = {"topsis": {"named-series", "ids-in-index", "float-ids"},
+            "standardized_means": {"named-series", "float-ids"}}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("entry", list(MORE_ENTRIES))
+def test_more_entry_points_every_container_gives_the_plain_result(entry: str, kind: str) -> None:
+    run, error, make = MORE_ENTRIES[entry]
+    if kind in _NOT_FOR.get(entry, set()):
+        pytest.skip(f"{kind} does not apply to {entry}'s table")
+    plain = make()
+    want = run(plain)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            got = run(KINDS[kind](plain))
+        except RangerError as exc:  # a dtype the entry point cannot take: a clear error
+            assert kind in ("categorical", "object", "string-pyarrow"), (kind, exc)
+            assert entry in ("standardized_means", "topsis"), (kind, exc)
+            assert isinstance(exc, error) and str(exc), exc
+            return
+    if entry == "topsis" and kind == "filtered-index":
+        got = got.reset_index(drop=True)  # the alternatives keep the matrix's own index
+    _same(got, want)
+
+
+@pytest.mark.parametrize("case", list(CONTAINER_ERRORS))
+@pytest.mark.parametrize("entry", list(MORE_ENTRIES))
+def test_more_entry_points_container_errors_name_the_problem(entry: str, case: str) -> None:
+    run, error, make = MORE_ENTRIES[entry]
+    bad = CONTAINER_ERRORS[case][0]
+    parts = list(CONTAINER_ERRORS[case][1])
+    plain = make()
+    if case == "index-and-column" and entry in ("topsis", "standardized_means"):
+        if entry == "topsis":  # a matrix has no identifier column: its index is the alternatives
+            return
+        bad = lambda df: df.set_index("system", drop=False)  # noqa: E731
+    if case == "duplicated-columns" and entry in ("topsis", "standardized_means"):
+        last = len(plain.columns) - 1
+        parts = ["duplicated column name(s)", f"columns {last}, {last + 1}"]
+    if case == "ambiguous-multiindex":
+        parts = [*parts[:1], f"({str(plain.columns[0])!r}, 'x')", *parts[2:]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(error) as info:
+            run(bad(plain))
+    message = str(info.value)
+    assert message.startswith(entry), message  # the entry point the user called
+    for p in parts:
+        assert p in message, (p, message)
+
+
+def test_condition_and_compare_params_containers() -> None:
+    """The params table goes through the same rules: Arrow and polars, system as a named index,
+    and a duplicated column is an error naming params."""
+    run = MORE_ENTRIES["condition_and_compare"][0]
+    want = run(_tidy())
+
+    def with_params(params: Any) -> pd.DataFrame:
+        return _rankings(rg.condition_and_compare(_tidy(), params, compare=["temp"],
+                                                  higher_is_better=True, test="welch"))
+
+    for params in (pa.Table.from_pandas(PARAMS), PARAMS.set_index("system"),
+                   PARAMS.to_records(index=False), _polars().from_pandas(PARAMS)):
+        _same(with_params(params), want)
+    with pytest.raises(AggregateError, match=r"params .*duplicated column name\(s\) 'temp'"):
+        with_params(pd.concat([PARAMS, PARAMS[["temp"]]], axis=1))
+
+
+def test_open_scores_in_memory_tables_say_what_to_use() -> None:
+    """lazy.open_scores reads files (or a dask frame); an in-memory table of any container is
+    an error that points to ranger_eval.Scores, which takes them all."""
+    pytest.importorskip("duckdb")
+    from ranger_eval.lazy import open_scores
+
+    plain = _tidy()
+    for kind in ("pandas", "arrow-table", "polars", "structured-array", "dict-of-columns"):
+        with pytest.raises(ScoresError) as info:
+            open_scores(KINDS[kind](plain))
+        assert "ranger_eval.Scores(df)" in str(info.value), (kind, str(info.value))

@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 
 from ._frames import as_frame, float_values, id_strings
-from .errors import ScoresError
+from .errors import RangerError, ScoresError
 from .formatting import preview as _preview
 
 __all__ = [
-    "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "check_same_labels",
-    "common_items", "seed_imbalance", "seed_order",
+    "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "as_scores",
+    "check_same_labels", "common_items", "seed_imbalance", "seed_order",
 ]
 
 REQUIRED = ("dataset", "system", "item", "value")
@@ -651,6 +651,16 @@ class Scores:
             control=c.loc[common].to_numpy(dtype=np.float64),
             n_dropped=dropped,
         )
+
+
+def as_scores(data: object, *, what: str, error: type[RangerError]) -> Scores:
+    """``data`` as :class:`Scores`: a Scores as it is, any table-like input (``_frames`` rules,
+    docs/api-inputs.md) through :func:`~ranger_eval._frames.as_frame`, whose container errors
+    (duplicated or ambiguous MultiIndex columns, an id both index and column, a plain array …)
+    name the entry point ``what`` and raise its ``error``; cell errors are the Scores' own."""
+    if isinstance(data, Scores):
+        return data
+    return Scores(as_frame(data, what=what, error=error, index_columns=KEY_COLUMNS))
 
 
 def _has_duplicate_keys(

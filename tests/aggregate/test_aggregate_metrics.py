@@ -319,7 +319,7 @@ def test_bad_weights_and_name():
         aggregate_metrics(df, weights=[1, 2])
     with pytest.raises(AggregateError, match="name must be a non-empty string"):
         aggregate_metrics(df, name="")
-    with pytest.raises(AggregateError, match="scores must be a Scores"):
+    with pytest.raises(AggregateError, match="aggregate_metrics expects a pandas DataFrame"):
         aggregate_metrics([1, 2, 3])
     two = pd.concat([df, df.assign(dataset="e", metric="latency")]).drop_duplicates(
         ["dataset", "system", "metric", "item"])
@@ -501,7 +501,8 @@ def test_standardized_means_errors():
         standardized_means(base.assign(metric="quality"))
     with pytest.raises(AggregateError, match="scale must be one of"):
         standardized_means(base, higher_is_better=True, scale="var")
-    with pytest.raises(AggregateError, match="summary must be a DataFrame"):
+    with pytest.raises(AggregateError, match="standardized_means: column 'a' of the dict is a "
+                                             "single value"):
         standardized_means({"a": 1})
     with pytest.raises(AggregateError, match="summary is empty"):
         standardized_means(base.iloc[:0], higher_is_better=True)

@@ -94,7 +94,7 @@ def test_bad_arguments(kwargs: dict, match: str) -> None:
 
 
 def test_bad_matrix() -> None:
-    with pytest.raises(AggregateError, match="must be a pandas DataFrame"):
+    with pytest.raises(AggregateError, match="topsis .*expects a pandas DataFrame"):
         topsis([[1, 2]], weights=[1, 1], higher_is_better=True)
     with pytest.raises(AggregateError, match="alternative 1, criterion 'b'"):
         topsis(pd.DataFrame({"a": [1.0, 2.0], "b": [1.0, np.nan]}), weights=[1, 1],

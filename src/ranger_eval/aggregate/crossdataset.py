@@ -59,7 +59,7 @@ from .._lazymodule import lazy_module
 from ..errors import AggregateError, check_choice, check_level
 from ..formatting import format_level, format_pvalue
 from ..meta import METHODS, MetaResult, meta_analysis
-from ..scores import Scores
+from ..scores import Scores, as_scores
 from ..signature import Signature, make_signature
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
@@ -239,8 +239,7 @@ def error_reduction(
     reduction is undefined) on the data or on some bootstrap resample, for scores outside [0, 1],
     or for fewer than 2 items.
     """
-    if not isinstance(scores, Scores):
-        scores = Scores(scores)
+    scores = as_scores(scores, what="error_reduction", error=AggregateError)
     n_resamples = _check_int("n_resamples", n_resamples, 2)
     seed = _check_seed(seed)
     treatment, control = str(treatment), str(control)
@@ -895,6 +894,7 @@ def predictive_check(
     else:
         if treatment is None or control is None:
             raise AggregateError("predictive_check on scores needs treatment= and control=")
+        scores = as_scores(scores, what="predictive_check", error=AggregateError)
         if effect == MEASURE:
             n_res = _check_int("n_resamples", n_resamples, 2)
             effects = error_reduction(scores, treatment=treatment, control=control, metric=metric,

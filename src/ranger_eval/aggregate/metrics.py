@@ -36,10 +36,11 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
+from .._frames import as_frame
 from ..errors import AggregateError
 from ..formatting import preview as _preview
 from ..formatting import show as _show
-from ..scores import Scores
+from ..scores import Scores, as_scores
 
 __all__ = [
     "HIGHER_IS_BETTER",
@@ -380,10 +381,7 @@ def aggregate_metrics(
     """
     if not isinstance(name, str) or not name.strip():
         raise AggregateError(f"name must be a non-empty string; got {name!r}")
-    if isinstance(scores, pd.DataFrame):
-        scores = Scores(scores)
-    elif not isinstance(scores, Scores):
-        raise AggregateError(f"scores must be a Scores or a DataFrame; got {type(scores).__name__}")
+    scores = as_scores(scores, what="aggregate_metrics", error=AggregateError)
     df = scores.frame
     m_codes, m_names = _codes(df["metric"])
     metrics = [str(m) for m in m_names]
@@ -570,8 +568,8 @@ def standardized_means(
     Returns a Series indexed by system, sorted descending (ties keep the order of first
     appearance), named ``"standardized_mean"``.
     """
-    if not isinstance(summary, pd.DataFrame):
-        raise AggregateError(f"summary must be a DataFrame; got {type(summary).__name__}")
+    summary = as_frame(summary, what="standardized_means", error=AggregateError,
+                       index_columns=("dataset", "metric", "system"))
     if scale not in SCALES:
         raise AggregateError(f"scale must be one of {', '.join(map(repr, SCALES))}; got {scale!r}")
     need = ["dataset", "system", "mean", "sd", "n"]

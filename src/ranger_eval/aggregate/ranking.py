@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._frames import as_frame
 from ..comparison import Comparison, compare
 from ..errors import AggregateError, check_alpha, check_choice, check_correction
-from .._frames import as_frame
 from ..scores import Scores, as_scores
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons

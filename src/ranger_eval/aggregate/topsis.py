@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._frames import as_frame
+from .._frames import as_frame, float_values
 from .._lazymodule import lazy_module
 from ..errors import AggregateError, check_choice
 
@@ -102,7 +102,10 @@ def topsis(
     Parameters
     ----------
     matrix
-        Alternatives (e.g. systems) in rows, criteria (e.g. metrics) in columns, finite numbers.
+        Alternatives (e.g. systems) in rows, criteria (e.g. metrics) in columns, finite numbers:
+        any table and number dtype the Python API reads (docs/api-inputs.md: pandas, Arrow,
+        polars, structured arrays, dicts of columns; nullable, categorical or text numbers,
+        booleans as 0/1).
     weights
         Non-negative weight of each criterion (dict keyed by column name, or a sequence in column
         order), not all zero; only their ratios matter.
@@ -130,14 +133,27 @@ def topsis(
         dup = sorted({c for c in criteria if criteria.count(c) > 1})
         raise AggregateError(f"duplicate criterion (column) name(s): {', '.join(map(repr, dup))}")
     dtypes = list(matrix.dtypes)
-    numeric = {dt: pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
-               for dt in set(dtypes)}  # one check per distinct dtype, not per column
-    for c, dt in zip(criteria, dtypes, strict=True):
-        if not numeric[dt]:
+    plain = {dt: isinstance(dt, np.dtype) and dt.kind in "fiu" for dt in set(dtypes)}
+    slow = [j for j, dt in enumerate(dtypes) if not plain[dt]]  # one check per distinct dtype
+    if slow:
+        x = np.empty((m, n))
+        fast = [j for j, dt in enumerate(dtypes) if plain[dt]]
+        x[:, fast] = matrix.iloc[:, fast].to_numpy(dtype=float)
+    else:
+        x = matrix.to_numpy(dtype=float)  # one block: no per-column indexing (300k criteria)
+    if not slow and any(dt.kind in "iu" for dt in plain):  # ints beyond 2**53: float_values
+        big = np.abs(x) >= 2.0**53
+        slow = sorted(set(np.nonzero(big)[1].tolist()))
+    for j in slow:  # the values rules of _frames.float_values (exact float64), per column
+        c = criteria[j]
+        values, cells = float_values(matrix.iloc[:, j])
+        if cells is not None and cells.problem != "missing value":  # missing: named below
             raise AggregateError(
-                f"criterion {c!r} is not numeric (dtype {dt}); TOPSIS needs numbers"
+                f"criterion {c!r} is not numeric: {cells.problem} {cells.shown} for alternative "
+                f"{matrix.index[cells.first]!r} (dtype {matrix.dtypes.iloc[j]}); TOPSIS needs "
+                "numbers"
             )
-    x = matrix.to_numpy(dtype=float)
+        x[:, j] = values
     bad = ~np.isfinite(x)
     if bad.any():
         i, j = (int(v[0]) for v in np.nonzero(bad))

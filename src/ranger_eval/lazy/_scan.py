@@ -828,8 +828,11 @@ def _check_path(path: object) -> str | Path | Sequence[str | Path]:
             isinstance(path, (list, tuple)) and all(isinstance(p, (str, Path)) for p in path)):
         return path
     kind = type(path).__module__.split(".")[0] + "." + type(path).__name__
-    hint = (" (for a pandas DataFrame use ranger_eval.Scores(df), or "
-            "open_scores(dask.dataframe.from_pandas(df, npartitions=...)))"
-            if isinstance(path, pd.DataFrame) else "")
+    table = isinstance(path, (pd.DataFrame, pd.Series, dict, np.ndarray)) or any(
+        hasattr(path, a) for a in ("__arrow_c_stream__", "to_arrow", "collect", "schema"))
+    hint = (" (a table in memory needs no lazy engine: use ranger_eval.Scores(df), which "
+            "takes pandas, Arrow, polars, structured arrays and dicts of columns; or "
+            "open_scores(dask.dataframe.from_pandas(df, npartitions=...)) for the Dask engine)"
+            if table else "")
     raise ScoresError(f"open_scores takes a Parquet file, a folder or a list of files, or a dask "
                       f"DataFrame; got a {kind}{hint}")
