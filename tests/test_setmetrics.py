@@ -23,7 +23,7 @@ RTOL = 1e-10
 
 
 TEXT = ("bleu", "chrf", "chrf++", "ter")
-LIKELIHOOD = ("perplexity", "weighted_perplexity", "bits_per_byte")
+LIKELIHOOD = ("perplexity", "weighted_perplexity", "bits_per_byte", "upper_median")
 
 
 def _needs(name: str) -> None:
@@ -286,8 +286,10 @@ def test_chrf_ter_need_text(name):
 def test_likelihood_metrics_directions_inputs_and_bad_counts():
     assert sm.metric("perplexity").inputs == "values"
     assert sm.metric("weighted_perplexity").inputs == "label-prediction"
-    for name in (*LIKELIHOOD, "ter"):
+    for name in (*LIKELIHOOD[:3], "ter"):
         assert not sm.metric(name).higher_is_better
+    assert sm.metric("upper_median").inputs == "values"
+    assert sm.compute("upper_median", None, [4.0, 1.0, 3.0, 2.0]) == 3.0  # lm-eval: sorted[n//2]
     assert sm.metric("chrf").higher_is_better and sm.metric("chrf++").higher_is_better
     # a perplexity ignores labels: the values are the log-likelihoods
     assert sm.compute("perplexity", None, [-1.0, -3.0]) == pytest.approx(np.exp(2.0), rel=1e-15)

@@ -39,11 +39,14 @@ perplexity``   log-likelihood, label = its number of words or bytes (a property 
                of the document, so the same for every system; lower is better)
 ``bits_per_    −Σ prediction / (Σ label · ln 2), prediction and label as for       lm-eval ``bits_per_byte``
 byte``         ``weighted_perplexity`` (label = bytes; lower is better)
+``upper_       the ⌊n/2⌋-th smallest per-item ``value`` (0-based): the median for  lm-eval ``median``
+median``       odd n, the upper of the two middle values for even n
 =============  ==================================================================  =========================
 
-The last three are lm-eval's aggregations of the same names (lm_eval/api/metrics.py, 0.4.13:
+The last four are lm-eval's aggregations (lm_eval/api/metrics.py, 0.4.13:
 ``perplexity`` = ``math.exp(-mean(items))``, ``weighted_perplexity`` =
-``math.exp(-sum(ll) / sum(n))``, ``bits_per_byte`` = ``-sum(ll) / sum(n) / math.log(2)``); lm-eval
+``math.exp(-sum(ll) / sum(n))``, ``bits_per_byte`` = ``-sum(ll) / sum(n) / math.log(2)``,
+``median`` = ``sorted(arr)[len(arr) // 2]``); lm-eval
 computes ``chrf``, ``chrf++`` and ``ter`` with sacrebleu's ``corpus_chrf`` / ``corpus_ter`` on one
 reference per item, as here.
 
@@ -106,6 +109,7 @@ __all__ = [
 NAMES: tuple[str, ...] = (
     "accuracy", "f1", "macro_f1", "mcc", "pearson", "spearman", "kendall", "mae", "rmse", "bleu",
     "chrf", "chrf++", "ter", "perplexity", "weighted_perplexity", "bits_per_byte",
+    "upper_median",
 )
 _KIND = {
     "accuracy": "classification", "f1": "classification", "macro_f1": "classification",
@@ -113,12 +117,13 @@ _KIND = {
     "kendall": "regression", "mae": "regression", "rmse": "regression", "bleu": "text",
     "chrf": "text", "chrf++": "text", "ter": "text", "perplexity": "likelihood",
     "weighted_perplexity": "likelihood", "bits_per_byte": "likelihood",
+    "upper_median": "likelihood",
 }
 _LOWER_IS_BETTER = frozenset({
     "mae", "rmse", "ter", "perplexity", "weighted_perplexity", "bits_per_byte",
 })
 #: Named metrics computed from the per-item ``value`` column alone (no labels/predictions).
-_VALUE_METRICS = frozenset({"perplexity"})
+_VALUE_METRICS = frozenset({"perplexity", "upper_median"})
 INPUTS: tuple[str, ...] = ("label-prediction", "values")
 _BATCH_BYTES = 64 * 2**20
 _EPS = float(np.finfo(np.float64).eps)
@@ -439,7 +444,8 @@ _LN2 = math.log(2.0)
 
 def _likelihood(name: str, label: np.ndarray | None, pred: np.ndarray, rows_l: np.ndarray,
                 rows_p: np.ndarray) -> np.ndarray:
-    """lm-eval's likelihood aggregations on every row (lm_eval/api/metrics.py, 0.4.13).
+    """lm-eval's likelihood aggregations (and its ``median``) on every row
+    (lm_eval/api/metrics.py, 0.4.13).
 
     ``perplexity``: exp(−Σ ll / n) of the per-item log-likelihoods ll (``pred``);
     ``weighted_perplexity``: exp(−Σ ll / Σ c), ``bits_per_byte``: −Σ ll / (Σ c · ln 2), with
@@ -447,6 +453,8 @@ def _likelihood(name: str, label: np.ndarray | None, pred: np.ndarray, rows_l: n
     (undefined), one beyond float64 ``inf``; the calling layer names both.
     """
     ll = pred[rows_p]
+    if name == "upper_median":  # lm-eval's median: sorted(values)[n // 2]
+        return np.sort(ll, axis=1)[:, ll.shape[1] // 2]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if name == "perplexity":
             return np.exp(-ll.mean(axis=1))

@@ -411,3 +411,30 @@ def test_lmeval_what_no_set_metric_computes_is_refused_by_name(tmp_path):
                                          r"<function my_mcc.*none of Ranger's set-level"):
         check_corpus_metrics([results], ["mcc"])
     check_corpus_metrics([results], ["ter", "perplexity", "brier_score"])  # handled: no error
+
+
+def test_lmeval_median_aggregation_is_lm_evals_upper_median(tmp_path):
+    """A task whose metric_list gives ``aggregation: median`` (lm-eval's
+    ``sorted(arr)[len(arr) // 2]``): checked against the results file, then tested on the
+    set-level path as ``upper_median`` of the per-item values, never their mean."""
+    results = _copy(tmp_path)
+    res = json.loads(results.read_text())
+    res["configs"]["ranger_lambada"]["metric_list"] = [
+        {"metric": "acc"}, {"metric": "perplexity", "aggregation": "median"}]
+    samples = next(results.parent.glob("samples_ranger_lambada_*.jsonl"))
+    ll = [json.loads(x)["perplexity"] for x in samples.read_text().splitlines()]
+    median = sorted(ll)[len(ll) // 2]  # lm_eval/api/metrics.py, 0.4.13
+    res["results"]["ranger_lambada"]["perplexity,none"] = median
+    results.write_text(json.dumps(res))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scores = read_adapter(results)
+    frame = scores.filter(metrics=["perplexity"]).frame
+    assert set(frame["set_metric"]) == {"upper_median"}
+    two = pd.concat([frame, frame.assign(system="copy")], ignore_index=True)
+    means = rg.compare(two, n_resamples=99).means.set_index("system")["mean"]
+    assert means["dummy-a"] == median != sum(ll) / len(ll)
+    res["results"]["ranger_lambada"]["perplexity,none"] = median + 0.01
+    results.write_text(json.dumps(res))
+    with pytest.raises(InputError, match=r"reports .* \(median of 30 samples\)"):
+        load_adapter(results)

@@ -11,7 +11,8 @@ tests/test_compare_setmetrics.py. For every case (fixed data, stored in the JSON
   ``word_order=2``) / ``corpus_ter``; lm-eval's likelihood aggregations as
   lm_eval/api/metrics.py (0.4.13) writes them, in plain Python: ``perplexity`` =
   ``math.exp(-(sum(ll) / len(ll)))``, ``weighted_perplexity`` = ``math.exp(-(sum(ll) / sum(n)))``,
-  ``bits_per_byte`` = ``-(sum(ll) / sum(n)) / math.log(2)`` (labels = n, systems = ll);
+  ``bits_per_byte`` = ``-(sum(ll) / sum(n)) / math.log(2)`` (labels = n, systems = ll),
+  ``median`` = ``sorted(v)[len(v) // 2]`` (Ranger's ``upper_median``);
 * ``boot_vi``: the variance (ddof = 1) over B paired bootstrap resamples of
   metric(treatment) − metric(control), each computed by the reference library on the resampled
   items. The resamples follow the documented stream of
@@ -66,6 +67,7 @@ def reference(name: str, pos_label: object = 1):
         "perplexity": lambda _y, ll: math.exp(-(sum(ll) / len(ll))),
         "weighted_perplexity": lambda n, ll: math.exp(-(sum(ll) / sum(n))),
         "bits_per_byte": lambda n, ll: -(sum(ll) / sum(n)) / math.log(2),
+        "upper_median": lambda _y, v: sorted(v)[len(v) // 2],
     }[name]
 
 
@@ -175,10 +177,10 @@ def main() -> None:
     ll_t = -lik.gamma(2.0, 1.5, 40) * n_words / 10
     ll_c = ll_t - lik.gamma(1.0, 1.0, 40)
     cases.append(case("likelihood", n_words.tolist(), ll_t.tolist(), ll_c.tolist(),
-                      ["perplexity", "weighted_perplexity", "bits_per_byte"]))
+                      ["perplexity", "weighted_perplexity", "bits_per_byte", "upper_median"]))
     cases.append(case("tiny_likelihood", n_words[:10].tolist(), ll_t[:10].tolist(),
-                      ll_c[:10].tolist(), ["perplexity", "weighted_perplexity", "bits_per_byte"],
-                      perm=True))
+                      ll_c[:10].tolist(), ["perplexity", "weighted_perplexity", "bits_per_byte",
+                                           "upper_median"], perm=True))
     out = {
         "generator": "tests/oracles/setmetrics_oracle.py",
         "versions": {p: version(p) for p in ("scikit-learn", "scipy", "sacrebleu", "numpy")},

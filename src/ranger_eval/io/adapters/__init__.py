@@ -221,7 +221,7 @@ def check_corpus_metrics(paths: Iterable[str | Path], metrics: Iterable[str],
                          format: str | None = None) -> None:
     """Refuse a requested metric that an input holds only as a corpus-level metric no
     set-level metric computes (an lm-eval aggregation other than lm-eval's own, such as a
-    task's ``!function``, ``median``, or sacrebleu metrics with several references per item:
+    task's ``!function``, or sacrebleu metrics with several references per item:
     left out of the scores with a note): an :class:`InputError` naming the metric, the file,
     the tool's aggregation and what to do, instead of "unknown metric". Inputs that are not an
     evaluation tool's output, or cannot be read, are passed over (the caller reads them)."""

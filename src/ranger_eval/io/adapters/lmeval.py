@@ -72,12 +72,15 @@ _FUNCTION_REPR = re.compile(r"^<function (?:[\w.]+\.)?(\w+) at 0x[0-9a-fA-F]+>$"
 #: log-likelihoods: ``perplexity`` is exp(−mean ll) of the per-item ll (the ``value``);
 #: ``weighted_perplexity`` (word_perplexity, byte_perplexity) exp(−Σ ll / Σ n) and
 #: ``bits_per_byte`` −Σ ll / (Σ n · ln 2) of the logged ``[ll, n]`` pairs, read as
-#: ``label`` = n (the document's words or bytes) and ``prediction`` = ll.
+#: ``label`` = n (the document's words or bytes) and ``prediction`` = ll. ``median`` is
+#: ``sorted(x)[len(x) // 2]`` of the per-item values (``upper_median``).
 SET_METRICS: dict[str, str] = {
     "f1": "f1", "matthews_corrcoef": "mcc", "bleu": "bleu", "chrf": "chrf", "chrf++": "chrf++",
     "ter": "ter", "perplexity": "perplexity", "weighted_perplexity": "weighted_perplexity",
-    "bits_per_byte": "bits_per_byte",
+    "bits_per_byte": "bits_per_byte", "median": "upper_median",
 }
+#: Aggregations of one number per item that are not its mean (the number is the ``value``).
+OF_VALUES = ("perplexity", "median")
 #: Aggregations logged as ``[log-likelihood, words or bytes]`` (label = the count).
 WEIGHTED = ("weighted_perplexity", "bits_per_byte")
 #: Aggregations logged as ``[reference, prediction]`` text pairs (sacrebleu).
@@ -443,7 +446,9 @@ def _add_value(b: Builder, where: str, dataset: str, system: str, item: str, met
                    value=_brier(where, metric, item, value), higher_is_better=hib, doc_hash=h)
         return
     label = prediction = set_metric = None
-    if scalar and agg == "perplexity":  # the item's log-likelihood
+    if scalar and agg in OF_VALUES:  # the item's log-likelihood (perplexity) or value
+        if not math.isfinite(float(value)):
+            raise InputError(f"{where}: non-finite {metric!r} value {value!r} for doc_id {item}")
         set_metric = SET_METRICS[agg]
     elif isinstance(value, list) and len(value) == 2:
         label, prediction = value
@@ -453,7 +458,7 @@ def _add_value(b: Builder, where: str, dataset: str, system: str, item: str, met
         elif agg in TEXT:
             label, prediction, set_metric = _text_pair(label, prediction, set_metric)
     elif agg in SET_METRICS:
-        kind = ("a log-likelihood" if agg == "perplexity" else "a [log-likelihood, count] pair"
+        kind = ("a number" if agg in OF_VALUES else "a [log-likelihood, count] pair"
                 if agg in WEIGHTED else "a [gold, prediction] pair")
         raise InputError(f"{where}: metric {metric!r} (aggregation {agg}) of doc_id {item} is "
                          f"{snippet(json.dumps(value))}; lm-eval logs {kind}")
