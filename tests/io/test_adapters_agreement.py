@@ -82,6 +82,10 @@ def test_lmeval_compare_reports_lm_evals_numbers_not_the_accuracy():
         warnings.simplefilter("ignore")
         scores = read_adapter(LMEVAL)
     assert set(scores.metrics) == PER_ITEM | set(SET_LEVEL)
+    lower = {"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte", "ter",
+             "brier_score"}  # lm-eval's higher_is_better, kept on every row
+    for metric, hib in scores.frame.groupby("metric")["higher_is_better"]:
+        assert set(hib.astype(bool)) == {metric not in lower} and not hib.isna().any(), metric
     comp = rg.compare(scores, n_resamples=199)
     means = {(r.dataset, r.system, r.metric): r.mean for r in comp.means.itertuples()}
     reported = lmeval_reported()

@@ -185,7 +185,8 @@ def pairs_as_scores(corpus: pd.DataFrame | None) -> Scores | None:
     if not have.any():
         return None
     rows = corpus.loc[have, ["dataset", "system", "metric", "item", "label", "prediction",
-                             "set_metric", "value"]].copy()
+                             "set_metric", "value", "higher_is_better"]].copy()
+    rows["higher_is_better"] = rows["higher_is_better"].astype("boolean")  # the tool's direction
     pairs = ~by_values[have]
     numeric = pairs & rows["set_metric"].isin(("weighted_perplexity", "bits_per_byte"))
     text = pairs & ~numeric
