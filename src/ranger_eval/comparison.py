@@ -90,7 +90,7 @@ import itertools
 import math
 import string
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -180,6 +180,7 @@ __all__ = [
     "RankIntervals",
     "TESTS",
     "build_leaderboard",
+    "metric_directions",
     "compare",
     "rank_intervals",
     "system_letters",
@@ -272,7 +273,9 @@ class Comparison:
         """Systems × (dataset, metric) means with ranx-style significance letters.
 
         Letters a, b, c, … are given to the systems in table order; a cell carries the letters of
-        the systems it significantly beats (significant pair, higher mean). Render it with
+        the systems it significantly beats (significant pair, better mean: lower where the scores'
+        ``higher_is_better`` column says lower is better, as the adapters record it for
+        perplexity, TER, Brier score …). Render it with
         :func:`ranger_eval.report.to_markdown` / ``to_latex`` / ``to_html`` / ``to_csv``.
         """
         table, means = self.table, self.means
@@ -286,7 +289,8 @@ class Comparison:
                     f"unknown dataset {dataset!r}; compared: {', '.join(self.datasets)}"
                 )
             table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
-        return build_leaderboard(table, means, self.systems, signature=self.signature)
+        return build_leaderboard(table, means, self.systems, signature=self.signature,
+                                 higher_is_better=metric_directions(self.scores))
 
     def to_markdown(self) -> str:
         """Deprecated: use ``ranger_eval.report.to_markdown(comparison)``."""
@@ -352,6 +356,12 @@ class Leaderboard:
     means: np.ndarray
     beats: tuple[tuple[str, ...], ...]
     signature: str
+    #: Direction of each column (``True``: higher is better); empty means higher everywhere.
+    higher_is_better: tuple[bool, ...] = ()
+
+    def direction(self, j: int) -> bool:
+        """``True`` when a higher mean is better in column ``j``."""
+        return self.higher_is_better[j] if self.higher_is_better else True
 
     def headers(self) -> list[str]:
         """Column headers: the dataset, the metric, or both, whichever varies."""
@@ -364,12 +374,13 @@ class Leaderboard:
         return [f"{d} {m}" for d, m in self.columns]
 
     def best(self) -> np.ndarray:
-        """Boolean grid: the highest mean of each column."""
+        """Boolean grid: the best mean of each column (the highest, or the lowest in a column
+        where lower is better)."""
         best = np.zeros(self.means.shape, dtype=bool)
         for j in range(self.means.shape[1]):
             col = self.means[:, j]
             if np.isfinite(col).any():
-                best[:, j] = col == np.nanmax(col)
+                best[:, j] = col == (np.nanmax(col) if self.direction(j) else np.nanmin(col))
         return best
 
     def to_frame(self) -> pd.DataFrame:
@@ -404,15 +415,41 @@ class Leaderboard:
         return text
 
 
+def metric_directions(scores: object) -> dict[tuple[str, str], bool]:
+    """``(dataset, metric) -> higher_is_better`` from the scores' ``higher_is_better`` column
+    (the adapters fill it from the tool's own metadata: lm-eval marks perplexity, TER, Brier
+    score … lower-is-better). Groups without the column, or with only ``<NA>`` there, are left
+    out (higher is better by default); a group whose rows disagree is an error."""
+    frame = getattr(scores, "frame", None)
+    if not isinstance(frame, pd.DataFrame) or "higher_is_better" not in frame.columns:
+        return {}
+    known = frame.loc[frame["higher_is_better"].notna(), ["dataset", "metric", "higher_is_better"]]
+    if known.empty:
+        return {}
+    known = known.drop_duplicates()
+    clash = known.duplicated(["dataset", "metric"], keep=False)
+    if clash.any():
+        d, m = known.loc[clash, ["dataset", "metric"]].iloc[0]
+        raise CompareError(
+            f"dataset {d!r}, metric {m!r}: the scores' higher_is_better column says both True "
+            f"and False; give one direction per dataset × metric"
+        )
+    return {(str(d), str(m)): bool(h) for d, m, h in known.itertuples(index=False)}
+
+
 def build_leaderboard(
-    table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str
+    table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str,
+    higher_is_better: Mapping[tuple[str, str], bool] | None = None,
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
 
     ``table`` needs ``dataset, metric, system_a, system_b, diff, significant``; ``means`` needs
     ``dataset, metric, system, mean``. Only compared pairs can give letters (with
-    ``pairs="baseline"`` only the baseline's pairs do).
+    ``pairs="baseline"`` only the baseline's pairs do). ``higher_is_better`` maps a
+    ``(dataset, metric)`` column to its direction (default: higher is better): a significant
+    pair's winner is the system with the better mean, the lower one where lower is better.
     """
+    directions = dict(higher_is_better or {})
     if means.empty:
         raise CompareError("leaderboard: no means to show (empty selection)")
     present = set(means["system"])
@@ -433,14 +470,17 @@ def build_leaderboard(
         if not bool(r.significant) or diff == 0:
             continue
         a, b = str(r.system_a), str(r.system_b)
-        winner, loser = (a, b) if diff > 0 else (b, a)
-        won[row_of[winner]][col_of[(str(r.dataset), str(r.metric))]].add(letter_of[loser])
+        key = (str(r.dataset), str(r.metric))
+        a_better = (diff > 0) == directions.get(key, True)
+        winner, loser = (a, b) if a_better else (b, a)
+        won[row_of[winner]][col_of[key]].add(letter_of[loser])
     beats = tuple(
         tuple("".join(sorted(cell, key=letters.index)) for cell in row) for row in won
     )
     return Leaderboard(
         systems=order, letters=letters, columns=columns, means=grid, beats=beats,
         signature=signature,
+        higher_is_better=tuple(directions.get(c, True) for c in columns),
     )
 
 

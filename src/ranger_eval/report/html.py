@@ -537,6 +537,13 @@ def _compare(a: _Analysis) -> None:
     except ValueError:
         alpha = 0.05
     sig = _bools(comp["significant"])
+    # which mean is better: the higher one, unless the CSV's higher_is_better column says lower
+    higher = (_bools(comp["higher_is_better"]) if "higher_is_better" in comp.columns
+              else [True] * len(comp))
+    better = ("a significantly higher mean" if all(higher) else
+              "a significantly better mean (lower where lower is better: "
+              + ", ".join(dict.fromkeys(str(m) for m, h in zip(comp["metric"], higher, strict=True)
+                                        if not h)) + ")")
     groups = list(dict.fromkeys(zip(comp["dataset"].astype(str), comp["metric"].astype(str),
                                     strict=True)))
     systems = list(dict.fromkeys([*comp["system_a"].astype(str), *comp["system_b"].astype(str)]))
@@ -547,18 +554,19 @@ def _compare(a: _Analysis) -> None:
         f"{_plural(len(systems), 'system')} compared pairwise on "
         f"{_plural(len(groups), 'dataset × metric', 'datasets × metrics')} "
         f"({_plural(len(comp), 'test')}; {test_text}): {sum(sig)} significant after {corr} "
-        f"(α = {_alpha(alpha)}). “Beats” below means a significantly higher mean."
+        f"(α = {_alpha(alpha)}). “Beats” below means {better}."
         if test_text else
         f"{_plural(len(systems), 'system')} compared pairwise on "
         f"{_plural(len(groups), 'dataset × metric', 'datasets × metrics')} "
         f"({_plural(len(comp), 'test')}): {sum(sig)} significant after {corr} "
-        f"(α = {_alpha(alpha)}). “Beats” below means a significantly higher mean."
+        f"(α = {_alpha(alpha)}). “Beats” below means {better}."
     )
     # one sentence per pair of systems
     pairs: dict[tuple[str, str], list[int]] = {}
-    for a_, b_, d, s in zip(comp["system_a"].astype(str), comp["system_b"].astype(str),
-                            comp["diff"].astype(float), sig, strict=True):
+    for a_, b_, d, s, h in zip(comp["system_a"].astype(str), comp["system_b"].astype(str),
+                               comp["diff"].astype(float), sig, higher, strict=True):
         counts = pairs.setdefault((a_, b_), [0, 0, 0])
+        d = d if h else -d  # > 0: system a has the better mean
         counts[0 if s and d > 0 else 1 if s and d < 0 else 2] += 1
     after = "without multiplicity correction" if corr.startswith("no ") else f"after {corr}"
     limit = 20

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import write_text
-from ..comparison import Comparison, Leaderboard
+from ..comparison import Comparison, Leaderboard, metric_directions
 from ..errors import ReportError
 from ..formatting import format_level, format_pvalue
 from ..meta import MetaResult
@@ -340,8 +340,17 @@ def _csv_with_signature(frame: pd.DataFrame, signature: str, path: str | Path | 
 
 
 def comparison_csv(comp: Comparison, path: str | Path | None = None) -> str:
-    """CSV of the comparison rows at full precision, after a ``# signature`` first line."""
-    return _csv_with_signature(comp.table, str(comp.signature), path)
+    """CSV of the comparison rows at full precision, after a ``# signature`` first line.
+
+    When the scores say that lower is better for some dataset × metric (the adapters' metadata:
+    perplexity, TER, Brier score …), a last column ``higher_is_better`` says so for every row,
+    so that a reader of the file (and the HTML report) knows which mean is the better one."""
+    frame = comp.table
+    directions = metric_directions(comp.scores)
+    if directions and not all(directions.values()):
+        keys = zip(frame["dataset"].astype(str), frame["metric"].astype(str), strict=True)
+        frame = frame.assign(higher_is_better=[directions.get(k, True) for k in keys])
+    return _csv_with_signature(frame, str(comp.signature), path)
 
 
 # --------------------------------------------------------------------------- leaderboard
@@ -351,9 +360,17 @@ def _board_caption(board: Leaderboard) -> str:
     what = f"Mean {metrics[0]}" if len(metrics) == 1 else "Means"
     if len(datasets) == 1 and len(metrics) > 1:
         what += f" on {datasets[0]}"
+    lower = [m for j, (_, m) in enumerate(board.columns) if not board.direction(j)]
+    if not lower:
+        return (
+            f"{what}. Superscripts: letters of the systems that the row's system significantly "
+            "beats (significant pair, higher mean); best mean in bold."
+        )
+    names = ", ".join(dict.fromkeys(lower))
     return (
         f"{what}. Superscripts: letters of the systems that the row's system significantly "
-        "beats (significant pair, higher mean); best mean in bold."
+        f"beats (significant pair, better mean: lower for {names}, higher otherwise); best mean "
+        "in bold."
     )
 
 
