@@ -270,3 +270,16 @@ def test_duplicate_keys_still_reported_with_fast_check():
     df = pd.concat([df, df.iloc[[5]]], ignore_index=True)
     with pytest.raises(ScoresError, match=r"2 rows share a key"):
         Scores(df)
+
+
+@pytest.mark.parametrize("column", ["dataset", "system", "metric", "item"])
+@pytest.mark.parametrize("blank", ["", "   ", "\t"])
+def test_blank_ids_are_refused_through_the_api_too(column: str, blank: str) -> None:
+    """A blank id is an error in a score file (naming its line) and in a DataFrame alike
+    (naming the row): it would otherwise surface later as "items differ: 1 only in A: ''"."""
+    df = pd.DataFrame({"dataset": ["d"] * 4, "system": ["a", "a", "b", "b"],
+                       "metric": ["m"] * 4, "item": ["1", "2", "1", "2"],
+                       "value": [1.0, 2.0, 3.0, 4.0]})
+    df.loc[3, column] = blank
+    with pytest.raises(ScoresError, match=rf"empty '{column}' at row 3.*non-blank {column} id"):
+        Scores(df)

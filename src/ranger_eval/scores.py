@@ -251,6 +251,13 @@ class Scores:
                 if bad_id.problem == "missing id":
                     raise ScoresError(f"empty {col!r} at row {bad_id.first}{where}")
                 raise ScoresError(f"column {col!r}: {bad_id.describe()}{where}{bad_id.more()}")
+            blank = np.flatnonzero(ids.str.strip().eq("").to_numpy(dtype=bool))
+            if blank.size:
+                more = f" (and {blank.size - 1} more row(s))" if blank.size > 1 else ""
+                raise ScoresError(
+                    f"empty {col!r} at row {int(blank[0])}{where}: {ids.iloc[int(blank[0])]!r}"
+                    f"{more}; every row needs a non-blank {col} id (as in score files)"
+                )
             df[col] = ids
         values, bad = float_values(df["value"])
         if bad is not None:
