@@ -488,6 +488,17 @@ def _fmt_alpha(alpha: float) -> str:
     return f"{alpha:.6g}"
 
 
+def _seed_sd(per_seed: np.ndarray) -> float:
+    """SD (ddof=1) of a system's per-seed means, NaN for one seed; computed on the values times
+    a power of two (:func:`ranger_eval.stats._scale.std`) so it neither under- nor overflows at
+    1e±300."""
+    if per_seed.size < 2:
+        return math.nan
+    from .stats import _scale
+
+    return _scale.std(per_seed)
+
+
 # --------------------------------------------------------------------------- validation
 def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
     return check_choice(name, value, choices, error=CompareError)
@@ -716,7 +727,7 @@ def _average_seeds(
         mine = srow == i
         per_seed = pd.Series(values[mine]).groupby(seeds_here[mine], sort=True).mean()
         n_seeds[s] = int(per_seed.size)
-        seed_sd[s] = float(per_seed.std(ddof=1)) if per_seed.size > 1 else math.nan
+        seed_sd[s] = _seed_sd(per_seed.to_numpy(dtype=float))
 
 
 #: :func:`_block_layout` needs this many rows per block on average (else rows are encoded).
@@ -879,7 +890,7 @@ def _groups_by_rows(
                 mine = srow == i
                 per_seed = pd.Series(values[rows][mine]).groupby(seeds_here[mine], sort=True).mean()
                 n_seeds[s] = int(per_seed.size)
-                seed_sd[s] = float(per_seed.std(ddof=1)) if per_seed.size > 1 else math.nan
+                seed_sd[s] = _seed_sd(per_seed.to_numpy(dtype=float))
         out.append(_Group(dataset, metric, tuple(names), items_all[uitems], matrix, present,
                           seed_sd, n_seeds, bool(present.all())))
     return out
@@ -1612,7 +1623,8 @@ def _metric_rows(
                 mean_rows.append({
                     "dataset": dataset, "metric": m.name, "system": sname,
                     "mean": float(own[sname].mean()), "n": r.n,
-                    "seed_sd": float(own[sname].std(ddof=1)) if r.n_seeds > 1 else math.nan,
+                    "seed_sd": _seed_sd(np.asarray(own[sname], dtype=float)) if r.n_seeds > 1
+                    else math.nan,
                     "n_seeds": r.n_seeds,
                 })
             means = {x: float(v.mean()) for x, v in own.items()}

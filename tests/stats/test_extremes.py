@@ -433,3 +433,23 @@ def test_vectorised_kernels_equal_the_one_pair_tests_at_any_scale(seed: int, n: 
             assert w.pvalue[j] == pytest.approx(rw.pvalue, rel=1e-12)
             assert w.estimate[j] == pytest.approx(rw.estimate, rel=1e-12)  # type: ignore[index]
             assert cd[j] == pytest.approx(stats.cohens_d(v[a], v[b]), rel=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16), k=st.integers(-300, 300))
+def test_seed_sd_does_not_depend_on_the_unit(seed: int, k: int) -> None:
+    """The SD over seeds that compare reports (``seed_sd_a``/``seed_sd_b``, descriptive) scales
+    with the scores: at 1e-300 its squares used to underflow to 0, at 1e300 overflow to inf."""
+    rng = np.random.default_rng(seed)
+    rows = [{"dataset": "d", "system": s, "item": str(i), "seed": str(r),
+             "value": float(rng.normal(shift + 0.2 * r, 1.0))}
+            for s, shift in (("a", 0.0), ("b", 0.5)) for r in range(3) for i in range(12)]
+    df = pd.DataFrame(rows)
+    base = rg.compare(rg.Scores(df)).table
+    c = 10.0 ** k
+    scaled = df.assign(value=df["value"] * c)
+    got = rg.compare(rg.Scores(scaled)).table
+    for col in ("seed_sd_a", "seed_sd_b"):
+        assert np.isfinite(got[col]).all() and (got[col] > 0).all()
+        np.testing.assert_allclose(got[col] / c, base[col], rtol=1e-9)
+    np.testing.assert_allclose(got["pvalue"], base["pvalue"], rtol=1e-9)
