@@ -31,6 +31,13 @@ CORPUS_COLUMNS = (
 REPORTED_COLUMNS = ("dataset", "system", "metric", "statistic", "value", "comparable")
 
 
+def agrees(ours: float, reported: float, tolerance: float) -> bool:
+    """Whether a value recomputed from a log's items equals the tool's own aggregate:
+    ``|ours − reported| ≤ tolerance · max(1, |reported|)`` (relative, absolute below 1);
+    ``False`` when either is NaN."""
+    return abs(ours - reported) <= tolerance * max(1.0, abs(reported))
+
+
 def format_number(value: object) -> str:
     return repr(value) if not isinstance(value, str) else repr(value[:60])
 

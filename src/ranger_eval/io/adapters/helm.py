@@ -17,7 +17,7 @@ from typing import Any
 
 from ...errors import InputError
 from ..files import check_input_file
-from ._common import AdapterResult, Builder
+from ._common import AdapterResult, Builder, agrees
 from ._json import JsonStream, load_json
 
 __all__ = ["BOOKKEEPING", "FORMAT", "read"]
@@ -199,7 +199,7 @@ def _check_agreement(b: Builder, res: AdapterResult, stats: Path, split: str,
     agree = res.agreement()
     for m, reported, ours, n in zip(agree["metric"], agree["reported"], agree["ours"],
                                     agree["n_items"], strict=True):
-        if not abs(ours - reported) <= TOLERANCE * max(1.0, abs(reported)):
+        if not agrees(float(ours), float(reported), TOLERANCE):
             raise InputError(
                 f"{stats}: stat {m!r} (split {split!r}): HELM reports mean {reported!r} but "
                 f"the {n} instance(s) of per_instance_stats.json give {ours!r} (relative "

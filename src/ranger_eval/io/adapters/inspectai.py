@@ -26,7 +26,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..files import check_input_file, current_limits
-from ._common import AdapterResult, Builder, format_number
+from ._common import AdapterResult, Builder, agrees, format_number
 from ._json import JsonStream, loads, snippet
 
 __all__ = ["FORMAT", "read", "value_to_float"]
@@ -327,7 +327,7 @@ def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
         if ours is None:
             unknown.add(f"{metric}/{stat}")
             continue
-        if not abs(ours - float(reported)) <= TOLERANCE * max(1.0, abs(float(reported))):
+        if not agrees(ours, float(reported), TOLERANCE):
             raise InputError(
                 f"{b.path}: scorer {metric!r}, metric {stat!r}: the log's results report "
                 f"{float(reported)!r} but its {values.size} samples give {ours!r} (relative "

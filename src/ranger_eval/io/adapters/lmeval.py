@@ -25,7 +25,7 @@ import pandas as pd
 
 from ...errors import InputError
 from ..files import check_input_file, open_text
-from ._common import AdapterResult, Builder, format_number
+from ._common import AdapterResult, Builder, agrees, format_number
 from ._json import JsonStream, iter_jsonl, load_json, snippet
 
 __all__ = ["FORMAT", "check_doc_hashes", "read"]
@@ -711,7 +711,7 @@ def _check_agreement(b: Builder, res: AdapterResult) -> None:
             unknown.append(f"{d}/{m} ({agg})")
             continue
         tol = TOLERANCE.get(str(agg), DEFAULT_TOLERANCE)
-        if not abs(ours - float(reported)) <= tol * max(1.0, abs(float(reported))):
+        if not agrees(ours, float(reported), tol):
             raise InputError(
                 f"{b.complete[d, s]}: task {d!r}, system {s!r}, metric {m!r}: this results file "
                 f"reports {float(reported)!r} ({agg} of {len(items)} samples) but the samples "
