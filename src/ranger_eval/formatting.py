@@ -47,15 +47,18 @@ def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
 def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str = "") -> str:
     """A p-value with ``digits`` significant digits: exactly Python's ``f"{p:.{digits}g}"``
     (``0.008676``, ``7.943e-21``) in ``"text"`` style; the other styles only change the markup of
-    the exponent (``7.943×10⁻²¹`` in ``"unicode"``). ``p < 1e-300`` is written as the bound
-    ``< 1e-300``; NaN as ``NA``. ``prefix`` (e.g. ``"p = "``) is put in front, and ``"p = "``
-    becomes ``"p < "`` for the bound.
+    the exponent (``7.943×10⁻²¹`` in ``"unicode"``). The one rule for values too small to print:
+    ``p < 1e-300`` (:data:`P_FLOOR`), including a p-value of exactly 0 (a survival function that
+    underflowed the double range, or the limit of an infinite statistic), is written as the bound
+    ``< 1e-300`` (``< 10⁻³⁰⁰`` in ``"unicode"``), never as ``0``; NaN as ``NA``. ``prefix`` (e.g.
+    ``"p = "``) is put in front, and ``"p = "`` becomes ``"p < "`` for the bound. Every table,
+    figure, report and terminal line writes p-values through this function.
     """
     _check_style(style)
     p = float(p)
     if math.isnan(p):
         return f"{prefix}NA"
-    if 0 < p < P_FLOOR:
+    if 0 <= p < P_FLOOR:
         bound = {"text": "1e-300", "unicode": "10⁻³⁰⁰", "latex": "$10^{-300}$",
                  "html": "10<sup>-300</sup>"}[style]
         return (prefix.replace("=", "<") if "=" in prefix else f"{prefix}< ") + bound
