@@ -27,12 +27,18 @@ ReportError            tables and reports                          report
 The validators (:func:`check_level`, :func:`check_alpha`, :func:`check_alternative`,
 :func:`check_correction`, :func:`check_choice`) take the layer's error class as ``error=`` so that
 a bad ``level`` is reported the same way everywhere and caught as that layer's error.
+
+A keyword renamed for the one vocabulary of ``docs/architecture.md`` (e.g. ``alpha`` → ``level``)
+is rejected by :func:`renamed_keywords` / :func:`reject_renamed` with a
+:class:`RenamedKeywordError` (also a ``TypeError``, as any unknown keyword) naming its replacement.
 """
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
+from typing import ParamSpec, TypeVar
 
 __all__ = [
     "ALTERNATIVES",
@@ -51,6 +57,7 @@ __all__ = [
     "MissingTopicsError",
     "PlotError",
     "RangerError",
+    "RenamedKeywordError",
     "ReportError",
     "ScoresError",
     "StatsInputError",
@@ -61,6 +68,8 @@ __all__ = [
     "check_choice",
     "check_correction",
     "check_level",
+    "reject_renamed",
+    "renamed_keywords",
     "suggest",
 ]
 
@@ -136,6 +145,11 @@ class PlotError(RangerError):
 
 class ReportError(RangerError):
     """A table or report cannot be written from the given result."""
+
+
+class RenamedKeywordError(RangerError, TypeError):
+    """A keyword argument that was renamed (one vocabulary, issue 19); the message names the new
+    keyword. Also a ``TypeError``, like any other unexpected keyword."""
 
 
 # --------------------------------------------------------------------------- shared validators
@@ -216,3 +230,50 @@ def check_correction(correction: object, *, error: type[RangerError] = RangerErr
             + suggest(correction, valid)
         )
     return key
+
+
+# --------------------------------------------------------------------------- renamed keywords
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _rename_hint(old: str, new: str, value: object) -> str:
+    """What to pass instead, with the value converted where the meaning flips (α → level)."""
+    if old == "alpha" and new == "level":
+        hint = " (the confidence level; the significance level alpha is 1 - level)"
+        if isinstance(value, Real) and not isinstance(value, bool) and 0.0 < float(value) < 1.0:
+            return hint + f": alpha={float(value):g} is level={1.0 - float(value):.12g}"
+        return hint
+    return ""
+
+
+def reject_renamed(kwargs: Mapping[str, object], renames: Mapping[str, str], *, where: str) -> None:
+    """Raise :class:`RenamedKeywordError` if ``kwargs`` holds a key of ``renames`` (old → new).
+
+    ``where`` names the function or command in the message, e.g. ``"rank_test"``.
+    """
+    for old, new in renames.items():
+        if old in kwargs:
+            raise RenamedKeywordError(
+                f"{where}() has no keyword {old!r}: it is called {new!r} now"
+                + _rename_hint(old, new, kwargs[old])
+            )
+
+
+def renamed_keywords(**renames: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Decorator: calling the function with an old keyword (``old="new"`` pairs) raises
+    :class:`RenamedKeywordError` naming the new one, instead of Python's bare "unexpected keyword
+    argument". The signature seen by :func:`inspect.signature` is the function's own."""
+
+    def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        old_names = frozenset(renames)
+
+        @functools.wraps(fn)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            if kwargs and not old_names.isdisjoint(kwargs):
+                reject_renamed(kwargs, renames, where=fn.__name__)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
