@@ -25,3 +25,9 @@ def test_renamed_keyword_error_names_the_replacement() -> None:
     with pytest.raises(RangerError):
         reject_renamed({"alpha": "x"}, {"alpha": "level"}, where="rank_test")
     reject_renamed({"level": 0.9}, {"alpha": "level"}, where="rank_test")  # nothing renamed: no error
+
+
+def test_renamed_direction_flips_the_value() -> None:
+    with pytest.raises(RenamedKeywordError, match="lower_is_better=True is higher_is_better=False"):
+        reject_renamed({"lower_is_better": True}, {"lower_is_better": "higher_is_better"},
+                       where="forest_plot")

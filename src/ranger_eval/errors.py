@@ -238,12 +238,15 @@ _R = TypeVar("_R")
 
 
 def _rename_hint(old: str, new: str, value: object) -> str:
-    """What to pass instead, with the value converted where the meaning flips (α → level)."""
+    """What to pass instead, with the value converted where the meaning flips (α → level,
+    lower → higher is better)."""
     if old == "alpha" and new == "level":
         hint = " (the confidence level; the significance level alpha is 1 - level)"
         if isinstance(value, Real) and not isinstance(value, bool) and 0.0 < float(value) < 1.0:
             return hint + f": alpha={float(value):g} is level={1.0 - float(value):.12g}"
         return hint
+    if old == "lower_is_better" and new == "higher_is_better" and isinstance(value, bool):
+        return f": lower_is_better={value} is higher_is_better={not value}"
     return ""
 
 
