@@ -12,12 +12,13 @@ import sys
 import typer
 
 from . import compare, demo, meta, rank, report, signature, trec
-from ._common import EXIT_BAD_INPUT, fail, friendly_errors
+from ._common import EXIT_BAD_INPUT, RangerGroup, fail, friendly_errors
 
 __all__ = ["EXIT_BAD_INPUT", "app", "fail", "friendly_errors", "main"]
 
 app = typer.Typer(
     name="ranger-eval",
+    cls=RangerGroup,
     help="Honest statistics for comparing systems across datasets and metrics.",
     no_args_is_help=True,
     add_completion=False,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 EXIT_BAD_INPUT = 2
 F = TypeVar("F", bound=Callable[..., Any])
@@ -21,6 +22,29 @@ F = TypeVar("F", bound=Callable[..., Any])
 SYSTEM_FROM_HELP = ("Name the systems of evaluation logs after run_id, file, task_args.<key>, "
                     "generate_config.<key> … instead of the model (several logs of one model); "
                     "comma-separated to combine.")
+
+
+def _flags_without_metavar(command: Any, ctx: Any) -> None:
+    """An on/off flag takes no value, so its help shows no metavar (typer prints ``<bool>``):
+    the metavar of every flag of ``command`` (and of its ``--help``) becomes empty."""
+    for param in command.get_params(ctx):
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+
+
+class RangerGroup(TyperGroup):
+    """The ``ranger-eval`` command group: typer's, with flags shown without a metavar in the
+    help of the group and of every command."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _flags_without_metavar(self, ctx)
+        super().format_help(ctx, formatter)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _flags_without_metavar(command, ctx)
+        return command
 
 
 def one_line(message: object) -> str:
