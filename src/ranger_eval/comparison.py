@@ -292,39 +292,12 @@ class Comparison:
         return build_leaderboard(table, means, self.systems, signature=self.signature,
                                  higher_is_better=metric_directions(self.scores))
 
-    def to_markdown(self) -> str:
-        """Deprecated: use ``ranger_eval.report.to_markdown(comparison)``."""
-        return _render_deprecated("to_markdown", self)
-
-    def to_latex(self) -> str:
-        """Deprecated: use ``ranger_eval.report.to_latex(comparison)``."""
-        return _render_deprecated("to_latex", self)
-
-    def to_html(self) -> str:
-        """Deprecated: use ``ranger_eval.report.to_html(comparison)``."""
-        return _render_deprecated("to_html", self)
-
     def to_csv(self, path: str | Path | None = None) -> str:
         """CSV of :meth:`to_frame` at full precision; written (atomically) to ``path`` if given."""
         text = self.table.to_csv(index=False, lineterminator="\n")
         if path is not None:
             write_text(path, text)
         return text
-
-
-def _render_deprecated(method: str, result: object) -> str:
-    """The deprecated ``result.to_markdown()``-style methods: computing modules do not import the
-    report layer, so the renderer is looked up at call time. Removed in ranger-eval 0.3."""
-    import importlib
-    import warnings as _warnings
-
-    _warnings.warn(
-        f"{type(result).__name__}.{method}() is deprecated; use ranger_eval.report.{method}(result)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    renderer = getattr(importlib.import_module("ranger_eval.report"), method)
-    return str(renderer(result))
 
 
 # --------------------------------------------------------------------------- leaderboard
@@ -394,25 +367,6 @@ class Leaderboard:
             list(frame.columns), names=["dataset", "metric", ""]
         )
         return frame
-
-    def to_markdown(self) -> str:
-        """Deprecated: use ``ranger_eval.report.to_markdown(leaderboard)``."""
-        return _render_deprecated("to_markdown", self)
-
-    def to_latex(self) -> str:
-        """Deprecated: use ``ranger_eval.report.to_latex(leaderboard)``."""
-        return _render_deprecated("to_latex", self)
-
-    def to_html(self) -> str:
-        """Deprecated: use ``ranger_eval.report.to_html(leaderboard)``."""
-        return _render_deprecated("to_html", self)
-
-    def to_csv(self, path: str | Path | None = None) -> str:
-        """Deprecated: use ``ranger_eval.report.to_csv(leaderboard)``."""
-        text = _render_deprecated("to_csv", self)
-        if path is not None:
-            write_text(path, text)
-        return text
 
 
 def metric_directions(scores: object) -> dict[tuple[str, str], bool]:

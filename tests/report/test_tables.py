@@ -160,12 +160,16 @@ def test_build_leaderboard_rejects_empty():
         build_leaderboard(pd.DataFrame(), empty, ["a"], signature="s")
 
 
-def test_deprecated_render_methods_still_work(comp):
-    """Comparison.to_markdown() & co. moved to ranger_eval.report; the old methods warn."""
-    with pytest.warns(DeprecationWarning, match="ranger_eval.report.to_markdown"):
-        assert comp.to_markdown() == to_markdown(comp)
-    with pytest.warns(DeprecationWarning, match="ranger_eval.report.to_latex"):
-        assert comp.leaderboard().to_latex() == to_latex(comp.leaderboard())
+def test_removed_render_methods_are_attribute_errors(comp):
+    """The deprecated Comparison.to_markdown() & co. are gone (0.1.0 has no users to protect):
+    the report layer renders results (ranger_eval.report.to_markdown(comp) …)."""
+    for method in ("to_markdown", "to_latex", "to_html"):
+        with pytest.raises(AttributeError, match=method):
+            getattr(comp, method)
+    for method in ("to_markdown", "to_latex", "to_html", "to_csv"):
+        with pytest.raises(AttributeError, match=method):
+            getattr(comp.leaderboard(), method)
+    assert to_markdown(comp).startswith("|") and "\\begin{table}" in to_latex(comp.leaderboard())
 
 
 def test_csv_starts_with_signature_and_reads_back(comp, tmp_path):
