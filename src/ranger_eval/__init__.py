@@ -53,10 +53,13 @@ _EXPORTS: dict[str, str] = {
     "parse_signature": "signature",
     "open_scores": "lazy",
     "LazyScores": "lazy",
+    "CompareSettings": "settings",
+    "MetaSettings": "settings",
+    "RankSettings": "settings",
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
-    "errors", "signature", "formatting", "aggregate", "setmetrics", "lazy",
+    "errors", "signature", "formatting", "aggregate", "setmetrics", "lazy", "settings",
 )
 #: Modules that were renamed: old name → new name (the old name keeps working, with a warning).
 _RENAMED = {"experiment": "pipeline"}

@@ -9,6 +9,7 @@ class                  raised by                                   layer
 =====================  ==========================================  =====================
 InputError             score/table readers (file, line, text)      io
 ConfigError            experiment YAML / command options (key)     io, pipeline
+SettingsError          an analysis setting (key, value)            settings
 ScoresError            ``Scores`` construction, pairing            scores
 IRError                IR evaluation options (base of the next 3)  ir
 TrecFormatError        TREC run/qrels readers                      ir
@@ -37,10 +38,12 @@ from __future__ import annotations
 import difflib
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from numbers import Real
 from typing import ParamSpec, TypeVar
 
 __all__ = [
+    "ANY",
     "ALTERNATIVES",
     "CORRECTIONS",
     "CORRECTION_ALIASES",
@@ -49,6 +52,7 @@ __all__ = [
     "ConfigError",
     "ConvergenceError",
     "EffectSizeError",
+    "Hint",
     "IRError",
     "InputError",
     "MeasureError",
@@ -60,6 +64,7 @@ __all__ = [
     "RenamedKeywordError",
     "ReportError",
     "ScoresError",
+    "SettingsError",
     "StatsInputError",
     "TrecFormatError",
     "DuplicateEntryError",
@@ -74,8 +79,45 @@ __all__ = [
 ]
 
 
+class _Any:
+    """The value of a :class:`Hint` that names a keyword without a value (``pass metric=``)."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+#: :attr:`Hint.value` of a hint that names the keyword only
+ANY: object = _Any()
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A keyword argument that would fix an error, kept as data so that each front end says it in
+    its own words: the Python API writes :attr:`text` (``pass missing='intersect'``, ``pass
+    metric=``) into the message; the command line replaces that text with its option
+    (``pass --missing intersect``, ``pass --metric``; ``ranger_eval.cli._common.cli_words``)."""
+
+    keyword: str
+    value: object = ANY
+
+    @property
+    def text(self) -> str:
+        """How the Python API says it: ``pass KEYWORD=VALUE`` (``pass KEYWORD=`` without one)."""
+        return f"pass {self.keyword}=" + ("" if self.value is ANY else repr(self.value))
+
+
 class RangerError(ValueError):
-    """Base of every error Ranger raises on bad input; the message says what and where."""
+    """Base of every error Ranger raises on bad input; the message says what and where.
+
+    ``hints`` are the :class:`Hint` s whose :attr:`Hint.text` the message contains, so that the
+    command line can name its options instead of Python keywords."""
+
+    hints: tuple[Hint, ...] = ()
+
+    def __init__(self, *args: object, hints: Sequence[Hint] = ()) -> None:
+        super().__init__(*args)
+        if hints:
+            self.hints = tuple(hints)
 
 
 class InputError(RangerError):
@@ -145,6 +187,13 @@ class PlotError(RangerError):
 
 class ReportError(RangerError):
     """A table or report cannot be written from the given result."""
+
+
+class SettingsError(ConfigError, CompareError, AggregateError):
+    """An invalid analysis setting (a field of ``CompareSettings``, ``RankSettings`` or
+    ``MetaSettings``); the message names the key and the value. One class wherever the setting
+    comes from (Python keyword, command-line option, YAML key); also the error of the analysis it
+    configures, so ``except CompareError`` around ``compare`` still catches a bad ``level``."""
 
 
 class RenamedKeywordError(RangerError, TypeError):

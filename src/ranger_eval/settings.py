@@ -1,0 +1,465 @@
+"""One frozen, validated settings object per analysis: the single home of every default.
+
+:class:`CompareSettings` (``compare``, ``ranger-eval compare``, the YAML ``compare:`` section),
+:class:`RankSettings` (``ranger-eval rank``, the ``aggregate:`` section) and
+:class:`MetaSettings` (``ranger-eval meta``, the ``meta:`` section or the top-level keys of the
+original Ranger layout) check every field once, in ``__post_init__``, and raise one error class,
+:class:`~ranger_eval.errors.SettingsError`, whose message names the key and the value
+(``n_resamples: must be a whole number from 1 to 100,000,000 (10^8); got 0``). Values come
+back canonical (``correction="BH"`` → ``"fdr_bh"``, ``method="reml"`` → ``"REML"``, sequences
+→ tuples), so two equal settings mean the same analysis.
+
+Each field carries a :class:`Setting` in its metadata: its help text, its command-line flag,
+where the YAML takes it, the key it has in the result's signature, and the check of its value.
+The command-line options and their help (``cli``), the YAML schema (``io.config``), the
+pipeline's defaults and the lazy backend all read these fields, so a default is written once
+(``tests/test_settings.py`` walks every field and every consumer).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import Any, ClassVar, Literal, TypeVar
+
+from .errors import CORRECTIONS, ConfigError, SettingsError, check_correction, suggest
+
+__all__ = [
+    "COMPARE_TESTS",
+    "DEGENERATE",
+    "FAMILIES",
+    "MAX_RESAMPLES",
+    "MEASURES",
+    "META_METHODS",
+    "META_ORDERS",
+    "META_TESTS",
+    "MISSING",
+    "PAIR_ORDERS",
+    "POSTHOCS",
+    "RANK_ORDERS",
+    "SEED_POLICIES",
+    "CompareSettings",
+    "MetaSettings",
+    "RankSettings",
+    "Setting",
+    "cli_help",
+    "settings_fields",
+]
+
+#: Largest ``n_resamples`` accepted (permutation and bootstrap tests, bootstrap effect sizes):
+#: 10^8. At 10^8 resamples the Monte Carlo standard error of a p-value near 0.05 is already
+#: sqrt(0.05·0.95/10^8) ≈ 2e-5; a larger value is almost surely a typo whose run would not end
+#: in any useful time, so it is refused (naming the key and the value) before any work.
+MAX_RESAMPLES = 100_000_000
+
+# The values each choice takes (the analysis modules import them from here).
+COMPARE_TESTS: tuple[str, ...] = ("auto", "paired-t", "welch", "wilcoxon", "sign", "mannwhitney",
+                                  "mcnemar", "proportions-z", "permutation", "bootstrap")
+PAIR_ORDERS: tuple[str, ...] = ("all", "baseline", "successive")
+FAMILIES: tuple[str, ...] = ("dataset-metric", "dataset", "all")
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+MISSING: tuple[str, ...] = ("error", "intersect")
+SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
+RANK_ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")
+POSTHOCS: tuple[str, ...] = ("nemenyi", "bonferroni-dunn", "holm", "wilcoxon")
+META_METHODS: tuple[str, ...] = ("FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM")
+META_TESTS: tuple[str, ...] = ("z", "t", "knha")
+MEASURES: tuple[str, ...] = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
+META_ORDERS: tuple[str, ...] = ("given", "effect", "weight", "name")
+DEGENERATE: tuple[str, ...] = ("error", "drop")
+_RESAMPLING = ("permutation", "bootstrap")
+_WESTFALL_YOUNG = "westfall-young"
+assert _WESTFALL_YOUNG in CORRECTIONS
+
+
+class _Bad(Exception):
+    """A value refused by a check; ``__post_init__`` turns it into a SettingsError naming the key."""
+
+
+Check = Callable[[Any], Any]
+_S = TypeVar("_S", bound="_Settings")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a settings field is, for every consumer.
+
+    ``help``: one line for ``--help`` and ``docs/configuration.md`` (the default is appended by
+    :func:`cli_help`); ``cli``: whether the command has an option ``--NAME`` (``_`` → ``-``)
+    for it; ``yaml``: where the experiment YAML takes it: ``"section"`` (the command's section),
+    ``"top"`` (the top level, shared by every command), ``"both"``, or ``None`` (Python only);
+    ``signature``: the key under which the result's signature records it (``None``: not
+    recorded); ``check``: returns the canonical value or raises ``_Bad(reason)``.
+    """
+
+    help: str
+    check: Check
+    cli: bool = True
+    yaml: Literal["section", "top", "both"] | None = "section"
+    signature: str | None = None
+
+
+def _setting(default: Any, help: str, check: Check, **meta: Any) -> Any:
+    return field(default=default, metadata={"ranger": Setting(help, check, **meta)})
+
+
+# --------------------------------------------------------------------------- value checks
+def _choice(choices: tuple[str, ...], noun: str, *, ignore_case: bool = False,
+            optional: bool = False) -> Check:
+    def check(value: Any) -> Any:
+        if value is None and optional:
+            return None
+        if isinstance(value, str):
+            if value in choices:
+                return value
+            folded = {c.lower(): c for c in choices}
+            if ignore_case and value.lower() in folded:
+                return folded[value.lower()]
+        raise _Bad(f"unknown {noun} {value!r}; use one of {', '.join(choices)}"
+                   + suggest(value, choices))
+    return check
+
+
+def _whole(low: int, high: int | None = None, *, optional: bool = False) -> Check:
+    def check(value: Any) -> Any:
+        if value is None and optional:
+            return None
+        if (isinstance(value, bool) or not isinstance(value, Integral) or int(value) < low
+                or (high is not None and int(value) > high)):
+            if high is None:
+                what = f"a whole number ≥ {low}"
+            else:
+                power = len(str(high)) - 1
+                what = f"a whole number from {low} to {high:,}" + (
+                    f" (10^{power})" if high == 10**power else "")
+            raise _Bad(f"must be {what}; got {value!r}")
+        return int(value)
+    return check
+
+
+def _level(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 < float(value) < 1.0:
+        raise _Bad(f"must be strictly between 0 and 1 (e.g. 0.95); got {value!r}")
+    return float(value)
+
+
+def _correction(value: Any) -> str:
+    try:
+        return check_correction(value, error=ConfigError)
+    except ConfigError as exc:
+        raise _Bad(str(exc).removeprefix("correction ")) from None
+
+
+def _name(value: Any) -> str | None:
+    if value is None or isinstance(value, str) and value:
+        return value
+    raise _Bad(f"must be a name (text); got {value!r}")
+
+
+def _names(value: Any) -> tuple[str, ...] | None:
+    """None, one name, or a sequence of names (→ tuple of str); no name twice."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise _Bad(f"must be a name or a list of names; got {value!r}")
+    names = tuple(str(v) for v in value)
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise _Bad(f"duplicate name(s) {', '.join(map(repr, dup))}")
+    return names
+
+
+def _pairs(value: Any) -> str | tuple[tuple[str, str], ...]:
+    """A pairs order, or explicit ``(a, b)`` pairs (checked against the systems by compare)."""
+    if isinstance(value, str):
+        return _choice(PAIR_ORDERS, "pairs order")(value)
+    try:
+        pairs = tuple((a, b) for a, b in value)
+    except (TypeError, ValueError):
+        raise _Bad(f"must be one of {', '.join(PAIR_ORDERS)} or a list of (a, b) system "
+                   f"pairs; got {value!r}") from None
+    return pairs
+
+
+def _paired(value: Any) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise _Bad(f"must be True, False or None; got {value!r}")
+
+
+def _metric_fn(value: Any) -> Any:
+    """A set-level metric: a name, a callable, or a list of them (resolved by compare)."""
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _weights(value: Any) -> dict[str, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise _Bad(f"must be a mapping of name to weight; got {value!r}")
+    out = {}
+    for k, w in value.items():
+        if isinstance(w, bool) or not isinstance(w, Real):
+            raise _Bad(f"{k}: weight must be a number; got {w!r}")
+        out[str(k)] = float(w)
+    return out
+
+
+def _direction(value: Any) -> dict[str, bool] | bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, Mapping) and all(isinstance(v, bool) for v in value.values()):
+        return {str(k): v for k, v in value.items()}
+    raise _Bad(f"must be true, false or a mapping of metric to true/false; got {value!r}")
+
+
+def _any(value: Any) -> Any:
+    return value
+
+
+# --------------------------------------------------------------------------- settings classes
+class _Settings:
+    """Shared behaviour: validate every field once, canonical values, keyword views."""
+
+    #: the command whose settings these are (``ranger-eval COMMAND``) and its YAML section
+    command: ClassVar[str]
+    section: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            try:
+                checked = f.metadata["ranger"].check(value)
+            except _Bad as exc:
+                raise SettingsError(f"{f.name}: {exc}") from None
+            object.__setattr__(self, f.name, checked)
+        self._check_combinations()
+
+    def _check_combinations(self) -> None:
+        """Checks across fields (none by default)."""
+
+    @classmethod
+    def from_options(cls: type[_S], options: Mapping[str, Any], base: _S | None = None) -> _S:
+        """``base`` (default: the defaults) with the ``options`` that are not None; an unknown
+        option is a :class:`SettingsError` naming it and the known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise SettingsError(f"{unknown[0]}: unknown {cls.command} setting (known: "
+                                f"{', '.join(sorted(known))})" + suggest(unknown[0], sorted(known)))
+        given = {k: v for k, v in options.items() if v is not None}
+        return (dataclasses.replace(base, **given)  # type: ignore[type-var]
+                if base is not None else cls(**given))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as keywords (``compare(scores, **settings.as_dict())``)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class CompareSettings(_Settings):
+    """The settings of :func:`ranger_eval.compare` (every keyword after the scores) and of
+    ``ranger-eval compare``; defaults as documented in ``docs/configuration.md``.
+
+    Checked here, once: each value (choices, ``level`` in (0, 1), ``n_resamples`` from 1 to
+    :data:`MAX_RESAMPLES`, ``seed`` ≥ 0 or None, no system named twice) and the combinations
+    that need no data: ``pairs="baseline"`` with a ``baseline`` and a ``baseline`` only with it;
+    Westfall–Young's conditions (``test="permutation"``, ``family="dataset-metric"``, no
+    ``metric_fn``; Westfall & Young 1993, Algorithm 2.8); a set-level ``metric_fn`` only with a
+    resampling test on paired items. Whether the systems, baseline, datasets and metrics exist is
+    checked by :func:`~ranger_eval.compare` against the scores.
+    """
+
+    command: ClassVar[str] = "compare"
+    section: ClassVar[str] = "compare"
+
+    systems: tuple[str, ...] | None = _setting(
+        None, "Systems to compare, comma-separated, in table order (default: all).", _names)
+    pairs: str | tuple[tuple[str, str], ...] = _setting(
+        "all", "Pairs to test: all, baseline or successive.", _pairs, signature="pairs")
+    baseline: str | None = _setting(
+        None, "Baseline system (with --pairs baseline).", _name, signature="pairs")
+    test: str = _setting(
+        "auto", ", ".join(COMPARE_TESTS) + ".", _choice(COMPARE_TESTS, "test"),
+        signature="test")
+    alternative: str = _setting(
+        "two-sided", "two-sided, greater or less (system A vs B).",
+        _choice(ALTERNATIVES, "alternative"), signature="alt")
+    correction: str = _setting(
+        "holm-sidak", "Multiplicity correction (statsmodels multipletests name, or none).",
+        _correction, signature="corr")
+    family: str = _setting(
+        "dataset-metric", "Adjust within: dataset-metric, dataset or all.",
+        _choice(FAMILIES, "family"), signature="family")
+    level: float = _setting(
+        0.95, "Confidence level; alpha = 1 - level.", _level, yaml="top", signature="level")
+    n_resamples: int = _setting(
+        10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
+        _whole(1, MAX_RESAMPLES), signature="n_resamples")
+    seed: int | None = _setting(
+        0, "Seed of the resampling tests and plots, ≥ 0.", _whole(0, optional=True),
+        signature="seed")
+    paired: bool | None = _setting(
+        None, "Pair by item id (None: when the items match).", _paired, cli=False, yaml=None)
+    missing: str = _setting(
+        "error", "Items one system lacks: error or intersect.", _choice(MISSING, "missing policy"),
+        cli=False, yaml=None)
+    datasets: tuple[str, ...] | None = _setting(
+        None, "Datasets to compare (default: all).", _names, cli=False, yaml=None)
+    metrics: tuple[str, ...] | None = _setting(
+        None, "Metric(s), comma-separated (IR: measures such as nDCG@10,AP).", _names)
+    by: tuple[str, ...] | str | None = _setting(
+        None, "Item metadata column(s), comma-separated: compare per level.", _any)
+    metric_fn: Any = _setting(
+        None, "Set-level metric(s), comma-separated (mcc, f1, macro_f1, pearson …): "
+        "permutation/bootstrap test on the metric itself.", _metric_fn,
+        signature="method_detail")
+    seeds: str = _setting(
+        "balanced", "Seeds policy: balanced or allow-unbalanced.",
+        _choice(SEED_POLICIES, "seeds policy"))
+
+    def _check_combinations(self) -> None:
+        if self.systems is not None and len(self.systems) < 2:
+            raise SettingsError(f"systems: need at least two systems to compare, got "
+                                f"{list(self.systems)!r}")
+        if self.pairs == "baseline" and self.baseline is None:
+            raise SettingsError("pairs: 'baseline' compares every system with one baseline "
+                                "system and needs baseline=<system name> (pass --baseline "
+                                "SYSTEM on the command line, compare.baseline in the YAML)")
+        if self.baseline is not None and self.pairs != "baseline":
+            raise SettingsError(f"baseline: {self.baseline!r} is only used with "
+                                f"pairs='baseline' (got pairs={self.pairs!r})")
+        set_metric = self.metric_fn is not None and self.metric_fn != ()
+        if set_metric and self.test not in ("auto", *_RESAMPLING):
+            raise SettingsError(f"test: {self.test!r} compares means of per-item values; a "
+                                "set-level metric_fn needs test='permutation' or 'bootstrap'")
+        if set_metric and self.paired is False:
+            raise SettingsError("paired: a set-level metric_fn is tested on paired items; "
+                                "paired=False is not possible")
+        if self.correction == _WESTFALL_YOUNG:
+            if set_metric:
+                raise SettingsError("correction: 'westfall-young' needs the joint sign-flip "
+                                    "null of per-item permutation tests; it is not available "
+                                    "with metric_fn")
+            if self.test != "permutation":
+                raise SettingsError(
+                    "correction: 'westfall-young' adjusts paired permutation tests with their "
+                    "joint sign-flip null distribution; it needs test='permutation' (got "
+                    f"test={self.test!r})")
+            if self.family != "dataset-metric":
+                raise SettingsError(
+                    "correction: 'westfall-young' adjusts within one dataset × metric (one "
+                    "shared sign-flip matrix); it needs family='dataset-metric' (got "
+                    f"family={self.family!r})")
+
+
+@dataclass(frozen=True)
+class RankSettings(_Settings):
+    """The settings of ``ranger-eval rank``: the IBM post-op ranking
+    (:func:`~ranger_eval.aggregate.rank_systems`) and Demšar's rank test
+    (:func:`~ranger_eval.aggregate.rank_test`); YAML section ``aggregate:``."""
+
+    command: ClassVar[str] = "rank"
+    section: ClassVar[str] = "aggregate"
+
+    comparisons: str = _setting(
+        "successive", "successive, all or first-vs-rest (per-item scores).",
+        _choice(RANK_ORDERS, "comparisons"))
+    weights: dict[str, float] | None = _setting(
+        None, "Metric weights of the aggregate metric.", _weights, cli=False)
+    higher_is_better: dict[str, bool] | bool | None = _setting(
+        None, "Direction: true, false, or per metric (default: known metric names decide).",
+        _direction, cli=False)
+    dataset_weights: dict[str, float] | None = _setting(
+        None, "Weights of the datasets in the aggregation (default: equal).", _weights,
+        cli=False)
+    level: float = _setting(
+        0.95, "Confidence level; alpha = 1 - level.", _level, yaml="both", signature="level")
+    correction: str = _setting(
+        "holm-sidak", "Multiplicity correction of the pairwise tests.", _correction,
+        signature="corr")
+    test: str = _setting(
+        "auto", "Pairwise test (as compare).", _choice(COMPARE_TESTS, "test"), signature="test")
+    posthoc: str = _setting(
+        "nemenyi", "nemenyi, bonferroni-dunn, holm or wilcoxon.",
+        _choice(POSTHOCS, "post-hoc test"), signature="posthoc")
+    control: str | None = _setting(
+        None, "Control system (bonferroni-dunn, holm).", _name)
+    n_resamples: int = _setting(
+        10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
+        _whole(1, MAX_RESAMPLES), cli=False, signature="n_resamples")
+    seed: int = _setting(0, "Seed of resampling tests, ≥ 0.", _whole(0), signature="seed")
+
+    @property
+    def alpha(self) -> float:
+        """The significance level 1 − ``level``, derived (never a second setting)."""
+        return round(1.0 - self.level, 12)
+
+
+@dataclass(frozen=True)
+class MetaSettings(_Settings):
+    """The settings of ``ranger-eval meta``: effect sizes of ``treatment`` over ``control``
+    (:func:`~ranger_eval.effects.effect_sizes`) and their meta-analysis
+    (:func:`~ranger_eval.meta.meta_analysis`, metafor's ``method`` and ``test``); YAML: the
+    ``meta:`` section or, for the original Ranger layout, the top level. Names of estimators,
+    tests and measures are case-insensitive (``reml`` → ``REML``)."""
+
+    command: ClassVar[str] = "meta"
+    section: ClassVar[str] = "meta"
+
+    control: str | None = _setting(
+        None, "Control system (overrides the file).", _name, yaml="both")
+    treatment: str | None = _setting(
+        None, "Treatment system (overrides the file).", _name, yaml="both")
+    measure: str = _setting(
+        "SMD", "Effect measure: " + ", ".join(MEASURES) + ".",
+        _choice(MEASURES, "effect measure", ignore_case=True), yaml="both", signature="measure")
+    method: str = _setting(
+        "REML", "τ² estimator: " + ", ".join(m for m in META_METHODS if m != "EE") + ".",
+        _choice(META_METHODS, "τ² estimator", ignore_case=True), yaml="both",
+        signature="method")
+    test: str = _setting(
+        "z", "Test for the summary: z, t or knha.",
+        _choice(META_TESTS, "test", ignore_case=True), yaml="both", signature="test")
+    level: float = _setting(0.95, "Confidence level.", _level, yaml="top", signature="level")
+    order: str = _setting(
+        "given", "Row order: given, effect, weight, name.", _choice(META_ORDERS, "row order"),
+        yaml="both")
+    metric_fn: str | None = _setting(
+        None, "Set-level metric from label/prediction columns (mcc, f1, macro_f1, pearson, "
+        "spearman, …): effect and variance by paired bootstrap.", _name)
+    n_resamples: int = _setting(
+        1000, "Bootstrap resamples of a set-level metric's effect, 1 to 10^8.",
+        _whole(1, MAX_RESAMPLES), cli=False, signature="n_resamples")
+    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), cli=False,
+                         signature="seed")
+    seeds: str = _setting(
+        "balanced", "Seeds policy: balanced or allow-unbalanced.",
+        _choice(SEED_POLICIES, "seeds policy"))
+    degenerate: str = _setting(
+        "error", "Datasets whose effect is undefined or has zero variance: error (one error "
+        "listing them) or drop (left out with a warning).", _choice(DEGENERATE, "policy"),
+        cli=False)
+
+    def _check_combinations(self) -> None:
+        if self.control is not None and self.control == self.treatment:
+            raise SettingsError(f"treatment: must differ from control (both {self.control!r})")
+
+
+# --------------------------------------------------------------------------- views
+def settings_fields(cls: type[_Settings]) -> dict[str, tuple[Any, Setting]]:
+    """``{name: (default, Setting)}`` of a settings class, in field order."""
+    return {f.name: (f.default, f.metadata["ranger"])
+            for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+
+
+def cli_help(cls: type[_Settings], name: str) -> str:
+    """The ``--help`` text of the option of field ``name``: its help and ``[default]``."""
+    default, meta = settings_fields(cls)[name]
+    shown = "none" if default is None else default
+    return f"{meta.help} [{shown}]"

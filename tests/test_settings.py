@@ -1,0 +1,119 @@
+"""One frozen settings object per analysis (issue 19): every default in one place, checked once.
+
+The defaults of ``compare``, the CLI, the YAML and the lazy backend are all read from the fields
+of :class:`CompareSettings`, :class:`RankSettings` and :class:`MetaSettings`; the tests below walk
+every field and every consumer, so a default written a second time somewhere fails here.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ranger_eval as rg
+from ranger_eval import settings as S
+from ranger_eval.errors import AggregateError, CompareError, ConfigError, SettingsError
+
+ALL = (S.CompareSettings, S.RankSettings, S.MetaSettings)
+
+
+def test_exported_and_frozen():
+    assert rg.CompareSettings is S.CompareSettings
+    assert rg.RankSettings is S.RankSettings and rg.MetaSettings is S.MetaSettings
+    s = rg.CompareSettings()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.level = 0.9  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_every_field_has_metadata_and_a_valid_default(cls):
+    fields = S.settings_fields(cls)
+    assert fields
+    for name, (default, meta) in fields.items():
+        assert isinstance(meta, S.Setting) and meta.help.strip(), name
+        assert meta.check(default) == default, name  # the default passes its own check
+    assert dataclasses.asdict(cls()) == {k: d for k, (d, _) in fields.items()}
+
+
+def test_error_is_one_class_naming_key_and_value():
+    cases = [
+        (S.CompareSettings, {"level": 1.5}, "level: must be strictly between 0 and 1 (e.g. 0.95); got 1.5"),
+        (S.CompareSettings, {"n_resamples": 0}, "n_resamples: must be a whole number from 1 to "
+                                                "100,000,000 (10^8); got 0"),
+        (S.CompareSettings, {"n_resamples": 10**9}, "n_resamples: must be a whole number"),
+        (S.CompareSettings, {"seed": -1}, "seed: must be a whole number ≥ 0; got -1"),
+        (S.CompareSettings, {"test": "ttest"}, "test: unknown test 'ttest'; use one of auto"),
+        (S.CompareSettings, {"correction": "holmes"}, "correction: unknown correction 'holmes'"),
+        (S.CompareSettings, {"systems": ["A", "A"]}, "systems: duplicate name(s) 'A'"),
+        (S.CompareSettings, {"paired": 1}, "paired: must be True, False or None; got 1"),
+        (S.RankSettings, {"posthoc": "tukey"}, "posthoc: unknown post-hoc test 'tukey'"),
+        (S.RankSettings, {"level": 0}, "level: must be strictly between 0 and 1"),
+        (S.RankSettings, {"weights": {"acc": "x"}}, "weights: acc: weight must be a number"),
+        (S.MetaSettings, {"method": "rmle"}, "method: unknown τ² estimator 'rmle'"),
+        (S.MetaSettings, {"n_resamples": True}, "n_resamples: must be a whole number"),
+        (S.MetaSettings, {"control": "A", "treatment": "A"}, "treatment: must differ from control"),
+    ]
+    for cls, kwargs, message in cases:
+        with pytest.raises(SettingsError) as info:
+            cls(**kwargs)
+        assert message in str(info.value), (kwargs, str(info.value))
+    # one class, caught as the config error and as the error of the analysis it configures
+    assert issubclass(SettingsError, ConfigError) and issubclass(SettingsError, CompareError)
+    assert issubclass(SettingsError, AggregateError)
+
+
+def test_combinations_checked_once():
+    with pytest.raises(SettingsError, match=r"pairs: 'baseline' .*needs baseline="):
+        S.CompareSettings(pairs="baseline")
+    with pytest.raises(SettingsError, match="only used with pairs='baseline'"):
+        S.CompareSettings(baseline="A")
+    with pytest.raises(SettingsError, match="needs test='permutation'"):
+        S.CompareSettings(correction="westfall-young")
+    with pytest.raises(SettingsError, match="needs family='dataset-metric'"):
+        S.CompareSettings(correction="westfall-young", test="permutation", family="all")
+    with pytest.raises(SettingsError, match="set-level metric_fn needs test='permutation'"):
+        S.CompareSettings(metric_fn="f1", test="welch")
+    with pytest.raises(SettingsError, match="need at least two systems"):
+        S.CompareSettings(systems=["A"])
+    assert S.CompareSettings(pairs="baseline", baseline="A").baseline == "A"
+
+
+def test_canonical_values():
+    s = S.CompareSettings(correction="BH", systems=["a", "b"], metrics="acc",
+                          pairs=[("a", "b")], metric_fn=["f1", "mcc"])
+    assert s.correction == "fdr_bh" and s.systems == ("a", "b") and s.metrics == ("acc",)
+    assert s.pairs == (("a", "b"),) and s.metric_fn == ("f1", "mcc")
+    m = S.MetaSettings(method="reml", measure="smd", test="KNHA")
+    assert (m.method, m.measure, m.test) == ("REML", "SMD", "knha")
+    assert S.RankSettings(level=0.9).alpha == pytest.approx(0.1)
+
+
+def test_from_options_keeps_the_base_and_refuses_unknown_keys():
+    base = S.CompareSettings(test="wilcoxon")
+    s = S.CompareSettings.from_options({"level": 0.9, "seed": None}, base)
+    assert (s.test, s.level, s.seed) == ("wilcoxon", 0.9, 0)
+    with pytest.raises(SettingsError, match=r"levle: unknown compare setting .*did you mean 'level'"):
+        S.CompareSettings.from_options({"levle": 0.9})
+
+
+@given(level=st.floats(0.001, 0.999), n=st.integers(1, S.MAX_RESAMPLES),
+       seed=st.none() | st.integers(0, 2**63), test=st.sampled_from(S.COMPARE_TESTS),
+       correction=st.sampled_from(("BH", "holm", "none", "bonferroni", "fdr_by")))
+def test_validation_is_idempotent(level, n, seed, test, correction):
+    s = S.CompareSettings(level=level, n_resamples=n, seed=seed, test=test, correction=correction)
+    assert S.CompareSettings(**s.as_dict()) == s
+
+
+def test_choice_lists_are_the_analyses_lists():
+    """The analysis modules use the settings' lists of values (one list per choice)."""
+    from ranger_eval import comparison, effects, meta
+    from ranger_eval.aggregate import ranking, ranktests
+
+    assert comparison.TESTS == S.COMPARE_TESTS and comparison.PAIR_ORDERS == S.PAIR_ORDERS
+    assert comparison.FAMILIES == S.FAMILIES and comparison.MISSING == S.MISSING
+    assert comparison.SEED_POLICIES == S.SEED_POLICIES == effects.SEED_POLICIES
+    assert ranking.ORDERS == S.RANK_ORDERS and ranktests.POSTHOCS == S.POSTHOCS
+    assert tuple(meta.METHODS) == S.META_METHODS and tuple(meta.TESTS) == S.META_TESTS
+    assert effects.MEASURES == S.MEASURES
