@@ -110,7 +110,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln, ndtri
 
-from .errors import EffectSizeError, check_choice, check_level, suggest
+from .errors import EffectSizeError, Hint, check_choice, check_level, suggest
 from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
@@ -726,9 +726,10 @@ def effect_size_bootstrap(
     t_runs = _runs_of(treatment, "treatment", where)
     c_runs = _runs_of(control, "control", where)
     if len(t_runs) != len(c_runs) and policy == "balanced":
+        hint = Hint("seeds", "allow-unbalanced")
         raise EffectSizeError(
             f"{where}: unbalanced seeds: treatment has {len(t_runs)} runs and control "
-            f"{len(c_runs)}; pass seeds='allow-unbalanced' to combine them unpaired"
+            f"{len(c_runs)}; {hint.text} to combine them unpaired", hints=[hint]
         )
     res = _bootstrap_metric(
         metric, labels, t_runs, c_runs, paired=len(t_runs) == len(c_runs),
@@ -996,10 +997,11 @@ def _declared_metric_fn(scores: Scores, metric: str | None) -> str | None:
     if not declared:
         return None
     if len(declared) > 1 or rows["set_metric"].isna().any():
+        hints = [Hint("metric"), Hint("metric_fn")]
         raise EffectSizeError(
             f"metric {metric!r}: rows declare different set-level metrics "
-            f"({', '.join(declared)}, or none) in column 'set_metric'; pass metric=... to pick "
-            f"one metric, or metric_fn=... explicitly"
+            f"({', '.join(declared)}, or none) in column 'set_metric'; {hints[0].text}... to "
+            f"pick one metric, or {hints[1].text}... explicitly", hints=hints
         )
     return declared[0]
 
@@ -1187,10 +1189,11 @@ def _with_policy(policy: str, problems: dict[str, str], **fields: Any) -> Effect
         if problems:
             also = (f"; also of zero variance (a meta-analysis cannot weight them by 1/vi): "
                     f"{degenerate_text(zero)}" if zero else "")
+            hint = Hint("degenerate", "drop")
             raise EffectSizeError(
                 f"{len(problems)} of {k} dataset(s) have no defined {measure} effect: "
-                f"{degenerate_text(problems)}{also}; pass degenerate='drop' to leave them out "
-                "with a warning")
+                f"{degenerate_text(problems)}{also}; {hint.text} to leave them out "
+                "with a warning", hints=[hint])
         return EffectSizes(**fields)
     skipped = {x: problems.get(x) or zero[x] for x in names if x in problems or x in zero}
     if not skipped:

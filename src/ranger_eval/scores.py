@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._frames import as_frame, float_values, id_strings
-from .errors import RangerError, ScoresError
+from .errors import Hint, RangerError, ScoresError
 from .formatting import preview as _preview
 
 __all__ = [
@@ -624,9 +624,10 @@ class Scores:
             return str(here[0])
         if len(here) == 0:
             raise ScoresError(f"unknown dataset {dataset!r}; known: {_preview(self.datasets)}")
+        hint = Hint("metric")
         raise ScoresError(
-            f"dataset {dataset!r} has several metrics ({_preview(here)}); pass metric="
-        )
+            f"dataset {dataset!r} has several metrics ({_preview(here)}); {hint.text}",
+            hints=[hint])
 
     def pair(
         self,
@@ -720,10 +721,11 @@ def common_items(
     dropped = len(only_a) + len(only_b)
     if dropped:
         if missing == "error":
+            hint = Hint("missing", "intersect")
             raise ScoresError(
                 f"items of {name_a!r} and {name_b!r} differ on {where}: "
                 + items_only_in(only_a, name_a, only_b, name_b)
-                + " (pass missing='intersect' to use the common items)"
+                + f" ({hint.text} to use the common items)", hints=[hint]
             )
         warnings.warn(
             f"{where}: dropped {dropped} item(s) not scored for both {name_a!r} and {name_b!r}",

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame
-from ..errors import AggregateError
+from ..errors import AggregateError, Hint
 from ..formatting import preview as _preview
 from ..formatting import show as _show
 from ..scores import Scores, as_scores
@@ -179,10 +179,10 @@ def _directions(higher_is_better: object, metrics: list[str]) -> dict[str, bool]
         else:
             out[m] = d
     if unknown:
-        example = ", ".join(f"{m!r}: True" for m in unknown[:3])
+        hint = Hint("higher_is_better", {m: True for m in unknown[:3]})
         raise AggregateError(
             f"unknown direction of metric(s) {', '.join(map(repr, unknown))}: cannot tell whether "
-            f"higher is better; pass higher_is_better={{{example}}} (False where lower is better)"
+            f"higher is better; {hint.text} (False where lower is better)", hints=[hint]
         )
     return out
 
@@ -670,9 +670,10 @@ def standardized_means(
         hib = per_list("higher_is_better", bool).astype(bool)
     else:
         if not has_metric and higher_is_better is None:
+            hint = Hint("higher_is_better", True)
             raise AggregateError(
                 "cannot tell whether higher is better: summary has neither a 'metric' nor a "
-                "'higher_is_better' column; pass higher_is_better=True (or False)"
+                f"'higher_is_better' column; {hint.text} (or False)", hints=[hint]
             )
         names = list(pd.unique(df["metric"]))
         if not has_metric:

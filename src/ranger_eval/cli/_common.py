@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 import typer
 from typer.core import TyperGroup
 
+from ..errors import ANY, Hint
+
 EXIT_BAD_INPUT = 2
 F = TypeVar("F", bound=Callable[..., Any])
 #: ``--system-from`` of compare, meta and rank (several logs of one model)
@@ -32,9 +34,28 @@ def _flags_without_metavar(command: Any, ctx: Any) -> None:
             param.metavar = ""
 
 
+#: Command-line options renamed for the one vocabulary (docs/architecture.md, Glossary):
+#: old → (new, what it means). Giving an old one is an error naming the new one.
+RENAMED_OPTIONS: dict[str, tuple[str, str]] = {
+    "--alpha": ("--level", "the confidence level; alpha = 1 - level, e.g. --alpha 0.05 is "
+                           "--level 0.95"),
+}
+
+
 class RangerGroup(TyperGroup):
     """The ``ranger-eval`` command group: typer's, with flags shown without a metavar in the
-    help of the group and of every command."""
+    help of the group and of every command, and a renamed option (:data:`RENAMED_OPTIONS`)
+    reported with its new name."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        for arg in args:
+            if arg == "--":
+                break
+            old = arg.split("=", 1)[0]
+            if old in RENAMED_OPTIONS:
+                new, meaning = RENAMED_OPTIONS[old]
+                raise fail(f"option {old} is called {new} now ({meaning})")
+        return list(super().parse_args(ctx, args))
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         _flags_without_metavar(self, ctx)
@@ -50,6 +71,85 @@ class RangerGroup(TyperGroup):
 def one_line(message: object) -> str:
     """Collapse whitespace so a message is one line."""
     return " ".join(str(message).split())
+
+
+#: How a command says a Python keyword that an error's :class:`~ranger_eval.errors.Hint` names:
+#: an option taking the value, or (keyword, value) → a flag of its own.
+CLI_OPTIONS: dict[str, str] = {"metrics": "--metric", "datasets": "--dataset"}
+CLI_FLAGS: dict[tuple[str, object], str] = {
+    ("degenerate", "drop"): "--drop-degenerate",
+    ("allow_no_overlap", True): "--allow-no-overlap",
+    ("higher_is_better", False): "--lower-is-better",
+}
+#: The experiment YAML key of a keyword the command has no option for.
+YAML_KEYS: dict[str, str] = {"missing": "missing", "metric": "metric", "control": "control",
+                             "treatment": "treatment", "format": "format",
+                             "degenerate": "meta.degenerate", "seeds": "meta.seeds",
+                             "metric_fn": "meta.metric_fn",
+                             "higher_is_better": "aggregate.higher_is_better"}
+
+
+def _cli_value(value: object) -> str:
+    """A value as it is typed on the command line or in YAML (``true``, ``a,b``, ``{m: true}``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_cli_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def cli_words(hint: Hint, options: Iterable[str]) -> str | None:
+    """``hint`` said as the command line says it: ``pass --missing intersect``, ``pass --metric``,
+    ``pass --drop-degenerate`` when the command has that option (``options``: its option
+    strings), else ``set missing: intersect in the experiment YAML`` for a YAML key; ``None`` when
+    neither exists (the Python words stay)."""
+    opts = set(options)
+    flag = next((f for (k, v), f in CLI_FLAGS.items()
+                 if k == hint.keyword and type(v) is type(hint.value) and v == hint.value),
+                None)
+    if flag is not None and flag in opts:
+        return f"pass {flag}"
+    option = CLI_OPTIONS.get(hint.keyword, "--" + hint.keyword.replace("_", "-"))
+    if option in opts:
+        return f"pass {option}" + ("" if hint.value is ANY else f" {_cli_value(hint.value)}")
+    key = YAML_KEYS.get(hint.keyword)
+    if key is not None:
+        value = "…" if hint.value is ANY else _cli_value(hint.value)
+        return f"set `{key}: {value}` in the experiment YAML"
+    return None
+
+
+def _hints(exc: BaseException) -> list[Hint]:
+    """The hints of ``exc`` and of the errors it was raised from."""
+    out: list[Hint] = []
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        out += getattr(cur, "hints", ())
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
+def cli_message(exc: BaseException, message: str | None = None) -> str:
+    """The message of ``exc`` (or ``message``) with each Python keyword its hints name replaced by
+    the current command's option (:func:`cli_words`)."""
+    text = str(exc) if message is None else message
+    hints = _hints(exc)
+    if not hints:
+        return text
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    options = ([o for p in ctx.command.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
+               if ctx is not None else [])
+    for hint in hints:
+        words = cli_words(hint, options)
+        if words is not None:
+            text = text.replace(hint.text, words)
+    return text
 
 
 def fail(message: str) -> typer.Exit:
@@ -109,7 +209,7 @@ def friendly_errors(func: F) -> F:
             if isinstance(exc, OSError) and exc.filename is not None:
                 message = f"{exc.filename}: {exc.strerror or exc}"
             else:
-                message = str(exc)
+                message = cli_message(exc)
             raise fail(message) from None
         except RecursionError:
             raise fail("input nested too deeply") from None

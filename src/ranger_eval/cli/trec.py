@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..errors import ConfigError
-from ._common import fail, friendly_errors, imports_done, warn
+from ._common import cli_message, fail, friendly_errors, imports_done, warn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -175,6 +175,6 @@ def register(app: typer.Typer) -> None:
         except NoCommonTopicsError as exc:
             raise fail(exc.describe("use --allow-no-overlap to evaluate it anyway")) from None
         except (ValueError, OSError, TypeError) as exc:
-            raise fail(str(exc)) from None
+            raise fail(cli_message(exc)) from None
         warn([*(str(w.message) for w in caught), *notes])
         typer.echo(_render(blocks, fmt, per_query, prefix=len(runs) > 1), nl=False)

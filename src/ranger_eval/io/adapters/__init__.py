@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...errors import InputError, suggest
+from ...errors import Hint, InputError, suggest
 from ...scores import Scores
 from . import beir, helm, inspectai, lmeval, pyterrier, trec_eval, tsml
 from ._common import CORPUS_COLUMNS, REPORTED_COLUMNS, AdapterResult
@@ -99,9 +99,10 @@ def sniff(path: str | Path) -> str:
     """The format of ``path`` recognised from its content; an error when none fits."""
     fmt = input_format(path)
     if fmt is None:
+        hint = Hint("format")
         raise InputError(
             f"{path}: not a recognised evaluation output (expected one of {', '.join(FORMATS)}: "
-            f"see docs/adapters.md); pass format= to choose one"
+            f"see docs/adapters.md); {hint.text} to choose one", hints=[hint]
         )
     return fmt
 
