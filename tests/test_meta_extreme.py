@@ -20,7 +20,7 @@ FIELDS = {"estimate": "estimate", "se": "se", "tau2": "tau2", "I2": "I2", "H2": 
           "pval": "pvalue", "ci_lb": "ci_low", "ci_ub": "ci_high", "pi_lb": "pi_low",
           "pi_ub": "pi_high"}
 #: the "mixed" case (vi over 60 orders of magnitude) differs from metafor by up to 9e-7: metafor
-#: forms tr P = Σw - Σw²/Σw with cancellation, ranger_eval without (meta._traces)
+#: forms tr P = Σw - Σw²/Σw with cancellation, ranger_eval without (meta.tau2._traces)
 RTOL = 1e-6
 CASES = [(case, key) for case, c in ORACLE["cases"].items() for key in c["fits"]]
 

@@ -224,8 +224,9 @@ def test_fisher_scoring_fallback_matches_metafor_stepadj(case, fit):
 def test_bracketing_fallback_maximises_the_likelihood(monkeypatch):
     """With Fisher scoring disabled entirely, the bracketed maximiser alone reproduces metafor."""
     from ranger_eval import meta
+    from ranger_eval.meta import tau2
 
-    monkeypatch.setattr(meta, "_fisher_iterate", lambda adj_fn, t0, stepadj: None)
+    monkeypatch.setattr(tau2, "_fisher_iterate", lambda adj_fn, t0, stepadj: None)
     case = next(c for c in ORACLE["convergence"] if c["name"] == "all_oscillate")
     for fit in case["fits"]:
         res = meta.meta_analysis(case["yi"], case["vi"], method=fit["method"])
