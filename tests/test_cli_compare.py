@@ -40,7 +40,7 @@ def test_compare_tidy_table_writes_all_outputs(tmp_path):
         assert (out / name).stat().st_size > 0, name
     for stem in ("graph", "pvalues", "boxplots"):  # one figure per dataset x metric as well
         assert (out / f"{stem}-d1-acc.png").exists() and (out / f"{stem}-d2-acc.png").exists()
-    frame = pd.read_csv(out / "comparison.csv", skiprows=1)
+    frame = pd.read_csv(out / "comparison.csv")
     assert len(frame) == 6 and set(frame["test"]) == {"paired-t"}
     md = (out / "comparison.md").read_text()
     assert "corr:holm|" in md and "n_resamples:50" in md and "seed:3" in md
@@ -69,7 +69,7 @@ def test_compare_experiment_yaml_with_all_systems(tmp_path):
               "--baseline", "base", "--test", "wilcoxon", "--figures", "none"]
     )
     assert result.exit_code == 0, _err(result)
-    frame = pd.read_csv(out / "comparison.csv", skiprows=1)
+    frame = pd.read_csv(out / "comparison.csv")
     assert len(frame) == 4
     assert set(frame["system_b"]) == {"base"} and set(frame["metric"]) == {"F1"}
     assert set(frame["test"]) == {"wilcoxon"}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -131,20 +132,30 @@ def test_every_output_carries_the_signature(tmp_path, files):
     run = run_meta(cfg, tmp_path / "meta", figures="svg")
     sig = str(run.result.result.signature)
     out = tmp_path / "meta"
-    assert (out / "effects.csv").read_text().splitlines()[0] == f"# {sig}"
+    assert (out / "effects.csv").read_text().startswith("task_id,dataset,yi,vi,")  # plain CSV
+    listed = {f["file"]: f["signature"]
+              for f in json.loads((out / "manifest.json").read_text())["files"]}
+    assert set(listed.values()) == {sig} and "effects.csv" in listed  # its signature
     assert sig in (out / "summary.md").read_text()
     assert json.loads((out / "summary.json").read_text())["signature"] == sig
     assert sig.encode() in (out / "forest.svg").read_bytes()  # the figure footer
     crun = run_compare(cfg, tmp_path / "cmp", n_resamples=50, figures="svg")
     csig = str(crun.comparison.signature)
-    for name in ("comparison.csv", "comparison.md", "comparison.tex", "comparison.html",
-                 "leaderboard.md", "leaderboard.tex"):
+    for name in ("comparison.md", "comparison.tex", "comparison.html", "leaderboard.md",
+                 "leaderboard.tex"):
         text = (tmp_path / "cmp" / name).read_text()
         assert csig in text or latex_signature(csig) in text, name
+    assert json.loads((tmp_path / "cmp" / "comparison.json").read_text())["signature"] == csig
+    listed = {f["file"]: f["signature"]
+              for f in json.loads((tmp_path / "cmp" / "manifest.json").read_text())["files"]}
+    assert listed["comparison.csv"] == csig and str(csig) not in (
+        tmp_path / "cmp" / "comparison.csv").read_text()
     for svg in (tmp_path / "cmp").glob("*.svg"):  # every figure's footer: the comparison's,
-        # or for the boxplots that of the rank intervals they draw (their own bootstrap)
+        # or for the boxplots that of the rank intervals they draw (their own bootstrap);
+        # the manifest lists each figure with the signature in its footer
         own = csig if not svg.name.startswith("boxplots") else "|test:rank-intervals["
         assert own.encode() in svg.read_bytes(), svg.name
+        assert own in listed[svg.name] and listed[svg.name].encode() in svg.read_bytes()
 
 
 def test_cli_prints_warnings_and_errors_one_line(tmp_path, files):
@@ -166,12 +177,17 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
     run_compare(cfg, out, n_resamples=50, figures="png")
     assert (out / "graph-t1-score.png").exists()
     (out / "notes.txt").write_text("mine")  # not ours: never removed
-    # hold the lock as a concurrent run would
-    out.mkdir(exist_ok=True)
-    with open(out / OutputFolder.LOCK, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    # hold the lock (a flock on the folder itself) as a concurrent run would
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(ConfigError, match="another ranger-eval run is writing"):
             run_compare(cfg, out, n_resamples=50, figures="png")
+    finally:
+        os.close(fd)
+    assert not [p.name for p in out.iterdir() if "lock" in p.name]  # no lock file, not even
+    # after an error
+    (out / OutputFolder.OLD_LOCK).write_text("")  # an older version's empty lock file
     # a second run with one dataset writes no per-dataset figures: the old ones are removed
     single = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
     single.write_text(single.read_text().replace("tasks: [t1, t2]", "tasks: [t1]").replace(
@@ -180,7 +196,7 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
     assert not (out / "graph-t1-score.png").exists() and (out / "graph.png").exists()
     assert (out / "notes.txt").read_text() == "mine"
     listed = {f["file"] for f in json.loads((out / "manifest.json").read_text())["files"]}
-    present = {p.name for p in out.iterdir() if p.is_file() and not p.name.startswith(".")}
+    present = {p.name for p in out.iterdir()}  # no lock file, no hidden file is left behind
     assert listed | {"manifest.json", "notes.txt"} == present
 
 

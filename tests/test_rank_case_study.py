@@ -135,6 +135,6 @@ def test_compare_cli_by_item_column(tmp_path):
     result = CliRunner().invoke(app, ["compare", str(path), "--by", "difficulty", "--out", str(out),
                                       "--figures", "none"])
     assert result.exit_code == 0, result.output
-    table = pd.read_csv(out / "comparison.csv", skiprows=1)
+    table = pd.read_csv(out / "comparison.csv")
     assert sorted(table["difficulty"]) == ["easy", "hard"]
     assert set(table["dataset"]) == {"d [difficulty=easy]", "d [difficulty=hard]"}

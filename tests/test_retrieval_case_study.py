@@ -56,7 +56,7 @@ def outputs(corpus, tmp_path_factory):
 
 def test_points_and_ddof0_cis_match_published(outputs):
     out, _ = outputs
-    eff = pd.read_csv(out / "effects.csv", skiprows=1).set_index("task_id")
+    eff = pd.read_csv(out / "effects.csv").set_index("task_id")
     assert list(eff.index) == COLLECTIONS
     z = norm.isf(0.025)
     for c in COLLECTIONS:
@@ -71,7 +71,7 @@ def test_points_and_ddof0_cis_match_published(outputs):
 
 def test_mean_and_judged_columns_match_published(outputs):
     out, _ = outputs
-    eff = pd.read_csv(out / "effects.csv", skiprows=1).set_index("task_id")
+    eff = pd.read_csv(out / "effects.csv").set_index("task_id")
     for c in COLLECTIONS:
         assert abs(eff.loc[c, "mean_control"] - MEAN_NDCG[c][0]) <= 5e-4 + 1e-9, c
         assert abs(eff.loc[c, "mean_treatment"] - MEAN_NDCG[c][1]) <= 5e-4 + 1e-9, c

@@ -94,15 +94,34 @@ def _fork_context() -> Any:
     return mp.get_context("fork")
 
 
-def _draw_and_save(job: tuple[Callable[[], Any], Path, tuple[str, ...], float]) -> list[str]:
-    """Draw one queued figure and save it in its formats (atomically); returns the paths."""
+#: ``gid`` of the footer text that :func:`ranger_eval.plots._style.add_signature` draws.
+SIGNATURE_GID = "ranger-signature"  # as in plots._style (importing plots loads matplotlib)
+
+
+def footer_signature(fig: Any) -> str | None:
+    """The signature printed in the footer of ``fig`` (that of the result it draws), or None."""
+    return next((t.get_text() for t in getattr(fig, "texts", ())
+                 if t.get_gid() == SIGNATURE_GID), None)
+
+
+def _save(fig: Any, stem: Path, formats: tuple[str, ...], dpi: float
+          ) -> tuple[list[str], str | None]:
+    """Save ``fig`` in its formats (atomically): (the paths, the signature in its footer)."""
     from .plots import save_figure
 
+    signature = footer_signature(fig)
+    return [str(p) for p in save_figure(fig, stem, formats, dpi=dpi)], signature
+
+
+def _draw_and_save(job: tuple[Callable[[], Any], Path, tuple[str, ...], float]
+                   ) -> tuple[list[str], str | None]:
+    """Draw one queued figure and save it in its formats (atomically): (the paths, the
+    signature in its footer)."""
     draw, stem, formats, dpi = job
-    return [str(p) for p in save_figure(draw(), stem, formats, dpi=dpi)]
+    return _save(draw(), stem, formats, dpi)
 
 
-def _draw_indexed(index: int) -> tuple[int, list[str]]:
+def _draw_indexed(index: int) -> tuple[int, tuple[list[str], str | None]]:
     return index, _draw_and_save(_FIGURE_JOBS[index])
 
 
@@ -112,14 +131,20 @@ class OutputFolder:
 
     ``inputs`` are the files the run read; writing to one of them is refused with a
     :class:`ConfigError` (choose another ``--out``). Every file is written to a temporary name in
-    the folder and renamed into place, so a reader never sees half a file. A lock file
-    (``.ranger-eval.lock``, ``flock``) makes a second run into the same folder fail at once
-    instead of interleaving its files. :meth:`finish` writes ``manifest.json`` (file names, sizes,
-    SHA-256, the signature and the command) and removes the files that the previous run's
-    manifest listed and this run did not write again — never any other file.
+    the folder and renamed into place, so a reader never sees half a file. An exclusive
+    ``flock`` on the folder itself, taken at the first write and released by :meth:`finish` or
+    :meth:`close` (or when the process ends), makes a second run into the same folder fail at
+    once instead of interleaving its files; no lock file is created, so none is left behind.
+    :meth:`finish` writes ``manifest.json``: for each file its name, size, SHA-256 and the
+    signature of the result it holds (the ``signature`` given to :meth:`text` or
+    :meth:`figure`, else the run's), plus the run's signature and command; it removes the files
+    that the previous run's manifest listed and this run did not write again — never any other
+    file.
     """
 
-    LOCK = ".ranger-eval.lock"
+    #: The lock file that versions before 0.1.0's plain outputs left in every output folder;
+    #: removed (when empty) by the next run into the folder.
+    OLD_LOCK = ".ranger-eval.lock"
 
     def __init__(self, path: str | Path, inputs: Iterable[str | Path] = (),
                  figures: Sequence[str] | None = None, workers: int | None = None) -> None:
@@ -141,22 +166,32 @@ class OutputFolder:
             raise ConfigError(f"--out {self.path}: cannot create the folder "
                               f"({exc.strerror or exc})") from exc
         self.written: list[Path] = []
-        self._lock: Any = None  # taken at the first write, released by finish()
+        self.signatures: dict[str, str] = {}  # file name → signature of the result it holds
+        self._lock: int | None = None  # folder descriptor: flock taken at the first write
         self._previous = self._previous_outputs()
 
-    def _acquire(self) -> Any:
+    def _acquire(self) -> int:
+        """An exclusive, non-blocking ``flock`` on the folder (its open descriptor, returned);
+        a run that holds it already is a :class:`ConfigError`."""
         import fcntl
+        import os
 
-        fh = open(self.path / self.LOCK, "a")  # noqa: SIM115 (held until finish/close)
+        fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            fh.close()
+            os.close(fd)
             raise ConfigError(
                 f"--out {self.path}: another ranger-eval run is writing into this folder; "
                 "wait for it or choose another output folder"
             ) from None
-        return fh
+        old = self.path / self.OLD_LOCK
+        try:
+            if old.is_file() and old.stat().st_size == 0:
+                old.unlink()
+        except OSError:
+            pass
+        return fd
 
     def _previous_outputs(self) -> list[str]:
         manifest = self.path / "manifest.json"
@@ -170,8 +205,10 @@ class OutputFolder:
         """Release the lock (also done by :meth:`finish`)."""
         lock = getattr(self, "_lock", None)  # None also when __init__ failed early
         if lock is not None:
-            lock.close()
+            import os
+
             self._lock = None
+            os.close(lock)
 
     def __del__(self) -> None:
         self.close()
@@ -201,16 +238,28 @@ class OutputFolder:
         if self._lock is None:
             self._lock = self._acquire()
 
-    def text(self, name: str, content: str) -> Path:
+    def _signed(self, names: Iterable[str], signature: object | None) -> None:
+        for name in names:
+            if signature is None:
+                self.signatures.pop(name, None)
+            else:
+                self.signatures[name] = str(signature)
+
+    def text(self, name: str, content: str, signature: object | None = None) -> Path:
+        """Write ``content`` to ``name`` atomically; ``signature``: that of the result the
+        file holds, listed for it in ``manifest.json`` (default: the run's)."""
         self._writing()
         p = atomic.write_text(self.target(name), content)
         self.written.append(p)
+        self._signed([p.name], signature)
         return p
 
     def figure(self, fig: Any, stem: str, formats: Sequence[str], dpi: float = 300,
-               cost: float = 1.0) -> list[Path]:
+               cost: float = 1.0, signature: object | None = None) -> list[Path]:
         """Save a figure (or a function that draws it, called only when something is saved) in
         ``formats``, or in the run's ``figures`` formats when those were chosen (none: skip).
+        The manifest lists each file with the signature of the result the figure draws: the one
+        in its footer (:func:`footer_signature`), else ``signature``, else the run's.
 
         A drawn figure is saved at once. A function is queued and drawn and saved by
         :meth:`flush` (called by :meth:`finish`), in a pool of worker processes when there are
@@ -224,13 +273,15 @@ class OutputFolder:
         self._writing()
         formats = tuple(formats)
         paths = [self.target(f"{stem}.{fmt}") for fmt in formats]
+        self._signed([p.name for p in paths], signature)
         if callable(fig) and not hasattr(fig, "savefig"):
             self._pending.append((fig, self.path / stem, formats, dpi))
             self._costs.append(float(cost))
             return paths
-        from .plots import save_figure
-
-        written = [Path(p) for p in save_figure(fig, self.path / stem, formats, dpi=dpi)]
+        saved, footer = _save(fig, self.path / stem, formats, dpi)
+        written = [Path(p) for p in saved]
+        if footer is not None:
+            self._signed([p.name for p in written], footer)
         self.written += written
         return written
 
@@ -247,7 +298,7 @@ class OutputFolder:
 
         from .progress import progress_bar
 
-        results: list[list[str]] = [[] for _ in jobs]
+        results: list[tuple[list[str], str | None]] = [([], None) for _ in jobs]
         order = sorted(range(len(jobs)), key=lambda i: -costs[i])  # stable: queue order
         with progress_bar("writing figures", total=len(jobs)) as advance:
             context = _fork_context() if self.workers > 1 and len(jobs) > 1 else None
@@ -270,14 +321,17 @@ class OutputFolder:
                 gc.freeze()
                 try:
                     with context.Pool(min(self.workers, len(jobs))) as pool:
-                        for i, paths in pool.imap_unordered(_draw_indexed, order, chunksize=1):
-                            results[i] = paths
+                        for i, saved in pool.imap_unordered(_draw_indexed, order, chunksize=1):
+                            results[i] = saved
                             advance()
                 finally:
                     if not frozen_before:
                         gc.unfreeze()
                     _FIGURE_JOBS = []
-        written = [Path(p) for paths in results for p in paths]
+        written = [Path(p) for paths, _ in results for p in paths]
+        for paths, footer in results:
+            if footer is not None:
+                self._signed([Path(p).name for p in paths], footer)
         self.written += written
         return written
 
@@ -290,7 +344,8 @@ class OutputFolder:
         for p in dict.fromkeys(self.written):
             data = p.read_bytes()
             files.append({"file": p.name, "bytes": len(data),
-                          "sha256": hashlib.sha256(data).hexdigest()})
+                          "sha256": hashlib.sha256(data).hexdigest(),
+                          "signature": self.signatures.get(p.name, signature)})
         manifest = {"tool": f"ranger-eval {__version__}", "signature": signature,
                     "command": command, "files": files}
         current = {p.name for p in self.written} | {"manifest.json"}

@@ -138,7 +138,7 @@ def results(page: Page) -> dict:
 
 
 def csv_records(path: Path) -> list[dict]:
-    frame = pd.read_csv(path, skiprows=1, keep_default_na=False, na_values=[""])
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
     return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
             for row in frame.to_dict(orient="records")]
 
@@ -274,7 +274,7 @@ def test_compare_report(compared: Path) -> None:
     visible = page.visible
     manifest = json.loads((compared / "manifest.json").read_text())
     assert manifest["signature"] in visible and "ranger-eval compare scores.csv --out cmp" in visible
-    table = pd.read_csv(compared / "comparison.csv", skiprows=1)
+    table = pd.read_csv(compared / "comparison.csv")
     n_sig = int(table["significant"].sum())
     assert "3 systems compared pairwise on 2 datasets × metrics (6 tests" in visible
     assert f"{n_sig} significant after Holm–Šídák (α = 0.05)" in visible

@@ -136,7 +136,7 @@ def test_demo_report_in_chromium(session: Session, demo_report: Path, tmp_path: 
         "figure img", "imgs => imgs.every(i => i.complete && i.naturalWidth > 0)")
 
     # click a numeric header: rows follow the effect; click again: reversed
-    effects = pd.read_csv(demo_report.parent / "effects.csv", skiprows=1)
+    effects = pd.read_csv(demo_report.parent / "effects.csv")
     by_effect = list(effects.sort_values("yi")["dataset"])
     before = first_column(page, "t0-effects")
     assert before == list(effects["dataset"])

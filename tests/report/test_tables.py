@@ -108,8 +108,8 @@ def test_leaderboard_html_and_csv(comp):
     page = to_html(comp.leaderboard())
     assert "R&amp;D %2" in page and "<sup>ab</sup>" in page and "<strong>" in page
     csv = to_csv(comp.leaderboard())
-    assert csv.startswith(f"# {comp.signature}\n")
-    back = pd.read_csv(io.StringIO(csv), keep_default_na=False, skiprows=1)
+    assert csv.startswith("letter,system,")  # plain CSV: the header on line 1
+    back = pd.read_csv(io.StringIO(csv), keep_default_na=False)
     assert list(back["system"]) == list(NAMES)
     assert back.loc[2, "d_1 beats"] == "ab"
 
@@ -172,11 +172,18 @@ def test_removed_render_methods_are_attribute_errors(comp):
     assert to_markdown(comp).startswith("|") and "\\begin{table}" in to_latex(comp.leaderboard())
 
 
-def test_csv_starts_with_signature_and_reads_back(comp, tmp_path):
+def test_csv_is_plain_and_reads_back(comp, tmp_path):
+    import csv
+
     text = to_csv(comp)
-    assert text.splitlines()[0] == f"# {comp.signature}"
-    back = pd.read_csv(io.StringIO(text), skiprows=1)
+    assert text.splitlines()[0] == ",".join(comp.table.columns)  # the header on line 1
+    assert str(comp.signature) not in text  # the signature is in the folder's manifest.json
+    back = pd.read_csv(io.StringIO(text))
     assert list(back.columns) == list(comp.table.columns) and len(back) == len(comp.table)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == len(comp.table) and list(rows[0]) == list(comp.table.columns)
+    path = tmp_path / "c.csv"
+    assert to_csv(comp, path) == text and path.read_text() == text
 
 
 def test_effect_sizes_read_as_names(comp):

@@ -199,10 +199,13 @@ def comparison_graph(
     title: str | None = None,
     height: float = 4.2,
     decimals: int = 3,
+    signature: object | None = None,
 ) -> Figure:
     """The connected graph of one dataset × metric of a :class:`~ranger_eval.compare.Comparison`.
 
     ``dataset``/``metric`` may be omitted when the comparison has a single combination.
+    ``signature``: the footer's, when the graph draws a result built on the comparison (a
+    :class:`~ranger_eval.aggregate.Ranking` passes its own); by default the comparison's.
     Only compared pairs can be edges (with ``pairs="baseline"`` only the baseline's pairs).
     Returns a matplotlib Figure; rcParams are only changed inside ``rc_context``.
     """
@@ -308,5 +311,5 @@ def comparison_graph(
             bbox_to_anchor=(left_in / fig_w, 0.02), ncol=4 if not partial else 3, frameon=False,
             prop=font(FONT_SIZE - 1), handlelength=2.2,
         )
-    add_signature(fig, comp.signature)
+    add_signature(fig, comp.signature if signature is None else signature)
     return fig

@@ -12,6 +12,7 @@ from .meta import meta_markdown
 from .tables import (
     comparison_csv,
     comparison_html,
+    comparison_json,
     comparison_latex,
     comparison_markdown,
     latex_escape,
@@ -27,6 +28,7 @@ from .tables import (
 
 __all__ = [
     "comparison_csv",
+    "comparison_json",
     "comparison_html",
     "comparison_latex",
     "comparison_markdown",

@@ -14,10 +14,10 @@ from ..aggregate.ranking import Ranking
 from ..aggregate.ranktests import RankTest
 from ..formatting import format_pvalue
 from .tables import (
-    _csv_with_signature,
     _md_escape,
     latex_escape,
     latex_table,
+    plain_csv,
     to_csv,
     to_latex,
     to_markdown,
@@ -89,7 +89,7 @@ def rank_test_latex(res: RankTest, naive: pd.Series | None = None, *,
 
 
 def rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
-    return _csv_with_signature(res.to_frame(), str(res.signature), path)
+    return plain_csv(res.to_frame(), path)
 
 
 # --------------------------------------------------------------------------- Ranking
@@ -135,7 +135,7 @@ def ranking_latex(r: Ranking, *, label: str = "tab:ranger-ranking") -> str:
 
 
 def ranking_csv(r: Ranking, path: str | Path | None = None) -> str:
-    return _csv_with_signature(r.to_frame(), str(r.signature), path)
+    return plain_csv(r.to_frame(), path)
 
 
 to_markdown.register(RankTest)(rank_test_markdown)

@@ -8,8 +8,9 @@ ranx-style letters of the systems each one significantly beats; best mean in bol
 :class:`~ranger_eval.meta.MetaResult`.
 
 Every table carries the result's reproducibility signature: the last line of Markdown, a
-footnote in LaTeX, the caption in HTML, and a first ``# ranger-eval:…`` comment line in CSV
-(Ranger's own readers skip it; with pandas use ``pd.read_csv(path, skiprows=1)``). LaTeX output
+footnote in LaTeX and the caption in HTML. CSV is plain (the header on line 1, so that
+``pandas.read_csv`` and ``csv.DictReader`` read it unchanged): its signature is the result's
+``.signature``, and the commands list it for each file in ``manifest.json``. LaTeX output
 escapes ``\\ & % $ # _ { } ~ ^`` and needs ``\\usepackage{booktabs,graphicx}``; each table has a
 caption and a ``\\label``, is scaled down to the line width when wider, and its signature footnote
 wraps.
@@ -35,6 +36,8 @@ from ..meta import MetaResult
 __all__ = [
     "comparison_csv",
     "comparison_html",
+    "comparison_json",
+    "json_records",
     "comparison_latex",
     "comparison_markdown",
     "LATEX_PACKAGES",
@@ -45,6 +48,7 @@ __all__ = [
     "leaderboard_html",
     "leaderboard_latex",
     "leaderboard_markdown",
+    "plain_csv",
     "to_csv",
     "to_html",
     "to_latex",
@@ -332,25 +336,72 @@ def comparison_html(
     return "\n".join(lines)
 
 
-def _csv_with_signature(frame: pd.DataFrame, signature: str, path: str | Path | None) -> str:
-    text = f"# {signature}\n" + frame.to_csv(index=False, lineterminator="\n")
+def plain_csv(frame: pd.DataFrame, path: str | Path | None = None) -> str:
+    """``frame`` as plain CSV (header on line 1, no index, ``\\n`` line ends, full precision),
+    written atomically to ``path`` when given; returns the text."""
+    text = frame.to_csv(index=False, lineterminator="\n")
     if path is not None:
         write_text(path, text)
     return text
 
 
-def comparison_csv(comp: Comparison, path: str | Path | None = None) -> str:
-    """CSV of the comparison rows at full precision, after a ``# signature`` first line.
-
-    When the scores say that lower is better for some dataset × metric (the adapters' metadata:
-    perplexity, TER, Brier score …), a last column ``higher_is_better`` says so for every row,
-    so that a reader of the file (and the HTML report) knows which mean is the better one."""
+def _comparison_rows(comp: Comparison) -> pd.DataFrame:
+    """The comparison rows; when the scores say that lower is better for some dataset × metric
+    (the adapters' metadata: perplexity, TER, Brier score …), a last column
+    ``higher_is_better`` says so for every row."""
     frame = comp.table
     directions = metric_directions(comp.scores)
     if directions and not all(directions.values()):
         keys = zip(frame["dataset"].astype(str), frame["metric"].astype(str), strict=True)
         frame = frame.assign(higher_is_better=[directions.get(k, True) for k in keys])
-    return _csv_with_signature(frame, str(comp.signature), path)
+    return frame
+
+
+def comparison_csv(comp: Comparison, path: str | Path | None = None) -> str:
+    """Plain CSV of the comparison rows at full precision (header on line 1).
+
+    When the scores say that lower is better for some dataset × metric (the adapters' metadata:
+    perplexity, TER, Brier score …), a last column ``higher_is_better`` says so for every row,
+    so that a reader of the file (and the HTML report) knows which mean is the better one."""
+    return plain_csv(_comparison_rows(comp), path)
+
+
+def _json_value(value: Any) -> Any:
+    """A cell as JSON: numpy scalars as Python numbers (floats keep all 17 digits), NaN as
+    ``null``, ±∞ as the strings ``"inf"`` / ``"-inf"`` (JSON has no infinity)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``frame`` as JSON-ready dicts at full precision (:func:`_json_value`)."""
+    columns = [str(c) for c in frame.columns]
+    values = [[_json_value(v) for v in frame[c].tolist()] for c in frame.columns]
+    return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def comparison_json(comp: Comparison) -> str:
+    """The whole comparison as one JSON object at full precision: the settings, the tests used,
+    ``comparisons`` (the rows of :func:`comparison_csv`), ``means`` (one row per dataset ×
+    metric × system) and the ``signature``. NaN is ``null`` and ±∞ is ``"inf"``/``"-inf"``."""
+    import json
+
+    payload = {
+        "kind": "compare",
+        "systems": list(comp.systems),
+        "test": comp.test, "tests_used": list(comp.tests_used), "pairs": comp.pairs,
+        "baseline": comp.baseline, "alternative": comp.alternative,
+        "correction": comp.correction, "family": comp.family, "level": comp.level,
+        "n_resamples": comp.n_resamples, "seed": comp.seed, "seeds": comp.seeds,
+        "set_metrics": list(comp.set_metrics),
+        "comparisons": json_records(_comparison_rows(comp)),
+        "means": json_records(comp.means),
+        "signature": str(comp.signature),
+    }
+    return json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 # --------------------------------------------------------------------------- leaderboard
@@ -461,7 +512,7 @@ def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
     for j, h in enumerate(board.headers()):
         flat[f"{h} mean"] = board.means[:, j]
         flat[f"{h} beats"] = [board.beats[i][j] for i in range(len(board.systems))]
-    return _csv_with_signature(flat, board.signature, path)
+    return plain_csv(flat, path)
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -494,21 +545,17 @@ to_csv = singledispatch(_unsupported("CSV"))
 to_markdown.__doc__ = "Markdown table of a result (Comparison, Leaderboard, MetaResult, …)."
 to_latex.__doc__ = "LaTeX (booktabs) table of a result."
 to_html.__doc__ = "HTML table of a result."
-to_csv.__doc__ = "CSV of a result, first line the ``# signature``."
+to_csv.__doc__ = "Plain CSV of a result (header on line 1; the signature is ``result.signature``)."
 _DISPATCHERS = {"Markdown": to_markdown, "LaTeX": to_latex, "HTML": to_html, "CSV": to_csv}
 
-def _meta_markdown(result: MetaResult) -> str:
-    from .meta import meta_markdown
-
-    return meta_markdown(result)
+# The Markdown and LaTeX summaries of a MetaResult are registered by report/meta.py, which
+# imports this module (one way: this module never imports it).
 
 
 def _meta_csv(result: MetaResult, path: str | Path | None = None) -> str:
-    frame = result.to_frame()
-    return _csv_with_signature(frame, str(result.signature), path)
+    return plain_csv(result.to_frame(), path)
 
 
-to_markdown.register(MetaResult)(_meta_markdown)
 to_csv.register(MetaResult)(_meta_csv)
 to_markdown.register(Comparison)(comparison_markdown)
 to_latex.register(Comparison)(comparison_latex)
