@@ -117,3 +117,9 @@ def test_choice_lists_are_the_analyses_lists():
     assert ranking.ORDERS == S.RANK_ORDERS and ranktests.POSTHOCS == S.POSTHOCS
     assert tuple(meta.METHODS) == S.META_METHODS and tuple(meta.TESTS) == S.META_TESTS
     assert effects.MEASURES == S.MEASURES
+
+
+def test_from_keywords_takes_none_as_a_value_and_names_unknown_keywords():
+    assert S.CompareSettings.from_keywords({"seed": None}, where="compare").seed is None
+    with pytest.raises(SettingsError, match=r"compare: unknown argument\(s\) levle .*did you mean"):
+        S.CompareSettings.from_keywords({"levle": 0.9}, where="compare")

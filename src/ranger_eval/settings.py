@@ -256,6 +256,18 @@ class _Settings:
         return (dataclasses.replace(base, **given)  # type: ignore[type-var]
                 if base is not None else cls(**given))
 
+    @classmethod
+    def from_keywords(cls: type[_S], keywords: Mapping[str, Any], *, where: str) -> _S:
+        """The settings of a Python call's ``keywords`` (None is a value here, e.g.
+        ``seed=None``); a keyword that is no field is a :class:`SettingsError` naming it and
+        ``where`` (the function)."""
+        known = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        unknown = sorted(set(keywords) - set(known))
+        if unknown:
+            raise SettingsError(f"{where}: unknown argument(s) {', '.join(unknown)} (known: "
+                                f"{', '.join(known)})" + suggest(unknown[0], known))
+        return cls(**keywords)
+
     def as_dict(self) -> dict[str, Any]:
         """The fields as keywords (``compare(scores, **settings.as_dict())``)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
