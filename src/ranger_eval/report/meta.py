@@ -7,7 +7,7 @@ from typing import Any
 
 from ..formatting import format_level, format_percent, format_pvalue
 from ..meta import MetaResult
-from .tables import latex_escape, latex_table, to_latex
+from .tables import latex_escape, latex_table, to_latex, to_markdown
 
 __all__ = ["meta_latex", "meta_markdown"]
 
@@ -135,4 +135,5 @@ def _signed(value: float, decimals: int = 4) -> str:
     return text.replace("-", "$-$", 1)
 
 
+to_markdown.register(MetaResult)(lambda result: meta_markdown(result))
 to_latex.register(MetaResult)(lambda result: meta_latex(result))

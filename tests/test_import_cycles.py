@@ -1,0 +1,102 @@
+"""No import cycles (issue 19 point 4), found with grimp, import-linter's engine.
+
+The graph is built once from the installed ``ranger_eval`` with the imports under
+``if TYPE_CHECKING:`` left out (they never run); every other import counts, including the ones
+inside functions. A cycle is a strongly connected component of more than one module (or a module
+importing itself) among the modules of ``CHECKED`` (each entry a package and all its modules, or
+one module). To check more of the package, add it to ``CHECKED`` (``("ranger_eval",)`` checks
+everything).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pytest
+
+grimp = pytest.importorskip("grimp", reason="grimp (import-linter's engine) is not installed")
+
+#: packages (or modules) in which no import cycle may exist
+CHECKED: tuple[str, ...] = ("ranger_eval.meta", "ranger_eval.report")
+
+
+def _inside(module: str, packages: Iterable[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def import_cycles(graph: object, packages: Iterable[str]) -> list[list[str]]:
+    """The import cycles among the modules of ``packages`` in a grimp ``ImportGraph``: each
+    strongly connected component of two or more modules, or one module that imports itself,
+    sorted (Tarjan's algorithm, iterative)."""
+    packages = tuple(packages)
+    nodes = sorted(m for m in graph.modules if _inside(m, packages))  # type: ignore[attr-defined]
+    members = set(nodes)
+    edges: Mapping[str, list[str]] = {
+        m: sorted(n for n in graph.find_modules_directly_imported_by(m)  # type: ignore[attr-defined]
+                  if n in members)
+        for m in nodes
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(edges[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(edges[child])))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    component.append(m)
+                    if m == node:
+                        break
+                if len(component) > 1 or node in edges[node]:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+@pytest.fixture(scope="module")
+def graph() -> object:
+    return grimp.build_graph("ranger_eval", exclude_type_checking_imports=True, cache_dir=None)
+
+
+def test_no_import_cycles(graph: object) -> None:
+    cycles = import_cycles(graph, CHECKED)
+    assert cycles == [], "import cycles: " + "; ".join(" ↔ ".join(c) for c in cycles)
+
+
+def test_checked_packages_exist(graph: object) -> None:
+    """A misspelt or moved entry of CHECKED would make the check above pass on nothing."""
+    for package in CHECKED:
+        assert any(_inside(m, (package,)) for m in graph.modules), package  # type: ignore[attr-defined]
+
+
+def test_the_finder_sees_cycles_and_only_inside_the_packages() -> None:
+    g = grimp.ImportGraph()
+    for a, b in (("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.c", "p.d"),
+                 ("q.x", "q.x"), ("p.d", "r.y"), ("r.y", "p.d"), ("p.e", "p.d")):
+        g.add_import(importer=a, imported=b)
+    assert import_cycles(g, ("p", "q")) == [["p.a", "p.b", "p.c"], ["q.x"]]
+    assert import_cycles(g, ("p", "r")) == [["p.a", "p.b", "p.c"], ["p.d", "r.y"]]
+    assert import_cycles(g, ("p.d", "p.e")) == []
