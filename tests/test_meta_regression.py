@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ranger_eval.effects import EffectSizes
@@ -487,6 +487,8 @@ regression_data = st.integers(min_value=4, max_value=12).flatmap(
 @given(data=regression_data, method=st.sampled_from(("FE", "DL", "HE", "HS", "SJ", "ML", "REML",
                                                      "EB", "PM")),
        test=st.sampled_from(("z", "t", "knha")), seed=st.integers(0, 2**32 - 1))
+@example(data=([-2.994850965433217, 0.0, -0.5, 2.0], [1.0] * 4, [0, 1, 1, 2]), method="PM",
+         test="z", seed=0)  # τ² = 0: R² was 100.00000000000001
 def test_regression_properties(data, method, test, seed):
     y, v, x = (np.array(a, dtype=float) for a in data)
     if np.ptp(x) == 0:

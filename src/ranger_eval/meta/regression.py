@@ -278,7 +278,9 @@ def _fit_mods(y: np.ndarray, v: np.ndarray, X: np.ndarray, method: str, test: st
         h2 = tau2 / vt + 1.0
         # metafor's pseudo-R²: proportional reduction of τ² against the intercept-only model
         tau2_0 = _tau2(y, v, method)
-        r2 = 0.0 if tau2_0 == 0.0 else max(0.0, 100.0 * (tau2_0 - tau2) / tau2_0)
+        # the ratio first: (τ²₀ - τ²)/τ²₀ <= 1 exactly for τ² >= 0, so R² never exceeds 100
+        # (metafor's 100 * (τ²₀ - τ²) / τ²₀ gives 100.00000000000001 for some τ²₀ with τ² = 0)
+        r2 = 0.0 if tau2_0 == 0.0 else max(0.0, 100.0 * ((tau2_0 - tau2) / tau2_0))
     w = f.w
     return _RegFit(
         beta=f.beta, vb=vb, se=se, stat=stat, pval=pval, ci_low=lo, ci_high=hi, tau2=tau2,
