@@ -68,3 +68,76 @@ def test_meta_error_names_no_python_keyword(tmp_path: Path) -> None:
     err = result.stderr
     assert "only in 'A': 'q11'" in err
     assert "missing='intersect'" not in err and "missing: intersect" in err
+
+
+# ------------------------------------------------------------------ one input model
+def _trec_inputs(folder: Path) -> tuple[Path, list[Path]]:
+    """Qrels of 8 topics and three 6-field runs tagged bm25, dense, splade (files runA..C)."""
+    rng = np.random.default_rng(1)
+    qrels = folder / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 D{d} {int(rng.integers(0, 3))}\n"
+                             for q in range(1, 9) for d in range(12)))
+    runs = []
+    for name, tag in (("runA.txt", "bm25"), ("runB.txt", "dense"), ("runC.txt", "splade")):
+        lines = []
+        for q in range(1, 9):
+            sc = rng.random(12)
+            lines += [f"{q} Q0 D{d} {r + 1} {sc[d]:.4f} {tag}\n"
+                      for r, d in enumerate(np.argsort(-sc))]
+        (folder / name).write_text("".join(lines))
+        runs.append(folder / name)
+    return qrels, runs
+
+
+@pytest.fixture(scope="module")
+def trec_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """``ranger-eval trec -q`` written as csv, tsv and json (with its 'all' rows)."""
+    folder = tmp_path_factory.mktemp("trec")
+    qrels, runs = _trec_inputs(folder)
+    out = {}
+    for fmt in ("csv", "tsv", "json"):
+        result = runner.invoke(app, ["trec", str(qrels), *map(str, runs), "-q", "--format", fmt,
+                                     "-m", "AP", "-m", "nDCG@10"])
+        assert result.exit_code == 0, result.output
+        out[fmt] = folder / f"perquery.{fmt}"
+        out[fmt].write_text(result.stdout)
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "json"])
+def test_compare_reads_every_trec_table_without_its_all_rows(
+        trec_tables: dict[str, Path], tmp_path: Path, fmt: str) -> None:
+    result = runner.invoke(app, ["compare", str(trec_tables[fmt]), "-o", str(tmp_path / "c"),
+                                 "--figures", "none"])
+    assert result.exit_code == 0, result.output
+    # 3 runs × 2 measures: 6 'all' rows left out, and said so
+    assert "left out 6 'all' row(s)" in result.stderr and "48 per-query row(s)" in result.stderr
+    table = pd.read_csv(tmp_path / "c" / "comparison.csv", comment="#")
+    assert len(table) == 2 * 3  # 3 pairs on each of 2 measures
+
+
+def test_rank_and_compare_decide_alike(trec_tables: dict[str, Path], tmp_path: Path) -> None:
+    """rank reads the trec -q table as per-item scores (as compare does), not as a wide table
+    of datasets × systems: one collection is one dataset, which rank refuses by name."""
+    result = runner.invoke(app, ["rank", str(trec_tables["csv"]), "-o", str(tmp_path / "r"),
+                                 "--figures", "none"])
+    assert result.exit_code == 2
+    assert "rank needs at least two datasets" in result.stderr
+    assert "not a number" not in result.stderr
+
+
+def test_is_item_table() -> None:
+    from ranger_eval.io.tables import is_item_table
+
+    assert is_item_table(["run", "measure", "query_id", "value"])
+    assert is_item_table(["item", "value", "system", "dataset", "metric"])
+    assert not is_item_table(["dataset", "system", "value"])  # dataset level
+    assert not is_item_table(["dataset", "bm25", "dense"])  # wide
+
+
+def test_only_all_rows_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "summary.csv"
+    path.write_text("run,measure,query_id,value\nbm25,AP,all,0.3\ndense,AP,all,0.4\n")
+    result = runner.invoke(app, ["compare", str(path), "-o", str(tmp_path / "c")])
+    assert result.exit_code == 2
+    assert "only 'all' rows" in result.stderr and "trec -q" in result.stderr

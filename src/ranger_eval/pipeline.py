@@ -1137,14 +1137,14 @@ def read_rank_input(path: str | Path, system_from: str | None = None
         exp = load_experiment(path, **_system_from_override(system_from))
         return _experiment_scores(exp, exp.config.compare.metrics), None, exp
     from .io import adapters
-    from .io.tables import check_ids, read_table, row_location
+    from .io.tables import check_ids, is_item_table, read_table, row_location
 
     if path.is_dir() or adapters.input_format(path) is not None:  # tool output(s): per item
         return read_scores(path, system_from=_checked_system_from(system_from)), None, None
     frame = read_table(path)
     if not isinstance(frame.index, pd.RangeIndex):  # a Parquet file written with its index
         frame = frame.reset_index()
-    if "item" in frame.columns and _is_tidy(frame):
+    if is_item_table(frame.columns):  # the tables compare and meta read (trec -q's too)
         return read_scores(path), None, None
     if _is_tidy(frame):
         check_ids(frame, path, ("dataset", "system"))

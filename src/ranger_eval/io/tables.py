@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +123,8 @@ def _read_frame(path: Path, extra_ids: tuple[str, ...] = ()) -> pd.DataFrame:
             return _read_delimited(path, TABLE_SUFFIXES[suffix], id_names)
         if suffix in (".jsonl", ".ndjson"):
             return _read_jsonl(path, id_names)
+        if suffix == ".json":
+            return _read_json_records(path, id_names)
         if suffix == ".parquet":
             return _read_parquet(path, id_names)
     except RangerError:
@@ -132,7 +134,7 @@ def _read_frame(path: Path, extra_ids: tuple[str, ...] = ()) -> pd.DataFrame:
         raise InputError(f"{path}: cannot parse as {suffix[1:]} table "
                          f"({text[0][:200] if text else type(exc).__name__})") from None
     raise InputError(
-        f"{path}: unknown file type {suffix!r} (use .txt, .csv, .tsv, .jsonl or .parquet, "
+        f"{path}: unknown file type {suffix!r} (use .txt, .csv, .tsv, .json, .jsonl or .parquet, "
         f"optionally gzip-compressed as .csv.gz ...; evaluation logs — Inspect .eval/.json, "
         f"lm-eval, HELM … — are recognised by their content, and this file is none: see "
         f"docs/adapters.md)"
@@ -188,22 +190,53 @@ def _read_jsonl(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{number}: a JSON {type(obj).__name__}, not an object; "
                              f"expected a JSON Lines table (one object per line)")
-        for col in id_names:
-            v = obj.get(col)
-            if col in obj and not isinstance(v, str) and v is not None:
-                if isinstance(v, (dict, list)):
-                    raise InputError(f"{path}:{number}: {col!r} is a JSON {type(v).__name__}; "
-                                     f"an identifier must be a string or a number")
-                obj[col] = str(v)
-        rows.append(obj)
+        rows.append(_ids_as_text(obj, id_names, f"{path}:{number}"))
         lines.append(number)
     if not rows:
         return pd.DataFrame()
+    frame = _records_frame(rows, id_names)
+    frame.attrs["lines"] = lines
+    return frame
+
+
+def _ids_as_text(obj: dict[str, Any], id_names: tuple[str, ...], where: str) -> dict[str, Any]:
+    """``obj`` (one row of a JSON table) with its identifiers as the text written for them."""
+    for col in id_names:
+        v = obj.get(col)
+        if col in obj and not isinstance(v, str) and v is not None:
+            if isinstance(v, (dict, list)):
+                raise InputError(f"{where}: {col!r} is a JSON {type(v).__name__}; "
+                                 f"an identifier must be a string or a number")
+            obj[col] = str(v)
+    return obj
+
+
+def _records_frame(rows: list[dict[str, Any]], id_names: tuple[str, ...]) -> pd.DataFrame:
     frame = pd.DataFrame.from_records(rows)
     for col in frame.columns:
         if col in id_names:
             frame[col] = frame[col].astype(object)
-    frame.attrs["lines"] = lines
+    return frame
+
+
+def _read_json_records(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
+    """A JSON array of flat objects, one a row (``ranger-eval trec --format json``); errors
+    name the (1-based) row, as for Parquet."""
+    from .adapters._json import load_json
+
+    expected = "a JSON table (an array of objects, one a row, as `ranger-eval trec --format json`)"
+    records = load_json(path, expected=expected)
+    if not isinstance(records, list):
+        kind = "object" if isinstance(records, dict) else type(records).__name__
+        raise InputError(f"{path}: a JSON {kind}, not an array; expected "
+                         f"{expected}")
+    for row, obj in enumerate(records, start=1):
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}: row {row}: a JSON {type(obj).__name__}, not an object; "
+                             f"expected {expected}")
+        _ids_as_text(obj, id_names, f"{path}: row {row}")
+    frame = _records_frame(records, id_names) if records else pd.DataFrame()
+    frame.attrs["row_numbers"] = True
     return frame
 
 
@@ -362,6 +395,17 @@ def read_item_scores(
 
 
 TREC_TABLE = ("run", "measure", "query_id", "value")
+#: The columns that make a table one of per-item scores (with ``metric``, ``seed`` … optional).
+ITEM_TABLE = ("dataset", "system", "item", "value")
+
+
+def is_item_table(columns: Iterable[object]) -> bool:
+    """Whether a table with these columns holds per-item scores that :func:`read_scores` reads:
+    the tidy layout (:data:`ITEM_TABLE` columns, in any order, among others) or the table of
+    ``ranger-eval trec -q --format csv|tsv|json`` (:data:`TREC_TABLE`). Every command decides
+    with this one test, so each accepts the tables the others write."""
+    cols = tuple(map(str, columns))
+    return cols == TREC_TABLE or set(ITEM_TABLE) <= set(cols)
 
 
 def read_scores(path: str | Path | Sequence[str | Path], format: str | None = None, *,
@@ -481,7 +525,7 @@ def _read_table_scores(path: Path) -> Scores:
     check_ids(frame, path, ID_COLUMNS)
     trec = tuple(frame.columns) == TREC_TABLE
     if trec:
-        frame = frame[frame["query_id"] != "all"].rename(
+        frame = _without_trec_means(frame, path).rename(
             columns={"run": "system", "measure": "metric", "query_id": "item"})
         frame.insert(0, "dataset", _table_stem(path))
     try:
@@ -493,6 +537,22 @@ def _read_table_scores(path: Path) -> Scores:
             _raise_duplicates(frame, path, [c for c in ("dataset", "system", "metric", "item",
                                                         "seed") if c in frame.columns])
         raise InputError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
+
+
+def _without_trec_means(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """A ``ranger-eval trec`` table without its ``all`` rows (trec_eval's means over the queries,
+    not items), counted in a warning."""
+    means = (frame["query_id"] == "all").to_numpy()
+    n = int(means.sum())
+    if not n:
+        return frame
+    if n == len(frame):
+        raise InputError(f"{path}: only 'all' rows (trec_eval's means over the queries), no "
+                         "per-query values; write the table with `ranger-eval trec -q`")
+    warnings.warn(f"{path}: left out {n} 'all' row(s) (trec_eval's means over the queries); "
+                  f"the analysis uses the {len(frame) - n} per-query row(s)", UserWarning,
+                  stacklevel=3)
+    return frame[~means]
 
 
 def _table_stem(path: Path) -> str:
