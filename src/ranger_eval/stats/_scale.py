@@ -6,7 +6,7 @@ Hodges–Lehmann estimates) are multiplied by c. In float64 they do change at th
 of values below about 1e-154 underflow (scores × 1e-300 gave paired-t p = 0), squares above
 about 1e154 overflow (p = 1 or NaN), and Welch's df uses fourth powers (it moved at 1e-150).
 
-So, as :func:`ranger_eval.meta._standardise` does for the meta-analysis, a test whose scores
+So, as :func:`ranger_eval.meta.fit._standardise` does for the meta-analysis, a test whose scores
 lie outside the safe range ``SAFE_LO <= max|v| <= SAFE_HI`` runs on ``v · 2^-e`` with ``e`` the
 binary exponent of ``max|v|`` (``numpy.frexp``), so the largest scaled magnitude is in
 [0.5, 1). Multiplying by a power of two is exact (each scaled value has the same significand;
