@@ -690,28 +690,26 @@ def standardized_means(
             [direction[m] for _, m in w.index], index=w.index, dtype=bool
         )
 
-    # pooled SD, centre and scale of every list
+    # pooled SD, centre and scale of every list: one grouped sum (the lists in groups' order)
     n = df["n"]
     stats = pd.DataFrame({
-        "ss": ((n - 1) * df["sd"] ** 2).groupby([df[c] for c in lists], sort=False).sum(),
-        "df": (n - 1).groupby([df[c] for c in lists], sort=False).sum(),
-        "nsum": n.groupby([df[c] for c in lists], sort=False).sum(),
-        "nmean": (n * df["mean"]).groupby([df[c] for c in lists], sort=False).sum(),
-        "inv_n": (1.0 / n).groupby([df[c] for c in lists], sort=False).sum(),
-    })
+        "ss": (n - 1) * df["sd"] ** 2, "df": n - 1, "nsum": n, "nmean": n * df["mean"],
+        "inv_n": 1.0 / n,
+    }).groupby([df[c] for c in lists], sort=False).sum()
     pooled = np.sqrt(stats["ss"] / stats["df"])
-    for (dataset, metric), s in pooled.items():
-        if not s > 0:
-            m = f", metric {metric!r}" if has_metric else ""
-            raise AggregateError(
-                f"pooled standard deviation is 0 on dataset {dataset!r}{m} (every sd is 0): the "
-                "means cannot be standardised"
-            )
+    zero = np.flatnonzero(~(pooled.to_numpy() > 0))
+    if zero.size:
+        dataset, metric = pooled.index[zero[0]]
+        m = f", metric {metric!r}" if has_metric else ""
+        raise AggregateError(
+            f"pooled standard deviation is 0 on dataset {dataset!r}{m} (every sd is 0): the "
+            "means cannot be standardised"
+        )
     denom = pooled * (np.sqrt(stats["inv_n"]) if scale == "se" else 1.0)
     centre = stats["nmean"] / stats["nsum"]
     coef = w * np.where(hib, 1.0, -1.0) / denom
-    key = pd.MultiIndex.from_frame(df[lists])
-    z = (df["mean"].to_numpy() - centre.reindex(key).to_numpy()) * coef.reindex(key).to_numpy()
+    row_list = groups.ngroup().to_numpy()  # each row's list, numbered in the order of `stats`
+    z = (df["mean"].to_numpy() - centre.to_numpy()[row_list]) * coef.to_numpy()[row_list]
     total = pd.Series(z, index=df["system"].to_numpy()).groupby(level=0, sort=False).sum()
     total = total.reindex(systems)
     order = np.argsort(-total.to_numpy(), kind="stable")

@@ -165,7 +165,15 @@ def topsis(
     if not np.any(w > 0):
         raise AggregateError("weights are all zero: at least one criterion needs a positive weight")
     benefit = _per_criterion("higher_is_better", higher_is_better, criteria, kind="bool")
+    return pd.Series(_closeness(x, w, benefit, normalization), index=matrix.index.copy(),
+                     name="topsis")
 
+
+def _closeness(x: np.ndarray, w: np.ndarray, benefit: np.ndarray,
+               normalization: str = "vector") -> np.ndarray:
+    """Steps 1–5 of the module docstring on a checked matrix ``x`` (alternatives × criteria,
+    finite), weights ``w`` (finite, ≥ 0, not all 0) and directions ``benefit``; the closeness of
+    each alternative. Ideal = anti-ideal for every alternative is an error."""
     if normalization == "vector":
         norm = np.sqrt(np.sum(x * x, axis=0))
         r = np.divide(x, norm, out=np.zeros_like(x), where=norm > 0)
@@ -184,7 +192,7 @@ def topsis(
             "TOPSIS closeness is undefined: all alternatives are equal on every weighted "
             "criterion (ideal = anti-ideal)"
         )
-    return pd.Series(d_minus / total, index=matrix.index.copy(), name="topsis")
+    return np.asarray(d_minus / total)
 
 
 @dataclass(frozen=True)
