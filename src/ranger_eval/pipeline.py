@@ -662,12 +662,13 @@ class MetaRun:
 FOREST_MAX_ROWS = 200
 
 
-def forest_figure(result: MetaResult, **options: Any) -> Any:
-    """The forest plot of ``ranger-eval meta`` (:func:`ranger_eval.plots.forest_plot`), imported
-    when drawn (not with ``--figures none``)."""
-    from .plots.forest import forest_plot
+def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: Any) -> Any:
+    """The forest plot of ``ranger-eval meta`` (:func:`ranger_eval.plots.forest_plot`) with
+    ``left_columns`` (``ForestColumns(left=...)``), imported when drawn (not with
+    ``--figures none``)."""
+    from .plots.forest import ForestColumns, forest_plot
 
-    return forest_plot(result, **options)
+    return forest_plot(result, columns=ForestColumns(left=left_columns), **options)
 
 
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:

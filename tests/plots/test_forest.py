@@ -15,8 +15,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
 from ranger_eval.effects import EffectSizes
+from ranger_eval.errors import PlotError, RenamedKeywordError
 from ranger_eval.meta import meta_analysis
-from ranger_eval.plots import forest_plot, save_figure
+from ranger_eval.plots import ForestColumns, ForestStyle, forest_plot, save_figure
 from ranger_eval.plots._style import (
     choose_decimals,
     format_number,
@@ -148,7 +149,7 @@ def test_summary_diamond_and_markers_encode_the_model():
 def test_low_weight_datasets_stay_visible(figsize):
     """Issue 12 §3: in the fixed-effect GLUE forest RTE (0.28%) and WNLI (0.12%) used to vanish."""
     res = glue_result(method="FE")
-    fig = forest_plot(res, figsize=figsize)
+    fig = forest_plot(res, style=ForestStyle(figsize=figsize))
     ax = fig.axes[0]
     (squares,) = [c for c in ax.collections if c.get_gid() == "study-markers"]
     sizes = squares.get_sizes()
@@ -206,10 +207,12 @@ def test_extra_columns_from_mapping_and_effects_extra():
     res = glue_result()
     fig = forest_plot(
         res,
-        left_columns={"n": "Examples"},
-        right_columns={"J@10": [0.91, 0.5, 0.62, 0.8, 0.77, 0.3, 0.69], "Note": {n: n.lower() for n in GLUE}},
-        labels={"SST-2": "SST-2 (sentiment)"},
-        show_means=False,
+        columns=ForestColumns(
+            left={"n": "Examples"},
+            right={"J@10": [0.91, 0.5, 0.62, 0.8, 0.77, 0.3, 0.69], "Note": {n: n.lower() for n in GLUE}},
+            labels={"SST-2": "SST-2 (sentiment)"},
+            means=False,
+        ),
         title="DistilBERT vs BERT on GLUE",
     )
     got = strings(fig)
@@ -218,18 +221,18 @@ def test_extra_columns_from_mapping_and_effects_extra():
     assert "DistilBERT vs BERT on GLUE" in got
     assert_layout_clean(fig)
     with pytest.raises(ValueError, match="no column 'nope'"):
-        forest_plot(res, left_columns=["nope"])
+        forest_plot(res, columns=ForestColumns(left=["nope"]))
     with pytest.raises(ValueError, match="3 values for 7 datasets"):
-        forest_plot(res, right_columns={"x": [1, 2, 3]})
+        forest_plot(res, columns=ForestColumns(right={"x": [1, 2, 3]}))
     with pytest.raises(ValueError, match="no value for dataset"):
-        forest_plot(res, right_columns={"x": {"MNLI": 1}})
+        forest_plot(res, columns=ForestColumns(right={"x": {"MNLI": 1}}))
 
 
 def test_without_effects_and_fixed_effect_model():
     names = list(GLUE)
     eff = glue_effects()
     res = meta_analysis(eff.yi, eff.vi, method="FE", names=names)
-    fig = forest_plot(res, show_weights=False)
+    fig = forest_plot(res, columns=ForestColumns(weights=False))
     got = strings(fig)
     assert "Fixed effect" in got and "Effect [95% CI]" in got
     assert not any("prediction interval" in s for s in got)
@@ -237,14 +240,14 @@ def test_without_effects_and_fixed_effect_model():
     assert not any("τ²" in s for s in got)  # no τ² in a fixed-effect model
     assert any(s.startswith("Heterogeneity: I² = ") for s in got)
     assert "Effect" in got  # x label without system names is the measure
-    with pytest.raises(ValueError, match="show_means=True needs result.effects"):
-        forest_plot(res, show_means=True)
+    with pytest.raises(ValueError, match=r"ForestColumns\(means=True\) needs result.effects"):
+        forest_plot(res, columns=ForestColumns(means=True))
     assert_layout_clean(fig)
 
 
-def test_knapp_hartung_footer_and_lower_is_better():
+def test_knapp_hartung_footer_and_higher_is_better_false():
     res = meta_analysis(glue_effects(), method="REML", test="knha")
-    fig = forest_plot(res, lower_is_better=True, control_label="base", treatment_label="new")
+    fig = forest_plot(res, higher_is_better=False, control_label="base", treatment_label="new")
     got = strings(fig)
     assert any(s.startswith("Knapp–Hartung test of the summary effect: t(6) = ") for s in got)
     assert "Favours new ← SMD → Favours base" in got
@@ -313,13 +316,13 @@ def test_height_grows_with_rows_and_font_size_is_fixed():
 
 def test_figsize_respected_or_clear_error():
     res = glue_result()
-    fig = forest_plot(res, figsize=(10, 5))
+    fig = forest_plot(res, style=ForestStyle(figsize=(10, 5)))
     assert tuple(fig.get_size_inches()) == pytest.approx((10, 5))
     assert_layout_clean(fig)
     with pytest.raises(ForestLayoutError, match="width of at least"):
-        forest_plot(res, figsize=(3, 5))
+        forest_plot(res, style=ForestStyle(figsize=(3, 5)))
     with pytest.raises(ForestLayoutError, match="height of at least"):
-        forest_plot(synthetic(40), figsize=(8, 3))
+        forest_plot(synthetic(40), style=ForestStyle(figsize=(8, 3)))
 
 
 def test_plot_is_not_registered_with_pyplot_and_rcparams_unchanged(tmp_path):
@@ -438,7 +441,7 @@ def test_bad_input_is_reported():
     with pytest.raises(ValueError, match="MRPC"):
         forest_plot(bad)
     with pytest.raises(ValueError, match="labels"):
-        forest_plot(res, labels=["a"])
+        forest_plot(res, columns=ForestColumns(labels=["a"]))
     with pytest.raises(ValueError, match="xlim"):
         forest_plot(res, xlim=(1, 0))
 
@@ -455,7 +458,7 @@ def test_zebra_stripes_for_long_tables():
 
     assert stripes(forest_plot(synthetic(40))) == 20
     assert stripes(forest_plot(synthetic(7))) == 0
-    assert stripes(forest_plot(synthetic(7), stripes=True)) == 3
+    assert stripes(forest_plot(synthetic(7), style=ForestStyle(stripes=True))) == 3
 
 
 def test_glue_corpus_end_to_end(corpus):
@@ -482,3 +485,30 @@ def test_glue_corpus_end_to_end(corpus):
     assert shown == pytest.approx(published, abs=0.1)
     assert "Favours bert-base-cased ← SMD → Favours distilbert-base-cased" in got
     assert_layout_clean(fig)
+
+
+def test_old_keywords_name_their_replacement():
+    """Issue 19: one word for the direction (higher_is_better) and the options in two small
+    objects; an old keyword is an error naming what replaced it, not a bare TypeError."""
+    res = glue_result()
+    with pytest.raises(RenamedKeywordError, match="higher_is_better"):
+        forest_plot(res, lower_is_better=True)  # type: ignore[call-arg]
+    with pytest.raises(RenamedKeywordError, match=r"ForestColumns\(left="):
+        forest_plot(res, left_columns=["Examples"])  # type: ignore[call-arg]
+    with pytest.raises(RenamedKeywordError, match=r"ForestStyle\(fontsize="):
+        forest_plot(res, fontsize=8)  # type: ignore[call-arg]
+    # the direction flag flips the sides as lower_is_better=True did
+    got = strings(forest_plot(res, higher_is_better=False))
+    assert "Favours DistilBERT ← SMD → Favours BERT" in got
+    assert "Favours BERT ← SMD → Favours DistilBERT" in strings(forest_plot(res))
+
+
+def test_options_are_checked_when_made():
+    with pytest.raises(PlotError, match="fontsize must be at least 4 pt"):
+        ForestStyle(fontsize=3)
+    with pytest.raises(PlotError, match="precision must be a non-negative integer"):
+        ForestColumns(precision=-1)
+    with pytest.raises(PlotError, match="figsize must be"):
+        ForestStyle(figsize=(5.0,))  # type: ignore[arg-type]
+    with pytest.raises(PlotError, match="columns must be a ForestColumns"):
+        forest_plot(glue_result(), columns={"left": ["Examples"]})  # type: ignore[arg-type]

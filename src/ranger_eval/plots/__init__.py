@@ -1,9 +1,9 @@
 """Publication-ready figures (matplotlib ``Figure`` objects; no pyplot state, no global rcParams)."""
-from ._style import save_figure
+from ._style import PlotStyle, save_figure
 from .boxplots import comparison_boxplots
 from .cd import cd_diagram
 from .condition import condition_boxplots
-from .forest import forest_plot
+from .forest import ForestColumns, ForestStyle, forest_plot
 from .funnel import funnel_plot
 from .graph import comparison_graph, nonsignificance_graph
 from .heatmap import comparison_heatmap
@@ -11,6 +11,9 @@ from .multiforest import multi_forest_plot
 from .pvalues import pval_transform, pvalue_plot
 
 __all__ = [
+    "ForestColumns",
+    "ForestStyle",
+    "PlotStyle",
     "cd_diagram",
     "comparison_boxplots",
     "condition_boxplots",

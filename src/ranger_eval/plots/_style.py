@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,58 @@ def save_rc(svg_fonttype: str = "none") -> dict[RcKeyType, Any]:
 def font(size: float = FONT_SIZE, *, bold: bool = False, family: str = FONT_FAMILY) -> FontProperties:
     """Explicit font properties, so the figure does not depend on the caller's rcParams."""
     return FontProperties(family=family, size=size, weight="bold" if bold else "normal")
+
+
+@dataclass(frozen=True)
+class PlotStyle:
+    """The fixed font of a figure laid out from its text (forest, multi-forest and funnel plots):
+    body text at ``fontsize`` points in ``fontfamily``, headers bold, ticks and footers 0.5 pt
+    smaller, titles 1.5 pt larger and bold. The figure grows with its text; the font never
+    shrinks to fit.
+
+    The styles of the single plots add their sizes: :class:`ranger_eval.plots.ForestStyle`,
+    :class:`ranger_eval.plots.MultiForestStyle`, :class:`ranger_eval.plots.FunnelStyle`.
+    """
+
+    fontsize: float = FONT_SIZE
+    fontfamily: str = FONT_FAMILY
+
+    def __post_init__(self) -> None:
+        if not self.fontsize >= 4:
+            raise PlotError(f"fontsize must be at least 4 pt, got {self.fontsize!r}")
+
+    @property
+    def body(self) -> FontProperties:
+        """Row labels and numbers."""
+        return FontProperties(family=self.fontfamily, size=self.fontsize)
+
+    @property
+    def bold(self) -> FontProperties:
+        """Column headers and summary rows."""
+        return FontProperties(family=self.fontfamily, size=self.fontsize, weight="bold")
+
+    @property
+    def small(self) -> FontProperties:
+        """Tick labels, legends and footers (0.5 pt smaller)."""
+        return FontProperties(family=self.fontfamily, size=self.fontsize - 0.5)
+
+    @property
+    def title(self) -> FontProperties:
+        """The title (1.5 pt larger, bold)."""
+        return FontProperties(family=self.fontfamily, size=self.fontsize + 1.5, weight="bold")
+
+
+#: metafor's τ² estimators by their full names, as the figures' footers print them.
+TAU2_METHOD_NAMES = {
+    "DL": "DerSimonian–Laird",
+    "HE": "Hedges",
+    "HS": "Hunter–Schmidt",
+    "SJ": "Sidik–Jonkman",
+    "ML": "ML",
+    "REML": "REML",
+    "EB": "empirical Bayes",
+    "PM": "Paule–Mandel",
+}
 
 
 # ----------------------------------------------------------------------------- numbers

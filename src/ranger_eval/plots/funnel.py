@@ -46,9 +46,9 @@ from ._style import (
     format_pvalue,
     tick_decimals,
 )
-from .forest import _hinted_width as _text_width
-from .forest import _hinted_wrap as _wrap
-from .forest import _line_height
+from ._text import hinted_width as _text_width
+from ._text import hinted_wrap as _wrap
+from ._text import line_height as _line_height
 
 __all__ = ["funnel_plot"]
 

@@ -30,6 +30,11 @@ from matplotlib.ticker import FixedLocator, NullLocator
 from ..effects import z_critical
 from ..errors import PlotError, check_level
 from ..formatting import format_level
+from ._axis import arrow_marker as _arrow_marker
+from ._axis import auto_xlim as _auto_xlim
+from ._axis import axis_ticks as _ticks
+from ._axis import display_values as _display_values
+from ._axis import effect_decimals
 from ._style import (
     _SUPERSCRIPT,
     FIGURE_RC,
@@ -46,16 +51,9 @@ from ._style import (
     format_stat,
     tick_decimals,
 )
-from .forest import (
-    _arrow_marker,
-    _auto_xlim,
-    _display_values,
-    _line_height,
-    _ticks,
-    effect_decimals,
-)
-from .forest import _hinted_width as _text_width
-from .forest import _hinted_wrap as _wrap
+from ._text import hinted_width as _text_width
+from ._text import hinted_wrap as _wrap
+from ._text import line_height as _line_height
 
 __all__ = ["multi_forest_plot", "SYSTEM_COLORS", "SYSTEM_MARKERS"]
 
