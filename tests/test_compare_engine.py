@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import sys
 import warnings
 from pathlib import Path
 
@@ -328,7 +329,9 @@ def test_permutation_tests_of_all_groups_share_the_sign_matrix_of_their_item_cou
 def test_block_and_row_layouts_give_the_same_comparison(monkeypatch, seeds):
     """Tables in blocks (runs of one dataset, metric and system) are encoded block by block;
     shuffled tables row by row; both give identical comparisons."""
-    import ranger_eval.comparison as comparison_module
+    import ranger_eval.pairing as pairing_module
+
+    compare_module = sys.modules["ranger_eval.comparison.compare"]
 
     df = _multi_group_frame(3)
     if seeds:
@@ -341,16 +344,16 @@ def test_block_and_row_layouts_give_the_same_comparison(monkeypatch, seeds):
         warnings.simplefilter("ignore")
         for name, frame, min_rows in (("blocks", df, 1), ("rows", df, 10**9),
                                       ("shuffled", shuffled, 1), ("shuffled rows", shuffled, 10**9)):
-            monkeypatch.setattr(comparison_module, "_MIN_BLOCK_ROWS", min_rows)
+            monkeypatch.setattr(pairing_module, "_MIN_BLOCK_ROWS", min_rows)
             calls: list[bool] = []
-            real = comparison_module._block_layout
+            real = pairing_module._block_layout
 
             def spy(frame_: pd.DataFrame, real=real, calls=calls) -> object:
                 layout = real(frame_)
                 calls.append(layout is not None)
                 return layout
 
-            monkeypatch.setattr(comparison_module, "_block_layout", spy)
+            monkeypatch.setattr(compare_module, "_block_layout", spy)
             c = compare(frame, **kwargs)
             out[name] = (c.to_frame(), c.means, calls[0])
     assert out["blocks"][2] and out["shuffled"][2] and not out["rows"][2]
@@ -360,7 +363,7 @@ def test_block_and_row_layouts_give_the_same_comparison(monkeypatch, seeds):
 
 
 def test_factorize_of_arrow_strings_equals_pandas():
-    from ranger_eval.comparison import _factorize
+    from ranger_eval.pairing import _factorize
 
     ids = pd.Series(["b", "a", "é", "Z", "a", "b", "a10", "a9"] * 3, dtype="str")
     runs = pd.Series(["x"] * 40 + ["y"] * 40 + ["x"] * 40, dtype="str")

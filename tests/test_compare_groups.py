@@ -5,6 +5,7 @@ vectorised family adjustment equals one call per family, and the human reports o
 complete."""
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 
@@ -13,7 +14,8 @@ import pandas as pd
 import pytest
 
 import ranger_eval as rg
-from ranger_eval import comparison as C
+from ranger_eval.comparison.fastpath import _uniform_paired_t
+from ranger_eval.comparison.multiplicity import _adjust_families
 from ranger_eval.pipeline import REPORT_MAX_GROUPS, run_compare
 from ranger_eval.stats import adjust_pvalues
 
@@ -67,7 +69,7 @@ def test_array_path_equals_group_by_group(kwargs: dict, monkeypatch: pytest.Monk
     df = pd.concat([df, df.assign(metric="other", value=df.value * 2)], ignore_index=True)
     df["metric"] = df["metric"].fillna("m")
     fast = rg.compare(df, **kwargs)
-    monkeypatch.setattr(C, "_uniform_paired_t", lambda *a, **k: None)
+    monkeypatch.setattr(sys.modules["ranger_eval.comparison.compare"], "_uniform_paired_t", lambda *a, **k: None)
     slow = rg.compare(df, **kwargs)
     pd.testing.assert_frame_equal(fast.table, slow.table, check_exact=True)
     pd.testing.assert_frame_equal(fast.means, slow.means, check_exact=True)
@@ -76,12 +78,12 @@ def test_array_path_equals_group_by_group(kwargs: dict, monkeypatch: pytest.Monk
 
 def test_array_path_declines_what_it_does_not_cover() -> None:
     binary = _table(50, items=5, seed=4).assign(value=lambda d: (d.value > 0.5).astype(float))
-    assert C._uniform_paired_t(rg.Scores(binary), None, "all", None, "two-sided", 0.95) is None
+    assert _uniform_paired_t(rg.Scores(binary), None, "all", None, "two-sided", 0.95) is None
     ragged = _table(50, items=3, seed=5)
     ragged = ragged[~((ragged.dataset == "d3") & (ragged.system == "S1") & (ragged.item == "q0"))]
-    assert C._uniform_paired_t(rg.Scores(ragged), None, "all", None, "two-sided", 0.95) is None
+    assert _uniform_paired_t(rg.Scores(ragged), None, "all", None, "two-sided", 0.95) is None
     huge = _table(20, seed=6).assign(value=lambda d: d.value * 1e305)
-    assert C._uniform_paired_t(rg.Scores(huge), None, "all", None, "two-sided", 0.95) is None
+    assert _uniform_paired_t(rg.Scores(huge), None, "all", None, "two-sided", 0.95) is None
 
 
 @pytest.mark.parametrize("method", ["none", "bonferroni", "sidak", "holm", "holm-sidak",
@@ -91,7 +93,7 @@ def test_family_adjustment_equals_one_call_per_family(method: str) -> None:
     families = rng.integers(0, 500, 4000)
     p = rng.choice(np.r_[rng.random(30), 0.0, 1.0], 4000)  # ties, 0 and 1
     out = np.empty(p.size)
-    assert C._adjust_families(out, p, families, method)
+    assert _adjust_families(out, p, families, method)
     for f in np.unique(families):
         rows = np.flatnonzero(families == f)
         np.testing.assert_array_equal(out[rows], adjust_pvalues(p[rows], method))
@@ -99,8 +101,8 @@ def test_family_adjustment_equals_one_call_per_family(method: str) -> None:
 
 def test_family_adjustment_declines_other_methods_and_bad_pvalues() -> None:
     out = np.empty(3)
-    assert not C._adjust_families(out, np.array([0.1, 0.2, 0.3]), np.zeros(3, int), "fdr_tsbh")
-    assert not C._adjust_families(out, np.array([0.1, np.nan, 0.3]), np.zeros(3, int), "holm")
+    assert not _adjust_families(out, np.array([0.1, 0.2, 0.3]), np.zeros(3, int), "fdr_tsbh")
+    assert not _adjust_families(out, np.array([0.1, np.nan, 0.3]), np.zeros(3, int), "holm")
 
 
 def test_compare_reports_capped(tmp_path: Path) -> None:

@@ -31,13 +31,8 @@ import pandas as pd
 
 from ..comparison import (
     COLUMNS,
-    FAMILIES,
-    MISSING,
-    PAIR_ORDERS,
-    SEED_POLICIES,
     TESTS,
     Comparison,
-    _pair_list,
     adjust_by_family,
 )
 from ..errors import (
@@ -45,11 +40,11 @@ from ..errors import (
     EffectSizeError,
     ScoresError,
     StatsInputError,
-    check_alternative,
     check_choice,
-    check_correction,
     check_level,
 )
+from ..pairing import _pair_list
+from ..settings import CompareSettings
 from ..stats.tests import _degenerate_t, _one_sided_ci
 
 if TYPE_CHECKING:
@@ -63,13 +58,6 @@ CLASSICAL: tuple[str, ...] = ("auto", "paired-t", "welch", "mcnemar", "proportio
 _PAIRED_ONLY = frozenset({"paired-t", "wilcoxon", "sign", "mcnemar", "bootstrap"})
 _UNPAIRED_ONLY = frozenset({"welch", "mannwhitney", "proportions-z"})
 _BINARY_ONLY = frozenset({"mcnemar", "proportions-z"})
-
-_DEFAULTS: dict[str, Any] = dict(
-    systems=None, pairs="all", baseline=None, test="auto", alternative="two-sided",
-    correction="holm-sidak", family="dataset-metric", level=0.95, n_resamples=10_000, seed=0,
-    paired=None, missing="error", datasets=None, metrics=None, by=None, metric_fn=None,
-    seeds="balanced",
-)
 
 
 # --------------------------------------------------------------------------- formulas
@@ -219,57 +207,29 @@ def _oriented(stats: dict[tuple[str, str, str, str], dict[str, Any]], d: str, m:
 
 
 # --------------------------------------------------------------------------- compare
-def _check_args(lazy: LazyScores, kw: dict[str, Any]) -> None:
-    unknown = sorted(set(kw) - set(_DEFAULTS))
-    if unknown:
-        raise CompareError(f"compare: unknown argument(s) {', '.join(unknown)}")
-    if isinstance(kw["pairs"], str):
-        check_choice("pairs", kw["pairs"], PAIR_ORDERS, error=CompareError)
-    check_choice("test", kw["test"], TESTS, error=CompareError)
-    check_choice("seeds", kw["seeds"], SEED_POLICIES, error=CompareError)
-    check_alternative(kw["alternative"], error=CompareError)
-    check_choice("family", kw["family"], FAMILIES, error=CompareError)
-    check_choice("missing", kw["missing"], MISSING, error=CompareError)
-    check_correction(kw["correction"], error=CompareError)
-    kw["level"] = check_level(kw["level"], error=CompareError)
-    n_res = kw["n_resamples"]
-    if isinstance(n_res, bool) or not isinstance(n_res, (int, np.integer)) or n_res < 1:
-        raise CompareError(f"n_resamples must be a positive integer, got {n_res!r}")
-    seed = kw["seed"]
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                             or seed < 0):
-        raise CompareError(f"seed must be a non-negative integer or None, got {seed!r}")
-    if kw["paired"] not in (None, True, False):
-        raise CompareError(f"paired must be True, False or None, got {kw['paired']!r}")
-    if kw["pairs"] == "baseline" and kw["baseline"] is None:
-        raise CompareError("pairs='baseline' needs baseline=<system name>")
+def _check_args(lazy: LazyScores, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """compare's keywords as :class:`~ranger_eval.settings.CompareSettings` (defaults and every
+    check that needs no data, once), then the names checked against the scanned scores."""
+    kw = CompareSettings.from_keywords(kwargs, where="compare").as_dict()
     if kw["baseline"] is not None:
         known = kw["systems"] if kw["systems"] is not None else lazy.systems
         if kw["baseline"] not in known:
             raise CompareError(
                 f"unknown baseline {kw['baseline']!r}; systems: {', '.join(map(repr, known))}")
-        if kw["pairs"] != "baseline":
-            raise CompareError(f"baseline={kw['baseline']!r} is only used with pairs='baseline'")
     if kw["systems"] is not None:
-        systems = [kw["systems"]] if isinstance(kw["systems"], str) else [str(s) for s in kw["systems"]]
-        dup = sorted({s for s in systems if systems.count(s) > 1})
-        if dup:
-            raise CompareError(f"systems: duplicate name(s) {', '.join(map(repr, dup))}")
-        if len(systems) < 2:
-            raise CompareError(f"need at least two systems to compare, got {systems!r}")
-        unknown = [s for s in systems if s not in lazy.systems]
+        unknown = [s for s in kw["systems"] if s not in lazy.systems]
         if unknown:
             raise CompareError(f"systems: unknown system(s) {', '.join(map(repr, unknown))}; "
                                f"known: {', '.join(map(repr, lazy.systems))}")
-        kw["systems"] = systems
+        kw["systems"] = list(kw["systems"])
     for name, known in (("datasets", lazy.datasets), ("metrics", lazy.metrics)):
         if kw[name] is not None:
-            wanted = [kw[name]] if isinstance(kw[name], str) else [str(x) for x in kw[name]]
-            unknown = [x for x in wanted if x not in known]
+            unknown = [x for x in kw[name] if x not in known]
             if unknown:
                 raise CompareError(f"unknown {name[:-1]}(s) {', '.join(map(repr, unknown))}; "
                                    f"known: {', '.join(map(repr, known))}")
-            kw[name] = wanted
+            kw[name] = list(kw[name])
+    return kw
 
 
 def _groups(lazy: LazyScores, kw: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
@@ -335,9 +295,7 @@ def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
 def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
     """:func:`ranger_eval.compare` on lazily scanned scores (module docstring); same arguments,
     same :class:`~ranger_eval.comparison.Comparison` (its ``scores`` is the ``LazyScores``)."""
-    kw = dict(_DEFAULTS)
-    kw.update(kwargs)
-    _check_args(lazy, kw)
+    kw = _check_args(lazy, kwargs)
     from ..stats import effect_label
 
     test, alternative, level = kw["test"], kw["alternative"], float(kw["level"])

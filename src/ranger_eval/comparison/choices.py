@@ -1,0 +1,77 @@
+"""The menus of :func:`~ranger_eval.comparison.compare`: tests, pair orders, families, seed
+policies, and the columns of its table.
+"""
+from __future__ import annotations
+
+#: Seed policies of :func:`compare`.
+SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
+
+
+TESTS: tuple[str, ...] = (
+    "auto",
+    "paired-t",
+    "welch",
+    "wilcoxon",
+    "sign",
+    "mannwhitney",
+    "mcnemar",
+    "proportions-z",
+    "permutation",
+    "bootstrap",
+)
+
+
+PAIRED_ONLY = frozenset({"paired-t", "wilcoxon", "sign", "mcnemar", "bootstrap"})
+
+
+UNPAIRED_ONLY = frozenset({"welch", "mannwhitney", "proportions-z"})
+
+
+BINARY_ONLY = frozenset({"mcnemar", "proportions-z"})
+
+
+RESAMPLING: tuple[str, ...] = ("permutation", "bootstrap")
+
+
+PAIR_ORDERS: tuple[str, ...] = ("all", "baseline", "successive")
+
+
+FAMILIES: tuple[str, ...] = ("dataset-metric", "dataset", "all")
+
+
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+
+
+MISSING: tuple[str, ...] = ("error", "intersect")
+
+
+#: The resampling-based correction (Westfall & Young 1993 step-down max-T; permutation tests).
+WESTFALL_YOUNG = "westfall-young"
+
+
+#: Columns of :meth:`Comparison.to_frame`, in order.
+COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "metric",
+    "system_a",
+    "system_b",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "test",
+    "statistic",
+    "pvalue",
+    "pvalue_adjusted",
+    "effect_size",
+    "effect_size_name",
+    "effect_label",
+    "significant",
+    "paired",
+    "n_a",
+    "n_b",
+    "ci_method",
+    "seed_sd_a",
+    "seed_sd_b",
+)

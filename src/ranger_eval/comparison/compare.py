@@ -1,0 +1,394 @@
+""":func:`compare`: every pairwise test of systems per dataset × metric (the conventions are in
+:mod:`ranger_eval.comparison`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._frames import as_frame
+from ..errors import (
+    CompareError,
+    ScoresError,
+    check_alternative,
+    check_choice,
+    check_correction,
+    check_level,
+)
+from ..pairing import _block_layout, _factorize, _groups, _pairs_for, _table
+from ..scores import KEY_COLUMNS, Scores
+from .choices import (
+    COLUMNS,
+    FAMILIES,
+    MISSING,
+    PAIR_ORDERS,
+    RESAMPLING,
+    SEED_POLICIES,
+    TESTS,
+    WESTFALL_YOUNG,
+)
+from .dispatch import _choose_test, _pair_data, _pair_means
+from .engine import _GroupWork, _Shared
+from .fastpath import _uniform_paired_t
+from .multiplicity import adjust_by_family
+from .results import Comparison
+from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
+
+
+# --------------------------------------------------------------------------- validation
+def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    return check_choice(name, value, choices, error=CompareError)
+
+
+def compare(
+    scores: Scores | pd.DataFrame,
+    systems: Sequence[str] | None = None,
+    pairs: str | Sequence[tuple[str, str]] = "all",
+    baseline: str | None = None,
+    test: str = "auto",
+    alternative: str = "two-sided",
+    correction: str = "holm-sidak",
+    family: str = "dataset-metric",
+    level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+    *,
+    paired: bool | None = None,
+    missing: str = "error",
+    datasets: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    by: Sequence[str] | str | None = None,
+    metric_fn: object | None = None,
+    seeds: str = "balanced",
+) -> Comparison:
+    """Compare systems pairwise on every dataset × metric (see the module docstring).
+
+    ``systems`` selects and orders the systems (default: all, in order of first appearance);
+    ``pairs`` is ``"all"`` (k(k-1)/2 pairs), ``"baseline"`` (k-1 pairs against ``baseline``),
+    ``"successive"`` (k-1 pairs, neighbours by mean) or an explicit list of ``(a, b)`` tuples.
+    ``datasets`` and ``metrics`` restrict the comparison. ``by`` names item metadata columns of
+    the scores (e.g. ``"difficulty"``): the comparison is run separately per level (IBM §10.1);
+    each level becomes its own dataset, labelled ``"dataset [difficulty=hard]"``, with the level
+    values also in columns named after ``by``, and p-values are adjusted within each level's
+    families. ``metric_fn`` tests a set-level metric (a name of
+    :data:`ranger_eval.setmetrics.NAMES`, a callable, or a list of them) computed from the
+    ``label``/``prediction`` columns with ``test="permutation"`` or ``"bootstrap"`` (module
+    docstring); ``metrics`` then selects the rows that carry them when a dataset has several.
+    ``seeds`` is ``"balanced"`` (unbalanced seeds are an error) or ``"allow-unbalanced"``.
+    ``correction="westfall-young"`` is Westfall & Young's (1993, Algorithm 2.8) *step-down*
+    max-T adjustment computed from the joint sign-flip null of the pairs of each dataset ×
+    metric (one shared sign matrix; :class:`~ranger_eval.stats.resampling.SignFlips`), which
+    keeps the dependence between pairs and so is more powerful than Holm; it needs
+    ``test="permutation"`` on paired data and ``family="dataset-metric"``.
+    Raises :class:`CompareError` (or :class:`ScoresError` for unpaired items) naming the
+    dataset, metric and systems.
+
+    Alternative score backends (e.g. larger-than-memory scores): if ``scores`` has a callable
+    attribute ``__ranger_compare__``, ``compare`` returns
+    ``scores.__ranger_compare__(systems=..., pairs=..., ..., seeds=...)`` -- called with every
+    argument of ``compare`` except ``scores`` as keywords -- before anything else; the backend
+    must return a :class:`Comparison`.
+    """
+    hook = getattr(scores, "__ranger_compare__", None)
+    if callable(hook):
+        return hook(
+            systems=systems, pairs=pairs, baseline=baseline, test=test,
+            alternative=alternative, correction=correction, family=family, level=level,
+            n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
+            datasets=datasets, metrics=metrics, by=by, metric_fn=metric_fn, seeds=seeds,
+        )
+    from ..stats import effect_label
+
+    if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors
+        scores = Scores(as_frame(scores, what="compare", error=CompareError,
+                                 index_columns=KEY_COLUMNS))
+    declared = declared_set_metrics(scores) if metric_fn is None else {}
+    if declared:
+        return _compare_declared(
+            scores, declared, systems=systems, pairs=pairs, baseline=baseline, test=test,
+            alternative=alternative, correction=correction, family=family, level=level,
+            n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
+            datasets=datasets, metrics=metrics, by=by, seeds=seeds,
+        )
+    if by is not None:
+        return _compare_by(
+            scores, by, systems=systems, pairs=pairs, baseline=baseline, test=test,
+            alternative=alternative, correction=correction, family=family, level=level,
+            n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
+            datasets=datasets, metrics=metrics, metric_fn=metric_fn, seeds=seeds,
+        )
+    if isinstance(pairs, str):
+        _check_choice("pairs", pairs, PAIR_ORDERS)
+    _check_choice("test", test, TESTS)
+    _check_choice("seeds", seeds, SEED_POLICIES)
+    set_metrics = _set_metrics(metric_fn)
+    if set_metrics:
+        if test not in ("auto", *RESAMPLING):
+            raise CompareError(
+                f"test {test!r} compares means of per-item values; a set-level metric_fn needs "
+                "test='permutation' or 'bootstrap'"
+            )
+        if paired is False:
+            raise CompareError("a set-level metric_fn is tested on paired items; paired=False "
+                               "is not possible")
+    check_alternative(alternative, error=CompareError)
+    _check_choice("family", family, FAMILIES)
+    _check_choice("missing", missing, MISSING)
+    correction_key = check_correction(correction, error=CompareError)
+    westfall_young = correction_key == WESTFALL_YOUNG
+    if westfall_young:
+        if set_metrics:
+            raise CompareError(
+                "correction='westfall-young' needs the joint sign-flip null of per-item "
+                "permutation tests; it is not available with metric_fn"
+            )
+        if test != "permutation":
+            raise CompareError(
+                f"correction='westfall-young' adjusts paired permutation tests with their joint "
+                f"sign-flip null distribution; it needs test='permutation' (got test={test!r})"
+            )
+        if family != "dataset-metric":
+            raise CompareError(
+                "correction='westfall-young' adjusts within one dataset × metric (one shared "
+                f"sign-flip matrix); it needs family='dataset-metric' (got family={family!r})"
+            )
+    level = check_level(level, error=CompareError)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise CompareError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+    ):
+        raise CompareError(f"seed must be a non-negative integer or None, got {seed!r}")
+    if paired not in (None, True, False):
+        raise CompareError(f"paired must be True, False or None, got {paired!r}")
+    if pairs == "baseline":
+        if baseline is None:
+            raise CompareError("pairs='baseline' needs baseline=<system name>")
+    if baseline is not None:
+        known = systems if systems is not None else scores.systems
+        if baseline not in known:
+            raise CompareError(
+                f"unknown baseline {baseline!r}; systems: {', '.join(map(repr, known))}"
+            )
+        if pairs != "baseline":
+            raise CompareError(f"baseline={baseline!r} is only used with pairs='baseline'")
+    if systems is not None:
+        if isinstance(systems, str):
+            systems = [systems]
+        systems = [str(s) for s in systems]
+        dup = sorted({s for s in systems if systems.count(s) > 1})
+        if dup:
+            raise CompareError(f"systems: duplicate name(s) {', '.join(map(repr, dup))}")
+        if len(systems) < 2:
+            raise CompareError(f"need at least two systems to compare, got {systems!r}")
+        try:
+            scores = scores.filter(systems=systems)
+        except ScoresError as exc:
+            raise CompareError(f"systems: {exc}") from None
+    if datasets is not None or metrics is not None:
+        try:
+            scores = scores.filter(datasets=datasets, metrics=metrics)
+        except ScoresError as exc:
+            raise CompareError(str(exc)) from None
+    layout = None if set_metrics else _block_layout(_table(scores))
+    if systems is not None:
+        order = tuple(systems)
+    elif layout is not None:  # = scores.systems (first appearance), from the block heads
+        order = tuple(layout[7][2])
+    else:
+        order = tuple(str(s) for s in _factorize(_table(scores)["system"])[1])
+    if len(order) < 2:
+        raise CompareError(
+            f"need at least two systems to compare, found only {', '.join(map(repr, order))}"
+        )
+
+    rows: list[dict[str, Any]] = []
+    mean_rows: list[dict[str, Any]] = []
+    if set_metrics:
+        chosen_test = "permutation" if test == "auto" else test
+        rows, mean_rows = _metric_rows(
+            scores, set_metrics, systems, pairs, baseline, chosen_test, alternative, level,
+            int(n_resamples), seed, missing, seeds,
+        )
+    uniform = None
+    if (not set_metrics and not westfall_young and test in ("auto", "paired-t")
+            and paired is not False
+            and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
+        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
+    if uniform is not None:  # many small groups: array operations across groups
+        table = adjust_by_family(uniform[0], correction, family, level)
+        return Comparison(
+            table=table, means=uniform[1], systems=tuple(order), scores=scores, test=test,
+            pairs=pairs if isinstance(pairs, str) else "custom", baseline=baseline,
+            alternative=alternative,
+            correction=correction_key, family=family, level=float(level),
+            n_resamples=int(n_resamples), seed=seed, tests_used=("paired-t",),
+            set_metrics=(), seeds=seeds,
+        )
+    groups = [] if set_metrics else _groups(scores, systems, seeds, layout=layout)
+    wy_adjusted: list[float] = []
+    shared = _Shared(alternative, level, int(n_resamples), seed)
+    works: list[_GroupWork] = []
+    for group in groups:
+        for j, s in enumerate(group.names):
+            mean_rows.append(
+                {
+                    "dataset": group.dataset,
+                    "metric": group.metric,
+                    "system": s,
+                    "mean": group.means[j],
+                    "n": int(group.present[j].sum()),
+                    "seed_sd": group.seed_sd[s],
+                    "n_seeds": group.n_seeds[s],
+                }
+            )
+        pair_list = _pairs_for(group, pairs, baseline)
+        data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
+        chosen = [_choose_test(test, d, group) for d in data]
+        work = _GroupWork(group, data, chosen)
+        work.prepare(shared, westfall_young)
+        works.append(work)
+    shared.run()  # one t-distribution call, one sign-flip product per number of items
+    for work in works:
+        group, data, chosen = work.group, work.data, work.chosen
+        outcomes = work.finish(shared)
+        if work.adjusted is not None:
+            wy_adjusted.extend(float(v) for v in work.adjusted)
+        effects = [work.effects[i] for i in range(len(data))]
+        for d, c, o, (es, es_name) in zip(data, chosen, outcomes, effects, strict=True):
+            mean_a, mean_b = _pair_means(group, d)
+            rows.append(
+                {
+                    "dataset": group.dataset,
+                    "metric": group.metric,
+                    "system_a": d.a,
+                    "system_b": d.b,
+                    "mean_a": mean_a,
+                    "mean_b": mean_b,
+                    "diff": mean_a - mean_b,
+                    "ci_low": float(o.ci_low),
+                    "ci_high": float(o.ci_high),
+                    "test": c,
+                    "statistic": float(o.statistic),
+                    "pvalue": float(o.pvalue),
+                    "pvalue_adjusted": math.nan,
+                    "effect_size": es,
+                    "effect_size_name": es_name,
+                    "effect_label": str(effect_label(es)),
+                    "significant": False,
+                    "paired": d.paired,
+                    "n_a": int(d.x.size),
+                    "n_b": int(d.y.size),
+                    "ci_method": o.ci_method,
+                    "seed_sd_a": group.seed_sd[d.a],
+                    "seed_sd_b": group.seed_sd[d.b],
+                }
+            )
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table = adjust_by_family(table, correction, family, level,
+                             adjusted=np.asarray(wy_adjusted) if westfall_young else None)
+    means = pd.DataFrame(
+        mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
+    )
+    used = set(table["test"])
+    tests_used = tuple(t for t in TESTS if t in used)
+    return Comparison(
+        table=table,
+        means=means,
+        systems=tuple(order),
+        scores=scores,
+        test=test,
+        pairs=pairs if isinstance(pairs, str) else "custom",
+        baseline=baseline,
+        alternative=alternative,
+        correction=correction_key,  # the canonical name ("BH" is recorded as "fdr_bh")
+        family=family,
+        level=float(level),
+        n_resamples=int(n_resamples),
+        seed=seed,
+        tests_used=tests_used,
+        set_metrics=tuple(m.name for m in set_metrics),
+        seeds=seeds,
+    )
+
+
+def _compare_declared(scores: Scores, declared: dict[str, str], *, metrics: Sequence[str] | None,
+                      test: str, correction: str, family: str, level: float,
+                      **kwargs: Any) -> Comparison:
+    """:func:`compare` of scores whose corpus-level metrics (:func:`declared_set_metrics`) go
+    through the set-level path with their own metric (``metric_fn``), the others through the
+    per-item tests; the rows are adjusted together by family, as one comparison."""
+    wanted = [str(m) for m in (metrics if metrics is not None else scores.metrics)]
+    unknown = [m for m in wanted if m not in scores.metrics]
+    if unknown:
+        try:
+            scores.filter(metrics=wanted)
+        except ScoresError as exc:
+            raise CompareError(str(exc)) from None
+    parts: list[Comparison] = []
+    per_item = [m for m in wanted if m not in declared]
+    plain = scores.filter(metrics=per_item) if per_item else None
+    if plain is not None:
+        plain = Scores(plain.frame.drop(columns=["set_metric"]))
+        parts.append(compare(plain, metrics=None, test=test, correction=correction,
+                             family=family, level=level, **kwargs))
+    for m in (m for m in wanted if m in declared):
+        if test not in ("auto", *RESAMPLING):
+            raise CompareError(
+                f"metric {m!r} is corpus-level (set-level metric {declared[m]!r} of all items, "
+                f"as the tool that wrote the log computes it); test {test!r} compares means of "
+                f"per-item values: use test='permutation' or 'bootstrap', or leave {m!r} out "
+                f"with metrics=[...]"
+            )
+        comp = compare(scores.filter(metrics=[m]), test=test, correction=correction,
+                       family=family, level=level, metric_fn=declared[m], **kwargs)
+        parts.append(dataclasses.replace(
+            comp, table=comp.table.assign(metric=m), means=comp.means.assign(metric=m)))
+    first = parts[0]
+    table = pd.concat([p.table for p in parts], ignore_index=True)
+    table = adjust_by_family(table.assign(pvalue_adjusted=math.nan), first.correction, family,
+                             level)
+    used = {t for p in parts for t in p.tests_used}
+    return dataclasses.replace(
+        first, table=table, means=pd.concat([p.means for p in parts], ignore_index=True),
+        scores=scores, test=test, tests_used=tuple(t for t in TESTS if t in used),
+        set_metrics=tuple(dict.fromkeys(x for p in parts for x in p.set_metrics)),
+    )
+
+
+def _compare_by(scores: Scores, by: Sequence[str] | str, **kwargs: Any) -> Comparison:
+    """:func:`compare` per level of the item metadata columns ``by`` (IBM §10.1)."""
+    cols = [by] if isinstance(by, str) else list(by)
+    frame = scores.frame
+    reserved = {"dataset", "system", "metric", "item", "value", "seed"}
+    bad = [c for c in cols if c not in frame.columns or c in reserved]
+    if bad:
+        meta = [c for c in frame.columns if c not in reserved]
+        raise CompareError(
+            f"by: {bad[0]!r} is not an item metadata column of the scores; "
+            f"metadata columns: {', '.join(meta) or 'none'}"
+        )
+    parts: list[Comparison] = []
+    levels: list[dict[str, str]] = []
+    for level, sub in frame.groupby(cols, sort=False):
+        values = [str(v) for v in (level if isinstance(level, tuple) else (level,))]
+        tag = ", ".join(f"{c}={v}" for c, v in zip(cols, values, strict=True))
+        sub = sub.assign(dataset=sub["dataset"].astype(str) + f" [{tag}]")
+        parts.append(compare(Scores(sub.reset_index(drop=True)), **kwargs))
+        levels.append(dict(zip(cols, values, strict=True)))
+    tables, means = [], []
+    for part, lv in zip(parts, levels, strict=True):
+        tables.append(part.table.assign(**lv))
+        means.append(part.means.assign(**lv))
+    first = parts[0]
+    tests_used = tuple(t for t in TESTS if any(t in p.tests_used for p in parts))
+    systems = tuple(dict.fromkeys(s for p in parts for s in p.systems))
+    return dataclasses.replace(
+        first, table=pd.concat(tables, ignore_index=True), means=pd.concat(means, ignore_index=True),
+        systems=systems, scores=Scores.concat([p.scores for p in parts]), tests_used=tests_used,
+    )

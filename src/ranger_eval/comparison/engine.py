@@ -1,0 +1,331 @@
+"""The all-pairs engine of :func:`~ranger_eval.comparison.compare`: the pairs of one dataset ×
+metric tested together with row operations and vectorised scipy calls (:class:`_GroupWork`),
+and the work shared by every group (:class:`_Shared`: one t-distribution call, one sign-flip
+count per number of items).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import CompareError
+from ..pairing import _Group
+from .dispatch import (
+    _check_outcome,
+    _classical,
+    _context,
+    _effect,
+    _Outcome,
+    _pair_binary,
+    _PairData,
+    _t_interval,
+)
+
+if TYPE_CHECKING:
+    from ..stats.results import ManyTestResult
+
+
+# --------------------------------------------------------------------------- all pairs at once
+def _buckets(data: list[_PairData], idx: Iterable[int]) -> dict[tuple[bool, int, int], list[int]]:
+    """Pairs of equal shape (paired flag, n_a, n_b), in order: each is one matrix."""
+    out: dict[tuple[bool, int, int], list[int]] = {}
+    for i in idx:
+        d = data[i]
+        out.setdefault((d.paired, d.x.size, d.y.size), []).append(i)
+    return out
+
+
+def _stack_diffs(data: list[_PairData], idx: list[int]) -> np.ndarray:
+    """The pairs' differences x - y, one row each; a difference beyond float64 (scores near
+    ±1.8e308 of opposite signs) raises naming the pair and the two scores (the caller adds the
+    dataset and metric)."""
+    from ..stats import StatsInputError
+
+    with np.errstate(over="ignore"):
+        d = np.stack([data[i].x - data[i].y for i in idx])
+    if not np.isfinite(d).all():
+        j, c = (int(v) for v in np.argwhere(~np.isfinite(d))[0])
+        p = data[idx[j]]
+        err = StatsInputError(
+            f"the difference of the scores {float(p.x[c])!r} - {float(p.y[c])!r} (item "
+            f"{c + 1} of the pair) is beyond the float64 range (±1.8e308); rescale the scores "
+            "(e.g. divide them by a power of ten)"
+        )
+        err.row = j  # type: ignore[attr-defined]  # _context names the pair
+        raise err
+    return d
+
+
+def _pair_rows(
+    group: _Group, data: list[_PairData], sub: list[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values, ia, ib) with data[sub[j]].x - .y = values[ia[j]] - values[ib[j]]: the group's
+    systems x items matrix when every system scores every item (no copy), else the pairs' own
+    aligned rows stacked (x rows, then y rows)."""
+    if group.complete:
+        ia = np.array([group.index(data[i].a) for i in sub], dtype=np.intp)
+        ib = np.array([group.index(data[i].b) for i in sub], dtype=np.intp)
+        return group.matrix, ia, ib
+    m = len(sub)
+    values = np.stack([data[i].x for i in sub] + [data[i].y for i in sub])
+    return values, np.arange(m, dtype=np.intp), np.arange(m, 2 * m, dtype=np.intp)
+
+
+@dataclass
+class _Shared:
+    """The work of all dataset × metric groups that is done once, after every group is
+    prepared: one t-distribution call (``scipy.special.stdtr``/``stdtrit``) for every paired t
+    statistic and interval, and one sign-flip count per number of items for all paired
+    permutation tests (:meth:`~ranger_eval.stats.resampling.SignFlips.count_pairs`: the sign
+    matrix is defined by n, B and the seed alone, so groups with the same n share it)."""
+
+    alternative: str
+    level: float
+    n_resamples: int
+    seed: int | None
+    moments: list[Any] = field(default_factory=list)
+    n_moments: int = 0
+    perm: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray, _GroupWork, list[int]]]] = (
+        field(default_factory=dict))
+    t: ManyTestResult | None = None
+    mean: np.ndarray = field(default_factory=lambda: np.empty(0))
+    t_used: list[int] = field(default_factory=list)  # rows whose t test or interval is reported
+
+    def add_moments(self, m: Any) -> int:
+        """Queue the :class:`~ranger_eval.stats.many.PairedMoments` of some pairs; returns the
+        row of the first one in :attr:`t`."""
+        first = self.n_moments
+        self.moments.append(m)
+        self.n_moments += len(m)
+        return first
+
+    def run(self) -> None:
+        from ..progress import progress_bar
+        from ..stats import SignFlips
+        from ..stats.many import PairedMoments
+
+        if self.moments:
+            allm = PairedMoments.concat(self.moments)
+            # overflow="inf": a location beyond float64 is reported per pair by _check_outcome
+            self.t = allm.ttest(self.alternative, self.level, warn=False, overflow="inf")
+            self.mean = allm.location(overflow="inf")
+            allm.warn_cancellation(np.asarray(self.t_used, dtype=np.intp))
+        for n, jobs in self.perm.items():
+            starts = np.cumsum([0] + [v.shape[0] for v, *_ in jobs])
+            values = np.concatenate([v for v, *_ in jobs])
+            ia = np.concatenate([a + o for (_, a, _, _, _), o in zip(jobs, starts, strict=False)])
+            ib = np.concatenate([b + o for (_, _, b, _, _), o in zip(jobs, starts, strict=False)])
+            flips = SignFlips(n, self.n_resamples, self.seed)
+            with progress_bar(f"permutation tests, {ia.size} pairs", flips.size) as advance:
+                count = flips.count_pairs(values, ia, ib, self.alternative, advance=advance)
+            p = flips.pvalues(count)
+            at = 0
+            for _, a, _, work, sub in jobs:
+                for j, i in enumerate(sub):
+                    work.perm_p[i] = float(p[at + j])
+                at += a.size
+
+
+class _GroupWork:
+    """The pairs of one dataset × metric, tested with column operations (see
+    :meth:`prepare`); :meth:`finish` reads what :class:`_Shared` computed for all groups."""
+
+    def __init__(self, group: _Group, data: list[_PairData], chosen: list[str]) -> None:
+        self.group, self.data, self.chosen = group, data, chosen
+        self.out: dict[int, _Outcome] = {}
+        self.t_row: dict[int, int] = {}  # pair -> row of its paired t in _Shared.t
+        self.t_ci: set[int] = set()  # pairs whose interval is that paired t interval
+        self.perm_p: dict[int, float] = {}
+        self.effects: dict[int, tuple[float, str]] = {}
+        self.adjusted: np.ndarray | None = None
+
+    def prepare(self, shared: _Shared, westfall_young: bool) -> None:
+        """Every test that is not shared between groups, in the order of the one-pair engine
+        (so its errors come first as before); queue the paired t and permutation tests.
+
+        Pairs of one test and one shape form a pairs × items matrix: t, Welch, McNemar and z
+        statistics are row operations with one vectorised scipy call for p-values and intervals
+        (:mod:`ranger_eval.stats.many`); paired moments (mean, centred sum of squares) are one
+        pass over the differences of the system rows and serve the paired t test, the paired
+        t interval of the rank, sign, McNemar and permutation tests and d_z; permutation and
+        bootstrap tests share one sign-flip / bootstrap index matrix (defined by n, B and the
+        seed alone, so every pair sees the same resamples). Rank and sign tests run pair by pair.
+        ``westfall_young`` computes the step-down max-T adjusted p-values of the group's paired
+        permutation tests here (one joint null per group).
+        """
+        from .. import stats
+        from ..progress import progress_bar
+        from ..stats import many
+
+        group, data, chosen = self.group, self.data, self.chosen
+        alternative, level = shared.alternative, shared.level
+        n_resamples, seed = shared.n_resamples, shared.seed
+        paired_idx = [i for i, d in enumerate(data) if d.paired and d.x.size >= 2]
+        dz: dict[int, float] = {}
+        for sub in _buckets(data, paired_idx).values():
+            values, ia, ib = _pair_rows(group, data, sub)
+            m = many.paired_moments(values, ia, ib)
+            first = shared.add_moments(m)
+            es = m.cohens_dz()
+            for j, i in enumerate(sub):
+                self.t_row[i] = first + j
+                dz[i] = float(es[j])
+        by_test: dict[str, list[int]] = {}
+        for i, c in enumerate(chosen):
+            by_test.setdefault(c, []).append(i)
+        intervals: dict[int, tuple[float, float, str]] = {}
+        need_t = [i for t in ("wilcoxon", "sign", "mannwhitney", "mcnemar", "permutation")
+                  for i in by_test.get(t, [])]
+        for (paired, na, nb), sub in _buckets(data, need_t).items():
+            if min(na, nb) < 2:
+                for i in sub:
+                    with _context(group, [data[i]]):
+                        intervals[i] = _t_interval(data[i], alternative, level)
+            elif paired:
+                self.t_ci.update(sub)
+                shared.t_used.extend(self.t_row[i] for i in sub)
+                for i in sub:
+                    intervals[i] = (math.nan, math.nan, "paired t")
+            else:
+                with _context(group, [data[i] for i in sub]):
+                    w = many.welch_ttest_many(np.stack([data[i].x for i in sub]),
+                                              np.stack([data[i].y for i in sub]),
+                                              alternative=alternative, level=level)
+                assert w.ci_low is not None and w.ci_high is not None
+                for j, i in enumerate(sub):
+                    intervals[i] = (float(w.ci_low[j]), float(w.ci_high[j]), "Welch t")
+        if westfall_young:
+            idx = by_test.get("permutation", [])
+            shapes = _buckets(data, idx)
+            if len(idx) != len(data) or len(shapes) != 1 or not next(iter(shapes))[0]:
+                raise CompareError(
+                    f"correction='westfall-young' needs one joint sign-flip null: on dataset "
+                    f"{group.dataset!r} (metric {group.metric!r}) every pair must be a paired "
+                    "permutation test on the same items (test='permutation' with paired data); "
+                    f"tests here: {', '.join(sorted(set(chosen)))}"
+                )
+            self.adjusted = np.empty(len(data))
+        where = f"{group.dataset}/{group.metric}"
+        out = self.out
+        for test, idx in by_test.items():
+            for (paired, na, nb), sub in _buckets(data, idx).items():
+                pairs = [data[i] for i in sub]
+                small = min(na, nb) < (1 if test == "mcnemar" else 2)
+                if test in ("wilcoxon", "sign", "mannwhitney") or small or (
+                        test == "permutation" and not paired):
+                    for i in sub:
+                        d = data[i]
+                        with _context(group, [d]):
+                            if test == "permutation":
+                                r1 = stats.permutation_test(d.x, d.y, alternative=alternative,
+                                                            n_resamples=n_resamples, seed=seed)
+                                out[i] = _Outcome(r1.statistic, r1.pvalue, *intervals[i][:2],
+                                                  intervals[i][2])
+                            elif test in ("wilcoxon", "sign", "mannwhitney"):
+                                out[i] = _classical(test, d, alternative, level, intervals.get(i))
+                            else:
+                                out[i] = _classical(test, d, alternative, level)
+                    continue
+                if test == "paired-t":
+                    shared.t_used.extend(self.t_row[i] for i in sub)
+                    continue  # from the shared t distribution call (finish)
+                if test == "permutation" and self.adjusted is None:
+                    values, ia, ib = _pair_rows(group, data, sub)
+                    shared.perm.setdefault(na, []).append((values, ia, ib, self, sub))
+                    continue
+                r: ManyTestResult
+                with _context(group, pairs):
+                    if test == "welch":
+                        r = many.welch_ttest_many(np.stack([d.x for d in pairs]),
+                                                  np.stack([d.y for d in pairs]),
+                                                  alternative=alternative, level=level)
+                        how = "Welch t"
+                    elif test == "mcnemar":
+                        r = many.mcnemar_many(np.stack([d.x for d in pairs]),
+                                              np.stack([d.y for d in pairs]),
+                                              alternative=alternative)
+                    elif test == "proportions-z":
+                        ca = np.array([d.x.sum() for d in pairs])
+                        cb = np.array([d.y.sum() for d in pairs])
+                        size_a, size_b = np.full(ca.size, na), np.full(cb.size, nb)
+                        r = many.proportions_ztest_many(ca, size_a, cb, size_b,
+                                                        alternative=alternative)
+                        lo, hi = many.wald_interval_many(ca, size_a, cb, size_b,
+                                                         alternative=alternative, level=level)
+                        r = dataclasses.replace(r, ci_low=lo, ci_high=hi)
+                        how = "Wald"
+                    elif test == "permutation":  # Westfall–Young: the group's joint null
+                        flips = stats.SignFlips(na, n_resamples, seed)
+                        with progress_bar(f"permutation {where}", flips.size) as advance:
+                            r = flips.test(_stack_diffs(data, sub), alternative,
+                                           adjust="westfall-young", advance=advance)
+                        if r.pvalue_adjusted is not None and self.adjusted is not None:
+                            self.adjusted[sub] = r.pvalue_adjusted
+                    else:  # bootstrap (paired only)
+                        boot = stats.BootstrapIndices(na, n_resamples, seed)
+                        with progress_bar(f"bootstrap {where}", boot.n_resamples) as advance:
+                            r = stats.paired_bootstrap_many(
+                                _stack_diffs(data, sub), alternative=alternative, level=level,
+                                indices=boot, advance=advance)
+                        how = "bootstrap BCa"
+                for j, i in enumerate(sub):
+                    if test in ("mcnemar", "permutation"):
+                        lo_i, hi_i, how = intervals[i]
+                    else:
+                        assert r.ci_low is not None and r.ci_high is not None
+                        lo_i, hi_i = float(r.ci_low[j]), float(r.ci_high[j])
+                    out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), lo_i, hi_i, how)
+        self._effects(dz)
+
+    def _effects(self, dz: dict[int, float]) -> None:
+        """Effect size of every pair (see :func:`_effect`): d_z from the paired moments,
+        Cohen's d vectorised per shape, Cohen's h from the cached means."""
+        from ..stats import many
+
+        group, data = self.group, self.data
+        numeric = []
+        for i, d in enumerate(data):
+            if _pair_binary(group, d):
+                with _context(group, [d]):
+                    self.effects[i] = _effect(d, group)
+            elif i in dz:
+                self.effects[i] = (dz[i], "cohens_dz")
+            else:
+                numeric.append(i)
+        for (paired, na, nb), sub in _buckets(data, numeric).items():
+            if paired or min(na, nb) < 2:
+                for i in sub:
+                    with _context(group, [data[i]]):
+                        self.effects[i] = _effect(data[i], group)
+                continue
+            es = many.cohens_d_many(np.stack([data[i].x for i in sub]),
+                                    np.stack([data[i].y for i in sub]))
+            for j, i in enumerate(sub):
+                self.effects[i] = (float(es[j]), "cohens_d")
+
+    def finish(self, shared: _Shared) -> list[_Outcome]:
+        """Outcomes of every pair, in order, with the shared t and permutation results."""
+        t = shared.t
+        out = self.out
+        for i, c in enumerate(self.chosen):
+            if i in out and i not in self.t_ci:
+                continue
+            assert t is not None and t.ci_low is not None and t.ci_high is not None
+            row = self.t_row[i]
+            lo, hi = float(t.ci_low[row]), float(t.ci_high[row])
+            if i in out:  # a test whose interval is the paired t interval
+                out[i] = dataclasses.replace(out[i], ci_low=lo, ci_high=hi)
+            elif c == "paired-t":
+                out[i] = _Outcome(float(t.statistic[row]), float(t.pvalue[row]), lo, hi,
+                                  "paired t")
+            else:  # shared paired permutation test: statistic mean(d)
+                out[i] = _Outcome(float(shared.mean[row]), self.perm_p[i], lo, hi, "paired t")
+        outcomes = [out[i] for i in range(len(self.data))]
+        for d, c, o in zip(self.data, self.chosen, outcomes, strict=True):
+            _check_outcome(self.group, d, c, o, shared.alternative)
+        return outcomes

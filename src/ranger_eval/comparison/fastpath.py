@@ -1,0 +1,192 @@
+"""The fast path of :func:`~ranger_eval.comparison.compare` for the commonest case: paired t tests
+on a table where every system scores every item (one pass over the whole table).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..pairing import _factorize, _table
+from ..scores import Scores
+from .choices import COLUMNS
+
+
+# --------------------------------------------------------------------------- many groups at once
+def _uniform_paired_t(
+    scores: Scores, systems: Sequence[str] | None, pairs: str | Sequence[tuple[str, str]],
+    baseline: str | None, alternative: str, level: float,
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The comparison rows and mean rows of every dataset × metric at once, with array
+    operations across groups instead of one :class:`_GroupWork` per group, in the common case
+    of many small uniform groups: no seeds, every group scored by every system on the same items
+    (at least 2, ``complete``), no pair of binary systems, and the paired t test (``test``
+    "auto" or "paired-t"; ``pairs`` "all", "baseline", "successive" or a list of pairs of
+    known systems, as ``rank`` passes). ``None`` when any of
+    that does not hold, or a
+    value is extreme (|x| > 2^1000), non-finite, or any pair's result would be refused by
+    :func:`_check_outcome`: the caller then takes the group-by-group path, which gives the same
+    numbers and names the offending group.
+
+    Groups with the same number of items n form one groups × systems × items array; the
+    statistics are the one-pair engine's own (:func:`~ranger_eval.stats.many.paired_moments`,
+    :meth:`~ranger_eval.stats.many.PairedMoments.ttest` and ``cohens_dz``, system means as
+    ``ndarray.mean`` of each row), so every number equals the group-by-group result bit for bit
+    (tests/test_compare_groups.py checks it). Group order: datasets in order, then metrics in
+    order of first appearance within the dataset, as :func:`_groups`.
+    """
+    from ..stats import EFFECT_THRESHOLDS, many
+
+    df = _table(scores)
+    if df.empty or scores.has_seeds:
+        return None
+    values = df["value"].to_numpy(np.float64)
+    with np.errstate(invalid="ignore"):
+        if not (np.abs(values) <= 2.0 ** 1000).all():  # NaN, inf or extreme: the exact path
+            return None
+    ds_codes, ds_names = _factorize(df["dataset"])
+    met_codes, met_names = _factorize(df["metric"])
+    sys_codes, sys_names = _factorize(df["system"])
+    item_codes, _ = _factorize(df["item"], sort=True)
+    sys_list = [str(s) for s in sys_names]
+    names = list(systems) if systems is not None else sys_list
+    if sorted(names) != sorted(sys_list):
+        return None
+    k = len(names)
+    to_row = np.array([names.index(s) for s in sys_list], dtype=np.int64)
+    if not isinstance(pairs, str):  # explicit pairs: the same in every group
+        if not all(len(ab) == 2 and str(ab[0]) in names and str(ab[1]) in names
+                   and str(ab[0]) != str(ab[1]) for ab in pairs):
+            return None  # the group-by-group path names the bad pair
+        pair_ab = [(names.index(str(a)), names.index(str(b))) for a, b in pairs]
+        if not pair_ab:
+            return None
+    elif pairs == "all":
+        pair_ab = list(itertools.combinations(range(k), 2))
+    elif pairs == "baseline":
+        assert baseline is not None
+        kb = names.index(baseline)
+        pair_ab = [(i, kb) for i in range(k) if i != kb]
+    else:  # successive: neighbours by mean, per group (below)
+        pair_ab = list(itertools.pairwise(range(k)))
+    n_pairs = len(pair_ab)
+    n_met = len(met_names)
+    key = ds_codes * n_met + met_codes
+    srow = to_row[sys_codes]
+    order = np.lexsort((item_codes, srow, key))
+    skey, ssys, sitem = key[order], srow[order], item_codes[order]
+    starts = np.flatnonzero(np.r_[True, skey[1:] != skey[:-1]])
+    ends = np.r_[starts[1:], skey.size]
+    n_groups = starts.size
+    count = ends - starts
+    if (count % k).any():
+        return None
+    n_items = count // k
+    gid = np.repeat(np.arange(n_groups), count)
+    per_sys = np.bincount(gid * k + ssys, minlength=n_groups * k).reshape(n_groups, k)
+    if (per_sys != n_items[:, None]).any() or (n_items < 2).any():
+        return None
+    # within a group, rows are system-major and item-sorted: item ids strictly increase per
+    # system (no repeats) and every system lists the items of the first
+    pos = np.arange(skey.size) - np.repeat(starts, count)
+    col = pos % np.repeat(n_items, count)
+    inc = np.r_[True, sitem[1:] > sitem[:-1]]
+    if not (inc | (col == 0)).all():
+        return None
+    first_sys = np.repeat(starts, count) + col
+    if not (sitem == sitem[first_sys]).all():
+        return None
+    sval = values[order]
+    group_ds = skey[starts] // n_met
+    first_row = np.minimum.reduceat(order, starts)
+    sequence = np.lexsort((first_row, group_ds))  # dataset order, then first appearance
+    rank = np.empty(n_groups, dtype=np.int64)
+    rank[sequence] = np.arange(n_groups)
+    means = np.empty((n_groups, k))
+    binary = np.empty((n_groups, k), dtype=bool)
+    buckets = []
+    for n in np.unique(n_items).tolist():
+        g = np.flatnonzero(n_items == n)
+        idx = (starts[g][:, None] + np.arange(k * n)).reshape(-1)
+        v2 = sval[idx].reshape(g.size * k, n)
+        means[g] = v2.mean(axis=1).reshape(g.size, k)
+        binary[g] = ((v2 == 0.0) | (v2 == 1.0)).all(axis=1).reshape(g.size, k)
+        buckets.append((g, v2))
+    # system indices (rows of ``means``) of each group's pairs, groups × pairs
+    if pairs == "successive":  # by mean, highest first; ties keep the given order
+        ranked = np.argsort(-means, axis=1, kind="stable")
+        pa_g, pb_g = ranked[:, :-1], ranked[:, 1:]
+    else:
+        pa_g = np.broadcast_to(np.array([a for a, _ in pair_ab], dtype=np.int64),
+                               (n_groups, n_pairs))
+        pb_g = np.broadcast_to(np.array([b for _, b in pair_ab], dtype=np.int64),
+                               (n_groups, n_pairs))
+    if (np.take_along_axis(binary, pa_g, axis=1)
+            & np.take_along_axis(binary, pb_g, axis=1)).any():
+        return None  # McNemar / Cohen's h: the exact path
+    parts, rows_of = [], []
+    for g, v2 in buckets:
+        base = (np.arange(g.size) * k)[:, None]
+        parts.append(many.paired_moments(v2, (base + pa_g[g]).reshape(-1),
+                                         (base + pb_g[g]).reshape(-1)))
+        rows_of.append((rank[g][:, None] * n_pairs + np.arange(n_pairs)).reshape(-1))
+    m = many.PairedMoments.concat(parts)
+    t = m.ttest(alternative, level, warn=False, overflow="inf")
+    assert t.ci_low is not None and t.ci_high is not None
+    dz = m.cohens_dz()
+    at = np.concatenate(rows_of)
+    total = n_groups * n_pairs
+
+    def placed(a: np.ndarray) -> np.ndarray:
+        out = np.empty(total, dtype=a.dtype)
+        out[at] = a
+        return out
+
+    stat, pval = placed(np.asarray(t.statistic)), placed(np.asarray(t.pvalue))
+    lo, hi, es = placed(np.asarray(t.ci_low)), placed(np.asarray(t.ci_high)), placed(dz)
+    gseq = np.repeat(sequence, n_pairs)
+    sys_a, sys_b = pa_g[sequence].reshape(-1), pb_g[sequence].reshape(-1)
+    mean_a = means[gseq, sys_a]
+    mean_b = means[gseq, sys_b]
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = mean_a - mean_b
+    ok = (np.isfinite(diff) & ~np.isnan(stat) & (pval >= 0.0) & (pval <= 1.0) & ~np.isnan(lo)
+          & ~np.isnan(hi) & ~np.isnan(es))
+    if alternative != "less":
+        ok &= ~np.isinf(lo)
+    if alternative != "greater":
+        ok &= ~np.isinf(hi)
+    if not ok.all():
+        return None  # the group-by-group path names the group and the value
+    m.warn_cancellation()
+    ds_of = np.asarray(ds_names, dtype=object)[group_ds[gseq]]
+    met_of = np.asarray(met_names, dtype=object)[(skey[starts] % n_met)[gseq]]
+    name_arr = np.asarray(names, dtype=object)
+    labels = np.full(total, "negligible", dtype=object)
+    mag = np.abs(es)
+    for label, bound in EFFECT_THRESHOLDS.items():
+        labels[mag >= bound] = label
+    n_rep = n_items[gseq]
+    table = pd.DataFrame({
+        "dataset": ds_of, "metric": met_of,
+        "system_a": name_arr[sys_a], "system_b": name_arr[sys_b],
+        "mean_a": mean_a, "mean_b": mean_b, "diff": diff, "ci_low": lo, "ci_high": hi,
+        "test": np.full(total, "paired-t", dtype=object), "statistic": stat, "pvalue": pval,
+        "pvalue_adjusted": np.full(total, math.nan), "effect_size": es,
+        "effect_size_name": np.full(total, "cohens_dz", dtype=object), "effect_label": labels,
+        "significant": np.zeros(total, dtype=bool), "paired": np.ones(total, dtype=bool),
+        "n_a": n_rep, "n_b": n_rep, "ci_method": np.full(total, "paired t", dtype=object),
+        "seed_sd_a": np.full(total, math.nan), "seed_sd_b": np.full(total, math.nan),
+    }, columns=list(COLUMNS))
+    gm = np.repeat(sequence, k)
+    mean_table = pd.DataFrame({
+        "dataset": np.asarray(ds_names, dtype=object)[group_ds[gm]],
+        "metric": np.asarray(met_names, dtype=object)[(skey[starts] % n_met)[gm]],
+        "system": np.tile(name_arr, n_groups), "mean": means[sequence].reshape(-1),
+        "n": n_items[gm], "seed_sd": np.full(gm.size, math.nan),
+        "n_seeds": np.ones(gm.size, dtype=np.int64),
+    })
+    return table, mean_table

@@ -1,0 +1,209 @@
+"""Rank intervals: simultaneous bootstrap confidence intervals of each system's rank
+(:func:`rank_intervals` → :class:`RankIntervals`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import CompareError, ScoresError, check_level
+from ..formatting import preview as _preview
+from ..pairing import _groups
+from ..scores import Scores
+from ..signature import Signature, make_signature
+from .results import Comparison, _select_group
+
+
+# --------------------------------------------------------------------------- rank intervals
+@dataclass(frozen=True)
+class RankIntervals:
+    """Joint bootstrap of the systems' mean scores on one dataset × metric, and their ranks.
+
+    ``systems`` are ordered by mean, best first. ``boot_means`` and ``boot_ranks`` have one row
+    per bootstrap resample and one column per system (rank 1 = highest mean, ties averaged).
+    ``rank_low``/``rank_high`` are simultaneous ``level`` confidence intervals for the ranks of
+    all systems at once (see :func:`rank_intervals`); ``critical_value`` is the max-T quantile.
+    ``paired`` is True for the joint bootstrap of common items (``values``: systems × items) and
+    False for systems with disjoint items, bootstrapped independently (``values``: a 1-D object
+    array holding each system's own values).
+    """
+
+    dataset: str
+    metric: str
+    systems: tuple[str, ...]
+    means: np.ndarray
+    boot_means: np.ndarray
+    boot_ranks: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    critical_value: float
+    level: float
+    n_resamples: int
+    seed: int | None
+    values: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
+    method: str = "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024)"
+    paired: bool = True
+
+    @property
+    def signature(self) -> Signature:
+        """Reproducibility signature: level, resamples, seed, version."""
+        return make_signature(
+            "compare",
+            {"test": "rank-intervals[max-T bootstrap]", "level": self.level,
+             "n_resamples": self.n_resamples, "seed": self.seed},
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per system: mean, bootstrap SE, rank, rank interval."""
+        from ..stats.many import average_ranks
+
+        return pd.DataFrame(
+            {
+                "dataset": self.dataset,
+                "metric": self.metric,
+                "system": list(self.systems),
+                "mean": self.means,
+                "se": self.boot_means.std(axis=0, ddof=1),
+                "rank": average_ranks(-self.means),
+                "rank_low": self.rank_low,
+                "rank_high": self.rank_high,
+            }
+        )
+
+
+def rank_intervals(
+    scores: Scores | pd.DataFrame | Comparison,
+    dataset: str | None = None,
+    metric: str | None = None,
+    *,
+    systems: Sequence[str] | None = None,
+    level: float = 0.95,
+    n_resamples: int = 2_000,
+    seed: int | None = 0,
+) -> RankIntervals:
+    """Simultaneous confidence intervals for the ranks of all systems (paired joint bootstrap).
+
+    Items are resampled jointly for all systems (one index matrix,
+    :class:`ranger_eval.stats.resampling.BootstrapIndices`), so the bootstrap keeps the
+    correlation between systems. Ranks: the Mogstad, Romano, Shaikh & Wilhelm (2024, "Inference
+    for ranks ...", Review of Economic Studies) construction. For every pair (j, l) the
+    difference of means theta_jl gets the simultaneous interval theta_jl ± c·se_jl, where se_jl is
+    the bootstrap SD of theta*_jl and c the ``level`` quantile of the bootstrap max-T statistic
+    max_(j<l) |theta*_jl - theta_jl| / se_jl (pairs with se = 0 are exact and left out of the
+    max). Then rank_low_j = 1 + #{l: interval of theta_lj > 0} and rank_high_j = k - #{l:
+    interval of theta_jl > 0}; all k intervals hold jointly with probability about ``level``.
+    Every system must score the same items (seeds averaged) -- or, for independent samples,
+    each system its own items: then each system's items are resampled independently (system j
+    in the selection order uses the index stream of seed + j) and ``paired`` is False. Item sets
+    that overlap only partly are a :class:`ScoresError` naming some shared ids.
+    """
+    from ..stats._scale import exponent as _exponent
+    from ..stats.many import average_ranks
+    from ..stats.resampling import BootstrapIndices
+
+    comp: Comparison | None = None
+    if isinstance(scores, Comparison):
+        comp = scores
+        scores = comp.scores
+    if isinstance(scores, pd.DataFrame):
+        scores = Scores(scores)
+    level = check_level(level, error=CompareError)
+    means_tab = pd.DataFrame(
+        {"dataset": scores.frame["dataset"], "metric": scores.frame["metric"]}
+    ).drop_duplicates()
+    dataset, metric = _select_group(means_tab, dataset, metric)
+    if comp is not None and systems is None:  # the systems compared on this dataset × metric
+        m = comp.means
+        here = set(m.loc[(m["dataset"] == dataset) & (m["metric"] == metric), "system"])
+        systems = [s for s in comp.systems if s in here]
+    sub = scores.filter(datasets=[dataset], metrics=[metric])
+    group = next(g for g in _groups(sub, list(systems) if systems is not None else None))
+    names = list(group.names)
+    k = len(names)
+    paired = group.complete
+    if paired:
+        values = np.array(group.matrix, dtype=np.float64)
+        n = values.shape[1]
+        if n < 2:
+            raise CompareError(
+                f"rank intervals on dataset {dataset!r} (metric {metric!r}) need at least 2 "
+                f"items; the systems score {n}"
+            )
+        idx = BootstrapIndices(n, n_resamples, seed)
+        boot = idx.means(values)  # (B, k)
+        means = values.mean(axis=1)
+    else:
+        shared = group.present.sum(axis=0) > 1
+        if shared.any():  # partial overlap: neither one joint nor independent bootstraps
+            counts = group.present.sum(axis=1)
+            detail = ", ".join(f"{s!r}: {int(c)}" for s, c in zip(names, counts, strict=True))
+            raise ScoresError(
+                f"items of the systems differ on dataset {dataset!r} (metric {metric!r}): rank "
+                "intervals need every system to score the same items (paired joint bootstrap) "
+                f"or each system its own items (independent bootstraps); {int(shared.sum())} "
+                "item(s) (e.g. "
+                f"{_preview(group.items[shared], 5)}) are shared by some systems but not all "
+                f"(items per system: {detail}); select the common items first"
+            )
+        rows = [group.row(s) for s in names]
+        short = [s for s, r in zip(names, rows, strict=True) if r.size < 2]
+        if short:
+            raise CompareError(
+                f"rank intervals on dataset {dataset!r} (metric {metric!r}): system(s) "
+                f"{', '.join(map(repr, short))} have fewer than 2 items to bootstrap"
+            )
+        values = np.empty(k, dtype=object)
+        values[:] = [np.array(r, dtype=np.float64) for r in rows]
+        boot = np.empty((int(n_resamples), k))
+        for j, r in enumerate(rows):  # independent samples: one index stream per system
+            seed_j = None if seed is None else int(seed) + j
+            boot[:, j] = BootstrapIndices(r.size, n_resamples, seed_j).means(r[None, :])[:, 0]
+        means = np.array([float(r.mean()) for r in rows])
+    order = np.argsort(-means, kind="stable")
+    values, boot, means = values[order], boot[:, order], means[order]
+    names = [names[i] for i in order]
+    ranks = average_ranks(-boot)
+    jj, ll = np.triu_indices(k, 1)
+    theta = means[jj] - means[ll]
+    theta_b = boot[:, jj] - boot[:, ll]
+    # on theta · 2^-e (exact; crit is scale free): SDs of scores near 1e-300 or 1e300 neither
+    # underflow to 0 nor overflow (which made every pair significant, or the bounds NaN)
+    e = _exponent(theta_b) if theta_b.size else 0
+    theta_s, theta_bs = np.ldexp(theta, -e), np.ldexp(theta_b, -e)
+    se_s = theta_bs.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros(theta.size)
+    se = np.ldexp(se_s, e)
+    ok = se_s > 0
+    if ok.any():
+        t_max = np.max(np.abs(theta_bs[:, ok] - theta_s[ok]) / se_s[ok], axis=1)
+        crit = float(np.quantile(t_max, level))
+    else:
+        crit = 0.0
+    lo = theta - crit * se
+    hi = theta + crit * se
+    better = np.zeros((k, k), dtype=bool)  # better[j, l]: j significantly above l
+    better[jj, ll] = lo > 0
+    better[ll, jj] = hi < 0
+    rank_low = 1 + better.sum(axis=0)
+    rank_high = k - better.sum(axis=1)
+    return RankIntervals(
+        dataset=dataset,
+        metric=metric,
+        systems=tuple(names),
+        means=means,
+        boot_means=boot,
+        boot_ranks=ranks,
+        rank_low=rank_low.astype(int),
+        rank_high=rank_high.astype(int),
+        critical_value=crit,
+        level=float(level),
+        n_resamples=int(n_resamples),
+        seed=seed,
+        values=values,
+        paired=paired,
+        method=RankIntervals.method if paired else (
+            "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024), "
+            "independent bootstrap per system"),
+    )

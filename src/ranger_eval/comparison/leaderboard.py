@@ -1,0 +1,151 @@
+"""Leaderboards: systems × (dataset, metric) means with ranx-style letters of the systems each
+one significantly beats, and the metric directions they read from the scores.
+"""
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import CompareError
+
+
+# --------------------------------------------------------------------------- leaderboard
+def system_letters(n: int) -> tuple[str, ...]:
+    """Letters for ``n`` systems in table order: a … z, then aa, ab, … (ranx's convention)."""
+    letters = string.ascii_lowercase
+    out = []
+    for i in range(n):
+        if i < 26:
+            out.append(letters[i])
+        else:
+            j = i - 26
+            out.append(letters[j // 26 % 26] + letters[j % 26])
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Systems × (dataset, metric) means with the letters of the systems each one beats.
+
+    ``means[i, j]`` is system ``i``'s mean on column ``j`` (NaN when it was not compared there);
+    ``beats[i][j]`` the letters (in table order) of the systems that system ``i`` significantly
+    beats on column ``j``. Rendered by :mod:`ranger_eval.report`.
+    """
+
+    systems: tuple[str, ...]
+    letters: tuple[str, ...]
+    columns: tuple[tuple[str, str], ...]
+    means: np.ndarray
+    beats: tuple[tuple[str, ...], ...]
+    signature: str
+    #: Direction of each column (``True``: higher is better); empty means higher everywhere.
+    higher_is_better: tuple[bool, ...] = ()
+
+    def direction(self, j: int) -> bool:
+        """``True`` when a higher mean is better in column ``j``."""
+        return self.higher_is_better[j] if self.higher_is_better else True
+
+    def headers(self) -> list[str]:
+        """Column headers: the dataset, the metric, or both, whichever varies."""
+        datasets = {d for d, _ in self.columns}
+        metrics = {m for _, m in self.columns}
+        if len(metrics) == 1:
+            return [d for d, _ in self.columns]
+        if len(datasets) == 1:
+            return [m for _, m in self.columns]
+        return [f"{d} {m}" for d, m in self.columns]
+
+    def best(self) -> np.ndarray:
+        """Boolean grid: the best mean of each column (the highest, or the lowest in a column
+        where lower is better)."""
+        best = np.zeros(self.means.shape, dtype=bool)
+        for j in range(self.means.shape[1]):
+            col = self.means[:, j]
+            if np.isfinite(col).any():
+                best[:, j] = col == (np.nanmax(col) if self.direction(j) else np.nanmin(col))
+        return best
+
+    def to_frame(self) -> pd.DataFrame:
+        """Index ``system``; columns ``letter`` then ``(dataset, metric, mean|beats)``."""
+        data: dict[object, object] = {("letter", "", ""): list(self.letters)}
+        for j, (d, m) in enumerate(self.columns):
+            data[(d, m, "mean")] = self.means[:, j]
+            data[(d, m, "beats")] = [self.beats[i][j] for i in range(len(self.systems))]
+        frame = pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
+        frame.columns = pd.MultiIndex.from_tuples(
+            list(frame.columns), names=["dataset", "metric", ""]
+        )
+        return frame
+
+
+def metric_directions(scores: object) -> dict[tuple[str, str], bool]:
+    """``(dataset, metric) -> higher_is_better`` from the scores' ``higher_is_better`` column
+    (the adapters fill it from the tool's own metadata: lm-eval marks perplexity, TER, Brier
+    score … lower-is-better). Groups without the column, or with only ``<NA>`` there, are left
+    out (higher is better by default); a group whose rows disagree is an error."""
+    frame = getattr(scores, "frame", None)
+    if not isinstance(frame, pd.DataFrame) or "higher_is_better" not in frame.columns:
+        return {}
+    known = frame.loc[frame["higher_is_better"].notna(), ["dataset", "metric", "higher_is_better"]]
+    if known.empty:
+        return {}
+    known = known.drop_duplicates()
+    clash = known.duplicated(["dataset", "metric"], keep=False)
+    if clash.any():
+        d, m = known.loc[clash, ["dataset", "metric"]].iloc[0]
+        raise CompareError(
+            f"dataset {d!r}, metric {m!r}: the scores' higher_is_better column says both True "
+            f"and False; give one direction per dataset × metric"
+        )
+    return {(str(d), str(m)): bool(h) for d, m, h in known.itertuples(index=False)}
+
+
+def build_leaderboard(
+    table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str,
+    higher_is_better: Mapping[tuple[str, str], bool] | None = None,
+) -> Leaderboard:
+    """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
+
+    ``table`` needs ``dataset, metric, system_a, system_b, diff, significant``; ``means`` needs
+    ``dataset, metric, system, mean``. Only compared pairs can give letters (with
+    ``pairs="baseline"`` only the baseline's pairs do). ``higher_is_better`` maps a
+    ``(dataset, metric)`` column to its direction (default: higher is better): a significant
+    pair's winner is the system with the better mean, the lower one where lower is better.
+    """
+    directions = dict(higher_is_better or {})
+    if means.empty:
+        raise CompareError("leaderboard: no means to show (empty selection)")
+    present = set(means["system"])
+    order = tuple(s for s in systems if s in present)
+    letters = system_letters(len(order))
+    letter_of = dict(zip(order, letters, strict=True))
+    columns = tuple(
+        dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str), strict=True))
+    )
+    col_of = {c: j for j, c in enumerate(columns)}
+    row_of = {s: i for i, s in enumerate(order)}
+    grid = np.full((len(order), len(columns)), np.nan)
+    for r in means.itertuples(index=False):
+        grid[row_of[str(r.system)], col_of[(str(r.dataset), str(r.metric))]] = float(r.mean)  # type: ignore[arg-type]
+    won: list[list[set[str]]] = [[set() for _ in columns] for _ in order]
+    for r in table.itertuples(index=False):
+        diff = float(r.diff)  # type: ignore[arg-type]
+        if not bool(r.significant) or diff == 0:
+            continue
+        a, b = str(r.system_a), str(r.system_b)
+        key = (str(r.dataset), str(r.metric))
+        a_better = (diff > 0) == directions.get(key, True)
+        winner, loser = (a, b) if a_better else (b, a)
+        won[row_of[winner]][col_of[key]].add(letter_of[loser])
+    beats = tuple(
+        tuple("".join(sorted(cell, key=letters.index)) for cell in row) for row in won
+    )
+    return Leaderboard(
+        systems=order, letters=letters, columns=columns, means=grid, beats=beats,
+        signature=signature,
+        higher_is_better=tuple(directions.get(c, True) for c in columns),
+    )

@@ -1,0 +1,153 @@
+"""The result of :func:`~ranger_eval.comparison.compare`: :class:`Comparison`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .._version import __version__
+from ..atomic import write_text
+from ..errors import CompareError
+from ..scores import Scores
+from ..signature import Signature, make_signature
+from .leaderboard import Leaderboard, build_leaderboard, metric_directions
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Comparison:
+    """Pairwise comparisons of systems on every dataset × metric.
+
+    ``table`` holds one row per dataset × metric × pair (columns :data:`COLUMNS`); ``means``
+    one row per dataset × metric × system (``mean``, ``n``, ``seed_sd``, ``n_seeds``). The
+    settings that produced them are kept for the reproducibility :attr:`signature`.
+    ``scores`` are the per-item scores that were compared (after the ``systems`` selection).
+    """
+
+    table: pd.DataFrame
+    means: pd.DataFrame
+    systems: tuple[str, ...]
+    scores: Scores
+    test: str = "auto"
+    pairs: str = "all"
+    baseline: str | None = None
+    alternative: str = "two-sided"
+    correction: str = "holm-sidak"
+    family: str = "dataset-metric"
+    level: float = 0.95
+    n_resamples: int = 10_000
+    seed: int | None = 0
+    version: str = __version__
+    tests_used: tuple[str, ...] = field(default=())
+    set_metrics: tuple[str, ...] = field(default=())
+    seeds: str = "balanced"
+
+    @property
+    def alpha(self) -> float:
+        return 1.0 - self.level
+
+    @property
+    def datasets(self) -> tuple[str, ...]:
+        return tuple(pd.unique(self.table["dataset"]))
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(pd.unique(self.table["metric"]))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per dataset × metric × pair (a copy)."""
+        return self.table.copy()
+
+    @property
+    def signature(self) -> Signature:
+        """Reproducibility signature: tests, alternative, pairs, correction, family, alpha,
+        resamples, seed and the ranger-eval version (see :mod:`ranger_eval.signature`)."""
+        test = self.test
+        if test == "auto":
+            test = f"auto[{','.join(self.tests_used)}]" if self.tests_used else "auto"
+        return make_signature(
+            "compare",
+            {
+                "test": test,
+                "alt": self.alternative,
+                "pairs": self.pairs + (f"({self.baseline})" if self.baseline else ""),
+                "corr": self.correction,
+                "family": self.family,
+                "alpha": _fmt_alpha(self.alpha),
+                "n_resamples": self.n_resamples,
+                "seed": self.seed,
+                "method_detail": (
+                    f"metric[{','.join(self.set_metrics)}]" if self.set_metrics else None
+                ),
+            },
+        )
+
+    def group(self, dataset: str | None = None, metric: str | None = None) -> tuple[str, str]:
+        """The one dataset × metric selected by ``dataset``/``metric`` (either may be omitted
+        when it is unambiguous); an error lists the choices."""
+        return _select_group(self.means, dataset, metric)
+
+    def __repr__(self) -> str:
+        n_sig = int(self.table["significant"].sum())
+        return (
+            f"Comparison({len(self.table)} comparisons of {len(self.systems)} systems on "
+            f"{len(self.datasets)} dataset(s) × {len(self.metrics)} metric(s), {n_sig} significant; "
+            f"{self.signature})"
+        )
+
+    def leaderboard(self, metric: str | None = None, dataset: str | None = None) -> Leaderboard:
+        """Systems × (dataset, metric) means with ranx-style significance letters.
+
+        Letters a, b, c, … are given to the systems in table order; a cell carries the letters of
+        the systems it significantly beats (significant pair, better mean: lower where the scores'
+        ``higher_is_better`` column says lower is better, as the adapters record it for
+        perplexity, TER, Brier score …). Render it with
+        :func:`ranger_eval.report.to_markdown` / ``to_latex`` / ``to_html`` / ``to_csv``.
+        """
+        table, means = self.table, self.means
+        if metric is not None:
+            if metric not in self.metrics:
+                raise CompareError(f"unknown metric {metric!r}; compared: {', '.join(self.metrics)}")
+            table, means = table[table["metric"] == metric], means[means["metric"] == metric]
+        if dataset is not None:
+            if dataset not in self.datasets:
+                raise CompareError(
+                    f"unknown dataset {dataset!r}; compared: {', '.join(self.datasets)}"
+                )
+            table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
+        return build_leaderboard(table, means, self.systems, signature=self.signature,
+                                 higher_is_better=metric_directions(self.scores))
+
+    def to_csv(self, path: str | Path | None = None) -> str:
+        """CSV of :meth:`to_frame` at full precision; written (atomically) to ``path`` if given."""
+        text = self.table.to_csv(index=False, lineterminator="\n")
+        if path is not None:
+            write_text(path, text)
+        return text
+
+
+def _fmt_alpha(alpha: float) -> str:
+    return f"{alpha:.6g}"
+
+
+def _select_group(
+    means: pd.DataFrame, dataset: str | None, metric: str | None
+) -> tuple[str, str]:
+    """The one dataset × metric a figure shows; an error lists the choices when ambiguous."""
+    combos = list(dict.fromkeys(zip(means["dataset"], means["metric"], strict=True)))
+    chosen = [
+        (d, m) for d, m in combos if (dataset is None or d == dataset) and (metric is None or m == metric)
+    ]
+    listing = ", ".join(f"{d}/{m}" for d, m in combos)
+    if not chosen:
+        raise CompareError(
+            f"no comparison for dataset={dataset!r}, metric={metric!r}; available: {listing}"
+        )
+    if len(chosen) > 1:
+        raise CompareError(
+            f"several dataset/metric combinations match ({', '.join(f'{d}/{m}' for d, m in chosen)});"
+            " pass dataset= and metric="
+        )
+    return str(chosen[0][0]), str(chosen[0][1])
