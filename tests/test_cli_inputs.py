@@ -141,3 +141,64 @@ def test_only_all_rows_is_an_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(path), "-o", str(tmp_path / "c")])
     assert result.exit_code == 2
     assert "only 'all' rows" in result.stderr and "trec -q" in result.stderr
+
+
+# ------------------------------------------------------------------ names from the data
+def test_runs_are_named_by_their_run_tag(tmp_path: Path) -> None:
+    qrels, runs = _trec_inputs(tmp_path)
+    result = runner.invoke(app, ["trec", str(qrels), *map(str, runs), "-m", "AP"])
+    assert result.exit_code == 0, result.output
+    assert [line.split("\t")[0] for line in result.stdout.splitlines()] == [
+        "bm25", "dense", "splade"]
+    assert "named by the file name" not in result.stderr
+
+
+def test_file_name_when_the_tag_is_shared_or_absent(tmp_path: Path) -> None:
+    qrels, runs = _trec_inputs(tmp_path)
+    twin = tmp_path / "twin.txt"
+    twin.write_text(runs[0].read_text())  # the same tag, bm25, as runA.txt
+    four = tmp_path / "four.txt"  # Ranger's 4-field format: no tag
+    four.write_text("".join(" ".join(line.split()[i] for i in (0, 2, 3, 4)) + "\n"
+                            for line in runs[1].read_text().splitlines()))
+    result = runner.invoke(app, ["trec", str(qrels), str(runs[0]), str(twin), str(four),
+                                 str(runs[2]), "-m", "AP"])
+    assert result.exit_code == 0, result.output
+    names = [line.split("\t")[0] for line in result.stdout.splitlines()]
+    assert names == ["runA.txt", "twin.txt", "four.txt", "splade"]
+    assert "runA.txt (bm25), twin.txt (bm25): named by the file name" in result.stderr
+    assert "four.txt: named by the file name: no single run tag" in result.stderr
+
+
+def test_measures_come_back_as_written(tmp_path: Path) -> None:
+    qrels, runs = _trec_inputs(tmp_path)
+    result = runner.invoke(app, ["trec", str(qrels), str(runs[0]), "-m", "map", "-m",
+                                 "ndcg_cut.10", "-m", "recip_rank", "-m", "P@5"])
+    assert result.exit_code == 0, result.output
+    assert [line.split("\t")[0].strip() for line in result.stdout.splitlines()] == [
+        "map", "ndcg_cut_10", "recip_rank", "P@5"]
+
+
+def test_ir_experiment_keeps_the_measure_name(tmp_path: Path) -> None:
+    """`ir: measure: map` in an experiment: the tables say map (and meta finds it: it used to
+    stop with "unknown metric 'map'; known: 'AP'")."""
+    qrels, runs = _trec_inputs(tmp_path)
+    (tmp_path / "exp.yaml").write_text(
+        "ir: {measure: map}\ncontrol: bm25\ntreatment: dense\n"
+        "tasks:\n  - {id: t1, qrels: qrels.txt}\n  - {id: t2, qrels: qrels.txt}\n"
+        "systems:\n  bm25: {runs: {t1: runA.txt, t2: runA.txt}}\n"
+        "  dense: {runs: {t1: runB.txt, t2: runC.txt}}\n")
+    result = runner.invoke(app, ["compare", str(tmp_path / "exp.yaml"), "-o",
+                                 str(tmp_path / "c"), "--figures", "none"])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(tmp_path / "c" / "comparison.csv", comment="#")
+    assert set(table["metric"]) == {"map"}
+    result = runner.invoke(app, ["meta", str(tmp_path / "exp.yaml"), "-o",
+                                 str(tmp_path / "m"), "--figures", "none"])
+    assert result.exit_code == 0, result.output
+
+
+def test_written_names() -> None:
+    from ranger_eval.ir.measures import written_names
+
+    assert written_names(["map", "ndcg_cut.10", "ndcg@10", "P.5", "P", "recip_rank"]) == {
+        "AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank"}

@@ -254,13 +254,17 @@ def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list
     missing += [(s, task.id) for s in lacking]
     if task.qrels is not None:
         from . import ir
+        from .ir.measures import written_names
 
         runs = {s: exp.path(cfg.systems[s].files[task.id]) for s in have}
         evaluation = ir.evaluate_many(
             exp.path(task.qrels), runs, measures, missing=ir_cfg.missing,
             score_precision=ir_cfg.score_precision, progress=False,
         )
-        frames.append(ir.to_scores(evaluation, task.id).frame)
+        frame = ir.to_scores(evaluation, task.id).frame
+        # the measures as the user wrote them (map, ndcg_cut_10), not ir_measures' AP, nDCG@10
+        written = written_names(measures)
+        frames.append(frame.assign(metric=frame["metric"].map(lambda m: written.get(m, m))))
         return
     from .io.adapters import input_format
 

@@ -3,8 +3,11 @@
 Output layout follows trec_eval (``%-22s\\t%s\\t%6.4f``: measure, query id or ``all``, value; counts
 as integers); ``-q`` adds per-query rows, ``-c`` averages over all qrels topics with missing ones
 scored 0, ``-M N`` keeps the top N documents, ``-l N`` sets the relevance threshold. Measures are
-printed under their canonical names (``ndcg_cut.10`` → ``nDCG@10``). With several runs every line
-starts with the run's name; several runs are evaluated in one :func:`ranger_eval.ir.evaluate_many`
+printed as they were asked for (``-m map`` and ``-m ndcg_cut.10`` print ``map`` and
+``ndcg_cut_10`` as trec_eval does; ``-m ndcg@10`` prints ``nDCG@10`` as ir_measures does; a
+trec_eval list such as ``-m P`` prints ``P@5``, ``P@10`` …). A run is named by its run
+tag (the 6th field), by its file name when it has no single tag or shares it with another run
+given (a warning says which); with several runs every line starts with the run's name; several runs are evaluated in one :func:`ranger_eval.ir.evaluate_many`
 call (qrels indexed once, runs parsed concurrently). Under ``-c`` the ``NumRel`` ``all`` value is trec_eval's: the qrels
 documents with a label > 0 over all qrels topics, even with ``-l`` ≠ 1, where the per-topic values
 count labels ≥ ``-l`` (a warning gives both numbers when they differ; ``ir.summarize`` sums the
@@ -34,9 +37,43 @@ DEFAULT_MEASURES = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "RR", "P@5",
                     "nDCG@10")
 
 
-def _run_names(runs: list[Path]) -> list[str]:
-    names = [p.name for p in runs]
-    return names if len(set(names)) == len(names) else [str(p) for p in runs]
+def _run_names(runs: list[Path]) -> tuple[list[str], list[str]]:
+    """The name of each run and the notes that say where a name did not come from the data.
+
+    A run is named by its run tag (:func:`ranger_eval.ir.readers.run_tag`); by its file name
+    (its path when two runs share a file name) when it has no tag, mixes tags, or shares its tag
+    with another run given."""
+    from ..ir.readers import run_tag
+
+    files = [p.name for p in runs]
+    if len(set(files)) != len(files):
+        files = [str(p) for p in runs]
+    tags = [run_tag(p) for p in runs]
+    names: list[str] = []
+    untagged: list[str] = []
+    shared: list[str] = []
+    for file, tag in zip(files, tags, strict=True):
+        if tag is not None and tags.count(tag) == 1 and (tag not in files or tag == file):
+            names.append(tag)
+            continue
+        names.append(file)
+        (untagged if tag is None else shared).append(file if tag is None else f"{file} ({tag})")
+    notes = []
+    if untagged:
+        notes.append(f"{', '.join(untagged)}: named by the file name: no single run tag "
+                     "(4-field run, or several tags in the file)")
+    if shared:
+        notes.append(f"{', '.join(shared)}: named by the file name: the run tag is not unique "
+                     "among the runs given")
+    return names, notes
+
+
+def _as_written(frame: pd.DataFrame, asked: list[str]) -> pd.DataFrame:
+    """``frame`` with its measures named as the user wrote them (``-m map`` → ``map``)."""
+    from ..ir.measures import written_names
+
+    written = written_names(asked)
+    return frame.assign(measure=frame["measure"].map(lambda m: written.get(m, m)))
 
 
 def _fmt_value(value: float, count: bool) -> str:
@@ -151,7 +188,8 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"option --format: unknown format {fmt!r}; use one of "
                               f"{', '.join(FORMATS)}")
         try:
-            ms = measures.parse_measures(list(measure) if measure else list(DEFAULT_MEASURES))
+            asked = list(measure) if measure else list(DEFAULT_MEASURES)
+            ms = measures.parse_measures(asked)
             notes: list[str] = []
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", IgnoredTopicsWarning)
@@ -165,10 +203,14 @@ def register(app: typer.Typer) -> None:
                     max_docs=max_docs, relevance_level=level, allow_no_overlap=allow_no_overlap)
                 system = many["system"].to_numpy()
                 blocks = []
-                for i, name in enumerate(_run_names(runs)):
+                names, name_notes = _run_names(runs)
+                if len(runs) > 1 or fmt != "trec":  # the names are printed
+                    notes += name_notes
+                for i, name in enumerate(names):
                     per_q = (many[system == str(i)].drop(columns="system")
                              .reset_index(drop=True))
                     summary = evaluation.summarize(per_q)
+                    per_q, summary = _as_written(per_q, asked), _as_written(summary, asked)
                     if complete:
                         summary = _trec_eval_complete_num_rel(summary, q, level, name, notes)
                     blocks.append((name, per_q, summary))

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from .errors import MeasureError
 
-__all__ = ["COUNT_MEASURES", "MEASURES", "Measure", "parse_measure", "parse_measures"]
+__all__ = ["COUNT_MEASURES", "MEASURES", "Measure", "parse_measure", "parse_measures",
+           "written_names"]
 
 # family -> (cutoff: "required" | "optional" | "none", accepts rel=)
 MEASURES: dict[str, tuple[str, bool]] = {
@@ -165,6 +166,26 @@ def _parse_one(spec: str) -> list[Measure]:
     if params:
         raise MeasureError(f"unsupported parameter(s) {', '.join(params)} in measure {spec!r}")
     return [Measure(family, cutoff, rel)]
+
+
+def written_names(specs: str | Measure | Iterable[str | Measure]) -> dict[str, str]:
+    """The canonical name of each measure (``AP``, ``nDCG@10``, as evaluations label their rows)
+    → the trec_eval name the user wrote (``map``, ``ndcg_cut_10``, ``recip_rank``), so that
+    tables, figures and JSON say what the user asked for; a trec_eval command-line name with a
+    parameter is written as trec_eval prints it (``ndcg_cut.10`` → ``ndcg_cut_10``, ``P.5`` →
+    ``P_5``). ir_measures names keep their canonical spelling (``ndcg@10`` → ``nDCG@10``, as
+    ir_measures prints it), and so does a trec_eval list (``P``, ``ndcg_cut.5,10``) that names
+    several measures; when two spellings name one measure, the first is kept."""
+    if isinstance(specs, (str, Measure)):
+        specs = [specs]
+    out: dict[str, str] = {}
+    for spec in specs:
+        if not isinstance(spec, str):
+            continue
+        found = _parse_one(spec)
+        if len(found) == 1 and _parse_trec(spec.strip()) is not None:
+            out.setdefault(str(found[0]), spec.strip().replace(".", "_", 1))
+    return out
 
 
 def parse_measure(spec: str | Measure) -> Measure:

@@ -67,6 +67,7 @@ __all__ = [
     "take_rows",
     "read_qrels",
     "read_run",
+    "run_tag",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -1367,3 +1368,33 @@ def read_qrels(path: PathLike) -> pd.DataFrame:
     t = load_qrels(path)
     return pd.DataFrame({"query_id": t.query_id.to_pandas(), "doc_id": t.doc_id.to_pandas(),
                          "relevance": t.relevance})
+
+
+def _tag_of(line: bytes) -> str | None:
+    fields = line.split()
+    return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None
+
+
+def run_tag(path: PathLike) -> str | None:
+    """The run tag of a TREC run file (the 6th field, ``qid Q0 docid rank score tag``), read from
+    its first and last lines (the last of a gzip file is not read: that would decompress all of
+    it); ``None`` when the run has no tag (Ranger's 4-field format, an empty or unreadable file)
+    or when the two lines disagree (a file of several runs). Names runs after the data
+    (``ranger-eval trec``) without parsing the file twice."""
+    p = Path(path)
+    try:
+        with p.open("rb") as raw:
+            if raw.read(2) == _GZIP_MAGIC:
+                raw.seek(0)
+                with gzip.open(raw) as fh:
+                    return _tag_of(fh.readline(1 << 16))
+            raw.seek(0)
+            first = _tag_of(raw.readline(1 << 16).lstrip(_BOM))
+            size = p.stat().st_size
+            raw.seek(max(0, size - (1 << 16)))
+            tail = raw.read().rstrip().rsplit(b"\n", 1)[-1]
+    except (OSError, EOFError, zlib.error):
+        return None
+    last = _tag_of(tail)
+    return first if first is not None and first == last else None
+
