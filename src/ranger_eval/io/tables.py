@@ -6,10 +6,11 @@ Formats:
   table with ``dataset, system, item, value[, metric, seed]`` columns.
 
 Identifier columns are read as the exact strings written (``"01"`` stays ``"01"``, ``"NA"`` is
-an id, not a missing value). A first line ``# ranger-eval:…`` (the signature Ranger writes on its
-own CSV outputs) is skipped. An empty or whitespace-only id (dataset, system, metric, item,
-seed) is an error: it is never a legitimate id (see :func:`check_ids`). Every error names
-the file, the line (Parquet files, which have no lines: the 1-based row) and the offending text.
+an id, not a missing value). A first line ``# ranger-eval:…`` (the signature that Ranger wrote
+on its CSV outputs before they became plain CSV) is skipped. An empty or whitespace-only id
+(dataset, system, metric, item, seed) is an error: it is never a legitimate id (see
+:func:`check_ids`). Every error names the file, the line (Parquet files, which have no lines:
+the 1-based row) and the offending text.
 """
 from __future__ import annotations
 

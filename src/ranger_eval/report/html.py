@@ -208,7 +208,8 @@ def _read_json_object(path: Path) -> dict[str, Any]:
 
 
 def _read_csv(path: Path, required: Sequence[str] = ()) -> pd.DataFrame:
-    """A CSV written by ranger-eval: an optional first ``# signature`` line, then the table."""
+    """A CSV written by ranger-eval: plain, or after a first ``# signature`` line (as written
+    before CSV outputs became plain)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -713,7 +714,7 @@ def _rank(a: _Analysis) -> None:
     if not avg:
         raise ReportError(f"{path}: rank_test.average_ranks is empty")
     avg = {str(k): float(v) for k, v in avg.items()}
-    alpha = _float(rt, "alpha", path, w)
+    alpha = round(1.0 - _float(rt, "level", path, w), 12)
     posthoc = _POSTHOC.get(str(rt.get("posthoc")), str(rt.get("posthoc")))
     cd = rt.get("critical_difference")
     pairwise = rt.get("pairwise") or []
@@ -803,9 +804,10 @@ def _rank(a: _Analysis) -> None:
                      _num(r.get("effect_size"), 3), _pcell(r.get("pvalue_adjusted")),
                      _Cell("<strong>yes</strong>" if r.get("significant") else "no"),
                      _text(r.get("test", ""))] for r in pw if isinstance(r, dict)]
+            r_alpha = round(1.0 - float(ranking.get("level", 1.0 - alpha)), 12)
             caption = (f"Pairwise comparisons of the ranking ({_e(ranking.get('comparisons'))}"
                        f"; {_e(_correction(str(ranking.get('correction', ''))))}, "
-                       f"α = {_alpha(float(ranking.get('alpha', alpha)))}).")
+                       f"α = {_alpha(r_alpha)}).")
             a.tables.append(_table(f"t{a.index}-ranking-pairs", "Ranking: pairwise comparisons",
                                    caption, ["system A", "system B", "diff", "effect size",
                                              "p adj.", "significant", "test"], rows))
@@ -834,7 +836,7 @@ def _ranking_sentences(a: _Analysis, ranking: Mapping[str, Any], path: Path) -> 
     n_sig = sum(1 for r in pw if r.get("significant"))
     datasets, metrics = ranking.get("datasets") or [], ranking.get("metrics") or []
     corr = _correction(str(ranking.get("correction", "")))
-    alpha = ranking.get("alpha", 0.05)
+    alpha = round(1.0 - float(ranking.get("level", 0.95)), 12)
     value = f" ({_fixed(float(means[top]), 3)})" if top in means else ""
     text = (f"{top} ranks first by {kind}{value} over "
             f"{_plural(len(datasets), 'dataset')} × {_plural(len(metrics), 'metric')}; "
