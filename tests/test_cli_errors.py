@@ -188,7 +188,7 @@ def test_pairs_baseline_without_baseline_says_to_pass_it():
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        ({"alpha": 2.0}, "option --alpha: alpha must be strictly between 0 and 1"),
+        ({"level": 2.0}, "option --level: level must be strictly between 0 and 1"),
         ({"posthoc": "tukey"}, "option --posthoc: unknown post-hoc test 'tukey'; use one of "
                                "nemenyi"),
         ({"comparisons": "some"}, "option --comparisons: unknown comparisons 'some'; use one of "

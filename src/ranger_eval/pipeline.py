@@ -37,7 +37,6 @@ from .errors import (
     EffectSizeError,
     InputError,
     RangerError,
-    check_alpha,
     check_correction,
     check_level,
     suggest,
@@ -1110,7 +1109,7 @@ RANK_OUTPUTS: tuple[str, ...] = (
 #: Defaults of the ranking settings (``aggregate:`` section and command-line options).
 RANK_DEFAULTS: dict[str, Any] = {
     "comparisons": "successive", "weights": None, "higher_is_better": None,
-    "dataset_weights": None, "alpha": 0.05, "correction": "holm-sidak", "test": "auto",
+    "dataset_weights": None, "level": 0.95, "correction": "holm-sidak", "test": "auto",
     "posthoc": "nemenyi", "control": None, "n_resamples": 10_000, "seed": 0,
 }
 
@@ -1184,7 +1183,7 @@ def rank_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[str, 
     if exp is not None:
         exp.require_for("rank")
         if "level" in exp.config.model_fields_set:
-            settings["alpha"] = round(1.0 - exp.config.level, 12)
+            settings["level"] = exp.config.level
         settings.update({k: v for k, v in exp.config.aggregate.model_dump().items()
                          if v is not None})
         n = exp.config.aggregate.n_resamples
@@ -1211,8 +1210,8 @@ def rank_options(options: dict[str, Any]) -> dict[str, Any]:
     for key, (values, noun) in choices.items():
         if out.get(key) is not None:
             out[key] = _choice(key, out[key], values, noun)
-    if out.get("alpha") is not None:
-        out["alpha"] = _checked("alpha", lambda: check_alpha(out["alpha"], error=ConfigError))
+    if out.get("level") is not None:
+        out["level"] = _checked("level", lambda: check_level(out["level"], error=ConfigError))
     if out.get("correction") is not None:
         out["correction"] = _checked(
             "correction", lambda: check_correction(out["correction"], error=ConfigError))
@@ -1292,7 +1291,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                     "use `ranger-eval compare` for one dataset"
                 )
             ranked = rank_systems(
-                scores, comparisons=settings["comparisons"], alpha=settings["alpha"],
+                scores, comparisons=settings["comparisons"], level=settings["level"],
                 correction=settings["correction"], weights=settings["weights"],
                 higher_is_better=hib, dataset_weights=settings["dataset_weights"],
                 test=settings["test"], n_resamples=settings["n_resamples"], seed=settings["seed"],
@@ -1316,7 +1315,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                 table = table.pivot_table(index="dataset", columns="system", values="value",
                                           aggfunc="first", sort=False)
             direction = hib if isinstance(hib, bool) else True
-        rt = rank_test(table, higher_is_better=direction, alpha=settings["alpha"],
+        rt = rank_test(table, higher_is_better=direction, level=settings["level"],
                        posthoc=settings["posthoc"], control=settings["control"])
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, None, naive)  # systems already carry display names

@@ -59,7 +59,7 @@ FIELDS: dict[str, str] = {
     "ties": "tie-breaking of equal scores (docid-desc: docid descending, as trec_eval)",
     "max_docs": "documents kept per topic (all, or trec_eval's -M)",
     "posthoc": "post-hoc test of the rank test (nemenyi, bonferroni-dunn, holm, wilcoxon)",
-    "ties_corr": "whether the Friedman statistic is corrected for ties",
+    "tie_correction": "whether the Friedman statistic is corrected for ties (yes/no)",
     "weights": "weights of metrics or datasets (equal, or custom)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "mods": "moderators of a meta-regression (column names), or subgroups(COLUMN) for a subgroup "

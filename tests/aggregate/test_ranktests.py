@@ -117,7 +117,7 @@ class TestDemsarWorkedExample:
         assert res.iman_davenport_pvalue < 0.05
 
     def test_paper_nemenyi_cd(self) -> None:
-        res = rank_test(self.paper_table(), alpha=0.05)
+        res = rank_test(self.paper_table(), level=0.95)
         paper = DEMSAR["paper"]
         n, k = 14, 4
         q = res.critical_difference / math.sqrt(k * (k + 1) / (6 * n))
@@ -174,7 +174,7 @@ class TestAgainstPeers:
         for alpha, ar in case["autorank"].items():
             assert ar["omnibus"] == "friedman" and ar["posthoc"] == "nemenyi"
             res = rank_test(oracle_frame(case), higher_is_better=case["higher_is_better"],
-                            alpha=float(alpha))
+                            level=1 - float(alpha))
             for s, v in ar["meanrank"].items():
                 assert res.average_ranks[s] == pytest.approx(v, rel=1e-12)
             # autorank's q comes from statsmodels' interpolated qsturng table.
@@ -220,7 +220,8 @@ class TestAgainstPeers:
             if posthoc == "bonferroni-dunn":
                 for alpha, cd in ct["bonferroni_dunn_cd"].items():
                     r = rank_test(oracle_frame(case), higher_is_better=case["higher_is_better"],
-                                  posthoc=posthoc, control=case["control"], alpha=float(alpha))
+                                  posthoc=posthoc, control=case["control"],
+                                  level=1 - float(alpha))
                     assert r.critical_difference == pytest.approx(cd, rel=RTOL)
 
     def test_two_system_tests(self, idx: int) -> None:
@@ -264,7 +265,7 @@ def test_nemenyi_q_matches_scipy_and_demsar_table() -> None:
     table = ORACLE["nemenyi_q_table"]
     for (alpha, k), q in by_key.items():
         df = pd.DataFrame(np.arange(3 * k, dtype=float).reshape(3, k))
-        res = rank_test(df, alpha=alpha)
+        res = rank_test(df, level=1 - alpha)
         se = math.sqrt(k * (k + 1) / 18)
         got = res.critical_difference / se * math.sqrt(2)
         assert got == pytest.approx(q, rel=RTOL)
@@ -417,7 +418,7 @@ def test_lower_is_better_reverses_ranks() -> None:
          "unknown control 'Z'"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"control": "A"},
          "only used by posthoc"),
-        (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"alpha": 1.5}, "alpha"),
+        (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"level": 1.5}, "level must be strictly between"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"higher_is_better": "yes"},
          "higher_is_better"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"metric": "acc"},
@@ -440,10 +441,11 @@ def test_missing_system_in_tidy_table_names_dataset_and_system() -> None:
 
 # ----------------------------------------------------------------------------- results
 def test_result_views_and_signature() -> None:
-    res = rank_test(demsar_table(), posthoc="holm", control="C4.5", alpha=0.1)
+    res = rank_test(demsar_table(), posthoc="holm", control="C4.5", level=0.9)
     assert isinstance(res, RankTest)
-    assert (res.n_datasets, res.n_systems, res.alpha, res.posthoc, res.control) == (
-        14, 4, 0.1, "holm", "C4.5")
+    assert (res.n_datasets, res.n_systems, res.level, res.posthoc, res.control) == (
+        14, 4, 0.9, "holm", "C4.5")
+    assert res.alpha == 1 - 0.9  # derived, never a second knob
     assert res.critical_difference is None
     assert list(res.pairwise.columns) == [
         "a", "b", "statistic", "pvalue", "pvalue_adjusted", "significant"]
@@ -455,13 +457,14 @@ def test_result_views_and_signature() -> None:
     assert json.loads(json.dumps(d, allow_nan=False)) == d
     assert d["average_ranks"]["C4.5"] == res.average_ranks["C4.5"]
     assert len(d["pairwise"]) == 3
+    assert d["level"] == 0.9 and "alpha" not in d
     fields = parse_signature(res.signature)
     assert fields["kind"] == "rank"
     assert fields["posthoc"] == "holm"
     assert fields["corr"] == "holm"
     assert fields["pairs"] == "baseline(C4.5)"
     assert fields["alpha"] == "0.1"
-    assert fields["ties_corr"] == "no"
+    assert fields["tie_correction"] == "no"
     assert list(res.ranks.columns) == list(res.average_ranks.index)
     assert list(res.ranks.index) == DEMSAR["datasets"]
 

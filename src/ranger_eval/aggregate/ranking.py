@@ -34,7 +34,13 @@ import pandas as pd
 
 from .._frames import as_frame
 from ..comparison import Comparison, compare
-from ..errors import AggregateError, check_alpha, check_choice, check_correction
+from ..errors import (
+    AggregateError,
+    check_choice,
+    check_correction,
+    check_level,
+    renamed_keywords,
+)
 from ..scores import Scores, as_scores
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons
@@ -55,7 +61,8 @@ class Ranking:
     ``order``: systems, best first; ``means``: the aggregate mean ``V̇_b`` of each (Series in
     ``order``); ``comparison``: the pairwise results (a :class:`Comparison`; aggregated across
     datasets when there are several); ``cliques``: maximal groups without a significant
-    difference, best group first; ``aggregated_metrics`` / ``datasets``: what was combined.
+    difference, best group first; ``aggregated_metrics`` / ``datasets``: what was combined;
+    ``level``: the confidence level (the tests are significant at ``alpha = 1 − level``).
     """
 
     order: tuple[str, ...]
@@ -63,7 +70,7 @@ class Ranking:
     comparison: Comparison
     cliques: tuple[tuple[str, ...], ...]
     comparisons: str
-    alpha: float
+    level: float
     correction: str
     datasets: tuple[str, ...]
     metrics: tuple[str, ...]
@@ -74,6 +81,11 @@ class Ranking:
     #: Kendall's τ-b between the TOPSIS order and ``order``.
     topsis: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
     topsis_tau: float = float("nan")
+
+    @property
+    def alpha(self) -> float:
+        """The significance level of the tests, ``1 − level``."""
+        return 1.0 - self.level
 
     @property
     def pairwise(self) -> pd.DataFrame:
@@ -120,7 +132,7 @@ class Ranking:
             "means": {str(k): float(v) for k, v in self.means.items()},
             "mean_kind": self.mean_kind,
             "naive_means": {str(k): float(v) for k, v in self.naive_means.items()},
-            "comparisons": self.comparisons, "alpha": self.alpha, "correction": self.correction,
+            "comparisons": self.comparisons, "level": self.level, "correction": self.correction,
             "datasets": list(self.datasets), "metrics": list(self.metrics),
             "pairwise": [
                 {"a": str(r.a), "b": str(r.b), "diff": float(r.diff),  # type: ignore[arg-type]
@@ -173,11 +185,12 @@ def _naive_means(scores: Scores) -> pd.Series:
     return per.groupby(level="system", sort=False).mean()
 
 
+@renamed_keywords(alpha="level")
 def rank_systems(
     scores: Scores | pd.DataFrame,
     *,
     comparisons: str = "successive",
-    alpha: float = 0.05,
+    level: float = 0.95,
     correction: str = "holm-sidak",
     weights: Mapping[str, float] | None = None,
     higher_is_better: Mapping[str, bool] | bool | None = None,
@@ -192,19 +205,20 @@ def rank_systems(
     ``weights``: metric weights of the §6.1 aggregate; ``dataset_weights``: weights of the
     datasets in the §6.2/§6.3 aggregation (default equal); ``higher_is_better``: metric
     directions (dict or one bool), else known metric names decide. ``test``, ``n_resamples``,
-    ``seed`` and ``correction`` are passed to :func:`~ranger_eval.comparison.compare`.
+    ``seed``, ``correction`` and ``level`` (the tests are significant at ``alpha = 1 − level``)
+    are passed to :func:`~ranger_eval.comparison.compare`.
     ``by``: item metadata column(s); the ranking is run per level and a dict
     ``{level values: Ranking}`` is returned (IBM §10.1).
     """
     check_choice("comparisons", comparisons, ORDERS, error=AggregateError)
-    alpha = check_alpha(alpha, error=AggregateError)
+    level = check_level(level, error=AggregateError)
     correction = check_correction(correction, error=AggregateError)
     scores = as_scores(scores, what="rank_systems", error=AggregateError)
     if by is not None:
-        return {level: _rank(sub, comparisons, alpha, correction, weights, higher_is_better,
-                             dataset_weights, test, n_resamples, seed)
-                for level, sub in split_by(scores, by).items()}
-    return _rank(scores, comparisons, alpha, correction, weights, higher_is_better,
+        return {values: _rank(sub, comparisons, level, correction, weights, higher_is_better,
+                              dataset_weights, test, n_resamples, seed)
+                for values, sub in split_by(scores, by).items()}
+    return _rank(scores, comparisons, level, correction, weights, higher_is_better,
                  dataset_weights, test, n_resamples, seed)
 
 
@@ -225,7 +239,7 @@ def split_by(scores: Scores, by: Sequence[str] | str) -> dict[tuple[str, ...], S
     return out
 
 
-def _rank(scores: Scores, comparisons: str, alpha: float, correction: str,
+def _rank(scores: Scores, comparisons: str, level: float, correction: str,
           weights: Mapping[str, float] | None, higher_is_better: Mapping[str, bool] | bool | None,
           dataset_weights: Mapping[str, float] | None, test: str, n_resamples: int,
           seed: int | None) -> Ranking:
@@ -266,7 +280,7 @@ def _rank(scores: Scores, comparisons: str, alpha: float, correction: str,
         pairs = [(order[0], s) for s in order[1:]]
         alternative = "greater"
     comp = compare(agg, systems=order, pairs=pairs, alternative=alternative,
-                   correction=correction, level=1.0 - alpha, test=test, n_resamples=n_resamples,
+                   correction=correction, level=level, test=test, n_resamples=n_resamples,
                    seed=seed)
     if len(datasets) > 1:
         comp = aggregate_comparisons(comp, weights=dict(dataset_weights) if dataset_weights else None)
@@ -278,7 +292,7 @@ def _rank(scores: Scores, comparisons: str, alpha: float, correction: str,
     closeness, tau = _topsis(scores, higher_is_better, weights, dataset_weights, order)
     return Ranking(
         order=tuple(order), means=pd.Series(means.to_numpy(dtype=float), index=order, name=kind),
-        comparison=comp, cliques=cliques, comparisons=comparisons, alpha=alpha,
+        comparison=comp, cliques=cliques, comparisons=comparisons, level=level,
         correction=correction, datasets=tuple(datasets), metrics=tuple(metrics), mean_kind=kind,
         naive_means=_naive_means(scores),
         weights="custom" if (weights or dataset_weights) else "equal",
@@ -366,6 +380,7 @@ def _label(cols: Sequence[str], values: Sequence[object]) -> str:
     return ", ".join(f"{c}={v}" for c, v in zip(cols, values, strict=True)) or "all"
 
 
+@renamed_keywords(alpha="level")
 def condition_and_compare(
     scores: Scores | pd.DataFrame,
     params: pd.DataFrame,
@@ -373,7 +388,7 @@ def condition_and_compare(
     condition: Sequence[str] = (),
     compare: Sequence[str],
     color: Sequence[str] = (),
-    alpha: float = 0.05,
+    level: float = 0.95,
     correction: str = "holm-sidak",
     test: str = "auto",
     higher_is_better: Mapping[str, bool] | bool | None = None,
@@ -386,7 +401,7 @@ def condition_and_compare(
     hyper-parameter θ. Systems with the same ``condition`` values form a partition; inside it,
     the per-item scores of systems with the same ``compare`` values are pooled (item ids become
     ``item@system``, so pooled groups are unpaired) and ranked first-vs-rest. ``color`` must be a
-    subset of ``compare``.
+    subset of ``compare``. ``level``: confidence level of the rankings (see :func:`rank_systems`).
     """
     scores = as_scores(scores, what="condition_and_compare", error=AggregateError)
     params = as_frame(params, what="condition_and_compare: params (system → hyper-parameters)",
@@ -434,7 +449,7 @@ def condition_and_compare(
         pooled = Scores(sub.reset_index(drop=True))
         partitions[key] = pooled
         members[key] = {lab: tuple(ss) for lab, ss in groups.items()}
-        ranking = rank_systems(pooled, comparisons="first-vs-rest", alpha=alpha,
+        ranking = rank_systems(pooled, comparisons="first-vs-rest", level=level,
                                correction=correction, test=test, weights=weights,
                                higher_is_better=higher_is_better, seed=seed)
         assert isinstance(ranking, Ranking)

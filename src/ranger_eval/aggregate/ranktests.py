@@ -16,8 +16,8 @@ rank of system ``j`` on dataset ``i`` and ``R_j = (1/N) Σ_i r_ij`` its average 
 * Post-hoc tests of pairs, with ``SE = sqrt(k(k+1) / (6N))`` and ``z = (R_a − R_b) / SE``:
 
   - ``"nemenyi"``: all pairs; ``CD = q_α / √2 · SE`` with ``q_α`` the (1 − α) quantile of the
-    studentized range of ``k`` means with infinite df; the adjusted p-value is the studentized
-    range survival function at ``|z|·√2``.
+    studentized range (α = 1 − ``level``) of ``k`` means with infinite df; the adjusted p-value
+    is the studentized range survival function at ``|z|·√2``.
   - ``"bonferroni-dunn"``: each system against ``control``; ``CD = z_{1 − α/(2(k−1))} · SE``;
     p-values ``2·Φ(−|z|)`` multiplied by ``k − 1`` (capped at 1).
   - ``"holm"``: each system against ``control``; ``2·Φ(−|z|)`` adjusted by Holm's step-down.
@@ -41,7 +41,7 @@ from scipy.special import log_ndtr, ndtr
 
 from .._frames import as_frame, float_values, id_strings
 from .._lazymodule import lazy_module
-from ..errors import AggregateError, check_alpha, check_choice
+from ..errors import AggregateError, check_choice, check_level, renamed_keywords
 from ..signature import Signature, make_signature
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
@@ -160,7 +160,7 @@ class RankTest:
         except for wilcoxon, where it is the signed-rank statistic ``min(R+, R−)``.
         ``significant`` is ``|R_a − R_b| ≥ CD`` for nemenyi and bonferroni-dunn (Demšar's rule,
         the same as ``pvalue_adjusted ≤ alpha`` up to rounding) and ``pvalue_adjusted ≤ alpha``
-        for holm and wilcoxon.
+        for holm and wilcoxon, with ``alpha = 1 − level``.
     cliques
         Maximal groups (tuples of ≥ 2 systems, in rank order) of systems that are contiguous in
         rank order and have no significant difference between any two members; these are the
@@ -185,7 +185,7 @@ class RankTest:
     cliques: list[tuple[str, ...]]
     n_datasets: int
     n_systems: int
-    alpha: float
+    level: float
     posthoc: str
     control: str | None
     higher_is_better: bool
@@ -193,6 +193,11 @@ class RankTest:
     wilcoxon: WilcoxonTest | None
     sign_test: SignTest | None
     signature: Signature
+
+    @property
+    def alpha(self) -> float:
+        """The significance level of the post-hoc tests and the CD, ``1 − level``."""
+        return 1.0 - self.level
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system, best first: ``system``, ``rank`` (1 = best; equal average ranks
@@ -222,7 +227,7 @@ class RankTest:
         return {
             "n_datasets": self.n_datasets,
             "n_systems": self.n_systems,
-            "alpha": self.alpha,
+            "level": self.level,
             "posthoc": self.posthoc,
             "control": self.control,
             "higher_is_better": self.higher_is_better,
@@ -542,11 +547,12 @@ def two_system_tests(
 
 
 # ----------------------------------------------------------------------------- main
+@renamed_keywords(alpha="level")
 def rank_test(
     table: pd.DataFrame | Scores,
     *,
     higher_is_better: bool = True,
-    alpha: float = 0.05,
+    level: float = 0.95,
     posthoc: str = "nemenyi",
     control: str | None = None,
     tie_correction: bool = False,
@@ -563,8 +569,9 @@ def rank_test(
         system's mean per dataset (:func:`rank_table`).
     higher_is_better
         Whether a larger score is better (rank 1 goes to the largest score).
-    alpha
-        Significance level of the post-hoc test (and of the CD).
+    level
+        Confidence level; the post-hoc tests and the CD are at the significance level
+        ``alpha = 1 − level``.
     posthoc
         ``"nemenyi"`` (all pairs), ``"bonferroni-dunn"`` or ``"holm"`` (every system vs
         ``control``), or ``"wilcoxon"`` (all pairs, signed-rank tests with Holm). ``"wilcoxon"``
@@ -582,7 +589,8 @@ def rank_test(
     The formulas are in the module docstring. Raises :class:`~ranger_eval.errors.AggregateError`
     for bad input (missing scores, fewer than 2 datasets or systems, unknown options).
     """
-    alpha = check_alpha(alpha, error=AggregateError)
+    level = check_level(level, error=AggregateError)
+    alpha = 1.0 - level
     posthoc = check_choice("posthoc", posthoc, POSTHOCS, error=AggregateError)
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise AggregateError(f"higher_is_better must be True or False; got {higher_is_better!r}")
@@ -699,7 +707,7 @@ def rank_test(
         "pairs": "all" if control is None else f"baseline({control})",
         "corr": corr,
         "alpha": alpha,
-        "ties_corr": "yes" if tie_correction else "no",
+        "tie_correction": "yes" if tie_correction else "no",
         "method_detail": "zsplit" if posthoc == "wilcoxon" else None,
     })
     ranks_df = pd.DataFrame(ranks[:, order], index=df.index.copy(), columns=names)
@@ -717,7 +725,7 @@ def rank_test(
         cliques=cliques,
         n_datasets=int(n),
         n_systems=int(k),
-        alpha=alpha,
+        level=level,
         posthoc=posthoc,
         control=control,
         higher_is_better=higher_is_better,

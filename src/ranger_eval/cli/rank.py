@@ -43,7 +43,11 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help="successive, all or first-vs-rest (per-item scores) [successive]."),
         ] = None,
-        alpha: Annotated[float | None, typer.Option(help="Significance level [0.05].")] = None,
+        level: Annotated[
+            float | None,
+            typer.Option(help="Confidence level; the tests are significant at alpha = 1 - level "
+                         "[0.95]."),
+        ] = None,
         correction: Annotated[
             str | None, typer.Option(help="Multiplicity correction of the pairwise tests.")
         ] = None,
@@ -70,7 +74,7 @@ def register(app: typer.Typer) -> None:
         run = run_rank(
             input, out, command_line(), figures, html, system_from, posthoc=posthoc,
             control=control,
-            comparisons=comparisons, alpha=alpha, correction=correction, test=test, seed=seed,
+            comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
             higher_is_better=False if lower_is_better else None,
         )
         warn(run.warnings)

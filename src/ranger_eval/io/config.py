@@ -124,13 +124,15 @@ class AggregateSettings(_Model):
     weights: dict[str, float] | None = None
     higher_is_better: dict[str, bool] | bool | None = None
     dataset_weights: dict[str, float] | None = None
-    alpha: float | None = Field(default=None, gt=0, lt=1)
+    level: float | None = Field(default=None, gt=0, lt=1)
     correction: str | None = None
     test: Literal[COMPARE_TESTS] | None = None  # type: ignore[valid-type]
     posthoc: Literal["nemenyi", "bonferroni-dunn", "holm", "wilcoxon"] | None = None
     control: str | None = None
     n_resamples: int | None = Field(default=None, ge=1)
     seed: int | None = Field(default=None, ge=0)
+    #: renamed to ``level`` (one vocabulary): an error naming the replacement, never used
+    alpha: float | None = Field(default=None, exclude=True)
 
     @field_validator("correction")
     @classmethod
@@ -138,6 +140,12 @@ class AggregateSettings(_Model):
         from ..errors import check_correction
 
         return None if v is None else check_correction(v, error=ConfigError)
+
+    @field_validator("alpha", mode="before")
+    @classmethod
+    def _renamed_alpha(cls, v: object) -> None:
+        raise ValueError("renamed to aggregate.level, the confidence level (level = 1 - alpha, "
+                         "e.g. alpha 0.05 is level 0.95)")
 
 
 class ExperimentConfig(_Model):
