@@ -301,8 +301,21 @@ def test_categorical_coding_like_model_matrix():
 def test_meta_result_api_unchanged_without_moderators():
     res = meta_analysis(BCG["yi"], BCG["vi"])
     assert isinstance(res, MetaResult) and not isinstance(res, MetaRegressionResult)
-    res = meta_analysis(BCG["yi"], BCG["vi"], "DL", "z", 0.95, None)
+    res = meta_analysis(BCG["yi"], BCG["vi"], method="DL", test="z", level=0.95, names=None)
     assert isinstance(res, MetaResult)
+
+
+def test_settings_are_keyword_only_after_the_data():
+    """The data come first; method, test, level, names, moderators (and regtest's model,
+    predictor, ni) are passed by name."""
+    with pytest.raises(TypeError, match="positional"):
+        meta_analysis(BCG["yi"], BCG["vi"], "DL")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="positional"):
+        subgroup_analysis(Y3, V3, ["a", "a", "b"], "DL")  # type: ignore[misc]
+    res = meta_analysis(BCG["yi"], BCG["vi"], method="DL")
+    with pytest.raises(TypeError, match="positional"):
+        regtest(res, "lm")  # type: ignore[misc]
+    assert regtest(res, model="lm").model == "lm"
 
 
 def test_views_summary_json_frame_signature():

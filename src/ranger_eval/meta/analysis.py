@@ -27,10 +27,12 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 
 def _meta_regression(
-    y: np.ndarray, v: np.ndarray, method: str, test: str, level: float, names: tuple[str, ...],
-    measure: str | None, effects: Any, moderators: Any, method_label: str,
-    design: tuple[np.ndarray, tuple[str, ...], tuple[str, ...]] | None = None,
+    y: np.ndarray, v: np.ndarray, *, method: str, test: str, level: float,
+    names: tuple[str, ...], measure: str | None, effects: Any, method_label: str,
+    moderators: Any = None, design: tuple[np.ndarray, tuple[str, ...], tuple[str, ...]] | None = None,
 ) -> MetaRegressionResult:
+    """The meta-regression of validated ``y``/``v`` on ``moderators`` (or on a ready ``design``:
+    ``(X, coefficient names, moderator names)``), labelled ``method_label`` (EE stays EE)."""
     X, coef_names, mod_names = _design(moderators, names, effects) if design is None else design
     k, p = X.shape
     fit = _fit_mods(y, v, X, method, test, level)
@@ -55,22 +57,23 @@ def _meta_regression(
 
 @overload
 def meta_analysis(
-    yi: Any, vi: Any = ..., method: str = ..., test: str = ..., level: float = ...,
+    yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
     names: Sequence[Any] | None = ..., moderators: None = ...,
 ) -> MetaResult: ...
 
 
 @overload
 def meta_analysis(
-    yi: Any, vi: Any = ..., method: str = ..., test: str = ..., level: float = ...,
+    yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
     names: Sequence[Any] | None = ...,
-    *, moderators: pd.DataFrame | pd.Series | Mapping[str, Any] | str | Sequence[str],
+    moderators: pd.DataFrame | pd.Series | Mapping[str, Any] | str | Sequence[str],
 ) -> MetaRegressionResult: ...
 
 
 def meta_analysis(
     yi: Any,
     vi: Any = None,
+    *,
     method: str = "REML",
     test: str = "z",
     level: float = 0.95,
@@ -110,8 +113,9 @@ def meta_analysis(
     )
     if moderators is not None:
         method_label = "EE" if method.upper() == "EE" else method_c
-        res = _meta_regression(y, v, method_c, test_c, level_f, names_t, measure, effects,
-                               moderators, method_label)
+        res = _meta_regression(y, v, method=method_c, test=test_c, level=level_f, names=names_t,
+                               measure=measure, effects=effects, method_label=method_label,
+                               moderators=moderators)
         return res
     if y.size == 1 and test_c != "z":
         warnings.warn(f"k = 1: using test='z' instead of {test_c!r} (as metafor)", UserWarning,

@@ -107,6 +107,7 @@ class RegTestResult(_ResultText):
 
 def regtest(
     result: MetaResult | MetaRegressionResult,
+    *,
     model: str = "rma",
     predictor: str = "sei",
     ni: Any = None,
@@ -171,8 +172,9 @@ def regtest(
     fit: MetaRegressionResult | None = None
     if model == "rma":
         fit = _meta_regression(
-            y.copy(), v.copy(), method, result.test, result.level, result.names, result.measure,
-            result.effects, None, result.method,
+            y.copy(), v.copy(), method=method, test=result.test, level=result.level,
+            names=result.names, measure=result.measure, effects=result.effects,
+            method_label=result.method,
             design=(X, (*names0, cname), (*getattr(result, "moderators", ()), cname)),
         )
         stat, pval, slope = float(fit.statistic[p]), float(fit.pvalue[p]), float(fit.estimate[p])

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import MetaInputError
-from ..formatting import format_level
+from ..formatting import format_level, format_pvalue
 from ..signature import Signature, make_signature, parse_signature
 from ._distributions import _crit
 from .fit import _fit_any
@@ -236,15 +237,12 @@ class MetaResult(_ResultText):
             return f"{x:.{digits}f}"
 
         pct_s = format_level(self.level)
-        lines = []
         if self.is_fixed:
             model = "Equal-Effects Model" if self.method == "EE" else "Fixed-Effects Model"
-            lines.append(f"{model} (k = {self.k})")
+            title = f"{model} (k = {self.k})"
         else:
-            lines.append(f"Random-Effects Model (k = {self.k}; tau^2 estimator: {self.method})")
-        if self.measure:
-            lines.append(f"Measure: {self.measure}")
-        lines.append("")
+            title = f"Random-Effects Model (k = {self.k}; tau^2 estimator: {self.method})"
+        lines = _heading(title, self.measure)
         if not self.is_fixed:
             lines.append(
                 f"tau^2 (estimated amount of total heterogeneity): {f(self.tau2)} "
@@ -260,23 +258,14 @@ class MetaResult(_ResultText):
                   f"Q(df = {self.Q_df}) = {f(self.Q)}, p-val {_p_txt(self.Q_pvalue)}", ""]
         lines.append("Model Results:")
         lines.append("")
-        stat_name = "zval" if self.test == "z" else "tval"
-        hdr = ["estimate", "se", stat_name]
-        if self.test != "z":
-            hdr.append("df")
-        hdr += ["pval", "ci.lb", "ci.ub"]
-        vals = [f(self.estimate), f(self.se), f(self.statistic)]
-        if self.test != "z":
-            vals.append(str(self.k - 1))
-        vals += ["<.0001" if self.pvalue < 1e-4 else f"{self.pvalue:.4f}", f(self.ci_low),
-                 f(self.ci_high)]
+        hdr = _coef_header(self.test)
+        vals = _coef_cells(f, self.estimate, self.se, self.statistic, self.df, self.pvalue,
+                           (self.ci_low, self.ci_high))
         widths = [max(len(h), len(v)) for h, v in zip(hdr, vals, strict=True)]
         lines.append("  ".join(h.rjust(w) for h, w in zip(hdr, widths, strict=True)))
         lines.append("  ".join(v.rjust(w) for v, w in zip(vals, widths, strict=True)))
         lines.append("")
-        test_txt = {"z": "z", "t": f"t(df = {self.k - 1})",
-                    "knha": f"Knapp-Hartung t(df = {self.k - 1})"}[self.test]
-        lines.append(f"Test: {test_txt}")
+        lines.append(_test_line(self.test, self.k - 1))
         lines.append(f"{pct_s} prediction interval: [{f(self.pi_low)}, {f(self.pi_high)}]")
         if self.measure == "ZCOR":
             t = self.transformed()
@@ -296,7 +285,46 @@ def _sig_fields(fields: dict[str, object]) -> dict[str, object]:
 
 
 def _p_txt(x: float) -> str:
-    return "< .0001" if x < 1e-4 else f"= {x:.4f}"
+    """``= 0.01242``, ``= 3.2e-07``, ``< 1e-300``: the one p-value rule
+    (:func:`ranger_eval.formatting.format_pvalue`, four significant digits)."""
+    return format_pvalue(x, 4, prefix="= ")
+
+
+def _pval_cell(p: float) -> str:
+    """A p-value in a printed table: :func:`ranger_eval.formatting.format_pvalue` with four
+    significant digits, as everywhere else (metafor's ``<.0001`` hid the size of small ones)."""
+    return format_pvalue(p, 4)
+
+
+def _heading(title: str, measure: str | None) -> list[str]:
+    """The first lines of a printed model: its title, the effect measure (if any), a blank line."""
+    return [title, *([f"Measure: {measure}"] if measure else []), ""]
+
+
+def _coef_header(test: str) -> list[str]:
+    """Columns of metafor's coefficient table: estimate, se, zval or tval (then df), pval, CI."""
+    stat = ["zval"] if test == "z" else ["tval", "df"]
+    return ["estimate", "se", *stat, "pval", "ci.lb", "ci.ub"]
+
+
+def _coef_cells(f: Callable[[float], str], estimate: float, se: float, statistic: float,
+                df: int | None, pvalue: float, ci: tuple[float, float]) -> list[str]:
+    """One row of :func:`_coef_header` (``df`` None for the z test); ``f`` formats a number."""
+    return [f(estimate), f(se), f(statistic), *([] if df is None else [str(df)]),
+            _pval_cell(pvalue), f(ci[0]), f(ci[1])]
+
+
+def _test_line(test: str, df: int) -> str:
+    """``Test: z``, ``Test: t(df = …)`` or ``Test: Knapp-Hartung t(df = …)``."""
+    return "Test: " + {"z": "z", "t": f"t(df = {df})", "knha": f"Knapp-Hartung t(df = {df})"}[test]
+
+
+def _qm_line(reg: MetaRegressionResult, f: Callable[[float], str]) -> str:
+    """The omnibus test of the moderators: ``QM(df = …) = …`` (χ²) or ``F(df1 = …, df2 = …) = …``."""
+    if reg.QM_ddf is None:
+        return f"QM(df = {reg.QM_df}) = {f(reg.QM)}, p-val {_p_txt(reg.QM_pvalue)}"
+    return (f"F(df1 = {reg.QM_df}, df2 = {reg.QM_ddf}) = {f(reg.QM)}, "
+            f"p-val {_p_txt(reg.QM_pvalue)}")
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -427,15 +455,12 @@ class MetaRegressionResult(_ResultText):
             return f"{x:.{digits}f}"
 
         pct_s = format_level(self.level)
-        lines = []
         if self.is_fixed:
             model = "Equal-Effects" if self.method == "EE" else "Fixed-Effects"
-            lines.append(f"{model} with Moderators Model (k = {self.k})")
+            title = f"{model} with Moderators Model (k = {self.k})"
         else:
-            lines.append(f"Mixed-Effects Model (k = {self.k}; tau^2 estimator: {self.method})")
-        if self.measure:
-            lines.append(f"Measure: {self.measure}")
-        lines.append("")
+            title = f"Mixed-Effects Model (k = {self.k}; tau^2 estimator: {self.method})"
+        lines = _heading(title, self.measure)
         rows = []
         if not self.is_fixed:
             rows.append(("tau^2 (estimated amount of residual heterogeneity):",
@@ -452,29 +477,13 @@ class MetaRegressionResult(_ResultText):
                   f"QE(df = {self.QE_df}) = {f(self.QE)}, p-val {_p_txt(self.QE_pvalue)}", ""]
         coefs = "2" if self.p == 2 else f"2:{self.p}"
         lines.append(f"Test of Moderators (coefficient{'s' if self.p > 2 else ''} {coefs}):")
-        if self.QM_ddf is None:
-            lines.append(f"QM(df = {self.QM_df}) = {f(self.QM)}, p-val {_p_txt(self.QM_pvalue)}")
-        else:
-            lines.append(f"F(df1 = {self.QM_df}, df2 = {self.QM_ddf}) = {f(self.QM)}, "
-                         f"p-val {_p_txt(self.QM_pvalue)}")
+        lines.append(_qm_line(self, f))
         lines += ["", "Model Results:", ""]
-        stat_name = "zval" if self.test == "z" else "tval"
-        header = ["", "estimate", "se", stat_name]
-        if self.test != "z":
-            header.append("df")
-        header += ["pval", "ci.lb", "ci.ub"]
-        rows_t = []
-        for j, name in enumerate(self.coef_names):
-            r = [name, f(self.estimate[j]), f(self.se[j]), f(self.statistic[j])]
-            if self.test != "z":
-                r.append(str(self.k - self.p))
-            r += ["<.0001" if self.pvalue[j] < 1e-4 else f"{self.pvalue[j]:.4f}",
-                  f(self.ci_low[j]), f(self.ci_high[j])]
-            rows_t.append(r)
-        lines += _table(rows_t, header)
+        rows_t = [[name, *_coef_cells(f, self.estimate[j], self.se[j], self.statistic[j],
+                                      self.df, self.pvalue[j], (self.ci_low[j], self.ci_high[j]))]
+                  for j, name in enumerate(self.coef_names)]
+        lines += _table(rows_t, ["", *_coef_header(self.test)])
         lines.append("")
-        df = self.k - self.p
-        test_txt = {"z": "z", "t": f"t(df = {df})", "knha": f"Knapp-Hartung t(df = {df})"}
-        lines.append(f"Test: {test_txt[self.test]}")
+        lines.append(_test_line(self.test, self.k - self.p))
         lines += ["", str(self.signature)]
         return "\n".join(lines)

@@ -27,6 +27,8 @@ from .results import (
     MetaResult,
     _jsonable,
     _p_txt,
+    _pval_cell,
+    _qm_line,
     _ResultText,
     _sig_fields,
     _table,
@@ -144,7 +146,7 @@ class SubgroupResult(_ResultText):
         for g in self.groups:
             r = self.fits[g]
             rows.append([g, str(r.k), f(r.estimate), f(r.se), f(r.ci_low), f(r.ci_high),
-                         "<.0001" if r.pvalue < 1e-4 else f"{r.pvalue:.4f}", f(r.tau2),
+                         _pval_cell(r.pvalue), f(r.tau2),
                          f"{r.I2:.2f}%"])
         lines += _table(rows, header)
         lines += ["", f"({pct_s} CIs; test: {self.test})", "",
@@ -154,11 +156,7 @@ class SubgroupResult(_ResultText):
         reg = self.regression
         if reg is not None:
             lines.append("Test of subgroup differences (meta-regression, common tau^2):")
-            if reg.QM_ddf is None:
-                lines.append(f"QM(df = {reg.QM_df}) = {f(reg.QM)}, p-val {_p_txt(reg.QM_pvalue)}")
-            else:
-                lines.append(f"F(df1 = {reg.QM_df}, df2 = {reg.QM_ddf}) = {f(reg.QM)}, "
-                             f"p-val {_p_txt(reg.QM_pvalue)}")
+            lines.append(_qm_line(reg, f))
         lines += [f"Q_within(df = {self.Q_within_df}) = {f(self.Q_within)}, "
                   f"p-val {_p_txt(self.Q_within_pvalue)}", "", str(self.signature)]
         return "\n".join(lines)
@@ -169,6 +167,7 @@ def subgroup_analysis(
     yi: Any,
     vi: Any = None,
     groups: Any = None,
+    *,
     method: str = "REML",
     test: str = "z",
     level: float = 0.95,
@@ -246,8 +245,9 @@ def subgroup_analysis(
     if k > G:
         X = np.column_stack([np.ones(k)] + [(member == g).astype(float) for g in labels[1:]])
         coef_names = ("intrcpt", *(f"{variable}{g}" for g in labels[1:]))
-        regression = _meta_regression(y.copy(), v.copy(), method_c, test_c, level_f, names_t,
-                                      measure, effects, None, method_label,
+        regression = _meta_regression(y.copy(), v.copy(), method=method_c, test=test_c,
+                                      level=level_f, names=names_t, measure=measure,
+                                      effects=effects, method_label=method_label,
                                       design=(X, coef_names, (variable,)))
     y.setflags(write=False)
     v.setflags(write=False)
