@@ -14,10 +14,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 
-from ranger_eval.errors import PlotError
+from ranger_eval.errors import PlotError, RenamedKeywordError
 from ranger_eval.meta import MetaResult, meta_analysis, regtest
-from ranger_eval.plots import save_figure
-from ranger_eval.plots.funnel import funnel_plot
+from ranger_eval.plots import ForestStyle, save_figure
+from ranger_eval.plots.funnel import FunnelStyle, funnel_plot
 from tests.helpers.layout import assert_texts_clean, strings, texts
 
 ORACLE = json.loads((Path(__file__).parents[1] / "oracles" / "metafor_modreg.json").read_text())
@@ -169,7 +169,19 @@ def test_bad_input():
     with pytest.raises(PlotError, match="level"):
         funnel_plot(res, level=95)
     with pytest.raises(PlotError, match="plot_size"):
-        funnel_plot(res, plot_size=(1.0, 3.0))
+        FunnelStyle(plot_size=(1.0, 3.0))
+    with pytest.raises(PlotError, match="style must be a FunnelStyle"):
+        funnel_plot(res, style=ForestStyle())  # type: ignore[arg-type]
+    with pytest.raises(RenamedKeywordError, match=r"FunnelStyle\(plot_size="):
+        funnel_plot(res, plot_size=(4.0, 3.0))  # type: ignore[call-arg]
     with pytest.raises(PlotError, match="xlim"):
         funnel_plot(res, xlim=(1.0, -1.0))
     assert all(isinstance(a, Line2D) for a in funnel_plot(res).axes[0].lines)
+
+
+def test_style_sets_the_plot_size_and_font():
+    small = funnel_plot(bcg(), style=FunnelStyle(plot_size=(2.0, 2.0), fontsize=7))
+    large = funnel_plot(bcg())
+    assert small.get_figwidth() < large.get_figwidth()
+    assert small.get_figheight() < large.get_figheight()
+    assert {t.get_fontsize() for t in texts(small)} <= {6.5, 7.0, 8.5}

@@ -9,10 +9,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
 from ranger_eval.effects import EffectSizes
-from ranger_eval.errors import PlotError
+from ranger_eval.errors import PlotError, RenamedKeywordError
 from ranger_eval.meta import MetaResult, meta_analysis
 from ranger_eval.plots import save_figure
-from ranger_eval.plots.multiforest import SYSTEM_COLORS, SYSTEM_MARKERS, multi_forest_plot
+from ranger_eval.plots.multiforest import (
+    SYSTEM_COLORS,
+    SYSTEM_MARKERS,
+    MultiForestColumns,
+    MultiForestStyle,
+    multi_forest_plot,
+)
 from tests.helpers.layout import assert_texts_clean, strings, texts
 
 BEIR = ["TREC-COVID", "NFCorpus", "FiQA-2018", "ArguAna", "Touché-2020", "SciFact", "SCIDOCS",
@@ -106,7 +112,7 @@ def test_markers_dodged_in_system_order_with_own_colour_and_shape():
 
 def test_values_column_decimal_aligned_with_missing_cells():
     res = results()
-    fig = multi_forest_plot(res, show_values=True, show_prediction=True)
+    fig = multi_forest_plot(res, columns=MultiForestColumns(values=True), show_prediction=True)
     got = strings(fig)
     assert "SMD [95% CI]" in got
     r = res["ColBERTv2"]
@@ -131,13 +137,14 @@ def test_values_column_decimal_aligned_with_missing_cells():
                           (5, 12, False), (7, 30, True), (4, 40, False)])
 def test_no_overlap_across_sizes(n_systems, k, values):
     res = results(n_systems, k, seed=k, drop_last=False)
-    fig = multi_forest_plot(res, show_values=values)
+    fig = multi_forest_plot(res, columns=MultiForestColumns(values=values))
     assert_layout_clean(fig)
 
 
 def test_orders_labels_xlim_arrows_and_fixed_models():
     res = results(2, 6, drop_last=False)
-    fig = multi_forest_plot(res, order="name", labels={"SciFact": "SciFact (claims)"})
+    fig = multi_forest_plot(res, order="name",
+                            columns=MultiForestColumns(labels={"SciFact": "SciFact (claims)"}))
     rows = [t.get_text() for t in fig.texts if t.get_text() in BEIR or t.get_text() == "SciFact (claims)"]
     assert rows == sorted(rows, key=str.casefold) or rows[0] == "ArguAna"
     fig = multi_forest_plot(res, order="effect", xlim=(-0.05, 0.05))
@@ -148,7 +155,7 @@ def test_orders_labels_xlim_arrows_and_fixed_models():
     assert_layout_clean(fig)
     fe = {k: meta_analysis(r.yi, r.vi, method="FE", names=r.names) for k, r in res.items()}
     fig = multi_forest_plot(fe, order=list(reversed(BEIR[:6])), control_label="BM25",
-                            lower_is_better=True)
+                            higher_is_better=False)
     got = strings(fig)
     assert "ColBERTv2 (fixed effect)" in got and "Favours system ← Effect → Favours BM25" in got
     assert_layout_clean(fig)
@@ -156,7 +163,7 @@ def test_orders_labels_xlim_arrows_and_fixed_models():
 
 def test_zcor_back_transformed():
     res = results(2, 5, drop_last=False, measure="ZCOR")
-    fig = multi_forest_plot(res, show_values=True)
+    fig = multi_forest_plot(res, columns=MultiForestColumns(values=True))
     got = strings(fig)
     assert "r [95% CI]" in got and any("back-transformed to r" in s for s in got)
     r = res["ColBERTv2"]
@@ -171,7 +178,7 @@ def test_rcparams_untouched_and_saving(tmp_path):
     before = dict(mpl.rcParams)
     n = len(plt.get_fignums())
     with mpl.rc_context({"font.size": 20, "font.family": "serif"}):
-        fig = multi_forest_plot(results(), show_values=True)
+        fig = multi_forest_plot(results(), columns=MultiForestColumns(values=True))
     assert dict(mpl.rcParams) == before and len(plt.get_fignums()) == n
     assert {t.get_fontsize() for t in texts(fig)} <= {7.5, 8.5, 9.0, 10.5}
     assert_layout_clean(fig)
@@ -201,13 +208,31 @@ def test_bad_input():
     with pytest.raises(PlotError, match="every dataset exactly once"):
         multi_forest_plot(res, order=BEIR[:3])
     with pytest.raises(PlotError, match="unknown dataset"):
-        multi_forest_plot(res, labels={"MS MARCO": "x"})
-    with pytest.raises(PlotError, match="8 systems: pass colors"):
+        multi_forest_plot(res, columns=MultiForestColumns(labels={"MS MARCO": "x"}))
+    with pytest.raises(PlotError, match=r"8 systems: give MultiForestStyle\(colors="):
         multi_forest_plot(results(8, 4, drop_last=False))
     with pytest.raises(PlotError, match="one entry per system"):
-        multi_forest_plot(res, colors=["red"], markers=["o"])
+        multi_forest_plot(res, style=MultiForestStyle(colors=["red"], markers=["o"]))
     with pytest.raises(PlotError, match="xlim"):
         multi_forest_plot(res, xlim=(1, 1))
-    eight = multi_forest_plot(results(8, 4, drop_last=False), colors=["C0"] * 8,
-                              markers=list("ov^<>sdp"))
+    eight = multi_forest_plot(results(8, 4, drop_last=False),
+                              style=MultiForestStyle(colors=["C0"] * 8, markers=list("ov^<>sdp")))
     assert_layout_clean(eight)
+
+
+def test_old_keywords_name_their_replacement():
+    """Issue 19: higher_is_better as everywhere else, and the options in two small objects; an
+    old keyword is an error naming its replacement."""
+    res = results()
+    with pytest.raises(RenamedKeywordError, match="higher_is_better"):
+        multi_forest_plot(res, lower_is_better=True)  # type: ignore[call-arg]
+    with pytest.raises(RenamedKeywordError, match=r"MultiForestColumns\(values="):
+        multi_forest_plot(res, show_values=True)  # type: ignore[call-arg]
+    with pytest.raises(RenamedKeywordError, match=r"MultiForestStyle\(plot_width="):
+        multi_forest_plot(res, plot_width=3.0)  # type: ignore[call-arg]
+    with pytest.raises(PlotError, match="plot_width must be at least 1.2"):
+        MultiForestStyle(plot_width=1.0)
+    with pytest.raises(PlotError, match="fontsize must be at least 4 pt"):
+        MultiForestStyle(fontsize=2)
+    with pytest.raises(PlotError, match="style must be a MultiForestStyle"):
+        multi_forest_plot(res, style={"plot_width": 3.0})  # type: ignore[arg-type]

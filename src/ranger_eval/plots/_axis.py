@@ -42,6 +42,7 @@ __all__ = [
     "axis_heights",
     "auto_xlim",
     "axis_ticks",
+    "check_precision",
     "check_xlim",
     "diamond",
     "display_values",
@@ -63,10 +64,15 @@ def effect_decimals(values: Iterable[float], precision: int | None = None) -> in
     smallest non-zero ``|value|`` keeps two significant digits (2 ≤ decimals ≤ 4); ``None`` means
     scientific notation (all values tiny)."""
     if precision is not None:
-        if not isinstance(precision, Integral) or precision < 0:
-            raise PlotError(f"precision must be a non-negative integer, got {precision!r}")
+        check_precision(precision)
         return int(precision)
     return choose_decimals(values, min_sig=2, min_decimals=2, max_decimals=4)
+
+
+def check_precision(precision: int | None) -> None:
+    """Decimals of a values column: None (chosen from the data) or a non-negative integer."""
+    if precision is not None and (not isinstance(precision, Integral) or precision < 0):
+        raise PlotError(f"precision must be a non-negative integer, got {precision!r}")
 
 
 def display_values(

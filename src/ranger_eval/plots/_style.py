@@ -162,6 +162,15 @@ class PlotStyle:
         return FontProperties(family=self.fontfamily, size=self.fontsize + 1.5, weight="bold")
 
 
+def put_text(fig: Figure, x: float, y: float, text: str, prop: FontProperties, ha: str = "left",
+             color: str = INK) -> None:
+    """``text`` at (x, y) inches from the figure's bottom left, vertically centred, drawn literally
+    (no mathtext, no TeX); nothing for an empty string."""
+    if text:
+        fig.text(x, y, text, transform=fig.dpi_scale_trans, fontproperties=prop, ha=ha,
+                 va="center", color=color, parse_math=False, usetex=False)
+
+
 #: metafor's τ² estimators by their full names, as the figures' footers print them.
 TAU2_METHOD_NAMES = {
     "DL": "DerSimonian–Laird",

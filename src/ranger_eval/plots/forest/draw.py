@@ -14,7 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from .._axis import EffectAxis, Whisker, diamond, effect_axes, whisker
-from .._style import FIGURE_RC, INK, LIGHT_RULE, RULE, STRIPE, SUMMARY
+from .._style import FIGURE_RC, INK, LIGHT_RULE, RULE, STRIPE, SUMMARY, put_text
 from .._text import line_height
 from .columns import Column, ForestValues
 from .layout import MARGIN, ForestLayout, marker_areas
@@ -34,24 +34,16 @@ def draw(lay: ForestLayout, values: ForestValues, axis: EffectAxis, style: Fores
         _draw_marks(ax, lay, values)
         foot_lh = line_height(style.fontsize - 0.5) * 1.1
         for i, line in enumerate(lay.footer):
-            _put(fig, MARGIN, lay.y_footer_top - (i + 0.5) * foot_lh, line, style.small)
+            put_text(fig, MARGIN, lay.y_footer_top - (i + 0.5) * foot_lh, line, style.small)
     return fig
-
-
-def _put(fig: Figure, x: float, y: float, s: str, prop: FontProperties, ha: str = "left",
-         **kw: Any) -> None:
-    """Text ``s`` at (x, y) inches, vertically centred; nothing for an empty string."""
-    if s:
-        fig.text(x, y, s, transform=fig.dpi_scale_trans, fontproperties=prop, ha=ha, va="center",
-                 color=INK, parse_math=False, usetex=False, **kw)
 
 
 def _put_col(fig: Figure, c: Column, y: float, s: str, prop: FontProperties) -> None:
     """A cell of column ``c`` at height ``y``, aligned as the column."""
     if c.align == "left":
-        _put(fig, c.x, y, s, prop, "left")
+        put_text(fig, c.x, y, s, prop, "left")
     else:
-        _put(fig, c.x + c.width, y, s, prop, "right")
+        put_text(fig, c.x + c.width, y, s, prop, "right")
 
 
 def _draw_table(fig: Figure, lay: ForestLayout, k: int, style: ForestStyle) -> None:
@@ -61,7 +53,7 @@ def _draw_table(fig: Figure, lay: ForestLayout, k: int, style: ForestStyle) -> N
     label_col, (eff_est, eff_lo, eff_hi) = table.label, table.effect
     T = fig.dpi_scale_trans
     for i, line in enumerate(lay.title_lines):
-        _put(fig, MARGIN, lay.y_title - (i + 0.5) * line_height(style.fontsize + 1.5), line,
+        put_text(fig, MARGIN, lay.y_title - (i + 0.5) * line_height(style.fontsize + 1.5), line,
              style.title)
 
     # headers: lines stacked upwards from just above the rule (bottom-aligned)
@@ -72,7 +64,7 @@ def _draw_table(fig: Figure, lay: ForestLayout, k: int, style: ForestStyle) -> N
         lines = c.header.split("\n")
         for j, hl in enumerate(lines):
             _put_col(fig, c, head_y(len(lines) - 1 - j), hl, f_bold)
-    _put(fig, lay.effect_right, head_y(0), table.effect_header, f_bold, "right")
+    put_text(fig, lay.effect_right, head_y(0), table.effect_header, f_bold, "right")
 
     # rules: under the headers (full width) and a light line above the summary
     x_rule0, x_rule1 = MARGIN, lay.table_right

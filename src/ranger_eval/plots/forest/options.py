@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 from ...errors import PlotError
+from .._axis import check_precision
 from .._style import PlotStyle
 
 __all__ = ["ForestColumns", "ForestStyle"]
@@ -43,8 +44,7 @@ class ForestColumns:
     precision: int | None = None
 
     def __post_init__(self) -> None:
-        if self.precision is not None and (not isinstance(self.precision, Integral) or self.precision < 0):
-            raise PlotError(f"precision must be a non-negative integer, got {self.precision!r}")
+        check_precision(self.precision)
 
 
 @dataclass(frozen=True)
