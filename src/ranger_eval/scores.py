@@ -299,15 +299,17 @@ class Scores:
 
     @property
     def datasets(self) -> tuple[str, ...]:
-        return tuple(pd.unique(self._df["dataset"]))
+        # .tolist(): one conversion of the Arrow strings, not one Python call per element
+        # (a million datasets: 9 s → 2 s)
+        return tuple(pd.unique(self._df["dataset"]).tolist())
 
     @property
     def systems(self) -> tuple[str, ...]:
-        return tuple(pd.unique(self._df["system"]))
+        return tuple(pd.unique(self._df["system"]).tolist())
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        return tuple(pd.unique(self._df["metric"]))
+        return tuple(pd.unique(self._df["metric"]).tolist())
 
     @property
     def has_seeds(self) -> bool:
@@ -387,8 +389,11 @@ class Scores:
             unknown = [w for w in wanted if w not in known_set]
             if unknown:
                 raise ScoresError(f"unknown {col}(s) {_preview(unknown)}; known: {_preview(known)}")
+            if known_set <= set(wanted):  # keeps every row (compare(systems=all of them))
+                continue
             df = df[df[col].isin(wanted)]
-        return Scores(df)
+        # nothing left out: the same checked table, not checked again (a million datasets: 20 s)
+        return Scores(self) if df is self._df else Scores(df)
 
     # --------------------------------------------------------------- pairing
     def values(self, dataset: str, system: str, metric: str | None = None) -> pd.Series:

@@ -43,17 +43,19 @@ AGGREGATE = "aggregate"
 
 def effect_variance(name: str, d: float, n_a: int, n_b: int) -> float:
     """Sampling variance of an effect size of ``compare`` (see the module docstring)."""
-    return float(_effect_variances(np.array([name], dtype=object), np.array([d], dtype=float),
+    return float(_effect_variances(np.zeros(1, dtype=np.int64), [name], np.array([d], dtype=float),
                                    np.array([n_a]), np.array([n_b]))[0])
 
 
-def _effect_variances(names: np.ndarray, d: np.ndarray, n_a: np.ndarray,
+def _effect_variances(codes: np.ndarray, names: Sequence[str], d: np.ndarray, n_a: np.ndarray,
                       n_b: np.ndarray) -> np.ndarray:
-    """:func:`effect_variance` of many effect sizes at once (``names`` an object array of
-    effect-size names; the first unknown name is an error)."""
+    """:func:`effect_variance` of many effect sizes at once: effect size ``i`` is named
+    ``names[codes[i]]``; an unknown name is an error."""
     v = np.empty(len(d))
-    for name in pd.unique(names):
-        at = names == name
+    for k, name in enumerate(names):
+        at = codes == k
+        if not at.any():
+            continue
         da, na, nb = d[at], n_a[at], n_b[at]
         if name == "cohens_dz":
             v[at] = 1.0 / na + da * da / (2.0 * na)
@@ -67,32 +69,31 @@ def _effect_variances(names: np.ndarray, d: np.ndarray, n_a: np.ndarray,
     return v
 
 
-def _first_seen(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]]]:
-    """Each row's pair of values (read as text) as a code numbered in order of first appearance,
-    and the pairs in that order: ``dict.fromkeys(zip(first, second))`` done with array
-    operations (a million datasets × metrics in a fraction of a second)."""
-    c1, u1 = pd.factorize(first.astype(str))
-    c2, u2 = pd.factorize(second.astype(str))
-    combo, seen = pd.factorize(c1.astype(np.int64) * len(u2) + c2)
-    seen = np.asarray(seen, dtype=np.int64)
-    pairs = zip(np.asarray(u1, dtype=object)[seen // len(u2)].tolist(),
-                np.asarray(u2, dtype=object)[seen % len(u2)].tolist(), strict=True)
-    return combo.astype(np.int64), list(pairs)
+class _Pairs:
+    """The distinct (first, second) value pairs of two text columns in order of first
+    appearance, ``dict.fromkeys(zip(first, second))`` done with array operations (a million
+    datasets × metrics in a fraction of a second): ``codes`` numbers each row's pair, ``pairs``
+    lists them, :meth:`lookup` finds other rows' pairs among them."""
 
+    def __init__(self, first: pd.Series, second: pd.Series) -> None:
+        c1, u1 = pd.factorize(first.astype(str))
+        c2, u2 = pd.factorize(second.astype(str))
+        self._first, self._second = pd.Index(u1), pd.Index(u2)
+        combo, seen = pd.factorize(c1.astype(np.int64) * len(u2) + c2)
+        self._seen = pd.Index(np.asarray(seen, dtype=np.int64))
+        self.codes = combo.astype(np.int64)
+        self.pairs: list[tuple[str, str]] = list(zip(
+            np.asarray(u1, dtype=object)[self._seen // len(u2)].tolist(),
+            np.asarray(u2, dtype=object)[self._seen % len(u2)].tolist(), strict=True))
 
-def _index_of(lists: list[tuple[str, str]], dataset: pd.Series, metric: pd.Series) -> np.ndarray:
-    """Position in ``lists`` of each (dataset, metric) row, −1 where it is not a list."""
-    d_index = pd.Index([d for d, _ in lists]).unique()
-    m_index = pd.Index([m for _, m in lists]).unique()
-    m = len(m_index)
-    list_keys = d_index.get_indexer([d for d, _ in lists]) * m + \
-        m_index.get_indexer([mm for _, mm in lists])
-    dc = d_index.get_indexer(dataset.astype(str))
-    mc = m_index.get_indexer(metric.astype(str))
-    key = np.where((dc >= 0) & (mc >= 0), dc.astype(np.int64) * m + mc, -1)
-    out = pd.Index(list_keys).get_indexer(key)
-    out[key < 0] = -1
-    return np.asarray(out, dtype=np.int64)
+    def lookup(self, first: pd.Series, second: pd.Series) -> np.ndarray:
+        """Position in :attr:`pairs` of each row's (first, second), −1 where it is not one."""
+        c1 = self._first.get_indexer(first.astype(str))
+        c2 = self._second.get_indexer(second.astype(str))
+        key = np.where((c1 >= 0) & (c2 >= 0), c1.astype(np.int64) * len(self._second) + c2, -1)
+        out = np.asarray(self._seen.get_indexer(pd.Index(key)), dtype=np.int64)
+        out[key < 0] = -1
+        return out
 
 
 @dataclass(frozen=True)
@@ -142,13 +143,15 @@ def aggregate_comparisons(
     items = _as_comparisons(comparisons)
     table = pd.concat([c.table for c in items], ignore_index=True)
     # one pass of array operations over the rows (a million datasets: no per-row Python)
-    list_code, lists = _first_seen(table["dataset"], table["metric"])
+    by_list = _Pairs(table["dataset"], table["metric"])
+    list_code, lists = by_list.codes, by_list.pairs
     if len(lists) < 2:
         raise AggregateError(
             f"aggregate_comparisons needs at least two dataset × metric lists; got {lists}"
         )
     w = _weights(weights, lists)
-    pair_code, pairs = _first_seen(table["system_a"], table["system_b"])
+    by_pair = _Pairs(table["system_a"], table["system_b"])
+    pair_code, pairs = by_pair.codes, by_pair.pairs
     first = items[0]
     level, alpha = first.level, 1.0 - first.level
     n_lists = len(lists)
@@ -164,18 +167,19 @@ def aggregate_comparisons(
             "tested on every list (compare with the same systems and pairs)"
         )
     n_tests = len(pairs) * n_lists
-    by_pair = np.argsort(pair_code, kind="stable")  # each pair's rows in table order
+    at_pair = np.argsort(pair_code, kind="stable")  # each pair's rows in table order
     bounds = np.concatenate([[0], np.cumsum(np.bincount(pair_code, minlength=len(pairs)))])
-    name_all = table["effect_size_name"].astype(str).to_numpy(dtype=object)[by_pair]
-    effect_all = table["effect_size"].to_numpy(dtype=float)[by_pair]
-    n_a_all = table["n_a"].to_numpy()[by_pair]
-    n_b_all = table["n_b"].to_numpy()[by_pair]
-    v_all = _effect_variances(name_all, effect_all, n_a_all, n_b_all)
-    p_all = table["pvalue"].to_numpy(dtype=float)[by_pair]
-    w_all = w[list_code[by_pair]]
-    mean_a_all = table["mean_a"].to_numpy(dtype=float)[by_pair]
-    mean_b_all = table["mean_b"].to_numpy(dtype=float)[by_pair]
-    paired_all = table["paired"].to_numpy(dtype=bool)[by_pair]
+    name_code, name_list = pd.factorize(table["effect_size_name"].astype(str))
+    name_all = name_code[at_pair]
+    effect_all = table["effect_size"].to_numpy(dtype=float)[at_pair]
+    n_a_all = table["n_a"].to_numpy()[at_pair]
+    n_b_all = table["n_b"].to_numpy()[at_pair]
+    v_all = _effect_variances(name_all, list(name_list), effect_all, n_a_all, n_b_all)
+    p_all = table["pvalue"].to_numpy(dtype=float)[at_pair]
+    w_all = w[list_code[at_pair]]
+    mean_a_all = table["mean_a"].to_numpy(dtype=float)[at_pair]
+    mean_b_all = table["mean_b"].to_numpy(dtype=float)[at_pair]
+    paired_all = table["paired"].to_numpy(dtype=bool)[at_pair]
     metric_label = "+".join(dict.fromkeys(m for _, m in lists))
     rows_out = []
     for k, (a, b) in enumerate(pairs):
@@ -183,7 +187,7 @@ def aggregate_comparisons(
         p, wj = p_all[at], w_all[at]
         own = harmonic_mean_p(p, weights=wj / wj.sum())
         family = harmonic_mean_p(p, weights=wj / len(pairs), L=n_tests)
-        names = pd.unique(name_all[at])
+        names = np.unique(name_all[at])
         effects = effect_all[at]
         iv = 1.0 / v_all[at]
         effect = float(np.sum(iv * effects) / np.sum(iv))
@@ -197,7 +201,7 @@ def aggregate_comparisons(
             "statistic": family.hmp, "pvalue": own.pvalue_adjusted,
             "pvalue_adjusted": min(1.0, family.pvalue_adjusted),
             "effect_size": effect,
-            "effect_size_name": str(names[0]) if len(names) == 1 else "mixed",
+            "effect_size_name": str(name_list[names[0]]) if len(names) == 1 else "mixed",
             "effect_label": effect_label(effect),
             "significant": bool(family.pvalue_adjusted <= alpha),
             "paired": bool(paired_all[at].all()),
@@ -205,7 +209,7 @@ def aggregate_comparisons(
             "ci_method": "none", "seed_sd_a": math.nan, "seed_sd_b": math.nan,
         })
     out = pd.DataFrame(rows_out, columns=list(COLUMNS))
-    means = _means(items, w, lists, metric_label)
+    means = _means(items, w, by_list, metric_label)
     systems = tuple(dict.fromkeys(s for c in items for s in c.systems))
     scores = Scores.concat([c.scores for c in items]) if len(items) > 1 else first.scores
     return AggregateComparison(
@@ -241,11 +245,10 @@ def _weights(weights: object, lists: list[tuple[str, str]]) -> np.ndarray:
     return arr / arr.sum()
 
 
-def _means(items: list[Comparison], w: np.ndarray, lists: list[tuple[str, str]],
-           metric: str) -> pd.DataFrame:
+def _means(items: list[Comparison], w: np.ndarray, lists: _Pairs, metric: str) -> pd.DataFrame:
     """Per system: the list-weighted mean of its per-list means (the graph's node values)."""
     means = pd.concat([c.means for c in items], ignore_index=True)
-    j = _index_of(lists, means["dataset"], means["metric"])
+    j = lists.lookup(means["dataset"], means["metric"])
     means = means.assign(_w=np.where(j >= 0, w[np.maximum(j, 0)], 0.0))
     rows = []
     for system, g in means.groupby("system", sort=False):

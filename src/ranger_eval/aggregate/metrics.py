@@ -612,28 +612,55 @@ def standardized_means(
                 f"summary column {col!r} must be {rule}; got {_show(df[col].iloc[r])} {where(r)}"
             )
         df[col] = num
-    dup = df.duplicated(lists + ["system"], keep=False)
-    if dup.any():
+    # every list (dataset × metric) and system as integer codes in order of first appearance:
+    # one factorisation per column, the rest is array work (a million datasets)
+    d_code, _ = pd.factorize(df["dataset"])
+    m_code, m_ids = pd.factorize(df["metric"])
+    s_code, s_ids = pd.factorize(df["system"])
+    list_code, _ = pd.factorize(d_code.astype(np.int64) * len(m_ids) + m_code)
+    n_lists = int(list_code.max()) + 1
+    first = np.full(n_lists, len(df), dtype=np.int64)  # each list's first row
+    np.minimum.at(first, list_code, np.arange(len(df)))
+    if np.unique(list_code.astype(np.int64) * len(s_ids) + s_code).size < len(df):
+        dup = df.duplicated(lists + ["system"], keep=False)
         r = int(np.flatnonzero(dup.to_numpy())[0])
         raise AggregateError(f"summary has {int(dup.sum())} duplicated rows, e.g. {where(r)}")
 
-    systems = list(pd.unique(df["system"]))
-    groups = df.groupby(lists, sort=False)
+    systems = s_ids.tolist()
     # no repeated (list, system): a list lacks a system iff it has fewer rows than systems
-    sizes = groups.size()
-    for dataset, metric in sizes.index[(sizes < len(systems)).to_numpy()][:1]:
-        grp = groups.get_group((dataset, metric))
-        lacking = [s for s in systems if s not in set(grp["system"])]
-        if lacking:
-            m = f", metric {metric!r}" if has_metric else ""
-            raise AggregateError(
-                f"system(s) {_preview(lacking)} have no summary on dataset {dataset!r}{m}; every "
-                "system needs a summary in every dataset (§6.3 sums over all of them)"
-            )
+    short = np.flatnonzero(np.bincount(list_code, minlength=n_lists) < len(systems))
+    if short.size:
+        rows = np.flatnonzero(list_code == short[0])
+        dataset, metric = df["dataset"].iloc[rows[0]], df["metric"].iloc[rows[0]]
+        have = set(df["system"].iloc[rows])
+        lacking = [s for s in systems if s not in have]
+        m = f", metric {metric!r}" if has_metric else ""
+        raise AggregateError(
+            f"system(s) {_preview(lacking)} have no summary on dataset {dataset!r}{m}; every "
+            "system needs a summary in every dataset (§6.3 sums over all of them)"
+        )
 
-    def per_list(col: str, check: type) -> pd.Series:
-        values = groups[col].agg(lambda v: list(pd.unique(v)))
-        for (dataset, metric), vals in values.items():
+    def per_list(col: str, check: type) -> np.ndarray:
+        """The value of ``col`` of each list (the same for all its systems), in list order."""
+        values = df[col].to_numpy()
+        kind = values.dtype.kind
+        if (kind == "b") if check is bool else (kind in "iuf"):  # plain arrays: no Python per list
+            own = values[first][list_code]
+            same = (values == own) | (pd.isna(values) & pd.isna(own))
+            uneven = np.zeros(n_lists, dtype=bool)
+            uneven[list_code[~same]] = True
+            invalid = np.zeros(n_lists, dtype=bool) if check is bool else \
+                ~(np.isfinite(values[first]) & (values[first] >= 0))
+            bad = np.flatnonzero(uneven | invalid)
+            if not bad.size:
+                return values[first]
+            rows = np.flatnonzero(list_code == bad[0])
+            checked = {(df["dataset"].iloc[rows[0]], df["metric"].iloc[rows[0]]):
+                       list(pd.unique(values[rows]))}.items()
+        else:
+            checked = df.groupby(lists, sort=False)[col].agg(lambda v: list(pd.unique(v))).items()
+        out = []
+        for (dataset, metric), vals in checked:
             m = f", metric {metric!r}" if has_metric else ""
             if len(vals) != 1:
                 raise AggregateError(
@@ -651,14 +678,15 @@ def standardized_means(
                     f"summary column {col!r} must be {rule}; got {_show(v)} "
                     f"(dataset {dataset!r}{m})"
                 )
-        return values.map(lambda v: v[0])
+            out.append(v)
+        return np.asarray(out)
 
     if "weight" in df.columns:
         w = per_list("weight", float).astype(float)
         if not (w > 0).any():
             raise AggregateError("summary weights are all zero; at least one must be > 0")
     else:
-        w = pd.Series(1.0, index=groups.size().index)
+        w = np.full(n_lists, 1.0)
     w = w / w.sum()
 
     if "higher_is_better" in df.columns:
@@ -675,7 +703,7 @@ def standardized_means(
                 "cannot tell whether higher is better: summary has neither a 'metric' nor a "
                 f"'higher_is_better' column; {hint.text} (or False)", hints=[hint]
             )
-        names = list(pd.unique(df["metric"]))
+        names = m_ids.tolist()
         if not has_metric:
             if not _is_bool(higher_is_better):
                 raise AggregateError(
@@ -686,32 +714,30 @@ def standardized_means(
         else:
             _check_keys("higher_is_better", higher_is_better, names)
             direction = _directions(higher_is_better, names)
-        hib = pd.Series(
-            [direction[m] for _, m in w.index], index=w.index, dtype=bool
-        )
+        hib = np.array([direction[m] for m in names], dtype=bool)[m_code[first]]
 
-    # pooled SD, centre and scale of every list: one grouped sum (the lists in groups' order)
+    # pooled SD, centre and scale of every list: one grouped sum over the list codes (pandas'
+    # compensated sum, rows in order), lists in order of first appearance
     n = df["n"]
     stats = pd.DataFrame({
         "ss": (n - 1) * df["sd"] ** 2, "df": n - 1, "nsum": n, "nmean": n * df["mean"],
         "inv_n": 1.0 / n,
-    }).groupby([df[c] for c in lists], sort=False).sum()
-    pooled = np.sqrt(stats["ss"] / stats["df"])
-    zero = np.flatnonzero(~(pooled.to_numpy() > 0))
+    }).groupby(list_code, sort=False).sum()
+    pooled = np.sqrt(stats["ss"].to_numpy() / stats["df"].to_numpy())
+    zero = np.flatnonzero(~(pooled > 0))
     if zero.size:
-        dataset, metric = pooled.index[zero[0]]
+        dataset, metric = df["dataset"].iloc[first[zero[0]]], df["metric"].iloc[first[zero[0]]]
         m = f", metric {metric!r}" if has_metric else ""
         raise AggregateError(
             f"pooled standard deviation is 0 on dataset {dataset!r}{m} (every sd is 0): the "
             "means cannot be standardised"
         )
-    denom = pooled * (np.sqrt(stats["inv_n"]) if scale == "se" else 1.0)
-    centre = stats["nmean"] / stats["nsum"]
+    denom = pooled * (np.sqrt(stats["inv_n"].to_numpy()) if scale == "se" else 1.0)
+    centre = stats["nmean"].to_numpy() / stats["nsum"].to_numpy()
     coef = w * np.where(hib, 1.0, -1.0) / denom
-    row_list = groups.ngroup().to_numpy()  # each row's list, numbered in the order of `stats`
-    z = (df["mean"].to_numpy() - centre.to_numpy()[row_list]) * coef.to_numpy()[row_list]
-    total = pd.Series(z, index=df["system"].to_numpy()).groupby(level=0, sort=False).sum()
-    total = total.reindex(systems)
+    z = (df["mean"].to_numpy() - centre[list_code]) * coef[list_code]
+    sums = pd.Series(z).groupby(s_code, sort=False).sum()  # systems in order of first appearance
+    total = pd.Series(sums.to_numpy(), index=pd.Index(systems))
     order = np.argsort(-total.to_numpy(), kind="stable")
     out = total.iloc[order]
     out.index.name = "system"

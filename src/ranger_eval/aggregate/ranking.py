@@ -177,11 +177,15 @@ def _single_metric_scores(scores: Scores, higher_is_better: Mapping[str, bool] |
     return Scores(frame)
 
 
-def _naive_means(scores: Scores) -> pd.Series:
+def _cell_means(scores: Scores) -> pd.Series:
+    """Each system's mean per dataset and metric (index dataset, metric, system), raw: no
+    standardisation, no direction; the input of :func:`_naive_means` and :func:`_topsis`."""
+    return scores.table.groupby(["dataset", "metric", "system"], sort=False)["value"].mean()
+
+
+def _naive_means(per: pd.Series) -> pd.Series:
     """What a leaderboard would print: the mean over datasets of each system's mean per dataset
-    and metric (no standardisation, no direction)."""
-    f = scores.frame
-    per = f.groupby(["dataset", "metric", "system"], sort=False)["value"].mean()
+    and metric ``per`` (:func:`_cell_means`; no standardisation, no direction)."""
     return per.groupby(level="system", sort=False).mean()
 
 
@@ -289,47 +293,53 @@ def _rank(scores: Scores, comparisons: str, level: float, correction: str,
         m["mean"] = means.reindex(m.index).to_numpy(dtype=float)
         comp = dataclasses.replace(comp, means=m.reset_index()[list(comp.means.columns)])
     cliques = _cliques(order, comp.table)
-    closeness, tau = _topsis(scores, higher_is_better, weights, dataset_weights, order)
+    per = _cell_means(scores)
+    closeness, tau = _topsis(per, higher_is_better, weights, dataset_weights, order)
     return Ranking(
         order=tuple(order), means=pd.Series(means.to_numpy(dtype=float), index=order, name=kind),
         comparison=comp, cliques=cliques, comparisons=comparisons, level=level,
         correction=correction, datasets=tuple(datasets), metrics=tuple(metrics), mean_kind=kind,
-        naive_means=_naive_means(scores),
+        naive_means=_naive_means(per),
         weights="custom" if (weights or dataset_weights) else "equal",
         topsis=closeness, topsis_tau=tau,
     )
 
 
-def _topsis(scores: Scores, higher_is_better: Mapping[str, bool] | bool | None,
+def _topsis(per: pd.Series, higher_is_better: Mapping[str, bool] | bool | None,
             weights: Mapping[str, float] | None, dataset_weights: Mapping[str, float] | None,
             order: list[str]) -> tuple[pd.Series, float]:
     """TOPSIS over the systems' per-(dataset, metric) means, weighted by metric × dataset weights,
-    and Kendall's τ between its order and ``order`` (IBM §7.4)."""
-    from .topsis import kendall_tau, topsis
+    (``per``, :func:`_cell_means`) and Kendall's τ between its order and ``order`` (IBM §7.4)."""
+    from .topsis import _closeness, kendall_tau
 
-    f = scores.frame
-    means = f.groupby(["dataset", "metric", "system"], sort=False)["value"].mean().unstack("system")
-    matrix = means.T.reindex(order)
-    matrix.columns = [f"{d}/{m}" for d, m in means.index]
-    crit_w, crit_dir = [], []
-    known_direction: dict[str, bool | None] = {}  # metric_direction once per metric
-    for d, m in means.index:
-        w_m = 1.0 if weights is None else float(weights.get(m, 0.0))
-        w_d = 1.0 if dataset_weights is None else float(dataset_weights.get(d, 0.0))
-        crit_w.append(w_m * w_d)
+    means = per.unstack("system")
+    matrix = means.T.reindex(order)  # systems × (dataset, metric) criteria
+    # criterion weights w_metric · w_dataset and directions, per level of the criteria's
+    # MultiIndex and then taken by its codes (a million criteria: no per-criterion Python)
+    datasets, metrics = means.index.levels
+    d_codes, m_codes = means.index.codes
+    w_m = np.array([1.0 if weights is None else float(weights.get(m, 0.0)) for m in metrics])
+    w_d = np.ones(len(datasets)) if dataset_weights is None else \
+        np.array([float(dataset_weights.get(d, 0.0)) for d in datasets])
+    crit_w = w_m[m_codes] * w_d[d_codes]
+    direction = []
+    for m in metrics:
         if isinstance(higher_is_better, bool):
-            crit_dir.append(higher_is_better)
+            direction.append(higher_is_better)
         elif isinstance(higher_is_better, Mapping) and m in higher_is_better:
-            crit_dir.append(bool(higher_is_better[m]))
+            direction.append(bool(higher_is_better[m]))
         else:
-            if m not in known_direction:
-                known_direction[m] = metric_direction(m)
-            known = known_direction[m]
-            crit_dir.append(True if known is None else known)
-    if matrix.isna().any().any() or sum(crit_w) <= 0:
+            known = metric_direction(m)
+            direction.append(True if known is None else known)
+    crit_dir = np.array(direction, dtype=bool)[m_codes]
+    x = matrix.to_numpy(dtype=float)
+    # TOPSIS needs finite values and finite non-negative weights, not all zero
+    if not (np.isfinite(x).all() and np.isfinite(crit_w).all() and (crit_w >= 0).all()
+            and (crit_w > 0).any()):
         return pd.Series(dtype=float), float("nan")
     try:
-        closeness = topsis(matrix, weights=crit_w, higher_is_better=crit_dir)
+        closeness = pd.Series(_closeness(x, crit_w, crit_dir), index=matrix.index.copy(),
+                              name="topsis")
     except AggregateError:  # e.g. identical systems: TOPSIS is undefined
         return pd.Series(dtype=float), float("nan")
     return closeness, float(kendall_tau(closeness, order).statistic)
@@ -346,7 +356,9 @@ def _cliques(order: list[str], table: pd.DataFrame) -> tuple[tuple[str, ...], ..
             g.add_edge(str(a), str(b))
     pos = {s: i for i, s in enumerate(order)}
     groups = [tuple(sorted(c, key=pos.__getitem__)) for c in nx.find_cliques(g)]
-    groups.sort(key=lambda c: (pos[c[0]], -len(c)))
+    # ties (same first system, same size) by their members: find_cliques' order follows string
+    # hashes, which change from one process to the next
+    groups.sort(key=lambda c: (pos[c[0]], -len(c), [pos[s] for s in c]))
     return tuple(groups)
 
 
