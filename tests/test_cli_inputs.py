@@ -202,3 +202,25 @@ def test_written_names() -> None:
 
     assert written_names(["map", "ndcg_cut.10", "ndcg@10", "P.5", "P", "recip_rank"]) == {
         "AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank"}
+
+
+def test_compare_error_names_cli_options_not_keywords(tmp_path: Path) -> None:
+    table = _gap_table(tmp_path / "gap.csv")
+    result = runner.invoke(app, ["compare", str(table), "-o", str(tmp_path / "o"),
+                                 "--figures", "none"])
+    assert result.exit_code == 2
+    err = result.stderr
+    assert "only in 'A': 'q11'" in err
+    assert "paired=False" not in err and "missing='intersect'" not in err
+    assert "--test welch (or mannwhitney) to treat them as independent samples" in err
+
+
+def test_api_error_keeps_python_keywords() -> None:
+    import ranger_eval as rg
+
+    df = pd.DataFrame({"dataset": "d", "system": ["A"] * 3 + ["B"] * 2, "metric": "m",
+                       "item": ["a", "b", "c", "a", "b"], "value": [1.0, 2, 3, 1, 2]})
+    with pytest.raises(ScoresError) as info:
+        rg.compare(rg.Scores(df))
+    assert "pass missing='intersect'" in str(info.value)
+    assert [h.keyword for h in info.value.hints] == ["missing", "paired"]

@@ -209,11 +209,29 @@ def seed_imbalance(runs: Sequence[SystemRuns]) -> str | None:
     return None
 
 
+def _correctness(data: pd.DataFrame, where: str) -> pd.DataFrame:
+    """``data`` (label and prediction columns, no ``value``) with ``value`` = 1.0 where the
+    prediction equals the label, else 0.0: the per-item accuracy, so that a table written for a
+    set-level metric (``metric_fn=``, which reads only the labels and predictions) needs no
+    ``value`` column. A row without a label or a prediction is an error naming it."""
+    absent = (data[LABEL].isna() | data[PREDICTION].isna()).to_numpy(dtype=bool)
+    if absent.any():
+        r = int(np.flatnonzero(absent)[0])
+        raise ScoresError(
+            f"no 'value' column{where}, and row {r} has no {LABEL!r} or {PREDICTION!r} to "
+            f"score it by (label {data[LABEL].iloc[r]!r}, prediction "
+            f"{data[PREDICTION].iloc[r]!r}); {int(absent.sum())} such row(s)")
+    equal = (data[PREDICTION].to_numpy(dtype=object) == data[LABEL].to_numpy(dtype=object))
+    return data.assign(value=np.asarray(equal, dtype=np.float64))
+
+
 class Scores:
     """Validated tidy per-item scores.
 
     ``Scores(df)`` needs columns ``dataset, system, item, value`` and optionally ``metric`` (defaults
-    to ``"score"``) and ``seed``. Other columns are kept as metadata. ``df`` may also be a pyarrow
+    to ``"score"``) and ``seed``. Other columns are kept as metadata. A table with ``label`` and
+    ``prediction`` columns (for a set-level metric, ``metric_fn=``) may leave out ``value``: it is
+    then 1.0 where the prediction equals the label, else 0.0 (the per-item accuracy). ``df`` may also be a pyarrow
     or polars table, a numpy structured array or a dict of columns, and the key columns may be
     index levels (:mod:`ranger_eval._frames` gives the rules: ids become exact strings, values
     exact float64). Identifier columns are stored
@@ -234,6 +252,8 @@ class Scores:
             return
         data = as_frame(data, what="Scores", error=ScoresError, index_columns=KEY_COLUMNS)
         where = f" in {source}" if source else ""
+        if "value" not in data.columns and {LABEL, PREDICTION} <= set(data.columns):
+            data = _correctness(data, where)
         missing = [c for c in REQUIRED if c not in data.columns]
         if missing:
             raise ScoresError(

@@ -67,6 +67,17 @@ class RangerGroup(TyperGroup):
             _flags_without_metavar(command, ctx)
         return command
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """The command to run; its option strings are kept for :func:`cli_message`."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            RUNNING_OPTIONS[:] = [o for p in command.params for o in (*p.opts, *p.secondary_opts)]
+        return name, command, rest
+
+
+#: The option strings of the command being run (set when the group resolves it).
+RUNNING_OPTIONS: list[str] = []
+
 
 def one_line(message: object) -> str:
     """Collapse whitespace so a message is one line."""
@@ -74,12 +85,13 @@ def one_line(message: object) -> str:
 
 
 #: How a command says a Python keyword that an error's :class:`~ranger_eval.errors.Hint` names:
-#: an option taking the value, or (keyword, value) → a flag of its own.
+#: an option taking the value, or (keyword, value) → (the option, the words) of its own.
 CLI_OPTIONS: dict[str, str] = {"metrics": "--metric", "datasets": "--dataset"}
-CLI_FLAGS: dict[tuple[str, object], str] = {
-    ("degenerate", "drop"): "--drop-degenerate",
-    ("allow_no_overlap", True): "--allow-no-overlap",
-    ("higher_is_better", False): "--lower-is-better",
+CLI_FLAGS: dict[tuple[str, object], tuple[str, str]] = {
+    ("degenerate", "drop"): ("--drop-degenerate", "--drop-degenerate"),
+    ("allow_no_overlap", True): ("--allow-no-overlap", "--allow-no-overlap"),
+    ("higher_is_better", False): ("--lower-is-better", "--lower-is-better"),
+    ("paired", False): ("--test", "--test welch (or mannwhitney)"),
 }
 #: The experiment YAML key of a keyword the command has no option for.
 YAML_KEYS: dict[str, str] = {"missing": "missing", "metric": "metric", "control": "control",
@@ -109,8 +121,8 @@ def cli_words(hint: Hint, options: Iterable[str]) -> str | None:
     flag = next((f for (k, v), f in CLI_FLAGS.items()
                  if k == hint.keyword and type(v) is type(hint.value) and v == hint.value),
                 None)
-    if flag is not None and flag in opts:
-        return f"pass {flag}"
+    if flag is not None and flag[0] in opts:
+        return f"pass {flag[1]}"
     option = CLI_OPTIONS.get(hint.keyword, "--" + hint.keyword.replace("_", "-"))
     if option in opts:
         return f"pass {option}" + ("" if hint.value is ANY else f" {_cli_value(hint.value)}")
@@ -135,18 +147,10 @@ def _hints(exc: BaseException) -> list[Hint]:
 
 def cli_message(exc: BaseException, message: str | None = None) -> str:
     """The message of ``exc`` (or ``message``) with each Python keyword its hints name replaced by
-    the current command's option (:func:`cli_words`)."""
+    the running command's option (:data:`RUNNING_OPTIONS`, :func:`cli_words`)."""
     text = str(exc) if message is None else message
-    hints = _hints(exc)
-    if not hints:
-        return text
-    import click
-
-    ctx = click.get_current_context(silent=True)
-    options = ([o for p in ctx.command.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
-               if ctx is not None else [])
-    for hint in hints:
-        words = cli_words(hint, options)
+    for hint in _hints(exc):
+        words = cli_words(hint, RUNNING_OPTIONS)
         if words is not None:
             text = text.replace(hint.text, words)
     return text

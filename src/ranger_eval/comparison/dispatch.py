@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import CompareError, ScoresError
+from ..errors import CompareError, Hint, ScoresError
 from ..pairing import _Group, _is_binary
 from ..scores import items_only_in
 from .choices import BINARY_ONLY, PAIRED_ONLY, UNPAIRED_ONLY
@@ -72,17 +72,17 @@ def _pair_data(
     only_a = group.items[pa & ~pb]
     only_b = group.items[pb & ~pa]
     if missing == "error":
-        hint = (
-            "pass missing='intersect' to use the common items"
-            if test in PAIRED_ONLY or paired
-            else "pass missing='intersect' to use the common items or paired=False to treat "
-            "them as independent samples"
-        )
+        hints = [Hint("missing", "intersect")]
+        if not (test in PAIRED_ONLY or paired):
+            hints.append(Hint("paired", False))
+        hint = hints[0].text + " to use the common items" + (
+            f" or {hints[1].text} to treat them as independent samples" if len(hints) > 1
+            else "")
         raise ScoresError(
             f"items of {a!r} and {b!r} differ on dataset {group.dataset!r} "
             f"(metric {group.metric!r}) but test {test!r} pairs them by item id: "
             + items_only_in(only_a, a, only_b, b)
-            + f" ({hint})"
+            + f" ({hint})", hints=hints
         )
     if not overlap:
         raise ScoresError(
