@@ -20,7 +20,7 @@ __all__ = ["forest_plot"]
 
 #: Keywords of forest_plot before issue 19 and what replaces them.
 _RENAMED = {
-    "lower_is_better": "higher_is_better (lower_is_better=True is higher_is_better=False)",
+    "lower_is_better": "higher_is_better",
     "labels": "columns=ForestColumns(labels=...)",
     "label_header": "columns=ForestColumns(label_header=...)",
     "left_columns": "columns=ForestColumns(left=...)",

@@ -20,7 +20,7 @@ __all__ = ["multi_forest_plot"]
 
 #: Keywords of multi_forest_plot before issue 19 and what replaces them.
 _RENAMED = {
-    "lower_is_better": "higher_is_better (lower_is_better=True is higher_is_better=False)",
+    "lower_is_better": "higher_is_better",
     "labels": "columns=MultiForestColumns(labels=...)",
     "label_header": "columns=MultiForestColumns(label_header=...)",
     "show_values": "columns=MultiForestColumns(values=...)",
