@@ -29,6 +29,11 @@ _EXPORTS: dict[str, str] = {
     "multi_forest_plot": "plots.multiforest",
     "cd_diagram": "plots.cd",
     "forest_plot": "plots.forest",
+    "ForestColumns": "plots",
+    "ForestStyle": "plots",
+    "MultiForestColumns": "plots",
+    "MultiForestStyle": "plots",
+    "FunnelStyle": "plots",
     "save_figure": "plots.forest",
     "load_experiment": "io",
     "read_values": "io",
@@ -61,8 +66,6 @@ _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
     "errors", "signature", "formatting", "aggregate", "setmetrics", "lazy", "settings",
 )
-#: Modules that were renamed: old name → new name (the old name keeps working, with a warning).
-_RENAMED = {"experiment": "pipeline"}
 
 __all__ = ["__version__", *_EXPORTS, *_SUBMODULES]
 
@@ -73,14 +76,6 @@ def __getattr__(name: str) -> Any:
         value = getattr(module, name)
         globals()[name] = value
         return value
-    if name in _RENAMED:
-        import warnings
-
-        warnings.warn(
-            f"ranger_eval.{name} is deprecated; use ranger_eval.{_RENAMED[name]}",
-            DeprecationWarning, stacklevel=2,
-        )
-        return importlib.import_module(f".{_RENAMED[name]}", __name__)
     if name in _SUBMODULES:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module

@@ -11,7 +11,6 @@ settings of that analysis, in a fixed order, as ``key:value``. :data:`FIELDS` do
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 from ._version import __version__
@@ -68,25 +67,13 @@ FIELDS: dict[str, str] = {
 
 
 class Signature(str):
-    """A signature string; ``.fields`` gives its ``key: value`` pairs.
-
-    Calling it (``result.signature()``) returns the string too, for code written when some
-    results exposed the signature as a method; that use is deprecated.
-    """
+    """A signature string; ``.fields`` gives its ``key: value`` pairs."""
 
     __slots__ = ()
 
     @property
     def fields(self) -> dict[str, str]:
         return parse_signature(self)
-
-    def __call__(self) -> str:
-        warnings.warn(
-            "result.signature() is deprecated; use the attribute result.signature",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return str(self)
 
 
 def _value(value: object) -> str:

@@ -153,6 +153,7 @@ class Ranking:
         from ..plots.graph import comparison_graph
 
         kwargs.setdefault("cliques", True)
+        kwargs.setdefault("signature", self.signature)  # the footer names what is drawn
         kwargs.setdefault("title", (
             f"Ranking over {len(self.datasets)} dataset(s) × {len(self.metrics)} metric(s)"
             f" ({self.comparisons} comparisons)"))

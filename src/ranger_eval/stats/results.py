@@ -56,7 +56,7 @@ class TestResult:
     @property
     def signature(self) -> Signature:
         """Reproducibility signature, sacrebleu-style: test, alternative, method, level,
-        resamples, seed, version. (Calling it, ``res.signature()``, is deprecated.)"""
+        resamples, seed, version."""
         return _signature(
             {
                 "test": self.test,
