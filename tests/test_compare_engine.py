@@ -236,7 +236,7 @@ def test_westfall_young_needs_paired_permutation_tests():
     with pytest.raises(CompareError, match="paired permutation test on the same items"):
         compare(unpaired, test="permutation", correction="westfall-young")
     with pytest.raises(stats.StatsInputError, match="joint resampling null"):
-        stats.adjust_pvalues([0.01, 0.2], "westfall-young")
+        stats.adjust_pvalues([0.01, 0.2], correction="westfall-young")
     with pytest.raises(CompareError, match="unknown correction"):
         compare(df, correction="westfall-yung")
 

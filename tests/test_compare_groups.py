@@ -96,7 +96,7 @@ def test_family_adjustment_equals_one_call_per_family(method: str) -> None:
     assert _adjust_families(out, p, families, method)
     for f in np.unique(families):
         rows = np.flatnonzero(families == f)
-        np.testing.assert_array_equal(out[rows], adjust_pvalues(p[rows], method))
+        np.testing.assert_array_equal(out[rows], adjust_pvalues(p[rows], correction=method))
 
 
 def test_family_adjustment_declines_other_methods_and_bad_pvalues() -> None:

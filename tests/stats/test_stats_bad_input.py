@@ -101,10 +101,10 @@ def test_unknown_alternative_lists_valid(test) -> None:
 
 
 def test_unknown_correction_lists_valid() -> None:
-    with pytest.raises(StatsInputError, match=r"unknown p-value adjustment method 'holms'.*'hommel'"):
-        adjust_pvalues([0.1, 0.2], "holms")
-    with pytest.raises(StatsInputError, match="alpha must be strictly between"):
-        adjust_pvalues([0.1], "holm", alpha=1.5)
+    with pytest.raises(StatsInputError, match=r"unknown correction 'holms'.*'hommel'"):
+        adjust_pvalues([0.1, 0.2], correction="holms")
+    with pytest.raises(StatsInputError, match="level must be strictly between"):
+        adjust_pvalues([0.1], correction="holm", level=1.5)
 
 
 def test_unknown_options_list_valid() -> None:

@@ -77,8 +77,8 @@ def adjust_by_family(table: pd.DataFrame, correction: str, family: str, level: f
         families = pd.factorize(key)[0]
         if not _adjust_families(adjusted, pvalues, families, correction):
             for idx in key.groupby(key, sort=False).indices.values():
-                adjusted[idx] = np.asarray(adjust_pvalues(pvalues[idx], correction,
-                                                          alpha=1.0 - level))
+                adjusted[idx] = np.asarray(adjust_pvalues(pvalues[idx], correction=correction,
+                                                          level=level))
     table["pvalue_adjusted"] = adjusted
     table["significant"] = table["pvalue_adjusted"] <= 1.0 - level
     table["paired"] = table["paired"].astype(bool)

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CORRECTION_ALIASES, CORRECTIONS, StatsInputError, check_alpha
+from ..errors import (
+    CORRECTION_ALIASES,
+    CORRECTIONS,
+    StatsInputError,
+    check_level,
+    renamed_keywords,
+)
 
 __all__ = ["ADJUST_METHODS", "adjust_pvalues"]
 
@@ -25,24 +31,27 @@ ADJUST_METHODS: tuple[str, ...] = tuple(c for c in CORRECTIONS if c not in RESAM
 _ALIASES = CORRECTION_ALIASES
 
 
-def adjust_pvalues(p: object, method: str = "holm", *, alpha: float = 0.05) -> np.ndarray:
-    """Adjusted p-values, same shape as ``p``; ``adjusted <= alpha`` is the rejection rule.
+@renamed_keywords(method="correction", alpha="level")
+def adjust_pvalues(p: object, *, correction: str = "holm", level: float = 0.95) -> np.ndarray:
+    """Adjusted p-values, same shape as ``p``; ``adjusted <= alpha = 1 - level`` is the rejection
+    rule.
 
-    ``method``: one of :data:`ADJUST_METHODS` (aliases: "hochberg", "bh", "by",
-    "benjamini-hochberg", "benjamini-yekutieli"). ``alpha`` only matters for the two-stage
-    FDR methods ("fdr_tsbh", "fdr_tsbky"), whose adjusted values depend on it, as in statsmodels.
+    ``correction``: the multiplicity procedure, one of :data:`ADJUST_METHODS` (aliases:
+    "hochberg", "bh", "by", "benjamini-hochberg", "benjamini-yekutieli"). ``level`` only matters
+    for the two-stage FDR methods ("fdr_tsbh", "fdr_tsbky"), whose adjusted values depend on
+    ``alpha = 1 - level``, as in statsmodels.
     """
-    key = _ALIASES.get(str(method).lower(), str(method).lower())
+    key = _ALIASES.get(str(correction).lower(), str(correction).lower())
     if key in RESAMPLING_CORRECTIONS:
         raise StatsInputError(
-            f"{method!r} adjusts from the joint resampling null of the tests, not from p-values: "
+            f"{correction!r} adjusts from the joint resampling null of the tests, not from p-values: "
             "use compare(..., test='permutation', correction='westfall-young') or "
             "stats.paired_permutation_test_many(..., adjust='westfall-young')"
         )
     if key not in ADJUST_METHODS:
         valid = ", ".join(repr(m) for m in ADJUST_METHODS + tuple(_ALIASES))
-        raise StatsInputError(f"unknown p-value adjustment method {method!r}; valid: {valid}")
-    alpha = check_alpha(alpha, error=StatsInputError)
+        raise StatsInputError(f"unknown correction {correction!r}; valid: {valid}")
+    alpha = 1.0 - check_level(level, error=StatsInputError)
     try:
         arr = np.asarray(p, dtype=np.float64)
     except (TypeError, ValueError) as exc:
