@@ -140,26 +140,7 @@ def regtest(
             f"regtest needs at least {p + 2} studies for a model with {p} coefficient(s) plus the "
             f"predictor; there are {k}"
         )
-    if predictor == "sei":
-        col, cname = np.sqrt(v), "sei"
-    elif predictor == "vi":
-        col, cname = v.copy(), "vi"
-    else:
-        if ni is None:
-            eff = result.effects
-            ni = getattr(eff, "n", None) if eff is not None else None
-            if ni is None:
-                raise MetaInputError(
-                    f"predictor {predictor!r} needs sample sizes: pass ni=, or fit the model on an "
-                    "EffectSizes with n"
-                )
-        n = np.asarray(ni, dtype=float).reshape(-1)
-        if n.size != k or not np.all(np.isfinite(n)) or np.any(n <= 0):
-            raise MetaInputError(
-                f"predictor {predictor!r}: sample sizes must be {k} finite numbers > 0, got {n!r}"
-            )
-        col, cname = {"ni": (n, "ni"), "ninv": (1.0 / n, "ninv"), "sqrtni": (np.sqrt(n), "ni"),
-                      "sqrtninv": (1.0 / np.sqrt(n), "ni")}[predictor]
+    col, cname = _predictor_column(predictor, v, ni, result.effects)
     X = np.column_stack([X0, col])
     unit = X / np.linalg.norm(X, axis=0)
     if np.linalg.matrix_rank(unit, tol=1e-9) < X.shape[1]:
@@ -194,3 +175,28 @@ def regtest(
         limit_ci_high=hi if limit else None, fit=fit, k=k, method=result.method,
         test=result.test, level=result.level, measure=result.measure,
     )
+
+
+def _predictor_column(predictor: str, v: np.ndarray, ni: Any, effects: Any
+                      ) -> tuple[np.ndarray, str]:
+    """The column regtest adds to the model and its coefficient name (metafor's): ``sqrt(vi)``,
+    ``vi``, or from the sample sizes (``ni``, else ``effects.n``) ``n``, ``1/n``, ``sqrt(n)``,
+    ``1/sqrt(n)``."""
+    if predictor == "sei":
+        return np.sqrt(v), "sei"
+    if predictor == "vi":
+        return v.copy(), "vi"
+    if ni is None:
+        ni = getattr(effects, "n", None) if effects is not None else None
+        if ni is None:
+            raise MetaInputError(
+                f"predictor {predictor!r} needs sample sizes: pass ni=, or fit the model on an "
+                "EffectSizes with n"
+            )
+    n = np.asarray(ni, dtype=float).reshape(-1)
+    if n.size != v.size or not np.all(np.isfinite(n)) or np.any(n <= 0):
+        raise MetaInputError(
+            f"predictor {predictor!r}: sample sizes must be {v.size} finite numbers > 0, got {n!r}"
+        )
+    return {"ni": (n, "ni"), "ninv": (1.0 / n, "ninv"), "sqrtni": (np.sqrt(n), "ni"),
+            "sqrtninv": (1.0 / np.sqrt(n), "ni")}[predictor]

@@ -185,34 +185,7 @@ def subgroup_analysis(
     y, v, method_c, test_c, level_f, names_t, measure, effects = _validate(
         yi, vi, method, test, level, names
     )
-    if groups is None:
-        raise MetaInputError("groups is required: one subgroup label per study, or (with an "
-                             "EffectSizes) the name of one of its extra columns")
-    import pandas as pd
-
-    if isinstance(groups, str):
-        variable = groups
-        if effects is None:
-            raise MetaInputError(f"groups={groups!r} names a column, which needs an EffectSizes "
-                                 "input; with arrays pass one label per study")
-        values = _effects_column(effects, groups, names_t, f"groups {groups!r}")
-        extra = getattr(effects, "extra", None)
-        dtype = extra[groups].dtype if extra is not None and groups in extra.columns else None
-    else:
-        variable = str(getattr(groups, "name", None) or "group")
-        values = _align(groups, "groups", names_t)
-        dtype = getattr(groups, "dtype", None)
-    for i, x in enumerate(values):
-        if _is_missing(x):
-            raise MetaInputError(f"groups: no subgroup for study {names_t[i]!r} (position {i})")
-    cat = dtype if isinstance(dtype, pd.CategoricalDtype) else None
-    levels = _levels(values, cat)
-    labels = [str(lv) for lv in levels]
-    if len(set(labels)) != len(labels):
-        raise MetaInputError(f"groups: distinct labels print the same: {labels}")
-    if len(levels) < 2:
-        raise MetaInputError(f"groups: all {y.size} studies are in one subgroup ({labels[0]!r})")
-    membership = tuple(labels[levels.index(x)] for x in values)
+    variable, labels, membership = _subgroup_labels(groups, effects, names_t)
     method_label = "EE" if method.upper() == "EE" else method_c
 
     fits: dict[str, MetaResult] = {}
@@ -258,6 +231,42 @@ def subgroup_analysis(
         regression=regression, k=k, method=method_label, test=test_c, level=level_f,
         names=names_t, variable=variable, measure=measure, effects=effects,
     )
+
+
+def _subgroup_labels(groups: Any, effects: Any, names: tuple[str, ...]
+                     ) -> tuple[str, list[str], tuple[str, ...]]:
+    """``(variable, labels, membership)``: the grouping variable's name, the subgroup labels in
+    order (a pandas Categorical's order, else sorted) and each study's label, from ``groups``
+    (one label per study, or with an ``EffectSizes`` the name of an extra column)."""
+    if groups is None:
+        raise MetaInputError("groups is required: one subgroup label per study, or (with an "
+                             "EffectSizes) the name of one of its extra columns")
+    import pandas as pd
+
+    if isinstance(groups, str):
+        variable = groups
+        if effects is None:
+            raise MetaInputError(f"groups={groups!r} names a column, which needs an EffectSizes "
+                                 "input; with arrays pass one label per study")
+        values = _effects_column(effects, groups, names, f"groups {groups!r}")
+        extra = getattr(effects, "extra", None)
+        dtype = extra[groups].dtype if extra is not None and groups in extra.columns else None
+    else:
+        variable = str(getattr(groups, "name", None) or "group")
+        values = _align(groups, "groups", names)
+        dtype = getattr(groups, "dtype", None)
+    for i, x in enumerate(values):
+        if _is_missing(x):
+            raise MetaInputError(f"groups: no subgroup for study {names[i]!r} (position {i})")
+    cat = dtype if isinstance(dtype, pd.CategoricalDtype) else None
+    levels = _levels(values, cat)
+    labels = [str(lv) for lv in levels]
+    if len(set(labels)) != len(labels):
+        raise MetaInputError(f"groups: distinct labels print the same: {labels}")
+    if len(levels) < 2:
+        raise MetaInputError(f"groups: all {len(names)} studies are in one subgroup ({labels[0]!r})")
+    membership = tuple(labels[levels.index(x)] for x in values)
+    return variable, labels, membership
 
 
 def _with_source(res: MetaResult, measure: str | None) -> MetaResult:
