@@ -60,3 +60,14 @@ def test_public_plots_take_the_data_then_keywords_only() -> None:
         params = list(inspect.signature(getattr(plots, name)).parameters.values())
         assert params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, name
         assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:]), name
+
+
+def test_option_objects_are_public() -> None:
+    import ranger_eval as rg
+
+    for name in ("PlotStyle", "ForestColumns", "ForestStyle", "MultiForestColumns",
+                 "MultiForestStyle", "FunnelStyle"):
+        cls = getattr(plots, name)
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
+        assert name == "PlotStyle" or getattr(rg, name) is cls, name
+    assert issubclass(plots.ForestStyle, plots.PlotStyle)
