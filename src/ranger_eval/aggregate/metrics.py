@@ -621,7 +621,8 @@ def standardized_means(
     n_lists = int(list_code.max()) + 1
     first = np.full(n_lists, len(df), dtype=np.int64)  # each list's first row
     np.minimum.at(first, list_code, np.arange(len(df)))
-    if np.unique(list_code.astype(np.int64) * len(s_ids) + s_code).size < len(df):
+    key = np.sort(list_code.astype(np.int64) * len(s_ids) + s_code)  # sorted, not hashed
+    if (key[1:] == key[:-1]).any():
         dup = df.duplicated(lists + ["system"], keep=False)
         r = int(np.flatnonzero(dup.to_numpy())[0])
         raise AggregateError(f"summary has {int(dup.sum())} duplicated rows, e.g. {where(r)}")

@@ -41,7 +41,7 @@ from scipy.special import log_ndtr, ndtr
 
 from .._frames import as_frame, float_values, id_strings
 from .._lazymodule import lazy_module
-from ..errors import AggregateError, check_choice, check_level, renamed_keywords
+from ..errors import AggregateError, Hint, check_choice, check_level, renamed_keywords
 from ..signature import Signature, make_signature
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
@@ -303,7 +303,10 @@ def rank_table(
 def _from_wide(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     df.columns = [str(c) for c in df.columns]
-    df.index = [str(i) for i in df.index]
+    if df.index.dtype == "str" and not df.index.hasnans:  # already text: as str() would give
+        df.index = df.index.rename(None)  # (a million datasets: no Python call per name)
+    else:
+        df.index = [str(i) for i in df.index]
     for axis, names in (("system (column)", df.columns), ("dataset (row)", df.index)):
         dup = pd.Index(names)[pd.Index(names).duplicated()].unique()
         if len(dup):
@@ -601,9 +604,10 @@ def rank_test(
     systems = [str(c) for c in df.columns]
     if posthoc in _CONTROL_POSTHOCS:
         if control is None:
+            hint = Hint("control")
             raise AggregateError(
-                f"posthoc={posthoc!r} compares every system with a control: pass control=, one "
-                f"of {', '.join(map(repr, systems))}"
+                f"the {posthoc!r} post-hoc test compares every system with a control: "
+                f"{hint.text}, one of {', '.join(map(repr, systems))}", hints=[hint]
             )
         if str(control) not in systems:
             raise AggregateError(
