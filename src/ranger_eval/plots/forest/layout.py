@@ -71,15 +71,37 @@ def layout(table: ForestTable, values: ForestValues, axis: EffectAxis,
            style: ForestStyle) -> ForestLayout:
     """Lay out ``table`` around a plot of ``values`` on ``axis``, with ``title`` above and the
     footer (``footer_parts``, the note on minimum-size squares, the ``signature``) below."""
-    f_body, f_small, f_title = style.body, style.small, style.title
-    fontsize = style.fontsize
-    k = values.k
-    with_pi = values.with_pi
     table, eff_pad = _size_columns(table, style)
+    fig_w, x_plot0, plot_w = _across(table, eff_pad, axis.label, (footer_parts, title), style)
+    avail = fig_w - 2 * MARGIN
+    f_small = style.small
+    footer_stats = wrap_footer(footer_parts, avail, f_small)
+    sig_lines = wrap_signature(str(signature), avail, f_small) if signature else []
+    title_lines = wrap(title.split(" "), " ", avail, style.title) if title else []
+    n_header_lines = max(c.header.count("\n") + 1
+                         for c in [table.label, *table.left, *table.right, *table.extra])
+    down = _down(values, (title_lines, n_header_lines), (footer_stats, sig_lines), avail, style)
+    placed, eff_x1, x_end = _place_columns(table, x_plot0 + plot_w, eff_pad)
+    ticks, lo, hi = axis.ticks(plot_w)
+    return ForestLayout(size=(fig_w, down.fig_h), table=placed, effect_right=eff_x1,
+                        table_right=x_end, plot=(x_plot0, plot_w), ticks=ticks, xlim=(lo, hi),
+                        title_lines=tuple(title_lines), footer=down.footer, row_h=down.row_h,
+                        line_h=line_height(style.fontsize), y_title=down.top,
+                        y_header_rule=down.y_header_rule, y_rows=down.y_rows, y_sep=down.y_sep,
+                        y_sum=down.y_sum, y_pi=down.y_pi, y_axes_bottom=down.y_axes_bottom,
+                        y_footer_top=down.y_footer_top)
+
+
+def _across(table: ForestTable, eff_pad: float, xlabel: str,
+            text: tuple[list[list[str]], str | None], style: ForestStyle
+            ) -> tuple[float, float, float]:
+    """The figure's width, and the left edge and width of the plotting area: the columns' widths
+    plus a plot of the default width, widened so that the x label (centred under the plot) and the
+    widest footer statement or the title (``text`` = (footer parts, title)) fit; or the width of
+    ``style.figsize``, the plot taking what the columns leave."""
+    footer_parts, title = text
     label_col, left_cols, right_cols, extra_right = table.label, table.left, table.right, table.extra
     eff_est, eff_lo, eff_hi = table.effect
-
-    # ---- horizontal layout ------------------------------------------------------------------
     eff_width = eff_est.width + eff_lo.width + eff_hi.width + _EST_GAP + _SUBCOL_GAP
     eff_width += eff_pad
     left_w = label_col.width + sum(_COL_GAP + c.width for c in left_cols)
@@ -88,44 +110,65 @@ def layout(table: ForestTable, values: ForestValues, axis: EffectAxis,
     )
     fixed_w = 2 * MARGIN + left_w + right_w + 2 * _PLOT_GAP
     figsize = style.figsize
+    x_plot0 = MARGIN + left_w + _PLOT_GAP
     if figsize is not None:
-        fig_w, fig_h_req = float(figsize[0]), float(figsize[1])
+        fig_w = float(figsize[0])
         plot_w = fig_w - fixed_w
         if plot_w < _MIN_PLOT_WIDTH:
             raise ForestLayoutError(
                 f"figsize width {fig_w:.2f} in leaves {plot_w:.2f} in for the plot; the text columns need "
                 f"{fixed_w:.2f} in, so use a width of at least {fixed_w + _MIN_PLOT_WIDTH:.2f} in"
             )
-    else:
-        fig_h_req = None
-        plot_w = _DEFAULT_PLOT_WIDTH
-    xlabel_w = text_width(axis.label, f_body)
-    if figsize is None:
-        # the x label is centred under the plot: it may overhang into the empty space below the
-        # columns, but never beyond the margins
-        half_room = min(MARGIN + left_w + _PLOT_GAP, MARGIN + right_w + _PLOT_GAP) + plot_w / 2
-        if xlabel_w / 2 > half_room - 0.02:
-            plot_w += 2 * (xlabel_w / 2 - half_room + 0.02)
+        return fixed_w + plot_w, x_plot0, plot_w
+    plot_w = _DEFAULT_PLOT_WIDTH
+    # the x label is centred under the plot: it may overhang into the empty space below the
+    # columns, but never beyond the margins
+    xlabel_w = text_width(xlabel, style.body)
+    half_room = min(MARGIN + left_w + _PLOT_GAP, MARGIN + right_w + _PLOT_GAP) + plot_w / 2
+    if xlabel_w / 2 > half_room - 0.02:
+        plot_w += 2 * (xlabel_w / 2 - half_room + 0.02)
     fig_w = fixed_w + plot_w
-    x_plot0 = MARGIN + left_w + _PLOT_GAP
-    x_plot1 = x_plot0 + plot_w
-
-    # ---- footer (wrapped to the figure width) -----------------------------------------------
-    marker_rows = np.asarray(values.weights[values.rows], dtype=float)
     avail = fig_w - 2 * MARGIN
-    if figsize is None:
-        natural = wrap_footer(footer_parts, float("inf"), f_small)
-        widest = max(text_width(line, f_small) for line in natural)
-        title_w = text_width(title, f_title) if title else 0.0
-        need = max(widest, title_w)
-        if need > avail:
-            # widen the plot rather than wrap: keeps one statistic block per line
-            plot_w += need - avail
-            fig_w += need - avail
-            x_plot1 = x_plot0 + plot_w
-            avail = fig_w - 2 * MARGIN
-    footer_stats = wrap_footer(footer_parts, avail, f_small)
-    sig_lines = wrap_signature(str(signature), avail, f_small) if signature else []
+    natural = wrap_footer(footer_parts, float("inf"), style.small)
+    widest = max(text_width(line, style.small) for line in natural)
+    title_w = text_width(title, style.title) if title else 0.0
+    need = max(widest, title_w)
+    if need > avail:
+        # widen the plot rather than wrap: keeps one statistic block per line
+        plot_w += need - avail
+        fig_w += need - avail
+    return fig_w, x_plot0, plot_w
+
+
+@dataclass(frozen=True)
+class _Down:
+    """The vertical layout: the figure's height, the footer's lines and the y positions."""
+
+    fig_h: float
+    row_h: float
+    footer: tuple[str, ...]
+    top: float
+    y_header_rule: float
+    y_rows: np.ndarray
+    y_sep: float
+    y_sum: float
+    y_pi: float | None
+    y_axes_bottom: float
+    y_footer_top: float
+
+
+def _down(values: ForestValues, head: tuple[list[str], int], foot: tuple[list[str], list[str]],
+          avail: float, style: ForestStyle) -> _Down:
+    """Rows of the default height (1.75 × the font size) and the figure's height from them, or
+    ``style.figsize``'s height shared by the rows; ``head`` = (title lines, header lines), ``foot``
+    = (footer statements' lines, signature lines) around which the note on minimum-size squares
+    goes when a weight is drawn at the minimum (for the row height found)."""
+    fontsize = style.fontsize
+    k = values.k
+    with_pi = values.with_pi
+    title_lines, n_header_lines = head
+    footer_stats, sig_lines = foot
+    marker_rows = np.asarray(values.weights[values.rows], dtype=float)
 
     def marker_note(row_height: float) -> list[str]:
         """The footer line saying which weights are drawn at the minimum square size (if any)."""
@@ -134,14 +177,10 @@ def layout(table: ForestTable, values: ForestValues, axis: EffectAxis,
             return []
         text = (f"Squares: area proportional to the weight; weights below {format_percent(threshold)} "
                 "are drawn at the minimum size.")
-        return wrap(text.split(" "), " ", avail, f_small)
+        return wrap(text.split(" "), " ", avail, style.small)
 
     footer = footer_stats + sig_lines
-    title_lines = wrap(title.split(" "), " ", avail, f_title) if title else []
-
-    # ---- vertical layout (inches from the top) ----------------------------------------------
     line_h = line_height(fontsize)
-    n_header_lines = max(c.header.count("\n") + 1 for c in [label_col, *left_cols, *right_cols, *extra_right])
     header_h = n_header_lines * line_h + 0.10
     title_h = len(title_lines) * line_height(fontsize + 1.5) + 0.10 if title_lines else 0.0
     tick_h, xlabel_h = axis_heights(fontsize)
@@ -152,6 +191,7 @@ def layout(table: ForestTable, values: ForestValues, axis: EffectAxis,
         return 2 * MARGIN + title_h + header_h + 0.06 + tick_h + xlabel_h + footer_h
 
     min_row_h = 1.3 * fontsize / 72
+    fig_h_req = float(style.figsize[1]) if style.figsize is not None else None
     if fig_h_req is not None:
         # the note on minimum-size squares depends on the row height, which depends on the footer:
         # a note only makes rows lower, which keeps (or adds) squares at the minimum size
@@ -184,17 +224,11 @@ def layout(table: ForestTable, values: ForestValues, axis: EffectAxis,
     y_sum = y_rows[-1] - row_h * 1.6
     y_pi = y_sum - row_h if with_pi else None
     y_axes_bottom = (y_pi if y_pi is not None else y_sum) - row_h * 0.8
-
-    placed, eff_x1, x_end = _place_columns(table, x_plot1, eff_pad)
-    ticks, lo, hi = axis.ticks(plot_w)
-    return ForestLayout(
-        size=(fig_w, fig_h), table=placed, effect_right=eff_x1, table_right=x_end,
-        plot=(x_plot0, plot_w), ticks=ticks, xlim=(lo, hi), title_lines=tuple(title_lines),
-        footer=tuple(footer), row_h=row_h, line_h=line_h, y_title=top, y_header_rule=y_header_rule,
-        y_rows=y_rows, y_sep=float(y_rows[-1] - row_h * 0.8), y_sum=float(y_sum),
-        y_pi=float(y_pi) if y_pi is not None else None, y_axes_bottom=float(y_axes_bottom),
-        y_footer_top=float(y_axes_bottom - tick_h - xlabel_h - 0.10),
-    )
+    return _Down(fig_h=fig_h, row_h=row_h, footer=tuple(footer), top=top,
+                 y_header_rule=y_header_rule, y_rows=y_rows, y_sep=float(y_rows[-1] - row_h * 0.8),
+                 y_sum=float(y_sum), y_pi=float(y_pi) if y_pi is not None else None,
+                 y_axes_bottom=float(y_axes_bottom),
+                 y_footer_top=float(y_axes_bottom - tick_h - xlabel_h - 0.10))
 
 
 def _size_columns(table: ForestTable, style: ForestStyle) -> tuple[ForestTable, float]:
