@@ -224,3 +224,14 @@ def test_api_error_keeps_python_keywords() -> None:
         rg.compare(rg.Scores(df))
     assert "pass missing='intersect'" in str(info.value)
     assert [h.keyword for h in info.value.hints] == ["missing", "paired"]
+
+
+def test_rank_error_names_the_control_option(tmp_path: Path) -> None:
+    table = pd.DataFrame({"dataset": ["d1", "d2", "d3", "d4"], "A": [1.0, 2, 3, 4],
+                          "B": [2.0, 3, 1, 5], "C": [0.5, 1, 2, 3]})
+    table.to_csv(tmp_path / "wide.csv", index=False)
+    result = runner.invoke(app, ["rank", str(tmp_path / "wide.csv"), "--posthoc", "holm",
+                                 "-o", str(tmp_path / "r"), "--figures", "none"])
+    assert result.exit_code == 2
+    assert "pass --control, one of 'A', 'B', 'C'" in result.stderr
+    assert "control=" not in result.stderr

@@ -144,7 +144,7 @@ def test_westfall_young_equals_multtest_maxT_exact_enumeration(case):
     pairs = np.asarray(case["pairs"], dtype=int)
     d = np.stack([values[a] - values[b] for a, b in pairs])
     n = d.shape[1]
-    res = stats.paired_permutation_test_many(d, n_resamples=2**n, adjust="westfall-young")
+    res = stats.paired_permutation_test_many(d, n_resamples=2**n, correction="westfall-young")
     assert res.method == "exact"
     np.testing.assert_allclose(res.pvalue, case["rawp"], rtol=1e-12, atol=0)
     np.testing.assert_allclose(res.pvalue_adjusted, case["adjp"], rtol=1e-12, atol=0)
@@ -188,7 +188,7 @@ def test_westfall_young_equals_plain_loop_on_the_same_sign_matrix(alternative):
     values = _rng_matrix(7, k=4, n=50)
     d = np.stack([values[a] - values[b] for a, b in itertools.combinations(range(4), 2)])
     flips = SignFlips(50, 400, 9)
-    res = flips.test(d, alternative, adjust="westfall-young")
+    res = flips.test(d, alternative, correction="westfall-young")
     want = _plain_algorithm_2_8(d, flips.signs(0, 400), alternative)
     np.testing.assert_allclose(res.pvalue_adjusted, want, rtol=1e-12, atol=0)
     raw, adj = westfall_young_counts(d, flips, alternative)
@@ -203,7 +203,7 @@ def test_westfall_young_invariants(seed, k, n, alternative):
     values = rng.normal(0, 1, (k, n)) + rng.uniform(0, 1, (k, 1))
     d = np.stack([values[a] - values[b] for a, b in itertools.combinations(range(k), 2)])
     res = stats.paired_permutation_test_many(d, n_resamples=300, seed=seed,
-                                             alternative=alternative, adjust="westfall-young")
+                                             alternative=alternative, correction="westfall-young")
     adj, raw = res.pvalue_adjusted, res.pvalue
     assert (adj >= raw).all()
     sign = {"two-sided": 1.0, "greater": 1.0, "less": -1.0}[alternative]

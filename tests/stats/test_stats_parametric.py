@@ -84,10 +84,11 @@ def test_wilcoxon_equals_scipy(seed: int, alternative: str) -> None:
         x, y = np.round(x * 4) / 4, np.round(y * 4) / 4
         if not np.any(x != y):
             y = y + 0.25
-    kwargs = dict(zero_method=("wilcox", "pratt", "zsplit")[seed % 3], correction=bool(seed % 4 == 1))
-    ours = wilcoxon(x, y, alternative=alternative, **kwargs)
+    zero_method, cc = ("wilcox", "pratt", "zsplit")[seed % 3], bool(seed % 4 == 1)
+    ours = wilcoxon(x, y, alternative=alternative, zero_method=zero_method,
+                    continuity_correction=cc)
     # our "auto" switches to the normal approximation at n = 50 like R (scipy's at n = 51)
-    ref = sps.wilcoxon(x, y, alternative=alternative, **kwargs,
+    ref = sps.wilcoxon(x, y, alternative=alternative, zero_method=zero_method, correction=cc,
                        method="asymptotic" if x.size >= 50 else "auto")
     np.testing.assert_allclose([ours.statistic, ours.pvalue], [ref.statistic, ref.pvalue], **TOL)
 
@@ -183,7 +184,7 @@ def test_mcnemar_equals_statsmodels(seed: int) -> None:
     x, y = _binary_pairs(seed)
     table = _table(x, y)
     for exact, correction in ((True, True), (False, True), (False, False)):
-        ours = mcnemar(x, y, exact=exact, correction=correction)
+        ours = mcnemar(x, y, exact=exact, continuity_correction=correction)
         if not exact and correction and table[0, 1] == table[1, 0]:
             # b = c: R's mcnemar.test applies no correction (statistic 0, p = 1); statsmodels
             # still subtracts 1 (tests/stats/test_stats_r_branches.py checks R's values)
@@ -211,7 +212,7 @@ def test_mcnemar_published_fagerland_example() -> None:
     y = np.array([1] * 59 + [0] * 1 + [1] * 7 + [0] * 21)
     assert mcnemar(x, y).pvalue == pytest.approx(0.070, abs=5e-4)
     assert mcnemar(x, y, mid_p=True).pvalue == pytest.approx(0.039, abs=5e-4)
-    assert mcnemar(x, y, exact=False, correction=False).pvalue == pytest.approx(0.034, abs=5e-4)
+    assert mcnemar(x, y, exact=False, continuity_correction=False).pvalue == pytest.approx(0.034, abs=5e-4)
 
 
 def test_mcnemar_mid_p_one_sided_and_asymptotic_one_sided() -> None:
@@ -257,3 +258,15 @@ def test_result_object_is_frozen_and_reports() -> None:
     assert "test:paired t-test" in res.signature and "ranger-eval:" in res.signature
     with pytest.raises(ValueError, match="does not define"):
         sign_test(x, y).confidence_interval()
+
+
+def test_continuity_correction_is_its_own_word() -> None:
+    """``correction`` is the multiplicity procedure everywhere (issue 19); the continuity
+    correction of McNemar's and Wilcoxon's tests is ``continuity_correction``."""
+    from ranger_eval.errors import RenamedKeywordError
+
+    x, y = [1, 1, 0, 1, 0, 1], [0, 1, 0, 0, 0, 1]
+    with pytest.raises(RenamedKeywordError, match="'correction': it is called 'continuity_correction'"):
+        mcnemar(x, y, exact=False, correction=False)  # type: ignore[call-arg]
+    with pytest.raises(RenamedKeywordError, match="wilcoxon.*'continuity_correction'"):
+        wilcoxon([0.1, 0.3, -0.2, 0.5], correction=True)  # type: ignore[call-arg]

@@ -32,7 +32,7 @@ def test_wilcoxon_zsplit_all_zero_splits_the_rank_sum(n: int) -> None:
         for method in ("auto", "exact", "asymptotic"):
             for correction in (False, True):
                 ours = wilcoxon(x, x.copy(), zero_method="zsplit", alternative=alternative,
-                                method=method, correction=correction)
+                                method=method, continuity_correction=correction)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     ref = sps.wilcoxon(np.zeros(n), zero_method="zsplit", alternative=alternative,
@@ -73,7 +73,7 @@ def test_mcnemar_asymptotic_equals_r_mcnemar_test(r_oracle: dict) -> None:
     assert {(k["b"] - k["c"]) for k in cases} >= {0, 1, -1}
     for k in cases:
         x, y = _pairs(k["a"], k["b"], k["c"], k["d"])
-        ours = mcnemar(x, y, exact=False, correction=k["correct"])
+        ours = mcnemar(x, y, exact=False, continuity_correction=k["correct"])
         if k["statistic"] is None:  # b = c = 0: R gives NaN; ours is the defined "no evidence"
             assert (ours.statistic, ours.pvalue) == (0.0, 1.0)
             continue
@@ -83,7 +83,7 @@ def test_mcnemar_asymptotic_equals_r_mcnemar_test(r_oracle: dict) -> None:
 
 def test_mcnemar_b_equals_c_has_no_correction_and_p_one() -> None:
     x, y = _pairs(10, 10, 10, 20)  # statsmodels: (|0| - 1)^2 / 20 = 0.05, p = 0.823
-    res = mcnemar(x, y, exact=False, correction=True)
+    res = mcnemar(x, y, exact=False, continuity_correction=True)
     assert (res.statistic, res.pvalue) == (0.0, 1.0)
 
 
@@ -107,7 +107,7 @@ def test_wilcoxon_estimate_interval_and_pvalue_equal_r(r_oracle: dict) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "conf.level not achievable"
             ours = wilcoxon(d, alternative=ALT[k["alternative"]], level=k["level"],
-                            correction=k["correct"])
+                            continuity_correction=k["correct"])
         cid = _r_case_id(k)
         assert ours.estimate == pytest.approx(k["estimate"], **TIGHT), cid
         lo = -math.inf if k["ci_low"] is None else k["ci_low"]
@@ -131,7 +131,7 @@ def test_wilcoxon_auto_switches_at_n_50_like_r() -> None:
     rng = np.random.default_rng(5)
     for n, exact in ((49, True), (50, False), (51, False)):
         d = rng.normal(0.2, 1, n)
-        ours = wilcoxon(d, correction=True)
+        ours = wilcoxon(d, continuity_correction=True)
         ref = sps.wilcoxon(d, correction=True, method="exact" if exact else "asymptotic")
         assert ours.pvalue == pytest.approx(float(ref.pvalue), rel=1e-12)
 

@@ -263,7 +263,7 @@ class _GroupWork:
                         flips = stats.SignFlips(na, n_resamples, seed)
                         with progress_bar(f"permutation {where}", flips.size) as advance:
                             r = flips.test(_stack_diffs(data, sub), alternative,
-                                           adjust="westfall-young", advance=advance)
+                                           correction="westfall-young", advance=advance)
                         if r.pvalue_adjusted is not None and self.adjusted is not None:
                             self.adjusted[sub] = r.pvalue_adjusted
                     else:  # bootstrap (paired only)

@@ -46,7 +46,7 @@ def adjust_pvalues(p: object, *, correction: str = "holm", level: float = 0.95) 
         raise StatsInputError(
             f"{correction!r} adjusts from the joint resampling null of the tests, not from p-values: "
             "use compare(..., test='permutation', correction='westfall-young') or "
-            "stats.paired_permutation_test_many(..., adjust='westfall-young')"
+            "stats.paired_permutation_test_many(..., correction='westfall-young')"
         )
     if key not in ADJUST_METHODS:
         valid = ", ".join(repr(m) for m in ADJUST_METHODS + tuple(_ALIASES))

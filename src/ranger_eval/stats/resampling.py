@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import renamed_keywords
 from ._scale import (
     exponent,
     row_exponents,
@@ -411,27 +412,28 @@ class SignFlips:
         out = hit.sum(axis=0)
         return out[:1] if pad else out
 
+    @renamed_keywords(adjust="correction")
     def test(
         self,
         diffs: object,
         alternative: str = "two-sided",
         batch: int | None = None,
         *,
-        adjust: str | None = None,
+        correction: str | None = None,
         advance: Callable[[int], object] | None = None,
     ) -> ManyTestResult:
         """Sign-flip test of mean(d) = 0 for every row of ``diffs`` (pairs x n).
 
-        ``adjust="westfall-young"`` also returns ``pvalue_adjusted``: Westfall & Young's
+        ``correction="westfall-young"`` also returns ``pvalue_adjusted``: Westfall & Young's
         step-down max-T adjusted p-values over the rows, from the same sign vectors
         (:func:`westfall_young_counts`). ``advance(rows)`` is called after each batch.
         """
         d = _as_matrix(diffs)
-        if adjust is not None:
-            check_choice("adjust", adjust, ("westfall-young",))
+        if correction is not None:
+            check_choice("correction", correction, ("westfall-young",))
         e = row_exponents(d)
         d = scaled_rows(e, d)[0]  # rows of extreme differences · 2^-e (exact)
-        count, mt = self._counts(d, alternative, batch, advance, maxt=adjust is not None)
+        count, mt = self._counts(d, alternative, batch, advance, maxt=correction is not None)
         mean = unscale_array(d.mean(axis=1), e, "mean difference")
         adjusted = None
         if mt is not None:
@@ -533,6 +535,7 @@ def paired_permutation_test(
     return dataclasses.replace(r, statistic=mean, estimate=mean)
 
 
+@renamed_keywords(adjust="correction")
 def paired_permutation_test_many(
     diffs: object,
     *,
@@ -541,20 +544,20 @@ def paired_permutation_test_many(
     seed: int | None = 0,
     batch: int | None = None,
     flips: SignFlips | None = None,
-    adjust: str | None = None,
+    correction: str | None = None,
     advance: Callable[[int], object] | None = None,
 ) -> ManyTestResult:
     """:func:`paired_permutation_test` for every row of ``diffs`` (pairs x n), one sign matrix.
 
     Pass ``flips`` to reuse a :class:`SignFlips` (then ``n_resamples`` and ``seed`` are its own).
-    ``adjust="westfall-young"`` adds step-down max-T adjusted p-values (``pvalue_adjusted``);
+    ``correction="westfall-young"`` adds step-down max-T adjusted p-values (``pvalue_adjusted``);
     ``advance(rows)`` is called after each batch of sign vectors.
     """
     check_alternative(alternative)
     d = _as_matrix(diffs)
     if flips is None:
         flips = SignFlips(d.shape[1], n_resamples, seed)
-    return flips.test(d, alternative, batch, adjust=adjust, advance=advance)
+    return flips.test(d, alternative, batch, correction=correction, advance=advance)
 
 
 # --------------------------------------------------------------------------- unpaired

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from ..errors import renamed_keywords
 from ._hodges_lehmann import (
     R_EXACT_BELOW_N,
     hodges_lehmann,
@@ -147,33 +148,35 @@ _WILCOXON_ZERO = ("wilcox", "pratt", "zsplit")
 _WILCOXON_METHODS = ("auto", "exact", "asymptotic", "approx")
 
 
+@renamed_keywords(correction="continuity_correction")
 def wilcoxon(
     x: object,
     y: object | None = None,
     *,
     alternative: str = "two-sided",
     zero_method: str = "wilcox",
-    correction: bool = False,
+    continuity_correction: bool = False,
     method: str = "auto",
     level: float = 0.95,
 ) -> TestResult:
     """Wilcoxon signed-rank test with the Hodges–Lehmann estimate and its interval.
 
-    Statistic and p-value: ``scipy.stats.wilcoxon`` (same ``zero_method``, ``correction``,
-    ``method``), except that ``method="auto"`` switches where R's ``wilcox.test`` does: the exact
+    Statistic and p-value: ``scipy.stats.wilcoxon`` (same ``zero_method``, ``method``, and its
+    ``correction`` as ``continuity_correction``), except that ``method="auto"`` switches where R's ``wilcox.test`` does: the exact
     signed-rank distribution when there are fewer than 50 non-zero differences and neither ties
     nor zeros, otherwise the normal approximation (scipy's own "auto" stays exact at n = 50).
     With ties or zeros and n <= 13 the p-value is scipy's exact permutation distribution (R
     would use the normal approximation there).
 
-    Estimate and interval: exactly R's ``wilcox.test(d, conf.int=TRUE, correct=correction)``,
+    Estimate and interval: exactly R's
+    ``wilcox.test(d, conf.int=TRUE, correct=continuity_correction)``,
     whatever ``zero_method`` (R drops zero differences). Exact branch (as above): the median of
     the Walsh averages (d_i + d_j)/2, i <= j, and [w_(q), w_(N-q+1)], q = qsignrank(alpha/2, n).
     Otherwise R's normal-approximation roots (tolerance 1e-4) of the standardised statistic as a
     function of the shift (:func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval`).
     When the requested level is not achievable (small n) the interval is R's, at the level R
     reports; ``level`` holds that achieved level and a ``UserWarning`` says so.
-    So ``wilcoxon(d, correction=True)`` reproduces R's default ``wilcox.test(d, conf.int=TRUE)``
+    So ``wilcoxon(d, continuity_correction=True)`` reproduces R's default ``wilcox.test(d, conf.int=TRUE)``
     (estimate, interval, p-value; the statistic is R's V for one-sided tests and min(V, N - V)
     for two-sided ones, as in scipy).
 
@@ -203,11 +206,12 @@ def wilcoxon(
         if method == "auto" and untied and not r_exact:
             scipy_method = "approx"  # n >= 50: R's normal approximation (scipy: exact at 50)
         res = sps.wilcoxon(
-            d, zero_method=zero_method, correction=correction, alternative=alternative,
+            d, zero_method=zero_method, correction=continuity_correction, alternative=alternative,
             method=scipy_method,
         )
         stat, p = float(res.statistic), float(res.pvalue)
-    est, lo, hi, achieved = _wilcoxon_interval(nz, r_exact, level, alternative, correction)
+    est, lo, hi, achieved = _wilcoxon_interval(nz, r_exact, level, alternative,
+                                               continuity_correction)
     est, lo, hi = (unscale(v, e, w) for v, w in ((est, "Hodges-Lehmann estimate"), (
         lo, "lower confidence bound"), (hi, "upper confidence bound")))
     if achieved != level:
@@ -316,6 +320,7 @@ def _binary(values: object, name: str) -> np.ndarray:
     return a.astype(bool)
 
 
+@renamed_keywords(correction="continuity_correction")
 def mcnemar(
     x: object,
     y: object,
@@ -323,7 +328,7 @@ def mcnemar(
     alternative: str = "two-sided",
     exact: bool = True,
     mid_p: bool = False,
-    correction: bool = True,
+    continuity_correction: bool = True,
 ) -> TestResult:
     """McNemar's test on paired binary outcomes (e.g. per-item correctness of two systems).
 
@@ -331,10 +336,11 @@ def mcnemar(
     two-sided statistic min(b, c), p = min(1, 2 P(B <= min(b, c))) (statsmodels
     ``mcnemar(exact=True)``); one-sided statistic b. ``mid_p`` subtracts half the probability
     of the observed value (Fagerland, Lydersen & Laake 2013). Asymptotic (``exact=False``):
-    two-sided chi2 = (|b - c| - k)^2 / m with k = 1 under ``correction`` and b != c, else 0 —
+    two-sided chi2 = (|b - c| - k)^2 / m with k = 1 under ``continuity_correction`` and b != c,
+    else 0 —
     exactly R's ``mcnemar.test`` (YATES = 1 only if ``any(x - t(x) != 0)``), so b = c gives
     statistic 0 and p = 1 (statsmodels subtracts 1 even then: 1/m, p < 1); one-sided
-    z = (b - c -+ k)/sqrt(m), k = 1 under ``correction`` (the binomial tail's continuity
+    z = (b - c -+ k)/sqrt(m), k = 1 under ``continuity_correction`` (the binomial tail's continuity
     correction). Estimate: (b - c)/n, the accuracy difference.
     No discordant pairs (m = 0): statistic 0, p = 1.
     """
@@ -370,7 +376,7 @@ def mcnemar(
             p = binom.cdf(b - 1) + 0.5 * binom.pmf(b) if mid_p else binom.cdf(b)
         p = float(min(p, 1.0))
     else:
-        cc = 1.0 if correction else 0.0  # continuity correction
+        cc = 1.0 if continuity_correction else 0.0
         if alternative == "two-sided":
             if b == c:
                 cc = 0.0  # R's mcnemar.test: no correction when b = c (statistic 0, p = 1)
