@@ -303,7 +303,10 @@ def rank_table(
 def _from_wide(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     df.columns = [str(c) for c in df.columns]
-    df.index = [str(i) for i in df.index]
+    if df.index.dtype == "str" and not df.index.hasnans:  # already text: as str() would give
+        df.index = df.index.rename(None)  # (a million datasets: no Python call per name)
+    else:
+        df.index = [str(i) for i in df.index]
     for axis, names in (("system (column)", df.columns), ("dataset (row)", df.index)):
         dup = pd.Index(names)[pd.Index(names).duplicated()].unique()
         if len(dup):
