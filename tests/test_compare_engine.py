@@ -344,16 +344,16 @@ def test_block_and_row_layouts_give_the_same_comparison(monkeypatch, seeds):
         warnings.simplefilter("ignore")
         for name, frame, min_rows in (("blocks", df, 1), ("rows", df, 10**9),
                                       ("shuffled", shuffled, 1), ("shuffled rows", shuffled, 10**9)):
-            monkeypatch.setattr(pairing_module, "_MIN_BLOCK_ROWS", min_rows)
+            monkeypatch.setattr(pairing_module, "MIN_BLOCK_ROWS", min_rows)
             calls: list[bool] = []
-            real = pairing_module._block_layout
+            real = pairing_module.block_layout
 
             def spy(frame_: pd.DataFrame, real=real, calls=calls) -> object:
                 layout = real(frame_)
                 calls.append(layout is not None)
                 return layout
 
-            monkeypatch.setattr(compare_module, "_block_layout", spy)
+            monkeypatch.setattr(compare_module, "block_layout", spy)
             c = compare(frame, **kwargs)
             out[name] = (c.to_frame(), c.means, calls[0])
     assert out["blocks"][2] and out["shuffled"][2] and not out["rows"][2]
@@ -363,13 +363,41 @@ def test_block_and_row_layouts_give_the_same_comparison(monkeypatch, seeds):
 
 
 def test_factorize_of_arrow_strings_equals_pandas():
-    from ranger_eval.pairing import _factorize
+    from ranger_eval.pairing import factorize
 
     ids = pd.Series(["b", "a", "é", "Z", "a", "b", "a10", "a9"] * 3, dtype="str")
     runs = pd.Series(["x"] * 40 + ["y"] * 40 + ["x"] * 40, dtype="str")
     for col in (ids, runs, ids.astype(object)):
         for sort in (False, True):
-            codes, uniques = _factorize(col, sort=sort)
+            codes, uniques = factorize(col, sort=sort)
             ref_codes, ref_uniques = pd.factorize(col, sort=sort)
             np.testing.assert_array_equal(codes, ref_codes)
             assert list(uniques) == list(ref_uniques)
+
+
+def test_compare_takes_only_the_scores_positionally():
+    """Everything after the data is keyword-only (issue 19: one calling convention)."""
+    df = pd.DataFrame({"dataset": "d", "system": ["A"] * 3 + ["B"] * 3,
+                       "item": ["1", "2", "3"] * 2, "value": [0.1, 0.5, 0.3, 0.2, 0.4, 0.9]})
+    with pytest.raises(TypeError, match="positional"):
+        compare(df, ["A", "B"])  # type: ignore[misc]
+    assert compare(df, systems=["A", "B"]).table["system_a"].tolist() == ["A"]
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_wilcoxon_rows_carry_the_hodges_lehmann_interval(alternative):
+    """compare(test="wilcoxon") reports the test's own interval: the Hodges–Lehmann interval of
+    stats.wilcoxon (R's wilcox.test(conf.int=TRUE), tested against R in tests/stats), bit for
+    bit, not a paired-t interval beside a rank-test p-value (issue 19 point 9)."""
+    rng = np.random.default_rng(3)
+    items = [f"q{i}" for i in range(30)]
+    base = rng.normal(size=30)
+    values = {"A": base + 0.4 + rng.normal(0, 0.5, 30), "B": base, "C": base + 0.1 * rng.normal(size=30)}
+    df = pd.DataFrame([{"dataset": "d", "system": s, "item": it, "value": float(v[i])}
+                       for s, v in values.items() for i, it in enumerate(items)])
+    comp = compare(df, test="wilcoxon", alternative=alternative)
+    assert set(comp.table["ci_method"]) == {"Hodges-Lehmann"}
+    for r in comp.table.itertuples():
+        one = stats.wilcoxon(values[r.system_a], values[r.system_b], alternative=alternative)
+        assert (r.ci_low, r.ci_high) == (one.ci_low, one.ci_high)
+        assert r.pvalue == one.pvalue

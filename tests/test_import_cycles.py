@@ -16,7 +16,10 @@ import pytest
 grimp = pytest.importorskip("grimp", reason="grimp (import-linter's engine) is not installed")
 
 #: packages (or modules) in which no import cycle may exist
-CHECKED: tuple[str, ...] = ("ranger_eval.meta", "ranger_eval.report")
+CHECKED: tuple[str, ...] = (
+    "ranger_eval.meta", "ranger_eval.report", "ranger_eval.comparison", "ranger_eval.pairing",
+    "ranger_eval.lazy",
+)
 
 
 def _inside(module: str, packages: Iterable[str]) -> bool:

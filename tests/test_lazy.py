@@ -153,21 +153,26 @@ def test_partial_overlap_error_and_intersect(tmp_path: Path, engine: str) -> Non
 
 
 def test_compare_hook() -> None:
+    """compare() hands a scores object that has ``__ranger_compare__`` every keyword (defaults
+    filled in) and returns its result before reading any data."""
     import inspect
 
-    from ranger_eval import comparison
+    seen: dict[str, object] = {}
+    answer = object()
 
-    if "__ranger_compare__" not in inspect.getsource(comparison.compare):
-        pytest.skip("compare() has no __ranger_compare__ hook yet (comparison.py)")
+    class Backend:
+        def __ranger_compare__(self, **kwargs: object) -> object:
+            seen.update(kwargs)
+            return answer
+
+    assert rg.compare(Backend(), test="welch", level=0.9) is answer  # type: ignore[arg-type]
+    expected = {name: p.default for name, p in inspect.signature(rg.compare).parameters.items()
+                if name != "scores"}
+    expected.update(test="welch", level=0.9)
+    assert seen == expected
 
 
 def test_compare_through_rg_compare(tmp_path: Path) -> None:
-    import inspect
-
-    from ranger_eval import comparison
-
-    if "__ranger_compare__" not in inspect.getsource(comparison.compare):
-        pytest.skip("compare() has no __ranger_compare__ hook yet (comparison.py)")
     df = _frame(7)
     lazy = open_scores(_write(df, tmp_path / "s.parquet"))
     _assert_same_table(rg.compare(lazy, pairs="successive").table,

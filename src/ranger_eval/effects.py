@@ -127,8 +127,10 @@ _CORE_COLUMNS = (
 SEED_POLICIES = ("balanced", "allow-unbalanced")
 #: What :func:`effect_sizes` does with degenerate datasets (module docstring, "Many datasets").
 DEGENERATE_POLICIES = ("error", "drop")
-_R_TOL = 1e-12  # |r| within this of 1 is r = ±1 up to rounding
-_SHIFT_TOL = 1e-12  # sd(t − c) below this times max |score| is rounding noise: a constant shift
+#: |r| within this of 1 is r = ±1 up to rounding (also read by :mod:`ranger_eval.lazy`).
+R_TOL = 1e-12
+#: sd(t − c) below this times max |score| is rounding noise: a constant shift (also lazy's).
+SHIFT_TOL = 1e-12
 
 
 def _check_level(level: float) -> float:
@@ -403,12 +405,12 @@ def effect_size(
             "so the differences have zero standard deviation and the standardised effect is "
             "undefined (use measure='MD')"
         )
-    if measure == "SMD" and 1.0 - r <= _R_TOL:
+    if measure == "SMD" and 1.0 - r <= R_TOL:
         raise EffectSizeError(
             f"{where}: treatment and control are perfectly correlated (r = {r!r}), so "
             "S_within = S_diff / sqrt(2(1 − r)) is undefined"
         )
-    if measure == "ZCOR" and 1.0 - abs(r) <= _R_TOL:
+    if measure == "ZCOR" and 1.0 - abs(r) <= R_TOL:
         raise EffectSizeError(
             f"{where}: treatment and control are perfectly correlated (r = {r!r}), so Fisher's "
             "z = atanh(r) is infinite"
@@ -483,7 +485,7 @@ def _moments(t: np.ndarray, c: np.ndarray, offsets: np.ndarray, measure: str) ->
     identical = np.maximum.reduceat(np.abs(d), starts) == 0.0
     const_t = np.maximum.reduceat(t, starts) == np.minimum.reduceat(t, starts)
     const_c = np.maximum.reduceat(c, starts) == np.minimum.reduceat(c, starts)
-    shift = np.sqrt(var_d) <= _SHIFT_TOL * scale
+    shift = np.sqrt(var_d) <= SHIFT_TOL * scale
     return _Moments(n, factor, mean_ts / factor, mean_cs / factor, mean_ds / factor, var_d, r,
                     sd_c, scale, identical, const_t, const_c, shift)
 
@@ -541,9 +543,9 @@ def table_effects(
         if measure in ("SMD", "SMCC"):
             degenerate |= mom.shift
         if measure == "SMD":
-            degenerate |= (1.0 - mom.r) <= _R_TOL
+            degenerate |= (1.0 - mom.r) <= R_TOL
         if measure == "ZCOR":
-            degenerate |= (1.0 - np.abs(mom.r)) <= _R_TOL
+            degenerate |= (1.0 - np.abs(mom.r)) <= R_TOL
     yi, vi = np.array(yi, dtype=np.float64), np.array(vi, dtype=np.float64)
     for i in np.flatnonzero(degenerate).tolist():
         seg = slice(int(table.offsets[i]), int(table.offsets[i + 1]))

@@ -1,8 +1,28 @@
 """Pairing data access: a tidy score table aligned, one dataset × metric at a time, into an
-items × systems matrix (item ids factorised once by Arrow), and the pairs of systems to test.
+items × systems matrix, and the pairs of systems to test.
 
-Shared by :mod:`ranger_eval.comparison`, :mod:`ranger_eval.lazy` and :mod:`ranger_eval.aggregate`
-(the engine of :func:`~ranger_eval.comparison.compare` and of rank intervals).
+Shared by :mod:`ranger_eval.comparison` (the engine of ``compare`` and of rank intervals) and
+:mod:`ranger_eval.lazy` (the pairs of a scanned group). A documented internal API of the package
+(names without an underscore, no stability promise to users):
+
+* :func:`align_groups` → one :class:`Group` per dataset × metric (datasets in order, metrics in
+  order of appearance): the sorted union of item ids, ``matrix[i, j]`` the seed-averaged value
+  of system ``i`` on item ``j`` (NaN and ``present`` False when absent), the systems' means
+  (:func:`ranger_eval.stats._scale.mean`, no overflow near ±1.8e308), whether each system's values
+  are all 0/1, and per system the number of seeds and the SD (ddof=1) of the per-seed means
+  (:func:`per_seed_sd`);
+* :func:`block_layout` → the runs ("blocks") of one dataset, metric and system of a tidy table
+  and their item lists, encoded by Arrow from the block heads (``None`` when the table is not in
+  blocks of at least :data:`MIN_BLOCK_ROWS` rows on average);
+* :func:`factorize` → ``pd.factorize`` of a string column, by Arrow when the column is
+  Arrow-backed (the same codes and uniques);
+* :func:`system_pairs` / :func:`group_pairs` → the pairs to test: ``"all"`` (given order),
+  ``"baseline"`` (each other system vs the baseline), ``"successive"`` (by mean, highest first,
+  ties in the given order) or an explicit list;
+* :func:`select_systems`, :func:`scores_table`, :func:`is_arrow_strings`, :func:`arrow_array`,
+  :func:`is_binary`.
+
+Errors are :class:`~ranger_eval.errors.CompareError` naming the dataset, metric and systems.
 """
 from __future__ import annotations
 
@@ -18,8 +38,24 @@ import pandas as pd
 from .errors import CompareError
 from .scores import Scores
 
+__all__ = [
+    "MIN_BLOCK_ROWS",
+    "Group",
+    "align_groups",
+    "arrow_array",
+    "block_layout",
+    "factorize",
+    "group_pairs",
+    "is_arrow_strings",
+    "is_binary",
+    "per_seed_sd",
+    "scores_table",
+    "select_systems",
+    "system_pairs",
+]
 
-def _seed_sd(per_seed: np.ndarray) -> float:
+
+def per_seed_sd(per_seed: np.ndarray) -> float:
     """SD (ddof=1) of a system's per-seed means, NaN for one seed; computed on the values times
     a power of two (:func:`ranger_eval.stats._scale.std`) so it neither under- nor overflows at
     1e±300."""
@@ -31,7 +67,7 @@ def _seed_sd(per_seed: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- data access
-def _select_systems(scores: Scores, here: set[str], systems: Sequence[str] | None,
+def select_systems(scores: Scores, here: set[str], systems: Sequence[str] | None,
                     where: str, *, order: Sequence[str] | None = None) -> list[str]:
     """The systems to compare on one dataset (× metric): ``systems`` if given (all must have
     scores there), else those present, in ``scores`` order (``order``: ``scores.systems``
@@ -56,7 +92,7 @@ def _select_systems(scores: Scores, here: set[str], systems: Sequence[str] | Non
 
 
 @dataclass(frozen=True)
-class _Group:
+class Group:
     """The systems of one dataset × metric, aligned once into an items × systems matrix.
 
     ``items`` is the sorted union of the systems' item ids; ``matrix[i, j]`` the seed-averaged
@@ -83,7 +119,7 @@ class _Group:
         from .stats._scale import mean as _mean  # no overflow near the float64 limit
 
         object.__setattr__(self, "means", tuple(_mean(r) for r in rows))
-        object.__setattr__(self, "binary", tuple(_is_binary(r) for r in rows))
+        object.__setattr__(self, "binary", tuple(is_binary(r) for r in rows))
 
     def index(self, system: str) -> int:
         try:
@@ -100,20 +136,20 @@ class _Group:
         return self.means[self.index(system)]
 
 
-def _table(scores: Scores) -> pd.DataFrame:
+def scores_table(scores: Scores) -> pd.DataFrame:
     """The scores' tidy table for reading (``Scores.frame`` returns a copy; the engine only
     reads, so it uses the stored table, ``Scores.table``, when there is one)."""
     df = getattr(scores, "table", None)
     return df if isinstance(df, pd.DataFrame) else scores.frame
 
 
-def _arrow_strings(column: pd.Series) -> bool:
+def is_arrow_strings(column: pd.Series) -> bool:
     """The column holds pyarrow-backed strings (how Scores stores identifiers)."""
     dtype = column.dtype
     return isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow"
 
 
-def _arrow(column: pd.Series) -> Any:
+def arrow_array(column: pd.Series) -> Any:
     """The pyarrow array behind an Arrow-backed string column (no copy when it is one chunk)."""
     import pyarrow as pa
 
@@ -121,7 +157,7 @@ def _arrow(column: pd.Series) -> Any:
     return chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
 
 
-def _factorize(column: pd.Series, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def factorize(column: pd.Series, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``pd.factorize(column, sort=sort)`` of a string column: int64 codes and an object array
     of the distinct values (in order of first appearance, or sorted by code point).
 
@@ -130,13 +166,13 @@ def _factorize(column: pd.Series, sort: bool = False) -> tuple[np.ndarray, np.nd
     run heads (one vectorised comparison of neighbours), others by ``dictionary_encode``; about
     5x faster than hashing every row again. Other columns go through ``pd.factorize``.
     """
-    if not _arrow_strings(column):
+    if not is_arrow_strings(column):
         pd_codes, uniques = pd.factorize(column, sort=sort)
         return pd_codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = _arrow(column)
+    arr = arrow_array(column)
     size = len(arr)
     codes: np.ndarray
     if size > 1:
@@ -162,25 +198,25 @@ def _factorize(column: pd.Series, sort: bool = False) -> tuple[np.ndarray, np.nd
     return codes, np.asarray(dictionary.to_numpy(zero_copy_only=False), dtype=object)
 
 
-def _groups(
+def align_groups(
     scores: Scores, systems: Sequence[str] | None, seeds: str = "allow-unbalanced",
     layout: tuple[Any, ...] | None | bool = True,
-) -> list[_Group]:
-    """One :class:`_Group` per dataset × metric (datasets in order, then metrics in order of
+) -> list[Group]:
+    """One :class:`Group` per dataset × metric (datasets in order, then metrics in order of
     appearance), built from integer codes of the identifiers: item ids are factorised once,
     sorted, so columns are in item-id order, and seeds are averaged per system × item.
 
     Tidy tables usually come in blocks: runs of rows of one dataset, metric and system, most
-    listing the same items in the same order. Then (:func:`_block_layout`) only the run heads
+    listing the same items in the same order. Then (:func:`block_layout`) only the run heads
     and one copy of each item list are encoded and the matrix is filled block by block;
     otherwise every row is encoded (:func:`_groups_by_rows`). Both give the same groups.
-    ``layout``: the table's :func:`_block_layout` when the caller has it.
+    ``layout``: the table's :func:`block_layout` when the caller has it.
     """
-    df = _table(scores)
+    df = scores_table(scores)
     if df.empty:
         return []
     if layout is True:  # not computed by the caller (``layout`` is this table's, or None)
-        layout = _block_layout(df)
+        layout = block_layout(df)
     if not isinstance(layout, tuple):
         return _groups_by_rows(scores, systems, seeds)
     starts, ends, ds_b, met_b, sys_b, pattern_b, pattern_codes, names_of, items_all = layout
@@ -198,7 +234,7 @@ def _groups(
         blocks = np.flatnonzero(key == kk)  # in row order
         dataset, metric = str(ds_names[kk // n_met]), str(met_names[kk % n_met])
         here = {sys_list[c] for c in np.unique(sys_b[blocks])}
-        names = _select_systems(scores, here, systems,
+        names = select_systems(scores, here, systems,
                                 f"dataset {dataset!r} (metric {metric!r})", order=sys_list)
         to_row = {sys_list.index(s): i for i, s in enumerate(names)}
         if scores.has_seeds and seeds == "balanced":
@@ -232,7 +268,7 @@ def _groups(
             present[srow, col] = True
             _average_seeds(matrix, present, values[rows], srow, col, seed_col[rows], names,
                            seed_sd, n_seeds)
-        out.append(_Group(dataset, metric, tuple(names), items_all[uitems], matrix, present,
+        out.append(Group(dataset, metric, tuple(names), items_all[uitems], matrix, present,
                           seed_sd, n_seeds, bool(present.all())))
     return out
 
@@ -253,28 +289,28 @@ def _average_seeds(
         mine = srow == i
         per_seed = pd.Series(values[mine]).groupby(seeds_here[mine], sort=True).mean()
         n_seeds[s] = int(per_seed.size)
-        seed_sd[s] = _seed_sd(per_seed.to_numpy(dtype=float))
+        seed_sd[s] = per_seed_sd(per_seed.to_numpy(dtype=float))
 
 
-#: :func:`_block_layout` needs this many rows per block on average (else rows are encoded).
-_MIN_BLOCK_ROWS = 64
+#: :func:`block_layout` needs this many rows per block on average (else rows are encoded).
+MIN_BLOCK_ROWS = 64
 
 
-def _block_layout(df: pd.DataFrame) -> tuple[Any, ...] | None:
+def block_layout(df: pd.DataFrame) -> tuple[Any, ...] | None:
     """Blocks of a tidy table: maximal runs of rows with one dataset, metric and system
     (``starts``, ``ends``, their codes), each block's item list as one of a few distinct
     patterns (a block whose items equal, in order, those of the last block of the same length
     that started a pattern reuses its codes; Arrow compares the strings), and the pattern's
     sorted item codes. ``None`` when the identifiers are not Arrow strings or the rows are not
-    in blocks (fewer than :data:`_MIN_BLOCK_ROWS` rows per block)."""
+    in blocks (fewer than :data:`MIN_BLOCK_ROWS` rows per block)."""
     cols = ("dataset", "metric", "system", "item")
-    if not all(_arrow_strings(df[c]) for c in cols):
+    if not all(is_arrow_strings(df[c]) for c in cols):
         return None
     import pyarrow as pa
     import pyarrow.compute as pc
 
     size = len(df)
-    arrs = {c: _arrow(df[c]) for c in cols}
+    arrs = {c: arrow_array(df[c]) for c in cols}
     starts = np.zeros(1, dtype=np.int64)
     if size > 1:
         def neighbours_differ(a: Any) -> Any:
@@ -289,7 +325,7 @@ def _block_layout(df: pd.DataFrame) -> tuple[Any, ...] | None:
             differ = [neighbours_differ(arrs[c]) for c in cols[:3]]
         change = pc.or_(pc.or_(differ[0], differ[1]), differ[2])
         starts = np.r_[starts, pc.indices_nonzero(change).to_numpy().astype(np.int64) + 1]
-    if starts.size * _MIN_BLOCK_ROWS > size:
+    if starts.size * MIN_BLOCK_ROWS > size:
         return None
     ends = np.r_[starts[1:], size]
     heads = pa.array(starts)
@@ -348,13 +384,13 @@ def _block_layout(df: pd.DataFrame) -> tuple[Any, ...] | None:
 
 def _groups_by_rows(
     scores: Scores, systems: Sequence[str] | None, seeds: str = "allow-unbalanced"
-) -> list[_Group]:
-    """:func:`_groups` from per-row integer codes of the identifiers (any row order)."""
-    df = _table(scores)
-    ds_codes, ds_names = _factorize(df["dataset"])
-    met_codes, met_names = _factorize(df["metric"])
-    sys_codes, sys_names = _factorize(df["system"])
-    item_codes, items_all = _factorize(df["item"], sort=True)
+) -> list[Group]:
+    """:func:`align_groups` from per-row integer codes of the identifiers (any row order)."""
+    df = scores_table(scores)
+    ds_codes, ds_names = factorize(df["dataset"])
+    met_codes, met_names = factorize(df["metric"])
+    sys_codes, sys_names = factorize(df["system"])
+    item_codes, items_all = factorize(df["item"], sort=True)
     sys_list = [str(s) for s in sys_names]
     values = df["value"].to_numpy(np.float64)
     seed_col = df["seed"].to_numpy(dtype=object) if scores.has_seeds else None
@@ -376,7 +412,7 @@ def _groups_by_rows(
         metric = str(met_names[skey[starts[gi]] % n_met])
         here = {sys_list[c] for c in
                 np.flatnonzero(np.bincount(sys_codes[rows_all], minlength=len(sys_list)))}
-        names = _select_systems(scores, here, systems,
+        names = select_systems(scores, here, systems,
                                 f"dataset {dataset!r} (metric {metric!r})", order=sys_list)
         if scores.has_seeds and seeds == "balanced":
             _check_seeds(scores, df.iloc[rows_all], dataset, metric, names)
@@ -416,8 +452,8 @@ def _groups_by_rows(
                 mine = srow == i
                 per_seed = pd.Series(values[rows][mine]).groupby(seeds_here[mine], sort=True).mean()
                 n_seeds[s] = int(per_seed.size)
-                seed_sd[s] = _seed_sd(per_seed.to_numpy(dtype=float))
-        out.append(_Group(dataset, metric, tuple(names), items_all[uitems], matrix, present,
+                seed_sd[s] = per_seed_sd(per_seed.to_numpy(dtype=float))
+        out.append(Group(dataset, metric, tuple(names), items_all[uitems], matrix, present,
                           seed_sd, n_seeds, bool(present.all())))
     return out
 
@@ -442,14 +478,14 @@ def _check_seeds(
     )
 
 
-def _pairs_for(
-    group: _Group, order: str | Sequence[tuple[str, str]], baseline: str | None
+def group_pairs(
+    group: Group, order: str | Sequence[tuple[str, str]], baseline: str | None
 ) -> list[tuple[str, str]]:
     means = {s: group.mean(s) for s in group.names}
-    return _pair_list(list(group.names), means, group.dataset, group.metric, order, baseline)
+    return system_pairs(list(group.names), means, group.dataset, group.metric, order, baseline)
 
 
-def _pair_list(
+def system_pairs(
     names: list[str],
     means: dict[str, float],
     dataset: str,
@@ -490,5 +526,5 @@ def _pair_list(
     return list(itertools.pairwise(ranked))
 
 
-def _is_binary(v: np.ndarray) -> bool:
+def is_binary(v: np.ndarray) -> bool:
     return bool(np.all((v == 0.0) | (v == 1.0)))

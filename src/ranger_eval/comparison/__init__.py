@@ -51,11 +51,16 @@ Conventions
   SE* the bootstrap standard error (for a mean this is Cohen's d_z = mean(d)/sd(d)). With seeds
   the statistic is the mean over seed pairs (natural order) of the per-seed differences, and a
   permutation swaps an item in every seed at once; every seed must score every item.
-* Confidence intervals are for the mean difference at ``level``, unadjusted for multiplicity:
-  the test's own interval for the t-tests and the bootstrap; the paired t interval (paired data) or
-  the Welch interval (unpaired) for the rank, sign and permutation tests and McNemar's test; the
-  Wald interval of p_a - p_b (``statsmodels.stats.proportion.confint_proportions_2indep``) for
-  the two-proportion z-test. Column ``ci_method`` names it.
+* Confidence intervals are at ``level``, unadjusted for multiplicity, and column ``ci_method``
+  names each one. The test's own interval where the test defines one: the t intervals of the
+  mean difference for the t-tests, the BCa interval for the bootstrap, and for the Wilcoxon
+  signed-rank test the Hodges–Lehmann interval of the pseudo-median of the differences
+  (``"Hodges-Lehmann"``; R's ``wilcox.test(conf.int=TRUE)``, :func:`ranger_eval.stats.wilcoxon`,
+  at the level R achieves when ``level`` is not achievable with few items, with a warning). The
+  sign, Mann–Whitney, permutation and McNemar tests define no interval of the mean difference:
+  theirs is the paired t interval (paired data) or the Welch interval (unpaired), so named; the
+  two-proportion z-test has the Wald interval of p_a - p_b
+  (``statsmodels.stats.proportion.confint_proportions_2indep``).
 * Effect sizes: Cohen's h = 2 asin(sqrt(p_a)) - 2 asin(sqrt(p_b)) for binary data; for numeric
   data Cohen's d_z = mean(d)/sd(d) when paired (as the IBM framework, t/sqrt(n)) and Cohen's d
   with the pooled SD when unpaired (:mod:`ranger_eval.stats.effectsize`). Labels follow

@@ -20,7 +20,7 @@ from ..errors import (
     check_correction,
     check_level,
 )
-from ..pairing import _block_layout, _factorize, _groups, _pairs_for, _table
+from ..pairing import align_groups, block_layout, factorize, group_pairs, scores_table
 from ..scores import KEY_COLUMNS, Scores
 from .choices import (
     COLUMNS,
@@ -47,6 +47,7 @@ def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
 
 def compare(
     scores: Scores | pd.DataFrame,
+    *,
     systems: Sequence[str] | None = None,
     pairs: str | Sequence[tuple[str, str]] = "all",
     baseline: str | None = None,
@@ -57,7 +58,6 @@ def compare(
     level: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | None = 0,
-    *,
     paired: bool | None = None,
     missing: str = "error",
     datasets: Sequence[str] | None = None,
@@ -68,6 +68,7 @@ def compare(
 ) -> Comparison:
     """Compare systems pairwise on every dataset × metric (see the module docstring).
 
+    Every argument after ``scores`` is keyword-only (``compare(scores, test="wilcoxon")``).
     ``systems`` selects and orders the systems (default: all, in order of first appearance);
     ``pairs`` is ``"all"`` (k(k-1)/2 pairs), ``"baseline"`` (k-1 pairs against ``baseline``),
     ``"successive"`` (k-1 pairs, neighbours by mean) or an explicit list of ``(a, b)`` tuples.
@@ -195,13 +196,13 @@ def compare(
             scores = scores.filter(datasets=datasets, metrics=metrics)
         except ScoresError as exc:
             raise CompareError(str(exc)) from None
-    layout = None if set_metrics else _block_layout(_table(scores))
+    layout = None if set_metrics else block_layout(scores_table(scores))
     if systems is not None:
         order = tuple(systems)
     elif layout is not None:  # = scores.systems (first appearance), from the block heads
         order = tuple(layout[7][2])
     else:
-        order = tuple(str(s) for s in _factorize(_table(scores)["system"])[1])
+        order = tuple(str(s) for s in factorize(scores_table(scores)["system"])[1])
     if len(order) < 2:
         raise CompareError(
             f"need at least two systems to compare, found only {', '.join(map(repr, order))}"
@@ -230,7 +231,7 @@ def compare(
             n_resamples=int(n_resamples), seed=seed, tests_used=("paired-t",),
             set_metrics=(), seeds=seeds,
         )
-    groups = [] if set_metrics else _groups(scores, systems, seeds, layout=layout)
+    groups = [] if set_metrics else align_groups(scores, systems, seeds, layout=layout)
     wy_adjusted: list[float] = []
     shared = _Shared(alternative, level, int(n_resamples), seed)
     works: list[_GroupWork] = []
@@ -247,7 +248,7 @@ def compare(
                     "n_seeds": group.n_seeds[s],
                 }
             )
-        pair_list = _pairs_for(group, pairs, baseline)
+        pair_list = group_pairs(group, pairs, baseline)
         data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
         chosen = [_choose_test(test, d, group) for d in data]
         work = _GroupWork(group, data, chosen)

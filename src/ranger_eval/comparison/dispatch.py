@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import CompareError, Hint, ScoresError
-from ..pairing import _Group, _is_binary
+from ..pairing import Group, is_binary
 from ..scores import items_only_in
 from .choices import BINARY_ONLY, PAIRED_ONLY, UNPAIRED_ONLY
 
@@ -38,7 +38,7 @@ class _PairData:
 
 
 def _pair_data(
-    group: _Group, a: str, b: str, test: str, paired: bool | None, missing: str
+    group: Group, a: str, b: str, test: str, paired: bool | None, missing: str
 ) -> _PairData:
     ia, ib = group.index(a), group.index(b)
     if group.complete:
@@ -98,14 +98,14 @@ def _pair_data(
     return _PairData(a, b, True, group.matrix[ia, cols], group.matrix[ib, cols], cols, own=False)
 
 
-def _pair_binary(group: _Group, pd_: _PairData) -> bool:
+def _pair_binary(group: Group, pd_: _PairData) -> bool:
     """Every value of both systems of the pair is 0 or 1 (cached per system for own items)."""
     if pd_.own:
         return group.binary[group.index(pd_.a)] and group.binary[group.index(pd_.b)]
-    return _is_binary(pd_.x) and _is_binary(pd_.y)
+    return is_binary(pd_.x) and is_binary(pd_.y)
 
 
-def _pair_means(group: _Group, pd_: _PairData) -> tuple[float, float]:
+def _pair_means(group: Group, pd_: _PairData) -> tuple[float, float]:
     """mean(x), mean(y) of a pair (cached per system for own items)."""
     from ..stats._scale import mean as _mean
 
@@ -114,14 +114,14 @@ def _pair_means(group: _Group, pd_: _PairData) -> tuple[float, float]:
     return _mean(pd_.x), _mean(pd_.y)
 
 
-def _choose_test(test: str, pd_: _PairData, group: _Group) -> str:
+def _choose_test(test: str, pd_: _PairData, group: Group) -> str:
     binary = _pair_binary(group, pd_)
     if test == "auto":
         if binary:
             return "mcnemar" if pd_.paired else "proportions-z"
         return "paired-t" if pd_.paired else "welch"
     if test in BINARY_ONLY and not binary:
-        bad_sys, vals = (pd_.a, pd_.x) if not _is_binary(pd_.x) else (pd_.b, pd_.y)
+        bad_sys, vals = (pd_.a, pd_.x) if not is_binary(pd_.x) else (pd_.b, pd_.y)
         first = vals[(vals != 0.0) & (vals != 1.0)][0]
         raise CompareError(
             f"test {test!r} needs binary (0/1) scores, but system {bad_sys!r} has value "
@@ -192,9 +192,10 @@ def _classical(
     if test == "welch":
         r = stats.welch_ttest(x, y, alternative=alternative, level=level)
         return _Outcome(r.statistic, r.pvalue, *_interval(r), "Welch t")
-    if test == "wilcoxon":
+    if test == "wilcoxon":  # its own interval: Hodges–Lehmann (R's wilcox.test(conf.int=TRUE))
         r = stats.wilcoxon(x, y, alternative=alternative, level=level)
-    elif test == "sign":
+        return _Outcome(r.statistic, r.pvalue, *_interval(r), "Hodges-Lehmann")
+    if test == "sign":
         r = stats.sign_test(x, y, alternative=alternative)
     elif test == "mannwhitney":
         r = stats.mannwhitney(x, y, alternative=alternative)
@@ -212,7 +213,7 @@ def _classical(
     return _Outcome(r.statistic, r.pvalue, lo, hi, how)
 
 
-def _effect(pd_: _PairData, group: _Group) -> tuple[float, str]:
+def _effect(pd_: _PairData, group: Group) -> tuple[float, str]:
     from .. import stats
 
     if _pair_binary(group, pd_):
@@ -223,7 +224,7 @@ def _effect(pd_: _PairData, group: _Group) -> tuple[float, str]:
 
 
 @contextlib.contextmanager
-def _context(group: _Group, pairs: list[_PairData]) -> Iterator[None]:
+def _context(group: Group, pairs: list[_PairData]) -> Iterator[None]:
     """Re-raise a statistical input error with the dataset, metric and systems it concerns
     (the one pair when the error names its row of a vectorised kernel: ``exc.row``)."""
     from ..stats import StatsInputError
@@ -242,7 +243,7 @@ def _context(group: _Group, pairs: list[_PairData]) -> Iterator[None]:
         ) from None
 
 
-def _check_outcome(group: _Group, d: _PairData, test: str, o: _Outcome, alternative: str
+def _check_outcome(group: Group, d: _PairData, test: str, o: _Outcome, alternative: str
                    ) -> None:
     """Raise :class:`CompareError` naming the dataset, metric, systems and value when a pair's
     result is not representable: a NaN statistic or p-value, a mean difference or a (finite

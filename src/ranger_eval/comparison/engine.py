@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import CompareError
-from ..pairing import _Group
+from ..pairing import Group
 from .dispatch import (
     _check_outcome,
     _classical,
@@ -62,7 +62,7 @@ def _stack_diffs(data: list[_PairData], idx: list[int]) -> np.ndarray:
 
 
 def _pair_rows(
-    group: _Group, data: list[_PairData], sub: list[int]
+    group: Group, data: list[_PairData], sub: list[int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(values, ia, ib) with data[sub[j]].x - .y = values[ia[j]] - values[ib[j]]: the group's
     systems x items matrix when every system scores every item (no copy), else the pairs' own
@@ -135,7 +135,7 @@ class _GroupWork:
     """The pairs of one dataset × metric, tested with column operations (see
     :meth:`prepare`); :meth:`finish` reads what :class:`_Shared` computed for all groups."""
 
-    def __init__(self, group: _Group, data: list[_PairData], chosen: list[str]) -> None:
+    def __init__(self, group: Group, data: list[_PairData], chosen: list[str]) -> None:
         self.group, self.data, self.chosen = group, data, chosen
         self.out: dict[int, _Outcome] = {}
         self.t_row: dict[int, int] = {}  # pair -> row of its paired t in _Shared.t
@@ -179,7 +179,7 @@ class _GroupWork:
         for i, c in enumerate(chosen):
             by_test.setdefault(c, []).append(i)
         intervals: dict[int, tuple[float, float, str]] = {}
-        need_t = [i for t in ("wilcoxon", "sign", "mannwhitney", "mcnemar", "permutation")
+        need_t = [i for t in ("sign", "mannwhitney", "mcnemar", "permutation")
                   for i in by_test.get(t, [])]
         for (paired, na, nb), sub in _buckets(data, need_t).items():
             if min(na, nb) < 2:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..pairing import _factorize, _table
+from ..pairing import factorize, scores_table
 from ..scores import Scores
 from .choices import COLUMNS
 
@@ -36,21 +36,21 @@ def _uniform_paired_t(
     :meth:`~ranger_eval.stats.many.PairedMoments.ttest` and ``cohens_dz``, system means as
     ``ndarray.mean`` of each row), so every number equals the group-by-group result bit for bit
     (tests/test_compare_groups.py checks it). Group order: datasets in order, then metrics in
-    order of first appearance within the dataset, as :func:`_groups`.
+    order of first appearance within the dataset, as :func:`align_groups`.
     """
     from ..stats import EFFECT_THRESHOLDS, many
 
-    df = _table(scores)
+    df = scores_table(scores)
     if df.empty or scores.has_seeds:
         return None
     values = df["value"].to_numpy(np.float64)
     with np.errstate(invalid="ignore"):
         if not (np.abs(values) <= 2.0 ** 1000).all():  # NaN, inf or extreme: the exact path
             return None
-    ds_codes, ds_names = _factorize(df["dataset"])
-    met_codes, met_names = _factorize(df["metric"])
-    sys_codes, sys_names = _factorize(df["system"])
-    item_codes, _ = _factorize(df["item"], sort=True)
+    ds_codes, ds_names = factorize(df["dataset"])
+    met_codes, met_names = factorize(df["metric"])
+    sys_codes, sys_names = factorize(df["system"])
+    item_codes, _ = factorize(df["item"], sort=True)
     sys_list = [str(s) for s in sys_names]
     names = list(systems) if systems is not None else sys_list
     if sorted(names) != sorted(sys_list):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..errors import CompareError, ScoresError, check_level
 from ..formatting import preview as _preview
-from ..pairing import _groups
+from ..pairing import align_groups
 from ..scores import Scores
 from ..signature import Signature, make_signature
 from .results import Comparison, _select_group
@@ -120,7 +120,7 @@ def rank_intervals(
         here = set(m.loc[(m["dataset"] == dataset) & (m["metric"] == metric), "system"])
         systems = [s for s in comp.systems if s in here]
     sub = scores.filter(datasets=[dataset], metrics=[metric])
-    group = next(g for g in _groups(sub, list(systems) if systems is not None else None))
+    group = next(g for g in align_groups(sub, list(systems) if systems is not None else None))
     names = list(group.names)
     k = len(names)
     paired = group.complete

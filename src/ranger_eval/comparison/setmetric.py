@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..errors import CompareError, ScoresError
 from ..formatting import preview as _preview
-from ..pairing import _pair_list, _seed_sd, _select_systems
+from ..pairing import per_seed_sd, select_systems, system_pairs
 from ..scores import Scores
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _metric_rows(
                 "metrics=[...]"
             )
         row_metric = str(row_metrics[0])
-        names = _select_systems(scores, set(here["system"]), systems, f"dataset {dataset!r}")
+        names = select_systems(scores, set(here["system"]), systems, f"dataset {dataset!r}")
         try:
             runs = {s: scores.runs(dataset, s, row_metric, predictions=needs_labels) for s in names}
         except ScoresError as exc:
@@ -122,12 +122,12 @@ def _metric_rows(
                 mean_rows.append({
                     "dataset": dataset, "metric": m.name, "system": sname,
                     "mean": float(own[sname].mean()), "n": r.n,
-                    "seed_sd": _seed_sd(np.asarray(own[sname], dtype=float)) if r.n_seeds > 1
+                    "seed_sd": per_seed_sd(np.asarray(own[sname], dtype=float)) if r.n_seeds > 1
                     else math.nan,
                     "n_seeds": r.n_seeds,
                 })
             means = {x: float(v.mean()) for x, v in own.items()}
-            pair_list = _pair_list(names, means, str(dataset), m.name, pairs, baseline)
+            pair_list = system_pairs(names, means, str(dataset), m.name, pairs, baseline)
             by_items: dict[tuple[str, ...], list[int]] = {}
             for i, (a, b) in enumerate(pair_list):
                 common, _ = common_items(runs[a].items, runs[b].items, a, b,

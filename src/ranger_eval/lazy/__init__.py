@@ -10,7 +10,8 @@ extra; ``open_scores(path, engine="dask", client=...)`` or ``open_scores(ddf)``)
 from __future__ import annotations
 
 from ._compare import CLASSICAL, compare_lazy, effect_sizes_lazy
-from ._scan import ENGINES, LazyScores, open_scores
+from ._open import ENGINES, open_scores
+from ._scan import LazyScores
 from ._stats import PAIR_COLUMNS, merge_statistics
 
 __all__ = [

@@ -43,9 +43,9 @@ from ..errors import (
     check_choice,
     check_level,
 )
-from ..pairing import _pair_list
+from ..pairing import system_pairs
 from ..settings import CompareSettings
-from ..stats.tests import _degenerate_t, _one_sided_ci
+from ..stats.tests import degenerate_t, one_sided_ci
 
 if TYPE_CHECKING:
     from ..effects import EffectSizes
@@ -107,8 +107,8 @@ def _paired_t(s: dict[str, Any], alternative: str, level: float
         raise CompareError(f"paired test needs at least 2 pairs; got {n}")
     if s["min_d"] == s["max_d"]:
         est = float(s["min_d"])
-        stat, p = _degenerate_t(est, alternative)
-        return (stat, p, *_one_sided_ci(est, est, alternative))
+        stat, p = degenerate_t(est, alternative)
+        return (stat, p, *one_sided_ci(est, est, alternative))
     mean = s["sum_d"] / n
     return _t_test(mean, math.sqrt(s["m2_d"] / (n - 1) / n), n - 1, alternative, level)
 
@@ -121,8 +121,8 @@ def _welch(s: dict[str, Any], alternative: str, level: float
             raise CompareError(f"{name} needs at least 2 items; got {k}")
     if s["min_a"] == s["max_a"] and s["min_b"] == s["max_b"]:
         est = float(s["min_a"] - s["min_b"])
-        stat, p = _degenerate_t(est, alternative)
-        return (stat, p, *_one_sided_ci(est, est, alternative))
+        stat, p = degenerate_t(est, alternative)
+        return (stat, p, *one_sided_ci(est, est, alternative))
     va = s["m2_a"] / (na - 1) / na
     vb = s["m2_b"] / (nb - 1) / nb
     df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
@@ -160,7 +160,7 @@ def _proportions(s: dict[str, Any], alternative: str, level: float
         s["sum_a"], s["n_a"], s["sum_b"], s["n_b"], method="wald", compare="diff",
         alpha=alpha if alternative == "two-sided" else 2.0 * alpha,
     )
-    lo, hi = _one_sided_ci(float(lo), float(hi), alternative)
+    lo, hi = one_sided_ci(float(lo), float(hi), alternative)
     return float(r.statistic), float(r.pvalue), lo, hi
 
 
@@ -265,7 +265,7 @@ def _first_nonbinary(lazy: LazyScores, d: str, m: str, system: str) -> float:
 
 def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paired: Any) -> None:
     """ScoresError listing the items only one of the two systems scored."""
-    from ._scan import _preview
+    from ..formatting import preview as _preview
 
     parts = []
     for x, y in ((a, b), (b, a)):
@@ -340,7 +340,7 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
             means = {s: own[s]["sum"] / own[s]["n"] for s in names if s in own}
             # extreme scores: this group in memory, where the tests rescale them exactly
             partial = any(_extreme(s) for k, s in stats.items() if k[:2] == (d, m))
-            pair_list = [] if partial else _pair_list(names, means, d, m, order, kw["baseline"])
+            pair_list = [] if partial else system_pairs(names, means, d, m, order, kw["baseline"])
             rows: list[dict[str, Any]] = []
             for a, b in pair_list:
                 s = _oriented(stats, d, m, a, b)
@@ -455,11 +455,11 @@ def effect_sizes_lazy(
     variance) load the two systems' rows and use the in-memory function, which names every
     degenerate dataset at once or leaves them out (its ``degenerate`` policy)."""
     from ..effects import (
-        _R_TOL,
-        _SHIFT_TOL,
         DEGENERATE_POLICIES,
         MEASURES,
         MIN_N,
+        R_TOL,
+        SHIFT_TOL,
         EffectSizes,
         effect_sizes,
         hedges_j,
@@ -523,7 +523,7 @@ def effect_sizes_lazy(
         var_d = s["m2_d"] / (n - 1)
         try:
             y, v = _item_effect(s, n, measure, mean_t, mean_c, mean_d, var_d,
-                                f"dataset {d!r} ({measure})", _R_TOL, _SHIFT_TOL, hedges_j,
+                                f"dataset {d!r} ({measure})", R_TOL, SHIFT_TOL, hedges_j,
                                 metafor_cmi)
         except EffectSizeError:
             return in_memory()  # a degenerate dataset: all of them named (or dropped) at once

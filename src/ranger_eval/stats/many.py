@@ -89,7 +89,7 @@ def _rows_equal(m: np.ndarray) -> np.ndarray:
 
 
 def _degenerate_t(effect: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised ``tests._degenerate_t``: 0 and p = 1 at no effect, else +-inf and p in {0, 1}."""
+    """Vectorised ``tests.degenerate_t``: 0 and p = 1 at no effect, else +-inf and p in {0, 1}."""
     stat = np.where(effect == 0.0, 0.0, np.copysign(np.inf, effect))
     if alternative == "two-sided":
         p = np.where(effect == 0.0, 1.0, 0.0)

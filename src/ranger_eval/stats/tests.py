@@ -60,8 +60,10 @@ def _scipy_stats():  # scipy.stats is slow to import; load it on first use
     return stats
 
 
-def _degenerate_t(effect: float, alternative: str) -> tuple[float, float]:
-    """Statistic and p-value of a t test whose standard error is exactly zero."""
+def degenerate_t(effect: float, alternative: str) -> tuple[float, float]:
+    """Statistic and p-value of a t test whose standard error is exactly zero: (0, 1) at no
+    effect, else (±inf, 0) two-sided and p in {0, 1} one-sided (1 when the effect points away
+    from ``alternative``). Internal API shared with :mod:`ranger_eval.lazy` (not in ``__all__``)."""
     if effect == 0.0:
         return 0.0, 1.0
     stat = math.copysign(math.inf, effect)
@@ -71,7 +73,10 @@ def _degenerate_t(effect: float, alternative: str) -> tuple[float, float]:
     return stat, 0.0 if toward else 1.0
 
 
-def _one_sided_ci(low: float, high: float, alternative: str) -> tuple[float, float]:
+def one_sided_ci(low: float, high: float, alternative: str) -> tuple[float, float]:
+    """The interval ``[low, high]`` of a two-sided test, opened on the side ``alternative`` does
+    not bound: ``[low, inf)`` for "greater", ``(-inf, high]`` for "less". Internal API shared
+    with :mod:`ranger_eval.lazy` (not in ``__all__``)."""
     if alternative == "greater":
         return low, math.inf
     if alternative == "less":
@@ -94,8 +99,8 @@ def paired_ttest(
     est = float(d.mean())
     if all_equal(d):
         est = float(d[0])
-        stat, p = _degenerate_t(est, alternative)
-        lo, hi = _one_sided_ci(est, est, alternative)
+        stat, p = degenerate_t(est, alternative)
+        lo, hi = one_sided_ci(est, est, alternative)
     else:
         res = sps.ttest_1samp(d, 0.0, alternative=alternative)
         stat, p = float(res.statistic), float(res.pvalue)
@@ -127,8 +132,8 @@ def welch_ttest(
     df: float | None
     if all_equal(xa) and all_equal(ya):
         est = float(xa[0] - ya[0])
-        stat, p = _degenerate_t(est, alternative)
-        lo, hi = _one_sided_ci(est, est, alternative)
+        stat, p = degenerate_t(est, alternative)
+        lo, hi = one_sided_ci(est, est, alternative)
         df = None
     else:
         res = sps.ttest_ind(xa, ya, equal_var=False, alternative=alternative)
@@ -233,7 +238,7 @@ def _wilcoxon_interval(
     """(estimate, low, high, achieved level) of R's wilcox.test on the non-zero differences."""
     if not nz.size or all_equal(nz):
         c = float(nz[0]) if nz.size else 0.0
-        lo, hi = _one_sided_ci(c, c, alternative)
+        lo, hi = one_sided_ci(c, c, alternative)
         return c, lo, hi, level
     if r_exact:
         ds = np.sort(nz)
@@ -442,7 +447,7 @@ def proportions_ztest(
     if not isinstance(prop_var, bool) or prop_var:
         pooled = float(prop_var)
     if pooled * (1.0 - pooled) == 0.0:
-        stat, p = _degenerate_t(est - (value or 0.0), alternative)
+        stat, p = degenerate_t(est - (value or 0.0), alternative)
     else:
         from statsmodels.stats.proportion import proportions_ztest as sm_ztest
 
