@@ -148,31 +148,72 @@ def layout(systems: list[SystemValues], row_labels: list[str], values: ValuesCol
            columns: MultiForestColumns, style: MultiForestStyle) -> MultiForestLayout:
     """Lay out the rows of ``row_labels`` and the summaries of ``systems`` around a plot on
     ``axis``, with the ``values`` column (or None), legend, ``title`` and ``footer``."""
-    f_body, f_bold, f_small, f_title = style.body, style.bold, style.small, style.title
-    f_sig = style.signature
-    fontsize = style.fontsize
-    S, K = len(systems), len(row_labels)
+    f_small, f_sig = style.small, style.signature
     sum_labels = [f"{s.name} ({s.model()})" for s in systems]
-    label_w = max([text_width(t, f_body) for t in row_labels]
-                  + [text_width(t, f_bold) for t in sum_labels]
-                  + [text_width(columns.label_header, f_bold)])
-    val_w = values.width if values is not None else 0.0
-
-    # ---- horizontal layout ----------------------------------------------------------------------
-    plot_w = float(style.plot_width)
+    label_w = max([text_width(t, style.body) for t in row_labels]
+                  + [text_width(t, style.bold) for t in sum_labels]
+                  + [text_width(columns.label_header, style.bold)])
     x_plot0 = MARGIN + label_w + _PLOT_GAP
+    fig_w, plot_w = _across(x_plot0, values, axis.label, style)
+    legend_rows, fig_w, plot_w, avail = _legend_rows(systems, fig_w, plot_w, style)
+    # footer: widen the plot rather than wrap (one system per footer line)
+    natural = wrap_footer(footer, math.inf, f_small, hinted_wrap)
+    title_w = text_width(title, style.title) if title else 0.0
+    need = max(max(text_width(line, f_small) for line in natural[:-1] or natural), title_w)
+    if need > avail:
+        grow = need - avail
+        plot_w += grow
+        fig_w += grow
+        avail += grow
+    footer_lines = wrap_footer(footer, avail, f_small, hinted_wrap)
+    sigs: list[str] = []
+    for s in systems:
+        sig = str(getattr(s.res, "signature", "") or "")
+        if sig and sig not in sigs:
+            sigs.append(sig)
+    sig_lines: list[str] = []
+    for sig in sigs:
+        sig_lines += wrap_signature(sig, avail, f_sig, hinted_wrap)
+    title_lines = hinted_wrap(title.split(" "), " ", avail, style.title) if title else []
+    x_val0 = x_plot0 + plot_w + _PLOT_GAP
+    ticks, lo, hi = axis.ticks(plot_w)
+    down = _down((len(systems), len(row_labels)), values is not None,
+                 (len(title_lines), len(legend_rows), len(footer_lines), len(sig_lines)), style)
+    return MultiForestLayout(
+        size=(fig_w, down.fig_h), plot=(x_plot0, plot_w), values_x=x_val0,
+        value_edges=_value_edges(values, x_val0), values=values, ticks=ticks, xlim=(lo, hi),
+        title_lines=tuple(title_lines), legend_rows=legend_rows, footer=tuple(footer_lines),
+        sig_lines=tuple(sig_lines), line_h=down.line_h, sub_h=down.sub_h, row_h=down.row_h,
+        sum_h=down.sum_h, y_legend_top=down.y_legend_top, y_header_rule=down.y_header_rule,
+        y_row_top=down.y_row_top, row_centres=down.row_centres, offsets=down.offsets,
+        y_sep=down.y_sep, y_sums=down.y_sums, y_axes_bottom=down.y_axes_bottom,
+        y_footer_top=down.y_footer_top, foot_lh=down.foot_lh, sig_lh=down.sig_lh,
+    )
+
+
+def _across(x_plot0: float, values: ValuesColumn | None, xlabel: str,
+            style: MultiForestStyle) -> tuple[float, float]:
+    """The figure's width and the plot's (``style.plot_width``, widened so that the x label,
+    centred under the plot, stays inside the figure)."""
+    val_w = values.width if values is not None else 0.0
+    plot_w = float(style.plot_width)
     half_room = min(x_plot0, _PLOT_GAP + (val_w + _COL_GAP if values is not None else 0.0) + MARGIN)
-    xlabel_w = text_width(axis.label, f_body)
+    xlabel_w = text_width(xlabel, style.body)
     if xlabel_w / 2 > half_room + plot_w / 2 - 0.02:
         plot_w = 2 * (xlabel_w / 2 - half_room + 0.02)
     x_plot1 = x_plot0 + plot_w
-    x_val0 = x_plot1 + _PLOT_GAP
-    fig_w = x_val0 + (val_w if values is not None else 0.0) + MARGIN
     if values is None:
-        fig_w = x_plot1 + max(_PLOT_GAP, 0.3) + MARGIN
+        return x_plot1 + max(_PLOT_GAP, 0.3) + MARGIN, plot_w
+    return x_plot1 + _PLOT_GAP + val_w + MARGIN, plot_w
 
-    # legend: sample marker + system name, wrapped over the figure width
-    entries = [(j, SAMPLE_W + 0.06 + text_width(s.name, f_body)) for j, s in enumerate(systems)]
+
+def _legend_rows(systems: list[SystemValues], fig_w: float, plot_w: float,
+                 style: MultiForestStyle
+                 ) -> tuple[tuple[tuple[tuple[int, float], ...], ...], float, float, float]:
+    """The legend's rows of (system index, entry width) wrapped over the figure, the figure's and
+    the plot's widths (widened when one entry is wider than the figure), and the width available
+    for text."""
+    entries = [(j, SAMPLE_W + 0.06 + text_width(s.name, style.body)) for j, s in enumerate(systems)]
     avail = fig_w - 2 * MARGIN
     widest_entry = max(w for _, w in entries)
     if widest_entry > avail:  # widen the plot rather than the margins
@@ -188,42 +229,51 @@ def layout(systems: list[SystemValues], row_labels: list[str], values: ValuesCol
             used, need = 0.0, w
         legend_rows[-1].append((e, w))
         used += need
+    return tuple(tuple(row) for row in legend_rows), fig_w, plot_w, avail
 
-    # footer
-    natural = wrap_footer(footer, math.inf, f_small, hinted_wrap)
-    title_w = text_width(title, f_title) if title else 0.0
-    need = max(max(text_width(line, f_small) for line in natural[:-1] or natural), title_w)
-    if need > avail:
-        grow = need - avail  # widen the plot rather than wrap: one system per footer line
-        plot_w += grow
-        fig_w += grow
-        avail += grow
-    x_plot1 = x_plot0 + plot_w
-    x_val0 = x_plot1 + _PLOT_GAP
-    footer_lines = wrap_footer(footer, avail, f_small, hinted_wrap)
-    sigs: list[str] = []
-    for s in systems:
-        sig = str(getattr(s.res, "signature", "") or "")
-        if sig and sig not in sigs:
-            sigs.append(sig)
-    sig_lines: list[str] = []
-    for sig in sigs:
-        sig_lines += wrap_signature(sig, avail, f_sig, hinted_wrap)
-    title_lines = hinted_wrap(title.split(" "), " ", avail, f_title) if title else []
 
-    # ---- vertical layout (inches from the top) ----------------------------------------------------
+@dataclass(frozen=True)
+class _Down:
+    """The vertical layout of a multi-forest plot (inches; y from the figure bottom)."""
+
+    fig_h: float
+    line_h: float
+    sub_h: float
+    row_h: float
+    sum_h: float
+    y_legend_top: float
+    y_header_rule: float
+    y_row_top: float
+    row_centres: np.ndarray
+    offsets: np.ndarray
+    y_sep: float
+    y_sums: np.ndarray
+    y_axes_bottom: float
+    y_footer_top: float
+    foot_lh: float
+    sig_lh: float
+
+
+def _down(shape: tuple[int, int], with_values: bool, lines: tuple[int, int, int, int],
+          style: MultiForestStyle) -> _Down:
+    """Heights and y positions for ``shape`` = (systems, datasets) and the numbers of ``lines``
+    = (title, legend rows, footer, signature): a dataset row holds one sub-row per system (taller
+    with the values column), then a summary row per system."""
+    S, K = shape
+    n_title, n_legend, n_footer, n_sig = lines
+    fontsize = style.fontsize
     line_h = line_height(fontsize)
-    sub_h = (1.25 if values is not None else 0.95) * fontsize / 72  # one system within a row
+    sub_h = (1.25 if with_values else 0.95) * fontsize / 72  # one system within a row
     row_gap = 0.45 * fontsize / 72
     row_h = S * sub_h + row_gap
     sum_h = 1.45 * fontsize / 72
-    title_h = len(title_lines) * line_height(fontsize + 1.5) + 0.08 if title_lines else 0.0
-    legend_h = len(legend_rows) * line_h * 1.2 + 0.08
+    title_h = n_title * line_height(fontsize + 1.5) + 0.08 if n_title else 0.0
+    legend_h = n_legend * line_h * 1.2 + 0.08
     header_h = line_h + 0.08
     tick_h, xlabel_h = axis_heights(fontsize)
     foot_lh = line_height(fontsize - 0.5) * 1.1
-    sig_lh = line_height(f_sig.get_size_in_points()) * 1.1
-    footer_h = 0.10 + len(footer_lines) * foot_lh + (0.04 + len(sig_lines) * sig_lh if sig_lines else 0)
+    sig_lh = line_height(style.signature.get_size_in_points()) * 1.1
+    footer_h = 0.10 + n_footer * foot_lh + (0.04 + n_sig * sig_lh if n_sig else 0)
     body_h = 0.06 + K * row_h + 0.5 * sum_h + S * sum_h + 0.4 * sum_h
     fig_h = 2 * MARGIN + title_h + legend_h + header_h + body_h + tick_h + xlabel_h + footer_h
     fig_h = math.ceil(fig_h * 300 - 1e-6) / 300
@@ -234,17 +284,12 @@ def layout(systems: list[SystemValues], row_labels: list[str], values: ValuesCol
     y_row_top = y_header_rule - 0.06
     y_sums = y_row_top - K * row_h - 0.5 * sum_h - sum_h * (np.arange(S) + 0.5)
     y_axes_bottom = float(y_sums[-1] - 0.9 * sum_h)
-    ticks, lo, hi = axis.ticks(plot_w)
-    return MultiForestLayout(
-        size=(fig_w, fig_h), plot=(x_plot0, plot_w), values_x=x_val0,
-        value_edges=_value_edges(values, x_val0), values=values, ticks=ticks,
-        xlim=(lo, hi), title_lines=tuple(title_lines),
-        legend_rows=tuple(tuple(row) for row in legend_rows), footer=tuple(footer_lines),
-        sig_lines=tuple(sig_lines), line_h=line_h, sub_h=sub_h, row_h=row_h, sum_h=sum_h,
+    return _Down(
+        fig_h=fig_h, line_h=line_h, sub_h=sub_h, row_h=row_h, sum_h=sum_h,
         y_legend_top=y_legend_top, y_header_rule=y_header_rule, y_row_top=y_row_top,
         row_centres=y_row_top - row_h * (np.arange(K) + 0.5),
-        offsets=((S - 1) / 2 - np.arange(S)) * sub_h,
-        y_sep=y_row_top - K * row_h - 0.25 * sum_h, y_sums=y_sums, y_axes_bottom=y_axes_bottom,
+        offsets=((S - 1) / 2 - np.arange(S)) * sub_h, y_sep=y_row_top - K * row_h - 0.25 * sum_h,
+        y_sums=y_sums, y_axes_bottom=y_axes_bottom,
         y_footer_top=y_axes_bottom - tick_h - xlabel_h - 0.10, foot_lh=foot_lh, sig_lh=sig_lh,
     )
 
