@@ -40,6 +40,7 @@ from ._style import (
     INK,
     NULL_LINE,
     SUMMARY,
+    TAU2_METHOD_NAMES,
     PlotStyle,
     format_number,
     format_pvalue,
@@ -63,13 +64,8 @@ REGION_EDGE = "#8a96a3"
 EGGER = "#b35806"  # Egger's regression line (orange, distinct from SUMMARY in greyscale too)
 
 _SAMPLE_W = 0.32  # width in inches of a legend row's sample
-_METHOD_NAMES = {
-    "FE": "fixed effect", "EE": "common effect", "DL": "random effects, DerSimonian–Laird",
-    "HE": "random effects, Hedges", "HS": "random effects, Hunter–Schmidt",
-    "SJ": "random effects, Sidik–Jonkman", "ML": "random effects, ML",
-    "REML": "random effects, REML", "EB": "random effects, empirical Bayes",
-    "PM": "random effects, Paule–Mandel",
-}
+_METHOD_NAMES = {"FE": "fixed effect", "EE": "common effect",
+                 **{m: f"random effects, {name}" for m, name in TAU2_METHOD_NAMES.items()}}
 
 
 @dataclass(frozen=True)
