@@ -15,11 +15,11 @@ import pytest
 
 grimp = pytest.importorskip("grimp", reason="grimp (import-linter's engine) is not installed")
 
-#: packages (or modules) in which no import cycle may exist
-CHECKED: tuple[str, ...] = (
-    "ranger_eval.meta", "ranger_eval.report", "ranger_eval.comparison", "ranger_eval.pairing",
-    "ranger_eval.lazy",
-)
+#: packages (or modules) in which no import cycle may exist: the whole package (issue 19,
+#: "zero import cycles"); the only upward imports are the ``.plot()`` conveniences, inside
+#: functions, which close no circle because the plot modules import their result classes under
+#: ``TYPE_CHECKING`` only
+CHECKED: tuple[str, ...] = ("ranger_eval",)
 
 
 def _inside(module: str, packages: Iterable[str]) -> bool:

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ._validation import StatsInputError
+from ..errors import StatsInputError
 
 __all__ = ["SAFE_HI", "SAFE_LO", "exponent", "mean", "row_exponents", "scaled",
            "scaled_difference", "scaled_rows", "std", "unscale", "unscale_array"]
