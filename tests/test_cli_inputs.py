@@ -235,3 +235,14 @@ def test_rank_error_names_the_control_option(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "pass --control, one of 'A', 'B', 'C'" in result.stderr
     assert "control=" not in result.stderr
+
+
+@pytest.mark.parametrize("text", ["dataset,system,value\nd1,A,0.5\nd1,B,0.6\n",
+                                  "dataset,A,B\nd1,0.5,0.6\nd2,0.4,0.7\n"])
+def test_dataset_level_table_to_compare_points_to_rank(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    result = runner.invoke(app, ["compare", str(path), "-o", str(tmp_path / "c")])
+    assert result.exit_code == 2
+    assert "t.csv: no 'item' column" in result.stderr
+    assert "is an input of `ranger-eval rank`" in result.stderr

@@ -409,7 +409,7 @@ def is_item_table(columns: Iterable[object]) -> bool:
     return cols == TREC_TABLE or set(ITEM_TABLE) <= set(cols)
 
 
-def read_scores(path: str | Path | Sequence[str | Path], format: str | None = None, *,
+def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None = None,
                 system: str | None = None,
                 system_from: str | Sequence[str] | None = None) -> Scores:
     """Per-item scores from a file or folder, or several of them (e.g. the files a config's
@@ -445,8 +445,8 @@ def read_scores(path: str | Path | Sequence[str | Path], format: str | None = No
                 raise InputError(f"{p}: given twice as a score file")
             seen.add(key)
         if len(paths) == 1:
-            return read_scores(paths[0], format, system=system, system_from=system_from)
-        frames = [read_scores(p, format, system=system, system_from=system_from).frame
+            return read_scores(paths[0], format=format, system=system, system_from=system_from)
+        frames = [read_scores(p, format=format, system=system, system_from=system_from).frame
                   for p in paths]
         return adapters.concat_inputs(frames, paths,
                                       source=f"{len(paths)} files ({paths[0]}, ...)")
@@ -483,7 +483,7 @@ def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str])
     runs = adapters.run_inputs(path, fmt)
     named = system is not None or any(s != "model" for s in sources)
     if len(runs) > 1 and named:
-        scores = read_scores(runs, fmt, system=system, system_from=sources)
+        scores = read_scores(runs, format=fmt, system=system, system_from=sources)
         adapters.check_doc_hashes(scores.frame, str(path))
         return scores
     try:
@@ -513,8 +513,8 @@ def _read_folder(folder: Path, format: str | None, system: str | None,
         warnings.warn(f"{folder}: read {len(inputs)} input(s); skipped {len(skipped)}: {shown}",
                       UserWarning, stacklevel=3)
     if len(inputs) == 1:
-        return read_scores(inputs[0], format, system=system, system_from=system_from)
-    return read_scores(inputs, format, system=system, system_from=system_from)
+        return read_scores(inputs[0], format=format, system=system, system_from=system_from)
+    return read_scores(inputs, format=format, system=system, system_from=system_from)
 
 
 def _read_table_scores(path: Path) -> Scores:
@@ -525,6 +525,12 @@ def _read_table_scores(path: Path) -> Scores:
         _check_frame_values(frame, path, "value")
     check_ids(frame, path, ID_COLUMNS)
     trec = tuple(frame.columns) == TREC_TABLE
+    if not trec and "item" not in frame.columns and len(frame.columns):
+        raise InputError(
+            f"{path}: no 'item' column (have: {', '.join(map(str, frame.columns))}); per-item "
+            f"scores need columns {', '.join(ITEM_TABLE)} (or the table of `ranger-eval trec "
+            f"-q`); a table of one value per dataset and system (dataset, system, value, or "
+            f"wide: datasets × systems) is an input of `ranger-eval rank`")
     if trec:
         frame = _without_trec_means(frame, path).rename(
             columns={"run": "system", "measure": "metric", "query_id": "item"})
