@@ -35,3 +35,24 @@ def test_never_prints_zero(p: float) -> None:
         assert text == "< 1e-300"
     else:
         assert float(text) == pytest.approx(p, rel=0.05)
+
+
+def test_a_zero_pvalue_reads_the_same_in_the_forest_footer_summary_and_terminal() -> None:
+    """Issue 19 point 8: p = 0 (an underflow) was 'p = 0' in the forest footer and summary.md,
+    '< .0001' in the terminal summary and '< 10⁻³⁰⁰' in the CD diagram."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import ranger_eval as rg
+    from ranger_eval.report import to_markdown
+
+    res = rg.meta_analysis([5.0, 5.1, 5.2], [1e-6, 1e-6, 1e-6], names=["a", "b", "c"])
+    assert res.pvalue == 0.0
+    fig = rg.forest_plot(res)
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    assert any("p < 10⁻³⁰⁰" in t for t in texts)
+    assert not any("p = 0" in t for t in texts if "p = 0." not in t)
+    summary = to_markdown(res)
+    assert "p < 1e-300" in summary and "p = 0;" not in summary
+    terminal = res.summary()
+    assert "< 1e-300" in terminal and ".0001" not in terminal
