@@ -178,12 +178,13 @@ def test_measures_come_back_as_written(tmp_path: Path) -> None:
         "map", "ndcg_cut_10", "recip_rank", "P@5"]
 
 
-def test_ir_experiment_keeps_the_measure_name(tmp_path: Path) -> None:
+@pytest.mark.parametrize("measure", ["map", "ndcg@10"])
+def test_ir_experiment_keeps_the_measure_name(tmp_path: Path, measure: str) -> None:
     """`ir: measure: map` in an experiment: the tables say map (and meta finds it: it used to
-    stop with "unknown metric 'map'; known: 'AP'")."""
+    stop with "unknown metric 'map'; known: 'AP'"); `ndcg@10` stays `ndcg@10`."""
     qrels, runs = _trec_inputs(tmp_path)
     (tmp_path / "exp.yaml").write_text(
-        "ir: {measure: map}\ncontrol: bm25\ntreatment: dense\n"
+        f"ir: {{measure: {measure}}}\ncontrol: bm25\ntreatment: dense\n"
         "tasks:\n  - {id: t1, qrels: qrels.txt}\n  - {id: t2, qrels: qrels.txt}\n"
         "systems:\n  bm25: {runs: {t1: runA.txt, t2: runA.txt}}\n"
         "  dense: {runs: {t1: runB.txt, t2: runC.txt}}\n")
@@ -191,7 +192,7 @@ def test_ir_experiment_keeps_the_measure_name(tmp_path: Path) -> None:
                                  str(tmp_path / "c"), "--figures", "none"])
     assert result.exit_code == 0, result.output
     table = pd.read_csv(tmp_path / "c" / "comparison.csv", comment="#")
-    assert set(table["metric"]) == {"map"}
+    assert set(table["metric"]) == {measure}
     result = runner.invoke(app, ["meta", str(tmp_path / "exp.yaml"), "-o",
                                  str(tmp_path / "m"), "--figures", "none"])
     assert result.exit_code == 0, result.output
@@ -202,6 +203,8 @@ def test_written_names() -> None:
 
     assert written_names(["map", "ndcg_cut.10", "ndcg@10", "P.5", "P", "recip_rank"]) == {
         "AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank"}
+    assert written_names(["ndcg@10", "map", "P", "ndcg_cut.5"], verbatim=True) == {
+        "nDCG@10": "ndcg@10", "AP": "map", "nDCG@5": "ndcg_cut.5"}
 
 
 def test_compare_error_names_cli_options_not_keywords(tmp_path: Path) -> None:

@@ -168,14 +168,17 @@ def _parse_one(spec: str) -> list[Measure]:
     return [Measure(family, cutoff, rel)]
 
 
-def written_names(specs: str | Measure | Iterable[str | Measure]) -> dict[str, str]:
+def written_names(specs: str | Measure | Iterable[str | Measure], *,
+                  verbatim: bool = False) -> dict[str, str]:
     """The canonical name of each measure (``AP``, ``nDCG@10``, as evaluations label their rows)
     → the trec_eval name the user wrote (``map``, ``ndcg_cut_10``, ``recip_rank``), so that
     tables, figures and JSON say what the user asked for; a trec_eval command-line name with a
     parameter is written as trec_eval prints it (``ndcg_cut.10`` → ``ndcg_cut_10``, ``P.5`` →
     ``P_5``). ir_measures names keep their canonical spelling (``ndcg@10`` → ``nDCG@10``, as
     ir_measures prints it), and so does a trec_eval list (``P``, ``ndcg_cut.5,10``) that names
-    several measures; when two spellings name one measure, the first is kept."""
+    several measures; when two spellings name one measure, the first is kept. With
+    ``verbatim``, every name that stands for one measure is kept exactly as written (``ndcg@10``,
+    ``ndcg_cut.10``): an experiment's ``ir.measure`` then names its rows in every table."""
     if isinstance(specs, (str, Measure)):
         specs = [specs]
     out: dict[str, str] = {}
@@ -183,7 +186,11 @@ def written_names(specs: str | Measure | Iterable[str | Measure]) -> dict[str, s
         if not isinstance(spec, str):
             continue
         found = _parse_one(spec)
-        if len(found) == 1 and _parse_trec(spec.strip()) is not None:
+        if len(found) != 1:
+            continue
+        if verbatim:
+            out.setdefault(str(found[0]), spec.strip())
+        elif _parse_trec(spec.strip()) is not None:
             out.setdefault(str(found[0]), spec.strip().replace(".", "_", 1))
     return out
 
