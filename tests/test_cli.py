@@ -55,7 +55,7 @@ def test_meta_overrides_method_test_level(tmp_path, demo_config):
         (["meta", "does-not-exist.yaml"], "does-not-exist.yaml: file not found"),
         (["meta", "{cfg}", "--method", "XX"], "option --method: unknown τ² estimator 'XX'"),
         (["meta", "{cfg}", "--level", "2"],
-         "option --level: level must be strictly between 0 and 1 (e.g. 0.95); got 2.0"),
+         "option --level: must be strictly between 0 and 1 (e.g. 0.95); got 2.0"),
         (["meta", "{bad}"], "colour: unknown key"),
     ],
 )

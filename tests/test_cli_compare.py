@@ -86,7 +86,7 @@ def test_compare_experiment_yaml_with_all_systems(tmp_path):
         (["{csv}", "--test", "mcnemar"], "needs binary (0/1) scores"),
         (["{csv}", "--family", "metric"], "unknown family 'metric'"),
         (["{csv}", "--metric", "F1"], "unknown metric"),
-        (["{csv}", "--level", "1.2"], "level must be strictly between 0 and 1"),
+        (["{csv}", "--level", "1.2"], "option --level: must be strictly between 0 and 1"),
         (["{one}"], "need at least two systems"),
         (["{gap}", "--test", "paired-t"], "only in 'A': 'i3'"),
         (["{nan}"], "value 'oops'"),

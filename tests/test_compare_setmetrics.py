@@ -164,7 +164,7 @@ def test_by_level_passes_the_metric_through():
 
 def test_metric_fn_errors():
     df = _tidy(CASES["binary"])
-    with pytest.raises(CompareError, match="test 'paired-t' compares means .*test='permutation' or 'bootstrap'"):
+    with pytest.raises(CompareError, match="test: 'paired-t' compares means .*test='permutation' or 'bootstrap'"):
         compare(df, metric_fn="mcc", test="paired-t")
     with pytest.raises(CompareError, match="paired=False is not possible"):
         compare(df, metric_fn="mcc", paired=False)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from ranger_eval.cli import app
 from ranger_eval.errors import ConfigError, InputError
 from ranger_eval.io import load_experiment
-from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta
+from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta, run_rank
 from ranger_eval.report.tables import latex_signature
 
 
@@ -59,15 +59,34 @@ def test_command_line_options_override_the_config(tmp_path, files):
     assert run.comparison.level == 0.95 and set(run.comparison.table["test"]) == {"paired-t"}
 
 
-def test_compare_rejects_top_level_meta_keys_naming_them(tmp_path, files):
-    cfg = _yaml(tmp_path, "control: a\ntreatment: b\ntest: z", files)
-    with pytest.raises(ConfigError, match=r"control, treatment, test: meta-analysis setting"):
-        run_compare(cfg, tmp_path / "out", figures="none")
-    # the same settings under `meta:` are read by meta and leave compare alone
-    cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b\n  test: z", files)
-    assert len(run_compare(cfg, tmp_path / "out2", figures="none").comparison.table) == 6
-    run = run_meta(cfg, tmp_path / "out3", figures="none")
-    assert run.result.result.test == "z" and run.experiment.config.treatment == "b"
+@pytest.mark.parametrize("layout", ["top", "section"])
+def test_each_command_uses_its_settings_and_accepts_the_others(tmp_path, files, layout):
+    """Issue 19 point 6: the meta-analysis settings at the top level (the original Ranger
+    layout) or under ``meta:``, with ``compare:`` and ``aggregate:`` sections, run with every
+    command; each reads its own settings and accepts the others' unused."""
+    meta = "control: a\ntreatment: b\ntest: knha\nmethod: DL"
+    if layout == "section":
+        meta = "meta:\n" + "\n".join("  " + line for line in meta.splitlines())
+    body = (f"{meta}\nlevel: 0.9\ncompare:\n  test: wilcoxon\n  seed: 4\n"
+            "aggregate:\n  posthoc: holm\n  control: a\n  level: 0.8")
+    cfg = _yaml(tmp_path, body, files)
+    comp = run_compare(cfg, tmp_path / "c", figures="none")
+    assert set(comp.comparison.table["test"]) == {"wilcoxon"} and comp.settings.level == 0.9
+    assert (comp.settings.seed, len(comp.comparison.table)) == (4, 6)
+    rank = run_rank(cfg, tmp_path / "r", figures="none")
+    assert rank.settings.posthoc == "holm" and rank.settings.level == 0.8  # its section wins
+    assert rank.rank_test.posthoc == "holm" and rank.settings.test == "auto"
+    run = run_meta(cfg, tmp_path / "m", figures="none")
+    assert (run.result.result.test, run.result.result.method) == ("knha", "DL")
+    assert run.result.result.level == 0.9
+
+
+@pytest.mark.parametrize("command", ["compare", "rank", "meta"])
+def test_unknown_keys_stay_errors_whatever_the_command(tmp_path, files, command):
+    cfg = _yaml(tmp_path, "control: a\ntreatment: b\ncompare:\n  tset: wilcoxon", files)
+    run = {"compare": run_compare, "rank": run_rank, "meta": run_meta}[command]
+    with pytest.raises(ConfigError, match=rf"{cfg}:4: compare\.tset: unknown key"):
+        run(cfg, tmp_path / "o", figures="none")
 
 
 def test_unknown_or_conflicting_keys_are_errors(tmp_path, files):
@@ -96,7 +115,7 @@ def test_names_are_case_insensitive_and_bad_options_are_blamed_on_the_option(tmp
 def test_settings_resolution_order(tmp_path, files):
     cfg = _yaml(tmp_path, "level: 0.8\ncompare:\n  n_resamples: 99", files)
     s = compare_settings(load_experiment(cfg), {"seed": 5, "level": None})
-    assert (s["level"], s["n_resamples"], s["seed"], s["test"]) == (0.8, 99, 5, "auto")
+    assert (s.level, s.n_resamples, s.seed, s.test) == (0.8, 99, 5, "auto")
     with pytest.raises(ConfigError, match="unknown comparison option"):
         compare_settings(None, {"colour": "red"})
 
@@ -159,11 +178,12 @@ def test_every_output_carries_the_signature(tmp_path, files):
 
 
 def test_cli_prints_warnings_and_errors_one_line(tmp_path, files):
-    cfg = _yaml(tmp_path, "control: a\ntreatment: b", files)
+    cfg = _yaml(tmp_path, "control: a\ntreatment: b\ncompare: {test: ttest}", files)
     result = CliRunner().invoke(app, ["compare", str(cfg), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
     lines = [ln for ln in result.output.splitlines() if ln]
     assert len(lines) == 1 and lines[0].startswith("ranger-eval: error: ")
+    cfg = _yaml(tmp_path, "control: a\ntreatment: b", files)
     result = CliRunner().invoke(app, ["meta", str(cfg), "--method", "ReMl", "--out",
                                       str(tmp_path / "m")])
     assert result.exit_code == 0, result.output
@@ -260,8 +280,8 @@ def test_every_config_key_is_documented():
     from pathlib import Path
 
     from ranger_eval.io.config import (
-        AggregateSettings,
-        CompareSettings,
+        AggregateSection,
+        CompareSection,
         ExperimentConfig,
         IRConfig,
         SystemConfig,
@@ -270,7 +290,7 @@ def test_every_config_key_is_documented():
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
     internal = {"top_level_meta_keys"}
-    for model in (ExperimentConfig, CompareSettings, AggregateSettings, IRConfig, SystemConfig,
+    for model in (ExperimentConfig, CompareSection, AggregateSection, IRConfig, SystemConfig,
                   TaskConfig):
         for name in model.model_fields:
             if name not in internal:

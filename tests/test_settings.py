@@ -123,3 +123,73 @@ def test_from_keywords_takes_none_as_a_value_and_names_unknown_keywords():
     assert S.CompareSettings.from_keywords({"seed": None}, where="compare").seed is None
     with pytest.raises(SettingsError, match=r"compare: unknown argument\(s\) levle .*did you mean"):
         S.CompareSettings.from_keywords({"levle": 0.9}, where="compare")
+
+
+# --------------------------------------------------------------------------- one place
+def _click_params(command: str) -> dict:
+    import typer.main
+
+    from ranger_eval.cli import app
+
+    return {p.name: p for p in typer.main.get_command(app).commands[command].params}
+
+
+@pytest.mark.parametrize(("command", "cls"), [("compare", S.CompareSettings),
+                                              ("meta", S.MetaSettings)])
+def test_cli_options_are_the_settings_fields(command, cls):
+    """Each option of a settings field: parser default None (not given: the YAML or the
+    settings default applies), the field's help, the settings default shown."""
+    params = _click_params(command)
+    fields = S.settings_fields(cls)
+    for name, flag in S.cli_options(cls).items():
+        default, meta = fields[name]
+        p = params[flag.replace("-", "_")]
+        assert p.opts == [f"--{flag}"] and p.default is None, name
+        assert p.help == meta.help, name
+        assert p.show_default == (False if default is None else str(default)), name
+
+
+def test_compare_signature_defaults_are_the_settings_defaults():
+    import inspect
+
+    from ranger_eval.comparison import compare
+
+    params = list(inspect.signature(compare).parameters.values())[1:]
+    fields = S.settings_fields(S.CompareSettings)
+    assert [p.name for p in params] == list(fields)
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+    assert {p.name: p.default for p in params} == {k: d for k, (d, _) in fields.items()}
+
+
+def test_yaml_sections_are_the_settings_fields(tmp_path):
+    from ranger_eval.io.config import (
+        META_KEYS,
+        META_SECTION_ONLY,
+        AggregateSection,
+        CompareSection,
+        load_experiment,
+    )
+
+    for model, cls in ((CompareSection, S.CompareSettings), (AggregateSection, S.RankSettings)):
+        section = {k for k, (_, m) in S.settings_fields(cls).items() if m.yaml in ("section", "both")}
+        assert set(model.model_fields) - {"alpha"} == section
+    meta = S.settings_fields(S.MetaSettings)
+    assert set(META_KEYS) == {k for k, (_, m) in meta.items() if m.yaml == "both"}
+    assert set(META_SECTION_ONLY) == {k for k, (_, m) in meta.items() if m.yaml == "section"}
+    cfg = tmp_path / "e.yaml"
+    cfg.write_text("scores: s.csv\n")
+    exp = load_experiment(cfg)
+    for cls in ALL:  # a file that sets nothing gives every default
+        assert exp.settings(cls) == cls()
+
+
+def test_no_second_home_for_a_default():
+    from ranger_eval import pipeline
+    from ranger_eval.lazy import _compare
+
+    for name in ("COMPARE_DEFAULTS", "RANK_DEFAULTS"):
+        assert not hasattr(pipeline, name)
+    assert not hasattr(_compare, "_DEFAULTS")
+    assert pipeline.compare_settings(None, {}) == S.CompareSettings()
+    assert pipeline.rank_settings(None, {}) == S.RankSettings()
+    assert pipeline.MAX_RESAMPLES is S.MAX_RESAMPLES

@@ -32,18 +32,15 @@ import pandas as pd
 from .comparison import Comparison, compare, rank_intervals
 from .effects import EffectSizes, degenerate_text, effect_sizes, zero_variance_reasons
 from .errors import (
-    ALTERNATIVES,
     ConfigError,
     EffectSizeError,
     InputError,
     RangerError,
-    check_correction,
-    check_level,
+    SettingsError,
     suggest,
 )
 from .io import (
     Experiment,
-    ExperimentConfig,
     IRConfig,
     experiment_from_table,
     load_experiment,
@@ -53,6 +50,16 @@ from .io import (
 from .meta import MetaResult, meta_analysis
 from .output import FIGURE_FORMATS, OutputFolder, figure_workers, warm_figure_modules
 from .scores import Scores
+from .settings import (
+    MAX_RESAMPLES,
+    CompareSettings,
+    MetaSettings,
+    RankSettings,
+    check_value,
+    check_whole,
+    cli_options,
+    settings_fields,
+)
 
 __all__ = [
     "COMPARE_OUTPUTS",
@@ -91,11 +98,6 @@ __all__ = [
 T = TypeVar("T")
 YAML_SUFFIXES = (".yaml", ".yml")
 
-#: Largest ``n_resamples`` accepted (permutation and bootstrap tests, bootstrap effect sizes):
-#: 10^8. At 10^8 resamples the Monte Carlo standard error of a p-value near 0.05 is already
-#: sqrt(0.05·0.95/10^8) ≈ 2e-5; a larger value is almost surely a typo whose run would not end
-#: in any useful time, so it is refused (naming the option and the value) before any work.
-MAX_RESAMPLES = 100_000_000
 
 
 # --------------------------------------------------------------------------- option values
@@ -106,47 +108,17 @@ def option_error(option: str, message: str) -> ConfigError:
 
 
 def _checked(option: str, check: Callable[[], T]) -> T:
-    """``check()``; a :class:`RangerError` it raises is re-raised as ``option --OPTION: …``."""
+    """``check()``; a :class:`RangerError` it raises is re-raised as ``option --OPTION: …``
+    (a settings error's own ``OPTION: `` prefix dropped)."""
     try:
         return check()
     except RangerError as exc:
-        raise option_error(option, str(exc)) from exc
-
-
-def _choice(option: str, value: object, choices: Sequence[str], noun: str | None = None,
-            ignore_case: bool = False) -> str:
-    """``value`` if it is one of ``choices`` (the canonical spelling when ``ignore_case``), else
-    ``option --OPTION: unknown NOUN 'value'; use one of …`` with the closest spelling."""
-    if isinstance(value, str):
-        if value in choices:
-            return value
-        if ignore_case:
-            folded = {c.lower(): c for c in choices}
-            if value.lower() in folded:
-                return folded[value.lower()]
-    hint = suggest(value, choices)
-    if not hint and ignore_case and isinstance(value, str):  # 'rmle' → 'REML'
-        import difflib
-
-        folded = {c.lower(): c for c in choices}
-        close = difflib.get_close_matches(value.lower(), list(folded), n=1, cutoff=0.6)
-        hint = f" (did you mean {folded[close[0]]!r}?)" if close else ""
-    raise option_error(option, f"unknown {noun or option.replace('_', ' ')} {value!r}; use one "
-                       f"of {', '.join(choices)}" + hint)
+        raise option_error(option, str(exc).removeprefix(f"{option}: ")) from exc
 
 
 def _whole(option: str, value: object, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``[low, high]``, else ``option --OPTION: …`` naming the range."""
-    if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-            or value < low or (high is not None and value > high)):
-        if high is None:
-            what = f"a whole number ≥ {low}"
-        else:
-            power = len(str(high)) - 1
-            what = f"a whole number from {low} to {high:,}" + (
-                f" (10^{power})" if high == 10**power else "")
-        raise option_error(option, f"must be {what}; got {value!r}")
-    return int(value)
+    return _checked(option, lambda: check_whole(option, value, low, high))
 
 
 def check_n_resamples(value: object, option: str = "n_resamples") -> int:
@@ -169,42 +141,31 @@ def check_format(value: str | None, option: str = "format") -> str | None:
                            + suggest(value, choices)) from None
 
 
-def _literal_choices(field_name: str) -> tuple[str, ...]:
-    """The values a ``Literal`` field of :class:`ExperimentConfig` accepts, in order."""
-    from typing import get_args
-
-    out: list[str] = []
-    stack = [ExperimentConfig.model_fields[field_name].annotation]
-    while stack:
-        arg = stack.pop(0)
-        for a in get_args(arg):
-            if isinstance(a, str):
-                out.append(a)
-            else:
-                stack.append(a)
-    return tuple(out)
-
-
-#: ``ranger-eval meta`` options whose values are a fixed list; (config field, option, noun).
-_META_CHOICES: tuple[tuple[str, str, str], ...] = (
-    ("method", "method", "τ² estimator"),
-    ("measure", "measure", "effect measure"),
-    ("test", "test", "test"),
-    ("order", "order", "row order"),
-    ("meta_seeds", "seeds", "seeds policy"),
-)
+def settings_options(cls: type[Any], options: dict[str, Any], prefix: str = ""
+                     ) -> dict[str, Any]:
+    """``options`` with each value (not None) of a field of the settings class ``cls`` (key
+    ``prefix + field``) checked alone by that field's check and in canonical spelling (names
+    are case-insensitive where the analysis says so: ``--method reml`` is ``REML``); a bad
+    value is a :class:`ConfigError` ``option --OPTION: …`` naming the value and what is
+    accepted. Other keys are returned unchanged."""
+    flags = cli_options(cls)
+    out = dict(options)
+    for key, value in options.items():
+        name = key.removeprefix(prefix) if key.startswith(prefix) else None
+        if value is not None and name in settings_fields(cls):
+            try:
+                out[key] = check_value(cls, name, value)
+            except SettingsError as exc:
+                raise option_error(flags.get(name, name),
+                                   str(exc).removeprefix(f"{name}: ")) from exc
+    return out
 
 
 def meta_options(overrides: dict[str, Any]) -> dict[str, Any]:
-    """The command-line options of ``ranger-eval meta`` checked and in canonical spelling
-    (names are case-insensitive: ``--method reml`` is ``REML``); a bad value is a
-    :class:`ConfigError` ``option --OPTION: …`` naming the value and what is accepted."""
-    out = dict(overrides)
-    for key, option, noun in _META_CHOICES:
-        if out.get(key) is not None:
-            out[key] = _choice(option, out[key], _literal_choices(key), noun, ignore_case=True)
-    if out.get("level") is not None:
-        out["level"] = _checked("level", lambda: check_level(out["level"], error=ConfigError))
+    """The command-line options of ``ranger-eval meta`` checked by :class:`MetaSettings`' field
+    checks (``meta_KEY``: a key of the ``meta:`` section; :func:`settings_options`)."""
+    out = settings_options(MetaSettings, overrides)
+    out = settings_options(MetaSettings, out, prefix="meta_")
     if out.get("format") is not None:
         out["format"] = check_format(out["format"])
     return out
@@ -551,16 +512,14 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     ``skipped``.
     """
     cfg = exp.config
-    control, treatment = cfg.control, cfg.treatment
+    settings = exp.settings(MetaSettings)
+    control, treatment = settings.control, settings.treatment
     if control is None or treatment is None:
         role = "control" if control is None else "treatment"
         defined = f" (systems: {_some(cfg.systems)})" if cfg.systems else ""
         raise ConfigError(
             f"{exp.source}: {role}: required for the meta-analysis; set `meta: {{control: …, "
             f"treatment: …}}` in the file or pass --control and --treatment{defined}")
-    if cfg.meta_n_resamples is not None and cfg.meta_n_resamples > MAX_RESAMPLES:
-        raise ConfigError(f"{exp.source}: meta.n_resamples: must be at most {MAX_RESAMPLES:,} "
-                          f"(10^8); got {cfg.meta_n_resamples}")
     ir_cfg = cfg.ir or IRConfig()
     extra_measures = [c for c in ir_cfg.columns if c != ir_cfg.measure] if exp.is_ir else []
     collected = collect_scores(
@@ -568,7 +527,7 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     )
     scores = collected.scores
     datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
-    set_metric = cfg.meta_metric_fn
+    set_metric = settings.metric_fn
     if set_metric is None and not exp.is_ir:  # a log's corpus-level metric (lm-eval f1 …)
         from .comparison import declared_set_metrics
 
@@ -578,23 +537,24 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
             scores,
             treatment=treatment,
             control=control,
-            measure=("MD" if set_metric and "measure" not in cfg.model_fields_set else cfg.measure),
+            measure=("MD" if set_metric and "measure" not in cfg.model_fields_set
+                     else settings.measure),
             metric=ir_cfg.measure if exp.is_ir else cfg.metric,
             datasets=datasets,
             missing=cfg.missing,
-            level=cfg.level,
+            level=settings.level,
             metric_fn=set_metric,
-            n_resamples=cfg.meta_n_resamples or 1000,
-            seed=0 if cfg.meta_seed is None else cfg.meta_seed,
-            seeds=cfg.meta_seeds or "balanced",
-            degenerate=cfg.meta_degenerate or "error",
+            n_resamples=settings.n_resamples,
+            seed=settings.seed,
+            seeds=settings.seeds,
+            degenerate=settings.degenerate,
         )
     _refuse_zero_variance(exp, eff)
     skipped = {**collected.skipped, **eff.skipped}
     if extra_measures:
         eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
     eff = eff.rename(exp.task_labels)
-    res = meta_analysis(eff, method=cfg.method, test=cfg.test, level=cfg.level)
+    res = meta_analysis(eff, method=settings.method, test=settings.test, level=settings.level)
     return ExperimentResult(
         scores=scores, effects=eff, result=res, title=cfg.title, skipped=skipped
     )
@@ -820,7 +780,7 @@ class CompareRun:
     """``ranger-eval compare``: the comparison, the settings used, the files, the warnings."""
 
     comparison: Comparison
-    settings: dict[str, Any]
+    settings: CompareSettings
     written: tuple[Path, ...]
     warnings: tuple[str, ...]
 
@@ -840,15 +800,6 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
     "heatmap.png",
     "manifest.json",
 )
-
-#: Defaults of the comparison settings (``compare:`` section and command-line options).
-COMPARE_DEFAULTS: dict[str, Any] = {
-    "pairs": "all", "baseline": None, "test": "auto", "alternative": "two-sided",
-    "correction": "holm-sidak", "family": "dataset-metric", "level": 0.95,
-    "n_resamples": 10_000, "seed": 0, "systems": None, "metrics": None, "by": None,
-    "metric_fn": None, "seeds": "balanced",
-}
-
 
 def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
     cfg = exp.config
@@ -900,54 +851,23 @@ def _system_from_override(value: str | None) -> dict[str, Any]:
     return {} if value is None else {"system_from": _checked_system_from(value)}
 
 
-def compare_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[str, Any]:
-    """Command-line options (not None) over the config's ``compare:`` section and ``level``,
-    over :data:`COMPARE_DEFAULTS`."""
-    settings = dict(COMPARE_DEFAULTS)
-    if exp is not None:
-        exp.require_for("compare")
-        if "level" in exp.config.model_fields_set:
-            settings["level"] = exp.config.level
-        settings.update({k: v for k, v in exp.config.compare.model_dump().items() if v is not None})
-        n = exp.config.compare.n_resamples
-        if n is not None and n > MAX_RESAMPLES:
-            raise ConfigError(f"{exp.source}: compare.n_resamples: must be at most "
-                              f"{MAX_RESAMPLES:,} (10^8); got {n}")
-    unknown = set(options) - set(COMPARE_DEFAULTS)
+def compare_settings(exp: Experiment | None, options: dict[str, Any]) -> CompareSettings:
+    """Command-line options (not None) over the YAML's ``compare:`` section and top-level
+    ``level``/``missing`` (:meth:`Experiment.settings`), over the :class:`CompareSettings`
+    defaults."""
+    base = CompareSettings() if exp is None else exp.settings(CompareSettings)
+    unknown = set(options) - set(settings_fields(CompareSettings))
     if unknown:
         raise ConfigError(f"unknown comparison option(s): {', '.join(sorted(unknown))}")
-    settings.update(compare_options({k: v for k, v in options.items() if v is not None}))
-    if settings["pairs"] == "baseline" and settings["baseline"] is None:
-        raise ConfigError("pairs 'baseline' compares every system with one baseline system: "
-                          "pass --baseline SYSTEM (or set compare.baseline in the YAML)")
-    return settings
+    return CompareSettings.from_options(compare_options(options), base)
 
 
 def compare_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The command-line options of ``ranger-eval compare`` checked, each bad value a
-    :class:`ConfigError` ``option --OPTION: …`` naming the value and what is accepted; the
-    correction in its canonical name (``BH`` → ``fdr_bh``, as the signature records it).
-    ``n_resamples`` is at most :data:`MAX_RESAMPLES`. Combinations (a baseline, Westfall–Young's
-    conditions) are checked by :func:`ranger_eval.comparison.compare`."""
-    from .comparison import FAMILIES, PAIR_ORDERS, SEED_POLICIES, TESTS
-
-    out = dict(options)
-    choices = {"pairs": (PAIR_ORDERS, "pairs order"), "test": (TESTS, "test"),
-               "alternative": (ALTERNATIVES, "alternative"), "family": (FAMILIES, "family"),
-               "seeds": (SEED_POLICIES, "seeds policy")}
-    for key, (values, noun) in choices.items():
-        if out.get(key) is not None:
-            out[key] = _choice(key, out[key], values, noun)
-    if out.get("correction") is not None:
-        out["correction"] = _checked(
-            "correction", lambda: check_correction(out["correction"], error=ConfigError))
-    if out.get("level") is not None:
-        out["level"] = _checked("level", lambda: check_level(out["level"], error=ConfigError))
-    if out.get("n_resamples") is not None:
-        out["n_resamples"] = check_n_resamples(out["n_resamples"])
-    if out.get("seed") is not None:
-        out["seed"] = _whole("seed", out["seed"], 0)
-    return out
+    """The command-line options of ``ranger-eval compare`` checked by :class:`CompareSettings`'
+    field checks (:func:`settings_options`: ``option --OPTION: …``; the correction in its
+    canonical name, ``BH`` → ``fdr_bh``, as the signature records it). Combinations (a
+    baseline, Westfall–Young's conditions) are checked when the settings are built."""
+    return settings_options(CompareSettings, options)
 
 
 def _slug(text: str) -> str:
@@ -1081,18 +1001,20 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         exp = (load_experiment(input, **_system_from_override(system_from))
                if Path(input).suffix.lower() in YAML_SUFFIXES else None)
         settings = compare_settings(exp, options)
-        metrics = settings.pop("metrics")
+        metrics = list(settings.metrics) if settings.metrics is not None else None
         inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
         folder = OutputFolder(out, inputs, figures)
         folder.claim(COMPARE_OUTPUTS)
         if exp is not None:
             scores = with_display_names(_experiment_scores(exp, metrics), exp)
             shown_systems, _ = display_names(exp)
-            for key in ("baseline", "systems"):
-                settings[key] = _shown(settings[key], shown_systems)
+            settings = dataclasses.replace(
+                settings, baseline=_shown(settings.baseline, shown_systems),
+                systems=_shown(settings.systems, shown_systems))
         else:
             scores, _ = load_scores_input(input, metrics, format, system_from)
-        comp = compare(scores, **settings)
+        # the metrics were chosen while reading (IR measures are evaluated by those names)
+        comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
         write_compare_outputs(comp, folder)
     caught += finish_outputs(folder, str(comp.signature), command, html)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
@@ -1106,14 +1028,6 @@ RANK_OUTPUTS: tuple[str, ...] = (
     "manifest.json",
 )
 
-#: Defaults of the ranking settings (``aggregate:`` section and command-line options).
-RANK_DEFAULTS: dict[str, Any] = {
-    "comparisons": "successive", "weights": None, "higher_is_better": None,
-    "dataset_weights": None, "level": 0.95, "correction": "holm-sidak", "test": "auto",
-    "posthoc": "nemenyi", "control": None, "n_resamples": 10_000, "seed": 0,
-}
-
-
 @dataclass(frozen=True)
 class RankRun:
     """``ranger-eval rank``: Demšar's rank test over datasets, the IBM post-op ranking (when
@@ -1121,7 +1035,7 @@ class RankRun:
 
     rank_test: Any
     ranking: Any | None
-    settings: dict[str, Any]
+    settings: RankSettings
     written: tuple[Path, ...]
     warnings: tuple[str, ...]
 
@@ -1139,7 +1053,8 @@ def read_rank_input(path: str | Path, system_from: str | None = None
     path = Path(path)
     if path.suffix.lower() in YAML_SUFFIXES:
         exp = load_experiment(path, **_system_from_override(system_from))
-        return _experiment_scores(exp, exp.config.compare.metrics), None, exp
+        metrics = exp.settings(CompareSettings).metrics
+        return _experiment_scores(exp, None if metrics is None else list(metrics)), None, exp
     from .io import adapters
     from .io.tables import check_ids, is_item_table, read_table, row_location
 
@@ -1176,50 +1091,20 @@ def read_rank_input(path: str | Path, system_from: str | None = None
     return None, wide, None
 
 
-def rank_settings(exp: Experiment | None, options: dict[str, Any]) -> dict[str, Any]:
-    """Command-line options (not None) over the config's ``aggregate:`` section, over
-    :data:`RANK_DEFAULTS`."""
-    settings = dict(RANK_DEFAULTS)
-    if exp is not None:
-        exp.require_for("rank")
-        if "level" in exp.config.model_fields_set:
-            settings["level"] = exp.config.level
-        settings.update({k: v for k, v in exp.config.aggregate.model_dump().items()
-                         if v is not None})
-        n = exp.config.aggregate.n_resamples
-        if n is not None and n > MAX_RESAMPLES:
-            raise ConfigError(f"{exp.source}: aggregate.n_resamples: must be at most "
-                              f"{MAX_RESAMPLES:,} (10^8); got {n}")
-    unknown = set(options) - set(RANK_DEFAULTS)
+def rank_settings(exp: Experiment | None, options: dict[str, Any]) -> RankSettings:
+    """Command-line options (not None) over the YAML's ``aggregate:`` section and top-level
+    ``level`` (:meth:`Experiment.settings`), over the :class:`RankSettings` defaults."""
+    base = RankSettings() if exp is None else exp.settings(RankSettings)
+    unknown = set(options) - set(settings_fields(RankSettings))
     if unknown:
         raise ConfigError(f"unknown ranking option(s): {', '.join(sorted(unknown))}")
-    settings.update(rank_options({k: v for k, v in options.items() if v is not None}))
-    return settings
+    return RankSettings.from_options(rank_options(options), base)
 
 
 def rank_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The command-line options of ``ranger-eval rank`` checked as :func:`compare_options`
-    checks those of ``compare`` (``option --OPTION: …``; the correction's canonical name)."""
-    from .aggregate import POSTHOCS
-    from .aggregate.ranking import ORDERS
-    from .comparison import TESTS
-
-    out = dict(options)
-    choices = {"posthoc": (POSTHOCS, "post-hoc test"), "comparisons": (ORDERS, "comparisons"),
-               "test": (TESTS, "test")}
-    for key, (values, noun) in choices.items():
-        if out.get(key) is not None:
-            out[key] = _choice(key, out[key], values, noun)
-    if out.get("level") is not None:
-        out["level"] = _checked("level", lambda: check_level(out["level"], error=ConfigError))
-    if out.get("correction") is not None:
-        out["correction"] = _checked(
-            "correction", lambda: check_correction(out["correction"], error=ConfigError))
-    if out.get("n_resamples") is not None:
-        out["n_resamples"] = check_n_resamples(out["n_resamples"])
-    if out.get("seed") is not None:
-        out["seed"] = _whole("seed", out["seed"], 0)
-    return out
+    """The command-line options of ``ranger-eval rank`` checked by :class:`RankSettings`' field
+    checks, as :func:`compare_options` checks those of ``compare``."""
+    return settings_options(RankSettings, options)
 
 
 def cd_figure(rank_test: Any, labels: dict[str, str] | None = None) -> Any:
@@ -1277,13 +1162,14 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
         if scores is not None and exp is not None:
             scores = with_display_names(scores, exp)
             shown_systems, shown_tasks = display_names(exp)
-            settings["control"] = _shown(settings["control"], shown_systems)
-            settings["dataset_weights"] = _shown(settings["dataset_weights"], shown_tasks)
+            settings = dataclasses.replace(
+                settings, control=_shown(settings.control, shown_systems),
+                dataset_weights=_shown(settings.dataset_weights, shown_tasks))
         inputs = _experiment_inputs(exp) if exp is not None else [Path(input)]
         folder = OutputFolder(out, inputs, figures)
         folder.claim(RANK_OUTPUTS)
         ranking = None
-        hib = settings["higher_is_better"]
+        hib = settings.higher_is_better
         if scores is not None:
             if len(scores.datasets) < 2:
                 raise ConfigError(
@@ -1291,14 +1177,14 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                     "use `ranger-eval compare` for one dataset"
                 )
             ranked = rank_systems(
-                scores, comparisons=settings["comparisons"], level=settings["level"],
-                correction=settings["correction"], weights=settings["weights"],
-                higher_is_better=hib, dataset_weights=settings["dataset_weights"],
-                test=settings["test"], n_resamples=settings["n_resamples"], seed=settings["seed"],
+                scores, comparisons=settings.comparisons, level=settings.level,
+                correction=settings.correction, weights=settings.weights,
+                higher_is_better=hib, dataset_weights=settings.dataset_weights,
+                test=settings.test, n_resamples=settings.n_resamples, seed=settings.seed,
             )
             assert not isinstance(ranked, dict)  # no `by`: one ranking
             ranking = ranked
-            agg = aggregate_metrics(scores, weights=settings["weights"], higher_is_better=hib) \
+            agg = aggregate_metrics(scores, weights=settings.weights, higher_is_better=hib) \
                 if len(scores.metrics) > 1 else scores
             means = agg.frame.groupby(["dataset", "system"], sort=False)["value"].mean()
             table = means.unstack("system")
@@ -1315,8 +1201,8 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                 table = table.pivot_table(index="dataset", columns="system", values="value",
                                           aggfunc="first", sort=False)
             direction = hib if isinstance(hib, bool) else True
-        rt = rank_test(table, higher_is_better=direction, level=settings["level"],
-                       posthoc=settings["posthoc"], control=settings["control"])
+        rt = rank_test(table, higher_is_better=direction, level=settings.level,
+                       posthoc=settings.posthoc, control=settings.control)
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, None, naive)  # systems already carry display names
     caught += finish_outputs(folder, str((ranking or rt).signature), command, html)

@@ -18,7 +18,7 @@ pipeline's defaults and the lazy backend all read these fields, so a default is 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, ClassVar, Literal, TypeVar
@@ -43,7 +43,9 @@ __all__ = [
     "MetaSettings",
     "RankSettings",
     "Setting",
-    "cli_help",
+    "check_value",
+    "check_whole",
+    "cli_options",
     "settings_fields",
 ]
 
@@ -85,9 +87,9 @@ _S = TypeVar("_S", bound="_Settings")
 class Setting:
     """What a settings field is, for every consumer.
 
-    ``help``: one line for ``--help`` and ``docs/configuration.md`` (the default is appended by
-    :func:`cli_help`); ``cli``: whether the command has an option ``--NAME`` (``_`` → ``-``)
-    for it; ``yaml``: where the experiment YAML takes it: ``"section"`` (the command's section),
+    ``help``: one line for ``--help`` and ``docs/configuration.md`` (the default is shown after
+    it); ``cli``: whether the command has an option ``--NAME`` (``_`` → ``-``)
+    for it, or the option's name when it differs (``metric`` for ``metrics``); ``yaml``: where the experiment YAML takes it: ``"section"`` (the command's section),
     ``"top"`` (the top level, shared by every command), ``"both"``, or ``None`` (Python only);
     ``signature``: the key under which the result's signature records it (``None``: not
     recorded); ``check``: returns the canonical value or raises ``_Bad(reason)``.
@@ -95,7 +97,7 @@ class Setting:
 
     help: str
     check: Check
-    cli: bool = True
+    cli: bool | str = True
     yaml: Literal["section", "top", "both"] | None = "section"
     signature: str | None = None
 
@@ -218,8 +220,11 @@ def _direction(value: Any) -> dict[str, bool] | bool | None:
     raise _Bad(f"must be true, false or a mapping of metric to true/false; got {value!r}")
 
 
-def _any(value: Any) -> Any:
-    return value
+def _columns(value: Any) -> str | tuple[str, ...] | None:
+    """None, one column name, or a sequence of names (→ tuple)."""
+    if value is None or isinstance(value, str):
+        return value
+    return _names(value)
 
 
 # --------------------------------------------------------------------------- settings classes
@@ -290,9 +295,9 @@ class CompareSettings(_Settings):
     command: ClassVar[str] = "compare"
     section: ClassVar[str] = "compare"
 
-    systems: tuple[str, ...] | None = _setting(
+    systems: Sequence[str] | None = _setting(
         None, "Systems to compare, comma-separated, in table order (default: all).", _names)
-    pairs: str | tuple[tuple[str, str], ...] = _setting(
+    pairs: str | Sequence[tuple[str, str]] = _setting(
         "all", "Pairs to test: all, baseline or successive.", _pairs, signature="pairs")
     baseline: str | None = _setting(
         None, "Baseline system (with --pairs baseline).", _name, signature="pairs")
@@ -321,12 +326,13 @@ class CompareSettings(_Settings):
     missing: str = _setting(
         "error", "Items one system lacks: error or intersect.", _choice(MISSING, "missing policy"),
         cli=False, yaml=None)
-    datasets: tuple[str, ...] | None = _setting(
+    datasets: Sequence[str] | None = _setting(
         None, "Datasets to compare (default: all).", _names, cli=False, yaml=None)
-    metrics: tuple[str, ...] | None = _setting(
-        None, "Metric(s), comma-separated (IR: measures such as nDCG@10,AP).", _names)
-    by: tuple[str, ...] | str | None = _setting(
-        None, "Item metadata column(s), comma-separated: compare per level.", _any)
+    metrics: Sequence[str] | None = _setting(
+        None, "Metric(s), comma-separated (IR: measures such as nDCG@10,AP).", _names,
+        cli="metric")
+    by: Sequence[str] | str | None = _setting(
+        None, "Item metadata column(s), comma-separated: compare per level.", _columns)
     metric_fn: Any = _setting(
         None, "Set-level metric(s), comma-separated (mcc, f1, macro_f1, pearson …): "
         "permutation/bootstrap test on the metric itself.", _metric_fn,
@@ -440,8 +446,8 @@ class MetaSettings(_Settings):
         _choice(META_TESTS, "test", ignore_case=True), yaml="both", signature="test")
     level: float = _setting(0.95, "Confidence level.", _level, yaml="top", signature="level")
     order: str = _setting(
-        "given", "Row order: given, effect, weight, name.", _choice(META_ORDERS, "row order"),
-        yaml="both")
+        "given", "Row order: given, effect, weight, name.",
+        _choice(META_ORDERS, "row order", ignore_case=True), yaml="both")
     metric_fn: str | None = _setting(
         None, "Set-level metric from label/prediction columns (mcc, f1, macro_f1, pearson, "
         "spearman, …): effect and variance by paired bootstrap.", _name)
@@ -452,7 +458,7 @@ class MetaSettings(_Settings):
                          signature="seed")
     seeds: str = _setting(
         "balanced", "Seeds policy: balanced or allow-unbalanced.",
-        _choice(SEED_POLICIES, "seeds policy"))
+        _choice(SEED_POLICIES, "seeds policy", ignore_case=True))
     degenerate: str = _setting(
         "error", "Datasets whose effect is undefined or has zero variance: error (one error "
         "listing them) or drop (left out with a warning).", _choice(DEGENERATE, "policy"),
@@ -470,8 +476,26 @@ def settings_fields(cls: type[_Settings]) -> dict[str, tuple[Any, Setting]]:
             for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
 
 
-def cli_help(cls: type[_Settings], name: str) -> str:
-    """The ``--help`` text of the option of field ``name``: its help and ``[default]``."""
-    default, meta = settings_fields(cls)[name]
-    shown = "none" if default is None else default
-    return f"{meta.help} [{shown}]"
+def check_value(cls: type[_Settings], name: str, value: Any) -> Any:
+    """``value`` checked (and made canonical) as field ``name`` of ``cls`` is, alone: a
+    :class:`SettingsError` ``NAME: reason`` (e.g. one command-line option or YAML key)."""
+    try:
+        return settings_fields(cls)[name][1].check(value)
+    except _Bad as exc:
+        raise SettingsError(f"{name}: {exc}") from None
+
+
+def check_whole(name: str, value: Any, low: int, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]``, else :class:`SettingsError` ``NAME: must be a
+    whole number …; got VALUE`` (the rule of ``n_resamples`` and ``seed``)."""
+    try:
+        return int(_whole(low, high)(value))
+    except _Bad as exc:
+        raise SettingsError(f"{name}: {exc}") from None
+
+
+def cli_options(cls: type[_Settings]) -> dict[str, str]:
+    """``{field: option name}`` of the fields the command line sets (``n_resamples`` →
+    ``n-resamples``; ``metrics`` → ``metric``)."""
+    return {name: (meta.cli if isinstance(meta.cli, str) else name.replace("_", "-"))
+            for name, (_, meta) in settings_fields(cls).items() if meta.cli}

@@ -256,7 +256,7 @@ def _rank(scores: Scores, comparisons: str, level: float, correction: str,
     else:
         agg = _single_metric_scores(scores, higher_is_better)
     datasets = agg.datasets
-    f = agg.frame
+    f = agg.table  # read only
     if "seed" in f.columns:  # items, not seeds, are the unit: average seeds per item first
         f = f.groupby(["dataset", "system", "metric", "item"], sort=False)["value"].mean(
         ).reset_index()
@@ -270,7 +270,8 @@ def _rank(scores: Scores, comparisons: str, level: float, correction: str,
             unknown = sorted(set(dataset_weights) - set(datasets))
             if unknown:
                 raise AggregateError(f"dataset_weights: unknown dataset(s) {unknown}")
-            summary["weight"] = summary["dataset"].map(lambda d: float(dataset_weights.get(d, 0.0)))
+            weight_of = {d: float(dataset_weights.get(d, 0.0)) for d in datasets}
+            summary["weight"] = summary["dataset"].map(weight_of)  # one lookup, not a call a row
         means = standardized_means(summary, higher_is_better=True)
         kind = "standardized mean" + (" (weighted)" if dataset_weights is not None else "")
     means = means.astype(float).sort_values(ascending=False, kind="stable")

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from ..settings import CompareSettings
 from ._common import (
     SYSTEM_FROM_HELP,
     command_line,
@@ -22,6 +23,7 @@ from ._common import (
     report_written,
     warn,
 )
+from ._options import setting_option
 
 
 def _split(option: str | None) -> list[str] | None:
@@ -48,42 +50,37 @@ def register(app: typer.Typer) -> None:
             "ranger-compare"
         ),
         pairs: Annotated[
-            str | None, typer.Option(help="Pairs to test: all, baseline or successive [all].")
+            str | None, setting_option(CompareSettings, "pairs")
         ] = None,
         baseline: Annotated[
-            str | None, typer.Option(help="Baseline system (with --pairs baseline).")
+            str | None, setting_option(CompareSettings, "baseline")
         ] = None,
         test: Annotated[
             str | None,
-            typer.Option(
-                help="auto, paired-t, welch, wilcoxon, sign, mannwhitney, mcnemar, "
-                "proportions-z, permutation, bootstrap [auto]."
-            ),
+            setting_option(CompareSettings, "test"),
         ] = None,
         alternative: Annotated[
-            str | None, typer.Option(help="two-sided, greater or less (system A vs B).")
+            str | None, setting_option(CompareSettings, "alternative")
         ] = None,
         correction: Annotated[
             str | None,
-            typer.Option(help="Multiplicity correction (statsmodels multipletests name, or none) "
-                         "[holm-sidak]."),
+            setting_option(CompareSettings, "correction"),
         ] = None,
         family: Annotated[
-            str | None, typer.Option(help="Adjust within: dataset-metric, dataset or all.")
+            str | None, setting_option(CompareSettings, "family")
         ] = None,
         level: Annotated[
-            float | None, typer.Option(help="Confidence level; alpha = 1 - level [0.95].")
+            float | None, setting_option(CompareSettings, "level")
         ] = None,
         n_resamples: Annotated[
-            int | None, typer.Option(help="Resamples of the permutation/bootstrap tests, 1 to "
-                                    "10^8 [10000].")
+            int | None, setting_option(CompareSettings, "n_resamples")
         ] = None,
         seed: Annotated[
-            int | None, typer.Option(help="Seed of the resampling tests and plots, ≥ 0 [0].")
+            int | None, setting_option(CompareSettings, "seed")
         ] = None,
         metric: Annotated[
             str | None,
-            typer.Option(help="Metric(s), comma-separated (IR: measures such as nDCG@10,AP)."),
+            setting_option(CompareSettings, "metrics"),
         ] = None,
         figures: Annotated[
             str | None,
@@ -94,11 +91,10 @@ def register(app: typer.Typer) -> None:
         ] = False,
         metric_fn: Annotated[
             str | None,
-            typer.Option("--metric-fn", help="Set-level metric(s), comma-separated (mcc, f1, "
-                         "macro_f1, pearson …): permutation/bootstrap test on the metric itself."),
+            setting_option(CompareSettings, "metric_fn", "--metric-fn"),
         ] = None,
         seeds: Annotated[
-            str | None, typer.Option(help="Seeds policy: balanced (default) or allow-unbalanced.")
+            str | None, setting_option(CompareSettings, "seeds")
         ] = None,
         input_format: Annotated[
             str | None,
@@ -107,11 +103,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
         by: Annotated[
             str | None,
-            typer.Option(help="Item metadata column(s), comma-separated: compare per level."),
+            setting_option(CompareSettings, "by"),
         ] = None,
         systems: Annotated[
             str | None,
-            typer.Option(help="Systems to compare, comma-separated, in table order (default: all)."),
+            setting_option(CompareSettings, "systems"),
         ] = None,
         system_from: Annotated[
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
+from ..settings import MetaSettings
 from ._common import (
     SYSTEM_FROM_HELP,
     command_line,
@@ -13,6 +15,7 @@ from ._common import (
     report_written,
     warn,
 )
+from ._options import setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -23,19 +26,17 @@ def register(app: typer.Typer) -> None:
             ..., help="Experiment YAML (paths inside are relative to it), or a scores table / "
             "tool output with --control and --treatment."),
         out: Path = typer.Option(Path("ranger-output"), "--out", "-o", help="Output folder."),
-        method: str | None = typer.Option(None, help="τ² estimator: FE, DL, HE, HS, SJ, ML, REML, EB, PM."),  # noqa: UP007
-        test: str | None = typer.Option(None, help="Test for the summary: z, t or knha."),  # noqa: UP007
-        level: float | None = typer.Option(None, help="Confidence level, e.g. 0.95."),  # noqa: UP007
-        measure: str | None = typer.Option(None, help="Effect measure: MD, SMD, SMCC, SMCR, ZCOR."),  # noqa: UP007
-        order: str | None = typer.Option(None, help="Row order: given, effect, weight, name."),  # noqa: UP007
-        control: str | None = typer.Option(None, help="Control system (overrides the file)."),  # noqa: UP007
-        treatment: str | None = typer.Option(None, help="Treatment system (overrides the file)."),  # noqa: UP007
+        method: Annotated[str | None, setting_option(MetaSettings, "method")] = None,
+        test: Annotated[str | None, setting_option(MetaSettings, "test")] = None,
+        level: Annotated[float | None, setting_option(MetaSettings, "level")] = None,
+        measure: Annotated[str | None, setting_option(MetaSettings, "measure")] = None,
+        order: Annotated[str | None, setting_option(MetaSettings, "order")] = None,
+        control: Annotated[str | None, setting_option(MetaSettings, "control")] = None,
+        treatment: Annotated[str | None, setting_option(MetaSettings, "treatment")] = None,
         metric: str | None = typer.Option(None, help="Metric to analyse (tables with several)."),  # noqa: UP007
-        metric_fn: str | None = typer.Option(  # noqa: UP007
-            None, "--metric-fn", help="Set-level metric from label/prediction columns (mcc, f1, "
-            "macro_f1, pearson, spearman, …): effect and variance by paired bootstrap."),
-        seeds: str | None = typer.Option(  # noqa: UP007
-            None, help="Seeds policy: balanced (default) or allow-unbalanced."),
+        metric_fn: Annotated[
+            str | None, setting_option(MetaSettings, "metric_fn", "--metric-fn")] = None,
+        seeds: Annotated[str | None, setting_option(MetaSettings, "seeds")] = None,
         drop_degenerate: bool = typer.Option(
             False, "--drop-degenerate", help="Leave out datasets whose effect is undefined or "
             "has zero variance (identical systems, a constant system, too few items), with a "

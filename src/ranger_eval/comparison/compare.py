@@ -12,26 +12,11 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame
-from ..errors import (
-    CompareError,
-    ScoresError,
-    check_alternative,
-    check_choice,
-    check_correction,
-    check_level,
-)
+from ..errors import CompareError, ScoresError
 from ..pairing import align_groups, block_layout, factorize, group_pairs, scores_table
 from ..scores import KEY_COLUMNS, Scores
-from .choices import (
-    COLUMNS,
-    FAMILIES,
-    MISSING,
-    PAIR_ORDERS,
-    RESAMPLING,
-    SEED_POLICIES,
-    TESTS,
-    WESTFALL_YOUNG,
-)
+from ..settings import CompareSettings
+from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
 from .dispatch import _choose_test, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t
@@ -39,32 +24,30 @@ from .multiplicity import adjust_by_family
 from .results import Comparison
 from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 
-
-# --------------------------------------------------------------------------- validation
-def _check_choice(name: str, value: object, choices: Sequence[str]) -> str:
-    return check_choice(name, value, choices, error=CompareError)
+#: the defaults of :func:`compare`'s keywords: those of its settings object
+_DEFAULT = CompareSettings()
 
 
 def compare(
     scores: Scores | pd.DataFrame,
     *,
-    systems: Sequence[str] | None = None,
-    pairs: str | Sequence[tuple[str, str]] = "all",
-    baseline: str | None = None,
-    test: str = "auto",
-    alternative: str = "two-sided",
-    correction: str = "holm-sidak",
-    family: str = "dataset-metric",
-    level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = 0,
-    paired: bool | None = None,
-    missing: str = "error",
-    datasets: Sequence[str] | None = None,
-    metrics: Sequence[str] | None = None,
-    by: Sequence[str] | str | None = None,
-    metric_fn: object | None = None,
-    seeds: str = "balanced",
+    systems: Sequence[str] | None = _DEFAULT.systems,
+    pairs: str | Sequence[tuple[str, str]] = _DEFAULT.pairs,
+    baseline: str | None = _DEFAULT.baseline,
+    test: str = _DEFAULT.test,
+    alternative: str = _DEFAULT.alternative,
+    correction: str = _DEFAULT.correction,
+    family: str = _DEFAULT.family,
+    level: float = _DEFAULT.level,
+    n_resamples: int = _DEFAULT.n_resamples,
+    seed: int | None = _DEFAULT.seed,
+    paired: bool | None = _DEFAULT.paired,
+    missing: str = _DEFAULT.missing,
+    datasets: Sequence[str] | None = _DEFAULT.datasets,
+    metrics: Sequence[str] | None = _DEFAULT.metrics,
+    by: Sequence[str] | str | None = _DEFAULT.by,
+    metric_fn: object | None = _DEFAULT.metric_fn,
+    seeds: str = _DEFAULT.seeds,
 ) -> Comparison:
     """Compare systems pairwise on every dataset × metric (see the module docstring).
 
@@ -86,6 +69,10 @@ def compare(
     metric (one shared sign matrix; :class:`~ranger_eval.stats.resampling.SignFlips`), which
     keeps the dependence between pairs and so is more powerful than Holm; it needs
     ``test="permutation"`` on paired data and ``family="dataset-metric"``.
+    The keywords are one :class:`~ranger_eval.settings.CompareSettings` (its defaults are
+    these, and it checks every value once: a :class:`~ranger_eval.errors.SettingsError`, also a
+    :class:`CompareError`, naming the keyword and value); ``compare(scores,
+    **settings.as_dict())`` runs a settings object.
     Raises :class:`CompareError` (or :class:`ScoresError` for unpaired items) naming the
     dataset, metric and systems.
 
@@ -95,14 +82,17 @@ def compare(
     argument of ``compare`` except ``scores`` as keywords -- before anything else; the backend
     must return a :class:`Comparison`.
     """
+    settings = CompareSettings(
+        systems=systems, pairs=pairs, baseline=baseline, test=test, alternative=alternative,
+        correction=correction, family=family, level=level, n_resamples=n_resamples, seed=seed,
+        paired=paired, missing=missing, datasets=datasets, metrics=metrics, by=by,
+        metric_fn=metric_fn, seeds=seeds)
     hook = getattr(scores, "__ranger_compare__", None)
     if callable(hook):
-        return hook(
-            systems=systems, pairs=pairs, baseline=baseline, test=test,
-            alternative=alternative, correction=correction, family=family, level=level,
-            n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
-            datasets=datasets, metrics=metrics, by=by, metric_fn=metric_fn, seeds=seeds,
-        )
+        return hook(**settings.as_dict())
+    # the checked, canonical values (correction="BH" → "fdr_bh", sequences → tuples)
+    (systems, pairs, baseline, test, alternative, correction, family, level, n_resamples, seed,
+     paired, missing, datasets, metrics, by, metric_fn, seeds) = settings.as_dict().values()
     from ..stats import effect_label
 
     if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors
@@ -123,70 +113,17 @@ def compare(
             n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
             datasets=datasets, metrics=metrics, metric_fn=metric_fn, seeds=seeds,
         )
-    if isinstance(pairs, str):
-        _check_choice("pairs", pairs, PAIR_ORDERS)
-    _check_choice("test", test, TESTS)
-    _check_choice("seeds", seeds, SEED_POLICIES)
     set_metrics = _set_metrics(metric_fn)
-    if set_metrics:
-        if test not in ("auto", *RESAMPLING):
-            raise CompareError(
-                f"test {test!r} compares means of per-item values; a set-level metric_fn needs "
-                "test='permutation' or 'bootstrap'"
-            )
-        if paired is False:
-            raise CompareError("a set-level metric_fn is tested on paired items; paired=False "
-                               "is not possible")
-    check_alternative(alternative, error=CompareError)
-    _check_choice("family", family, FAMILIES)
-    _check_choice("missing", missing, MISSING)
-    correction_key = check_correction(correction, error=CompareError)
+    correction_key = correction
     westfall_young = correction_key == WESTFALL_YOUNG
-    if westfall_young:
-        if set_metrics:
-            raise CompareError(
-                "correction='westfall-young' needs the joint sign-flip null of per-item "
-                "permutation tests; it is not available with metric_fn"
-            )
-        if test != "permutation":
-            raise CompareError(
-                f"correction='westfall-young' adjusts paired permutation tests with their joint "
-                f"sign-flip null distribution; it needs test='permutation' (got test={test!r})"
-            )
-        if family != "dataset-metric":
-            raise CompareError(
-                "correction='westfall-young' adjusts within one dataset × metric (one shared "
-                f"sign-flip matrix); it needs family='dataset-metric' (got family={family!r})"
-            )
-    level = check_level(level, error=CompareError)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise CompareError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-    ):
-        raise CompareError(f"seed must be a non-negative integer or None, got {seed!r}")
-    if paired not in (None, True, False):
-        raise CompareError(f"paired must be True, False or None, got {paired!r}")
-    if pairs == "baseline":
-        if baseline is None:
-            raise CompareError("pairs='baseline' needs baseline=<system name>")
     if baseline is not None:
         known = systems if systems is not None else scores.systems
         if baseline not in known:
             raise CompareError(
                 f"unknown baseline {baseline!r}; systems: {', '.join(map(repr, known))}"
             )
-        if pairs != "baseline":
-            raise CompareError(f"baseline={baseline!r} is only used with pairs='baseline'")
     if systems is not None:
-        if isinstance(systems, str):
-            systems = [systems]
-        systems = [str(s) for s in systems]
-        dup = sorted({s for s in systems if systems.count(s) > 1})
-        if dup:
-            raise CompareError(f"systems: duplicate name(s) {', '.join(map(repr, dup))}")
-        if len(systems) < 2:
-            raise CompareError(f"need at least two systems to compare, got {systems!r}")
+        systems = list(systems)
         try:
             scores = scores.filter(systems=systems)
         except ScoresError as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError, InputError
 from .config import (
-    CompareSettings,
+    CompareSection,
     Experiment,
     ExperimentConfig,
     IRConfig,
@@ -20,7 +20,7 @@ from .files import Limits, current_limits, limits
 from .tables import read_item_scores, read_scores, read_table, read_values
 
 __all__ = [
-    "CompareSettings",
+    "CompareSection",
     "ConfigError",
     "Experiment",
     "ExperimentConfig",

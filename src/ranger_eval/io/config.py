@@ -14,19 +14,40 @@ from __future__ import annotations
 
 import glob
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, InputError, SettingsError
+from ..settings import (
+    COMPARE_TESTS,
+    MEASURES,
+    META_METHODS,
+    META_ORDERS,
+    META_TESTS,
+    CompareSettings,
+    MetaSettings,
+    RankSettings,
+    check_value,
+    settings_fields,
+)
 from .files import MAX_CONFIG_BYTES, current_limits, open_text
 
 __all__ = [
-    "AggregateSettings",
+    "AggregateSection",
     "COMPARE_TESTS",
     "ConfigError",
-    "CompareSettings",
+    "CompareSection",
     "Experiment",
     "ExperimentConfig",
     "IRConfig",
@@ -39,11 +60,14 @@ __all__ = [
 ]
 
 #: The meta-analysis settings, allowed at the top level (original Ranger layout) or under ``meta:``.
-META_KEYS: tuple[str, ...] = ("control", "treatment", "measure", "method", "test", "order")
+META_KEYS: tuple[str, ...] = tuple(
+    k for k, (_, m) in settings_fields(MetaSettings).items() if m.yaml == "both")
 #: Meta-analysis settings only allowed inside the ``meta:`` section.
-META_SECTION_ONLY: tuple[str, ...] = ("metric_fn", "n_resamples", "seed", "seeds", "degenerate")
-COMPARE_TESTS = ("auto", "paired-t", "welch", "wilcoxon", "sign", "mannwhitney", "mcnemar",
-                 "proportions-z", "permutation", "bootstrap")
+META_SECTION_ONLY: tuple[str, ...] = tuple(
+    k for k, (_, m) in settings_fields(MetaSettings).items() if m.yaml == "section")
+
+_S = TypeVar("_S", CompareSettings, RankSettings, MetaSettings)
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -92,60 +116,58 @@ class IRConfig(_Model):
     score_precision: Literal["float64", "float32"] = "float64"
 
 
-class CompareSettings(_Model):
-    """``compare:`` section: the options of ``ranger-eval compare`` (command-line flags override)."""
+class _Section(_Model):
+    """A command's YAML section: every key a field of the command's settings object
+    (:mod:`ranger_eval.settings`, ``yaml`` "section" or "both"), each value checked by that
+    field's check (so the YAML accepts exactly what the Python API and the command line accept);
+    None (absent) keeps the default."""
 
-    pairs: Literal["all", "baseline", "successive"] | None = None
-    baseline: str | None = None
-    test: Literal[COMPARE_TESTS] | None = None  # type: ignore[valid-type]
-    alternative: Literal["two-sided", "greater", "less"] | None = None
-    correction: str | None = None
-    family: Literal["dataset-metric", "dataset", "all"] | None = None
-    n_resamples: int | None = Field(default=None, ge=1)
-    seed: int | None = Field(default=None, ge=0)
-    systems: list[str] | None = None
-    metrics: list[str] | None = None
-    by: list[str] | None = None
-    metric_fn: str | list[str] | None = None
-    seeds: Literal["balanced", "allow-unbalanced"] | None = None
-
-    @field_validator("correction")
+    @field_validator("*", mode="before")
     @classmethod
-    def _correction(cls, v: str | None) -> str | None:
-        from ..errors import check_correction
+    def _check(cls, value: Any, info: ValidationInfo) -> Any:
+        name = str(info.field_name)
+        renamed = _RENAMED_KEYS.get(cls.__name__, {})
+        if name in renamed:
+            raise ValueError(renamed[name])
+        if value is None:
+            return None
+        try:
+            return check_value(_SECTION_SETTINGS[cls.__name__], name, value)
+        except SettingsError as exc:
+            raise ValueError(str(exc).removeprefix(f"{name}: ")) from None
 
-        return None if v is None else check_correction(v, error=ConfigError)
+
+def _section_model(name: str, settings: type[Any], doc: str,
+                   renamed: dict[str, str] | None = None) -> type[_Section]:
+    """The pydantic model of a command's YAML section, derived from its settings class."""
+    _SECTION_SETTINGS[name] = settings
+    _RENAMED_KEYS[name] = dict(renamed or {})
+    fields: dict[str, Any] = {
+        key: (Any, None) for key, (_, meta) in settings_fields(settings).items()
+        if meta.yaml in ("section", "both")}
+    fields.update({key: (Any, Field(default=None, exclude=True)) for key in renamed or {}})
+    return create_model(name, __base__=_Section, __doc__=doc, **fields)
 
 
-class AggregateSettings(_Model):
-    """``aggregate:`` section: the options of ``ranger-eval rank`` (command-line flags override)."""
+_SECTION_SETTINGS: dict[str, type[Any]] = {}
+_RENAMED_KEYS: dict[str, dict[str, str]] = {}
 
-    comparisons: Literal["successive", "all", "first-vs-rest"] | None = None
-    weights: dict[str, float] | None = None
-    higher_is_better: dict[str, bool] | bool | None = None
-    dataset_weights: dict[str, float] | None = None
-    level: float | None = Field(default=None, gt=0, lt=1)
-    correction: str | None = None
-    test: Literal[COMPARE_TESTS] | None = None  # type: ignore[valid-type]
-    posthoc: Literal["nemenyi", "bonferroni-dunn", "holm", "wilcoxon"] | None = None
-    control: str | None = None
-    n_resamples: int | None = Field(default=None, ge=1)
-    seed: int | None = Field(default=None, ge=0)
-    #: renamed to ``level`` (one vocabulary): an error naming the replacement, never used
-    alpha: float | None = Field(default=None, exclude=True)
-
-    @field_validator("correction")
-    @classmethod
-    def _correction(cls, v: str | None) -> str | None:
-        from ..errors import check_correction
-
-        return None if v is None else check_correction(v, error=ConfigError)
-
-    @field_validator("alpha", mode="before")
-    @classmethod
-    def _renamed_alpha(cls, v: object) -> None:
-        raise ValueError("renamed to aggregate.level, the confidence level (level = 1 - alpha, "
-                         "e.g. alpha 0.05 is level 0.95)")
+if TYPE_CHECKING:  # models made at run time from the settings fields
+    CompareSection = _Section
+    AggregateSection = _Section
+else:
+    #: ``compare:`` section: the settings of ``ranger-eval compare`` (flags override).
+    CompareSection = _section_model(
+        "CompareSection", CompareSettings,
+        "``compare:`` section: the options of ``ranger-eval compare`` (command-line flags "
+        "override).")
+    #: ``aggregate:`` section: the settings of ``ranger-eval rank`` (flags override).
+    AggregateSection = _section_model(
+        "AggregateSection", RankSettings,
+        "``aggregate:`` section: the options of ``ranger-eval rank`` (command-line flags "
+        "override).",
+        renamed={"alpha": "renamed to aggregate.level, the confidence level (level = 1 - "
+                          "alpha, e.g. alpha 0.05 is level 0.95)"})
 
 
 class ExperimentConfig(_Model):
@@ -160,12 +182,12 @@ class ExperimentConfig(_Model):
     metric: str | None = None
     control: str | None = None
     treatment: str | None = None
-    measure: Literal["MD", "SMD", "SMCC", "SMCR", "ZCOR"] = "SMD"
-    method: Literal["FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM"] = "REML"
-    test: Literal["z", "t", "knha"] = "z"
-    level: float = 0.95
+    measure: Literal[MEASURES] = MetaSettings.measure  # type: ignore[valid-type]
+    method: Literal[META_METHODS] = MetaSettings.method  # type: ignore[valid-type]
+    test: Literal[META_TESTS] = MetaSettings.test  # type: ignore[valid-type]
+    level: float = MetaSettings.level
     missing: Literal["error", "intersect"] = "error"
-    order: Literal["given", "effect", "weight", "name"] = "given"
+    order: Literal[META_ORDERS] = MetaSettings.order  # type: ignore[valid-type]
     tasks: list[TaskConfig] = Field(default_factory=list)
     systems: dict[str, SystemConfig] = Field(default_factory=dict)
     scores: str | list[str | ScoresEntry] | None = None
@@ -174,8 +196,8 @@ class ExperimentConfig(_Model):
     #: (``run_id``, ``task_args.<key>``, ``file`` ...; :data:`adapters.SYSTEM_SOURCES`)
     system_from: str | list[str] | None = None
     ir: IRConfig | None = None
-    compare: CompareSettings = Field(default_factory=CompareSettings)
-    aggregate: AggregateSettings = Field(default_factory=AggregateSettings)
+    compare: CompareSection = Field(default_factory=CompareSection)
+    aggregate: AggregateSection = Field(default_factory=AggregateSection)
     #: meta-analysis keys the file wrote at the top level (the original Ranger layout)
     top_level_meta_keys: tuple[str, ...] = ()
     #: ``meta:`` section only: set-level metric, its bootstrap, and the seed policy
@@ -517,16 +539,33 @@ class Experiment:
         return any(t.qrels for t in self.config.tasks)
 
     def require_for(self, command: str) -> None:
-        """Reject keys that ``command`` would not honour (no key is ignored silently)."""
+        """Nothing to refuse: each command uses its own settings and accepts, unused, those of
+        the other commands (the meta-analysis keys at the top level, ``compare:``,
+        ``aggregate:``), which are known keys; unknown keys were refused when loading."""
+
+    def settings(self, cls: type[_S]) -> _S:
+        """The settings of one command from this file: its section (``compare:``,
+        ``aggregate:``; for ``meta``, the ``meta:`` section or the top-level keys), the shared
+        top-level keys (``level``, and ``missing`` where the command takes it) when written in
+        the file, over the defaults of ``cls``. A combination the settings refuse is a
+        :class:`ConfigError` naming the file and the key."""
         cfg = self.config
-        if command in ("compare", "rank") and cfg.top_level_meta_keys:
-            keys = ", ".join(cfg.top_level_meta_keys)
-            raise ConfigError(
-                f"{self.source}: {keys}: meta-analysis setting(s) at the top level, which "
-                f"`ranger-eval {command}` does not use; move them under a `meta:` section (read "
-                f"by `ranger-eval meta`) and put {command} settings under "
-                f"`{'compare' if command == 'compare' else 'aggregate'}:`"
-            )
+        fields = settings_fields(cls)
+        given: dict[str, Any] = {k: getattr(cfg, k) for k, (_, meta) in fields.items()
+                                 if meta.yaml in ("top", "both") and k in cfg.model_fields_set}
+        if cls is MetaSettings:
+            given.update({k: getattr(cfg, f"meta_{k}") for k in META_SECTION_ONLY
+                          if getattr(cfg, f"meta_{k}") is not None})
+            given.update({k: getattr(cfg, k) for k in META_KEYS if getattr(cfg, k) is not None})
+            section = "meta"
+        else:
+            section = cls.section
+            values = getattr(cfg, section).model_dump()
+            given.update({k: v for k, v in values.items() if v is not None})
+        try:
+            return cls(**given)
+        except SettingsError as exc:
+            raise ConfigError(f"{self.source}: {section}.{exc}") from None
 
 
 def _apply_overrides(raw: dict[str, Any], overrides: dict[str, Any]
