@@ -222,8 +222,8 @@ def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list
             score_precision=ir_cfg.score_precision, progress=False,
         )
         frame = ir.to_scores(evaluation, task.id).frame
-        # the measures as the user wrote them (map, ndcg_cut_10), not ir_measures' AP, nDCG@10
-        written = written_names(measures)
+        # the measures as the user wrote them (map, ndcg@10), not ir_measures' AP, nDCG@10
+        written = written_names(measures, verbatim=True)
         frames.append(frame.assign(metric=frame["metric"].map(lambda m: written.get(m, m))))
         return
     from .io.adapters import input_format
