@@ -13,7 +13,9 @@ the largest child so far, so commands run from the smallest G up). ``--api`` als
 ``rg.compare(rg.Scores(df))`` in a worker process. Time per group (µs) is printed so linearity
 is visible: it should stay roughly constant as G grows. ``--profile G`` writes a cProfile of
 the API compare at that G to ``compare_G.prof`` in the temporary folder and prints the top
-entries.
+entries; with ``rank`` among ``--commands`` it also profiles the whole ``ranger-eval rank`` run
+(``pipeline.run_rank`` on the Parquet table, ``--figures none``: reading, ranking, outputs) to
+``rank_G.prof``.
 
 With 2 items per dataset every test has n = 2: the paired t statistic is defined (1 degree of
 freedom) unless the two differences are equal, when compare reports it as degenerate (p = 1 or
@@ -90,6 +92,26 @@ def api_worker(groups: int, items: int, seed: int, out: str, profile: bool) -> N
                                      "peak_mb": peak}))
 
 
+def rank_profile_worker(groups: int, items: int, seed: int, out: str) -> None:
+    """cProfile of ``ranger-eval rank`` as the CLI runs it (``pipeline.run_rank``), in this
+    process, on the Parquet table of ``groups`` datasets; prints the top entries."""
+    import cProfile
+    import pstats
+
+    from ranger_eval.pipeline import run_rank
+
+    table = out + ".parquet"
+    make_table(groups, items, seed).to_parquet(table)
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.runcall(run_rank, table, out + "_out", figures="none")
+    wall = time.perf_counter() - t0
+    prof.dump_stats(out + ".prof")
+    Path(table).unlink()
+    print(f"rank under cProfile: {wall:.1f} s")
+    pstats.Stats(out + ".prof").sort_stats("cumulative").print_stats(40)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -105,9 +127,13 @@ def main() -> None:
     ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--prof", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--rank-prof", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker is not None:
-        api_worker(a.worker, a.items, a.seed, a.out, a.prof)
+        if a.rank_prof:
+            rank_profile_worker(a.worker, a.items, a.seed, a.out)
+        else:
+            api_worker(a.worker, a.items, a.seed, a.out, a.prof)
         return
     import ranger_eval
 
@@ -121,6 +147,12 @@ def main() -> None:
         subprocess.run([sys.executable, __file__, "--worker", str(a.profile), "--out", out,
                         "--items", str(a.items), "--seed", str(a.seed), "--prof"], check=True)
         print(f"profile: {out}.prof")
+        if "rank" in a.commands.split(","):
+            out = str(tmp / f"rank_{a.profile}")
+            subprocess.run([sys.executable, __file__, "--worker", str(a.profile), "--out", out,
+                            "--items", str(a.items), "--seed", str(a.seed), "--rank-prof"],
+                           check=True)
+            print(f"profile: {out}.prof")
     for g in sizes:
         table = tmp / f"g{g}.parquet"
         make_table(g, a.items, a.seed).to_parquet(table)
