@@ -172,9 +172,10 @@ def test_metric_fn_errors():
         compare(df, metric_fn="MCC")
     with pytest.raises(CompareError, match=r"metric\(s\) named twice: 'mcc'"):
         compare(df, metric_fn=["mcc", "mcc"])
-    with pytest.raises(CompareError, match=r"dataset 'd' has several metrics .*metrics=\[\.\.\.\]"):
+    with pytest.raises(CompareError, match=r"dataset 'd' has several metrics .*metrics=\['score'\]") as exc:
         compare(pd.concat([df.assign(metric="score"), df.assign(metric="other")]).reset_index(drop=True),
                 metric_fn="mcc")
+    assert [(h.keyword, h.value) for h in exc.value.hints] == [("metrics", ["score"])]
     with pytest.raises(CompareError, match=r"dataset 'd', system 'T'.*missing: 'label'"):
         compare(df.drop(columns=["label"]), metric_fn="mcc")
     with pytest.raises(ScoresError, match=r"items of 'T' and 'C' differ .*1 only in 'C': 'i005'"):

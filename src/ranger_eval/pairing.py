@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import CompareError
+from .errors import CompareError, Hint
 from .scores import Scores
 
 __all__ = [
@@ -472,9 +472,10 @@ def _check_seeds(
     if per["n_seeds"].nunique() <= 1 and complete:
         return
     problem = seed_imbalance([scores.runs(dataset, s, metric) for s in names])
+    hint = Hint("seeds", "allow-unbalanced")
     raise CompareError(
-        f"dataset {dataset!r} (metric {metric!r}): unbalanced seeds: {problem}; pass "
-        "seeds='allow-unbalanced' to average each system's seeds per item anyway"
+        f"dataset {dataset!r} (metric {metric!r}): unbalanced seeds: {problem}; {hint.text} to "
+        "average each system's seeds per item anyway", hints=[hint]
     )
 
 

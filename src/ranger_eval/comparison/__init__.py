@@ -86,6 +86,17 @@ Conventions
   it: one product per batch of sign vectors with the systems' scores
   (:meth:`~ranger_eval.stats.resampling.SignFlips.count_pairs`, the same counts as the pairwise
   float64 product, proven by a rounding-error bound with exact recomputation inside it).
+
+Modules
+-------
+:mod:`.compare` (``compare``: settings → groups → tests → table), :mod:`.choices` (the menus and
+the table's columns), :mod:`.dispatch` (one pair: its data, the test chosen, one-pair tests with
+their intervals and effect sizes), :mod:`.engine` (all pairs of a dataset × metric at once, and
+the work shared by every group), :mod:`.fastpath` (paired t on a complete table in one pass),
+:mod:`.setmetric` (``metric_fn=``), :mod:`.multiplicity` (adjustment within families),
+:mod:`.results` (:class:`Comparison`), :mod:`.leaderboard` (:class:`Leaderboard`),
+:mod:`.intervals` (:func:`rank_intervals`). The items × systems alignment and the pair lists are
+:mod:`ranger_eval.pairing`, shared with :mod:`ranger_eval.lazy`.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..errors import CompareError, ScoresError
+from ..errors import CompareError, Hint, ScoresError
 from ..formatting import preview as _preview
 from ..pairing import per_seed_sd, select_systems, system_pairs
 from ..scores import Scores
@@ -66,10 +66,11 @@ def _metric_rows(
         here = df[df["dataset"] == dataset]
         row_metrics = list(pd.unique(here["metric"]))
         if len(row_metrics) > 1:
+            hint = Hint("metrics", [str(row_metrics[0])])
             raise CompareError(
                 f"dataset {dataset!r} has several metrics ({', '.join(map(repr, row_metrics))}); "
-                "a set-level metric_fn reads the label/prediction rows of one of them: pass "
-                "metrics=[...]"
+                f"a set-level metric_fn reads the label/prediction rows of one of them: "
+                f"{hint.text}, say", hints=[hint]
             )
         row_metric = str(row_metrics[0])
         names = select_systems(scores, set(here["system"]), systems, f"dataset {dataset!r}")
@@ -80,9 +81,10 @@ def _metric_rows(
         problem = seed_imbalance(list(runs.values()))
         if problem is not None:
             if seeds == "balanced":
+                hint = Hint("seeds", "allow-unbalanced")
                 raise CompareError(
-                    f"dataset {dataset!r}: unbalanced seeds: {problem}; pass "
-                    "seeds='allow-unbalanced' to compare the seed-averaged metrics"
+                    f"dataset {dataset!r}: unbalanced seeds: {problem}; {hint.text} to compare "
+                    "the seed-averaged metrics", hints=[hint]
                 )
             gaps = next(((r, r.missing_by_seed()) for r in runs.values() if r.missing_by_seed()),
                         None)
