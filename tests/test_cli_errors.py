@@ -174,7 +174,7 @@ def test_correction_bh_signature_and_numbers_match_fdr_bh(table, tmp_path):
                                      "--figures", "none", "--correction", name])
         assert result.exit_code == 0, result.output
         outs[name] = ((tmp_path / name / "comparison.csv").read_text(),
-                      json.loads((tmp_path / name / "comparison.json").read_text())["signature"])
+                      json.loads((tmp_path / name / "manifest.json").read_text())["signature"])
     assert "corr:fdr_bh" in outs["BH"][1] and "corr:BH" not in outs["BH"][1]
     assert outs["BH"] == outs["fdr_bh"]
 
