@@ -249,3 +249,24 @@ def test_dataset_level_table_to_compare_points_to_rank(tmp_path: Path, text: str
     assert result.exit_code == 2
     assert "t.csv: no 'item' column" in result.stderr
     assert "is an input of `ranger-eval rank`" in result.stderr
+
+
+def test_compare_missing_option_and_yaml_key(tmp_path: Path) -> None:
+    """`--missing intersect` (and the experiment's top-level `missing:`) reach compare, whose
+    error names that option."""
+    table = _gap_table(tmp_path / "gap.csv")
+    result = runner.invoke(app, ["compare", str(table), "-o", str(tmp_path / "a"),
+                                 "--figures", "none"])
+    assert result.exit_code == 2 and "pass --missing intersect" in result.stderr
+    result = runner.invoke(app, ["compare", str(table), "-o", str(tmp_path / "b"),
+                                 "--figures", "none", "--missing", "intersect"])
+    assert result.exit_code == 0, result.output
+    assert "dropped 1 item(s) not scored for both 'A' and 'B'" in result.stderr
+    (tmp_path / "exp.yaml").write_text("scores: gap.csv\nmissing: intersect\n")
+    result = runner.invoke(app, ["compare", str(tmp_path / "exp.yaml"), "-o",
+                                 str(tmp_path / "c"), "--figures", "none"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["compare", str(table), "-o", str(tmp_path / "d"),
+                                 "--missing", "both"])
+    assert result.exit_code == 2
+    assert "option --missing: unknown missing policy 'both'" in result.stderr

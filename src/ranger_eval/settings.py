@@ -324,8 +324,8 @@ class CompareSettings(_Settings):
     paired: bool | None = _setting(
         None, "Pair by item id (None: when the items match).", _paired, cli=False, yaml=None)
     missing: str = _setting(
-        "error", "Items one system lacks: error or intersect.", _choice(MISSING, "missing policy"),
-        cli=False, yaml=None)
+        "error", "Items one system lacks: error (listing them) or intersect (the common items, "
+        "counted in a warning).", _choice(MISSING, "missing policy"), yaml="top")
     datasets: Sequence[str] | None = _setting(
         None, "Datasets to compare (default: all).", _names, cli=False, yaml=None)
     metrics: Sequence[str] | None = _setting(

@@ -96,6 +96,9 @@ def register(app: typer.Typer) -> None:
         seeds: Annotated[
             str | None, setting_option(CompareSettings, "seeds")
         ] = None,
+        missing: Annotated[
+            str | None, setting_option(CompareSettings, "missing")
+        ] = None,
         input_format: Annotated[
             str | None,
             typer.Option("--format", help="Input format: auto, lm-eval, inspect, helm, "
@@ -122,7 +125,7 @@ def register(app: typer.Typer) -> None:
             systems=_split(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
-            by=_split(by), metric_fn=_split(metric_fn), seeds=seeds,
+            by=_split(by), metric_fn=_split(metric_fn), seeds=seeds, missing=missing,
         )
         warn(run.warnings)
         comp = run.comparison
