@@ -135,6 +135,7 @@ def _click_params(command: str) -> dict:
 
 
 @pytest.mark.parametrize(("command", "cls"), [("compare", S.CompareSettings),
+                                              ("rank", S.RankSettings),
                                               ("meta", S.MetaSettings)])
 def test_cli_options_are_the_settings_fields(command, cls):
     """Each option of a settings field: parser default None (not given: the YAML or the

@@ -397,7 +397,8 @@ class RankSettings(_Settings):
         None, "Weights of the datasets in the aggregation (default: equal).", _weights,
         cli=False)
     level: float = _setting(
-        0.95, "Confidence level; alpha = 1 - level.", _level, yaml="both", signature="level")
+        0.95, "Confidence level; the tests are significant at alpha = 1 - level.", _level,
+        yaml="both", signature="level")
     correction: str = _setting(
         "holm-sidak", "Multiplicity correction of the pairwise tests.", _correction,
         signature="corr")

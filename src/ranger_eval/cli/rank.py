@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from ..settings import RankSettings
 from ._common import (
     SYSTEM_FROM_HELP,
     command_line,
@@ -20,6 +21,7 @@ from ._common import (
     report_written,
     warn,
 )
+from ._options import setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -33,29 +35,16 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
             "ranger-rank"
         ),
-        posthoc: Annotated[
-            str | None, typer.Option(help="nemenyi, bonferroni-dunn, holm or wilcoxon [nemenyi].")
-        ] = None,
-        control: Annotated[
-            str | None, typer.Option(help="Control system (bonferroni-dunn, holm).")
-        ] = None,
-        comparisons: Annotated[
-            str | None,
-            typer.Option(help="successive, all or first-vs-rest (per-item scores) [successive]."),
-        ] = None,
-        level: Annotated[
-            float | None,
-            typer.Option(help="Confidence level; the tests are significant at alpha = 1 - level "
-                         "[0.95]."),
-        ] = None,
-        correction: Annotated[
-            str | None, typer.Option(help="Multiplicity correction of the pairwise tests.")
-        ] = None,
-        test: Annotated[str | None, typer.Option(help="Pairwise test (as compare) [auto].")] = None,
+        posthoc: Annotated[str | None, setting_option(RankSettings, "posthoc")] = None,
+        control: Annotated[str | None, setting_option(RankSettings, "control")] = None,
+        comparisons: Annotated[str | None, setting_option(RankSettings, "comparisons")] = None,
+        level: Annotated[float | None, setting_option(RankSettings, "level")] = None,
+        correction: Annotated[str | None, setting_option(RankSettings, "correction")] = None,
+        test: Annotated[str | None, setting_option(RankSettings, "test")] = None,
         lower_is_better: Annotated[
             bool, typer.Option("--lower-is-better", help="Lower values are better (all metrics).")
         ] = False,
-        seed: Annotated[int | None, typer.Option(help="Seed of resampling tests [0].")] = None,
+        seed: Annotated[int | None, setting_option(RankSettings, "seed")] = None,
         figures: Annotated[
             str | None,
             typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
