@@ -1112,10 +1112,11 @@ def effect_sizes(
         problem = seed_imbalance([t, c])
         where = f"dataset {name!r} (metric {pair.metric!r})"
         if problem is not None and policy == "balanced":
+            hint = Hint("seeds", "allow-unbalanced")
             raise EffectSizeError(
-                f"{where}: unbalanced seeds of {t.system!r} and {c.system!r}: {problem}; pass "
-                "seeds='allow-unbalanced' to combine each system's seeds unpaired "
-                "(measure 'MD' or a metric_fn)"
+                f"{where}: unbalanced seeds of {t.system!r} and {c.system!r}: {problem}; "
+                f"{hint.text} to combine each system's seeds unpaired "
+                "(measure 'MD' or a metric_fn)", hints=[hint]
             )
         if bootstrap_metric is not None:
             results.append(_metric_effect(bootstrap_metric, t, c, problem, n_resamples, seed,
