@@ -1044,6 +1044,21 @@ def _is_tidy(frame: pd.DataFrame) -> bool:
     return {"dataset", "system", "value"} <= set(frame.columns)
 
 
+def _parquet_columns(path: Path) -> set[str]:
+    """The column names in a Parquet file's schema (no rows read); none when the schema cannot
+    be read (reading the whole file then names the problem). The file passes the checks of
+    every input first (a regular file within the size limits)."""
+    import pyarrow.parquet as pq
+
+    from .io.files import check_input_file
+
+    check_input_file(path, what="table")
+    try:
+        return set(pq.read_schema(path).names)
+    except (OSError, ValueError):  # pyarrow's ArrowIOError / ArrowInvalid
+        return set()
+
+
 def read_rank_input(path: str | Path, system_from: str | None = None
                     ) -> tuple[Scores | None, pd.DataFrame | None, Experiment | None]:
     """(per-item Scores, dataset-level table, experiment) from a YAML, a tidy table with an
@@ -1056,10 +1071,12 @@ def read_rank_input(path: str | Path, system_from: str | None = None
         metrics = exp.settings(CompareSettings).metrics
         return _experiment_scores(exp, None if metrics is None else list(metrics)), None, exp
     from .io import adapters
-    from .io.tables import check_ids, is_item_table, read_table, row_location
+    from .io.tables import ITEM_TABLE, check_ids, is_item_table, read_table, row_location
 
     if path.is_dir() or adapters.input_format(path) is not None:  # tool output(s): per item
         return read_scores(path, system_from=_checked_system_from(system_from)), None, None
+    if path.suffix.lower() == ".parquet" and set(ITEM_TABLE) <= _parquet_columns(path):
+        return read_scores(path), None, None  # per-item scores, told by the schema: read once
     frame = read_table(path)
     if not isinstance(frame.index, pd.RangeIndex):  # a Parquet file written with its index
         frame = frame.reset_index()
