@@ -270,3 +270,15 @@ def test_compare_missing_option_and_yaml_key(tmp_path: Path) -> None:
                                  "--missing", "both"])
     assert result.exit_code == 2
     assert "option --missing: unknown missing policy 'both'" in result.stderr
+
+
+def test_a_keyword_the_command_cannot_set_is_said_to_be_the_apis(tmp_path: Path) -> None:
+    qrels, runs = _trec_inputs(tmp_path)
+    (tmp_path / "other.txt").write_text("q9 Q0 a 1 1.0 r\nq8 Q0 b 1 1.0 r\n")
+    (tmp_path / "exp.yaml").write_text(
+        "ir: {measure: map}\ntasks: [{id: t1, qrels: qrels.txt}]\n"
+        "systems:\n  bm25: {runs: {t1: runA.txt}}\n  other: {runs: {t1: other.txt}}\n")
+    result = runner.invoke(app, ["compare", str(tmp_path / "exp.yaml"), "-o",
+                                 str(tmp_path / "o"), "--figures", "none"])
+    assert result.exit_code == 2
+    assert "(in the Python API, pass allow_no_overlap=True to evaluate anyway)" in result.stderr

@@ -116,7 +116,7 @@ def cli_words(hint: Hint, options: Iterable[str]) -> str | None:
     """``hint`` said as the command line says it: ``pass --missing intersect``, ``pass --metric``,
     ``pass --drop-degenerate`` when the command has that option (``options``: its option
     strings), else ``set missing: intersect in the experiment YAML`` for a YAML key; ``None`` when
-    neither exists (the Python words stay)."""
+    neither exists (:func:`cli_message` then says the Python words are the Python API's)."""
     opts = set(options)
     flag = next((f for (k, v), f in CLI_FLAGS.items()
                  if k == hint.keyword and type(v) is type(hint.value) and v == hint.value),
@@ -151,8 +151,8 @@ def cli_message(exc: BaseException, message: str | None = None) -> str:
     text = str(exc) if message is None else message
     for hint in _hints(exc):
         words = cli_words(hint, RUNNING_OPTIONS)
-        if words is not None:
-            text = text.replace(hint.text, words)
+        text = text.replace(hint.text, f"in the Python API, {hint.text}" if words is None
+                            else words)
     return text
 
 

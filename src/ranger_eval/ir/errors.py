@@ -1,7 +1,7 @@
 """Exceptions and warnings of the IR engine: the IR layer's part of :mod:`ranger_eval.errors`."""
 from __future__ import annotations
 
-from ..errors import DuplicateEntryError, MeasureError, MissingTopicsError, TrecFormatError
+from ..errors import DuplicateEntryError, Hint, MeasureError, MissingTopicsError, TrecFormatError
 
 __all__ = [
     "DuplicateEntryError",
@@ -29,7 +29,8 @@ class NoCommonTopicsError(MissingTopicsError):
     def __init__(self, run: str, qrels: str, run_topics: list[str], qrels_topics: list[str]):
         self.run, self.qrels = run, qrels
         self.run_topics, self.qrels_topics = run_topics, qrels_topics
-        super().__init__(self.describe("pass allow_no_overlap=True to evaluate anyway"))
+        hint = Hint("allow_no_overlap", True)
+        super().__init__(self.describe(f"{hint.text} to evaluate anyway"), hints=[hint])
 
     def describe(self, hint: str, loud: bool = False) -> str:
         what = "NO TOPIC IN COMMON" if loud else "no topic in common"
