@@ -29,9 +29,10 @@ from ..comparison import RankIntervals
 from ..errors import PlotError
 from ..formatting import format_level
 from ..stats.tests import wilson_interval
-from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
+from ._page import PAGE_H, PAGE_W
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in, wrap_parts
 
-__all__ = ["comparison_boxplots", "is_binary", "wilson_interval"]
+__all__ = ["comparison_boxplots", "is_binary", "rank_ticks", "wilson_interval"]
 
 BOX = "#9fb4cc"
 MEAN = "#c8102e"
@@ -63,6 +64,22 @@ def _proportions(ax: Any, values: list[np.ndarray], positions: np.ndarray, level
     span = float(hi.max() - lo.min())
     pad = max(0.05 * span, 0.01)
     ax.set_xlim(max(0.0, float(lo.min()) - pad), min(1.0, float(hi.max()) + pad))
+
+
+def rank_ticks(k: int, width: float, size: float) -> list[int]:
+    """Ranks labelled on an axis of ranks 1..k that is ``width`` inches wide: every rank when
+    their labels fit side by side, else 1 and the multiples of the first step of 2, 5, 10, 20
+    or 50 whose labels keep at least their own width apart (17 ranks on 2.35 in: 1, 5, 10, 15)."""
+    if k < 2:
+        return [1]
+    unit = width / k  # inches per rank
+    need = text_width_in(str(k), size) + 0.08
+    for step in (1, 2, 5, 10, 20, 50, 100):
+        if step == 1 and unit >= need:
+            return list(range(1, k + 1))
+        if step > 1 and (step - 1) * unit >= need and step * unit >= need:
+            return [1, *range(step, k + 1, step)]
+    return [1, k]
 
 
 def _boxes(ax: Any, data: list[np.ndarray], positions: np.ndarray, width: float = 0.55) -> None:
@@ -97,11 +114,17 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
     pos = np.arange(k)[::-1].astype(float)  # best at the top
     values = [ri.values[i] for i in range(k)]
     name_w = max(text_width_in(s) for s in ri.systems) + 0.3
-    panel_w = 2.35
     gap = 0.3
+    # one page (plots._page): the panels narrow to fit the names, the rows thin to fit the
+    # systems (0.42 in each up to 22 systems, 0.19 in at 50)
+    panel_w = max(1.6, min(2.35, (PAGE_W - name_w - 2 * gap - 0.25) / 3))
     fig_w = name_w + 3 * panel_w + 2 * gap + 0.25
-    row_h = 0.42
-    top, bottom = 0.75, 0.8
+    note = (f"paired joint bootstrap of items, B = {ri.n_resamples}, seed = {ri.seed}; "
+            "rank intervals: max-T simultaneous pairwise intervals (Mogstad et al. 2024)")
+    note_lines = wrap_parts(note.split(" "), " ", fig_w - 0.3,
+                            lambda t: text_width_in(t, FONT_SIZE - 1.5))
+    top, bottom = 0.75, 0.8 + 0.14 * (len(note_lines) - 1)
+    row_h = min(0.42, (PAGE_H - top - bottom) / max(k, 2))
     fig_h = top + max(k, 2) * row_h + bottom
     pct = format_level(level)
     with mpl.rc_context(FIGURE_RC):
@@ -131,7 +154,7 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
             ax_r.plot([lo, hi], [pos[i] - 0.3] * 2, linestyle="none", marker="|",
                       markersize=8, markeredgewidth=1.5, color=INTERVAL, zorder=4)
         ax_r.set_xlim(0.5, k + 0.5)
-        ax_r.set_xticks(np.arange(1, k + 1))
+        ax_r.set_xticks(rank_ticks(k, panel_w, FONT_SIZE - 0.5))
         ax_r.invert_xaxis()  # rank 1 (best) on the right, like higher means
         for ax in axes:
             ax.set_ylim(-0.7, k - 0.3)
@@ -156,9 +179,8 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
         head = title if title is not None else f"{ri.dataset} · {ri.metric}"
         fig.text(0.12 / fig_w, 1 - 0.12 / fig_h, head, fontproperties=font(FONT_SIZE + 2, bold=True),
                  va="top", ha="left")
-        note = (f"paired joint bootstrap of items, B = {ri.n_resamples}, seed = {ri.seed}; "
-                "rank intervals: max-T simultaneous pairwise intervals (Mogstad et al. 2024)")
-        fig.text(0.12 / fig_w, 0.1 / fig_h, note, fontproperties=font(FONT_SIZE - 1.5),
+        fig.text(0.12 / fig_w, 0.1 / fig_h, "\n".join(note_lines),
+                 fontproperties=font(FONT_SIZE - 1.5),
                  color="#444444", va="bottom", ha="left")
         fig.legend(
             [Line2D([], [], linestyle="none", marker="D", color=MEAN, markersize=4.5),

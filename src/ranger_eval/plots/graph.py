@@ -12,6 +12,10 @@ through another node.
 With ``cliques=True`` the graph is split into its maximal cliques (networkx ``find_cliques``):
 each panel is a group of systems that are pairwise indistinguishable, ordered by their best mean.
 A system may belong to several groups.
+
+Above :data:`GRAPH_MAX_SYSTEMS` systems a graph cannot be read (17 systems have 136 pairs: the
+edges cover each other and the labels of a 4-inch column overlap), so the same answers are drawn
+as the sorted pair matrix of :func:`ranger_eval.plots.matrix.pair_matrix`, and its footer says so.
 """
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ MIN_WIDTH, MAX_WIDTH = 0.8, 6.0
 SIG_EDGE = "#4d4d4d"
 SIG_WIDTH = 0.9
 SIG_STYLE = (0, (4, 2.5))
+#: Most systems drawn as a graph; above, :func:`comparison_graph` draws the sorted pair matrix.
+GRAPH_MAX_SYSTEMS = 12
 
 
 def edge_width(p: float) -> float:
@@ -207,10 +213,18 @@ def comparison_graph(
     ``signature``: the footer's, when the graph draws a result built on the comparison (a
     :class:`~ranger_eval.aggregate.Ranking` passes its own); by default the comparison's.
     Only compared pairs can be edges (with ``pairs="baseline"`` only the baseline's pairs).
+    Above :data:`GRAPH_MAX_SYSTEMS` systems the figure is the sorted pair matrix instead.
     Returns a matplotlib Figure; rcParams are only changed inside ``rc_context``.
     """
     dataset, metric, rows, means_df = _group(comp, dataset, metric)
     names = list(means_df["system"])
+    if len(names) > GRAPH_MAX_SYSTEMS:
+        from .matrix import pair_matrix
+
+        return pair_matrix(
+            comp, dataset, metric, title=title, decimals=decimals, signature=signature,
+            note=(f"{len(names)} systems: drawn as a sorted matrix instead of a graph (a graph "
+                  f"of more than {GRAPH_MAX_SYSTEMS} systems cannot be read)."))
     means = means_df["mean"].to_numpy(dtype=float)
     best = names[int(np.argmax(means))]
     edges = [

@@ -26,6 +26,7 @@ from matplotlib.transforms import ScaledTranslation
 from scipy.special import ndtr
 
 from ..formatting import format_correction
+from ._page import PAGE_H, PAGE_W
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in, wrap_parts
 
 __all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN"]
@@ -92,9 +93,8 @@ def pvalue_plot(
 
     name_w = max(_text_width_in(n) for n in names) + 0.25
     value_w = max(_text_width_in(f"{m:.{decimals}f}") for m in means) + 0.3
-    plot_w = 5.0
+    plot_w = max(3.0, min(5.0, PAGE_W - name_w - value_w - 0.35))  # one page (plots._page)
     fig_w = name_w + value_w + plot_w + 0.35
-    row_h = 0.42
     note = ("each compared pair: a vertical segment joining the two systems' rows at its "
             "p-value, in the colour of the better system; means on the left"
             + ("; p < 0.00005 at the right edge" if any(v < P_MIN for v in pmat.values()) else ""))
@@ -102,6 +102,7 @@ def pvalue_plot(
                             lambda t: text_width_in(t, FONT_SIZE - 1.5))
     note_h = 0.17  # inches per line of the note under the title
     top, bottom = 0.8 + (len(note_lines) - 1) * note_h, 0.85
+    row_h = min(0.42, (PAGE_H - top - bottom) / max(k, 2))  # 0.42 in up to 22 systems
     fig_h = top + max(k, 2) * row_h + bottom
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
