@@ -23,9 +23,17 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, ClassVar, Literal, TypeVar
 
-from .errors import CORRECTIONS, ConfigError, SettingsError, check_correction, suggest
+from .errors import (
+    ALTERNATIVES,
+    CORRECTIONS,
+    ConfigError,
+    SettingsError,
+    check_correction,
+    suggest,
+)
 
 __all__ = [
+    "ALTERNATIVES",
     "COMPARE_TESTS",
     "DEGENERATE",
     "FAMILIES",
@@ -60,7 +68,6 @@ COMPARE_TESTS: tuple[str, ...] = ("auto", "paired-t", "welch", "wilcoxon", "sign
                                   "mcnemar", "proportions-z", "permutation", "bootstrap")
 PAIR_ORDERS: tuple[str, ...] = ("all", "baseline", "successive")
 FAMILIES: tuple[str, ...] = ("dataset-metric", "dataset", "all")
-ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 MISSING: tuple[str, ...] = ("error", "intersect")
 SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
 RANK_ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")

@@ -42,6 +42,7 @@ from ..errors import (
     renamed_keywords,
 )
 from ..scores import Scores, as_scores
+from ..settings import RANK_ORDERS
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons
 from .metrics import aggregate_metrics, metric_direction, standardized_means
@@ -51,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ORDERS", "ConditionComparison", "Ranking", "condition_and_compare", "rank_systems"]
 
-ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")
+ORDERS: tuple[str, ...] = RANK_ORDERS
 
 
 @dataclass(frozen=True)

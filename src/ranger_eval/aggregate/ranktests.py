@@ -42,6 +42,7 @@ from scipy.special import log_ndtr, ndtr
 from .._frames import as_frame, float_values, id_strings
 from .._lazymodule import lazy_module
 from ..errors import AggregateError, Hint, check_choice, check_level, renamed_keywords
+from ..settings import POSTHOCS as _POSTHOCS
 from ..signature import Signature, make_signature
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
@@ -63,7 +64,7 @@ __all__ = [
 ]
 
 #: Post-hoc procedures of :func:`rank_test`.
-POSTHOCS: tuple[str, ...] = ("nemenyi", "bonferroni-dunn", "holm", "wilcoxon")
+POSTHOCS: tuple[str, ...] = _POSTHOCS
 _CONTROL_POSTHOCS = ("bonferroni-dunn", "holm")
 
 

@@ -3,22 +3,11 @@ policies, and the columns of its table.
 """
 from __future__ import annotations
 
-#: Seed policies of :func:`compare`.
-SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
+from .. import settings as _settings
 
-
-TESTS: tuple[str, ...] = (
-    "auto",
-    "paired-t",
-    "welch",
-    "wilcoxon",
-    "sign",
-    "mannwhitney",
-    "mcnemar",
-    "proportions-z",
-    "permutation",
-    "bootstrap",
-)
+#: the values of compare's choices are those of its settings (:mod:`ranger_eval.settings`)
+SEED_POLICIES: tuple[str, ...] = _settings.SEED_POLICIES
+TESTS: tuple[str, ...] = _settings.COMPARE_TESTS
 
 
 PAIRED_ONLY = frozenset({"paired-t", "wilcoxon", "sign", "mcnemar", "bootstrap"})
@@ -33,16 +22,16 @@ BINARY_ONLY = frozenset({"mcnemar", "proportions-z"})
 RESAMPLING: tuple[str, ...] = ("permutation", "bootstrap")
 
 
-PAIR_ORDERS: tuple[str, ...] = ("all", "baseline", "successive")
+PAIR_ORDERS: tuple[str, ...] = _settings.PAIR_ORDERS
 
 
-FAMILIES: tuple[str, ...] = ("dataset-metric", "dataset", "all")
+FAMILIES: tuple[str, ...] = _settings.FAMILIES
 
 
-ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+ALTERNATIVES: tuple[str, ...] = _settings.ALTERNATIVES
 
 
-MISSING: tuple[str, ...] = ("error", "intersect")
+MISSING: tuple[str, ...] = _settings.MISSING
 
 
 #: The resampling-based correction (Westfall & Young 1993 step-down max-T; permutation tests).

@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import MetaInputError, check_level, suggest
+from ..settings import META_METHODS, META_TESTS
 from .fit import _standardise
 
-METHODS = ("FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM")
-TESTS = ("z", "t", "knha")
+METHODS = META_METHODS
+TESTS = META_TESTS
 #: largest accepted ratio max(vi)/min(vi): beyond it the weights 1/vi (and the products of four
 #: weights in tr(P²), used by REML) cannot be held together in float64.
 VI_RATIO_MAX = 1e120
