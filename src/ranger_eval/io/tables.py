@@ -296,9 +296,18 @@ def check_ids(frame: pd.DataFrame, path: Path, columns: Sequence[str]) -> None:
         if col not in frame.columns:
             continue
         ids = frame[col]
-        text = ids.astype(str) if ids.dtype != object else ids
-        blank = ids.isna().to_numpy() | (text.str.len() == 0).to_numpy()
-        blank |= text.str.isspace().fillna(False).to_numpy(dtype=bool)
+        values = ids.to_numpy()
+        if ids.dtype == object and pd.api.types.infer_dtype(values, skipna=True) == "string":
+            # text ids (what every reader gives): the same test in one pass, without the .str
+            # accessor's per-element overhead (4M ids: ~1 s instead of ~5 s)
+            blank = ids.isna().to_numpy().copy()
+            text = values[~blank]
+            blank[~blank] = np.fromiter((not s or s.isspace() for s in text), dtype=bool,
+                                        count=len(text))
+        else:
+            text = ids.astype(str) if ids.dtype != object else ids
+            blank = ids.isna().to_numpy() | (text.str.len() == 0).to_numpy()
+            blank |= text.str.isspace().fillna(False).to_numpy(dtype=bool)
         if blank.any():
             rows = np.flatnonzero(blank)
             r = int(rows[0])
