@@ -117,5 +117,5 @@ def test_system_without_a_run_is_left_out_of_that_collection(corpus, tmp_path):
     covid = frame[frame["dataset"] == "covid"]
     assert len(covid) == 1 and covid.iloc[0]["significant"]
     assert covid.iloc[0]["mean_a"] == pytest.approx(0.5947, abs=5e-5)  # published BM25 covid
-    ri = rank_intervals(comp, "covid", n_resamples=100)
+    ri = rank_intervals(comp, dataset="covid", n_resamples=100)
     assert ri.systems == ("SPLADE_P_P_ENSEMBLE_DISTIL", "BM25")

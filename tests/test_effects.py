@@ -47,7 +47,7 @@ def test_oracle_covers_every_measure():
 @pytest.mark.parametrize(("name", "measure"), CASES)
 def test_matches_metafor_escalc(name, measure):
     d = BY_NAME[name]
-    es = effect_size(d["treatment"], d["control"], measure, dataset=name)
+    es = effect_size(d["treatment"], d["control"], measure=measure, dataset=name)
     assert es.n == d["n"]
     assert es.measure == measure and es.dataset == name
     np.testing.assert_allclose(es.yi, d[measure]["yi"], rtol=RTOL)
@@ -60,7 +60,7 @@ def test_matches_metafor_escalc(name, measure):
 def test_smcr_mapping_matches_conventional_escalc_reading(name):
     # escalc SMCR with m1i = mean(control), m2i = mean(treatment), sd1i = sd(control) gives -yi, same vi
     d = BY_NAME[name]
-    es = effect_size(d["treatment"], d["control"], "SMCR")
+    es = effect_size(d["treatment"], d["control"], measure="SMCR")
     np.testing.assert_allclose(-es.yi, d["SMCR_swapped"]["yi"], rtol=RTOL)
     np.testing.assert_allclose(es.vi, d["SMCR_swapped"]["vi"], rtol=RTOL)
 
@@ -68,18 +68,18 @@ def test_smcr_mapping_matches_conventional_escalc_reading(name):
 @pytest.mark.parametrize("name", [n for n, m in CASES if m == "ZCOR"])
 def test_zcor_back_transform_is_r_cor(name):
     d = BY_NAME[name]
-    es = effect_size(d["treatment"], d["control"], "ZCOR")
+    es = effect_size(d["treatment"], d["control"], measure="ZCOR")
     np.testing.assert_allclose(es.r, d["r"], rtol=RTOL)
     assert es.r_ci_low < es.r < es.r_ci_high
     np.testing.assert_allclose(es.r_ci_low, np.tanh(es.ci_low), rtol=1e-12)
     with pytest.raises(EffectSizeError, match="only for measure 'ZCOR'"):
-        _ = effect_size(d["treatment"], d["control"], "MD").r
+        _ = effect_size(d["treatment"], d["control"], measure="MD").r
 
 
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
 def test_ci_is_scipy_normal_interval(level):
     d = BY_NAME["continuous"]
-    es = effect_size(d["treatment"], d["control"], "SMD", level=level)
+    es = effect_size(d["treatment"], d["control"], measure="SMD", level=level)
     low, high = norm.interval(level, loc=d["SMD"]["yi"], scale=np.sqrt(d["SMD"]["vi"]))
     np.testing.assert_allclose([es.ci_low, es.ci_high], [low, high], rtol=RTOL)
     np.testing.assert_allclose(es.se, np.sqrt(d["SMD"]["vi"]), rtol=RTOL)
@@ -110,8 +110,8 @@ def paired(draw):
 @given(data=paired(), measure=st.sampled_from(MEASURES))
 def test_item_order_invariance(data, measure):
     t, c, perm = data
-    a = effect_size(t, c, measure)
-    b = effect_size(t[perm], c[perm], measure)
+    a = effect_size(t, c, measure=measure)
+    b = effect_size(t[perm], c[perm], measure=measure)
     np.testing.assert_allclose([b.yi, b.vi], [a.yi, a.vi], rtol=1e-9, atol=1e-13)
 
 
@@ -119,8 +119,8 @@ def test_item_order_invariance(data, measure):
 @given(data=paired(), measure=st.sampled_from(["MD", "SMD", "SMCC"]))
 def test_swapping_systems_negates_effect(data, measure):
     t, c, _ = data
-    a = effect_size(t, c, measure)
-    b = effect_size(c, t, measure)
+    a = effect_size(t, c, measure=measure)
+    b = effect_size(c, t, measure=measure)
     np.testing.assert_allclose(b.yi, -a.yi, rtol=1e-9, atol=1e-13)
     np.testing.assert_allclose(b.vi, a.vi, rtol=1e-9)
     np.testing.assert_allclose(b.ci_low, -a.ci_high, rtol=1e-9, atol=1e-13)
@@ -130,7 +130,7 @@ def test_swapping_systems_negates_effect(data, measure):
 @given(data=paired())
 def test_zcor_symmetric_in_systems(data):
     t, c, _ = data
-    a, b = effect_size(t, c, "ZCOR"), effect_size(c, t, "ZCOR")
+    a, b = effect_size(t, c, measure="ZCOR"), effect_size(c, t, measure="ZCOR")
     np.testing.assert_allclose([b.yi, b.vi], [a.yi, a.vi], rtol=1e-12, atol=1e-15)
 
 
@@ -143,32 +143,32 @@ def test_identical_systems_are_a_defined_zero_effect():
     n = X.size
     expected = {"MD": 0.0, "SMD": 0.0, "SMCC": 1.0 / n, "SMCR": 0.0}
     for measure, vi in expected.items():
-        es = effect_size(X, X.copy(), measure)
+        es = effect_size(X, X.copy(), measure=measure)
         assert (es.yi, es.vi) == (0.0, vi), measure
         assert es.ci_low <= 0.0 <= es.ci_high
     with pytest.raises(EffectSizeError, match=r"perfectly correlated .*Fisher's z = atanh\(r\) is infinite"):
-        effect_size(X, X.copy(), "ZCOR", dataset="wnli")
+        effect_size(X, X.copy(), measure="ZCOR", dataset="wnli")
 
 
 def test_identical_constant_systems():
     # e.g. two classifiers both right on every item: no difference, but r is undefined
     for measure in ("MD", "SMD", "SMCR"):
-        es = effect_size(ONES, ONES, measure)
+        es = effect_size(ONES, ONES, measure=measure)
         assert (es.yi, es.vi) == (0.0, 0.0)
-    assert effect_size(ONES, ONES, "SMCC").vi == 1.0 / ONES.size
+    assert effect_size(ONES, ONES, measure="SMCC").vi == 1.0 / ONES.size
     with pytest.raises(EffectSizeError, match="dataset 'sst2'.*constant.*identical systems"):
-        effect_size(ONES, ONES, "ZCOR", dataset="sst2")
+        effect_size(ONES, ONES, measure="ZCOR", dataset="sst2")
 
 
 def test_constant_shift():
     c = np.array([0.25, 0.5, 0.0, 1.0, 0.75])
     t = c + 0.5  # exactly representable: the differences are exactly 0.5
-    md = effect_size(t, c, "MD")
+    md = effect_size(t, c, measure="MD")
     assert (md.yi, md.vi) == (0.5, 0.0)
     for measure in ("SMD", "SMCC"):
         with pytest.raises(EffectSizeError, match=rf"dataset 'rte', measure {measure}: .*same on every item"):
-            effect_size(t, c, measure, dataset="rte")
-    smcr = effect_size(t, c, "SMCR")  # defined: r = 1, vi = yi^2 / (2n)
+            effect_size(t, c, measure=measure, dataset="rte")
+    smcr = effect_size(t, c, measure="SMCR")  # defined: r = 1, vi = yi^2 / (2n)
     assert smcr.yi > 0
     np.testing.assert_allclose(smcr.vi, smcr.yi**2 / (2 * c.size), rtol=1e-12)
 
@@ -178,31 +178,31 @@ def test_constant_shift_with_rounding_noise_is_detected():
     t = c + 0.1  # t - c is 0.1 only up to rounding
     assert np.ptp(t - c) > 0
     with pytest.raises(EffectSizeError, match="same on every item"):
-        effect_size(t, c, "SMD")
+        effect_size(t, c, measure="SMD")
     with pytest.raises(EffectSizeError, match="same on every item"):
-        effect_size(t, c, "SMCC")
+        effect_size(t, c, measure="SMCC")
 
 
 @pytest.mark.parametrize("measure", ["SMD", "SMCC", "SMCR", "ZCOR"])
 def test_one_constant_system_is_an_error(measure):
     with pytest.raises(EffectSizeError, match=rf"dataset 'mrpc', measure {measure}: the control scores are constant"):
-        effect_size(X, ONES, measure, dataset="mrpc")
+        effect_size(X, ONES, measure=measure, dataset="mrpc")
     with pytest.raises(EffectSizeError, match="the treatment scores are constant"):
-        effect_size(ONES, X, measure)
+        effect_size(ONES, X, measure=measure)
 
 
 def test_one_constant_system_md_is_defined():
-    es = effect_size(X, ONES, "MD")
+    es = effect_size(X, ONES, measure="MD")
     np.testing.assert_allclose([es.yi, es.vi], [X.mean() - 1, X.var(ddof=1) / X.size], rtol=1e-12)
 
 
 def test_perfect_correlation():
     with pytest.raises(EffectSizeError, match=r"perfectly correlated.*S_within"):
-        effect_size(2 * X, X, "SMD")
+        effect_size(2 * X, X, measure="SMD")
     for t in (2 * X, 1 - X):
         with pytest.raises(EffectSizeError, match="perfectly correlated"):
-            effect_size(t, X, "ZCOR")
-    es = effect_size(1 - X, X, "SMD")  # r = -1 is fine for SMD: S_within = S_diff / 2
+            effect_size(t, X, measure="ZCOR")
+    es = effect_size(1 - X, X, measure="SMD")  # r = -1 is fine for SMD: S_within = S_diff / 2
     assert np.isfinite(es.yi) and es.vi > 0
 
 
@@ -210,8 +210,8 @@ def test_perfect_correlation():
 def test_too_few_items(measure, minimum):
     t, c = X[: minimum - 1], X[::-1][: minimum - 1]
     with pytest.raises(EffectSizeError, match=rf"needs at least {minimum} paired items, got {minimum - 1}"):
-        effect_size(t, c, measure)
-    es = effect_size(np.array([0.3, 0.9, 0.2, 0.5])[:minimum], np.array([0.1, 0.4, 0.6, 0.3])[:minimum], measure)
+        effect_size(t, c, measure=measure)
+    es = effect_size(np.array([0.3, 0.9, 0.2, 0.5])[:minimum], np.array([0.1, 0.4, 0.6, 0.3])[:minimum], measure=measure)
     assert np.isfinite(es.yi) and np.isfinite(es.vi)
 
 
@@ -230,9 +230,9 @@ def test_bad_arrays():
 
 def test_unknown_measure_and_level():
     with pytest.raises(EffectSizeError, match="unknown measure 'SMDH' for dataset 'x'; valid measures: MD, SMD, SMCC, SMCR, ZCOR"):
-        effect_size(X, X[::-1], "SMDH", dataset="x")
+        effect_size(X, X[::-1], measure="SMDH", dataset="x")
     with pytest.raises(EffectSizeError, match="level must be strictly between 0 and 1"):
-        effect_size(X, X[::-1], "MD", level=95)
+        effect_size(X, X[::-1], measure="MD", level=95)
     with pytest.raises(EffectSizeError, match="level"):
         EffectSize(0.1, 0.01, 10, "MD", 0.5, 0.4, level=0.0)
 
@@ -249,11 +249,11 @@ def _series_pair():
 def test_series_are_paired_by_index_not_position(measure):
     a, b = _series_pair()
     shuffled = b.iloc[[3, 0, 7, 5, 1, 2, 6, 4]]
-    ref = effect_size(a.to_numpy(), b.to_numpy(), measure)
-    got = effect_size(a, shuffled, measure)
+    ref = effect_size(a.to_numpy(), b.to_numpy(), measure=measure)
+    got = effect_size(a, shuffled, measure=measure)
     assert (got.yi, got.vi, got.n) == (ref.yi, ref.vi, ref.n)
     assert (got.mean_treatment, got.mean_control) == (ref.mean_treatment, ref.mean_control)
-    wrong = effect_size(a.to_numpy(), shuffled.to_numpy(), measure)  # pairing by position
+    wrong = effect_size(a.to_numpy(), shuffled.to_numpy(), measure=measure)  # pairing by position
     assert (wrong.yi, wrong.vi) != pytest.approx((ref.yi, ref.vi))
 
 
@@ -279,10 +279,10 @@ def test_series_with_duplicate_ids_raise():
 
 def test_arrays_lists_and_default_indexes_stay_positional():
     a, b = _series_pair()
-    ref = effect_size(a.to_numpy(), b.to_numpy(), "SMD")
+    ref = effect_size(a.to_numpy(), b.to_numpy(), measure="SMD")
     for t, c in ((list(a), list(b)), (a.reset_index(drop=True), b.reset_index(drop=True)),
                  (a, b.to_numpy()), (a.to_numpy(), b)):
-        got = effect_size(t, c, "SMD")
+        got = effect_size(t, c, measure="SMD")
         assert (got.yi, got.vi) == (ref.yi, ref.vi)
     with pytest.raises(EffectSizeError, match="treatment has 8 scores but control has 7"):
         effect_size(a.reset_index(drop=True), b.reset_index(drop=True).iloc[:7])
@@ -294,7 +294,7 @@ def test_no_runtime_warnings_on_degenerate_input():
         for measure in MEASURES:
             for t, c in ((X, X), (ONES, ONES), (X, ONES), (2 * X, X), (X + 0.5, X)):
                 try:
-                    es = effect_size(t, c, measure)
+                    es = effect_size(t, c, measure=measure)
                 except EffectSizeError:
                     continue
                 assert np.isfinite(es.yi) and np.isfinite(es.vi)
@@ -316,7 +316,7 @@ def test_effect_sizes_over_scores_match_oracle():
 def test_effect_sizes_select_order_and_pair_by_id():
     names = ["ndcg_like", "negative", "binary_glue"]
     frame = _oracle_scores().frame.sample(frac=1.0, random_state=3)  # rows shuffled
-    eff = effect_sizes(Scores(frame), "B", "A", measure="SMCC", datasets=names, level=0.9)
+    eff = effect_sizes(Scores(frame), treatment="B", control="A", measure="SMCC", datasets=names, level=0.9)
     assert eff.names == tuple(names) and eff.level == 0.9
     np.testing.assert_allclose(eff.yi, [BY_NAME[x]["SMCC"]["yi"] for x in names], rtol=RTOL)
     np.testing.assert_allclose(eff.vi, [BY_NAME[x]["SMCC"]["vi"] for x in names], rtol=RTOL)
@@ -324,23 +324,23 @@ def test_effect_sizes_select_order_and_pair_by_id():
     np.testing.assert_allclose(eff.ci_low, eff.yi - z * np.sqrt(eff.vi), rtol=1e-12)
     np.testing.assert_allclose(eff.ci_high, eff.yi + z * np.sqrt(eff.vi), rtol=1e-12)
     # a plain DataFrame is accepted too
-    again = effect_sizes(frame, "B", "A", measure="SMCC", datasets=names, level=0.9)
+    again = effect_sizes(frame, treatment="B", control="A", measure="SMCC", datasets=names, level=0.9)
     np.testing.assert_array_equal(again.yi, eff.yi)
 
 
 def test_effect_sizes_errors():
     scores = _oracle_scores()
     with pytest.raises(EffectSizeError, match=r"unknown dataset\(s\) \['cola'\]"):
-        effect_sizes(scores, "B", "A", datasets=["cola"])
+        effect_sizes(scores, treatment="B", control="A", datasets=["cola"])
     with pytest.raises(EffectSizeError, match="twice"):
-        effect_sizes(scores, "B", "A", datasets=["negative", "negative"])
+        effect_sizes(scores, treatment="B", control="A", datasets=["negative", "negative"])
     with pytest.raises(EffectSizeError, match="same system 'A'"):
-        effect_sizes(scores, "A", "A")
+        effect_sizes(scores, treatment="A", control="A")
     with pytest.raises(EffectSizeError, match="valid measures"):
-        effect_sizes(scores, "B", "A", measure="OR")
+        effect_sizes(scores, treatment="B", control="A", measure="OR")
     with pytest.raises(EffectSizeError, match=r"1 of \d+ dataset\(s\) have no defined ZCOR "
                        r"effect: 'tiny_n3' \(needs at least 4 paired items, got 3\)"):
-        effect_sizes(scores, "B", "A", measure="ZCOR")
+        effect_sizes(scores, treatment="B", control="A", measure="ZCOR")
 
 
 def test_effect_sizes_missing_items():
@@ -350,9 +350,9 @@ def test_effect_sizes_missing_items():
     rows += [("d2", "B", str(i), float(v)) for i, v in enumerate([0.6, 0.1, 0.9])]
     scores = Scores(pd.DataFrame(rows, columns=["dataset", "system", "item", "value"]))
     with pytest.raises(ValueError, match="differ on dataset 'd1'"):
-        effect_sizes(scores, "B", "A", measure="MD")
+        effect_sizes(scores, treatment="B", control="A", measure="MD")
     with pytest.warns(UserWarning, match="dropped 1 item"):
-        eff = effect_sizes(scores, "B", "A", measure="MD", missing="intersect")
+        eff = effect_sizes(scores, treatment="B", control="A", measure="MD", missing="intersect")
     assert eff.dropped == {"d1": 1}
     np.testing.assert_array_equal(eff.n, [4, 3])
     np.testing.assert_allclose(eff.yi[0], np.mean([0.1, 0.2, 0.0, 0.1]), rtol=1e-12)
@@ -368,13 +368,13 @@ def test_effect_sizes_per_dataset_metrics():
             "value": [0.1, 0.5, 0.3, 0.2, 0.3, 0.6, 0.2, 0.5, 1, 0, 1, 1, 1, 1, 1, 0],
         }
     )
-    eff = effect_sizes(df, "B", "A", measure="MD")
+    eff = effect_sizes(df, treatment="B", control="A", measure="MD")
     assert eff.metrics == ("nDCG@10", "accuracy") and eff.metric is None
 
 
 # --------------------------------------------------------------------------- EffectSizes
 def test_to_frame_content():
-    eff = effect_sizes(_oracle_scores(), "B", "A", measure="SMD", datasets=["continuous", "tiny_n4"])
+    eff = effect_sizes(_oracle_scores(), treatment="B", control="A", measure="SMD", datasets=["continuous", "tiny_n4"])
     frame = eff.to_frame()
     assert list(frame.columns) == [
         "dataset", "yi", "vi", "se", "ci_low", "ci_high", "n", "mean_control", "mean_treatment",

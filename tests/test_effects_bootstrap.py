@@ -34,7 +34,7 @@ B, SEED = ORACLE["n_resamples"], ORACLE["seed"]
 ])
 def test_effect_size_bootstrap_matches_reference(case, name):
     c = CASES[case]
-    e = effect_size_bootstrap(c["treatment"], c["control"], name, c["labels"], n_resamples=B,
+    e = effect_size_bootstrap(c["treatment"], c["control"], metric_fn=name, labels=c["labels"], n_resamples=B,
                               seed=SEED, dataset="x")
     want = c["metrics"][name]
     assert isinstance(e, BootstrapEffectSize)
@@ -56,46 +56,47 @@ def test_bootstrap_of_accuracy_agrees_with_the_analytic_mean_difference():
     y = rng.integers(0, 2, n)
     t = np.where(rng.random(n) < 0.8, y, 1 - y)
     c = np.where(rng.random(n) < 0.75, y, 1 - y)
-    boot = effect_size_bootstrap(t, c, "accuracy", y, n_resamples=2000)
-    md = effect_size((t == y).astype(float), (c == y).astype(float), "MD")
+    boot = effect_size_bootstrap(t, c, metric_fn="accuracy", labels=y, n_resamples=2000)
+    md = effect_size((t == y).astype(float), (c == y).astype(float), measure="MD")
     assert boot.yi == pytest.approx(md.yi, rel=1e-12)
     assert boot.vi == pytest.approx(md.vi, rel=0.1)  # bootstrap variance ≈ sd(d)²/n
-    mean = effect_size_bootstrap((t == y).astype(float), (c == y).astype(float), np.mean)
+    mean = effect_size_bootstrap((t == y).astype(float), (c == y).astype(float), metric_fn=np.mean)
     assert mean.metric == "mean" and mean.yi == pytest.approx(md.yi, rel=1e-12)
 
 
 def test_same_seed_same_variance_other_seed_other_variance():
     c = CASES["multiclass"]
-    a = effect_size_bootstrap(c["treatment"], c["control"], "mcc", c["labels"], seed=1)
-    b = effect_size_bootstrap(c["treatment"], c["control"], "mcc", c["labels"], seed=1)
-    d = effect_size_bootstrap(c["treatment"], c["control"], "mcc", c["labels"], seed=2)
+    a = effect_size_bootstrap(c["treatment"], c["control"], metric_fn="mcc", labels=c["labels"], seed=1)
+    b = effect_size_bootstrap(c["treatment"], c["control"], metric_fn="mcc", labels=c["labels"], seed=1)
+    d = effect_size_bootstrap(c["treatment"], c["control"], metric_fn="mcc", labels=c["labels"], seed=2)
     assert a.vi == b.vi and np.array_equal(a.boot, b.boot)
     assert a.vi != d.vi and a.yi == d.yi
 
 
 def test_effect_size_bootstrap_errors():
     c = CASES["binary"]
-    args = (c["treatment"], c["control"], "mcc", c["labels"])
+    args = (c["treatment"], c["control"])
+    kw = {"metric_fn": "mcc", "labels": c["labels"]}
     with pytest.raises(EffectSizeError, match="n_resamples must be an integer >= 2"):
-        effect_size_bootstrap(*args, n_resamples=1)
+        effect_size_bootstrap(*args, **kw, n_resamples=1)
     with pytest.raises(EffectSizeError, match="seed must be a non-negative integer"):
-        effect_size_bootstrap(*args, seed=-3)
+        effect_size_bootstrap(*args, **kw, seed=-3)
     with pytest.raises(EffectSizeError, match="unknown seeds 'some'"):
-        effect_size_bootstrap(*args, seeds="some")
+        effect_size_bootstrap(*args, **kw, seeds="some")
     with pytest.raises(EffectSizeError, match=r"dataset 'x', metric pearson: metric 'pearson' is undefined .*control"):
-        effect_size_bootstrap([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], "pearson", [1.0, 2.0, 2.5],
+        effect_size_bootstrap([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], metric_fn="pearson", labels=[1.0, 2.0, 2.5],
                               dataset="x")
     with pytest.raises(EffectSizeError, match="at least 2 items"):
-        effect_size_bootstrap([1], [0], "accuracy", [1])
+        effect_size_bootstrap([1], [0], metric_fn="accuracy", labels=[1])
     with pytest.raises(EffectSizeError, match=r"unbalanced seeds: treatment has 2 runs and control 1"):
-        effect_size_bootstrap([c["treatment"]] * 2, [c["control"]], "mcc", c["labels"])
+        effect_size_bootstrap([c["treatment"]] * 2, [c["control"]], metric_fn="mcc", labels=c["labels"])
 
 
 def test_undefined_on_a_resample_is_an_error_naming_the_count():
     # 4 items: some resamples draw one item only → constant predictions → r undefined
     with pytest.raises(EffectSizeError, match=r"undefined on \d+ of 500 bootstrap resamples"):
-        effect_size_bootstrap([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0], "pearson",
-                              [1.0, 2.0, 3.0, 4.5], n_resamples=500)
+        effect_size_bootstrap([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0], metric_fn="pearson",
+                              labels=[1.0, 2.0, 3.0, 4.5], n_resamples=500)
 
 
 # --------------------------------------------------------------------------- over Scores
@@ -123,14 +124,14 @@ def test_effect_sizes_with_metric_fn_over_datasets_then_meta_analysis():
 
 def test_metric_fn_item_order_does_not_matter():
     df = _tidy(CASES["multiclass"], "m")
-    a = effect_sizes(df, "T", "C", metric_fn="macro_f1")
-    b = effect_sizes(df.sample(frac=1.0, random_state=4), "T", "C", metric_fn="macro_f1")
+    a = effect_sizes(df, treatment="T", control="C", metric_fn="macro_f1")
+    b = effect_sizes(df.sample(frac=1.0, random_state=4), treatment="T", control="C", metric_fn="macro_f1")
     assert a.yi[0] == b.yi[0] and a.vi[0] == b.vi[0]
 
 
 def test_values_callable_reads_the_value_column():
     df = _tidy(CASES["binary"], "bin").drop(columns=["label", "prediction"])
-    eff = effect_sizes(df, "T", "C", metric_fn=np.mean, n_resamples=B, seed=SEED)
+    eff = effect_sizes(df, treatment="T", control="C", metric_fn=np.mean, n_resamples=B, seed=SEED)
     acc = CASES["binary"]["metrics"]["accuracy"]
     assert eff.yi[0] == pytest.approx(acc["treatment"] - acc["control"], rel=1e-12)
     assert eff.vi[0] == pytest.approx(acc["boot_vi"], rel=1e-10)
@@ -139,23 +140,23 @@ def test_values_callable_reads_the_value_column():
 def test_metric_fn_errors_name_dataset_system_and_item():
     df = _tidy(CASES["binary"], "bin")
     with pytest.raises(EffectSizeError, match="measure 'SMD' is not available with metric_fn='mcc'"):
-        effect_sizes(df, "T", "C", measure="SMD", metric_fn="mcc")
+        effect_sizes(df, treatment="T", control="C", measure="SMD", metric_fn="mcc")
     with pytest.raises(EffectSizeError, match="did you mean 'macro_f1'"):
-        effect_sizes(df, "T", "C", metric_fn="macro_f")
+        effect_sizes(df, treatment="T", control="C", metric_fn="macro_f")
     with pytest.raises(ScoresError, match=r"dataset 'bin', system 'T'.*missing: 'label'"):
-        effect_sizes(df.drop(columns=["label"]), "T", "C", metric_fn="mcc")
+        effect_sizes(df.drop(columns=["label"]), treatment="T", control="C", metric_fn="mcc")
     bad = df.copy()
     bad.loc[(bad["system"] == "C") & (bad["item"] == "i004"), "label"] = 1 - bad.loc[
         (bad["system"] == "C") & (bad["item"] == "i004"), "label"]
     with pytest.raises(ScoresError, match=r"item 'i004' has label .* for 'T' but .* for 'C'"):
-        effect_sizes(bad, "T", "C", metric_fn="mcc")
+        effect_sizes(bad, treatment="T", control="C", metric_fn="mcc")
     empty = df.astype({"prediction": object})
     empty.loc[3, "prediction"] = None
     with pytest.raises(ScoresError, match=r"system 'T'.*empty 'prediction' for item 'i003'"):
-        effect_sizes(empty, "T", "C", metric_fn="mcc")
+        effect_sizes(empty, treatment="T", control="C", metric_fn="mcc")
     const = df.assign(prediction=np.where(df["system"] == "C", 0.0, df["prediction"]))
     with pytest.raises(EffectSizeError, match=r"dataset 'bin', metric 'pearson'.*undefined .*system 'C'"):
-        effect_sizes(const, "T", "C", metric_fn="pearson")
+        effect_sizes(const, treatment="T", control="C", metric_fn="pearson")
 
 
 # --------------------------------------------------------------------------- seeds
@@ -181,8 +182,8 @@ def _matrix(df, system):
 def test_single_seed_column_changes_nothing():
     df = _seeded(seeds_t=(0,), seeds_c=(0,))
     for measure in ("MD", "SMD", "ZCOR"):
-        a = effect_sizes(df, "T", "C", measure=measure)
-        b = effect_sizes(df.drop(columns=["seed"]), "T", "C", measure=measure)
+        a = effect_sizes(df, treatment="T", control="C", measure=measure)
+        b = effect_sizes(df.drop(columns=["seed"]), treatment="T", control="C", measure=measure)
         assert a.yi[0] == b.yi[0] and a.vi[0] == b.vi[0]
         assert a.extra is not None and a.extra.loc["d", "n_seeds_treatment"] == 1
         assert a.extra.loc["d", "vi_seeds"] == 0.0
@@ -190,7 +191,7 @@ def test_single_seed_column_changes_nothing():
 
 def test_md_over_seeds_is_the_documented_two_way_formula():
     df = _seeded(delta=0.03)
-    eff = effect_sizes(df, "T", "C", measure="MD")
+    eff = effect_sizes(df, treatment="T", control="C", measure="MD")
     t, c = _matrix(df, "T"), _matrix(df, "C")
     per_seed = (t - c).mean(axis=1)
     s, n = t.shape
@@ -214,9 +215,9 @@ def test_standardised_measures_over_seeds():
     df = _seeded(delta=0.03)
     t, c = _matrix(df, "T"), _matrix(df, "C")
     for measure in ("SMD", "SMCC", "SMCR", "ZCOR"):
-        per = [effect_size(t[k], c[k], measure) for k in range(3)]
+        per = [effect_size(t[k], c[k], measure=measure) for k in range(3)]
         yis = np.array([e.yi for e in per])
-        eff = effect_sizes(df, "T", "C", measure=measure)
+        eff = effect_sizes(df, treatment="T", control="C", measure=measure)
         assert eff.yi[0] == pytest.approx(yis.mean(), rel=1e-12)
         assert eff.vi[0] == pytest.approx(np.mean([e.vi for e in per]) + yis.var(ddof=1) / 3, rel=1e-12)
 
@@ -225,13 +226,13 @@ def test_standardised_measures_over_seeds():
 def test_variance_grows_with_the_spread_between_seeds(measure):
     vis = []
     for delta in (0.0, 0.02, 0.05, 0.1, 0.2):
-        eff = effect_sizes(_seeded(delta=delta), "T", "C", measure=measure)
+        eff = effect_sizes(_seeded(delta=delta), treatment="T", control="C", measure=measure)
         vis.append(eff.vi[0])
         if measure == "MD":
             assert eff.extra is not None
             # items part unchanged: the seed shifts are constant over items
             assert eff.extra.loc["d", "vi_items"] == pytest.approx(
-                effect_sizes(_seeded(delta=0.0), "T", "C", measure="MD").extra.loc["d", "vi_items"],
+                effect_sizes(_seeded(delta=0.0), treatment="T", control="C", measure="MD").extra.loc["d", "vi_items"],
                 rel=1e-9)
     assert all(b > a for a, b in zip(vis, vis[1:], strict=False))
 
@@ -239,10 +240,10 @@ def test_variance_grows_with_the_spread_between_seeds(measure):
 def test_seeds_are_paired_in_natural_order():
     # seeds "2" and "10": numeric order pairs 2 with 2 and 10 with 10
     df = _seeded(seeds_t=(2, 10), seeds_c=(2, 10), delta=0.01)
-    eff = effect_sizes(df, "T", "C", measure="SMD")
+    eff = effect_sizes(df, treatment="T", control="C", measure="SMD")
     t = df[df["system"] == "T"].pivot(index="item", columns="seed", values="value")
     c = df[df["system"] == "C"].pivot(index="item", columns="seed", values="value")
-    per = [effect_size(t[k].to_numpy(), c[k].to_numpy(), "SMD").yi for k in ("2", "10")]
+    per = [effect_size(t[k].to_numpy(), c[k].to_numpy(), measure="SMD").yi for k in ("2", "10")]
     assert eff.yi[0] == pytest.approx(np.mean(per), rel=1e-12)
 
 
@@ -251,16 +252,16 @@ def test_unbalanced_seeds_are_an_error_naming_systems_and_counts():
     with pytest.raises(EffectSizeError, match=(
             r"dataset 'd' \(metric 'score'\): unbalanced seeds of 'T' and 'C': .*'T' has 3 seeds "
             r"\('0', '1', '2'\); 'C' has 2 seeds .*seeds='allow-unbalanced'")):
-        effect_sizes(df, "T", "C", measure="MD")
+        effect_sizes(df, treatment="T", control="C", measure="MD")
     gap = _seeded()
     gap = gap[~((gap["system"] == "C") & (gap["seed"] == "1") & gap["item"].isin(["i003", "i007"]))]
     with pytest.raises(EffectSizeError, match=r"system 'C': seed '1' did not score 2 of its 40 items \('i003', 'i007'\)"):
-        effect_sizes(gap, "T", "C", measure="MD")
+        effect_sizes(gap, treatment="T", control="C", measure="MD")
 
 
 def test_allow_unbalanced_md_is_unpaired():
     df = _seeded(seeds_t=(0, 1, 2), seeds_c=(0, 1), delta=0.02)
-    eff = effect_sizes(df, "T", "C", measure="MD", seeds="allow-unbalanced")
+    eff = effect_sizes(df, treatment="T", control="C", measure="MD", seeds="allow-unbalanced")
     t, c = _matrix(df, "T"), _matrix(df, "C")
     d_bar = t.mean(axis=0) - c.mean(axis=0)
     want_seeds = t.mean(axis=1).var(ddof=1) / 3 + c.mean(axis=1).var(ddof=1) / 2
@@ -269,11 +270,11 @@ def test_allow_unbalanced_md_is_unpaired():
     assert eff.seed_rule == "unpaired" and "seeds[unpaired]" in eff.signature
     assert list(eff.extra.loc["d", ["n_seeds_treatment", "n_seeds_control"]]) == [3, 2]
     with pytest.raises(EffectSizeError, match="only for measure 'MD' or a metric_fn, not 'SMD'"):
-        effect_sizes(df, "T", "C", measure="SMD", seeds="allow-unbalanced")
+        effect_sizes(df, treatment="T", control="C", measure="SMD", seeds="allow-unbalanced")
     # a seed missing items: per-item means over the seeds that scored the item
     gap = _seeded(delta=0.02)
     gap = gap[~((gap["system"] == "C") & (gap["seed"] == "1") & (gap["item"] == "i003"))]
-    eff = effect_sizes(gap, "T", "C", measure="MD", seeds="allow-unbalanced")
+    eff = effect_sizes(gap, treatment="T", control="C", measure="MD", seeds="allow-unbalanced")
     assert np.isfinite(eff.vi[0]) and eff.extra.loc["d", "vi_seeds"] > 0
 
 
@@ -296,7 +297,7 @@ def test_metric_fn_over_seeds_bootstraps_items_jointly():
     from ranger_eval.setmetrics import bootstrap_values, encode, metric
 
     df = _seeded_predictions()
-    eff = effect_sizes(df, "T", "C", metric_fn="mcc", n_resamples=300, seed=5)
+    eff = effect_sizes(df, treatment="T", control="C", metric_fn="mcc", n_resamples=300, seed=5)
     pick = {s: df[df["system"] == s].sort_values(["seed", "item"]) for s in ("T", "C")}
     y = pick["T"][pick["T"]["seed"] == "0"]["label"].to_numpy()
     runs = {s: [g["prediction"].to_numpy() for _, g in pick[s].groupby("seed")] for s in pick}
@@ -309,7 +310,7 @@ def test_metric_fn_over_seeds_bootstraps_items_jointly():
     assert eff.extra.loc["d", "vi_items"] == pytest.approx(d_star.var(ddof=1), rel=1e-12)
     assert eff.extra.loc["d", "vi_seeds"] == pytest.approx(per_seed.var(ddof=1) / 3, rel=1e-12)
     assert eff.vi[0] == pytest.approx(d_star.var(ddof=1) + per_seed.var(ddof=1) / 3, rel=1e-12)
-    again = effect_sizes(df, "T", "C", metric_fn="mcc", n_resamples=300, seed=5)
+    again = effect_sizes(df, treatment="T", control="C", metric_fn="mcc", n_resamples=300, seed=5)
     assert again.vi[0] == eff.vi[0]
     assert "paired-bootstrap[mcc],seeds[paired]" in eff.signature
 
@@ -317,10 +318,10 @@ def test_metric_fn_over_seeds_bootstraps_items_jointly():
 def test_metric_fn_unbalanced_seeds():
     df = _seeded_predictions(seeds_c=(0, 1))
     with pytest.raises(EffectSizeError, match="unbalanced seeds"):
-        effect_sizes(df, "T", "C", metric_fn="mcc")
-    eff = effect_sizes(df, "T", "C", metric_fn="mcc", seeds="allow-unbalanced", n_resamples=200)
+        effect_sizes(df, treatment="T", control="C", metric_fn="mcc")
+    eff = effect_sizes(df, treatment="T", control="C", metric_fn="mcc", seeds="allow-unbalanced", n_resamples=200)
     assert eff.seed_rule == "unpaired" and math.isfinite(eff.vi[0])
     gap = _seeded_predictions()
     gap = gap[~((gap["system"] == "T") & (gap["seed"] == "2") & (gap["item"] == "i005"))]
     with pytest.raises(EffectSizeError, match=r"system 'T', seed '2' did not score 1 .*every seed to score every item"):
-        effect_sizes(gap, "T", "C", metric_fn="mcc", seeds="allow-unbalanced")
+        effect_sizes(gap, treatment="T", control="C", metric_fn="mcc", seeds="allow-unbalanced")

@@ -51,7 +51,7 @@ def _one_by_one(scores: Scores, measure: str):
     for d in scores.datasets:
         p = scores.pair(d, "B", "A")
         try:
-            e = effect_size(p.treatment, p.control, measure, dataset=d)
+            e = effect_size(p.treatment, p.control, measure=measure, dataset=d)
             out.append((e.yi, e.vi, e.mean_treatment, e.mean_control, e.n))
         except EffectSizeError as exc:
             out.append(str(exc))
@@ -61,7 +61,7 @@ def _one_by_one(scores: Scores, measure: str):
 @pytest.mark.parametrize("measure", MEASURES)
 def test_columnar_pass_equals_effect_size_per_dataset_bit_for_bit(measure):
     scores = Scores(_table(40, seed=1))
-    eff = effect_sizes(scores, "B", "A", measure=measure)
+    eff = effect_sizes(scores, treatment="B", control="A", measure=measure)
     ref = _one_by_one(scores, measure)
     assert eff.names == scores.datasets
     for i, r in enumerate(ref):
@@ -76,7 +76,7 @@ def test_degenerate_datasets_get_effect_size_answer_or_its_error(measure):
     if errors:
         # one error naming every degenerate dataset with effect_size's own reason
         with pytest.raises(EffectSizeError) as exc:
-            effect_sizes(scores, "B", "A", measure=measure)
+            effect_sizes(scores, treatment="B", control="A", measure=measure)
         message = str(exc.value)
         assert message.startswith(f"{len(errors)} of {len(ref)} dataset(s) have no defined "
                                   f"{measure} effect: ")
@@ -85,12 +85,12 @@ def test_degenerate_datasets_get_effect_size_answer_or_its_error(measure):
             assert f"'{name}' ({reason})" in message
         assert "degenerate='drop'" in message
     else:
-        eff = effect_sizes(scores, "B", "A", measure=measure)
+        eff = effect_sizes(scores, treatment="B", control="A", measure=measure)
         got = list(zip(eff.yi, eff.vi, eff.mean_treatment, eff.mean_control, eff.n, strict=True))
         assert got == ref
     # degenerate="drop": the same numbers for the others; every degenerate one named once
     with pytest.warns(UserWarning, match=rf"left out \d+ of {len(ref)} dataset\(s\)") as rec:
-        eff = effect_sizes(scores, "B", "A", measure=measure, degenerate="drop")
+        eff = effect_sizes(scores, treatment="B", control="A", measure=measure, degenerate="drop")
     assert len(rec) == 1
     for d, r in zip(scores.datasets, ref, strict=True):
         if isinstance(r, str) or r[1] == 0.0:
@@ -106,10 +106,10 @@ def test_degenerate_datasets_get_effect_size_answer_or_its_error(measure):
 
 def test_dataset_selection_and_order():
     scores = Scores(_table(6, seed=3))
-    eff = effect_sizes(scores, "B", "A", measure="MD", datasets=["d4", "d1"])
+    eff = effect_sizes(scores, treatment="B", control="A", measure="MD", datasets=["d4", "d1"])
     assert eff.names == ("d4", "d1")
     p = scores.pair("d1", "B", "A")
-    assert eff.yi[1] == effect_size(p.treatment, p.control, "MD").yi
+    assert eff.yi[1] == effect_size(p.treatment, p.control, measure="MD").yi
 
 
 def test_missing_items_error_and_intersect_warning_as_pair():
@@ -119,34 +119,34 @@ def test_missing_items_error_and_intersect_warning_as_pair():
     with pytest.raises(ScoresError) as exc:
         scores.pair("d1", "B", "A")
     with pytest.raises(ScoresError) as exc2:
-        effect_sizes(scores, "B", "A")
+        effect_sizes(scores, treatment="B", control="A")
     assert str(exc2.value) == str(exc.value)
     with pytest.warns(UserWarning, match=r"dataset 'd1': dropped 2 item\(s\) not scored for both"):
-        eff = effect_sizes(scores, "B", "A", measure="MD", missing="intersect")
+        eff = effect_sizes(scores, treatment="B", control="A", measure="MD", missing="intersect")
     assert eff.dropped == {"d1": 2}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         p = scores.pair("d1", "B", "A", missing="intersect")
-    assert eff.n[1] == p.n and eff.yi[1] == effect_size(p.treatment, p.control, "MD").yi
+    assert eff.n[1] == p.n and eff.yi[1] == effect_size(p.treatment, p.control, measure="MD").yi
 
 
 def test_missing_system_and_several_metrics_errors_as_pair():
     df = _table(3, seed=5)
     df = df[~((df["dataset"] == "d2") & (df["system"] == "A"))]
     with pytest.raises(ScoresError, match=r"system 'A' has no scores on dataset 'd2'"):
-        effect_sizes(Scores(df), "B", "A")
+        effect_sizes(Scores(df), treatment="B", control="A")
     df2 = _table(2, seed=6)
     df2["metric"] = np.where(df2.index % 2 == 0, "m1", "m2")
     with pytest.raises(ScoresError, match=r"dataset 'd0' has several metrics"):
-        effect_sizes(Scores(df2), "B", "A")
+        effect_sizes(Scores(df2), treatment="B", control="A")
 
 
 def test_metric_argument_selects_rows():
     a = _table(3, seed=7).assign(metric="acc")
     b = _table(3, seed=8).assign(metric="f1")
     scores = Scores(pd.concat([a, b], ignore_index=True))
-    eff = effect_sizes(scores, "B", "A", measure="MD", metric="f1")
-    ref = effect_sizes(Scores(b), "B", "A", measure="MD", datasets=eff.names)
+    eff = effect_sizes(scores, treatment="B", control="A", measure="MD", metric="f1")
+    ref = effect_sizes(Scores(b), treatment="B", control="A", measure="MD", datasets=eff.names)
     np.testing.assert_array_equal(eff.yi, ref.yi)
     assert eff.metric == "f1" and eff.metrics == ("f1",) * 3
 
@@ -158,8 +158,8 @@ def test_standardised_effects_are_scale_free_at_extreme_magnitudes(scale, measur
     t, c = rng.normal(1.0, 0.3, 25), rng.normal(0.8, 0.3, 25)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow/underflow RuntimeWarning
-        ref = effect_size(t, c, measure)
-        big = effect_size(t * scale, c * scale, measure)
+        ref = effect_size(t, c, measure=measure)
+        big = effect_size(t * scale, c * scale, measure=measure)
     assert big.yi == pytest.approx(ref.yi, rel=1e-12)
     assert big.vi == pytest.approx(ref.vi, rel=1e-12)
 
@@ -167,23 +167,23 @@ def test_standardised_effects_are_scale_free_at_extreme_magnitudes(scale, measur
 def test_md_at_extreme_magnitudes_is_exact_or_a_clear_error():
     rng = np.random.default_rng(10)
     t, c = rng.normal(1.0, 0.3, 25), rng.normal(0.8, 0.3, 25)
-    ref = effect_size(t, c, "MD")
+    ref = effect_size(t, c, measure="MD")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        tiny = effect_size(t * 2.0**-700, c * 2.0**-700, "MD")
+        tiny = effect_size(t * 2.0**-700, c * 2.0**-700, measure="MD")
         assert tiny.yi == pytest.approx(ref.yi * 2.0**-700, rel=1e-12)
         with pytest.raises(EffectSizeError, match=r"dataset 'x', measure MD: the effect .* overflows"):
-            effect_size(t * 1e300, -c * 1e300, "MD", dataset="x")
+            effect_size(t * 1e300, -c * 1e300, measure="MD", dataset="x")
 
 
 def test_many_datasets_are_fast_enough_to_be_linear():
     """k = 3,000 datasets: the columnar pass must not scan the table per dataset (the old loop
     took ~80 s here); asserts the result, not the time."""
     scores = Scores(_table(3000, seed=11, n_lo=5, n_hi=8))
-    eff = effect_sizes(scores, "B", "A", measure="SMD")
+    eff = effect_sizes(scores, treatment="B", control="A", measure="SMD")
     assert eff.k == 3000 and np.all(np.isfinite(eff.yi)) and np.all(eff.vi > 0)
     p = scores.pair("d2999", "B", "A")
-    assert eff.yi[eff.names.index("d2999")] == effect_size(p.treatment, p.control, "SMD").yi
+    assert eff.yi[eff.names.index("d2999")] == effect_size(p.treatment, p.control, measure="SMD").yi
 
 
 _KINDS = ("random", "identical", "shift", "const", "tiny")
@@ -220,15 +220,15 @@ def test_drop_keeps_exactly_the_well_defined_datasets(frame, measure):
     kept = [d for d in scores.datasets if d not in left_out]
     if refused:
         with pytest.raises(EffectSizeError) as info:
-            effect_sizes(scores, "B", "A", measure=measure)
+            effect_sizes(scores, treatment="B", control="A", measure=measure)
         assert all(f"'{d}' (" in str(info.value) for d in refused)
     if not kept:
         with pytest.raises(EffectSizeError, match="none is left"):
-            effect_sizes(scores, "B", "A", measure=measure, degenerate="drop")
+            effect_sizes(scores, treatment="B", control="A", measure=measure, degenerate="drop")
         return
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        eff = effect_sizes(scores, "B", "A", measure=measure, degenerate="drop")
+        eff = effect_sizes(scores, treatment="B", control="A", measure=measure, degenerate="drop")
     assert eff.names == tuple(kept) and list(eff.skipped) == left_out
     assert len(rec) == (1 if left_out else 0)
     for i, d in enumerate(kept):

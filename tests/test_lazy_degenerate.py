@@ -35,7 +35,7 @@ def test_lazy_degenerate_policies_match_in_memory(tmp_path, measure):
     df.to_parquet(path, index=False)
     lazy = open_scores(path)
     try:
-        want = effect_sizes(df, "B", "A", measure=measure)
+        want = effect_sizes(df, treatment="B", control="A", measure=measure)
     except EffectSizeError as exc:
         with pytest.raises(EffectSizeError) as info:
             lazy.effect_sizes("B", "A", measure=measure)
@@ -46,7 +46,7 @@ def test_lazy_degenerate_policies_match_in_memory(tmp_path, measure):
         np.testing.assert_allclose(got.yi, want.yi, rtol=1e-12)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        want = effect_sizes(df, "B", "A", measure=measure, degenerate="drop")
+        want = effect_sizes(df, treatment="B", control="A", measure=measure, degenerate="drop")
         got = lazy.effect_sizes("B", "A", measure=measure, degenerate="drop")
     assert got.names == want.names and got.skipped == want.skipped and got.skipped
     np.testing.assert_allclose(got.yi, want.yi, rtol=1e-12)

@@ -49,7 +49,7 @@ def _per_dataset(table, system, metric):
 
 @pytest.mark.parametrize("metric", list(METRICS))
 def test_meta_analysis_of_set_metrics_next_to_accuracy(table, metric):
-    eff = effect_sizes(table, TREATMENT, CONTROL, metric_fn=metric, n_resamples=1000, seed=0)
+    eff = effect_sizes(table, treatment=TREATMENT, control=CONTROL, metric_fn=metric, n_resamples=1000, seed=0)
     assert eff.names == tuple(DATASETS) and eff.metric == metric and eff.measure == "MD"
     want_t = _per_dataset(table, TREATMENT, metric)
     want_c = _per_dataset(table, CONTROL, metric)
@@ -64,16 +64,16 @@ def test_meta_analysis_of_set_metrics_next_to_accuracy(table, metric):
 
 
 def test_accuracy_bootstrap_agrees_with_the_per_item_mean_difference(table):
-    boot = effect_sizes(table, TREATMENT, CONTROL, metric_fn="accuracy", n_resamples=2000)
-    md = effect_sizes(table, TREATMENT, CONTROL, measure="MD")
+    boot = effect_sizes(table, treatment=TREATMENT, control=CONTROL, metric_fn="accuracy", n_resamples=2000)
+    md = effect_sizes(table, treatment=TREATMENT, control=CONTROL, measure="MD")
     np.testing.assert_allclose(boot.yi, md.yi, rtol=1e-12)
     np.testing.assert_allclose(boot.vi, md.vi, rtol=0.25)
 
 
 def test_bootstrap_is_deterministic(table):
-    a = effect_sizes(table, TREATMENT, CONTROL, metric_fn="mcc", seed=3)
-    b = effect_sizes(table, TREATMENT, CONTROL, metric_fn="mcc", seed=3)
-    c = effect_sizes(table, TREATMENT, CONTROL, metric_fn="mcc", seed=4)
+    a = effect_sizes(table, treatment=TREATMENT, control=CONTROL, metric_fn="mcc", seed=3)
+    b = effect_sizes(table, treatment=TREATMENT, control=CONTROL, metric_fn="mcc", seed=3)
+    c = effect_sizes(table, treatment=TREATMENT, control=CONTROL, metric_fn="mcc", seed=4)
     np.testing.assert_array_equal(a.vi, b.vi)
     assert not np.array_equal(a.vi, c.vi)
     np.testing.assert_array_equal(a.yi, c.yi)
@@ -84,8 +84,8 @@ def test_generator_is_deterministic_and_writes_a_readable_file(tmp_path, table):
     assert path.name == "sklearn_scores.csv"
     back = pd.read_csv(path, dtype={"item": str})
     pd.testing.assert_frame_equal(back, table, check_dtype=False)
-    eff_file = effect_sizes(back, TREATMENT, CONTROL, metric_fn="macro_f1", n_resamples=200)
-    eff_mem = effect_sizes(table, TREATMENT, CONTROL, metric_fn="macro_f1", n_resamples=200)
+    eff_file = effect_sizes(back, treatment=TREATMENT, control=CONTROL, metric_fn="macro_f1", n_resamples=200)
+    eff_mem = effect_sizes(table, treatment=TREATMENT, control=CONTROL, metric_fn="macro_f1", n_resamples=200)
     np.testing.assert_array_equal(eff_file.vi, eff_mem.vi)
 
 

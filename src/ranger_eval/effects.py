@@ -341,9 +341,9 @@ def canonical_measure(measure: object, dataset: object = None) -> str:
 def effect_size(
     treatment: Sequence[float] | np.ndarray,
     control: Sequence[float] | np.ndarray,
+    *,
     measure: str = "SMD",
     level: float = 0.95,
-    *,
     dataset: str | None = None,
 ) -> EffectSize:
     """Effect of ``treatment`` over ``control`` from paired per-item scores aligned by item id.
@@ -551,7 +551,7 @@ def table_effects(
         seg = slice(int(table.offsets[i]), int(table.offsets[i + 1]))
         name = table.datasets[i]
         try:
-            e = effect_size(t[seg], c[seg], measure, level, dataset=name)
+            e = effect_size(t[seg], c[seg], measure=measure, level=level, dataset=name)
         except EffectSizeError as exc:
             if problems is None:
                 raise
@@ -697,9 +697,9 @@ def _runs_of(x: object, role: str, where: str) -> list[np.ndarray]:
 def effect_size_bootstrap(
     treatment: object,
     control: object,
+    *,
     metric_fn: object,
     labels: object | None = None,
-    *,
     n_resamples: int = 1000,
     seed: int | None = 0,
     level: float = 0.95,
@@ -1010,6 +1010,7 @@ def _declared_metric_fn(scores: Scores, metric: str | None) -> str | None:
 
 def effect_sizes(
     scores: Scores | pd.DataFrame,
+    *,
     treatment: str,
     control: str,
     measure: str | None = None,
@@ -1017,7 +1018,6 @@ def effect_sizes(
     datasets: Sequence[str] | None = None,
     missing: str = "error",
     level: float = 0.95,
-    *,
     metric_fn: object | None = None,
     n_resamples: int = 1000,
     seed: int | None = 0,
@@ -1226,13 +1226,14 @@ def _item_effect(
     """Effect on the per-item values of one dataset, runs combined (module docstring)."""
     st, sc = t.n_seeds, c.n_seeds
     if problem is None and st == 1:
-        e = effect_size(t.values[0], c.values[0], measure, level, dataset=name)
+        e = effect_size(t.values[0], c.values[0], measure=measure, level=level, dataset=name)
         return _Combined(e.yi, e.vi, e.n, e.mean_treatment, e.mean_control, e.vi, 0.0)
     if problem is None:  # balanced: seeds paired in natural order
         per: list[EffectSize] = []
         for s in range(st):
             try:
-                per.append(effect_size(t.values[s], c.values[s], measure, level, dataset=name))
+                per.append(effect_size(t.values[s], c.values[s], measure=measure, level=level,
+                                       dataset=name))
             except EffectSizeError as exc:
                 raise EffectSizeError(
                     f"{exc} (treatment seed {t.seeds[s]!r}, control seed {c.seeds[s]!r})"
@@ -1255,7 +1256,7 @@ def _item_effect(
         )
     t_bar = _nanmean_rows(t.values.T)
     c_bar = _nanmean_rows(c.values.T)
-    e = effect_size(t_bar, c_bar, "MD", level, dataset=name)
+    e = effect_size(t_bar, c_bar, measure="MD", level=level, dataset=name)
     mt, mc = _nanmean_rows(t.values), _nanmean_rows(c.values)  # per-seed means
     vi_seeds = _var(mt) / mt.size + _var(mc) / mc.size
     return _Combined(

@@ -110,7 +110,7 @@ def _save(fig: Any, stem: Path, formats: tuple[str, ...], dpi: float
     from .plots import save_figure
 
     signature = footer_signature(fig)
-    return [str(p) for p in save_figure(fig, stem, formats, dpi=dpi)], signature
+    return [str(p) for p in save_figure(fig, stem, formats=formats, dpi=dpi)], signature
 
 
 def _draw_and_save(job: tuple[Callable[[], Any], Path, tuple[str, ...], float]

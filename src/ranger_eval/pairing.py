@@ -122,6 +122,7 @@ class Group:
         object.__setattr__(self, "binary", tuple(is_binary(r) for r in rows))
 
     def index(self, system: str) -> int:
+        """Row of ``system`` in :attr:`matrix` (ValueError for a system not in the group)."""
         try:
             return int(self._position[system])  # type: ignore[attr-defined]
         except KeyError:
@@ -133,6 +134,7 @@ class Group:
         return self.matrix[i] if self.complete else self.matrix[i, self.present[i]]
 
     def mean(self, system: str) -> float:
+        """Mean of the system's values on its own items (computed once, without overflow)."""
         return self.means[self.index(system)]
 
 
@@ -482,6 +484,8 @@ def _check_seeds(
 def group_pairs(
     group: Group, order: str | Sequence[tuple[str, str]], baseline: str | None
 ) -> list[tuple[str, str]]:
+    """:func:`system_pairs` of a :class:`Group` (its systems, their means, its dataset and
+    metric for the error messages)."""
     means = {s: group.mean(s) for s in group.names}
     return system_pairs(list(group.names), means, group.dataset, group.metric, order, baseline)
 
@@ -528,4 +532,5 @@ def system_pairs(
 
 
 def is_binary(v: np.ndarray) -> bool:
+    """Every value is exactly 0 or 1 (McNemar's test and the two-proportion z-test apply)."""
     return bool(np.all((v == 0.0) | (v == 1.0)))

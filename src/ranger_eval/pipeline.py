@@ -264,7 +264,7 @@ def _log_task_frame(exp: Experiment, path: Path, task_id: str, sys_id: str) -> p
         raise ConfigError(f"{exp.source}: systems.{sys_id}.{sorted(columns)[0]}: not used for "
                           f"{path.name}, an evaluation log (its items and values are the "
                           f"log's own); remove the key")
-    frame = read_scores(path, cfg.format, system=sys_id).frame
+    frame = read_scores(path, format=cfg.format, system=sys_id).frame
     datasets = list(dict.fromkeys(frame["dataset"].astype(str)))
     if task_id in datasets:
         frame = frame[frame["dataset"].astype(str) == task_id]
@@ -287,10 +287,10 @@ def _read_inputs(inputs: Sequence[tuple[Path, str | None]], format: str | None,
     (path, system) read with :func:`read_scores` (the system, when named, replaces the logs'
     own); two inputs holding one key are an error naming both files."""
     if all(system is None for _, system in inputs):
-        return read_scores([p for p, _ in inputs], format, system_from=system_from)
+        return read_scores([p for p, _ in inputs], format=format, system_from=system_from)
     from .io.adapters import concat_inputs
 
-    frames = [read_scores(p, format, system=system, system_from=system_from).frame
+    frames = [read_scores(p, format=format, system=system, system_from=system_from).frame
               for p, system in inputs]
     return concat_inputs(frames, [p for p, _ in inputs],
                          source=f"{len(inputs)} inputs ({inputs[0][0]}, ...)")
@@ -824,7 +824,7 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
     if path.suffix.lower() in YAML_SUFFIXES:
         exp = load_experiment(path, **_system_from_override(system_from))
         return _experiment_scores(exp, metrics), exp
-    scores = read_scores(path, format, system_from=_checked_system_from(system_from))
+    scores = read_scores(path, format=format, system_from=_checked_system_from(system_from))
     if metrics:
         if any(m not in scores.metrics for m in metrics):
             from .io.adapters import check_corpus_metrics
@@ -892,7 +892,7 @@ def compare_figure(kind: str, comp: Comparison, dataset: Any = None, metric: Any
         from .plots.boxplots import comparison_boxplots
 
         return comparison_boxplots(rank_intervals(
-            comp, str(dataset), str(metric), level=comp.level,
+            comp, dataset=str(dataset), metric=str(metric), level=comp.level,
             n_resamples=min(comp.n_resamples, 2000), seed=comp.seed))
     if kind == "heatmap":
         from .plots.heatmap import comparison_heatmap

@@ -158,7 +158,7 @@ def test_pvalue_plot_baseline_pairs_only():
 
 def test_boxplots(comp):
     before = dict(mpl.rcParams)
-    fig = comparison_boxplots(rank_intervals(comp, "dl19", n_resamples=200))
+    fig = comparison_boxplots(rank_intervals(comp, dataset="dl19", n_resamples=200))
     _render(fig)
     assert dict(mpl.rcParams) == before
     assert len(fig.axes) == 3
@@ -173,7 +173,7 @@ def test_boxplots(comp):
 def test_boxplots_from_scores():
     from ranger_eval.scores import Scores
 
-    ri = rank_intervals(Scores(_scores()), "dl20", n_resamples=100)
+    ri = rank_intervals(Scores(_scores()), dataset="dl20", n_resamples=100)
     fig = comparison_boxplots(ri)
     _render(fig)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
@@ -263,7 +263,7 @@ def test_boxplots_of_binary_values_show_wilson_proportions():
 
     from ranger_eval.scores import Scores
 
-    ri = rank_intervals(Scores(_binary_scores()), "MNLI", n_resamples=100, level=0.9)
+    ri = rank_intervals(Scores(_binary_scores()), dataset="MNLI", n_resamples=100, level=0.9)
     fig = comparison_boxplots(ri)
     assert_texts_clean(fig)
     ax = fig.axes[0]
@@ -303,6 +303,6 @@ def test_wilson_interval_matches_statsmodels():
 
 
 def test_boxplots_of_continuous_values_keep_boxes(comp):
-    fig = comparison_boxplots(rank_intervals(comp, "dl19", n_resamples=100))
+    fig = comparison_boxplots(rank_intervals(comp, dataset="dl19", n_resamples=100))
     assert fig.axes[0].get_title(loc="left") == "values"
     assert not [ln for ln in fig.axes[0].lines if ln.get_gid() == "proportion"]

@@ -100,7 +100,7 @@ def _pvalues(comp) -> Figure:
 
 
 def _boxplots(comp) -> Figure:
-    return comparison_boxplots(rank_intervals(comp, DATASET, METRIC, n_resamples=100), title=TITLE)
+    return comparison_boxplots(rank_intervals(comp, dataset=DATASET, metric=METRIC, n_resamples=100), title=TITLE)
 
 
 def _condition() -> Figure:

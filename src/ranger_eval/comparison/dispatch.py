@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class _PairData:
+    """The values of one pair of systems as a test sees them: ``x`` (system ``a``) and ``y``
+    (system ``b``), aligned item by item when ``paired``."""
+
     a: str
     b: str
     paired: bool
@@ -34,12 +37,17 @@ class _PairData:
 
     @property
     def n(self) -> tuple[int, int]:
+        """(n_a, n_b): the numbers of values of the two systems."""
         return (self.x.size, self.y.size)
 
 
 def _pair_data(
     group: Group, a: str, b: str, test: str, paired: bool | None, missing: str
 ) -> _PairData:
+    """The data of the pair ``a`` vs ``b`` for ``test``: paired when the test needs it or
+    ``paired`` says so, else (``paired=None``) when both systems score the same items and
+    unpaired when their items are disjoint; a partial overlap is a ScoresError listing the ids,
+    or (``missing="intersect"``) the common items with a warning counting the dropped ones."""
     ia, ib = group.index(a), group.index(b)
     if group.complete:
         same, overlap = True, group.items.size > 0
@@ -115,6 +123,9 @@ def _pair_means(group: Group, pd_: _PairData) -> tuple[float, float]:
 
 
 def _choose_test(test: str, pd_: _PairData, group: Group) -> str:
+    """The test of a pair: for ``"auto"`` the IBM framework's table (Ackerman et al. 2025):
+    McNemar / two-proportion z for 0/1 scores, paired t / Welch otherwise (paired / unpaired);
+    an explicit binary-only test on non-binary scores is a CompareError naming the value."""
     binary = _pair_binary(group, pd_)
     if test == "auto":
         if binary:
@@ -134,6 +145,8 @@ def _choose_test(test: str, pd_: _PairData, group: Group) -> str:
 # --------------------------------------------------------------------------- one test
 @dataclass(frozen=True)
 class _Outcome:
+    """One pair's test result: statistic, p-value and the interval, named by ``ci_method``."""
+
     statistic: float
     pvalue: float
     ci_low: float
@@ -149,6 +162,8 @@ def _interval(r: TestResult) -> tuple[float, float]:
 
 
 def _t_interval(pd_: _PairData, alternative: str, level: float) -> tuple[float, float, str]:
+    """The t interval of the mean difference, for tests that define none of their own: paired
+    t (mean(d) ± t_{n-1} s_d/sqrt(n)) for paired data, Welch's otherwise; with its name."""
     from .. import stats
 
     if pd_.paired:
@@ -214,6 +229,8 @@ def _classical(
 
 
 def _effect(pd_: _PairData, group: Group) -> tuple[float, str]:
+    """Effect size of a pair and its name: Cohen's h for 0/1 scores, d_z = mean(d)/sd(d) when
+    paired, Cohen's d with the pooled SD when unpaired (:mod:`ranger_eval.stats.effectsize`)."""
     from .. import stats
 
     if _pair_binary(group, pd_):

@@ -105,6 +105,8 @@ class _Shared:
         return first
 
     def run(self) -> None:
+        """The shared work: one t-distribution call over every queued paired-moments row, then
+        the sign-flip counts of the queued permutation tests, one matrix per number of items."""
         from ..progress import progress_bar
         from ..stats import SignFlips
         from ..stats.many import PairedMoments

@@ -76,9 +76,9 @@ class RankIntervals:
 
 def rank_intervals(
     scores: Scores | pd.DataFrame | Comparison,
+    *,
     dataset: str | None = None,
     metric: str | None = None,
-    *,
     systems: Sequence[str] | None = None,
     level: float = 0.95,
     n_resamples: int = 2_000,

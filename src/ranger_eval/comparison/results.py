@@ -46,14 +46,17 @@ class Comparison:
 
     @property
     def alpha(self) -> float:
+        """The significance level, derived: alpha = 1 - level."""
         return 1.0 - self.level
 
     @property
     def datasets(self) -> tuple[str, ...]:
+        """The datasets compared, in table order."""
         return tuple(pd.unique(self.table["dataset"]))
 
     @property
     def metrics(self) -> tuple[str, ...]:
+        """The metrics compared, in table order."""
         return tuple(pd.unique(self.table["metric"]))
 
     def to_frame(self) -> pd.DataFrame:
@@ -129,6 +132,7 @@ class Comparison:
 
 
 def _fmt_alpha(alpha: float) -> str:
+    """alpha as the signature writes it (6 significant digits: 0.05, not 0.050000000000000044)."""
     return f"{alpha:.6g}"
 
 

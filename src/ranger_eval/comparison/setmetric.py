@@ -208,6 +208,8 @@ def _metric_rows(
 
 
 def _finite(values: np.ndarray, runs: Sequence[str], where: str, name: str) -> np.ndarray:
+    """``values`` (one metric value per run) if all are finite, else a CompareError naming the
+    first undefined one and its run."""
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         raise CompareError(
@@ -220,6 +222,8 @@ def _finite(values: np.ndarray, runs: Sequence[str], where: str, name: str) -> n
 def _finite_resamples(
     values: np.ndarray, columns: Sequence[str], where: str, name: str, kind: str
 ) -> None:
+    """CompareError when the metric is undefined on some resamples (counted, first column
+    named): a p-value or interval from the defined ones alone would be biased."""
     from ..setmetrics import undefined_resamples
 
     undefined = undefined_resamples(values, columns)

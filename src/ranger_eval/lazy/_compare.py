@@ -486,7 +486,8 @@ def effect_sizes_lazy(
 
     def in_memory() -> EffectSizes:
         sc = lazy.load(datasets=list(chosen), systems=[treatment, control])
-        return effect_sizes(sc, treatment, control, measure, metric, list(chosen), missing, level,
+        return effect_sizes(sc, treatment=treatment, control=control, measure=measure,
+                            metric=metric, datasets=list(chosen), missing=missing, level=level,
                             **kwargs)
 
     if lazy.has_seeds or kwargs.get("metric_fn") is not None:

@@ -490,8 +490,8 @@ def _tight_bbox_inches(fig: Figure, pad: float, dpi: float) -> Any:
 def save_figure(
     fig: Figure,
     path_or_stem: str | PathLike[str],
-    formats: Sequence[str] | None = None,
     *,
+    formats: Sequence[str] | None = None,
     dpi: float = 300,
     svg_fonttype: str = "none",
 ) -> list[Path]:
