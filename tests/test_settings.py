@@ -194,3 +194,20 @@ def test_no_second_home_for_a_default():
     assert pipeline.compare_settings(None, {}) == S.CompareSettings()
     assert pipeline.rank_settings(None, {}) == S.RankSettings()
     assert pipeline.MAX_RESAMPLES is S.MAX_RESAMPLES
+
+
+def test_signature_keys_of_the_fields_are_in_the_results_signatures():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"dataset": "d", "system": np.repeat(["A", "B"], 8),
+                       "item": [f"i{i}" for i in range(8)] * 2, "value": rng.normal(size=16)})
+    fields = rg.compare(df).signature.fields
+    for name, (_, meta) in S.settings_fields(S.CompareSettings).items():
+        if meta.signature is not None and name != "metric_fn":  # method_detail: with metric_fn
+            assert meta.signature in fields, name
+    res = rg.meta_analysis([0.1, 0.3, 0.2], [0.01, 0.02, 0.015])
+    for name, (_, meta) in S.settings_fields(S.MetaSettings).items():
+        if meta.signature is not None and name != "measure":  # measure: effect sizes' signature
+            assert meta.signature in res.signature.fields, name

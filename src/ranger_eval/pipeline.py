@@ -707,7 +707,6 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
         else:
             exp = experiment_from_table(config, **overrides)
             _require_control_treatment(exp)
-        exp.require_for("meta")
         folder = OutputFolder(out, _experiment_inputs(exp), figures)
         folder.claim(META_OUTPUTS)
         res = run_experiment(exp)

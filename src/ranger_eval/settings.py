@@ -99,7 +99,7 @@ class Setting:
     for it, or the option's name when it differs (``metric`` for ``metrics``); ``yaml``: where the experiment YAML takes it: ``"section"`` (the command's section),
     ``"top"`` (the top level, shared by every command), ``"both"``, or ``None`` (Python only);
     ``signature``: the key under which the result's signature records it (``None``: not
-    recorded); ``check``: returns the canonical value or raises ``_Bad(reason)``.
+    recorded; compare records the level as ``alpha`` = 1 − level); ``check``: returns the canonical value or raises ``_Bad(reason)``.
     """
 
     help: str
@@ -321,7 +321,7 @@ class CompareSettings(_Settings):
         "dataset-metric", "Adjust within: dataset-metric, dataset or all.",
         _choice(FAMILIES, "family"), signature="family")
     level: float = _setting(
-        0.95, "Confidence level; alpha = 1 - level.", _level, yaml="top", signature="level")
+        0.95, "Confidence level; alpha = 1 - level.", _level, yaml="top", signature="alpha")
     n_resamples: int = _setting(
         10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
         _whole(1, MAX_RESAMPLES), signature="n_resamples")
@@ -461,9 +461,8 @@ class MetaSettings(_Settings):
         "spearman, …): effect and variance by paired bootstrap.", _name)
     n_resamples: int = _setting(
         1000, "Bootstrap resamples of a set-level metric's effect, 1 to 10^8.",
-        _whole(1, MAX_RESAMPLES), cli=False, signature="n_resamples")
-    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), cli=False,
-                         signature="seed")
+        _whole(1, MAX_RESAMPLES), cli=False)
+    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), cli=False)
     seeds: str = _setting(
         "balanced", "Seeds policy: balanced or allow-unbalanced.",
         _choice(SEED_POLICIES, "seeds policy", ignore_case=True))

@@ -1,14 +1,16 @@
 """Experiment configuration (YAML): tasks, systems and their files, and each command's settings.
 
-Paths in the YAML are relative to the YAML file. Every key is validated; an unknown key, a bad
-value or a key that the reading command does not use is a :class:`ConfigError` naming the file
-and the key. The reference of every key is ``docs/configuration.md``.
+Paths in the YAML are relative to the YAML file. Every key is validated; an unknown key or a bad
+value is a :class:`ConfigError` naming the file, the line and the key. The reference of every
+key is ``docs/configuration.md``.
 
 Layout: the data keys (``title, metric, tasks, systems, scores, ir, missing, level``) are shared by
-every command; each command's settings live in its own section (``meta:``, ``compare:``). The
+every command; each command's settings live in its own section (``meta:``, ``compare:``,
+``aggregate:``), made from the fields of its settings object (:mod:`ranger_eval.settings`). The
 meta-analysis settings may also be written at the top level, as the original Ranger format does
-(``control, treatment, measure, method, test, order``); ``ranger-eval compare`` rejects those
-top-level keys, because ``test`` means a different thing there.
+(``control, treatment, measure, method, test, order``). Each command reads its own settings
+(:meth:`Experiment.settings`) and accepts the other commands' settings unused: they are known
+keys, so one file serves ``meta``, ``compare`` and ``rank``; unknown keys are errors.
 """
 from __future__ import annotations
 
@@ -537,11 +539,6 @@ class Experiment:
     @property
     def is_ir(self) -> bool:
         return any(t.qrels for t in self.config.tasks)
-
-    def require_for(self, command: str) -> None:
-        """Nothing to refuse: each command uses its own settings and accepts, unused, those of
-        the other commands (the meta-analysis keys at the top level, ``compare:``,
-        ``aggregate:``), which are known keys; unknown keys were refused when loading."""
 
     def settings(self, cls: type[_S]) -> _S:
         """The settings of one command from this file: its section (``compare:``,
