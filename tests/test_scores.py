@@ -283,3 +283,16 @@ def test_blank_ids_are_refused_through_the_api_too(column: str, blank: str) -> N
     df.loc[3, column] = blank
     with pytest.raises(ScoresError, match=rf"empty '{column}' at row 3.*non-blank {column} id"):
         Scores(df)
+
+
+def test_filter_that_keeps_every_row_reuses_the_checked_table():
+    """compare(systems=all of them) filters by every system: the table is not checked again
+    (a million datasets: 20 s), and a filter that drops rows still builds a new table."""
+    s = Scores(pd.concat([_table([1.0, 2.0], [3.0, 4.0], dataset=d) for d in ("d1", "d2")]))
+    kept = s.filter(systems=["B", "A"], datasets=["d2", "d1"], metrics=list(s.metrics))
+    assert kept.table is s.table
+    assert kept.systems == ("A", "B") and kept.datasets == ("d1", "d2")
+    some = s.filter(systems=["B"])
+    assert some.table is not s.table and some.systems == ("B",) and len(some.table) == 4
+    with pytest.raises(ScoresError, match="unknown system"):
+        s.filter(systems=["A", "C"])

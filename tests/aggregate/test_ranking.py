@@ -178,3 +178,15 @@ def test_ranking_reports_topsis_and_its_kendall_tau_with_the_order():
     tau = kendalltau(expected.reindex(list(r.order)), -np.arange(4)).statistic
     assert r.topsis_tau == pytest.approx(tau, rel=1e-12)
     assert "Kendall's τ with the ranking" in rg.report.to_markdown(r)
+
+
+def test_cliques_tied_on_first_system_and_size_are_ordered_by_their_members():
+    """networkx's find_cliques lists cliques in an order that follows string hashes, which
+    change from one process to the next; ties (same first system, same size) are ordered by
+    their members' places in the ranking, so the cliques are the same in every run."""
+    from ranger_eval.aggregate.ranking import _cliques
+
+    order = ["E", "C", "B", "D", "A"]
+    table = pd.DataFrame({"system_a": ["E"] * 4, "system_b": ["A", "D", "B", "C"],
+                          "significant": [False] * 4})
+    assert _cliques(order, table) == (("E", "C"), ("E", "B"), ("E", "D"), ("E", "A"))

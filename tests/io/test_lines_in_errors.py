@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranger_eval.errors import InputError
 from ranger_eval.io import read_scores
@@ -76,3 +78,24 @@ def test_yaml_value_errors_name_line_and_key(tmp_path, body, where):
         load_experiment(tmp_path / "e.yaml")
     assert f"{tmp_path / where}:" in str(info.value)
     assert "meta_" not in str(info.value)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=" \t\n\x1c\u3000\xa0ab", max_size=3)),
+                min_size=1, max_size=12))
+def test_check_ids_finds_exactly_the_missing_empty_and_whitespace_ids(ids):
+    """The one-pass test of text ids agrees with the definition: a missing id, an empty one or
+    one of whitespace only (str.isspace, so \\x1c and U+3000 too) is blank; the error names the
+    first such row (1-based, Parquet) and counts them all."""
+    from pathlib import Path
+
+    frame = pd.DataFrame({"dataset": pd.Series(ids, dtype=object)})
+    frame.attrs["row_numbers"] = True
+    blank = [r for r, v in enumerate(ids) if v is None or v == "" or v.isspace()]
+    if not blank:
+        check_ids(frame, Path("t.parquet"), ("dataset",))
+        return
+    count = f"; {len(blank)} such rows" if len(blank) > 1 else ""
+    with pytest.raises(InputError, match=rf"t\.parquet, row {blank[0] + 1}: .*'dataset' "
+                       rf"\(every row needs a non-blank dataset id{count}\)"):
+        check_ids(frame, Path("t.parquet"), ("dataset",))
