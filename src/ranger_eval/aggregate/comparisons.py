@@ -79,6 +79,8 @@ class _Pairs:
         c1, u1 = pd.factorize(first.astype(str))
         c2, u2 = pd.factorize(second.astype(str))
         self._first, self._second = pd.Index(u1), pd.Index(u2)
+        #: the distinct second values in order of first appearance (that of the pairs too)
+        self.seconds: list[str] = self._second.tolist()
         combo, seen = pd.factorize(c1.astype(np.int64) * len(u2) + c2)
         self._seen = pd.Index(np.asarray(seen, dtype=np.int64))
         self.codes = combo.astype(np.int64)
@@ -180,7 +182,7 @@ def aggregate_comparisons(
     mean_a_all = table["mean_a"].to_numpy(dtype=float)[at_pair]
     mean_b_all = table["mean_b"].to_numpy(dtype=float)[at_pair]
     paired_all = table["paired"].to_numpy(dtype=bool)[at_pair]
-    metric_label = "+".join(dict.fromkeys(m for _, m in lists))
+    metric_label = "+".join(by_list.seconds)  # the metrics in order of first appearance
     rows_out = []
     for k, (a, b) in enumerate(pairs):
         at = slice(int(bounds[k]), int(bounds[k + 1]))
