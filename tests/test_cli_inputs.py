@@ -282,3 +282,18 @@ def test_a_keyword_the_command_cannot_set_is_said_to_be_the_apis(tmp_path: Path)
                                  str(tmp_path / "o"), "--figures", "none"])
     assert result.exit_code == 2
     assert "(in the Python API, pass allow_no_overlap=True to evaluate anyway)" in result.stderr
+
+
+def test_lazy_and_in_memory_say_items_differ_alike(tmp_path: Path) -> None:
+    """One message (comparison.dispatch.items_differ_error) for both engines, with its hints."""
+    import ranger_eval as rg
+
+    df = pd.DataFrame({"dataset": "d", "system": ["A"] * 3 + ["B"] * 2, "metric": "m",
+                       "item": ["a", "b", "c", "a", "b"], "value": [1.0, 2, 3, 1, 2]})
+    df.to_parquet(tmp_path / "s.parquet", index=False)
+    with pytest.raises(ScoresError) as mem:
+        rg.compare(rg.Scores(df), test="paired-t")
+    with pytest.raises(ScoresError) as lazy:
+        rg.compare(rg.lazy.open_scores(tmp_path / "s.parquet"), test="paired-t")
+    assert str(mem.value) == str(lazy.value)
+    assert [h.keyword for h in lazy.value.hints] == ["missing"]

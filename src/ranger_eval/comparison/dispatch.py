@@ -41,6 +41,21 @@ class _PairData:
         return (self.x.size, self.y.size)
 
 
+def items_differ_error(a: str, b: str, dataset: object, metric: object, test: str,
+                       paired: bool | None, listing: str) -> ScoresError:
+    """The error of a paired test of two systems that scored different items (``listing`` says
+    which, :func:`ranger_eval.scores.items_only_in`), in memory or lazily, with its hints:
+    ``missing='intersect'``, and ``paired=False`` where an unpaired test could take them."""
+    hints = [Hint("missing", "intersect")]
+    if not (test in PAIRED_ONLY or paired):
+        hints.append(Hint("paired", False))
+    hint = hints[0].text + " to use the common items" + (
+        f" or {hints[1].text} to treat them as independent samples" if len(hints) > 1 else "")
+    return ScoresError(
+        f"items of {a!r} and {b!r} differ on dataset {dataset!r} (metric {metric!r}) but test "
+        f"{test!r} pairs them by item id: {listing} ({hint})", hints=hints)
+
+
 def _pair_data(
     group: Group, a: str, b: str, test: str, paired: bool | None, missing: str
 ) -> _PairData:
@@ -80,18 +95,8 @@ def _pair_data(
     only_a = group.items[pa & ~pb]
     only_b = group.items[pb & ~pa]
     if missing == "error":
-        hints = [Hint("missing", "intersect")]
-        if not (test in PAIRED_ONLY or paired):
-            hints.append(Hint("paired", False))
-        hint = hints[0].text + " to use the common items" + (
-            f" or {hints[1].text} to treat them as independent samples" if len(hints) > 1
-            else "")
-        raise ScoresError(
-            f"items of {a!r} and {b!r} differ on dataset {group.dataset!r} "
-            f"(metric {group.metric!r}) but test {test!r} pairs them by item id: "
-            + items_only_in(only_a, a, only_b, b)
-            + f" ({hint})", hints=hints
-        )
+        raise items_differ_error(a, b, group.dataset, group.metric, test, paired,
+                                 items_only_in(only_a, a, only_b, b))
     if not overlap:
         raise ScoresError(
             f"no common items between {a!r} and {b!r} on dataset {group.dataset!r} "

@@ -35,9 +35,11 @@ from ..comparison import (
     Comparison,
     adjust_by_family,
 )
+from ..comparison.dispatch import items_differ_error
 from ..errors import (
     CompareError,
     EffectSizeError,
+    Hint,
     ScoresError,
     StatsInputError,
     check_choice,
@@ -272,11 +274,7 @@ def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paire
         ids = lazy._only_in(d, m, x, y)
         if ids:
             parts.append(f"{len(ids)} only in {x!r}: {_preview(ids)}")
-    hint = ("pass missing='intersect' to use the common items" if test in _PAIRED_ONLY or paired
-            else "pass missing='intersect' to use the common items or paired=False to treat "
-            "them as independent samples")
-    raise ScoresError(f"items of {a!r} and {b!r} differ on dataset {d!r} (metric {m!r}) but test "
-                      f"{test!r} pairs them by item id: " + "; ".join(parts) + f" ({hint})")
+    raise items_differ_error(a, b, d, m, test, paired, "; ".join(parts))
 
 
 def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
@@ -496,9 +494,10 @@ def effect_sizes_lazy(
     for d, m, here in lazy.groups():
         if d in chosen and (metric is None or m == metric):
             if d in metric_of:
+                hint = Hint("metric")
                 raise ScoresError(
                     f"dataset {d!r} has several metrics ({metric_of[d]!r}, {m!r}, …); "
-                    "pass metric=")
+                    f"{hint.text}", hints=[hint])
             metric_of[d] = m
             for name in (treatment, control):
                 if name not in here:
