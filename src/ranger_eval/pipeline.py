@@ -1202,7 +1202,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
             ranking = ranked
             agg = aggregate_metrics(scores, weights=settings.weights, higher_is_better=hib) \
                 if len(scores.metrics) > 1 else scores
-            means = agg.frame.groupby(["dataset", "system"], sort=False)["value"].mean()
+            means = agg.table.groupby(["dataset", "system"], sort=False)["value"].mean()
             table = means.unstack("system")
             direction = True if len(scores.metrics) > 1 else _direction(scores.metrics[0], hib)
         else:
