@@ -53,7 +53,7 @@ def test_without_value_and_labels_still_names_the_column() -> None:
         rg.Scores(df)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(["a", "b", "c"])),
                 min_size=1, max_size=20))
 def test_value_is_one_exactly_where_prediction_equals_label(pairs: list[tuple[str, str]]) -> None:
