@@ -44,7 +44,8 @@ def run(corpus, tmp_path_factory):
     cfg.write_text("\n".join(lines) + "\n")
     out = tmp / "out"
     result = CliRunner().invoke(
-        app, ["compare", str(cfg), "--out", str(out), "--n-resamples", "200"]
+        app, ["compare", str(cfg), "--out", str(out), "--n-resamples", "200",
+              "--per-dataset-figures"]
     )
     assert result.exit_code == 0, result.output
     return out, result.output

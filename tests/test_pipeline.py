@@ -194,7 +194,7 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
 
     cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
     out = tmp_path / "o"
-    run_compare(cfg, out, n_resamples=50, figures="png")
+    run_compare(cfg, out, n_resamples=50, figures="png", per_dataset_figures=True)
     assert (out / "graph-t1-score.png").exists()
     (out / "notes.txt").write_text("mine")  # not ours: never removed
     # hold the lock (a flock on the folder itself) as a concurrent run would
@@ -318,7 +318,8 @@ def _all_text(folder) -> str:
 
 def test_compare_shows_display_names_everywhere(tmp_path, files):
     cfg = _named_yaml(tmp_path, files, "compare:\n  pairs: baseline\n  baseline: a")
-    run = run_compare(cfg, tmp_path / "c", n_resamples=50, figures="svg", html=True)
+    run = run_compare(cfg, tmp_path / "c", n_resamples=50, figures="svg", html=True,
+                      per_dataset_figures=True)
     comp = run.comparison
     assert comp.systems == ("Alpha Net", "Beta-2", "c") and comp.baseline == "Alpha Net"
     assert set(comp.datasets) == {"Task One", "Task Two"}
@@ -377,7 +378,8 @@ def test_figures_drawn_in_worker_processes_are_the_same_files_at_300_dpi(tmp_pat
         out = tmp_path / f"w{workers}"
         monkeypatch.setenv("RANGER_EVAL_FIGURE_WORKERS", str(workers))
         assert OutputFolder(tmp_path / "probe").workers == workers
-        runs[workers] = run_compare(cfg, out, n_resamples=50, figures="pdf,png")
+        runs[workers] = run_compare(cfg, out, n_resamples=50, figures="pdf,png",
+                                    per_dataset_figures=True)
     names = [p.name for p in runs[1].written]
     assert names == [p.name for p in runs[2].written]  # same files, same manifest order
     pngs = [n for n in names if n.endswith(".png")]

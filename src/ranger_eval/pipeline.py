@@ -636,7 +636,7 @@ def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: An
 
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
-    signature."""
+    signature (effects.csv is plain CSV: its signature is in the folder's manifest.json)."""
     from .report.meta import meta_latex, meta_markdown
 
     cfg = exp.config
@@ -658,7 +658,7 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
     ids = {label: task_id for task_id, label in exp.task_labels.items()}
     frame.insert(0, "task_id", [ids.get(d, d) for d in frame["dataset"]])
     frame["weight"] = res.result.weights
-    out.text("effects.csv", f"# {signature}\n" + frame.to_csv(index=False, lineterminator="\n"))
+    out.text("effects.csv", frame.to_csv(index=False, lineterminator="\n"))
     payload = {
         "title": res.title,
         "control": cfg.control,
@@ -789,6 +789,7 @@ class CompareRun:
 #: metric and ``graph-DATASET-METRIC.png`` etc. when there are several.
 COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.csv",
+    "comparison.json",
     "comparison.md",
     "comparison.tex",
     "comparison.html",
@@ -940,15 +941,45 @@ def _flush_written(out: OutputFolder, start: int) -> list[Path]:
     return out.written[start:]
 
 
-def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
+def per_dataset_figures_note(n_groups: int, asked: bool) -> str | None:
+    """What ``compare`` leaves out by default: with several dataset × metric groups the graph,
+    p-value plot and boxplots of each group are drawn only with ``--per-dataset-figures``
+    (``per_dataset_figures=True``); the heatmap shows every group. ``None`` when nothing is
+    left out (a single group's figures are the overall figures)."""
+    if asked or n_groups <= 1:
+        return None
+    return (f"the graph, p-value plot and boxplots of each of the {n_groups:,} dataset × "
+            "metric groups are not drawn by default (pass --per-dataset-figures, or "
+            "per_dataset_figures=True); the heatmap shows every group.")
+
+
+def _figures_note(comp: Comparison, n_groups: int, per_dataset_figures: bool) -> str | None:
+    """What the figures of ``compare`` leave out or draw differently to fit one page (the
+    per-dataset figures not asked for, the heatmap's plan), for comparison.md, or ``None``."""
+    from .plots.heatmap import heatmap_plan
+
+    notes = [per_dataset_figures_note(n_groups, per_dataset_figures), heatmap_plan(comp).note]
+    text = " ".join(n for n in notes if n)
+    return f"Figures: {text}" if text else None
+
+
+def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
+                          per_dataset_figures: bool = False) -> list[Path]:
     """Tables (CSV, Markdown, LaTeX, HTML), the leaderboard and the figures of a comparison:
-    ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric (suffixed with both when
-    there are several, each figure under one name only) and one ``heatmap``."""
+    one ``heatmap`` of every group and, for a single dataset × metric or when
+    ``per_dataset_figures``, ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric
+    (suffixed with both when there are several, each figure under one name only). What the
+    figures leave out or draw differently is said in comparison.md (:func:`_figures_note`)."""
     from . import report
 
     start = len(out.written)
     out.text("comparison.csv", report.to_csv(comp))
+    out.text("comparison.json", report.comparison_json(comp))
     shown, groups, note = capped_comparison(comp)
+    figures_note = (None if note is not None or out.figure_formats == ()
+                    else _figures_note(comp, len(groups), per_dataset_figures))
+    if figures_note is not None:
+        note = figures_note
     out.text("comparison.md", report.to_markdown(shown) + ("" if note is None else
                                                           f"\n{note}\n"))
     out.text("comparison.tex", ("" if note is None else f"% {note}\n")
@@ -965,11 +996,11 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
     out.text("leaderboard.tex", ("" if note is None else f"% {note}\n")
              + report.to_latex(board))
 
-    if note is not None:
+    if note is not None and figures_note is None:
         return _flush_written(out, start)
     several = len(groups) > 1
     used: set[str] = set()
-    for dataset, metric in groups:
+    for dataset, metric in groups if per_dataset_figures or not several else ():
         suffix = f"-{_slug(str(dataset))}-{_slug(str(metric))}" if several else ""
         n = 2
         while suffix in used:  # names that differ only in sanitised characters stay apart
@@ -991,9 +1022,11 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder) -> list[Path]:
 def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 figures: Sequence[str] | str | None = None, html: bool = False,
                 format: str | None = None, system_from: str | None = None,
-                **options: Any) -> CompareRun:
+                per_dataset_figures: bool = False, **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write.
-    ``system_from`` names the systems of evaluation logs (``--system-from``)."""
+    ``system_from`` names the systems of evaluation logs (``--system-from``);
+    ``per_dataset_figures`` draws each dataset × metric's graph, p-value plot and boxplots
+    (``--per-dataset-figures``; by default only the heatmap when there are several)."""
     caught: list[str] = []
     format = check_format(format)
     with collecting_warnings(caught):
@@ -1014,7 +1047,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
             scores, _ = load_scores_input(input, metrics, format, system_from)
         # the metrics were chosen while reading (IR measures are evaluated by those names)
         comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
-        write_compare_outputs(comp, folder)
+        write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)
     caught += finish_outputs(folder, str(comp.signature), command, html)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
 
@@ -1150,11 +1183,13 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                "signature": str(main.signature)}
     out.text("ranking.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
     if ranking is not None:
-        out.text("ranktest.md", report.to_markdown(rank_test))
-        out.text("ranktest.csv", report.to_csv(rank_test))
-        out.text("ranktest.tex", report.to_latex(rank_test))
+        rank_signature = rank_test.signature
+        out.text("ranktest.md", report.to_markdown(rank_test), rank_signature)
+        out.text("ranktest.csv", report.to_csv(rank_test), rank_signature)
+        out.text("ranktest.tex", report.to_latex(rank_test), rank_signature)
         out.figure(ranking.plot, "graph", FIGURE_FORMATS, dpi=300)
-    out.figure(partial(cd_figure, rank_test, labels=labels), "cd", ("pdf", "svg", "png"))
+    out.figure(partial(cd_figure, rank_test, labels=labels), "cd", ("pdf", "svg", "png"),
+               signature=rank_test.signature)
     out.flush()
     return out.written[start:]
 

@@ -52,7 +52,8 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("html")
     scores = _tidy(base / "scores.csv")
     out = base / "cmp"
-    run_compare(scores, out, command="ranger-eval compare scores.csv --out cmp")
+    run_compare(scores, out, command="ranger-eval compare scores.csv --out cmp "
+                "--per-dataset-figures", per_dataset_figures=True)
     return out
 
 

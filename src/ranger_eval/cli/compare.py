@@ -89,6 +89,12 @@ def register(app: typer.Typer) -> None:
         html: Annotated[
             bool, typer.Option("--html", help="Also write one self-contained report.html.")
         ] = False,
+        per_dataset_figures: Annotated[
+            bool, typer.Option(
+                "--per-dataset-figures",
+                help="Also draw the graph, p-value plot and boxplots of every dataset × metric "
+                     "(by default only the heatmap when there are several).")
+        ] = False,
         metric_fn: Annotated[
             str | None,
             setting_option(CompareSettings, "metric_fn", "--metric-fn"),
@@ -126,6 +132,7 @@ def register(app: typer.Typer) -> None:
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by), metric_fn=_split(metric_fn), seeds=seeds, missing=missing,
+            per_dataset_figures=per_dataset_figures,
         )
         warn(run.warnings)
         comp = run.comparison

@@ -171,6 +171,8 @@ def pvalue_plot(
         fig.legend([Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9),
                     Patch(facecolor=SIGNIFICANT_SHADE, edgecolor="none")],
                    [f"α = {alpha:g}", "significant (p ≤ α)"], loc="lower right", frameon=False,
-                   prop=font(FONT_SIZE - 1), ncol=2, bbox_to_anchor=(1 - 0.1 / fig_w, 0.02))
+                   prop=font(FONT_SIZE - 1), ncol=2,
+                   # at most 0.18 in from the bottom: clear of the axis label on a tall page
+                   bbox_to_anchor=(1 - 0.1 / fig_w, min(0.02, 0.18 / fig_h)))
     add_signature(fig, comp.signature)
     return fig

@@ -49,6 +49,13 @@ __all__ = ["REPORT_FILE", "render_html_report", "write_html_report"]
 
 #: Name of the report written into the output folder.
 REPORT_FILE = "report.html"
+#: Most tests of a comparison shown in the report's table and embedded JSON (the rest are in
+#: comparison.csv and comparison.json, and the caption says so): 17 systems × 54 datasets
+#: (7,344 tests) would otherwise make a 10 MB page.
+TABLE_MAX_ROWS = 1000
+#: Most dataset × metric groups whose figures (``compare --per-dataset-figures``) the report
+#: inlines; the note under them names where the others are.
+FIGURE_MAX_GROUPS = 12
 
 _MINUS = "\u2212"
 _IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
@@ -530,7 +537,12 @@ def _compare(a: _Analysis) -> None:
     path = _path(a, "comparison.csv")
     assert path is not None
     comp = _read_csv(path, _COMPARISON_COLUMNS)
-    a.data["comparison"] = _records(comp)
+    # a report of a large run stays a few MB: the table and the embedded JSON hold the first
+    # TABLE_MAX_ROWS tests (about 1.3 kB each), the sentences count them all
+    shown_tests = comp.iloc[:TABLE_MAX_ROWS]
+    a.data["comparison"] = _records(shown_tests)
+    if len(comp) > TABLE_MAX_ROWS:
+        a.data["comparison_rows"] = len(comp)
     fields = a.sig_fields()
     corr = _correction(fields.get("corr", ""))
     try:
@@ -614,7 +626,7 @@ def _compare(a: _Analysis) -> None:
     headers += ["test"] if "test" in comp else []
     headers += ["p"] if "pvalue" in comp else []
     rows = []
-    for (_, r), s in zip(comp.iterrows(), sig, strict=True):
+    for (_, r), s in zip(shown_tests.iterrows(), sig, strict=False):
         row = [_text(r["dataset"]), _text(r["metric"]), _text(r["system_a"]),
                _text(r["system_b"]), _num(r["mean_a"], dec), _num(r["mean_b"], dec),
                _num(r["diff"], dec)]
@@ -636,6 +648,10 @@ def _compare(a: _Analysis) -> None:
     caption = (f"Every test: diff = mean A − mean B with its {format_level(level)} confidence "
                f"interval (unadjusted); p adj. after {_e(corr)}; significant at "
                f"α = {_alpha(alpha)}.")
+    if len(comp) > TABLE_MAX_ROWS:
+        caption += (f" Showing the first {TABLE_MAX_ROWS:,} of {len(comp):,} tests (here and "
+                    "in the embedded JSON); every test is in comparison.csv and "
+                    "comparison.json.")
     a.tables.append(_table(f"t{a.index}-comparison", "All pairwise tests", caption,
                            headers, rows))
     a.data["slugs"] = {_slug(d) + "-" + _slug(m_): f"{d} · {m_}" for d, m_ in groups}
@@ -991,6 +1007,11 @@ def _figures(a: _Analysis) -> list[str]:
     suffixes = list(dict.fromkeys(f.suffix for f in figs))
     figs.sort(key=lambda f: (suffixes.index(f.suffix) if f.suffix else -1,
                              _FIGURE_ORDER.index(f.base) if f.base in _FIGURE_ORDER else 99))
+    named = [x for x in suffixes if x]
+    left_out = len(named) - FIGURE_MAX_GROUPS
+    if left_out > 0:  # a few MB: the first groups' figures, the others stay in the folder
+        keep = set(named[:FIGURE_MAX_GROUPS])
+        figs = [f for f in figs if not f.suffix or f.suffix in keep]
     out: list[str] = []
     current = None
     for i, f in enumerate(figs):
@@ -1006,6 +1027,10 @@ def _figures(a: _Analysis) -> list[str]:
             body = _data_image(f.path, caption)
         out.append(f'<figure id="{scope}-figure">{body}<figcaption>{_e(caption)}'
                    "</figcaption></figure>")
+    if left_out > 0:
+        out.append(f'<p class="note">Showing the figures of the first {FIGURE_MAX_GROUPS} of '
+                   f"{len(named)} dataset × metric groups; the other {left_out} are in the "
+                   "folder (graph-, pvalues- and boxplots-DATASET-METRIC files).</p>")
     return out
 
 

@@ -1,0 +1,135 @@
+"""Every figure of a command fits one page with readable, non-overlapping text from 2 to 50
+systems and from 1 to 200 datasets (issue 19 point 7: a 65-inch heatmap at 17 TREC runs, a
+59-inch one at 54 datasets, rank-axis labels running together, a tangled graph).
+
+The comparison is real (``compare`` on one dataset); the 54- and 200-dataset tables repeat its
+rows under other dataset names with their p-values shifted, so that the layout sees as many
+cells, and as many different ones, as a real run would without the minutes of testing."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ranger_eval as rg
+from ranger_eval.comparison import rank_intervals
+from ranger_eval.plots._page import MIN_FONT, PAGE_H, PAGE_W
+from ranger_eval.plots.boxplots import comparison_boxplots, rank_ticks
+from ranger_eval.plots.cd import cd_diagram
+from ranger_eval.plots.graph import GRAPH_MAX_SYSTEMS, comparison_graph
+from ranger_eval.plots.heatmap import comparison_heatmap, heatmap_plan
+from ranger_eval.plots.pvalues import pvalue_plot
+from tests.helpers.layout import assert_texts_clean, texts
+
+SIZES = [(2, 1), pytest.param(17, 54, marks=pytest.mark.slow),
+         pytest.param(50, 200, marks=pytest.mark.slow)]
+
+
+def _scores(k: int, n: int = 12, seed: int = 0) -> rg.Scores:
+    rng = np.random.default_rng(seed)
+    base = rng.normal(0.5, 0.1, n)
+    rows = [pd.DataFrame({"dataset": "dataset-000", "system": f"system-{s:02d}",
+                          "metric": "nDCG@10", "item": [f"q{i}" for i in range(n)],
+                          "value": base + 0.3 * s / max(k - 1, 1) + rng.normal(0, 0.1, n)})
+            for s in range(k)]
+    return rg.Scores(pd.concat(rows, ignore_index=True))
+
+
+def _comparison(k: int, d: int) -> rg.Comparison:
+    comp = rg.compare(_scores(k), test="paired-t")
+    if d == 1:
+        return comp
+    tables, means = [], []
+    for i in range(d):
+        t = comp.table.copy()
+        t["dataset"] = f"dataset-{i:03d}"
+        t["pvalue_adjusted"] = np.minimum(1.0, t["pvalue_adjusted"].to_numpy() * (1 + i % 7))
+        t["significant"] = t["pvalue_adjusted"] <= comp.alpha
+        tables.append(t)
+        m = comp.means.copy()
+        m["dataset"] = f"dataset-{i:03d}"
+        means.append(m)
+    return dataclasses.replace(comp, table=pd.concat(tables, ignore_index=True),
+                               means=pd.concat(means, ignore_index=True))
+
+
+def _rank_test(k: int, d: int) -> object:
+    rng = np.random.default_rng(1)
+    table = pd.DataFrame(rng.normal(0, 0.05, (max(d, 3), k)) + np.linspace(0.8, 0.5, k),
+                         columns=[f"system-{i:02d}" for i in range(k)],
+                         index=[f"ds{i}" for i in range(max(d, 3))])
+    return rg.rank_test(table)
+
+
+def _check(fig: object) -> None:
+    """One page, no overlapping or clipped text, no information in a font below 7 pt (the
+    signature footer, 6.5 pt, is a reference, not a label)."""
+    w, h = fig.get_size_inches()  # type: ignore[attr-defined]
+    assert w <= PAGE_W + 1e-6 and h <= PAGE_H + 1e-6, (w, h)
+    assert_texts_clean(fig, min_texts=2)  # type: ignore[arg-type]
+    small = [t.get_text() for t in texts(fig) if t.get_fontsize() < MIN_FONT - 1e-9  # type: ignore[arg-type]
+             and t.get_gid() != "ranger-signature"]
+    assert not small, small[:3]
+
+
+@pytest.mark.parametrize(("k", "d"), SIZES)
+def test_compare_figures_fit_a_page(k: int, d: int) -> None:
+    comp = _comparison(k, d)
+    _check(comparison_heatmap(comp))
+    _check(comparison_graph(comp, "dataset-000", "nDCG@10"))
+    _check(pvalue_plot(comp, "dataset-000", "nDCG@10"))
+    ri = rank_intervals(comp, dataset="dataset-000", metric="nDCG@10", n_resamples=200)
+    _check(comparison_boxplots(ri))
+
+
+@pytest.mark.parametrize(("k", "d"), SIZES)
+def test_cd_diagram_fits_a_page(k: int, d: int) -> None:
+    _check(cd_diagram(_rank_test(k, d)))
+
+
+def test_heatmap_plan_says_what_it_leaves_out() -> None:
+    comp = _comparison(17, 54)
+    plan = heatmap_plan(comp)
+    assert plan.compact and not plan.annotate and not plan.matrix
+    assert (plan.n_pairs, plan.n_cols) == (136, 54)
+    assert len(plan.pairs) < 136 and len(plan.cols) <= 54
+    assert f"showing the {len(plan.pairs)} of 136 pairs significant on the most columns" \
+        in plan.note and "Every cell is in comparison.csv" in plan.note
+    # the pairs kept are those significant on the most columns
+    sig = comp.table.groupby(["system_a", "system_b"], sort=False)["significant"].sum()
+    kept = min(sig[p] for p in plan.pairs)
+    assert all(sig[p] <= kept for p in sig.index if p not in set(plan.pairs))
+    fig = comparison_heatmap(comp)
+    footer = " ".join(t.get_text() for t in texts(fig)).replace("\n", " ")
+    assert "Every cell is in comparison.csv." in footer
+
+
+def test_small_heatmap_is_unchanged_and_one_dataset_becomes_a_matrix() -> None:
+    small = heatmap_plan(_comparison(4, 3))
+    assert small.annotate and not small.compact and not small.matrix and small.note == ""
+    many = _comparison(17, 1)
+    plan = heatmap_plan(many)
+    assert plan.matrix and "sorted matrix" in plan.note
+    fig = comparison_heatmap(many)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()][:1] == ["system-16"]
+
+
+def test_graph_of_many_systems_is_the_sorted_matrix() -> None:
+    comp = _comparison(GRAPH_MAX_SYSTEMS + 1, 1)
+    fig = comparison_graph(comp)
+    ax = fig.axes[0]
+    rows = [t.get_text().split()[0] for t in ax.get_yticklabels()]
+    means = comp.means.set_index("system")["mean"]
+    assert rows == sorted(rows, key=lambda s: -means[s])  # best first
+    assert any(f"more than {GRAPH_MAX_SYSTEMS} systems" in t.get_text() for t in texts(fig))
+    small = comparison_graph(_comparison(GRAPH_MAX_SYSTEMS, 1))
+    assert not any("sorted matrix" in t.get_text() for t in texts(small))
+
+
+def test_rank_ticks_never_run_together() -> None:
+    assert rank_ticks(5, 2.35, 8.5) == [1, 2, 3, 4, 5]
+    assert rank_ticks(17, 2.35, 8.5) == [1, 5, 10, 15]
+    assert rank_ticks(50, 2.35, 8.5)[:2] == [1, 10]
+    assert rank_ticks(1, 2.35, 8.5) == [1]

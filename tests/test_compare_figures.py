@@ -1,0 +1,56 @@
+"""``compare`` writes overall figures by default and per-dataset figures only when asked, says
+what it left out, and its ``--html`` report of a large run stays a few MB (issue 19 point 7:
+54 datasets made 497 files and 56 MB)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ranger_eval.pipeline import run_compare
+
+
+def _table(path: Path, k: int, d: int, n: int = 8) -> Path:
+    rng = np.random.default_rng(0)
+    rows = []
+    for di in range(d):
+        base = rng.normal(0.5, 0.1, n)
+        for s in range(k):
+            rows.append(pd.DataFrame({
+                "dataset": f"dataset-{di:03d}", "system": f"system-{s:02d}", "metric": "acc",
+                "item": [f"q{i}" for i in range(n)],
+                "value": base + 0.3 * s / k + rng.normal(0, 0.1, n)}))
+    pd.concat(rows).to_csv(path, index=False)
+    return path
+
+
+def _figures(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if p.suffix == ".svg"}
+
+
+def test_per_dataset_figures_only_when_asked(tmp_path: Path) -> None:
+    table = _table(tmp_path / "scores.csv", 3, 3)
+    run_compare(table, tmp_path / "default", figures="svg", n_resamples=50)
+    assert _figures(tmp_path / "default") == {"heatmap.svg"}
+    md = (tmp_path / "default" / "comparison.md").read_text()
+    assert "each of the 3 dataset × metric groups are not drawn by default" in md
+    assert "--per-dataset-figures" in md
+    # asked for: tests/test_compare_rank_llm.py (--per-dataset-figures) and
+    # tests/test_pipeline.py (per_dataset_figures=True; one dataset's figures by default)
+
+
+@pytest.mark.slow
+def test_html_report_of_17_systems_on_54_datasets_stays_small(tmp_path: Path) -> None:
+    table = _table(tmp_path / "scores.csv", 17, 54, n=10)
+    out = tmp_path / "out"
+    run_compare(table, out, figures="svg", html=True, n_resamples=50)
+    files = sorted(p.name for p in out.iterdir())
+    assert len(files) <= 12, files
+    size = (out / "report.html").stat().st_size
+    assert size < 3_000_000, size  # 1.6 MB measured (10 MB before the table was capped)
+    html = (out / "report.html").read_text()
+    assert "Showing the first 1,000 of 7,344 tests" in html
+    md = (out / "comparison.md").read_text()
+    assert "Every cell is in comparison.csv" in md  # the heatmap's plan, said in the notes
