@@ -25,7 +25,7 @@ PlotError              figures (layout, bad result objects)        plots
 ReportError            tables and reports                          report
 =====================  ==========================================  =====================
 
-The validators (:func:`check_level`, :func:`check_alpha`, :func:`check_alternative`,
+The validators (:func:`check_level`, :func:`check_alternative`,
 :func:`check_correction`, :func:`check_choice`) take the layer's error class as ``error=`` so that
 a bad ``level`` is reported the same way everywhere and caught as that layer's error.
 
@@ -68,7 +68,6 @@ __all__ = [
     "StatsInputError",
     "TrecFormatError",
     "DuplicateEntryError",
-    "check_alpha",
     "check_alternative",
     "check_choice",
     "check_correction",
@@ -252,11 +251,6 @@ def _fraction(name: str, value: object, example: str, error: type[RangerError]) 
 def check_level(level: object, *, error: type[RangerError] = RangerError) -> float:
     """A confidence level strictly between 0 and 1 (e.g. 0.95), as a float."""
     return _fraction("level", level, "0.95", error)
-
-
-def check_alpha(alpha: object, *, error: type[RangerError] = RangerError) -> float:
-    """A significance level strictly between 0 and 1 (e.g. 0.05), as a float."""
-    return _fraction("alpha", alpha, "0.05", error)
 
 
 def check_alternative(alternative: object, *, error: type[RangerError] = RangerError) -> str:

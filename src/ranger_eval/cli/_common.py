@@ -39,7 +39,20 @@ def _flags_without_metavar(command: Any, ctx: Any) -> None:
 RENAMED_OPTIONS: dict[str, tuple[str, str]] = {
     "--alpha": ("--level", "the confidence level; alpha = 1 - level, e.g. --alpha 0.05 is "
                            "--level 0.95"),
+    "--lower-is-better": ("--higher-is-better false", "one direction flag, higher_is_better"),
 }
+
+
+def true_or_false(option: str, value: str | None) -> bool | None:
+    """The value of an option that takes ``true`` or ``false`` (``None`` when not given)."""
+    if value is None:
+        return None
+    words = {"true": True, "false": False}
+    if value.strip().lower() not in words:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"option {option}: expected true or false; got {value!r}")
+    return words[value.strip().lower()]
 
 
 class RangerGroup(TyperGroup):
@@ -90,7 +103,6 @@ CLI_OPTIONS: dict[str, str] = {"metrics": "--metric", "datasets": "--dataset"}
 CLI_FLAGS: dict[tuple[str, object], tuple[str, str]] = {
     ("degenerate", "drop"): ("--drop-degenerate", "--drop-degenerate"),
     ("allow_no_overlap", True): ("--allow-no-overlap", "--allow-no-overlap"),
-    ("higher_is_better", False): ("--lower-is-better", "--lower-is-better"),
     ("paired", False): ("--test", "--test welch (or mannwhitney)"),
 }
 #: The experiment YAML key of a keyword the command has no option for.

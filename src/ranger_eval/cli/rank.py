@@ -19,6 +19,7 @@ from ._common import (
     friendly_errors,
     imports_done,
     report_written,
+    true_or_false,
     warn,
 )
 from ._options import setting_option
@@ -41,9 +42,12 @@ def register(app: typer.Typer) -> None:
         level: Annotated[float | None, setting_option(RankSettings, "level")] = None,
         correction: Annotated[str | None, setting_option(RankSettings, "correction")] = None,
         test: Annotated[str | None, setting_option(RankSettings, "test")] = None,
-        lower_is_better: Annotated[
-            bool, typer.Option("--lower-is-better", help="Lower values are better (all metrics).")
-        ] = False,
+        higher_is_better: Annotated[
+            str | None,
+            typer.Option("--higher-is-better", metavar="true|false",
+                         help="Whether higher values are better, for every metric (default: "
+                              "known metric names decide, else true)."),
+        ] = None,
         seed: Annotated[int | None, setting_option(RankSettings, "seed")] = None,
         figures: Annotated[
             str | None,
@@ -64,7 +68,7 @@ def register(app: typer.Typer) -> None:
             input, out, command_line(), figures, html, system_from, posthoc=posthoc,
             control=control,
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
-            higher_is_better=False if lower_is_better else None,
+            higher_is_better=true_or_false("--higher-is-better", higher_is_better),
         )
         warn(run.warnings)
         from ..report import to_markdown
