@@ -204,9 +204,11 @@ def test_experiment_overrides(tmp_path):
     ("body", "pattern"),
     [
         (GOOD + "colour: red\n", r"colour: unknown key"),
-        (GOOD.replace("measure: MD", "measure: XYZ"), r"measure: Input should be 'MD'"),
-        (GOOD + "method: FOO\n", r"method: Input should be"),
-        (GOOD + "level: 1.5\n", r"level: must be between 0 and 1"),
+        (GOOD.replace("measure: MD", "measure: XYZ"), r"measure: unknown effect measure 'XYZ'; "
+                                                      r"use one of MD, SMD"),
+        (GOOD + "method: FOO\n", r"method: unknown τ² estimator 'FOO'; use one of FE"),
+        (GOOD + "level: 1.5\n", r"level: must be strictly between 0 and 1 \(e\.g\. 0\.95\); "
+                                r"got 1\.5"),
         (GOOD.replace("control: a", "control: c"), r"control: system 'c' is not defined"),
         (GOOD.replace("t2: data/a_t2.txt", "t3: data/a_t2.txt"), r"systems.a.files: unknown task id\(s\) t3"),
         (GOOD.replace("  - t2\n", "  - t1\n"), r"duplicate task id"),

@@ -110,6 +110,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln, ndtri
 
+from . import settings as _settings
 from .errors import EffectSizeError, Hint, check_choice, check_level, suggest
 from .signature import Signature, make_signature
 
@@ -117,16 +118,16 @@ if TYPE_CHECKING:
     from .scores import PairedTable, Scores, SystemRuns
     from .setmetrics import SetMetric
 
-MEASURES = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
+MEASURES = _settings.MEASURES
 MIN_N = {"MD": 2, "SMD": 3, "SMCC": 3, "SMCR": 3, "ZCOR": 4}
 GENERIC = "GEN"  # metafor's name for an outcome supplied as plain yi/vi
 _CORE_COLUMNS = (
     "dataset", "yi", "vi", "se", "ci_low", "ci_high", "n", "mean_control", "mean_treatment",
 )
 #: Seed policies of :func:`effect_sizes` (see the module docstring, "Seeds").
-SEED_POLICIES = ("balanced", "allow-unbalanced")
+SEED_POLICIES = _settings.SEED_POLICIES
 #: What :func:`effect_sizes` does with degenerate datasets (module docstring, "Many datasets").
-DEGENERATE_POLICIES = ("error", "drop")
+DEGENERATE_POLICIES = _settings.DEGENERATE
 #: |r| within this of 1 is r = ±1 up to rounding (also read by :mod:`ranger_eval.lazy`).
 R_TOL = 1e-12
 #: sd(t − c) below this times max |score| is rounding noise: a constant shift (also lazy's).

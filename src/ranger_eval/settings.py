@@ -468,7 +468,7 @@ class MetaSettings(_Settings):
         _choice(SEED_POLICIES, "seeds policy", ignore_case=True))
     degenerate: str = _setting(
         "error", "Datasets whose effect is undefined or has zero variance: error (one error "
-        "listing them) or drop (left out with a warning).", _choice(DEGENERATE, "policy"),
+        "listing them) or drop (left out with a warning).", _choice(DEGENERATE, "degenerate policy"),
         cli=False)
 
     def _check_combinations(self) -> None:

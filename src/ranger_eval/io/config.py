@@ -320,12 +320,22 @@ class ExperimentConfig(_Model):
                     if isinstance(c, (str, list)) else c for k, c in v.items()}
         return v
 
-    @field_validator("level")
+    @field_validator("control", "treatment", "measure", "method", "test", "order", "level",
+                     "meta_metric_fn", "meta_n_resamples", "meta_seed", "meta_seeds",
+                     "meta_degenerate", mode="before")
     @classmethod
-    def _level(cls, v: float) -> float:
-        if not 0 < v < 1:
-            raise ValueError(f"must be between 0 and 1 (e.g. 0.95); got {v!r}")
-        return v
+    def _meta_setting(cls, value: Any, info: ValidationInfo) -> Any:
+        """The meta-analysis settings (and the shared ``level``) checked by
+        :class:`MetaSettings`' field checks, in canonical spelling (``reml`` → ``REML``);
+        ``meta_KEY`` is the ``meta:`` section's ``KEY`` (None: not given)."""
+        field = str(info.field_name)
+        name = field.removeprefix("meta_")
+        if value is None and field.startswith("meta_"):
+            return None
+        try:
+            return check_value(MetaSettings, name, value)
+        except SettingsError as exc:
+            raise ValueError(str(exc).removeprefix(f"{name}: ")) from None
 
     @field_validator("tasks", mode="before")
     @classmethod
@@ -416,24 +426,6 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 
 _UniqueKeyLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-_CASE: dict[str, tuple[str, ...]] = {
-    "method": ("FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM"),
-    "measure": ("MD", "SMD", "SMCC", "SMCR", "ZCOR"),
-}
-
-
-def _normalise_case(raw: dict[str, Any]) -> dict[str, Any]:
-    """``method: reml`` → ``REML`` and ``measure: smd`` → ``SMD`` (names are case-insensitive)."""
-    out = dict(raw)
-    for key, names in _CASE.items():
-        value = out.get(key)
-        if isinstance(value, str):
-            out[key] = {n.lower(): n for n in names}.get(value.lower(), value)
-    if isinstance(out.get("test"), str) and out["test"].lower() in ("z", "t", "knha"):
-        out["test"] = out["test"].lower()
-    return out
 
 
 def _key_line(path: Path, parts: list[str]) -> int | None:
@@ -577,13 +569,13 @@ def _apply_overrides(raw: dict[str, Any], overrides: dict[str, Any]
         base = dict(section) if isinstance(section, dict) else {}
         in_section = section_only | ({k: v for k, v in given.items() if k in META_KEYS}
                                      if isinstance(section, dict) else {})
-        raw = {**raw, "meta": _normalise_case({**base, **in_section})}
+        raw = {**raw, "meta": {**base, **in_section}}
         given_top = {k: v for k, v in given.items()
                      if not k.startswith("meta_") and (k not in META_KEYS
                                                        or not isinstance(section, dict))}
     else:
         given_top = given
-    return _normalise_case({**raw, **given_top}), given
+    return {**raw, **given_top}, given
 
 
 #: nodes visited at most when checking a YAML value (aliases can make a small file huge)

@@ -20,6 +20,7 @@ import numpy as np
 from ...effects import z_critical
 from ...errors import PlotError
 from ...formatting import format_level
+from ...settings import META_ORDERS
 from .._axis import display_values, effect_decimals
 from .._style import (
     MINUS,
@@ -35,7 +36,7 @@ from .options import ForestColumns
 __all__ = ["ORDERS", "Column", "ForestTable", "ForestValues", "build_table", "footer_parts",
            "forest_values"]
 
-ORDERS = ("given", "effect", "weight", "name")
+ORDERS = META_ORDERS  # the forest's row orders are meta's ``order`` setting
 
 
 @dataclass(frozen=True)
