@@ -133,3 +133,10 @@ def test_rank_ticks_never_run_together() -> None:
     assert rank_ticks(17, 2.35, 8.5) == [1, 5, 10, 15]
     assert rank_ticks(50, 2.35, 8.5)[:2] == [1, 10]
     assert rank_ticks(1, 2.35, 8.5) == [1]
+
+
+def test_clique_panels_wrap_into_rows_one_page_wide() -> None:
+    comp = _comparison(GRAPH_MAX_SYSTEMS, 1)
+    fig = comparison_graph(comp, cliques=True)
+    _check(fig)
+    assert len(fig.axes) > 2  # several groups, laid out in rows instead of one wide strip

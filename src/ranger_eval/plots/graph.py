@@ -29,6 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 
 from ..formatting import format_correction
+from ._page import PAGE_H, PAGE_W
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 __all__ = ["comparison_graph", "nonsignificance_graph", "edge_width"]
@@ -196,6 +197,22 @@ def _draw_panel(
     return total_w
 
 
+def _panel_rows(widths: list[float], gap: float, room: float) -> list[list[int]]:
+    """Panels (indices) in rows at most ``room`` inches wide, in order; a panel wider than
+    ``room`` gets a row of its own."""
+    rows: list[list[int]] = [[]]
+    used = 0.0
+    for i, w in enumerate(widths):
+        need = w if not rows[-1] else used + gap + w
+        if rows[-1] and need > room:
+            rows.append([i])
+            used = w
+        else:
+            rows[-1].append(i)
+            used = need
+    return rows
+
+
 def comparison_graph(
     comp: Any,
     dataset: str | None = None,
@@ -286,22 +303,43 @@ def comparison_graph(
             widths.append(w)
             axes.append(ax)
         gap = 0.25
-        fig_w = left_in + sum(widths) + gap * (len(widths) - 1) + 0.2
+        # clique panels wrap into rows one page wide (plots._page), the rows thinner when many
+        panel_rows = _panel_rows(widths, gap, PAGE_W - left_in - 0.2)
+        if len(panel_rows) > 1:
+            row_gap = 0.55  # room for the "group k" titles
+            thin = min(axis_h, (PAGE_H - top_in - bottom_in - (len(panel_rows) - 1) * row_gap)
+                       / len(panel_rows))
+            if thin < axis_h:
+                axis_h = thin
+                for k, (ax, (grp, grp_edges)) in enumerate(zip(axes, panels, strict=True)):
+                    ax.cla()
+                    gm = np.array([means[names.index(s)] for s in grp])
+                    _draw_panel(ax, list(grp), gm, grp_edges, best, ylim, axis_h, decimals,
+                                sig_edges=sig_of[tuple(grp)])
+                    ax.set_title(f"group {k + 1}", fontproperties=font(bold=True), loc="left")
+            height = top_in + len(panel_rows) * axis_h + (len(panel_rows) - 1) * row_gap + bottom_in
+        else:
+            row_gap = 0.0
+        fig_w = left_in + max(sum(widths[i] for i in row) + gap * (len(row) - 1)
+                              for row in panel_rows) + 0.2
         fig_w = max(fig_w, left_in + _text_width_in(sub, FONT_SIZE - 1) + 0.3,
                     left_in + _text_width_in(sub2, FONT_SIZE - 1) + 0.3,
                     left_in + _text_width_in(head, FONT_SIZE + 2, bold=True) + 0.3, 5.2)
         fig.set_size_inches(fig_w, height)
-        x = left_in
-        for k, (ax, w) in enumerate(zip(axes, widths, strict=True)):
-            ax.set_position((x / fig_w, bottom_in / height, w / fig_w, axis_h / height))
-            if k == 0:
-                ax.set_ylabel(f"mean {metric}", fontproperties=font())
-                for t in ax.get_yticklabels():
-                    t.set_fontproperties(font())
-            else:
-                ax.spines["left"].set_visible(False)
-                ax.set_yticks([])
-            x += w + gap
+        for r, row in enumerate(panel_rows):
+            x = left_in
+            y0 = bottom_in + (len(panel_rows) - 1 - r) * (axis_h + row_gap)
+            for j, k in enumerate(row):
+                ax, w = axes[k], widths[k]
+                ax.set_position((x / fig_w, y0 / height, w / fig_w, axis_h / height))
+                if j == 0:
+                    ax.set_ylabel(f"mean {metric}", fontproperties=font())
+                    for t in ax.get_yticklabels():
+                        t.set_fontproperties(font())
+                else:
+                    ax.spines["left"].set_visible(False)
+                    ax.set_yticks([])
+                x += w + gap
         fig.text(left_in / fig_w, 1 - 0.22 / height, head, fontproperties=font(FONT_SIZE + 2, bold=True),
                  va="top", ha="left")
         fig.text(left_in / fig_w, 1 - 0.48 / height, sub, fontproperties=font(FONT_SIZE - 1),
