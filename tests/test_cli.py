@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ranger_eval.cli import app
+from tests.helpers.outputs import check_folder
 
 runner = CliRunner()
 
@@ -34,6 +35,23 @@ def test_demo_writes_all_outputs(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["result"]["k"] == 6 and summary["result"]["method"] == "REML"
     assert summary["measure"] == "SMD"
+    # plain outputs (issue 19 point 5): every CSV reads with pandas and csv.DictReader; the
+    # manifest signs every file, each figure by the result it draws (the ranking's graph by the
+    # ranking, kind:rank, not by the comparison inside it; the CD diagram by the rank test)
+    effects = ["task_id", "dataset", "yi", "vi", "se", "ci_low", "ci_high", "n", "mean_control",
+               "mean_treatment", "weight"]
+    sig = summary["signature"]
+    check_folder(out, {"effects.csv": effects},
+                 {name: sig for name in ("effects.csv", "summary.json", "forest.svg")})
+    ranked = json.loads((out / "ranking" / "ranking.json").read_text())
+    rsig, tsig = ranked["signature"], ranked["rank_test"]["signature"]
+    check_folder(out / "ranking",
+                 {"ranking.csv": ["rank", "system", "aggregate_mean", "groups", "naive_mean",
+                                  "naive_rank", "topsis"],
+                  "ranktest.csv": ["system", "rank", "average_rank"]},
+                 {"ranking.csv": rsig, "graph.svg": rsig, "graph.png": rsig,
+                  "ranktest.csv": tsig, "cd.svg": tsig})
+    assert "kind:rank" in rsig and rsig in (out / "ranking" / "graph.svg").read_text()
 
 
 def test_meta_overrides_method_test_level(tmp_path, demo_config):
