@@ -239,3 +239,30 @@ def test_text_reader_line_numbers_across_blocks(tmp_path: Path) -> None:
         read_values(p)
     with open_text(p, json=True) as fh:  # read lazily: the NUL byte lies in a later block
         assert fh.readline() == "1\n"
+
+
+@pytest.mark.parametrize("lines", [2, 300_000])  # one block, and a last line in a later block
+def test_text_reader_keeps_a_last_line_without_a_line_end(tmp_path: Path, lines: int) -> None:
+    """readline/iteration return the last line when the file does not end with a line end,
+    also when the final (empty) read moves the buffer (it used to return '' there: a JSONL
+    record or a CSV row silently dropped)."""
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(b"1\n" * (lines - 1) + b"last")
+    with open_text(p) as fh:
+        got = list(fh)
+    assert len(got) == lines
+    assert got[-1] == "last" and got[0] == "1\n"
+    p.write_bytes(b'{"dataset": "d", "system": "A", "item": "1", "value": 0.5}\n'
+                  b'{"dataset": "d", "system": "A", "item": "2", "value": 0.7}')
+    assert read_table(p)["value"].tolist() == [0.5, 0.7]
+
+
+def test_tsv_rows_wider_than_the_header_are_an_error_naming_the_line(tmp_path: Path) -> None:
+    """pandas only warns ("loss of data with index_col=False") when rows have more fields than
+    the header: Ranger names the file, the line and the row instead of dropping fields."""
+    p = tmp_path / "s.tsv"
+    p.write_text("dataset,system,item,value\n\t")  # a comma header in a .tsv: one column
+    with pytest.raises(InputError, match=rf"{p}:2: 2 fields where the header has 1 \(row '\\t'"):
+        read_table(p)
+    p.write_text("# ranger-eval: x\ndataset\tsystem\titem\tvalue\nd\tA\t1\t0.5\n")
+    assert read_table(p)["value"].tolist() == [0.5]

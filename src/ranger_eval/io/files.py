@@ -397,10 +397,13 @@ class TextReader(io.TextIOBase):
                 end = nl + 1
                 break
             scan = len(self._buf)
-            if not self._fill():
+            more = self._fill()
+            # the buffer may have been shifted, also by the last (empty) fill: a last line
+            # without a line end is then still there, at the new position
+            start, scan = self._pos, scan - (start - self._pos)
+            if not more:
                 end = len(self._buf)
                 break
-            start, scan = self._pos, scan - (start - self._pos)  # buffer may have been shifted
         if size is not None and size >= 0:
             end = min(end, start + size)
         out = self._buf[start:end]

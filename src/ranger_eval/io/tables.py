@@ -125,7 +125,9 @@ def _read_frame(path: Path, extra_ids: tuple[str, ...] = ()) -> pd.DataFrame:
         if suffix in (".jsonl", ".ndjson"):
             return _read_jsonl(path, id_names)
         if suffix == ".json":
-            return _read_json_records(path, id_names)
+            frame = _read_json_records(path, id_names)
+            if frame is not None:
+                return frame
         if suffix == ".parquet":
             return _read_parquet(path, id_names)
     except RangerError:
@@ -134,6 +136,12 @@ def _read_frame(path: Path, extra_ids: tuple[str, ...] = ()) -> pd.DataFrame:
         text = str(exc).strip().splitlines()
         raise InputError(f"{path}: cannot parse as {suffix[1:]} table "
                          f"({text[0][:200] if text else type(exc).__name__})") from None
+    if suffix == ".txt":
+        raise InputError(
+            f"{path}: unknown file type '.txt' for a table of scores (tables are .csv, .tsv, "
+            f".json, .jsonl or .parquet; a .txt file holds one value per line, listed under a "
+            f"system in an experiment YAML); for `ranger-eval trec` output, write it with "
+            f"--format csv")
     raise InputError(
         f"{path}: unknown file type {suffix!r} (use .txt, .csv, .tsv, .json, .jsonl or .parquet, "
         f"optionally gzip-compressed as .csv.gz ...; evaluation logs — Inspect .eval/.json, "
@@ -173,6 +181,8 @@ def _read_delimited(path: Path, sep: str, id_names: tuple[str, ...]) -> pd.DataF
                         f"{path}:{int(quote.group(1)) + 2 + skip}: a quote (\") opened in this "
                         f"row is never closed: the rest of the file was read as one field "
                         f"(check the quoting)") from None
+                if m is None and isinstance(exc, pd.errors.ParserWarning):
+                    raise _wider_row_error(path, sep, skip, len(columns)) from None
                 if m is None:
                     raise
                 line = int(m.group(2)) + 1 + skip
@@ -180,6 +190,27 @@ def _read_delimited(path: Path, sep: str, id_names: tuple[str, ...]) -> pd.DataF
                                  f"has {m.group(1)} (check the separator and quoting)") from None
     frame.attrs["first_line"] = 2 + skip
     return frame
+
+
+def _wider_row_error(path: Path, sep: str, skip: int, width: int) -> InputError:
+    """The error for a delimited file whose rows have more fields than its header (pandas only
+    warns, "loss of data with index_col=False", and would drop the extra fields): it names the
+    first such row, its line and its text, found again with :mod:`csv` (same quoting rules)."""
+    import csv
+
+    with open_text(path, what="table") as fh:
+        for _ in range(1 + skip):  # the signature line and the header
+            fh.readline()
+        reader = csv.reader(fh, delimiter=sep)
+        for row in reader:
+            if len(row) > width:
+                line = reader.line_num + 1 + skip
+                text = sep.join(row)
+                return InputError(
+                    f"{path}:{line}: {len(row)} fields where the header has {width} "
+                    f"(row {text[:80]!r}; check the separator and quoting)")
+    return InputError(f"{path}:{1 + skip}: the rows have more fields than the header's {width} "
+                      f"(check the separator and quoting)")
 
 
 def _read_jsonl(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
@@ -220,17 +251,16 @@ def _records_frame(rows: list[dict[str, Any]], id_names: tuple[str, ...]) -> pd.
     return frame
 
 
-def _read_json_records(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
+def _read_json_records(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame | None:
     """A JSON array of flat objects, one a row (``ranger-eval trec --format json``); errors
-    name the (1-based) row, as for Parquet."""
+    name the (1-based) row, as for Parquet. ``None`` when the file holds no array (then it is
+    no table: an unknown file type, or a log no adapter knows)."""
     from .adapters._json import load_json
 
     expected = "a JSON table (an array of objects, one a row, as `ranger-eval trec --format json`)"
     records = load_json(path, expected=expected)
     if not isinstance(records, list):
-        kind = "object" if isinstance(records, dict) else type(records).__name__
-        raise InputError(f"{path}: a JSON {kind}, not an array; expected "
-                         f"{expected}")
+        return None
     for row, obj in enumerate(records, start=1):
         if not isinstance(obj, dict):
             raise InputError(f"{path}: row {row}: a JSON {type(obj).__name__}, not an object; "
