@@ -465,3 +465,24 @@ def test_rank_intervals_need_common_items():
         warnings.simplefilter("ignore")
         with pytest.raises(ScoresError, match="differ"):
             rank_intervals(_partial(), n_resamples=50)
+
+
+@pytest.mark.parametrize(
+    ("test", "binary", "ci"),
+    [("paired-t", False, None), ("wilcoxon", False, None), ("bootstrap", False, None),
+     ("sign", False, "sign=paired t"), ("permutation", False, "permutation=paired t"),
+     ("mcnemar", True, "mcnemar=paired t")],
+)
+def test_signature_names_an_interval_that_is_not_the_tests_own(test, binary, ci):
+    """Issue 19: every interval in compare matches its test or says which method it is, in the
+    table (``ci_method``) and in the signature (``ci:test=interval``)."""
+    rng = np.random.default_rng(3)
+    rows = [("d", "m", s, str(i), float(rng.normal() > 0) if binary else rng.normal())
+            for s in "AB" for i in range(25)]
+    frame = pd.DataFrame(rows, columns=["dataset", "metric", "system", "item", "value"])
+    comp = rg.compare(frame, test=test, n_resamples=200)
+    assert comp.signature.fields.get("ci") == ci
+    own = comp.table["ci_method"].iloc[0]
+    assert (ci is None) == (test != "sign" and test != "permutation" and test != "mcnemar")
+    if ci is not None:
+        assert ci.endswith("=" + own)

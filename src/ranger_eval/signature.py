@@ -49,6 +49,8 @@ FIELDS: dict[str, str] = {
     "alpha": "significance level (1 - level)",
     "n_resamples": "resamples of the permutation/bootstrap tests",
     "seed": "seed of the resampling",
+    "ci": "confidence intervals that are not their test's own, as test=interval (the sign, "
+          "Mann-Whitney, McNemar and permutation tests carry the t interval of the difference)",
     "method_detail": "variant of the test (exact, asymptotic, pratt, ...)",
     "measures": "IR measures computed, comma-separated",
     "rel": "relevance level: minimum label counted as relevant by binary measures",

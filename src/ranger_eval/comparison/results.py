@@ -81,11 +81,31 @@ class Comparison:
                 "alpha": _fmt_alpha(self.alpha),
                 "n_resamples": self.n_resamples,
                 "seed": self.seed,
+                "ci": self.borrowed_intervals() or None,
                 "method_detail": (
                     f"metric[{','.join(self.set_metrics)}]" if self.set_metrics else None
                 ),
             },
         )
+
+    def borrowed_intervals(self) -> str:
+        """The confidence intervals that are not their test's own, as ``test=interval`` pairs
+        joined by commas (empty when every row's interval is its test's own).
+
+        Paired t, Welch t, Wilcoxon (Hodges–Lehmann), the proportions z-test (Wald) and the
+        bootstrap define their own interval; the sign, Mann–Whitney, McNemar and permutation
+        tests do not, and their rows carry the t interval of the mean difference, named in the
+        ``ci_method`` column. The signature's ``ci`` field repeats it, so that a reader of a
+        figure or a JSON learns which interval stands next to which p-value.
+        """
+        if self.table.empty or "ci_method" not in self.table:
+            return ""
+        pairs = self.table[["test", "ci_method"]].drop_duplicates()
+        borrowed = sorted(
+            f"{t}={m}" for t, m in zip(pairs["test"], pairs["ci_method"], strict=True)
+            if not _own_interval(str(t), str(m))
+        )
+        return ",".join(borrowed)
 
     def group(self, dataset: str | None = None, metric: str | None = None) -> tuple[str, str]:
         """The one dataset × metric selected by ``dataset``/``metric`` (either may be omitted
@@ -155,3 +175,19 @@ def _select_group(
             " pass dataset= and metric="
         )
     return str(chosen[0][0]), str(chosen[0][1])
+
+
+#: The interval each test defines itself (``ci_method`` of its rows); other tests borrow one.
+OWN_INTERVALS: dict[str, tuple[str, ...]] = {
+    "paired-t": ("paired t",),
+    "welch": ("Welch t",),
+    "wilcoxon": ("Hodges-Lehmann",),
+    "proportions-z": ("Wald",),
+    "bootstrap": ("bootstrap BCa", "bootstrap percentile"),
+}
+
+
+def _own_interval(test: str, ci_method: str) -> bool:
+    """Whether ``ci_method`` is the interval that ``test`` itself defines."""
+    return ci_method in OWN_INTERVALS.get(test, ())
+
