@@ -297,3 +297,14 @@ def test_lazy_and_in_memory_say_items_differ_alike(tmp_path: Path) -> None:
         rg.compare(rg.lazy.open_scores(tmp_path / "s.parquet"), test="paired-t")
     assert str(mem.value) == str(lazy.value)
     assert [h.keyword for h in lazy.value.hints] == ["missing"]
+
+
+def test_a_txt_table_says_how_to_write_trec_output(tmp_path: Path) -> None:
+    qrels, runs = _trec_inputs(tmp_path)
+    result = runner.invoke(app, ["trec", str(qrels), *map(str, runs[:2]), "-q", "-m", "AP"])
+    (tmp_path / "both.txt").write_text(result.stdout)
+    result = runner.invoke(app, ["compare", str(tmp_path / "both.txt"), "-o",
+                                 str(tmp_path / "c")])
+    assert result.exit_code == 2
+    assert "unknown file type '.txt' for a table of scores" in result.stderr
+    assert "write it with --format csv" in result.stderr
