@@ -140,3 +140,18 @@ def test_clique_panels_wrap_into_rows_one_page_wide() -> None:
     fig = comparison_graph(comp, cliques=True)
     _check(fig)
     assert len(fig.axes) > 2  # several groups, laid out in rows instead of one wide strip
+
+
+@pytest.mark.slow  # condition_and_compare of 50 systems: ~10 s
+def test_condition_boxplots_of_50_systems_fit_a_page() -> None:
+    rng = np.random.default_rng(3)
+    sizes, temps = [f"{s}b" for s in (1, 3, 7, 13, 70)], [f"{t / 10:.1f}" for t in range(10)]
+    params = pd.DataFrame([(f"m-{s}-{t}", s, t) for s in sizes for t in temps],
+                          columns=["system", "size", "temp"])
+    scores = pd.DataFrame([("d", sysname, "acc", f"q{i}", float(v))
+                           for sysname in params["system"]
+                           for i, v in enumerate(rng.normal(0.6, 0.1, 10))],
+                          columns=["dataset", "system", "metric", "item", "value"])
+    cc = rg.condition_and_compare(scores, params, condition=["size"], compare=["temp"],
+                                  color=["temp"])
+    _check(cc.plot())

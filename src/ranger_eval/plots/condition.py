@@ -8,6 +8,7 @@ here: the values, order and significance come from the :class:`ConditionComparis
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import matplotlib as mpl
@@ -16,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..errors import PlotError
+from ._page import COMPACT_ROW, MIN_FONT, PAGE_H
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,9 +43,17 @@ def condition_boxplots(
     colour_of = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(color_groups)}
     names = [s for k in keys for s in result.rankings[k].order]
     label_w = max(text_width_in(s + " *") for s in names) + 0.3
-    panel_w, row_h = 3.6, 0.38
+    panel_w = 3.6
+    # rows of 0.38 in, thinner (down to one 7-pt line, labels in 7 pt below 0.16 in) so that
+    # the panels fit one page
+    n_rows = sum(max(len(result.rankings[k].order), 2) for k in keys)
+    # legend rows beyond the first (4 colour groups a row) below the panels
+    legend_h = 0.2 * (math.ceil(len(color_groups) / 4) - 1) if len(color_groups) > 1 else 0.0
+    room = PAGE_H - 0.7 * len(keys) - 0.55 - legend_h - (0.35 if title else 0.0)
+    row_h = max(COMPACT_ROW, min(0.38, room / n_rows))
+    size = FONT_SIZE if row_h >= 0.16 else MIN_FONT
     heights = [max(len(result.rankings[k].order), 2) * row_h + 0.7 for k in keys]
-    fig_h = sum(heights) + 0.55 + (0.35 if title else 0.0)
+    fig_h = sum(heights) + 0.55 + legend_h + (0.35 if title else 0.0)
     fig_w = label_w + panel_w + 0.4
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
@@ -68,7 +78,7 @@ def condition_boxplots(
                     color=INK, zorder=4)
             ax.set_yticks(pos)
             ax.set_yticklabels([s + (" *" if s in sig else "") for s in order],
-                               fontproperties=font())
+                               fontproperties=font(size))
             ax.set_ylim(-0.7, len(order) - 0.3)
             for side in ("top", "right"):
                 ax.spines[side].set_visible(False)
