@@ -81,7 +81,7 @@ def test_rank_per_item_scores_writes_ranking_graph_and_cd(tmp_path):
     assert str(run.ranking.signature) in md and "standardized mean" in md
 
 
-def test_rank_reads_the_aggregate_section_and_rejects_meta_keys(tmp_path):
+def test_rank_reads_the_aggregate_section_and_accepts_meta_keys_unused(tmp_path):
     path = _tidy(tmp_path)
     cfg = tmp_path / "exp.yaml"
     cfg.write_text(f"scores: {path.name}\naggregate:\n  comparisons: first-vs-rest\n"
@@ -89,9 +89,13 @@ def test_rank_reads_the_aggregate_section_and_rejects_meta_keys(tmp_path):
     run = run_rank(cfg, tmp_path / "o1")
     assert run.ranking.comparisons == "first-vs-rest" and run.rank_test.posthoc == "holm"
     assert set(run.ranking.pairwise["a"]) == {"top"}
-    cfg.write_text(f"scores: {path.name}\ncontrol: top\ntreatment: base\n")
-    result = CliRunner().invoke(app, ["rank", str(cfg), "--out", str(tmp_path / "o2")])
-    assert result.exit_code == 2 and "under `aggregate:`" in result.output
+    # the meta-analysis settings at the top level (original Ranger layout): accepted, unused
+    cfg.write_text(f"scores: {path.name}\ncontrol: top\ntreatment: base\ntest: knha\n")
+    result = CliRunner().invoke(app, ["rank", str(cfg), "--out", str(tmp_path / "o2"),
+                                      "--figures", "none"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "o2" / "ranking.json").read_text())["rank_test"]["posthoc"] \
+        == "nemenyi"  # rank's own default, not the top-level control's bonferroni-dunn/holm
     cfg.write_text(f"scores: {path.name}\naggregate:\n  posthoc: tukey\n")
     result = CliRunner().invoke(app, ["rank", str(cfg), "--out", str(tmp_path / "o3")])
     assert result.exit_code == 2 and "aggregate.posthoc" in result.output
