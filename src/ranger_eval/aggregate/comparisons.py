@@ -73,29 +73,32 @@ class _Pairs:
     """The distinct (first, second) value pairs of two text columns in order of first
     appearance, ``dict.fromkeys(zip(first, second))`` done with array operations (a million
     datasets × metrics in a fraction of a second): ``codes`` numbers each row's pair, ``pairs``
-    lists them, :meth:`lookup` finds other rows' pairs among them."""
+    lists them. ``other``: two more columns whose rows are looked up among those pairs at the
+    same time (one factorisation of both): ``other_codes``, −1 where a row is not one of them."""
 
-    def __init__(self, first: pd.Series, second: pd.Series) -> None:
+    def __init__(self, first: pd.Series, second: pd.Series,
+                 other: tuple[pd.Series, pd.Series] | None = None) -> None:
+        n = len(first)
+        if other is not None:
+            first = pd.concat([first, other[0]], ignore_index=True)
+            second = pd.concat([second, other[1]], ignore_index=True)
         c1, u1 = pd.factorize(first.astype(str))
         c2, u2 = pd.factorize(second.astype(str))
-        self._first, self._second = pd.Index(u1), pd.Index(u2)
-        #: the distinct second values in order of first appearance (that of the pairs too)
-        self.seconds: list[str] = self._second.tolist()
-        combo, seen = pd.factorize(c1.astype(np.int64) * len(u2) + c2)
-        self._seen = pd.Index(np.asarray(seen, dtype=np.int64))
+        key = c1.astype(np.int64) * len(u2) + c2
+        combo, seen = pd.factorize(key[:n])
+        seen = np.asarray(seen, dtype=np.int64)
         self.codes = combo.astype(np.int64)
         self.pairs: list[tuple[str, str]] = list(zip(
-            np.asarray(u1, dtype=object)[self._seen // len(u2)].tolist(),
-            np.asarray(u2, dtype=object)[self._seen % len(u2)].tolist(), strict=True))
-
-    def lookup(self, first: pd.Series, second: pd.Series) -> np.ndarray:
-        """Position in :attr:`pairs` of each row's (first, second), −1 where it is not one."""
-        c1 = self._first.get_indexer(first.astype(str))
-        c2 = self._second.get_indexer(second.astype(str))
-        key = np.where((c1 >= 0) & (c2 >= 0), c1.astype(np.int64) * len(self._second) + c2, -1)
-        out = np.asarray(self._seen.get_indexer(pd.Index(key)), dtype=np.int64)
-        out[key < 0] = -1
-        return out
+            np.asarray(u1, dtype=object)[seen // len(u2)].tolist(),
+            np.asarray(u2, dtype=object)[seen % len(u2)].tolist(), strict=True))
+        #: the distinct second values of the pairs in order of first appearance
+        self.seconds: list[str] = np.asarray(u2, dtype=object)[pd.unique(c2[:n])].tolist()
+        self.other_codes = np.zeros(0, dtype=np.int64)
+        if other is not None:
+            rest = key[n:]
+            self.other_codes = np.asarray(pd.Index(seen).get_indexer(pd.Index(rest)),
+                                          dtype=np.int64)
+            self.other_codes[(c1[n:] < 0) | (c2[n:] < 0)] = -1
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,9 @@ def aggregate_comparisons(
     items = _as_comparisons(comparisons)
     table = pd.concat([c.table for c in items], ignore_index=True)
     # one pass of array operations over the rows (a million datasets: no per-row Python)
-    by_list = _Pairs(table["dataset"], table["metric"])
+    all_means = pd.concat([c.means for c in items], ignore_index=True)
+    by_list = _Pairs(table["dataset"], table["metric"],
+                     other=(all_means["dataset"], all_means["metric"]))
     list_code, lists = by_list.codes, by_list.pairs
     if len(lists) < 2:
         raise AggregateError(
@@ -212,7 +217,7 @@ def aggregate_comparisons(
             "ci_method": "none", "seed_sd_a": math.nan, "seed_sd_b": math.nan,
         })
     out = pd.DataFrame(rows_out, columns=list(COLUMNS))
-    means = _means(items, w, by_list, metric_label)
+    means = _means(all_means, w, by_list.other_codes, metric_label)
     systems = tuple(dict.fromkeys(s for c in items for s in c.systems))
     scores = Scores.concat([c.scores for c in items]) if len(items) > 1 else first.scores
     return AggregateComparison(
@@ -220,7 +225,7 @@ def aggregate_comparisons(
         pairs=first.pairs, baseline=first.baseline, alternative=first.alternative,
         correction="hmp", family="all", level=level, n_resamples=first.n_resamples,
         seed=first.seed, tests_used=("hmp",), lists=tuple(lists),
-        list_weights=tuple(float(x) for x in w), per_list=table, n_tests=n_tests,
+        list_weights=tuple(w.tolist()), per_list=table, n_tests=n_tests,
     )
 
 
@@ -248,10 +253,9 @@ def _weights(weights: object, lists: list[tuple[str, str]]) -> np.ndarray:
     return arr / arr.sum()
 
 
-def _means(items: list[Comparison], w: np.ndarray, lists: _Pairs, metric: str) -> pd.DataFrame:
-    """Per system: the list-weighted mean of its per-list means (the graph's node values)."""
-    means = pd.concat([c.means for c in items], ignore_index=True)
-    j = lists.lookup(means["dataset"], means["metric"])
+def _means(means: pd.DataFrame, w: np.ndarray, j: np.ndarray, metric: str) -> pd.DataFrame:
+    """Per system: the list-weighted mean of its per-list means (the graph's node values);
+    ``means`` holds the per-list means, ``j`` each row's list (−1: none, weight 0)."""
     means = means.assign(_w=np.where(j >= 0, w[np.maximum(j, 0)], 0.0))
     rows = []
     for system, g in means.groupby("system", sort=False):
