@@ -562,7 +562,7 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
 
 
 def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: PathLike | pd.DataFrame,
-             measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
+             measures: str | Measure | Iterable[str | Measure], *, missing: str = "zero",
              score_precision: str = "float64", max_docs: int | None = None,
              relevance_level: int = 1, allow_no_overlap: bool = False) -> pd.DataFrame:
     """Per-query values of ``measures`` for one run, as trec_eval 10 computes them.
@@ -616,7 +616,7 @@ def _batch_workers(n_runs: int) -> int:
 
 def evaluate_many(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
                   runs: Mapping[str, PathLike | pd.DataFrame | RunTable],
-                  measures: str | Measure | Iterable[str | Measure], missing: str = "zero",
+                  measures: str | Measure | Iterable[str | Measure], *, missing: str = "zero",
                   score_precision: str = "float64", max_docs: int | None = None,
                   relevance_level: int = 1, progress: bool | None = None,
                   allow_no_overlap: bool = False) -> pd.DataFrame:
