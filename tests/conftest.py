@@ -15,6 +15,36 @@ matplotlib.use("Agg")
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("RANGER_EVAL_FIGURE_WORKERS", "1")
 
+# Property tests (Hypothesis) run a quarter of their examples (at least 10) in the default run,
+# so that `pytest` stays under two minutes on two cores; RANGER_TEST_DEEP=1 runs every example
+# each test asks for (CI: `RANGER_TEST_DEEP=1 pytest -m "slow or hypothesis"`, see .ci/run).
+DEEP = os.environ.get("RANGER_TEST_DEEP", "") not in ("", "0")
+FAST_SHARE, FAST_FLOOR = 4, 10
+
+
+def fast_examples(n: int) -> int:
+    """The examples a property test that asks for ``n`` runs in the default (not deep) run."""
+    return n if DEEP else min(n, max(FAST_FLOOR, -(-n // FAST_SHARE)))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Outside a deep run, every Hypothesis test runs :func:`fast_examples` of its examples
+    (its own settings otherwise unchanged; Hypothesis reads them when the test is called)."""
+    if DEEP:
+        return
+    from hypothesis import settings
+
+    done: set[int] = set()
+    for item in items:
+        fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        own = getattr(fn, "_hypothesis_internal_use_settings", None)
+        if own is None or not getattr(fn, "is_hypothesis_test", False) or id(fn) in done:
+            continue
+        done.add(id(fn))
+        fn._hypothesis_internal_use_settings = settings(  # type: ignore[union-attr]
+            own, max_examples=fast_examples(own.max_examples))
+
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ORACLES = REPO_ROOT / "tests" / "oracles"
 
