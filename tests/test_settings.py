@@ -156,6 +156,8 @@ def test_compare_signature_defaults_are_the_settings_defaults():
     from ranger_eval.comparison import compare
 
     params = list(inspect.signature(compare).parameters.values())[1:]
+    assert params[-1].name == "settings" and params[-1].default is None
+    params = params[:-1]
     fields = S.settings_fields(S.CompareSettings)
     assert [p.name for p in params] == list(fields)
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
@@ -211,3 +213,27 @@ def test_signature_keys_of_the_fields_are_in_the_results_signatures():
     for name, (_, meta) in S.settings_fields(S.MetaSettings).items():
         if meta.signature is not None and name != "measure":  # measure: effect sizes' signature
             assert meta.signature in res.signature.fields, name
+
+
+def _two_systems():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    return pd.DataFrame({"dataset": "d", "system": np.repeat(["A", "B"], 8),
+                         "item": [f"i{i}" for i in range(8)] * 2, "value": rng.normal(size=16)})
+
+
+def test_compare_takes_a_settings_object_and_refuses_a_clashing_keyword():
+    df = _two_systems()
+    s = S.CompareSettings(test="wilcoxon", level=0.9)
+    by_object = rg.compare(df, settings=s)
+    by_keywords = rg.compare(df, test="wilcoxon", level=0.9)
+    assert by_object.table.equals(by_keywords.table)
+    assert by_object.signature == by_keywords.signature
+    # a keyword at its default is no clash; any other value next to settings= is
+    assert rg.compare(df, settings=s, level=0.95).level == 0.9
+    with pytest.raises(SettingsError, match=r"compare: level=0.8 given together with settings="):
+        rg.compare(df, settings=s, level=0.8)
+    with pytest.raises(SettingsError, match="settings: must be a CompareSettings; got dict"):
+        rg.compare(df, settings={"level": 0.9})  # type: ignore[arg-type]

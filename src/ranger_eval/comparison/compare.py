@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame
-from ..errors import CompareError, ScoresError
+from ..errors import CompareError, ScoresError, SettingsError
 from ..pairing import align_groups, block_layout, factorize, group_pairs, scores_table
 from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings
@@ -26,6 +26,36 @@ from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 
 #: the defaults of :func:`compare`'s keywords: those of its settings object
 _DEFAULT = CompareSettings()
+
+
+def _settings_of(keywords: dict[str, Any], settings: CompareSettings | None) -> CompareSettings:
+    """The one :class:`CompareSettings` of a :func:`compare` call: ``settings`` when given (no
+    keyword may then differ from its default: a :class:`SettingsError` naming the clash), else
+    the keywords, checked once."""
+    if settings is None:
+        return CompareSettings(**keywords)
+    if not isinstance(settings, CompareSettings):
+        raise SettingsError(f"settings: must be a CompareSettings; got {type(settings).__name__}")
+    clash = [k for k, v in keywords.items()
+             if not _same(v, getattr(_DEFAULT, k))]
+    if clash:
+        given = ", ".join(f"{k}={keywords[k]!r}" for k in clash)
+        raise SettingsError(
+            f"compare: {given} given together with settings=; pass one or the other "
+            f"(dataclasses.replace(settings, {clash[0]}=...) changes the settings object)")
+    return settings
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a keyword's value is its default (``is`` for None and callables, == else)."""
+    if value is default:
+        return True
+    if default is None or value is None or callable(value):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # e.g. an array
+        return False
 
 
 def compare(
@@ -48,6 +78,7 @@ def compare(
     by: Sequence[str] | str | None = _DEFAULT.by,
     metric_fn: object | None = _DEFAULT.metric_fn,
     seeds: str = _DEFAULT.seeds,
+    settings: CompareSettings | None = None,
 ) -> Comparison:
     """Compare systems pairwise on every dataset × metric (see the module docstring).
 
@@ -71,8 +102,12 @@ def compare(
     ``test="permutation"`` on paired data and ``family="dataset-metric"``.
     The keywords are one :class:`~ranger_eval.settings.CompareSettings` (its defaults are
     these, and it checks every value once: a :class:`~ranger_eval.errors.SettingsError`, also a
-    :class:`CompareError`, naming the keyword and value); ``compare(scores,
-    **settings.as_dict())`` runs a settings object.
+    :class:`CompareError`, naming the keyword and value). ``settings=`` runs a settings object
+    instead of the keywords: ``compare(scores, settings=CompareSettings(test="wilcoxon"))``.
+    A keyword given with a value other than its default next to ``settings`` is a
+    :class:`~ranger_eval.errors.SettingsError` naming the clash (one source per value: change
+    the object with ``dataclasses.replace(settings, level=0.9)``); a keyword at its default
+    cannot be told from an absent one and is not a clash.
     Raises :class:`CompareError` (or :class:`ScoresError` for unpaired items) naming the
     dataset, metric and systems.
 
@@ -82,11 +117,12 @@ def compare(
     argument of ``compare`` except ``scores`` as keywords -- before anything else; the backend
     must return a :class:`Comparison`.
     """
-    settings = CompareSettings(
+    keywords = dict(
         systems=systems, pairs=pairs, baseline=baseline, test=test, alternative=alternative,
         correction=correction, family=family, level=level, n_resamples=n_resamples, seed=seed,
         paired=paired, missing=missing, datasets=datasets, metrics=metrics, by=by,
         metric_fn=metric_fn, seeds=seeds)
+    settings = _settings_of(keywords, settings)
     hook = getattr(scores, "__ranger_compare__", None)
     if callable(hook):
         return hook(**settings.as_dict())
