@@ -418,7 +418,7 @@ def test_lower_is_better_reverses_ranks() -> None:
          "unknown control 'Z'"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"control": "A"},
          "only used by posthoc"),
-        (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"level": 1.5}, "level must be strictly between"),
+        (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"level": 1.5}, "level: must be strictly between"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"higher_is_better": "yes"},
          "higher_is_better"),
         (pd.DataFrame({"A": [0.1, 0.2], "B": [0.2, 0.3]}), {"metric": "acc"},

@@ -41,8 +41,9 @@ from scipy.special import log_ndtr, ndtr
 
 from .._frames import as_frame, float_values, id_strings
 from .._lazymodule import lazy_module
-from ..errors import AggregateError, Hint, check_choice, check_level, renamed_keywords
+from ..errors import AggregateError, Hint, renamed_keywords
 from ..settings import POSTHOCS as _POSTHOCS
+from ..settings import RankSettings
 from ..signature import Signature, make_signature
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
@@ -593,9 +594,10 @@ def rank_test(
     The formulas are in the module docstring. Raises :class:`~ranger_eval.errors.AggregateError`
     for bad input (missing scores, fewer than 2 datasets or systems, unknown options).
     """
-    level = check_level(level, error=AggregateError)
+    # one check, the settings': SettingsError (an AggregateError) naming the key and value
+    settings = RankSettings(level=level, posthoc=posthoc, control=control)
+    level, posthoc = settings.level, settings.posthoc
     alpha = 1.0 - level
-    posthoc = check_choice("posthoc", posthoc, POSTHOCS, error=AggregateError)
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise AggregateError(f"higher_is_better must be True or False; got {higher_is_better!r}")
     if not isinstance(tie_correction, (bool, np.bool_)):
