@@ -134,7 +134,9 @@ def test_values_column_decimal_aligned_with_missing_cells():
 
 @pytest.mark.parametrize(("n_systems", "k", "values"),
                          [(1, 1, False), (1, 5, True), (2, 3, False), (3, 8, True),
-                          (5, 12, False), (7, 30, True), (4, 40, False)])
+                          # the large sizes take seconds each: in the slow run
+                          *(pytest.param(*size, marks=pytest.mark.slow)
+                            for size in ((5, 12, False), (7, 30, True), (4, 40, False)))])
 def test_no_overlap_across_sizes(n_systems, k, values):
     res = results(n_systems, k, seed=k, drop_last=False)
     fig = multi_forest_plot(res, columns=MultiForestColumns(values=values))
