@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 import matplotlib as mpl
 import numpy as np
 import pandas as pd
-from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgba
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ..errors import PlotError
 from ..formatting import format_correction, format_pvalue
+from ._cells import A_BETTER, B_BETTER, CAP, NOT_SIG, cell_colour, draw_cells
 from ._page import COMPACT_ROW, MIN_FONT, PAGE_H, PAGE_W, fits_page
 from ._style import (
     FIGURE_RC,
@@ -37,15 +38,8 @@ from ._style import (
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
 
-__all__ = ["HeatmapPlan", "comparison_heatmap", "draw_cells", "heatmap_plan", "stars"]
+__all__ = ["HeatmapPlan", "comparison_heatmap", "heatmap_plan", "stars"]
 
-A_BETTER = "#2166ac"
-B_BETTER = "#b2182b"
-NOT_SIG = "#e6e6e6"
-CAP = 1.2
-_CMAP = LinearSegmentedColormap.from_list(
-    "ranger_diverging", [B_BETTER, "#f4a582", "#f7f7f7", "#92c5de", A_BETTER]
-)
 
 
 def stars(p: float, alpha: float = 0.05) -> str:
@@ -77,17 +71,6 @@ def _fmt_p(p: float) -> str:
 def _p_line(p: float, alpha: float) -> str:
     """Second line of a cell: the adjusted p-value and its stars."""
     return f"{_fmt_p(p)} {stars(p, alpha)}"
-
-
-def draw_cells(ax: Any, colours: np.ndarray, line_width: float) -> None:
-    """Fill the cells of a table axis (x from 0 to n_c, y from n_r down to 0) with the RGBA
-    ``colours`` (n_r × n_c × 4) in one image, separated by white lines of ``line_width``
-    points: one artist, however many cells (2,500 rectangles take seconds to add)."""
-    n_r, n_c = colours.shape[:2]
-    ax.imshow(colours, extent=(0, n_c, n_r, 0), interpolation="nearest", aspect="auto",
-              zorder=0)
-    ax.vlines(np.arange(1, n_c), 0, n_r, colors="white", linewidth=line_width, zorder=1)
-    ax.hlines(np.arange(1, n_r), 0, n_c, colors="white", linewidth=line_width, zorder=1)
 
 
 def _fmt_diff(d: float, decimals: int) -> str:
@@ -322,7 +305,6 @@ def _draw(comp: Any, table: Any, plan: HeatmapPlan, *, decimals: int,
                   foot_lines=len(foot) - 2)
     cell_w, cell_h, fig_w, fig_h = lay.cell_w, lay.cell_h, lay.fig_w, lay.fig_h
     label_w, bottom, size = lay.label_w, lay.bottom, lay.size
-    norm = Normalize(-CAP, CAP)
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
         ax = fig.add_axes((label_w / fig_w, bottom / fig_h, n_c * cell_w / fig_w, n_r * cell_h / fig_h))
@@ -339,13 +321,7 @@ def _draw(comp: Any, table: Any, plan: HeatmapPlan, *, decimals: int,
                                 fontproperties=font(), color="#999999")
                     continue
                 sig = bool(r.significant) and r.diff != 0
-                colour: ColorType
-                if sig:
-                    es = float(r.effect_size) if np.isfinite(r.effect_size) else math.copysign(CAP, r.effect_size)
-                    mag = min(max(abs(es), 0.25), CAP)  # a significant cell is never near-white
-                    colour = _CMAP(norm(math.copysign(mag, r.diff)))
-                else:
-                    colour = NOT_SIG
+                colour: ColorType = cell_colour(float(r.diff), float(r.effect_size), sig)
                 if plan.compact:
                     colours[i, j] = to_rgba(colour)
                     continue

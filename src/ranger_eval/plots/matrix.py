@@ -19,33 +19,23 @@ here: each cell is a row of the comparison's table.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import matplotlib as mpl
 import numpy as np
-from matplotlib.colors import Normalize, to_rgba
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..formatting import format_correction
+from ._cells import A_BETTER, B_BETTER, CAP, NOT_SIG, cell_colour, draw_cells
 from ._page import COMPACT_ROW, MIN_FONT, PAGE_H, PAGE_W
 from ._style import FIGURE_RC, FONT_SIZE, add_signature, font, text_width_in, wrap_parts
-from .heatmap import _CMAP, A_BETTER, B_BETTER, CAP, NOT_SIG, draw_cells
 
 __all__ = ["pair_matrix"]
 
 DIAGONAL = "#9e9e9e"
 _TOP, _BOTTOM_MIN = 0.75, 0.95  # title and subtitle; legend and footer (inches)
-
-
-def _cell_colour(diff: float, effect: float, significant: bool) -> Any:
-    """The heatmap's colour of a cell: direction and |effect size| when significant."""
-    if not significant or diff == 0:
-        return NOT_SIG
-    es = effect if np.isfinite(effect) else math.copysign(CAP, effect)
-    mag = min(max(abs(es), 0.25), CAP)  # a significant cell is never near-white
-    return _CMAP(Normalize(-CAP, CAP)(math.copysign(mag, diff)))
 
 
 def _cells(rows: Any) -> dict[tuple[str, str], tuple[float, float, bool]]:
@@ -70,9 +60,9 @@ def pair_matrix(comp: Any, dataset: str | None = None, metric: str | None = None
     size fits one page (:data:`~ranger_eval.plots._page.PAGE_W` ×
     :data:`~ranger_eval.plots._page.PAGE_H`) for up to 50 systems.
     """
-    from .graph import _group
-
-    dataset, metric, rows, means_df = _group(comp, dataset, metric)
+    dataset, metric = comp.group(dataset, metric)
+    rows = comp.table[(comp.table["dataset"] == dataset) & (comp.table["metric"] == metric)]
+    means_df = comp.means[(comp.means["dataset"] == dataset) & (comp.means["metric"] == metric)]
     order = np.argsort(-means_df["mean"].to_numpy(dtype=float), kind="stable")
     names = [str(means_df["system"].iloc[i]) for i in order]
     means = means_df["mean"].to_numpy(dtype=float)[order]
@@ -107,7 +97,7 @@ def pair_matrix(comp: Any, dataset: str | None = None, metric: str | None = None
                 if i == j:
                     colours[i, j] = to_rgba(DIAGONAL)
                 elif (a, b) in cells:
-                    colours[i, j] = to_rgba(_cell_colour(*cells[(a, b)]))
+                    colours[i, j] = to_rgba(cell_colour(*cells[(a, b)]))
         draw_cells(ax, colours, 0.8 if k > 20 else 1.2)
         ax.set_xticks(np.arange(k) + 0.5)
         ax.xaxis.tick_top()
