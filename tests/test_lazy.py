@@ -183,7 +183,7 @@ def test_compare_through_rg_compare(tmp_path: Path) -> None:
 def test_effect_sizes_and_meta_equal_in_memory(tmp_path: Path, measure: str) -> None:
     df = _frame(8)
     lazy = open_scores(_write(df, tmp_path / "s.parquet"))
-    got = lazy.effect_sizes("C", "A", measure=measure)
+    got = lazy.effect_sizes(treatment="C", control="A", measure=measure)
     mem = rg.effect_sizes(rg.Scores(df), treatment="C", control="A", measure=measure)
     assert got.names == mem.names
     for f in ("yi", "vi", "mean_treatment", "mean_control"):
@@ -199,12 +199,12 @@ def test_effect_size_degenerate_cases_match(tmp_path: Path) -> None:
     same = df[df["system"] == "A"].assign(system="A2")
     df2 = pd.concat([df, same], ignore_index=True)
     lazy = open_scores(_write(df2, tmp_path / "s.parquet"))
-    got = lazy.effect_sizes("A2", "A", measure="SMD")
+    got = lazy.effect_sizes(treatment="A2", control="A", measure="SMD")
     assert list(got.yi) == [0.0, 0.0, 0.0] and list(got.vi) == [0.0, 0.0, 0.0]
     from ranger_eval.errors import EffectSizeError
 
     with pytest.raises(EffectSizeError, match="perfectly correlated"):
-        lazy.effect_sizes("A2", "A", measure="ZCOR")
+        lazy.effect_sizes(treatment="A2", control="A", measure="ZCOR")
 
 
 def test_folder_of_files_and_merge(tmp_path: Path) -> None:
@@ -304,7 +304,7 @@ def test_statistics_are_computed_once(tmp_path: Path, monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(LazyScores, "_read_group", counting)
     lazy.compare()
-    lazy.effect_sizes("B", "A", measure="SMD")
+    lazy.effect_sizes(treatment="B", control="A", measure="SMD")
     assert sorted(calls) == [("d1", "acc"), ("d2", "acc"), ("d3", "acc")]
 
 

@@ -109,8 +109,8 @@ def test_compare_effect_sizes_and_meta_on_cluster(engines: tuple[Any, Any]) -> N
         _assert_same_table(got.means, want.means)
         assert got.signature == want.signature
     for measure in ("MD", "SMD", "ZCOR"):
-        e1, e2 = lazy.effect_sizes("B", "A", measure=measure), duck.effect_sizes(
-            "B", "A", measure=measure)
+        e1, e2 = lazy.effect_sizes(treatment="B", control="A", measure=measure), duck.effect_sizes(
+            treatment="B", control="A", measure=measure)
         for f in ("yi", "vi", "mean_treatment", "mean_control"):
             np.testing.assert_allclose(getattr(e1, f), getattr(e2, f), rtol=RTOL, atol=ATOL)
         r1, r2 = rg.meta_analysis(e1, method="REML"), rg.meta_analysis(e2, method="REML")

@@ -38,20 +38,20 @@ def test_lazy_degenerate_policies_match_in_memory(tmp_path, measure):
         want = effect_sizes(df, treatment="B", control="A", measure=measure)
     except EffectSizeError as exc:
         with pytest.raises(EffectSizeError) as info:
-            lazy.effect_sizes("B", "A", measure=measure)
+            lazy.effect_sizes(treatment="B", control="A", measure=measure)
         assert str(info.value) == str(exc)
         assert "'tiny' (needs at least" in str(exc)
     else:  # MD: only too few items is undefined for MD, and tiny has n = 2 (MD's minimum)
-        got = lazy.effect_sizes("B", "A", measure=measure)
+        got = lazy.effect_sizes(treatment="B", control="A", measure=measure)
         np.testing.assert_allclose(got.yi, want.yi, rtol=1e-12)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         want = effect_sizes(df, treatment="B", control="A", measure=measure, degenerate="drop")
-        got = lazy.effect_sizes("B", "A", measure=measure, degenerate="drop")
+        got = lazy.effect_sizes(treatment="B", control="A", measure=measure, degenerate="drop")
     assert got.names == want.names and got.skipped == want.skipped and got.skipped
     np.testing.assert_allclose(got.yi, want.yi, rtol=1e-12)
     np.testing.assert_allclose(got.vi, want.vi, rtol=1e-12)
     said = [str(w.message) for w in rec if "left out" in str(w.message)]
     assert len(said) == 2 and said[0] == said[1]
     with pytest.raises(EffectSizeError, match="unknown degenerate 'skip'"):
-        lazy.effect_sizes("B", "A", measure=measure, degenerate="skip")
+        lazy.effect_sizes(treatment="B", control="A", measure=measure, degenerate="skip")

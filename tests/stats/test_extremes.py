@@ -325,7 +325,7 @@ def test_lazy_effect_sizes_equal_in_memory_at_extremes(tmp_path: Path, k: int) -
     df["value"] *= 10.0 ** k
     path = tmp_path / "scores.parquet"
     df.to_parquet(path)
-    got = lazy.open_scores(path).effect_sizes("B", "A", measure="SMD")
+    got = lazy.open_scores(path).effect_sizes(treatment="B", control="A", measure="SMD")
     want = rg.effect_sizes(rg.Scores(df), treatment="B", control="A", measure="SMD")
     np.testing.assert_allclose(got.yi, want.yi, rtol=1e-9)
     np.testing.assert_allclose(got.vi, want.vi, rtol=1e-9)

@@ -442,7 +442,7 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
 
 # --------------------------------------------------------------------------- effect sizes
 def effect_sizes_lazy(
-    lazy: LazyScores, treatment: str, control: str, measure: str | None = None,
+    lazy: LazyScores, *, treatment: str, control: str, measure: str | None = None,
     metric: str | None = None, datasets: Any = None, missing: str = "error",
     level: float = 0.95, **kwargs: Any,
 ) -> EffectSizes:

@@ -699,15 +699,16 @@ class LazyScores:
 
         return compare_lazy(self, **kwargs)
 
-    def effect_sizes(self, treatment: str, control: str, measure: str | None = None,
+    def effect_sizes(self, *, treatment: str, control: str, measure: str | None = None,
                      metric: str | None = None, datasets: Sequence[str] | None = None,
                      missing: str = "error", level: float = 0.95, **kwargs: Any) -> EffectSizes:
         """Like :func:`ranger_eval.effect_sizes`, from the sufficient statistics (see
         :func:`ranger_eval.lazy.effect_sizes_lazy`)."""
         from ._compare import effect_sizes_lazy
 
-        return effect_sizes_lazy(self, treatment, control, measure, metric, datasets, missing,
-                                 level, **kwargs)
+        return effect_sizes_lazy(self, treatment=treatment, control=control, measure=measure,
+                                 metric=metric, datasets=datasets, missing=missing, level=level,
+                                 **kwargs)
 
 
 def _top(g: GroupStatistics, i: int, j: int) -> float:
