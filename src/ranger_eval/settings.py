@@ -395,12 +395,12 @@ class RankSettings(_Settings):
     comparisons: str = _setting(
         "successive", "successive, all or first-vs-rest (per-item scores).",
         _choice(RANK_ORDERS, "comparisons"))
-    weights: dict[str, float] | None = _setting(
+    weights: Mapping[str, float] | None = _setting(
         None, "Metric weights of the aggregate metric.", _weights, cli=False)
-    higher_is_better: dict[str, bool] | bool | None = _setting(
+    higher_is_better: Mapping[str, bool] | bool | None = _setting(
         None, "Direction: true, false, or per metric (default: known metric names decide).",
         _direction, cli=False)
-    dataset_weights: dict[str, float] | None = _setting(
+    dataset_weights: Mapping[str, float] | None = _setting(
         None, "Weights of the datasets in the aggregation (default: equal).", _weights,
         cli=False)
     level: float = _setting(
@@ -419,7 +419,8 @@ class RankSettings(_Settings):
     n_resamples: int = _setting(
         10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
         _whole(1, MAX_RESAMPLES), cli=False, signature="n_resamples")
-    seed: int = _setting(0, "Seed of resampling tests, ≥ 0.", _whole(0), signature="seed")
+    seed: int | None = _setting(0, "Seed of resampling tests, ≥ 0.", _whole(0, optional=True),
+                                signature="seed")
 
     @property
     def alpha(self) -> float:

@@ -36,13 +36,10 @@ from .._frames import as_frame
 from ..comparison import Comparison, compare
 from ..errors import (
     AggregateError,
-    check_choice,
-    check_correction,
-    check_level,
     renamed_keywords,
 )
 from ..scores import Scores, as_scores
-from ..settings import RANK_ORDERS
+from ..settings import RANK_ORDERS, RankSettings
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons
 from .metrics import aggregate_metrics, metric_direction, standardized_means
@@ -223,9 +220,16 @@ def rank_systems(
     ``by``: item metadata column(s); the ranking is run per level and a dict
     ``{level values: Ranking}`` is returned (IBM §10.1).
     """
-    check_choice("comparisons", comparisons, ORDERS, error=AggregateError)
-    level = check_level(level, error=AggregateError)
-    correction = check_correction(correction, error=AggregateError)
+    # one check, the settings': SettingsError (an AggregateError) naming the key and value
+    settings = RankSettings(
+        comparisons=comparisons, level=level, correction=correction, weights=weights,
+        higher_is_better=higher_is_better, dataset_weights=dataset_weights, test=test,
+        n_resamples=n_resamples, seed=seed)
+    (comparisons, level, correction, weights, higher_is_better, dataset_weights, test,
+     n_resamples, seed) = (settings.comparisons, settings.level, settings.correction,
+                           settings.weights, settings.higher_is_better,
+                           settings.dataset_weights, settings.test, settings.n_resamples,
+                           settings.seed)
     scores = as_scores(scores, what="rank_systems", error=AggregateError)
     if by is not None:
         return {values: _rank(sub, comparisons, level, correction, weights, higher_is_better,
