@@ -368,8 +368,12 @@ def test_cli_compare_and_rank_print_display_names(tmp_path, files):
         assert "Alpha Net" in result.output and "Beta-2" in result.output, command
 
 
-def test_figures_drawn_in_worker_processes_are_the_same_files_at_300_dpi(tmp_path, files,
-                                                                        monkeypatch):
+# the figures as PNG in the default run, as PDF too in the slow run: graph, pvalues, boxplots
+# per task, and the heatmap
+@pytest.mark.parametrize(("figures", "n_pdf"), [
+    ("png", 0), pytest.param("pdf,png", 7, marks=pytest.mark.slow)])
+def test_figures_drawn_in_worker_processes_are_the_same_files_at_300_dpi(
+        tmp_path, files, monkeypatch, figures, n_pdf):
     from PIL import Image
 
     cfg = _yaml(tmp_path, "", files)
@@ -378,13 +382,13 @@ def test_figures_drawn_in_worker_processes_are_the_same_files_at_300_dpi(tmp_pat
         out = tmp_path / f"w{workers}"
         monkeypatch.setenv("RANGER_EVAL_FIGURE_WORKERS", str(workers))
         assert OutputFolder(tmp_path / "probe").workers == workers
-        runs[workers] = run_compare(cfg, out, n_resamples=50, figures="pdf,png",
+        runs[workers] = run_compare(cfg, out, n_resamples=50, figures=figures,
                                     per_dataset_figures=True)
     names = [p.name for p in runs[1].written]
     assert names == [p.name for p in runs[2].written]  # same files, same manifest order
     pngs = [n for n in names if n.endswith(".png")]
-    assert len([n for n in names if n.endswith(".pdf")]) == 7
-    assert len(pngs) == 7  # graph, pvalues, boxplots per task, and the heatmap
+    assert len([n for n in names if n.endswith(".pdf")]) == n_pdf
+    assert len(pngs) == 7, pngs
     for name in names:
         if name != "manifest.json":
             assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes()
