@@ -155,3 +155,14 @@ def test_condition_boxplots_of_50_systems_fit_a_page() -> None:
     cc = rg.condition_and_compare(scores, params, condition=["size"], compare=["temp"],
                                   color=["temp"])
     _check(cc.plot())
+
+
+@pytest.mark.slow  # 47 sizes × 3 repeats of the predictive check: ~5 s
+def test_predictive_plot_of_200_datasets_fits_a_page() -> None:
+    from ranger_eval.aggregate.crossdataset import predictive_check
+    from ranger_eval.plots.predictive import predictive_plot
+    from tests.aggregate.test_crossdataset import predictive_effects
+
+    res = predictive_check(predictive_effects(200), k=tuple(range(2, 190, 4)), n_test=5,
+                           repeats=3, seed=1)
+    _check(predictive_plot(res))  # 47 k values: tick labels thinned, a long signature wrapped

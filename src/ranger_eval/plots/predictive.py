@@ -13,6 +13,7 @@ every number comes from :class:`~ranger_eval.aggregate.crossdataset.PredictiveCh
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import matplotlib as mpl
@@ -79,8 +80,11 @@ def _thin_labels(labels: list[str], pos: list[float], size: float, gap: float = 
     if n > 0 and not keep[n]:
         keep[n] = True
         j = n - 1
-        while j > 0 and keep[j] and pos[n] - half[n] < pos[j] + half[j] + gap:
-            keep[j] = False
+        while j > 0:  # blank the kept labels the last one reaches (blanks skipped)
+            if keep[j]:
+                if pos[n] - half[n] >= pos[j] + half[j] + gap:
+                    break
+                keep[j] = False
             j -= 1
     return [t if k else "" for t, k in zip(labels, keep, strict=True)]
 
@@ -172,7 +176,10 @@ def predictive_plot(
     sig_lines: list[str] = []
     if sig:
         fields = str(sig).split("|")
-        sig_lines = _wrap([f + "|" for f in fields[:-1]] + fields[-1:], "", avail, _SMALL)
+        # a field may be longer than a line (k:2,6,10,… of 50 sizes): break it after commas
+        parts = [piece for f in [f + "|" for f in fields[:-1]] + fields[-1:]
+                 for piece in re.split(r"(?<=,)", f) if piece]
+        sig_lines = _wrap(parts, "", avail, _SMALL)
 
     # ---- vertical layout (inches from the top)
     y = _MARGIN
