@@ -3,6 +3,7 @@ datasets, meta-analysed on MCC and macro-F1 (paired bootstrap) next to accuracy.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,13 @@ METRICS = {
 @pytest.fixture(scope="module")
 def table() -> pd.DataFrame:
     return sklearn_example(seed=0)
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example as ``write_sklearn_example`` writes it: a second generation of ``table``
+    (training the classifiers takes seconds: once per module)."""
+    return write_sklearn_example(tmp_path_factory.mktemp("case"), seed=0)
 
 
 def test_table_is_tidy_and_complete(table):
@@ -79,8 +87,8 @@ def test_bootstrap_is_deterministic(table):
     np.testing.assert_array_equal(a.yi, c.yi)
 
 
-def test_generator_is_deterministic_and_writes_a_readable_file(tmp_path, table):
-    path = write_sklearn_example(tmp_path / "case", seed=0)
+def test_generator_is_deterministic_and_writes_a_readable_file(written, table):
+    path = written
     assert path.name == "sklearn_scores.csv"
     back = pd.read_csv(path, dtype={"item": str})
     pd.testing.assert_frame_equal(back, table, check_dtype=False)
@@ -107,24 +115,24 @@ def test_bad_arguments_and_missing_sklearn(monkeypatch):
         sklearn_example()
 
 
-def test_meta_cli_with_a_set_metric_on_the_sklearn_example(tmp_path):
-    pytest.importorskip("sklearn", reason="scikit-learn is needed to train the classifiers")
+def test_meta_cli_with_a_set_metric_on_the_sklearn_example(tmp_path, written):
     from typer.testing import CliRunner
 
     from ranger_eval.cli import app
-    from ranger_eval.examples_sklearn import write_sklearn_example
 
-    table = write_sklearn_example(tmp_path / "data", seed=0)
+    table = written
     out = tmp_path / "mcc"
     result = CliRunner().invoke(app, ["meta", str(table), "--control", "tree", "--treatment",
-                                      "logreg", "--metric-fn", "mcc", "--out", str(out)])
+                                      "logreg", "--metric-fn", "mcc", "--out", str(out),
+                                      "--figures", "none"])  # the summary is checked
     assert result.exit_code == 0, result.output
     summary = (out / "summary.md").read_text()
     assert "method_detail:paired-bootstrap[mcc]" in summary and "n_resamples:1000" in summary
     cfg = tmp_path / "exp.yaml"
     cfg.write_text(f"scores: {table}\nmeta:\n  control: tree\n  treatment: logreg\n"
                    "  metric_fn: macro_f1\n  n_resamples: 200\n  seed: 3\n")
-    result = CliRunner().invoke(app, ["meta", str(cfg), "--out", str(tmp_path / "f1")])
+    result = CliRunner().invoke(app, ["meta", str(cfg), "--out", str(tmp_path / "f1"),
+                                      "--figures", "none"])
     assert result.exit_code == 0, result.output
     assert "paired-bootstrap[macro_f1]" in (tmp_path / "f1" / "summary.md").read_text()
     cfg.write_text(f"scores: {table}\nmetric_fn: mcc\n")
