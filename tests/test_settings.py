@@ -140,14 +140,55 @@ def _click_params(command: str) -> dict:
 def test_cli_options_are_the_settings_fields(command, cls):
     """Each option of a settings field: parser default None (not given: the YAML or the
     settings default applies), the field's help, the settings default shown."""
+    from ranger_eval.cli._options import flag_help
+
     params = _click_params(command)
     fields = S.settings_fields(cls)
     for name, flag in S.cli_options(cls).items():
         default, meta = fields[name]
         p = params[flag.replace("-", "_")]
-        assert p.opts == [f"--{flag}"] and p.default is None, name
+        assert p.opts == [f"--{flag}"], name
+        if meta.flag is not None:  # a flag (--drop-degenerate): no value, sets meta.flag
+            assert p.is_flag and not p.default and p.show_default is False, name
+            assert p.help == flag_help(cls, name) and p.help.startswith(meta.help), name
+            continue
+        assert p.default is None and not p.is_flag, name
         assert p.help == meta.help, name
         assert p.show_default == (False if default is None else str(default)), name
+        assert meta.metavar is None or p.metavar == meta.metavar, name
+
+
+#: The options of each command that are no analysis setting: inputs, outputs and how they are
+#: read or drawn. Every other option must be a settings field (test below).
+INPUT_OUTPUT_OPTIONS = {
+    "compare": {"input", "out", "figures", "html", "per_dataset_figures", "input_format",
+                "system_from"},
+    "meta": {"config", "out", "metric", "input_format", "system_from", "figures", "html"},
+    "rank": {"input", "out", "figures", "html", "system_from"},
+}
+
+
+@pytest.mark.parametrize(("command", "cls"), [("compare", S.CompareSettings),
+                                              ("rank", S.RankSettings),
+                                              ("meta", S.MetaSettings)])
+def test_every_option_is_a_settings_field_or_an_input_output_option(command, cls):
+    params = _click_params(command)
+    from_fields = {flag.replace("-", "_") for flag in S.cli_options(cls).values()}
+    io = INPUT_OUTPUT_OPTIONS[command]
+    assert not from_fields & io
+    assert set(params) == from_fields | io, (set(params) ^ (from_fields | io))
+
+
+def test_flag_options_set_their_field(tmp_path):
+    """``--drop-degenerate`` is ``degenerate="drop"``; ``--higher-is-better false`` is
+    ``higher_is_better=False`` (the fields' metadata, not the command's own words)."""
+    from ranger_eval import pipeline
+    from ranger_eval.cli._options import flag_value
+
+    assert flag_value(S.MetaSettings, "degenerate", True) == "drop"
+    assert flag_value(S.MetaSettings, "degenerate", False) is None
+    assert flag_value(S.MetaSettings, "degenerate", None) is None
+    assert pipeline.rank_settings(None, {"higher_is_better": False}).higher_is_better is False
 
 
 def test_compare_signature_defaults_are_the_settings_defaults():

@@ -99,7 +99,10 @@ class Setting:
     for it, or the option's name when it differs (``metric`` for ``metrics``); ``yaml``: where the experiment YAML takes it: ``"section"`` (the command's section),
     ``"top"`` (the top level, shared by every command), ``"both"``, or ``None`` (Python only);
     ``signature``: the key under which the result's signature records it (``None``: not
-    recorded; compare records the level as ``alpha`` = 1 − level); ``check``: returns the canonical value or raises ``_Bad(reason)``.
+    recorded; compare records the level as ``alpha`` = 1 − level); ``check``: returns the canonical value or raises ``_Bad(reason)``;
+    ``flag``: when not None, the command-line option is a flag (no value) that sets the field
+    to ``flag`` (``--drop-degenerate`` → ``degenerate="drop"``); ``metavar``: the value's
+    placeholder in ``--help`` (``true|false``).
     """
 
     help: str
@@ -107,6 +110,8 @@ class Setting:
     cli: bool | str = True
     yaml: Literal["section", "top", "both"] | None = "section"
     signature: str | None = None
+    flag: Any = None
+    metavar: str | None = None
 
 
 def _setting(default: Any, help: str, check: Check, **meta: Any) -> Any:
@@ -398,8 +403,9 @@ class RankSettings(_Settings):
     weights: Mapping[str, float] | None = _setting(
         None, "Metric weights of the aggregate metric.", _weights, cli=False)
     higher_is_better: Mapping[str, bool] | bool | None = _setting(
-        None, "Direction: true, false, or per metric (default: known metric names decide).",
-        _direction, cli=False)
+        None, "Whether higher values are better, for every metric (the YAML also takes a "
+        "mapping of metric to true/false; default: known metric names decide, else true).",
+        _direction, metavar="true|false")
     dataset_weights: Mapping[str, float] | None = _setting(
         None, "Weights of the datasets in the aggregation (default: equal).", _weights,
         cli=False)
@@ -470,7 +476,7 @@ class MetaSettings(_Settings):
     degenerate: str = _setting(
         "error", "Datasets whose effect is undefined or has zero variance: error (one error "
         "listing them) or drop (left out with a warning).", _choice(DEGENERATE, "degenerate policy"),
-        cli=False)
+        cli="drop-degenerate", flag="drop")
 
     def _check_combinations(self) -> None:
         if self.control is not None and self.control == self.treatment:

@@ -12,12 +12,31 @@ import typer
 
 from ..settings import settings_fields
 
-__all__ = ["setting_option"]
+__all__ = ["flag_help", "flag_value", "setting_option"]
 
 
 def setting_option(cls: type, name: str, *param_decls: str) -> Any:
     """``typer.Option`` of the settings field ``name`` of ``cls``: its help, and its default
-    shown as ``[default: …]`` (nothing shown when the default is None)."""
+    shown as ``[default: …]`` (nothing shown when the default is None). A field with a
+    ``flag`` value gets a flag ``--OPTION`` (no value; given: the field is ``flag``, see
+    :func:`flag_value`); a ``metavar`` is the value's placeholder."""
     default, meta = settings_fields(cls)[name]
     shown: bool | str = False if default is None else str(default)
-    return typer.Option(*param_decls, help=meta.help, show_default=shown)
+    if meta.flag is not None:
+        option = meta.cli if isinstance(meta.cli, str) else name.replace("_", "-")
+        return typer.Option(*(param_decls or (f"--{option}",)), help=flag_help(cls, name),
+                            show_default=False)
+    return typer.Option(*param_decls, help=meta.help, show_default=shown, metavar=meta.metavar)
+
+
+def flag_help(cls: Any, name: str) -> str:
+    """The ``--help`` text of a flag field: the field's help, what the flag sets, the default."""
+    default, meta = settings_fields(cls)[name]
+    return (f"{meta.help} The flag: {meta.flag} (YAML {cls.section}.{name}: {meta.flag}); "
+            f"default: {default}.")
+
+
+def flag_value(cls: type, name: str, given: bool | None) -> Any:
+    """The value of the settings field ``name`` that its flag sets when ``given``, else None
+    (not given: the YAML or the settings default applies)."""
+    return settings_fields(cls)[name][1].flag if given else None

@@ -15,7 +15,7 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import setting_option
+from ._options import flag_value, setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -37,10 +37,8 @@ def register(app: typer.Typer) -> None:
         metric_fn: Annotated[
             str | None, setting_option(MetaSettings, "metric_fn", "--metric-fn")] = None,
         seeds: Annotated[str | None, setting_option(MetaSettings, "seeds")] = None,
-        drop_degenerate: bool = typer.Option(
-            False, "--drop-degenerate", help="Leave out datasets whose effect is undefined or "
-            "has zero variance (identical systems, a constant system, too few items), with a "
-            "warning naming each (YAML meta.degenerate: drop); default: one error listing them."),
+        drop_degenerate: Annotated[
+            bool | None, setting_option(MetaSettings, "degenerate")] = None,
         input_format: str | None = typer.Option(  # noqa: UP007
             None, "--format", help="Input format of a table: auto, lm-eval, inspect, helm, "
             "pyterrier, trec-eval-q, tsml."),
@@ -60,7 +58,7 @@ def register(app: typer.Typer) -> None:
                        control=control, treatment=treatment, metric=metric, format=input_format,
                        system_from=system_from,
                        meta_metric_fn=metric_fn, meta_seeds=seeds,
-                       meta_degenerate="drop" if drop_degenerate else None)
+                       meta_degenerate=flag_value(MetaSettings, "degenerate", drop_degenerate))
         warn(run.warnings)
         typer.echo(run.result.result.summary())
         report_written(run.written)

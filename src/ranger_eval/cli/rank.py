@@ -43,11 +43,7 @@ def register(app: typer.Typer) -> None:
         correction: Annotated[str | None, setting_option(RankSettings, "correction")] = None,
         test: Annotated[str | None, setting_option(RankSettings, "test")] = None,
         higher_is_better: Annotated[
-            str | None,
-            typer.Option("--higher-is-better", metavar="true|false",
-                         help="Whether higher values are better, for every metric (default: "
-                              "known metric names decide, else true)."),
-        ] = None,
+            str | None, setting_option(RankSettings, "higher_is_better")] = None,
         seed: Annotated[int | None, setting_option(RankSettings, "seed")] = None,
         figures: Annotated[
             str | None,
