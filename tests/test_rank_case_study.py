@@ -39,7 +39,7 @@ def test_bakeoff_ranking_cd_and_naive_average(bakeoff, tmp_path):
     assert list(ranks)[:3] == ["HC2", "MR-Hydra", "MR"]
     assert payload["rank_test"]["critical_difference"] == pytest.approx(6.0730, abs=5e-4)
     # the tie-corrected statistic equals scipy's Friedman test
-    tc = run_rank(bakeoff, tmp_path / "tc").rank_test
+    tc = run_rank(bakeoff, tmp_path / "tc", figures="none").rank_test
     chi2 = friedmanchisquare(*wide.to_numpy().T).statistic
     assert tc.n_datasets == 112 and tc.statistic <= chi2 + 1e-9
     # HC2 is first, but not significantly better than the next five (one CD-clique)
@@ -86,7 +86,7 @@ def test_rank_reads_the_aggregate_section_and_accepts_meta_keys_unused(tmp_path)
     cfg = tmp_path / "exp.yaml"
     cfg.write_text(f"scores: {path.name}\naggregate:\n  comparisons: first-vs-rest\n"
                    "  weights: {accuracy: 2, f1: 1}\n  posthoc: holm\n  control: top\n")
-    run = run_rank(cfg, tmp_path / "o1")
+    run = run_rank(cfg, tmp_path / "o1", figures="none")  # the settings are checked
     assert run.ranking.comparisons == "first-vs-rest" and run.rank_test.posthoc == "holm"
     assert set(run.ranking.pairwise["a"]) == {"top"}
     # the meta-analysis settings at the top level (original Ranger layout): accepted, unused
