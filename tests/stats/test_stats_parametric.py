@@ -236,11 +236,11 @@ def test_proportions_ztest_equals_statsmodels(seed: int, alternative: str) -> No
     nobs = rng.integers(10, 500, 2)
     count = np.array([rng.integers(1, nobs[0]), rng.integers(1, nobs[1])])
     value = float(rng.uniform(-0.1, 0.1)) if seed % 3 == 0 else None
-    ours = proportions_ztest(count, nobs, value, alternative=alternative)
+    ours = proportions_ztest(count, nobs, value=value, alternative=alternative)
     ref = sm_ztest(count, nobs, value, alternative=SM_ALT[alternative])
     np.testing.assert_allclose([ours.statistic, ours.pvalue], ref, **TOL)
     p0 = float(rng.uniform(0.1, 0.9))
-    ours1 = proportions_ztest(count[0], nobs[0], p0, alternative=alternative)
+    ours1 = proportions_ztest(count[0], nobs[0], value=p0, alternative=alternative)
     ref1 = sm_ztest(count[0], nobs[0], p0, alternative=SM_ALT[alternative])
     np.testing.assert_allclose([ours1.statistic, ours1.pvalue], ref1, **TOL)
     ours2 = proportions_ztest(count, nobs, alternative=alternative, prop_var=0.4)

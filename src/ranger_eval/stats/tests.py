@@ -406,8 +406,8 @@ _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "small
 def proportions_ztest(
     count: object,
     nobs: object,
-    value: float | None = None,
     *,
+    value: float | None = None,
     alternative: str = "two-sided",
     prop_var: float | bool = False,
 ) -> TestResult:
