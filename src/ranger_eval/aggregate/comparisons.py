@@ -71,8 +71,9 @@ def _effect_variances(codes: np.ndarray, names: Sequence[str], d: np.ndarray, n_
 
 class _Pairs:
     """The distinct (first, second) value pairs of two text columns in order of first
-    appearance, ``dict.fromkeys(zip(first, second))`` done with array operations (a million
-    datasets × metrics in a fraction of a second): ``codes`` numbers each row's pair, ``pairs``
+    appearance, ``dict.fromkeys(zip(first, second))`` done with array operations (one
+    factorisation per column, integer keys after; no Python per row): ``codes`` numbers each
+    row's pair, ``pairs``
     lists them. ``other``: two more columns whose rows are looked up among those pairs at the
     same time (one factorisation of both): ``other_codes``, −1 where a row is not one of them."""
 
