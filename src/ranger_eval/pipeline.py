@@ -883,11 +883,11 @@ def compare_figure(kind: str, comp: Comparison, dataset: Any = None, metric: Any
     if kind == "graph":
         from .plots.graph import comparison_graph
 
-        return comparison_graph(comp, dataset, metric)
+        return comparison_graph(comp, dataset=dataset, metric=metric)
     if kind == "pvalues":
         from .plots.pvalues import pvalue_plot
 
-        return pvalue_plot(comp, dataset, metric)
+        return pvalue_plot(comp, dataset=dataset, metric=metric)
     if kind == "boxplots":
         from .plots.boxplots import comparison_boxplots
 

@@ -42,13 +42,13 @@ def _render(fig: Figure) -> None:
 
 
 def test_graph_edges_are_nonsignificant_pairs(comp):
-    g = nonsignificance_graph(comp, "dl19")
+    g = nonsignificance_graph(comp, dataset="dl19")
     t = comp.table[comp.table["dataset"] == "dl19"]
     ns = {frozenset((r.system_a, r.system_b)) for r in t.itertuples() if not r.significant}
     assert {frozenset(e) for e in g.edges} == ns
     assert set(g.nodes) == set(comp.systems)
     before = dict(mpl.rcParams)
-    fig = comparison_graph(comp, "dl19")
+    fig = comparison_graph(comp, dataset="dl19")
     _render(fig)
     assert dict(mpl.rcParams) == before
     edges = [p for p in fig.axes[0].patches if isinstance(p, FancyArrowPatch)]
@@ -67,9 +67,9 @@ def test_edge_width_grows_with_p():
 
 
 def test_graph_cliques(comp):
-    g = nonsignificance_graph(comp, "dl20")
+    g = nonsignificance_graph(comp, dataset="dl20")
     cliques = list(nx.find_cliques(g))
-    fig = comparison_graph(comp, "dl20", cliques=True)
+    fig = comparison_graph(comp, dataset="dl20", cliques=True)
     _render(fig)
     assert len(fig.axes) == len(cliques)
     titles = [ax.get_title(loc="left") for ax in fig.axes]
@@ -80,7 +80,7 @@ def test_graph_needs_a_single_combination(comp):
     with pytest.raises(CompareError, match="pass dataset="):
         comparison_graph(comp)
     with pytest.raises(CompareError, match="available: dl19/nDCG@10, dl20/nDCG@10"):
-        comparison_graph(comp, "msmarco")
+        comparison_graph(comp, dataset="msmarco")
 
 
 def test_heatmap_cells(comp):
@@ -122,7 +122,7 @@ def test_pvalue_transform_is_emmeans():
 
 
 def test_pvalue_plot(comp):
-    fig = pvalue_plot(comp, "dl19")
+    fig = pvalue_plot(comp, dataset="dl19")
     _render(fig)
     ax = fig.axes[0]
     ticks = [t.get_text() for t in ax.get_xticklabels()]
@@ -151,7 +151,7 @@ def test_pvalue_plot(comp):
 
 def test_pvalue_plot_baseline_pairs_only():
     comp = compare(_scores(), pairs="baseline", baseline="bm25", n_resamples=100)
-    fig = pvalue_plot(comp, "dl20")
+    fig = pvalue_plot(comp, dataset="dl20")
     segments = [ln for ln in fig.axes[0].lines if str(ln.get_gid()).startswith("pair:")]
     assert len(segments) == 4 and all("bm25" in ln.get_gid() for ln in segments)
 
@@ -192,7 +192,7 @@ def test_graph_baseline_pairs_untested_look_different():
     """With pairs="baseline" a missing line means "not tested"; tested pairs that differ
     significantly are dashed, tested pairs that do not are solid (width ∝ p)."""
     comp = compare(_scores(), pairs="baseline", baseline="bm25", n_resamples=200)
-    fig = comparison_graph(comp, "dl19")
+    fig = comparison_graph(comp, dataset="dl19")
     assert_texts_clean(fig)
     t = comp.table[comp.table["dataset"] == "dl19"]
     edges = [p for p in fig.axes[0].patches if isinstance(p, FancyArrowPatch)]
@@ -210,7 +210,7 @@ def test_graph_baseline_pairs_untested_look_different():
 
 
 def test_graph_all_pairs_has_no_dashed_edges(comp):
-    fig = comparison_graph(comp, "dl19")
+    fig = comparison_graph(comp, dataset="dl19")
     assert not [p for p in fig.axes[0].patches if p.get_gid() == "edge-significant"]
     assert "no line: not tested" not in [x.get_text() for x in fig.legends[0].get_texts()]
 

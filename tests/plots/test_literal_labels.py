@@ -88,7 +88,7 @@ def comp():
 
 
 def _graph(comp) -> Figure:
-    return comparison_graph(comp, DATASET, METRIC, title=TITLE)
+    return comparison_graph(comp, dataset=DATASET, metric=METRIC, title=TITLE)
 
 
 def _heatmap(comp) -> Figure:
@@ -96,7 +96,7 @@ def _heatmap(comp) -> Figure:
 
 
 def _pvalues(comp) -> Figure:
-    return pvalue_plot(comp, DATASET, METRIC, title=TITLE)
+    return pvalue_plot(comp, dataset=DATASET, metric=METRIC, title=TITLE)
 
 
 def _boxplots(comp) -> Figure:

@@ -81,8 +81,8 @@ def test_compare_figures_fit_a_page(k: int, d: int) -> None:
     _check(heatmap)
     footer = " ".join(t.get_text() for t in texts(heatmap)).replace("\n", " ")
     assert ("Every cell is in comparison.csv." in footer) == (k * d > 2)  # said when capped
-    _check(comparison_graph(comp, "dataset-000", "nDCG@10"))
-    _check(pvalue_plot(comp, "dataset-000", "nDCG@10"))
+    _check(comparison_graph(comp, dataset="dataset-000", metric="nDCG@10"))
+    _check(pvalue_plot(comp, dataset="dataset-000", metric="nDCG@10"))
     ri = rank_intervals(comp, dataset="dataset-000", metric="nDCG@10", n_resamples=200)
     _check(comparison_boxplots(ri))
 

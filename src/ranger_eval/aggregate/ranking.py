@@ -401,7 +401,7 @@ class ConditionComparison:
         """Boxplots of the pooled scores of one partition, coloured by the ``color`` values."""
         from ..plots.condition import condition_boxplots
 
-        return condition_boxplots(self, partition, **kwargs)
+        return condition_boxplots(self, partition=partition, **kwargs)
 
 
 def _label(cols: Sequence[str], values: Sequence[object]) -> str:

@@ -30,7 +30,7 @@ PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#d
 
 
 def condition_boxplots(
-    result: ConditionComparison, partition: tuple[str, ...] | None = None, *,
+    result: ConditionComparison, *, partition: tuple[str, ...] | None = None,
     title: str | None = None,
 ) -> Figure:
     """Draw the pooled scores of ``partition`` (default: every partition, one panel each)."""

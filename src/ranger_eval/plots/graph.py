@@ -59,7 +59,8 @@ def _group(comp: Any, dataset: str | None, metric: str | None) -> tuple[str, str
     return dataset, metric, rows, means
 
 
-def nonsignificance_graph(comp: Any, dataset: str | None = None, metric: str | None = None) -> Any:
+def nonsignificance_graph(comp: Any, *, dataset: str | None = None,
+                          metric: str | None = None) -> Any:
     """networkx Graph: nodes = systems (attribute ``mean``), edges = non-significant pairs
     (attributes ``pvalue_adjusted``, ``diff``)."""
     import networkx as nx
@@ -215,9 +216,9 @@ def _panel_rows(widths: list[float], gap: float, room: float) -> list[list[int]]
 
 def comparison_graph(
     comp: Any,
+    *,
     dataset: str | None = None,
     metric: str | None = None,
-    *,
     cliques: bool = False,
     title: str | None = None,
     height: float = 4.2,

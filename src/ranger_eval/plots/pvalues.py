@@ -60,9 +60,9 @@ def _x(p: Any) -> np.ndarray:
 
 def pvalue_plot(
     comp: Any,
+    *,
     dataset: str | None = None,
     metric: str | None = None,
-    *,
     adjusted: bool = True,
     title: str | None = None,
     decimals: int = 3,
