@@ -33,7 +33,7 @@ def test_compare_tidy_table_writes_all_outputs(tmp_path):
     out = tmp_path / "out"
     result = runner.invoke(
         app, ["compare", str(path), "--out", str(out), "--n-resamples", "50", "--seed", "3",
-              "--correction", "holm"]
+              "--correction", "holm", "--per-dataset-figures"]
     )
     assert result.exit_code == 0, _err(result)
     for name in OUTPUTS:
