@@ -58,6 +58,10 @@ OLD_NAMES = (
     Old("result methods .to_markdown()/.to_latex()/.to_html()", r"\.to_(markdown|latex|html)\(\)",
         r"to_markdown"),
     Old("result.signature()", r"\.signature\(\)", r"signature\(\)"),
+    Old("a setting passed positionally after the one data argument",
+        r"\b(compare|comparison_graph|nonsignificance_graph|pvalue_plot|condition_boxplots|"
+        r"rank_intervals|read_scores|regtest|effect_sizes)\(\s*[^(),=\s]+\s*,\s*[^(),=]+[,)]",
+        r"keyword-only"),
     Old("ranger_eval.experiment", r"\branger_eval\.experiment\b", r"ranger_eval\.experiment"),
     Old("errors.check_alpha", r"\bcheck_alpha\b", r"check_alpha"),
     Old("pipeline.COMPARE_DEFAULTS/RANK_DEFAULTS", r"\b(COMPARE|RANK)_DEFAULTS\b", r"COMPARE_DEFAULTS"),
