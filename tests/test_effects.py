@@ -231,7 +231,7 @@ def test_bad_arrays():
 def test_unknown_measure_and_level():
     with pytest.raises(EffectSizeError, match="unknown measure 'SMDH' for dataset 'x'; valid measures: MD, SMD, SMCC, SMCR, ZCOR"):
         effect_size(X, X[::-1], measure="SMDH", dataset="x")
-    with pytest.raises(EffectSizeError, match="level must be strictly between 0 and 1"):
+    with pytest.raises(EffectSizeError, match="level: must be strictly between 0 and 1"):
         effect_size(X, X[::-1], measure="MD", level=95)
     with pytest.raises(EffectSizeError, match="level"):
         EffectSize(0.1, 0.01, 10, "MD", 0.5, 0.4, level=0.0)

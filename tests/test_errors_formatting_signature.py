@@ -32,7 +32,7 @@ def test_every_error_class_is_a_ranger_error_and_a_value_error():
          "value": [1.0, 2, 3, 4, 5, 7]}), level=95),
 ])
 def test_level_is_validated_the_same_way_everywhere(call):
-    with pytest.raises(errors.RangerError, match=r"level must be strictly between 0 and 1 \(e\.g\. 0\.95\)"):
+    with pytest.raises(errors.RangerError, match=r"level: must be strictly between 0 and 1 \(e\.g\. 0\.95\)"):
         call()
 
 

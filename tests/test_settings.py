@@ -240,21 +240,49 @@ def test_no_second_home_for_a_default():
 
 
 def test_signature_keys_of_the_fields_are_in_the_results_signatures():
-    import numpy as np
-    import pandas as pd
+    """Every field marked for the signature is in the result's signature, spelt as the result
+    spells it (compare's level as alpha = 1 - level, pairs with its baseline, a set-level metric
+    as method_detail), and the keys come in the order of the fields (one place)."""
+    from ranger_eval.signature import _value
 
-    rng = np.random.default_rng(1)
-    df = pd.DataFrame({"dataset": "d", "system": np.repeat(["A", "B"], 8),
-                       "item": [f"i{i}" for i in range(8)] * 2, "value": rng.normal(size=16)})
-    fields = rg.compare(df).signature.fields
-    for name, (_, meta) in S.settings_fields(S.CompareSettings).items():
-        if meta.signature is not None and name != "metric_fn":  # method_detail: with metric_fn
-            assert meta.signature in fields, name
-    res = rg.meta_analysis([0.1, 0.3, 0.2], [0.01, 0.02, 0.015])
-    for name, (_, meta) in S.settings_fields(S.MetaSettings).items():
-        if meta.signature is not None and name != "measure":  # measure: effect sizes' signature
-            assert meta.signature in res.signature.fields, name
-
+    df = _two_systems()
+    cases = [
+        {},
+        {"test": "permutation", "n_resamples": 99, "seed": 3, "level": 0.9, "correction": "BH",
+         "family": "all", "alternative": "greater"},
+        {"pairs": "baseline", "baseline": "B", "test": "wilcoxon"},
+    ]
+    for keywords in cases:
+        c = rg.compare(df, **keywords)
+        s = S.CompareSettings(**keywords)
+        fields = c.signature.fields
+        keys = list(dict.fromkeys(m.signature for _, m in S.settings_fields(S.CompareSettings).values()
+                                  if m.signature))
+        assert [k for k in fields if k in keys] == [k for k in keys if k in fields]
+        expected = {
+            "test": s.test if s.test != "auto" else f"auto[{','.join(c.tests_used)}]",
+            "alt": s.alternative,
+            "pairs": s.pairs + (f"({s.baseline})" if s.baseline else ""),
+            "corr": s.correction, "family": s.family, "alpha": _value(round(1 - s.level, 12)),
+            "n_resamples": _value(s.n_resamples), "seed": _value(s.seed),
+        }
+        assert set(keys) == set(expected) | {"method_detail"}  # a new key is checked here
+        for key, value in expected.items():
+            assert fields[key] == value, (key, keywords)
+        assert "method_detail" not in fields  # metric_fn not given
+    # metric_fn → method_detail
+    lab = df.assign(label=[0, 1] * 8, prediction=[0, 1, 1, 1] * 4)
+    c = rg.compare(lab, metric_fn="accuracy", test="permutation", n_resamples=50)
+    assert c.signature.fields["method_detail"] == "metric[accuracy]"
+    # meta: measure, method, test, level as MetaSettings records them
+    res = rg.meta_analysis([0.1, 0.3, 0.2], [0.01, 0.02, 0.015], method="DL", test="knha",
+                           level=0.9)
+    meta_keys = [m.signature for _, m in S.settings_fields(S.MetaSettings).values() if m.signature]
+    assert meta_keys == ["measure", "method", "test", "level"]
+    fields = res.signature.fields
+    assert (fields["method"], fields["test"], fields["level"]) == ("DL", "knha", "0.9")
+    assert "measure" not in fields  # no effect measure for raw yi/vi (None: left out)
+    assert list(fields)[2:5] == ["method", "test", "level"]
 
 def _two_systems():
     import numpy as np

@@ -241,10 +241,11 @@ def check_choice(
 
 def _fraction(name: str, value: object, example: str, error: type[RangerError]) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise error(f"{name} must be a number strictly between 0 and 1 (e.g. {example}); got {value!r}")
+        raise error(f"{name}: must be a number strictly between 0 and 1 (e.g. {example}); "
+                    f"got {value!r}")
     v = float(value)
     if not 0.0 < v < 1.0:  # also rejects NaN
-        raise error(f"{name} must be strictly between 0 and 1 (e.g. {example}); got {value!r}")
+        raise error(f"{name}: must be strictly between 0 and 1 (e.g. {example}); got {value!r}")
     return v
 
 

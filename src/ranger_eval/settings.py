@@ -29,6 +29,7 @@ from .errors import (
     ConfigError,
     SettingsError,
     check_correction,
+    check_level,
     suggest,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "check_whole",
     "cli_options",
     "settings_fields",
+    "signature_fields",
 ]
 
 #: Largest ``n_resamples`` accepted (permutation and bootstrap tests, bootstrap effect sizes):
@@ -153,9 +155,11 @@ def _whole(low: int, high: int | None = None, *, optional: bool = False) -> Chec
 
 
 def _level(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 < float(value) < 1.0:
-        raise _Bad(f"must be strictly between 0 and 1 (e.g. 0.95); got {value!r}")
-    return float(value)
+    """errors.check_level: the one level check of every function (``level: must be …``)."""
+    try:
+        return check_level(value, error=ConfigError)
+    except ConfigError as exc:
+        raise _Bad(str(exc).removeprefix("level: ")) from None
 
 
 def _correction(value: Any) -> str:
@@ -309,16 +313,16 @@ class CompareSettings(_Settings):
 
     systems: Sequence[str] | None = _setting(
         None, "Systems to compare, comma-separated, in table order (default: all).", _names)
-    pairs: str | Sequence[tuple[str, str]] = _setting(
-        "all", "Pairs to test: all, baseline or successive.", _pairs, signature="pairs")
-    baseline: str | None = _setting(
-        None, "Baseline system (with --pairs baseline).", _name, signature="pairs")
     test: str = _setting(
         "auto", ", ".join(COMPARE_TESTS) + ".", _choice(COMPARE_TESTS, "test"),
         signature="test")
     alternative: str = _setting(
         "two-sided", "two-sided, greater or less (system A vs B).",
         _choice(ALTERNATIVES, "alternative"), signature="alt")
+    pairs: str | Sequence[tuple[str, str]] = _setting(
+        "all", "Pairs to test: all, baseline or successive.", _pairs, signature="pairs")
+    baseline: str | None = _setting(
+        None, "Baseline system (with --pairs baseline).", _name, signature="pairs")
     correction: str = _setting(
         "holm-sidak", "Multiplicity correction (statsmodels multipletests name, or none).",
         _correction, signature="corr")
@@ -488,6 +492,23 @@ def settings_fields(cls: type[_Settings]) -> dict[str, tuple[Any, Setting]]:
     """``{name: (default, Setting)}`` of a settings class, in field order."""
     return {f.name: (f.default, f.metadata["ranger"])
             for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+
+
+def signature_fields(cls: type[_Settings], result: object,
+                     formatted: Mapping[str, Any]) -> dict[str, Any]:
+    """``{key: value}`` of the settings a result's signature records: one entry per
+    ``Setting.signature`` key of ``cls``, in field order (a key that two fields share, such as
+    compare's ``pairs`` for ``pairs`` and ``baseline``, once). The value is ``formatted[key]``
+    when the result spells it its own way (compare's ``alpha`` = 1 − ``level``,
+    ``pairs`` = ``baseline(NAME)``), else the result's attribute of the field's name; so a new
+    field marked for the signature shows up in it without a second list, and one the result does
+    not hold is an ``AttributeError`` (``tests/test_settings.py`` checks every field)."""
+    out: dict[str, Any] = {}
+    for name, (_, meta) in settings_fields(cls).items():
+        key = meta.signature
+        if key is not None and key not in out:
+            out[key] = formatted[key] if key in formatted else getattr(result, name)
+    return out
 
 
 def check_value(cls: type[_Settings], name: str, value: Any) -> Any:

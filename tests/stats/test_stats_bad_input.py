@@ -103,7 +103,7 @@ def test_unknown_alternative_lists_valid(test) -> None:
 def test_unknown_correction_lists_valid() -> None:
     with pytest.raises(StatsInputError, match=r"unknown correction 'holms'.*'hommel'"):
         adjust_pvalues([0.1, 0.2], correction="holms")
-    with pytest.raises(StatsInputError, match="level must be strictly between"):
+    with pytest.raises(StatsInputError, match="level: must be strictly between"):
         adjust_pvalues([0.1], correction="holm", level=1.5)
 
 
@@ -112,7 +112,7 @@ def test_unknown_options_list_valid() -> None:
         wilcoxon([1, 2, 3], zero_method="none")
     with pytest.raises(StatsInputError, match="ci_method must be one of 'bca', 'percentile'"):
         paired_bootstrap([1.0, 2.0, 3.0], ci_method="basic")
-    with pytest.raises(StatsInputError, match="level must be strictly between 0 and 1"):
+    with pytest.raises(StatsInputError, match="level: must be strictly between 0 and 1"):
         paired_ttest([1.0, 2.0, 3.0], level=95)
 
 

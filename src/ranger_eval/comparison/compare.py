@@ -62,10 +62,10 @@ def compare(
     scores: Scores | pd.DataFrame,
     *,
     systems: Sequence[str] | None = _DEFAULT.systems,
-    pairs: str | Sequence[tuple[str, str]] = _DEFAULT.pairs,
-    baseline: str | None = _DEFAULT.baseline,
     test: str = _DEFAULT.test,
     alternative: str = _DEFAULT.alternative,
+    pairs: str | Sequence[tuple[str, str]] = _DEFAULT.pairs,
+    baseline: str | None = _DEFAULT.baseline,
     correction: str = _DEFAULT.correction,
     family: str = _DEFAULT.family,
     level: float = _DEFAULT.level,
@@ -127,8 +127,13 @@ def compare(
     if callable(hook):
         return hook(**settings.as_dict())
     # the checked, canonical values (correction="BH" → "fdr_bh", sequences → tuples)
-    (systems, pairs, baseline, test, alternative, correction, family, level, n_resamples, seed,
-     paired, missing, datasets, metrics, by, metric_fn, seeds) = settings.as_dict().values()
+    systems, pairs, baseline = settings.systems, settings.pairs, settings.baseline
+    test, alternative, correction = settings.test, settings.alternative, settings.correction
+    family, level, n_resamples, seed = (settings.family, settings.level, settings.n_resamples,
+                                        settings.seed)
+    paired, missing, datasets, metrics = (settings.paired, settings.missing, settings.datasets,
+                                          settings.metrics)
+    by, metric_fn, seeds = settings.by, settings.metric_fn, settings.seeds
     from ..stats import effect_label
 
     if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors

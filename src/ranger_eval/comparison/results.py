@@ -11,6 +11,7 @@ from .._version import __version__
 from ..atomic import write_text
 from ..errors import CompareError
 from ..scores import Scores
+from ..settings import CompareSettings, signature_fields
 from ..signature import Signature, make_signature
 from .leaderboard import Leaderboard, build_leaderboard, metric_directions
 
@@ -70,23 +71,19 @@ class Comparison:
         test = self.test
         if test == "auto":
             test = f"auto[{','.join(self.tests_used)}]" if self.tests_used else "auto"
-        return make_signature(
-            "compare",
-            {
-                "test": test,
-                "alt": self.alternative,
-                "pairs": self.pairs + (f"({self.baseline})" if self.baseline else ""),
-                "corr": self.correction,
-                "family": self.family,
-                "alpha": _fmt_alpha(self.alpha),
-                "n_resamples": self.n_resamples,
-                "seed": self.seed,
-                "ci": self.borrowed_intervals() or None,
-                "method_detail": (
-                    f"metric[{','.join(self.set_metrics)}]" if self.set_metrics else None
-                ),
-            },
-        )
+        # the keys are CompareSettings' (Setting.signature; one place), spelt here where the
+        # result says more than the setting; ``ci`` is the result's, not a setting
+        fields = signature_fields(CompareSettings, self, {
+            "test": test,
+            "pairs": self.pairs + (f"({self.baseline})" if self.baseline else ""),
+            "alpha": _fmt_alpha(self.alpha),  # derived from level (signature.FIELDS)
+            "method_detail": (
+                f"metric[{','.join(self.set_metrics)}]" if self.set_metrics else None
+            ),
+        })
+        method_detail = fields.pop("method_detail")
+        return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
+                                          "method_detail": method_detail})
 
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import MetaInputError
 from ..formatting import format_level, format_pvalue
+from ..settings import MetaSettings, signature_fields
 from ..signature import Signature, make_signature, parse_signature
 from ._distributions import _crit
 from .fit import _fit_any
@@ -121,8 +122,8 @@ class MetaResult(_ResultText):
         """Reproducibility signature: effect measure, τ² estimator, test, level, k, version, and
         how the effects were computed when that is not the plain formula (a set-level metric's
         bootstrap: its resamples and seed)."""
-        fields: dict[str, object] = {"measure": self.measure, "method": self.method,
-                                     "test": self.test, "level": self.level, "k": self.k}
+        # measure, method, test, level: MetaSettings' signature keys (Setting.signature)
+        fields: dict[str, object] = {**signature_fields(MetaSettings, self, {}), "k": self.k}
         eff_sig = getattr(self.effects, "signature", None)
         if eff_sig:
             ef = parse_signature(str(eff_sig))
