@@ -54,3 +54,32 @@ def test_html_report_of_17_systems_on_54_datasets_stays_small(tmp_path: Path) ->
     assert "Showing the first 1,000 of 7,344 tests" in html
     md = (out / "comparison.md").read_text()
     assert "Every cell is in comparison.csv" in md  # the heatmap's plan, said in the notes
+
+
+@pytest.mark.slow  # draws 7 figures: ~7 s
+def test_html_report_inlines_the_figures_of_the_first_12_groups(tmp_path: Path) -> None:
+    """--per-dataset-figures on many datasets: the report inlines the figures of the first
+    FIGURE_MAX_GROUPS groups and names where the others are (made here by copying one group's
+    figure under 14 more names, each made distinct, rather than drawing 45 figures)."""
+    import hashlib
+    import json
+
+    from ranger_eval.report.html import FIGURE_MAX_GROUPS, render_html_report
+
+    table = _table(tmp_path / "scores.csv", 2, 2)
+    out = tmp_path / "out"
+    run_compare(table, out, figures="svg", n_resamples=50, per_dataset_figures=True)
+    manifest = json.loads((out / "manifest.json").read_text())
+    entry = next(f for f in manifest["files"] if f["file"] == "graph-dataset-000-acc.svg")
+    svg = (out / entry["file"]).read_text()
+    for i in range(2, 16):
+        name = f"graph-dataset-{i:03d}-acc.svg"
+        text = svg.replace("</svg>", f"<!-- {i} --></svg>")
+        (out / name).write_text(text)
+        manifest["files"].append({**entry, "file": name,
+                                  "sha256": hashlib.sha256(text.encode()).hexdigest()})
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    page = render_html_report(out)
+    assert page.count("<h3>dataset-") == FIGURE_MAX_GROUPS  # one heading per group shown
+    assert f"Showing the figures of the first {FIGURE_MAX_GROUPS} of 16 dataset × metric " \
+        "groups; the other 4 are in the folder" in page
