@@ -223,3 +223,31 @@ print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_comparison_json_tables_are_columns_that_read_back_exactly(comp):
+    """comparison.json holds each table as an object of columns (orjson: a million rows in
+    seconds, not minutes): ``pandas.DataFrame`` of it is the table, every float to the last bit,
+    with NaN as null and ±inf spelled out."""
+    import json
+    import math
+
+    import ranger_eval.report.tables as tables
+
+    frame = comp.table.copy()
+    frame.loc[frame.index[0], "ci_high"] = math.inf
+    frame.loc[frame.index[-1], "pvalue"] = math.nan
+    got = json.loads(tables._columns_json(frame))
+    assert list(got) == list(frame.columns)
+    assert got["ci_high"][0] == "inf" and got["pvalue"][-1] is None
+    for column in ("mean_a", "diff", "pvalue", "pvalue_adjusted", "ci_low"):
+        for value, want in zip(got[column], frame[column].tolist(), strict=True):
+            assert (value is None and math.isnan(want)) or value == want
+    assert got["system_a"] == frame["system_a"].tolist()
+    assert got["significant"] == frame["significant"].tolist()
+    whole = json.loads(tables.comparison_json(comp))
+    back = pd.DataFrame(whole["comparisons"])
+    assert list(back.columns) == list(tables._comparison_rows(comp).columns)
+    assert back["pvalue"].tolist() == comp.table["pvalue"].tolist()
+    assert whole["signature"] == str(comp.signature) and whole["level"] == comp.level
+    assert json.loads(tables._columns_json(frame.iloc[:, :0])) == {}

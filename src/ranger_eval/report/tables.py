@@ -376,20 +376,50 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _json_column(column: pd.Series) -> list[Any]:
+    """One column as JSON-ready Python values (:func:`_json_value`); a finite float column is
+    converted in one step (its values need no replacement)."""
+    values = column.to_numpy()
+    if values.dtype.kind == "f" and bool(np.isfinite(values).all()):
+        return list(values.tolist())
+    return [_json_value(v) for v in column.tolist()]
+
+
 def json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of ``frame`` as JSON-ready dicts at full precision (:func:`_json_value`)."""
     columns = [str(c) for c in frame.columns]
-    values = [[_json_value(v) for v in frame[c].tolist()] for c in frame.columns]
+    values = [_json_column(frame[c]) for c in frame.columns]
     return [dict(zip(columns, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def _columns_json(frame: pd.DataFrame) -> str:
+    """``frame`` as a JSON object of columns, ``{"column": [value, …], …}``, one column a line
+    (``pandas.DataFrame(obj)`` gives the table back), encoded by orjson.
+
+    Columns rather than one object per row, and orjson rather than the standard library's
+    indenting encoder (pure Python): a million rows × 23 columns take seconds instead of minutes
+    and gigabytes (``benchmarks/groups_scale_bench.py``, compare at a million datasets). orjson
+    writes each float with the shortest text that reads back to the same double, so the values
+    are at full precision."""
+    import orjson
+
+    if len(frame.columns) == 0:
+        return "{}"
+    lines = [orjson.dumps(str(c)).decode("utf-8") + ": "
+             + orjson.dumps(_json_column(frame[c])).decode("utf-8") for c in frame.columns]
+    return "{\n  " + ",\n  ".join(lines) + "\n }"
 
 
 def comparison_json(comp: Comparison) -> str:
     """The whole comparison as one JSON object at full precision: the settings, the tests used,
     ``comparisons`` (the rows of :func:`comparison_csv`), ``means`` (one row per dataset ×
-    metric × system) and the ``signature``. NaN is ``null`` and ±∞ is ``"inf"``/``"-inf"``."""
+    metric × system) and the ``signature``. The two tables are objects of columns
+    (``pandas.DataFrame(result["comparisons"])`` gives the table); NaN is ``null`` and ±∞ is
+    ``"inf"``/``"-inf"``; floats are written with the shortest text that reads back to the same
+    double."""
     import json
 
-    payload = {
+    head = {
         "kind": "compare",
         "systems": list(comp.systems),
         "test": comp.test, "tests_used": list(comp.tests_used), "pairs": comp.pairs,
@@ -397,11 +427,14 @@ def comparison_json(comp: Comparison) -> str:
         "correction": comp.correction, "family": comp.family, "level": comp.level,
         "n_resamples": comp.n_resamples, "seed": comp.seed, "seeds": comp.seeds,
         "set_metrics": list(comp.set_metrics),
-        "comparisons": json_records(_comparison_rows(comp)),
-        "means": json_records(comp.means),
-        "signature": str(comp.signature),
     }
-    return json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False, allow_nan=False)}"
+             for k, v in head.items()]
+    tables = [f' "{name}": ' + _columns_json(frame)
+              for name, frame in (("comparisons", _comparison_rows(comp)),
+                                  ("means", comp.means))]
+    signature = f' "signature": {json.dumps(str(comp.signature), ensure_ascii=False)}'
+    return "{\n" + ",\n".join([*lines, *tables, signature]) + "\n}\n"
 
 
 # --------------------------------------------------------------------------- leaderboard
