@@ -306,3 +306,40 @@ def test_compare_takes_a_settings_object_and_refuses_a_clashing_keyword():
         rg.compare(df, settings=s, level=0.8)
     with pytest.raises(SettingsError, match="settings: must be a CompareSettings; got dict"):
         rg.compare(df, settings={"level": 0.9})  # type: ignore[arg-type]
+
+
+def test_rank_and_result_defaults_are_the_settings_defaults():
+    """rank_test, rank_systems, condition_and_compare and the Comparison result take their
+    defaults from the settings objects (one place)."""
+    import inspect
+
+    from ranger_eval.aggregate import condition_and_compare, rank_systems, rank_test
+    from ranger_eval.comparison import Comparison
+
+    rank = S.settings_fields(S.RankSettings)
+    for fn in (rank_test, rank_systems, condition_and_compare):
+        params = inspect.signature(fn).parameters
+        shared = [name for name in params if name in rank]
+        assert shared, fn
+        for name in shared:
+            if fn is rank_test and name == "higher_is_better":  # rank_test: wide tables, a bool
+                continue
+            assert params[name].default == rank[name][0], (fn.__name__, name)
+    compare_fields = S.settings_fields(S.CompareSettings)
+    for f in dataclasses.fields(Comparison):
+        if f.name in compare_fields and f.default is not dataclasses.MISSING and f.name != "pairs":
+            assert f.default == compare_fields[f.name][0], f.name  # pairs: "custom" allowed
+
+
+def test_rank_functions_check_their_settings_once():
+    import pandas as pd
+
+    from ranger_eval.aggregate import rank_systems, rank_test
+
+    wide = pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.2, 0.3, 0.5]})
+    with pytest.raises(SettingsError, match=r"posthoc: unknown post-hoc test 'tukey'"):
+        rank_test(wide, posthoc="tukey")
+    with pytest.raises(SettingsError, match=r"n_resamples: must be a whole number from 1"):
+        rank_systems(_two_systems(), n_resamples=0)
+    with pytest.raises(SettingsError, match=r"level: must be strictly between 0 and 1"):
+        rank_systems(_two_systems(), level=1.0)

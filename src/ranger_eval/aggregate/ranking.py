@@ -50,6 +50,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ORDERS", "ConditionComparison", "Ranking", "condition_and_compare", "rank_systems"]
 
 ORDERS: tuple[str, ...] = RANK_ORDERS
+#: the defaults of rank_systems and condition_and_compare: RankSettings' (one place)
+_RANK = RankSettings()
 
 
 @dataclass(frozen=True)
@@ -199,15 +201,15 @@ def _naive_means(per: pd.Series) -> pd.Series:
 def rank_systems(
     scores: Scores | pd.DataFrame,
     *,
-    comparisons: str = "successive",
-    level: float = 0.95,
-    correction: str = "holm-sidak",
-    weights: Mapping[str, float] | None = None,
-    higher_is_better: Mapping[str, bool] | bool | None = None,
-    dataset_weights: Mapping[str, float] | None = None,
-    test: str = "auto",
-    n_resamples: int = 10_000,
-    seed: int | None = 0,
+    comparisons: str = _RANK.comparisons,
+    level: float = _RANK.level,
+    correction: str = _RANK.correction,
+    weights: Mapping[str, float] | None = _RANK.weights,
+    higher_is_better: Mapping[str, bool] | bool | None = _RANK.higher_is_better,
+    dataset_weights: Mapping[str, float] | None = _RANK.dataset_weights,
+    test: str = _RANK.test,
+    n_resamples: int = _RANK.n_resamples,
+    seed: int | None = _RANK.seed,
     by: Sequence[str] | str | None = None,
 ) -> Ranking | dict[tuple[str, ...], Ranking]:
     """Rank systems over all datasets and metrics and test the differences (IBM §7.1).
@@ -416,12 +418,12 @@ def condition_and_compare(
     condition: Sequence[str] = (),
     compare: Sequence[str],
     color: Sequence[str] = (),
-    level: float = 0.95,
-    correction: str = "holm-sidak",
-    test: str = "auto",
-    higher_is_better: Mapping[str, bool] | bool | None = None,
-    weights: Mapping[str, float] | None = None,
-    seed: int | None = 0,
+    level: float = _RANK.level,
+    correction: str = _RANK.correction,
+    test: str = _RANK.test,
+    higher_is_better: Mapping[str, bool] | bool | None = _RANK.higher_is_better,
+    weights: Mapping[str, float] | None = _RANK.weights,
+    seed: int | None = _RANK.seed,
 ) -> ConditionComparison:
     """Partition systems by hyper-parameter values and compare pooled groups (IBM §10.2).
 

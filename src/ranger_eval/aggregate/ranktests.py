@@ -53,6 +53,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..scores import Scores
 
+#: the defaults of rank_test's settings (one place: RankSettings)
+_RANK = RankSettings()
+
 __all__ = [
     "POSTHOCS",
     "RankTest",
@@ -557,9 +560,9 @@ def rank_test(
     table: pd.DataFrame | Scores,
     *,
     higher_is_better: bool = True,
-    level: float = 0.95,
-    posthoc: str = "nemenyi",
-    control: str | None = None,
+    level: float = _RANK.level,  # one place: RankSettings
+    posthoc: str = _RANK.posthoc,
+    control: str | None = _RANK.control,
     tie_correction: bool = False,
     metric: str | None = None,
 ) -> RankTest:

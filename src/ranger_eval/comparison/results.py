@@ -15,6 +15,9 @@ from ..settings import CompareSettings, signature_fields
 from ..signature import Signature, make_signature
 from .leaderboard import Leaderboard, build_leaderboard, metric_directions
 
+#: the settings defaults (a result made without them records these)
+_DEFAULT = CompareSettings()
+
 
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
@@ -31,19 +34,20 @@ class Comparison:
     means: pd.DataFrame
     systems: tuple[str, ...]
     scores: Scores
-    test: str = "auto"
+    # one place: the defaults are CompareSettings' (settings.py)
+    test: str = _DEFAULT.test
     pairs: str = "all"
-    baseline: str | None = None
-    alternative: str = "two-sided"
-    correction: str = "holm-sidak"
-    family: str = "dataset-metric"
-    level: float = 0.95
-    n_resamples: int = 10_000
-    seed: int | None = 0
+    baseline: str | None = _DEFAULT.baseline
+    alternative: str = _DEFAULT.alternative
+    correction: str = _DEFAULT.correction
+    family: str = _DEFAULT.family
+    level: float = _DEFAULT.level
+    n_resamples: int = _DEFAULT.n_resamples
+    seed: int | None = _DEFAULT.seed
     version: str = __version__
     tests_used: tuple[str, ...] = field(default=())
     set_metrics: tuple[str, ...] = field(default=())
-    seeds: str = "balanced"
+    seeds: str = _DEFAULT.seeds
 
     @property
     def alpha(self) -> float:

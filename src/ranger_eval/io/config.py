@@ -37,6 +37,7 @@ from ..settings import (
     META_METHODS,
     META_ORDERS,
     META_TESTS,
+    MISSING,
     CompareSettings,
     MetaSettings,
     RankSettings,
@@ -188,7 +189,7 @@ class ExperimentConfig(_Model):
     method: Literal[META_METHODS] = MetaSettings.method  # type: ignore[valid-type]
     test: Literal[META_TESTS] = MetaSettings.test  # type: ignore[valid-type]
     level: float = MetaSettings.level
-    missing: Literal["error", "intersect"] = "error"
+    missing: Literal[MISSING] = CompareSettings.missing  # type: ignore[valid-type]
     order: Literal[META_ORDERS] = MetaSettings.order  # type: ignore[valid-type]
     tasks: list[TaskConfig] = Field(default_factory=list)
     systems: dict[str, SystemConfig] = Field(default_factory=dict)
@@ -204,12 +205,13 @@ class ExperimentConfig(_Model):
     top_level_meta_keys: tuple[str, ...] = ()
     #: ``meta:`` section only: set-level metric, its bootstrap, and the seed policy
     meta_metric_fn: str | None = None
-    meta_n_resamples: int | None = Field(default=None, ge=1)
-    meta_seed: int | None = Field(default=None, ge=0)
-    meta_seeds: Literal["balanced", "allow-unbalanced"] | None = None
+    # one place: settings.MetaSettings checks these (_meta_setting below), no second range here
+    meta_n_resamples: int | None = None
+    meta_seed: int | None = None
+    meta_seeds: str | None = None
     #: ``meta.degenerate``: datasets with an undefined effect or zero variance are an error
     #: (default) or left out with a warning (``effect_sizes(..., degenerate=...)``)
-    meta_degenerate: Literal["error", "drop"] | None = None
+    meta_degenerate: str | None = None
 
     @model_validator(mode="before")
     @classmethod
