@@ -343,3 +343,19 @@ def test_rank_functions_check_their_settings_once():
         rank_systems(_two_systems(), n_resamples=0)
     with pytest.raises(SettingsError, match=r"level: must be strictly between 0 and 1"):
         rank_systems(_two_systems(), level=1.0)
+
+
+def test_meta_and_effect_functions_default_to_the_meta_settings():
+    """meta_analysis keeps metafor's keywords (method, test) and effect_sizes its own; their
+    defaults are MetaSettings' (a change to one is caught here; effect_sizes' measure=None
+    picks SMD, or MD for a set-level metric)."""
+    import inspect
+
+    from ranger_eval import effect_sizes, meta_analysis
+
+    meta = S.settings_fields(S.MetaSettings)
+    for fn, names in ((meta_analysis, ("method", "test", "level")),
+                      (effect_sizes, ("level", "seeds", "degenerate", "seed", "n_resamples"))):
+        params = inspect.signature(fn).parameters
+        for name in names:
+            assert params[name].default == meta[name][0], (fn.__name__, name)

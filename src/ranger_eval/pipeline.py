@@ -65,7 +65,6 @@ __all__ = [
     "COMPARE_OUTPUTS",
     "MAX_RESAMPLES",
     "check_format",
-    "check_n_resamples",
     "compare_options",
     "meta_options",
     "option_error",
@@ -119,11 +118,6 @@ def _checked(option: str, check: Callable[[], T]) -> T:
 def _whole(option: str, value: object, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``[low, high]``, else ``option --OPTION: …`` naming the range."""
     return _checked(option, lambda: check_whole(option, value, low, high))
-
-
-def check_n_resamples(value: object, option: str = "n_resamples") -> int:
-    """A number of resamples from 1 to :data:`MAX_RESAMPLES`, as an int (``option --…`` error)."""
-    return _whole(option, value, 1, MAX_RESAMPLES)
 
 
 def check_format(value: str | None, option: str = "format") -> str | None:
