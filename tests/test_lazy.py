@@ -605,6 +605,10 @@ def _extreme_frames(draw: st.DrawFn) -> pd.DataFrame:
     return df if seeded else df.drop(columns="seed")
 
 
+# Dask takes about a second an example here: its run is in the slow run (tests/test_lazy_dask.py
+# checks the Dask engine's extremes on a cluster in the default run)
+@pytest.mark.parametrize("engine", ["duckdb", pytest.param("dask", marks=pytest.mark.slow)],
+                         indirect=True)
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(df=_extreme_frames())
