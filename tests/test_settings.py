@@ -359,3 +359,27 @@ def test_meta_and_effect_functions_default_to_the_meta_settings():
         params = inspect.signature(fn).parameters
         for name in names:
             assert params[name].default == meta[name][0], (fn.__name__, name)
+
+
+def test_rank_signature_keys_are_the_rank_settings_fields():
+    """The ranking's signature holds every RankSettings field marked for it, in field order
+    (posthoc: the rank test's), each as the ranking records it."""
+    import numpy as np
+    import pandas as pd
+
+    from ranger_eval.aggregate import rank_systems, rank_test
+
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"dataset": np.repeat(["d1", "d2"], 16),
+                       "system": np.tile(np.repeat(["A", "B"], 8), 2),
+                       "item": [f"i{i}" for i in range(8)] * 4, "value": rng.normal(size=32)})
+    r = rank_systems(df, comparisons="all", level=0.9, weights={"value": 2.0})
+    fields = r.signature.fields
+    keys = [m.signature for _, m in S.settings_fields(S.RankSettings).values() if m.signature]
+    ranking_keys = [k for k in keys if k != "posthoc"]
+    assert [k for k in fields if k in ranking_keys] == ranking_keys
+    assert (fields["order"], fields["alpha"], fields["corr"], fields["weights"]) == (
+        "all", "0.1", "holm-sidak", "custom")
+    assert (fields["n_resamples"], fields["seed"]) == ("10000", "0")
+    wide = pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.2, 0.3, 0.5], "C": [0.0, 0.1, 0.2]})
+    assert rank_test(wide, posthoc="holm", control="A").signature.fields["posthoc"] == "holm"

@@ -396,16 +396,33 @@ class CompareSettings(_Settings):
 class RankSettings(_Settings):
     """The settings of ``ranger-eval rank``: the IBM post-op ranking
     (:func:`~ranger_eval.aggregate.rank_systems`) and Demšar's rank test
-    (:func:`~ranger_eval.aggregate.rank_test`); YAML section ``aggregate:``."""
+    (:func:`~ranger_eval.aggregate.rank_test`); YAML section ``aggregate:``. The ``signature``
+    keys are those of the ranking's signature (:attr:`Ranking.signature
+    <ranger_eval.aggregate.Ranking.signature>`, in field order: order, test, corr, alpha,
+    n_resamples, seed, weights); ``posthoc`` is the rank test's."""
 
     command: ClassVar[str] = "rank"
     section: ClassVar[str] = "aggregate"
 
     comparisons: str = _setting(
         "successive", "successive, all or first-vs-rest (per-item scores).",
-        _choice(RANK_ORDERS, "comparisons"))
+        _choice(RANK_ORDERS, "comparisons"), signature="order")
+    test: str = _setting(
+        "auto", "Pairwise test (as compare).", _choice(COMPARE_TESTS, "test"), signature="test")
+    correction: str = _setting(
+        "holm-sidak", "Multiplicity correction of the pairwise tests.", _correction,
+        signature="corr")
+    level: float = _setting(
+        0.95, "Confidence level; the tests are significant at alpha = 1 - level.", _level,
+        yaml="both", signature="alpha")
+    n_resamples: int = _setting(
+        10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
+        _whole(1, MAX_RESAMPLES), cli=False, signature="n_resamples")
+    seed: int | None = _setting(0, "Seed of resampling tests, ≥ 0.", _whole(0, optional=True),
+                                signature="seed")
     weights: Mapping[str, float] | None = _setting(
-        None, "Metric weights of the aggregate metric.", _weights, cli=False)
+        None, "Metric weights of the aggregate metric.", _weights, cli=False,
+        signature="weights")
     higher_is_better: Mapping[str, bool] | bool | None = _setting(
         None, "Whether higher values are better, for every metric (the YAML also takes a "
         "mapping of metric to true/false; default: known metric names decide, else true).",
@@ -413,24 +430,11 @@ class RankSettings(_Settings):
     dataset_weights: Mapping[str, float] | None = _setting(
         None, "Weights of the datasets in the aggregation (default: equal).", _weights,
         cli=False)
-    level: float = _setting(
-        0.95, "Confidence level; the tests are significant at alpha = 1 - level.", _level,
-        yaml="both", signature="level")
-    correction: str = _setting(
-        "holm-sidak", "Multiplicity correction of the pairwise tests.", _correction,
-        signature="corr")
-    test: str = _setting(
-        "auto", "Pairwise test (as compare).", _choice(COMPARE_TESTS, "test"), signature="test")
     posthoc: str = _setting(
         "nemenyi", "nemenyi, bonferroni-dunn, holm or wilcoxon.",
         _choice(POSTHOCS, "post-hoc test"), signature="posthoc")
     control: str | None = _setting(
         None, "Control system (bonferroni-dunn, holm).", _name)
-    n_resamples: int = _setting(
-        10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
-        _whole(1, MAX_RESAMPLES), cli=False, signature="n_resamples")
-    seed: int | None = _setting(0, "Seed of resampling tests, ≥ 0.", _whole(0, optional=True),
-                                signature="seed")
 
     @property
     def alpha(self) -> float:

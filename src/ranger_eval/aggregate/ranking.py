@@ -39,7 +39,7 @@ from ..errors import (
     renamed_keywords,
 )
 from ..scores import Scores, as_scores
-from ..settings import RANK_ORDERS, RankSettings
+from ..settings import RANK_ORDERS, RankSettings, signature_fields
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons
 from .metrics import aggregate_metrics, metric_direction, standardized_means
@@ -101,12 +101,14 @@ class Ranking:
     @property
     def signature(self) -> Signature:
         base = self.comparison.signature.fields
-        return make_signature("rank", {
-            "order": self.comparisons, "test": base.get("test"), "alt": base.get("alt"),
-            "corr": self.correction, "alpha": self.alpha,
-            "n_resamples": base.get("n_resamples"), "seed": base.get("seed"),
-            "weights": self.weights,
+        # the keys are RankSettings' (Setting.signature; one place); test, n_resamples and seed
+        # as the comparison recorded them; posthoc is the rank test's (None: left out here)
+        fields = signature_fields(RankSettings, self, {
+            "order": self.comparisons, "test": base.get("test"), "alpha": self.alpha,
+            "n_resamples": base.get("n_resamples"), "seed": base.get("seed"), "posthoc": None,
         })
+        head = dict(list(fields.items())[:2])  # order, test; then the comparison's alternative
+        return make_signature("rank", {**head, "alt": base.get("alt"), **fields})
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system: position, aggregate mean, naive mean-of-means, clique numbers."""
