@@ -194,15 +194,15 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
 
     cfg = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
     out = tmp_path / "o"
-    run_compare(cfg, out, n_resamples=50, figures="png", per_dataset_figures=True)
-    assert (out / "graph-t1-score.png").exists()
+    run_compare(cfg, out, n_resamples=50, figures="svg", per_dataset_figures=True)
+    assert (out / "graph-t1-score.svg").exists()
     (out / "notes.txt").write_text("mine")  # not ours: never removed
     # hold the lock (a flock on the folder itself) as a concurrent run would
     fd = os.open(out, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(ConfigError, match="another ranger-eval run is writing"):
-            run_compare(cfg, out, n_resamples=50, figures="png")
+            run_compare(cfg, out, n_resamples=50, figures="svg")
     finally:
         os.close(fd)
     assert not [p.name for p in out.iterdir() if "lock" in p.name]  # no lock file, not even
@@ -212,8 +212,8 @@ def test_one_writer_per_folder_and_stale_outputs_are_removed(tmp_path, files):
     single = _yaml(tmp_path, "meta:\n  control: a\n  treatment: b", files)
     single.write_text(single.read_text().replace("tasks: [t1, t2]", "tasks: [t1]").replace(
         ", t2: a_t2.txt", "").replace(", t2: b_t2.txt", "").replace(", t2: c_t2.txt", ""))
-    run_compare(single, out, n_resamples=50, figures="png")
-    assert not (out / "graph-t1-score.png").exists() and (out / "graph.png").exists()
+    run_compare(single, out, n_resamples=50, figures="svg")
+    assert not (out / "graph-t1-score.svg").exists() and (out / "graph.svg").exists()
     assert (out / "notes.txt").read_text() == "mine"
     listed = {f["file"] for f in json.loads((out / "manifest.json").read_text())["files"]}
     present = {p.name for p in out.iterdir()}  # no lock file, no hidden file is left behind
