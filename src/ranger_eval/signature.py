@@ -46,7 +46,8 @@ FIELDS: dict[str, str] = {
     "pairs": "pairs tested: all, baseline(NAME) or successive",
     "corr": "multiplicity correction (statsmodels multipletests name) or none",
     "family": "family within which p-values are adjusted: dataset-metric, dataset or all",
-    "alpha": "significance level (1 - level)",
+    "alpha": "significance level, derived from the confidence level: 1 - level (level is the "
+             "setting; compare and the ranking record it this way)",
     "n_resamples": "resamples of the permutation/bootstrap tests",
     "seed": "seed of the resampling",
     "ci": "confidence intervals that are not their test's own, as test=interval (the sign, "
