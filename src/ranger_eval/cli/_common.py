@@ -17,6 +17,13 @@ import typer
 from typer.core import TyperGroup
 
 from ..errors import ANY, Hint
+from ..settings import (
+    CompareSettings,
+    MetaSettings,
+    RankSettings,
+    cli_options,
+    settings_fields,
+)
 
 EXIT_BAD_INPUT = 2
 F = TypeVar("F", bound=Callable[..., Any])
@@ -101,7 +108,10 @@ def one_line(message: object) -> str:
 #: an option taking the value, or (keyword, value) → (the option, the words) of its own.
 CLI_OPTIONS: dict[str, str] = {"metrics": "--metric", "datasets": "--dataset"}
 CLI_FLAGS: dict[tuple[str, object], tuple[str, str]] = {
-    ("degenerate", "drop"): ("--drop-degenerate", "--drop-degenerate"),
+    **{(name, meta.flag): (f"--{option}", f"--{option}")  # the settings' flags (--drop-degenerate)
+       for cls in (CompareSettings, RankSettings, MetaSettings)
+       for name, option in cli_options(cls).items()
+       if (meta := settings_fields(cls)[name][1]).flag is not None},
     ("allow_no_overlap", True): ("--allow-no-overlap", "--allow-no-overlap"),
     ("paired", False): ("--test", "--test welch (or mannwhitney)"),
 }
