@@ -96,9 +96,13 @@ def test_cli_several_runs_match_single_run_calls(tmp_path: Path) -> None:
     res = cli.invoke(app, ["trec", str(qrels), *paths, "-q", "-c", "-m", "AP", "-m", "nDCG@10"])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
+    # runs are named by their run tag; sys1, given twice, shares its tag, so both copies are
+    # named by the file name (the CLI warns)
+    names = dict(zip(paths[:3], ("sys0", "run1.txt", "sys2"), strict=True))
+    assert {ln.split("\t", 1)[0] for ln in lines} == set(names.values())
     for path in paths[:3]:
         alone = cli.invoke(app, ["trec", str(qrels), path, "-q", "-c", "-m", "AP", "-m",
                                  "nDCG@10"])
-        mine = [ln.split("\t", 1)[1] for ln in lines if ln.split("\t", 1)[0] == path]
+        mine = [ln.split("\t", 1)[1] for ln in lines if ln.split("\t", 1)[0] == names[path]]
         expected = alone.stdout.splitlines()
         assert mine == expected * (2 if path == paths[3] else 1)
