@@ -97,8 +97,8 @@ def test_cli_several_runs_match_single_run_calls(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     # runs are named by their run tag; sys1, given twice, shares its tag, so both copies are
-    # named by the file name (the CLI warns)
-    names = dict(zip(paths[:3], ("sys0", "run1.txt", "sys2"), strict=True))
+    # named by the file as given (the CLI warns)
+    names = dict(zip(paths[:3], ("sys0", paths[1], "sys2"), strict=True))
     assert {ln.split("\t", 1)[0] for ln in lines} == set(names.values())
     for path in paths[:3]:
         alone = cli.invoke(app, ["trec", str(qrels), path, "-q", "-c", "-m", "AP", "-m",
