@@ -68,6 +68,7 @@ OLD_NAMES = (
     Old("io.config.CompareSettings/AggregateSettings",
         r"\bio(\.config)?\.CompareSettings\b|\bAggregateSettings\b", r"AggregateSettings"),
     Old("Experiment.require_for", r"\brequire_for\b", r"require_for"),
+    Old("pipeline.check_n_resamples", r"\bcheck_n_resamples\b", r"check_n_resamples"),
     Old(".ranger-eval.lock", r"\.ranger-eval\.lock\b", r"\.ranger-eval\.lock"),
     Old("module files meta.py, comparison.py, plots/forest.py, plots/multiforest.py, plots/cd.py",
         r"\branger_eval/(meta|comparison)\.py\b|\bplots/(forest|multiforest|cd)\.py\b",
