@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -66,3 +67,43 @@ def corpus() -> Path:
 @pytest.fixture(scope="session")
 def oracles() -> Path:
     return ORACLES
+
+
+
+@dataclass(frozen=True)
+class DemoCli:
+    """One ``ranger-eval demo`` run through the command line: its folder, exit code and output."""
+
+    out: Path
+    exit_code: int
+    output: str
+
+
+@pytest.fixture(scope="session")
+def demo_cli(tmp_path_factory: pytest.TempPathFactory) -> DemoCli:
+    """``ranger-eval demo --out demo`` (default figures), run once per test process in-process
+    (typer's CliRunner) and shared by every test that only reads a demo run (the meta folder,
+    ``ranking/``, ``example/``). It must not be written to: a test that adds or changes files
+    copies it first (``tests.helpers.outputs.demo_copy``). The command recorded in the manifests
+    is the one a user would type (``sys.argv`` is set to it while the command runs)."""
+    import sys
+
+    from typer.testing import CliRunner
+
+    from ranger_eval.cli import app
+
+    out = tmp_path_factory.mktemp("demo-run") / "demo"
+    argv = sys.argv
+    sys.argv = ["ranger-eval", "demo", "--out", "demo"]
+    try:
+        result = CliRunner().invoke(app, ["demo", "--out", str(out)])
+    finally:
+        sys.argv = argv
+    return DemoCli(out, result.exit_code, result.output)
+
+
+@pytest.fixture(scope="session")
+def demo_run(demo_cli: DemoCli) -> Path:
+    """The folder of the shared :func:`demo_cli` run (only to be read; see there)."""
+    assert demo_cli.exit_code == 0, demo_cli.output
+    return demo_cli.out

@@ -15,20 +15,16 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def demo_config(tmp_path_factory: pytest.TempPathFactory):
-    """The demo's generated experiment.yaml (demo run once, without figures), for the tests that
+def demo_config(demo_run):
+    """The demo's generated experiment.yaml (the shared demo run, only read), for the tests that
     only need a valid config to start from."""
-    out = tmp_path_factory.mktemp("demo") / "d"
-    result = runner.invoke(app, ["demo", "--out", str(out), "--figures", "none"])
-    assert result.exit_code == 0, result.output
-    return out / "example" / "experiment.yaml"
+    return demo_run / "example" / "experiment.yaml"
 
 
-def test_demo_writes_all_outputs(tmp_path):
-    out = tmp_path / "demo"
-    result = runner.invoke(app, ["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    assert "simulated" in result.output
+def test_demo_writes_all_outputs(demo_cli):
+    out = demo_cli.out
+    assert demo_cli.exit_code == 0, demo_cli.output
+    assert "simulated" in demo_cli.output
     for name in ("forest.pdf", "forest.svg", "forest.png", "effects.csv", "summary.json", "summary.md"):
         assert (out / name).stat().st_size > 0, name
     assert (out / "example" / "experiment.yaml").exists()

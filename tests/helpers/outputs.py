@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -39,3 +40,10 @@ def check_folder(folder: Path, csvs: Mapping[str, Sequence[str]],
     for name, signature in signatures.items():
         assert listed[name] == signature, (name, listed[name], signature)
     return listed
+
+
+def demo_copy(demo_run: Path, dst: Path) -> Path:
+    """A private copy of the shared ``demo_run`` folder (tests/conftest.py) at ``dst``, free to
+    be written to."""
+    shutil.copytree(demo_run, dst)
+    return dst

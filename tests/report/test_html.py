@@ -15,8 +15,9 @@ import pytest
 
 from ranger_eval.errors import ReportError
 from ranger_eval.formatting import format_percent, format_pvalue
-from ranger_eval.pipeline import run_compare, run_demo, run_rank
+from ranger_eval.pipeline import run_compare, run_rank
 from ranger_eval.report.html import REPORT_FILE, render_html_report, write_html_report
+from tests.helpers.outputs import demo_copy
 
 BETA = "R&D <b>"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
@@ -25,11 +26,10 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 
 # --------------------------------------------------------------------------- output folders
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``ranger-eval demo``: a meta-analysis folder with a ``ranking/`` subfolder."""
-    out = tmp_path_factory.mktemp("html") / "demo"
-    run_demo(out, command="ranger-eval demo --out demo")
-    return out
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_run: Path) -> Path:
+    """``ranger-eval demo``: a meta-analysis folder with a ``ranking/`` subfolder (a copy of the
+    shared demo run: the report tests write report.html into it)."""
+    return demo_copy(demo_run, tmp_path_factory.mktemp("html") / "demo")
 
 
 def _tidy(path: Path) -> Path:

@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranger_eval.pipeline import run_compare, run_demo
+from ranger_eval.pipeline import run_compare
 from ranger_eval.report.html import write_html_report
+from tests.helpers.outputs import demo_copy
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
@@ -42,9 +43,8 @@ pytestmark = pytest.mark.skipif(
 
 # --------------------------------------------------------------------------- reports
 @pytest.fixture(scope="module")
-def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("browser") / "demo"
-    run_demo(out, command="ranger-eval demo --out demo")
+def demo_report(tmp_path_factory: pytest.TempPathFactory, demo_run: Path) -> Path:
+    out = demo_copy(demo_run, tmp_path_factory.mktemp("browser") / "demo")
     return write_html_report(out, command="ranger-eval report demo")
 
 
