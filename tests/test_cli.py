@@ -12,6 +12,9 @@ from ranger_eval.cli import app
 from tests.helpers.outputs import check_folder
 
 runner = CliRunner()
+# one test process builds the shared demo run (conftest's demo_cli) for every module using it
+# (pytest-xdist's loadgroup, set in pyproject's addopts)
+pytestmark = pytest.mark.xdist_group("demo")
 
 
 @pytest.fixture(scope="module")

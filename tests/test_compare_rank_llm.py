@@ -9,6 +9,9 @@ from typer.testing import CliRunner
 from ranger_eval.cli import app
 from ranger_eval.pipeline import COMPARE_OUTPUTS as OUTPUTS
 
+# the module's compare run (PDF, PNG and SVG per dataset) is built in one test process only
+pytestmark = pytest.mark.xdist_group("rank_llm")
+
 SYSTEMS = (
     "BM25",
     "BM25_RM3",

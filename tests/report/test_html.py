@@ -19,6 +19,10 @@ from ranger_eval.pipeline import run_compare, run_rank
 from ranger_eval.report.html import REPORT_FILE, render_html_report, write_html_report
 from tests.helpers.outputs import demo_copy
 
+# one test process builds the shared demo run (conftest's demo_cli) for every module using it
+# (pytest-xdist's loadgroup, set in pyproject's addopts)
+pytestmark = pytest.mark.xdist_group("demo")
+
 BETA = "R&D <b>"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}

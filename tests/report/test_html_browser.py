@@ -35,10 +35,10 @@ def _chromium() -> str | None:
 
 
 CHROMIUM = _chromium()
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium executable (apt-get install chromium, or set RANGER_CHROMIUM)",
-)
+), pytest.mark.xdist_group("demo")]  # one process builds the shared demo run (conftest's demo_cli)
 
 
 # --------------------------------------------------------------------------- reports
