@@ -20,7 +20,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from ..errors import PlotError
+from ..errors import PlotError, renamed_keywords
 from ..formatting import format_correction, format_pvalue
 from ._cells import A_BETTER, B_BETTER, CAP, NOT_SIG, cell_colour, draw_cells
 from ._page import COMPACT_ROW, MIN_FONT, PAGE_H, PAGE_W, fits_page
@@ -42,8 +42,11 @@ __all__ = ["HeatmapPlan", "comparison_heatmap", "heatmap_plan", "stars"]
 
 
 
-def stars(p: float, alpha: float = 0.05) -> str:
-    """``***`` below 0.001, ``**`` below 0.01, ``*`` at or below alpha, else ``ns``."""
+@renamed_keywords(alpha="level")
+def stars(p: float, *, level: float = 0.95) -> str:
+    """``***`` below 0.001, ``**`` below 0.01, ``*`` at or below alpha = 1 - ``level``, else
+    ``ns``."""
+    alpha = 1.0 - level
     if math.isnan(p):
         return ""
     if p < 0.001 and p <= alpha:
@@ -68,9 +71,9 @@ def _fmt_p(p: float) -> str:
     return format_pvalue(p, 2, "unicode", prefix="p=")
 
 
-def _p_line(p: float, alpha: float) -> str:
+def _p_line(p: float, level: float) -> str:
     """Second line of a cell: the adjusted p-value and its stars."""
-    return f"{_fmt_p(p)} {stars(p, alpha)}"
+    return f"{_fmt_p(p)} {stars(p, level=level)}"
 
 
 def _fmt_diff(d: float, decimals: int) -> str:
@@ -150,7 +153,7 @@ def _pair_label_width(pairs: list[tuple[str, str]], size: float) -> float:
 
 
 def _layout(rows: list[Any], pairs: list[tuple[str, str]], cols: list[tuple[str, str]],
-            annotate: bool, decimals: int, alpha: float, compact: bool = False,
+            annotate: bool, decimals: int, level: float, compact: bool = False,
             foot_lines: int = 0) -> _Layout:
     """Inches of the heatmap: cells as narrow as their numbers allow (a table of 20 columns
     still fits a page), headers horizontal when every one fits its cell, else turned 90° (read
@@ -166,7 +169,7 @@ def _layout(rows: list[Any], pairs: list[tuple[str, str]], cols: list[tuple[str,
         if annotate:
             widest = max(
                 max(text_width_in(_fmt_diff(float(r.diff), decimals), FONT_SIZE, bold=True),
-                    text_width_in(_p_line(float(r.pvalue_adjusted), alpha), FONT_SIZE - 1.5))
+                    text_width_in(_p_line(float(r.pvalue_adjusted), level), FONT_SIZE - 1.5))
                 for r in rows
             )
             cell_w = max(0.6, widest + 0.16)
@@ -197,7 +200,7 @@ def heatmap_plan(comp: Any, *, datasets: list[str] | None = None,
     table = _table(comp, datasets, metrics)
     cols = _keys(table, "dataset", "metric")
     pairs = _keys(table, "system_a", "system_b")
-    alpha = comp.alpha
+    level = comp.level
 
     def plan(shown_pairs: list[tuple[str, str]], shown_cols: list[tuple[str, str]], *,
              annotated: bool, compact: bool = False, matrix: bool = False,
@@ -209,13 +212,13 @@ def heatmap_plan(comp: Any, *, datasets: list[str] | None = None,
     # 0.45 in without) can fit: measuring thousands of cell texts takes seconds
     if annotate and len(pairs) * 0.46 < PAGE_H and len(cols) * 0.6 < PAGE_W:
         rows = list(table.itertuples(index=False))
-        lay = _layout(rows, pairs, cols, True, decimals, alpha)
+        lay = _layout(rows, pairs, cols, True, decimals, level)
         if fits_page(lay.fig_w, lay.fig_h):
             return plan(pairs, cols, annotated=True)
     bare = (f"{len(pairs):,} pairs × {len(cols):,} dataset × metric columns: cells without "
             "their numbers (they are in comparison.csv).") if annotate else ""
     if len(pairs) * 0.3 < PAGE_H and len(cols) * 0.45 < PAGE_W:
-        lay = _layout([], pairs, cols, False, decimals, alpha)
+        lay = _layout([], pairs, cols, False, decimals, level)
         if fits_page(lay.fig_w, lay.fig_h):
             return plan(pairs, cols, annotated=False, note=bare)
     if len(cols) == 1:
@@ -228,7 +231,7 @@ def heatmap_plan(comp: Any, *, datasets: list[str] | None = None,
     n_sig = dict(zip(zip(*(counts.index.get_level_values(i).tolist() for i in (0, 1)),
                          strict=True), counts.tolist(), strict=True))
     ranked = sorted(pairs, key=lambda ab: -n_sig[ab])  # stable: table order among ties
-    lay = _layout([], pairs, cols, False, decimals, alpha, compact=True, foot_lines=3)
+    lay = _layout([], pairs, cols, False, decimals, level, compact=True, foot_lines=3)
     n_r = max(1, min(len(pairs), int((PAGE_H - lay.top - lay.bottom) / lay.cell_h)))
     n_c = max(1, min(len(cols), int((PAGE_W - lay.label_w - 0.3) / lay.cell_w)))
     shown = ranked[:n_r] if n_r < len(pairs) else pairs
@@ -284,7 +287,7 @@ def _draw(comp: Any, table: Any, plan: HeatmapPlan, *, decimals: int,
     """Draw the cells, labels, legend and footer of a planned heatmap."""
     cols, pairs = list(plan.cols), list(plan.pairs)
     n_r, n_c = len(pairs), len(cols)
-    alpha = comp.alpha
+    level = comp.level
     annotate = plan.annotate
     col_labels = _col_labels(cols)
     one_metric = len({m for _, m in cols}) == 1
@@ -298,10 +301,10 @@ def _draw(comp: Any, table: Any, plan: HeatmapPlan, *, decimals: int,
     }
     shown_rows = list(index.values())
     legend = (f"colour strength: |effect size| (capped at {CAP})\nadjusted p-values "
-              f"({format_correction(comp.correction)}): *** < 0.001, ** < 0.01, * ≤ α = {alpha:g}")
-    base = _layout(shown_rows, pairs, cols, annotate, decimals, alpha, plan.compact)
+              f"({format_correction(comp.correction)}): *** < 0.001, ** < 0.01, * ≤ α = {1.0 - level:g}")
+    base = _layout(shown_rows, pairs, cols, annotate, decimals, level, plan.compact)
     foot = _foot_lines(plan, legend, max(base.fig_w, 5.5) - 0.3)
-    lay = _layout(shown_rows, pairs, cols, annotate, decimals, alpha, plan.compact,
+    lay = _layout(shown_rows, pairs, cols, annotate, decimals, level, plan.compact,
                   foot_lines=len(foot) - 2)
     cell_w, cell_h, fig_w, fig_h = lay.cell_w, lay.cell_h, lay.fig_w, lay.fig_h
     label_w, bottom, size = lay.label_w, lay.bottom, lay.size
@@ -330,7 +333,7 @@ def _draw(comp: Any, table: Any, plan: HeatmapPlan, *, decimals: int,
                     txt_colour = "white" if _luminance(colour) < 0.4 else INK
                     ax.text(j + 0.5, i + 0.34, _fmt_diff(float(r.diff), decimals), ha="center",
                             va="center", fontproperties=font(FONT_SIZE, bold=sig), color=txt_colour)
-                    ax.text(j + 0.5, i + 0.72, _p_line(float(r.pvalue_adjusted), alpha),
+                    ax.text(j + 0.5, i + 0.72, _p_line(float(r.pvalue_adjusted), level),
                             ha="center", va="center", fontproperties=font(FONT_SIZE - 1.5),
                             color=txt_colour)
         if plan.compact:
