@@ -377,10 +377,19 @@ def _json_value(value: Any) -> Any:
 
 
 def _json_column(column: pd.Series) -> list[Any]:
-    """One column as JSON-ready Python values (:func:`_json_value`); a finite float column is
-    converted in one step (its values need no replacement)."""
+    """One column as JSON-ready Python values (:func:`_json_value`), converted in one step where
+    the dtype says no value needs replacing: integers, booleans, all-string columns and finite
+    floats (a float column's non-finite cells are replaced one by one)."""
     values = column.to_numpy()
-    if values.dtype.kind == "f" and bool(np.isfinite(values).all()):
+    kind = values.dtype.kind
+    if kind in "iub":
+        return list(values.tolist())
+    if kind == "f":
+        out = list(values.tolist())
+        for i in np.flatnonzero(~np.isfinite(values)).tolist():
+            out[i] = _json_value(out[i])
+        return out
+    if kind == "O" and pd.api.types.infer_dtype(values, skipna=False) == "string":
         return list(values.tolist())
     return [_json_value(v) for v in column.tolist()]
 
