@@ -328,12 +328,14 @@ def check_ids(frame: pd.DataFrame, path: Path, columns: Sequence[str]) -> None:
         ids = frame[col]
         values = ids.to_numpy()
         if ids.dtype == object and pd.api.types.infer_dtype(values, skipna=True) == "string":
-            # text ids (what every reader gives): the same test in one pass, without the .str
-            # accessor's per-element overhead (4M ids: ~1 s instead of ~5 s)
+            # text ids (what every reader gives): the test on the distinct ids only (a system
+            # or item id repeats on every dataset), without the .str accessor's per-element
+            # overhead (4M ids: ~1 s instead of ~5 s; most of that second saved by the distinct)
             blank = ids.isna().to_numpy().copy()
             text = values[~blank]
-            blank[~blank] = np.fromiter((not s or s.isspace() for s in text), dtype=bool,
-                                        count=len(text))
+            bad = [s for s in pd.unique(text) if not s or s.isspace()]
+            if bad:
+                blank[~blank] = pd.Series(text).isin(bad).to_numpy()
         else:
             text = ids.astype(str) if ids.dtype != object else ids
             blank = ids.isna().to_numpy() | (text.str.len() == 0).to_numpy()
