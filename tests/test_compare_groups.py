@@ -135,3 +135,27 @@ def test_compare_reports_not_capped_at_the_cap(tmp_path: Path) -> None:
         run = run_compare(path, tmp_path / "out", figures="none")
     assert not any("reports capped" in w for w in run.warnings)
     assert "Showing the first" not in (tmp_path / "out" / "comparison.md").read_text()
+
+
+def test_capped_comparison_keeps_the_first_groups_in_order_with_every_row() -> None:
+    """The reports' cap (integer group codes, no MultiIndex of a million tuples) keeps exactly
+    the first REPORT_MAX_GROUPS dataset × metric groups in order of first appearance, with all
+    of their rows and means, for datasets and metrics given in any order."""
+    from ranger_eval.pipeline import capped_comparison
+
+    rng = np.random.default_rng(5)
+    datasets = [f"d{i}" for i in rng.permutation(REPORT_MAX_GROUPS + 37)]
+    rows = [(d, m, s, f"q{i}", float(rng.random())) for d in datasets for m in ("m2", "m1")
+            for s in ("A", "B") for i in range(2)]
+    comp = rg.compare(pd.DataFrame(rows, columns=["dataset", "metric", "system", "item",
+                                                  "value"]), test="paired-t")
+    with pytest.warns(UserWarning, match="reports capped"):
+        shown, groups, note = capped_comparison(comp)
+    seen = list(dict.fromkeys(zip(comp.means["dataset"], comp.means["metric"], strict=True)))
+    assert groups == seen and len(groups) == 2 * len(datasets)
+    kept = set(seen[:REPORT_MAX_GROUPS])
+    want = comp.table[[k in kept for k in zip(comp.table["dataset"], comp.table["metric"],
+                                              strict=True)]]
+    pd.testing.assert_frame_equal(shown.table, want.reset_index(drop=True))
+    assert set(zip(shown.means["dataset"], shown.means["metric"], strict=True)) == kept
+    assert note is not None and f"{len(groups):,}" in note

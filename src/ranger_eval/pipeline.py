@@ -909,13 +909,21 @@ def capped_comparison(comp: Comparison, *, warn: bool = True
     ones (rows of the table and means of those groups, numbers unchanged: p-values stay
     adjusted over every test), with a warning (``warn``)."""
     means = comp.means
-    key = pd.MultiIndex.from_arrays([means["dataset"], means["metric"]])
-    first = ~key.duplicated()
-    groups = list(zip(means["dataset"][first], means["metric"][first], strict=True))
+    # groups as integer codes (dataset code × number of metrics + metric code): first
+    # appearances in order without building a MultiIndex of a million tuples
+    datasets, dataset_names = pd.factorize(means["dataset"])
+    metrics, metric_names = pd.factorize(means["metric"])
+    code = datasets.astype(np.int64) * len(metric_names) + metrics
+    _, first = np.unique(code, return_index=True)
+    first.sort()
+    groups = list(zip(dataset_names[datasets[first]], metric_names[metrics[first]],
+                      strict=True))
     if len(groups) <= REPORT_MAX_GROUPS:
         return comp, groups, None
-    keep = pd.MultiIndex.from_tuples(groups[:REPORT_MAX_GROUPS])
-    rows = pd.MultiIndex.from_arrays([comp.table["dataset"], comp.table["metric"]]).isin(keep)
+    keep = code[first[:REPORT_MAX_GROUPS]]
+    table_code = (pd.Index(dataset_names).get_indexer(comp.table["dataset"]).astype(np.int64)
+                  * len(metric_names) + pd.Index(metric_names).get_indexer(comp.table["metric"]))
+    rows = np.isin(table_code, keep)
     note = (f"Showing the first {REPORT_MAX_GROUPS} of {len(groups):,} dataset × metric groups "
             f"({int(rows.sum()):,} of {len(comp.table):,} comparisons; p-values adjusted over "
             "all of them); the complete table is comparison.csv. No figures are drawn above "
@@ -926,7 +934,7 @@ def capped_comparison(comp: Comparison, *, warn: bool = True
                       f"leaderboard show the first {REPORT_MAX_GROUPS}, no figures are drawn; "
                       "comparison.csv is complete", stacklevel=3)
     shown = dataclasses.replace(comp, table=comp.table[rows].reset_index(drop=True),
-                                means=means[key.isin(keep)].reset_index(drop=True))
+                                means=means[np.isin(code, keep)].reset_index(drop=True))
     return shown, groups, note
 
 
