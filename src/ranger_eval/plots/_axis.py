@@ -148,8 +148,10 @@ def axis_ticks(lo: float, hi: float, plot_width: float, fixed: bool) -> tuple[np
     ticks = ticks[(ticks > lo - step) & (ticks < hi + step)]
     # snap the axis ends to the outer ticks unless that wastes more than 12% of the range per side
     span = hi - lo
-    new_lo = float(ticks[0]) if lo - ticks[0] <= 0.12 * span else lo
-    new_hi = float(ticks[-1]) if ticks[-1] - hi <= 0.12 * span else hi
+    # never inside the given range: matplotlib's locator may put the outer tick a rounding
+    # error inside it (lo = 999.9999999998836 → first tick 1000.0), which would clip the data
+    new_lo = min(float(ticks[0]), lo) if lo - ticks[0] <= 0.12 * span else lo
+    new_hi = max(float(ticks[-1]), hi) if ticks[-1] - hi <= 0.12 * span else hi
     eps = 1e-9 * span
     ticks = ticks[(ticks >= new_lo - eps) & (ticks <= new_hi + eps)]
     return ticks, new_lo, new_hi
