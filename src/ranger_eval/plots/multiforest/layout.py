@@ -6,6 +6,7 @@ its hinted width (:func:`ranger_eval.plots._text.hinted_width`), at a fixed font
 figure grows to hold it. Nothing here draws."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -183,11 +184,8 @@ def layout(systems: list[SystemValues], row_labels: list[str], values: ValuesCol
         size=(fig_w, down.fig_h), plot=(x_plot0, plot_w), values_x=x_val0,
         value_edges=_value_edges(values, x_val0), values=values, ticks=ticks, xlim=(lo, hi),
         title_lines=tuple(title_lines), legend_rows=legend_rows, footer=tuple(footer_lines),
-        sig_lines=tuple(sig_lines), line_h=down.line_h, sub_h=down.sub_h, row_h=down.row_h,
-        sum_h=down.sum_h, y_legend_top=down.y_legend_top, y_header_rule=down.y_header_rule,
-        y_row_top=down.y_row_top, row_centres=down.row_centres, offsets=down.offsets,
-        y_sep=down.y_sep, y_sums=down.y_sums, y_axes_bottom=down.y_axes_bottom,
-        y_footer_top=down.y_footer_top, foot_lh=down.foot_lh, sig_lh=down.sig_lh,
+        sig_lines=tuple(sig_lines),
+        **{f.name: getattr(down, f.name) for f in dataclasses.fields(down) if f.name != "fig_h"},
     )
 
 
