@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 from statsmodels.stats.proportion import proportions_ztest as sm_ztest
 
 import ranger_eval as rg
 from ranger_eval.comparison import COLUMNS, CompareError, compare, rank_intervals
 from ranger_eval.scores import Scores, ScoresError
+from tests.helpers.multitest import multipletests
 
 SHIFTS = {"A": 0.0, "B": 0.04, "C": 0.12, "D": 0.13}
 

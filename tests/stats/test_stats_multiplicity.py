@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from statsmodels.stats.multitest import multipletests
 
 from ranger_eval.errors import RenamedKeywordError
 from ranger_eval.stats import ADJUST_METHODS, StatsInputError, adjust_pvalues
+from tests.helpers.multitest import multipletests
 
 METHODS = [m for m in ADJUST_METHODS if m != "none"]
 

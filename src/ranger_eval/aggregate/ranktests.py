@@ -45,6 +45,7 @@ from ..errors import AggregateError, Hint, renamed_keywords
 from ..settings import POSTHOCS as _POSTHOCS
 from ..settings import RankSettings
 from ..signature import Signature, make_signature
+from ..stats.multiplicity import adjust_pvalues
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
 
@@ -491,11 +492,12 @@ def _interval_cliques(nonsig: np.ndarray, names: Sequence[str]) -> list[tuple[st
 
 
 def _holm(p: np.ndarray) -> np.ndarray:
-    from statsmodels.stats.multitest import multipletests
-
+    """Holm's step-down adjustment (the closed form of :func:`ranger_eval.stats.adjust_pvalues`,
+    equal to statsmodels' ``multipletests(method="holm")``, which runs a full ``gc.collect()`` on
+    every call: 0.2–0.8 s in a large process)."""
     if p.size == 0:
         return p.copy()
-    return np.asarray(multipletests(p, method="holm")[1], dtype=float)
+    return adjust_pvalues(p, correction="holm")
 
 
 # ----------------------------------------------------------------------------- two systems
