@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+import tests.helpers.multitest  # noqa: F401  (statsmodels Holm, used by scikit-posthocs, without gc.collect)
 from ranger_eval.aggregate import RankTest, rank_table, rank_test, two_system_tests
 from ranger_eval.aggregate.ranktests import _studentized_range_sf_inf
 from ranger_eval.errors import AggregateError
