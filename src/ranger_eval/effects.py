@@ -792,6 +792,8 @@ class EffectSizes:
     seed: int | None = None
     seed_rule: str | None = None
     skipped: dict[str, str] = field(default_factory=dict)
+    #: ``Scores.samples_label``: K samples per item averaged before the effect (None: no samples)
+    samples: str | None = None
 
     def __post_init__(self) -> None:
         names = tuple(str(x) for x in self.names)
@@ -892,6 +894,7 @@ class EffectSizes:
             "measure": self.measure,
             "method_detail": _detail(metric, False, self.seed_rule),
             "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
+            "samples": self.samples,
         })
 
     @property
@@ -1099,7 +1102,7 @@ def effect_sizes(
             level=level,
             dropped={chosen[i]: int(table.n_dropped[i])
                      for i in np.flatnonzero(table.n_dropped).tolist()},
-            metrics=metrics_t,
+            metrics=metrics_t, samples=scores.samples_label,
         )
     results: list[_Combined] = []
     metrics: list[str] = []
@@ -1168,6 +1171,7 @@ def effect_sizes(
         level=level,
         extra=extra,
         dropped=dropped,
+        samples=scores.samples_label,
         metrics=tuple(metrics),
         n_resamples=n_resamples if bootstrap_metric is not None else None,
         seed=results[0].seed if bootstrap_metric is not None else None,

@@ -13,6 +13,35 @@ empty there.
 With a ``seed`` column every (system, seed) is one *run*. :meth:`Scores.runs` gives a system's
 runs as a seeds × items matrix and :func:`seed_imbalance` says whether a set of systems is
 balanced: the same number of seeds for every system and every seed scoring every item.
+
+Evaluations as they are run (issue 20) add three optional columns:
+
+``cluster``
+    the cluster of an item (several questions about one passage, document, conversation, prompt
+    template or subject), read as an exact id string like item ids. Clusters are **nested within
+    a dataset**: a cluster is the pair (dataset, cluster id), so the same id in two datasets names
+    two different clusters (datasets are independent samples, as the meta-analysis assumes). An
+    item belongs to exactly one cluster: every row of an item of a dataset (all systems, metrics,
+    seeds and samples) must carry the same cluster id, else :class:`ScoresError` names the
+    dataset, the item and the clusters — this is also how a cluster that "crosses" rows it cannot
+    belong to is caught. Missing (NaN, None) or blank cluster ids are errors naming the row.
+    :attr:`Scores.has_cluster`, :meth:`Scores.item_clusters`, :meth:`Scores.cluster_codes` and
+    the ``clusters`` fields of :class:`PairedScores` / :class:`PairedTable` give them to the tests.
+``sample``
+    which of K generations of the same system on the same item a row is (temperature > 0,
+    Inspect "epochs"; a retrained system is a ``seed``). Rows are averaged per item (per
+    dataset, system, metric, item and seed) **at construction**, before any test, as Miller
+    (2024, "Adding Error Bars to Evals", §4) recommends: every analysis sees one value per item,
+    the mean of its K samples, and the no-sample path is untouched. K must be the same for every
+    item of a dataset × system × metric (an item with a different K is an error naming both
+    items and their Ks: an unequal K would give items unequal precision, which the per-item mean
+    hides); different systems may use different K. :meth:`Scores.sample_stats` keeps K and the
+    within-item variance of every averaged row for ``describe``; :attr:`Scores.samples_label`
+    is the signature's ``samples:`` field. Duplicate (item, sample) rows are duplicate keys.
+``human_value``
+    a human score of the row's output where one exists, NaN (or absent) elsewhere; finite where
+    present. With samples it is averaged like ``value`` and must be present for all K samples of
+    an item or for none. Read by prediction-powered inference (``ppi_mean``).
 """
 from __future__ import annotations
 
@@ -28,18 +57,25 @@ from .errors import Hint, RangerError, ScoresError
 from .formatting import preview as _preview
 
 __all__ = [
+    "CLUSTER", "HUMAN_VALUE", "SAMPLE",
     "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "as_scores",
     "check_same_labels", "common_items", "seed_imbalance", "seed_order",
 ]
 
 REQUIRED = ("dataset", "system", "item", "value")
-OPTIONAL = ("metric", "seed", "label", "prediction")
+OPTIONAL = ("metric", "seed", "sample", "cluster", "human_value", "label", "prediction")
 LABEL = "label"
 PREDICTION = "prediction"
+#: optional column: the cluster (passage, document, conversation, template …) of an item
+CLUSTER = "cluster"
+#: optional column: which of K generations of one system on one item a row is
+SAMPLE = "sample"
+#: optional column: a human score of the row's output where one exists (NaN elsewhere)
+HUMAN_VALUE = "human_value"
 DEFAULT_METRIC = "score"
 MISSING_POLICIES = ("error", "intersect")
 #: identifier columns; index levels with these names become columns (``df.reset_index()``)
-KEY_COLUMNS = ("dataset", "system", "metric", "item", "seed")
+KEY_COLUMNS = ("dataset", "system", "metric", "item", "seed", "sample")
 
 
 @dataclass(frozen=True)
@@ -48,7 +84,8 @@ class PairedScores:
 
     ``items`` is sorted, so the pairing does not depend on the order rows arrived in.
     ``n_dropped`` counts items present for only one of the systems that a ``missing="intersect"``
-    policy removed (0 otherwise).
+    policy removed (0 otherwise). ``clusters`` (scores with a ``cluster`` column, else None) is
+    the cluster id of each item, aligned with ``items``.
     """
 
     dataset: str
@@ -57,6 +94,7 @@ class PairedScores:
     treatment: np.ndarray
     control: np.ndarray
     n_dropped: int = 0
+    clusters: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -73,6 +111,11 @@ class PairedTable:
     the id of an item code. ``n_dropped[i]`` counts the items a ``missing="intersect"`` policy
     removed from dataset ``i``. Built by :meth:`Scores.pair_all` in O(rows) memory and
     O(rows · log rows) time, whatever the number of datasets.
+
+    With a ``cluster`` column, ``clusters`` holds each row's cluster as an int64 code that is
+    unique across datasets (clusters are nested within datasets: the code stands for the pair
+    dataset × cluster id) and ``cluster_labels[code]`` is its cluster id; both are None
+    otherwise. The clusters of dataset ``i`` are ``np.unique(clusters[offsets[i]:offsets[i+1]])``.
     """
 
     datasets: tuple[str, ...]
@@ -83,6 +126,8 @@ class PairedTable:
     treatment: np.ndarray
     control: np.ndarray
     n_dropped: np.ndarray
+    clusters: np.ndarray | None = None
+    cluster_labels: np.ndarray | None = None
 
     @property
     def k(self) -> int:
@@ -101,9 +146,12 @@ class PairedTable:
     def pair(self, i: int) -> PairedScores:
         """Dataset ``i`` as a :class:`PairedScores`."""
         seg = slice(int(self.offsets[i]), int(self.offsets[i + 1]))
+        clusters = None
+        if self.clusters is not None and self.cluster_labels is not None:
+            clusters = np.asarray(self.cluster_labels[self.clusters[seg]], dtype=object)
         return PairedScores(self.datasets[i], self.metrics[i], self.items(i),
                             self.treatment[seg].copy(), self.control[seg].copy(),
-                            int(self.n_dropped[i]))
+                            int(self.n_dropped[i]), clusters)
 
 
 def seed_order(seeds: Iterable[object]) -> list[str]:
@@ -238,17 +286,29 @@ class Scores:
     as strings; ``value`` as float64. Order of first appearance of datasets, systems and metrics is
     remembered for display.
 
+    Optional ``cluster``, ``sample`` and ``human_value`` columns are described in the module
+    docstring: clusters are nested within datasets and one per item; samples are averaged per
+    item here, before any analysis (:attr:`table` holds the per-item means).
+
     Raises :class:`ScoresError` for missing columns, non-numeric or non-finite values and duplicate
-    (dataset, system, metric, item[, seed]) keys, naming the offending rows.
+    (dataset, system, metric, item[, seed][, sample]) keys, naming the offending rows.
     """
 
     def __init__(self, data: pd.DataFrame | Scores | object, *, source: str | None = None) -> None:
         #: factorised key columns (codes, uniques in order of first appearance), kept from the
         #: duplicate check for :meth:`pair_all`
         self._codes: dict[str, tuple[np.ndarray, pd.Index]] = {}
+        #: with a ``sample`` column: the checked rows before averaging, and K and the
+        #: within-item variance of every averaged row (aligned with ``_df``)
+        self._raw: pd.DataFrame | None = None
+        self._within: pd.DataFrame | None = None
+        #: cached cluster lookups (:meth:`item_clusters`, :meth:`_row_cluster_codes`)
+        self._cluster_cache: dict[str, object] = {}
         if isinstance(data, Scores):
             self._df: pd.DataFrame = data._df
             self._codes = data._codes
+            self._raw, self._within = data._raw, data._within
+            self._cluster_cache = data._cluster_cache
             return
         data = as_frame(data, what="Scores", error=ScoresError, index_columns=KEY_COLUMNS)
         where = f" in {source}" if source else ""
@@ -265,6 +325,8 @@ class Scores:
         if df.empty:
             raise ScoresError(f"no scores{where}: the table is empty")
         key = ["dataset", "system", "metric", "item"] + (["seed"] if "seed" in df.columns else [])
+        if SAMPLE in df.columns:
+            key.append(SAMPLE)
         for col in key:
             ids, bad_id = id_strings(df[col])
             if bad_id is not None:
@@ -296,6 +358,10 @@ class Scores:
                 + (f"; {rows.size} such rows" if rows.size > 1 else "")
             )
         df["value"] = values
+        if CLUSTER in df.columns:
+            df[CLUSTER] = _cluster_ids(df, where)
+        if HUMAN_VALUE in df.columns:
+            df[HUMAN_VALUE] = _human_values(df, where)
         if _has_duplicate_keys(df, key, self._codes):
             dup = df.duplicated(key, keep=False)
             first = df.loc[dup, key].head(10)
@@ -303,7 +369,14 @@ class Scores:
             raise ScoresError(
                 f"{int(dup.sum())} rows share a key ({', '.join(key)}){where}: {listed}"
             )
-        self._df = df.reset_index(drop=True)
+        df = df.reset_index(drop=True)
+        if CLUSTER in df.columns:
+            _check_one_cluster_per_item(df, self._codes, where)
+        if SAMPLE in df.columns:
+            self._raw = df
+            df, self._within = _average_samples(df, key[:-1], where)
+            self._codes = {}  # the codes were the raw rows'
+        self._df = df
 
     # ------------------------------------------------------------------ views
     @property
@@ -335,6 +408,94 @@ class Scores:
     @property
     def has_seeds(self) -> bool:
         return "seed" in self._df.columns
+
+    @property
+    def has_cluster(self) -> bool:
+        """True when the table has a ``cluster`` column (clusters nested within datasets)."""
+        return CLUSTER in self._df.columns
+
+    @property
+    def has_samples(self) -> bool:
+        """True when the table had a ``sample`` column (its rows are per-item means now)."""
+        return self._raw is not None
+
+    @property
+    def has_human_values(self) -> bool:
+        """True when the table has a ``human_value`` column (values may be NaN where absent)."""
+        return HUMAN_VALUE in self._df.columns
+
+    @property
+    def raw_frame(self) -> pd.DataFrame:
+        """A copy of the rows as given (with their ``sample`` column) before the per-item
+        averaging; the same as :attr:`frame` for a table without samples."""
+        return (self._df if self._raw is None else self._raw).copy()
+
+    def sample_stats(self) -> pd.DataFrame:
+        """Per row of :attr:`table` (same order): ``k_samples`` (K, the samples averaged into
+        the row; 1 without a ``sample`` column) and ``within_var``, the variance (ddof = 1) of
+        the row's K sample values (NaN for K = 1): the within-item part of Miller (2024, §4)."""
+        if self._within is not None:
+            return self._within.copy()
+        return pd.DataFrame({"k_samples": np.ones(len(self._df), dtype=np.int64),
+                             "within_var": np.full(len(self._df), np.nan)})
+
+    @property
+    def samples_label(self) -> str | None:
+        """The signature's ``samples:`` field: K (``"5"``), or ``"3-5"`` (smallest-largest)
+        when systems used different K; None without a ``sample`` column."""
+        if self._within is None:
+            return None
+        k = self._within["k_samples"].to_numpy()
+        lo, hi = int(k.min()), int(k.max())
+        return str(lo) if lo == hi else f"{lo}-{hi}"
+
+    def item_clusters(self, dataset: str) -> pd.Series:
+        """Cluster id of every item of ``dataset`` (index: the item ids, sorted), for scores
+        with a ``cluster`` column (a :class:`ScoresError` otherwise or for an unknown dataset).
+        Computed for all datasets in one pass on first use and cached."""
+        if not self.has_cluster:
+            raise ScoresError("the scores have no 'cluster' column")
+        by_ds = self._cluster_cache.get("by_dataset")
+        if by_ds is None:
+            first = self._df[["dataset", "item", CLUSTER]].drop_duplicates(["dataset", "item"])
+            by_ds = {str(d): pd.Series(g[CLUSTER].to_numpy(dtype=object),
+                                       index=pd.Index(g["item"].to_numpy(dtype=object),
+                                                      name="item"), name=CLUSTER).sort_index()
+                     for d, g in first.groupby("dataset", sort=False)}
+            self._cluster_cache["by_dataset"] = by_ds
+        assert isinstance(by_ds, dict)
+        if dataset not in by_ds:
+            raise ScoresError(f"unknown dataset {dataset!r}; known: {_preview(self.datasets)}")
+        return by_ds[dataset].copy()
+
+    def cluster_codes(self, dataset: str, items: Sequence[str] | np.ndarray) -> np.ndarray:
+        """Integer cluster codes (int64, 0 … C − 1, in sorted cluster-id order) of ``items`` of
+        ``dataset``, aligned with ``items`` (e.g. a :class:`~ranger_eval.pairing.Group`'s or a
+        :class:`PairedScores`' items); C = the clusters among these items. An item unknown in
+        the dataset is a :class:`ScoresError`."""
+        mapping = self.item_clusters(dataset)
+        labels = mapping.reindex(pd.Index(np.asarray(items, dtype=object)))
+        unknown = labels.isna().to_numpy(dtype=bool)
+        if unknown.any():
+            raise ScoresError(f"dataset {dataset!r}: unknown item(s) "
+                              f"{_preview(np.asarray(items, dtype=object)[unknown])}")
+        codes, _ = pd.factorize(labels.to_numpy(dtype=object), sort=True)
+        return codes.astype(np.int64, copy=False)
+
+    def _row_cluster_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of :attr:`table`: an int64 code of (dataset, cluster id), unique across
+        datasets, and the cluster id of each code (cached)."""
+        cached = self._cluster_cache.get("rows")
+        if cached is None:
+            dcodes, _ = self._factorized("dataset")
+            ccodes, cuniq = pd.factorize(self._df[CLUSTER], sort=False)
+            joint = dcodes.astype(np.int64) * max(len(cuniq), 1) + ccodes
+            codes, uniq = pd.factorize(joint, sort=False)
+            labels = np.asarray(cuniq, dtype=object)[np.asarray(uniq) % max(len(cuniq), 1)]
+            cached = (codes.astype(np.int64, copy=False), labels)
+            self._cluster_cache["rows"] = cached
+        assert isinstance(cached, tuple)
+        return cached
 
     @property
     def has_predictions(self) -> bool:
@@ -383,8 +544,9 @@ class Scores:
 
     @classmethod
     def concat(cls, parts: Iterable[Scores]) -> Scores:
-        """Stack several Scores (e.g. one per dataset); duplicate keys are an error."""
-        frames = [Scores(p)._df for p in parts]
+        """Stack several Scores (e.g. one per dataset); duplicate keys are an error. Scores
+        with samples are stacked as given (before averaging) and averaged again."""
+        frames = [q._df if q._raw is None else q._raw for q in map(Scores, parts)]
         if not frames:
             raise ScoresError("no scores to concatenate")
         return cls(pd.concat(frames, ignore_index=True))
@@ -396,8 +558,10 @@ class Scores:
         systems: Iterable[str] | None = None,
         metrics: Iterable[str] | None = None,
     ) -> Scores:
-        """Rows of the given datasets/systems/metrics; an unknown name is an error."""
-        df = self._df
+        """Rows of the given datasets/systems/metrics; an unknown name is an error. With
+        samples the rows as given are selected and averaged again."""
+        base = self._df if self._raw is None else self._raw
+        df = base
         for col, wanted, known in (
             ("dataset", datasets, self.datasets),
             ("system", systems, self.systems),
@@ -414,7 +578,7 @@ class Scores:
                 continue
             df = df[df[col].isin(wanted)]
         # nothing left out: the same checked table, not checked again (a million datasets: 20 s)
-        return Scores(self) if df is self._df else Scores(df)
+        return Scores(self) if df is base else Scores(df)
 
     # --------------------------------------------------------------- pairing
     def values(self, dataset: str, system: str, metric: str | None = None) -> pd.Series:
@@ -469,6 +633,11 @@ class Scores:
         labels = preds = None
         if predictions:
             where = f"dataset {dataset!r}, system {system!r}, metric {metric!r}"
+            if self.has_samples:
+                raise ScoresError(
+                    f"{where}: a set-level metric needs one prediction per item, but the scores "
+                    f"have a 'sample' column (K = {self.samples_label} samples per item); "
+                    "score each sample's predictions as its own seed, or use per-item values")
             if not self.has_predictions:
                 absent = [c for c in (LABEL, PREDICTION) if c not in df.columns]
                 raise ScoresError(
@@ -627,10 +796,15 @@ class Scores:
                              stacklevel=stacklevel)
         offsets = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(n_common, out=offsets[1:])
+        clusters = cluster_labels = None
+        if self.has_cluster:
+            row_codes, cluster_labels = self._row_cluster_codes()
+            clusters = row_codes[sel][t_of_sel][it]
         return PairedTable(
             datasets=chosen, metrics=metrics, offsets=offsets,
             item_codes=common % ni, item_labels=np.asarray(iuniq, dtype=object),
             treatment=val_t[it], control=val_c[ic], n_dropped=dropped.astype(np.int64),
+            clusters=clusters, cluster_labels=cluster_labels,
         )
 
     def _factorized(self, col: str) -> tuple[np.ndarray, pd.Index]:
@@ -677,6 +851,9 @@ class Scores:
         items, dropped = common_items(t.index.to_numpy(), c.index.to_numpy(), treatment, control,
                                       f"dataset {dataset!r}", missing)
         common = pd.Index(items)
+        clusters = None
+        if self.has_cluster:
+            clusters = self.item_clusters(dataset).loc[common].to_numpy(dtype=object)
         return PairedScores(
             dataset=dataset,
             metric=metric,
@@ -684,6 +861,7 @@ class Scores:
             treatment=t.loc[common].to_numpy(dtype=np.float64),
             control=c.loc[common].to_numpy(dtype=np.float64),
             n_dropped=dropped,
+            clusters=clusters,
         )
 
 
@@ -695,6 +873,134 @@ def as_scores(data: object, *, what: str, error: type[RangerError]) -> Scores:
     if isinstance(data, Scores):
         return data
     return Scores(as_frame(data, what=what, error=error, index_columns=KEY_COLUMNS))
+
+
+def _row_context(df: pd.DataFrame, r: int) -> str:
+    """``dataset 'd', system 's', item 'i'`` of row ``r``, for messages."""
+    return (f"dataset {df['dataset'].iloc[r]!r}, system {df['system'].iloc[r]!r}, "
+            f"item {df['item'].iloc[r]!r}")
+
+
+def _cluster_ids(df: pd.DataFrame, where: str) -> pd.Series:
+    """The ``cluster`` column as exact id strings (:func:`~ranger_eval._frames.id_strings`);
+    a missing (NaN, None) or blank cluster id is an error naming the row and its item."""
+    ids, bad = id_strings(df[CLUSTER])
+    if bad is not None:
+        r = bad.first
+        problem = ("missing cluster id (NaN/None/empty cell)" if bad.problem == "missing id"
+                   else f"column {CLUSTER!r}: {bad.problem} {bad.shown}")
+        raise ScoresError(f"{problem} at row {r} ({_row_context(df, r)}){where}{bad.more()}; "
+                          "every row needs the cluster of its item when there is a cluster "
+                          "column")
+    blank = np.flatnonzero(ids.str.strip().eq("").to_numpy(dtype=bool))
+    if blank.size:
+        r = int(blank[0])
+        raise ScoresError(f"blank cluster id {ids.iloc[r]!r} at row {r} ({_row_context(df, r)})"
+                          f"{where}" + (f"; {blank.size} such rows" if blank.size > 1 else "")
+                          + "; every row needs the cluster of its item")
+    return ids
+
+
+def _human_values(df: pd.DataFrame, where: str) -> np.ndarray:
+    """The ``human_value`` column as float64, NaN where there is no human score; a present
+    cell that is not a finite number is an error naming the row."""
+    col = df[HUMAN_VALUE]
+    out = np.full(len(col), np.nan)
+    present = ~col.isna().to_numpy(dtype=bool)
+    if present.any():
+        vals, bad = float_values(col[present])
+        rows = np.flatnonzero(present)
+        if bad is not None:
+            r = int(rows[bad.first])
+            raise ScoresError(f"column {HUMAN_VALUE!r}: {bad.problem} {bad.shown} at row {r} "
+                              f"({_row_context(df, r)}){where}{bad.more()}")
+        nonfinite = np.flatnonzero(~np.isfinite(vals))
+        if nonfinite.size:
+            r = int(rows[nonfinite[0]])
+            raise ScoresError(f"column {HUMAN_VALUE!r}: non-finite value {float(vals[nonfinite[0]])!r} "
+                              f"at row {r} ({_row_context(df, r)}){where}; leave the cell empty "
+                              "where there is no human score")
+        out[rows] = vals
+    return out
+
+
+def _check_one_cluster_per_item(
+    df: pd.DataFrame, codes: dict[str, tuple[np.ndarray, pd.Index]], where: str
+) -> None:
+    """Every row of an item of a dataset carries the same cluster id; else an error naming the
+    dataset, item, clusters and the rows (systems) that disagree. ``codes``: the factorised
+    dataset and item columns of the duplicate check."""
+    dcodes, _ = codes["dataset"]
+    icodes, iuniq = codes["item"]
+    ccodes, _ = pd.factorize(df[CLUSTER], sort=False)
+    item_key = dcodes.astype(np.int64) * max(len(iuniq), 1) + icodes
+    pairs = pd.DataFrame({"k": item_key, "c": ccodes}).drop_duplicates()
+    if len(pairs) == len(pd.unique(item_key)):
+        return
+    bad_key = pairs["k"].to_numpy()[pairs["k"].duplicated(keep=False).to_numpy()]
+    n_bad = len(np.unique(bad_key))
+    rows = np.flatnonzero(item_key == bad_key[0])
+    sub = df.iloc[rows]
+    firsts = sub.drop_duplicates(CLUSTER)
+    shown = "; ".join(
+        f"{c!r} (row {int(r)}, system {s!r})"
+        for c, r, s in zip(firsts[CLUSTER], firsts.index, firsts["system"], strict=True))
+    raise ScoresError(
+        f"dataset {sub['dataset'].iloc[0]!r}: item {sub['item'].iloc[0]!r} is in several "
+        f"clusters: {shown}{where}"
+        + (f" ({n_bad} items have more than one cluster)" if n_bad > 1 else "")
+        + "; an item belongs to one cluster of its dataset, whatever the system, metric, seed "
+        "or sample (clusters are nested within datasets)")
+
+
+def _average_samples(
+    df: pd.DataFrame, group: list[str], where: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows averaged over the ``sample`` column per ``group`` key (dataset, system,
+    metric, item[, seed]): ``value`` (and ``human_value``) become per-item means, other
+    columns keep the first sample's cell; with, per averaged row, ``k_samples`` and
+    ``within_var`` (ddof = 1, NaN for K = 1). K must be equal over the items of a dataset ×
+    system × metric, and a human score present for all K samples of an item or for none."""
+    gid = df.groupby(group, sort=False, observed=True).ngroup().to_numpy()
+    first = np.unique(gid, return_index=True)[1]  # groups are numbered by first appearance
+    k = np.bincount(gid).astype(np.int64)
+    by = pd.Series(df["value"].to_numpy(dtype=np.float64)).groupby(gid, sort=True)
+    means = by.mean().to_numpy()
+    within = by.var(ddof=1).to_numpy()
+    out = df.iloc[first].drop(columns=[SAMPLE]).reset_index(drop=True)
+    out["value"] = means
+    block = out.groupby(["dataset", "system", "metric"], sort=False, observed=True).ngroup()
+    block_codes = block.to_numpy()
+    kmin = pd.Series(k).groupby(block_codes).transform("min").to_numpy()
+    kmax = pd.Series(k).groupby(block_codes).transform("max").to_numpy()
+    uneven = np.flatnonzero(kmin != kmax)
+    if uneven.size:
+        r = int(uneven[0])
+        same = np.flatnonzero(block_codes == block_codes[r])
+        lo = int(same[np.argmin(k[same])])
+        hi = int(same[np.argmax(k[same])])
+        n_blocks = len(np.unique(block_codes[uneven]))
+        raise ScoresError(
+            f"dataset {out['dataset'].iloc[r]!r}, system {out['system'].iloc[r]!r}, metric "
+            f"{out['metric'].iloc[r]!r}: the number of samples K varies per item: item "
+            f"{out['item'].iloc[lo]!r} has K = {k[lo]}, item {out['item'].iloc[hi]!r} has "
+            f"K = {k[hi]}{where}"
+            + (f" ({n_blocks} dataset × system × metric groups vary)" if n_blocks > 1 else "")
+            + "; every item of a system needs the same number of samples (drop the extra "
+            "samples or the incomplete items)")
+    if HUMAN_VALUE in df.columns:
+        hv = df[HUMAN_VALUE].to_numpy(dtype=np.float64)
+        n_human = np.bincount(gid, weights=~np.isnan(hv)).astype(np.int64)
+        partial = np.flatnonzero((n_human > 0) & (n_human < k))
+        if partial.size:
+            r = int(partial[0])
+            raise ScoresError(
+                f"column {HUMAN_VALUE!r}: {_row_context(out, r)}"
+                f"{', metric ' + repr(out['metric'].iloc[r])} has a human score for {n_human[r]} "
+                f"of its {k[r]} samples{where}; give it for all samples of an item or for none")
+        out[HUMAN_VALUE] = pd.Series(hv).groupby(gid, sort=True).mean().to_numpy()
+    stats = pd.DataFrame({"k_samples": k, "within_var": within})
+    return out, stats
 
 
 def _has_duplicate_keys(

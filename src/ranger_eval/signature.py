@@ -29,6 +29,9 @@ KINDS: dict[str, str] = {
     "ir": "per-query IR measures (ranger_eval.ir.evaluate)",
     "rank": "rankings and multi-dataset rank tests (ranger_eval.aggregate)",
     "aggregate": "aggregation across metrics or datasets (ranger_eval.aggregate)",
+    "ppi": "prediction-powered mean or paired difference of judge scores (ranger_eval.ppi_mean)",
+    "plan": "power, sample size or minimum detectable effect of a planned comparison "
+            "(ranger_eval.plan, ranger_eval.plan_from_pilot)",
 }
 
 #: Every key a signature may hold, with its meaning.
@@ -64,8 +67,22 @@ FIELDS: dict[str, str] = {
     "tie_correction": "whether the Friedman statistic is corrected for ties (yes/no)",
     "weights": "weights of metrics or datasets (equal, or custom)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
+    "ppi": "prediction-powered inference on judge scores with human scores for some items "
+           "(the human_value column): ppi++ (power-tuned λ), ppi (λ = 1) or classical (human "
+           "scores only)",
+    "samples": "K generations per item (the sample column) averaged per item before testing "
+               "(Miller 2024, §4); lo-hi when systems used different K",
     "mods": "moderators of a meta-regression (column names), or subgroups(COLUMN) for a subgroup "
             "analysis",
+    "solve": "the unknown a plan solved for: effect, n or power",
+    "icc": "intra-cluster correlation assumed by a plan (design effect 1 + (m - 1)·ICC)",
+    "cluster_size": "items per cluster assumed by a plan",
+    "k_samples": "samples per item assumed by a plan (Miller's variance decomposition)",
+    "n_simulations": "simulated experiments of a plan from a pilot",
+    "hyp": "hypothesis shown: non-inferiority or equivalence (absent: superiority, a "
+           "difference)",
+    "margin": "margin of non-inferiority or equivalence, in the metric's units (compare) or the "
+              "effect measure's (meta)",
 }
 
 
