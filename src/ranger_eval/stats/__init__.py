@@ -5,6 +5,15 @@ Every test returns a frozen :class:`TestResult` (``statistic``, ``pvalue``, ``es
 {"two-sided", "greater", "less"}, "greater" meaning the first system scores higher.
 """
 from ._validation import ALTERNATIVES, StatsInputError
+from .clustered import (
+    cluster_bootstrap_many,
+    cluster_permutation_test_many,
+    clustered_mcnemar,
+    clustered_mean_test,
+    clustered_paired_ttest,
+    clustered_ttest_many,
+    clustered_unpaired_ttest,
+)
 from .effectsize import (
     EFFECT_THRESHOLDS,
     cohens_d,
@@ -51,6 +60,13 @@ __all__ = [
     "mannwhitney",
     "mcnemar",
     "proportions_ztest",
+    "clustered_mean_test",
+    "clustered_paired_ttest",
+    "clustered_unpaired_ttest",
+    "clustered_mcnemar",
+    "clustered_ttest_many",
+    "cluster_bootstrap_many",
+    "cluster_permutation_test_many",
     "SignFlips",
     "BootstrapIndices",
     "paired_permutation_test",

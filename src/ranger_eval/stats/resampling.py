@@ -735,21 +735,23 @@ _CI_METHODS = ("bca", "percentile")
 
 
 def _bca_levels(
-    d: np.ndarray, theta_hat: np.ndarray, theta_b: np.ndarray, alpha: float
+    d: np.ndarray, theta_hat: np.ndarray, theta_b: np.ndarray, alpha: float,
+    jack: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """BCa quantile levels (Efron & Tibshirani 1993, eq. 14.10; as scipy.stats.bootstrap).
 
     z0 = Phi^-1((#{theta* < theta} + #{theta* <= theta}) / 2B); acceleration from the jackknife
-    of the mean, theta_(i) = (sum d - d_i)/(n - 1): a = sum U^3 / (6 (sum U^2)^1.5),
-    U_i = mean(theta_(.)) - theta_(i).
+    of the mean, theta_(i) = (sum d - d_i)/(n - 1) (or the given ``jack`` values, e.g. leaving
+    out one cluster): a = sum U^3 / (6 (sum U^2)^1.5), U_i = mean(theta_(.)) - theta_(i).
     """
     from scipy.special import ndtr, ndtri  # lazy: scipy.special is slow to import
 
     big_b = theta_b.shape[0]
     frac = ((theta_b < theta_hat).sum(axis=0) + (theta_b <= theta_hat).sum(axis=0)) / (2.0 * big_b)
     z0 = ndtri(frac)
-    n = d.shape[1]
-    jack = (d.sum(axis=1, keepdims=True) - d) / (n - 1)
+    if jack is None:
+        n = d.shape[1]
+        jack = (d.sum(axis=1, keepdims=True) - d) / (n - 1)
     u = jack.mean(axis=1, keepdims=True) - jack
     num = (u**3).sum(axis=1)
     den = (u**2).sum(axis=1)
@@ -767,12 +769,21 @@ def _bootstrap_core(
     alternative: str,
     level: float,
     ci_method: str,
+    clusters: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """p-values and interval bounds for every pair given the bootstrap means (B x pairs)."""
+    """p-values and interval bounds for every pair given the bootstrap means (B x pairs).
+
+    ``clusters`` (the cluster bootstrap, :mod:`ranger_eval.stats.clustered`): (theta,
+    tolerance, leave-one-cluster-out jackknife values, rows whose cluster means are all equal)
+    replace those computed from the items of ``d``."""
     n = d.shape[1]
     big_b = theta_b.shape[0]
-    theta = d.mean(axis=1)
-    tol = _tolerance(np.abs(d).mean(axis=1), n)
+    if clusters is None:
+        theta = d.mean(axis=1)
+        tol = _tolerance(np.abs(d).mean(axis=1), n)
+        jack, constant = None, np.ptp(d, axis=1) == 0
+    else:
+        theta, tol, jack, constant = clusters
     shifted = theta_b - theta  # bootstrap null distribution of the mean, centred at 0
     if alternative == "two-sided":
         count = (np.abs(shifted) >= np.abs(theta) - tol).sum(axis=0)
@@ -786,7 +797,7 @@ def _bootstrap_core(
     lvl_lo = np.full(theta.shape, alpha)
     lvl_hi = np.full(theta.shape, 1.0 - alpha)
     if ci_method == "bca":
-        b_lo, b_hi = _bca_levels(d, theta, theta_b, alpha)
+        b_lo, b_hi = _bca_levels(d, theta, theta_b, alpha, jack)
         ok = np.isfinite(b_lo) & np.isfinite(b_hi)  # z0 = +-inf: fall back to percentile
         lvl_lo = np.where(ok, b_lo, lvl_lo)
         lvl_hi = np.where(ok, b_hi, lvl_hi)
@@ -794,7 +805,6 @@ def _bootstrap_core(
     hi = np.empty_like(theta)
     for j in range(theta.size):  # quantile levels differ per pair under BCa
         lo[j], hi[j] = np.quantile(theta_b[:, j], [lvl_lo[j], lvl_hi[j]])
-    constant = np.ptp(d, axis=1) == 0
     lo = np.where(constant, theta, lo)
     hi = np.where(constant, theta, hi)
     if alternative == "greater":

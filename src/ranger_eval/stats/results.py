@@ -22,7 +22,9 @@ class TestResult:
     ``ci_low``/``ci_high`` at confidence ``level``, ``df``, resampling details are ``None``
     where the test does not define them. One-sided intervals have an infinite bound.
     ``n`` is the number of pairs (paired tests) or of items in the first sample;
-    ``n_y`` the size of the second sample for unpaired tests.
+    ``n_y`` the size of the second sample for unpaired tests. Cluster-robust tests
+    (:mod:`ranger_eval.stats.clustered`) also set ``se`` (the estimate's standard error) and
+    ``n_clusters``.
     """
 
     __test__ = False  # not a pytest test class
@@ -42,6 +44,8 @@ class TestResult:
     n_resamples: int | None = None
     seed: int | None = None
     estimate_name: str | None = None
+    se: float | None = None
+    n_clusters: int | None = None
 
     def confidence_interval(self) -> tuple[float, float]:
         """``(ci_low, ci_high)``; raises if this test does not define an interval."""
@@ -101,6 +105,8 @@ class ManyTestResult:
     df: np.ndarray | None = None
     n_y: int | None = None
     pvalue_adjusted: np.ndarray | None = None
+    se: np.ndarray | None = None
+    n_clusters: int | None = None
 
     def __len__(self) -> int:
         return int(self.statistic.shape[0])
@@ -125,6 +131,8 @@ class ManyTestResult:
             n_resamples=self.n_resamples,
             seed=self.seed,
             estimate_name=self.estimate_name,
+            se=pick(self.se),
+            n_clusters=self.n_clusters,
         )
 
     @property

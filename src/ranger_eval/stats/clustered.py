@@ -1,0 +1,434 @@
+"""Cluster-robust tests: items that come in clusters (questions about one passage, one document,
+one prompt template) are not independent, so every test here treats the *cluster* as the
+independent unit.
+
+Notation: items i = 1..n in clusters k = 1..C (C >= 2), m_k items in cluster k; for paired data
+d_i = x_i - y_i and S_k = sum_{i in k} d_i its cluster sum.
+
+* **CR1 t test of one mean or of a paired difference** (:func:`clustered_mean_test`,
+  :func:`clustered_paired_ttest`, :func:`clustered_ttest_many`): the estimate is
+  dbar = sum d / n; the cluster-robust (Liang & Zeger 1986; "CR1", Cameron & Miller 2015,
+  J. Human Resources 50:317, eq. 11 with the factor c = C/(C - 1) · (n - 1)/(n - K), K = 1)
+  variance is
+
+      V = C/(C - 1) · sum_k (S_k - m_k dbar)^2 / n^2,
+
+  and t = dbar / sqrt(V) has C - 1 degrees of freedom. For one mean this is exactly Inspect's
+  ``stderr(cluster=...)`` and ``ci(cluster=...)``; for a paired difference it equals statsmodels'
+  ``OLS(d, ones).fit(cov_type="cluster", cov_kwds={"groups": c})`` and R
+  ``sandwich::vcovCL(lm(d ~ 1), cluster = ~c, type = "HC1")``. When every cluster has one item,
+  V = s_d^2 / n and df = n - 1: the paired t test.
+* **CR1 t test of an unpaired difference** (:func:`clustered_unpaired_ttest`): the regression of
+  the score on an indicator of system x, y_i = b0 + b1 [i in x] + e_i; b1 = mean(x) - mean(y) and
+  its CR1 variance (K = 2)
+
+      V = G/(G - 1) · (N - 1)/(N - 2) · sum_g (sum_{i in g, x} e_i/n_x - sum_{i in g, y} e_i/n_y)^2
+
+  over the G clusters of both samples (e_i the deviation from its own sample's mean), t on G - 1
+  df: R ``vcovCL(lm(v ~ s), cluster = ~c, type = "HC1")``, statsmodels ``cov_type="cluster"``.
+* **Clustered McNemar test** (:func:`clustered_mcnemar`) for paired 0/1 scores: Obuchowski
+  (1998, Statistics in Medicine 17:1495) in the form of Yang, Sun & Hardin (2010, Biometrical
+  Journal 52:638, eq. 5), as R ``clust.bin.pair(method = "obuchowski")``: with b_k, c_k the
+  discordant counts of cluster k (S_k = b_k - c_k),
+
+      X^2 = (C - 1)/C · (sum_k S_k)^2 / sum_k S_k^2  ~  chi^2_1 under H0
+
+  (one-sided: z = sign(sum S_k) sqrt(X^2), normal tail).
+* **Cluster bootstrap** (:func:`cluster_bootstrap_many`): whole clusters are drawn with
+  replacement (Field & Welsh 2007, JRSS B 69:369; Cameron & Miller 2015, sec. VI.A); the
+  resampled estimate is the ratio sum w_k S_k / sum w_k m_k (w_k the number of draws of cluster
+  k), from one shared :class:`~ranger_eval.stats.resampling.BootstrapIndices` matrix over the C
+  clusters; interval BCa with the leave-one-cluster-out jackknife, p-value by the shift method as
+  :func:`~ranger_eval.stats.resampling.paired_bootstrap`.
+* **Cluster sign-flip permutation test** (:func:`cluster_permutation_test_many`): under H0 each
+  cluster's vector of differences is symmetric about 0, so the sign of each S_k is flipped at
+  random (the "wild cluster" permutation of the sum; Cameron, Gelbach & Miller 2008, REStat 90:414,
+  with Rademacher weights and no studentisation), from one shared
+  :class:`~ranger_eval.stats.resampling.SignFlips` over the C clusters.
+
+With one item per cluster, the bootstrap and the permutation test draw exactly the item-level
+resamples (same matrices, same arithmetic), so they give the numbers of the unclustered tests.
+Rank tests have no cluster-robust version here (:data:`NOT_CLUSTERED`).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ._validation import (
+    StatsInputError,
+    as_vector,
+    check_alternative,
+    check_level,
+    paired_scaled,
+)
+from .results import ManyTestResult, TestResult
+
+__all__ = [
+    "NOT_CLUSTERED",
+    "cluster_codes",
+    "cluster_sums",
+    "clustered_mean_test",
+    "clustered_paired_ttest",
+    "clustered_ttest_many",
+    "clustered_ttest_from_sums",
+    "clustered_unpaired_ttest",
+    "clustered_mcnemar",
+    "clustered_mcnemar_from_sums",
+    "cluster_bootstrap_many",
+    "cluster_permutation_test_many",
+]
+
+#: Tests without a cluster-robust version, with the clustered alternative an error names.
+NOT_CLUSTERED: dict[str, str] = {
+    "wilcoxon": (
+        "the clustered signed-rank test of Rosner, Glynn & Lee (2006; R clusrank::clusWilcox.test"
+        "(paired = TRUE, method = \"rgl\")) is not implemented; use test='permutation' (signs of "
+        "whole clusters flipped) or test='paired-t' (cluster-robust CR1 t)"),
+    "sign": (
+        "the clustered sign test (Rosner, Glynn & Lee 2003; R clusrank) is not implemented; use "
+        "test='permutation' (signs of whole clusters flipped) or test='paired-t' (cluster-robust "
+        "CR1 t)"),
+    "mannwhitney": (
+        "the clustered rank-sum test (Datta & Satten 2005; R clusrank::clusWilcox.test) is not "
+        "implemented; use test='welch' (cluster-robust CR1 t of the difference in means)"),
+}
+
+
+def cluster_codes(clusters: object, n: int, name: str = "clusters") -> tuple[np.ndarray, int]:
+    """(codes, C): integer codes 0..C-1 of the cluster identifiers, numbered in order of first
+    appearance (so one item per cluster gives codes 0..n-1 in item order), and the number C of
+    clusters. Identifiers are compared as given (pandas ``factorize``); a missing one (None,
+    NaN) or an empty string raises :class:`StatsInputError` naming its position."""
+    import pandas as pd
+
+    arr = np.asarray(clusters, dtype=object).reshape(-1) if not isinstance(
+        clusters, np.ndarray) or clusters.dtype == object else np.asarray(clusters).reshape(-1)
+    if arr.size != n:
+        raise StatsInputError(f"{name} must hold one cluster id per item: {arr.size} ids for "
+                              f"{n} items")
+    codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+    bad = codes < 0
+    if arr.dtype == object:
+        bad |= np.array([isinstance(v, str) and v == "" for v in arr], dtype=bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise StatsInputError(f"{name}: the cluster id of item {i} is missing ({arr[i]!r}); "
+                              f"{int(bad.sum())} item(s) have no cluster id")
+    return codes.astype(np.intp), len(uniques)
+
+
+def _need_clusters(c: int, what: str) -> None:
+    if c < 2:
+        raise StatsInputError(
+            f"{what} needs at least 2 clusters (the cluster-robust variance has C - 1 degrees "
+            f"of freedom); got {c} cluster: the items are one dependent unit, nothing can be "
+            "tested across clusters")
+
+
+def cluster_sums(values: np.ndarray, codes: np.ndarray, c: int) -> np.ndarray:
+    """Per-cluster sums of the last axis of ``values`` (a vector or a rows x items matrix):
+    shape (..., C). Sums run in item order within each cluster (a stable sort by code, then
+    ``numpy.add.reduceat``)."""
+    v = np.asarray(values, dtype=np.float64)
+    order = np.argsort(codes, kind="stable")
+    sc = codes[order]
+    starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+    if starts.size != c:
+        raise StatsInputError(f"cluster codes must cover 0..{c - 1}; got {starts.size} distinct")
+    if v.ndim == 1:
+        return np.add.reduceat(v[order], starts)
+    return np.add.reduceat(v[:, order], starts, axis=1)
+
+
+def _t_result(est: np.ndarray, se: np.ndarray, df: np.ndarray, alternative: str, level: float
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(t, p, low, high) of t = est/se on ``df`` degrees of freedom (``scipy.special.stdtr`` /
+    ``stdtrit``); se = 0 gives the limits of :func:`~ranger_eval.stats.tests.degenerate_t`."""
+    from scipy import special
+
+    from .many import _degenerate_t, _one_sided
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = est / se
+    if alternative == "two-sided":
+        p = 2 * special.stdtr(df, -np.abs(t))
+        q = special.stdtrit(df, 1 - (1 - level) / 2)
+        lo, hi = est - q * se, est + q * se
+    else:
+        p = special.stdtr(df, -t) if alternative == "greater" else special.stdtr(df, t)
+        q = special.stdtrit(df, level)
+        lo, hi = _one_sided(est - q * se, est + q * se, alternative)
+    t, p = np.array(t, dtype=np.float64), np.array(p, dtype=np.float64)
+    zero = se == 0.0
+    if zero.any():
+        t[zero], p[zero] = _degenerate_t(est[zero], alternative)
+        lo, hi = np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
+        lo[zero], hi[zero] = _one_sided(est[zero], est[zero], alternative)
+    return t, p, np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+
+
+def clustered_ttest_from_sums(
+    sums: object, sizes: object, *, alternative: str = "two-sided", level: float = 0.95,
+) -> ManyTestResult:
+    """CR1 t test of the mean for every row of cluster sums ``sums`` (rows x C) with cluster
+    sizes ``sizes`` (C): dbar = sum_k S_k / n, V = C/(C - 1) sum_k (S_k - m_k dbar)^2 / n^2,
+    t = dbar / sqrt(V) on C - 1 df (module docstring). ``n_clusters`` and ``se`` are set."""
+    check_alternative(alternative)
+    level = check_level(level)
+    s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
+    m = np.asarray(sizes, dtype=np.float64).reshape(-1)
+    c = m.size
+    if s.shape[1] != c:
+        raise StatsInputError(f"sums has {s.shape[1]} clusters per row; sizes has {c}")
+    _need_clusters(c, "a cluster-robust t test")
+    n = float(m.sum())
+    est = s.sum(axis=1) / n
+    dev = s - m[None, :] * est[:, None]
+    se = np.sqrt(c / (c - 1.0) * np.einsum("ij,ij->i", dev, dev)) / n
+    df = np.full(est.shape, c - 1.0)
+    t, p, lo, hi = _t_result(est, se, df, alternative, level)
+    return ManyTestResult(
+        test="cluster-robust t-test", statistic=t, pvalue=p, alternative=alternative,
+        n=int(n), method="CR1", estimate=est, ci_low=lo, ci_high=hi, level=level, df=df,
+        estimate_name="mean difference", se=se, n_clusters=c)
+
+
+def clustered_ttest_many(
+    diffs: object, clusters: object, *, alternative: str = "two-sided", level: float = 0.95,
+) -> ManyTestResult:
+    """:func:`clustered_paired_ttest` of every row of ``diffs`` (pairs x n) with one cluster id
+    per column, from the rows' cluster sums (:func:`clustered_ttest_from_sums`)."""
+    d = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
+    if not np.isfinite(d).all():
+        r, i = (int(v) for v in np.argwhere(~np.isfinite(d))[0])
+        raise StatsInputError(f"diffs contains a non-finite value at pair {r}, item {i}")
+    codes, c = cluster_codes(clusters, d.shape[1])
+    sizes = np.bincount(codes, minlength=c)
+    return clustered_ttest_from_sums(cluster_sums(d, codes, c), sizes, alternative=alternative,
+                                     level=level)
+
+
+def _one(r: ManyTestResult, scale_exp: int, test: str) -> TestResult:
+    from ._scale import unscale
+
+    one = r[0]
+    if scale_exp == 0:
+        return one
+    import dataclasses
+
+    est, lo, hi, se = (unscale(v, scale_exp, w) if v is not None and math.isfinite(v) else v
+                       for v, w in ((one.estimate, "mean difference"),
+                                    (one.ci_low, "lower confidence bound"),
+                                    (one.ci_high, "upper confidence bound"),
+                                    (one.se, "standard error")))
+    return dataclasses.replace(one, test=test, estimate=est, ci_low=lo, ci_high=hi, se=se)
+
+
+def clustered_paired_ttest(
+    x: object, y: object | None = None, *, clusters: object, alternative: str = "two-sided",
+    level: float = 0.95,
+) -> TestResult:
+    """Cluster-robust (CR1) paired t test of mean(x - y) = 0 with t on C - 1 df (module
+    docstring); equals statsmodels ``OLS(d, ones).fit(cov_type="cluster")`` and R
+    ``sandwich::vcovCL(lm(d ~ 1), cluster = ~c, type = "HC1")``; with one item per cluster,
+    :func:`~ranger_eval.stats.tests.paired_ttest`. ``y=None`` tests the mean of ``x``."""
+    check_alternative(alternative)
+    level = check_level(level)
+    d, e = paired_scaled(x, y)  # x - y = d · 2^e: t and p are scale free
+    codes, c = cluster_codes(clusters, d.size)
+    r = clustered_ttest_from_sums(cluster_sums(d, codes, c), np.bincount(codes, minlength=c),
+                                  alternative=alternative, level=level)
+    return _one(r, e, r.test)
+
+
+def clustered_mean_test(
+    x: object, *, clusters: object, value: float = 0.0, alternative: str = "two-sided",
+    level: float = 0.95,
+) -> TestResult:
+    """Mean of one system with its cluster-robust (CR1) standard error ``se`` and the t interval
+    on C - 1 df; tests mean = ``value``. ``se`` is exactly Inspect's ``stderr(cluster=...)``
+    (Miller 2024, "Adding Error Bars to Evals", appendix A, with the finite-cluster factor
+    C/(C - 1)) and the interval Inspect's ``ci(cluster=...)``."""
+    xa = as_vector(x, "x", 2)
+    r = clustered_paired_ttest(xa - value if value else xa, None, clusters=clusters,
+                               alternative=alternative, level=level)
+    import dataclasses
+
+    shift = float(value)
+    return dataclasses.replace(
+        r, test="cluster-robust t-test (one mean)", estimate_name="mean",
+        estimate=None if r.estimate is None else r.estimate + shift,
+        ci_low=None if r.ci_low is None else r.ci_low + shift,
+        ci_high=None if r.ci_high is None else r.ci_high + shift)
+
+
+def clustered_unpaired_ttest(
+    x: object, y: object, *, clusters_x: object, clusters_y: object,
+    alternative: str = "two-sided", level: float = 0.95,
+) -> TestResult:
+    """Cluster-robust (CR1) test of mean(x) - mean(y) = 0 for independent samples: the
+    regression of the score on an indicator of ``x`` with R ``vcovCL(type = "HC1")`` /
+    statsmodels ``cov_type="cluster"`` standard errors, t on G - 1 df (G clusters over both
+    samples; module docstring). Cluster ids of the two samples share one namespace (a cluster
+    may hold items of both)."""
+    check_alternative(alternative)
+    level = check_level(level)
+    xa = as_vector(x, "x", 1)
+    ya = as_vector(y, "y", 1)
+    if xa.size + ya.size < 3:
+        raise StatsInputError(f"an unpaired test needs at least 3 values; got {xa.size} + "
+                              f"{ya.size}")
+    cx = np.asarray(clusters_x, dtype=object).reshape(-1)
+    cy = np.asarray(clusters_y, dtype=object).reshape(-1)
+    if cx.size != xa.size or cy.size != ya.size:
+        raise StatsInputError(f"clusters_x/clusters_y must hold one id per value: {cx.size} for "
+                              f"{xa.size}, {cy.size} for {ya.size}")
+    codes, g = cluster_codes(np.concatenate([cx, cy]), xa.size + ya.size)
+    _need_clusters(g, "a cluster-robust t test")
+    nx, ny = xa.size, ya.size
+    big_n = nx + ny
+    est = float(xa.mean() - ya.mean())
+    psi = np.concatenate([(xa - xa.mean()) / nx, -(ya - ya.mean()) / ny])
+    s = np.bincount(codes, weights=psi, minlength=g)
+    se = math.sqrt(g / (g - 1.0) * (big_n - 1.0) / (big_n - 2.0) * float(s @ s))
+    t, p, lo, hi = _t_result(np.array([est]), np.array([se]), np.array([g - 1.0]), alternative,
+                             level)
+    return TestResult(
+        test="cluster-robust t-test (unpaired)", statistic=float(t[0]), pvalue=float(p[0]),
+        alternative=alternative, n=nx, n_y=ny, estimate=est, ci_low=float(lo[0]),
+        ci_high=float(hi[0]), level=level, df=g - 1.0, method="CR1",
+        estimate_name="difference in means", se=se, n_clusters=g)
+
+
+def clustered_mcnemar_from_sums(sums: object, n: int, *, alternative: str = "two-sided"
+                                ) -> ManyTestResult:
+    """Obuchowski's clustered McNemar test for every row of cluster sums S_k = b_k - c_k
+    (rows x C) of paired 0/1 differences: X^2 = (C - 1)/C (sum S_k)^2 / sum S_k^2, p from
+    chi^2_1 (one-sided: z = sign(sum S) sqrt(X^2)); no discordant pair: statistic 0, p = 1.
+    Estimate: sum S / n, the difference in proportions."""
+    check_alternative(alternative)
+    from scipy.special import chdtrc, ndtr
+
+    s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
+    c = s.shape[1]
+    _need_clusters(c, "the clustered McNemar test")
+    tot = s.sum(axis=1)
+    den = np.einsum("ij,ij->i", s, s)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x2 = (c - 1.0) / c * tot * tot / den
+    none = den == 0.0
+    x2 = np.where(none, 0.0, x2)
+    if alternative == "two-sided":
+        stat = x2
+        p = chdtrc(1.0, x2)
+    else:
+        stat = np.sign(tot) * np.sqrt(x2)
+        p = ndtr(-stat) if alternative == "greater" else ndtr(stat)
+    p = np.where(none, 1.0, p)
+    return ManyTestResult(
+        test="clustered McNemar test", statistic=np.asarray(stat, dtype=np.float64),
+        pvalue=np.asarray(p, dtype=np.float64), alternative=alternative, n=int(n),
+        method="Obuchowski", estimate=tot / n, estimate_name="difference in proportions",
+        n_clusters=c)
+
+
+def clustered_mcnemar(
+    x: object, y: object, *, clusters: object, alternative: str = "two-sided",
+) -> TestResult:
+    """Clustered McNemar test of paired 0/1 outcomes (Obuchowski 1998, as R
+    ``clust.bin.pair(ak, bk, ck, dk, method = "obuchowski")``): see the module docstring."""
+    from .tests import _binary
+
+    xa, ya = _binary(x, "x"), _binary(y, "y")
+    if xa.size != ya.size:
+        raise StatsInputError(f"paired test needs equal lengths: x has {xa.size} items, y has "
+                              f"{ya.size}")
+    d = xa.astype(np.float64) - ya.astype(np.float64)
+    codes, c = cluster_codes(clusters, d.size)
+    return clustered_mcnemar_from_sums(cluster_sums(d, codes, c), d.size,
+                                       alternative=alternative)[0]
+
+
+def cluster_bootstrap_many(
+    sums: object, sizes: object, *, alternative: str = "two-sided", n_resamples: int = 10_000,
+    seed: int | None = 0, level: float = 0.95, ci_method: str = "bca", batch: int | None = None,
+    indices: object | None = None, advance: Callable[[int], object] | None = None,
+) -> ManyTestResult:
+    """Cluster bootstrap of the mean difference for every row of cluster sums (rows x C) with
+    cluster sizes ``sizes``: resample r draws cluster k w_rk times (one
+    :class:`~ranger_eval.stats.resampling.BootstrapIndices` over C clusters, shared by all rows)
+    and gives theta*_r = sum_k w_rk S_k / sum_k w_rk m_k. p-value by the shift method,
+    (1 + #{|theta* - theta| >= |theta| - tol})/(1 + B); interval percentile or BCa with the
+    jackknife leaving one cluster out, theta_(k) = (sum S - S_k)/(n - m_k) (Efron & Tibshirani
+    1993, eq. 14.15 with clusters as the sampling units). Rows whose cluster means are all
+    equal get the point interval. With one item per cluster this is exactly
+    :func:`~ranger_eval.stats.resampling.paired_bootstrap_many`."""
+    from ._validation import check_choice
+    from .resampling import _CI_METHODS, BootstrapIndices, _bootstrap_core, _tolerance
+
+    check_alternative(alternative)
+    check_choice("ci_method", ci_method, _CI_METHODS)
+    level = check_level(level)
+    s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
+    m = np.asarray(sizes, dtype=np.float64).reshape(-1)
+    c = m.size
+    _need_clusters(c, "the cluster bootstrap")
+    n = float(m.sum())
+    idx = indices if indices is not None else BootstrapIndices(c, n_resamples, seed)
+    assert isinstance(idx, BootstrapIndices)
+    if idx.n != c:
+        raise StatsInputError(f"indices draw {idx.n} clusters; the data have {c}")
+    big_b = idx.n_resamples
+    theta_b = np.empty((big_b, s.shape[0]))
+    st = np.ascontiguousarray(s.T)
+    den = np.empty(big_b)
+    buf: np.ndarray | None = None
+    for a, b in idx.batches(batch):
+        if buf is None:
+            buf = np.empty((b - a, c))
+        w = idx.counts(a, b, out=buf)
+        np.matmul(w, st, out=theta_b[a:b])
+        np.matmul(w, m, out=den[a:b])
+        if advance is not None:
+            advance(b - a)
+    theta_b /= den[:, None]
+    theta = s.sum(axis=1) / n
+    tol = _tolerance(np.abs(s).sum(axis=1) / n, c)
+    jack = (s.sum(axis=1, keepdims=True) - s) / (n - m)[None, :]
+    constant = np.ptp(s / m[None, :], axis=1) == 0  # all cluster means equal
+    pvalue, lo, hi, theta = _bootstrap_core(s, theta_b, alternative, level, ci_method,
+                                            clusters=(theta, tol, jack, constant))
+    return ManyTestResult(
+        test="cluster bootstrap", statistic=theta, pvalue=pvalue, alternative=alternative,
+        n=int(n), method=ci_method, n_resamples=big_b, seed=idx.seed, estimate=theta.copy(),
+        ci_low=lo, ci_high=hi, level=level, estimate_name="mean difference", n_clusters=c)
+
+
+def cluster_permutation_test_many(
+    sums: object, sizes: object, *, alternative: str = "two-sided", n_resamples: int = 10_000,
+    seed: int | None = 0, batch: int | None = None, flips: object | None = None,
+    advance: Callable[[int], object] | None = None,
+) -> ManyTestResult:
+    """Sign-flip permutation test of the mean difference flipping whole clusters, for every row
+    of cluster sums (rows x C): the resampled statistics are sum_k s_k S_k with s in {-1, +1}^C
+    from one :class:`~ranger_eval.stats.resampling.SignFlips` over C clusters (exact enumeration
+    when 2^C <= B). Statistic: the mean difference sum S / n. With one item per cluster this is
+    exactly :func:`~ranger_eval.stats.resampling.paired_permutation_test_many`."""
+    from .resampling import SignFlips
+
+    s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
+    m = np.asarray(sizes, dtype=np.float64).reshape(-1)
+    c = m.size
+    _need_clusters(c, "the cluster permutation test")
+    sf = flips if flips is not None else SignFlips(c, n_resamples, seed)
+    assert isinstance(sf, SignFlips)
+    r = sf.test(s, alternative, batch, advance=advance)
+    n = float(m.sum())
+    est = s.sum(axis=1) / n
+    import dataclasses
+
+    return dataclasses.replace(r, test="cluster permutation test", statistic=est,
+                               estimate=est.copy(), n=int(n), n_clusters=c)
