@@ -60,6 +60,9 @@ METHOD_MEANS = {
     "wilcoxon": "p-value computation", "mannwhitney": "p-value computation",
     "TestResult": "p-value computation", "ManyTestResult": "p-value computation",
     "RankIntervals": "the interval's method, a description",
+    # the estimator of prediction-powered inference (issue 20's ``method="ppi++"``)
+    "ppi_mean": "ppi estimator", "ppi_mean_difference": "ppi estimator",
+    "PPIResult": "ppi estimator", "prediction_powered_mean": "ppi estimator",
 }
 
 #: Data a public function of ``ranger_eval`` takes positionally; everything else is keyword-only.
@@ -82,6 +85,8 @@ DATA: dict[str, tuple[str, ...]] = {
     "run_experiment": ("exp",),
     "compare": ("scores",),
     "rank_intervals": ("scores",),
+    "ppi_mean": ("scores",),
+    "ppi_mean_difference": ("scores",),
     "aggregate_metrics": ("scores",),
     "aggregate_comparisons": ("comparisons",),
     "harmonic_mean_p": ("pvalues",),

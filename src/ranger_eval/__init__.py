@@ -61,10 +61,13 @@ _EXPORTS: dict[str, str] = {
     "CompareSettings": "settings",
     "MetaSettings": "settings",
     "RankSettings": "settings",
+    "ppi_mean": "verdicts",
+    "ppi_mean_difference": "verdicts",
+    "PPIResult": "verdicts",
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
-    "errors", "signature", "formatting", "aggregate", "setmetrics", "lazy", "settings",
+    "errors", "signature", "formatting", "aggregate", "setmetrics", "lazy", "settings", "verdicts",
 )
 
 __all__ = ["__version__", *_EXPORTS, *_SUBMODULES]

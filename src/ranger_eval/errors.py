@@ -21,6 +21,7 @@ MetaInputError         meta-analysis input                         meta
 ConvergenceError       iterative τ² estimators                     meta
 CompareError           multi-system comparison                     comparison
 AggregateError         aggregation, rankings, rank tests           aggregate
+VerdictError           prediction-powered inference (ppi_mean)     verdicts
 PlotError              figures (layout, bad result objects)        plots
 ReportError            tables and reports                          report
 =====================  ==========================================  =====================
@@ -67,6 +68,7 @@ __all__ = [
     "SettingsError",
     "StatsInputError",
     "TrecFormatError",
+    "VerdictError",
     "DuplicateEntryError",
     "check_alternative",
     "check_choice",
@@ -178,6 +180,10 @@ class CompareError(RangerError):
 
 class AggregateError(RangerError):
     """Invalid input to an aggregation, ranking or multi-dataset rank test."""
+
+
+class VerdictError(RangerError):
+    """Invalid input to a verdict beyond the p-value (prediction-powered inference, …)."""
 
 
 class PlotError(RangerError):

@@ -1,0 +1,9 @@
+"""Verdicts beyond a p-value, computed from :class:`~ranger_eval.scores.Scores`.
+
+``ppi.py``: prediction-powered inference on judge-scored items (``ppi_mean``,
+``ppi_mean_difference``); the array kernel is :mod:`ranger_eval.stats.ppi`.
+"""
+from ..stats.ppi import PPI_METHODS, PPIResult
+from .ppi import ppi_mean, ppi_mean_difference
+
+__all__ = ["PPI_METHODS", "PPIResult", "ppi_mean", "ppi_mean_difference"]

@@ -1,0 +1,258 @@
+"""Prediction-powered inference on :class:`Scores` whose ``value`` comes from an automatic judge.
+
+The ``human_value`` column holds a human score where one exists (NaN elsewhere). For one system
+on one dataset × metric, the items with a human score are the *labelled* set (judge score =
+``value``, human score = ``human_value``), the others the *unlabelled* set, and
+:func:`ppi_mean` is the prediction-powered estimate of the system's mean **human** score with
+its normal confidence interval (Angelopoulos et al., Science 2023; PPI++, Angelopoulos, Duchi &
+Zrnic 2023): the estimator, its variance and the weight λ of each ``method`` are in
+:mod:`ranger_eval.stats.ppi`; the numbers equal ``ppi_py.ppi_mean_ci`` to 1e-10.
+
+:func:`ppi_mean_difference` is the paired version for two systems judged on the same items:
+the estimand is the mean human difference θ = E[Y_t − Y_c], the mean of the per-item
+difference H = Y_t − Y_c, and the judge's per-item difference D = Ŷ_t − Ŷ_c predicts it on every
+item. PPI for a mean applied to (H, D)::
+
+    θ̂ = λ · mean(D over unlabelled items) + mean(H − λ · D over labelled items)
+    se² = λ² · σ̂²(D_unlabelled) / N + σ̂²(H − λ · D) / n
+
+is unbiased for every λ (the judge's errors cancel in expectation), and its variance is that of
+the per-item differences, so the correlation between the two systems on the same items (and
+the judge's shared bias on an item) is accounted for, exactly as a paired t-test works on
+differences; two separate ``ppi_mean`` intervals would ignore it. PPI++ tunes λ on the
+differences, i.e. for the variance of the quantity tested, not of each mean. It is
+``ppi_py.ppi_mean_ci(Y=H, Yhat=D_labelled, Yhat_unlabeled=D_unlabelled)`` (checked to 1e-10).
+An item is labelled for the pair when **both** systems have a human score there; an item where
+only one has is used as unlabelled (its judge difference counts, its one human score cannot) and
+counted in ``n_partial`` and a warning.
+
+With a ``seed`` column, values (and human values) are averaged per item over the seeds first,
+as everywhere else; an item's human value must then exist for all its seeds or for none.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from ..errors import Hint, RangerError, VerdictError
+from ..formatting import preview
+from ..scores import HUMAN_VALUE, Scores, as_scores
+from ..stats.ppi import PPI_METHODS, PPIResult, prediction_powered_mean
+
+__all__ = ["ppi_mean", "ppi_mean_difference"]
+
+
+def _dataset(scores: Scores, dataset: str | None) -> str:
+    if dataset is not None:
+        if dataset not in scores.datasets:
+            raise VerdictError(f"unknown dataset {dataset!r}; known: {preview(scores.datasets)}")
+        return dataset
+    if len(scores.datasets) == 1:
+        return scores.datasets[0]
+    hint = Hint("dataset")
+    raise VerdictError(
+        f"the scores hold {len(scores.datasets)} datasets ({preview(scores.datasets)}): a mean "
+        f"is estimated on one dataset; {hint.text}", hints=[hint])
+
+
+def _metric(table: pd.DataFrame, in_dataset: np.ndarray, dataset: str,
+            metric: str | None) -> str:
+    here = pd.unique(table["metric"].to_numpy()[in_dataset])
+    if metric is not None:
+        if metric not in set(here.tolist()):
+            raise VerdictError(f"metric {metric!r} has no scores on dataset {dataset!r}; "
+                               f"metrics there: {preview(here)}")
+        return metric
+    if len(here) == 1:
+        return str(here[0])
+    hint = Hint("metric")
+    raise VerdictError(f"dataset {dataset!r} has {len(here)} metrics ({preview(here)}); {hint.text}",
+                       hints=[hint])
+
+
+def _system_rows(scores: Scores, dataset: str | None, metric: str | None,
+                 system: str) -> tuple[str, str, pd.DataFrame]:
+    """The dataset, the metric and one system's item, value and human_value (seeds averaged)."""
+    table = scores.table
+    dataset = _dataset(scores, dataset)
+    in_dataset = (table["dataset"] == dataset).to_numpy(dtype=bool)
+    metric = _metric(table, in_dataset, dataset, metric)
+    where = f"dataset {dataset!r}, metric {metric!r}"
+    if HUMAN_VALUE not in table.columns:
+        raise VerdictError(
+            f"the scores have no {HUMAN_VALUE!r} column ({where}): prediction-powered inference "
+            f"needs human scores for some items (NaN where there is none)")
+    mask = in_dataset & (table["metric"] == metric).to_numpy(dtype=bool)
+    mask &= (table["system"] == system).to_numpy(dtype=bool)
+    if not mask.any():
+        systems = pd.unique(table["system"].to_numpy()[in_dataset])
+        raise VerdictError(f"system {system!r} has no scores on {where}; systems there: "
+                           f"{preview(systems)}")
+    rows = pd.DataFrame({
+        "item": table["item"].to_numpy()[mask],
+        "value": table["value"].to_numpy(dtype=np.float64)[mask],
+        "human": pd.to_numeric(table[HUMAN_VALUE].iloc[np.flatnonzero(mask)],
+                               errors="coerce").to_numpy(dtype=np.float64),
+    })
+    text = table[HUMAN_VALUE].iloc[np.flatnonzero(mask)]
+    unreadable = np.flatnonzero(np.isnan(rows["human"].to_numpy()) & text.notna().to_numpy())
+    if unreadable.size:
+        r = int(unreadable[0])
+        raise VerdictError(f"{HUMAN_VALUE} {text.iloc[r]!r} of system {system!r}, item "
+                           f"{rows['item'].iloc[r]!r} ({where}) is not a number")
+    inf = np.flatnonzero(np.isinf(rows["human"].to_numpy()))
+    if inf.size:
+        r = int(inf[0])
+        raise VerdictError(f"non-finite {HUMAN_VALUE} {rows['human'].iloc[r]!r} of system "
+                           f"{system!r}, item {rows['item'].iloc[r]!r} ({where})")
+    if "seed" in table.columns:
+        grouped = rows.groupby("item", sort=False)
+        counts = grouped["human"].count()
+        sizes = grouped.size()
+        bad = counts.index[(counts > 0) & (counts < sizes)]
+        if len(bad):
+            raise VerdictError(
+                f"system {system!r} ({where}): item {bad[0]!r} has a {HUMAN_VALUE} for "
+                f"{int(counts[bad[0]])} of its {int(sizes[bad[0]])} seeds; give it for all or "
+                f"none ({len(bad)} such item(s))")
+        rows = grouped[["value", "human"]].mean().reset_index()
+    return dataset, metric, rows
+
+
+def _estimate(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, *, what: str, method: str,
+              level: float) -> PPIResult:
+    """The kernel, after the checks that name the system, dataset and metric."""
+    if y.size == 0:
+        raise VerdictError(f"no human scores for {what}: every {HUMAN_VALUE} is NaN, so there is "
+                           f"nothing to correct the judge with; score at least 2 items by hand")
+    if y.size < 2:
+        raise VerdictError(f"only 1 item with a human score for {what}: prediction-powered "
+                           f"inference needs at least 2 to estimate the judge's error")
+    if method != "classical" and yhat_u.size < 2:
+        hint = Hint("method", "classical")
+        raise VerdictError(
+            f"{yhat_u.size} item(s) without a human score for {what} (all {y.size + yhat_u.size}"
+            f" items have one, or all but one): method {method!r} corrects a judge on the "
+            f"judge-only items and needs at least 2; with human scores everywhere, the human "
+            f"mean is the estimate: {hint.text}", hints=[hint])
+    try:
+        return prediction_powered_mean(y, yhat, yhat_u, method=method, level=level)
+    except RangerError as err:
+        raise VerdictError(f"{what}: {err}") from err
+
+
+def _method(method: object) -> str:
+    if method not in PPI_METHODS:
+        raise VerdictError(f"method must be one of {', '.join(PPI_METHODS)}; got {method!r}")
+    return str(method)
+
+
+def ppi_mean(
+    scores: Scores | object,
+    *,
+    system: str,
+    dataset: str | None = None,
+    metric: str | None = None,
+    method: str = "ppi++",
+    level: float = 0.95,
+) -> PPIResult:
+    """The prediction-powered estimate and confidence interval of ``system``'s mean human score.
+
+    ``value`` is the judge's score of every item, ``human_value`` the human score of the
+    labelled items (NaN elsewhere). With the n labelled and N unlabelled items of the system on
+    ``dataset`` × ``metric`` (each may be left out when the scores hold only one)::
+
+        θ̂_λ = λ · mean(judge, unlabelled) + mean(human − λ · judge, labelled)
+        se² = λ² · σ̂²(judge, unlabelled) / N + σ̂²(human − λ · judge, labelled) / n
+
+    (σ̂² with divisors N and n) and the interval θ̂ ± z_{(1+level)/2} · se. ``method``:
+    ``"ppi++"`` (default; λ̂ = Ĉov(human, judge) / ((1 + n/N) · V̂ar(judge)), clipped to [0, 1],
+    Angelopoulos, Duchi & Zrnic 2023), ``"ppi"`` (λ = 1, Angelopoulos et al., Science 2023) or
+    ``"classical"`` (λ = 0: the human scores alone). Equal to ``ppi_py.ppi_mean_ci`` /
+    ``ppi_mean_pointestimate`` / ``classical_mean_ci`` to 1e-10.
+
+    Returns a frozen :class:`~ranger_eval.stats.ppi.PPIResult` (``estimate``, ``se``, ``ci_low``,
+    ``ci_high``, ``lam``, ``n_labelled``, ``n_unlabelled``, ``method``, ``signature`` …). Raises
+    :class:`VerdictError` naming the dataset, metric and system when there is no
+    ``human_value`` column, fewer than 2 human scores, or (PPI methods) fewer than 2 items
+    without one.
+    """
+    scores = as_scores(scores, what="ppi_mean", error=VerdictError)
+    method = _method(method)
+    dataset, metric, rows = _system_rows(scores, dataset, metric, str(system))
+    human = rows["human"].to_numpy()
+    judge = rows["value"].to_numpy()
+    labelled = ~np.isnan(human)
+    what = f"system {system!r} on dataset {dataset!r}, metric {metric!r}"
+    result = _estimate(human[labelled], judge[labelled], judge[~labelled], what=what,
+                       method=method, level=level)
+    return replace(result, dataset=dataset, metric=metric, systems=(str(system),))
+
+
+def ppi_mean_difference(
+    scores: Scores | object,
+    *,
+    treatment: str,
+    control: str,
+    dataset: str | None = None,
+    metric: str | None = None,
+    method: str = "ppi++",
+    level: float = 0.95,
+) -> PPIResult:
+    """The prediction-powered estimate and interval of the mean paired difference
+    ``treatment − control`` of human scores, for two systems judged on the same items.
+
+    Per item, H = human(treatment) − human(control) and D = judge(treatment) − judge(control);
+    the labelled items are those where both systems have a human score. Then (module
+    docstring: why this is the right estimator)::
+
+        θ̂_λ = λ · mean(D, unlabelled) + mean(H − λ · D, labelled)
+        se² = λ² · σ̂²(D, unlabelled) / N + σ̂²(H − λ · D, labelled) / n
+
+    with λ as in :func:`ppi_mean` computed on (H, D); ``pvalue`` is the two-sided z test of no
+    difference. Equal to ``ppi_py.ppi_mean_ci`` with the differences as Y / Yhat (1e-10).
+    The two systems must have scored the same items (an item of one only is an error naming
+    it); items where only one system has a human score count as unlabelled, in ``n_partial`` and
+    a warning.
+    """
+    scores = as_scores(scores, what="ppi_mean_difference", error=VerdictError)
+    method = _method(method)
+    if treatment == control:
+        raise VerdictError(f"treatment and control are the same system {treatment!r}")
+    dataset, metric, t_rows = _system_rows(scores, dataset, metric, str(treatment))
+    _, _, c_rows = _system_rows(scores, dataset, metric, str(control))
+    t_items = pd.Index(t_rows["item"].to_numpy())
+    at = t_items.get_indexer(pd.Index(c_rows["item"].to_numpy()))
+    where = f"dataset {dataset!r}, metric {metric!r}"
+    if (at < 0).any() or len(t_items) != len(c_rows):
+        only_c = c_rows["item"].to_numpy()[at < 0]
+        found = np.zeros(len(t_items), dtype=bool)
+        found[at[at >= 0]] = True
+        only_t = t_items.to_numpy()[~found]
+        raise VerdictError(
+            f"{treatment!r} and {control!r} did not score the same items on {where}: "
+            f"{len(only_t)} item(s) only for {treatment!r} ({preview(only_t)}), {len(only_c)} "
+            f"only for {control!r} ({preview(only_c)}); a paired difference needs both on "
+            f"every item")
+    order = np.empty(len(at), dtype=np.int64)
+    order[at] = np.arange(len(at))  # control row of each treatment item
+    h_t = t_rows["human"].to_numpy()
+    h_c = c_rows["human"].to_numpy()[order]
+    d = t_rows["value"].to_numpy() - c_rows["value"].to_numpy()[order]
+    has_t, has_c = ~np.isnan(h_t), ~np.isnan(h_c)
+    labelled = has_t & has_c
+    n_partial = int((has_t ^ has_c).sum())
+    if n_partial:
+        warnings.warn(
+            f"ppi_mean_difference({treatment!r} − {control!r}, {where}): {n_partial} item(s) "
+            f"have a human score for only one of the two systems; they count as unlabelled "
+            f"(their judge difference is used, their one human score is not)",
+            UserWarning, stacklevel=2)
+    what = f"the difference {treatment!r} − {control!r} on {where}"
+    result = _estimate(h_t[labelled] - h_c[labelled], d[labelled], d[~labelled], what=what,
+                       method=method, level=level)
+    return replace(result, dataset=dataset, metric=metric, systems=(str(treatment), str(control)),
+                   n_partial=n_partial)
