@@ -12,6 +12,7 @@ from ._version import __version__
 
 _EXPORTS: dict[str, str] = {
     "Scores": "scores",
+    "describe": "stats.describe",
     "PairedScores": "scores",
     "effect_size": "effects",
     "effect_sizes": "effects",

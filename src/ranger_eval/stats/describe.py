@@ -1,0 +1,235 @@
+"""Per-system description of scores as an evaluation is really run: the mean of every system on
+every dataset × metric with its standard error and confidence interval, clustered when the
+items come in clusters, the intra-cluster correlation and design effect, and the split of the
+mean's variance into its between-item and within-item (repeated samples) parts.
+
+:func:`describe` is the public function (``rg.describe``); :func:`describe_arrays` is its
+vectorised kernel over many groups at once (one pass of ``np.bincount``, no per-group loop).
+
+Notation for one group (dataset × metric × system): items i = 1 … n with value y_i (the mean of
+the item's K samples, and of its seeds), ȳ = Σ y_i / n; clusters k = 1 … C with m_k items,
+cluster sum of deviations S_k = Σ_{i∈k} (y_i − ȳ) and cluster mean ȳ_k. Without a ``cluster``
+column every item is its own cluster (C = n, m_k = 1), so every formula below reduces to the
+unclustered one and a cluster column in which every cluster has one item gives exactly the same
+numbers.
+
+``se``
+    the cluster-robust (CR1) standard error of the mean (Liang & Zeger 1986; Cameron & Miller
+    2015, eq. 11 with the small-sample factor C/(C − 1); Miller 2024, "Adding Error Bars to
+    Evals", Appendix A)::
+
+        se² = C/(C − 1) · Σ_k S_k² / n²
+
+    exactly Inspect AI's ``stderr(cluster=...)``. With C = n singletons it is s/√n, s the
+    sample SD (ddof = 1): the iid standard error.
+``ci_low``, ``ci_high``
+    ȳ ± t_{(1+level)/2, C−1} · se: Student t on C − 1 degrees of freedom (n − 1 without
+    clusters), as Inspect's ``ci(method="t", cluster=...)`` and the usual cluster-robust
+    inference with few clusters (Cameron & Miller 2015, sec. VI.C: G − 1 df, Stata's default).
+``icc``
+    the one-way ANOVA estimator of the intra-cluster correlation for unbalanced clusters
+    (Fisher; Donner 1986, Int. Stat. Rev. 54:67, eq. 2.1; R ``ICC::ICCest``)::
+
+        MSa = Σ_k m_k (ȳ_k − ȳ)² / (C − 1),   MSw = Σ_k Σ_{i∈k} (y_i − ȳ_k)² / (n − C),
+        k0  = (n − Σ_k m_k² / n) / (C − 1),   icc = (MSa − MSw) / (MSa + (k0 − 1) · MSw)
+
+    It may be negative (less alike within clusters than between). NaN when it is not defined:
+    no cluster has two items (n = C, no within-cluster variance), or all values are equal.
+``design_effect``
+    1 + (m̄_w − 1) · icc with m̄_w = Σ_k m_k² / n, the size-weighted mean cluster size: under
+    the exchangeable model the variance of ȳ is σ²/n² · Σ_k m_k (1 + (m_k − 1) ρ) = σ²/n ·
+    (1 + (m̄_w − 1) ρ) exactly, for any cluster sizes (Kerry & Bland 2001, Stat. Med. 20:377,
+    write it 1 + ((cv² + 1) m̄ − 1) ρ); for equal sizes m̄_w = m. It is 1 when every cluster
+    has one item, NaN when the icc is NaN otherwise.
+``k_samples``, ``within_sd``
+    K, the generations averaged into each item (1 without a ``sample`` column), and the pooled
+    within-item SD √(mean_i s_i²), s_i² the variance (ddof = 1) of item i's K samples (NaN for
+    K = 1).
+``var_within``, ``var_between``
+    Miller (2024, §4)'s decomposition of the variance of the mean: the within-item part,
+    the sampling noise of the K generations, Σ_i s_i² / (K · R_i) / n² (R_i the item's seeds,
+    1 without seeds; = within_sd² / (n K)), which more samples per item shrink; and the rest,
+    ``var_between = se² − var_within`` (truncated at 0), the spread of the items' (and, with
+    clusters, the clusters') true scores, which only more questions (clusters) shrink. Both NaN
+    for K = 1 (nothing separates them).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+from ..errors import check_level
+from ..scores import CLUSTER, Scores, as_scores
+from ._validation import StatsInputError
+
+__all__ = ["COLUMNS", "describe", "describe_arrays"]
+
+#: the columns of :func:`describe`'s table, in order
+COLUMNS = ("dataset", "metric", "system", "n", "n_clusters", "mean", "se", "ci_low", "ci_high",
+           "icc", "design_effect", "k_samples", "within_sd", "var_between", "var_within")
+
+
+def describe_arrays(
+    values: np.ndarray, group: np.ndarray, cluster: np.ndarray | None, *,
+    n_groups: int, level: float = 0.95, within_var: np.ndarray | None = None,
+    k_samples: np.ndarray | None = None, within_weight: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """The statistics of :func:`describe` for many groups at once (module docstring formulas).
+
+    ``values``: one value per item (float64); ``group``: its group code 0 … ``n_groups`` − 1;
+    ``cluster``: int64 codes of the item's cluster, distinct across groups (None: every item
+    its own cluster); ``within_var``: per item, the variance of its K samples (NaN for K = 1);
+    ``k_samples``: per item K; ``within_weight``: per item 1/R (R seeds averaged; default 1).
+    Each group must hold at least two clusters (the caller reports which ones do not).
+    Values are scaled by a power of two per group, so neither squares nor sums overflow near
+    ±1.8e308 nor underflow near 1e-308.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    group = np.asarray(group, dtype=np.int64)
+    n = np.bincount(group, minlength=n_groups).astype(np.float64)
+    top = np.zeros(n_groups)
+    np.maximum.at(top, group, np.abs(values))
+    exp = np.where(top > 0, np.frexp(np.where(top > 0, top, 1.0))[1], 0).astype(np.int64)
+    y = np.ldexp(values, -exp[group])  # |y| < 1 in every group
+    mean_s = np.bincount(group, weights=y, minlength=n_groups) / n
+    dev = y - mean_s[group]
+    if cluster is None:
+        ccode = np.arange(values.size, dtype=np.int64)
+    else:
+        ccode = pd.factorize(np.asarray(cluster, dtype=np.int64))[0].astype(np.int64)
+    n_cl = int(ccode.max()) + 1 if ccode.size else 0
+    cl_group = np.zeros(n_cl, dtype=np.int64)
+    cl_group[ccode] = group
+    m = np.bincount(ccode, minlength=n_cl).astype(np.float64)
+    s_k = np.bincount(ccode, weights=dev, minlength=n_cl)
+    c = np.bincount(cl_group, minlength=n_groups).astype(np.float64)
+    sum_s2 = np.bincount(cl_group, weights=s_k * s_k, minlength=n_groups)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se_s = np.sqrt(c / (c - 1.0) * sum_s2) / n
+        # one-way ANOVA: between = Σ m_k (ȳ_k − ȳ)² = Σ S_k² / m_k, within = Σ dev² − between
+        between = np.bincount(cl_group, weights=s_k * s_k / m, minlength=n_groups)
+        total = np.bincount(group, weights=dev * dev, minlength=n_groups)
+        within = np.maximum(total - between, 0.0)
+        msa = between / (c - 1.0)
+        msw = within / (n - c)
+        sum_m2 = np.bincount(cl_group, weights=m * m, minlength=n_groups)
+        k0 = (n - sum_m2 / n) / (c - 1.0)
+        icc = (msa - msw) / (msa + (k0 - 1.0) * msw)
+        icc = np.where((n > c) & np.isfinite(icc), icc, np.nan)
+        m_w = sum_m2 / n
+        deff = np.where(m_w == 1.0, 1.0, 1.0 + (m_w - 1.0) * icc)
+    df = c - 1.0
+    scale = np.ldexp(1.0, exp)
+    mean = mean_s * scale
+    se = se_s * scale
+    q = _sps.t.ppf(0.5 + level / 2.0, df)
+    half = q * se_s
+    ci_low = (mean_s - half) * scale
+    ci_high = (mean_s + half) * scale
+    k = np.ones(n_groups, dtype=np.int64)
+    within_sd = np.full(n_groups, np.nan)
+    var_within = np.full(n_groups, np.nan)
+    var_between = np.full(n_groups, np.nan)
+    if k_samples is not None and within_var is not None:
+        k_item = np.asarray(k_samples, dtype=np.int64)
+        np.maximum.at(k, group, k_item)
+        wv = np.ldexp(np.asarray(within_var, dtype=np.float64), -2 * exp[group])
+        has = k[group] > 1
+        weight = (np.ones(values.size) if within_weight is None
+                  else np.asarray(within_weight, dtype=np.float64))
+        mean_wv = np.bincount(group[has], weights=wv[has], minlength=n_groups) / n
+        part = np.bincount(group[has], weights=wv[has] * weight[has] / k_item[has],
+                           minlength=n_groups) / (n * n)
+        multi = k > 1
+        e2 = 2 * exp[multi]
+        within_sd[multi] = np.sqrt(mean_wv[multi]) * scale[multi]
+        with np.errstate(over="ignore"):  # a variance of values near 1e300 is beyond float64
+            var_within[multi] = np.ldexp(part[multi], e2)
+            var_between[multi] = np.ldexp(np.maximum(se_s[multi] ** 2 - part[multi], 0.0), e2)
+    return {
+        "n": n.astype(np.int64), "n_clusters": c.astype(np.int64), "mean": mean, "se": se,
+        "ci_low": ci_low, "ci_high": ci_high, "icc": icc, "design_effect": deff,
+        "k_samples": k, "within_sd": within_sd, "var_between": var_between,
+        "var_within": var_within, "df": df,
+    }
+
+
+def describe(scores: Scores | object, *, level: float = 0.95) -> pd.DataFrame:
+    """One row per dataset × metric × system (datasets, metrics and systems in order of first
+    appearance) with columns :data:`COLUMNS`: ``n`` items, ``n_clusters``, ``mean``, its ``se``
+    and ``level`` confidence interval, ``icc``, ``design_effect``, ``k_samples``, ``within_sd``
+    and the two parts of the mean's variance (``var_between``, ``var_within``). The formulas and
+    their sources are in the module docstring: CR1 standard error and t on C − 1 df when the
+    scores have a ``cluster`` column (exactly Inspect AI's ``stderr(cluster=…)`` and
+    ``ci(cluster=…)``), the iid ones (ddof = 1, n − 1 df) otherwise; repeated samples are
+    averaged per item first (Miller 2024, §4), seeds next. The table's ``attrs`` hold ``level``
+    and ``clustered``.
+
+    A group with fewer than two clusters (or items) has no standard error: a
+    :class:`~ranger_eval.errors.StatsInputError` names it (and counts the others).
+    """
+    level = check_level(level, error=StatsInputError)
+    scores = as_scores(scores, what="describe", error=StatsInputError)
+    df = scores.table
+    stats = scores.sample_stats()
+    keys = ["dataset", "metric", "system", "item"]
+    frame = pd.DataFrame({k: df[k] for k in keys})
+    frame["value"] = df["value"].to_numpy(dtype=np.float64)
+    frame["within_var"] = stats["within_var"].to_numpy()
+    frame["k_samples"] = stats["k_samples"].to_numpy()
+    clustered = scores.has_cluster
+    if clustered:
+        frame[CLUSTER] = df[CLUSTER]
+    if scores.has_seeds:  # the item's value is the mean of its seeds (as compare's)
+        agg: dict[str, tuple[str, str]] = {
+            "value": ("value", "mean"), "within_var": ("within_var", "mean"),
+            "k_samples": ("k_samples", "max"), "n_seeds": ("value", "size")}
+        if clustered:
+            agg[CLUSTER] = (CLUSTER, "first")
+        frame = frame.groupby(keys, sort=False, observed=True).agg(**agg).reset_index()
+        weight = 1.0 / frame["n_seeds"].to_numpy(dtype=np.float64)
+    else:
+        weight = None
+    order = []
+    for col, names in (("dataset", scores.datasets), ("metric", scores.metrics),
+                       ("system", scores.systems)):
+        order.append(pd.Index(list(names)).get_indexer(frame[col]).astype(np.int64))
+    n_m, n_s = len(scores.metrics), len(scores.systems)
+    flat = (order[0] * n_m + order[1]) * n_s + order[2]
+    uniq, group = np.unique(flat, return_inverse=True)
+    cluster = None
+    if clustered:
+        cluster = pd.factorize(pd.MultiIndex.from_arrays(
+            [frame["dataset"], frame[CLUSTER]]))[0].astype(np.int64)
+        cluster = group.astype(np.int64) * (int(cluster.max()) + 1) + cluster
+    counts = (np.bincount(group) if cluster is None else
+              np.bincount(group[np.unique(cluster, return_index=True)[1]]))
+    few = np.flatnonzero(counts < 2)
+    if few.size:
+        code = int(uniq[few[0]])
+        d, rest = divmod(code, n_m * n_s)
+        mi, si = divmod(rest, n_s)
+        unit = "cluster" if clustered else "item"
+        raise StatsInputError(
+            f"describe: dataset {scores.datasets[d]!r}, metric {scores.metrics[mi]!r}, system "
+            f"{scores.systems[si]!r} has {int(counts[few[0]])} {unit}; a standard error needs "
+            f"at least 2 {unit}s"
+            + (f" ({few.size} dataset × metric × system groups have fewer than 2)"
+               if few.size > 1 else "")
+            + ("; a single cluster carries no information about the between-cluster variance"
+               if clustered else ""))
+    out = describe_arrays(
+        frame["value"].to_numpy(dtype=np.float64), group, cluster, n_groups=uniq.size,
+        level=level, within_var=frame["within_var"].to_numpy(dtype=np.float64),
+        k_samples=frame["k_samples"].to_numpy(dtype=np.int64), within_weight=weight)
+    d_of, rest_of = np.divmod(uniq, n_m * n_s)
+    m_of, s_of = np.divmod(rest_of, n_s)
+    table = pd.DataFrame({
+        "dataset": np.asarray(scores.datasets, dtype=object)[d_of],
+        "metric": np.asarray(scores.metrics, dtype=object)[m_of],
+        "system": np.asarray(scores.systems, dtype=object)[s_of],
+        **{c: out[c] for c in COLUMNS[3:]},
+    })
+    table.attrs.update({"level": level, "clustered": clustered})
+    return table
