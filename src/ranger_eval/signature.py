@@ -72,6 +72,9 @@ FIELDS: dict[str, str] = {
            "scores only)",
     "samples": "K generations per item (the sample column) averaged per item before testing "
                "(Miller 2024, §4); lo-hi when systems used different K",
+    "cluster": "the column of the items' clusters: every test is its cluster-robust version "
+               "(CR1 t on C - 1 df, clustered McNemar, cluster bootstrap / sign flips) and "
+               "effect variances are cluster-robust",
     "mods": "moderators of a meta-regression (column names), or subgroups(COLUMN) for a subgroup "
             "analysis",
     "solve": "the unknown a plan solved for: effect, n or power",
