@@ -32,15 +32,16 @@ as everywhere else; an item's human value must then exist for all its seeds or f
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ..errors import Hint, RangerError, VerdictError
+from ..errors import Hint, VerdictError
 from ..formatting import preview
-from ..scores import HUMAN_VALUE, Scores, as_scores
-from ..stats.ppi import PPI_METHODS, PPIResult, prediction_powered_mean
+from ..scores import Scores, as_scores
+from ..stats.judged import checked_ppi, judged_items, judged_pair
+from ..stats.ppi import PPI_METHODS, PPIResult
 
 __all__ = ["ppi_mean", "ppi_mean_difference"]
 
@@ -77,80 +78,11 @@ def _metric(scores: Scores, in_dataset: np.ndarray | None, dataset: str,
                        hints=[hint])
 
 
-@dataclass(frozen=True)
-class _Rows:
-    """One system's items on one dataset × metric (seeds averaged): judge and human scores."""
-
-    dataset: str
-    metric: str
-    items: pd.Series
-    value: np.ndarray
-    human: np.ndarray
-
-
-def _system_rows(scores: Scores, dataset: str | None, metric: str | None, system: str) -> _Rows:
-    """The rows of ``system`` on ``dataset`` × ``metric``, by boolean masks over the stored
-    columns (no conversion of the id strings: a million items in tens of milliseconds)."""
-    table = scores.table
+def _resolve(scores: Scores, dataset: str | None, metric: str | None) -> tuple[str, str]:
     dataset = _dataset(scores, dataset)
     in_dataset = (None if len(scores.datasets) == 1
-                  else (table["dataset"] == dataset).to_numpy(dtype=bool))
-    metric = _metric(scores, in_dataset, dataset, metric)
-    where = f"dataset {dataset!r}, metric {metric!r}"
-    if not scores.has_human_values:
-        raise VerdictError(
-            f"the scores have no {HUMAN_VALUE!r} column ({where}): prediction-powered inference "
-            f"needs human scores for some items (NaN where there is none)")
-    mask = (table["system"] == system).to_numpy(dtype=bool)
-    if in_dataset is not None:
-        mask &= in_dataset
-    if len(scores.metrics) > 1:
-        mask &= (table["metric"] == metric).to_numpy(dtype=bool)
-    idx = np.flatnonzero(mask)
-    if idx.size == 0:
-        systems = table["system"] if in_dataset is None else table["system"][in_dataset]
-        raise VerdictError(f"system {system!r} has no scores on {where}; systems there: "
-                           f"{preview(pd.unique(systems))}")
-    items = table["item"].take(idx).reset_index(drop=True)
-    value = table["value"].to_numpy(dtype=np.float64)[idx]
-    human = table[HUMAN_VALUE].to_numpy(dtype=np.float64)[idx]
-    if "seed" in table.columns:
-        rows = pd.DataFrame({"item": items, "value": value, "human": human})
-        grouped = rows.groupby("item", sort=False)
-        counts = grouped["human"].count()
-        sizes = grouped.size()
-        bad = counts.index[(counts > 0) & (counts < sizes)]
-        if len(bad):
-            raise VerdictError(
-                f"system {system!r} ({where}): item {bad[0]!r} has a {HUMAN_VALUE} for "
-                f"{int(counts[bad[0]])} of its {int(sizes[bad[0]])} seeds; give it for all or "
-                f"none ({len(bad)} such item(s))")
-        means = grouped[["value", "human"]].mean()
-        return _Rows(dataset, metric, pd.Series(means.index), means["value"].to_numpy(),
-                     means["human"].to_numpy())
-    return _Rows(dataset, metric, items, value, human)
-
-
-def _estimate(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, *, what: str, method: str,
-              level: float) -> PPIResult:
-    """The kernel, after the checks that name the system, dataset and metric."""
-    if y.size == 0:
-        raise VerdictError(f"no human scores for {what}: every {HUMAN_VALUE} is NaN, so there is "
-                           f"nothing to correct the judge with; score at least 2 items by hand")
-    if y.size < 2:
-        raise VerdictError(f"only 1 item with a human score for {what}: prediction-powered "
-                           f"inference needs at least 2 to estimate the judge's error")
-    if method != "classical" and yhat_u.size < 2:
-        hint = Hint("method", "classical")
-        raise VerdictError(
-            f"{yhat_u.size} item(s) without a human score for {what} (all {y.size + yhat_u.size}"
-            f" items have one, or all but one): method {method!r} corrects a judge on the "
-            f"judge-only items and needs at least 2; with human scores everywhere, the human "
-            f"mean is the estimate: {hint.text}", hints=[hint])
-    try:
-        return prediction_powered_mean(y, yhat, yhat_u, method=method, level=level)
-    except RangerError as err:
-        raise VerdictError(f"{what}: {err}") from err
+                  else (scores.table["dataset"] == dataset).to_numpy(dtype=bool))
+    return dataset, _metric(scores, in_dataset, dataset, metric)
 
 
 def _method(method: object) -> str:
@@ -191,12 +123,14 @@ def ppi_mean(
     """
     scores = as_scores(scores, what="ppi_mean", error=VerdictError)
     method = _method(method)
-    rows = _system_rows(scores, dataset, metric, str(system))
+    dataset, metric = _resolve(scores, dataset, metric)
+    rows = judged_items(scores, dataset=dataset, metric=metric, system=str(system),
+                        error=VerdictError)
     labelled = ~np.isnan(rows.human)
-    what = f"system {system!r} on dataset {rows.dataset!r}, metric {rows.metric!r}"
-    result = _estimate(rows.human[labelled], rows.value[labelled], rows.value[~labelled],
-                       what=what, method=method, level=level)
-    return replace(result, dataset=rows.dataset, metric=rows.metric, systems=(str(system),))
+    what = f"system {system!r} on dataset {dataset!r}, metric {metric!r}"
+    result = checked_ppi(rows.human[labelled], rows.value[labelled], rows.value[~labelled],
+                         what=what, method=method, level=level, error=VerdictError)
+    return replace(result, dataset=dataset, metric=metric, systems=(str(system),))
 
 
 def ppi_mean_difference(
@@ -229,30 +163,11 @@ def ppi_mean_difference(
     method = _method(method)
     if treatment == control:
         raise VerdictError(f"treatment and control are the same system {treatment!r}")
-    t_rows = _system_rows(scores, dataset, metric, str(treatment))
-    c_rows = _system_rows(scores, t_rows.dataset, t_rows.metric, str(control))
-    dataset, metric = t_rows.dataset, t_rows.metric
-    t_items = pd.Index(t_rows.items)
-    at = t_items.get_indexer(pd.Index(c_rows.items))
+    dataset, metric = _resolve(scores, dataset, metric)
+    pair = judged_pair(scores, dataset=dataset, metric=metric, treatment=str(treatment),
+                       control=str(control), error=VerdictError)
     where = f"dataset {dataset!r}, metric {metric!r}"
-    if (at < 0).any() or len(t_items) != len(c_rows.items):
-        only_c = c_rows.items.to_numpy()[at < 0]
-        found = np.zeros(len(t_items), dtype=bool)
-        found[at[at >= 0]] = True
-        only_t = t_items.to_numpy()[~found]
-        raise VerdictError(
-            f"{treatment!r} and {control!r} did not score the same items on {where}: "
-            f"{len(only_t)} item(s) only for {treatment!r} ({preview(only_t)}), {len(only_c)} "
-            f"only for {control!r} ({preview(only_c)}); a paired difference needs both on "
-            f"every item")
-    order = np.empty(len(at), dtype=np.int64)
-    order[at] = np.arange(len(at))  # control row of each treatment item
-    h_t = t_rows.human
-    h_c = c_rows.human[order]
-    d = t_rows.value - c_rows.value[order]
-    has_t, has_c = ~np.isnan(h_t), ~np.isnan(h_c)
-    labelled = has_t & has_c
-    n_partial = int((has_t ^ has_c).sum())
+    labelled, n_partial = pair.labelled, pair.n_partial
     if n_partial:
         warnings.warn(
             f"ppi_mean_difference({treatment!r} − {control!r}, {where}): {n_partial} item(s) "
@@ -260,7 +175,9 @@ def ppi_mean_difference(
             f"(their judge difference is used, their one human score is not)",
             UserWarning, stacklevel=2)
     what = f"the difference {treatment!r} − {control!r} on {where}"
-    result = _estimate(h_t[labelled] - h_c[labelled], d[labelled], d[~labelled], what=what,
-                       method=method, level=level)
+    d = pair.value_t - pair.value_c
+    h = pair.human_t[labelled] - pair.human_c[labelled]
+    result = checked_ppi(h, d[labelled], d[~labelled], what=what, method=method, level=level,
+                         error=VerdictError)
     return replace(result, dataset=dataset, metric=metric, systems=(str(treatment), str(control)),
                    n_partial=n_partial)
