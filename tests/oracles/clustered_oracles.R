@@ -1,6 +1,6 @@
 # Oracle for ranger_eval.stats.clustered: cluster-robust (CR1) t tests from R sandwich::vcovCL
 # (type = "HC1"; cluster = the id vector, as ~c), clustered McNemar (Obuchowski 1998) from clust.bin.pair, and the CR2 /
-# Bell-McCaffrey small-sample reference from clubSandwich (for the record, not used by Ranger).
+# Bell-McCaffrey Satterthwaite t test from clubSandwich (compare's paired clustered t test).
 # Run from the repository root:  Rscript tests/oracles/clustered_oracles.R
 # Needs: r-cran-sandwich, r-cran-clubsandwich, r-cran-jsonlite (Debian) and clust.bin.pair
 # (CRAN mirror cran/clust.bin.pair, R CMD INSTALL). Writes tests/oracles/clustered_oracles.json.

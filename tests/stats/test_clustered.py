@@ -51,6 +51,17 @@ def test_paired_cr1_matches_sandwich_and_statsmodels(case: dict) -> None:
         assert g.ci_high == np.inf and sm.ci_low == -np.inf
 
 
+@pytest.mark.parametrize("case", [c for c in R_CASES if c["kind"] == "paired"],
+                         ids=lambda c: f"n{len(c['d'])}")
+def test_paired_cr2_bell_mccaffrey_matches_clubsandwich(case: dict) -> None:
+    r = case["r"]
+    res = cl.clustered_paired_ttest(case["d"], clusters=case["cluster"], vcov="CR2")
+    _close(res.se, r["cr2_se"])
+    _close(res.df, r["cr2_df"])
+    _close(res.pvalue, r["cr2_p"])
+    assert res.method == "CR2"
+
+
 def test_many_pairs_equal_one_pair() -> None:
     case = R_CASES[0]
     d = np.asarray(case["d"])
@@ -102,9 +113,11 @@ def test_one_item_per_cluster_is_the_unclustered_test() -> None:
     d = rng.normal(0.1, 1.0, size=(4, 23))
     ids = [f"i{j}" for j in range(23)]
     for row in d:
-        a, b = cl.clustered_paired_ttest(row, clusters=ids), paired_ttest(row)
-        assert (a.statistic, a.pvalue, a.ci_low, a.ci_high, a.df) == pytest.approx(
-            (b.statistic, b.pvalue, b.ci_low, b.ci_high, b.df), rel=1e-13)
+        b = paired_ttest(row)
+        for vcov in cl.VCOVS:
+            a = cl.clustered_paired_ttest(row, clusters=ids, vcov=vcov)
+            assert (a.statistic, a.pvalue, a.ci_low, a.ci_high, a.df) == pytest.approx(
+                (b.statistic, b.pvalue, b.ci_low, b.ci_high, b.df), rel=1e-12)
     ones = np.ones(23)
     boot_c = cl.cluster_bootstrap_many(d, ones, n_resamples=999, seed=3)
     boot = paired_bootstrap_many(d, n_resamples=999, seed=3)

@@ -68,6 +68,8 @@ from .results import ManyTestResult, TestResult
 
 __all__ = [
     "NOT_CLUSTERED",
+    "VCOVS",
+    "bell_mccaffrey_df",
     "cluster_codes",
     "cluster_sums",
     "clustered_mean_test",
@@ -170,14 +172,51 @@ def _t_result(est: np.ndarray, se: np.ndarray, df: np.ndarray, alternative: str,
     return t, p, np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
 
 
+VCOVS = ("CR1", "CR2")
+
+
+def bell_mccaffrey_df(sizes: object) -> float:
+    """Bell & McCaffrey (2002) Satterthwaite degrees of freedom of the CR2 variance of a mean
+    (intercept-only regression) with cluster sizes m_k, n = sum m_k, under the working model of
+    independent homoskedastic errors (Pustejovsky & Tipton 2018, J. Bus. Econ. Stat. 36:672,
+    as R ``clubSandwich::coef_test(vcov = "CR2", test = "Satterthwaite")``)::
+
+        G_jk = a_j a_k (δ_jk m_j − m_j m_k / n),  a_k = (1/n) (1 − m_k/n)^(-1/2),
+        df = (tr G)^2 / ||G||_F^2.
+
+    G is the Gram matrix of the vectors g_k = (I − H) A_k 1_k / n whose squared projections of
+    the data sum to V_CR2. One item per cluster gives df = n − 1 (the paired t)."""
+    m = np.asarray(sizes, dtype=np.float64).reshape(-1)
+    n = float(m.sum())
+    a = 1.0 / (n * np.sqrt(1.0 - m / n))
+    g = np.outer(a, a) * (np.diag(m) - np.outer(m, m) / n)
+    return float(np.trace(g) ** 2 / np.einsum("ij,ij->", g, g))
+
+
 def clustered_ttest_from_sums(
     sums: object, sizes: object, *, alternative: str = "two-sided", level: float = 0.95,
+    vcov: str = "CR1",
 ) -> ManyTestResult:
-    """CR1 t test of the mean for every row of cluster sums ``sums`` (rows x C) with cluster
-    sizes ``sizes`` (C): dbar = sum_k S_k / n, V = C/(C - 1) sum_k (S_k - m_k dbar)^2 / n^2,
-    t = dbar / sqrt(V) on C - 1 df (module docstring). ``n_clusters`` and ``se`` are set."""
+    """Cluster-robust t test of the mean for every row of cluster sums ``sums`` (rows x C) with
+    cluster sizes ``sizes`` (C), dbar = sum_k S_k / n:
+
+    * ``vcov="CR1"``: V = C/(C - 1) sum_k (S_k - m_k dbar)^2 / n^2 and t on C - 1 df (module
+      docstring; sandwich ``vcovCL(type = "HC1")``, statsmodels, Inspect);
+    * ``vcov="CR2"``: the bias-reduced linearisation of Bell & McCaffrey (2002),
+      V = sum_k (S_k - m_k dbar)^2 / (1 - m_k/n) / n^2 (for an intercept-only model
+      A_k = (I - H_kk)^(-1/2) multiplies the cluster's residual sum by (1 - m_k/n)^(-1/2)), with
+      the Satterthwaite df of :func:`bell_mccaffrey_df` — R ``clubSandwich::coef_test(lm(d ~ 1),
+      vcov = "CR2", test = "Satterthwaite")``. Fewer clusters or unequal sizes give fewer df
+      than C - 1, which keeps the test's size near alpha where CR1 with t(C - 1) over-rejects
+      (benchmarks/cluster_validity.py).
+
+    Both reduce to the paired t test when every cluster has one item. ``n_clusters`` and
+    ``se`` are set; ``method`` is the ``vcov``."""
     check_alternative(alternative)
     level = check_level(level)
+    from ._validation import check_choice
+
+    check_choice("vcov", vcov, VCOVS)
     s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
     m = np.asarray(sizes, dtype=np.float64).reshape(-1)
     c = m.size
@@ -187,17 +226,23 @@ def clustered_ttest_from_sums(
     n = float(m.sum())
     est = s.sum(axis=1) / n
     dev = s - m[None, :] * est[:, None]
-    se = np.sqrt(c / (c - 1.0) * np.einsum("ij,ij->i", dev, dev)) / n
-    df = np.full(est.shape, c - 1.0)
+    if vcov == "CR1":
+        se = np.sqrt(c / (c - 1.0) * np.einsum("ij,ij->i", dev, dev)) / n
+        df = np.full(est.shape, c - 1.0)
+    else:
+        w = 1.0 / (1.0 - m / n)
+        se = np.sqrt(np.einsum("ij,ij,j->i", dev, dev, w)) / n
+        df = np.full(est.shape, bell_mccaffrey_df(m))
     t, p, lo, hi = _t_result(est, se, df, alternative, level)
     return ManyTestResult(
         test="cluster-robust t-test", statistic=t, pvalue=p, alternative=alternative,
-        n=int(n), method="CR1", estimate=est, ci_low=lo, ci_high=hi, level=level, df=df,
+        n=int(n), method=vcov, estimate=est, ci_low=lo, ci_high=hi, level=level, df=df,
         estimate_name="mean difference", se=se, n_clusters=c)
 
 
 def clustered_ttest_many(
     diffs: object, clusters: object, *, alternative: str = "two-sided", level: float = 0.95,
+    vcov: str = "CR1",
 ) -> ManyTestResult:
     """:func:`clustered_paired_ttest` of every row of ``diffs`` (pairs x n) with one cluster id
     per column, from the rows' cluster sums (:func:`clustered_ttest_from_sums`)."""
@@ -208,7 +253,7 @@ def clustered_ttest_many(
     codes, c = cluster_codes(clusters, d.shape[1])
     sizes = np.bincount(codes, minlength=c)
     return clustered_ttest_from_sums(cluster_sums(d, codes, c), sizes, alternative=alternative,
-                                     level=level)
+                                     level=level, vcov=vcov)
 
 
 def _one(r: ManyTestResult, scale_exp: int, test: str) -> TestResult:
@@ -229,18 +274,20 @@ def _one(r: ManyTestResult, scale_exp: int, test: str) -> TestResult:
 
 def clustered_paired_ttest(
     x: object, y: object | None = None, *, clusters: object, alternative: str = "two-sided",
-    level: float = 0.95,
+    level: float = 0.95, vcov: str = "CR1",
 ) -> TestResult:
     """Cluster-robust (CR1) paired t test of mean(x - y) = 0 with t on C - 1 df (module
     docstring); equals statsmodels ``OLS(d, ones).fit(cov_type="cluster")`` and R
     ``sandwich::vcovCL(lm(d ~ 1), cluster = ~c, type = "HC1")``; with one item per cluster,
-    :func:`~ranger_eval.stats.tests.paired_ttest`. ``y=None`` tests the mean of ``x``."""
+    :func:`~ranger_eval.stats.tests.paired_ttest`. ``y=None`` tests the mean of ``x``.
+    ``vcov="CR2"``: Bell–McCaffrey CR2 with Satterthwaite df (:func:`clustered_ttest_from_sums`;
+    R clubSandwich), the version ``compare`` uses."""
     check_alternative(alternative)
     level = check_level(level)
     d, e = paired_scaled(x, y)  # x - y = d · 2^e: t and p are scale free
     codes, c = cluster_codes(clusters, d.size)
     r = clustered_ttest_from_sums(cluster_sums(d, codes, c), np.bincount(codes, minlength=c),
-                                  alternative=alternative, level=level)
+                                  alternative=alternative, level=level, vcov=vcov)
     return _one(r, e, r.test)
 
 
