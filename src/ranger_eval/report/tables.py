@@ -29,6 +29,7 @@ import pandas as pd
 
 from ..atomic import write_text
 from ..comparison import Comparison, Leaderboard, metric_directions
+from ..csvtext import csv_text
 from ..errors import ReportError
 from ..formatting import format_level, format_pvalue
 from ..meta import MetaResult
@@ -338,8 +339,9 @@ def comparison_html(
 
 def plain_csv(frame: pd.DataFrame, path: str | Path | None = None) -> str:
     """``frame`` as plain CSV (header on line 1, no index, ``\\n`` line ends, full precision),
-    written atomically to ``path`` when given; returns the text."""
-    text = frame.to_csv(index=False, lineterminator="\n")
+    written atomically to ``path`` when given; returns the text, that of
+    ``frame.to_csv(index=False, lineterminator="\\n")`` written faster (:func:`csv_text`)."""
+    text = csv_text(frame)
     if path is not None:
         write_text(path, text)
     return text
