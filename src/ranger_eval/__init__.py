@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     "ppi_mean": "verdicts",
     "ppi_mean_difference": "verdicts",
     "PPIResult": "verdicts",
+    "plan": "stats.power",
+    "Plan": "stats.power",
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
