@@ -21,7 +21,7 @@ from ..formatting import preview
 from ..scores import HUMAN_VALUE, Scores
 from .ppi import PPIResult, prediction_powered_mean
 
-__all__ = ["JudgedItems", "JudgedPair", "checked_ppi", "judged_items", "judged_pair"]
+__all__ = ["JudgedItems", "JudgedPair", "align_pair", "checked_ppi", "judged_items", "judged_pair"]
 
 
 @dataclass(frozen=True)
@@ -96,10 +96,17 @@ def judged_items(scores: Scores, *, dataset: str, metric: str, system: str,
 
 def judged_pair(scores: Scores, *, dataset: str, metric: str, treatment: str, control: str,
                 error: type[RangerError]) -> JudgedPair:
-    """The two systems aligned by item id; an item scored by only one of them is an error
-    naming it (a paired difference needs both on every item)."""
+    """The two systems aligned by item id (:func:`align_pair`)."""
     t = judged_items(scores, dataset=dataset, metric=metric, system=treatment, error=error)
     c = judged_items(scores, dataset=dataset, metric=metric, system=control, error=error)
+    return align_pair(t, c, treatment=treatment, control=control,
+                      where=f"dataset {dataset!r}, metric {metric!r}", error=error)
+
+
+def align_pair(t: JudgedItems, c: JudgedItems, *, treatment: str, control: str, where: str,
+               error: type[RangerError]) -> JudgedPair:
+    """``t`` and ``c`` aligned by item id; an item scored by only one of them is an error
+    naming it (a paired difference needs both on every item)."""
     t_items = pd.Index(t.items)
     at = t_items.get_indexer(pd.Index(c.items))
     if (at < 0).any() or len(t_items) != len(c.items):
@@ -108,10 +115,10 @@ def judged_pair(scores: Scores, *, dataset: str, metric: str, treatment: str, co
         found[at[at >= 0]] = True
         only_t = t_items.to_numpy()[~found]
         raise error(
-            f"{treatment!r} and {control!r} did not score the same items on dataset "
-            f"{dataset!r}, metric {metric!r}: {len(only_t)} item(s) only for {treatment!r} "
-            f"({preview(only_t)}), {len(only_c)} only for {control!r} ({preview(only_c)}); a "
-            f"paired difference needs both on every item")
+            f"{treatment!r} and {control!r} did not score the same items on {where}: "
+            f"{len(only_t)} item(s) only for {treatment!r} ({preview(only_t)}), {len(only_c)} "
+            f"only for {control!r} ({preview(only_c)}); a paired difference needs both on "
+            f"every item")
     order = np.empty(len(at), dtype=np.int64)
     order[at] = np.arange(len(at))  # the control row of each treatment item
     return JudgedPair(t.value, c.value[order], t.human, c.human[order])
