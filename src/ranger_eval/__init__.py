@@ -67,6 +67,8 @@ _EXPORTS: dict[str, str] = {
     "PPIResult": "verdicts",
     "plan": "stats.power",
     "Plan": "stats.power",
+    "plan_from_pilot": "stats.pilot",
+    "PilotPlan": "stats.pilot",
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",

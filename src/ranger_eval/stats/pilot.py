@@ -1,0 +1,306 @@
+"""Power, Type S and Type M error by simulation from a pilot's per-item scores (issue 20 §4).
+
+:func:`plan_from_pilot` follows Card et al. (EMNLP 2020, "With Little Power Comes Great
+Responsibility", §3): the pilot's per-item differences d_i = treatment_i − control_i, centred at
+0 and shifted by the hypothesised true difference θ, are the population; each simulated
+experiment draws n items with replacement, runs the test and records whether it is significant
+and its estimate (the mean difference). Over the simulations:
+
+* power = P(significant);
+* Type S error = P(estimate has the wrong sign | significant);
+* Type M error (exaggeration ratio) = E(|estimate| | significant) / |θ|
+  (Gelman & Carlin 2014, "Beyond power calculations").
+
+The simulations share one matrix of draws (common random numbers: the experiment with n items
+uses the first n draws of every row), so the power moves smoothly when n or θ is solved for. The
+result also carries the normal closed forms of the same three quantities with the pilot's SD
+(:func:`~ranger_eval.stats.power.retrodesign`, R ``retrodesign::retro_design_closed_form``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special
+from scipy import stats as sps
+
+from ..errors import Hint
+from ..scores import Scores, as_scores
+from ..signature import Signature, make_signature
+from ._validation import StatsInputError, check_alternative, check_choice, check_seed
+from .power import plan, retrodesign
+
+__all__ = ["PILOT_TESTS", "PilotPlan", "plan_from_pilot"]
+
+#: Tests :func:`plan_from_pilot` simulates (``auto`` is ``paired-t``).
+PILOT_TESTS = ("auto", "paired-t", "wilcoxon", "sign")
+_BLOCK = 256                # columns of draws per seeded block (prefixes are reproducible)
+_MAX_DRAWS = 50_000_000     # n_simulations × n held at once
+
+
+@dataclass(frozen=True)
+class PilotPlan:
+    """A plan simulated from a pilot: ``power``, ``type_s``, ``type_m`` at ``n`` items and true
+    difference ``effect`` (one of the three solved for), with the normal closed forms
+    (``power_normal``, ``type_s_normal``, ``type_m_normal``) at the pilot's SD of the
+    differences. ``type_s``/``type_m`` are None when ``effect`` is 0 or nothing was significant.
+    """
+
+    dataset: str
+    metric: str
+    treatment: str
+    control: str
+    test: str
+    alternative: str
+    alpha: float
+    solved_for: str
+    n: int
+    effect: float
+    power: float
+    type_s: float | None
+    type_m: float | None
+    power_normal: float
+    type_s_normal: float | None
+    type_m_normal: float | None
+    n_pilot: int
+    pilot_mean: float
+    pilot_sd: float
+    n_simulations: int
+    seed: int
+
+    @property
+    def signature(self) -> Signature:
+        return make_signature("plan", {
+            "test": self.test, "alt": self.alternative, "alpha": self.alpha,
+            "solve": self.solved_for, "n_simulations": self.n_simulations, "seed": self.seed,
+        })
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["signature"] = str(self.signature)
+        return out
+
+    def summary(self) -> str:
+        errors = ("" if self.type_s is None or self.type_m is None else
+                  f"; a significant result has the wrong sign with probability "
+                  f"{self.type_s:.3g} and exaggerates the effect {self.type_m:.3g}-fold")
+        return (f"{self.treatment} vs {self.control} on {self.dataset} ({self.metric}), "
+                f"{self.test}, α = {self.alpha:g}: with {self.n} items and a true difference of "
+                f"{self.effect:.4g}, {self.n_simulations} simulated experiments from the "
+                f"{self.n_pilot}-item pilot reach power {self.power:.3f}{errors}.")
+
+
+class _Simulator:
+    """Draws, tests and summarises simulated experiments of n items."""
+
+    def __init__(self, centred: np.ndarray, test: str, alternative: str, alpha: float,
+                 n_simulations: int, seed: int) -> None:
+        self.centred = centred
+        self.test = test
+        self.alternative = alternative
+        self.alpha = alpha
+        self.n_simulations = n_simulations
+        self.seed = seed
+        self._blocks: list[np.ndarray] = []
+
+    def draws(self, n: int) -> np.ndarray:
+        """n_simulations × n pilot values (centred); block j of columns from seed (seed, j)."""
+        if self.n_simulations * n > _MAX_DRAWS:
+            raise StatsInputError(
+                f"{self.n_simulations} simulations of {n} items exceed {_MAX_DRAWS:,} draws; "
+                "pass fewer n_simulations= or use plan() with the pilot's SD")
+        while len(self._blocks) * _BLOCK < n:
+            rng = np.random.default_rng([self.seed, len(self._blocks)])
+            idx = rng.integers(0, self.centred.size, size=(self.n_simulations, _BLOCK))
+            self._blocks.append(self.centred[idx])
+        return np.concatenate(self._blocks, axis=1)[:, :n] if n else np.empty(
+            (self.n_simulations, 0))
+
+    def run(self, n: int, effect: float) -> tuple[float, float | None, float | None]:
+        """(power, Type S, Type M) of n items at true difference ``effect``."""
+        x = self.draws(n) + effect
+        estimate = x.mean(axis=1)
+        p_greater, p_less = self._one_sided(x, estimate)
+        if self.alternative == "two-sided":
+            significant = np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less)) <= self.alpha
+        elif self.alternative == "greater":
+            significant = p_greater <= self.alpha
+        else:
+            significant = p_less <= self.alpha
+        power = float(significant.mean())
+        if effect == 0 or not significant.any():
+            return power, None, None
+        sig = estimate[significant]
+        type_s = float(np.mean(np.sign(sig) != np.sign(effect)))
+        type_m = float(np.mean(np.abs(sig)) / abs(effect))
+        return power, type_s, type_m
+
+    def _one_sided(self, x: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = x.shape[1]
+        if self.test == "paired-t":
+            sd = x.std(axis=1, ddof=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = estimate / (sd / math.sqrt(n))
+            # no spread: the mean is exact (p 0 in its direction, 1 against; 0/0 → 1)
+            t = np.where(sd > 0, t, np.sign(estimate) * np.inf)
+            t = np.where((sd > 0) | (estimate != 0), t, 0.0)
+            p_greater = special.stdtr(n - 1, -t)
+            p_less = special.stdtr(n - 1, t)
+            p_greater = np.where(t == 0, np.where(sd > 0, 0.5, 1.0), p_greater)
+            p_less = np.where(t == 0, np.where(sd > 0, 0.5, 1.0), p_less)
+            return p_greater, p_less
+        if self.test == "sign":
+            pos = (x > 0).sum(axis=1)
+            nonzero = (x != 0).sum(axis=1)
+            p_greater = np.where(nonzero > 0, sps.binom.sf(pos - 1, nonzero, 0.5), 1.0)
+            p_less = np.where(nonzero > 0, sps.binom.cdf(pos, nonzero, 0.5), 1.0)
+            return p_greater, p_less
+        # wilcoxon signed-rank, scipy's (zeros dropped, exact or normal as scipy chooses)
+        zero = np.all(x == 0, axis=1)
+        safe = np.where(zero[:, None], 1.0, x)
+        p_greater = sps.wilcoxon(safe, axis=1, alternative="greater").pvalue
+        p_less = sps.wilcoxon(safe, axis=1, alternative="less").pvalue
+        return np.where(zero, 1.0, p_greater), np.where(zero, 1.0, p_less)
+
+
+def plan_from_pilot(
+    scores: Scores | Any,
+    *,
+    treatment: str,
+    control: str,
+    effect: float | None = None,
+    n: int | None = None,
+    power: float | None = None,
+    test: str = "auto",
+    n_simulations: int = 2000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    dataset: str | None = None,
+    metric: str | None = None,
+) -> PilotPlan:
+    """Simulate experiments from pilot per-item scores and solve the one unknown among
+    ``effect`` (the true mean difference treatment − control, in the metric's units), ``n``
+    (items) and ``power``; report Type S and Type M error too (module docstring).
+
+    ``scores`` hold the pilot (one dataset × metric, or name them with ``dataset=``/
+    ``metric=``); ``test``: one of :data:`PILOT_TESTS`. ``n`` is solved as the smallest n
+    whose simulated power reaches ``power``, ``effect`` as the smallest true difference that
+    does (in the direction of ``alternative``; positive for two-sided).
+    """
+    scores = as_scores(scores, what="pilot scores", error=StatsInputError)
+    test = check_choice("test", test, PILOT_TESTS)
+    test = "paired-t" if test == "auto" else test
+    alternative = check_alternative(alternative)
+    if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)) \
+            or n_simulations < 100:
+        raise StatsInputError(f"n_simulations must be an integer ≥ 100; got {n_simulations!r}")
+    seed = check_seed(seed)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= 0.5:
+        raise StatsInputError(f"alpha must be in (0, 0.5]; got {alpha!r}")
+    unknown = [k for k, v in (("effect", effect), ("n", n), ("power", power)) if v is None]
+    if len(unknown) != 1:
+        raise StatsInputError("exactly one of effect, n and power must be None (it is solved "
+                              f"for); got {len(unknown)} None ({', '.join(unknown) or 'none'})")
+    if dataset is None:
+        if len(scores.datasets) != 1:
+            hint = Hint("dataset")
+            raise StatsInputError(f"the pilot has {len(scores.datasets)} datasets "
+                                  f"({', '.join(scores.datasets[:5])}); {hint.text}",
+                                  hints=[hint])
+        dataset = scores.datasets[0]
+    paired = scores.pair(dataset, treatment, control, metric)
+    if paired.clusters is not None and len(set(paired.clusters)) < paired.n:
+        raise StatsInputError(
+            f"dataset {dataset!r}: the pilot's items come in clusters; plan_from_pilot resamples "
+            "single items, which would overstate the power: use plan(icc=, cluster_size=) with "
+            "describe()'s icc")
+    d = paired.treatment - paired.control
+    if d.size < 2:
+        raise StatsInputError(f"dataset {dataset!r}: a pilot needs at least 2 items; got "
+                              f"{d.size}")
+    pilot_sd = float(np.std(d, ddof=1))
+    if not pilot_sd > 0:
+        raise StatsInputError(f"dataset {dataset!r}: the pilot's differences between "
+                              f"{treatment!r} and {control!r} are all {float(d[0])!r}; no "
+                              "variability to simulate from")
+    sim = _Simulator(d - d.mean(), test, alternative, float(alpha), int(n_simulations), seed)
+    sign = -1.0 if alternative == "less" else 1.0
+
+    if power is not None and not (isinstance(power, (int, float)) and alpha < power < 1):
+        raise StatsInputError(f"power must be above alpha ({alpha:g}) and below 1; got {power!r}")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2):
+        raise StatsInputError(f"n must be an integer ≥ 2 (items); got {n!r}")
+    if effect is not None:
+        if not (isinstance(effect, (int, float)) and math.isfinite(effect)):
+            raise StatsInputError(f"effect must be a finite number; got {effect!r}")
+        if power is not None and (effect == 0 or sign * effect < 0):
+            raise StatsInputError(f"effect={effect!r} cannot be detected by a {alternative} "
+                                  "test: no n gives the power asked for")
+
+    if n is None:
+        assert effect is not None and power is not None
+        n = _solve_n(sim, float(effect), float(power), pilot_sd, alternative, float(alpha))
+    elif effect is None:
+        assert power is not None
+        effect = sign * _solve_effect(sim, int(n), float(power), sign, pilot_sd)
+    n = int(n)
+    assert effect is not None
+    achieved, type_s, type_m = sim.run(n, float(effect))
+    se = pilot_sd / math.sqrt(n)
+    if effect != 0:
+        p_norm, s_norm, m_norm = retrodesign(float(effect), se, alpha=float(alpha))
+        ts_norm: float | None = s_norm
+        tm_norm: float | None = m_norm
+    else:
+        p_norm, ts_norm, tm_norm = float(alpha), None, None
+    return PilotPlan(
+        dataset=dataset, metric=paired.metric, treatment=treatment, control=control, test=test,
+        alternative=alternative, alpha=float(alpha), solved_for=unknown[0], n=n,
+        effect=float(effect), power=achieved, type_s=type_s, type_m=type_m,
+        power_normal=p_norm, type_s_normal=ts_norm, type_m_normal=tm_norm, n_pilot=int(d.size),
+        pilot_mean=float(d.mean()), pilot_sd=pilot_sd, n_simulations=int(n_simulations),
+        seed=seed)
+
+
+def _solve_n(sim: _Simulator, effect: float, power: float, sd: float, alternative: str,
+             alpha: float) -> int:
+    """Smallest n (bisection over integers, common random numbers) with simulated power ≥
+    target, starting from the normal-theory n of the paired t test with the pilot's SD."""
+    guess = plan("paired-t", effect=effect, sd=sd, power=power, alpha=alpha,
+                 alternative=alternative).n
+    hi = max(guess, 4)
+    while sim.run(hi, effect)[0] < power:
+        hi *= 2
+        if sim.n_simulations * hi > _MAX_DRAWS:
+            raise StatsInputError(
+                f"the simulated power stays below {power:g} up to n = {hi // 2} items; the "
+                "effect is too small for the pilot's variability")
+    lo = 1                                  # power(lo) < target by convention
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if mid >= 2 and sim.run(mid, effect)[0] >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _solve_effect(sim: _Simulator, n: int, power: float, sign: float, sd: float) -> float:
+    """Smallest |θ| (bisection to 1e-9 of the pilot's SD) with simulated power ≥ target."""
+    hi = sd
+    while sim.run(n, sign * hi)[0] < power:
+        hi *= 2
+        if hi > 1e6 * sd:
+            raise StatsInputError(f"no true difference reaches power {power:g} with n = {n} "
+                                  "items (the test cannot reject at this n)")
+    lo = 0.0
+    while hi - lo > 1e-9 * sd:
+        mid = 0.5 * (lo + hi)
+        if sim.run(n, sign * mid)[0] >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi
