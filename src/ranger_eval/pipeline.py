@@ -276,15 +276,18 @@ def _log_task_frame(exp: Experiment, path: Path, task_id: str, sys_id: str) -> p
 
 
 def _read_inputs(inputs: Sequence[tuple[Path, str | None]], format: str | None,
-                 system_from: str | list[str] | None) -> Scores:
+                 system_from: str | list[str] | None, cluster: str | None = None) -> Scores:
     """The ``scores:`` entries (or the logs of ``systems: {name: path}``) as one Scores: each
     (path, system) read with :func:`read_scores` (the system, when named, replaces the logs'
-    own); two inputs holding one key are an error naming both files."""
+    own; ``cluster`` names the field of each item's cluster); two inputs holding one key are
+    an error naming both files."""
     if all(system is None for _, system in inputs):
-        return read_scores([p for p, _ in inputs], format=format, system_from=system_from)
+        return read_scores([p for p, _ in inputs], format=format, system_from=system_from,
+                           cluster=cluster)
     from .io.adapters import concat_inputs
 
-    frames = [read_scores(p, format=format, system=system, system_from=system_from).frame
+    frames = [read_scores(p, format=format, system=system, system_from=system_from,
+                          cluster=cluster).raw_frame
               for p, system in inputs]
     return concat_inputs(frames, [p for p, _ in inputs],
                          source=f"{len(inputs)} inputs ({inputs[0][0]}, ...)")
@@ -305,7 +308,7 @@ def collect_scores(
     if cfg.scores is not None or logs:
         inputs = ([(p, k) for k, paths in logs.items() for p in paths] if logs
                   else exp.score_inputs)
-        scores = _read_inputs(inputs, cfg.format, cfg.system_from)
+        scores = _read_inputs(inputs, cfg.format, cfg.system_from, cfg.cluster)
         if cfg.metric is not None and cfg.metric not in scores.metrics:
             from .io.adapters import check_corpus_metrics
 
@@ -809,16 +812,19 @@ def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
 
 
 def load_scores_input(path: str | Path, metrics: list[str] | None = None,
-                      format: str | None = None, system_from: str | None = None
-                      ) -> tuple[Scores, Experiment | None]:
+                      format: str | None = None, system_from: str | None = None,
+                      cluster: str | None = None) -> tuple[Scores, Experiment | None]:
     """Scores from an experiment YAML, a tidy scores table, an evaluation tool's output or a
     folder of those (and the experiment, if a YAML); ``system_from`` names the systems of
-    logs (``--system-from``, over the YAML's ``system_from``)."""
+    logs (``--system-from``, over the YAML's ``system_from``), ``cluster`` the field of each
+    item's cluster (``--cluster``, over the YAML's ``cluster``)."""
     path = Path(path)
     if path.suffix.lower() in YAML_SUFFIXES:
-        exp = load_experiment(path, **_system_from_override(system_from))
+        exp = load_experiment(path, **_system_from_override(system_from),
+                              **({} if cluster is None else {"cluster": cluster}))
         return _experiment_scores(exp, metrics), exp
-    scores = read_scores(path, format=format, system_from=_checked_system_from(system_from))
+    scores = read_scores(path, format=format, system_from=_checked_system_from(system_from),
+                         cluster=cluster)
     if metrics:
         if any(m not in scores.metrics for m in metrics):
             from .io.adapters import check_corpus_metrics
@@ -1024,15 +1030,18 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
 def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 figures: Sequence[str] | str | None = None, html: bool = False,
                 format: str | None = None, system_from: str | None = None,
-                per_dataset_figures: bool = False, **options: Any) -> CompareRun:
+                per_dataset_figures: bool = False, cluster: str | None = None,
+                **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write.
-    ``system_from`` names the systems of evaluation logs (``--system-from``);
+    ``system_from`` names the systems of evaluation logs (``--system-from``); ``cluster`` the
+    field of each item's cluster (``--cluster``);
     ``per_dataset_figures`` draws each dataset × metric's graph, p-value plot and boxplots
     (``--per-dataset-figures``; by default only the heatmap when there are several)."""
     caught: list[str] = []
     format = check_format(format)
     with collecting_warnings(caught):
-        exp = (load_experiment(input, **_system_from_override(system_from))
+        exp = (load_experiment(input, **_system_from_override(system_from),
+                               **({} if cluster is None else {"cluster": cluster}))
                if Path(input).suffix.lower() in YAML_SUFFIXES else None)
         settings = compare_settings(exp, options)
         metrics = list(settings.metrics) if settings.metrics is not None else None
@@ -1046,7 +1055,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 settings, baseline=_shown(settings.baseline, shown_systems),
                 systems=_shown(settings.systems, shown_systems))
         else:
-            scores, _ = load_scores_input(input, metrics, format, system_from)
+            scores, _ = load_scores_input(input, metrics, format, system_from, cluster)
         # the metrics were chosen while reading (IR measures are evaluated by those names)
         comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
         write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)

@@ -16,6 +16,7 @@ import typer
 
 from ..settings import CompareSettings
 from ._common import (
+    CLUSTER_HELP,
     SYSTEM_FROM_HELP,
     command_line,
     friendly_errors,
@@ -120,6 +121,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
         system_from: Annotated[
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
+        cluster: Annotated[
+            str | None, typer.Option("--cluster", metavar="FIELD", help=CLUSTER_HELP)] = None,
     ) -> None:
         """Compare systems pairwise: tests, corrections, effect sizes, tables and plots."""
         from ..pipeline import run_compare
@@ -132,7 +135,7 @@ def register(app: typer.Typer) -> None:
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by), metric_fn=_split(metric_fn), seeds=seeds, missing=missing,
-            per_dataset_figures=per_dataset_figures,
+            per_dataset_figures=per_dataset_figures, cluster=cluster,
         )
         warn(run.warnings)
         comp = run.comparison

@@ -8,6 +8,7 @@ import typer
 
 from ..settings import MetaSettings
 from ._common import (
+    CLUSTER_HELP,
     SYSTEM_FROM_HELP,
     command_line,
     friendly_errors,
@@ -44,6 +45,8 @@ def register(app: typer.Typer) -> None:
             "pyterrier, trec-eval-q, tsml."),
         system_from: str | None = typer.Option(  # noqa: UP007
             None, "--system-from", help=SYSTEM_FROM_HELP),
+        cluster: str | None = typer.Option(  # noqa: UP007
+            None, "--cluster", metavar="FIELD", help=CLUSTER_HELP),
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
         html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),
@@ -56,7 +59,7 @@ def register(app: typer.Typer) -> None:
         run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
                        measure=measure, order=order,
                        control=control, treatment=treatment, metric=metric, format=input_format,
-                       system_from=system_from,
+                       system_from=system_from, cluster=cluster,
                        meta_metric_fn=metric_fn, meta_seeds=seeds,
                        meta_degenerate=flag_value(MetaSettings, "degenerate", drop_degenerate))
         warn(run.warnings)

@@ -198,6 +198,9 @@ class ExperimentConfig(_Model):
     #: name the systems of evaluation logs after these fields instead of the model
     #: (``run_id``, ``task_args.<key>``, ``file`` ...; :data:`adapters.SYSTEM_SOURCES`)
     system_from: str | list[str] | None = None
+    #: the field holding each item's cluster: a table's column, an Inspect sample-metadata key
+    #: or an lm-eval ``doc`` field (``--cluster``; :func:`ranger_eval.io.read_scores`)
+    cluster: str | None = None
     ir: IRConfig | None = None
     compare: CompareSection = Field(default_factory=CompareSection)
     aggregate: AggregateSection = Field(default_factory=AggregateSection)

@@ -29,7 +29,11 @@ from .files import check_input_file, current_limits, open_text
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 #: Columns read as exact strings, never type-inferred.
-ID_COLUMNS = ("dataset", "system", "metric", "item", "seed", "query_id", "run")
+ID_COLUMNS = ("dataset", "system", "metric", "item", "seed", "sample", "cluster", "query_id",
+              "run")
+#: formats whose per-item fields can name an item's cluster (``cluster=``): a table's column,
+#: an Inspect sample-metadata key, an lm-evaluation-harness ``doc`` field
+CLUSTER_FORMATS = ("table", "inspect", "lm-eval")
 SIGNATURE_PREFIX = "# ranger-eval:"
 #: Text read as a missing value in the non-identifier columns of CSV/TSV tables.
 NA_TEXT = ["", "NA", "NaN", "nan", "null", "None"]
@@ -452,7 +456,8 @@ def is_item_table(columns: Iterable[object]) -> bool:
 
 def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None = None,
                 system: str | None = None,
-                system_from: str | Sequence[str] | None = None) -> Scores:
+                system_from: str | Sequence[str] | None = None,
+                cluster: str | None = None) -> Scores:
     """Per-item scores from a file or folder, or several of them (e.g. the files a config's
     ``scores: runs/*.jsonl`` pattern matched), concatenated in the order given.
 
@@ -472,8 +477,19 @@ def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None =
     one model can be compared. With several inputs, a path given twice is an error, and so is
     a row (dataset, system, metric, item, seed) found in two inputs: the message names both
     files and the ``system_from`` that tells them apart.
+
+    ``cluster`` names the field that holds each item's cluster (``--cluster``, YAML
+    ``cluster:``; :data:`CLUSTER_FORMATS`): a table's column (read as exact strings), an
+    Inspect sample-metadata key or an lm-evaluation-harness ``doc`` field; it becomes the
+    ``cluster`` column of the scores. An input without that field is an error naming it (and
+    the file and line, or sample). A table with a ``cluster`` column has clusters without it.
     """
     from . import adapters
+
+    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
+        raise InputError(f"cluster: {cluster!r} is not a field name; name the column, "
+                         "metadata key or doc field that holds each item's cluster")
+    opts = {} if cluster is None else {"cluster": cluster}
 
     if not isinstance(path, (str, Path)):
         paths = [Path(p) for p in path]
@@ -486,36 +502,38 @@ def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None =
                 raise InputError(f"{p}: given twice as a score file")
             seen.add(key)
         if len(paths) == 1:
-            return read_scores(paths[0], format=format, system=system, system_from=system_from)
-        frames = [read_scores(p, format=format, system=system, system_from=system_from).frame
-                  for p in paths]
+            return read_scores(paths[0], format=format, system=system, system_from=system_from,
+                               cluster=cluster)
+        frames = [read_scores(p, format=format, system=system, system_from=system_from,
+                              cluster=cluster).raw_frame for p in paths]
         return adapters.concat_inputs(frames, paths,
                                       source=f"{len(paths)} files ({paths[0]}, ...)")
     sources = adapters.check_system_from(system_from)
     path = Path(path)
     if format not in (None, "auto", "table"):
-        return adapters.read_adapter(path, format, system=system, system_from=sources)
+        return adapters.read_adapter(path, format, system=system, system_from=sources, **opts)
     if format is None or format == "auto":
         detected = adapters.input_format(path)
         if detected is not None:
-            return _read_runs(path, detected, system, sources)
+            return _read_runs(path, detected, system, sources, cluster)
         if path.is_dir():
-            return _read_folder(path, format, system, sources)
+            return _read_folder(path, format, system, sources, cluster)
     if any(s not in ("model", "file") for s in sources):
         raise InputError(f"{path}: system_from {', '.join(sources)}: a table has no log "
                          f"fields (its systems are its 'system' column); use file, or system=")
-    scores = _read_table_scores(path)
+    scores = _read_table_scores(path, cluster)
     if system is not None or "file" in sources:
         name = system if system is not None else _table_stem(path)
         present = scores.systems
         if len(present) > 1:
             raise InputError(f"{path}: holds {len(present)} systems ({', '.join(present[:5])})"
                              f"; one name ({name!r}) cannot stand for them all")
-        scores = Scores(scores.frame.assign(system=name), source=str(path))
+        scores = Scores(scores.raw_frame.assign(system=name), source=str(path))
     return scores
 
 
-def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str]) -> Scores:
+def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str],
+               cluster: str | None = None) -> Scores:
     """One tool output; an lm-eval folder of several runs (results files) is read run by run
     when their systems are named (``system``/``system_from``), or when two runs hold one key
     (then the error names both results files and the ``system_from`` that tells them apart)."""
@@ -523,12 +541,14 @@ def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str])
 
     runs = adapters.run_inputs(path, fmt)
     named = system is not None or any(s != "model" for s in sources)
+    opts = {} if cluster is None else {"cluster": cluster}
     if len(runs) > 1 and named:
-        scores = read_scores(runs, format=fmt, system=system, system_from=sources)
+        scores = read_scores(runs, format=fmt, system=system, system_from=sources,
+                             cluster=cluster)
         adapters.check_doc_hashes(scores.frame, str(path))
         return scores
     try:
-        return adapters.read_adapter(path, fmt, system=system, system_from=sources)
+        return adapters.read_adapter(path, fmt, system=system, system_from=sources, **opts)
     except InputError as exc:
         if len(runs) < 2 or "share a key" not in str(exc):
             raise
@@ -538,7 +558,7 @@ def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str])
 
 
 def _read_folder(folder: Path, format: str | None, system: str | None,
-                 system_from: Sequence[str]) -> Scores:
+                 system_from: Sequence[str], cluster: str | None = None) -> Scores:
     """Every input of a folder of logs (:func:`ranger_eval.io.adapters.folder_inputs`); what
     is skipped is named in a warning, never dropped silently."""
     from . import adapters
@@ -554,13 +574,28 @@ def _read_folder(folder: Path, format: str | None, system: str | None,
         warnings.warn(f"{folder}: read {len(inputs)} input(s); skipped {len(skipped)}: {shown}",
                       UserWarning, stacklevel=3)
     if len(inputs) == 1:
-        return read_scores(inputs[0], format=format, system=system, system_from=system_from)
-    return read_scores(inputs, format=format, system=system, system_from=system_from)
+        return read_scores(inputs[0], format=format, system=system, system_from=system_from,
+                           cluster=cluster)
+    return read_scores(inputs, format=format, system=system, system_from=system_from,
+                       cluster=cluster)
 
 
-def _read_table_scores(path: Path) -> Scores:
-    """A tidy scores table or ``ranger-eval trec`` output (see :func:`read_scores`)."""
-    frame = _read_frame(path)
+def _read_table_scores(path: Path, cluster: str | None = None) -> Scores:
+    """A tidy scores table or ``ranger-eval trec`` output (see :func:`read_scores`); with
+    ``cluster``, its column of that name (read as exact strings) is the ``cluster`` column."""
+    frame = _read_frame(path, () if cluster is None else (cluster,))
+    if cluster is not None and cluster != "cluster":
+        if cluster not in frame.columns:
+            raise InputError(f"{path}: no column {cluster!r} to read the clusters from "
+                             f"(cluster: {cluster}); columns: "
+                             f"{', '.join(map(str, frame.columns))}")
+        if "cluster" in frame.columns:
+            raise InputError(f"{path}: has a 'cluster' column and cluster: {cluster} names "
+                             "another column; rename one of them")
+        frame = frame.rename(columns={cluster: "cluster"})
+    elif cluster is not None and "cluster" not in frame.columns:
+        raise InputError(f"{path}: no column 'cluster' to read the clusters from; columns: "
+                         f"{', '.join(map(str, frame.columns))}")
     # name the file line of a bad value or id (Scores only knows rows)
     if "value" in frame.columns:
         _check_frame_values(frame, path, "value")

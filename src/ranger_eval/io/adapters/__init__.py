@@ -69,8 +69,8 @@ __all__ = [
 
 #: Reader and accepted keyword options of each format.
 _READERS: Mapping[str, tuple[Callable[..., AdapterResult], tuple[str, ...]]] = {
-    "lm-eval": (lmeval.read, ("check_doc_hash",)),
-    "inspect": (inspectai.read, ()),
+    "lm-eval": (lmeval.read, ("check_doc_hash", "cluster")),
+    "inspect": (inspectai.read, ("cluster",)),
     "helm": (helm.read, ("split", "metrics")),
     "pyterrier": (pyterrier.read, ("dataset",)),
     "trec-eval-q": (trec_eval.read, ("dataset",)),
@@ -115,7 +115,8 @@ def load_adapter(path: str | Path, format: str | None = None, *, system: str | N
     ``system`` names the input's (one) system; ``system_from`` builds system names from the
     log's fields instead of the model name (``run_id``, ``task_args.<key>``, ``file`` ...:
     see :mod:`._naming`), so that logs of one model can be told apart. ``options`` go to the
-    format's reader: lm-eval ``check_doc_hash``; helm ``split``, ``metrics``; pyterrier and
+    format's reader: lm-eval ``check_doc_hash`` and ``cluster`` (a ``doc`` field); inspect
+    ``cluster`` (a sample-metadata key); helm ``split``, ``metrics``; pyterrier and
     trec-eval-q ``dataset``.
     """
     sources = check_system_from(system_from)
@@ -186,7 +187,8 @@ def pairs_as_scores(corpus: pd.DataFrame | None) -> Scores | None:
     if not have.any():
         return None
     rows = corpus.loc[have, ["dataset", "system", "metric", "item", "label", "prediction",
-                             "set_metric", "value", "higher_is_better"]].copy()
+                             "set_metric", "value", "higher_is_better",
+                             *(["cluster"] if "cluster" in corpus.columns else [])]].copy()
     rows["higher_is_better"] = rows["higher_is_better"].astype("boolean")  # the tool's direction
     pairs = ~by_values[have]
     numeric = pairs & rows["set_metric"].isin(("weighted_perplexity", "bits_per_byte"))

@@ -145,6 +145,34 @@ class Builder:
         #: (dataset, system) whose log holds every item the tool scored → the file holding the
         #: tool's aggregates (agreement checks).
         self.complete: dict[tuple[str, str], Path] = {}
+        #: the log field read as each item's cluster (``cluster=``), and what it held:
+        #: (dataset, item) → (cluster id, where it was read)
+        self.cluster_field: str | None = None
+        self.clusters: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def cluster(self, where: str, dataset: str, item: str, fields: object, what: str) -> None:
+        """Record the cluster of ``item``: ``fields[cluster_field]`` (``what`` names the
+        container, e.g. "metadata"). A missing or empty field, a value that is not a string
+        or an integer, and an item given two clusters are errors naming ``where``."""
+        key = self.cluster_field
+        if key is None:
+            return
+        if not isinstance(fields, dict) or key not in fields:
+            have = ", ".join(map(repr, list(fields)[:10])) if isinstance(fields, dict) else "none"
+            raise InputError(f"{where}: item {item} has no {what} field {key!r} to read its "
+                             f"cluster from (cluster: {key}); its {what} fields: {have}")
+        value = fields[key]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+            raise InputError(f"{where}: item {item}: {what} field {key!r} is "
+                             f"{format_number(value)}; a cluster id must be a non-empty string "
+                             f"or an integer")
+        cid = str(value)
+        seen = self.clusters.setdefault((dataset, item), (cid, where))
+        if seen[0] != cid:
+            raise InputError(f"{where}: item {item} of {dataset!r} has {what} {key!r} = "
+                             f"{cid!r} but {seen[0]!r} at {seen[1]}; an item has one cluster")
 
     def note(self, message: str) -> None:
         """Record (and warn about) something skipped or dropped."""
@@ -167,6 +195,9 @@ class Builder:
             df = self.rows.frame()
             df["higher_is_better"] = directions(df["higher_is_better"])
             df["value"] = df["value"].astype(np.float64)
+            if self.cluster_field is not None:
+                df["cluster"] = [self.clusters[d, i][0]
+                                 for d, i in zip(df["dataset"], df["item"], strict=True)]
             try:
                 scores = Scores(df, source=str(self.path))
             except ScoresError as exc:
@@ -175,6 +206,9 @@ class Builder:
         corpus = None
         if len(self.corpus):
             corpus = self.corpus.frame()
+            if self.cluster_field is not None:
+                corpus["cluster"] = [self.clusters[d, i][0] for d, i in
+                                     zip(corpus["dataset"], corpus["item"], strict=True)]
             corpus["higher_is_better"] = directions(corpus["higher_is_better"])
             corpus["value"] = corpus["value"].astype(np.float64)
         reported = self.reported.frame()

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ...errors import InputError
 from ..files import check_input_file, current_limits
@@ -176,8 +177,10 @@ def _slim(score: Any) -> Any:
     return score
 
 
-def read(path: str | Path) -> AdapterResult:
-    """Read one Inspect AI log (JSON or ``.eval``)."""
+def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
+    """Read one Inspect AI log (JSON or ``.eval``). ``cluster``: the sample-metadata key
+    that holds each sample's cluster id (as Inspect's ``stderr(cluster=...)``), read into the
+    ``cluster`` column; a sample without it is an error naming the log and the sample."""
     path = check_input_file(path, what="Inspect AI log")
     log = _Log()
     it = _iter_eval_log(path, log) if _is_zip(path) else _iter_json_log(path, log)
@@ -190,7 +193,8 @@ def read(path: str | Path) -> AdapterResult:
         if isinstance(scores, dict):
             scores = {k: _slim(v) for k, v in scores.items()}
         raw.append((where, {"id": sample["id"], "epoch": sample.get("epoch"),
-                            "target": sample.get("target"), "scores": scores}))
+                            "target": sample.get("target"), "scores": scores,
+                            "metadata": sample.get("metadata") if cluster else None}))
     ev = log.header.get("eval")
     if not isinstance(ev, dict):
         raise InputError(f"{path}: no 'eval' section; expected {EXPECTED}")
@@ -206,6 +210,7 @@ def read(path: str | Path) -> AdapterResult:
                     default=1)
     multi = max(epochs, max_epoch) > 1
     b = Builder(FORMAT, path, extra=(("seed",) if multi else ()) + ("label", "prediction"))
+    b.cluster_field = cluster
     status = log.header.get("status")
     if status not in (None, "success"):
         b.note(f"log status is {status!r}: the run did not finish; only its logged samples "
@@ -228,6 +233,7 @@ def read(path: str | Path) -> AdapterResult:
         if not isinstance(scores, dict) or not scores:
             unscored += 1
             continue
+        b.cluster(where, dataset, item, s["metadata"], "metadata")
         for scorer, score in scores.items():
             if not isinstance(score, dict) or "value" not in score:
                 raise InputError(f"{where}: scores.{scorer} has no 'value'; expected {EXPECTED}")
@@ -273,7 +279,10 @@ def _report(b: Builder, results: Any, dataset: str, system: str, mean_reduced: b
         reduced_by_mean = mean_reduced and entry.get("reducer") in (None, "mean")
         for mname, m in (entry.get("metrics") or {}).items():
             if isinstance(m, dict):
-                b.report(dataset, system, str(metric), str(mname), m.get("value"),
+                params = m.get("params")
+                key = params.get("cluster") if isinstance(params, dict) else None
+                stat = str(mname) if key is None else f"{mname}(cluster={key})"
+                b.report(dataset, system, str(metric), stat, m.get("value"),
                          reduced_by_mean and mname in ("accuracy", "mean"))
 
 
@@ -282,14 +291,26 @@ def _report(b: Builder, results: Any, dataset: str, system: str, mean_reduced: b
 TOLERANCE = 1e-9
 
 
-def inspect_metric(name: str, values: np.ndarray) -> float | None:
+def inspect_metric(name: str, values: np.ndarray,
+                   clusters: np.ndarray | None = None) -> float | None:
     """Inspect's built-in metric ``name`` of the per-sample values (epochs already reduced), as
     inspect_ai/scorer/_metrics (0.3.x) computes it; None for a metric it does not know.
 
     accuracy, mean: Σx/n; std: sample standard deviation (ddof = 1); var: sample variance;
     stderr: std/√n (the CLT standard error, unclustered); with n < 2, std, var and stderr are 0.
+    ``stderr(cluster=…)`` (``clusters``: each value's cluster id): √(C/(C − 1) · Σ_k S_k²) / n,
+    S_k the sum of cluster k's deviations from the mean; 0 for one cluster.
     """
     n = values.size
+    if clusters is not None:
+        if name != "stderr":
+            return None
+        codes, uniq = pd.factorize(pd.Series(clusters))
+        c = len(uniq)
+        if c < 2:
+            return 0.0
+        s_k = np.bincount(codes, weights=values - values.mean(), minlength=c)
+        return math.sqrt(float((s_k * s_k).sum()) * c / (c - 1)) / n
     if name in ("accuracy", "mean"):
         return float(values.mean())
     if name in ("std", "var", "stderr"):
@@ -323,7 +344,16 @@ def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
         if metric not in per_item.index.get_level_values(0):
             continue
         values = per_item.loc[metric].to_numpy(dtype=np.float64)
-        ours = inspect_metric(str(stat), values)
+        name, _, key = str(stat).partition("(cluster=")
+        clusters = None
+        if key:
+            if key[:-1] != b.cluster_field:  # the samples' clusters were not read
+                unknown.add(f"{metric}/{stat} (read the log with cluster={key[:-1]} to check "
+                            "it)")
+                continue
+            clusters = np.asarray([b.clusters[frame["dataset"].iloc[0], str(i)][0]
+                                   for i in per_item.loc[metric].index], dtype=object)
+        ours = inspect_metric(name, values, clusters)
         if ours is None:
             unknown.add(f"{metric}/{stat}")
             continue

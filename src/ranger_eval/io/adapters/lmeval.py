@@ -367,6 +367,7 @@ def _read_samples(b: Builder, path: Path, task: _Task, system: str,
                              f"string; expected {EXPECTED}")
         item = doc_id if isinstance(doc_id, str) else str(doc_id)
         items.add(item)
+        b.cluster(where, dataset, item, s.get("doc"), "doc")
         filt = s.get("filter")
         if not isinstance(filt, str):  # before v0.4.7: k-th occurrence of a doc is filter k
             k = occurrences.get(item, 0)
@@ -532,14 +533,18 @@ def check_doc_hashes(frame: pd.DataFrame, source: str = "") -> None:
         )
 
 
-def read(path: str | Path, *, check_doc_hash: bool = True) -> AdapterResult:
+def read(path: str | Path, *, check_doc_hash: bool = True,
+         cluster: str | None = None) -> AdapterResult:
     """Read lm-eval per-sample output: a samples file, a results file or a folder of them.
 
     ``check_doc_hash``: recompute each sample's ``doc_hash`` from its ``doc`` and require one
-    hash per ``doc_id`` (within a file, and across the systems of a folder).
+    hash per ``doc_id`` (within a file, and across the systems of a folder). ``cluster``: the
+    field of each sample's ``doc`` that holds its cluster id (e.g. MMLU's ``subject``), read
+    into the ``cluster`` column; a sample without it is an error naming the file and line.
     """
     path = Path(path)
     b = Builder(FORMAT, path, extra=("doc_hash",))
+    b.cluster_field = cluster
     assumed: set[str] = set()
     done: set[Path] = set()
     without_samples: list[Path] = []

@@ -1,0 +1,112 @@
+"""Clusters read from the logs (issue 20, §1): an Inspect sample-metadata key, an lm-eval ``doc``
+field, a table's column (``cluster=`` / ``--cluster`` / YAML ``cluster:``).
+
+tests/oracles/inspect_clusters/ holds real Inspect logs (make_inspect_logs_clusters.py) whose
+results carry Inspect's own ``stderr(cluster="passage")``: ``describe`` must give that number.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ranger_eval as rg
+from ranger_eval.errors import InputError
+from ranger_eval.io import read_scores
+from ranger_eval.io.adapters import load_adapter
+
+ORACLES = Path(__file__).resolve().parents[1] / "oracles"
+LOGS = ORACLES / "inspect_clusters" / "json"
+LMEVAL = ORACLES / "lmeval_logs" / "dummy-a" / "dummy-a"
+
+
+def _inspect_stderr(path: Path) -> tuple[float, dict[str, str]]:
+    log = json.loads(path.read_text())
+    (entry,) = log["results"]["scores"]
+    metric = entry["metrics"]["stderr"]
+    assert metric["params"] == {"cluster": "passage"}
+    return metric["value"], {s["id"]: s["metadata"]["passage"] for s in log["samples"]}
+
+
+@pytest.mark.parametrize("name", ["weak", "strong"])
+def test_inspect_metadata_key_gives_clusters_and_inspects_own_clustered_stderr(name: str) -> None:
+    path = LOGS / f"{name}.json"
+    want, passages = _inspect_stderr(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the clustered stderr is checked, not noted
+        res = load_adapter(path, cluster="passage")
+    assert res.notes == ()
+    scores = res.scores
+    assert scores is not None and scores.has_cluster
+    table = scores.table
+    assert dict(zip(table["item"], table["cluster"], strict=True)) == passages
+    row = rg.describe(scores).iloc[0]
+    assert row["se"] == pytest.approx(want, rel=1e-12)
+    assert row["n_clusters"] == len(set(passages.values()))
+
+
+def test_inspect_without_the_key_notes_that_the_clustered_stderr_was_not_checked() -> None:
+    with pytest.warns(UserWarning, match=r"stderr\(cluster=passage\) \(read the log with "
+                                         r"cluster=passage to check it\)"):
+        res = load_adapter(LOGS / "weak.json")
+    assert res.scores is not None and not res.scores.has_cluster
+
+
+def test_inspect_missing_key_is_an_error_naming_the_log_sample_and_key() -> None:
+    with pytest.raises(InputError, match=r"weak\.json:\d+ \(samples\[0\]\): item q00 has no "
+                                         r"metadata field 'topic' .*fields: 'passage'"):
+        read_scores(LOGS / "weak.json", cluster="topic")
+
+
+def test_a_folder_of_logs_with_clusters_and_system_names() -> None:
+    scores = read_scores(LOGS, cluster="passage", system_from="task_args.strong")
+    assert set(scores.systems) == {"strong=true", "strong=false"}
+    assert scores.pair("passages", "strong=true", "strong=false").clusters is not None
+
+
+def test_lmeval_doc_field_gives_clusters() -> None:
+    (samples,) = LMEVAL.glob("samples_ranger_yesno_*.jsonl")
+    scores = read_scores(samples, cluster="label")
+    docs = {str(json.loads(line)["doc_id"]): str(json.loads(line)["doc"]["label"])
+            for line in samples.read_text().splitlines()}
+    table = scores.table
+    assert dict(zip(table["item"], table["cluster"], strict=True)) == docs
+    (gen,) = LMEVAL.glob("samples_ranger_gen_*.jsonl")
+    with pytest.raises(InputError, match=r"samples_ranger_gen_.*\.jsonl:1: item 0 has no doc "
+                                         r"field 'label'"):
+        read_scores(gen, cluster="label")
+
+
+def test_table_column_gives_clusters_as_exact_strings(tmp_path: Path) -> None:
+    rows = [(s, f"q{i}", f"0{i // 2}", float((i + (s == "B")) % 3 == 0))
+            for s in ("A", "B") for i in range(8)]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["system", "item", "passage", "value"]).assign(
+        dataset="d").to_csv(path, index=False)
+    scores = read_scores(path, cluster="passage")
+    assert sorted(set(scores.table["cluster"])) == ["00", "01", "02", "03"]
+    with pytest.raises(InputError, match=r"scores\.csv: no column 'topic' to read the clusters "
+                                         r"from \(cluster: topic\); columns: "):
+        read_scores(path, cluster="topic")
+    plain = read_scores(path)
+    assert not plain.has_cluster
+
+
+def test_cluster_option_on_a_format_without_item_fields_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"option\(s\) cluster not used by format 'helm'"):
+        read_scores(LOGS / "weak.json", format="helm", cluster="passage")
+    with pytest.raises(InputError, match="not a field name"):
+        read_scores(LOGS / "weak.json", cluster=" ")
+
+
+def test_describe_on_singleton_clusters_from_a_log_equals_the_iid_numbers() -> None:
+    with pytest.warns(UserWarning, match="not checked"):
+        scores = read_scores(LOGS / "weak.json")
+    frame = scores.frame
+    clustered = rg.describe(frame.assign(cluster=frame["item"]))
+    pd.testing.assert_frame_equal(rg.describe(scores), clustered)
+    assert np.isfinite(clustered["se"]).all()
