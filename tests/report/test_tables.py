@@ -251,3 +251,28 @@ def test_comparison_json_tables_are_columns_that_read_back_exactly(comp):
     assert back["pvalue"].tolist() == comp.table["pvalue"].tolist()
     assert whole["signature"] == str(comp.signature) and whole["level"] == comp.level
     assert json.loads(tables._columns_json(frame.iloc[:, :0])) == {}
+
+
+@pytest.mark.parametrize("values", [
+    np.array([0.1, -0.0, np.nan, 5e-324, 1e-300, 1.7976931348623157e308, 1e16, 1e-5, 2.0]),
+    np.array([np.nan, np.nan]),
+    np.array([1.5, np.inf, -np.inf, np.nan]),
+    np.array([0.1, 1 / 3], dtype=np.float32),
+    np.array([-2**63, 0, 2**63 - 1], dtype=np.int64),
+    np.array([0, 2**64 - 1], dtype=np.uint64),
+    np.array([True, False]),
+    pd.array(["a", 'q"uote', "ünï\n", ""], dtype="str"),
+    pd.array(["a", None], dtype="str"),
+    np.array(["a", 1, None, 2.5], dtype=object),
+    np.array([], dtype=np.float64),
+], ids=["float", "all-nan", "inf", "float32", "int64", "uint64", "bool", "str", "str-missing",
+        "mixed-object", "empty"])
+def test_column_json_is_the_json_of_the_column_values(values):
+    """comparison.json's numeric columns go to orjson as numpy arrays (no Python float per
+    cell): the bytes are those of the column's JSON-ready Python values."""
+    import orjson
+
+    import ranger_eval.report.tables as tables
+
+    column = pd.Series(values)
+    assert tables._column_json(column) == orjson.dumps(tables._json_column(column))

@@ -417,8 +417,24 @@ def _columns_json(frame: pd.DataFrame) -> str:
     if len(frame.columns) == 0:
         return "{}"
     lines = [orjson.dumps(str(c)).decode("utf-8") + ": "
-             + orjson.dumps(_json_column(frame[c])).decode("utf-8") for c in frame.columns]
+             + _column_json(frame[c]).decode("utf-8") for c in frame.columns]
     return "{\n  " + ",\n  ".join(lines) + "\n }"
+
+
+def _column_json(column: pd.Series) -> bytes:
+    """One column as a JSON array (orjson): integer, boolean and float64 columns without ±∞
+    straight from the numpy array (NaN is ``null``: the same bytes as orjson writes for their
+    Python values, without a Python object per cell), all-string columns from their values
+    converted once, the rest from :func:`_json_column`."""
+    import orjson
+
+    values = column.to_numpy()
+    if (values.dtype.kind in "iub" or values.dtype == np.float64
+            and not np.isinf(values).any()):
+        return orjson.dumps(np.ascontiguousarray(values), option=orjson.OPT_SERIALIZE_NUMPY)
+    if values.dtype.kind == "O" and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return orjson.dumps(values.tolist())
+    return orjson.dumps(_json_column(column))
 
 
 def comparison_json(comp: Comparison) -> str:
