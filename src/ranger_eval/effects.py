@@ -821,6 +821,8 @@ class EffectSizes:
     samples: str | None = None
     #: "cluster" when the scores have a cluster column: vi is cluster-robust (module docstring)
     cluster: str | None = None
+    #: "ppi++" when yi and vi are prediction-powered (judge scores with human scores)
+    ppi: str | None = None
 
     def __post_init__(self) -> None:
         names = tuple(str(x) for x in self.names)
@@ -921,7 +923,7 @@ class EffectSizes:
             "measure": self.measure,
             "method_detail": _detail(metric, False, self.seed_rule),
             "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
-            "samples": self.samples, "cluster": self.cluster,
+            "samples": self.samples, "cluster": self.cluster, "ppi": self.ppi,
         })
 
     @property
@@ -1133,6 +1135,7 @@ def effect_sizes(
     """
     from .scores import Scores, seed_imbalance
 
+    requested = measure  # None: "SMD", or "MD" for judge scores with human scores
     if metric_fn is None:  # an adapter's corpus-level metric (lm-eval f1 …) is set-level
         if not isinstance(scores, Scores):
             scores = Scores(scores)
@@ -1173,6 +1176,9 @@ def effect_sizes(
             raise EffectSizeError(f"datasets lists a dataset twice: {list(chosen)}")
         if not chosen:
             raise EffectSizeError("datasets is empty")
+    if bootstrap_metric is None and _judged(scores):  # judge scores corrected by human scores
+        return _ppi_effects(scores, chosen, treatment=str(treatment), control=str(control),
+                            measure=requested, metric=metric, level=level)
     if bootstrap_metric is None and not scores.has_seeds:
         # one columnar pass over all datasets (linear in the number of rows)
         table = scores.pair_all(treatment, control, metric=metric, datasets=chosen,
@@ -1402,4 +1408,70 @@ def _metric_effect(
     return _bootstrap_metric(
         metric, t.labels, runs(t), runs(c), paired=problem is None, n_resamples=n_resamples,
         seed=seed, where=where, run_names=(names(t), names(c)),
+    )
+
+
+def _judged(scores: Scores) -> bool:
+    from .stats.judged import has_human_scores
+
+    return has_human_scores(scores)
+
+
+def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, control: str,
+                 measure: str | None, metric: str | None, level: float) -> EffectSizes:
+    """Effect sizes of judge scores with human scores (a ``human_value`` column with at least
+    one human score): per dataset, yi is the prediction-powered (PPI++) estimate of the mean
+    paired difference of **human** scores, treatment − control, and vi its variance se²
+    (Angelopoulos et al., Science 2023; Angelopoulos, Duchi & Zrnic 2023), exactly
+    :func:`ranger_eval.ppi_mean_difference`::
+
+        yi = λ · mean(D, unlabelled) + mean(H − λ · D, labelled)
+        vi = λ² · σ̂²(D, unlabelled) / N + σ̂²(H − λ · D, labelled) / n
+
+    with H = human(t) − human(c) on the n items where both have a human score, D = judge(t) −
+    judge(c), N the other items, λ = Ĉov(H, D) / ((1 + n/N) · V̂ar(D)) clipped to [0, 1]. The
+    means are the two systems' PPI means at that λ (their difference is yi). Only the raw
+    difference (measure "MD", the default here) has this variance; standardised measures,
+    clusters (the PPI variance assumes independent items) and set-level metrics are errors
+    naming the dataset. The signature records ``ppi:ppi++``.
+    """
+    from .stats.judged import judged_pair
+
+    if measure is not None and canonical_measure(measure) != "MD":
+        hint = Hint("measure", "MD")
+        raise EffectSizeError(
+            f"measure {measure!r}: the scores have human scores (column 'human_value'), so the "
+            f"effect of each dataset is the prediction-powered mean difference of human scores, "
+            f"which has a variance for the raw difference only; {hint.text} (or drop the "
+            f"'human_value' column to standardise the judge's scores)", hints=[hint])
+    if scores.has_cluster:
+        raise EffectSizeError(
+            "the scores have human scores (column 'human_value') and a cluster column; the "
+            "prediction-powered variance assumes independent items (no cluster-robust PPI yet)")
+    table = scores.table
+    yi, vi, n, mean_t, mean_c, metrics = [], [], [], [], [], []
+    for name in chosen:
+        here = [str(m) for m in pd.unique(table.loc[table["dataset"] == name, "metric"])]
+        if metric is None and len(here) > 1:
+            raise EffectSizeError(f"dataset {name!r} has {len(here)} metrics "
+                                  f"({', '.join(here)}); pass metric=")
+        m = metric if metric is not None else here[0]
+        where = f"dataset {name!r} (metric {m!r})"
+        pair = judged_pair(scores, dataset=name, metric=m, treatment=treatment, control=control,
+                           error=EffectSizeError)
+        res = pair.difference(what=f"the difference {treatment!r} − {control!r} on {where}",
+                              method="ppi++", level=level, error=EffectSizeError)
+        mt, mc = pair.means_at(res.lam)
+        yi.append(res.estimate)
+        vi.append(res.se ** 2)
+        n.append(pair.value_t.size)
+        mean_t.append(mt)
+        mean_c.append(mc)
+        metrics.append(m)
+    return EffectSizes(
+        names=tuple(chosen), yi=np.asarray(yi), vi=np.asarray(vi), n=np.asarray(n, dtype=np.int64),
+        measure="MD", mean_treatment=np.asarray(mean_t), mean_control=np.asarray(mean_c),
+        treatment=treatment, control=control,
+        metric=metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None),
+        level=level, metrics=tuple(metrics), samples=scores.samples_label, ppi="ppi++",
     )

@@ -182,3 +182,16 @@ def test_row_order_of_the_scores_does_not_change_the_result() -> None:
         for field in ("estimate", "se", "ci_low", "ci_high", "lam"):
             assert getattr(other, field) == pytest.approx(getattr(one, field), rel=1e-12)
         assert (other.n_labelled, other.n_unlabelled) == (one.n_labelled, one.n_unlabelled)
+
+
+def test_several_datasets_and_metrics_are_chosen_by_name() -> None:
+    case = next(c for c in CASES if "treatment" not in c)
+    one = case_scores(case).frame
+    two = pd.concat([one, one.assign(dataset="e", human_value=one["human_value"] + 1.0),
+                     one.assign(metric="other")], ignore_index=True)
+    base = rg.ppi_mean(one, system="A")
+    shifted = rg.ppi_mean(two, system="A", dataset="e")
+    assert shifted.estimate == pytest.approx(base.estimate + 1.0, rel=1e-12)
+    with pytest.raises(VerdictError, match="2 metrics.*pass metric="):
+        rg.ppi_mean(two, system="A", dataset="d")
+    assert rg.ppi_mean(two, system="A", dataset="d", metric="score").estimate == base.estimate

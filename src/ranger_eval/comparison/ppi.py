@@ -38,20 +38,13 @@ from scipy import special
 from ..errors import CompareError
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
-from ..stats.judged import JudgedItems, align_pair, checked_ppi, judged_items
+from ..stats.judged import JudgedItems, align_pair, checked_ppi, has_human_scores, judged_items
 
 __all__ = ["PPI_INTERVAL", "PPI_TEST", "has_human_scores", "ppi_tables"]
 
 #: the ``test`` of a prediction-powered row, and its interval's ``ci_method``
 PPI_TEST = "ppi++"
 PPI_INTERVAL = "prediction-powered z"
-
-
-def has_human_scores(scores: Scores) -> bool:
-    """Whether ``scores`` has a ``human_value`` column with at least one human score."""
-    if not scores.has_human_values:
-        return False
-    return bool(np.isfinite(scores.table[HUMAN_VALUE].to_numpy(dtype=np.float64)).any())
 
 
 def _refuse(scores: Scores, *, test: str, hypothesis: str, correction: str,
@@ -122,21 +115,16 @@ def ppi_tables(table: pd.DataFrame, mean_rows: list[dict[str, Any]], scores: Sco
         pair = align_pair(items(dataset, metric, a), items(dataset, metric, b), treatment=a,
                           control=b, where=where, error=CompareError)
         lab = pair.labelled
-        d = pair.value_t - pair.value_c
-        h = pair.human_t[lab] - pair.human_c[lab]
         if int((~lab).sum()) < 2:
             raise CompareError(
                 f"{a!r} vs {b!r} on {where}: {int(lab.sum())} of {lab.size} items have human "
                 f"scores for both systems, leaving {int((~lab).sum())} judge-only item(s); "
                 f"prediction-powered inference needs at least 2. With human scores everywhere, "
                 f"test them directly: put them in 'value' and drop the {HUMAN_VALUE!r} column")
-        res = checked_ppi(h, d[lab], d[~lab], what=f"the difference {a!r} − {b!r} on {where}",
-                          method="ppi++", level=level, error=CompareError)
-        lam = res.lam
-        mean_a = (lam * float(pair.value_t[~lab].mean())
-                  + float((pair.human_t[lab] - lam * pair.value_t[lab]).mean()))
-        mean_b = (lam * float(pair.value_c[~lab].mean())
-                  + float((pair.human_c[lab] - lam * pair.value_c[lab]).mean()))
+        res = pair.difference(what=f"the difference {a!r} − {b!r} on {where}", method="ppi++",
+                              level=level, error=CompareError)
+        mean_a, mean_b = pair.means_at(res.lam)
+        h = pair.human_t[lab] - pair.human_c[lab]
         pvalue, ci_low, ci_high = _sided(res.estimate, res.se, alternative, level)
         sd_h = float(np.std(h, ddof=1))
         if sd_h > 0.0:

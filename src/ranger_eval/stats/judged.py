@@ -21,7 +21,8 @@ from ..formatting import preview
 from ..scores import HUMAN_VALUE, Scores
 from .ppi import PPIResult, prediction_powered_mean
 
-__all__ = ["JudgedItems", "JudgedPair", "align_pair", "checked_ppi", "judged_items", "judged_pair"]
+__all__ = ["JudgedItems", "JudgedPair", "align_pair", "checked_ppi", "has_human_scores",
+           "judged_items", "judged_pair"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,35 @@ class JudgedPair:
         """Items where exactly one of the two systems has a human score."""
         return int((np.isnan(self.human_t) ^ np.isnan(self.human_c)).sum())
 
+    def difference(self, *, what: str, method: str, level: float,
+                   error: type[RangerError]) -> PPIResult:
+        """PPI of the mean paired difference: Y = H = human_t − human_c on the labelled items,
+        Yhat = D = value_t − value_c there, Yhat_unlabelled = D elsewhere
+        (:func:`checked_ppi`; why this is the estimator: :mod:`ranger_eval.verdicts.ppi`)."""
+        lab = self.labelled
+        d = self.value_t - self.value_c
+        h = self.human_t[lab] - self.human_c[lab]
+        return checked_ppi(h, d[lab], d[~lab], what=what, method=method, level=level,
+                           error=error)
+
+    def means_at(self, lam: float) -> tuple[float, float]:
+        """Each system's prediction-powered mean at the pair's weight ``lam`` on the pair's split
+        of items, λ·mean(judge, unlabelled) + mean(human − λ·judge, labelled): their difference
+        is the pair's estimate (the estimator is linear in the scores)."""
+        lab = self.labelled
+        out = []
+        for value, human in ((self.value_t, self.human_t), (self.value_c, self.human_c)):
+            out.append(lam * float(value[~lab].mean()) if (~lab).any() else 0.0)
+            out[-1] += float((human[lab] - lam * value[lab]).mean())
+        return out[0], out[1]
+
+
+def has_human_scores(scores: Scores) -> bool:
+    """Whether ``scores`` has a ``human_value`` column with at least one human score."""
+    if not scores.has_human_values:
+        return False
+    return bool(np.isfinite(scores.table[HUMAN_VALUE].to_numpy(dtype=np.float64)).any())
+
 
 def judged_items(scores: Scores, *, dataset: str, metric: str, system: str,
                  error: type[RangerError]) -> JudgedItems:
@@ -66,9 +96,9 @@ def judged_items(scores: Scores, *, dataset: str, metric: str, system: str,
     in_dataset = None
     if len(scores.datasets) > 1:
         in_dataset = (table["dataset"] == dataset).to_numpy(dtype=bool)
-        mask &= in_dataset
+        mask = mask & in_dataset
     if len(scores.metrics) > 1:
-        mask &= (table["metric"] == metric).to_numpy(dtype=bool)
+        mask = mask & (table["metric"] == metric).to_numpy(dtype=bool)
     idx = np.flatnonzero(mask)
     if idx.size == 0:
         systems = table["system"] if in_dataset is None else table["system"][in_dataset]

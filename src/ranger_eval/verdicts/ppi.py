@@ -167,7 +167,7 @@ def ppi_mean_difference(
     pair = judged_pair(scores, dataset=dataset, metric=metric, treatment=str(treatment),
                        control=str(control), error=VerdictError)
     where = f"dataset {dataset!r}, metric {metric!r}"
-    labelled, n_partial = pair.labelled, pair.n_partial
+    n_partial = pair.n_partial
     if n_partial:
         warnings.warn(
             f"ppi_mean_difference({treatment!r} − {control!r}, {where}): {n_partial} item(s) "
@@ -175,9 +175,6 @@ def ppi_mean_difference(
             f"(their judge difference is used, their one human score is not)",
             UserWarning, stacklevel=2)
     what = f"the difference {treatment!r} − {control!r} on {where}"
-    d = pair.value_t - pair.value_c
-    h = pair.human_t[labelled] - pair.human_c[labelled]
-    result = checked_ppi(h, d[labelled], d[~labelled], what=what, method=method, level=level,
-                         error=VerdictError)
+    result = pair.difference(what=what, method=method, level=level, error=VerdictError)
     return replace(result, dataset=dataset, metric=metric, systems=(str(treatment), str(control)),
                    n_partial=n_partial)
