@@ -25,6 +25,12 @@ from .effectsize import (
     hedges_j,
     significant_by_effect,
 )
+from .equivalence import (
+    MarginTests,
+    paired_proportions_margin_tests,
+    proportions_margin_tests,
+    t_margin_tests,
+)
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
 from .resampling import (
     BootstrapIndices,
@@ -75,6 +81,10 @@ __all__ = [
     "paired_bootstrap",
     "paired_bootstrap_many",
     "adjust_pvalues",
+    "MarginTests",
+    "t_margin_tests",
+    "proportions_margin_tests",
+    "paired_proportions_margin_tests",
     "hedges_j",
     "cohens_dz",
     "hedges_gz",
