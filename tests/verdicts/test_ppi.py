@@ -195,3 +195,19 @@ def test_several_datasets_and_metrics_are_chosen_by_name() -> None:
     with pytest.raises(VerdictError, match="2 metrics.*pass metric="):
         rg.ppi_mean(two, system="A", dataset="d")
     assert rg.ppi_mean(two, system="A", dataset="d", metric="score").estimate == base.estimate
+
+
+@pytest.mark.parametrize("power", [-900, -400, 400, 900])
+def test_extreme_scales_give_the_rescaled_answer(power: int) -> None:
+    """Scores × 2^power (far outside [2^-100, 2^100]): λ, z and p unchanged, locations scaled."""
+    rng = np.random.default_rng(8)
+    y = rng.normal(size=30)
+    yhat = y + rng.normal(0.1, 0.3, 30)
+    yu = rng.normal(0.1, 1.0, 80)
+    ref = prediction_powered_mean(y, yhat, yu)
+    c = 2.0 ** power
+    big = prediction_powered_mean(y * c, yhat * c, yu * c)
+    assert (big.lam, big.statistic, big.pvalue) == pytest.approx(
+        (ref.lam, ref.statistic, ref.pvalue), rel=1e-12)
+    for field in ("estimate", "se", "ci_low", "ci_high"):
+        assert getattr(big, field) == pytest.approx(getattr(ref, field) * c, rel=1e-12)

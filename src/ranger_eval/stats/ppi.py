@@ -34,6 +34,10 @@ unbiased for any fixed λ, since E[λ·f] − E[λ·f] cancels. Its variance is 
 The p-value is the two-sided z test of θ = 0, z = θ̂/se (``ppi_py.ppi_mean_pval`` with the same
 λ): with paired differences as the scores it tests "no difference".
 
+Scores whose largest magnitude lies outside [2^-100, 2^100] are rescaled by an exact power of two
+first (:mod:`ranger_eval.stats._scale`): λ, z and p are scale-free, the estimate, se and bounds
+are multiplied back, so 1e-200 or 1e200 scores give the same answer as their rescaled copy.
+
 Numbers equal ``ppi_py.ppi_mean_pointestimate`` / ``ppi_mean_ci`` / ``classical_mean_ci`` to
 1e-10 (tests/oracles/ppi_oracle.py). Every input must be finite; the labelled set needs n ≥ 2
 items (one item has no spread to estimate) and the PPI methods N ≥ 2 unlabelled items.
@@ -49,6 +53,7 @@ from scipy import special
 
 from ..errors import StatsInputError
 from ..signature import Signature, make_signature
+from . import _scale
 from ._validation import check_choice, check_level
 
 __all__ = ["PPI_METHODS", "PPIResult", "prediction_powered_mean", "ppi_lambda"]
@@ -170,6 +175,11 @@ def prediction_powered_mean(
         raise StatsInputError(
             f"method {method!r} needs at least 2 items without a human score (the judge-only "
             f"items); got {big_n}. With every item human-scored, pass method='classical'")
+    # unit-free at the extremes (stats/_scale.py): λ, z and p do not change when every score is
+    # multiplied by 2^-e; estimate, se and bounds are multiplied back by 2^e
+    e = _scale.exponent(y_, yhat_, yu)
+    if e:
+        y_, yhat_, yu = _scale.scaled(e, y_, yhat_, yu)
     if method == "classical":
         lam = 0.0
     elif method == "ppi":
@@ -191,8 +201,13 @@ def prediction_powered_mean(
     else:  # no spread at all: the estimate is exact
         statistic = 0.0 if estimate == 0.0 else float(np.copysign(np.inf, estimate))
         pvalue = 1.0 if estimate == 0.0 else 0.0
+    ci_low, ci_high = estimate - z * se, estimate + z * se
+    if e:
+        estimate, se = _scale.unscale(estimate, e, "estimate"), _scale.unscale(se, e, "se")
+        ci_low, ci_high = (_scale.unscale(ci_low, e, "ci_low"),
+                           _scale.unscale(ci_high, e, "ci_high"))
     return PPIResult(
-        estimate=estimate, se=se, ci_low=estimate - z * se, ci_high=estimate + z * se, lam=lam,
+        estimate=estimate, se=se, ci_low=ci_low, ci_high=ci_high, lam=lam,
         n_labelled=n, n_unlabelled=big_n, method=method,
         level=level, statistic=statistic, pvalue=pvalue,
     )
