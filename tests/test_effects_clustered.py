@@ -78,7 +78,7 @@ def test_strongly_clustered_dataset_gets_less_weight() -> None:
     res = rg.meta_analysis(eff, method="FE")
     np.testing.assert_allclose(res.weights, (1 / eff.vi) / (1 / eff.vi).sum(), rtol=1e-12)
     assert res.se > rg.meta_analysis(naive, method="FE").se
-    # (the meta signature carries cluster: with meta/results.py, committed separately)
+    assert res.signature.fields.get("cluster") == "cluster"
 
 
 def test_zcor_and_one_cluster_are_refused() -> None:

@@ -17,6 +17,7 @@ from ..pairing import align_groups, block_layout, factorize, group_pairs, scores
 from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
+from .clustered import group_clusters, prepare_clustered
 from .dispatch import _choose_test, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t
@@ -196,7 +197,7 @@ def compare(
         )
     uniform = None
     if (not set_metrics and not westfall_young and test in ("auto", "paired-t")
-            and paired is not False
+            and paired is not False and not scores.has_cluster
             and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
         uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
     if uniform is not None:  # many small groups: array operations across groups
@@ -213,6 +214,13 @@ def compare(
     wy_adjusted: list[float] = []
     shared = _Shared(alternative, level, int(n_resamples), seed)
     works: list[_GroupWork] = []
+    if set_metrics and scores.has_cluster:
+        raise CompareError(
+            "metric_fn: a set-level metric of clustered items would need a cluster bootstrap "
+            "of the whole item vector, which ranger-eval does not have; compare per-item scores "
+            "(the cluster-robust tests) or drop the cluster column only if items are independent")
+    clustered: dict[int, tuple[list[Any], list[int]]] = {}  # id(work) -> outcomes, n_clusters
+    n_clusters: list[float] = [math.nan] * len(rows)
     for group in groups:
         for j, s in enumerate(group.names):
             mean_rows.append(
@@ -230,12 +238,23 @@ def compare(
         data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
         chosen = [_choose_test(test, d, group) for d in data]
         work = _GroupWork(group, data, chosen)
-        work.prepare(shared, westfall_young)
+        gc = group_clusters(scores, group)  # None: no clusters, or one item per cluster
+        if gc is None:
+            work.prepare(shared, westfall_young)
+        else:
+            clustered[id(work)] = prepare_clustered(
+                work, gc, westfall_young=westfall_young, alternative=alternative, level=level,
+                n_resamples=int(n_resamples), seed=seed)
         works.append(work)
     shared.run()  # one t-distribution call, one sign-flip product per number of items
     for work in works:
         group, data, chosen = work.group, work.data, work.chosen
-        outcomes = work.finish(shared)
+        if id(work) in clustered:
+            outcomes, counts = clustered[id(work)]
+            n_clusters.extend(counts)
+        else:
+            outcomes = work.finish(shared)
+            n_clusters.extend([math.nan] * len(data))
         if work.adjusted is not None:
             wy_adjusted.extend(float(v) for v in work.adjusted)
         effects = [work.effects[i] for i in range(len(data))]
@@ -269,6 +288,8 @@ def compare(
                 }
             )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
+    if scores.has_cluster:  # clusters of each pair's items (NaN: not clustered)
+        table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
     table = adjust_by_family(table, correction, family, level,
                              adjusted=np.asarray(wy_adjusted) if westfall_young else None)
     means = pd.DataFrame(

@@ -87,7 +87,10 @@ class Comparison:
         })
         method_detail = fields.pop("method_detail")
         return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
-                                          "method_detail": method_detail})
+                                          "method_detail": method_detail,
+                                          # cluster-robust tests (comparison.clustered)
+                                          "cluster": "cluster" if getattr(
+                                              self.scores, "has_cluster", False) else None})
 
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs
@@ -180,11 +183,11 @@ def _select_group(
 
 #: The interval each test defines itself (``ci_method`` of its rows); other tests borrow one.
 OWN_INTERVALS: dict[str, tuple[str, ...]] = {
-    "paired-t": ("paired t",),
-    "welch": ("Welch t",),
+    "paired-t": ("paired t", "cluster-robust t (CR2)"),
+    "welch": ("Welch t", "cluster-robust t (CR1)"),
     "wilcoxon": ("Hodges-Lehmann",),
-    "proportions-z": ("Wald",),
-    "bootstrap": ("bootstrap BCa", "bootstrap percentile"),
+    "proportions-z": ("Wald", "cluster-robust t (CR1)"),
+    "bootstrap": ("bootstrap BCa", "bootstrap percentile", "cluster bootstrap BCa"),
 }
 
 

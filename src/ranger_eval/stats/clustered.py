@@ -83,19 +83,19 @@ __all__ = [
     "cluster_permutation_test_many",
 ]
 
-#: Tests without a cluster-robust version, with the clustered alternative an error names.
-NOT_CLUSTERED: dict[str, str] = {
+#: Tests without a cluster-robust version: test -> (the clustered test that exists elsewhere,
+#: the test to use instead, why that one).
+NOT_CLUSTERED: dict[str, tuple[str, str, str]] = {
     "wilcoxon": (
         "the clustered signed-rank test of Rosner, Glynn & Lee (2006; R clusrank::clusWilcox.test"
-        "(paired = TRUE, method = \"rgl\")) is not implemented; use test='permutation' (signs of "
-        "whole clusters flipped) or test='paired-t' (cluster-robust CR1 t)"),
+        "(paired = TRUE, method = \"rgl\")) is not implemented", "permutation",
+        "signs of whole clusters flipped; or test 'paired-t', the cluster-robust t"),
     "sign": (
-        "the clustered sign test (Rosner, Glynn & Lee 2003; R clusrank) is not implemented; use "
-        "test='permutation' (signs of whole clusters flipped) or test='paired-t' (cluster-robust "
-        "CR1 t)"),
+        "the clustered sign test (Rosner, Glynn & Lee 2003; R clusrank) is not implemented",
+        "permutation", "signs of whole clusters flipped; or test 'paired-t', the cluster-robust t"),
     "mannwhitney": (
         "the clustered rank-sum test (Datta & Satten 2005; R clusrank::clusWilcox.test) is not "
-        "implemented; use test='welch' (cluster-robust CR1 t of the difference in means)"),
+        "implemented", "welch", "the cluster-robust CR1 t of the difference in means"),
 }
 
 

@@ -1,0 +1,214 @@
+"""The cluster-robust path of :func:`~ranger_eval.comparison.compare` (issue 20 §1).
+
+With a ``cluster`` column in the scores, every pair of a dataset × metric is tested with the
+cluster-robust version of its test (:mod:`ranger_eval.stats.clustered`), without being asked:
+
+==================  =====================================================================
+test                clustered version (``ci_method`` of the row)
+==================  =====================================================================
+paired-t            CR2 t of the mean difference with Bell–McCaffrey df ("cluster-robust t
+                    (CR2)"; see below)
+welch               CR1 t of the difference in means: regression on a system indicator,
+                    ``vcovCL(type = "HC1")``, G − 1 df ("cluster-robust t (CR1)")
+proportions-z       the same regression on the 0/1 scores ("cluster-robust t (CR1)")
+mcnemar             Obuchowski's (1998) clustered McNemar χ² (interval: CR2 t)
+permutation         signs of whole clusters flipped (paired; interval: CR2 t)
+bootstrap           whole clusters resampled (ratio of cluster sums; BCa, "cluster bootstrap
+                    BCa")
+wilcoxon, sign,     refused with an error that names the clustered alternative
+mannwhitney         (:data:`~ranger_eval.stats.clustered.NOT_CLUSTERED`)
+==================  =====================================================================
+
+The paired t test uses the bias-reduced CR2 variance with the Bell & McCaffrey (2002)
+Satterthwaite degrees of freedom (R clubSandwich; :func:`~ranger_eval.stats.clustered.
+clustered_ttest_from_sums`) rather than CR1 with t on C − 1 df: with 20 clusters of unequal
+sizes CR1 rejected a true null in 6.6–7.1 % of simulated data sets at α = 0.05, CR2 in
+5.7–5.9 % (benchmarks/cluster_validity.py); the two agree as the number of clusters grows, and
+both equal the paired t test when every cluster has one item. CR1 (= statsmodels, sandwich
+HC1, Inspect) stays available as ``stats.clustered_paired_ttest(..., vcov="CR1")``.
+
+``test="auto"`` chooses as without clusters (McNemar / two-proportion / paired t / Welch) and
+then takes the clustered version. A dataset × metric whose clusters each hold one item is not
+clustered at all: it is tested exactly as without a cluster column (for paired t, bootstrap and
+permutation the clustered tests reduce to the same numbers anyway). The table gains an
+``n_clusters`` column (clusters of each pair's items; NaN for unclustered groups) and the
+signature ``cluster:cluster``. Clusters are the (dataset, cluster id) pairs of the scores
+(:class:`~ranger_eval.scores.Scores`), so they never cross datasets.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import CompareError, Hint
+from ..pairing import Group
+from .dispatch import _context, _Outcome, _PairData
+from .engine import _GroupWork
+
+if TYPE_CHECKING:
+    from ..stats.results import ManyTestResult
+
+CR1 = "cluster-robust t (CR1)"
+CR2 = "cluster-robust t (CR2)"
+
+
+@dataclass(frozen=True)
+class GroupClusters:
+    """Cluster codes (0 … C − 1, numbered by first appearance in item order) of a group's
+    items, aligned with :attr:`Group.items`."""
+
+    codes: np.ndarray
+    n_clusters: int
+
+
+def group_clusters(scores: object, group: Group) -> GroupClusters | None:
+    """The clusters of ``group``'s items, or None when the scores have no cluster column or
+    every cluster of the group holds one item (then the group is not clustered)."""
+    if not getattr(scores, "has_cluster", False):
+        return None
+    from ..stats.clustered import cluster_codes
+
+    mapping = scores.item_clusters(str(group.dataset))  # type: ignore[attr-defined]
+    ids = mapping.reindex(np.asarray(group.items, dtype=object)).to_numpy(dtype=object)
+    codes, c = cluster_codes(ids, ids.size, name=f"clusters of dataset {group.dataset!r}")
+    if c == ids.size:
+        return None
+    return GroupClusters(codes, c)
+
+
+def _refuse(test: str, group: Group, d: _PairData) -> CompareError:
+    from ..stats.clustered import NOT_CLUSTERED
+
+    if test == "permutation":
+        why, alt, what = ("whole clusters cannot be permuted between two systems scored on "
+                          "different items", "welch",
+                          "the cluster-robust CR1 t of the difference in means")
+    else:
+        why, alt, what = NOT_CLUSTERED[test]
+    hint = Hint("test", alt)
+    return CompareError(
+        f"dataset {group.dataset!r} (metric {group.metric!r}), systems {d.a!r} vs {d.b!r}: the "
+        f"scores have a cluster column and test {test!r} has no cluster-robust version: {why}; "
+        f"{hint.text} ({what}); a test that treats clustered items as independent would claim "
+        "too much", hints=[hint])
+
+
+def _pair_sums(group: Group, gc: GroupClusters, d: _PairData
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(cluster sums of d = x − y, cluster sizes) over the pair's common items."""
+    from ..stats.clustered import cluster_codes, cluster_sums
+
+    codes = gc.codes if d.items is None else gc.codes[d.items]
+    if d.items is not None and d.items.size != gc.codes.size:
+        codes, c = cluster_codes(codes, codes.size)
+    else:
+        c = gc.n_clusters
+    if c < 2:
+        raise CompareError(
+            f"dataset {group.dataset!r} (metric {group.metric!r}), systems {d.a!r} vs {d.b!r}: "
+            f"all {codes.size} common items are in one cluster; a cluster-robust test needs at "
+            "least 2 clusters (the items are one dependent unit)")
+    return cluster_sums(d.x - d.y, codes, c), np.bincount(codes, minlength=c)
+
+
+def clustered_outcomes(
+    group: Group, gc: GroupClusters, data: list[_PairData], chosen: list[str], *,
+    alternative: str, level: float, n_resamples: int, seed: int | None,
+) -> tuple[list[_Outcome], list[int]]:
+    """Outcome and number of clusters of every pair of one clustered dataset × metric (module
+    docstring). Pairs of one test and one cluster structure are tested together: the paired
+    CR1 t, McNemar, bootstrap and permutation kernels take a pairs × C matrix of cluster sums
+    (one shared resampling matrix over the C clusters)."""
+    from ..stats import clustered as cl
+
+    out: dict[int, _Outcome] = {}
+    n_cl: dict[int, int] = {}
+    paired_sums: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for i, (d, test) in enumerate(zip(data, chosen, strict=True)):
+        if test in cl.NOT_CLUSTERED or (test == "permutation" and not d.paired):
+            raise _refuse(test, group, d)
+        if d.paired:
+            paired_sums[i] = _pair_sums(group, gc, d)
+            n_cl[i] = int(paired_sums[i][1].size)
+        else:
+            pa = group.present[group.index(d.a)] if not group.complete else None
+            pb = group.present[group.index(d.b)] if not group.complete else None
+            cx = gc.codes if pa is None else gc.codes[pa]
+            cy = gc.codes if pb is None else gc.codes[pb]
+            with _context(group, [d]):
+                r = cl.clustered_unpaired_ttest(d.x, d.y, clusters_x=cx, clusters_y=cy,
+                                                alternative=alternative, level=level)
+            assert r.ci_low is not None and r.ci_high is not None and r.n_clusters is not None
+            out[i] = _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, CR1)
+            n_cl[i] = r.n_clusters
+    # paired pairs: bucket by (cluster sizes) so each bucket is one pairs x C matrix
+    buckets: dict[tuple[int, ...], list[int]] = {}
+    for i, (_, sizes) in paired_sums.items():
+        buckets.setdefault(tuple(int(v) for v in sizes), []).append(i)
+    for key, idx in buckets.items():
+        sizes = np.asarray(key, dtype=np.float64)
+        sums = np.stack([paired_sums[i][0] for i in idx])
+        n = int(sizes.sum())
+        with _context(group, [data[i] for i in idx]):
+            t = cl.clustered_ttest_from_sums(sums, sizes, alternative=alternative, level=level,
+                                             vcov="CR2")
+            assert t.ci_low is not None and t.ci_high is not None
+            tests = {chosen[i] for i in idx}
+            extra: dict[str, tuple[list[int], ManyTestResult]] = {}
+            for name in tests - {"paired-t"}:
+                rows = [j for j, i in enumerate(idx) if chosen[i] == name]
+                part = sums[rows]
+                if name == "mcnemar":
+                    extra[name] = (rows, cl.clustered_mcnemar_from_sums(
+                        part, n, alternative=alternative))
+                elif name == "permutation":
+                    extra[name] = (rows, cl.cluster_permutation_test_many(
+                        part, sizes, alternative=alternative, n_resamples=n_resamples,
+                        seed=seed))
+                else:  # bootstrap
+                    extra[name] = (rows, cl.cluster_bootstrap_many(
+                        part, sizes, alternative=alternative, n_resamples=n_resamples,
+                        seed=seed, level=level))
+        for j, i in enumerate(idx):
+            lo, hi = float(t.ci_low[j]), float(t.ci_high[j])
+            out[i] = _Outcome(float(t.statistic[j]), float(t.pvalue[j]), lo, hi, CR2)
+        for name, (rows, res) in extra.items():
+            for k, j in enumerate(rows):
+                i = idx[j]
+                if name == "bootstrap":
+                    assert res.ci_low is not None and res.ci_high is not None
+                    out[i] = _Outcome(float(res.statistic[k]), float(res.pvalue[k]),
+                                      float(res.ci_low[k]), float(res.ci_high[k]),
+                                      "cluster bootstrap BCa")
+                else:
+                    out[i] = _Outcome(float(res.statistic[k]), float(res.pvalue[k]),
+                                      out[i].ci_low, out[i].ci_high, CR2)
+    return [out[i] for i in range(len(data))], [n_cl[i] for i in range(len(data))]
+
+
+def unclustered_count(n: int) -> list[float]:
+    """The ``n_clusters`` column of ``n`` rows of an unclustered dataset × metric (NaN)."""
+    return [math.nan] * n
+
+
+def prepare_clustered(
+    work: _GroupWork, gc: GroupClusters, *, westfall_young: bool, alternative: str,
+    level: float, n_resamples: int, seed: int | None,
+) -> tuple[list[_Outcome], list[int]]:
+    """:func:`clustered_outcomes` of a group's pairs and their effect sizes (into
+    ``work.effects``, as the unclustered engine computes them); Westfall–Young's joint
+    item-level sign-flip null does not hold for clustered items and is refused."""
+    group = work.group
+    if westfall_young:
+        hint = Hint("correction", "holm")
+        raise CompareError(
+            f"correction='westfall-young' flips the signs of single items, but dataset "
+            f"{group.dataset!r} has clusters of several items; {hint.text} (or another "
+            "correction) with the cluster permutation test", hints=[hint])
+    result = clustered_outcomes(group, gc, work.data, work.chosen, alternative=alternative,
+                                level=level, n_resamples=n_resamples, seed=seed)
+    work._effects({})
+    return result

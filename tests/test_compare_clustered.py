@@ -1,0 +1,104 @@
+"""compare() with a cluster column: every test takes its cluster-robust version
+(ranger_eval.comparison.clustered), equal to the kernels of ranger_eval.stats.clustered, and a
+cluster column with one item per cluster changes nothing."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ranger_eval as rg
+from ranger_eval.errors import CompareError
+from ranger_eval.stats import clustered as cl
+
+
+def _frame(binary: bool = False, n_clusters: int = 12, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(n_clusters):
+        u = rng.normal(0, 1)
+        for j in range(1 + k % 4):
+            for s, shift in (("A", 0.3), ("B", 0.0), ("C", -0.1)):
+                v = u + shift + rng.normal()
+                rows.append({"dataset": "d", "system": s, "item": f"q{k:02d}-{j}",
+                             "value": float(v > 0) if binary else round(v, 6),
+                             "cluster": f"passage {k}"})
+    return pd.DataFrame(rows)
+
+
+def _pair(df: pd.DataFrame, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    wide = df.pivot(index="item", columns="system", values="value").sort_index()
+    clusters = df.drop_duplicates("item").set_index("item")["cluster"].sort_index()
+    return wide[a].to_numpy(), wide[b].to_numpy(), clusters.to_numpy(dtype=object)
+
+
+def test_paired_t_auto_is_cr1() -> None:
+    df = _frame()
+    c = rg.compare(rg.Scores(df))
+    row = c.table.iloc[0]
+    x, y, clusters = _pair(df, row.system_a, row.system_b)
+    ref = cl.clustered_paired_ttest(x, y, clusters=clusters, vcov="CR2")
+    assert row.test == "paired-t" and row.ci_method == "cluster-robust t (CR2)"
+    assert (row.statistic, row.pvalue, row.ci_low, row.ci_high) == pytest.approx(
+        (ref.statistic, ref.pvalue, ref.ci_low, ref.ci_high), rel=1e-12)
+    assert row.n_clusters == 12
+    assert c.signature.fields["cluster"] == "cluster"
+    assert "ci" not in c.signature.fields  # CR2 is the paired t's own interval here
+
+
+def test_binary_auto_is_clustered_mcnemar_and_unpaired_is_cr1_regression() -> None:
+    df = _frame(binary=True)
+    row = rg.compare(rg.Scores(df)).table.iloc[0]
+    x, y, clusters = _pair(df, row.system_a, row.system_b)
+    ref = cl.clustered_mcnemar(x, y, clusters=clusters)
+    assert row.test == "mcnemar"
+    assert (row.statistic, row.pvalue) == pytest.approx((ref.statistic, ref.pvalue), rel=1e-12)
+    un = rg.compare(rg.Scores(df), paired=False).table.iloc[0]
+    ref_u = cl.clustered_unpaired_ttest(x, y, clusters_x=clusters, clusters_y=clusters)
+    assert un.test == "proportions-z" and un.ci_method == "cluster-robust t (CR1)"
+    assert (un.pvalue, un.ci_low, un.ci_high) == pytest.approx(
+        (ref_u.pvalue, ref_u.ci_low, ref_u.ci_high), rel=1e-12)
+
+
+def test_resampling_tests_resample_clusters() -> None:
+    df = _frame()
+    x, y, clusters = _pair(df, "A", "B")
+    codes, c = cl.cluster_codes(clusters, clusters.size)
+    sums = cl.cluster_sums(x - y, codes, c)[None, :]
+    sizes = np.bincount(codes)
+    boot = rg.compare(rg.Scores(df), test="bootstrap", n_resamples=999, seed=4).table.iloc[0]
+    ref = cl.cluster_bootstrap_many(sums, sizes, n_resamples=999, seed=4)
+    assert (boot.pvalue, boot.ci_low, boot.ci_high) == pytest.approx(
+        (ref.pvalue[0], ref.ci_low[0], ref.ci_high[0]), rel=1e-12)
+    perm = rg.compare(rg.Scores(df), test="permutation", n_resamples=999, seed=4).table.iloc[0]
+    ref_p = cl.cluster_permutation_test_many(sums, sizes, n_resamples=999, seed=4)
+    assert perm.pvalue == ref_p.pvalue[0]
+
+
+@pytest.mark.parametrize("test,binary,paired", [
+    ("auto", False, None), ("auto", True, None), ("auto", False, False), ("auto", True, False),
+    ("paired-t", False, None), ("welch", False, None), ("wilcoxon", False, None),
+    ("sign", False, None), ("mannwhitney", False, None), ("mcnemar", True, None),
+    ("proportions-z", True, None), ("permutation", False, None), ("permutation", False, False),
+    ("bootstrap", False, None)])
+def test_one_item_per_cluster_gives_the_unclustered_numbers(test: str, binary: bool,
+                                                            paired: bool | None) -> None:
+    df = _frame(binary=binary)
+    single = rg.compare(rg.Scores(df.assign(cluster=df["item"])), test=test, paired=paired,
+                        n_resamples=499)
+    plain = rg.compare(rg.Scores(df.drop(columns="cluster")), test=test, paired=paired,
+                       n_resamples=499)
+    pd.testing.assert_frame_equal(single.table[plain.table.columns], plain.table)
+    assert single.table["n_clusters"].isna().all()
+
+
+@pytest.mark.parametrize("test", ["wilcoxon", "sign", "mannwhitney"])
+def test_rank_tests_are_refused_naming_the_alternative(test: str) -> None:
+    with pytest.raises(CompareError, match="no cluster-robust version.*(clusrank|Rosner)"):
+        rg.compare(rg.Scores(_frame()), test=test)
+
+
+def test_one_cluster_is_an_error() -> None:
+    df = _frame().assign(cluster="all")
+    with pytest.raises(CompareError, match="one cluster.*at least 2 clusters"):
+        rg.compare(rg.Scores(df))
