@@ -33,7 +33,10 @@ class Leaderboard:
 
     ``means[i, j]`` is system ``i``'s mean on column ``j`` (NaN when it was not compared there);
     ``beats[i][j]`` the letters (in table order) of the systems that system ``i`` significantly
-    beats on column ``j``. Rendered by :mod:`ranger_eval.report`.
+    beats on column ``j``. ``ci_low``/``ci_high`` (same shape as ``means``, NaN where not
+    defined; None when not computed) are the confidence interval of each mean at ``level``
+    (:func:`ranger_eval.describe`: cluster-robust when ``clustered``). Rendered by
+    :mod:`ranger_eval.report`.
     """
 
     systems: tuple[str, ...]
@@ -44,6 +47,22 @@ class Leaderboard:
     signature: str
     #: Direction of each column (``True``: higher is better); empty means higher everywhere.
     higher_is_better: tuple[bool, ...] = ()
+    ci_low: np.ndarray | None = None
+    ci_high: np.ndarray | None = None
+    level: float = 0.95
+    clustered: bool = False
+
+    @property
+    def has_intervals(self) -> bool:
+        """Whether the per-system confidence intervals are known (some finite)."""
+        return self.ci_low is not None and bool(np.isfinite(self.ci_low).any())
+
+    def interval(self, i: int, j: int) -> tuple[float, float] | None:
+        """The confidence interval of ``means[i, j]``, or None where it is not defined."""
+        if self.ci_low is None or self.ci_high is None:
+            return None
+        lo, hi = float(self.ci_low[i, j]), float(self.ci_high[i, j])
+        return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else None
 
     def direction(self, j: int) -> bool:
         """``True`` when a higher mean is better in column ``j``."""
@@ -74,6 +93,9 @@ class Leaderboard:
         data: dict[object, object] = {("letter", "", ""): list(self.letters)}
         for j, (d, m) in enumerate(self.columns):
             data[(d, m, "mean")] = self.means[:, j]
+            if self.ci_low is not None and self.ci_high is not None:
+                data[(d, m, "ci_low")] = self.ci_low[:, j]
+                data[(d, m, "ci_high")] = self.ci_high[:, j]
             data[(d, m, "beats")] = [self.beats[i][j] for i in range(len(self.systems))]
         frame = pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
         frame.columns = pd.MultiIndex.from_tuples(
@@ -107,6 +129,7 @@ def metric_directions(scores: object) -> dict[tuple[str, str], bool]:
 def build_leaderboard(
     table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str,
     higher_is_better: Mapping[tuple[str, str], bool] | None = None,
+    intervals: pd.DataFrame | None = None, level: float = 0.95, clustered: bool = False,
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
 
@@ -115,6 +138,8 @@ def build_leaderboard(
     ``pairs="baseline"`` only the baseline's pairs do). ``higher_is_better`` maps a
     ``(dataset, metric)`` column to its direction (default: higher is better): a significant
     pair's winner is the system with the better mean, the lower one where lower is better.
+    ``intervals`` (``dataset, metric, system, ci_low, ci_high``, e.g. from
+    :func:`ranger_eval.describe`) gives each mean its confidence interval at ``level``.
     """
     directions = dict(higher_is_better or {})
     if means.empty:
@@ -131,6 +156,14 @@ def build_leaderboard(
     grid = np.full((len(order), len(columns)), np.nan)
     for r in means.itertuples(index=False):
         grid[row_of[str(r.system)], col_of[(str(r.dataset), str(r.metric))]] = float(r.mean)  # type: ignore[arg-type]
+    lows = highs = None
+    if intervals is not None:
+        lows, highs = np.full(grid.shape, np.nan), np.full(grid.shape, np.nan)
+        for r in intervals.itertuples(index=False):
+            i = row_of.get(str(r.system))
+            j = col_of.get((str(r.dataset), str(r.metric)))
+            if i is not None and j is not None:
+                lows[i, j], highs[i, j] = float(r.ci_low), float(r.ci_high)  # type: ignore[arg-type]
     won: list[list[set[str]]] = [[set() for _ in columns] for _ in order]
     for r in table.itertuples(index=False):
         diff = float(r.diff)  # type: ignore[arg-type]
@@ -148,4 +181,5 @@ def build_leaderboard(
         systems=order, letters=letters, columns=columns, means=grid, beats=beats,
         signature=signature,
         higher_is_better=tuple(directions.get(c, True) for c in columns),
+        ci_low=lows, ci_high=highs, level=level, clustered=clustered,
     )

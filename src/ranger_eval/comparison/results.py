@@ -90,7 +90,8 @@ class Comparison:
                                           "method_detail": method_detail,
                                           # cluster-robust tests (comparison.clustered)
                                           "cluster": "cluster" if getattr(
-                                              self.scores, "has_cluster", False) else None})
+                                              self.scores, "has_cluster", False) else None,
+                                          "samples": self.scores.samples_label})
 
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs
@@ -145,7 +146,25 @@ class Comparison:
                 )
             table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
         return build_leaderboard(table, means, self.systems, signature=self.signature,
-                                 higher_is_better=metric_directions(self.scores))
+                                 higher_is_better=metric_directions(self.scores),
+                                 intervals=self._intervals(means), level=self.level,
+                                 clustered=self.scores.has_cluster)
+
+    def _intervals(self, means: pd.DataFrame) -> pd.DataFrame | None:
+        """The confidence interval of each system's mean in ``means`` at ``level``
+        (:func:`ranger_eval.describe`, on those dataset × metric groups only: cluster-robust
+        with clusters); None when a group has too few items or clusters for one."""
+        from ..errors import StatsInputError
+        from ..stats.describe import describe
+
+        if means.empty:
+            return None
+        groups = dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str),
+                                   strict=True))
+        try:
+            return describe(self.scores, level=self.level, groups=list(groups))
+        except StatsInputError:
+            return None
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """CSV of :meth:`to_frame` at full precision; written (atomically) to ``path`` if given."""

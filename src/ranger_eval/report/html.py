@@ -694,7 +694,8 @@ def _leaderboard(path: Path) -> dict[str, Any]:
         row = [_text(cells[0]), _text(cells[1])]
         values: list[dict[str, Any]] = []
         for c in cells[2:]:
-            m = re.fullmatch(r"(\*\*)?([^*<]*?)(\*\*)?(?:<sup>([^<]*)</sup>)?", c)
+            m = re.fullmatch(r"(\*\*)?([^*<\[]*?)(\*\*)?(?:<sup>([^<]*)</sup>)?"
+                             r"(?:\s*\[([^\]]*)\])?", c)
             if not m:
                 row.append(_text(c))
                 values.append({"text": c})
@@ -707,8 +708,12 @@ def _leaderboard(path: Path) -> dict[str, Any]:
             shown = f"<strong>{_e(num)}</strong>" if best else _e(num)
             if beats:
                 shown += f"<sup>{_e(beats)}</sup>"
+            entry = {"mean": _jsonable(v), "best": best, "beats": beats}
+            if m.group(5):  # the mean's confidence interval, "[lo, hi]"
+                shown += f' <span class="ci">[{_e(m.group(5))}]</span>'
+                entry["ci"] = m.group(5)
             row.append(_Cell(shown, v, True))
-            values.append({"mean": _jsonable(v), "best": best, "beats": beats})
+            values.append(entry)
         rows.append(row)
         js.append({"letter": cells[0], "system": cells[1], "cells": values})
     return {"headers": headers, "rows": rows, "note": note,

@@ -465,7 +465,29 @@ def comparison_json(comp: Comparison) -> str:
 
 
 # --------------------------------------------------------------------------- leaderboard
+def _board_ci_note(board: Leaderboard) -> str:
+    """The caption's sentence about the bracketed intervals ("" without them)."""
+    if not board.has_intervals:
+        return ""
+    how = ("cluster-robust (CR1) standard error, t on C − 1 df, C clusters" if board.clustered
+           else "t on n − 1 df")
+    return (f" Brackets: the {format_level(board.level)} confidence interval of the mean "
+            f"({how}).")
+
+
+def _board_ci(board: Leaderboard, i: int, j: int, dec: int, style: str) -> str:
+    """`` [lo, hi]`` after a leaderboard cell ("" where there is no interval)."""
+    ci = board.interval(i, j)
+    if ci is None:
+        return ""
+    return f" [{_num(ci[0], dec, style)}, {_num(ci[1], dec, style)}]"
+
+
 def _board_caption(board: Leaderboard) -> str:
+    return _board_caption_text(board) + _board_ci_note(board)
+
+
+def _board_caption_text(board: Leaderboard) -> str:
     metrics = sorted({m for _, m in board.columns})
     datasets = sorted({d for d, _ in board.columns})
     what = f"Mean {metrics[0]}" if len(metrics) == 1 else "Means"
@@ -506,7 +528,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
                 text = f"**{text}**"
             if board.beats[i][j]:
                 text += f"<sup>{board.beats[i][j]}</sup>"
-            cells.append(text)
+            cells.append(text + _board_ci(board, i, j, dec, "markdown"))
         lines.append(f"| {board.letters[i]} | {_md_escape(s)} | " + " | ".join(cells) + " |")
     lines += ["", _board_caption(board), "", f"`{board.signature}`", ""]
     return "\n".join(lines)
@@ -527,7 +549,7 @@ def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboar
                 text = f"\\textbf{{{text}}}"
             if board.beats[i][j]:
                 text += f"$^{{{board.beats[i][j]}}}$"
-            cells.append(text)
+            cells.append(text + _board_ci(board, i, j, dec, "latex"))
         rows.append([board.letters[i], latex_escape(s), *cells])
     return latex_table(
         ["", "System", *(latex_escape(h) for h in board.headers())], rows,
@@ -558,6 +580,9 @@ def leaderboard_html(board: Leaderboard) -> str:
                 text = f"<strong>{text}</strong>"
             if board.beats[i][j]:
                 text += f"<sup>{html.escape(board.beats[i][j])}</sup>"
+            ci = _board_ci(board, i, j, dec, "html")
+            if ci:
+                text += f' <span class="ci">{ci.strip()}</span>'
             tds.append(f"<td>{text}</td>")
         lines.append(
             f"<tr><td>{board.letters[i]}</td><td>{html.escape(s)}</td>" + "".join(tds) + "</tr>"
@@ -567,10 +592,14 @@ def leaderboard_html(board: Leaderboard) -> str:
 
 
 def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
-    """One row per system: ``letter, system`` and per column ``<col> mean``, ``<col> beats``."""
+    """One row per system: ``letter, system`` and per column ``<col> mean`` (with
+    ``<col> ci_low``, ``<col> ci_high`` when the intervals are known), ``<col> beats``."""
     flat = pd.DataFrame({"letter": list(board.letters), "system": list(board.systems)})
     for j, h in enumerate(board.headers()):
         flat[f"{h} mean"] = board.means[:, j]
+        if board.has_intervals and board.ci_low is not None and board.ci_high is not None:
+            flat[f"{h} ci_low"] = board.ci_low[:, j]
+            flat[f"{h} ci_high"] = board.ci_high[:, j]
         flat[f"{h} beats"] = [board.beats[i][j] for i in range(len(board.systems))]
     return plain_csv(flat, path)
 

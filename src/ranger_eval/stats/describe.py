@@ -55,6 +55,8 @@ numbers.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 from scipy import stats as _sps
@@ -155,7 +157,8 @@ def describe_arrays(
     }
 
 
-def describe(scores: Scores | object, *, level: float = 0.95) -> pd.DataFrame:
+def describe(scores: Scores | object, *, level: float = 0.95,
+             groups: Iterable[tuple[str, str]] | None = None) -> pd.DataFrame:
     """One row per dataset × metric × system (datasets, metrics and systems in order of first
     appearance) with columns :data:`COLUMNS`: ``n`` items, ``n_clusters``, ``mean``, its ``se``
     and ``level`` confidence interval, ``icc``, ``design_effect``, ``k_samples``, ``within_sd``
@@ -168,11 +171,19 @@ def describe(scores: Scores | object, *, level: float = 0.95) -> pd.DataFrame:
 
     A group with fewer than two clusters (or items) has no standard error: a
     :class:`~ranger_eval.errors.StatsInputError` names it (and counts the others).
+    ``groups`` (dataset, metric) limits the table to those groups, selected before anything is
+    computed (the leaderboard of a comparison capped to its first groups).
     """
     level = check_level(level, error=StatsInputError)
     scores = as_scores(scores, what="describe", error=StatsInputError)
     df = scores.table
     stats = scores.sample_stats()
+    if groups is not None:
+        wanted = pd.MultiIndex.from_tuples([(str(d), str(m)) for d, m in groups])
+        keep = pd.MultiIndex.from_arrays([df["dataset"], df["metric"]]).isin(wanted)
+        df, stats = df[keep].reset_index(drop=True), stats[keep].reset_index(drop=True)
+        if df.empty:
+            raise StatsInputError(f"describe: no scores in the groups {list(wanted)[:5]}")
     keys = ["dataset", "metric", "system", "item"]
     frame = pd.DataFrame({k: df[k] for k in keys})
     frame["value"] = df["value"].to_numpy(dtype=np.float64)
@@ -192,10 +203,15 @@ def describe(scores: Scores | object, *, level: float = 0.95) -> pd.DataFrame:
     else:
         weight = None
     order = []
-    for col, names in (("dataset", scores.datasets), ("metric", scores.metrics),
-                       ("system", scores.systems)):
-        order.append(pd.Index(list(names)).get_indexer(frame[col]).astype(np.int64))
-    n_m, n_s = len(scores.metrics), len(scores.systems)
+    names_of: dict[str, list[str]] = {}
+    for c, names in (("dataset", scores.datasets), ("metric", scores.metrics),
+                     ("system", scores.systems)):
+        present = set(pd.unique(frame[c]).tolist())
+        names_of[c] = [n for n in names if n in present]
+    for col, listed in names_of.items():
+        order.append(pd.Index(listed).get_indexer(frame[col]).astype(np.int64))
+    datasets, metrics, systems = names_of["dataset"], names_of["metric"], names_of["system"]
+    n_m, n_s = len(metrics), len(systems)
     flat = (order[0] * n_m + order[1]) * n_s + order[2]
     uniq, group = np.unique(flat, return_inverse=True)
     cluster = None
@@ -212,8 +228,8 @@ def describe(scores: Scores | object, *, level: float = 0.95) -> pd.DataFrame:
         mi, si = divmod(rest, n_s)
         unit = "cluster" if clustered else "item"
         raise StatsInputError(
-            f"describe: dataset {scores.datasets[d]!r}, metric {scores.metrics[mi]!r}, system "
-            f"{scores.systems[si]!r} has {int(counts[few[0]])} {unit}; a standard error needs "
+            f"describe: dataset {datasets[d]!r}, metric {metrics[mi]!r}, system "
+            f"{systems[si]!r} has {int(counts[few[0]])} {unit}; a standard error needs "
             f"at least 2 {unit}s"
             + (f" ({few.size} dataset × metric × system groups have fewer than 2)"
                if few.size > 1 else "")
@@ -226,9 +242,9 @@ def describe(scores: Scores | object, *, level: float = 0.95) -> pd.DataFrame:
     d_of, rest_of = np.divmod(uniq, n_m * n_s)
     m_of, s_of = np.divmod(rest_of, n_s)
     table = pd.DataFrame({
-        "dataset": np.asarray(scores.datasets, dtype=object)[d_of],
-        "metric": np.asarray(scores.metrics, dtype=object)[m_of],
-        "system": np.asarray(scores.systems, dtype=object)[s_of],
+        "dataset": np.asarray(datasets, dtype=object)[d_of],
+        "metric": np.asarray(metrics, dtype=object)[m_of],
+        "system": np.asarray(systems, dtype=object)[s_of],
         **{c: out[c] for c in COLUMNS[3:]},
     })
     table.attrs.update({"level": level, "clustered": clustered})
