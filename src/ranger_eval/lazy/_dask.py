@@ -391,6 +391,12 @@ class DaskScores(LazyScores):
             raise ScoresError(f"{FRAME}: missing column(s) {', '.join(missing)}; have: "
                               f"{', '.join(columns)} (needed: {', '.join(REQUIRED)} "
                               f"[, metric, seed]){hint}")
+        if "human_value" in columns:  # judge scores: compare/effects would test the judge
+            raise ScoresError(
+                f"{FRAME}: column 'human_value' (human scores of judge-scored items) needs "
+                "prediction-powered inference, which runs on scores in memory only: "
+                "ddf.compute() and pass the Scores; or drop the column to analyse the judge's "
+                "scores as they are")
         vtype = ddf.dtypes["value"]
         if not pd.api.types.is_numeric_dtype(vtype) or pd.api.types.is_bool_dtype(vtype):
             raise ScoresError(f"{FRAME}: column 'value' has type {vtype}, not numeric; store the "

@@ -118,6 +118,12 @@ def _check_schema(files: Sequence[Path]) -> _Schema:
                 f"{f}: missing column(s) {', '.join(missing)}; have: {', '.join(names)} "
                 f"(needed: {', '.join(REQUIRED)} [, metric, seed])"
             )
+        if "human_value" in names:  # judge scores: compare/effects would test the judge
+            raise ScoresError(
+                f"{f}: column 'human_value' (human scores of judge-scored items) needs "
+                "prediction-powered inference, which runs on scores in memory only: read the "
+                "file with ranger_eval.read_scores (or pandas) and pass the Scores; or drop the "
+                "column to analyse the judge's scores as they are")
         vtype = schema.field("value").type
         if not (pa.types.is_integer(vtype) or pa.types.is_floating(vtype)
                 or pa.types.is_decimal(vtype)):
