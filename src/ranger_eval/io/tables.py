@@ -618,7 +618,7 @@ def _read_table_scores(path: Path, cluster: str | None = None) -> Scores:
             if "metric" not in frame.columns:  # the key as Scores shows it
                 frame = frame.assign(metric=DEFAULT_METRIC)
             _raise_duplicates(frame, path, [c for c in ("dataset", "system", "metric", "item",
-                                                        "seed") if c in frame.columns])
+                                                        "seed", "sample") if c in frame.columns])
         raise InputError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
 
 
