@@ -397,6 +397,11 @@ class DaskScores(LazyScores):
                 "prediction-powered inference, which runs on scores in memory only: "
                 "ddf.compute() and pass the Scores; or drop the column to analyse the judge's "
                 "scores as they are")
+        if "cluster" in columns:  # clustered items: the lazy tests treat items as independent
+            raise ScoresError(
+                f"{FRAME}: column 'cluster' (clustered items) needs the cluster-robust tests, "
+                "which run on scores in memory only: ddf.compute() and pass the Scores; the "
+                "lazy backend's tests would treat clustered items as independent")
         vtype = ddf.dtypes["value"]
         if not pd.api.types.is_numeric_dtype(vtype) or pd.api.types.is_bool_dtype(vtype):
             raise ScoresError(f"{FRAME}: column 'value' has type {vtype}, not numeric; store the "

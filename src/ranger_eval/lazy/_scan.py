@@ -124,6 +124,12 @@ def _check_schema(files: Sequence[Path]) -> _Schema:
                 "prediction-powered inference, which runs on scores in memory only: read the "
                 "file with ranger_eval.read_scores (or pandas) and pass the Scores; or drop the "
                 "column to analyse the judge's scores as they are")
+        if "cluster" in names:  # clustered items: the lazy tests treat items as independent
+            raise ScoresError(
+                f"{f}: column 'cluster' (clustered items) needs the cluster-robust tests, which "
+                "run on scores in memory only: read the file with ranger_eval.read_scores (or "
+                "pandas) and pass the Scores; the lazy backend's tests would treat clustered "
+                "items as independent")
         vtype = schema.field("value").type
         if not (pa.types.is_integer(vtype) or pa.types.is_floating(vtype)
                 or pa.types.is_decimal(vtype)):
