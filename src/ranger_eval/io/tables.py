@@ -292,7 +292,9 @@ def _read_parquet(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
     for col in frame.columns:
         if col in id_names and frame[col].dtype != object:
             column = frame[col]
-            if pd.api.types.is_string_dtype(column.dtype):  # Arrow strings: converted in C
+            if isinstance(column.dtype, pd.StringDtype):
+                continue  # Arrow strings are the exact strings already (Scores keeps them)
+            if pd.api.types.is_string_dtype(column.dtype):  # other strings: converted in C
                 frame[col] = column.astype(object).where(column.notna(), None)
             else:  # numbers stored as ids: the text Python writes for them
                 frame[col] = [v if v is None or isinstance(v, str) else str(v) for v in column]
@@ -330,16 +332,18 @@ def check_ids(frame: pd.DataFrame, path: Path, columns: Sequence[str]) -> None:
         if col not in frame.columns:
             continue
         ids = frame[col]
-        values = ids.to_numpy()
-        if ids.dtype == object and pd.api.types.infer_dtype(values, skipna=True) == "string":
-            # text ids (what every reader gives): the test on the distinct ids only (a system
-            # or item id repeats on every dataset), without the .str accessor's per-element
-            # overhead (4M ids: ~1 s instead of ~5 s; most of that second saved by the distinct)
-            blank = ids.isna().to_numpy().copy()
-            text = values[~blank]
-            bad = [s for s in pd.unique(text) if not s or s.isspace()]
+        if isinstance(ids.dtype, pd.StringDtype) or (
+                ids.dtype == object
+                and pd.api.types.infer_dtype(ids.to_numpy(), skipna=True) == "string"):
+            # text ids (what every reader gives; Parquet's as Arrow strings): the test on the
+            # distinct ids only (a system or item id repeats on every dataset), without the
+            # .str accessor's per-element overhead (4M ids: ~1 s instead of ~5 s; most of that
+            # second saved by the distinct)
+            blank = ids.isna().to_numpy(dtype=bool).copy()
+            text = ids[~blank] if blank.any() else ids
+            bad = [s for s in text.unique().tolist() if not s or s.isspace()]
             if bad:
-                blank[~blank] = pd.Series(text).isin(bad).to_numpy()
+                blank[~blank] = text.isin(bad).to_numpy(dtype=bool)
         else:
             text = ids.astype(str) if ids.dtype != object else ids
             blank = ids.isna().to_numpy() | (text.str.len() == 0).to_numpy()
