@@ -157,3 +157,14 @@ def test_invariant_to_item_order_and_cluster_labels(rows: list[tuple[int, float]
     for col in ("mean", "se", "ci_low", "ci_high", "icc", "design_effect"):
         a, b = base[col].iloc[0], moved[col].iloc[0]
         assert (np.isnan(a) and np.isnan(b)) or b == pytest.approx(a, rel=1e-9, abs=1e-12)
+
+
+def test_groups_select_dataset_metric_pairs_before_computing() -> None:
+    df = _with_samples(2).drop(columns="sample").drop_duplicates(["system", "item"])
+    both = pd.concat([df.assign(dataset="x"), df.assign(dataset="y", cluster="one")])
+    with pytest.raises(StatsInputError, match="dataset 'y'"):
+        rg.describe(both)  # y has one cluster
+    only_x = rg.describe(both, groups=[("x", "score")])
+    pd.testing.assert_frame_equal(only_x, rg.describe(df.assign(dataset="x")))
+    with pytest.raises(StatsInputError, match="no scores in the groups"):
+        rg.describe(both, groups=[("z", "score")])

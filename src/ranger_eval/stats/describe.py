@@ -180,8 +180,12 @@ def describe(scores: Scores | object, *, level: float = 0.95,
     stats = scores.sample_stats()
     if groups is not None:
         wanted = pd.MultiIndex.from_tuples([(str(d), str(m)) for d, m in groups])
-        keep = pd.MultiIndex.from_arrays([df["dataset"], df["metric"]]).isin(wanted)
-        df, stats = df[keep].reset_index(drop=True), stats[keep].reset_index(drop=True)
+        keep = (df["dataset"].isin(wanted.get_level_values(0))
+                & df["metric"].isin(wanted.get_level_values(1))).to_numpy(dtype=bool)
+        rows = np.flatnonzero(keep)  # then the exact pairs, on those rows only
+        pairs = pd.MultiIndex.from_arrays([df["dataset"].iloc[rows], df["metric"].iloc[rows]])
+        rows = rows[pairs.isin(wanted)]
+        df, stats = df.iloc[rows].reset_index(drop=True), stats.iloc[rows].reset_index(drop=True)
         if df.empty:
             raise StatsInputError(f"describe: no scores in the groups {list(wanted)[:5]}")
     keys = ["dataset", "metric", "system", "item"]
@@ -216,9 +220,10 @@ def describe(scores: Scores | object, *, level: float = 0.95,
     uniq, group = np.unique(flat, return_inverse=True)
     cluster = None
     if clustered:
-        cluster = pd.factorize(pd.MultiIndex.from_arrays(
-            [frame["dataset"], frame[CLUSTER]]))[0].astype(np.int64)
-        cluster = group.astype(np.int64) * (int(cluster.max()) + 1) + cluster
+        # clusters are nested in datasets, and a group is one dataset × metric × system: the
+        # cluster of a row is (group, cluster id), as integer codes (no MultiIndex of tuples)
+        ccodes, cuniq = pd.factorize(frame[CLUSTER])
+        cluster = group.astype(np.int64) * max(len(cuniq), 1) + ccodes
     counts = (np.bincount(group) if cluster is None else
               np.bincount(group[np.unique(cluster, return_index=True)[1]]))
     few = np.flatnonzero(counts < 2)
