@@ -402,6 +402,11 @@ class DaskScores(LazyScores):
                 f"{FRAME}: column 'cluster' (clustered items) needs the cluster-robust tests, "
                 "which run on scores in memory only: ddf.compute() and pass the Scores; the "
                 "lazy backend's tests would treat clustered items as independent")
+        if "sample" in columns:  # K generations per item: averaged per item by Scores only
+            raise ScoresError(
+                f"{FRAME}: column 'sample' (K generations of a system per item) is averaged "
+                "per item by Scores in memory only: ddf.compute() and pass the Scores, or "
+                "average the samples per item first")
         vtype = ddf.dtypes["value"]
         if not pd.api.types.is_numeric_dtype(vtype) or pd.api.types.is_bool_dtype(vtype):
             raise ScoresError(f"{FRAME}: column 'value' has type {vtype}, not numeric; store the "

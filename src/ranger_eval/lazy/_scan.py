@@ -130,6 +130,11 @@ def _check_schema(files: Sequence[Path]) -> _Schema:
                 "run on scores in memory only: read the file with ranger_eval.read_scores (or "
                 "pandas) and pass the Scores; the lazy backend's tests would treat clustered "
                 "items as independent")
+        if "sample" in names:  # K generations per item: averaged per item by Scores only
+            raise ScoresError(
+                f"{f}: column 'sample' (K generations of a system per item) is averaged per "
+                "item by Scores in memory only: read the file with ranger_eval.read_scores (or "
+                "pandas) and pass the Scores, or average the samples per item first")
         vtype = schema.field("value").type
         if not (pa.types.is_integer(vtype) or pa.types.is_floating(vtype)
                 or pa.types.is_decimal(vtype)):
