@@ -94,7 +94,16 @@ def test_one_item_per_cluster_gives_the_unclustered_numbers(test: str, binary: b
     assert single.table["n_clusters"].isna().all()
 
 
-@pytest.mark.parametrize("test", ["wilcoxon", "sign", "mannwhitney"])
+def test_wilcoxon_is_the_rosner_glynn_lee_signed_rank_test() -> None:
+    df = _frame()
+    row = rg.compare(rg.Scores(df), test="wilcoxon").table.iloc[0]
+    x, y, clusters = _pair(df, row.system_a, row.system_b)
+    ref = cl.clustered_signed_rank(x, y, clusters=clusters)
+    assert (row.statistic, row.pvalue) == (ref.statistic, ref.pvalue)
+    assert row.ci_method == "cluster-robust t (CR2)"
+
+
+@pytest.mark.parametrize("test", ["sign", "mannwhitney"])
 def test_rank_tests_are_refused_naming_the_alternative(test: str) -> None:
     with pytest.raises(CompareError, match="no cluster-robust version.*(clusrank|Rosner)"):
         rg.compare(rg.Scores(_frame()), test=test)

@@ -2,10 +2,12 @@
 # (type = "HC1"; cluster = the id vector, as ~c), clustered McNemar (Obuchowski 1998) from clust.bin.pair, and the CR2 /
 # Bell-McCaffrey Satterthwaite t test from clubSandwich (compare's paired clustered t test).
 # Run from the repository root:  Rscript tests/oracles/clustered_oracles.R
-# Needs: r-cran-sandwich, r-cran-clubsandwich, r-cran-jsonlite (Debian) and clust.bin.pair
-# (CRAN mirror cran/clust.bin.pair, R CMD INSTALL). Writes tests/oracles/clustered_oracles.json.
+# Needs: r-cran-sandwich, r-cran-clubsandwich, r-cran-jsonlite (Debian), clust.bin.pair and
+# clusrank (CRAN mirrors cran/clust.bin.pair, cran/clusrank, R CMD INSTALL). The clustered
+# Wilcoxon signed-rank test of Rosner, Glynn & Lee: clusrank::clusWilcox.test(method = "rgl"). Writes tests/oracles/clustered_oracles.json.
 suppressPackageStartupMessages({
   library(sandwich); library(clubSandwich); library(jsonlite); library(clust.bin.pair)
+  library(clusrank)
 })
 set.seed(20261126)
 level <- 0.95
@@ -86,11 +88,29 @@ cases[[length(cases) + 1]] <- list(kind = "mcnemar", source = "clust.bin.pair::o
                                    y = as.integer(obfuscation$control), cluster = ocl,
                                    r = mcn(as.integer(obfuscation$treatment),
                                            as.integer(obfuscation$control), ocl))
+# clustered signed-rank test (Rosner, Glynn & Lee 2006): balanced and unbalanced clusters,
+# ties and zero differences (rounded values)
+rgl <- function(d, cl) {
+  two <- clusWilcox.test(d, cluster = cl, paired = TRUE, method = "rgl")
+  gr <- clusWilcox.test(d, cluster = cl, paired = TRUE, method = "rgl", alternative = "greater")
+  le <- clusWilcox.test(d, cluster = cl, paired = TRUE, method = "rgl", alternative = "less")
+  list(statistic = unname(two$statistic), p_two = unname(two$p.value),
+       p_greater = unname(gr$p.value), p_less = unname(le$p.value),
+       n_clusters = unname(two$nclus))
+}
+for (spec in list(list(C = 10, lo = 4, hi = 4, digits = 6), list(C = 15, lo = 1, hi = 7, digits = 1),
+                  list(C = 30, lo = 2, hi = 12, digits = 6), list(C = 8, lo = 3, hi = 3, digits = 0))) {
+  sz <- sample(spec$lo:spec$hi, spec$C, replace = TRUE); cl <- sizes_to_clusters(sz)
+  d <- round(0.2 + rnorm(spec$C, sd = 0.7)[cl] + rnorm(length(cl)), spec$digits)
+  cases[[length(cases) + 1]] <- list(kind = "signed_rank", d = d, cluster = paste0("s", cl),
+                                     r = rgl(d, paste0("s", cl)))
+}
 out <- list(generator = "tests/oracles/clustered_oracles.R", level = level,
             versions = list(R = R.version.string,
                             sandwich = as.character(packageVersion("sandwich")),
                             clubSandwich = as.character(packageVersion("clubSandwich")),
-                            clust.bin.pair = as.character(packageVersion("clust.bin.pair"))),
+                            clust.bin.pair = as.character(packageVersion("clust.bin.pair")),
+                            clusrank = as.character(packageVersion("clusrank"))),
             cases = cases)
 writeLines(toJSON(out, auto_unbox = TRUE, digits = NA, pretty = TRUE),
            "tests/oracles/clustered_oracles.json")

@@ -98,6 +98,19 @@ def test_clustered_mcnemar_matches_clust_bin_pair(case: dict) -> None:
     assert res.pvalue == pytest.approx(case["r"]["p_two"], rel=1e-10, abs=1e-15)
 
 
+@pytest.mark.parametrize("case", [c for c in R_CASES if c["kind"] == "signed_rank"],
+                         ids=lambda c: f"n{len(c['d'])}")
+def test_clustered_signed_rank_matches_clusrank(case: dict) -> None:
+    r = case["r"]
+    for alternative, key in (("two-sided", "p_two"), ("greater", "p_greater"),
+                             ("less", "p_less")):
+        res = cl.clustered_signed_rank(case["d"], clusters=case["cluster"],
+                                       alternative=alternative)
+        _close(res.statistic, r["statistic"])
+        _close(res.pvalue, r[key])
+        assert res.n_clusters == r["n_clusters"]
+
+
 @pytest.mark.parametrize("case", [c for c in PY_CASES if c["kind"] == "inspect"],
                          ids=lambda c: f"n{len(c['x'])}")
 def test_one_mean_se_and_ci_match_inspect(case: dict) -> None:

@@ -11,6 +11,7 @@ from .clustered import (
     clustered_mcnemar,
     clustered_mean_test,
     clustered_paired_ttest,
+    clustered_signed_rank,
     clustered_ttest_many,
     clustered_unpaired_ttest,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "clustered_paired_ttest",
     "clustered_unpaired_ttest",
     "clustered_mcnemar",
+    "clustered_signed_rank",
     "clustered_ttest_many",
     "cluster_bootstrap_many",
     "cluster_permutation_test_many",
