@@ -162,3 +162,12 @@ def test_samples_with_seeds_average_within_seed() -> None:
         v = s.values("d1", "A")
     manual = df[(df.dataset == "d1") & (df.system == "A")].groupby("item")["value"].mean()
     np.testing.assert_allclose(v.to_numpy(), manual.to_numpy(), rtol=1e-15)
+
+
+def test_display_names_keep_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ranger_eval.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "display_names", lambda exp: ({"A": "Alpha"}, {}))
+    renamed = pipeline.with_display_names(Scores(_table(3)), None)
+    assert renamed.systems == ("Alpha", "B") and renamed.samples_label == "3"
+    assert (renamed.sample_stats()["k_samples"] == 3).all()

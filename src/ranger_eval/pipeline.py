@@ -410,7 +410,7 @@ def with_display_names(scores: Scores, exp: Experiment | None) -> Scores:
     tasks = {k: v for k, v in tasks.items() if k in scores.datasets}
     if not systems and not tasks:
         return scores
-    frame = scores.frame
+    frame = scores.raw_frame  # with its samples, if any (averaged again below)
     for column, mapping in (("system", systems), ("dataset", tasks)):
         if mapping:
             clash = sorted(set(mapping.values()) & (set(frame[column]) - set(mapping)))

@@ -63,4 +63,5 @@ COLUMNS: tuple[str, ...] = (
     "ci_method",
     "seed_sd_a",
     "seed_sd_b",
+    "mde",
 )

@@ -21,6 +21,7 @@ from .clustered import group_clusters, prepare_clustered
 from .dispatch import _choose_test, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t
+from .mde import with_mde
 from .multiplicity import adjust_by_family
 from .results import Comparison
 from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
@@ -201,7 +202,8 @@ def compare(
             and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
         uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
     if uniform is not None:  # many small groups: array operations across groups
-        table = adjust_by_family(uniform[0], correction, family, level)
+        table = with_mde(adjust_by_family(uniform[0], correction, family, level),
+                         level=level, alternative=alternative)
         return Comparison(
             table=table, means=uniform[1], systems=tuple(order), scores=scores, test=test,
             pairs=pairs if isinstance(pairs, str) else "custom", baseline=baseline,
@@ -292,6 +294,7 @@ def compare(
         table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
     table = adjust_by_family(table, correction, family, level,
                              adjusted=np.asarray(wy_adjusted) if westfall_young else None)
+    table = with_mde(table, level=level, alternative=alternative)
     means = pd.DataFrame(
         mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
     )
@@ -353,6 +356,7 @@ def _compare_declared(scores: Scores, declared: dict[str, str], *, metrics: Sequ
     table = pd.concat([p.table for p in parts], ignore_index=True)
     table = adjust_by_family(table.assign(pvalue_adjusted=math.nan), first.correction, family,
                              level)
+    table = with_mde(table, level=level, alternative=first.alternative)
     used = {t for p in parts for t in p.tests_used}
     return dataclasses.replace(
         first, table=table, means=pd.concat([p.means for p in parts], ignore_index=True),

@@ -36,6 +36,7 @@ from ..comparison import (
     adjust_by_family,
 )
 from ..comparison.dispatch import items_differ_error
+from ..comparison.mde import with_mde
 from ..errors import (
     CompareError,
     EffectSizeError,
@@ -419,7 +420,8 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                 "mean": [means[s] for s in names], "n": [int(own[s]["n"]) for s in names],
                 "seed_sd": math.nan, "n_seeds": 1}))
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
-    table = adjust_by_family(table, kw["correction"], kw["family"], level)
+    table = with_mde(adjust_by_family(table, kw["correction"], kw["family"], level),
+                     level=level, alternative=kw["alternative"])
     means_df = pd.concat(mean_frames, ignore_index=True)
     present = set(means_df["system"])
     order_sys = tuple(kw["systems"]) if kw["systems"] is not None else tuple(

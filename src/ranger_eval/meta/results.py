@@ -133,6 +133,20 @@ class MetaResult(_ResultText):
         return make_signature("meta", fields)
 
     @property
+    def mde(self) -> float:
+        """Minimum detectable summary effect of a non-significant meta-analysis (issue 20 §4):
+        the true summary effect its test (z, or t on k − 1 df for ``t``/``knha``) at
+        α = 1 − level would detect with 80 % power given its standard error, λ·se
+        (:func:`ranger_eval.stats.power.minimum_detectable_effect`); NaN when the summary is
+        significant (or its se is not positive)."""
+        from ..stats.power import minimum_detectable_effect
+
+        if not self.pvalue > 1.0 - self.level:
+            return math.nan
+        return minimum_detectable_effect(float(self.se), None if self.df is None
+                                         else float(self.df), alpha=1.0 - self.level)
+
+    @property
     def is_fixed(self) -> bool:
         """True for the fixed/equal-effects model."""
         return self.method in ("FE", "EE")
@@ -221,7 +235,7 @@ class MetaResult(_ResultText):
             "pi_high": self.pi_high, "weights": self.weights, "tau2_ci": list(self.tau2_ci),
             "I2_ci": list(self.I2_ci), "k": self.k, "method": self.method, "test": self.test,
             "level": self.level, "names": list(self.names), "yi": self.yi, "vi": self.vi,
-            "measure": self.measure, "signature": str(self.signature),
+            "measure": self.measure, "signature": str(self.signature), "mde": self.mde,
         }
         if self.measure == "ZCOR":
             t = self.transformed()

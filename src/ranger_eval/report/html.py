@@ -467,6 +467,12 @@ def _meta(a: _Analysis) -> None:
             + ("it includes 0, so a new dataset may show an effect of either sign."
                if spans else "it excludes 0, so a new dataset is expected to show the same sign.")
         )
+    mde = summary.get("mde")
+    if isinstance(mde, (int, float)) and math.isfinite(mde):  # a non-significant summary
+        a.sentences.append(
+            f"Not significant is not no effect: the summary would have detected only a true "
+            f"effect of {mde:.4g} or more ({measure}, either direction) with 80 % power at "
+            f"α = {_alpha(alpha)}.")
     skipped = summary.get("skipped") or {}
     if isinstance(skipped, dict) and skipped:
         a.sentences.append("Not analysed: " + "; ".join(
@@ -574,6 +580,13 @@ def _compare(a: _Analysis) -> None:
         f"({_plural(len(comp), 'test')}): {sum(sig)} significant after {corr} "
         f"(α = {_alpha(alpha)}). “Beats” below means {better}."
     )
+    if "mde" in comp.columns:  # what the non-significant pairs could have detected
+        from .tables import mde_sentence
+
+        detectable = mde_sentence(comp.assign(mde=pd.to_numeric(comp["mde"], errors="coerce")),
+                                  1.0 - alpha)
+        if detectable:
+            a.sentences.append(detectable)
     # one sentence per pair of systems
     pairs: dict[tuple[str, str], list[int]] = {}
     for a_, b_, d, s, h in zip(comp["system_a"].astype(str), comp["system_b"].astype(str),

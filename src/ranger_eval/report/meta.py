@@ -2,6 +2,7 @@
 table (``summary.tex``) with the same rows, caption and signature."""
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,7 +10,7 @@ from ..formatting import format_level, format_percent, format_pvalue
 from ..meta import MetaResult
 from .tables import latex_escape, latex_table, to_latex, to_markdown
 
-__all__ = ["meta_latex", "meta_markdown"]
+__all__ = ["meta_latex", "meta_markdown", "meta_mde_sentence"]
 
 
 #: Above this many datasets the Markdown/LaTeX summaries list only the summary row (a table of
@@ -60,12 +61,26 @@ def meta_markdown(
         f"τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, "
         f"{format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}.",
     ]
+    detectable = meta_mde_sentence(r)
+    if detectable:
+        lines += ["", detectable]
     if len(r.names) > max_rows:
         lines += ["", _too_many(len(r.names), max_rows)]
     if skipped:
         lines += ["", "Not analysed: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."]
     lines += ["", f"`{r.signature}`"]
     return "\n".join(lines) + "\n"
+
+
+def meta_mde_sentence(r: MetaResult) -> str | None:
+    """What a non-significant summary could have detected (:attr:`MetaResult.mde`), in words;
+    None when the summary is significant."""
+    mde = r.mde
+    if not math.isfinite(mde):
+        return None
+    return (f"Not significant is not no effect: with its standard error ({r.se:.4g}) the summary "
+            f"would have detected only a true effect of {mde:.4g} or more ({r.measure}, either "
+            f"direction) with 80 % power at α = {round(1 - r.level, 12):g}.")
 
 
 def _study_rows(r: MetaResult, max_rows: int) -> list[tuple[str, Any]]:

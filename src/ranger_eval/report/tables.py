@@ -253,6 +253,29 @@ def _parts(
     return comp, signature, 0.95 if level is None else level
 
 
+def mde_sentence(table: pd.DataFrame, level: float) -> str | None:
+    """What the non-significant pairs could have detected, in words, from the table's ``mde``
+    column (the minimum detectable effect at the pair's n and 80 % power,
+    :mod:`ranger_eval.comparison.mde`); None when no pair has one."""
+    if "mde" not in table or not len(table):
+        return None
+    mde = table["mde"].to_numpy(dtype=float)
+    ok = np.isfinite(mde)
+    if not ok.any():
+        return None
+    alpha = f"α = {round(1 - level, 12):g}"
+    rows = table[ok]
+    if len(rows) == 1:
+        r = next(rows.itertuples(index=False))
+        return (f"Not significant is not no difference: {r.system_a} vs {r.system_b} "
+                f"({r.dataset}, {r.metric}) could have detected only a true difference of "
+                f"{float(r.mde):.3g} or more with 80 % power at {alpha} (column mde).")
+    lo, mid, hi = np.min(mde[ok]), np.median(mde[ok]), np.max(mde[ok])
+    return (f"Not significant is not no difference: the {len(rows)} non-significant pairs could "
+            f"have detected only true differences of {lo:.3g} to {hi:.3g} (median {mid:.3g}) or "
+            f"more with 80 % power at {alpha}, in the metric's units (column mde).")
+
+
 def comparison_markdown(
     comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
 ) -> str:
@@ -266,6 +289,8 @@ def comparison_markdown(
     ]
     for cells in rows:
         lines.append("| " + " | ".join(_md_escape(c) for c in cells) + " |")
+    detectable = mde_sentence(table, level)
+    lines += ["", detectable] if detectable else []
     lines += ["", f"`{signature}`", ""]
     return "\n".join(lines)
 
@@ -316,10 +341,12 @@ def comparison_html(
     """An HTML ``<table>`` of the comparison rows; significant rows have class ``significant``."""
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "html", level)
+    detectable = mde_sentence(table, level)
     plain_cols = {0, 1, 2, 3, 8, 12}
     lines = [
         '<table class="ranger-comparison">',
-        f"<caption><code>{html.escape(signature)}</code></caption>",
+        "<caption>" + (f"{html.escape(detectable)} " if detectable else "")
+        + f"<code>{html.escape(signature)}</code></caption>",
         "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
         "<tbody>",
     ]

@@ -202,8 +202,9 @@ def plan_from_pilot(
         raise StatsInputError(f"alpha must be in (0, 0.5]; got {alpha!r}")
     unknown = [k for k, v in (("effect", effect), ("n", n), ("power", power)) if v is None]
     if len(unknown) != 1:
-        raise StatsInputError("exactly one of effect, n and power must be None (it is solved "
-                              f"for); got {len(unknown)} None ({', '.join(unknown) or 'none'})")
+        raise StatsInputError(
+            "exactly one of effect, n and power must be left out (None: it is solved for); "
+            + (f"{' and '.join(unknown)} are missing" if unknown else "all three were given"))
     if dataset is None:
         if len(scores.datasets) != 1:
             hint = Hint("dataset")

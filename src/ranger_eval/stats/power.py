@@ -61,8 +61,8 @@ from scipy import stats as sps
 from ..signature import Signature, make_signature
 from ._validation import StatsInputError, check_alternative, check_choice
 
-__all__ = ["PLAN_TESTS", "Plan", "plan", "power_of", "minimum_detectable_effect",
-           "retrodesign"]
+__all__ = ["PLAN_TESTS", "Plan", "plan", "power_of", "detectable_noncentrality",
+           "minimum_detectable_effect", "retrodesign"]
 
 #: Tests :func:`plan` knows.
 PLAN_TESTS = ("paired-t", "welch", "proportions-z", "mcnemar", "mcnemar-exact")
@@ -526,8 +526,8 @@ def plan(
     if len(unknown) != 1:
         given = [name for name in ("effect", "n", "power") if name not in unknown]
         raise StatsInputError(
-            "exactly one of effect, n and power must be None (it is solved for); "
-            + (f"{' and '.join(unknown)} are all None" if len(unknown) > 1 else
+            "exactly one of effect, n and power must be left out (None: it is solved for); "
+            + (f"{' and '.join(unknown)} are missing" if len(unknown) > 1 else
                f"all three were given ({', '.join(given)})"))
     solve = unknown[0]
 
@@ -686,33 +686,42 @@ def power_of(test: str, *, n: float, effect: float, **design: Any) -> float:
     return plan(test, n=n, effect=effect, **design).power
 
 
-def minimum_detectable_effect(se: float, df: float | None = None, *, alpha: float = 0.05,
-                              power: float = 0.8, alternative: str = "two-sided") -> float:
-    """The smallest true difference a test with standard error ``se`` detects with ``power``.
-
-    With ``df`` (a t test) it is θ with P(noncentral t(ν, θ/se) beyond the critical values) =
-    power, both tails counted for a two-sided test (the exact inversion of ``paired-t``'s power
-    above); without ``df`` the normal version, (z_{1-α/2} + z_{power})·se when the far tail is
-    negligible (Bloom 1995, "Minimum detectable effects"). Returns NaN for a zero or
-    non-finite ``se`` or ``df`` < 1.
-    """
-    if not (math.isfinite(se) and se > 0) or (df is not None and not (df >= 1)):
+def detectable_noncentrality(df: float | None, *, alpha: float = 0.05, power: float = 0.8,
+                             alternative: str = "two-sided") -> float:
+    """λ such that a t test on ``df`` degrees of freedom (a z test when ``df`` is None or
+    infinite) whose statistic has noncentrality λ rejects with probability ``power``: both tails
+    counted for a two-sided test (the exact inversion of ``paired-t``'s power above). The
+    minimum detectable effect of a test with standard error se is λ·se; Bloom's (1995)
+    t_{1-α/2,ν} + t_{power,ν} is its approximation without the far tail and the noncentral t's
+    skew. NaN for ``df`` < 1."""
+    if df is not None and not df >= 1:
         return float("nan")
     sides = 2 if alternative == "two-sided" else 1
+    normal = df is None or math.isinf(df)
 
-    def achieved(theta: float) -> float:
-        nc = theta / se
-        if df is None:
+    def achieved(nc: float) -> float:
+        if normal:
             z = sps.norm.isf(alpha / sides)
             return float(sps.norm.sf(z - nc) + (sps.norm.cdf(-z - nc) if sides == 2 else 0.0))
+        assert df is not None
         crit = sps.t.isf(alpha / sides, df)
         return _nct_sf(crit, df, nc) + (_nct_cdf(-crit, df, nc) if sides == 2 else 0.0)
 
-    z_guess = (sps.norm.isf(alpha / sides) + sps.norm.isf(1 - power)) * se
-    hi = 2 * z_guess
+    hi = 2.0 * (sps.norm.isf(alpha / sides) + sps.norm.isf(1 - power))
     while achieved(hi) < power:
         hi *= 2
-    return _root(lambda t: achieved(t) - power, 0.0, hi)
+    return _root(lambda nc: achieved(nc) - power, 0.0, hi)
+
+
+def minimum_detectable_effect(se: float, df: float | None = None, *, alpha: float = 0.05,
+                              power: float = 0.8, alternative: str = "two-sided") -> float:
+    """The smallest true difference a test with standard error ``se`` detects with ``power``:
+    :func:`detectable_noncentrality` (``df``) × ``se`` (Bloom 1995, "Minimum detectable
+    effects", with the exact noncentral t). NaN for a zero or non-finite ``se`` or ``df`` < 1;
+    for a one-sided test, the effect in the tested direction (positive)."""
+    if not (math.isfinite(se) and se > 0):
+        return float("nan")
+    return detectable_noncentrality(df, alpha=alpha, power=power, alternative=alternative) * se
 
 
 def retrodesign(effect: float, se: float, *, alpha: float = 0.05) -> tuple[float, float, float]:
