@@ -30,9 +30,10 @@ matplotlib.use("Agg")
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("RANGER_EVAL_FIGURE_WORKERS", "1")
 
-# Property tests (Hypothesis) run a quarter of their examples (at least 10) in the default run,
-# so that `pytest` stays under two minutes on two cores; RANGER_TEST_DEEP=1 runs every example
-# each test asks for (CI: `RANGER_TEST_DEEP=1 pytest -m "slow or hypothesis"`, see .ci/run).
+# Property tests (Hypothesis) are not in the default run (`-m 'not slow and not hypothesis'` in
+# pyproject.toml), so that `pytest` stays under two minutes on two cores; CI runs them with every
+# example each test asks for (`RANGER_TEST_DEEP=1 pytest -m "slow or hypothesis"`, .ci/run). Run
+# without RANGER_TEST_DEEP (`pytest -m hypothesis`), each runs a quarter of its examples (≥ 10).
 DEEP = os.environ.get("RANGER_TEST_DEEP", "") not in ("", "0")
 FAST_SHARE, FAST_FLOOR = 4, 10
 
@@ -121,3 +122,13 @@ def demo_run(demo_cli: DemoCli) -> Path:
     """The folder of the shared :func:`demo_cli` run (only to be read; see there)."""
     assert demo_cli.exit_code == 0, demo_cli.output
     return demo_cli.out
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move every object alive after collection (imported modules, parametrize values) out of
+    the garbage collector's reach (:func:`gc.freeze`): the full collections that the tests'
+    allocations trigger then scan only what the tests made, not the whole heap again."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

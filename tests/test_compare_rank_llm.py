@@ -10,7 +10,9 @@ from ranger_eval.cli import app
 from ranger_eval.pipeline import COMPARE_OUTPUTS as OUTPUTS
 
 # the module's compare run (PDF, PNG and SVG per dataset) is built in one test process only
-pytestmark = pytest.mark.xdist_group("rank_llm")
+# End-to-end tier, an end-to-end run of compare and rank on 21 TREC runs: CI runs it (`pytest -m "slow or hypothesis"`);
+# the default `pytest` leaves it out to stay under two minutes on two cores.
+pytestmark = [pytest.mark.xdist_group("rank_llm"), pytest.mark.slow]
 
 SYSTEMS = (
     "BM25",

@@ -14,6 +14,10 @@ from typer.testing import CliRunner
 
 from ranger_eval.cli import app
 
+# End-to-end tier, runs every command of the guide pages end to end: CI runs it (`pytest -m "slow or hypothesis"`);
+# the default `pytest` leaves it out to stay under two minutes on two cores.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "guide"
 PAGES = sorted(GUIDE.glob("*.md"))

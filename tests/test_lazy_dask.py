@@ -30,6 +30,10 @@ from tests.test_lazy import (  # noqa: E402
     _write_clustered,
 )
 
+# End-to-end tier, starts Dask LocalClusters (5 s each): CI runs it (`pytest -m "slow or hypothesis"`);
+# the default `pytest` leaves it out to stay under two minutes on two cores.
+pytestmark = pytest.mark.slow
+
 RTOL = 1e-9
 ATOL = 1e-12
 

@@ -13,6 +13,10 @@ from typer.testing import CliRunner
 from ranger_eval.cli import app
 from ranger_eval.pipeline import RANK_OUTPUTS, run_rank
 
+# End-to-end tier, an end-to-end case study of rank: CI runs it (`pytest -m "slow or hypothesis"`);
+# the default `pytest` leaves it out to stay under two minutes on two cores.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def bakeoff(corpus):

@@ -14,6 +14,10 @@ from ranger_eval.effects import effect_sizes
 from ranger_eval.errors import RangerError
 from ranger_eval.examples_sklearn import DATASETS, SYSTEMS, sklearn_example, write_sklearn_example
 
+# End-to-end tier, an end-to-end case study (generates and runs 3 commands): CI runs it (`pytest -m "slow or hypothesis"`);
+# the default `pytest` leaves it out to stay under two minutes on two cores.
+pytestmark = pytest.mark.slow
+
 skm = pytest.importorskip("sklearn.metrics", reason="the case study needs scikit-learn")
 
 TREATMENT, CONTROL = "logreg", "tree"

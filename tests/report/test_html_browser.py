@@ -35,7 +35,9 @@ def _chromium() -> str | None:
 
 
 CHROMIUM = _chromium()
-pytestmark = [pytest.mark.skipif(
+# End-to-end tier, drives a headless Chromium: CI runs it (`pytest -m "slow or hypothesis"`);
+# the default `pytest` leaves it out to stay under two minutes on two cores.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium executable (apt-get install chromium, or set RANGER_CHROMIUM)",
 ), pytest.mark.xdist_group("demo")]  # one process builds the shared demo run (conftest's demo_cli)
