@@ -50,6 +50,7 @@ from .io import (
 )
 from .meta import MetaResult, meta_analysis
 from .output import FIGURE_FORMATS, OutputFolder, figure_workers, warm_figure_modules
+from .pairing import factorize
 from .scores import Scores
 from .settings import (
     MAX_RESAMPLES,
@@ -921,9 +922,10 @@ def capped_comparison(comp: Comparison, *, warn: bool = True
     means = comp.means
     # groups as integer codes (dataset code × number of metrics + metric code): first
     # appearances in order without building a MultiIndex of a million tuples
-    datasets, dataset_names = pd.factorize(means["dataset"])
-    metrics, metric_names = pd.factorize(means["metric"])
-    code = datasets.astype(np.int64) * len(metric_names) + metrics
+    # (pairing.factorize: pd.factorize's codes and uniques, by Arrow from runs of one value)
+    datasets, dataset_names = factorize(means["dataset"])
+    metrics, metric_names = factorize(means["metric"])
+    code = datasets * len(metric_names) + metrics
     _, first = np.unique(code, return_index=True)
     first.sort()
     # lists first: iterating an Arrow-backed Index yields its values one by one (2 s at 300k)
@@ -932,9 +934,16 @@ def capped_comparison(comp: Comparison, *, warn: bool = True
     if len(groups) <= REPORT_MAX_GROUPS:
         return comp, groups, None
     keep = code[first[:REPORT_MAX_GROUPS]]
-    table_code = (pd.Index(dataset_names).get_indexer(comp.table["dataset"]).astype(np.int64)
-                  * len(metric_names) + pd.Index(metric_names).get_indexer(comp.table["metric"]))
-    rows = np.isin(table_code, keep)
+    # the table's rows of the kept groups, coded only among the rows of the kept datasets
+    # (coding every row by get_indexer took 0.6 s at 300,000 datasets)
+    table = comp.table
+    candidates = np.flatnonzero(table["dataset"].isin(
+        dataset_names[keep // len(metric_names)].tolist()).to_numpy(dtype=bool))
+    sub = table.iloc[candidates]
+    sub_code = (pd.Index(dataset_names).get_indexer(sub["dataset"]).astype(np.int64)
+                * len(metric_names) + pd.Index(metric_names).get_indexer(sub["metric"]))
+    rows = np.zeros(len(table), dtype=bool)
+    rows[candidates[np.isin(sub_code, keep)]] = True
     note = (f"Showing the first {REPORT_MAX_GROUPS} of {len(groups):,} dataset × metric groups "
             f"({int(rows.sum()):,} of {len(comp.table):,} comparisons; p-values adjusted over "
             "all of them); the complete table is comparison.csv. No figures are drawn above "
