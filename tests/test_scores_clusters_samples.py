@@ -6,6 +6,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ranger_eval as rg
 from ranger_eval.errors import ScoresError
@@ -171,3 +173,19 @@ def test_display_names_keep_the_samples(monkeypatch: pytest.MonkeyPatch) -> None
     renamed = pipeline.with_display_names(Scores(_table(3)), None)
     assert renamed.systems == ("Alpha", "B") and renamed.samples_label == "3"
     assert (renamed.sample_stats()["k_samples"] == 3).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 6), st.randoms(use_true_random=False))
+def test_sample_averaging_is_the_per_item_mean_in_any_row_order(k: int, n: int,
+                                                                rnd: object) -> None:
+    rows = [("d", s, f"q{i}", f"s{j}", float(rnd.randint(0, 4)) / 4)  # type: ignore[attr-defined]
+            for s in ("A", "B") for i in range(n) for j in range(k)]
+    df = pd.DataFrame(rows, columns=["dataset", "system", "item", "sample", "value"])
+    shuffled = df.sample(frac=1.0, random_state=rnd.randint(0, 10**6))  # type: ignore[attr-defined]
+    a, b = Scores(df), Scores(shuffled)
+    for s in ("A", "B"):
+        want = df[df.system == s].groupby("item")["value"].mean()
+        np.testing.assert_allclose(a.values("d", s).to_numpy(), want.to_numpy(), rtol=1e-15)
+        np.testing.assert_allclose(b.values("d", s).to_numpy(), want.to_numpy(), rtol=1e-15)
+    assert a.samples_label == b.samples_label == str(k)
