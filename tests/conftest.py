@@ -43,9 +43,19 @@ def fast_examples(n: int) -> int:
     return n if DEEP else min(n, max(FAST_FLOOR, -(-n // FAST_SHARE)))
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the measured tier's marks must be on
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Outside a deep run, every Hypothesis test runs :func:`fast_examples` of its examples
-    (its own settings otherwise unchanged; Hypothesis reads them when the test is called)."""
+    """The tests of the measured slow tier (tests/slow_tier.txt, see tests/slow_tier.py) get the
+    ``slow`` mark unless RANGER_TEST_TIER=all; outside a deep run, every Hypothesis test runs
+    :func:`fast_examples` of its examples (its own settings otherwise unchanged; Hypothesis reads
+    them when the test is called)."""
+    if os.environ.get("RANGER_TEST_TIER", "") != "all":
+        from tests.slow_tier import read_tier
+
+        tier = read_tier()
+        for item in items:
+            if item.nodeid in tier:
+                item.add_marker(pytest.mark.slow)
     if DEEP:
         return
     from hypothesis import settings
