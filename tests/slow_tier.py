@@ -38,7 +38,7 @@ def read_tier(path: Path = LIST) -> frozenset[str]:
 def durations(report: str) -> dict[str, float]:
     """Seconds per node id (setup + call + teardown) from a ``--durations=0`` report; the
     ``@group`` suffix pytest-xdist adds under ``--dist loadgroup`` is removed."""
-    out: collections.Counter[str] = collections.Counter()
+    out: dict[str, float] = collections.defaultdict(float)
     for line in report.splitlines():
         m = _DURATION.match(line)
         if m:
