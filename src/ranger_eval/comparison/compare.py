@@ -23,6 +23,7 @@ from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t
 from .mde import with_mde
 from .multiplicity import adjust_by_family
+from .ppi import PPI_TEST, has_human_scores, ppi_tables
 from .results import Comparison
 from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 
@@ -197,7 +198,8 @@ def compare(
             int(n_resamples), seed, missing, seeds,
         )
     uniform = None
-    if (not set_metrics and not westfall_young and test in ("auto", "paired-t")
+    judged = has_human_scores(scores)  # judge scores with human scores: comparison.ppi
+    if (not set_metrics and not westfall_young and test in ("auto", "paired-t") and not judged
             and paired is not False and not scores.has_cluster
             and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
         uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
@@ -290,6 +292,11 @@ def compare(
                 }
             )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
+    if judged:  # every pair by the prediction-powered (PPI++) z test of human scores
+        table, mean_rows = ppi_tables(table, mean_rows, scores, test=test,
+                                      alternative=alternative, level=level,
+                                      hypothesis="superiority", correction=correction_key,
+                                      set_metrics=bool(set_metrics))
     if scores.has_cluster:  # clusters of each pair's items (NaN: not clustered)
         table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
     table = adjust_by_family(table, correction, family, level,
@@ -299,7 +306,7 @@ def compare(
         mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
     )
     used = set(table["test"])
-    tests_used = tuple(t for t in TESTS if t in used)
+    tests_used = tuple(t for t in (*TESTS, PPI_TEST) if t in used)
     return Comparison(
         table=table,
         means=means,

@@ -91,7 +91,11 @@ class Comparison:
                                           # cluster-robust tests (comparison.clustered)
                                           "cluster": "cluster" if getattr(
                                               self.scores, "has_cluster", False) else None,
-                                          "samples": self.scores.samples_label})
+                                          "samples": self.scores.samples_label,
+                                          # judge scores corrected by human scores
+                                          # (comparison.ppi)
+                                          "ppi": "ppi++" if "ppi++" in self.tests_used
+                                          else None})
 
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs
@@ -207,6 +211,7 @@ OWN_INTERVALS: dict[str, tuple[str, ...]] = {
     "wilcoxon": ("Hodges-Lehmann",),
     "proportions-z": ("Wald", "cluster-robust t (CR1)"),
     "bootstrap": ("bootstrap BCa", "bootstrap percentile", "cluster bootstrap BCa"),
+    "ppi++": ("prediction-powered z",),
 }
 
 

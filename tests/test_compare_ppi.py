@@ -1,0 +1,141 @@
+"""compare on judge scores with a human_value column: every pair by the PPI++ z test
+(ranger_eval.comparison.ppi), checked against ppi_py through tests/oracles/ppi_oracle.json."""
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import ranger_eval as rg
+from ranger_eval.errors import CompareError
+from ranger_eval.stats.judged import JudgedPair
+
+ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "ppi_oracle.json").read_text())
+DIFF_CASES = [c for c in ORACLE["cases"] if "treatment" in c]
+
+
+def case_frame(case: dict) -> pd.DataFrame:
+    return pd.concat([pd.DataFrame({
+        "dataset": "d", "system": name, "item": case["items"], "value": data["value"],
+        "human_value": [np.nan if v is None else v for v in data["human_value"]],
+    }) for name, data in case["systems"].items()], ignore_index=True)
+
+
+@pytest.mark.parametrize("case", DIFF_CASES, ids=[c["name"] for c in DIFF_CASES])
+def test_each_pair_is_the_ppi_difference_of_ppi_py(case: dict) -> None:
+    want = case["expected"]["ppi++@0.95"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        comp = rg.compare(case_frame(case), pairs=[("T", "C")])
+    row = comp.table.iloc[0]
+    for column, key in (("diff", "estimate"), ("ci_low", "ci_low"), ("ci_high", "ci_high"),
+                        ("pvalue", "pvalue")):
+        assert row[column] == pytest.approx(want[key], rel=1e-10), column
+    assert row["mean_a"] - row["mean_b"] == pytest.approx(row["diff"], rel=1e-12, abs=1e-15)
+    assert (row["test"], row["ci_method"], row["effect_size_name"]) == (
+        "ppi++", "prediction-powered z", "dz_ppi")
+    assert comp.tests_used == ("ppi++",)
+    assert "|test:auto[ppi++]|" in comp.signature and comp.signature.endswith("|ppi:ppi++")
+
+
+def _judged(n: int = 120, labelled: int = 30, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=n)
+    frames = []
+    for name, shift in (("A", 0.0), ("B", 0.4), ("C", 0.1)):
+        human = truth + shift + rng.normal(0, 0.5, n)
+        frames.append(pd.DataFrame({
+            "dataset": "d", "system": name, "item": [f"q{i}" for i in range(n)],
+            "value": human + rng.normal(0.2, 0.4, n),
+            "human_value": np.where(np.arange(n) < labelled, human, np.nan)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_means_alternatives_and_multiplicity() -> None:
+    df = _judged()
+    comp = rg.compare(df)
+    for _, r in comp.means.iterrows():
+        own = rg.ppi_mean(df, system=r["system"])
+        assert r["mean"] == pytest.approx(own.estimate, rel=1e-12)
+    two = comp.table.set_index(["system_a", "system_b"])
+    for _, r in comp.table.iterrows():
+        ref = rg.ppi_mean_difference(df, treatment=r["system_a"], control=r["system_b"])
+        assert (r["diff"], r["statistic"]) == pytest.approx((ref.estimate, ref.statistic),
+                                                            rel=1e-12)
+    assert comp.table["pvalue_adjusted"].ge(comp.table["pvalue"]).all()
+    greater = rg.compare(df, alternative="greater").table.set_index(["system_a", "system_b"])
+    for key, r in greater.iterrows():
+        z = two.loc[key, "statistic"]
+        assert r["pvalue"] == pytest.approx(float(stats.norm.sf(z)), rel=1e-12)
+        assert r["ci_high"] == np.inf
+        assert r["ci_low"] == pytest.approx(
+            two.loc[key, "diff"] - stats.norm.isf(0.05) * two.loc[key, "diff"] / z, rel=1e-10)
+
+
+def test_a_human_value_column_without_human_scores_changes_nothing() -> None:
+    df = _judged()
+    plain = rg.compare(df.drop(columns="human_value"))
+    empty = rg.compare(df.assign(human_value=np.nan))
+    pd.testing.assert_frame_equal(plain.table, empty.table)
+    assert "ppi" not in empty.signature
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"test": "wilcoxon"}, "test='wilcoxon' would test the judge"),
+    ({"correction": "westfall-young", "test": "permutation"}, "test='permutation'"),
+    ({"paired": False}, "unpaired"),
+])
+def test_what_would_test_the_judge_instead_is_an_error(kwargs: dict, match: str) -> None:
+    with pytest.raises(CompareError, match=match):
+        rg.compare(_judged(), **kwargs)
+
+
+def test_clusters_with_human_scores_are_refused() -> None:
+    df = _judged()
+    df["cluster"] = df["item"].str[:2]
+    with pytest.raises(CompareError, match="cluster-robust PPI"):
+        rg.compare(df)
+
+
+def test_every_item_human_scored_names_the_pair() -> None:
+    df = _judged(n=20, labelled=19)
+    with pytest.raises(CompareError, match=r"'A' vs 'B' on dataset 'd'.*1 judge-only item"):
+        rg.compare(df)
+
+
+def test_swapping_the_systems_negates_the_difference() -> None:
+    df = _judged(n=30, labelled=9, seed=4)
+    ab = rg.compare(df, pairs=[("A", "B")]).table.iloc[0]
+    ba = rg.compare(df, pairs=[("B", "A")]).table.iloc[0]
+    assert ba["diff"] == pytest.approx(-ab["diff"], rel=1e-12, abs=1e-15)
+    assert ba["pvalue"] == pytest.approx(ab["pvalue"], rel=1e-12)
+    assert (ba["ci_low"], ba["ci_high"]) == pytest.approx((-ab["ci_high"], -ab["ci_low"]),
+                                                          rel=1e-12, abs=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_ppi_difference_is_antisymmetric(seed: int) -> None:
+    """PPI++ is symmetric in the pair: λ depends on Cov(H, D) and Var(D), unchanged when H and
+    D change sign, so (c, t) gives −estimate with the same standard error and λ."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 40))
+    v_t, v_c, h_t, h_c = rng.normal(size=(4, n)) * rng.uniform(0.01, 100)
+    mask = rng.random(n) < 0.5
+    mask[:2], mask[2:4] = True, False
+    h_t, h_c = np.where(mask, h_t, np.nan), np.where(mask, h_c, np.nan)
+    tc = JudgedPair(v_t, v_c, h_t, h_c).difference(what="t", method="ppi++", level=0.95,
+                                                   error=CompareError)
+    ct = JudgedPair(v_c, v_t, h_c, h_t).difference(what="c", method="ppi++", level=0.95,
+                                                   error=CompareError)
+    assert ct.estimate == pytest.approx(-tc.estimate, rel=1e-9, abs=1e-12 * (1 + tc.se))
+    assert (ct.se, ct.lam) == pytest.approx((tc.se, tc.lam), rel=1e-9, abs=1e-12)
+    mean_t, mean_c = JudgedPair(v_t, v_c, h_t, h_c).means_at(tc.lam)
+    assert mean_t - mean_c == pytest.approx(tc.estimate, rel=1e-9, abs=1e-9 * (1 + tc.se))
