@@ -263,7 +263,7 @@ def _log_task_frame(exp: Experiment, path: Path, task_id: str, sys_id: str) -> p
         raise ConfigError(f"{exp.source}: systems.{sys_id}.{sorted(columns)[0]}: not used for "
                           f"{path.name}, an evaluation log (its items and values are the "
                           f"log's own); remove the key")
-    frame = read_scores(path, format=cfg.format, system=sys_id).frame
+    frame = read_scores(path, format=cfg.format, system=sys_id).raw_frame
     datasets = list(dict.fromkeys(frame["dataset"].astype(str)))
     if task_id in datasets:
         frame = frame[frame["dataset"].astype(str) == task_id]
@@ -350,6 +350,8 @@ def collect_scores(
         )
     if not frames:
         raise ConfigError(f"{exp.source}: no scores: no task has files for the systems {systems}")
+    if any("sample" in f.columns for f in frames):  # a log of one epoch: K = 1 per item
+        frames = [f if "sample" in f.columns else f.assign(sample="1") for f in frames]
     scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
     return CollectedScores(scores, skipped, tuple(missing))
 

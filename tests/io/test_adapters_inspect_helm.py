@@ -92,9 +92,10 @@ def test_inspect_eval_container(inspect_dir, tmp_path):
     assert a.equals(b)
 
 
-def test_inspect_epochs_are_seeds(inspect_dir, tmp_path):
-    """Three epochs: each becomes a seed; the per-item mean over epochs (Inspect's default
-    'mean' reducer) averaged over items is Inspect's accuracy."""
+def test_inspect_epochs_are_samples(inspect_dir, tmp_path):
+    """Three epochs: each becomes a sample (K = 3 generations per item, not a seed); the
+    per-item mean over epochs (Inspect's default 'mean' reducer) averaged over items is
+    Inspect's accuracy."""
     log = json.loads((inspect_dir / SONNET).read_text())
     values = {1: "C", 2: "I", 3: "P"}
     samples = []
@@ -114,7 +115,8 @@ def test_inspect_epochs_are_seeds(inspect_dir, tmp_path):
     path = tmp_path / "epochs.json"
     path.write_text(json.dumps(log, indent=2))
     res = load_adapter(path)
-    assert set(res.scores.frame["seed"]) == {"1", "2", "3"}
+    assert set(res.scores.raw_frame["sample"]) == {"1", "2", "3"}
+    assert not res.scores.has_seeds and res.scores.samples_label == "3"
     assert res.scores.values("inspect_evals/arc_easy", "anthropic/claude-sonnet-4-0").tolist() \
         == pytest.approx(per_item)
     assert np.abs(res.agreement()["difference"]).max() < 1e-12
@@ -351,12 +353,12 @@ def test_inspect_logs_written_by_inspect_ai(tmp_path):
         assert sniff(path) == "inspect"
         res = load_adapter(path)
         assert set(res.scores.metrics) == {"includes", "two_values/a", "two_values/b"}
-        assert res.scores.has_seeds == (epochs > 1)
+        assert res.scores.has_samples == (epochs > 1) and not res.scores.has_seeds
         agree = res.agreement()
         assert len(agree) == 3 and np.abs(agree["difference"]).max() < 1e-12
 
 
-def test_read_adapters_mixes_runs_with_and_without_seeds(inspect_dir, tmp_path):
+def test_read_adapters_mixes_runs_with_and_without_samples(inspect_dir, tmp_path):
     log = json.loads((inspect_dir / QWEN).read_text())
     log["eval"]["model"] = "other/model"
     log["samples"] = [dict(s, epoch=e) for s in log["samples"] for e in (1, 2)]
@@ -364,6 +366,7 @@ def test_read_adapters_mixes_runs_with_and_without_seeds(inspect_dir, tmp_path):
     path = tmp_path / "two_epochs.json"
     path.write_text(json.dumps(log))
     s = read_adapters([inspect_dir / QWEN, path])
-    assert set(s.frame.loc[s.frame["system"] == "ollama/qwen2.5:0.5b", "seed"]) == {"0"}
+    raw = s.raw_frame  # the one-epoch log is K = 1 beside the two-epoch one
+    assert set(raw.loc[raw["system"] == "ollama/qwen2.5:0.5b", "sample"]) == {"1"}
     p = s.pair("inspect_evals/arc_easy", "other/model", "ollama/qwen2.5:0.5b")
     assert p.treatment.tolist() == p.control.tolist() == [1.0, 0.0, 0.0]

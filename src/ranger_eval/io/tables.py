@@ -556,7 +556,7 @@ def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str],
     except InputError as exc:
         if len(runs) < 2 or "share a key" not in str(exc):
             raise
-        frames = [adapters.read_adapter(r, fmt).frame for r in runs]
+        frames = [adapters.read_adapter(r, fmt).raw_frame for r in runs]
         shared = adapters.shared_key_error(frames, runs)
         raise (shared or exc) from None
 

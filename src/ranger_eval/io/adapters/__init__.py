@@ -213,7 +213,7 @@ def read_adapters(paths: Iterable[str | Path], format: str | None = None,
     ``system_from`` that tells them apart; ``options`` may hold ``system``/``system_from``.
     """
     inputs = [Path(p) for p in paths]
-    frames = [read_adapter(p, format, **options).frame for p in inputs]
+    frames = [read_adapter(p, format, **options).raw_frame for p in inputs]
     if not frames:
         raise InputError("no input files given")
     scores = concat_inputs(frames, inputs)

@@ -213,7 +213,7 @@ def name_systems(res: AdapterResult, path: Path, *, system: str | None = None,
                              f"({', '.join(k for k, v in mapping.items() if v == clash[0])})")
     scores = res.scores
     if scores is not None:
-        frame = _renamed(scores.frame, mapping)
+        frame = _renamed(scores.raw_frame, mapping)  # with its samples (Inspect epochs)
         assert frame is not None
         scores = Scores(frame, source=str(path))
     reported = _renamed(res.reported, mapping)
@@ -258,7 +258,7 @@ def shared_key_error(frames: Sequence[pd.DataFrame], paths: Sequence[Path]) -> I
     """The error for inputs that hold the same (dataset, system, metric, item[, seed]) key:
     it names the first key two inputs share, both files, the fields that tell them apart, and
     how to name their systems. None when no two inputs share a key (the error is elsewhere)."""
-    keys = [c for c in ("dataset", "system", "metric", "item", "seed")
+    keys = [c for c in ("dataset", "system", "metric", "item", "seed", "sample")
             if all(c in f.columns for f in frames)]
     tagged = pd.concat([f[keys].astype(str).assign(_input=i) for i, f in enumerate(frames)],
                        ignore_index=True)
@@ -293,6 +293,8 @@ def concat_inputs(frames: Sequence[pd.DataFrame], paths: Sequence[Path],
 
     if any("seed" in f.columns for f in frames):  # one run without seeds is seed "0"
         frames = [f if "seed" in f.columns else f.assign(seed="0") for f in frames]
+    if any("sample" in f.columns for f in frames):  # one generation per item is K = 1
+        frames = [f if "sample" in f.columns else f.assign(sample="1") for f in frames]
     try:
         return Scores(pd.concat(frames, ignore_index=True), source=source)
     except ScoresError as exc:

@@ -5,8 +5,10 @@ Reads both log formats: JSON (``--log-format json``: one object with ``eval``, `
 (a zip archive with ``header.json`` and one ``samples/<id>_epoch_<n>.json`` per sample).
 
 Names: dataset = ``eval.task``, system = ``eval.model``, item = the sample ``id`` (as text),
-metric = the scorer name (``<scorer>/<key>`` for scorers whose value is a dict), seed = the
-``epoch`` when the log has more than one epoch. Values are mapped to numbers as Inspect's
+metric = the scorer name (``<scorer>/<key>`` for scorers whose value is a dict), sample = the
+``epoch`` when the log has more than one epoch (K generations of one model on one item, averaged
+per item by :class:`~ranger_eval.scores.Scores`, as Inspect's default ``mean`` reducer; not a
+``seed``, which is a retrained or re-run system). Values are mapped to numbers as Inspect's
 ``value_to_float`` does: numbers and booleans as they are, ``"C"`` → 1, ``"P"`` → 0.5,
 ``"I"``/``"N"`` → 0, ``"yes"``/``"true"`` → 1, ``"no"``/``"false"`` → 0, numeric strings.
 A value Inspect could only turn into 0 with a warning (a list, an unknown string) is an error.
@@ -209,7 +211,7 @@ def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
     max_epoch = max((s["epoch"] if isinstance(s["epoch"], int) else 1 for _, s in raw),
                     default=1)
     multi = max(epochs, max_epoch) > 1
-    b = Builder(FORMAT, path, extra=(("seed",) if multi else ()) + ("label", "prediction"))
+    b = Builder(FORMAT, path, extra=(("sample",) if multi else ()) + ("label", "prediction"))
     b.cluster_field = cluster
     status = log.header.get("status")
     if status not in (None, "success"):
@@ -219,7 +221,8 @@ def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
     mean_reduced = reducer in (None, ["mean"], "mean")
     if multi and not mean_reduced:
         b.note(f"epochs are reduced with {reducer!r} in Inspect's results; Ranger keeps "
-               f"each epoch as a seed and averages seeds (its aggregate is the mean)")
+               f"each epoch as a sample and averages the samples of an item (its aggregate is "
+               f"the mean)")
     unscored = 0
     seen: dict[tuple[str, str, str], str] = {}
     for where, s in raw:
@@ -253,7 +256,7 @@ def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
                                      f"(also at {seen[item, epoch, metric]})")
                 seen[item, epoch, metric] = where
                 b.rows.add(dataset=dataset, system=system, metric=metric, item=item, value=f,
-                           higher_is_better=None, seed=epoch, label=_text(s.get("target")),
+                           higher_is_better=None, sample=epoch, label=_text(s.get("target")),
                            prediction=_text(score.get("answer")))
     if unscored:
         b.note(f"{unscored} sample(s) without scores (errored or unscored) not read")
