@@ -49,6 +49,7 @@ within-item SD σ_w of one system's single score, the variance of an item's mean
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -696,8 +697,15 @@ def detectable_noncentrality(df: float | None, *, alpha: float = 0.05, power: fl
     skew. NaN for ``df`` < 1."""
     if df is not None and not df >= 1:
         return float("nan")
+    return _noncentrality(None if df is None or math.isinf(df) else float(df), float(alpha),
+                          float(power), alternative)
+
+
+@functools.lru_cache(maxsize=4096)
+def _noncentrality(df: float | None, alpha: float, power: float, alternative: str) -> float:
+    """:func:`detectable_noncentrality`, cached: compare asks it once per distinct df."""
     sides = 2 if alternative == "two-sided" else 1
-    normal = df is None or math.isinf(df)
+    normal = df is None
 
     def achieved(nc: float) -> float:
         if normal:
