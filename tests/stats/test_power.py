@@ -175,3 +175,21 @@ def test_far_tail_where_scipy_nct_returns_nan() -> None:
     # two cases power_oracles.py skips); the power is 1 - 1.9e-47
     assert rg.plan("paired-t", effect=0.9, n=333.3).power == 1.0
     assert rg.plan("welch", effect=0.9, n=333.3).power == pytest.approx(1.0, abs=1e-15)
+
+
+@pytest.mark.slow
+def test_clustered_power_is_the_t_test_on_cluster_means_monte_carlo() -> None:
+    # equal clusters: items = θ + cluster effect (variance ICC) + noise (1 - ICC); the t test on
+    # the C cluster means rejects with the planned power (20,000 replicates, SE ≈ 0.0035)
+    import numpy as np
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(5)
+    clusters, size, icc, theta, reps = 30, 8, 0.4, 0.25, 20_000
+    between = rng.normal(0, math.sqrt(icc), (reps, clusters, 1))
+    noise = rng.normal(0, math.sqrt(1 - icc), (reps, clusters, size))
+    means = (theta + between + noise).mean(axis=2)
+    rejected = (sps.ttest_1samp(means, 0, axis=1).pvalue <= 0.05).mean()
+    planned = rg.plan("paired-t", effect=theta, n=clusters * size, icc=icc,
+                      cluster_size=size).power
+    assert abs(rejected - planned) < 4 * math.sqrt(planned * (1 - planned) / reps)

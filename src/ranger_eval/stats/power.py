@@ -42,7 +42,9 @@ the Wald statistic with the unpooled SE at the planned proportions (normal appro
 **Clusters** (items in clusters of m with intra-cluster correlation ICC) inflate the variance of a
 mean by the design effect DE = 1 + (m − 1)·ICC (Kish 1965; Donner & Klar 2000): the effective
 number of items is n/DE, and the t tests use the cluster-robust degrees of freedom C − 1 (paired)
-or 2(C − 1) (two groups), C = n/m clusters. **Repeated samples**: with K samples per item and a
+or 2(C − 1) (two groups), C = n/m clusters. With equal clusters this is exactly the power of the
+t test on the C cluster means (their variance is σ²·DE/m), which the cluster-robust test of
+``compare`` generalises to unequal clusters. **Repeated samples**: with K samples per item and a
 within-item SD σ_w of one system's single score, the variance of an item's mean is
 σ² + σ_w²/K (Miller 2024, "Adding Error Bars to Evals", §4), and that of a paired difference
 σ² + 2σ_w²/K; ``sd`` is then the between-item SD.
