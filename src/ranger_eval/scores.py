@@ -381,7 +381,8 @@ class Scores:
     # ------------------------------------------------------------------ views
     @property
     def frame(self) -> pd.DataFrame:
-        """A copy of the underlying tidy table."""
+        """A copy of the underlying tidy table (with a ``sample`` column: the per-item means;
+        :attr:`raw_frame` has the rows as given)."""
         return self._df.copy()
 
     @property
