@@ -139,3 +139,14 @@ def test_ppi_difference_is_antisymmetric(seed: int) -> None:
     assert (ct.se, ct.lam) == pytest.approx((tc.se, tc.lam), rel=1e-9, abs=1e-12)
     mean_t, mean_c = JudgedPair(v_t, v_c, h_t, h_c).means_at(tc.lam)
     assert mean_t - mean_c == pytest.approx(tc.estimate, rel=1e-9, abs=1e-9 * (1 + tc.se))
+
+
+def test_leaderboard_brackets_are_the_ppi_intervals_of_the_means() -> None:
+    df = _judged()
+    board = rg.compare(df).leaderboard()
+    assert board.interval_method is not None and "prediction-powered" in board.interval_method
+    for i, system in enumerate(board.systems):
+        own = rg.ppi_mean(df, system=system)
+        assert board.means[i, 0] == pytest.approx(own.estimate, rel=1e-12)
+        assert board.interval(i, 0) == pytest.approx((own.ci_low, own.ci_high), rel=1e-12)
+    assert "prediction-powered (PPI++)" in rg.report.to_markdown(board)

@@ -35,8 +35,9 @@ class Leaderboard:
     ``beats[i][j]`` the letters (in table order) of the systems that system ``i`` significantly
     beats on column ``j``. ``ci_low``/``ci_high`` (same shape as ``means``, NaN where not
     defined; None when not computed) are the confidence interval of each mean at ``level``
-    (:func:`ranger_eval.describe`: cluster-robust when ``clustered``). Rendered by
-    :mod:`ranger_eval.report`.
+    (:func:`ranger_eval.describe`: cluster-robust when ``clustered``); ``interval_method``
+    names another method when there is one (the prediction-powered interval of judge scores with
+    human scores), for the caption. Rendered by :mod:`ranger_eval.report`.
     """
 
     systems: tuple[str, ...]
@@ -51,6 +52,7 @@ class Leaderboard:
     ci_high: np.ndarray | None = None
     level: float = 0.95
     clustered: bool = False
+    interval_method: str | None = None
 
     @property
     def has_intervals(self) -> bool:
@@ -130,6 +132,7 @@ def build_leaderboard(
     table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str,
     higher_is_better: Mapping[tuple[str, str], bool] | None = None,
     intervals: pd.DataFrame | None = None, level: float = 0.95, clustered: bool = False,
+    interval_method: str | None = None,
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
 
@@ -182,4 +185,5 @@ def build_leaderboard(
         signature=signature,
         higher_is_better=tuple(directions.get(c, True) for c in columns),
         ci_low=lows, ci_high=highs, level=level, clustered=clustered,
+        interval_method=interval_method,
     )

@@ -40,7 +40,8 @@ from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
 from ..stats.judged import JudgedItems, align_pair, checked_ppi, has_human_scores, judged_items
 
-__all__ = ["PPI_INTERVAL", "PPI_TEST", "has_human_scores", "ppi_tables"]
+__all__ = ["PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "ppi_intervals",
+           "ppi_tables"]
 
 #: the ``test`` of a prediction-powered row, and its interval's ``ci_method``
 PPI_TEST = "ppi++"
@@ -149,3 +150,24 @@ def ppi_tables(table: pd.DataFrame, mean_rows: list[dict[str, Any]], scores: Sco
                           method="ppi++", level=level, error=CompareError)
         means.append({**r, "mean": res.estimate})
     return out, means
+
+
+#: how the leaderboard's per-system intervals of prediction-powered means are computed
+PPI_MEAN_INTERVAL = "prediction-powered (PPI++) normal interval of the mean human score"
+
+
+def ppi_intervals(scores: Scores, means: pd.DataFrame, level: float) -> pd.DataFrame:
+    """Each system's PPI++ mean of ``means`` (``dataset, metric, system``) with its normal
+    interval at ``level`` (:func:`ranger_eval.ppi_mean`): the leaderboard's brackets around the
+    means that ``compare`` reports for judge scores with human scores."""
+    rows = []
+    for d, m, s in means[["dataset", "metric", "system"]].itertuples(index=False):
+        own = judged_items(scores, dataset=str(d), metric=str(m), system=str(s),
+                           error=CompareError)
+        lab = ~np.isnan(own.human)
+        res = checked_ppi(own.human[lab], own.value[lab], own.value[~lab],
+                          what=f"system {s!r} on dataset {d!r}, metric {m!r}", method="ppi++",
+                          level=level, error=CompareError)
+        rows.append({"dataset": d, "metric": m, "system": s, "ci_low": res.ci_low,
+                     "ci_high": res.ci_high})
+    return pd.DataFrame(rows, columns=["dataset", "metric", "system", "ci_low", "ci_high"])

@@ -14,6 +14,7 @@ from ..scores import Scores
 from ..settings import CompareSettings, signature_fields
 from ..signature import Signature, make_signature
 from .leaderboard import Leaderboard, build_leaderboard, metric_directions
+from .ppi import PPI_MEAN_INTERVAL, ppi_intervals
 
 #: the settings defaults (a result made without them records these)
 _DEFAULT = CompareSettings()
@@ -149,10 +150,12 @@ class Comparison:
                     f"unknown dataset {dataset!r}; compared: {', '.join(self.datasets)}"
                 )
             table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
+        judged = "ppi++" in self.tests_used  # judge scores: prediction-powered means
         return build_leaderboard(table, means, self.systems, signature=self.signature,
                                  higher_is_better=metric_directions(self.scores),
                                  intervals=self._intervals(means), level=self.level,
-                                 clustered=self.scores.has_cluster)
+                                 clustered=self.scores.has_cluster,
+                                 interval_method=PPI_MEAN_INTERVAL if judged else None)
 
     def _intervals(self, means: pd.DataFrame) -> pd.DataFrame | None:
         """The confidence interval of each system's mean in ``means`` at ``level``
@@ -163,6 +166,8 @@ class Comparison:
 
         if means.empty:
             return None
+        if "ppi++" in self.tests_used:  # the means are PPI++ means: their own intervals
+            return ppi_intervals(self.scores, means, self.level)
         groups = dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str),
                                    strict=True))
         try:

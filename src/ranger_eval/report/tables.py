@@ -498,6 +498,8 @@ def _board_ci_note(board: Leaderboard) -> str:
         return ""
     how = ("cluster-robust (CR1) standard error, t on C − 1 df, C clusters" if board.clustered
            else "t on n − 1 df")
+    if board.interval_method is not None:  # e.g. the prediction-powered interval (PPI++)
+        how = board.interval_method
     return (f" Brackets: the {format_level(board.level)} confidence interval of the mean "
             f"({how}).")
 
