@@ -112,6 +112,8 @@ def rejection_rates(sc: Scenario, replicates: int, resamples: int, seed: int = 2
                                                                     flips=flips).pvalue)
         add("cluster bootstrap", cl.cluster_bootstrap_many(sums, sizes, indices=boot,
                                                            ci_method="percentile").pvalue)
+        add("clustered signed-rank", np.array([
+            cl.clustered_signed_rank(row, clusters=codes).pvalue for row in d]))
         if sc.kind == "binary":
             add("clustered McNemar", cl.clustered_mcnemar_from_sums(sums, codes.size).pvalue)
             add("naive McNemar (exact)", many.mcnemar_many(x, y).pvalue)

@@ -169,6 +169,13 @@ def test_one_cluster_is_an_error_naming_the_problem() -> None:
         cl.clustered_paired_ttest([1.0, 2.0], clusters=["a", "b", "c"])
 
 
+def test_clustered_signed_rank_all_differences_equal() -> None:
+    # unequal clusters, every non-zero difference +1: clusrank's ICC is 0/0 (R stops); the
+    # unweighted statistic sum S_k / sqrt(sum S_k^2) = 5 / sqrt(4 + 1 + 4) is used
+    r = cl.clustered_signed_rank([1, 1, 1, 0, 1, 1, 0], [0] * 7, clusters=[1, 1, 2, 2, 3, 3, 3])
+    assert r.statistic == pytest.approx(5 / 3, rel=1e-14) and r.n_clusters == 3
+
+
 def test_degenerate_cluster_means() -> None:
     # every cluster's mean difference equals the overall mean: se = 0, the t-test's limit
     r = cl.clustered_paired_ttest([1.0, 1.0, 1.0, 1.0], clusters=[1, 1, 2, 2])

@@ -56,7 +56,9 @@ resamples (same matrices, same arithmetic), so they give the numbers of the uncl
   statistic T = sum_k w_k mbar_k, Var T = sum_k w_k^2 mbar_k^2 with mbar_k the cluster mean of
   sr, w_k = m_k / (s^2 (1 + (m_k - 1) rho)) and rho the one-way ANOVA intraclass correlation
   of sr (truncated at 0, small-sample corrected rho (1 + (1 - rho^2)/(C - 2.5)), at most 1);
-  Z = T / sqrt(Var T) against the normal distribution.
+  Z = T / sqrt(Var T) against the normal distribution. When every signed rank is equal (all
+  non-zero differences of one sign and size) the intraclass correlation is 0/0 and clusrank
+  stops with an error; here the unweighted form is used, Z = sum_k S_k / sqrt(sum_k S_k^2).
 
 The clustered sign and rank-sum tests are not implemented (:data:`NOT_CLUSTERED`).
 """
@@ -516,7 +518,10 @@ def clustered_signed_rank(
     m = np.bincount(kc, minlength=c).astype(np.float64)
     sums = np.bincount(kc, weights=sr, minlength=c)
     n = float(dk.size)
-    if np.all(m == m[0]):
+    if np.all(m == m[0]) or np.all(sr == sr[0]):
+        # equal sizes; or every signed rank equal (all non-zero differences of one sign and one
+        # size: the ANOVA intraclass correlation is 0/0, where R's clusrank stops with an
+        # error) — the unweighted statistic, Z = sum S_k / sqrt(sum S_k^2)
         t = float(sr.sum())
         var = float(sums @ sums)
     else:
