@@ -533,7 +533,8 @@ def clustered_signed_rank(
         m0 = (n - float(m @ m) / n) / (c - 1.0)
         within = error_ss / error_df
         s2b = (model_ss / model_df - within) / m0
-        rho = max(0.0, s2b / (s2b + within))
+        den = s2b + within  # > 0 unless the signed ranks barely vary (then rho = 0)
+        rho = max(0.0, s2b / den) if den > 0 else 0.0
         rho = min(1.0, rho * (1.0 + (1.0 - rho * rho) / (c - 2.5)))
         w = m / (total_ss / (n - 1.0) * (1.0 + (m - 1.0) * rho))
         t = float(means @ w)
