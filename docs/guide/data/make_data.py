@@ -6,7 +6,11 @@
   with ``experiment.yaml`` naming them;
 * ``wide.csv``: a dataset-level table, 12 datasets × 4 systems (``ranger-eval rank``);
 * ``lm-eval/``: lm-evaluation-harness 0.4.9-style output (``results_<date>.json`` and
-  ``samples_<task>_<date>.jsonl``) of two models on two tasks, one folder per model.
+  ``samples_<task>_<date>.jsonl``) of two models on two tasks, one folder per model;
+* ``judged.csv``: an LLM judge's 0/1 verdicts of three models on two tasks (400 questions each),
+  with a human verdict (``human_value``) for the first 80 questions of each task; the judge agrees
+  with the human 85 % of the time and is more lenient on ``model-c`` (prediction-powered
+  inference, ``ranger-eval compare`` / ``meta``).
 
 The files are committed; rerunning the script rewrites them identically (fixed seeds).
 """
@@ -85,7 +89,25 @@ def write_lm_eval(folder: Path) -> None:
         (out / f"results_{date}.json").write_text(json.dumps(results, indent=2) + "\n")
 
 
+def write_judged(path: Path, n: int = 400, n_human: int = 80) -> None:
+    rng = np.random.default_rng(20)
+    lines = ["dataset,system,item,value,human_value"]
+    for task, base in (("qa", 0.55), ("summaries", 0.65)):
+        difficulty = rng.normal(0, 1, n)
+        for model, skill, lenient in (("model-a", 0.0, 0.0), ("model-b", 0.35, 0.0),
+                                      ("model-c", 0.1, 0.25)):
+            p = 1 / (1 + np.exp(-(np.log(base / (1 - base)) + skill - difficulty)))
+            human = (rng.random(n) < p).astype(int)
+            judge = np.where(rng.random(n) < 0.85, human, 1 - human)
+            judge = np.where((judge == 0) & (rng.random(n) < lenient), 1, judge)
+            for i in range(n):
+                shown = str(human[i]) if i < n_human else ""
+                lines.append(f"{task},{model},{task}-{i:03d},{judge[i]},{shown}")
+    path.write_text("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
     write_trec(HERE / "trec")
     write_wide(HERE / "wide.csv")
     write_lm_eval(HERE / "lm-eval")
+    write_judged(HERE / "judged.csv")
