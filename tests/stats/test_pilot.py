@@ -93,12 +93,6 @@ def test_bad_arguments(kwargs: dict, message: str) -> None:
         rg.plan_from_pilot(_pilot(n=30), treatment="B", control="A", **kwargs)
 
 
-def test_clustered_pilot_refused() -> None:
-    with pytest.raises(StatsInputError, match="come in clusters"):
-        rg.plan_from_pilot(_pilot(n=30, cluster=True), treatment="B", control="A", effect=0.1,
-                           n=20)
-
-
 def test_identical_systems_refused() -> None:
     frame = _pilot(n=20).frame
     frame.loc[frame["system"] == "B", "value"] = frame.loc[frame["system"] == "A",
@@ -114,3 +108,45 @@ def test_several_datasets_need_dataset() -> None:
     res = rg.plan_from_pilot(frame, treatment="B", control="A", effect=0.1, n=20,
                              dataset="other", n_simulations=100)
     assert res.dataset == "other"
+
+
+def test_cluster_robust_t_is_statsmodels_cr1() -> None:
+    import statsmodels.api as sm
+
+    from ranger_eval.stats.pilot import cluster_robust_t
+
+    rng = np.random.default_rng(9)
+    codes = np.repeat(np.arange(12), rng.integers(1, 7, 12))
+    d = rng.normal(0.1, 1.0, codes.size) + rng.normal(0, 0.5, 12)[codes]
+    fit = sm.OLS(d, np.ones(codes.size)).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    estimate, t = cluster_robust_t(np.bincount(codes, weights=d)[None, :],
+                                   np.bincount(codes).astype(float)[None, :])
+    assert estimate[0] == pytest.approx(fit.params[0], rel=1e-12)
+    assert t[0] == pytest.approx(fit.tvalues[0], rel=1e-10)
+
+
+def test_clustered_pilot_resamples_whole_clusters() -> None:
+    rng = np.random.default_rng(3)
+    clusters, size = 60, 5
+    codes = np.repeat(np.arange(clusters), size)
+    n = clusters * size
+    a = rng.normal(0.5, 0.2, n)
+    b = a + 0.02 + 0.1 * rng.normal(0, 1, clusters)[codes] + rng.normal(0, 0.1, n)
+    frame = pd.DataFrame({"dataset": "qa", "system": ["A"] * n + ["B"] * n,
+                          "item": [f"q{i}" for i in range(n)] * 2, "value": np.r_[a, b],
+                          "cluster": [f"c{c}" for c in codes] * 2})
+    clustered = rg.plan_from_pilot(frame, treatment="B", control="A", effect=0.05, power=0.8,
+                                   n_simulations=500)
+    naive = rg.plan_from_pilot(frame.drop(columns="cluster"), treatment="B", control="A",
+                               effect=0.05, power=0.8, n_simulations=500)
+    assert clustered.n_clusters is not None and clustered.n == math.ceil(
+        clustered.n_clusters * size)
+    assert clustered.n > 2 * naive.n        # the design effect of ICC ≈ 0.5 in clusters of 5
+    assert clustered.power >= 0.8 and naive.n_clusters is None
+    # simulated power close to the normal closed form at the CR1 standard error
+    at = rg.plan_from_pilot(frame, treatment="B", control="A", effect=0.05, n=200,
+                            n_simulations=2000)
+    assert abs(at.power - at.power_normal) < 0.05
+    with pytest.raises(StatsInputError, match="no clustered simulation"):
+        rg.plan_from_pilot(frame, treatment="B", control="A", effect=0.05, n=100,
+                           test="wilcoxon")

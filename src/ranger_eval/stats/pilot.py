@@ -11,6 +11,12 @@ and its estimate (the mean difference). Over the simulations:
 * Type M error (exaggeration ratio) = E(|estimate| | significant) / |θ|
   (Gelman & Carlin 2014, "Beyond power calculations").
 
+A pilot whose items come in clusters (a ``cluster`` column) is resampled by whole clusters: an
+experiment of n items draws C = max(2, round(n / m̄)) clusters (m̄ the pilot's mean cluster
+size) and runs the cluster-robust paired t test ``compare`` uses, CR1 on C − 1 degrees of
+freedom (t = d̄ / SE, SE² = C/(C − 1)·Σ_c (S_c − m_c·d̄)² / N², S_c and m_c the cluster's sum
+of differences and size, N = Σ m_c; = statsmodels OLS with ``cov_type="cluster"``).
+
 The simulations share one matrix of draws (common random numbers: the experiment with n items
 uses the first n draws of every row), so the power moves smoothly when n or θ is solved for. The
 result also carries the normal closed forms of the same three quantities with the pilot's SD
@@ -23,6 +29,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import special
 from scipy import stats as sps
 
@@ -69,6 +76,7 @@ class PilotPlan:
     pilot_sd: float
     n_simulations: int
     seed: int
+    n_clusters: int | None = None
 
     @property
     def signature(self) -> Signature:
@@ -105,24 +113,38 @@ class _Simulator:
         self.seed = seed
         self._blocks: list[np.ndarray] = []
 
-    def draws(self, n: int) -> np.ndarray:
-        """n_simulations × n pilot values (centred); block j of columns from seed (seed, j)."""
+    def se(self, n: int) -> float:
+        """Standard error of the mean difference of n items (the normal closed forms)."""
+        return float(np.std(self.centred, ddof=1)) / math.sqrt(n)
+
+    def clusters_for(self, n: int) -> int | None:
+        return None
+
+    def indices(self, n: int, population: int) -> np.ndarray:
+        """n_simulations × n draws from ``range(population)``; block j of columns from seed
+        (seed, j), so the first n columns are the same whatever larger n is drawn later."""
         if self.n_simulations * n > _MAX_DRAWS:
             raise StatsInputError(
-                f"{self.n_simulations} simulations of {n} items exceed {_MAX_DRAWS:,} draws; "
+                f"{self.n_simulations} simulations of {n} draws exceed {_MAX_DRAWS:,}; "
                 "pass fewer n_simulations= or use plan() with the pilot's SD")
         while len(self._blocks) * _BLOCK < n:
             rng = np.random.default_rng([self.seed, len(self._blocks)])
-            idx = rng.integers(0, self.centred.size, size=(self.n_simulations, _BLOCK))
-            self._blocks.append(self.centred[idx])
-        return np.concatenate(self._blocks, axis=1)[:, :n] if n else np.empty(
-            (self.n_simulations, 0))
+            self._blocks.append(rng.integers(0, population, size=(self.n_simulations, _BLOCK)))
+        return np.concatenate(self._blocks, axis=1)[:, :n]
+
+    def draws(self, n: int) -> np.ndarray:
+        """n_simulations × n pilot values (centred)."""
+        return self.centred[self.indices(n, self.centred.size)]
 
     def run(self, n: int, effect: float) -> tuple[float, float | None, float | None]:
         """(power, Type S, Type M) of n items at true difference ``effect``."""
         x = self.draws(n) + effect
         estimate = x.mean(axis=1)
         p_greater, p_less = self._one_sided(x, estimate)
+        return self._summarise(estimate, p_greater, p_less, effect)
+
+    def _summarise(self, estimate: np.ndarray, p_greater: np.ndarray, p_less: np.ndarray,
+                   effect: float) -> tuple[float, float | None, float | None]:
         if self.alternative == "two-sided":
             significant = np.minimum(1.0, 2.0 * np.minimum(p_greater, p_less)) <= self.alpha
         elif self.alternative == "greater":
@@ -163,6 +185,50 @@ class _Simulator:
         p_greater = sps.wilcoxon(safe, axis=1, alternative="greater").pvalue
         p_less = sps.wilcoxon(safe, axis=1, alternative="less").pvalue
         return np.where(zero, 1.0, p_greater), np.where(zero, 1.0, p_less)
+
+
+class _ClusterSimulator(_Simulator):
+    """Whole clusters resampled; the CR1 cluster-robust paired t on C − 1 df."""
+
+    def __init__(self, centred: np.ndarray, codes: np.ndarray, alternative: str, alpha: float,
+                 n_simulations: int, seed: int) -> None:
+        super().__init__(centred, "paired-t", alternative, alpha, n_simulations, seed)
+        self.sums = np.bincount(codes, weights=centred)
+        self.sizes = np.bincount(codes).astype(np.float64)
+        self.mean_size = float(self.sizes.mean())
+
+    def clusters_for(self, n: int) -> int:
+        return max(2, int(round(n / self.mean_size)))
+
+    def se(self, n: int) -> float:
+        """CR1 standard error of the mean difference of C = clusters_for(n) clusters of the
+        pilot's mean size: √(mean_c R_c²) / (√C · m̄), R_c the pilot's centred cluster sums."""
+        c = self.clusters_for(n)
+        return math.sqrt(float(np.mean(np.square(self.sums)))) / (math.sqrt(c) * self.mean_size)
+
+    def run(self, n: int, effect: float) -> tuple[float, float | None, float | None]:
+        """(power, Type S, Type M) of C = clusters_for(n) clusters at true difference ``effect``."""
+        c = self.clusters_for(n)
+        idx = self.indices(c, self.sums.size)
+        sizes = self.sizes[idx]
+        estimate, t = cluster_robust_t(self.sums[idx] + effect * sizes, sizes)
+        p_greater = np.where(t == 0, 1.0, special.stdtr(c - 1, -t))
+        p_less = np.where(t == 0, 1.0, special.stdtr(c - 1, t))
+        return self._summarise(estimate, p_greater, p_less, effect)
+
+
+def cluster_robust_t(sums: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean difference and CR1 t statistic of each row of cluster sums (C columns) and cluster
+    sizes: d̄ = ΣS/N, SE² = C/(C − 1)·Σ(S_c − m_c·d̄)²/N² (statsmodels OLS of d on a constant with
+    ``cov_type="cluster"``); t = ±inf for a nonzero mean with no spread, 0 for 0/0."""
+    c = sums.shape[1]
+    total = sizes.sum(axis=1)
+    estimate = sums.sum(axis=1) / total
+    resid = sums - sizes * estimate[:, None]
+    se = np.sqrt(c / (c - 1.0) * np.square(resid).sum(axis=1)) / total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, estimate / se, np.sign(estimate) * np.inf)
+    return estimate, np.where((se > 0) | (estimate != 0), t, 0.0)
 
 
 def plan_from_pilot(
@@ -213,11 +279,12 @@ def plan_from_pilot(
                                   hints=[hint])
         dataset = scores.datasets[0]
     paired = scores.pair(dataset, treatment, control, metric)
-    if paired.clusters is not None and len(set(paired.clusters)) < paired.n:
+    clustered = paired.clusters is not None and len(set(paired.clusters)) < paired.n
+    if clustered and test != "paired-t":
         raise StatsInputError(
-            f"dataset {dataset!r}: the pilot's items come in clusters; plan_from_pilot resamples "
-            "single items, which would overstate the power: use plan(icc=, cluster_size=) with "
-            "describe()'s icc")
+            f"dataset {dataset!r}: the pilot's items come in clusters, resampled whole and "
+            f"tested by the cluster-robust paired t; test={test!r} has no clustered simulation "
+            "here: pass test='paired-t' (or 'auto')")
     d = paired.treatment - paired.control
     if d.size < 2:
         raise StatsInputError(f"dataset {dataset!r}: a pilot needs at least 2 items; got "
@@ -227,7 +294,14 @@ def plan_from_pilot(
         raise StatsInputError(f"dataset {dataset!r}: the pilot's differences between "
                               f"{treatment!r} and {control!r} are all {float(d[0])!r}; no "
                               "variability to simulate from")
-    sim = _Simulator(d - d.mean(), test, alternative, float(alpha), int(n_simulations), seed)
+    if clustered:
+        assert paired.clusters is not None
+        codes = pd.factorize(pd.Series(paired.clusters, dtype=object), sort=True)[0]
+        sim: _Simulator = _ClusterSimulator(d - d.mean(), codes, alternative, float(alpha),
+                                            int(n_simulations), seed)
+    else:
+        sim = _Simulator(d - d.mean(), test, alternative, float(alpha), int(n_simulations),
+                         seed)
     sign = -1.0 if alternative == "less" else 1.0
 
     if power is not None and not (isinstance(power, (int, float)) and alpha < power < 1):
@@ -248,9 +322,11 @@ def plan_from_pilot(
         assert power is not None
         effect = sign * _solve_effect(sim, int(n), float(power), sign, pilot_sd)
     n = int(n)
+    if isinstance(sim, _ClusterSimulator) and unknown[0] == "n":  # whole clusters of mean size
+        n = int(math.ceil(sim.clusters_for(n) * sim.mean_size - 1e-9))
     assert effect is not None
     achieved, type_s, type_m = sim.run(n, float(effect))
-    se = pilot_sd / math.sqrt(n)
+    se = sim.se(n)
     if effect != 0:
         p_norm, s_norm, m_norm = retrodesign(float(effect), se, alpha=float(alpha))
         ts_norm: float | None = s_norm
@@ -263,7 +339,8 @@ def plan_from_pilot(
         effect=float(effect), power=achieved, type_s=type_s, type_m=type_m,
         power_normal=p_norm, type_s_normal=ts_norm, type_m_normal=tm_norm, n_pilot=int(d.size),
         pilot_mean=float(d.mean()), pilot_sd=pilot_sd, n_simulations=int(n_simulations),
-        seed=seed)
+        seed=seed,
+        n_clusters=sim.clusters_for(n))
 
 
 def _solve_n(sim: _Simulator, effect: float, power: float, sd: float, alternative: str,
