@@ -204,3 +204,19 @@ def test_invariant_to_cluster_labels_and_item_order(values: list[float], k: int,
     assert moved.se == pytest.approx(base.se, rel=1e-9, abs=1e-12)
     # a two-sided CR1 p-value is never below its one-sided counterpart in the effect's direction
     assert 0.0 <= base.pvalue <= 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=3, max_size=40))
+def test_signed_rank_with_one_item_per_cluster_is_wilcoxons_normal_approximation(
+        values: list[int]) -> None:
+    """One item per cluster: the RGL statistic is sum sr / sqrt(sum r^2), the signed-rank normal
+    approximation with the tie-corrected variance and no continuity correction (scipy)."""
+    from scipy import stats as sps
+
+    d = np.asarray(values, dtype=float) / 2.0
+    if np.count_nonzero(d) < 2:
+        return
+    r = cl.clustered_signed_rank(d, clusters=np.arange(d.size))
+    ref = sps.wilcoxon(d, method="approx", correction=False, zero_method="wilcox")
+    assert r.pvalue == pytest.approx(float(ref.pvalue), rel=1e-9, abs=1e-15)
