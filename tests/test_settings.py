@@ -252,6 +252,7 @@ def test_signature_keys_of_the_fields_are_in_the_results_signatures():
         {"test": "permutation", "n_resamples": 99, "seed": 3, "level": 0.9, "correction": "BH",
          "family": "all", "alternative": "greater"},
         {"pairs": "baseline", "baseline": "B", "test": "wilcoxon"},
+        {"hypothesis": "equivalence", "margin": 0.5},
     ]
     for keywords in cases:
         c = rg.compare(df, **keywords)
@@ -267,9 +268,14 @@ def test_signature_keys_of_the_fields_are_in_the_results_signatures():
             "corr": s.correction, "family": s.family, "alpha": _value(round(1 - s.level, 12)),
             "n_resamples": _value(s.n_resamples), "seed": _value(s.seed),
         }
-        assert set(keys) == set(expected) | {"method_detail"}  # a new key is checked here
+        assert set(keys) == set(expected) | {"method_detail", "hyp", "margin"}  # a new key is checked here
         for key, value in expected.items():
             assert fields[key] == value, (key, keywords)
+        # the hypothesis and its margin only when not the default superiority
+        if s.hypothesis == "superiority":
+            assert "hyp" not in fields and "margin" not in fields
+        else:
+            assert (fields["hyp"], fields["margin"]) == (s.hypothesis, _value(s.margin))
         assert "method_detail" not in fields  # metric_fn not given
     # metric_fn → method_detail
     lab = df.assign(label=[0, 1] * 8, prediction=[0, 1, 1, 1] * 4)
@@ -279,11 +285,14 @@ def test_signature_keys_of_the_fields_are_in_the_results_signatures():
     res = rg.meta_analysis([0.1, 0.3, 0.2], [0.01, 0.02, 0.015], method="DL", test="knha",
                            level=0.9)
     meta_keys = [m.signature for _, m in S.settings_fields(S.MetaSettings).values() if m.signature]
-    assert meta_keys == ["measure", "method", "test", "level"]
+    assert meta_keys == ["measure", "method", "test", "level", "margin"]
     fields = res.signature.fields
     assert (fields["method"], fields["test"], fields["level"]) == ("DL", "knha", "0.9")
     assert "measure" not in fields  # no effect measure for raw yi/vi (None: left out)
     assert list(fields)[2:5] == ["method", "test", "level"]
+    assert "margin" not in fields  # only with a margin
+    with_margin = rg.meta_analysis([0.1, 0.3, 0.2], [0.01, 0.02, 0.015], margin=0.5)
+    assert with_margin.signature.fields["margin"] == "0.5"
 
 def _two_systems():
     import numpy as np

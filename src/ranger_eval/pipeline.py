@@ -558,7 +558,8 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     if extra_measures:
         eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
     eff = eff.rename(exp.task_labels)
-    res = meta_analysis(eff, method=settings.method, test=settings.test, level=settings.level)
+    res = meta_analysis(eff, method=settings.method, test=settings.test, level=settings.level,
+                        margin=settings.margin)
     return ExperimentResult(
         scores=scores, effects=eff, result=res, title=cfg.title, skipped=skipped
     )

@@ -27,6 +27,7 @@ from .errors import (
     ALTERNATIVES,
     CORRECTIONS,
     ConfigError,
+    Hint,
     SettingsError,
     check_correction,
     check_level,
@@ -38,6 +39,8 @@ __all__ = [
     "COMPARE_TESTS",
     "DEGENERATE",
     "FAMILIES",
+    "HYPOTHESES",
+    "MARGIN_TESTS",
     "MAX_RESAMPLES",
     "MEASURES",
     "META_METHODS",
@@ -79,6 +82,12 @@ META_TESTS: tuple[str, ...] = ("z", "t", "knha")
 MEASURES: tuple[str, ...] = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
 META_ORDERS: tuple[str, ...] = ("given", "effect", "weight", "name")
 DEGENERATE: tuple[str, ...] = ("error", "drop")
+#: What a comparison sets out to show (issue 20 §5): a difference (superiority, the classical
+#: two-sided or one-sided test), no loss beyond a margin (non-inferiority) or no difference
+#: beyond a margin either way (equivalence, two one-sided tests).
+HYPOTHESES: tuple[str, ...] = ("superiority", "non-inferiority", "equivalence")
+#: The tests that have a non-inferiority / equivalence version (``comparison.hypothesis``).
+MARGIN_TESTS: tuple[str, ...] = ("auto", "paired-t", "welch", "proportions-z", "mcnemar")
 _RESAMPLING = ("permutation", "bootstrap")
 _WESTFALL_YOUNG = "westfall-young"
 assert _WESTFALL_YOUNG in CORRECTIONS
@@ -200,6 +209,20 @@ def _pairs(value: Any) -> str | tuple[tuple[str, str], ...]:
         raise _Bad(f"must be one of {', '.join(PAIR_ORDERS)} or a list of (a, b) system "
                    f"pairs; got {value!r}") from None
     return pairs
+
+
+def _margin(value: Any) -> float | None:
+    """None, or a finite number > 0 (in the metric's units)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise _Bad(f"must be a positive number (the largest difference that does not matter); "
+                   f"got {value!r}")
+    margin = float(value)
+    if not (0.0 < margin < float("inf")):
+        raise _Bad(f"must be a positive, finite number (the largest difference that does not "
+                   f"matter); got {value!r}")
+    return margin
 
 
 def _paired(value: Any) -> bool | None:
@@ -356,8 +379,16 @@ class CompareSettings(_Settings):
     seeds: str = _setting(
         "balanced", "Seeds policy: balanced or allow-unbalanced.",
         _choice(SEED_POLICIES, "seeds policy"))
+    hypothesis: str = _setting(
+        "superiority", "superiority (a difference), non-inferiority (no loss beyond --margin) "
+        "or equivalence (no difference beyond ±margin; two one-sided tests).",
+        _choice(HYPOTHESES, "hypothesis"), signature="hyp")
+    margin: float | None = _setting(
+        None, "Margin of non-inferiority/equivalence, > 0, in the metric's units.", _margin,
+        signature="margin")
 
     def _check_combinations(self) -> None:
+        self._check_hypothesis()
         if self.systems is not None and len(self.systems) < 2:
             raise SettingsError(f"systems: need at least two systems to compare, got "
                                 f"{list(self.systems)!r}")
@@ -390,6 +421,43 @@ class CompareSettings(_Settings):
                     "correction: 'westfall-young' adjusts within one dataset × metric (one "
                     "shared sign-flip matrix); it needs family='dataset-metric' (got "
                     f"family={self.family!r})")
+
+    def _check_hypothesis(self) -> None:
+        """``margin`` exactly with a hypothesis that needs one; no one-sided ``alternative``
+        (non-inferiority is one-sided by itself, in the metric's direction; equivalence is two
+        one-sided tests); only tests with a margin version; no set-level ``metric_fn``."""
+        if self.hypothesis == "superiority":
+            if self.margin is not None:
+                raise SettingsError(
+                    f"margin: {self.margin!r} is only used with hypothesis='non-inferiority' or "
+                    "'equivalence' (got hypothesis='superiority'); pass the hypothesis too, or "
+                    "leave the margin out")
+            return
+        if self.margin is None:
+            hint = Hint("margin")
+            raise SettingsError(
+                f"margin: hypothesis={self.hypothesis!r} needs a margin, the largest difference "
+                f"that does not matter, in the metric's units ({hint.text} with a positive number)",
+                hints=[hint])
+        if self.alternative != "two-sided":
+            raise SettingsError(
+                f"alternative: {self.alternative!r} cannot be combined with "
+                f"hypothesis={self.hypothesis!r}: "
+                + ("equivalence is two one-sided tests against -margin and +margin"
+                   if self.hypothesis == "equivalence" else
+                   "non-inferiority is one-sided by itself, in the metric's direction "
+                   "(higher_is_better)")
+                + "; leave alternative at 'two-sided'")
+        if self.test not in MARGIN_TESTS:
+            raise SettingsError(
+                f"test: {self.test!r} has no {self.hypothesis} version in ranger-eval; use "
+                f"one of {', '.join(MARGIN_TESTS)} (two one-sided t tests, the "
+                "Miettinen-Nurminen score test of two proportions, Tango's score test of "
+                "paired proportions)")
+        if self.metric_fn is not None and self.metric_fn != ():
+            raise SettingsError(
+                f"metric_fn: a set-level metric has no {self.hypothesis} test in ranger-eval "
+                "(only per-item scores); leave hypothesis at 'superiority'")
 
 
 @dataclass(frozen=True)
@@ -485,6 +553,10 @@ class MetaSettings(_Settings):
         "error", "Datasets whose effect is undefined or has zero variance: error (one error "
         "listing them) or drop (left out with a warning).", _choice(DEGENERATE, "degenerate policy"),
         cli="drop-degenerate", flag="drop")
+    margin: float | None = _setting(
+        None, "Margin of equivalence/non-inferiority, > 0, in the effect measure's units: the "
+        "summary says whether the CI (and the prediction interval) lies within ±margin.",
+        _margin, yaml="both", signature="margin")
 
     def _check_combinations(self) -> None:
         if self.control is not None and self.control == self.treatment:

@@ -63,6 +63,12 @@ def register(app: typer.Typer) -> None:
         alternative: Annotated[
             str | None, setting_option(CompareSettings, "alternative")
         ] = None,
+        hypothesis: Annotated[
+            str | None, setting_option(CompareSettings, "hypothesis")
+        ] = None,
+        margin: Annotated[
+            float | None, setting_option(CompareSettings, "margin")
+        ] = None,
         correction: Annotated[
             str | None,
             setting_option(CompareSettings, "correction"),
@@ -135,6 +141,7 @@ def register(app: typer.Typer) -> None:
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by), metric_fn=_split(metric_fn), seeds=seeds, missing=missing,
+            hypothesis=hypothesis, margin=margin,
             per_dataset_figures=per_dataset_figures, cluster=cluster,
         )
         warn(run.warnings)
@@ -146,4 +153,9 @@ def register(app: typer.Typer) -> None:
         shown, _, note = capped_comparison(comp, warn=False)  # the warning is in run.warnings
         typer.echo(to_markdown(shown.leaderboard()) + ("" if note is None else f"\n{note}"))
         typer.echo(f"{len(comp.table)} comparisons, {n_sig} significant")
+        from ..report.tables import hypothesis_sentence
+
+        verdict = hypothesis_sentence(comp)
+        if verdict:
+            typer.echo(verdict)
         report_written(run.written)

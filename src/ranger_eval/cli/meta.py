@@ -40,6 +40,7 @@ def register(app: typer.Typer) -> None:
         seeds: Annotated[str | None, setting_option(MetaSettings, "seeds")] = None,
         drop_degenerate: Annotated[
             bool | None, setting_option(MetaSettings, "degenerate")] = None,
+        margin: Annotated[float | None, setting_option(MetaSettings, "margin")] = None,
         input_format: str | None = typer.Option(  # noqa: UP007
             None, "--format", help="Input format of a table: auto, lm-eval, inspect, helm, "
             "pyterrier, trec-eval-q, tsml."),
@@ -61,7 +62,8 @@ def register(app: typer.Typer) -> None:
                        control=control, treatment=treatment, metric=metric, format=input_format,
                        system_from=system_from, cluster=cluster,
                        meta_metric_fn=metric_fn, meta_seeds=seeds,
-                       meta_degenerate=flag_value(MetaSettings, "degenerate", drop_degenerate))
+                       meta_degenerate=flag_value(MetaSettings, "degenerate", drop_degenerate),
+                       margin=margin)
         warn(run.warnings)
         typer.echo(run.result.result.summary())
         report_written(run.written)

@@ -18,9 +18,11 @@ from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
 from .clustered import group_clusters, prepare_clustered
-from .dispatch import _choose_test, _pair_data, _pair_means
+from .dispatch import _choose_test, _context, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t
+from .hypothesis import margin_outcomes
+from .leaderboard import metric_directions
 from .mde import with_mde
 from .multiplicity import adjust_by_family
 from .ppi import PPI_TEST, has_human_scores, ppi_tables
@@ -81,6 +83,8 @@ def compare(
     by: Sequence[str] | str | None = _DEFAULT.by,
     metric_fn: object | None = _DEFAULT.metric_fn,
     seeds: str = _DEFAULT.seeds,
+    hypothesis: str = _DEFAULT.hypothesis,
+    margin: float | None = _DEFAULT.margin,
     settings: CompareSettings | None = None,
 ) -> Comparison:
     """Compare systems pairwise on every dataset × metric (see the module docstring).
@@ -103,6 +107,13 @@ def compare(
     metric (one shared sign matrix; :class:`~ranger_eval.stats.resampling.SignFlips`), which
     keeps the dependence between pairs and so is more powerful than Holm; it needs
     ``test="permutation"`` on paired data and ``family="dataset-metric"``.
+    ``hypothesis`` is ``"superiority"`` (a difference: the tests above), ``"non-inferiority"``
+    (system_a is no worse than system_b by more than ``margin``, in the metric's units and
+    direction; with ``pairs="baseline"`` each system against the baseline) or ``"equivalence"``
+    (|mean_a − mean_b| < ``margin``, two one-sided tests; ``pvalue`` is the larger one-sided
+    p-value): paired t, Welch t, the Miettinen–Nurminen score test of two proportions and
+    Tango's score test of paired 0/1 scores (:mod:`ranger_eval.comparison.hypothesis`; the
+    interval is the one each test inverts, each side at ``level``).
     The keywords are one :class:`~ranger_eval.settings.CompareSettings` (its defaults are
     these, and it checks every value once: a :class:`~ranger_eval.errors.SettingsError`, also a
     :class:`CompareError`, naming the keyword and value). ``settings=`` runs a settings object
@@ -124,7 +135,7 @@ def compare(
         systems=systems, pairs=pairs, baseline=baseline, test=test, alternative=alternative,
         correction=correction, family=family, level=level, n_resamples=n_resamples, seed=seed,
         paired=paired, missing=missing, datasets=datasets, metrics=metrics, by=by,
-        metric_fn=metric_fn, seeds=seeds)
+        metric_fn=metric_fn, seeds=seeds, hypothesis=hypothesis, margin=margin)
     settings = _settings_of(keywords, settings)
     hook = getattr(scores, "__ranger_compare__", None)
     if callable(hook):
@@ -137,6 +148,7 @@ def compare(
     paired, missing, datasets, metrics = (settings.paired, settings.missing, settings.datasets,
                                           settings.metrics)
     by, metric_fn, seeds = settings.by, settings.metric_fn, settings.seeds
+    hypothesis, margin = settings.hypothesis, settings.margin
     from ..stats import effect_label
 
     if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors
@@ -148,7 +160,8 @@ def compare(
             scores, declared, systems=systems, pairs=pairs, baseline=baseline, test=test,
             alternative=alternative, correction=correction, family=family, level=level,
             n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
-            datasets=datasets, metrics=metrics, by=by, seeds=seeds,
+            datasets=datasets, metrics=metrics, by=by, seeds=seeds, hypothesis=hypothesis,
+            margin=margin,
         )
     if by is not None:
         return _compare_by(
@@ -156,6 +169,7 @@ def compare(
             alternative=alternative, correction=correction, family=family, level=level,
             n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
             datasets=datasets, metrics=metrics, metric_fn=metric_fn, seeds=seeds,
+            hypothesis=hypothesis, margin=margin,
         )
     set_metrics = _set_metrics(metric_fn)
     correction_key = correction
@@ -200,7 +214,7 @@ def compare(
     uniform = None
     judged = has_human_scores(scores)  # judge scores with human scores: comparison.ppi
     if (not set_metrics and not westfall_young and test in ("auto", "paired-t") and not judged
-            and paired is not False and not scores.has_cluster
+            and paired is not False and not scores.has_cluster and hypothesis == "superiority"
             and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
         uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
     if uniform is not None:  # many small groups: array operations across groups
@@ -212,9 +226,10 @@ def compare(
             alternative=alternative,
             correction=correction_key, family=family, level=float(level),
             n_resamples=int(n_resamples), seed=seed, tests_used=("paired-t",),
-            set_metrics=(), seeds=seeds,
+            set_metrics=(), seeds=seeds, hypothesis=hypothesis, margin=margin,
         )
     groups = [] if set_metrics else align_groups(scores, systems, seeds, layout=layout)
+    directions = _margin_directions(scores, hypothesis)
     wy_adjusted: list[float] = []
     shared = _Shared(alternative, level, int(n_resamples), seed)
     works: list[_GroupWork] = []
@@ -259,6 +274,15 @@ def compare(
         else:
             outcomes = work.finish(shared)
             n_clusters.extend([math.nan] * len(data))
+        if hypothesis != "superiority":
+            assert margin is not None  # CompareSettings: a margin with every such hypothesis
+            gc = group_clusters(scores, group)
+            with _context(group, data):
+                outcomes = margin_outcomes(
+                    group, data, chosen, hypothesis=hypothesis, margin=margin, level=level,
+                    higher_is_better=directions.get((str(group.dataset), str(group.metric)),
+                                                    True),
+                    clusters=None if gc is None else gc.codes)
         if work.adjusted is not None:
             wy_adjusted.extend(float(v) for v in work.adjusted)
         effects = [work.effects[i] for i in range(len(data))]
@@ -324,7 +348,17 @@ def compare(
         tests_used=tests_used,
         set_metrics=tuple(m.name for m in set_metrics),
         seeds=seeds,
+        hypothesis=hypothesis,
+        margin=margin,
     )
+
+
+def _margin_directions(scores: Scores, hypothesis: str) -> dict[tuple[str, str], bool]:
+    """``(dataset, metric) -> higher_is_better`` for a non-inferiority or equivalence test
+    (the scores' ``higher_is_better`` column; empty for superiority)."""
+    if hypothesis == "superiority":
+        return {}
+    return metric_directions(scores)
 
 
 def _compare_declared(scores: Scores, declared: dict[str, str], *, metrics: Sequence[str] | None,

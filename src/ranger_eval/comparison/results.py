@@ -49,6 +49,8 @@ class Comparison:
     tests_used: tuple[str, ...] = field(default=())
     set_metrics: tuple[str, ...] = field(default=())
     seeds: str = _DEFAULT.seeds
+    hypothesis: str = _DEFAULT.hypothesis
+    margin: float | None = _DEFAULT.margin
 
     @property
     def alpha(self) -> float:
@@ -85,6 +87,8 @@ class Comparison:
             "method_detail": (
                 f"metric[{','.join(self.set_metrics)}]" if self.set_metrics else None
             ),
+            # recorded only when not the default superiority (older signatures unchanged)
+            "hyp": None if self.hypothesis == "superiority" else self.hypothesis,
         })
         method_detail = fields.pop("method_detail")
         return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
@@ -109,6 +113,8 @@ class Comparison:
         figure or a JSON learns which interval stands next to which p-value.
         """
         if self.table.empty or "ci_method" not in self.table:
+            return ""
+        if self.hypothesis != "superiority":  # each row's interval is the one its test inverts
             return ""
         pairs = self.table[["test", "ci_method"]].drop_duplicates()
         borrowed = sorted(
@@ -138,8 +144,12 @@ class Comparison:
         ``higher_is_better`` column says lower is better, as the adapters record it for
         perplexity, TER, Brier score …). Render it with
         :func:`ranger_eval.report.to_markdown` / ``to_latex`` / ``to_html`` / ``to_csv``.
+        A non-inferiority or equivalence comparison shows that no system is worse, not that one
+        beats another: its leaderboard has the means and no letters.
         """
         table, means = self.table, self.means
+        if self.hypothesis != "superiority":
+            table = table.assign(significant=False)
         if metric is not None:
             if metric not in self.metrics:
                 raise CompareError(f"unknown metric {metric!r}; compared: {', '.join(self.metrics)}")
@@ -214,7 +224,8 @@ OWN_INTERVALS: dict[str, tuple[str, ...]] = {
     "paired-t": ("paired t", "cluster-robust t (CR2)"),
     "welch": ("Welch t", "cluster-robust t (CR1)"),
     "wilcoxon": ("Hodges-Lehmann",),
-    "proportions-z": ("Wald", "cluster-robust t (CR1)"),
+    "proportions-z": ("Wald", "Miettinen-Nurminen score", "cluster-robust t (CR1)"),
+    "mcnemar": ("Tango score",),
     "bootstrap": ("bootstrap BCa", "bootstrap percentile", "cluster bootstrap BCa"),
     "ppi++": ("prediction-powered z",),
 }

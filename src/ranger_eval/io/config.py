@@ -191,6 +191,8 @@ class ExperimentConfig(_Model):
     level: float = MetaSettings.level
     missing: Literal[MISSING] = CompareSettings.missing  # type: ignore[valid-type]
     order: Literal[META_ORDERS] = MetaSettings.order  # type: ignore[valid-type]
+    #: equivalence / non-inferiority margin of the summary effect (``meta.margin``)
+    margin: float | None = MetaSettings.margin
     tasks: list[TaskConfig] = Field(default_factory=list)
     systems: dict[str, SystemConfig] = Field(default_factory=dict)
     scores: str | list[str | ScoresEntry] | None = None
@@ -326,7 +328,7 @@ class ExperimentConfig(_Model):
         return v
 
     @field_validator("control", "treatment", "measure", "method", "test", "order", "level",
-                     "meta_metric_fn", "meta_n_resamples", "meta_seed", "meta_seeds",
+                     "margin", "meta_metric_fn", "meta_n_resamples", "meta_seed", "meta_seeds",
                      "meta_degenerate", mode="before")
     @classmethod
     def _meta_setting(cls, value: Any, info: ValidationInfo) -> Any:

@@ -214,6 +214,11 @@ def _check_args(lazy: LazyScores, kwargs: dict[str, Any]) -> dict[str, Any]:
     """compare's keywords as :class:`~ranger_eval.settings.CompareSettings` (defaults and every
     check that needs no data, once), then the names checked against the scanned scores."""
     kw = CompareSettings.from_keywords(kwargs, where="compare").as_dict()
+    if kw["hypothesis"] != "superiority":
+        raise CompareError(
+            f"hypothesis={kw['hypothesis']!r}: the lazy (DuckDB/Dask) backend has no "
+            "non-inferiority or equivalence tests yet; load the scores into memory "
+            "(ranger_eval.Scores) to run them")
     if kw["baseline"] is not None:
         known = kw["systems"] if kw["systems"] is not None else lazy.systems
         if kw["baseline"] not in known:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from ..errors import MetaInputError, SettingsError
+from ..settings import MetaSettings, check_value
 from .design import _design
 from .fit import _fit, _qprofile_ci, _standardise, _unscale
 from .inputs import _validate
@@ -58,7 +60,7 @@ def _meta_regression(
 @overload
 def meta_analysis(
     yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
-    names: Sequence[Any] | None = ..., moderators: None = ...,
+    names: Sequence[Any] | None = ..., moderators: None = ..., margin: float | None = ...,
 ) -> MetaResult: ...
 
 
@@ -67,6 +69,7 @@ def meta_analysis(
     yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
     names: Sequence[Any] | None = ...,
     moderators: pd.DataFrame | pd.Series | Mapping[str, Any] | str | Sequence[str],
+    margin: None = ...,
 ) -> MetaRegressionResult: ...
 
 
@@ -79,6 +82,7 @@ def meta_analysis(
     level: float = 0.95,
     names: Sequence[Any] | None = None,
     moderators: Any = None,
+    margin: float | None = None,
 ) -> MetaResult | MetaRegressionResult:
     """Fit a fixed- or random-effects meta-analysis exactly as ``metafor::rma.uni``.
 
@@ -104,6 +108,10 @@ def meta_analysis(
         (metafor's ``rma.uni`` allows them all); k must exceed the number of coefficients p, and
         missing values, constant or redundant columns are errors (metafor drops such studies or
         columns with a warning).
+    margin : a margin of equivalence / non-inferiority (> 0, in the effect measure's units): the
+        result's :attr:`~MetaResult.verdict` says whether the confidence interval, and separately
+        the prediction interval, lies within ±margin (:mod:`ranger_eval.meta.verdict`); not
+        with ``moderators``.
 
     Formulas and references: see the module docstring (Viechtbauer 2005, 2010; Borenstein et al.
     2009, ch. 11–16, 19–20; metafor's ``rma.uni``, ``predict.rma``, ``confint.rma.uni``).
@@ -111,6 +119,14 @@ def meta_analysis(
     y, v, method_c, test_c, level_f, names_t, measure, effects = _validate(
         yi, vi, method, test, level, names
     )
+    if margin is not None:
+        try:
+            margin = check_value(MetaSettings, "margin", margin)
+        except SettingsError as exc:
+            raise MetaInputError(str(exc)) from None
+        if moderators is not None:
+            raise MetaInputError("margin: a meta-regression has no single summary effect to "
+                                 "judge against a margin; leave margin out with moderators")
     if moderators is not None:
         method_label = "EE" if method.upper() == "EE" else method_c
         res = _meta_regression(y, v, method=method_c, test=test_c, level=level_f, names=names_t,
@@ -137,4 +153,5 @@ def meta_analysis(
         pi_high=fit.pi_high, weights=weights, tau2_ci=tau2_ci, I2_ci=i2_ci, k=int(y.size),
         method="EE" if method.upper() == "EE" else method_c, test=fit.test, level=level_f,
         names=names_t, yi=y, vi=v, measure=measure, effects=effects, vt=fit.vt,
+        margin=margin,
     )

@@ -17,6 +17,7 @@ from ..settings import MetaSettings, signature_fields
 from ..signature import Signature, make_signature, parse_signature
 from ._distributions import _crit
 from .fit import _fit_any
+from .verdict import MarginVerdict, margin_verdict
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (keeps `import ranger_eval.meta` light)
     import pandas as pd
@@ -115,6 +116,8 @@ class MetaResult(_ResultText):
     measure: str | None = None
     effects: EffectSizes | None = None
     vt: float = field(default=0.0)
+    #: margin of equivalence / non-inferiority in the measure's units (``meta_analysis(margin=)``)
+    margin: float | None = None
 
     # ----------------------------------------------------------------------------- views
     @property
@@ -145,6 +148,15 @@ class MetaResult(_ResultText):
             return math.nan
         return minimum_detectable_effect(float(self.se), None if self.df is None
                                          else float(self.df), alpha=1.0 - self.level)
+
+    @property
+    def verdict(self) -> MarginVerdict | None:
+        """The equivalence / non-inferiority verdict of the summary against ``±margin``
+        (:mod:`ranger_eval.meta.verdict`), or None without a margin."""
+        if self.margin is None:
+            return None
+        return margin_verdict((self.ci_low, self.ci_high), (self.pi_low, self.pi_high),
+                              self.margin)
 
     @property
     def is_fixed(self) -> bool:
@@ -237,6 +249,10 @@ class MetaResult(_ResultText):
             "level": self.level, "names": list(self.names), "yi": self.yi, "vi": self.vi,
             "measure": self.measure, "signature": str(self.signature), "mde": self.mde,
         }
+        verdict = self.verdict
+        if verdict is not None:
+            d.update(margin=verdict.margin, verdict=verdict.summary,
+                     verdict_new_dataset=verdict.new_dataset)
         if self.measure == "ZCOR":
             t = self.transformed()
             d["transformed"] = {
@@ -282,6 +298,8 @@ class MetaResult(_ResultText):
         lines.append("")
         lines.append(_test_line(self.test, self.k - 1))
         lines.append(f"{pct_s} prediction interval: [{f(self.pi_low)}, {f(self.pi_high)}]")
+        if self.verdict is not None:
+            lines.append(self.verdict.sentence())
         if self.measure == "ZCOR":
             t = self.transformed()
             lines += ["", "Back-transformed to the correlation scale (r = tanh(z)):",

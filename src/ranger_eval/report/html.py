@@ -473,6 +473,11 @@ def _meta(a: _Analysis) -> None:
             f"Not significant is not no effect: the summary would have detected only a true "
             f"effect of {mde:.4g} or more ({measure}, either direction) with 80 % power at "
             f"α = {_alpha(alpha)}.")
+    if summary.get("verdict") and summary.get("margin") is not None:  # meta --margin
+        a.sentences.append(
+            f"Against a margin of ±{summary['margin']}: {summary['verdict']} (the {pct} "
+            f"confidence interval of the summary); {summary.get('verdict_new_dataset')} (the "
+            "prediction interval).")
     skipped = summary.get("skipped") or {}
     if isinstance(skipped, dict) and skipped:
         a.sentences.append("Not analysed: " + "; ".join(
@@ -587,6 +592,21 @@ def _compare(a: _Analysis) -> None:
                                   1.0 - alpha)
         if detectable:
             a.sentences.append(detectable)
+    hyp = fields.get("hyp")  # non-inferiority / equivalence: "significant" = shown, no "beats"
+    if hyp:
+        word = "equivalent" if hyp == "equivalence" else "non-inferior"
+        a.sentences.append(
+            f"Hypothesis: {hyp} within a margin of {fields.get('margin', '?')} (in the metric's "
+            f"units): “significant” below means shown {word}; each interval is the one its test "
+            "inverts, so a pair is shown exactly when it lies within the margin.")
+        shown_pairs: dict[tuple[str, str], list[int]] = {}
+        for a_, b_, s in zip(comp["system_a"].astype(str), comp["system_b"].astype(str), sig,
+                             strict=True):
+            shown_pairs.setdefault((a_, b_), [0, 0])[0 if s else 1] += 1
+        for (x, y), (yes, no) in list(shown_pairs.items())[:20]:
+            a.bullets.append(f"{x} {'and' if hyp == 'equivalence' else 'vs'} {y}: shown {word} "
+                             f"on {yes} of {_plural(yes + no, 'dataset × metric', 'datasets × metrics')} "
+                             f"(after {corr}).")
     # one sentence per pair of systems
     pairs: dict[tuple[str, str], list[int]] = {}
     for a_, b_, d, s, h in zip(comp["system_a"].astype(str), comp["system_b"].astype(str),
@@ -596,7 +616,7 @@ def _compare(a: _Analysis) -> None:
         counts[0 if s and d > 0 else 1 if s and d < 0 else 2] += 1
     after = "without multiplicity correction" if corr.startswith("no ") else f"after {corr}"
     limit = 20
-    for (x, y), (x_wins, y_wins, ties) in list(pairs.items())[:limit]:
+    for (x, y), (x_wins, y_wins, ties) in ([] if hyp else list(pairs.items())[:limit]):
         n = x_wins + y_wins + ties
         if y_wins > x_wins:
             x, y, x_wins, y_wins = y, x, y_wins, x_wins

@@ -64,6 +64,8 @@ def meta_markdown(
     detectable = meta_mde_sentence(r)
     if detectable:
         lines += ["", detectable]
+    if r.verdict is not None:
+        lines += ["", r.verdict.sentence()]
     if len(r.names) > max_rows:
         lines += ["", _too_many(len(r.names), max_rows)]
     if skipped:

@@ -247,10 +247,42 @@ def _parts(
     comp: Comparison | pd.DataFrame, signature: str | None, level: float | None
 ) -> tuple[pd.DataFrame, str, float]:
     if isinstance(comp, Comparison):
-        return comp.table, str(comp.signature), comp.level
+        # an equivalence row's interval is two-sided at 1 - 2α (each side one-sided at level)
+        level = (round(2 * comp.level - 1, 12) if comp.hypothesis == "equivalence"
+                 else comp.level)
+        return comp.table, str(comp.signature), level
     if signature is None:
         raise ReportError("a comparison table needs its signature (pass the Comparison itself)")
     return comp, signature, 0.95 if level is None else level
+
+
+def hypothesis_sentence(comp: Comparison) -> str | None:
+    """The verdict of a non-inferiority or equivalence comparison in words (None for the
+    default superiority): the margin, how many pairs it shows, which, and how to read a row."""
+    hyp, margin = comp.hypothesis, comp.margin
+    if hyp == "superiority" or margin is None:
+        return None
+    table = comp.table
+    word = "equivalent" if hyp == "equivalence" else "non-inferior"
+    shown = table[table["significant"].astype(bool)]
+    claim = (f"|mean A − mean B| < {margin:g}" if hyp == "equivalence" else
+             f"system A is worse than system B by less than {margin:g} (in the metric's "
+             "direction)")
+    names = [f"{r.system_a} {'≈' if hyp == 'equivalence' else '≥'} {r.system_b} "
+             f"({r.dataset}, {r.metric})" for r in shown.head(5).itertuples(index=False)]
+    listed = (": " + "; ".join(names) + (" …" if len(shown) > 5 else "")) if names else ""
+    one_sided = format_level(comp.level)  # each finite side is a one-sided bound at level
+    return (f"Hypothesis: {hyp} within a margin of {margin:g} ({claim}); "
+            f"{len(shown)} of {len(table)} pairs shown {word} after {comp.correction} at "
+            f"α = {round(1 - comp.level, 12):g}{listed}. Each row's p-value is that of the "
+            f"{hyp} test (two one-sided tests: the larger p-value)"
+            if hyp == "equivalence" else
+            f"Hypothesis: {hyp} within a margin of {margin:g} ({claim}); "
+            f"{len(shown)} of {len(table)} pairs shown {word} after {comp.correction} at "
+            f"α = {round(1 - comp.level, 12):g}{listed}. Each row's p-value is that of the "
+            f"one-sided {hyp} test") + (
+        f", and its interval the {one_sided} one-sided bound(s) the test inverts: a pair is "
+        f"shown {word} exactly when that interval lies within the margin.")
 
 
 def mde_sentence(table: pd.DataFrame, level: float) -> str | None:
@@ -279,7 +311,8 @@ def mde_sentence(table: pd.DataFrame, level: float) -> str | None:
 def comparison_markdown(
     comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
 ) -> str:
-    """GitHub-flavoured Markdown table of the comparison rows, then the signature line."""
+    """GitHub-flavoured Markdown table of the comparison rows, then (for a non-inferiority or
+    equivalence comparison) the verdict in words, then the signature line."""
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "markdown", level)
     align = ["---"] * 4 + ["---:"] * 3 + [":---:", "---", "---:", "---:", "---:", ":---:"]
@@ -289,6 +322,8 @@ def comparison_markdown(
     ]
     for cells in rows:
         lines.append("| " + " | ".join(_md_escape(c) for c in cells) + " |")
+    verdict = hypothesis_sentence(comp) if isinstance(comp, Comparison) else None
+    lines += ["", verdict] if verdict else []
     detectable = mde_sentence(table, level)
     lines += ["", detectable] if detectable else []
     lines += ["", f"`{signature}`", ""]
@@ -331,7 +366,12 @@ def comparison_latex(
         body.append(out)
     return latex_table(
         [h if i == 6 else latex_escape(h) for i, h in enumerate(header)], body, spec,
-        caption=_comparison_caption(comp, table, level), label=label, signature=signature,
+        caption=_comparison_caption(comp, table, level) + (
+            " " + latex_escape(verdict).replace("≈", r"$\approx$").replace("≥", r"$\geq$")
+            .replace("<", "$<$").replace("|", "$|$")
+            if (verdict := hypothesis_sentence(comp)
+                                            if isinstance(comp, Comparison) else None) else ""),
+        label=label, signature=signature,
     )
 
 
@@ -341,7 +381,8 @@ def comparison_html(
     """An HTML ``<table>`` of the comparison rows; significant rows have class ``significant``."""
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "html", level)
-    detectable = mde_sentence(table, level)
+    verdict = hypothesis_sentence(comp) if isinstance(comp, Comparison) else None
+    detectable = " ".join(v for v in (verdict, mde_sentence(table, level)) if v) or None
     plain_cols = {0, 1, 2, 3, 8, 12}
     lines = [
         '<table class="ranger-comparison">',
@@ -482,6 +523,8 @@ def comparison_json(comp: Comparison) -> str:
         "n_resamples": comp.n_resamples, "seed": comp.seed, "seeds": comp.seeds,
         "set_metrics": list(comp.set_metrics),
     }
+    if comp.hypothesis != "superiority":  # only then: older files keep their keys
+        head.update(hypothesis=comp.hypothesis, margin=comp.margin)
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False, allow_nan=False)}"
              for k, v in head.items()]
     tables = [f' "{name}": ' + _columns_json(frame)

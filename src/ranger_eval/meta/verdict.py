@@ -1,0 +1,61 @@
+"""The equivalence / non-inferiority verdict of a meta-analysis against a margin (issue 20 §5).
+
+A summary effect θ (treatment − control, positive = the treatment is better, as the forest
+plot's "Favours" sides) is judged against a margin m > 0 in the effect measure's units by
+where its intervals lie (Wellek 2010, "Testing Statistical Hypotheses of Equivalence and
+Noninferiority", 2nd ed., §1.6: an equivalence test at α is an interval inclusion rule):
+
+- the confidence interval of the summary at ``level``, inside (−m, m): **"equivalent across
+  datasets"** (the average effect is negligible); else its lower bound above −m:
+  **"non-inferior"**; else **"inconclusive"**;
+- separately, the prediction interval (the effect on a new dataset, ``predict.rma``) inside
+  (−m, m): **"equivalent on a new dataset"**; lower bound above −m: **"non-inferior on a new
+  dataset"**; else **"inconclusive on a new dataset"**.
+
+The two-sided interval at ``level`` makes each side a one-sided test at (1 − level)/2: the
+conservative reading (two one-sided tests at α = 1 − level use the 1 − 2α interval).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import MetaInputError
+
+__all__ = ["MarginVerdict", "margin_verdict"]
+
+
+@dataclass(frozen=True)
+class MarginVerdict:
+    """``margin``; ``summary`` (from the confidence interval) and ``new_dataset`` (from the
+    prediction interval), each one of the module's verdicts."""
+
+    margin: float
+    summary: str
+    new_dataset: str
+
+    def sentence(self) -> str:
+        """One line in words: ``Margin ±0.05: non-inferior (confidence interval); inconclusive
+        on a new dataset (prediction interval).``"""
+        return (f"Margin ±{self.margin:g}: {self.summary} (confidence interval); "
+                f"{self.new_dataset} (prediction interval).")
+
+
+def _verdict(low: float, high: float, margin: float, suffix: str) -> str:
+    if -margin < low and high < margin:
+        return "equivalent " + ("across datasets" if not suffix else suffix)
+    if low > -margin:
+        return "non-inferior" + (f" {suffix}" if suffix else "")
+    return "inconclusive" + (f" {suffix}" if suffix else "")
+
+
+def margin_verdict(ci: tuple[float, float], pi: tuple[float, float],
+                   margin: float) -> MarginVerdict:
+    """The verdicts of the confidence interval ``ci`` and the prediction interval ``pi`` of a
+    summary effect against ``(−margin, margin)`` (module docstring)."""
+    m = float(margin)
+    if not (0.0 < m < math.inf):
+        raise MetaInputError(f"margin: must be a positive, finite number in the effect "
+                             f"measure's units; got {margin!r}")
+    return MarginVerdict(m, _verdict(float(ci[0]), float(ci[1]), m, ""),
+                         _verdict(float(pi[0]), float(pi[1]), m, "on a new dataset"))
