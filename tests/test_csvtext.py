@@ -69,6 +69,17 @@ def test_hostile_values_byte_identical(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "\r" in expected and '""""' in expected and "5e-324" in expected  # hostile indeed
 
 
+def test_repr_path_when_orjson_writes_floats_differently(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should an orjson version write a canary float unlike ``repr``, floats go through
+    ``repr`` alone: the same text."""
+    frame = _hostile_frame(200)
+    expected = _pandas(frame)
+    _no_fallback(monkeypatch)
+    assert csvtext._orjson_agrees()  # the installed orjson: the fast path is the one tested above
+    monkeypatch.setattr(csvtext, "_orjson_agrees", lambda: False)
+    assert csv_text(frame) == expected
+
+
 def test_rows_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rows split over several chunks join without a missing or doubled line."""
     frame = _hostile_frame(103)
@@ -109,9 +120,10 @@ def test_comparison_table_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -
     pd.DataFrame([[1.0, 2.0, 3.0]], columns=["a", "a", "b"]),
     pd.DataFrame({"a": np.array([None, None], dtype=object), "b": [1.0, 2.0]}),
     pd.DataFrame(columns=["a", "b"]),
+    pd.DataFrame({"a": pd.Series(["x", "lone \ud800 surrogate"], dtype=object), "b": [1, 2]}),
 ], ids=["one-column", "float32", "nullable-int", "categorical", "datetime", "mixed-object",
         "object-floats", "nullable-bool", "int-labels", "multiindex", "duplicate-labels",
-        "object-all-missing", "empty-object"])
+        "object-all-missing", "empty-object", "lone-surrogate"])
 def test_other_tables_identical(frame: pd.DataFrame) -> None:
     """Tables the fast path does not format itself are written by pandas; the result is the
     same either way."""

@@ -5,7 +5,8 @@ pandas formats every cell of ``to_csv`` as a Python object (floats through numpy
 ``astype(str)``, then the standard library's ``csv.writer`` joins each row): at a million
 comparisons × 23 columns that was about 40 % of ``ranger-eval compare``
 (``benchmarks/groups_scale_bench.py``). :func:`csv_text` writes the same text column by column
-in chunks of rows, with the same rules:
+in chunks of rows, each cell an Arrow string and each line joined by Arrow (no Python object
+per cell), with the same rules:
 
 - ``float64``: the shortest text that reads back to the same double, which is Python's
   ``repr`` and numpy's ``str`` alike (``0.1``, ``1e-05``, ``1e+16``, ``-0.0``, ``5e-324``,
@@ -28,24 +29,26 @@ import functools
 import io
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["csv_text"]
 
-#: Rows formatted at a time: the cells of one chunk are Python strings (about 60 bytes each),
-#: so the chunk bounds the memory used beyond the text itself.
-CHUNK_ROWS = 50_000
+#: Rows formatted at a time: the cells of one chunk are Arrow strings, joined into its lines by
+#: Arrow (no Python object per cell); the chunk bounds the memory used beyond the text itself.
+CHUNK_ROWS = 100_000
 #: Characters that make ``csv.writer`` (QUOTE_MINIMAL, delimiter ``,``, quote ``"``,
 #: lineterminator ``\n``) quote or reject a field: such fields are formatted by ``csv`` itself.
 _SPECIAL_CHARS = ',"\r\n\x00'
 _SPECIAL = f"[{_SPECIAL_CHARS}]"
-_BOOL_TEXT = np.array(["False", "True"], dtype=object)
+_SPECIAL_RE2 = r'[,"\r\n\x00]'  # the same class for Arrow's RE2, in escapes (NUL included)
 
-_Column = Callable[[int, int], list[str]]
+_Column = Callable[[int, int], pa.Array]
 
 
 def _pandas_csv(frame: pd.DataFrame) -> str:
@@ -81,8 +84,12 @@ def _orjson_agrees() -> bool:
 
 def _orjson_floats(values: np.ndarray) -> list[str]:
     """The shortest round-trip text of each finite double, by orjson (its own notation)."""
-    text = orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY).decode("ascii")
-    return text[1:-1].split(",")
+    return _orjson_float_bytes(values).decode("ascii").split(",")
+
+
+def _orjson_float_bytes(values: np.ndarray) -> bytes:
+    """orjson's text of finite doubles, comma-separated (at least one value)."""
+    return orjson.dumps(np.ascontiguousarray(values), option=orjson.OPT_SERIALIZE_NUMPY)[1:-1]
 
 
 def _float_text(value: float) -> str:
@@ -90,58 +97,76 @@ def _float_text(value: float) -> str:
     return "" if math.isnan(value) else repr(value)
 
 
+def _strings(texts: Sequence[str]) -> pa.Array:
+    return pa.array(list(texts), type=pa.string())
+
+
 def _float_column(values: np.ndarray) -> _Column:
     """Cells of a float64 column: orjson (about ten times faster than ``repr`` on doubles with
-    17 significant digits) for the values it writes as ``repr`` does, ``repr`` for the rest
-    (non-finite, or outside [1e-4, 1e16) in magnitude)."""
+    17 significant digits), its comma-separated text split by Arrow, for the values it writes
+    as ``repr`` does; ``repr`` for the rest (±inf, or outside [1e-4, 1e16) in magnitude); NaN
+    empty."""
     values = np.ascontiguousarray(values, dtype=np.float64)
-    if np.isnan(values).all():
-        return lambda start, stop: [""] * (stop - start)
     if not _orjson_agrees():
-        return lambda start, stop: list(map(_float_text, values[start:stop].tolist()))
+        return lambda start, stop: _strings(list(map(_float_text, values[start:stop].tolist())))
 
-    def cells(start: int, stop: int) -> list[str]:
+    def cells(start: int, stop: int) -> pa.Array:
         chunk = values[start:stop]
-        if len(chunk) == 0:
-            return []
+        missing = np.isnan(chunk)
+        if missing.all():
+            return pc.if_else(pa.array(missing), "", pa.nulls(len(chunk), pa.string()))
         finite = np.isfinite(chunk)
         safe = chunk if finite.all() else np.where(finite, chunk, 0.0)
-        out = _orjson_floats(safe)
+        data = _orjson_float_bytes(safe)
+        offsets = np.array([0, len(data)], dtype=np.int64)
+        one = pa.LargeStringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))
+        out = pc.split_pattern(one, ",").flatten().cast(pa.string())
         size = np.abs(safe)
-        other = ~finite | ((size < _PLAIN_LOW) & (size != 0.0)) | (size >= _PLAIN_HIGH)
-        for i in np.flatnonzero(other).tolist():
-            out[i] = _float_text(float(chunk[i]))
+        other = (~finite & ~missing) | ((size < _PLAIN_LOW) & (size != 0.0)) | (
+            size >= _PLAIN_HIGH)
+        if other.any():
+            out = pc.replace_with_mask(out, pa.array(other), _strings(
+                [repr(v) for v in chunk[other].tolist()]))
+        if missing.any():
+            out = pc.if_else(pa.array(missing), "", out)
         return out
 
     return cells
 
 
 def _int_column(values: np.ndarray) -> _Column:
-    return lambda start, stop: list(map(int.__repr__, values[start:stop].tolist()))
+    """Cells of an integer column: Arrow's decimal text of each number, which is ``str``'s."""
+    array = pa.array(values)
+    return lambda start, stop: pc.cast(array.slice(start, stop - start), pa.string())
 
 
 def _bool_column(values: np.ndarray) -> _Column:
-    codes = values.astype(np.intp)
-    return lambda start, stop: list(_BOOL_TEXT[codes[start:stop]].tolist())
+    array = pa.array(values)
+    return lambda start, stop: pc.if_else(array.slice(start, stop - start), "True", "False")
 
 
 def _text_column(column: pd.Series) -> _Column | None:
     """The cells of a column of strings (missing values empty), or ``None`` when it holds
-    anything else."""
-    if isinstance(column.dtype, pd.StringDtype):
-        pass
-    elif column.dtype == object:
-        if pd.api.types.infer_dtype(column, skipna=True) not in ("string", "empty"):
-            return None
-    else:
+    anything else. Fields ``csv.writer`` would quote (or refuse) are formatted by it."""
+    if not isinstance(column.dtype, pd.StringDtype) and not (
+            column.dtype == object
+            and pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")):
         return None
-    values = column.to_numpy(dtype=object, na_value="", copy=True)
-    text = "".join(values.tolist())
-    if any(c in text for c in _SPECIAL_CHARS):  # one scan of all the text, usually enough
-        special = column.str.contains(_SPECIAL, regex=True, na=False).to_numpy(dtype=bool)
-        for i in np.flatnonzero(special).tolist():
-            values[i] = _csv_field(values[i])
-    return lambda start, stop: list(values[start:stop].tolist())
+    try:  # (a lone surrogate cannot be UTF-8: such a column is left to pandas)
+        if column.dtype == object:
+            values = column.to_numpy(dtype=object, copy=True)
+            values[pd.isna(values)] = None
+            array = pa.array(values, type=pa.string())
+        else:
+            array = pa.chunked_array(column).combine_chunks()
+    except (pa.ArrowException, UnicodeError):
+        return None
+    array = pc.fill_null(array.cast(pa.string()), "")
+    special = pc.match_substring_regex(array, _SPECIAL_RE2)
+    if pc.any(special).as_py():
+        fields = [_csv_field(v) for v in pc.filter(array, special).to_pylist()]
+        array = pc.replace_with_mask(array, special, _strings(fields))
+    return lambda start, stop: array.slice(start, stop - start)
 
 
 def _column_cells(column: pd.Series) -> _Column | None:
@@ -174,7 +199,8 @@ def csv_text(frame: pd.DataFrame) -> str:
     parts = [",".join(_csv_field(c) if special.search(c) else c for c in labels), "\n"]
     for start in range(0, len(frame), CHUNK_ROWS):
         stop = min(start + CHUNK_ROWS, len(frame))
-        chunk = [c(start, stop) for c in columns]  # each stop - start long
-        parts.append("\n".join(map(",".join, zip(*chunk, strict=True))))
+        rows = pc.binary_join_element_wise(*(c(start, stop) for c in columns), ",")
+        lines = pa.LargeListArray.from_arrays(pa.array([0, stop - start], pa.int64()), rows)
+        parts.append(pc.binary_join(lines, "\n")[0].as_py())
         parts.append("\n")
     return "".join(parts)
