@@ -43,6 +43,15 @@ def test_each_pair_is_the_ppi_difference_of_ppi_py(case: dict) -> None:
         "ppi++", "prediction-powered z", "dz_ppi")
     assert comp.tests_used == ("ppi++",)
     assert "|test:auto[ppi++]|" in comp.signature and comp.signature.endswith("|ppi:ppi++")
+    for alternative, bound, key in (("greater", "ci_low", "ci_larger_low"),
+                                    ("less", "ci_high", "ci_smaller_high")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            one = rg.compare(case_frame(case), pairs=[("T", "C")],
+                             alternative=alternative).table.iloc[0]
+        side = "larger" if alternative == "greater" else "smaller"
+        assert one["pvalue"] == pytest.approx(want[f"pvalue_{side}"], rel=1e-10)
+        assert one[bound] == pytest.approx(want[key], rel=1e-10)
 
 
 def _judged(n: int = 120, labelled: int = 30, seed: int = 1) -> pd.DataFrame:

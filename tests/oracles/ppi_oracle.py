@@ -13,7 +13,11 @@ there is none) and, for each method and level:
 * ``ppi``: the same with ``lam=1``;
 * ``classical``: ``ppi_py.classical_mean_ci(Y, alpha=1 - level)`` and ``Y.mean()``;
 * ``pvalue``: ``ppi_py.ppi_mean_pval(Y, Yhat, Yhat_unlabeled, null=0, lam=λ)`` with the λ above
-  (1 for ``ppi``, 0 for ``classical``).
+  (1 for ``ppi``, 0 for ``classical``);
+* ``ppi++`` only, one-sided (``compare(alternative=...)``): ``pvalue_larger`` / ``pvalue_smaller``
+  from ``ppi_mean_pval(..., alternative="larger"/"smaller", lam=λ)`` and ``ci_larger_low`` /
+  ``ci_smaller_high``, the finite bounds of ``ppi_mean_ci(..., alternative=..., lam=λ)`` (λ passed
+  explicitly: ppi_py 0.2.3's ``lam=None`` path does not pass ``alternative`` on).
 
 Y are the human scores of the labelled items, Yhat the judge's scores of the same items,
 Yhat_unlabeled the judge's scores of the other items. For a **difference** case
@@ -58,6 +62,14 @@ def expected(y: np.ndarray, yhat: np.ndarray, yu: np.ndarray) -> dict[str, dict[
             "estimate": float(np.ravel(ppi_mean_pointestimate(y, yhat, yu))[0]),
             "ci_low": float(np.ravel(lo)[0]), "ci_high": float(np.ravel(hi)[0]), "lam": lam,
             "pvalue": float(np.ravel(ppi_mean_pval(y, yhat, yu, null=0, lam=lam))[0]),
+            "pvalue_larger": float(np.ravel(ppi_mean_pval(y, yhat, yu, null=0, lam=lam,
+                                                          alternative="larger"))[0]),
+            "pvalue_smaller": float(np.ravel(ppi_mean_pval(y, yhat, yu, null=0, lam=lam,
+                                                           alternative="smaller"))[0]),
+            "ci_larger_low": float(np.ravel(ppi_mean_ci(y, yhat, yu, alpha=alpha, lam=lam,
+                                                        alternative="larger")[0])[0]),
+            "ci_smaller_high": float(np.ravel(ppi_mean_ci(y, yhat, yu, alpha=alpha, lam=lam,
+                                                          alternative="smaller")[1])[0]),
         }
         lo, hi = ppi_mean_ci(y, yhat, yu, alpha=alpha, lam=1)
         out[f"ppi@{level}"] = {
