@@ -107,3 +107,13 @@ def test_meta_mde_nan_when_significant() -> None:
     assert res.pvalue < 0.05 and math.isnan(res.mde)
     assert res.to_dict()["mde"] is None
     assert "Not significant is not no effect" not in meta_markdown(res)
+
+
+def test_no_mde_for_non_inferiority_or_equivalence() -> None:
+    # "not shown non-inferior / equivalent" is not a missed difference: mde stays NaN
+    for hypothesis, margin in (("non-inferiority", 0.05), ("equivalence", 0.001)):
+        table = rg.compare(_scores(shifts=(0.0, 0.01)), test="paired-t", hypothesis=hypothesis,
+                           margin=margin).table
+        assert table["mde"].isna().all()
+    assert not rg.compare(_scores(shifts=(0.0, 0.01)), test="paired-t",
+                          hypothesis="equivalence", margin=0.001).table["significant"].any()
