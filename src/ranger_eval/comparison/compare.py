@@ -325,7 +325,7 @@ def compare(
         table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
     table = adjust_by_family(table, correction, family, level,
                              adjusted=np.asarray(wy_adjusted) if westfall_young else None)
-    table = with_mde(table, level=level, alternative=alternative)
+    table = with_mde(table, level=level, alternative=alternative, hypothesis=hypothesis)
     means = pd.DataFrame(
         mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
     )
@@ -397,7 +397,8 @@ def _compare_declared(scores: Scores, declared: dict[str, str], *, metrics: Sequ
     table = pd.concat([p.table for p in parts], ignore_index=True)
     table = adjust_by_family(table.assign(pvalue_adjusted=math.nan), first.correction, family,
                              level)
-    table = with_mde(table, level=level, alternative=first.alternative)
+    table = with_mde(table, level=level, alternative=first.alternative,
+                     hypothesis=first.hypothesis)
     used = {t for p in parts for t in p.tests_used}
     return dataclasses.replace(
         first, table=table, means=pd.concat([p.means for p in parts], ignore_index=True),
