@@ -819,7 +819,8 @@ class EffectSizes:
     skipped: dict[str, str] = field(default_factory=dict)
     #: ``Scores.samples_label``: K samples per item averaged before the effect (None: no samples)
     samples: str | None = None
-    #: "cluster" when the scores have a cluster column: vi is cluster-robust (module docstring)
+    #: the cluster field's name (``Scores.cluster_name``, e.g. "passage") when the scores have a
+    #: cluster column: vi is cluster-robust (module docstring)
     cluster: str | None = None
     #: "ppi++" when yi and vi are prediction-powered (judge scores with human scores)
     ppi: str | None = None
@@ -1197,7 +1198,7 @@ def effect_sizes(
             dropped={chosen[i]: int(table.n_dropped[i])
                      for i in np.flatnonzero(table.n_dropped).tolist()},
             metrics=metrics_t, samples=scores.samples_label,
-            cluster="cluster" if scores.has_cluster else None,
+            cluster=scores.cluster_name,
         )
     if scores.has_cluster:
         _refuse_clustered(scores, chosen, "metric_fn" if bootstrap_metric is not None

@@ -27,6 +27,11 @@ Evaluations as they are run (issue 20) add three optional columns:
     belong to is caught. Missing (NaN, None) or blank cluster ids are errors naming the row.
     :attr:`Scores.has_cluster`, :meth:`Scores.item_clusters`, :meth:`Scores.cluster_codes` and
     the ``clusters`` fields of :class:`PairedScores` / :class:`PairedTable` give them to the tests.
+    A reader that renames the user's field (``--cluster passage``, ``read_scores(cluster=
+    "passage")``) records that name in the frame's ``attrs[CLUSTER_NAME]``, which pandas carries
+    through copies, selections and concatenations of frames that agree on it;
+    :attr:`Scores.cluster_name` gives it (``"cluster"`` otherwise) to the signatures
+    (``cluster:passage``).
 ``sample``
     which of K generations of the same system on the same item a row is (temperature > 0,
     Inspect "epochs"; a retrained system is a ``seed``). Rows are averaged per item (per
@@ -57,7 +62,7 @@ from .errors import Hint, RangerError, ScoresError
 from .formatting import preview as _preview
 
 __all__ = [
-    "CLUSTER", "HUMAN_VALUE", "SAMPLE",
+    "CLUSTER", "CLUSTER_NAME", "HUMAN_VALUE", "SAMPLE",
     "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "as_scores",
     "check_same_labels", "common_items", "seed_imbalance", "seed_order",
 ]
@@ -68,6 +73,8 @@ LABEL = "label"
 PREDICTION = "prediction"
 #: optional column: the cluster (passage, document, conversation, template …) of an item
 CLUSTER = "cluster"
+#: key of a frame's ``attrs`` holding the user's name of the cluster field (module docstring)
+CLUSTER_NAME = "ranger_eval.cluster_name"
 #: optional column: which of K generations of one system on one item a row is
 SAMPLE = "sample"
 #: optional column: a human score of the row's output where one exists (NaN elsewhere)
@@ -414,6 +421,17 @@ class Scores:
     def has_cluster(self) -> bool:
         """True when the table has a ``cluster`` column (clusters nested within datasets)."""
         return CLUSTER in self._df.columns
+
+    @property
+    def cluster_name(self) -> str | None:
+        """The user's name of the cluster field (``passage`` when read with ``--cluster
+        passage``), recorded by the reader in the frame's ``attrs[CLUSTER_NAME]``; ``"cluster"``
+        for a table whose column is named so; None without clusters. The signatures write
+        ``cluster:<cluster_name>``."""
+        if not self.has_cluster:
+            return None
+        name = self._df.attrs.get(CLUSTER_NAME)
+        return name if isinstance(name, str) and name else CLUSTER
 
     @property
     def has_samples(self) -> bool:

@@ -110,3 +110,38 @@ def test_describe_on_singleton_clusters_from_a_log_equals_the_iid_numbers() -> N
     clustered = rg.describe(frame.assign(cluster=frame["item"]))
     pd.testing.assert_frame_equal(rg.describe(scores), clustered)
     assert np.isfinite(clustered["se"]).all()
+
+
+def test_the_signature_names_the_users_cluster_field(tmp_path: Path) -> None:
+    """``cluster:passage`` (the field read with ``cluster="passage"``), not the renamed column's
+    ``cluster:cluster``: tables, Inspect logs (several, with system names), the CLI and a YAML;
+    a table whose column is named ``cluster`` keeps ``cluster:cluster``."""
+    rng = np.random.default_rng(4)
+    rows = [("d", s, f"q{i}", f"p{i // 4}", float(rng.random() < 0.5 + 0.2 * (s == "B")))
+            for s in ("A", "B") for i in range(24)]
+    frame = pd.DataFrame(rows, columns=["dataset", "system", "item", "passage", "value"])
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    scores = read_scores(path, cluster="passage")
+    assert scores.cluster_name == "passage"
+    assert rg.compare(scores).signature.endswith("|cluster:passage")
+    assert "|cluster:passage" in rg.effect_sizes(scores, treatment="B", control="A",
+                                                 measure="MD").signature
+    logs = read_scores(LOGS, cluster="passage", system_from="task_args.strong")
+    assert logs.cluster_name == "passage" and "|cluster:passage" in rg.compare(logs).signature
+    own = rg.Scores(frame.rename(columns={"passage": "cluster"}))
+    assert own.cluster_name == "cluster" and "|cluster:cluster" in rg.compare(own).signature
+    assert read_scores(path).cluster_name is None
+    (tmp_path / "experiment.yaml").write_text(
+        "scores: scores.csv\ncluster: passage\n")
+    from typer.testing import CliRunner
+
+    from ranger_eval.cli import app
+
+    for argv in ([str(path), "--cluster", "passage"], [str(tmp_path / "experiment.yaml")]):
+        out = tmp_path / f"out{len(argv)}"
+        result = CliRunner().invoke(app, ["compare", *argv, "--out", str(out),
+                                          "--figures", "none"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        text = (out / "comparison.md").read_text(encoding="utf-8")
+        assert "|cluster:passage" in text and "cluster:cluster" not in text

@@ -35,7 +35,8 @@ then takes the clustered version. A dataset × metric whose clusters each hold o
 clustered at all: it is tested exactly as without a cluster column (for paired t, bootstrap and
 permutation the clustered tests reduce to the same numbers anyway). The table gains an
 ``n_clusters`` column (clusters of each pair's items; NaN for unclustered groups) and the
-signature ``cluster:cluster``. Clusters are the (dataset, cluster id) pairs of the scores
+signature ``cluster:<field>`` (:attr:`~ranger_eval.scores.Scores.cluster_name`: the user's name of
+the field, e.g. ``cluster:passage``). Clusters are the (dataset, cluster id) pairs of the scores
 (:class:`~ranger_eval.scores.Scores`), so they never cross datasets.
 """
 from __future__ import annotations

@@ -93,14 +93,15 @@ class Comparison:
         method_detail = fields.pop("method_detail")
         return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
                                           "method_detail": method_detail,
-                                          # cluster-robust tests (comparison.clustered)
-                                          "cluster": "cluster" if getattr(
-                                              self.scores, "has_cluster", False) else None,
                                           "samples": self.scores.samples_label,
                                           # judge scores corrected by human scores
                                           # (comparison.ppi)
                                           "ppi": "ppi++" if "ppi++" in self.tests_used
-                                          else None})
+                                          else None,
+                                          # cluster-robust tests (comparison.clustered)
+                                          # (the user's field name: cluster:passage)
+                                          "cluster": getattr(self.scores, "cluster_name",
+                                                             None)})
 
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs

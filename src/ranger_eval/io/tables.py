@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, RangerError, ScoresError
-from ..scores import DEFAULT_METRIC, Scores
+from ..scores import CLUSTER_NAME, DEFAULT_METRIC, Scores
 from .files import check_input_file, current_limits, open_text
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
@@ -597,6 +597,7 @@ def _read_table_scores(path: Path, cluster: str | None = None) -> Scores:
             raise InputError(f"{path}: has a 'cluster' column and cluster: {cluster} names "
                              "another column; rename one of them")
         frame = frame.rename(columns={cluster: "cluster"})
+        frame.attrs[CLUSTER_NAME] = cluster  # the signature's cluster:<field>
     elif cluster is not None and "cluster" not in frame.columns:
         raise InputError(f"{path}: no column 'cluster' to read the clusters from; columns: "
                          f"{', '.join(map(str, frame.columns))}")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import InputError, ScoresError
-from ...scores import Scores
+from ...scores import CLUSTER_NAME, Scores
 
 __all__ = [
     "CORPUS_COLUMNS",
@@ -198,6 +198,7 @@ class Builder:
             if self.cluster_field is not None:
                 df["cluster"] = [self.clusters[d, i][0]
                                  for d, i in zip(df["dataset"], df["item"], strict=True)]
+                df.attrs[CLUSTER_NAME] = self.cluster_field  # the signature's cluster:<field>
             try:
                 scores = Scores(df, source=str(self.path))
             except ScoresError as exc:
