@@ -47,6 +47,7 @@ CHUNK_ROWS = 100_000
 _SPECIAL_CHARS = ',"\r\n\x00'
 _SPECIAL = f"[{_SPECIAL_CHARS}]"
 _SPECIAL_RE2 = r'[,"\r\n\x00]'  # the same class for Arrow's RE2, in escapes (NUL included)
+_SPECIAL_BYTES = [c.encode() for c in _SPECIAL_CHARS]
 
 _Column = Callable[[int, int], pa.Array]
 
@@ -162,8 +163,10 @@ def _text_column(column: pd.Series) -> _Column | None:
     except (pa.ArrowException, UnicodeError):
         return None
     array = pc.fill_null(array.cast(pa.string()), "")
-    special = pc.match_substring_regex(array, _SPECIAL_RE2)
-    if pc.any(special).as_py():
+    data = array.buffers()[2]  # every string's UTF-8 bytes, one after the other
+    raw = b"" if data is None else data.to_pybytes()
+    if any(c in raw for c in _SPECIAL_BYTES):  # one byte search of all the text: usually none
+        special = pc.match_substring_regex(array, _SPECIAL_RE2)  # then the fields that have one
         fields = [_csv_field(v) for v in pc.filter(array, special).to_pylist()]
         array = pc.replace_with_mask(array, special, _strings(fields))
     return lambda start, stop: array.slice(start, stop - start)
