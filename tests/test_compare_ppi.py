@@ -54,6 +54,25 @@ def test_each_pair_is_the_ppi_difference_of_ppi_py(case: dict) -> None:
         assert one[bound] == pytest.approx(want[key], rel=1e-10)
 
 
+@pytest.mark.parametrize("case", DIFF_CASES, ids=[c["name"] for c in DIFF_CASES])
+def test_margins_are_two_one_sided_ppi_z_tests(case: dict) -> None:
+    """compare(hypothesis=..., margin=m): ppi_py's one-sided p-values against ∓m at the same λ."""
+    want = case["expected"]["ppi++@0.95"]
+    m = ORACLE["margin"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        rows = {h: rg.compare(case_frame(case), pairs=[("T", "C")], hypothesis=h,
+                              margin=m).table.iloc[0]
+                for h in ("non-inferiority", "equivalence")}
+    assert rows["non-inferiority"]["pvalue"] == pytest.approx(want["pvalue_noninf"], rel=1e-10)
+    assert rows["equivalence"]["pvalue"] == pytest.approx(want["pvalue_equiv"], rel=1e-10)
+    assert rows["non-inferiority"]["ci_high"] == np.inf
+    assert rows["non-inferiority"]["ci_low"] == pytest.approx(want["ci_larger_low"], rel=1e-10)
+    assert (rows["equivalence"]["ci_low"], rows["equivalence"]["ci_high"]) == pytest.approx(
+        (want["ci_larger_low"], want["ci_smaller_high"]), rel=1e-10)
+    assert {r["test"] for r in rows.values()} == {"ppi++"}
+
+
 def _judged(n: int = 120, labelled: int = 30, seed: int = 1) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=n)

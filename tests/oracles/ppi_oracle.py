@@ -17,7 +17,11 @@ there is none) and, for each method and level:
 * ``ppi++`` only, one-sided (``compare(alternative=...)``): ``pvalue_larger`` / ``pvalue_smaller``
   from ``ppi_mean_pval(..., alternative="larger"/"smaller", lam=λ)`` and ``ci_larger_low`` /
   ``ci_smaller_high``, the finite bounds of ``ppi_mean_ci(..., alternative=..., lam=λ)`` (λ passed
-  explicitly: ppi_py 0.2.3's ``lam=None`` path does not pass ``alternative`` on).
+  explicitly: ppi_py 0.2.3's ``lam=None`` path does not pass ``alternative`` on);
+* ``ppi++`` only, against a margin m = ``MARGIN`` (``compare(hypothesis=..., margin=m)``):
+  ``pvalue_noninf`` = ``ppi_mean_pval(null=-m, alternative="larger", lam=λ)`` (H0 θ ≤ −m) and
+  ``pvalue_equiv`` = the larger of that and ``ppi_mean_pval(null=m, alternative="smaller",
+  lam=λ)`` (two one-sided tests).
 
 Y are the human scores of the labelled items, Yhat the judge's scores of the same items,
 Yhat_unlabeled the judge's scores of the other items. For a **difference** case
@@ -42,6 +46,7 @@ from ppi_py.ppi import _calc_lam_glm
 
 HERE = Path(__file__).resolve().parent
 LEVELS = (0.95, 0.9)
+MARGIN = 0.1
 
 
 def ppipy_lambda(y: np.ndarray, yhat: np.ndarray, yu: np.ndarray) -> float:
@@ -71,6 +76,11 @@ def expected(y: np.ndarray, yhat: np.ndarray, yu: np.ndarray) -> dict[str, dict[
             "ci_smaller_high": float(np.ravel(ppi_mean_ci(y, yhat, yu, alpha=alpha, lam=lam,
                                                           alternative="smaller")[1])[0]),
         }
+        above = float(np.ravel(ppi_mean_pval(y, yhat, yu, null=-MARGIN, lam=lam,
+                                             alternative="larger"))[0])
+        below = float(np.ravel(ppi_mean_pval(y, yhat, yu, null=MARGIN, lam=lam,
+                                             alternative="smaller"))[0])
+        out[f"ppi++@{level}"].update(pvalue_noninf=above, pvalue_equiv=max(above, below))
         lo, hi = ppi_mean_ci(y, yhat, yu, alpha=alpha, lam=1)
         out[f"ppi@{level}"] = {
             "estimate": float(np.ravel(ppi_mean_pointestimate(y, yhat, yu, lam=1))[0]),
@@ -159,7 +169,7 @@ def main() -> None:
     add_diff("difference, binary, some items labelled for one system only", 250, 0.2, 0.3, True)
 
     out = {"generator": "tests/oracles/ppi_oracle.py", "ppi_python": version("ppi-python"),
-           "numpy": version("numpy"), "levels": list(LEVELS), "cases": cases}
+           "numpy": version("numpy"), "levels": list(LEVELS), "margin": MARGIN, "cases": cases}
     path = HERE / "ppi_oracle.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {path} ({len(cases)} cases)")

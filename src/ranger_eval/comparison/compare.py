@@ -319,8 +319,9 @@ def compare(
     if judged:  # every pair by the prediction-powered (PPI++) z test of human scores
         table, mean_rows = ppi_tables(table, mean_rows, scores, test=test,
                                       alternative=alternative, level=level,
-                                      hypothesis="superiority", correction=correction_key,
-                                      set_metrics=bool(set_metrics))
+                                      hypothesis=hypothesis, correction=correction_key,
+                                      set_metrics=bool(set_metrics), margin=margin,
+                                      directions=directions)
     if scores.has_cluster:  # clusters of each pair's items (NaN: not clustered)
         table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
     table = adjust_by_family(table, correction, family, level,

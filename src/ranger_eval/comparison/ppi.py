@@ -20,15 +20,22 @@ its own labelled items). ``effect_size`` is d_z = θ̂ / sd(H) (sd with ddof = 1
 labelled items; ``dz_ppi``). The rows' ``test`` is ``ppi++``, their ``ci_method``
 ``prediction-powered z``, and the signature records ``ppi:ppi++``.
 
+With ``hypothesis="non-inferiority"`` or ``"equivalence"`` and a ``margin`` the same estimate and
+standard error give two one-sided z tests against the margins (``_margin_z``: equivalence
+p = max(P(Z ≥ (θ̂ + m)/se), P(Z ≤ (θ̂ − m)/se)) with the 1 − 2α interval; non-inferiority the one
+side of the metric's direction), i.e. ``ppi_py.ppi_mean_pval`` with ``null=∓m`` and a one-sided
+alternative.
+
 The PPI variance assumes independent items, so clustered scores with human scores are an error
 (no cluster-robust PPI yet), as are tests other than ``auto``, unpaired pairs,
-non-inferiority/equivalence, ``correction="westfall-young"`` and set-level metrics: each
-would silently test the judge instead of the humans. A ``human_value`` column without a
+``correction="westfall-young"`` and set-level metrics: each would silently test the judge
+instead of the humans. A ``human_value`` column without a
 single human score changes nothing (there is nothing to correct the judge with).
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -48,8 +55,7 @@ PPI_TEST = "ppi++"
 PPI_INTERVAL = "prediction-powered z"
 
 
-def _refuse(scores: Scores, *, test: str, hypothesis: str, correction: str,
-            set_metrics: bool) -> None:
+def _refuse(scores: Scores, *, test: str, correction: str, set_metrics: bool) -> None:
     why = None
     if getattr(scores, "has_cluster", False):
         why = ("the scores also have a cluster column, and the prediction-powered variance "
@@ -57,8 +63,6 @@ def _refuse(scores: Scores, *, test: str, hypothesis: str, correction: str,
     elif test != "auto":
         why = (f"test={test!r} would test the judge's scores; with human scores compare runs the "
                f"prediction-powered z test (leave test='auto')")
-    elif hypothesis != "superiority":
-        why = f"hypothesis={hypothesis!r} has no prediction-powered version yet"
     elif correction == "westfall-young":
         why = "correction='westfall-young' resamples the judge's scores"
     elif set_metrics:
@@ -87,13 +91,32 @@ def _sided(estimate: float, se: float, alternative: str, level: float) -> tuple[
     return float(2.0 * special.ndtr(-abs(z))), estimate - q * se, estimate + q * se
 
 
+def _margin_z(estimate: float, se: float, hypothesis: str, margin: float, higher_is_better: bool,
+              level: float) -> tuple[float, float, float, float]:
+    """(statistic, p-value, ci_low, ci_high) of the prediction-powered estimate against the
+    margins: two one-sided z tests (:func:`ranger_eval.stats.equivalence.t_margin_tests` on
+    infinite df). Equivalence: H0 |θ| ≥ m, p the larger of P(Z ≥ (θ̂ + m)/se) and
+    P(Z ≤ (θ̂ − m)/se), interval θ̂ ± z_level · se (the 1 − 2α interval); non-inferiority of
+    system_a: H0 θ ≤ −m (higher is better) or θ ≥ m (lower is better), the one finite side."""
+    from ..stats.equivalence import t_margin_tests
+
+    if hypothesis == "equivalence":
+        low, upp = -margin, margin
+    else:
+        low, upp = (-margin, math.inf) if higher_is_better else (-math.inf, margin)
+    r = t_margin_tests([estimate], [se], [math.inf], low=low, upp=upp, level=level)
+    return (float(r.statistic[0]), float(r.pvalue[0]), float(r.ci_low[0]),
+            float(r.ci_high[0]))
+
+
 def ppi_tables(table: pd.DataFrame, mean_rows: list[dict[str, Any]], scores: Scores, *,
                test: str, alternative: str, level: float, hypothesis: str, correction: str,
-               set_metrics: bool) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+               set_metrics: bool, margin: float | None = None,
+               directions: Mapping[tuple[str, str], bool] | None = None,
+               ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """``compare``'s table and per-system means with every pair tested by PPI++ (module
     docstring); the other columns (n, seeds, paired) are kept."""
-    _refuse(scores, test=test, hypothesis=hypothesis, correction=correction,
-            set_metrics=set_metrics)
+    _refuse(scores, test=test, correction=correction, set_metrics=set_metrics)
     cache: dict[tuple[str, str, str], JudgedItems] = {}
 
     def items(dataset: str, metric: str, system: str) -> JudgedItems:
@@ -126,7 +149,15 @@ def ppi_tables(table: pd.DataFrame, mean_rows: list[dict[str, Any]], scores: Sco
                               level=level, error=CompareError)
         mean_a, mean_b = pair.means_at(res.lam)
         h = pair.human_t[lab] - pair.human_c[lab]
-        pvalue, ci_low, ci_high = _sided(res.estimate, res.se, alternative, level)
+        statistic = res.statistic
+        if hypothesis == "superiority":
+            pvalue, ci_low, ci_high = _sided(res.estimate, res.se, alternative, level)
+        else:
+            if margin is None:
+                raise CompareError(f"hypothesis={hypothesis!r} needs a margin")
+            higher = (directions or {}).get((dataset, metric), True)
+            statistic, pvalue, ci_low, ci_high = _margin_z(res.estimate, res.se, hypothesis,
+                                                           margin, higher, level)
         sd_h = float(np.std(h, ddof=1))
         if sd_h > 0.0:
             dz = res.estimate / sd_h
@@ -134,7 +165,7 @@ def ppi_tables(table: pd.DataFrame, mean_rows: list[dict[str, Any]], scores: Sco
             dz = 0.0 if res.estimate == 0.0 else math.copysign(math.inf, res.estimate)
         updates = {
             "mean_a": mean_a, "mean_b": mean_b, "diff": res.estimate, "ci_low": ci_low,
-            "ci_high": ci_high, "test": PPI_TEST, "statistic": res.statistic,
+            "ci_high": ci_high, "test": PPI_TEST, "statistic": statistic,
             "pvalue": pvalue, "effect_size": dz, "effect_size_name": "dz_ppi",
             "effect_label": str(effect_label(dz)), "ci_method": PPI_INTERVAL,
         }
