@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     "ppi_mean": "verdicts",
     "ppi_mean_difference": "verdicts",
     "PPIResult": "verdicts",
+    "bradley_terry": "verdicts",
+    "Ratings": "verdicts",
     "plan": "stats.power",
     "Plan": "stats.power",
     "plan_from_pilot": "stats.pilot",

@@ -32,6 +32,7 @@ KINDS: dict[str, str] = {
     "ppi": "prediction-powered mean or paired difference of judge scores (ranger_eval.ppi_mean)",
     "plan": "power, sample size or minimum detectable effect of a planned comparison "
             "(ranger_eval.plan, ranger_eval.plan_from_pilot)",
+    "arena": "Bradley–Terry ratings from pairwise battles (ranger_eval.bradley_terry)",
 }
 
 #: Every key a signature may hold, with its meaning.
@@ -86,6 +87,12 @@ FIELDS: dict[str, str] = {
            "difference)",
     "margin": "margin of non-inferiority or equivalence, in the metric's units (compare) or the "
               "effect measure's (meta)",
+    "tie_model": "how ties enter a Bradley–Terry fit: half (half a win each, as FastChat) or "
+                 "davidson (Davidson 1970 tie parameter)",
+    "elo": "Elo scale of Bradley–Terry ratings: scale,base,initial rating "
+           "(R = initial + scale·θ/ln(base))",
+    "anchor": "model whose rating is fixed, as MODEL=RATING (absent: the mean rating is the "
+              "initial rating)",
 }
 
 

@@ -2,8 +2,11 @@
 
 ``ppi.py``: prediction-powered inference on judge-scored items (``ppi_mean``,
 ``ppi_mean_difference``); the array kernel is :mod:`ranger_eval.stats.ppi`.
+``bradley_terry.py``: Bradley–Terry leaderboards from pairwise battles (``bradley_terry``).
 """
 from ..stats.ppi import PPI_METHODS, PPIResult
+from .bradley_terry import Ratings, bradley_terry
 from .ppi import ppi_mean, ppi_mean_difference
 
-__all__ = ["PPI_METHODS", "PPIResult", "ppi_mean", "ppi_mean_difference"]
+__all__ = ["PPI_METHODS", "PPIResult", "Ratings", "bradley_terry", "ppi_mean",
+           "ppi_mean_difference"]

@@ -1,0 +1,658 @@
+"""Bradley–Terry leaderboards from pairwise battles (chatbot-arena style): :func:`bradley_terry`.
+
+**Input** (LMArena's schema): one row per battle with ``model_a``, ``model_b`` and ``winner`` ∈
+{``model_a``, ``model_b``, ``tie``, ``tie (bothbad)``}, and an optional positive ``weight``.
+
+**Model.** Each model i has a strength θ_i (natural-log scale). With ``ties="half"`` (FastChat /
+LMArena's ``compute_elo_mle_with_tie``) the probability that i beats j is
+σ(θ_i − θ_j) = 1 / (1 + e^{−(θ_i − θ_j)}) and a tie counts as half a win for each side, i.e. the
+weighted log-likelihood is Σ_battles w · [y log σ(s) + (1 − y) log σ(−s)] with y ∈ {1, ½, 0}
+(Bradley & Terry 1952; Zermelo 1929). With ``ties="davidson"`` (Davidson 1970)
+P(i wins) = π_i / D, P(j wins) = π_j / D, P(tie) = ν √(π_i π_j) / D with
+D = π_i + π_j + ν √(π_i π_j), π = e^θ, and ν > 0 a tie parameter fitted with θ.
+The fit is the plain maximum-likelihood estimate (no penalty, unlike scikit-learn's default L2
+penalty), found by Newton's method with step halving on the aggregated distinct
+(model_a, model_b, outcome, weight) rows, to a step below 1e-12.
+
+**Ratings** are on the Elo scale: R_i = init_rating + scale · θ_i / ln(base), so that
+P(i beats j) = 1 / (1 + base^{(R_j − R_i)/scale}). Without an anchor the mean rating is
+``init_rating`` (Σθ = 0, which is where scikit-learn's solver starting at 0 lands as well); with
+``anchor=(MODEL, RATING)`` that model has that rating exactly.
+
+**Uncertainty.**
+- ``se``: sandwich (robust) standard errors H⁻¹ B H⁻¹, H the observed information and
+  B = Σ_battles w² g gᵀ the outer product of the per-battle scores g (Huber 1967; White 1982),
+  valid also when half-ties are not a true likelihood. ``se_model`` is the model-based
+  √diag(H⁻¹) that R ``BradleyTerry2::BTm`` reports. Both are for the ratings as identified
+  (sum-to-mean or anchored; the anchor's own se is 0).
+- ``ci_low``/``ci_high``: percentile bootstrap. Each round draws the number of copies of every
+  distinct battle row from a multinomial (N battles, probabilities count/N) — exactly the row
+  resampling of FastChat's bootstrap — and refits by Newton warm-started at the estimate,
+  many rounds at once. A round in which some group of models never lost (or never won) to
+  the others has no finite maximum-likelihood estimate; it is left out, counted in
+  ``n_bootstrap_failed`` and in a warning.
+- ``rank_low``/``rank_high``: 1 + the number of models whose lower bound exceeds this model's
+  upper bound; and n − the number of models whose upper bound is below this model's lower
+  bound (LMArena's rank with its symmetric counterpart).
+
+The maximum-likelihood estimate exists iff the directed graph "i beat or tied j" is strongly
+connected (Zermelo 1929; Ford 1957); a disconnected comparison graph or a group that never lost
+raises :class:`~ranger_eval.errors.VerdictError` naming the models.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy.sparse import csgraph
+from scipy.special import expit
+
+from .._frames import as_frame, float_values, id_strings
+from ..errors import VerdictError
+from ..formatting import preview
+from ..signature import Signature, make_signature
+
+__all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "bradley_terry"]
+
+#: The ``winner`` labels of LMArena's battle schema and the outcome each stands for.
+WINNER_LABELS: dict[str, int] = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}
+#: How ties enter the likelihood.
+TIE_MODELS = ("half", "davidson")
+
+_BATCH = 64          # bootstrap rounds refitted together (memory: batch × models² floats)
+_TOL = 1e-12         # Newton stops when the largest step (in θ) is below this
+_MAX_ITER = 100
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """A fitted Bradley–Terry leaderboard (module docstring for every formula).
+
+    Series are indexed by model name, in the order of the models' names; ``to_frame()`` gives
+    the leaderboard sorted by rating.
+    """
+
+    ratings: pd.Series
+    ci_low: pd.Series
+    ci_high: pd.Series
+    se: pd.Series
+    se_model: pd.Series
+    rank_low: pd.Series
+    rank_high: pd.Series
+    win_probability: pd.DataFrame
+    n_battles_by_model: pd.Series
+    n_battles: int
+    n_distinct: int
+    total_weight: float
+    ties: str
+    tie_parameter: float | None
+    scale: float
+    base: float
+    init_rating: float
+    anchor: tuple[str, float] | None
+    n_bootstrap: int
+    n_bootstrap_failed: int
+    level: float
+    seed: int
+    bootstrap: np.ndarray = field(repr=False)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(str(m) for m in self.ratings.index)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The leaderboard: one row per model, best rating first."""
+        frame = pd.DataFrame({
+            "model": self.ratings.index.astype(str),
+            "rating": self.ratings.to_numpy(),
+            "ci_low": self.ci_low.to_numpy(),
+            "ci_high": self.ci_high.to_numpy(),
+            "se": self.se.to_numpy(),
+            "rank_low": self.rank_low.to_numpy(),
+            "rank_high": self.rank_high.to_numpy(),
+            "n_battles": self.n_battles_by_model.to_numpy(),
+        })
+        return frame.sort_values(["rating", "model"], ascending=[False, True],
+                                 kind="stable").reset_index(drop=True)
+
+    def rank_sentence(self, model: str) -> str:
+        """``"rank 1–3 of 12 (95 % rank interval)"`` for one model."""
+        if model not in self.ratings.index:
+            raise VerdictError(f"unknown model {model!r}; models: {preview(self.models)}")
+        lo, hi = int(self.rank_low[model]), int(self.rank_high[model])
+        ranks = f"{lo}" if lo == hi else f"{lo}–{hi}"
+        return f"rank {ranks} of {len(self.ratings)} ({self.level * 100:g} % rank interval)"
+
+    @property
+    def signature(self) -> Signature:
+        """``kind:arena|tie_model:…|elo:scale,base,init|anchor:…|level|n_resamples|seed``."""
+        anchor = None if self.anchor is None else f"{self.anchor[0]}={self.anchor[1]:g}"
+        return make_signature("arena", {
+            "tie_model": self.ties, "elo": (self.scale, self.base, self.init_rating),
+            "anchor": anchor, "level": self.level, "n_resamples": self.n_bootstrap,
+            "seed": self.seed})
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly: settings, counts, the leaderboard rows, the win-probability matrix
+        and the signature."""
+        return {
+            "ties": self.ties, "tie_parameter": self.tie_parameter, "scale": self.scale,
+            "base": self.base, "init_rating": self.init_rating,
+            "anchor": None if self.anchor is None else list(self.anchor),
+            "level": self.level, "n_bootstrap": self.n_bootstrap,
+            "n_bootstrap_failed": self.n_bootstrap_failed, "seed": self.seed,
+            "n_battles": self.n_battles, "n_distinct": self.n_distinct,
+            "total_weight": self.total_weight,
+            "leaderboard": self.to_frame().to_dict(orient="records"),
+            "win_probability": {str(k): {str(c): float(v) for c, v in row.items()}
+                                for k, row in self.win_probability.iterrows()},
+            "signature": str(self.signature),
+        }
+
+
+# ------------------------------------------------------------------------------------ input
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Battles aggregated by unordered pair (i < j): masses ``m[k] = (Σw i won, Σw j won,
+    Σw tie)`` and ``m2`` the same sums of w² (for the sandwich)."""
+
+    models: tuple[str, ...]
+    i: np.ndarray
+    j: np.ndarray
+    m: np.ndarray
+    m2: np.ndarray
+    row_pair: np.ndarray      # distinct row → pair index
+    row_outcome: np.ndarray   # distinct row → outcome 0/1/2 (from i's side)
+    row_weight: np.ndarray
+    row_count: np.ndarray
+    n_battles: int
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    if name not in frame.columns:
+        raise VerdictError(f"bradley_terry: the battles have no {name!r} column; they need "
+                           f"model_a, model_b, winner (LMArena's schema) and optionally weight; "
+                           f"columns: {preview([str(c) for c in frame.columns])}")
+    return frame[name]
+
+
+def _battles(battles: object) -> _Pairs:
+    frame = as_frame(battles, what="bradley_terry", error=VerdictError)
+    if len(frame) == 0:
+        raise VerdictError("bradley_terry: the battles table is empty")
+    sides = []
+    for name in ("model_a", "model_b"):
+        ids, bad = id_strings(_column(frame, name))
+        if bad is not None:
+            raise VerdictError(f"bradley_terry: column {name!r}: {bad.describe()}{bad.more()}")
+        sides.append(ids.to_numpy(dtype=object))
+    a_name, b_name = sides
+    winner = _column(frame, "winner")
+    labels = winner.astype("string").str.strip().str.lower()
+    outcome = labels.map(WINNER_LABELS)
+    unknown = np.flatnonzero(outcome.isna().to_numpy())
+    if unknown.size:
+        values = pd.unique(winner.iloc[unknown].astype(str))
+        raise VerdictError(
+            f"bradley_terry: unknown winner {winner.iloc[int(unknown[0])]!r} at row "
+            f"{int(unknown[0])} ({unknown.size} row(s) with unknown labels: "
+            f"{preview([str(v) for v in values])}); winner must be one of "
+            f"{', '.join(repr(k) for k in WINNER_LABELS)}")
+    out = outcome.to_numpy(dtype=np.int64)
+    self_play = np.flatnonzero(a_name == b_name)
+    if self_play.size:
+        r = int(self_play[0])
+        raise VerdictError(f"bradley_terry: model {a_name[r]!r} battles itself at row {r} "
+                           f"({self_play.size} such row(s)); a battle needs two different models")
+    if "weight" in frame.columns:
+        w, badw = float_values(frame["weight"])
+        if badw is not None:
+            raise VerdictError(f"bradley_terry: column 'weight': {badw.describe()}{badw.more()}")
+        nonpos = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+        if nonpos.size:
+            r = int(nonpos[0])
+            raise VerdictError(f"bradley_terry: weight {float(w[r])!r} at row {r} ({nonpos.size} such "
+                               "row(s)); weights must be finite and positive (drop the battle "
+                               "instead of giving it weight 0)")
+    else:
+        w = np.ones(len(frame))
+    models, codes = np.unique(np.concatenate([a_name, b_name]).astype(str), return_inverse=True)
+    ca, cb = codes[: len(frame)], codes[len(frame):]
+    swap = ca > cb
+    i = np.where(swap, cb, ca)
+    j = np.where(swap, ca, cb)
+    o = np.where(swap & (out < 2), 1 - out, out)
+    key = pd.DataFrame({"i": i, "j": j, "o": o, "w": w})
+    rows = key.groupby(["i", "j", "o", "w"], sort=True).size().reset_index(name="c")
+    pair_key = rows["i"].to_numpy() * len(models) + rows["j"].to_numpy()
+    pair_ids, row_pair = np.unique(pair_key, return_inverse=True)
+    n_pairs = pair_ids.size
+    ro = rows["o"].to_numpy(dtype=np.int64)
+    rw = rows["w"].to_numpy(dtype=np.float64)
+    rc = rows["c"].to_numpy(dtype=np.int64)
+    m = np.zeros((n_pairs, 3))
+    m2 = np.zeros((n_pairs, 3))
+    np.add.at(m, (row_pair, ro), rc * rw)
+    np.add.at(m2, (row_pair, ro), rc * rw * rw)
+    return _Pairs(tuple(str(x) for x in models), pair_ids // len(models),
+                  pair_ids % len(models), m, m2, row_pair, ro, rw, rc, len(frame))
+
+
+def _check_graph(models: tuple[str, ...], i: np.ndarray, j: np.ndarray, m: np.ndarray) -> None:
+    """Connected comparison graph and a finite MLE (strongly connected "beat or tied" graph)."""
+    p = len(models)
+    adj = sparse.coo_matrix((np.ones(i.size), (i, j)), shape=(p, p))
+    n_comp, label = csgraph.connected_components(adj, directed=False)
+    if n_comp > 1:
+        groups = [[models[k] for k in np.flatnonzero(label == c)] for c in range(n_comp)]
+        shown = "; ".join(f"{{{preview(g)}}}" for g in groups[:4])
+        raise VerdictError(
+            f"bradley_terry: the comparison graph is disconnected: {n_comp} groups of models "
+            f"never met ({shown}); ratings of models that never met, directly or through "
+            "others, cannot be compared — add battles between the groups or rate each group "
+            "separately")
+    ok, comp = _strongly_connected(p, i, j, m)
+    if not ok:
+        top = _undefeated_group(p, i, j, m, comp)
+        raise VerdictError(
+            f"bradley_terry: no finite maximum-likelihood ratings: the model(s) "
+            f"{preview([models[k] for k in top])} never lost (nor tied) against any other model, "
+            "so their ratings would be infinite; add their losses, or use a penalised fit "
+            "elsewhere (Ranger fits the plain maximum likelihood)")
+
+
+def _strongly_connected(p: int, i: np.ndarray, j: np.ndarray, m: np.ndarray
+                        ) -> tuple[bool, np.ndarray]:
+    i_beats = (m[:, 0] + m[:, 2]) > 0   # edge i → j: i beat or tied j
+    j_beats = (m[:, 1] + m[:, 2]) > 0
+    src = np.concatenate([i[i_beats], j[j_beats]])
+    dst = np.concatenate([j[i_beats], i[j_beats]])
+    g = sparse.coo_matrix((np.ones(src.size), (src, dst)), shape=(p, p))
+    n, comp = csgraph.connected_components(g, directed=True, connection="strong")
+    return n == 1, comp
+
+
+def _undefeated_group(p: int, i: np.ndarray, j: np.ndarray, m: np.ndarray,
+                      comp: np.ndarray) -> np.ndarray:
+    """A strong component with no loss to a model outside it (a source of the condensation)."""
+    i_beats = (m[:, 0] + m[:, 2]) > 0
+    j_beats = (m[:, 1] + m[:, 2]) > 0
+    beaten_from_outside = set()
+    for src, dst in ((j[i_beats], i[i_beats]), (i[j_beats], j[j_beats])):
+        # src was beaten by dst; a component is "beaten from outside" when it has a loss
+        cross = comp[src] != comp[dst]
+        beaten_from_outside.update(comp[src][cross].tolist())
+    for c in np.unique(comp):
+        if int(c) not in beaten_from_outside:
+            return np.flatnonzero(comp == c)
+    return np.arange(p)  # unreachable for a connected graph that is not strongly connected
+
+
+# ------------------------------------------------------------------------------- the solver
+
+def _half_terms(theta: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair: log-likelihood, d/ds and −d²/ds² of the half-tie model (batched over rows of
+    θ), s = θ_i − θ_j."""
+    s = theta[..., i] - theta[..., j]
+    win = m[..., 0] + 0.5 * m[..., 2]
+    n = m.sum(axis=-1)
+    p = expit(s)
+    ll = win * _log_expit(s) + (n - win) * _log_expit(-s)
+    return ll, win - n * p, n * p * (1.0 - p)
+
+
+def _log_expit(s: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -s)
+
+
+def _davidson_terms(theta: np.ndarray, eta: np.ndarray, i: np.ndarray, j: np.ndarray,
+                    m: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per pair of the Davidson model: log-likelihood, d/ds, d/dη and the information
+    entries (ss, sη, ηη); derivation in the module docstring's notation with
+    D' = e^{s/2} + e^{−s/2} + ν, ν = e^η."""
+    s = theta[..., i] - theta[..., j]
+    eta_b = np.asarray(eta)[..., None]
+    half = 0.5 * s
+    big = np.maximum(np.abs(half), eta_b)   # scaled so that no exponential overflows
+    u, v, t = np.exp(half - big), np.exp(-half - big), np.exp(eta_b - big)
+    d = u + v + t
+    pi, pj, pt = u / d, v / d, t / d
+    n = m.sum(axis=-1)
+    logd = np.log(d) + big
+    ll = m[..., 0] * half - m[..., 1] * half + m[..., 2] * eta_b - n * logd
+    gs = 0.5 * (m[..., 0] - m[..., 1]) - 0.5 * n * (pi - pj)
+    ge = m[..., 2] - n * pt
+    a_ss = 0.25 * n * ((pi + pj) - (pi - pj) ** 2)
+    a_se = -0.5 * n * pt * (pi - pj)
+    a_ee = n * pt * (1.0 - pt)
+    return ll, gs, ge, a_ss, a_se, a_ee, pi, pj, pt
+
+
+def _newton(i: np.ndarray, j: np.ndarray, m: np.ndarray, p: int, ties: str,
+            start: np.ndarray, ref: int) -> tuple[np.ndarray, bool]:
+    """Maximise the log-likelihood for a batch of mass arrays ``m`` (B × pairs × 3).
+
+    Parameters are θ with θ_ref = 0 (plus η = log ν for Davidson, last). Newton steps with
+    step halving (per batch row) until the largest step is below ``_TOL``. Returns the
+    parameters (B × p or B × (p + 1)) and whether every row converged.
+    """
+    x = start.copy()
+    free = np.flatnonzero(np.arange(x.shape[1]) != ref)
+    ll_old = _loglik(x, i, j, m, p, ties)
+    done = np.zeros(x.shape[0], dtype=bool)
+    for _ in range(_MAX_ITER):
+        g, h = _grad_hess(x, i, j, m, p, ties)
+        act = np.flatnonzero(~done)
+        gh = g[act][:, free]
+        hh = h[act][:, free][:, :, free]
+        try:
+            step_free = np.linalg.solve(hh, gh[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            return x, False
+        step = np.zeros((act.size, x.shape[1]))
+        step[:, free] = step_free
+        t = np.ones(act.size)
+        for _half in range(40):
+            trial = x[act] + t[:, None] * step
+            ll_new = _loglik(trial, i, j, m[act] if m.shape[0] > 1 else m, p, ties)
+            worse = ~(ll_new >= ll_old[act] - 1e-12 * np.abs(ll_old[act]))
+            if not worse.any():
+                break
+            t = np.where(worse, 0.5 * t, t)
+        x[act] = x[act] + t[:, None] * step
+        ll_old[act] = _loglik(x[act], i, j, m[act] if m.shape[0] > 1 else m, p, ties)
+        size = np.max(np.abs(t[:, None] * step), axis=1)
+        done[act[size < _TOL]] = True
+        if done.all():
+            return x, bool(np.all(np.isfinite(x)))
+    return x, False
+
+
+def _loglik(x: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray, p: int,
+            ties: str) -> np.ndarray:
+    if ties == "half":
+        ll = _half_terms(x[:, :p], i, j, m)[0]
+    else:
+        ll = _davidson_terms(x[:, :p], x[:, p], i, j, m)[0]
+    return np.asarray(ll.sum(axis=-1))
+
+
+def _grad_hess(x: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray, p: int,
+               ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient and observed information (negative Hessian) of the log-likelihood."""
+    b = x.shape[0]
+    k = x.shape[1]
+    g = np.zeros((b, k))
+    h = np.zeros((b, k, k))
+    if ties == "half":
+        _, gs, a_ss = _half_terms(x[:, :p], i, j, m)
+    else:
+        _, gs, ge, a_ss, a_se, a_ee, *_ = _davidson_terms(x[:, :p], x[:, p], i, j, m)
+    gs = np.broadcast_to(gs, (b, i.size))
+    a_ss = np.broadcast_to(a_ss, (b, i.size))
+    for r in range(b):
+        g[r, :p] = np.bincount(i, gs[r], minlength=p) - np.bincount(j, gs[r], minlength=p)
+        diag = np.bincount(i, a_ss[r], minlength=p) + np.bincount(j, a_ss[r], minlength=p)
+        h[r, i, j] = -a_ss[r]
+        h[r, j, i] = -a_ss[r]
+        h[r, np.arange(p), np.arange(p)] = diag
+    if ties == "davidson":
+        ge = np.broadcast_to(ge, (b, i.size))
+        a_se = np.broadcast_to(a_se, (b, i.size))
+        a_ee = np.broadcast_to(a_ee, (b, i.size))
+        for r in range(b):
+            g[r, p] = ge[r].sum()
+            col = np.bincount(i, a_se[r], minlength=p) - np.bincount(j, a_se[r], minlength=p)
+            h[r, :p, p] = col
+            h[r, p, :p] = col
+            h[r, p, p] = a_ee[r].sum()
+    return g, h
+
+
+def _meat(x: np.ndarray, pairs: _Pairs, p: int, ties: str) -> np.ndarray:
+    """B = Σ_battles w² g gᵀ from the per-pair sums of w² by outcome."""
+    i, j, m2 = pairs.i, pairs.j, pairs.m2
+    k = x.shape[0]
+    if ties == "half":
+        prob = expit(x[i] - x[j])
+        # score in s for an i-win, a j-win and a tie
+        scores = np.stack([1.0 - prob, -prob, 0.5 - prob], axis=1)[..., None]
+    else:
+        *_, pi, pj, pt = _davidson_terms(x[None, :p], x[None, p], i, j, m2[None])
+        pi, pj, pt = pi[0], pj[0], pt[0]
+        ds = -0.5 * (pi - pj)
+        scores = np.stack([np.stack([0.5 + ds, -pt], axis=1),
+                           np.stack([-0.5 + ds, -pt], axis=1),
+                           np.stack([ds, 1.0 - pt], axis=1)], axis=1)
+    meat = np.zeros((k, k))
+    nrow = i.size
+    for o in range(3):
+        sc = scores[:, o, :]
+        grad = np.zeros((nrow, k))
+        grad[np.arange(nrow), i] = sc[:, 0]
+        grad[np.arange(nrow), j] = -sc[:, 0]
+        if ties == "davidson":
+            grad[:, p] = sc[:, 1]
+        meat += (grad * m2[:, o, None]).T @ grad
+    return meat
+
+
+def _covariances(x: np.ndarray, pairs: _Pairs, p: int, ties: str,
+                 ref: int) -> tuple[np.ndarray, np.ndarray]:
+    """Model-based H⁻¹ and sandwich H⁻¹BH⁻¹ of θ with θ_ref fixed at 0 (p × p, zero row and
+    column for ref)."""
+    _, h = _grad_hess(x[None], pairs.i, pairs.j, pairs.m[None], p, ties)
+    k = x.size
+    free = np.flatnonzero(np.arange(k) != ref)
+    hinv = np.linalg.inv(h[0][np.ix_(free, free)])
+    meat = _meat(x, pairs, p, ties)[np.ix_(free, free)]
+    sand = hinv @ meat @ hinv
+    out = []
+    for v in (hinv, sand):
+        full = np.zeros((k, k))
+        full[np.ix_(free, free)] = v
+        out.append(full[:p, :p])
+    return out[0], out[1]
+
+
+# -------------------------------------------------------------------------------- the API
+
+def _anchor(anchor: object, models: tuple[str, ...], init_rating: float
+            ) -> tuple[str, float] | None:
+    if anchor is None:
+        return None
+    if isinstance(anchor, str):
+        name, rating = anchor, init_rating
+    elif isinstance(anchor, Mapping) and len(anchor) == 1:
+        ((name, rating),) = anchor.items()
+    elif isinstance(anchor, (tuple, list)) and len(anchor) == 2:
+        name, rating = anchor
+    else:
+        raise VerdictError(f"bradley_terry: anchor={anchor!r}: give (MODEL, RATING), "
+                           "{MODEL: RATING} or a model name (rated init_rating)")
+    name = str(name)
+    if name not in models:
+        raise VerdictError(f"bradley_terry: anchor model {name!r} is not in the battles; "
+                           f"models: {preview(models)}")
+    try:
+        value = float(rating)
+    except (TypeError, ValueError):
+        raise VerdictError(f"bradley_terry: anchor rating {rating!r} is not a number") from None
+    if not math.isfinite(value):
+        raise VerdictError(f"bradley_terry: anchor rating {value!r} is not finite")
+    return name, value
+
+
+def _positive(name: str, value: float) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise VerdictError(f"bradley_terry: {name}={value!r} is not a number") from None
+    if not (math.isfinite(v) and v > 0):
+        raise VerdictError(f"bradley_terry: {name}={value!r} must be finite and positive")
+    return v
+
+
+def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, base: float = 10,
+                  init_rating: float = 1000, anchor: object = None, n_bootstrap: int = 1000,
+                  level: float = 0.95, seed: int = 0) -> Ratings:
+    """Bradley–Terry ratings of models from pairwise battles (module docstring: model, fit,
+    scale, sandwich standard errors, bootstrap intervals, rank intervals).
+
+    ``battles``: a table (pandas, Arrow, polars, …) with ``model_a``, ``model_b``, ``winner``
+    and optionally ``weight``. ``ties``: ``"half"`` or ``"davidson"``. ``anchor``:
+    ``(MODEL, RATING)`` (or ``{MODEL: RATING}``) pins one model's rating. ``n_bootstrap=0``
+    skips the bootstrap (intervals and rank intervals are then NaN).
+    """
+    if ties not in TIE_MODELS:
+        raise VerdictError(f"bradley_terry: ties={ties!r}; choose one of {', '.join(TIE_MODELS)}")
+    scale = _positive("scale", scale)
+    base = _positive("base", base)
+    if base == 1:
+        raise VerdictError("bradley_terry: base=1 gives no scale; use e.g. base=10")
+    try:
+        init = float(init_rating)
+    except (TypeError, ValueError):
+        raise VerdictError(f"bradley_terry: init_rating={init_rating!r} is not a number") from None
+    if not math.isfinite(init):
+        raise VerdictError(f"bradley_terry: init_rating={init_rating!r} is not finite")
+    if not (isinstance(level, (int, float)) and 0 < float(level) < 1):
+        raise VerdictError(f"bradley_terry: level={level!r} must be between 0 and 1")
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) \
+            or n_bootstrap < 0:
+        raise VerdictError(f"bradley_terry: n_bootstrap={n_bootstrap!r} must be a whole number "
+                           "≥ 0")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise VerdictError(f"bradley_terry: seed={seed!r} must be a whole number ≥ 0")
+    pairs = _battles(battles)
+    models = pairs.models
+    p = len(models)
+    if p < 2:
+        raise VerdictError("bradley_terry: the battles hold fewer than two models")
+    _check_graph(models, pairs.i, pairs.j, pairs.m)
+    if ties == "davidson":
+        n_ties = pairs.m[:, 2].sum()
+        if n_ties == 0:
+            raise VerdictError("bradley_terry: ties='davidson' needs at least one tie (the tie "
+                               "parameter ν would be 0); use ties='half'")
+        if n_ties == pairs.m.sum():
+            raise VerdictError("bradley_terry: every battle is a tie: the Davidson tie "
+                               "parameter ν would be infinite")
+    anchor_ = _anchor(anchor, models, init)
+    ref = models.index(anchor_[0]) if anchor_ is not None else 0
+    k = p + (ties == "davidson")
+    start = np.zeros((1, k))
+    x, ok = _newton(pairs.i, pairs.j, pairs.m[None], p, ties, start, ref)
+    if not ok:
+        raise VerdictError("bradley_terry: the maximum-likelihood fit did not converge "
+                           f"(models: {preview(models)}); the ratings may be infinite")
+    x = x[0]
+    factor = scale / math.log(base)
+    v_model, v_sand = _covariances(x, pairs, p, ties, ref)
+    if anchor_ is None:
+        centre = np.eye(p) - 1.0 / p
+        v_model, v_sand = centre @ v_model @ centre.T, centre @ v_sand @ centre.T
+
+    def to_rating(theta: np.ndarray) -> np.ndarray:
+        if anchor_ is None:
+            return init + factor * (theta - theta.mean(axis=-1, keepdims=True))
+        return anchor_[1] + factor * (theta - theta[..., [ref]])
+
+    rating = to_rating(x[:p])
+    boot, failed = _bootstrap(pairs, x, p, ties, ref, int(n_bootstrap), int(seed))
+    if failed:
+        warnings.warn(f"bradley_terry: {failed} of {n_bootstrap} bootstrap rounds left out: in "
+                      "them some models never lost (or never won) to the others, so their "
+                      "maximum-likelihood ratings are infinite", UserWarning, stacklevel=2)
+    boot_r = to_rating(boot[:, :p]) if boot.size else np.empty((0, p))
+    if boot_r.shape[0]:
+        alpha = 1.0 - float(level)
+        lo = np.quantile(boot_r, alpha / 2, axis=0)
+        hi = np.quantile(boot_r, 1 - alpha / 2, axis=0)
+        rank_low = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
+        rank_high = p - (hi[None, :] < lo[:, None]).sum(axis=1)
+    else:
+        lo = hi = np.full(p, np.nan)
+        rank_low = rank_high = np.full(p, np.nan)
+    index = pd.Index(models, name="model")
+    diff = (rating[:, None] - rating[None, :]) / factor
+    if ties == "half":
+        winp = expit(diff)
+        nu = None
+    else:
+        nu = float(math.exp(x[p]))
+        winp = 1.0 / (1.0 + np.exp(-diff) + nu * np.exp(-0.5 * diff))
+    np.fill_diagonal(winp, np.nan)
+    counts = _battles_by_model(pairs, p)
+    return Ratings(
+        ratings=pd.Series(rating, index=index, name="rating"),
+        ci_low=pd.Series(lo, index=index, name="ci_low"),
+        ci_high=pd.Series(hi, index=index, name="ci_high"),
+        se=pd.Series(factor * np.sqrt(np.maximum(np.diag(v_sand), 0.0)), index=index, name="se"),
+        se_model=pd.Series(factor * np.sqrt(np.maximum(np.diag(v_model), 0.0)), index=index,
+                           name="se_model"),
+        rank_low=pd.Series(rank_low, index=index, name="rank_low"),
+        rank_high=pd.Series(rank_high, index=index, name="rank_high"),
+        win_probability=pd.DataFrame(winp, index=index, columns=pd.Index(models, name="opponent")),
+        n_battles_by_model=pd.Series(counts, index=index, name="n_battles"),
+        n_battles=pairs.n_battles, n_distinct=int(pairs.row_count.size),
+        total_weight=float(pairs.m.sum()), ties=ties, tie_parameter=nu, scale=scale, base=base,
+        init_rating=init, anchor=anchor_, n_bootstrap=int(n_bootstrap),
+        n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r)
+
+
+def _battles_by_model(pairs: _Pairs, p: int) -> np.ndarray:
+    per_pair = np.bincount(pairs.row_pair, pairs.row_count, minlength=pairs.i.size)
+    return (np.bincount(pairs.i, per_pair, minlength=p)
+            + np.bincount(pairs.j, per_pair, minlength=p)).astype(np.int64)
+
+
+def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_rounds: int,
+               seed: int) -> tuple[np.ndarray, int]:
+    """Refit on multinomially reweighted distinct rows, ``_BATCH`` rounds at a time."""
+    if n_rounds == 0:
+        return np.empty((0, x.size)), 0
+    rng = np.random.default_rng(seed)
+    counts = pairs.row_count
+    probs = counts / counts.sum()
+    n = int(counts.sum())
+    n_pairs = pairs.i.size
+    # distinct row → (pair, outcome) cell of the B × pairs × 3 mass array, weighted
+    to_cell = sparse.csr_matrix(
+        (pairs.row_weight, (np.arange(counts.size), pairs.row_pair * 3 + pairs.row_outcome)),
+        shape=(counts.size, n_pairs * 3))
+    out = np.empty((n_rounds, x.size))
+    good = np.ones(n_rounds, dtype=bool)
+    for start in range(0, n_rounds, _BATCH):
+        b = min(_BATCH, n_rounds - start)
+        draws = rng.multinomial(n, probs, size=b).astype(np.float64)
+        m = np.asarray((to_cell.T @ draws.T).T).reshape(b, n_pairs, 3)
+        ok = np.ones(b, dtype=bool)
+        lost = (m[:, :, 0] + m[:, :, 2] == 0) & (pairs.m[:, 0] + pairs.m[:, 2] > 0) | \
+               (m[:, :, 1] + m[:, :, 2] == 0) & (pairs.m[:, 1] + pairs.m[:, 2] > 0)
+        for r in np.flatnonzero(lost.any(axis=1)):
+            keep = m[r].sum(axis=1) > 0
+            i, j = pairs.i[keep], pairs.j[keep]
+            if np.unique(np.concatenate([i, j])).size < p or \
+                    not _strongly_connected(p, i, j, m[r][keep])[0]:
+                ok[r] = False
+            elif ties == "davidson" and (m[r, :, 2].sum() == 0 or m[r, :, 2].sum() == m[r].sum()):
+                ok[r] = False
+        sel = np.flatnonzero(ok)
+        fit = np.full((b, x.size), np.nan)
+        if sel.size:
+            est, _ = _newton(pairs.i, pairs.j, m[sel], p, ties, np.repeat(x[None], sel.size, 0),
+                             ref)
+            fit[sel] = est
+        fine = ok & np.all(np.isfinite(fit), axis=1)
+        out[start:start + b] = fit
+        good[start:start + b] = fine
+    return out[good], int((~good).sum())

@@ -1,0 +1,223 @@
+"""ranger_eval.bradley_terry against an exact ML fit (scipy), choix, FastChat's
+compute_elo_mle_with_tie and R (BradleyTerry2::BTm, sandwich); invariants and bad input."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ranger_eval as rg
+from ranger_eval.errors import VerdictError
+
+ORACLES = Path(__file__).resolve().parents[1] / "oracles"
+PY = json.loads((ORACLES / "bradley_terry_oracle.json").read_text())["fixtures"]
+R = json.loads((ORACLES / "bradley_terry_oracle_R.json").read_text())["fixtures"]
+ELO = 400 / math.log(10)
+
+
+def battles(name: str) -> pd.DataFrame:
+    return pd.DataFrame(PY[name]["battles"])
+
+
+@pytest.mark.parametrize("name", sorted(PY))
+def test_ratings_equal_the_exact_ml_fit_and_choix(name):
+    res = rg.bradley_terry(battles(name), n_bootstrap=0)
+    exact = PY[name]["exact_half"]
+    assert list(res.ratings.index) == exact["models"]
+    np.testing.assert_allclose(res.ratings.to_numpy(), exact["ratings"], rtol=0, atol=1e-6)
+    if "choix" in PY[name]:
+        np.testing.assert_allclose(res.ratings.to_numpy(), PY[name]["choix"]["ratings"],
+                                   rtol=0, atol=1e-6)
+    assert res.ratings.mean() == pytest.approx(1000, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(PY) if "fastchat_none" in PY[n]])
+def test_fastchat_without_penalty_agrees_and_its_l2_penalty_shrinks(name):
+    res = rg.bradley_terry(battles(name), n_bootstrap=0)
+    none = pd.Series(PY[name]["fastchat_none"]["ratings"], PY[name]["fastchat_none"]["models"])
+    l2 = pd.Series(PY[name]["fastchat_l2"]["ratings"], PY[name]["fastchat_l2"]["models"])
+    # scikit-learn's lbfgs stops at its own gradient tolerance: agreement to 1e-4 Elo
+    np.testing.assert_allclose(res.ratings[none.index], none, rtol=0, atol=1e-4)
+    # the default L2 penalty (C = 1) pulls every rating towards the mean
+    spread_ml = np.ptp(res.ratings.to_numpy())
+    assert np.ptp(l2.to_numpy()) < spread_ml
+    assert np.max(np.abs(res.ratings[l2.index] - l2)) > 0.01
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(PY) if "exact_davidson" in PY[n]])
+def test_davidson_equals_the_exact_fit(name):
+    res = rg.bradley_terry(battles(name), ties="davidson", n_bootstrap=0)
+    exact = PY[name]["exact_davidson"]
+    np.testing.assert_allclose(res.ratings.to_numpy(), exact["ratings"], rtol=0, atol=1e-6)
+    assert res.tie_parameter == pytest.approx(exact["nu"], rel=1e-8)
+
+
+@pytest.mark.parametrize("name", sorted(R))
+def test_standard_errors_equal_r(name):
+    ref = R[name]
+    res = rg.bradley_terry(battles(name), anchor=(ref["reference"], 0.0), n_bootstrap=0)
+    others = ref["models"][1:]
+    np.testing.assert_allclose(res.ratings[others] / ELO, ref["glm_coef"], rtol=1e-8)
+    np.testing.assert_allclose(res.se_model[others] / ELO, ref["glm_se_model"], rtol=1e-6)
+    np.testing.assert_allclose(res.se[others] / ELO, ref["glm_se_sandwich"], rtol=1e-6)
+    assert res.se[ref["reference"]] == 0.0
+    if "btm_se" in ref:
+        np.testing.assert_allclose(res.ratings[others] / ELO, ref["btm_coef"], rtol=1e-8)
+        np.testing.assert_allclose(res.se_model[others] / ELO, ref["btm_se"], rtol=1e-6)
+
+
+def test_bootstrap_intervals_ranks_and_reproducibility():
+    frame = battles("ties_12")
+    res = rg.bradley_terry(frame, n_bootstrap=200, seed=3)
+    again = rg.bradley_terry(frame, n_bootstrap=200, seed=3)
+    pd.testing.assert_series_equal(res.ci_low, again.ci_low)
+    assert np.all(res.ci_low < res.ratings) and np.all(res.ratings < res.ci_high)
+    boot_sd = res.bootstrap.std(axis=0, ddof=1)
+    # the bootstrap spread agrees with the sandwich standard error (same large-sample quantity)
+    np.testing.assert_allclose(boot_sd, res.se.to_numpy(), rtol=0.25)
+    lo, hi = res.ci_low.to_numpy(), res.ci_high.to_numpy()
+    for k, m in enumerate(res.ratings.index):
+        assert res.rank_low[m] == 1 + int(np.sum(lo > hi[k]))
+        assert res.rank_high[m] == len(lo) - int(np.sum(hi < lo[k]))
+    assert res.n_bootstrap_failed == 0
+    assert res.bootstrap.shape == (200, 12)
+    best = res.to_frame().iloc[0]
+    assert best.rank_low == 1
+    text = res.rank_sentence(best.model)
+    assert text.startswith("rank 1") and text.endswith(" of 12 (95 % rank interval)")
+    assert res.signature.fields["kind"] == "arena"
+    assert res.signature.fields["n_resamples"] == "200"
+
+
+@pytest.mark.slow
+def test_bootstrap_is_the_row_resampling_of_fastchat():
+    """Multinomial counts of the distinct rows = resampling battles with replacement: the
+    distribution of a rating over rounds matches a direct row bootstrap."""
+    frame = battles("ties_6")
+    res = rg.bradley_terry(frame, n_bootstrap=300, seed=0)
+    rng = np.random.default_rng(5)
+    direct = []
+    for _ in range(150):
+        take = frame.iloc[rng.integers(0, len(frame), len(frame))]
+        direct.append(rg.bradley_terry(take, n_bootstrap=0).ratings.to_numpy())
+    np.testing.assert_allclose(np.std(direct, axis=0, ddof=1), res.bootstrap.std(axis=0, ddof=1),
+                               rtol=0.3)
+
+
+def test_anchor_win_probability_and_weights():
+    frame = battles("ties_6")
+    free = rg.bradley_terry(frame, n_bootstrap=0)
+    pinned = rg.bradley_terry(frame, n_bootstrap=0, anchor={"model-c": 1114})
+    assert pinned.ratings["model-c"] == 1114
+    np.testing.assert_allclose(np.diff(pinned.ratings.to_numpy()),
+                               np.diff(free.ratings.to_numpy()), atol=1e-9)
+    wp = free.win_probability
+    a, b = "model-a", "model-b"
+    expected = 1 / (1 + 10 ** ((free.ratings[b] - free.ratings[a]) / 400))
+    assert wp.loc[a, b] == pytest.approx(expected, rel=1e-12)
+    assert wp.loc[a, b] + wp.loc[b, a] == pytest.approx(1.0, rel=1e-12)
+    # weight 2 on every battle is the same fit as every battle twice
+    doubled = rg.bradley_terry(pd.concat([frame, frame]), n_bootstrap=0)
+    weighted = rg.bradley_terry(frame.assign(weight=2.0), n_bootstrap=0)
+    np.testing.assert_allclose(weighted.ratings, doubled.ratings, atol=1e-9)
+    np.testing.assert_allclose(weighted.ratings, free.ratings, atol=1e-9)
+
+
+def test_scale_base_and_init_rating():
+    frame = battles("no_ties_8")
+    ref = rg.bradley_terry(frame, n_bootstrap=0)
+    other = rg.bradley_terry(frame, n_bootstrap=0, scale=1, base=math.e, init_rating=0)
+    np.testing.assert_allclose((ref.ratings - 1000) / ELO, other.ratings, atol=1e-12)
+
+
+def test_to_frame_and_dict():
+    res = rg.bradley_terry(battles("ties_6"), n_bootstrap=20)
+    frame = res.to_frame()
+    assert list(frame.columns) == ["model", "rating", "ci_low", "ci_high", "se", "rank_low",
+                                   "rank_high", "n_battles"]
+    assert frame.rating.is_monotonic_decreasing
+    assert frame.n_battles.sum() == 2 * res.n_battles
+    out = json.loads(json.dumps(res.to_dict()))
+    assert out["signature"] == str(res.signature)
+    assert len(out["leaderboard"]) == 6
+
+
+# ------------------------------------------------------------------------------- bad input
+
+def _frame(rows):
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
+
+
+def test_disconnected_graph_names_the_groups():
+    rows = [("a", "b", "model_a"), ("b", "a", "model_a"), ("c", "d", "tie"), ("d", "c", "model_a")]
+    with pytest.raises(VerdictError, match=r"disconnected: 2 groups.*\{'a', 'b'\}; \{'c', 'd'\}"):
+        rg.bradley_terry(_frame(rows), n_bootstrap=0)
+
+
+def test_self_battle_unknown_label_and_bad_weight():
+    with pytest.raises(VerdictError, match=r"model 'a' battles itself at row 1"):
+        rg.bradley_terry(_frame([("a", "b", "tie"), ("a", "a", "tie")]))
+    with pytest.raises(VerdictError, match=r"unknown winner 'A' at row 0.*'model_a'"):
+        rg.bradley_terry(_frame([("a", "b", "A"), ("a", "b", "tie")]))
+    frame = _frame([("a", "b", "tie"), ("b", "a", "model_a")]).assign(weight=[1.0, -2.0])
+    with pytest.raises(VerdictError, match=r"weight -2.0 at row 1"):
+        rg.bradley_terry(frame)
+    with pytest.raises(VerdictError, match=r"no 'winner' column"):
+        rg.bradley_terry(pd.DataFrame({"model_a": ["a"], "model_b": ["b"]}))
+
+
+def test_a_model_that_never_lost_has_no_finite_rating():
+    rows = [("a", "b", "model_a"), ("b", "a", "model_b"), ("b", "c", "tie")]
+    with pytest.raises(VerdictError, match=r"never lost.*a"):
+        rg.bradley_terry(_frame(rows), n_bootstrap=0)
+
+
+def test_bad_settings():
+    frame = battles("ties_6")
+    with pytest.raises(VerdictError, match="ties='thurstone'"):
+        rg.bradley_terry(frame, ties="thurstone")
+    with pytest.raises(VerdictError, match="anchor model 'zzz'"):
+        rg.bradley_terry(frame, anchor=("zzz", 1000))
+    with pytest.raises(VerdictError, match="davidson.*at least one tie"):
+        rg.bradley_terry(battles("no_ties_8"), ties="davidson")
+    with pytest.raises(VerdictError, match="level"):
+        rg.bradley_terry(frame, level=95)
+
+
+def test_rare_battles_make_some_bootstrap_rounds_fail_and_they_are_counted():
+    rows = [("a", "b", "model_a")] * 30 + [("a", "b", "model_b")] * 30 + \
+           [("b", "c", "model_a")] * 30 + [("b", "c", "model_b")] + [("a", "c", "model_a")] * 5
+    with pytest.warns(UserWarning, match=r"bootstrap rounds left out"):
+        res = rg.bradley_terry(_frame(rows), n_bootstrap=200, seed=1)
+    assert 0 < res.n_bootstrap_failed < 200
+    assert res.bootstrap.shape[0] == 200 - res.n_bootstrap_failed
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 6))
+def test_relabelling_and_order_do_not_change_ratings(seed, p):
+    rng = np.random.default_rng(seed)
+    names = [f"m{k}" for k in range(p)]
+    a = np.concatenate([np.arange(p), rng.integers(0, p, 60)])
+    b = np.concatenate([(np.arange(p) + 1) % p, rng.integers(0, p, 60)])
+    keep = a != b
+    a, b = a[keep], b[keep]
+    winner = rng.choice(["model_a", "model_b", "tie"], a.size)
+    winner[:p] = "tie"    # a cycle of ties: the MLE always exists
+    frame = pd.DataFrame({"model_a": np.array(names)[a], "model_b": np.array(names)[b],
+                          "winner": winner})
+    res = rg.bradley_terry(frame, n_bootstrap=0)
+    swapped = frame.rename(columns={"model_a": "model_b", "model_b": "model_a"}).assign(
+        winner=frame.winner.map({"model_a": "model_b", "model_b": "model_a", "tie": "tie"}))
+    res2 = rg.bradley_terry(swapped.sample(frac=1.0, random_state=seed), n_bootstrap=0)
+    np.testing.assert_allclose(res.ratings, res2.ratings, atol=1e-8)
+    assert res.ratings.mean() == pytest.approx(1000, abs=1e-8)
+    wp = res.win_probability.to_numpy()
+    np.testing.assert_allclose(wp + wp.T, np.where(np.eye(p, dtype=bool), np.nan, 1.0),
+                               atol=1e-12)
