@@ -400,6 +400,12 @@ class LazyScores:
         return tuple(pd.unique(self._catalog["metric"]))
 
     @property
+    def samples_label(self) -> str | None:
+        """Always None: a ``sample`` column is refused here (only in-memory ``Scores`` average
+        K samples per item), so the signature has no ``samples:`` field (as ``Scores``)."""
+        return None
+
+    @property
     def has_seeds(self) -> bool:
         return self._schema.has_seed
 
