@@ -266,10 +266,13 @@ def test_comparison_json_tables_are_columns_that_read_back_exactly(comp):
     np.array([True, False]),
     pd.array(["a", 'q"uote', "ünï\n", ""], dtype="str"),
     pd.array(["a", None], dtype="str"),
+    pd.array(["sys A", 'q"', "ünï/中\n", "b\\s", "\x1f"] * 5, dtype="str"),  # few distinct
+    pd.array(["only"] * 9, dtype="str"),
+    pd.array([], dtype="str"),
     np.array(["a", 1, None, 2.5], dtype=object),
     np.array([], dtype=np.float64),
 ], ids=["float", "all-nan", "inf", "float32", "int64", "uint64", "bool", "str", "str-missing",
-        "mixed-object", "empty"])
+        "str-repeated", "str-one", "str-empty", "mixed-object", "empty"])
 def test_column_json_is_the_json_of_the_column_values(values):
     """comparison.json's numeric columns go to orjson as numpy arrays (no Python float per
     cell): the bytes are those of the column's JSON-ready Python values."""

@@ -33,6 +33,7 @@ from ..csvtext import csv_text
 from ..errors import ReportError
 from ..formatting import format_level, format_pvalue
 from ..meta import MetaResult
+from ..pairing import factorize
 
 __all__ = [
     "comparison_csv",
@@ -496,6 +497,14 @@ def _column_json(column: pd.Series) -> bytes:
     converted once, the rest from :func:`_json_column`."""
     import orjson
 
+    if isinstance(column.dtype, pd.StringDtype) and len(column) and not column.hasnans:
+        codes, uniques = factorize(column)
+        if len(uniques) * 4 <= len(codes):
+            # few distinct strings (system, metric, test names …): each encoded once and
+            # repeated, the same bytes as encoding the list (orjson puts no space between
+            # items), without a Python string per row
+            encoded = np.array([orjson.dumps(u) for u in uniques.tolist()], dtype=object)
+            return b"[" + b",".join(encoded[codes].tolist()) + b"]"
     values = column.to_numpy()
     if (values.dtype.kind in "iub" or values.dtype == np.float64
             and not np.isinf(values).any()):
