@@ -114,8 +114,16 @@ def margin_outcomes(group: Group, data: list[_PairData], chosen: list[str], *,
         by_test.setdefault(c, []).append(i)
     for test, idx in by_test.items():
         if test in ("paired-t", "welch"):
-            moments = np.array([(eq.paired_t_margins if test == "paired-t" else eq.welch_margins)(
-                data[i].x, data[i].y) for i in idx])
+            # pairs of equal sizes: one matrix each (rows = pairs)
+            kernel = eq.paired_t_margins if test == "paired-t" else eq.welch_margins
+            moments = np.empty((len(idx), 3))
+            sizes: dict[tuple[int, int], list[int]] = {}
+            for j, i in enumerate(idx):
+                sizes.setdefault((data[i].x.size, data[i].y.size), []).append(j)
+            for rows in sizes.values():
+                est, se, df = kernel(np.stack([data[idx[j]].x for j in rows]),
+                                     np.stack([data[idx[j]].y for j in rows]))
+                moments[rows] = np.column_stack([est, se, df])
             res = eq.t_margin_tests(moments[:, 0], moments[:, 1], moments[:, 2], low=low,
                                     upp=upp, level=level)
         elif test == "mcnemar":

@@ -149,26 +149,35 @@ def t_margin_tests(estimate: object, se: object, df: object, *, low: object, upp
     return MarginTests(est, t_low, p_low, t_upp, p_upp, ci_low, ci_high, np.asarray(d, float))
 
 
-def paired_t_margins(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """(θ̂, se, df) of the paired mean difference: mean(x − y), sd(x − y)/sqrt(n), n − 1."""
-    d = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
-    n = d.size
+Moments = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def paired_t_margins(x: np.ndarray, y: np.ndarray) -> Moments:
+    """(θ̂, se, df) of the paired mean difference, mean(x − y), sd(x − y)/sqrt(n) and n − 1, of
+    every row of ``x`` and ``y`` (1-D: one pair of systems; 2-D: pairs × n items)."""
+    d = np.atleast_2d(np.asarray(x, dtype=float) - np.asarray(y, dtype=float))
+    n = d.shape[1]
     if n < 2:
         raise StatsInputError(f"paired t: need at least 2 pairs, got {n}")
-    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(n)), float(n - 1)
+    return (d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(n),
+            np.full(d.shape[0], n - 1.0))
 
 
-def welch_margins(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """(θ̂, se, df) of Welch's unpaired difference: mean(x) − mean(y),
-    sqrt(v_x/n_x + v_y/n_y) and the Welch–Satterthwaite degrees of freedom."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.size < 2 or y.size < 2:
-        raise StatsInputError(f"Welch t: need at least 2 values per system, got {x.size} and "
-                              f"{y.size}")
-    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+def welch_margins(x: np.ndarray, y: np.ndarray) -> Moments:
+    """(θ̂, se, df) of Welch's unpaired difference, mean(x) − mean(y), sqrt(v_x/n_x + v_y/n_y)
+    and the Welch–Satterthwaite degrees of freedom, of every row of ``x`` (rows × n_x) and
+    ``y`` (rows × n_y); a zero standard error takes n_x + n_y − 2 df (its p-values do not
+    depend on them)."""
+    xa, ya = np.atleast_2d(np.asarray(x, dtype=float)), np.atleast_2d(np.asarray(y, dtype=float))
+    nx, ny = xa.shape[1], ya.shape[1]
+    if nx < 2 or ny < 2:
+        raise StatsInputError(f"Welch t: need at least 2 values per system, got {nx} and {ny}")
+    vx, vy = xa.var(axis=1, ddof=1) / nx, ya.var(axis=1, ddof=1) / ny
     se2 = vx + vy
-    df = se2 ** 2 / (vx ** 2 / (x.size - 1) + vy ** 2 / (y.size - 1)) if se2 > 0 else x.size + y.size - 2.0
-    return float(x.mean() - y.mean()), float(np.sqrt(se2)), float(df)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = np.where(se2 > 0, se2 ** 2 / (vx ** 2 / (nx - 1) + vy ** 2 / (ny - 1)),
+                      nx + ny - 2.0)
+    return xa.mean(axis=1) - ya.mean(axis=1), np.sqrt(se2), df
 
 
 # --------------------------------------------------------------------------- score tests
