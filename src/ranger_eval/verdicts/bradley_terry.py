@@ -67,6 +67,7 @@ TIE_MODELS = ("half", "davidson")
 
 _BATCH = 64          # bootstrap rounds refitted together (memory: batch × models² floats)
 _TOL = 1e-12         # Newton stops when the largest step (in θ) is below this
+_TOL_BOOT = 1e-9     # the same in bootstrap rounds (ratings to ~1e-7 Elo)
 _MAX_ITER = 100
 
 
@@ -189,15 +190,26 @@ def _battles(battles: object) -> _Pairs:
         raise VerdictError("bradley_terry: the battles table is empty")
     sides = []
     for name in ("model_a", "model_b"):
-        ids, bad = id_strings(_column(frame, name))
+        # ids are converted once per distinct value (a million battles hold a few hundred)
+        column = _column(frame, name)
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        if (codes < 0).any():
+            r = int(np.flatnonzero(codes < 0)[0])
+            raise VerdictError(f"bradley_terry: column {name!r}: missing id at row {r} "
+                               f"({int((codes < 0).sum())} such row(s))")
+        ids, bad = id_strings(pd.Series(np.asarray(uniques, dtype=object)))
         if bad is not None:
-            raise VerdictError(f"bradley_terry: column {name!r}: {bad.describe()}{bad.more()}")
-        sides.append(ids.to_numpy(dtype=object))
-    a_name, b_name = sides
+            rows = np.flatnonzero(np.isin(codes, bad.rows))
+            raise VerdictError(f"bradley_terry: column {name!r}: {bad.problem} "
+                               f"{column.iloc[int(rows[0])]!r} at row {int(rows[0])}"
+                               + (f" ({rows.size} such rows)" if rows.size > 1 else ""))
+        sides.append((codes, ids.to_numpy(dtype=object)))
     winner = _column(frame, "winner")
-    labels = winner.astype("string").str.strip().str.lower()
-    outcome = labels.map(WINNER_LABELS)
-    unknown = np.flatnonzero(outcome.isna().to_numpy())
+    wcodes, wuniq = pd.factorize(winner, use_na_sentinel=True)
+    known = np.array([WINNER_LABELS.get(str(v).strip().lower(), -1) for v in wuniq] + [-1],
+                     dtype=np.int64)
+    out = known[wcodes]   # code −1 (a missing label) picks the trailing −1
+    unknown = np.flatnonzero(out < 0)
     if unknown.size:
         values = pd.unique(winner.iloc[unknown].astype(str))
         raise VerdictError(
@@ -205,11 +217,14 @@ def _battles(battles: object) -> _Pairs:
             f"{int(unknown[0])} ({unknown.size} row(s) with unknown labels: "
             f"{preview([str(v) for v in values])}); winner must be one of "
             f"{', '.join(repr(k) for k in WINNER_LABELS)}")
-    out = outcome.to_numpy(dtype=np.int64)
-    self_play = np.flatnonzero(a_name == b_name)
+    models, inverse = np.unique(np.concatenate([sides[0][1], sides[1][1]]).astype(str),
+                                return_inverse=True)
+    ca = inverse[: sides[0][1].size][sides[0][0]]
+    cb = inverse[sides[0][1].size:][sides[1][0]]
+    self_play = np.flatnonzero(ca == cb)
     if self_play.size:
         r = int(self_play[0])
-        raise VerdictError(f"bradley_terry: model {a_name[r]!r} battles itself at row {r} "
+        raise VerdictError(f"bradley_terry: model {str(models[ca[r]])!r} battles itself at row {r} "
                            f"({self_play.size} such row(s)); a battle needs two different models")
     if "weight" in frame.columns:
         w, badw = float_values(frame["weight"])
@@ -223,26 +238,26 @@ def _battles(battles: object) -> _Pairs:
                                "instead of giving it weight 0)")
     else:
         w = np.ones(len(frame))
-    models, codes = np.unique(np.concatenate([a_name, b_name]).astype(str), return_inverse=True)
-    ca, cb = codes[: len(frame)], codes[len(frame):]
     swap = ca > cb
     i = np.where(swap, cb, ca)
     j = np.where(swap, ca, cb)
     o = np.where(swap & (out < 2), 1 - out, out)
-    key = pd.DataFrame({"i": i, "j": j, "o": o, "w": w})
-    rows = key.groupby(["i", "j", "o", "w"], sort=True).size().reset_index(name="c")
-    pair_key = rows["i"].to_numpy() * len(models) + rows["j"].to_numpy()
+    p = len(models)
+    wcode, wvalues = pd.factorize(w)
+    key = ((i.astype(np.int64) * p + j) * 3 + o) * len(wvalues) + wcode
+    distinct, rc = np.unique(key, return_counts=True)
+    rw = np.asarray(wvalues, dtype=np.float64)[distinct % len(wvalues)]
+    rest = distinct // len(wvalues)
+    ro = rest % 3
+    pair_key = rest // 3
     pair_ids, row_pair = np.unique(pair_key, return_inverse=True)
     n_pairs = pair_ids.size
-    ro = rows["o"].to_numpy(dtype=np.int64)
-    rw = rows["w"].to_numpy(dtype=np.float64)
-    rc = rows["c"].to_numpy(dtype=np.int64)
     m = np.zeros((n_pairs, 3))
     m2 = np.zeros((n_pairs, 3))
     np.add.at(m, (row_pair, ro), rc * rw)
     np.add.at(m2, (row_pair, ro), rc * rw * rw)
-    return _Pairs(tuple(str(x) for x in models), pair_ids // len(models),
-                  pair_ids % len(models), m, m2, row_pair, ro, rw, rc, len(frame))
+    return _Pairs(tuple(str(x) for x in models), pair_ids // p, pair_ids % p, m, m2, row_pair,
+                  ro, rw, rc.astype(np.int64), len(frame))
 
 
 def _check_graph(models: tuple[str, ...], i: np.ndarray, j: np.ndarray, m: np.ndarray) -> None:
@@ -305,12 +320,9 @@ def _half_terms(theta: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray
     win = m[..., 0] + 0.5 * m[..., 2]
     n = m.sum(axis=-1)
     p = expit(s)
-    ll = win * _log_expit(s) + (n - win) * _log_expit(-s)
+    # w log σ(s) + (n − w) log σ(−s) = w s − n log(1 + e^s)
+    ll = win * s - n * np.logaddexp(0.0, s)
     return ll, win - n * p, n * p * (1.0 - p)
-
-
-def _log_expit(s: np.ndarray) -> np.ndarray:
-    return -np.logaddexp(0.0, -s)
 
 
 def _davidson_terms(theta: np.ndarray, eta: np.ndarray, i: np.ndarray, j: np.ndarray,
@@ -337,43 +349,45 @@ def _davidson_terms(theta: np.ndarray, eta: np.ndarray, i: np.ndarray, j: np.nda
 
 
 def _newton(i: np.ndarray, j: np.ndarray, m: np.ndarray, p: int, ties: str,
-            start: np.ndarray, ref: int) -> tuple[np.ndarray, bool]:
+            start: np.ndarray, ref: int, tol: float = _TOL, line_search: bool = True
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Maximise the log-likelihood for a batch of mass arrays ``m`` (B × pairs × 3).
 
-    Parameters are θ with θ_ref = 0 (plus η = log ν for Davidson, last). Newton steps with
-    step halving (per batch row) until the largest step is below ``_TOL``. Returns the
-    parameters (B × p or B × (p + 1)) and whether every row converged.
+    Parameters are θ with θ_ref = 0 (plus η = log ν for Davidson, last). Newton steps, with
+    step halving (per batch row) when ``line_search``, until the largest step is below
+    ``tol``. Returns the parameters (B × p or B × (p + 1)) and which rows converged.
     """
     x = start.copy()
     free = np.flatnonzero(np.arange(x.shape[1]) != ref)
-    ll_old = _loglik(x, i, j, m, p, ties)
+    ll_old = _loglik(x, i, j, m, p, ties) if line_search else np.zeros(x.shape[0])
     done = np.zeros(x.shape[0], dtype=bool)
-    for _ in range(_MAX_ITER):
-        g, h = _grad_hess(x, i, j, m, p, ties)
+    for _ in range(_MAX_ITER if line_search else 30):
         act = np.flatnonzero(~done)
-        gh = g[act][:, free]
-        hh = h[act][:, free][:, :, free]
+        m_act = m[act] if m.shape[0] > 1 else m
+        g, h = _grad_hess(x[act], i, j, m_act, p, ties)
         try:
-            step_free = np.linalg.solve(hh, gh[..., None])[..., 0]
+            step_free = np.linalg.solve(h[:, free][:, :, free], g[:, free][..., None])[..., 0]
         except np.linalg.LinAlgError:
-            return x, False
+            return x, done & np.all(np.isfinite(x), axis=1)
         step = np.zeros((act.size, x.shape[1]))
         step[:, free] = step_free
         t = np.ones(act.size)
-        for _half in range(40):
+        trial = x[act] + step
+        for _half in range(40 if line_search else 0):
             trial = x[act] + t[:, None] * step
-            ll_new = _loglik(trial, i, j, m[act] if m.shape[0] > 1 else m, p, ties)
+            ll_new = _loglik(trial, i, j, m_act, p, ties)
             worse = ~(ll_new >= ll_old[act] - 1e-12 * np.abs(ll_old[act]))
             if not worse.any():
                 break
             t = np.where(worse, 0.5 * t, t)
-        x[act] = x[act] + t[:, None] * step
-        ll_old[act] = _loglik(x[act], i, j, m[act] if m.shape[0] > 1 else m, p, ties)
+        x[act] = trial
+        if line_search:
+            ll_old[act] = ll_new
         size = np.max(np.abs(t[:, None] * step), axis=1)
-        done[act[size < _TOL]] = True
+        done[act[size < tol]] = True
         if done.all():
-            return x, bool(np.all(np.isfinite(x)))
-    return x, False
+            break
+    return x, done & np.all(np.isfinite(x), axis=1)
 
 
 def _loglik(x: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray, p: int,
@@ -387,7 +401,8 @@ def _loglik(x: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray, p: int,
 
 def _grad_hess(x: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray, p: int,
                ties: str) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient and observed information (negative Hessian) of the log-likelihood."""
+    """Gradient and observed information (negative Hessian) of the log-likelihood, for every
+    row of the batch at once (the information of θ is the weighted graph Laplacian)."""
     b = x.shape[0]
     k = x.shape[1]
     g = np.zeros((b, k))
@@ -398,51 +413,63 @@ def _grad_hess(x: np.ndarray, i: np.ndarray, j: np.ndarray, m: np.ndarray, p: in
         _, gs, ge, a_ss, a_se, a_ee, *_ = _davidson_terms(x[:, :p], x[:, p], i, j, m)
     gs = np.broadcast_to(gs, (b, i.size))
     a_ss = np.broadcast_to(a_ss, (b, i.size))
-    for r in range(b):
-        g[r, :p] = np.bincount(i, gs[r], minlength=p) - np.bincount(j, gs[r], minlength=p)
-        diag = np.bincount(i, a_ss[r], minlength=p) + np.bincount(j, a_ss[r], minlength=p)
-        h[r, i, j] = -a_ss[r]
-        h[r, j, i] = -a_ss[r]
-        h[r, np.arange(p), np.arange(p)] = diag
+    inc = _incidence(i, j, p)
+    g[:, :p] = (inc.T @ gs.T).T
+    h[:, i, j] = -a_ss
+    h[:, j, i] = -a_ss
+    diag = np.arange(p)
+    h[:, diag, diag] = (abs(inc).T @ a_ss.T).T
     if ties == "davidson":
         ge = np.broadcast_to(ge, (b, i.size))
         a_se = np.broadcast_to(a_se, (b, i.size))
         a_ee = np.broadcast_to(a_ee, (b, i.size))
-        for r in range(b):
-            g[r, p] = ge[r].sum()
-            col = np.bincount(i, a_se[r], minlength=p) - np.bincount(j, a_se[r], minlength=p)
-            h[r, :p, p] = col
-            h[r, p, :p] = col
-            h[r, p, p] = a_ee[r].sum()
+        g[:, p] = ge.sum(axis=1)
+        col = (inc.T @ a_se.T).T
+        h[:, :p, p] = col
+        h[:, p, :p] = col
+        h[:, p, p] = a_ee.sum(axis=1)
     return g, h
 
 
+def _incidence(i: np.ndarray, j: np.ndarray, p: int) -> sparse.csr_matrix:
+    """Pairs × models: +1 at i, −1 at j (s = θ_i − θ_j = row · θ)."""
+    rows = np.arange(i.size)
+    return sparse.csr_matrix((np.concatenate([np.ones(i.size), -np.ones(j.size)]),
+                              (np.concatenate([rows, rows]), np.concatenate([i, j]))),
+                             shape=(i.size, p))
+
+
 def _meat(x: np.ndarray, pairs: _Pairs, p: int, ties: str) -> np.ndarray:
-    """B = Σ_battles w² g gᵀ from the per-pair sums of w² by outcome."""
+    """B = Σ_battles w² g gᵀ from the per-pair sums of w² by outcome. A battle's score in θ is
+    its score in s times (e_i − e_j), so the θ block is a weighted graph Laplacian."""
     i, j, m2 = pairs.i, pairs.j, pairs.m2
     k = x.shape[0]
     if ties == "half":
         prob = expit(x[i] - x[j])
         # score in s for an i-win, a j-win and a tie
-        scores = np.stack([1.0 - prob, -prob, 0.5 - prob], axis=1)[..., None]
-    else:
-        *_, pi, pj, pt = _davidson_terms(x[None, :p], x[None, p], i, j, m2[None])
-        pi, pj, pt = pi[0], pj[0], pt[0]
-        ds = -0.5 * (pi - pj)
-        scores = np.stack([np.stack([0.5 + ds, -pt], axis=1),
-                           np.stack([-0.5 + ds, -pt], axis=1),
-                           np.stack([ds, 1.0 - pt], axis=1)], axis=1)
+        ss = np.stack([1.0 - prob, -prob, 0.5 - prob], axis=1)
+        return _laplacian(i, j, p, (m2 * ss * ss).sum(axis=1))
+    *_, pi, pj, pt = _davidson_terms(x[None, :p], x[None, p], i, j, m2[None])
+    ds = -0.5 * (pi[0] - pj[0])
+    ss = np.stack([0.5 + ds, -0.5 + ds, ds], axis=1)
+    se = np.stack([-pt[0], -pt[0], 1.0 - pt[0]], axis=1)
     meat = np.zeros((k, k))
-    nrow = i.size
-    for o in range(3):
-        sc = scores[:, o, :]
-        grad = np.zeros((nrow, k))
-        grad[np.arange(nrow), i] = sc[:, 0]
-        grad[np.arange(nrow), j] = -sc[:, 0]
-        if ties == "davidson":
-            grad[:, p] = sc[:, 1]
-        meat += (grad * m2[:, o, None]).T @ grad
+    meat[:p, :p] = _laplacian(i, j, p, (m2 * ss * ss).sum(axis=1))
+    col = _incidence(i, j, p).T @ (m2 * ss * se).sum(axis=1)
+    meat[:p, p] = col
+    meat[p, :p] = col
+    meat[p, p] = (m2 * se * se).sum()
     return meat
+
+
+def _laplacian(i: np.ndarray, j: np.ndarray, p: int, weight: np.ndarray) -> np.ndarray:
+    """Σ_pairs weight · (e_i − e_j)(e_i − e_j)ᵀ (p × p)."""
+    out = np.zeros((p, p))
+    out[i, j] = -weight
+    out[j, i] = -weight
+    out[np.arange(p), np.arange(p)] = (np.bincount(i, weight, minlength=p)
+                                       + np.bincount(j, weight, minlength=p))
+    return out
 
 
 def _covariances(x: np.ndarray, pairs: _Pairs, p: int, ties: str,
@@ -551,7 +578,7 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
     k = p + (ties == "davidson")
     start = np.zeros((1, k))
     x, ok = _newton(pairs.i, pairs.j, pairs.m[None], p, ties, start, ref)
-    if not ok:
+    if not ok[0]:
         raise VerdictError("bradley_terry: the maximum-likelihood fit did not converge "
                            f"(models: {preview(models)}); the ratings may be infinite")
     x = x[0]
@@ -649,8 +676,14 @@ def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_roun
         sel = np.flatnonzero(ok)
         fit = np.full((b, x.size), np.nan)
         if sel.size:
-            est, _ = _newton(pairs.i, pairs.j, m[sel], p, ties, np.repeat(x[None], sel.size, 0),
-                             ref)
+            # warm-started plain Newton; rounds it does not settle are redone with step halving
+            est, conv = _newton(pairs.i, pairs.j, m[sel], p, ties,
+                                np.repeat(x[None], sel.size, 0), ref, tol=_TOL_BOOT,
+                                line_search=False)
+            for r in np.flatnonzero(~conv):
+                again, ok_r = _newton(pairs.i, pairs.j, m[sel][r:r + 1], p, ties, x[None], ref,
+                                      tol=_TOL_BOOT)
+                est[r] = again[0] if ok_r[0] else np.nan
             fit[sel] = est
         fine = ok & np.all(np.isfinite(fit), axis=1)
         out[start:start + b] = fit
