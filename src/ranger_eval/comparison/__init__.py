@@ -51,6 +51,16 @@ Conventions
   SE* the bootstrap standard error (for a mean this is Cohen's d_z = mean(d)/sd(d)). With seeds
   the statistic is the mean over seed pairs (natural order) of the per-seed differences, and a
   permutation swaps an item in every seed at once; every seed must score every item.
+* Hypotheses (``hypothesis=``, :mod:`ranger_eval.comparison.hypothesis`): ``"superiority"``
+  (the default: the tests above) or, with a ``margin`` in the metric's units,
+  ``"non-inferiority"`` (system A worse than B by less than the margin, in the metric's
+  direction; one-sided) and ``"equivalence"`` (two one-sided tests; ``pvalue`` is the larger
+  one-sided p-value). ``test="auto"`` chooses as above and takes each test's margin version:
+  two one-sided paired t / Welch t tests, the Miettinen–Nurminen score test of two proportions,
+  Tango's score test of paired 0/1 scores (where superiority uses McNemar); with clusters, the
+  two one-sided cluster-robust t tests. The rank, permutation and bootstrap tests have no margin
+  version here and are refused. ``significant`` means the hypothesis is shown; the interval is
+  the one the test inverts (each finite side at ``level``).
 * Confidence intervals are at ``level``, unadjusted for multiplicity, and column ``ci_method``
   names each one. The test's own interval where the test defines one: the t intervals of the
   mean difference for the t-tests, the BCa interval for the bootstrap, and for the Wilcoxon
