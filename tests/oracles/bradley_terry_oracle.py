@@ -126,8 +126,9 @@ def choix_fit(frame: pd.DataFrame) -> dict:
 
 
 def compute_elo_mle_with_tie(df: pd.DataFrame, scale=400, base=10, init_rating=1000,
-                             penalty: str | None = None) -> pd.Series:
-    """FastChat's function (elo_analysis.py), the anchor to mixtral left out."""
+                             penalty: str | None = None, tol: float = 1e-12) -> pd.Series:
+    """FastChat's function (elo_analysis.py), the anchor to mixtral left out (FastChat's own
+    tol is 1e-6; the oracle fixtures use 1e-12)."""
     ptbl_a_win = pd.pivot_table(df[df["winner"] == "model_a"], index="model_a",
                                 columns="model_b", aggfunc="size", fill_value=0)
     if sum(df["winner"].isin(["tie", "tie (bothbad)"])) == 0:
@@ -164,7 +165,7 @@ def compute_elo_mle_with_tie(df: pd.DataFrame, scale=400, base=10, init_rating=1
     x = x[:cur_row]
     y = y[:cur_row]
     kw = {"penalty": None} if penalty is None else {}
-    lr = LogisticRegression(fit_intercept=False, tol=1e-12, max_iter=100000, **kw)
+    lr = LogisticRegression(fit_intercept=False, tol=tol, max_iter=100000, **kw)
     lr.fit(x, y, sample_weight=sample_weights)
     elo = scale * lr.coef_[0] + init_rating
     return pd.Series(elo, index=models.index)

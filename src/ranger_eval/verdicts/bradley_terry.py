@@ -53,15 +53,13 @@ from scipy import sparse
 from scipy.sparse import csgraph
 from scipy.special import expit
 
-from .._frames import as_frame, float_values, id_strings
 from ..errors import VerdictError
 from ..formatting import preview
+from ..io.battles import WINNER_LABELS, Battles, encode_battles
 from ..signature import Signature, make_signature
 
 __all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "bradley_terry"]
 
-#: The ``winner`` labels of LMArena's battle schema and the outcome each stands for.
-WINNER_LABELS: dict[str, int] = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}
 #: How ties enter the likelihood.
 TIE_MODELS = ("half", "davidson")
 
@@ -176,68 +174,11 @@ class _Pairs:
     n_battles: int
 
 
-def _column(frame: pd.DataFrame, name: str) -> pd.Series:
-    if name not in frame.columns:
-        raise VerdictError(f"bradley_terry: the battles have no {name!r} column; they need "
-                           f"model_a, model_b, winner (LMArena's schema) and optionally weight; "
-                           f"columns: {preview([str(c) for c in frame.columns])}")
-    return frame[name]
-
-
 def _battles(battles: object) -> _Pairs:
-    frame = as_frame(battles, what="bradley_terry", error=VerdictError)
-    if len(frame) == 0:
-        raise VerdictError("bradley_terry: the battles table is empty")
-    sides = []
-    for name in ("model_a", "model_b"):
-        # ids are converted once per distinct value (a million battles hold a few hundred)
-        column = _column(frame, name)
-        codes, uniques = pd.factorize(column, use_na_sentinel=True)
-        if (codes < 0).any():
-            r = int(np.flatnonzero(codes < 0)[0])
-            raise VerdictError(f"bradley_terry: column {name!r}: missing id at row {r} "
-                               f"({int((codes < 0).sum())} such row(s))")
-        ids, bad = id_strings(pd.Series(np.asarray(uniques, dtype=object)))
-        if bad is not None:
-            rows = np.flatnonzero(np.isin(codes, bad.rows))
-            raise VerdictError(f"bradley_terry: column {name!r}: {bad.problem} "
-                               f"{column.iloc[int(rows[0])]!r} at row {int(rows[0])}"
-                               + (f" ({rows.size} such rows)" if rows.size > 1 else ""))
-        sides.append((codes, ids.to_numpy(dtype=object)))
-    winner = _column(frame, "winner")
-    wcodes, wuniq = pd.factorize(winner, use_na_sentinel=True)
-    known = np.array([WINNER_LABELS.get(str(v).strip().lower(), -1) for v in wuniq] + [-1],
-                     dtype=np.int64)
-    out = known[wcodes]   # code −1 (a missing label) picks the trailing −1
-    unknown = np.flatnonzero(out < 0)
-    if unknown.size:
-        values = pd.unique(winner.iloc[unknown].astype(str))
-        raise VerdictError(
-            f"bradley_terry: unknown winner {winner.iloc[int(unknown[0])]!r} at row "
-            f"{int(unknown[0])} ({unknown.size} row(s) with unknown labels: "
-            f"{preview([str(v) for v in values])}); winner must be one of "
-            f"{', '.join(repr(k) for k in WINNER_LABELS)}")
-    models, inverse = np.unique(np.concatenate([sides[0][1], sides[1][1]]).astype(str),
-                                return_inverse=True)
-    ca = inverse[: sides[0][1].size][sides[0][0]]
-    cb = inverse[sides[0][1].size:][sides[1][0]]
-    self_play = np.flatnonzero(ca == cb)
-    if self_play.size:
-        r = int(self_play[0])
-        raise VerdictError(f"bradley_terry: model {str(models[ca[r]])!r} battles itself at row {r} "
-                           f"({self_play.size} such row(s)); a battle needs two different models")
-    if "weight" in frame.columns:
-        w, badw = float_values(frame["weight"])
-        if badw is not None:
-            raise VerdictError(f"bradley_terry: column 'weight': {badw.describe()}{badw.more()}")
-        nonpos = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
-        if nonpos.size:
-            r = int(nonpos[0])
-            raise VerdictError(f"bradley_terry: weight {float(w[r])!r} at row {r} ({nonpos.size} such "
-                               "row(s)); weights must be finite and positive (drop the battle "
-                               "instead of giving it weight 0)")
-    else:
-        w = np.ones(len(frame))
+    enc = battles if isinstance(battles, Battles) else \
+        encode_battles(battles, what="bradley_terry", error=VerdictError)
+    models = np.asarray(enc.models, dtype=object)
+    ca, cb, out, w = enc.a, enc.b, enc.outcome, enc.weight
     swap = ca > cb
     i = np.where(swap, cb, ca)
     j = np.where(swap, ca, cb)
@@ -257,7 +198,7 @@ def _battles(battles: object) -> _Pairs:
     np.add.at(m, (row_pair, ro), rc * rw)
     np.add.at(m2, (row_pair, ro), rc * rw * rw)
     return _Pairs(tuple(str(x) for x in models), pair_ids // p, pair_ids % p, m, m2, row_pair,
-                  ro, rw, rc.astype(np.int64), len(frame))
+                  ro, rw, rc.astype(np.int64), int(ca.size))
 
 
 def _check_graph(models: tuple[str, ...], i: np.ndarray, j: np.ndarray, m: np.ndarray) -> None:
