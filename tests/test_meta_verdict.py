@@ -81,3 +81,57 @@ def test_demo_states_its_margin_and_verdict(tmp_path) -> None:  # type: ignore[n
 def test_markdown_report_says_the_verdict() -> None:
     res = rg.meta_analysis([0.01, 0.02, -0.01, 0.03], [4e-4, 3e-4, 5e-4, 2e-4], margin=0.05)
     assert "Margin ±0.05: equivalent across datasets (confidence interval)" in to_markdown(res)
+
+
+def test_lower_is_better_turns_non_inferiority_around() -> None:
+    """For a lower-is-better metric (perplexity, latency) a positive effect is a loss: the
+    summary is non-inferior when its upper bound stays below +margin."""
+    ci, pi = (-0.3, 0.05), (-0.5, 0.2)
+    assert margin_verdict(ci, pi, 0.1).summary == "inconclusive"
+    low = margin_verdict(ci, pi, 0.1, higher_is_better=False)
+    assert (low.summary, low.new_dataset) == ("non-inferior", "inconclusive on a new dataset")
+    assert "(lower is better)" in low.sentence()
+    res = rg.meta_analysis([-0.2, -0.1, -0.15], [0.002, 0.003, 0.002], margin=0.1,
+                           higher_is_better=False)
+    assert res.verdict is not None and res.verdict.summary == "non-inferior"
+    assert rg.meta_analysis([-0.2, -0.1, -0.15], [0.002, 0.003, 0.002],
+                            margin=0.1).verdict.summary == "inconclusive"  # type: ignore[union-attr]
+    with pytest.raises(MetaInputError, match="higher_is_better"):
+        rg.meta_analysis([0.1, 0.2], [0.01, 0.01], margin=0.1, higher_is_better="no")  # type: ignore[arg-type]
+
+
+def test_pipeline_reads_the_direction_from_the_scores(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    import pandas as pd
+
+    from ranger_eval.pipeline import run_meta
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for d in ("a", "b", "c"):
+        base = rng.normal(10, 1, 60)
+        for s, shift in (("old", 0.0), ("new", -0.3)):
+            rows.append(pd.DataFrame({"dataset": d, "system": s, "metric": "perplexity",
+                                      "item": [f"i{i}" for i in range(60)],
+                                      "value": base + shift + rng.normal(0, 0.3, 60),
+                                      "higher_is_better": False}))
+    path = tmp_path / "scores.csv"
+    pd.concat(rows).to_csv(path, index=False)
+    run = run_meta(path, tmp_path / "out", None, "none", control="old", treatment="new",
+                   measure="MD", margin=0.1)
+    res = run.result.result
+    assert res.higher_is_better is False
+    assert res.verdict is not None and res.verdict.summary == "non-inferior"
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())["result"]
+    assert summary["higher_is_better"] is False and summary["verdict"] == "non-inferior"
+    assert "Margin ±0.1 (lower is better): non-inferior" in (tmp_path / "out" /
+                                                             "summary.md").read_text()
+
+
+def test_html_report_says_the_meta_verdict(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ranger_eval.demo import write_demo
+    from ranger_eval.pipeline import run_meta
+
+    run_meta(write_demo(tmp_path / "demo"), tmp_path / "out", None, "none", html=True)
+    text = (tmp_path / "out" / "report.html").read_text()
+    assert "Against a margin of ±0.1: equivalent across datasets" in text

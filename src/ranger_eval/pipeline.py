@@ -559,10 +559,29 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
         eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
     eff = eff.rename(exp.task_labels)
     res = meta_analysis(eff, method=settings.method, test=settings.test, level=settings.level,
-                        margin=settings.margin)
+                        margin=settings.margin,
+                        higher_is_better=_effect_direction(
+                            scores, ir_cfg.measure if exp.is_ir else cfg.metric)
+                        if settings.margin else True)
     return ExperimentResult(
         scores=scores, effects=eff, result=res, title=cfg.title, skipped=skipped
     )
+
+
+def _effect_direction(scores: Scores, metric: str | None) -> bool:
+    """Whether a larger effect is better, for the margin's verdict: False when the scores'
+    ``higher_is_better`` column (the adapters' metadata: perplexity, TER …) says lower is better
+    for the analysed metric (every metric when None), True when it says nothing; a mix is a
+    ConfigError."""
+    from .comparison import metric_directions
+
+    found = {h for (_, m), h in metric_directions(scores).items()
+             if metric is None or m == str(metric)}
+    if len(found) > 1:
+        raise ConfigError("margin: the scores' higher_is_better column says higher is better "
+                          "for some datasets and lower for others; a margin's non-inferiority "
+                          "needs one direction")
+    return found != {False}
 
 
 @contextmanager
@@ -1297,6 +1316,7 @@ def _direction(metric: str, hib: Any) -> bool:
         return bool(hib[metric])
     known = metric_direction(metric)
     return True if known is None else known
+
 
 # --------------------------------------------------------------------------- plan
 #: Files ``ranger-eval plan`` writes (besides manifest.json).

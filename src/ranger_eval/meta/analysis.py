@@ -61,6 +61,7 @@ def _meta_regression(
 def meta_analysis(
     yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
     names: Sequence[Any] | None = ..., moderators: None = ..., margin: float | None = ...,
+    higher_is_better: bool = ...,
 ) -> MetaResult: ...
 
 
@@ -69,7 +70,7 @@ def meta_analysis(
     yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
     names: Sequence[Any] | None = ...,
     moderators: pd.DataFrame | pd.Series | Mapping[str, Any] | str | Sequence[str],
-    margin: None = ...,
+    margin: None = ..., higher_is_better: bool = ...,
 ) -> MetaRegressionResult: ...
 
 
@@ -83,6 +84,7 @@ def meta_analysis(
     names: Sequence[Any] | None = None,
     moderators: Any = None,
     margin: float | None = None,
+    higher_is_better: bool = True,
 ) -> MetaResult | MetaRegressionResult:
     """Fit a fixed- or random-effects meta-analysis exactly as ``metafor::rma.uni``.
 
@@ -111,7 +113,8 @@ def meta_analysis(
     margin : a margin of equivalence / non-inferiority (> 0, in the effect measure's units): the
         result's :attr:`~MetaResult.verdict` says whether the confidence interval, and separately
         the prediction interval, lies within ±margin (:mod:`ranger_eval.meta.verdict`); not
-        with ``moderators``.
+        with ``moderators``. ``higher_is_better=False`` (the effect of a lower-is-better
+        metric) makes non-inferiority an upper bound below +margin.
 
     Formulas and references: see the module docstring (Viechtbauer 2005, 2010; Borenstein et al.
     2009, ch. 11–16, 19–20; metafor's ``rma.uni``, ``predict.rma``, ``confint.rma.uni``).
@@ -119,6 +122,8 @@ def meta_analysis(
     y, v, method_c, test_c, level_f, names_t, measure, effects = _validate(
         yi, vi, method, test, level, names
     )
+    if not isinstance(higher_is_better, (bool, np.bool_)):
+        raise MetaInputError(f"higher_is_better: must be True or False; got {higher_is_better!r}")
     if margin is not None:
         try:
             margin = check_value(MetaSettings, "margin", margin)
@@ -153,5 +158,5 @@ def meta_analysis(
         pi_high=fit.pi_high, weights=weights, tau2_ci=tau2_ci, I2_ci=i2_ci, k=int(y.size),
         method="EE" if method.upper() == "EE" else method_c, test=fit.test, level=level_f,
         names=names_t, yi=y, vi=v, measure=measure, effects=effects, vt=fit.vt,
-        margin=margin,
+        margin=margin, higher_is_better=bool(higher_is_better),
     )

@@ -118,6 +118,8 @@ class MetaResult(_ResultText):
     vt: float = field(default=0.0)
     #: margin of equivalence / non-inferiority in the measure's units (``meta_analysis(margin=)``)
     margin: float | None = None
+    #: direction of the effect for the margin's non-inferiority verdict (False: lower is better)
+    higher_is_better: bool = True
 
     # ----------------------------------------------------------------------------- views
     @property
@@ -156,7 +158,7 @@ class MetaResult(_ResultText):
         if self.margin is None:
             return None
         return margin_verdict((self.ci_low, self.ci_high), (self.pi_low, self.pi_high),
-                              self.margin)
+                              self.margin, higher_is_better=self.higher_is_better)
 
     @property
     def is_fixed(self) -> bool:
@@ -252,7 +254,8 @@ class MetaResult(_ResultText):
         verdict = self.verdict
         if verdict is not None:
             d.update(margin=verdict.margin, verdict=verdict.summary,
-                     verdict_new_dataset=verdict.new_dataset)
+                     verdict_new_dataset=verdict.new_dataset,
+                     higher_is_better=verdict.higher_is_better)
         if self.measure == "ZCOR":
             t = self.transformed()
             d["transformed"] = {

@@ -7,7 +7,8 @@ Noninferiority", 2nd ed., §1.6: an equivalence test at α is an interval inclus
 
 - the confidence interval of the summary at ``level``, inside (−m, m): **"equivalent across
   datasets"** (the average effect is negligible); else its lower bound above −m:
-  **"non-inferior"**; else **"inconclusive"**;
+  **"non-inferior"** (where lower is better, ``higher_is_better=False``: its upper bound below
+  +m); else **"inconclusive"**;
 - separately, the prediction interval (the effect on a new dataset, ``predict.rma``) inside
   (−m, m): **"equivalent on a new dataset"**; lower bound above −m: **"non-inferior on a new
   dataset"**; else **"inconclusive on a new dataset"**.
@@ -33,29 +34,34 @@ class MarginVerdict:
     margin: float
     summary: str
     new_dataset: str
+    higher_is_better: bool = True
 
     def sentence(self) -> str:
         """One line in words: ``Margin ±0.05: non-inferior (confidence interval); inconclusive
         on a new dataset (prediction interval).``"""
-        return (f"Margin ±{self.margin:g}: {self.summary} (confidence interval); "
+        lower = "" if self.higher_is_better else " (lower is better)"
+        return (f"Margin ±{self.margin:g}{lower}: {self.summary} (confidence interval); "
                 f"{self.new_dataset} (prediction interval).")
 
 
-def _verdict(low: float, high: float, margin: float, suffix: str) -> str:
+def _verdict(low: float, high: float, margin: float, suffix: str,
+             higher_is_better: bool) -> str:
     if -margin < low and high < margin:
         return "equivalent " + ("across datasets" if not suffix else suffix)
-    if low > -margin:
+    if (low > -margin) if higher_is_better else (high < margin):
         return "non-inferior" + (f" {suffix}" if suffix else "")
     return "inconclusive" + (f" {suffix}" if suffix else "")
 
 
-def margin_verdict(ci: tuple[float, float], pi: tuple[float, float],
-                   margin: float) -> MarginVerdict:
+def margin_verdict(ci: tuple[float, float], pi: tuple[float, float], margin: float, *,
+                   higher_is_better: bool = True) -> MarginVerdict:
     """The verdicts of the confidence interval ``ci`` and the prediction interval ``pi`` of a
-    summary effect against ``(−margin, margin)`` (module docstring)."""
+    summary effect against ``(−margin, margin)`` (module docstring); ``higher_is_better=False``
+    turns non-inferiority around (the effect must stay below +margin)."""
     m = float(margin)
     if not (0.0 < m < math.inf):
         raise MetaInputError(f"margin: must be a positive, finite number in the effect "
                              f"measure's units; got {margin!r}")
-    return MarginVerdict(m, _verdict(float(ci[0]), float(ci[1]), m, ""),
-                         _verdict(float(pi[0]), float(pi[1]), m, "on a new dataset"))
+    hib = bool(higher_is_better)
+    return MarginVerdict(m, _verdict(float(ci[0]), float(ci[1]), m, "", hib),
+                         _verdict(float(pi[0]), float(pi[1]), m, "on a new dataset", hib), hib)

@@ -473,10 +473,11 @@ def _meta(a: _Analysis) -> None:
             f"Not significant is not no effect: the summary would have detected only a true "
             f"effect of {mde:.4g} or more ({measure}, either direction) with 80 % power at "
             f"α = {_alpha(alpha)}.")
-    if summary.get("verdict") and summary.get("margin") is not None:  # meta --margin
+    if res.get("verdict") and res.get("margin") is not None:  # meta --margin
+        lower = " (lower is better)" if res.get("higher_is_better") is False else ""
         a.sentences.append(
-            f"Against a margin of ±{summary['margin']}: {summary['verdict']} (the {pct} "
-            f"confidence interval of the summary); {summary.get('verdict_new_dataset')} (the "
+            f"Against a margin of ±{res['margin']}{lower}: {res['verdict']} (the {pct} "
+            f"confidence interval of the summary); {res.get('verdict_new_dataset')} (the "
             "prediction interval).")
     skipped = summary.get("skipped") or {}
     if isinstance(skipped, dict) and skipped:
