@@ -474,9 +474,9 @@ def _meta(a: _Analysis) -> None:
             f"effect of {mde:.4g} or more ({measure}, either direction) with 80 % power at "
             f"α = {_alpha(alpha)}.")
     if res.get("verdict") and res.get("margin") is not None:  # meta --margin
-        lower = " (lower is better)" if res.get("higher_is_better") is False else ""
+        direction = " (lower is better)" if res.get("higher_is_better") is False else ""
         a.sentences.append(
-            f"Against a margin of ±{res['margin']}{lower}: {res['verdict']} (the {pct} "
+            f"Against a margin of ±{res['margin']}{direction}: {res['verdict']} (the {pct} "
             f"confidence interval of the summary); {res.get('verdict_new_dataset')} (the "
             "prediction interval).")
     skipped = summary.get("skipped") or {}
