@@ -99,6 +99,7 @@ DATA: dict[str, tuple[str, ...]] = {
     "standardized_means": ("summary",),
     "rank_systems": ("scores",),
     "rank_test": ("table",),
+    "win_rate": ("table_or_scores",),
     "topsis": ("matrix",),
     "condition_and_compare": ("scores", "params"),
     "predictive_check": ("scores",),

@@ -51,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "standardized_means": "aggregate",
     "rank_systems": "aggregate",
     "rank_test": "aggregate",
+    "win_rate": "aggregate",
+    "WinRate": "aggregate",
     "topsis": "aggregate",
     "condition_and_compare": "aggregate",
     "predictive_check": "aggregate",

@@ -33,6 +33,7 @@ KINDS: dict[str, str] = {
     "plan": "power, sample size or minimum detectable effect of a planned comparison "
             "(ranger_eval.plan, ranger_eval.plan_from_pilot)",
     "arena": "Bradley–Terry ratings from pairwise battles (ranger_eval.bradley_terry)",
+    "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
 }
 
 #: Every key a signature may hold, with its meaning.
@@ -66,6 +67,8 @@ FIELDS: dict[str, str] = {
     "max_docs": "documents kept per topic (all, or trec_eval's -M)",
     "posthoc": "post-hoc test of the rank test (nemenyi, bonferroni-dunn, holm, wilcoxon)",
     "tie_correction": "whether the Friedman statistic is corrected for ties (yes/no)",
+    "resample": "what the win rate's bootstrap resamples: datasets, or datasets+items (datasets, "
+                "then the items of each drawn dataset)",
     "weights": "weights of metrics or datasets (equal, or custom)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "ppi": "prediction-powered inference on judge scores with human scores for some items "

@@ -6,6 +6,7 @@
   two systems (Wilcoxon signed-rank and sign test).
 * :func:`topsis` — TOPSIS closeness coefficients (Hwang & Yoon 1981); :func:`kendall_tau` to
   compare two rankings.
+* :func:`win_rate` — HELM's mean win rate with a bootstrap interval over datasets (and items).
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from .ranktests import (
     two_system_tests,
 )
 from .topsis import NORMALIZATIONS, KendallTau, kendall_tau, topsis
+from .winrate import WinRate, win_rate
 
 __all__ = [
     "AggregateComparison",
@@ -58,6 +60,8 @@ __all__ = [
     "kendall_tau",
     "rank_table",
     "rank_test",
+    "WinRate",
+    "win_rate",
     "topsis",
     "two_system_tests",
     "CrossDatasetEstimates",
