@@ -119,6 +119,7 @@ def test_the_guide_data_is_what_its_script_writes(tmp_path):
     module.write_trec(tmp_path / "trec")
     module.write_wide(tmp_path / "wide.csv")
     module.write_lm_eval(tmp_path / "lm-eval")
+    module.write_llm_eval(tmp_path / "llm-eval")
     for p in tmp_path.rglob("*"):
         if p.is_file():
             rel = p.relative_to(tmp_path)

@@ -11,6 +11,11 @@
   with a human verdict (``human_value``) for the first 80 questions of each task; the judge agrees
   with the human 85 % of the time and is more lenient on ``model-c`` (prediction-powered
   inference, ``ranger-eval compare`` / ``meta``).
+* ``llm-eval/``: an LLM evaluation as it is really run (:func:`write_llm_eval`, parameters in
+  its docstring): a pilot and the full run of a ``large`` model and its compressed ``small``
+  version on reading-comprehension questions that come in passages (``passage`` column) with
+  four sampled answers per question (``sample``), and judge-scored summaries with human scores
+  for some of them (``human_value``).
 
 The files are committed; rerunning the script rewrites them identically (fixed seeds).
 """
@@ -106,8 +111,76 @@ def write_judged(path: Path, n: int = 400, n_human: int = 80) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+def _passages(rng: np.random.Generator, task: str, n_passages: int, size: int, k: int,
+              skills: dict[str, float]) -> list[str]:
+    """Rows ``dataset,system,item,passage,sample,value`` of ``n_passages`` passages of ``size``
+    questions; a sample is right with probability logistic(skill + u + v + w) (u, v, w below)."""
+    u = rng.normal(0, 1.0, n_passages)  # passage difficulty, shared by the models
+    v = rng.normal(0, 0.8, (n_passages, size))  # question difficulty
+    lines = []
+    for system, skill in skills.items():
+        w = rng.normal(0, 0.7, n_passages)  # how well the passage suits this model
+        p = 1 / (1 + np.exp(-(skill + u[:, None] + v + w[:, None])))
+        right = rng.random((n_passages, size, k)) < p[:, :, None]
+        lines += [f"{task},{system},p{c:03d}-q{j},p{c:03d},{s + 1},{int(right[c, j, s])}"
+                  for c in range(n_passages) for j in range(size) for s in range(k)]
+    return lines
+
+
+PILOT_SEED = 2028
+
+
+def write_llm_eval(folder: Path) -> None:
+    """An LLM evaluation, simulated with stated parameters (not real results).
+
+    A ``large`` model and its compressed ``small`` version answer reading-comprehension
+    questions, five questions per passage, K = 4 sampled answers per question (temperature
+    > 0), each scored right (1) or wrong (0). A sample of model s on question j of passage c is
+    right with probability logistic(a_s + u_c + v_cj + w_sc): passage difficulty u_c ~ N(0, 1)
+    (shared by both models: the questions of a passage are alike), question difficulty
+    v_cj ~ N(0, 0.8²), and w_sc ~ N(0, 0.7²), how well passage c suits model s (so the paired
+    differences are clustered too). a_large = 0.9 and a_small = 0.85 on every task: the small
+    model is truly 0.8 points worse (expected accuracy 0.657 against 0.649).
+
+    * ``pilot.csv``: one task (``news``), 12 passages × 5 questions × 4 samples, and
+      ``pilot.yaml`` reading it with its ``passage`` column as the clusters. Its seed
+      (``PILOT_SEED``) was chosen among 2020-2034 as one whose pilot difference is close to the
+      true one (a representative pilot, so that the guide's plan is the one a user would make);
+    * ``run.csv``: three tasks (``news``, ``science``, ``fiction``), 130 passages × 5
+      questions × 4 samples each (the size the plan asks for). Passage ids restart in every
+      task (``p000`` of ``news`` and of ``science`` are two passages: clusters are nested
+      within datasets);
+    * ``summaries.csv``: 300 summaries per model (one per document: no clusters) scored 1-5 by
+      an LLM judge, which is 0.3 points too generous with ``small``; a human scored 60 of
+      them (``human_value``, empty elsewhere). The human score is round(3 + b + d + e) clipped to
+      1..5, with b = 0.3 for ``large`` and 0.2 for ``small``, d ~ N(0, 1) the document's
+      difficulty (shared by the models) and e ~ N(0, 0.5²); the judge's is
+      round(human + 0.3·[small] + N(0, 0.7²)), clipped.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    skills = {"large": 0.9, "small": 0.85}
+    head = "dataset,system,item,passage,sample,value"
+    pilot = _passages(np.random.default_rng(PILOT_SEED), "news", 12, 5, 4, skills)
+    (folder / "pilot.csv").write_text("\n".join([head, *pilot]) + "\n")
+    (folder / "pilot.yaml").write_text("scores: pilot.csv\ncluster: passage\n")
+    rng = np.random.default_rng(2021)
+    run = [line for task in ("news", "science", "fiction")
+           for line in _passages(rng, task, 130, 5, 4, skills)]
+    (folder / "run.csv").write_text("\n".join([head, *run]) + "\n")
+    n, n_human = 300, 60
+    base = rng.normal(0, 1, n)
+    lines = ["dataset,system,item,value,human_value"]
+    for system, b, lenient in (("large", 0.3, 0.0), ("small", 0.2, 0.3)):
+        human = np.clip(np.round(3 + b + base + rng.normal(0, 0.5, n)), 1, 5).astype(int)
+        judge = np.clip(np.round(human + lenient + rng.normal(0, 0.7, n)), 1, 5).astype(int)
+        lines += [f"summaries,{system},doc{i:03d},{judge[i]},{human[i] if i < n_human else ''}"
+                  for i in range(n)]
+    (folder / "summaries.csv").write_text("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
     write_trec(HERE / "trec")
     write_wide(HERE / "wide.csv")
     write_lm_eval(HERE / "lm-eval")
     write_judged(HERE / "judged.csv")
+    write_llm_eval(HERE / "llm-eval")
