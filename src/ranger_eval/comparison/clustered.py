@@ -17,7 +17,7 @@ wilcoxon            Rosner, Glynn & Lee's (2006) clustered signed-rank test (R c
 permutation         signs of whole clusters flipped (paired; interval: CR2 t)
 bootstrap           whole clusters resampled (ratio of cluster sums; BCa, "cluster bootstrap
                     BCa"); with fewer than 100 clusters a warning says that it over-rejects
-                    (measured: 7.6–8.5 % at 20 clusters, 6.1–6.4 % at 50, for α = 5 %)
+                    (measured: 7.6–8.5 % at 20 clusters, 6.0–6.4 % at 50, for α = 5 %)
 sign, mannwhitney   refused with an error that names the clustered alternative
                     (:data:`~ranger_eval.stats.clustered.NOT_CLUSTERED`)
 ==================  =====================================================================
@@ -25,8 +25,8 @@ sign, mannwhitney   refused with an error that names the clustered alternative
 The paired t test uses the bias-reduced CR2 variance with the Bell & McCaffrey (2002)
 Satterthwaite degrees of freedom (R clubSandwich; :func:`~ranger_eval.stats.clustered.
 clustered_ttest_from_sums`) rather than CR1 with t on C − 1 df: with 20 clusters of unequal
-sizes CR1 rejected a true null in 6.6–7.1 % of simulated data sets at α = 0.05, CR2 in
-5.7–5.9 % (benchmarks/cluster_validity.py); the two agree as the number of clusters grows, and
+sizes CR1 rejected a true null in 5.6–6.7 % of simulated data sets at α = 0.05, CR2 in
+4.9–5.9 % (10,000 replicates per scenario; benchmarks/cluster_validity.py, benchmarks/README.md); the two agree as the number of clusters grows, and
 both equal the paired t test when every cluster has one item. CR1 (= statsmodels, sandwich
 HC1, Inspect) stays available as ``stats.clustered_paired_ttest(..., vcov="CR1")``.
 
@@ -192,7 +192,7 @@ def clustered_outcomes(
                         warnings.warn(
                             f"dataset {group.dataset!r} (metric {group.metric!r}): the cluster "
                             f"bootstrap with {sizes.size} clusters rejects a true null too often "
-                            "(measured at alpha = 0.05: 7.6-8.5 % with 20 clusters, 6.1-6.4 % "
+                            "(measured at alpha = 0.05: 7.6-8.5 % with 20 clusters, 6.0-6.4 % "
                             "with 50; benchmarks/cluster_validity.py); test='permutation' "
                             "(signs of whole clusters) or 'paired-t' (CR2) keep their level",
                             UserWarning, stacklevel=4)

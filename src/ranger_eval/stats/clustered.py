@@ -217,7 +217,8 @@ def clustered_ttest_from_sums(
       the Satterthwaite df of :func:`bell_mccaffrey_df` — R ``clubSandwich::coef_test(lm(d ~ 1),
       vcov = "CR2", test = "Satterthwaite")``. Fewer clusters or unequal sizes give fewer df
       than C - 1, which keeps the test's size near alpha where CR1 with t(C - 1) over-rejects
-      (benchmarks/cluster_validity.py).
+      (20 clusters of 2-20 items, 10,000 null replicates: CR1 5.6-6.7 %, CR2 4.9-5.9 % at
+      alpha = 5 %; benchmarks/cluster_validity.py).
 
     Both reduce to the paired t test when every cluster has one item. ``n_clusters`` and
     ``se`` are set; ``method`` is the ``vcov``."""
