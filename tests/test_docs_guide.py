@@ -100,6 +100,29 @@ def test_every_command_of_the_page_runs_and_writes_what_it_shows(page, workdir, 
         assert (workdir / shown).is_file(), f"{page.name} shows {shown}, which was not written"
 
 
+def test_the_llm_evaluation_pages_python_blocks_run(workdir, monkeypatch, capsys):
+    """The LLM-evaluation page's ```python blocks run in order (one namespace), from the copy of
+    the guide data, and the numbers the page quotes from them are what they compute."""
+    page = GUIDE / "llm-evaluation.md"
+    blocks = [body for lang, body in FENCE.findall(page.read_text(encoding="utf-8"))
+              if lang == "python"]
+    assert len(blocks) == 3
+    monkeypatch.chdir(workdir)
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), namespace)  # noqa: S102 - the page's own code
+    import ranger_eval as rg
+
+    described = rg.describe(namespace["diff"]).iloc[0]
+    assert round(float(described["icc"]), 4) == 0.2985
+    assert round(float(described["var_within"]), 4) == 0.0013
+    sd = namespace["diff"].groupby("item")["value"].mean().std()  # type: ignore[attr-defined]
+    assert round(float(sd), 4) == 0.3443
+    ppi = rg.ppi_mean(namespace["scores"], system="small")
+    assert (round(ppi.estimate, 3), round(ppi.ci_low, 3), round(ppi.ci_high, 3)) == (
+        3.319, 3.136, 3.501)
+
+
 def test_yaml_blocks_are_the_files_they_name():
     for page in PAGES:
         for lang, body in FENCE.findall(page.read_text(encoding="utf-8")):
