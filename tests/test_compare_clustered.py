@@ -113,3 +113,12 @@ def test_one_cluster_is_an_error() -> None:
     df = _frame().assign(cluster="all")
     with pytest.raises(CompareError, match="one cluster.*at least 2 clusters"):
         rg.compare(rg.Scores(df))
+
+
+def test_reports_name_the_clusters_in_the_test_column() -> None:
+    from ranger_eval.report import to_markdown
+
+    md = to_markdown(rg.compare(rg.Scores(_frame())))
+    assert "| paired-t (12 clusters) |" in md and "cluster:cluster" in md
+    plain = to_markdown(rg.compare(rg.Scores(_frame().drop(columns="cluster"))))
+    assert "| paired-t |" in plain and "clusters)" not in plain

@@ -675,7 +675,9 @@ def _compare(a: _Analysis) -> None:
             shown += f'<span class="note">{_e(note)}</span>' if note else ""
             row.append(_Cell(shown, float(r["effect_size"]), True))
         if "test" in comp:
-            row.append(_text(r["test"]))
+            from .tables import test_label  # "paired-t (30 clusters)" for clustered rows
+
+            row.append(_text(test_label(r["test"], r.get("n_clusters"))))
         if "pvalue" in comp:
             row.append(_pcell(r["pvalue"]))
         rows.append(row)

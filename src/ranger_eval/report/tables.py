@@ -184,6 +184,17 @@ def _level_label(level: float) -> str:
     return format_level(level)
 
 
+def test_label(test: object, n_clusters: object = None) -> str:
+    """A row's test as the tables show it: the test's name, followed by the number of clusters
+    when the pair was tested with its cluster-robust version (``n_clusters`` finite:
+    :mod:`ranger_eval.comparison.clustered`), e.g. ``paired-t (30 clusters)``."""
+    try:
+        n = float(n_clusters)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(test)
+    return f"{test} ({int(n)} clusters)" if math.isfinite(n) else str(test)
+
+
 def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[list[str], list[list[str]]]:
     dec = _decimals(
         np.concatenate(
@@ -230,7 +241,7 @@ def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[li
             _num(mean_b, dec, style),
             _num(diff, dec, style),
             ci,
-            str(r.test),
+            test_label(r.test, getattr(r, "n_clusters", None)),
             _pvalue(pvalue, style),
             _pvalue(pvalue_adj, style),
             eff,
