@@ -1,0 +1,122 @@
+"""``ranger-eval arena BATTLES``: a Bradley–Terry leaderboard from pairwise battles (LMArena's
+schema: model_a, model_b, winner, optional weight; CSV, TSV, JSONL or Parquet).
+
+Writes ``arena.md``, ``arena.csv``, ``arena.tex``, ``arena.json`` (the full result), the figures
+``arena_ratings`` (ratings with intervals) and ``arena_win_probability`` (heatmap), and
+``manifest.json`` with the signature. The run is :func:`run_arena` here: it only reads the file,
+calls :func:`ranger_eval.bradley_terry` and hands the result to the report and plot writers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ._common import command_line, friendly_errors, imports_done, report_written, warn
+
+ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json")
+
+
+@dataclass(frozen=True)
+class ArenaRun:
+    """The leaderboard, the files written and the warnings."""
+
+    result: Any
+    written: tuple[Path, ...]
+    warnings: tuple[str, ...]
+
+
+def parse_anchor(text: str | None) -> tuple[str, float] | None:
+    """``MODEL=RATING`` (the last ``=`` splits, so a model name may hold ``=``)."""
+    from ..errors import ConfigError
+
+    if text is None:
+        return None
+    name, sep, value = text.rpartition("=")
+    if not sep or not name.strip():
+        raise ConfigError(f"option --anchor: {text!r} is not MODEL=RATING (e.g. --anchor "
+                          "gpt-4-0613=1200)")
+    try:
+        rating = float(value)
+    except ValueError:
+        raise ConfigError(f"option --anchor: rating {value!r} in {text!r} is not a number") \
+            from None
+    return name.strip(), rating
+
+
+def run_arena(battles: str | Path, out: str | Path, command: str | None = None, *,
+              figures: str | None = None, **options: Any) -> ArenaRun:
+    """Read ``battles``, fit :func:`ranger_eval.bradley_terry` with ``options``, write the
+    leaderboard (Markdown, CSV, LaTeX, JSON), the two figures and the manifest."""
+    import warnings as _warnings
+
+    from ..io.battles import read_battles
+    from ..output import OutputFolder
+    from ..pipeline import finish_outputs
+    from ..plots.arena import ratings_plot, win_probability_heatmap
+    from ..report.arena import arena_csv, arena_json, arena_latex, arena_markdown
+    from ..verdicts.bradley_terry import bradley_terry
+
+    path = Path(battles)
+    _, encoded = read_battles(path)
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        result = bradley_terry(encoded, **options)
+    folder = OutputFolder(out, [path], figures)
+    folder.claim(ARENA_OUTPUTS)
+    folder.text("arena.md", arena_markdown(result))
+    folder.text("arena.csv", arena_csv(result))
+    folder.text("arena.tex", arena_latex(result))
+    folder.text("arena.json", arena_json(result))
+    folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
+    folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
+                  ("pdf", "png"))
+    notes = [str(w.message) for w in caught]
+    notes += finish_outputs(folder, str(result.signature), command, False)
+    return ArenaRun(result, tuple(folder.written), tuple(notes))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("arena")
+    @friendly_errors
+    def arena(  # noqa: PLR0913 - one option per keyword of ranger_eval.bradley_terry
+        battles: Annotated[Path, typer.Argument(
+            help="Battles: model_a, model_b, winner (model_a, model_b, tie, tie (bothbad)) and "
+                 "optionally weight; CSV, TSV, JSONL or Parquet.")],
+        anchor: Annotated[str | None, typer.Option(
+            "--anchor", help="Fix one model's rating: MODEL=RATING.")] = None,
+        ties: Annotated[str, typer.Option(
+            "--ties", help="half (a tie is half a win each, as FastChat) or davidson.")] = "half",
+        scale: Annotated[float, typer.Option("--scale", help="Elo scale.")] = 400,
+        base: Annotated[float, typer.Option("--base", help="Elo base.")] = 10,
+        init_rating: Annotated[float, typer.Option(
+            "--init-rating", help="Mean rating (without --anchor).")] = 1000,
+        n_bootstrap: Annotated[int, typer.Option(
+            "--n-bootstrap", help="Bootstrap rounds for the intervals (0: none).")] = 1000,
+        level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
+        seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
+            "ranger-output"),
+        figures: Annotated[str | None, typer.Option(
+            "--figures", help="Figure formats, e.g. pdf,png or svg, or none.")] = None,
+    ) -> None:
+        """Bradley–Terry leaderboard of pairwise battles: ratings with bootstrap intervals,
+        rank intervals, win probabilities; writes arena.md/.csv/.tex/.json, two figures and
+        manifest.json."""
+        imports_done()
+        run = run_arena(battles, out, command_line(), figures=figures,
+                        anchor=parse_anchor(anchor), ties=ties, scale=scale, base=base,
+                        init_rating=init_rating, n_bootstrap=n_bootstrap, level=level, seed=seed)
+        warn(run.warnings)
+        board = run.result.to_frame()
+        typer.echo(f"{len(board)} models, {run.result.n_battles:,} battles")
+        for row in board.head(10).itertuples(index=False):
+            rank = "" if row.rank_low != row.rank_low else \
+                f"  {run.result.rank_sentence(row.model)}"
+            typer.echo(f"  {row.model}: {row.rating:.1f}{rank}")
+        if len(board) > 10:
+            typer.echo(f"  … {len(board) - 10} more in arena.md")
+        typer.echo(str(run.result.signature))
+        report_written(run.written)

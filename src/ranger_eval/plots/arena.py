@@ -1,0 +1,114 @@
+"""Figures of a Bradley–Terry leaderboard (:class:`~ranger_eval.verdicts.bradley_terry.Ratings`):
+they draw the result, never compute a statistic.
+
+- :func:`ratings_plot`: one row per model, best first: the rating as a dot and its bootstrap
+  percentile interval as a line, the rank interval written at the right.
+- :func:`win_probability_heatmap`: the fitted P(row beats column), blue above ½, red below,
+  the value in the cell when the cells are large enough to read.
+
+Both grow with the number of models and stay within one page up to 50 models (fonts shrink
+from 9 pt towards 6 pt as rows are added).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..errors import PlotError
+from ._page import PAGE_H, PAGE_W
+from ._style import FIGURE_RC, INK, add_signature, font
+
+__all__ = ["ratings_plot", "win_probability_heatmap"]
+
+
+def _check(ratings: Any) -> None:
+    if not hasattr(ratings, "win_probability") or not hasattr(ratings, "to_frame"):
+        raise PlotError(f"ratings: expected the result of ranger_eval.bradley_terry, got "
+                        f"{type(ratings).__name__}")
+
+
+def _size(n: int) -> float:
+    """Font size for n rows: 9 pt up to 20 rows, down to 6 pt at 50."""
+    return float(np.clip(9 - 3 * (n - 20) / 30, 6, 9))
+
+
+def ratings_plot(ratings: Any) -> Figure:
+    """Ratings with their intervals, best model at the top (module docstring)."""
+    _check(ratings)
+    board = ratings.to_frame()
+    n = len(board)
+    size = _size(n)
+    row_h = size / 72 * 1.6
+    height = min(PAGE_H, 1.0 + n * row_h)
+    width = min(PAGE_W, 6.5)
+    with mpl.rc_context(FIGURE_RC):
+        fig = Figure(figsize=(width, height))
+        ax = fig.add_axes((0.3, 0.8 / height, 0.52, 1 - 1.2 / height))
+        y = np.arange(n)[::-1]
+        has_ci = bool(np.all(np.isfinite(board.ci_low)))
+        if has_ci:
+            ax.hlines(y, board.ci_low, board.ci_high, color="#4a7ab5", lw=1.6)
+        ax.plot(board.rating, y, "o", color=INK, ms=max(3.0, size * 0.5))
+        ax.set_yticks(y)
+        ax.set_yticklabels([str(m) for m in board.model], fontproperties=font(size))
+        ax.set_ylim(-0.7, n - 0.3)
+        ax.set_xlabel("rating (Elo scale)" + (f", {ratings.level * 100:g} % bootstrap interval"
+                                              if has_ci else ""), fontproperties=font(size))
+        for label in ax.get_xticklabels():
+            label.set_fontproperties(font(size))
+        ax.grid(axis="x", color="#dddddd", lw=0.5)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        if has_ci:
+            for yy, lo, hi in zip(y, board.rank_low, board.rank_high, strict=True):
+                text = f"{int(lo)}" if lo == hi else f"{int(lo)}–{int(hi)}"
+                ax.annotate(text, (1.02, yy), xycoords=("axes fraction", "data"), va="center",
+                            fontproperties=font(size), color="#333333")
+            ax.annotate("rank", (1.02, n - 0.3), xycoords=("axes fraction", "data"), va="bottom",
+                        fontproperties=font(size, bold=True), color="#333333")
+        add_signature(fig, ratings.signature)
+    return fig
+
+
+def win_probability_heatmap(ratings: Any) -> Figure:
+    """P(row model beats column model) under the fitted model, models ordered by rating."""
+    _check(ratings)
+    order = list(ratings.to_frame().model)
+    wp = ratings.win_probability.loc[order, order].to_numpy(dtype=float)
+    n = len(order)
+    size = _size(n)
+    cell = max(0.11, min(0.45, 6.0 / n))
+    label_w = max(len(m) for m in order) * size / 72 * 0.6 + 0.2
+    width = min(PAGE_W, label_w + n * cell + 1.2)
+    height = min(PAGE_H, label_w + n * cell + 0.8)
+    with mpl.rc_context(FIGURE_RC):
+        fig = Figure(figsize=(width, height))
+        left, bottom = label_w / width, 0.5 / height
+        ax = fig.add_axes((left, bottom, (n * cell) / width, (n * cell) / height))
+        shown = np.ma.masked_invalid(wp)
+        cmap = mpl.colormaps["RdBu"].with_extremes(bad="#eeeeee")
+        image = ax.imshow(shown, cmap=cmap, vmin=0, vmax=1, aspect="auto")
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
+        ax.set_xticklabels(order, rotation=90, fontproperties=font(size))
+        ax.set_yticklabels(order, fontproperties=font(size))
+        ax.xaxis.tick_top()
+        if cell * 72 >= 3.2 * size:   # room for "0.73" in the cell
+            for r in range(n):
+                for c in range(n):
+                    if np.isfinite(wp[r, c]):
+                        ax.text(c, r, f"{wp[r, c]:.2f}", ha="center", va="center",
+                                fontproperties=font(size * 0.85),
+                                color="white" if abs(wp[r, c] - 0.5) > 0.3 else INK)
+        bar = fig.add_axes((left + (n * cell) / width + 0.1 / width, bottom,
+                            0.15 / width, (n * cell) / height))
+        cb = fig.colorbar(image, cax=bar)
+        cb.set_label("P(row beats column)", fontproperties=font(size))
+        for label in bar.get_yticklabels():
+            label.set_fontproperties(font(size))
+        add_signature(fig, ratings.signature)
+    return fig
