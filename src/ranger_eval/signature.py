@@ -33,6 +33,8 @@ KINDS: dict[str, str] = {
     "plan": "power, sample size or minimum detectable effect of a planned comparison "
             "(ranger_eval.plan, ranger_eval.plan_from_pilot)",
     "arena": "Bradley–Terry ratings from pairwise battles (ranger_eval.bradley_terry)",
+    "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
+             "ttest, bayesian_signed_rank, bayesian_sign_test)",
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
 }
 
@@ -96,6 +98,14 @@ FIELDS: dict[str, str] = {
            "(R = initial + scale·θ/ln(base))",
     "anchor": "model whose rating is fixed, as MODEL=RATING (absent: the mean rating is the "
               "initial rating)",
+    "rope": "half-width of the region of practical equivalence of a Bayesian comparison, in the "
+            "metric's units",
+    "runs": "repetitions of cross-validation of the Bayesian correlated t-test (k = n / runs "
+            "folds; Nadeau–Bengio ρ = 1/k)",
+    "prior": "Dirichlet prior strength of a Bayesian signed-rank/sign test (@left/@right: where "
+             "the sign test puts it; default: on the ROPE, and on the pseudo-observation 0 for "
+             "the signed-rank test)",
+    "n_samples": "posterior draws of a Bayesian signed-rank/sign test",
 }
 
 
