@@ -122,3 +122,17 @@ def test_reports_name_the_clusters_in_the_test_column() -> None:
     assert "| paired-t (12 clusters) |" in md and "cluster:cluster" in md
     plain = to_markdown(rg.compare(rg.Scores(_frame().drop(columns="cluster"))))
     assert "| paired-t |" in plain and "clusters)" not in plain
+
+
+def test_missing_intersect_tests_the_common_items_with_their_clusters() -> None:
+    df = _frame()
+    gone = df[~((df.system == "A") & df.item.isin(["q00-0", "q03-1", "q03-2"]))]
+    with pytest.warns(UserWarning, match="dropped 3 item"):
+        table = rg.compare(rg.Scores(gone), missing="intersect").table
+    row = table[(table.system_a == "B") & (table.system_b == "A")].iloc[0]
+    common = gone[gone.item.isin(gone[gone.system == "A"].item)]
+    x, y, clusters = _pair(common, "B", "A")
+    ref = cl.clustered_paired_ttest(x, y, clusters=clusters, vcov="CR2")
+    assert (row.pvalue, row.ci_low, row.ci_high) == pytest.approx(
+        (ref.pvalue, ref.ci_low, ref.ci_high), rel=1e-12)
+    assert row.n_clusters == ref.n_clusters == 11  # cluster 0 held only q00-0
