@@ -136,3 +136,17 @@ def test_missing_intersect_tests_the_common_items_with_their_clusters() -> None:
     assert (row.pvalue, row.ci_low, row.ci_high) == pytest.approx(
         (ref.pvalue, ref.ci_low, ref.ci_high), rel=1e-12)
     assert row.n_clusters == ref.n_clusters == 11  # cluster 0 held only q00-0
+
+
+def test_disjoint_items_are_the_unpaired_cr1_regression() -> None:
+    df = _frame()
+    half = df[((df.system == "A") & df.item.str.endswith("-0"))
+              | ((df.system == "B") & ~df.item.str.endswith("-0"))]
+    row = rg.compare(rg.Scores(half)).table.iloc[0]
+    a, b = half[half.system == "A"].sort_values("item"), half[half.system == "B"].sort_values("item")
+    ref = cl.clustered_unpaired_ttest(a.value, b.value, clusters_x=a.cluster.to_numpy(),
+                                      clusters_y=b.cluster.to_numpy())
+    assert (row.test, bool(row.paired)) == ("welch", False)
+    assert (row.pvalue, row.ci_low, row.ci_high) == pytest.approx(
+        (ref.pvalue, ref.ci_low, ref.ci_high), rel=1e-12)
+    assert row.n_clusters == 12
