@@ -104,6 +104,7 @@ def test_comparison_table_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -
     expected = _pandas(comp.table)
     _no_fallback(monkeypatch)
     assert report.to_csv(comp) == expected
+    assert comp.to_csv() == expected
 
 
 @pytest.mark.parametrize("frame", [

@@ -9,6 +9,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..atomic import write_text
+from ..csvtext import csv_text
 from ..errors import CompareError
 from ..scores import Scores
 from ..settings import CompareSettings, signature_fields
@@ -188,7 +189,7 @@ class Comparison:
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """CSV of :meth:`to_frame` at full precision; written (atomically) to ``path`` if given."""
-        text = self.table.to_csv(index=False, lineterminator="\n")
+        text = csv_text(self.table)  # = table.to_csv(index=False, lineterminator="\n")
         if path is not None:
             write_text(path, text)
         return text
