@@ -3,8 +3,8 @@
 ``ranger-eval arena``.
 
 ``winner`` is one of ``model_a``, ``model_b``, ``tie``, ``tie (bothbad)`` (case and surrounding
-spaces ignored). A model battling itself, an unknown label, a missing model id and a weight that
-is not finite and positive are errors naming the row (API) or the file and line (files).
+spaces ignored). A model battling itself, an unknown label, a missing or empty model id and a weight
+that is not finite and positive are errors naming the row (API) or the file and line (files).
 Identifiers are converted once per distinct value, so a million battles cost a few hundred
 conversions.
 """
@@ -73,7 +73,13 @@ def encode_battles(battles: object, *, what: str = "bradley_terry",
             raise error(f"{what}: {name} {bad.problem} {column.iloc[int(rows[0])]!r} at "
                         f"{at(int(rows[0]))}"
                         + (f" ({rows.size} such rows)" if rows.size > 1 else ""))
-        sides.append((codes, ids.to_numpy(dtype=object)))
+        names = ids.to_numpy(dtype=object)
+        blank = np.flatnonzero([not str(v).strip() for v in names])
+        if blank.size:
+            rows = np.flatnonzero(np.isin(codes, blank))
+            raise error(f"{what}: empty {name} {str(names[blank[0]])!r} at {at(int(rows[0]))} "
+                        f"({rows.size} such row(s)); every battle names two models")
+        sides.append((codes, names))
     winner = _column(frame, "winner", what, error)
     wcodes, wuniq = pd.factorize(winner, use_na_sentinel=True)
     known = np.array([WINNER_LABELS.get(str(v).strip().lower(), -1) for v in wuniq] + [-1],

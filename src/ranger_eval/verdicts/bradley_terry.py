@@ -53,7 +53,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 from scipy.special import expit
 
-from ..errors import VerdictError
+from ..errors import Hint, VerdictError
 from ..formatting import preview
 from ..io.battles import WINNER_LABELS, Battles, encode_battles
 from ..signature import Signature, make_signature
@@ -509,8 +509,9 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
     if ties == "davidson":
         n_ties = pairs.m[:, 2].sum()
         if n_ties == 0:
+            hint = Hint("ties", "half")
             raise VerdictError("bradley_terry: ties='davidson' needs at least one tie (the tie "
-                               "parameter ν would be 0); use ties='half'")
+                               f"parameter ν would be 0); {hint.text}", hints=[hint])
         if n_ties == pairs.m.sum():
             raise VerdictError("bradley_terry: every battle is a tie: the Davidson tie "
                                "parameter ν would be infinite")
