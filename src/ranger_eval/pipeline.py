@@ -1300,7 +1300,8 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                                           aggfunc="first", sort=False)
             direction = hib if isinstance(hib, bool) else True
         rt = rank_test(table, higher_is_better=direction, level=settings.level,
-                       posthoc=settings.posthoc, control=settings.control)
+                       posthoc=settings.posthoc, control=settings.control,
+                       tie_correction=settings.tie_correction)
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, None, naive)  # systems already carry display names
     caught += finish_outputs(folder, str((ranking or rt).signature), command, html)

@@ -259,6 +259,12 @@ def _direction(value: Any) -> dict[str, bool] | bool | None:
     raise _Bad(f"must be true, false or a mapping of metric to true/false; got {value!r}")
 
 
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise _Bad(f"must be true or false; got {value!r}")
+
+
 def _columns(value: Any) -> str | tuple[str, ...] | None:
     """None, one column name, or a sequence of names (→ tuple)."""
     if value is None or isinstance(value, str):
@@ -503,6 +509,10 @@ class RankSettings(_Settings):
         _choice(POSTHOCS, "post-hoc test"), signature="posthoc")
     control: str | None = _setting(
         None, "Control system (bonferroni-dunn, holm).", _name)
+    tie_correction: bool = _setting(
+        True, "Divide Friedman's statistic by its tie correction, as R friedman.test, "
+        "scipy.stats.friedmanchisquare and autorank do; false: Demšar's untied formula "
+        "(the rank test's signature records it).", _bool, metavar="true|false")
 
     @property
     def alpha(self) -> float:

@@ -84,11 +84,12 @@ class TestDemsarWorkedExample:
         assert list(res.average_ranks.index) == ["C4.5+m+cf", "C4.5+m", "C4.5+cf", "C4.5"]
 
     def test_printed_table_friedman_matches_scipy(self) -> None:
-        # scipy's friedmanchisquare corrects for ties; the default (Demšar's formula) does not.
-        res = rank_test(demsar_table(), tie_correction=True)
+        # scipy's friedmanchisquare corrects for ties, as the default; Demšar's formula does not.
+        res = rank_test(demsar_table())
+        assert res.tie_correction is True
         assert res.statistic == pytest.approx(DEMSAR["friedman_scipy"]["statistic"], rel=RTOL)
         assert res.pvalue == pytest.approx(DEMSAR["friedman_scipy"]["pvalue"], rel=RTOL)
-        plain = rank_test(demsar_table())
+        plain = rank_test(demsar_table(), tie_correction=False)
         assert plain.statistic < res.statistic
         assert plain.statistic == pytest.approx(9.857142857142857, rel=1e-12)  # 69/7
 
@@ -109,7 +110,7 @@ class TestDemsarWorkedExample:
             assert round(res.average_ranks[s], 3) == v
 
     def test_paper_friedman_and_iman_davenport(self) -> None:
-        res = rank_test(self.paper_table())
+        res = rank_test(self.paper_table(), tie_correction=False)  # Demšar's eq. 3, untied
         paper = DEMSAR["paper"]
         assert round(res.statistic, 2) == paper["friedman_chi2"]
         assert round(res.iman_davenport, 2) == paper["iman_davenport"]

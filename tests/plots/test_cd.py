@@ -106,7 +106,9 @@ def test_demsar_example():
         assert ln.get_linewidth() >= 3
     # footer: what the bars mean, the Friedman test, the signature
     assert "Bars join systems not significantly different (Nemenyi test, α\u00a0=\u00a00.05)." in got
-    assert any(s.startswith("Average ranks over N = 14 datasets; Friedman χ²(3) = ") for s in got)
+    # the footer says which Friedman statistic (tie-corrected, the default)
+    assert any(s.startswith("Average ranks over N = 14 datasets; Friedman χ²(3) tie-corrected = ")
+               for s in got)
     assert any("kind:rank" in s and "posthoc:nemenyi" in s for s in got)
     assert min(t.get_fontsize() for t in texts(fig)) >= 7
     assert_layout_clean(fig)

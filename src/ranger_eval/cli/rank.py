@@ -45,6 +45,8 @@ def register(app: typer.Typer) -> None:
         higher_is_better: Annotated[
             str | None, setting_option(RankSettings, "higher_is_better")] = None,
         seed: Annotated[int | None, setting_option(RankSettings, "seed")] = None,
+        tie_correction: Annotated[
+            str | None, setting_option(RankSettings, "tie_correction")] = None,
         figures: Annotated[
             str | None,
             typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
@@ -65,6 +67,7 @@ def register(app: typer.Typer) -> None:
             control=control,
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
             higher_is_better=true_or_false("--higher-is-better", higher_is_better),
+            tie_correction=true_or_false("--tie-correction", tie_correction),
         )
         warn(run.warnings)
         from ..report import to_markdown

@@ -62,7 +62,8 @@ def _rank_test_caption(res: RankTest) -> str:
     cd = (f"; CD = {res.critical_difference:.3f} ({res.posthoc}, α = {res.alpha:g})"
           if res.critical_difference is not None else f"; post-hoc {res.posthoc}")
     return (f"Average ranks of {res.n_systems} systems over {res.n_datasets} datasets (1 = best). "
-            f"Friedman χ²_F = {res.statistic:.3f}, {format_pvalue(res.pvalue, 3, prefix='p = ')}; "
+            f"Friedman χ²_F {'(tie-corrected)' if res.tie_correction else '(Demšar, no tie correction)'}"
+            f" = {res.statistic:.3f}, {format_pvalue(res.pvalue, 3, prefix='p = ')}; "
             f"Iman–Davenport F_F = {res.iman_davenport:.3f}, "
             f"{format_pvalue(res.iman_davenport_pvalue, 3, prefix='p = ')}{cd}. "
             "Groups: systems sharing a number are not significantly different.")

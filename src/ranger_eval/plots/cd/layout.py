@@ -156,7 +156,9 @@ def _footer(data: CDData, options: CDOptions, avail_w: float) -> list[tuple[str,
     stat, p = getattr(rank_test, "statistic", None), getattr(rank_test, "pvalue", None)
     line2 = f"Average ranks over N = {n_data} datasets" if n_data is not None else ""
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)):
-        line2 += (("; " if line2 else "") + f"Friedman χ²({k - 1}) = "
+        ties = getattr(rank_test, "tie_correction", None)
+        ties_txt = "" if ties is None else (" tie-corrected" if ties else " untied")
+        line2 += (("; " if line2 else "") + f"Friedman χ²({k - 1}){ties_txt} = "
                   f"{number(float(stat), 2)}, {_pvalue(float(p))}")
     for ln in _wrap(parts, " ", avail_w, FONT_SIZE - 0.5):
         foot.append((ln, FONT_SIZE - 0.5))
