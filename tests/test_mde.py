@@ -2,6 +2,7 @@
 meta-analyses (``MetaResult.mde``), issue 20 §4."""
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -117,3 +118,29 @@ def test_no_mde_for_non_inferiority_or_equivalence() -> None:
         assert table["mde"].isna().all()
     assert not rg.compare(_scores(shifts=(0.0, 0.01)), test="paired-t",
                           hypothesis="equivalence", margin=0.001).table["significant"].any()
+
+
+def test_meta_html_report_states_the_mde(tmp_path) -> None:
+    # summary.json keeps mde under "result"; the HTML reading looked for it at the top level
+    from typer.testing import CliRunner
+
+    from ranger_eval.cli import app
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for d in range(3):
+        for i in range(40):
+            base = rng.normal()
+            rows += [{"dataset": f"d{d}", "system": "A", "item": f"i{i}", "value": base},
+                     {"dataset": f"d{d}", "system": "B", "item": f"i{i}",
+                      "value": base + rng.normal(0, 1)}]
+    table = tmp_path / "scores.csv"
+    pd.DataFrame(rows).to_csv(table, index=False)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["meta", str(table), "--control", "A", "--treatment", "B",
+                                      "--measure", "MD", "--figures", "none", "--html",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["result"]["pvalue"] > 0.05 and summary["result"]["mde"] > 0
+    assert "Not significant is not no effect" in (out / "report.html").read_text(encoding="utf-8")
