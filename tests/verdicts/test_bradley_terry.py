@@ -221,3 +221,40 @@ def test_relabelling_and_order_do_not_change_ratings(seed, p):
     wp = res.win_probability.to_numpy()
     np.testing.assert_allclose(wp + wp.T, np.where(np.eye(p, dtype=bool), np.nan, 1.0),
                                atol=1e-12)
+
+
+# ------------------------------------------------------------------ per-item scores → battles
+
+def test_battles_from_scores_closed_form_for_two_systems():
+    from ranger_eval.verdicts.bradley_terry import battles_from_scores
+
+    a = [1.0] * 30 + [0.0] * 10 + [0.5] * 20          # A wins 30, loses 10, ties 20
+    b = [0.0] * 30 + [1.0] * 10 + [0.5] * 20
+    items = [f"q{i}" for i in range(60)]
+    frame = pd.DataFrame({"dataset": "d", "system": ["A"] * 60 + ["B"] * 60,
+                          "item": items * 2, "value": a + b})
+    battles = battles_from_scores(frame)
+    assert len(battles) == 60
+    assert battles.winner.value_counts().to_dict() == {"model_a": 30, "tie": 20, "model_b": 10}
+    res = rg.bradley_terry(battles, n_bootstrap=0)
+    diff = res.ratings["A"] - res.ratings["B"]
+    assert diff == pytest.approx(400 * math.log10((30 + 10) / (10 + 10)), rel=1e-10)
+    flipped = rg.bradley_terry(battles_from_scores(frame, higher_is_better=False),
+                               n_bootstrap=0)
+    assert flipped.ratings["B"] - flipped.ratings["A"] == pytest.approx(diff, rel=1e-10)
+
+
+def test_battles_from_scores_counts_missing_and_needs_one_metric():
+    from ranger_eval.verdicts.bradley_terry import battles_from_scores
+
+    frame = pd.DataFrame({"dataset": "d", "system": ["A", "A", "B", "C", "C"],
+                          "item": ["1", "2", "1", "1", "2"], "value": [1.0, 0.0, 0.0, 1.0, 1.0]})
+    # item 2: A and C have scores, B none: A–B and B–C are no battle there
+    with pytest.warns(UserWarning, match="2 system pair × item combinations"):
+        battles = battles_from_scores(frame)
+    assert len(battles) == 4   # A–B on 1, A–C on 1 and 2, B–C on 1
+    two = pd.concat([frame.assign(metric="acc"), frame.assign(metric="f1")])
+    with pytest.raises(VerdictError, match="2 metrics.*pass metric="):
+        battles_from_scores(two)
+    without_b = two[two.system != "B"]
+    assert len(battles_from_scores(without_b, metric="acc")) == 2

@@ -58,7 +58,7 @@ from ..formatting import preview
 from ..io.battles import WINNER_LABELS, Battles, encode_battles
 from ..signature import Signature, make_signature
 
-__all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "bradley_terry"]
+__all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battles_from_scores", "bradley_terry"]
 
 #: How ties enter the likelihood.
 TIE_MODELS = ("half", "davidson")
@@ -631,3 +631,63 @@ def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_roun
         out[start:start + b] = fit
         good[start:start + b] = fine
     return out[good], int((~good).sum())
+
+
+# ------------------------------------------------------------------ per-item scores → battles
+
+def battles_from_scores(scores: object, *, higher_is_better: bool = True,
+                        metric: str | None = None) -> pd.DataFrame:
+    """Per-item scores as battles: on every item, every pair of systems that both have a score
+    there is one battle, won by the better score, a tie when the scores are equal (after
+    averaging seeds/samples per item, as everywhere). Items of every dataset count; one metric
+    at a time (``metric=`` when the scores hold several).
+
+    Returns LMArena's schema (``model_a``, ``model_b``, ``winner``) plus ``dataset``,
+    ``metric`` and ``item``, ready for :func:`bradley_terry`. A pair × item where one system
+    has no score is no battle; such pairs are counted in a warning.
+    """
+    from ..pairing import align_groups
+    from ..scores import Scores, as_scores
+
+    if not isinstance(higher_is_better, bool):
+        raise VerdictError(f"battles_from_scores: higher_is_better={higher_is_better!r} must be "
+                           "True or False")
+    sc: Scores = as_scores(scores, what="battles_from_scores", error=VerdictError)
+    metrics = tuple(sc.metrics)
+    if metric is None:
+        if len(metrics) > 1:
+            hint = Hint("metric")
+            raise VerdictError(f"battles_from_scores: the scores hold {len(metrics)} metrics "
+                               f"({preview(metrics)}); battles compare one metric; {hint.text}",
+                               hints=[hint])
+        metric = metrics[0]
+    elif metric not in metrics:
+        raise VerdictError(f"battles_from_scores: unknown metric {metric!r}; metrics: "
+                           f"{preview(metrics)}")
+    parts = []
+    missing = 0
+    for group in align_groups(sc, None):
+        if group.metric != metric:
+            continue
+        names = np.asarray(group.names, dtype=object)
+        values = group.matrix if higher_is_better else -group.matrix
+        present = group.present
+        for ia in range(len(names)):
+            for ib in range(ia + 1, len(names)):
+                both = present[ia] & present[ib]
+                missing += int((present[ia] | present[ib]).sum() - both.sum())
+                if not both.any():
+                    continue
+                d = values[ia, both] - values[ib, both]
+                winner = np.where(d > 0, "model_a", np.where(d < 0, "model_b", "tie"))
+                parts.append(pd.DataFrame({
+                    "model_a": names[ia], "model_b": names[ib], "winner": winner,
+                    "dataset": group.dataset, "metric": group.metric,
+                    "item": np.asarray(group.items, dtype=object)[both]}))
+    if missing:
+        warnings.warn(f"battles_from_scores: {missing} system pair × item combinations have a "
+                      "score for only one of the two systems and are no battle", UserWarning,
+                      stacklevel=2)
+    if not parts:
+        raise VerdictError("battles_from_scores: no item has scores of two systems")
+    return pd.concat(parts, ignore_index=True)
