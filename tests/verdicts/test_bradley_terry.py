@@ -258,3 +258,14 @@ def test_battles_from_scores_counts_missing_and_needs_one_metric():
         battles_from_scores(two)
     without_b = two[two.system != "B"]
     assert len(battles_from_scores(without_b, metric="acc")) == 2
+
+
+def test_davidson_bootstrap_and_sandwich_agree():
+    res = rg.bradley_terry(battles("ties_12"), ties="davidson", n_bootstrap=200, seed=2)
+    assert res.n_bootstrap_failed == 0
+    assert np.all(res.ci_low < res.ratings) and np.all(res.ratings < res.ci_high)
+    np.testing.assert_allclose(res.bootstrap.std(axis=0, ddof=1), res.se.to_numpy(), rtol=0.25)
+    wp = res.win_probability.to_numpy()
+    # Davidson: P(i wins) + P(j wins) < 1 (the rest is the tie probability)
+    off = ~np.eye(12, dtype=bool)
+    assert np.all((wp + wp.T)[off] < 1)
