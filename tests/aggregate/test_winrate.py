@@ -173,3 +173,18 @@ def test_invariants(n: int, k: int, seed: int, hib: bool) -> None:
     a = rg.win_rate(t, higher_is_better=hib, n_bootstrap=0).win_rate
     b = rg.win_rate(np.exp(t), higher_is_better=hib, n_bootstrap=0).win_rate
     pd.testing.assert_series_equal(a, b)
+
+
+def test_report_states_the_result_in_words() -> None:
+    t = pd.DataFrame({"A": [0.9, 0.8, np.nan, 0.5], "B": [0.7, 0.8, 0.3, 0.6],
+                      "C": [0.1, 0.2, 0.3, np.nan]}, index=list("wxyz"))
+    res = rg.win_rate(t, n_bootstrap=200)
+    md = rg.report.to_markdown(res)
+    lo, hi = res.ci_low["B"], res.ci_high["B"]
+    assert f"B has the highest mean win rate, 0.688 (95 % interval {lo:.3f}–{hi:.3f})" in md
+    assert "2 (dataset, system) cell(s) missing" in md and str(res.signature) in md
+    assert "| B | 0.688 |" in md
+    assert rg.report.to_csv(res).splitlines()[0] == "system,win_rate,ci_low,ci_high,n_datasets"
+    assert "\\caption{B has the highest" in rg.report.to_latex(res)
+    tie = rg.win_rate(pd.DataFrame({"A": [1.0, 0.0], "B": [0.0, 1.0]}), n_bootstrap=0)
+    assert "A and B share the highest mean win rate, 0.500." in rg.report.to_markdown(tie)

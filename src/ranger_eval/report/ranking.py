@@ -1,5 +1,6 @@
 """Tables of rankings: a :class:`~ranger_eval.aggregate.ranking.Ranking` (IBM post-op ranking)
-and a :class:`~ranger_eval.aggregate.ranktests.RankTest` (Demšar's multi-dataset rank test).
+and a :class:`~ranger_eval.aggregate.ranktests.RankTest` (Demšar's multi-dataset rank test), and
+a :class:`~ranger_eval.aggregate.winrate.WinRate` (HELM's mean win rate, the leader in words).
 
 Registered with :func:`ranger_eval.report.to_markdown`, ``to_latex`` and ``to_csv``; JSON is
 ``result.to_dict()`` (full precision). Every table carries the result's signature.
@@ -12,6 +13,7 @@ import pandas as pd
 
 from ..aggregate.ranking import Ranking
 from ..aggregate.ranktests import RankTest
+from ..aggregate.winrate import WinRate
 from ..formatting import format_pvalue
 from .tables import (
     _md_escape,
@@ -23,7 +25,8 @@ from .tables import (
     to_markdown,
 )
 
-__all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex"]
+__all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex",
+           "win_rate_markdown", "win_rate_latex"]
 
 
 def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
@@ -139,6 +142,71 @@ def ranking_csv(r: Ranking, path: str | Path | None = None) -> str:
     return plain_csv(r.to_frame(), path)
 
 
+# --------------------------------------------------------------------------- WinRate
+def _num(v: float, digits: int = 3) -> str:
+    return "–" if v != v else f"{v:.{digits}f}"
+
+
+def _win_rate_rows(w: WinRate) -> pd.DataFrame:
+    f = w.to_frame()
+    pct = f"{w.level * 100:g} % interval"
+    return pd.DataFrame({
+        "system": f["system"],
+        "win rate": [_num(v) for v in f["win_rate"]],
+        pct: [f"{_num(lo)}–{_num(hi)}" if lo == lo else "–"
+              for lo, hi in zip(f["ci_low"], f["ci_high"], strict=True)],
+        "datasets": f["n_datasets"],
+    })
+
+
+def _win_rate_caption(w: WinRate) -> str:
+    """The result in words: the leader with its interval, what a win rate is, the bootstrap,
+    what is missing."""
+    best = float(w.win_rate.iloc[0])
+    tops = [str(s) for s, v in w.win_rate.items() if v == best]
+    n = len(w.per_dataset)
+    who = (f"{tops[0]} has" if len(tops) == 1
+           else f"{', '.join(tops[:-1])} and {tops[-1]} share")
+    text = (f"{who} the highest mean win rate, {_num(best)}"
+            + (f" ({w.level * 100:g} % interval {_num(float(w.ci_low.iloc[0]))}–"
+               f"{_num(float(w.ci_high.iloc[0]))})" if w.n_bootstrap else "")
+            + f". Mean win rate over {n} dataset(s) (HELM): on each dataset the share of the "
+            "other systems a system beats, a tie counting half, averaged over the datasets "
+            "where it has a score.")
+    if w.n_bootstrap:
+        what = ("datasets, and the items within each drawn dataset" if w.resample ==
+                "datasets+items" else "datasets")
+        text += (f" Percentile bootstrap over {what} ({w.n_bootstrap} resamples, seed "
+                 f"{w.seed}).")
+    if w.n_missing:
+        text += f" {w.n_missing} (dataset, system) cell(s) missing, left out as HELM does."
+    if w.skipped:
+        text += (f" Skipped (fewer than two scores): {', '.join(w.skipped[:10])}"
+                 f"{' …' if len(w.skipped) > 10 else ''}.")
+    return text
+
+
+def win_rate_markdown(w: WinRate) -> str:
+    """Markdown: one row per system (win rate, interval, datasets counted), the result in
+    words, the signature."""
+    lines = _md_table(_win_rate_rows(w), ["---", "---:", "---:", "---:"])
+    lines += ["", _win_rate_caption(w), "", f"`{w.signature}`", ""]
+    return "\n".join(lines)
+
+
+def win_rate_latex(w: WinRate, *, label: str = "tab:ranger-winrate") -> str:
+    """Booktabs table of :func:`win_rate_markdown`'s rows, caption, ``label``, signature."""
+    return _latex_table(_win_rate_rows(w), "lrrr", _win_rate_caption(w), str(w.signature),
+                        label)
+
+
+def win_rate_csv(w: WinRate, path: str | Path | None = None) -> str:
+    return plain_csv(w.to_frame(), path)
+
+
+to_markdown.register(WinRate)(win_rate_markdown)
+to_latex.register(WinRate)(win_rate_latex)
+to_csv.register(WinRate)(win_rate_csv)
 to_markdown.register(RankTest)(rank_test_markdown)
 to_latex.register(RankTest)(rank_test_latex)
 to_csv.register(RankTest)(rank_test_csv)
