@@ -1,5 +1,6 @@
 """``ranger-eval arena BATTLES``: a Bradley–Terry leaderboard from pairwise battles (LMArena's
-schema: model_a, model_b, winner, optional weight; CSV, TSV, JSONL or Parquet).
+schema: model_a, model_b, winner, optional weight; CSV, TSV, JSONL or Parquet), or from a table
+of per-item scores (every item a battle between every pair of systems).
 
 Writes ``arena.md``, ``arena.csv``, ``arena.tex``, ``arena.json`` (the full result), the figures
 ``arena_ratings`` (ratings with intervals) and ``arena_win_probability`` (heatmap), and
@@ -14,7 +15,14 @@ from typing import Annotated, Any
 
 import typer
 
-from ._common import command_line, friendly_errors, imports_done, report_written, warn
+from ._common import (
+    command_line,
+    friendly_errors,
+    imports_done,
+    report_written,
+    true_or_false,
+    warn,
+)
 
 ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json")
 
@@ -47,23 +55,34 @@ def parse_anchor(text: str | None) -> tuple[str, float] | None:
 
 
 def run_arena(battles: str | Path, out: str | Path, command: str | None = None, *,
-              figures: str | None = None, **options: Any) -> ArenaRun:
+              figures: str | None = None, metric: str | None = None,
+              higher_is_better: bool = True, **options: Any) -> ArenaRun:
     """Read ``battles``, fit :func:`ranger_eval.bradley_terry` with ``options``, write the
-    leaderboard (Markdown, CSV, LaTeX, JSON), the two figures and the manifest."""
+    leaderboard (Markdown, CSV, LaTeX, JSON), the two figures and the manifest. A per-item
+    scores table (dataset, system, item, value) instead of battles becomes battles by
+    :func:`~ranger_eval.verdicts.bradley_terry.battles_from_scores` (``metric``,
+    ``higher_is_better``)."""
     import warnings as _warnings
 
     from ..io.battles import read_battles
+    from ..io.tables import is_item_table, read_scores, read_table
     from ..output import OutputFolder
     from ..pipeline import finish_outputs
     from ..plots.arena import ratings_plot, win_probability_heatmap
     from ..report.arena import arena_csv, arena_json, arena_latex, arena_markdown
-    from ..verdicts.bradley_terry import bradley_terry
+    from ..verdicts.bradley_terry import battles_from_scores, bradley_terry
 
     path = Path(battles)
-    _, encoded = read_battles(path)
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always")
-        result = bradley_terry(encoded, **options)
+        columns = read_table(path).columns
+        if "winner" not in columns and is_item_table(columns):
+            # per-item scores: every item a battle between every pair of systems
+            fitted: Any = battles_from_scores(read_scores(path), metric=metric,
+                                              higher_is_better=higher_is_better)
+        else:
+            fitted = read_battles(path)[1]
+        result = bradley_terry(fitted, **options)
     folder = OutputFolder(out, [path], figures)
     folder.claim(ARENA_OUTPUTS)
     folder.text("arena.md", arena_markdown(result))
@@ -101,12 +120,18 @@ def register(app: typer.Typer) -> None:
             "ranger-output"),
         figures: Annotated[str | None, typer.Option(
             "--figures", help="Figure formats, e.g. pdf,png or svg, or none.")] = None,
+        metric: Annotated[str | None, typer.Option(
+            "--metric", help="Per-item scores given: the metric whose items are battles.")] = None,
+        higher_is_better: Annotated[str | None, typer.Option(
+            "--higher-is-better", help="Per-item scores given: true (default) or false.")] = None,
     ) -> None:
         """Bradley–Terry leaderboard of pairwise battles: ratings with bootstrap intervals,
         rank intervals, win probabilities; writes arena.md/.csv/.tex/.json, two figures and
         manifest.json."""
         imports_done()
-        run = run_arena(battles, out, command_line(), figures=figures,
+        direction = true_or_false("--higher-is-better", higher_is_better)
+        run = run_arena(battles, out, command_line(), figures=figures, metric=metric,
+                        higher_is_better=True if direction is None else direction,
                         anchor=parse_anchor(anchor), ties=ties, scale=scale, base=base,
                         init_rating=init_rating, n_bootstrap=n_bootstrap, level=level, seed=seed)
         warn(run.warnings)
