@@ -150,3 +150,17 @@ def test_disjoint_items_are_the_unpaired_cr1_regression() -> None:
     assert (row.pvalue, row.ci_low, row.ci_high) == pytest.approx(
         (ref.pvalue, ref.ci_low, ref.ci_high), rel=1e-12)
     assert row.n_clusters == 12
+
+
+def test_mde_of_a_clustered_two_proportion_row_uses_its_t_interval() -> None:
+    from scipy import stats as sps
+
+    from ranger_eval.stats.power import detectable_noncentrality
+
+    row = rg.compare(rg.Scores(_frame(binary=True)), paired=False).table.iloc[0]
+    assert row.test == "proportions-z" and not row.significant
+    df = row.n_clusters - 1.0
+    se = (row.ci_high - row.ci_low) / 2.0 / sps.t.isf(0.025, df)
+    assert row.mde == pytest.approx(se * detectable_noncentrality(df, alpha=0.05, power=0.8,
+                                                                  alternative="two-sided"),
+                                    rel=1e-12)

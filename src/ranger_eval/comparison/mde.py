@@ -37,10 +37,11 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
         n_b = table["n_b"].to_numpy(dtype=np.float64)
         paired = table["paired"].to_numpy(dtype=bool)
         df = np.where(paired, n_a - 1.0, n_a + n_b - 2.0)
-        if "n_clusters" in table:
+        df = np.where(table["test"].isin(NORMAL_TESTS).to_numpy(dtype=bool), np.inf, df)
+        if "n_clusters" in table:  # clustered rows: t intervals (a clustered two-proportion
+            # test is the CR1 regression t on C − 1 df, not a z test; comparison.clustered)
             clusters = table["n_clusters"].to_numpy(dtype=np.float64)
             df = np.where(np.isfinite(clusters), clusters - 1.0, df)
-        df = np.where(table["test"].isin(NORMAL_TESTS).to_numpy(dtype=bool), np.inf, df)
         low = table["ci_low"].to_numpy(dtype=np.float64)
         high = table["ci_high"].to_numpy(dtype=np.float64)
         diff = table["diff"].to_numpy(dtype=np.float64)
