@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import ranger_eval as rg
 from ranger_eval.errors import VerdictError
-from ranger_eval.verdicts.bayes import _signed_rank_theta
+from ranger_eval.stats.bayes import signed_rank_theta
 
 ORACLE = json.loads((Path(__file__).parents[1] / "oracles" / "baycomp_oracle.json").read_text())
 
@@ -82,7 +82,7 @@ def test_signed_rank_blocks_agree_with_one_outer_product_per_draw():
     rng = np.random.default_rng(3)
     d = rng.normal(0, 1, 7)
     w = rng.dirichlet(np.ones(8), 50)
-    theta = _signed_rank_theta(d, w, 0.3)
+    theta = signed_rank_theta(d, w, 0.3)
     z = np.concatenate(([0.0], d))
     s = z[:, None] + z[None, :]
     above = (s > 0.6) + 0.5 * (s == 0.6)

@@ -31,7 +31,8 @@ w ~ Dirichlet(prior, 1, …, 1) over {0, d_1, …, d_n}; each draw gives
 (H the Heaviside step with H(0) = ½; with rope = 0 only θ_right and θ_left = 1 − θ_right),
 θ_rope = 1 − θ_left − θ_right. Each probability is the share of the ``n_samples`` draws in which
 that θ is the largest (baycomp's ``argmax``, ties to the first). Computed for all draws at once as
-the quadratic forms ``einsum("si,ij,sj->s", W, H, W)``, in blocks.
+the quadratic forms ``einsum("si,ij,sj->s", W, H, W)``, in blocks
+(:mod:`ranger_eval.stats.bayes`, shared with the rank test over many systems).
 
 **Bayesian sign test**: θ ~ Dirichlet(n_left + ε, n_rope + ε + prior, n_right + ε) with n_* the
 counts of differences below −rope, within, above rope, ε = 0.0001 (baycomp's numerical
@@ -58,6 +59,7 @@ from scipy import stats
 
 from ..errors import VerdictError
 from ..signature import Signature, make_signature
+from ..stats.bayes import signed_rank_probabilities, winner_shares
 
 __all__ = ["PRIOR_PLACES", "BayesResult", "bayesian_correlated_ttest", "bayesian_sign_test",
            "bayesian_signed_rank"]
@@ -65,7 +67,6 @@ __all__ = ["PRIOR_PLACES", "BayesResult", "bayesian_correlated_ttest", "bayesian
 #: Where the sign test's prior strength goes (baycomp's ``SignTest.LEFT/ROPE/RIGHT``).
 PRIOR_PLACES = ("left", "rope", "right")
 _EPS = 0.0001        # baycomp's stabiliser added to every Dirichlet parameter of the sign test
-_BLOCK = 1 << 22     # signed-rank: draws × (n + 1) floats evaluated per block
 
 
 @dataclass(frozen=True)
@@ -282,41 +283,6 @@ def bayesian_correlated_ttest(x: object, y: object, *, rope: float = 0.0, runs: 
                        scale=math.sqrt(var), df=df, runs=int(runs))
 
 
-def _winner_shares(theta: np.ndarray, with_rope: bool) -> tuple[float, float, float]:
-    """baycomp's ``Posterior.probs``: the share of draws in which each θ is the largest."""
-    pl, pe, pr = np.bincount(np.argmax(theta, axis=1), minlength=3) / len(theta)
-    if with_rope:
-        return float(pl), float(pe), float(pr)
-    if pl + pr == 0:  # every draw won by the rope cell (sign test, rope=0): undefined
-        return math.nan, 0.0, math.nan
-    return float(pl / (pl + pr)), 0.0, float(pr / (pl + pr))
-
-
-def _heaviside(a: np.ndarray) -> np.ndarray:
-    return (a > 0).astype(np.float64) + 0.5 * (a == 0)
-
-
-def _signed_rank_theta(d: np.ndarray, weights: np.ndarray, rope: float) -> np.ndarray:
-    """θ (draws × 3) of the signed-rank test from Dirichlet weights (draws × (n + 1))."""
-    z = np.concatenate(([0.0], d))
-    sums = z[:, None] + z[None, :]
-    theta = np.empty((weights.shape[0], 3))
-    above = _heaviside(sums - 2 * rope)
-    below = _heaviside(-sums - 2 * rope) if rope > 0 else None
-    step = max(1, _BLOCK // z.size)
-    for start in range(0, weights.shape[0], step):   # blocks of draws, not single draws
-        w = weights[start:start + step]
-        theta[start:start + step, 2] = np.einsum("si,si->s", w @ above, w)
-        if below is not None:
-            theta[start:start + step, 0] = np.einsum("si,si->s", w @ below, w)
-    if below is None:
-        theta[:, 0] = 1 - theta[:, 2]
-        theta[:, 1] = 0.0
-    else:
-        theta[:, 1] = 1 - theta[:, 0] - theta[:, 2]
-    return theta
-
-
 def bayesian_signed_rank(x: object, y: object, *, rope: float = 0.0, prior: float = 0.5,
                          n_samples: int = 50_000, seed: int = 0, higher_is_better: bool = True,
                          names: Sequence[str] | None = None) -> BayesResult:
@@ -331,12 +297,8 @@ def bayesian_signed_rank(x: object, y: object, *, rope: float = 0.0, prior: floa
                          what=what)
     p = _prior_value(prior, what)
     _samples_setting(n_samples, seed, what)
-    alpha = np.ones(d.size + 1)
-    alpha[0] = p
-    weights = np.random.RandomState(int(seed)).dirichlet(alpha, int(n_samples))
     r = float(rope)
-    theta = _signed_rank_theta(d, weights, r)
-    pl, pe, pr = _winner_shares(theta, r > 0)
+    (pl, pe, pr), theta = signed_rank_probabilities(d, r, p, int(n_samples), int(seed))
     return BayesResult(test="signed-rank", p_left=pl, p_rope=pe, p_right=pr, rope=r, n=d.size,
                        names=nm, higher_is_better=higher_is_better, prior=p,
                        n_samples=int(n_samples), seed=int(seed), samples=theta)
@@ -364,7 +326,7 @@ def bayesian_sign_test(x: object, y: object, *, rope: float = 0.0, prior: float 
     alpha = np.array([n_left, d.size - n_left - n_right, n_right], dtype=np.float64) + _EPS
     alpha[PRIOR_PLACES.index(prior_place)] += p
     theta = np.random.RandomState(int(seed)).dirichlet(alpha, int(n_samples))
-    pl, pe, pr = _winner_shares(theta, r > 0)
+    pl, pe, pr = winner_shares(theta, r > 0)
     if r == 0 and not math.isfinite(pl):
         raise VerdictError(f"{what}: every posterior draw favours the ROPE cell with rope=0 "
                            f"({nm[0]} and {nm[1]} tie on {d.size - n_left - n_right} of "
