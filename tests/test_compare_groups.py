@@ -159,3 +159,22 @@ def test_capped_comparison_keeps_the_first_groups_in_order_with_every_row() -> N
     pd.testing.assert_frame_equal(shown.table, want.reset_index(drop=True))
     assert set(zip(shown.means["dataset"], shown.means["metric"], strict=True)) == kept
     assert note is not None and f"{len(groups):,}" in note
+
+
+def test_capped_comparison_leaves_out_a_kept_datasets_metric_that_no_kept_group_has() -> None:
+    """A kept dataset's rows of a metric outside every kept group (the cap falls inside the
+    dataset, before its second metric) are left out, and so are all rows after the cap."""
+    from ranger_eval.pipeline import capped_comparison
+
+    rng = np.random.default_rng(6)
+    datasets = [f"d{i}" for i in range(REPORT_MAX_GROUPS + 5)]
+    rows = [(d, m, s, f"q{i}", float(rng.random())) for d in datasets
+            for m in (("one", "other") if d == f"d{REPORT_MAX_GROUPS - 1}" else ("one",))
+            for s in ("A", "B") for i in range(2)]
+    comp = rg.compare(pd.DataFrame(rows, columns=["dataset", "metric", "system", "item",
+                                                  "value"]), test="paired-t")
+    with pytest.warns(UserWarning, match="reports capped"):
+        shown, groups, _ = capped_comparison(comp)
+    assert len(groups) == len(datasets) + 1 and ("d199", "other") == groups[REPORT_MAX_GROUPS]
+    assert list(zip(shown.table["dataset"], shown.table["metric"], strict=True)) == \
+        [(d, "one") for d in datasets[:REPORT_MAX_GROUPS]]
