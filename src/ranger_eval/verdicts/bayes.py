@@ -45,6 +45,12 @@ draws not won by the rope cell (baycomp's ``with_rope=False``).
 baycomp's probabilities. For another seed, each probability differs from the exact posterior
 probability p by Monte-Carlo error with standard error √(p (1 − p) / n_samples) (≤ 0.0022 at
 50,000 samples), reported as ``mc_se``.
+
+**Out of scope: the hierarchical model** across datasets (Corani et al., Machine Learning 2017;
+baycomp's ``HierarchicalTest``). baycomp fits it by MCMC in Stan (``pystan``), which compiles a
+C++ model with a compiler toolchain and samples for minutes per comparison; that does not run in
+CI under the test-time budget, so Ranger does not offer it. Use the signed-rank test on the
+per-dataset means, or baycomp's hierarchical test directly.
 """
 from __future__ import annotations
 
