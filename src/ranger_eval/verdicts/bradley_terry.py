@@ -608,8 +608,10 @@ def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_roun
         shape=(counts.size, n_pairs * 3))
     out = np.empty((n_rounds, x.size))
     good = np.ones(n_rounds, dtype=bool)
-    for start in range(0, n_rounds, _BATCH):
-        b = min(_BATCH, n_rounds - start)
+    # rounds per batch: at most _BATCH, and the batch's information matrices ≤ 5e6 floats
+    per_batch = max(1, min(_BATCH, int(5e6 // (x.size * x.size))))
+    for start in range(0, n_rounds, per_batch):
+        b = min(per_batch, n_rounds - start)
         draws = rng.multinomial(n, probs, size=b).astype(np.float64)
         m = np.asarray((to_cell.T @ draws.T).T).reshape(b, n_pairs, 3)
         ok = np.ones(b, dtype=bool)
