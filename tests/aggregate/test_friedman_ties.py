@@ -61,6 +61,14 @@ def test_baycomp_54_datasets_as_printed() -> None:
     assert t.shape == (54, 5)
     assert round(rg.rank_test(t).statistic, 2) == 20.84
     assert round(rg.rank_test(t, tie_correction=False).statistic, 2) == 20.20
+    # autorank on the same table: the same p-value and mean ranks; its CD uses another
+    # studentized-range routine and agrees to 1e-5 relative
+    ar = ORACLE["baycomp54"]["autorank"]
+    res = rg.rank_test(t)
+    assert ar["omnibus"] == "friedman"
+    assert res.pvalue == pytest.approx(ar["pvalue"], rel=1e-10)
+    assert res.average_ranks.to_dict() == pytest.approx(ar["meanrank"], rel=1e-12)
+    assert res.critical_difference == pytest.approx(ar["cd"], rel=1e-5)
 
 
 def test_setting_and_report() -> None:

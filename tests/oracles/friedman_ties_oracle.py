@@ -10,6 +10,7 @@ mid-ranks) for ``tie_correction=False``:
   the mean of the 100 cross-validation accuracies, committed as friedman_ties_baycomp54.csv
   (baycomp lists ``credit`` twice; the second is ``credit (2)``). R, scipy and autorank print
   χ² = 20.84 there; Demšar's formula 20.20.
+  autorank's Friedman p-value, mean ranks and Nemenyi CD on it are recorded too.
 * seeded integer-valued tables (many ties, some datasets fully tied) and a table without ties.
 
 Writes friedman_ties_oracle.json. Run: ``python tests/oracles/friedman_ties_oracle.py``
@@ -18,6 +19,7 @@ Writes friedman_ties_oracle.json. Run: ``python tests/oracles/friedman_ties_orac
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 import json
 import subprocess
 import tempfile
@@ -71,6 +73,18 @@ def main() -> None:
             "demsar_untied": demsar_untied(x),
         }
     meta = {"scipy": scipy.__version__, "R": run.stderr.strip().splitlines()[-1]}
+    # autorank (pip install autorank) on the baycomp table: its Friedman p-value, mean ranks
+    # and Nemenyi CD at alpha = 0.05
+    import autorank
+    import pandas as pd
+
+    t = pd.read_csv(HERE / "friedman_ties_baycomp54.csv", index_col="dataset")
+    ar = autorank.autorank(t, alpha=0.05, verbose=False, force_mode="nonparametric")
+    cases["baycomp54"]["autorank"] = {
+        "omnibus": ar.omnibus, "pvalue": float(ar.pvalue), "cd": float(ar.cd),
+        "meanrank": {str(k): float(v) for k, v in ar.rankdf["meanrank"].items()},
+    }
+    meta["autorank"] = importlib.metadata.version("autorank")
     (HERE / "friedman_ties_oracle.json").write_text(json.dumps({"versions": meta,
                                                                 "cases": cases}) + "\n")
     for name, c in cases.items():
