@@ -269,3 +269,30 @@ def test_davidson_bootstrap_and_sandwich_agree():
     # Davidson: P(i wins) + P(j wins) < 1 (the rest is the tie probability)
     off = ~np.eye(12, dtype=bool)
     assert np.all((wp + wp.T)[off] < 1)
+
+
+def test_judge_preferences_alpacaeval_and_mt_bench():
+    alpaca = pd.DataFrame({"instruction": ["q1", "q2", "q3", "q4"],
+                           "generator_1": ["gpt4", "gpt4", "llama", "gpt4"],
+                           "generator_2": ["llama", "llama", "gpt4", "llama"],
+                           "preference": [1, 1.5, 2, 2.0]})
+    battles = pd.DataFrame({"model_a": ["gpt4", "gpt4", "llama", "gpt4"],
+                            "model_b": ["llama", "llama", "gpt4", "llama"],
+                            "winner": ["model_a", "tie", "model_b", "model_b"]})
+    expected = rg.bradley_terry(battles, n_bootstrap=0).ratings
+    pd.testing.assert_series_equal(rg.bradley_terry(alpaca, n_bootstrap=0).ratings, expected)
+    with pytest.raises(VerdictError, match=r"preference 1.73 at row 1.*probability"):
+        rg.bradley_terry(alpaca.assign(preference=[1, 1.73, 2, 2]))
+    with pytest.raises(VerdictError, match=r"preference: missing value"):
+        rg.bradley_terry(alpaca.assign(preference=[1, None, 2, 2]))
+    mt = pd.DataFrame({"question_id": [1, 2, 3, 4], "model_1": ["gpt4"] * 4,
+                       "model_2": ["llama"] * 4,
+                       "g1_winner": ["model_1", "model_1", "model_2", "tie"],
+                       "g2_winner": ["model_1", "model_2", "model_2", "tie"]})
+    # both orders agree: a win; they disagree or say tie: a tie (FastChat's show_result)
+    mt_battles = pd.DataFrame({"model_a": ["gpt4"] * 4, "model_b": ["llama"] * 4,
+                               "winner": ["model_a", "tie", "model_b", "tie"]})
+    pd.testing.assert_series_equal(rg.bradley_terry(mt, n_bootstrap=0).ratings,
+                                   rg.bradley_terry(mt_battles, n_bootstrap=0).ratings)
+    with pytest.raises(VerdictError, match=r"g2_winner 'error' at row 2"):
+        rg.bradley_terry(mt.assign(g2_winner=["model_1", "model_2", "error", "tie"]))

@@ -1,6 +1,7 @@
 """Pairwise battles in LMArena's schema: ``model_a``, ``model_b``, ``winner`` and an optional
 ``weight`` — checked and encoded for :func:`ranger_eval.bradley_terry`, read from files for
-``ranger-eval arena``.
+``ranger-eval arena``. Pairwise judge preferences (AlpacaEval annotations, MT-Bench pairwise
+judgments) are read as battles too (:func:`_judge_preferences`).
 
 ``winner`` is one of ``model_a``, ``model_b``, ``tie``, ``tie (bothbad)`` (case and surrounding
 spaces ignored). A model battling itself, an unknown label, a missing or empty model id and a weight
@@ -27,7 +28,8 @@ __all__ = ["BATTLE_COLUMNS", "WINNER_LABELS", "Battles", "encode_battles", "read
 #: The ``winner`` labels of LMArena's battle schema and the outcome each stands for
 #: (0: model_a won, 1: model_b won, 2: a tie).
 WINNER_LABELS: dict[str, int] = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}
-BATTLE_COLUMNS = ("model_a", "model_b", "winner")
+BATTLE_COLUMNS = ("model_a", "model_b", "winner", "generator_1", "generator_2", "model_1",
+                  "model_2", "g1_winner", "g2_winner")
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ def encode_battles(battles: object, *, what: str = "bradley_terry",
     frame = as_frame(battles, what=what, error=error)
     if len(frame) == 0:
         raise error(f"{what}: the battles table is empty")
+    frame = _judge_preferences(frame, what, error, at)
     sides = []
     for name in ("model_a", "model_b"):
         column = _column(frame, name, what, error)
@@ -115,6 +118,55 @@ def encode_battles(battles: object, *, what: str = "bradley_terry",
     else:
         w = np.ones(len(frame))
     return Battles(tuple(str(x) for x in models), ca, cb, out, w)
+
+
+def _judge_preferences(frame: pd.DataFrame, what: str, error: type[RangerError],
+                       at: Callable[[int], str]) -> pd.DataFrame:
+    """Pairwise judge preferences as battles (the frame unchanged when it has ``winner``):
+
+    - AlpacaEval annotations (``generator_1``, ``generator_2``, ``preference``): preference 1
+      is a win of generator_1, 2 of generator_2, 1.5 a tie (alpaca_eval's convention);
+    - MT-Bench pairwise judgments (FastChat llm_judge: ``model_1``, ``model_2``, ``g1_winner``,
+      ``g2_winner``, the judge asked in both orders): a win when both orders agree, a tie when
+      they disagree or say tie (FastChat's ``show_result`` with ties for inconsistent verdicts).
+
+    A probability preference (strictly between 1 and 2 but not 1.5), a missing preference and
+    a judge error are errors naming the row: a failed annotation is never read as a tie.
+    """
+    if "winner" in frame.columns:
+        return frame
+    cols = set(map(str, frame.columns))
+    if {"generator_1", "generator_2", "preference"} <= cols:
+        pref, bad = float_values(frame["preference"])
+        if bad is not None:
+            raise error(f"{what}: preference: {bad.problem} {bad.shown} at {at(bad.first)}"
+                        f"{bad.more()}")
+        ok = np.isin(pref, (1.0, 1.5, 2.0))
+        if not ok.all():
+            r = int(np.flatnonzero(~ok)[0])
+            raise error(f"{what}: preference {float(pref[r])!r} at {at(r)} "
+                        f"({int((~ok).sum())} such row(s)); Bradley–Terry battles take 1 "
+                        "(generator_1 preferred), 2 (generator_2) or 1.5 (a tie); probability "
+                        "preferences of a log-probability judge are not battles")
+        winner = np.where(pref == 1.0, "model_a", np.where(pref == 2.0, "model_b", "tie"))
+        return pd.DataFrame({"model_a": frame["generator_1"], "model_b": frame["generator_2"],
+                             "winner": winner})
+    if {"model_1", "model_2", "g1_winner", "g2_winner"} <= cols:
+        g1 = frame["g1_winner"].astype(str).str.strip().str.lower().to_numpy()
+        g2 = frame["g2_winner"].astype(str).str.strip().str.lower().to_numpy()
+        labels = ("model_1", "model_2", "tie")
+        for name, g in (("g1_winner", g1), ("g2_winner", g2)):
+            badrow = np.flatnonzero(~np.isin(g, labels))
+            if badrow.size:
+                r = int(badrow[0])
+                raise error(f"{what}: {name} {frame[name].iloc[r]!r} at {at(r)} "
+                            f"({badrow.size} such row(s)); MT-Bench verdicts are model_1, "
+                            "model_2 or tie (a judge error is not a tie: drop the row)")
+        winner = np.where((g1 == g2) & (g1 == "model_1"), "model_a",
+                          np.where((g1 == g2) & (g1 == "model_2"), "model_b", "tie"))
+        return pd.DataFrame({"model_a": frame["model_1"], "model_b": frame["model_2"],
+                             "winner": winner})
+    return frame
 
 
 def read_battles(path: str | Path) -> tuple[pd.DataFrame, Battles]:
