@@ -33,9 +33,10 @@ KINDS: dict[str, str] = {
     "plan": "power, sample size or minimum detectable effect of a planned comparison "
             "(ranger_eval.plan, ranger_eval.plan_from_pilot)",
     "arena": "Bradley–Terry ratings from pairwise battles (ranger_eval.bradley_terry)",
+    "aso": "Almost Stochastic Order of score distributions (ranger_eval.aso, ranger_eval.multi_aso)",
+    "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
              "ttest, bayesian_signed_rank, bayesian_sign_test)",
-    "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
 }
 
 #: Every key a signature may hold, with its meaning.
@@ -106,6 +107,7 @@ FIELDS: dict[str, str] = {
              "the sign test puts it; default: on the ROPE, and on the pseudo-observation 0 for "
              "the signed-rank test)",
     "n_samples": "posterior draws of a Bayesian signed-rank/sign test",
+    "n_scores": "scores (runs) in each distribution of an ASO test, as n_a,n_b",
 }
 
 

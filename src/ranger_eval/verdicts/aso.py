@@ -1,0 +1,359 @@
+"""Almost Stochastic Order (ASO) of score distributions: :func:`aso` and :func:`multi_aso`.
+
+Question answered: is system A *stochastically* better than system B across random seeds (or any
+other source of run-to-run variation), allowing a small violation? Dror, Shlomov & Reichart (ACL
+2019, "Deep Dominance") apply the test of del Barrio, Cuesta-Albertos & Matrán (2018) and
+deepsig (Ulmer, Hardmeier & Frellsen 2022) implements it. This module follows deepsig's
+``deepsig/aso.py`` (version 1.2.x) step by step; every choice below is deepsig's.
+
+**Quantile functions on a grid.** For scores x₁…x_n with order statistics x₍₁₎ ≤ … ≤ x₍ₙ₎ the
+empirical quantile function is F⁻¹(t) = x₍ₖ₎ with k = clip(⌈n t⌉, 1, n). It is evaluated on the
+grid t = dt, 2dt, …, < 1 with dt = 0.005 (``numpy.arange(dt, 1, dt)``: 199 points), and integrals
+are Riemann sums Σ h(t)·dt over the grid.
+
+**Violation ratio** (del Barrio et al. 2018, eqs. 4–5; Dror et al. 2019, eq. 3): with
+d(t) = G⁻¹(t) − F⁻¹(t) (F for A, G for B),
+W₂² = Σ_t d(t)²·dt (the squared Wasserstein-2 distance) and
+ε_W2(F, G) = Σ_{t > dt, F⁻¹(t) < G⁻¹(t)} d(t)²·dt / W₂²,
+the share of the distance where B is above A (the stochastic order "A ≥ B" is violated).
+As deepsig, the first grid point t = dt is left out of the numerator (not of W₂²); when
+W₂² = 0 (the two quantile functions agree on the grid) the ratio is 0.5.
+
+**Bootstrap of the ratio.** Each of the B rounds resamples n scores of A and m of B with
+replacement (deepsig draws u ~ U(0, 1) and takes F⁻¹(u), which is a uniform draw of one of the n
+scores) and recomputes the ratio ε*_b. With c = √(n m / (n + m)),
+σ̂ = sd_b( c·(ε*_b − ε) ) (population sd, ddof = 0, as ``numpy.std``).
+
+**The bound** (Dror et al. 2019, eq. 7; del Barrio et al. 2018, Theorem 2.4): at confidence
+level 1 − α, ε_min = clip( ε − σ̂ · Φ⁻¹(α) / c, 0, 1 ). A almost stochastically dominates B
+when ε_min < τ; Dror et al. suggest τ = 0.2 (and deepsig's documentation says ε_min < 0.5 rejects
+the null that A is not better). :func:`multi_aso` uses the Bonferroni-corrected confidence level
+1 − α/K with K = k(k − 1)/2 comparisons, and the symmetry ε_W2(G, F) = 1 − ε_W2(F, G) with the
+same σ̂ for the reverse direction, as deepsig's ``multi_aso``.
+
+**What differs from deepsig** (the numbers do not): the B resamples are drawn as one B × n
+matrix of indices from ``numpy.random.default_rng(seed)`` and all rounds are sorted and
+integrated at once (a B × 199 computation, no Python loop), where deepsig seeds NumPy's legacy
+generator with seed + b for round b. Given deepsig's own draws the results are equal to
+rounding (``tests/verdicts/test_aso.py``); with ours they differ by Monte-Carlo error only.
+
+**Minimum sample size: 5 scores per distribution** (``MIN_SCORES``). The bound rests on the
+bootstrap distribution of ε, and n scores have only C(2n − 1, n) distinct resamples: 1, 3, 10
+and 35 for n = 1…4, 126 for n = 5. With one score the resampled distribution never changes, so
+its side contributes no variance and the "bound" is a statement about the other system alone:
+deepsig's issue #16, where one score against five passes as dominance. Five runs is also the
+smallest number of seeds Dror et al. (2019) and Ulmer et al. (2022) use in their examples. Fewer
+scores raise :class:`~ranger_eval.errors.VerdictError`, as do NaN or infinite scores (never
+dropped silently) and an empty distribution.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from ..errors import VerdictError
+from ..scores import Scores
+from ..signature import Signature, make_signature
+
+__all__ = ["ASOResult", "MIN_SCORES", "aso", "multi_aso", "violation_ratio"]
+
+#: Fewest scores per distribution (module docstring: why five).
+MIN_SCORES = 5
+#: Step of the quantile grid (deepsig's default ``dt``).
+DT = 0.005
+_BLOCK = 250  # bootstrap rounds sorted at once (memory: block × n floats)
+
+
+@dataclass(frozen=True)
+class ASOResult:
+    """The Almost Stochastic Order test of A over B (module docstring for every formula).
+
+    ``epsilon_min`` is the upper confidence bound of the violation ratio: small values (below
+    ``threshold``, e.g. 0.2) mean that A almost stochastically dominates B.
+    """
+
+    epsilon_min: float
+    violation_ratio: float
+    sigma_hat: float
+    confidence_level: float
+    n_a: int
+    n_b: int
+    n_bootstrap: int
+    seed: int | None
+    name_a: str = "A"
+    name_b: str = "B"
+    n_bootstrap_degenerate: int = 0
+
+    def dominates(self, threshold: float = 0.2) -> bool:
+        """True when ε_min < ``threshold``: A almost stochastically dominates B."""
+        _check_threshold(threshold)
+        return bool(self.epsilon_min < threshold)
+
+    def verdict(self, threshold: float = 0.2) -> str:
+        """The result in words, e.g. "A almost stochastically dominates B (ε_min = 0.12 < 0.2)"."""
+        _check_threshold(threshold)
+        eps = f"{self.epsilon_min:.2f}"
+        if self.dominates(threshold):
+            return (f"{self.name_a} almost stochastically dominates {self.name_b} "
+                    f"(ε_min = {eps} < {threshold:g})")
+        return (f"{self.name_a} does not almost stochastically dominate {self.name_b} "
+                f"(ε_min = {eps} ≥ {threshold:g})")
+
+    @property
+    def signature(self) -> Signature:
+        return make_signature("aso", {"level": self.confidence_level,
+                                      "n_resamples": self.n_bootstrap, "seed": self.seed,
+                                      "n_scores": (self.n_a, self.n_b)})
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly: every field and the signature."""
+        return {"name_a": self.name_a, "name_b": self.name_b, "epsilon_min": self.epsilon_min,
+                "violation_ratio": self.violation_ratio, "sigma_hat": self.sigma_hat,
+                "confidence_level": self.confidence_level, "n_a": self.n_a, "n_b": self.n_b,
+                "n_bootstrap": self.n_bootstrap, "seed": self.seed,
+                "n_bootstrap_degenerate": self.n_bootstrap_degenerate,
+                "signature": str(self.signature)}
+
+
+def _check_threshold(threshold: float) -> None:
+    if not (isinstance(threshold, (int, float)) and 0.0 < float(threshold) <= 1.0):
+        raise VerdictError(f"ASO threshold={threshold!r}: it must be a number in (0, 1] "
+                           "(Dror et al. suggest 0.2)")
+
+
+def _grid_index(n: int, dt: float = DT) -> np.ndarray:
+    """0-based order-statistic index of F⁻¹ on the grid: clip(⌈n t⌉ − 1, 0, n − 1)."""
+    t = np.arange(dt, 1, dt)
+    return np.clip(np.ceil(n * t).astype(np.int64) - 1, 0, n - 1)
+
+
+def _ratios(f: np.ndarray, g: np.ndarray, dt: float = DT) -> tuple[np.ndarray, np.ndarray]:
+    """Violation ratios of rows of quantile values f (A) and g (B) on the grid, and a mask of the
+    rows with W₂² = 0 (ratio 0.5 there)."""
+    diff = g - f
+    w2 = np.sum(diff ** 2 * dt, axis=-1)
+    viol = np.where(f >= g, 0.0, diff)
+    num = np.sum(viol[..., 1:] ** 2 * dt, axis=-1)
+    zero = w2 == 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(zero, 0.5, num / np.where(zero, 1.0, w2))
+    return ratio, zero
+
+
+def violation_ratio(a: object, b: object) -> float:
+    """ε_W2 of A over B: the share of the squared Wasserstein-2 distance between the quantile
+    functions where B is above A (module docstring; 0.5 for equal quantile functions)."""
+    xa, xb = _scores(a, "a"), _scores(b, "b")
+    sa, sb = np.sort(xa), np.sort(xb)
+    ratio, _ = _ratios(sa[_grid_index(len(sa))], sb[_grid_index(len(sb))])
+    return float(ratio)
+
+
+def _scores(x: object, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise VerdictError(f"ASO scores of {name}: not numbers ({exc})") from None
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise VerdictError(f"ASO scores of {name}: expected one score per run (a 1-D array), "
+                           f"got shape {arr.shape}")
+    if arr.size == 0:
+        raise VerdictError(f"ASO scores of {name}: the distribution is empty; give at least "
+                           f"{MIN_SCORES} scores (one per run)")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise VerdictError(f"ASO scores of {name}: {bad.size} of {arr.size} scores are not "
+                           f"finite (first at position {int(bad[0])}: {arr[bad[0]]!r}); "
+                           "remove the failed runs explicitly")
+    if arr.size < MIN_SCORES:
+        raise VerdictError(
+            f"ASO scores of {name}: {arr.size} score{'s' if arr.size != 1 else ''}; at least "
+            f"{MIN_SCORES} scores (runs) per distribution are needed: with n scores the bootstrap "
+            f"of the violation ratio has only C(2n-1, n) distinct resamples "
+            f"({math.comb(2 * arr.size - 1, arr.size)} here), too few for its σ̂ "
+            "(deepsig issue #16: one score against five is not evidence)")
+    return arr
+
+
+def _check_settings(confidence_level: float, n_bootstrap: int, seed: int | None) -> None:
+    if not (isinstance(confidence_level, (int, float)) and 0.5 <= float(confidence_level) < 1):
+        raise VerdictError(f"ASO confidence_level={confidence_level!r}: it must be in [0.5, 1), "
+                           "e.g. 0.95")
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) \
+            or n_bootstrap < 2:
+        raise VerdictError(f"ASO n_bootstrap={n_bootstrap!r}: it must be an integer ≥ 2 "
+                           "(σ̂ is the spread of the bootstrap ratios; 1000 is usual)")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise VerdictError(f"ASO seed={seed!r}: it must be a non-negative integer or None")
+
+
+def _boot_ratios(sa: np.ndarray, sb: np.ndarray, idx_a: np.ndarray,
+                 idx_b: np.ndarray) -> tuple[np.ndarray, int]:
+    """Bootstrap ratios for index matrices (B × n into sorted A, B × m into sorted B)."""
+    ga, gb = _grid_index(len(sa)), _grid_index(len(sb))
+    out = np.empty(idx_a.shape[0])
+    degenerate = 0
+    for start in range(0, idx_a.shape[0], _BLOCK):
+        stop = start + _BLOCK
+        # indices into the sorted scores, sorted, give the sorted resample
+        fa = sa[np.sort(idx_a[start:stop], axis=1)[:, ga]]
+        fb = sb[np.sort(idx_b[start:stop], axis=1)[:, gb]]
+        ratio, zero = _ratios(fa, fb)
+        out[start:stop] = ratio
+        degenerate += int(zero.sum())
+    return out, degenerate
+
+
+def _eps(ratio: float, sigma: float, const: float, level: float) -> float:
+    return float(np.clip(ratio - (1 / const) * sigma * norm.ppf(1 - level), 0, 1))
+
+
+def _aso_core(xa: np.ndarray, xb: np.ndarray, level: float, idx_a: np.ndarray,
+              idx_b: np.ndarray) -> tuple[float, float, float, int]:
+    """(ε, σ̂, ε_min, degenerate rounds) for the scores and bootstrap indices into their sorted
+    order; the hook through which tests feed deepsig's own draws."""
+    sa, sb = np.sort(xa), np.sort(xb)
+    ratio, zero = _ratios(sa[_grid_index(len(sa))], sb[_grid_index(len(sb))])
+    if bool(zero):
+        warnings.warn("ASO: the two score distributions have the same quantile function; the "
+                      "violation ratio is 0.5 (neither dominates)", RuntimeWarning, stacklevel=3)
+    boot, degenerate = _boot_ratios(sa, sb, idx_a, idx_b)
+    n, m = len(xa), len(xb)
+    const = math.sqrt(n * m / (n + m))
+    sigma = float(np.std(const * (boot - float(ratio))))
+    return float(ratio), sigma, _eps(float(ratio), sigma, const, level), degenerate
+
+
+def _draw(n: int, m: int, n_bootstrap: int, seed: int | None) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return (rng.integers(0, n, size=(n_bootstrap, n)), rng.integers(0, m, size=(n_bootstrap, m)))
+
+
+def deepsig_draws(n: int, m: int, n_bootstrap: int,
+                  seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The resamples ``deepsig.aso(..., seed=seed, num_jobs=1)`` draws, as indices into the
+    sorted scores (for checking against deepsig; :func:`aso` draws its own): round b = 1…B seeds
+    NumPy's legacy generator with seed + b, draws u ~ U(0, 1) for A then for B, and takes
+    F⁻¹(u), the order statistic clip(⌈n u⌉ − 1, 0, n − 1)."""
+    ia = np.empty((n_bootstrap, n), np.int64)
+    ib = np.empty((n_bootstrap, m), np.int64)
+    state = np.random.RandomState()
+    for b in range(n_bootstrap):
+        state.seed(seed + b + 1)
+        ua, ub = state.uniform(0, 1, n), state.uniform(0, 1, m)
+        ia[b] = np.clip(np.ceil(n * ua).astype(np.int64) - 1, 0, n - 1)
+        ib[b] = np.clip(np.ceil(m * ub).astype(np.int64) - 1, 0, m - 1)
+    return ia, ib
+
+
+def aso(a: object, b: object, *, confidence_level: float = 0.95, n_bootstrap: int = 1000,
+        seed: int | None = 0, names: tuple[str, str] = ("A", "B")) -> ASOResult:
+    """Almost Stochastic Order of A over B (Dror et al. 2019; deepsig's ``aso``).
+
+    ``a`` and ``b`` are score distributions (one score per run, e.g. per seed; higher is better;
+    lengths may differ; at least :data:`MIN_SCORES` each). Returns ε_min, the (1 −
+    ``confidence_level``) upper bound of the violation ratio ε_W2(A, B) (module docstring:
+    ε_min = clip(ε − σ̂ Φ⁻¹(1 − confidence_level) / √(nm/(n+m)), 0, 1)); A almost stochastically
+    dominates B when ε_min < τ (τ = 0.2 in :meth:`ASOResult.verdict`). ``seed`` seeds
+    ``numpy.random.default_rng`` for the ``n_bootstrap`` resamples (None: fresh entropy);
+    ``names`` are the systems' names in the verdict.
+    """
+    _check_settings(confidence_level, n_bootstrap, seed)
+    xa, xb = _scores(a, "a"), _scores(b, "b")
+    idx_a, idx_b = _draw(len(xa), len(xb), int(n_bootstrap), seed)
+    ratio, sigma, eps, degenerate = _aso_core(xa, xb, float(confidence_level), idx_a, idx_b)
+    return ASOResult(eps, ratio, sigma, float(confidence_level), len(xa), len(xb),
+                     int(n_bootstrap), None if seed is None else int(seed),
+                     name_a=str(names[0]), name_b=str(names[1]),
+                     n_bootstrap_degenerate=degenerate)
+
+
+def _distributions(scores_by_system: object, *, dataset: str | None, metric: str | None,
+                   higher_is_better: bool) -> dict[str, np.ndarray]:
+    """System → score distribution from a mapping, or from ``Scores`` with a ``seed`` column
+    (each seed's mean over the items of the chosen dataset and metric: one score per run)."""
+    if isinstance(scores_by_system, Scores):
+        sc = scores_by_system
+        if not sc.has_seeds:
+            raise VerdictError("multi_aso on Scores needs a seed column: ASO compares "
+                               "distributions of run scores (one per seed)")
+        df = sc.table
+        for col, chosen in (("dataset", dataset), ("metric", metric)):
+            present = sorted(df[col].astype(str).unique())
+            if chosen is None:
+                if len(present) != 1:
+                    raise VerdictError(f"multi_aso: the scores hold {len(present)} {col}s "
+                                       f"({', '.join(present[:5])}); choose one with {col}=")
+                continue
+            if chosen not in present:
+                raise VerdictError(f"multi_aso: {col}={chosen!r} is not in the scores (they "
+                                   f"hold {', '.join(present[:5])})")
+            df = df[df[col].astype(str) == chosen]
+        runs = df.groupby(["system", "seed"], sort=True, observed=True)["value"].mean()
+        out = {str(s): runs.loc[s].to_numpy(dtype=np.float64)
+               for s in runs.index.get_level_values(0).unique()}
+    elif isinstance(scores_by_system, Mapping):
+        out = {str(k): v for k, v in scores_by_system.items()}  # checked by _scores below
+    elif isinstance(scores_by_system, pd.DataFrame):
+        out = {str(c): scores_by_system[c].to_numpy() for c in scores_by_system.columns}
+    else:
+        raise VerdictError("multi_aso: scores_by_system must be a mapping of system name to "
+                           "scores, a DataFrame with one column per system, or Scores with a "
+                           f"seed column; got {type(scores_by_system).__name__}")
+    if len(out) < 2:
+        raise VerdictError(f"multi_aso: {len(out)} system(s) ({', '.join(out)}); at least two "
+                           "are needed")
+    sign = 1.0 if higher_is_better else -1.0
+    return {name: sign * _scores(v, repr(name)) for name, v in out.items()}
+
+
+def multi_aso(scores_by_system: object, *, confidence_level: float = 0.95,
+              n_bootstrap: int = 1000, seed: int | None = 0, use_bonferroni: bool = True,
+              higher_is_better: bool = True, dataset: str | None = None,
+              metric: str | None = None) -> pd.DataFrame:
+    """ε_min of every ordered pair of systems (deepsig's ``multi_aso``), as a DataFrame.
+
+    Cell [row A, column B] is ε_min of A over B (small: A almost stochastically dominates B);
+    the diagonal is 1 as in deepsig. With ``use_bonferroni`` the confidence level is
+    ``confidence_level + (1 − confidence_level)/K`` for the K = k(k − 1)/2 pairs. Each pair
+    uses the bootstrap draws :func:`aso` would use with the same ``seed``, and the reverse
+    direction is 1 − ε with the same σ̂ (deepsig's symmetry). ``scores_by_system``: a mapping
+    system → scores, a DataFrame with a column per system, or :class:`~ranger_eval.Scores` with a
+    ``seed`` column (each run's score is its mean over items of one ``dataset`` and ``metric``).
+    ``higher_is_better=False`` negates the scores first. ``attrs`` holds the signature, the
+    corrected confidence level and the number of scores per system.
+    """
+    _check_settings(confidence_level, n_bootstrap, seed)
+    dists = _distributions(scores_by_system, dataset=dataset, metric=metric,
+                           higher_is_better=bool(higher_is_better))
+    names = list(dists)
+    k = len(names)
+    level = float(confidence_level)
+    if use_bonferroni:
+        level += (1 - level) / (k * (k - 1) / 2)
+    eps = np.eye(k)
+    for i in range(k):
+        for j in range(i + 1, k):
+            xa, xb = dists[names[i]], dists[names[j]]
+            idx_a, idx_b = _draw(len(xa), len(xb), int(n_bootstrap), seed)
+            ratio, sigma, eps[i, j], _ = _aso_core(xa, xb, level, idx_a, idx_b)
+            const = math.sqrt(len(xa) * len(xb) / (len(xa) + len(xb)))
+            eps[j, i] = _eps(1 - ratio, sigma, const, level)
+    frame = pd.DataFrame(eps, index=pd.Index(names, name="system"),
+                         columns=pd.Index(names, name="over"))
+    frame.attrs["confidence_level"] = level
+    frame.attrs["n_scores"] = {n: int(len(d)) for n, d in dists.items()}
+    frame.attrs["signature"] = str(make_signature("aso", {
+        "level": float(confidence_level), "corr": "bonferroni" if use_bonferroni else "none",
+        "n_resamples": int(n_bootstrap), "seed": seed}))
+    return frame
