@@ -827,7 +827,7 @@ def _rank(a: _Analysis) -> None:
     stat, p = rt.get("statistic"), rt.get("pvalue")
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)) and len(avg) > 2:
         text = (f"Friedman test over {_plural(n_data, 'dataset')} and {len(avg)} systems: "
-                f"χ²_F = {float(stat):.2f}, {_p(float(p))}")
+                f"χ²_F{_ties(rt)} = {float(stat):.2f}, {_p(float(p))}")
         decide = float(p)
         f_, fp, df = rt.get("iman_davenport"), rt.get("iman_davenport_pvalue"), \
             rt.get("iman_davenport_df")
@@ -961,6 +961,14 @@ def _ranking_table(a: _Analysis, path: Path, kind: str) -> str:
                   [names.get(c, c) for c in cols], rows)
 
 
+def _ties(rt: Mapping[str, Any]) -> str:
+    """Which Friedman statistic the rank test reports (its JSON's ``tie_correction``)."""
+    flag = rt.get("tie_correction")
+    if flag is None:
+        return ""
+    return " (tie-corrected)" if flag else " (Demšar, no tie correction)"
+
+
 def _rank_test_table(a: _Analysis, avg: Mapping[str, float], order: Sequence[str],
                      cliques: Sequence[Sequence[str]], rt: Mapping[str, Any],
                      naive: Mapping[str, Any] | None, posthoc: str, cd: Any) -> str:
@@ -985,7 +993,7 @@ def _rank_test_table(a: _Analysis, avg: Mapping[str, float], order: Sequence[str
     stat, p = rt.get("statistic"), rt.get("pvalue")
     caption = (f"Average ranks over {int(rt.get('n_datasets', 0))} datasets (1 = best)")
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)):
-        caption += f"; Friedman χ²_F = {float(stat):.3f}, {_p(float(p))}"
+        caption += f"; Friedman χ²_F{_ties(rt)} = {float(stat):.3f}, {_p(float(p))}"
     if isinstance(cd, (int, float)):
         caption += f"; CD = {float(cd):.3f} ({posthoc})"
     caption += ". Groups: systems sharing a number are not significantly different."
