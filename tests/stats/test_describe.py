@@ -168,3 +168,22 @@ def test_groups_select_dataset_metric_pairs_before_computing() -> None:
     pd.testing.assert_frame_equal(only_x, rg.describe(df.assign(dataset="x")))
     with pytest.raises(StatsInputError, match="no scores in the groups"):
         rg.describe(both, groups=[("z", "score")])
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_values_near_the_float64_limit_are_described_on_their_own_scale(clustered: bool) -> None:
+    # scores up to 1.5e308 (bad input 347): the group's power-of-two scale 2^1024 is itself
+    # beyond float64, so each number is scaled back on its own; the statistics equal those of
+    # the same scores × 2^-1000, scaled back exactly
+    case = CASES["strong-icc"]
+    base = _frame(case, clusters=clustered)
+    top = np.abs(base["value"]).max()
+    big = base.assign(value=base["value"] / top * 1.5e308)
+    small = big.assign(value=np.ldexp(big["value"].to_numpy(), -1000))
+    with np.errstate(all="raise"):
+        got = rg.describe(big)
+    ref = rg.describe(small)
+    for col in ("mean", "se", "ci_low", "ci_high"):
+        np.testing.assert_array_equal(got[col].to_numpy(), np.ldexp(ref[col].to_numpy(), 1000))
+    assert np.isfinite(got[["mean", "se", "ci_low", "ci_high"]].to_numpy()).all()
+    np.testing.assert_array_equal(got["icc"].to_numpy(), ref["icc"].to_numpy())

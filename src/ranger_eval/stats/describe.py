@@ -122,13 +122,16 @@ def describe_arrays(
         m_w = sum_m2 / n
         deff = np.where(m_w == 1.0, 1.0, 1.0 + (m_w - 1.0) * icc)
     df = c - 1.0
-    scale = np.ldexp(1.0, exp)
-    mean = mean_s * scale
-    se = se_s * scale
     q = _sps.t.ppf(0.5 + level / 2.0, df)
     half = q * se_s
-    ci_low = (mean_s - half) * scale
-    ci_high = (mean_s + half) * scale
+    # back to the data's scale by the group's power of two, applied to each number (2^exp
+    # itself is beyond float64 when the values reach 2^1023); an interval bound beyond ±1.8e308
+    # is ±inf, as float64 can only say
+    with np.errstate(over="ignore"):
+        mean = np.ldexp(mean_s, exp)
+        se = np.ldexp(se_s, exp)
+        ci_low = np.ldexp(mean_s - half, exp)
+        ci_high = np.ldexp(mean_s + half, exp)
     k = np.ones(n_groups, dtype=np.int64)
     within_sd = np.full(n_groups, np.nan)
     var_within = np.full(n_groups, np.nan)
@@ -145,7 +148,8 @@ def describe_arrays(
                            minlength=n_groups) / (n * n)
         multi = k > 1
         e2 = 2 * exp[multi]
-        within_sd[multi] = np.sqrt(mean_wv[multi]) * scale[multi]
+        with np.errstate(over="ignore"):
+            within_sd[multi] = np.ldexp(np.sqrt(mean_wv[multi]), exp[multi])
         with np.errstate(over="ignore"):  # a variance of values near 1e300 is beyond float64
             var_within[multi] = np.ldexp(part[multi], e2)
             var_between[multi] = np.ldexp(np.maximum(se_s[multi] ** 2 - part[multi], 0.0), e2)
