@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-THRESHOLD_S = 0.4
+THRESHOLD_S = 0.25
 LIST = Path(__file__).with_name("slow_tier.txt")
 _DURATION = re.compile(r"^([\d.]+)s (?:call|setup|teardown)\s+(\S+)")
 
