@@ -44,16 +44,12 @@ def test_demo_writes_all_outputs(demo_cli):
                  {name: sig for name in ("effects.csv", "summary.json", "forest.svg")})
     ranked = json.loads((out / "ranking" / "ranking.json").read_text())
     rsig, tsig = ranked["signature"], ranked["rank_test"]["signature"]
-    # HELM's mean win rates beside the rank test, signed by their own signature
-    wsig = (out / "ranking" / "winrate.md").read_text().strip().splitlines()[-1].strip("`")
-    assert "kind:win_rate" in wsig and "resample:datasets+items" in wsig
     check_folder(out / "ranking",
                  {"ranking.csv": ["rank", "system", "aggregate_mean", "groups", "naive_mean",
                                   "naive_rank", "topsis"],
-                  "ranktest.csv": ["system", "rank", "average_rank"],
-                  "winrate.csv": ["system", "win_rate", "ci_low", "ci_high", "n_datasets"]},
+                  "ranktest.csv": ["system", "rank", "average_rank"]},
                  {"ranking.csv": rsig, "graph.svg": rsig, "graph.png": rsig,
-                  "ranktest.csv": tsig, "cd.svg": tsig, "winrate.csv": wsig})
+                  "ranktest.csv": tsig, "cd.svg": tsig})
     assert "kind:rank" in rsig and rsig in (out / "ranking" / "graph.svg").read_text()
 
 

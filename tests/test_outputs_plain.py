@@ -115,10 +115,8 @@ def test_meta_and_rank_of_a_table_are_plain(tmp_path):
     assert rank.ranking is not None
     check_folder(tmp_path / "rank",
                   {"ranking.csv": list(rank.ranking.to_frame().columns),
-                   "ranktest.csv": list(rank.rank_test.to_frame().columns),
-                   "winrate.csv": list(rank.win_rates.to_frame().columns)},
-                  {"ranktest.csv": str(rank.rank_test.signature),
-                   "winrate.csv": str(rank.win_rates.signature)})
+                   "ranktest.csv": list(rank.rank_test.to_frame().columns)},
+                  {"ranktest.csv": str(rank.rank_test.signature)})
     # a table that rank wrote is read back by rank (dataset-level: wide means)
     wide = pd.read_csv(tmp_path / "rank" / "ranking.csv")
     assert list(wide["system"]) == list(rank.ranking.order)

@@ -1109,21 +1109,19 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
 RANK_OUTPUTS: tuple[str, ...] = (
     "ranking.md", "ranking.csv", "ranking.json", "ranking.tex", "cd.pdf", "cd.svg", "cd.png",
     "ranktest.md", "ranktest.csv", "ranktest.tex", "graph.pdf", "graph.svg", "graph.png",
-    "winrate.md", "winrate.csv", "winrate.tex", "manifest.json",
+    "manifest.json",
 )
 
 @dataclass(frozen=True)
 class RankRun:
     """``ranger-eval rank``: Demšar's rank test over datasets, the IBM post-op ranking (when
-    per-item scores are given), the files written and the warnings, and HELM's mean win rates
-    (:class:`~ranger_eval.aggregate.WinRate`, winrate.md)."""
+    per-item scores are given), the files written and the warnings."""
 
     rank_test: Any
     ranking: Any | None
     settings: RankSettings
     written: tuple[Path, ...]
     warnings: tuple[str, ...]
-    win_rates: Any | None = None
 
 
 def _is_tidy(frame: pd.DataFrame) -> bool:
@@ -1220,11 +1218,8 @@ def cd_figure(rank_test: Any, labels: dict[str, str] | None = None) -> Any:
 
 def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                        labels: dict[str, str] | None = None,
-                       naive: pd.Series | None = None,
-                       win_rates: Any | None = None) -> list[Path]:
-    """ranking.{md,csv,json,tex}, ranktest.{md,csv,tex}, the CD diagram and the graph, and
-    winrate.{md,csv,tex} when ``win_rates`` (a :class:`~ranger_eval.aggregate.WinRate`) is
-    given."""
+                       naive: pd.Series | None = None) -> list[Path]:
+    """ranking.{md,csv,json,tex}, ranktest.{md,csv,tex}, the CD diagram and the graph."""
     from . import report
 
     start = len(out.written)
@@ -1245,10 +1240,6 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
         out.text("ranktest.csv", report.to_csv(rank_test), rank_signature)
         out.text("ranktest.tex", report.to_latex(rank_test), rank_signature)
         out.figure(ranking.plot, "graph", FIGURE_FORMATS, dpi=300)
-    if win_rates is not None:
-        out.text("winrate.md", report.to_markdown(win_rates), win_rates.signature)
-        out.text("winrate.csv", report.to_csv(win_rates), win_rates.signature)
-        out.text("winrate.tex", report.to_latex(win_rates), win_rates.signature)
     out.figure(partial(cd_figure, rank_test, labels=labels), "cd", ("pdf", "svg", "png"),
                signature=rank_test.signature)
     out.flush()
@@ -1265,7 +1256,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     of the aggregate metric. A dataset-level table (wide, or tidy without ``item``): the rank
     test only.
     """
-    from .aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
+    from .aggregate import aggregate_metrics, rank_systems, rank_test
 
     caught: list[str] = []
     with collecting_warnings(caught):
@@ -1316,15 +1307,10 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
         rt = rank_test(table, higher_is_better=direction, level=settings.level,
                        posthoc=settings.posthoc, control=settings.control,
                        tie_correction=settings.tie_correction)
-        # HELM's mean win rate beside the rank test: over the per-item scores when there are
-        # some (bootstrap over datasets and items), else over the table's datasets
-        wr = win_rate(agg if scores is not None else table, higher_is_better=direction,
-                      level=settings.level, seed=settings.seed)
     naive = table.mean(axis=0) if ranking is None else None
-    write_rank_outputs(rt, ranking, folder, None, naive,  # systems already carry display names
-                       win_rates=wr)
+    write_rank_outputs(rt, ranking, folder, None, naive)  # systems already carry display names
     caught += finish_outputs(folder, str((ranking or rt).signature), command, html)
-    return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught), wr)
+    return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught))
 
 
 def _direction(metric: str, hib: Any) -> bool:
