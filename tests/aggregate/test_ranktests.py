@@ -466,7 +466,10 @@ def test_result_views_and_signature() -> None:
     assert fields["corr"] == "holm"
     assert fields["pairs"] == "baseline(C4.5)"
     assert fields["alpha"] == "0.1"
-    assert fields["tie_correction"] == "no"
+    assert fields["tie_correction"] == "yes"  # the default since issue 21 (R, scipy, autorank)
+    untied = rank_test(demsar_table(), posthoc="holm", control="C4.5", level=0.9,
+                       tie_correction=False)
+    assert parse_signature(untied.signature)["tie_correction"] == "no"
     assert list(res.ranks.columns) == list(res.average_ranks.index)
     assert list(res.ranks.index) == DEMSAR["datasets"]
 
