@@ -49,6 +49,7 @@ from ._scan import (
     _Schema,
     bad_row_error,
     duplicates_error,
+    refuse_in_memory_columns,
 )
 
 if TYPE_CHECKING:
@@ -391,22 +392,7 @@ class DaskScores(LazyScores):
             raise ScoresError(f"{FRAME}: missing column(s) {', '.join(missing)}; have: "
                               f"{', '.join(columns)} (needed: {', '.join(REQUIRED)} "
                               f"[, metric, seed]){hint}")
-        if "human_value" in columns:  # judge scores: compare/effects would test the judge
-            raise ScoresError(
-                f"{FRAME}: column 'human_value' (human scores of judge-scored items) needs "
-                "prediction-powered inference, which runs on scores in memory only: "
-                "ddf.compute() and pass the Scores; or drop the column to analyse the judge's "
-                "scores as they are")
-        if "cluster" in columns:  # clustered items: the lazy tests treat items as independent
-            raise ScoresError(
-                f"{FRAME}: column 'cluster' (clustered items) needs the cluster-robust tests, "
-                "which run on scores in memory only: ddf.compute() and pass the Scores; the "
-                "lazy backend's tests would treat clustered items as independent")
-        if "sample" in columns:  # K generations per item: averaged per item by Scores only
-            raise ScoresError(
-                f"{FRAME}: column 'sample' (K generations of a system per item) is averaged "
-                "per item by Scores in memory only: ddf.compute() and pass the Scores, or "
-                "average the samples per item first")
+        refuse_in_memory_columns(FRAME, columns, "ddf.compute() and pass the Scores")
         vtype = ddf.dtypes["value"]
         if not pd.api.types.is_numeric_dtype(vtype) or pd.api.types.is_bool_dtype(vtype):
             raise ScoresError(f"{FRAME}: column 'value' has type {vtype}, not numeric; store the "

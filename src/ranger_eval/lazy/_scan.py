@@ -118,23 +118,8 @@ def _check_schema(files: Sequence[Path]) -> _Schema:
                 f"{f}: missing column(s) {', '.join(missing)}; have: {', '.join(names)} "
                 f"(needed: {', '.join(REQUIRED)} [, metric, seed])"
             )
-        if "human_value" in names:  # judge scores: compare/effects would test the judge
-            raise ScoresError(
-                f"{f}: column 'human_value' (human scores of judge-scored items) needs "
-                "prediction-powered inference, which runs on scores in memory only: read the "
-                "file with ranger_eval.read_scores (or pandas) and pass the Scores; or drop the "
-                "column to analyse the judge's scores as they are")
-        if "cluster" in names:  # clustered items: the lazy tests treat items as independent
-            raise ScoresError(
-                f"{f}: column 'cluster' (clustered items) needs the cluster-robust tests, which "
-                "run on scores in memory only: read the file with ranger_eval.read_scores (or "
-                "pandas) and pass the Scores; the lazy backend's tests would treat clustered "
-                "items as independent")
-        if "sample" in names:  # K generations per item: averaged per item by Scores only
-            raise ScoresError(
-                f"{f}: column 'sample' (K generations of a system per item) is averaged per "
-                "item by Scores in memory only: read the file with ranger_eval.read_scores (or "
-                "pandas) and pass the Scores, or average the samples per item first")
+        refuse_in_memory_columns(f, names, "read the file with ranger_eval.read_scores (or "
+                                 "pandas) and pass the Scores")
         vtype = schema.field("value").type
         if not (pa.types.is_integer(vtype) or pa.types.is_floating(vtype)
                 or pa.types.is_decimal(vtype)):
@@ -226,6 +211,27 @@ class _GroupRows:
     per_system: list[tuple[Any, np.ndarray]] | None = None  # (items, values) per system
     table: Any = None  # pyarrow Table: system, item, value[, seed]
 
+
+
+#: columns only in-memory ``Scores`` can analyse, and why (the lazy engines refuse them)
+_IN_MEMORY_ONLY = (
+    ("human_value", "(human scores of judge-scored items) needs prediction-powered inference, "
+     "which runs on scores in memory only: {remedy}; or drop the column to analyse the judge's "
+     "scores as they are"),
+    ("cluster", "(clustered items) needs the cluster-robust tests, which run on scores in "
+     "memory only: {remedy}; the lazy backend's tests would treat clustered items as "
+     "independent"),
+    ("sample", "(K generations of a system per item) is averaged per item by Scores in memory "
+     "only: {remedy}, or average the samples per item first"),
+)
+
+
+def refuse_in_memory_columns(where: object, columns: Sequence[str], remedy: str) -> None:
+    """A ScoresError naming ``where`` for the first column of :data:`_IN_MEMORY_ONLY` present
+    (the DuckDB and Dask engines' tests would silently analyse it wrongly)."""
+    for column, why in _IN_MEMORY_ONLY:
+        if column in columns:
+            raise ScoresError(f"{where}: column '{column}' {why.format(remedy=remedy)}")
 
 class LazyScores:
     """Tidy per-item scores in Parquet files, validated on opening and scanned lazily.
