@@ -16,6 +16,11 @@
   version on reading-comprehension questions that come in passages (``passage`` column) with
   four sampled answers per question (``sample``), and judge-scored summaries with human scores
   for some of them (``human_value``).
+* ``verdicts/``: inputs of the verdicts beyond p-values (:func:`write_verdicts`, parameters in
+  its docstring): cross-validated accuracies of five classifiers on 30 datasets
+  (``accuracy.csv``) and the same table with holes (``accuracy-holes.csv``), test accuracies of
+  four fine-tuned models over ten random seeds (``seeds.csv``), and 3,000 pairwise battles among
+  six chat models in LMArena's schema (``battles.jsonl``).
 
 The files are committed; rerunning the script rewrites them identically (fixed seeds).
 """
@@ -178,9 +183,60 @@ def write_llm_eval(folder: Path) -> None:
     (folder / "summaries.csv").write_text("\n".join(lines) + "\n")
 
 
+def write_verdicts(folder: Path) -> None:
+    """Simulated inputs of the guide page on verdicts beyond p-values.
+
+    * ``accuracy.csv``: mean 10-fold accuracy of ``logreg``, ``svm``, ``forest``, ``boosting``
+      and ``knn`` on 30 datasets: a dataset difficulty U(0.6, 0.9) plus a classifier offset
+      (0, +0.002, +0.02, +0.022, −0.03) plus N(0, 0.01) noise, rounded to 3 decimals (ties
+      happen, as with real cross-validation accuracies);
+    * ``accuracy-holes.csv``: the same table with six results missing (a classifier that timed
+      out on a dataset), written as empty cells;
+    * ``seeds.csv``: test accuracy of ``bert``, ``roberta``, ``deberta`` and ``distilbert`` on one
+      task over ten seeds each (columns dataset, system, seed, value): N(μ, σ) with
+      μ = 0.84, 0.86, 0.87, 0.83 and σ = 0.010, 0.006, 0.012, 0.008;
+    * ``battles.jsonl``: 3,000 battles (``model_a``, ``model_b``, ``winner``) among six models
+      whose true Bradley–Terry ratings are 1000, 1040, 1060, 1100, 1110 and 1180 on the Elo scale
+      (400, base 10); 15 % of the battles are ties, 5 % of those "tie (bothbad)".
+    """
+    rng = np.random.default_rng(21)
+    folder.mkdir(parents=True, exist_ok=True)
+    systems = ["logreg", "svm", "forest", "boosting", "knn"]
+    offsets = np.array([0.0, 0.002, 0.02, 0.022, -0.03])
+    datasets = [f"data{i:02d}" for i in range(1, 31)]
+    difficulty = rng.uniform(0.6, 0.9, len(datasets))
+    acc = np.round(difficulty[:, None] + offsets + rng.normal(0, 0.01, (len(datasets), 5)), 3)
+    head = "dataset," + ",".join(systems)
+    rows = [",".join([d, *(f"{v:.3f}" for v in acc[i])]) for i, d in enumerate(datasets)]
+    (folder / "accuracy.csv").write_text("\n".join([head, *rows]) + "\n")
+    holes = {(2, 4), (7, 1), (11, 4), (15, 2), (22, 4), (26, 0)}
+    rows = [",".join([d, *("" if (i, j) in holes else f"{v:.3f}" for j, v in enumerate(acc[i]))])
+            for i, d in enumerate(datasets)]
+    (folder / "accuracy-holes.csv").write_text("\n".join([head, *rows]) + "\n")
+    lines = ["dataset,system,seed,value"]
+    for name, mu, sd in (("bert", 0.84, 0.010), ("roberta", 0.86, 0.006),
+                         ("deberta", 0.87, 0.012), ("distilbert", 0.83, 0.008)):
+        lines += [f"sst2,{name},{s},{v:.4f}" for s, v in enumerate(rng.normal(mu, sd, 10))]
+    (folder / "seeds.csv").write_text("\n".join(lines) + "\n")
+    models = ["alpaca-7b", "vicuna-13b", "koala-13b", "llama-2-70b", "mixtral-8x7b", "gpt-4"]
+    rating = np.array([1000.0, 1040.0, 1060.0, 1100.0, 1110.0, 1180.0])
+    out = []
+    for _ in range(3000):
+        a, b = rng.choice(len(models), 2, replace=False)
+        u = rng.random()
+        if u < 0.15:
+            winner = "tie (bothbad)" if rng.random() < 0.05 else "tie"
+        else:
+            p_a = 1.0 / (1.0 + 10 ** ((rating[b] - rating[a]) / 400))
+            winner = "model_a" if rng.random() < p_a else "model_b"
+        out.append(json.dumps({"model_a": models[a], "model_b": models[b], "winner": winner}))
+    (folder / "battles.jsonl").write_text("\n".join(out) + "\n")
+
+
 if __name__ == "__main__":
     write_trec(HERE / "trec")
     write_wide(HERE / "wide.csv")
     write_lm_eval(HERE / "lm-eval")
     write_judged(HERE / "judged.csv")
     write_llm_eval(HERE / "llm-eval")
+    write_verdicts(HERE / "verdicts")
