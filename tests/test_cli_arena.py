@@ -107,3 +107,6 @@ def test_arena_from_per_item_scores(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(pd.read_csv(out / "arena.csv"), expected.to_frame(),
                                   check_dtype=False, rtol=1e-12)
     assert expected.n_battles == 3 * 40
+    # the signature says the battles were made from scores, not read from a battles file
+    assert json.loads((out / "arena.json").read_text())["signature"] == str(expected.signature)
+    assert "battles:scores(items)" in str(expected.signature)

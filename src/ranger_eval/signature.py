@@ -47,7 +47,9 @@ FIELDS: dict[str, str] = {
     "method": "τ² estimator of the meta-analysis (FE, DL, HE, HS, SJ, ML, REML, EB, PM)",
     "test": "test of the summary effect (z, t, knha) or the pairwise test (auto[chosen tests], "
             "paired-t, welch, wilcoxon, sign, mannwhitney, mcnemar, proportions-z, permutation, "
-            "bootstrap)",
+            "bootstrap), or the rank test (friedman; skillings-mack when cells are missing)",
+    "cells_missing": "cells of the rank test's datasets × systems table without a score "
+                     "(Skillings–Mack test), and datasets dropped for fewer than two results",
     "level": "confidence level of every interval",
     "k": "number of datasets (studies) in the meta-analysis",
     "alt": "alternative hypothesis: two-sided, greater or less",
@@ -68,7 +70,7 @@ FIELDS: dict[str, str] = {
     "precision": "precision of run scores when ranking: float64, or float32 as trec_eval 9",
     "ties": "tie-breaking of equal scores (docid-desc: docid descending, as trec_eval)",
     "max_docs": "documents kept per topic (all, or trec_eval's -M)",
-    "posthoc": "post-hoc test of the rank test (nemenyi, bonferroni-dunn, holm, wilcoxon)",
+    "posthoc": "post-hoc test of the rank test (nemenyi, bonferroni-dunn, holm, wilcoxon, conover)",
     "tie_correction": "whether the Friedman statistic is corrected for ties (yes/no)",
     "resample": "what the win rate's bootstrap resamples: datasets, or datasets+items (datasets, "
                 "then the items of each drawn dataset)",
@@ -80,8 +82,12 @@ FIELDS: dict[str, str] = {
     "samples": "K generations per item (the sample column) averaged per item before testing "
                "(Miller 2024, §4); lo-hi when systems used different K",
     "cluster": "the column of the items' clusters: every test is its cluster-robust version "
-               "(CR1 t on C - 1 df, clustered McNemar, cluster bootstrap / sign flips) and "
-               "effect variances are cluster-robust",
+               "(paired t: CR2 with Bell-McCaffrey df, or CR1 on C - 1 df as cse says; "
+               "unpaired: CR1 regression t on C - 1 df; McNemar: Durkalski's below 50 clusters "
+               "of unequal sizes, else Yang-Sun-Hardin's; Rosner-Glynn-Lee signed ranks; "
+               "cluster bootstrap / sign flips) and effect variances are cluster-robust",
+    "cse": "cluster-robust variance of a clustered paired t: CR2 (Bell-McCaffrey df) or CR1 "
+           "(t on C - 1 df, as statsmodels and sandwich HC1)",
     "mods": "moderators of a meta-regression (column names), or subgroups(COLUMN) for a subgroup "
             "analysis",
     "solve": "the unknown a plan solved for: effect, n or power",
@@ -93,6 +99,10 @@ FIELDS: dict[str, str] = {
            "difference)",
     "margin": "margin of non-inferiority or equivalence, in the metric's units (compare) or the "
               "effect measure's (meta)",
+    "battles": "where the battles of a Bradley–Terry fit came from: table (a battles table or "
+               "file) or scores(items) / scores(datasets) (made from scores: every item, or "
+               "every dataset of a dataset-level table, a battle between every pair of systems "
+               "scored there, won by the better score, equal scores a tie)",
     "tie_model": "how ties enter a Bradley–Terry fit: half (half a win each, as FastChat) or "
                  "davidson (Davidson 1970 tie parameter)",
     "elo": "Elo scale of Bradley–Terry ratings: scale,base,initial rating "
@@ -107,7 +117,12 @@ FIELDS: dict[str, str] = {
              "the sign test puts it; default: on the ROPE, and on the pseudo-observation 0 for "
              "the signed-rank test)",
     "n_samples": "posterior draws of a Bayesian signed-rank/sign test",
+    "approach": "how the rank test decides: bayesian (autorank's Bayesian signed-rank test of "
+                "every pair with a ROPE; absent: frequentist, Friedman and a post-hoc test)",
+    "rope_mode": "what the Bayesian rank test's rope multiplies: sd or mad (effect-size ROPE: "
+                 "the pooled SD, or MAD·1.4826, of each pair; autorank) or absolute (metric units)",
     "n_scores": "scores (runs) in each distribution of an ASO test, as n_a,n_b",
+    "threshold": "τ of an ASO verdict: A almost stochastically dominates B when ε_min < τ",
 }
 
 

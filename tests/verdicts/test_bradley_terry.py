@@ -296,3 +296,92 @@ def test_judge_preferences_alpacaeval_and_mt_bench():
                                    rg.bradley_terry(mt_battles, n_bootstrap=0).ratings)
     with pytest.raises(VerdictError, match=r"g2_winner 'error' at row 2"):
         rg.bradley_terry(mt.assign(g2_winner=["model_1", "model_2", "error", "tie"]))
+
+
+def _naive_battles(frame: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
+    """Reference: one battle per item and pair of systems, by plain Python loops."""
+    means = frame.groupby(["dataset", "item", "system"], sort=False)["value"].mean()
+    rows = []
+    systems = list(dict.fromkeys(frame.system))
+    for dataset in dict.fromkeys(frame.dataset):
+        for ia, a in enumerate(systems):
+            for b in systems[ia + 1:]:
+                for item in sorted(set(frame.item[frame.dataset == dataset])):
+                    if (dataset, item, a) in means and (dataset, item, b) in means:
+                        d = means[dataset, item, a] - means[dataset, item, b]
+                        d = d if higher_is_better else -d
+                        rows.append((a, b, "model_a" if d > 0 else "model_b" if d < 0
+                                     else "tie", dataset, item))
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "dataset", "item"])
+
+
+def _holey_scores(seed: int = 3) -> pd.DataFrame:
+    """4 systems × 3 datasets × 25 items, 2 seeds, values on a coarse grid (ties), a few holes."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for d in range(3):
+        for k, s in enumerate(["w", "x", "y", "z"]):
+            for seed_ in range(2):
+                v = np.round(rng.normal(0.5 + 0.05 * k, 0.2, 25), 1)
+                parts.append(pd.DataFrame({"dataset": f"d{d}", "system": s, "seed": seed_,
+                                           "item": [f"i{j:02d}" for j in range(25)], "value": v}))
+    frame = pd.concat(parts, ignore_index=True)
+    holes = (frame.system == "z") & (frame.dataset == "d1") & frame.item.isin(["i03", "i07"])
+    return frame[~holes].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("higher", [True, False])
+def test_battles_from_scores_equal_a_plain_loop(higher):
+    from ranger_eval.verdicts.bradley_terry import battles_from_scores
+
+    frame = _holey_scores()
+    with pytest.warns(UserWarning, match="6 system pair × item combinations"):
+        got = battles_from_scores(frame, higher_is_better=higher)
+    expected = _naive_battles(frame, higher)
+    pd.testing.assert_frame_equal(got.drop(columns="metric"), expected, check_dtype=False)
+
+
+def test_battle_counts_give_the_fit_and_bootstrap_of_the_rows():
+    from ranger_eval.verdicts.bradley_terry import battle_counts, battles_from_scores
+
+    frame = _holey_scores(5)
+    with pytest.warns(UserWarning):
+        rows = battles_from_scores(frame)
+        counts = battle_counts(frame)
+    assert counts.count is not None and counts.count.size <= 3 * 6
+    assert int(counts.count.sum()) == len(rows)
+    by_rows = rg.bradley_terry(rows, n_bootstrap=200, seed=4)
+    by_counts = rg.bradley_terry(counts, n_bootstrap=200, seed=4)
+    for name in ("ratings", "ci_low", "ci_high", "se", "se_model", "rank_low", "rank_high"):
+        pd.testing.assert_series_equal(getattr(by_counts, name), getattr(by_rows, name),
+                                       rtol=1e-12)
+    assert by_counts.n_battles == by_rows.n_battles == len(rows)
+    # both say the battles were made from scores; a battles table says so too
+    assert by_counts.signature == by_rows.signature
+    assert "battles:scores(items)" in by_counts.signature
+    # (a selection of the rows keeps pandas' attrs: still battles from scores)
+    assert rows[["model_a", "model_b", "winner"]].attrs == rows.attrs
+    plain = rg.bradley_terry(pd.DataFrame(rows[["model_a", "model_b", "winner"]].to_dict("list")),
+                             n_bootstrap=0)
+    assert "battles:table" in plain.signature and plain.source == "table"
+    assert by_counts.to_dict()["source"] == "scores(items)"
+
+
+def test_table_battle_counts_makes_every_dataset_a_battle():
+    from ranger_eval.verdicts.bradley_terry import table_battle_counts
+
+    table = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.5], "B": [0.8, 0.8, 0.9, np.nan],
+                          "C": [0.1, 0.2, 0.3, 0.4]}, index=["d1", "d2", "d3", "d4"])
+    with pytest.warns(UserWarning, match="2 system pair × item"):
+        counts = table_battle_counts(table)
+    got = {(counts.models[a], counts.models[b], int(o)): int(c) for a, b, o, c in
+           zip(counts.a, counts.b, counts.outcome, counts.count, strict=True)}
+    # A–B: A wins d1, ties d2, loses d3 (d4: no B); A–C: A wins all 4; B–C: B wins 3
+    assert got == {("A", "B", 0): 1, ("A", "B", 2): 1, ("A", "B", 1): 1, ("A", "C", 0): 4,
+                   ("B", "C", 0): 3}
+    assert counts.source == "scores(datasets)"
+    low = table_battle_counts(table.fillna(0.0), higher_is_better=False)
+    assert {(low.models[a], low.models[b], int(o)) for a, b, o in
+            zip(low.a, low.b, low.outcome, strict=True)} >= {("A", "C", 1)}
+    with pytest.raises(VerdictError, match="one system"):
+        table_battle_counts(table[["A"]])

@@ -60,8 +60,8 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     """Read ``battles``, fit :func:`ranger_eval.bradley_terry` with ``options``, write the
     leaderboard (Markdown, CSV, LaTeX, JSON), the two figures and the manifest. A per-item
     scores table (dataset, system, item, value) instead of battles becomes battles by
-    :func:`~ranger_eval.verdicts.bradley_terry.battles_from_scores` (``metric``,
-    ``higher_is_better``)."""
+    :func:`~ranger_eval.verdicts.bradley_terry.battle_counts` (``metric``,
+    ``higher_is_better``; counts of the distinct outcomes, not a row per battle)."""
     import warnings as _warnings
 
     from ..io.battles import read_battles
@@ -70,7 +70,7 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     from ..pipeline import finish_outputs
     from ..plots.arena import ratings_plot, win_probability_heatmap
     from ..report.arena import arena_csv, arena_json, arena_latex, arena_markdown
-    from ..verdicts.bradley_terry import battles_from_scores, bradley_terry
+    from ..verdicts.bradley_terry import battle_counts, bradley_terry
 
     path = Path(battles)
     with _warnings.catch_warnings(record=True) as caught:
@@ -78,8 +78,8 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
         columns = read_table(path).columns
         if "winner" not in columns and is_item_table(columns):
             # per-item scores: every item a battle between every pair of systems
-            fitted: Any = battles_from_scores(read_scores(path), metric=metric,
-                                              higher_is_better=higher_is_better)
+            fitted: Any = battle_counts(read_scores(path), metric=metric,
+                                        higher_is_better=higher_is_better)
         else:
             fitted = read_battles(path)[1]
         result = bradley_terry(fitted, **options)

@@ -34,14 +34,24 @@ BATTLE_COLUMNS = ("model_a", "model_b", "winner", "generator_1", "generator_2", 
 
 @dataclass(frozen=True)
 class Battles:
-    """Encoded battles: model names (sorted), per battle the codes of model_a and model_b, the
-    outcome (0/1/2 as :data:`WINNER_LABELS`) and the weight."""
+    """Encoded battles: model names (sorted), per row the codes of model_a and model_b, the
+    outcome (0/1/2 as :data:`WINNER_LABELS`) and the weight.
+
+    ``count`` (optional, whole numbers ≥ 1): how many identical battles each row stands for
+    (None: one each), so that a million battles made from per-item scores are a few rows of
+    counts (:func:`ranger_eval.verdicts.bradley_terry.battle_counts`); the bootstrap draws
+    battles, not rows. ``source`` says where the battles came from, for the signature:
+    ``"table"`` (a battles table or file) or ``"scores(items)"`` / ``"scores(datasets)"``
+    (every item, or every dataset of a dataset-level table, a battle between every pair of
+    systems scored there)."""
 
     models: tuple[str, ...]
     a: np.ndarray
     b: np.ndarray
     outcome: np.ndarray
     weight: np.ndarray
+    count: np.ndarray | None = None
+    source: str = "table"
 
 
 def _column(frame: pd.DataFrame, name: str, what: str, error: type[RangerError]) -> pd.Series:

@@ -3,7 +3,8 @@
 ``ppi.py``: prediction-powered inference on judge-scored items (``ppi_mean``,
 ``ppi_mean_difference``); the array kernel is :mod:`ranger_eval.stats.ppi`.
 ``bradley_terry.py``: Bradley–Terry leaderboards from pairwise battles (``bradley_terry``), and
-per-item scores as battles (``battles_from_scores``).
+per-item scores as battles (``battles_from_scores``; as counts of the distinct outcomes,
+``battle_counts``).
 ``bayes.py``: Bayesian comparison with a ROPE (``bayesian_correlated_ttest``,
 ``bayesian_signed_rank``, ``bayesian_sign_test``; baycomp's tests).
 ``aso.py``: Almost Stochastic Order of score distributions over seeds (``aso``, ``multi_aso``).
@@ -11,10 +12,10 @@ per-item scores as battles (``battles_from_scores``).
 from ..stats.ppi import PPI_METHODS, PPIResult
 from .aso import ASOResult, aso, multi_aso
 from .bayes import BayesResult, bayesian_correlated_ttest, bayesian_sign_test, bayesian_signed_rank
-from .bradley_terry import Ratings, battles_from_scores, bradley_terry
+from .bradley_terry import Ratings, battle_counts, battles_from_scores, bradley_terry
 from .ppi import ppi_mean, ppi_mean_difference
 
-__all__ = ["ASOResult", "PPI_METHODS", "PPIResult", "Ratings", "battles_from_scores", "bradley_terry",
+__all__ = ["ASOResult", "PPI_METHODS", "PPIResult", "Ratings", "battle_counts", "battles_from_scores", "bradley_terry",
            "aso", "multi_aso",
            "ppi_mean", "ppi_mean_difference", "BayesResult", "bayesian_correlated_ttest",
            "bayesian_sign_test", "bayesian_signed_rank"]

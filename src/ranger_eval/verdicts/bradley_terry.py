@@ -66,7 +66,8 @@ from ..formatting import preview
 from ..io.battles import WINNER_LABELS, Battles, encode_battles
 from ..signature import Signature, make_signature
 
-__all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battles_from_scores", "bradley_terry"]
+__all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battle_counts", "battles_from_scores",
+           "bradley_terry", "table_battle_counts"]
 
 #: How ties enter the likelihood.
 TIE_MODELS = ("half", "davidson")
@@ -108,6 +109,11 @@ class Ratings:
     level: float
     seed: int
     bootstrap: np.ndarray = field(repr=False)
+    #: where the battles came from: ``"table"`` (battles read from a file or given as a
+    #: table) or ``"scores(items)"`` / ``"scores(datasets)"`` (made from scores by
+    #: :func:`battle_counts` / :func:`battles_from_scores`: every item (dataset) a battle
+    #: between every pair of systems, equal scores a tie); the signature's ``battles:``
+    source: str = "table"
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -138,10 +144,12 @@ class Ratings:
 
     @property
     def signature(self) -> Signature:
-        """``kind:arena|tie_model:…|elo:scale,base,init|anchor:…|level|n_resamples|seed``."""
+        """``kind:arena|battles:…|tie_model:…|elo:scale,base,init|anchor:…|level|n_resamples|
+        seed``; ``battles:`` says whether the battles were a table (``table``) or made from
+        scores (``scores(items)``, ``scores(datasets)``)."""
         anchor = None if self.anchor is None else f"{self.anchor[0]}={self.anchor[1]:g}"
         return make_signature("arena", {
-            "tie_model": self.ties, "elo": (self.scale, self.base, self.init_rating),
+            "battles": self.source, "tie_model": self.ties, "elo": (self.scale, self.base, self.init_rating),
             "anchor": anchor, "level": self.level, "n_resamples": self.n_bootstrap,
             "seed": self.seed})
 
@@ -149,6 +157,7 @@ class Ratings:
         """JSON-friendly: settings, counts, the leaderboard rows, the win-probability matrix
         and the signature."""
         return {
+            "source": self.source,
             "ties": self.ties, "tie_parameter": self.tie_parameter, "scale": self.scale,
             "base": self.base, "init_rating": self.init_rating,
             "anchor": None if self.anchor is None else list(self.anchor),
@@ -180,11 +189,23 @@ class _Pairs:
     row_weight: np.ndarray
     row_count: np.ndarray
     n_battles: int
+    source: str = "table"
+
+
+#: ``DataFrame.attrs`` key by which :func:`battles_from_scores` marks its table as made from
+#: scores (read back by :func:`bradley_terry` for the signature).
+SOURCE_ATTR = "ranger_eval.battles"
 
 
 def _battles(battles: object) -> _Pairs:
-    enc = battles if isinstance(battles, Battles) else \
-        encode_battles(battles, what="bradley_terry", error=VerdictError)
+    if isinstance(battles, Battles):
+        enc = battles
+    else:
+        enc = encode_battles(battles, what="bradley_terry", error=VerdictError)
+        attrs = getattr(battles, "attrs", None)
+        marked = attrs.get(SOURCE_ATTR) if isinstance(attrs, dict) else None
+        if isinstance(marked, str) and marked.startswith("scores("):
+            enc = Battles(enc.models, enc.a, enc.b, enc.outcome, enc.weight, source=marked)
     models = np.asarray(enc.models, dtype=object)
     ca, cb, out, w = enc.a, enc.b, enc.outcome, enc.weight
     swap = ca > cb
@@ -194,7 +215,13 @@ def _battles(battles: object) -> _Pairs:
     p = len(models)
     wcode, wvalues = pd.factorize(w)
     key = ((i.astype(np.int64) * p + j) * 3 + o) * len(wvalues) + wcode
-    distinct, rc = np.unique(key, return_counts=True)
+    if enc.count is None:
+        distinct, rc = np.unique(key, return_counts=True)
+        n_battles = int(ca.size)
+    else:   # rows standing for count[r] identical battles each
+        distinct, inverse = np.unique(key, return_inverse=True)
+        rc = np.bincount(inverse, weights=enc.count, minlength=distinct.size).astype(np.int64)
+        n_battles = int(rc.sum())
     rw = np.asarray(wvalues, dtype=np.float64)[distinct % len(wvalues)]
     rest = distinct // len(wvalues)
     ro = rest % 3
@@ -206,7 +233,7 @@ def _battles(battles: object) -> _Pairs:
     np.add.at(m, (row_pair, ro), rc * rw)
     np.add.at(m2, (row_pair, ro), rc * rw * rw)
     return _Pairs(tuple(str(x) for x in models), pair_ids // p, pair_ids % p, m, m2, row_pair,
-                  ro, rw, rc.astype(np.int64), int(ca.size))
+                  ro, rw, rc.astype(np.int64), n_battles, enc.source)
 
 
 def _check_graph(models: tuple[str, ...], i: np.ndarray, j: np.ndarray, m: np.ndarray) -> None:
@@ -583,7 +610,8 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         n_battles=pairs.n_battles, n_distinct=int(pairs.row_count.size),
         total_weight=float(pairs.m.sum()), ties=ties, tie_parameter=nu, scale=scale, base=base,
         init_rating=init, anchor=anchor_, n_bootstrap=int(n_bootstrap),
-        n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r)
+        n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r,
+        source=pairs.source)
 
 
 def _battles_by_model(pairs: _Pairs, p: int) -> np.ndarray:
@@ -645,6 +673,153 @@ def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_roun
 
 # ------------------------------------------------------------------ per-item scores → battles
 
+@dataclass(frozen=True)
+class _Cells:
+    """Scores as a cells × systems matrix (a cell: one dataset × item, or one dataset of a
+    dataset-level table), oriented so that higher is better, NaN where a system has no score;
+    ``dataset``/``item`` give each cell's labels (for :func:`battles_from_scores`)."""
+
+    systems: tuple[str, ...]
+    values: np.ndarray
+    dataset: np.ndarray
+    item: np.ndarray
+    metric: str
+    source: str
+
+
+def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
+                 what: str) -> _Cells:
+    """One columnar pass over the tidy table (no loop over datasets): factorise dataset, item
+    and system; cells = distinct dataset × item in dataset order, then item id order; seeds
+    averaged per cell and system by two bincounts."""
+    from ..pairing import scores_table
+    from ..scores import Scores, as_scores
+
+    if not isinstance(higher_is_better, bool):
+        raise VerdictError(f"{what}: higher_is_better={higher_is_better!r} must be True or "
+                           "False")
+    sc: Scores = as_scores(scores, what=what, error=VerdictError)
+    metrics = tuple(sc.metrics)
+    if metric is None:
+        if len(metrics) > 1:
+            hint = Hint("metric")
+            raise VerdictError(f"{what}: the scores hold {len(metrics)} metrics "
+                               f"({preview(metrics)}); battles compare one metric; {hint.text}",
+                               hints=[hint])
+        metric = metrics[0]
+    elif metric not in metrics:
+        raise VerdictError(f"{what}: unknown metric {metric!r}; metrics: {preview(metrics)}")
+    df = scores_table(sc)
+    if len(metrics) > 1:
+        df = df[(df["metric"] == metric).to_numpy(dtype=bool)]
+    dcode, dnames = pd.factorize(df["dataset"], sort=False)
+    icode, inames = pd.factorize(df["item"], sort=False)
+    scode, snames = pd.factorize(df["system"], sort=False)
+    n_sys = len(snames)
+    # item codes in id order (as everywhere: items sorted by id within a dataset)
+    rank = np.empty(len(inames), dtype=np.int64)
+    rank[np.asarray(pd.Index(inames).argsort(), dtype=np.int64)] = np.arange(len(inames))
+    key = dcode.astype(np.int64) * max(len(inames), 1) + rank[icode]
+    cell, cell_keys = pd.factorize(key, sort=True)
+    n_cells = len(cell_keys)
+    flat = cell.astype(np.int64) * n_sys + scode
+    size = n_cells * n_sys
+    total = np.bincount(flat, weights=df["value"].to_numpy(dtype=np.float64), minlength=size)
+    count = np.bincount(flat, minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = (total / count).reshape(n_cells, n_sys)
+    if not higher_is_better:
+        values = -values
+    sorted_items = np.asarray(inames, dtype=object)[np.argsort(rank)]
+    keys = np.asarray(cell_keys, dtype=np.int64)
+    return _Cells(tuple(str(x) for x in snames), values,
+                  np.asarray(dnames, dtype=object)[keys // max(len(inames), 1)],
+                  sorted_items[keys % max(len(inames), 1)], str(metric), "scores(items)")
+
+
+def _pair_outcomes(cells: _Cells) -> tuple[list[tuple[int, int, np.ndarray, np.ndarray]], int]:
+    """Per pair of systems (a < b in the cells' order): the cells where both have a score and
+    the outcome there (0: a better, 1: b better, 2: equal); and the number of pair × cell
+    combinations with a score of only one of the two (no battle)."""
+    values = cells.values
+    present = ~np.isnan(values)
+    out = []
+    missing = 0
+    n = values.shape[1]
+    for a in range(n):
+        for b in range(a + 1, n):
+            both = present[:, a] & present[:, b]
+            missing += int((present[:, a] ^ present[:, b]).sum())
+            where = np.flatnonzero(both)
+            d = values[where, a] - values[where, b]
+            outcome = np.where(d > 0, 0, np.where(d < 0, 1, 2)).astype(np.int8)
+            out.append((a, b, where, outcome))
+    return out, missing
+
+
+def _warn_missing(missing: int, what: str) -> None:
+    if missing:
+        warnings.warn(f"{what}: {missing} system pair × item combinations have a score for "
+                      "only one of the two systems and are no battle", UserWarning,
+                      stacklevel=3)
+
+
+def _counts(cells: _Cells, what: str) -> Battles:
+    """The distinct (model_a, model_b, outcome) rows with their counts (at most 3 per pair)."""
+    if len(cells.systems) < 2:
+        raise VerdictError(f"{what}: the scores hold one system ({preview(cells.systems)}); "
+                           "a battle needs two")
+    order = np.argsort(np.asarray(cells.systems, dtype=object))
+    position = np.empty(order.size, dtype=np.int64)
+    position[order] = np.arange(order.size)
+    models = tuple(cells.systems[k] for k in order)
+    a_, b_, o_, c_ = [], [], [], []
+    pairs, missing = _pair_outcomes(cells)
+    for a, b, _, outcome in pairs:
+        per = np.bincount(outcome, minlength=3)
+        for o in np.flatnonzero(per):
+            a_.append(position[a])
+            b_.append(position[b])
+            o_.append(o)
+            c_.append(per[o])
+    _warn_missing(missing, what)
+    if not c_:
+        raise VerdictError(f"{what}: no item has scores of two systems")
+    count = np.asarray(c_, dtype=np.int64)
+    return Battles(models, np.asarray(a_, dtype=np.int64), np.asarray(b_, dtype=np.int64),
+                   np.asarray(o_, dtype=np.int64), np.ones(count.size), count, cells.source)
+
+
+def battle_counts(scores: object, *, higher_is_better: bool = True,
+                  metric: str | None = None) -> Battles:
+    """Per-item scores as battle counts for :func:`bradley_terry`: the battles of
+    :func:`battles_from_scores` (every item a battle between every pair of systems scored on
+    it, won by the better score, a tie when the scores are equal after averaging seeds), kept
+    as the distinct (model_a, model_b, outcome) rows and how many battles each stands for —
+    at most 3 rows per pair of systems, however many items. Built in one columnar pass (numpy
+    ``bincount``; no row per battle, no loop over datasets), so a million datasets cost a
+    few array operations; ``bradley_terry`` on it equals ``bradley_terry`` on the rows of
+    :func:`battles_from_scores` (fit and bootstrap: the bootstrap draws battles) and its
+    signature says ``battles:scores(items)``."""
+    cells = _score_cells(scores, higher_is_better, metric, "battle_counts")
+    return _counts(cells, "battle_counts")
+
+
+def table_battle_counts(table: pd.DataFrame, *, higher_is_better: bool = True) -> Battles:
+    """A dataset-level table (datasets × systems, NaN where a system has no result) as battle
+    counts: every dataset a battle between every pair of systems with a result on it (equal
+    results a tie); the signature says ``battles:scores(datasets)``."""
+    if not isinstance(higher_is_better, bool):
+        raise VerdictError(f"table_battle_counts: higher_is_better={higher_is_better!r} must "
+                           "be True or False")
+    values = table.to_numpy(dtype=np.float64, na_value=np.nan)
+    cells = _Cells(tuple(str(c) for c in table.columns),
+                   values if higher_is_better else -values,
+                   np.asarray(table.index, dtype=object), np.asarray(table.index, dtype=object),
+                   "", "scores(datasets)")
+    return _counts(cells, "table_battle_counts")
+
+
 def battles_from_scores(scores: object, *, higher_is_better: bool = True,
                         metric: str | None = None) -> pd.DataFrame:
     """Per-item scores as battles: on every item, every pair of systems that both have a score
@@ -653,51 +828,31 @@ def battles_from_scores(scores: object, *, higher_is_better: bool = True,
     at a time (``metric=`` when the scores hold several).
 
     Returns LMArena's schema (``model_a``, ``model_b``, ``winner``) plus ``dataset``,
-    ``metric`` and ``item``, ready for :func:`bradley_terry`. A pair × item where one system
-    has no score is no battle; such pairs are counted in a warning.
+    ``metric`` and ``item`` (rows by dataset, then pair of systems, then item id), ready for
+    :func:`bradley_terry`, which signs its result ``battles:scores(items)``. A pair × item
+    where one system has no score is no battle; such pairs are counted in a warning. One row
+    per battle: for many items, :func:`battle_counts` gives the same fit from counts.
     """
-    from ..pairing import align_groups
-    from ..scores import Scores, as_scores
-
-    if not isinstance(higher_is_better, bool):
-        raise VerdictError(f"battles_from_scores: higher_is_better={higher_is_better!r} must be "
-                           "True or False")
-    sc: Scores = as_scores(scores, what="battles_from_scores", error=VerdictError)
-    metrics = tuple(sc.metrics)
-    if metric is None:
-        if len(metrics) > 1:
-            hint = Hint("metric")
-            raise VerdictError(f"battles_from_scores: the scores hold {len(metrics)} metrics "
-                               f"({preview(metrics)}); battles compare one metric; {hint.text}",
-                               hints=[hint])
-        metric = metrics[0]
-    elif metric not in metrics:
-        raise VerdictError(f"battles_from_scores: unknown metric {metric!r}; metrics: "
-                           f"{preview(metrics)}")
-    parts = []
-    missing = 0
-    for group in align_groups(sc, None):
-        if group.metric != metric:
-            continue
-        names = np.asarray(group.names, dtype=object)
-        values = group.matrix if higher_is_better else -group.matrix
-        present = group.present
-        for ia in range(len(names)):
-            for ib in range(ia + 1, len(names)):
-                both = present[ia] & present[ib]
-                missing += int((present[ia] | present[ib]).sum() - both.sum())
-                if not both.any():
-                    continue
-                d = values[ia, both] - values[ib, both]
-                winner = np.where(d > 0, "model_a", np.where(d < 0, "model_b", "tie"))
-                parts.append(pd.DataFrame({
-                    "model_a": names[ia], "model_b": names[ib], "winner": winner,
-                    "dataset": group.dataset, "metric": group.metric,
-                    "item": np.asarray(group.items, dtype=object)[both]}))
-    if missing:
-        warnings.warn(f"battles_from_scores: {missing} system pair × item combinations have a "
-                      "score for only one of the two systems and are no battle", UserWarning,
-                      stacklevel=2)
-    if not parts:
+    cells = _score_cells(scores, higher_is_better, metric, "battles_from_scores")
+    pairs, missing = _pair_outcomes(cells)
+    _warn_missing(missing, "battles_from_scores")
+    if not any(where.size for _, _, where, _ in pairs):
         raise VerdictError("battles_from_scores: no item has scores of two systems")
-    return pd.concat(parts, ignore_index=True)
+    names = np.asarray(cells.systems, dtype=object)
+    labels = np.array(["model_a", "model_b", "tie"], dtype=object)
+    rows = [(np.full(where.size, k, dtype=np.int64), where, outcome)
+            for k, (_, _, where, outcome) in enumerate(pairs)]
+    pair_of = np.concatenate([r[0] for r in rows])
+    cell = np.concatenate([r[1] for r in rows])
+    outcome = np.concatenate([r[2] for r in rows])
+    # datasets in order, then pairs, then items (cells are already dataset-then-item ordered)
+    _, dataset_rank = np.unique(pd.factorize(cells.dataset)[0][cell], return_inverse=True)
+    order = np.lexsort((cell, pair_of, dataset_rank))
+    first = np.array([a for a, _, _, _ in pairs], dtype=np.int64)
+    second = np.array([b for _, b, _, _ in pairs], dtype=np.int64)
+    frame = pd.DataFrame({
+        "model_a": names[first[pair_of[order]]], "model_b": names[second[pair_of[order]]],
+        "winner": labels[outcome[order]], "dataset": cells.dataset[cell[order]],
+        "metric": cells.metric, "item": cells.item[cell[order]]})
+    frame.attrs[SOURCE_ATTR] = cells.source
+    return frame
