@@ -21,7 +21,8 @@ from ..formatting import preview
 from ..scores import HUMAN_VALUE, Scores
 from .ppi import PPIResult, prediction_powered_mean
 
-__all__ = ["JudgedItems", "JudgedPair", "align_pair", "checked_ppi", "has_human_scores",
+__all__ = ["JudgedItems", "JudgedPair", "align_pair", "check_ppi_counts", "checked_ppi",
+           "has_human_scores",
            "judged_items", "judged_pair"]
 
 
@@ -154,25 +155,32 @@ def align_pair(t: JudgedItems, c: JudgedItems, *, treatment: str, control: str, 
     return JudgedPair(t.value, c.value[order], t.human, c.human[order])
 
 
-def checked_ppi(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, what: str,
-                method: str, level: float, error: type[RangerError]) -> PPIResult:
-    """:func:`~ranger_eval.stats.ppi.prediction_powered_mean` after the checks that name
-    ``what`` (system or pair, dataset, metric): no human score, one, or (PPI methods) fewer
-    than 2 judge-only items (advising ``method='classical'``)."""
-    if y.size == 0:
+def check_ppi_counts(n: int, n_unlabelled: int, *, what: str, method: str,
+                     error: type[RangerError]) -> None:
+    """The errors of too few items for ``what`` (system or pair, dataset, metric): no human
+    score, one, or (PPI methods) fewer than 2 judge-only items (advising
+    ``method='classical'``)."""
+    if n == 0:
         raise error(f"no human scores for {what}: every {HUMAN_VALUE} is NaN, so there is "
                     f"nothing to correct the judge with; score at least 2 items by hand")
-    if y.size < 2:
+    if n < 2:
         raise error(f"only 1 item with a human score for {what}: prediction-powered "
                     f"inference needs at least 2 to estimate the judge's error")
-    if method != "classical" and yhat_unlabelled.size < 2:
+    if method != "classical" and n_unlabelled < 2:
         hint = Hint("method", "classical")
         raise error(
-            f"{yhat_unlabelled.size} item(s) without a human score for {what} (all "
-            f"{y.size + yhat_unlabelled.size} items have one, or all but one): method "
+            f"{n_unlabelled} item(s) without a human score for {what} (all "
+            f"{n + n_unlabelled} items have one, or all but one): method "
             f"{method!r} corrects a judge on the judge-only items and needs at least 2; with "
             f"human scores everywhere, the human mean is the estimate: {hint.text}",
             hints=[hint])
+
+
+def checked_ppi(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, what: str,
+                method: str, level: float, error: type[RangerError]) -> PPIResult:
+    """:func:`~ranger_eval.stats.ppi.prediction_powered_mean` after the checks that name
+    ``what`` (:func:`check_ppi_counts`)."""
+    check_ppi_counts(y.size, yhat_unlabelled.size, what=what, method=method, error=error)
     try:
         return prediction_powered_mean(y, yhat, yhat_unlabelled, method=method, level=level)
     except RangerError as err:

@@ -41,6 +41,32 @@ are multiplied back, so 1e-200 or 1e200 scores give the same answer as their res
 Numbers equal ``ppi_py.ppi_mean_pointestimate`` / ``ppi_mean_ci`` / ``classical_mean_ci`` to
 1e-10 (tests/oracles/ppi_oracle.py). Every input must be finite; the labelled set needs n ≥ 2
 items (one item has no spread to estimate) and the PPI methods N ≥ 2 unlabelled items.
+
+**Many estimates at once** (:func:`prediction_powered_rows`, the kernel of ``compare``'s
+all-pairs engine and of :func:`prediction_powered_mean`): row r of two R × m matrices holds the
+human scores ``y`` and the judge's scores ``yhat`` of m items; boolean masks say which items are
+labelled and which unlabelled in that row (other items are not used), so every pair of systems
+of a dataset × metric, each with its own labelled set, is one matrix operation.
+
+**Clustered items** (``clusters=``, issue 20 §1 and §3). θ̂_λ − θ is, to first order, a sum of
+per-item influence terms: ψ_i = (r_i − r̄)/n for a labelled item (r = y − λ·yhat, r̄ its mean)
+and φ_j = λ·(f_j − f̄)/N for an unlabelled one (f = yhat, f̄ the unlabelled mean); the
+independent-items variance above is Σψ_i² + Σφ_j². When items come in clusters (several
+questions about one passage), the terms of one cluster are dependent, whether the items are
+labelled or not, so the variance is the cluster-robust (CR1) sandwich of the cluster sums
+u_c = Σ_{i∈c} ψ_i + Σ_{j∈c} φ_j (Liang & Zeger 1986; Cameron & Miller 2015, J. Hum. Resour.
+50:317, eq. 11 with the G/(G − 1) factor)::
+
+    se² = C/(C − 1) · Σ_c u_c²,   t = θ̂/se on C − 1 degrees of freedom
+
+with C the clusters holding at least one item of the row, as the clustered mean and paired
+difference of ``compare`` use (issue 20 §1). For a fixed λ this is exactly R
+``sandwich::vcovCL(type = "HC0", cadjust = TRUE)`` of the stacked regression of
+(y − λ·yhat on the labelled items, yhat on the unlabelled ones) on two indicators, combined as
+(1, λ) (tests/oracles/ppi_clustered_oracle.R). λ is PPI++'s weight above: the estimator is
+unbiased for every λ, so the weight tuned for independent items costs at most efficiency, never
+validity. With one item per cluster the sum is Σψ_i² + Σφ_j², the independent variance times
+C/(C − 1) (``compare`` treats such clusters as no clusters at all, giving ppi_py's numbers).
 """
 from __future__ import annotations
 
@@ -56,7 +82,8 @@ from ..signature import Signature, make_signature
 from . import _scale
 from ._validation import check_choice, check_level
 
-__all__ = ["PPI_METHODS", "PPIResult", "prediction_powered_mean", "ppi_lambda"]
+__all__ = ["PPI_METHODS", "PPIResult", "PPIRows", "ppi_lambda", "prediction_powered_mean",
+           "prediction_powered_rows"]
 
 #: the estimators: power-tuned λ (default), λ = 1, λ = 0 (human scores only)
 PPI_METHODS = ("ppi++", "ppi", "classical")
@@ -136,12 +163,6 @@ def ppi_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> 
     return float(min(max(lam, 0.0), 1.0))
 
 
-def _var0(x: np.ndarray) -> float:
-    """Variance with divisor len(x) (``numpy.var``, as ``ppi_py``'s ``std(0)**2``)."""
-    d = x - x.mean()
-    return float(np.dot(d, d)) / x.size
-
-
 def prediction_powered_mean(
     y: Sequence[float] | np.ndarray,
     yhat: Sequence[float] | np.ndarray,
@@ -175,39 +196,176 @@ def prediction_powered_mean(
         raise StatsInputError(
             f"method {method!r} needs at least 2 items without a human score (the judge-only "
             f"items); got {big_n}. With every item human-scored, pass method='classical'")
-    # unit-free at the extremes (stats/_scale.py): λ, z and p do not change when every score is
-    # multiplied by 2^-e; estimate, se and bounds are multiplied back by 2^e
-    e = _scale.exponent(y_, yhat_, yu)
-    if e:
-        y_, yhat_, yu = _scale.scaled(e, y_, yhat_, yu)
-    if method == "classical":
-        lam = 0.0
-    elif method == "ppi":
-        lam = 1.0
-    else:
-        lam = ppi_lambda(y_, yhat_, yu)
-    rect = y_ - lam * yhat_
-    if lam == 0.0:
-        imputed_mean, imputed_var = 0.0, 0.0
-    else:
-        imputed = lam * yu
-        imputed_mean, imputed_var = float(imputed.mean()), _var0(imputed) / big_n
-    estimate = imputed_mean + float(rect.mean())
-    se = float(np.sqrt(imputed_var + _var0(rect) / n))
-    z = float(-special.ndtri((1.0 - level) / 2.0))
-    if se > 0.0:
-        statistic = estimate / se
-        pvalue = float(2.0 * special.ndtr(-abs(statistic)))
-    else:  # no spread at all: the estimate is exact
-        statistic = 0.0 if estimate == 0.0 else float(np.copysign(np.inf, estimate))
-        pvalue = 1.0 if estimate == 0.0 else 0.0
-    ci_low, ci_high = estimate - z * se, estimate + z * se
-    if e:
-        estimate, se = _scale.unscale(estimate, e, "estimate"), _scale.unscale(se, e, "se")
-        ci_low, ci_high = (_scale.unscale(ci_low, e, "ci_low"),
-                           _scale.unscale(ci_high, e, "ci_high"))
+    rows = prediction_powered_rows(y_[None, :], yhat_[None, :], yu[None, :], method=method)
+    statistic, pvalue, ci_low, ci_high = (float(v[0]) for v in rows.test("two-sided", level))
     return PPIResult(
-        estimate=estimate, se=se, ci_low=ci_low, ci_high=ci_high, lam=lam,
-        n_labelled=n, n_unlabelled=big_n, method=method,
+        estimate=float(rows.estimate[0]), se=float(rows.se[0]), ci_low=ci_low, ci_high=ci_high,
+        lam=float(rows.lam[0]), n_labelled=n, n_unlabelled=big_n, method=method,
         level=level, statistic=statistic, pvalue=pvalue,
     )
+
+
+@dataclass(frozen=True)
+class PPIRows:
+    """Prediction-powered estimates of many rows (:func:`prediction_powered_rows`): per row the
+    estimate θ̂_λ, its standard error, the weight λ, the numbers of labelled and unlabelled
+    items, the clusters with an item of the row (0 without clusters) and the degrees of freedom
+    of the test (∞: the normal test of independent items; C − 1 with clusters)."""
+
+    estimate: np.ndarray
+    se: np.ndarray
+    lam: np.ndarray
+    n_labelled: np.ndarray
+    n_unlabelled: np.ndarray
+    n_clusters: np.ndarray
+    df: np.ndarray
+
+    def test(self, alternative: str, level: float
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(statistic, p-value, ci_low, ci_high) of H0: θ = 0 per row: z = θ̂/se with normal
+        p-values and θ̂ ± z_q·se (infinite df), Student t on ``df`` otherwise; one-sided
+        alternatives have one infinite bound. se = 0 is certainty (statistic 0 or ±∞)."""
+        est, se = self.estimate, self.se
+        normal = np.isinf(self.df)
+        df = np.where(normal, 1.0, self.df)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = np.where(se > 0.0, est / np.where(se > 0.0, se, 1.0),
+                            np.where(est == 0.0, 0.0, np.copysign(np.inf, est)))
+        if alternative == "two-sided":
+            tail = (1.0 - level) / 2.0
+            p = np.where(normal, 2.0 * special.ndtr(-np.abs(stat)),
+                         2.0 * special.stdtr(df, -np.abs(stat)))
+        else:
+            tail = 1.0 - level
+            s = -stat if alternative == "greater" else stat
+            p = np.where(normal, special.ndtr(s), special.stdtr(df, s))
+        q = np.where(normal, -special.ndtri(tail), -special.stdtrit(df, tail))
+        low, high = est - q * se, est + q * se
+        if alternative == "greater":
+            high = np.full_like(high, np.inf)
+        elif alternative == "less":
+            low = np.full_like(low, -np.inf)
+        return stat, p, low, high
+
+
+def _masked(x: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """``x`` with the entries outside ``mask`` set to 0 (``x`` itself without a mask)."""
+    return x if mask is None else np.where(mask, x, 0.0)
+
+
+def _count(mask: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    """Entries of each row that are used (all of them without a mask)."""
+    return np.full(shape[0], shape[1], dtype=np.int64) if mask is None else mask.sum(axis=1)
+
+
+def _cluster_totals(values: np.ndarray, codes: np.ndarray, c: int) -> np.ndarray:
+    """Rows × C sums of ``values`` (rows × items) per cluster code (0 for a cluster without an
+    item here): a stable sort by code and ``numpy.add.reduceat`` over the present codes."""
+    out = np.zeros((values.shape[0], c))
+    if codes.size:
+        order = np.argsort(codes, kind="stable")
+        sc = codes[order]
+        starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+        out[:, sc[starts]] = np.add.reduceat(values[:, order], starts, axis=1)
+    return out
+
+
+def prediction_powered_rows(
+    y: np.ndarray,
+    yhat: np.ndarray,
+    yhat_unlabelled: np.ndarray,
+    *,
+    labelled: np.ndarray | None = None,
+    unlabelled: np.ndarray | None = None,
+    method: str = "ppi++",
+    clusters: np.ndarray | None = None,
+    clusters_unlabelled: np.ndarray | None = None,
+) -> PPIRows:
+    """Prediction-powered estimates of the mean human score for every row of matrices.
+
+    ``y`` / ``yhat``: R × n human and judge scores of the labelled items; ``yhat_unlabelled``:
+    R × N judge scores of the unlabelled items. ``labelled`` / ``unlabelled``: optional boolean
+    masks of the same shapes saying which entries of each row are used (default: all; entries
+    outside a mask are never read, so they may be NaN), so that rows with different labelled
+    sets (the pairs of systems of a dataset × metric) are one matrix operation. Row r is
+    :func:`prediction_powered_mean` of its used entries (module docstring: estimator, variance,
+    λ), with the same exact power-of-two rescaling per row at the extremes. ``clusters`` /
+    ``clusters_unlabelled``: integer codes 0 … C − 1 (one numbering) of the clusters of the n
+    labelled and N unlabelled columns, for the cluster-robust (CR1) variance on C_r − 1 df
+    (module docstring). Raises :class:`StatsInputError` naming the first row with fewer than 2
+    labelled items, (PPI methods) fewer than 2 unlabelled items, or (clusters) fewer than 2
+    clusters.
+    """
+    method = check_choice("method", method, PPI_METHODS)
+    lab = None if labelled is None else np.asarray(labelled, dtype=bool)
+    unl = None if unlabelled is None else np.asarray(unlabelled, dtype=bool)
+    n = _count(lab, y.shape)
+    big_n = _count(unl, yhat_unlabelled.shape)
+    for bad, need in ((n < 2, "2 labelled items (human-scored)"),
+                      ((big_n < 2) if method != "classical" else np.zeros(n.shape, bool),
+                       "2 unlabelled items (judge only)")):
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise StatsInputError(f"prediction-powered inference needs at least {need}; row {r} "
+                                  f"has {int(n[r])} labelled and {int(big_n[r])} unlabelled")
+    yl, fl, fu = _masked(y, lab), _masked(yhat, lab), _masked(yhat_unlabelled, unl)
+    e = _scale.row_exponents(*(m for m in (yl, fl, fu) if m.shape[1]))
+    yl, fl, fu = _scale.scaled_rows(e, yl, fl, fu)
+    nf, big_nf = n.astype(np.float64), big_n.astype(np.float64)
+    big_safe = np.maximum(big_nf, 1.0)
+    if method == "classical":
+        lam = np.zeros(n.shape)
+    elif method == "ppi":
+        lam = np.ones(n.shape)
+    else:  # ppi_py's _calc_lam_glm for a mean (ppi_lambda), clipped to [0, 1]
+        dy = _masked(yl - (yl.sum(axis=1) / nf)[:, None], lab)
+        dfl = _masked(fl - (fl.sum(axis=1) / nf)[:, None], lab)
+        cov = np.einsum("ij,ij->i", dy, dfl) / nf
+        total = nf + big_nf
+        mean_all = ((fl.sum(axis=1) + fu.sum(axis=1)) / total)[:, None]
+        da, du = _masked(fl - mean_all, lab), _masked(fu - mean_all, unl)
+        var_all = (np.einsum("ij,ij->i", da, da) + np.einsum("ij,ij->i", du, du)) / (total - 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            raw = cov / ((1.0 + nf / big_safe) * var_all)
+        lam = np.where(var_all > 0.0, np.clip(raw, 0.0, 1.0), 0.0)
+    rect = yl - lam[:, None] * fl
+    rect_mean = _masked(rect, lab).sum(axis=1) / nf
+    dr = _masked(rect - rect_mean[:, None], lab)
+    imputed = lam[:, None] * fu
+    imputed_mean = imputed.sum(axis=1) / big_safe
+    di = _masked(imputed - imputed_mean[:, None], unl)
+    estimate = imputed_mean + rect_mean
+    if clusters is None:
+        var = (np.einsum("ij,ij->i", di, di) / big_safe / big_safe
+               + np.einsum("ij,ij->i", dr, dr) / nf / nf)
+        n_clusters = np.zeros(n.shape, dtype=np.int64)
+        df = np.full(n.shape, np.inf)
+    else:
+        codes_l = np.asarray(clusters, dtype=np.intp)
+        codes_u = (np.zeros(0, dtype=np.intp) if clusters_unlabelled is None
+                   else np.asarray(clusters_unlabelled, dtype=np.intp))
+        if codes_l.size != y.shape[1] or codes_u.size != yhat_unlabelled.shape[1]:
+            raise StatsInputError(
+                f"clusters: one code per labelled column ({y.shape[1]}) and per unlabelled "
+                f"column ({yhat_unlabelled.shape[1]}); got {codes_l.size} and {codes_u.size}")
+        c = int(max(codes_l.max(initial=-1), codes_u.max(initial=-1))) + 1
+        sums = (_cluster_totals(dr / nf[:, None], codes_l, c)
+                + _cluster_totals(di / big_safe[:, None], codes_u, c))
+        used = (_cluster_totals(np.ones(y.shape) if lab is None else lab.astype(float),
+                                codes_l, c)
+                + _cluster_totals(np.ones(yhat_unlabelled.shape) if unl is None
+                                  else unl.astype(float), codes_u, c))
+        n_clusters = (used > 0).sum(axis=1)
+        if (n_clusters < 2).any():
+            r = int(np.flatnonzero(n_clusters < 2)[0])
+            raise StatsInputError(
+                f"row {r}: all {int(n[r] + big_n[r])} items are in one cluster; the "
+                "cluster-robust prediction-powered variance needs at least 2 clusters")
+        cf = n_clusters.astype(np.float64)
+        var = cf / (cf - 1.0) * np.einsum("ij,ij->i", sums, sums)
+        df = cf - 1.0
+    se = np.sqrt(var)
+    estimate = _scale.unscale_array(estimate, e, "estimate")
+    se = _scale.unscale_array(se, e, "standard error")
+    return PPIRows(estimate=estimate, se=se, lam=lam, n_labelled=n, n_unlabelled=big_n,
+                   n_clusters=n_clusters, df=df)
