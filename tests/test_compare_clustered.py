@@ -3,6 +3,9 @@
 cluster column with one item per cluster changes nothing."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -50,9 +53,12 @@ def test_binary_auto_is_clustered_mcnemar_and_unpaired_is_cr1_regression() -> No
     df = _frame(binary=True)
     row = rg.compare(rg.Scores(df)).table.iloc[0]
     x, y, clusters = _pair(df, row.system_a, row.system_b)
-    ref = cl.clustered_mcnemar(x, y, clusters=clusters)
+    # 12 clusters of 1-4 items: Durkalski's statistic (Yang, Sun & Hardin's recommendation)
+    ref = cl.clustered_mcnemar(x, y, clusters=clusters, method="durkalski")
     assert row.test == "mcnemar"
     assert (row.statistic, row.pvalue) == pytest.approx((ref.statistic, ref.pvalue), rel=1e-12)
+    explicit = rg.compare(rg.Scores(df), test="mcnemar").table.iloc[0]
+    assert (explicit.statistic, explicit.pvalue) == (row.statistic, row.pvalue)
     un = rg.compare(rg.Scores(df), paired=False).table.iloc[0]
     ref_u = cl.clustered_unpaired_ttest(x, y, clusters_x=clusters, clusters_y=clusters)
     assert un.test == "proportions-z" and un.ci_method == "cluster-robust t (CR1)"
@@ -164,3 +170,94 @@ def test_mde_of_a_clustered_two_proportion_row_uses_its_t_interval() -> None:
     assert row.mde == pytest.approx(se * detectable_noncentrality(df, alpha=0.05, power=0.8,
                                                                   alternative="two-sided"),
                                     rel=1e-12)
+
+
+def test_mcnemar_with_equal_or_many_clusters_is_yang_sun_hardins_modified_test() -> None:
+    equal = _frame(binary=True, n_clusters=12)
+    equal = equal[equal.item.str.endswith("-0")]  # one item per cluster would be unclustered
+    equal = pd.concat([equal, equal.assign(item=equal.item + "b")])  # 12 clusters of 2
+    many = _frame(binary=True, n_clusters=60)  # 60 clusters of 1-4 items
+    for df in (equal, many):
+        row = rg.compare(rg.Scores(df), test="mcnemar").table.iloc[0]
+        x, y, clusters = _pair(df, row.system_a, row.system_b)
+        ref = cl.clustered_mcnemar(x, y, clusters=clusters, method="yang")
+        assert (row.statistic, row.pvalue) == pytest.approx((ref.statistic, ref.pvalue),
+                                                            rel=1e-12)
+
+
+ORACLES = Path(__file__).resolve().parent / "oracles"
+
+
+def _oracle_cases() -> list[dict]:
+    py = json.loads((ORACLES / "clustered_oracles_py.json").read_text())["cases"]
+    r = json.loads((ORACLES / "clustered_oracles.json").read_text())["cases"]
+    return [c for c in py + r if c["kind"] in ("paired", "unpaired")]
+
+
+@pytest.mark.parametrize("case", _oracle_cases(), ids=lambda c: f"{c['kind']}{len(c.get('d', c.get('x')))}")
+def test_cluster_se_cr1_is_statsmodels_and_sandwich_hc1(case: dict) -> None:
+    """compare(cluster_se="CR1") = statsmodels OLS(cov_type="cluster") / R vcovCL(type="HC1"):
+    t, p, interval and df = C − 1, at 1e-10 (tests/oracles/clustered_oracles*.json)."""
+    r = case["r"]
+    if case["kind"] == "paired":  # d = A − B with B = 0 on the same items
+        d = np.asarray(case["d"], dtype=float)
+        items = [f"i{i}" for i in range(d.size)]
+        df = pd.DataFrame({"dataset": "d", "system": np.repeat(["A", "B"], d.size),
+                           "item": items * 2, "value": np.r_[d, np.zeros(d.size)],
+                           "cluster": list(case["cluster"]) * 2})
+    else:
+        x, y = case["x"], case["y"]
+        df = pd.DataFrame({"dataset": "d", "system": ["A"] * len(x) + ["B"] * len(y),
+                           "item": [f"a{i}" for i in range(len(x))]
+                           + [f"b{i}" for i in range(len(y))],
+                           "value": x + y, "cluster": case["cluster_x"] + case["cluster_y"]})
+    c = rg.compare(rg.Scores(df), cluster_se="CR1")
+    row = c.table.iloc[0]
+    assert bool(row.paired) == (case["kind"] == "paired")
+    for got, want in ((row["diff"], r["estimate"]), (row.statistic, r["statistic"]),
+                      (row.pvalue, r["p_two"]), (row.ci_low, r["ci_low"]),
+                      (row.ci_high, r["ci_high"])):
+        assert got == pytest.approx(want, rel=1e-10, abs=1e-14)
+    if case["kind"] == "paired" and len(set(case["cluster"])) == len(case["cluster"]):
+        # one item per cluster: not clustered, the paired t (= CR1, df = n − 1 = C − 1)
+        assert row.ci_method == "paired t" and np.isnan(row.n_clusters)
+    else:
+        assert row.ci_method == "cluster-robust t (CR1)"
+        assert row.ci_df == r["df"] == row.n_clusters - 1
+    assert c.signature.fields["cse"] == "CR1"
+    assert "ci" not in c.signature.fields  # CR1 is then the paired t's own interval
+
+
+def test_cluster_se_cr2_is_the_default_and_cr1_reaches_the_margin_tests() -> None:
+    df = _frame()
+    cr2, cr1 = (rg.compare(rg.Scores(df), cluster_se=v).table.iloc[0] for v in ("CR2", "cr1"))
+    x, y, clusters = _pair(df, cr1.system_a, cr1.system_b)
+    ref = cl.clustered_paired_ttest(x, y, clusters=clusters, vcov="CR1")
+    assert (cr1.statistic, cr1.pvalue, cr1.ci_df) == pytest.approx(
+        (ref.statistic, ref.pvalue, ref.df), rel=1e-12)
+    assert cr2.ci_df == pytest.approx(cl.bell_mccaffrey_df(np.bincount(
+        cl.cluster_codes(clusters, clusters.size)[0])), rel=1e-12)
+    eq = rg.compare(rg.Scores(df), hypothesis="equivalence", margin=0.5, cluster_se="CR1")
+    assert set(eq.table.ci_method) == {"cluster-robust t (CR1)"}
+    with pytest.raises(rg.errors.SettingsError, match="cluster_se: unknown cluster-robust"):
+        rg.compare(rg.Scores(df), cluster_se="CR3")
+
+
+def test_mde_of_a_clustered_paired_row_uses_the_bell_mccaffrey_df() -> None:
+    from scipy import stats as sps
+
+    from ranger_eval.stats.power import detectable_noncentrality
+
+    df = _frame(n_clusters=6, seed=3)
+    table = rg.compare(rg.Scores(df)).table
+    row = table[~table.significant].iloc[0]
+    assert row.ci_method == "cluster-robust t (CR2)"
+    x, y, clusters = _pair(df, row.system_a, row.system_b)
+    bm = cl.bell_mccaffrey_df(np.bincount(cl.cluster_codes(clusters, clusters.size)[0]))
+    assert row.ci_df == pytest.approx(bm, rel=1e-12) and bm < row.n_clusters - 1
+    se = (row.ci_high - row.ci_low) / 2.0 / sps.t.isf(0.025, bm)
+    assert row.mde == pytest.approx(se * detectable_noncentrality(
+        bm, alpha=0.05, power=0.8, alternative="two-sided"), rel=1e-12)
+    # the clustered McNemar row borrows the CR2 interval, and its mde its df
+    binary = rg.compare(rg.Scores(_frame(binary=True, n_clusters=6, seed=3))).table
+    assert (binary.ci_df < binary.n_clusters - 1).all()

@@ -288,7 +288,7 @@ def test_lazy_scores_hook_receives_every_argument():
     assert set(seen) == {"systems", "pairs", "baseline", "test", "alternative", "correction",
                          "family", "level", "n_resamples", "seed", "paired", "missing",
                          "datasets", "metrics", "by", "metric_fn", "seeds", "hypothesis",
-                         "margin"}
+                         "margin", "cluster_se"}
     real = compare(Scores(_tidy(_rng_matrix(14, k=2))))
     assert isinstance(real, Comparison)
 

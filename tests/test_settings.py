@@ -268,7 +268,8 @@ def test_signature_keys_of_the_fields_are_in_the_results_signatures():
             "corr": s.correction, "family": s.family, "alpha": _value(round(1 - s.level, 12)),
             "n_resamples": _value(s.n_resamples), "seed": _value(s.seed),
         }
-        assert set(keys) == set(expected) | {"method_detail", "hyp", "margin"}  # a new key is checked here
+        assert set(keys) == set(expected) | {"method_detail", "hyp", "margin", "cse"}  # a new key is checked here
+        assert "cse" not in fields  # the clustered paired t's variance: only with clusters
         for key, value in expected.items():
             assert fields[key] == value, (key, keywords)
         # the hypothesis and its margin only when not the default superiority
@@ -277,6 +278,11 @@ def test_signature_keys_of_the_fields_are_in_the_results_signatures():
         else:
             assert (fields["hyp"], fields["margin"]) == (s.hypothesis, _value(s.margin))
         assert "method_detail" not in fields  # metric_fn not given
+    # cluster_se → cse, after the cluster field it qualifies, only for clustered scores
+    clustered = df.assign(cluster=[f"c{i // 2}" for i in range(8)] * 2)
+    for cse in ("CR2", "CR1"):
+        fields = rg.compare(clustered, cluster_se=cse).signature.fields
+        assert list(fields)[-2:] == ["cluster", "cse"] and fields["cse"] == cse
     # metric_fn → method_detail
     lab = df.assign(label=[0, 1] * 8, prediction=[0, 1, 1, 1] * 4)
     c = rg.compare(lab, metric_fn="accuracy", test="permutation", n_resamples=50)

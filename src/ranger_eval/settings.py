@@ -36,6 +36,7 @@ from .errors import (
 
 __all__ = [
     "ALTERNATIVES",
+    "CLUSTER_SES",
     "COMPARE_TESTS",
     "DEGENERATE",
     "FAMILIES",
@@ -88,6 +89,10 @@ DEGENERATE: tuple[str, ...] = ("error", "drop")
 HYPOTHESES: tuple[str, ...] = ("superiority", "non-inferiority", "equivalence")
 #: The tests that have a non-inferiority / equivalence version (``comparison.hypothesis``).
 MARGIN_TESTS: tuple[str, ...] = ("auto", "paired-t", "welch", "proportions-z", "mcnemar")
+#: The cluster-robust variances of compare's clustered paired t (issue 20 §1;
+#: :mod:`ranger_eval.comparison.clustered`): CR2 with Bell–McCaffrey df (default) or CR1 with t
+#: on C − 1 df (statsmodels, sandwich HC1, Inspect).
+CLUSTER_SES: tuple[str, ...] = ("CR2", "CR1")
 _RESAMPLING = ("permutation", "bootstrap")
 _WESTFALL_YOUNG = "westfall-young"
 assert _WESTFALL_YOUNG in CORRECTIONS
@@ -392,6 +397,12 @@ class CompareSettings(_Settings):
     margin: float | None = _setting(
         None, "Margin of non-inferiority/equivalence, > 0, in the metric's units.", _margin,
         signature="margin")
+    cluster_se: str = _setting(
+        "CR2", "Cluster-robust variance of the clustered paired t (with a cluster column): CR2 "
+        "with Bell-McCaffrey df, or CR1 with t on C - 1 df (statsmodels, sandwich HC1); "
+        "unpaired differences use the CR1 regression either way.",
+        _choice(CLUSTER_SES, "cluster-robust variance", ignore_case=True), signature="cse",
+        metavar="CR2|CR1")
 
     def _check_combinations(self) -> None:
         self._check_hypothesis()

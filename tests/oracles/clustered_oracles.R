@@ -1,5 +1,6 @@
 # Oracle for ranger_eval.stats.clustered: cluster-robust (CR1) t tests from R sandwich::vcovCL
-# (type = "HC1"; cluster = the id vector, as ~c), clustered McNemar (Obuchowski 1998) from clust.bin.pair, and the CR2 /
+# (type = "HC1"; cluster = the id vector, as ~c), clustered McNemar (Obuchowski 1998; Durkalski
+# et al. 2003; Yang, Sun & Hardin 2010) from clust.bin.pair, and the CR2 /
 # Bell-McCaffrey Satterthwaite t test from clubSandwich (compare's paired clustered t test).
 # Run from the repository root:  Rscript tests/oracles/clustered_oracles.R
 # Needs: r-cran-sandwich, r-cran-clubsandwich, r-cran-jsonlite (Debian), clust.bin.pair and
@@ -64,9 +65,11 @@ for (k in 1:2) {
 mcn <- function(x, y, cl) {
   tab <- paired.to.contingency(group = list(cl), t1 = x, t2 = y)
   r <- clust.bin.pair(tab$ak, tab$bk, tab$ck, tab$dk, method = "obuchowski")
+  du <- clust.bin.pair(tab$ak, tab$bk, tab$ck, tab$dk, method = "durkalski")
+  ya <- clust.bin.pair(tab$ak, tab$bk, tab$ck, tab$dk, method = "yang")
   list(statistic = unname(r$statistic), p_two = unname(r$p.value),
-       durkalski = unname(clust.bin.pair(tab$ak, tab$bk, tab$ck, tab$dk,
-                                         method = "durkalski")$statistic))
+       durkalski = unname(du$statistic), durkalski_p = unname(du$p.value),
+       yang = unname(ya$statistic), yang_p = unname(ya$p.value))
 }
 for (C in c(15, 40)) {
   sz <- sample(1:8, C, replace = TRUE); cl <- sizes_to_clusters(sz)

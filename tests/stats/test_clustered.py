@@ -98,6 +98,42 @@ def test_clustered_mcnemar_matches_clust_bin_pair(case: dict) -> None:
     assert res.pvalue == pytest.approx(case["r"]["p_two"], rel=1e-10, abs=1e-15)
 
 
+@pytest.mark.parametrize("case", [c for c in R_CASES if c["kind"] == "mcnemar"],
+                         ids=lambda c: c.get("source", f"n{len(c['x'])}"))
+@pytest.mark.parametrize("method", ["durkalski", "yang"])
+def test_durkalski_and_yang_match_clust_bin_pair(case: dict, method: str) -> None:
+    res = cl.clustered_mcnemar(case["x"], case["y"], clusters=case["cluster"], method=method)
+    _close(res.statistic, case["r"][method])
+    assert res.pvalue == pytest.approx(case["r"][f"{method}_p"], rel=1e-10, abs=1e-15)
+    assert res.method == method.capitalize()
+
+
+def test_mcnemar_method_is_yang_sun_hardins_recommendation() -> None:
+    assert cl.mcnemar_method([3] * 20) == "yang"  # equal sizes: always the modified test
+    assert cl.mcnemar_method([2, 3] * 10) == "durkalski"  # unequal, fewer than 50 clusters
+    assert cl.mcnemar_method([2, 3] * 25) == "yang"  # 50 clusters
+    x, y = [1, 0, 1, 1, 0, 1, 0, 0, 1], [0, 0, 1, 0, 1, 0, 0, 0, 0]
+    clusters = ["a", "a", "b", "b", "b", "c", "d", "d", "d"]
+    auto = cl.clustered_mcnemar(x, y, clusters=clusters, method="auto")
+    assert auto == cl.clustered_mcnemar(x, y, clusters=clusters, method="durkalski")
+    with pytest.raises(StatsInputError, match="method"):
+        cl.clustered_mcnemar(x, y, clusters=clusters, method="eliasziw")
+    with pytest.raises(StatsInputError, match="cluster sizes"):
+        cl.clustered_mcnemar_from_sums([[1.0, -1.0, 2.0]], 9, method="yang")
+
+
+@pytest.mark.parametrize("method", ["obuchowski", "durkalski", "yang"])
+def test_clustered_mcnemar_one_sided_halves_the_two_sided_p(method: str) -> None:
+    x, y = [1, 1, 1, 1, 0, 1, 0, 1, 1, 1], [0, 0, 1, 0, 1, 0, 0, 0, 1, 0]
+    clusters = [1, 1, 2, 2, 2, 3, 4, 4, 5, 5]
+    two = cl.clustered_mcnemar(x, y, clusters=clusters, method=method)
+    gr = cl.clustered_mcnemar(x, y, clusters=clusters, method=method, alternative="greater")
+    le = cl.clustered_mcnemar(x, y, clusters=clusters, method=method, alternative="less")
+    assert gr.statistic > 0 and gr.statistic ** 2 == pytest.approx(two.statistic, rel=1e-12)
+    assert gr.pvalue == pytest.approx(two.pvalue / 2, rel=1e-12)
+    assert gr.pvalue + le.pvalue == pytest.approx(1.0, rel=1e-12)
+
+
 @pytest.mark.parametrize("case", [c for c in R_CASES if c["kind"] == "signed_rank"],
                          ids=lambda c: f"n{len(c['d'])}")
 def test_clustered_signed_rank_matches_clusrank(case: dict) -> None:

@@ -129,6 +129,9 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
         cluster: Annotated[
             str | None, typer.Option("--cluster", metavar="FIELD", help=CLUSTER_HELP)] = None,
+        cluster_se: Annotated[
+            str | None, setting_option(CompareSettings, "cluster_se")
+        ] = None,
     ) -> None:
         """Compare systems pairwise: tests, corrections, effect sizes, tables and plots."""
         from ..pipeline import run_compare
@@ -141,7 +144,7 @@ def register(app: typer.Typer) -> None:
             test=test, alternative=alternative, correction=correction, family=family,
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by), metric_fn=_split(metric_fn), seeds=seeds, missing=missing,
-            hypothesis=hypothesis, margin=margin,
+            hypothesis=hypothesis, margin=margin, cluster_se=cluster_se,
             per_dataset_figures=per_dataset_figures, cluster=cluster,
         )
         warn(run.warnings)

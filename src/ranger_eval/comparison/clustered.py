@@ -7,14 +7,19 @@ cluster-robust version of its test (:mod:`ranger_eval.stats.clustered`), without
 test                clustered version (``ci_method`` of the row)
 ==================  =====================================================================
 paired-t            CR2 t of the mean difference with Bell–McCaffrey df ("cluster-robust t
-                    (CR2)"; see below)
+                    (CR2)"; see below); ``cluster_se="CR1"``: CR1 t on C − 1 df ("cluster-robust
+                    t (CR1)")
 welch               CR1 t of the difference in means: regression on a system indicator,
                     ``vcovCL(type = "HC1")``, G − 1 df ("cluster-robust t (CR1)")
 proportions-z       the same regression on the 0/1 scores ("cluster-robust t (CR1)")
-mcnemar             Obuchowski's (1998) clustered McNemar χ² (interval: CR2 t)
+mcnemar             the clustered McNemar χ² Yang, Sun & Hardin (2010) recommend: Durkalski et
+                    al.'s (2003) when cluster sizes vary and there are fewer than 50 clusters,
+                    else YSH's modified Obuchowski test (R clust.bin.pair methods "durkalski",
+                    "yang"; :func:`~ranger_eval.stats.clustered.mcnemar_method`; interval: the
+                    paired CR2 t)
 wilcoxon            Rosner, Glynn & Lee's (2006) clustered signed-rank test (R clusrank,
-                    method "rgl"; interval: CR2 t)
-permutation         signs of whole clusters flipped (paired; interval: CR2 t)
+                    method "rgl"; interval: the paired CR2 t)
+permutation         signs of whole clusters flipped (paired; interval: the paired CR2 t)
 bootstrap           whole clusters resampled (ratio of cluster sums; BCa, "cluster bootstrap
                     BCa"); with fewer than 100 clusters a warning says that it over-rejects
                     (measured: 7.6–8.5 % at 20 clusters, 6.0–6.4 % at 50, for α = 5 %)
@@ -27,8 +32,22 @@ Satterthwaite degrees of freedom (R clubSandwich; :func:`~ranger_eval.stats.clus
 clustered_ttest_from_sums`) rather than CR1 with t on C − 1 df: with 20 clusters of unequal
 sizes CR1 rejected a true null in 5.6–6.7 % of simulated data sets at α = 0.05, CR2 in
 4.9–5.9 % (10,000 replicates per scenario; benchmarks/cluster_validity.py, benchmarks/README.md); the two agree as the number of clusters grows, and
-both equal the paired t test when every cluster has one item. CR1 (= statsmodels, sandwich
-HC1, Inspect) stays available as ``stats.clustered_paired_ttest(..., vcov="CR1")``.
+both equal the paired t test when every cluster has one item. ``compare(...,
+cluster_se="CR1")`` (``--cluster-se CR1``; the signature's ``cse:CR1``) uses CR1 with t on
+C − 1 df instead, exactly statsmodels ``OLS(d, 1).fit(cov_type="cluster")`` and R
+``sandwich::vcovCL(lm(d ~ 1), type = "HC1")`` (also as
+``stats.clustered_paired_ttest(..., vcov="CR1")``), for the paired t and for the intervals the
+other paired tests borrow; the unpaired tests are the CR1 regression either way.
+
+Paired 0/1 scores: Obuchowski's (1998) clustered McNemar statistic, the first published one,
+rejected a true null in only 3.7–4.2 % of the simulated data sets with 20 unequal clusters
+(α = 0.05). Yang, Sun & Hardin (2010, Biometrical Journal 52:638) found it the most
+conservative of the tests and recommend Durkalski et al.'s (2003) statistic for unequal cluster
+sizes and fewer than 50 clusters, their modified Obuchowski statistic otherwise; with that rule
+the rejection rate was 4.6–5.1 % at 20 clusters, 5.3–5.4 % at 50 and 5.1–5.3 % at 200 (binary
+scenarios of benchmarks/cluster_validity.py, ICC 0.1–0.9, 10,000 replicates each), so auto and
+``test="mcnemar"`` take it. Obuchowski's statistic stays available as
+``stats.clustered_mcnemar(..., method="obuchowski")``.
 
 ``test="auto"`` chooses as without clusters (McNemar / two-proportion / paired t / Welch) and
 then takes the clustered version. A dataset × metric whose clusters each hold one item is not
@@ -128,15 +147,18 @@ def _pair_sums(group: Group, gc: GroupClusters, d: _PairData,
 def clustered_outcomes(
     group: Group, gc: GroupClusters, data: list[_PairData], chosen: list[str], *,
     alternative: str, level: float, n_resamples: int, seed: int | None,
-) -> tuple[list[_Outcome], list[int]]:
-    """Outcome and number of clusters of every pair of one clustered dataset × metric (module
+    cluster_se: str = "CR2",
+) -> tuple[list[_Outcome], list[int], list[float]]:
+    """Outcome, number of clusters and degrees of freedom of the t interval (NaN for the
+    cluster bootstrap's own interval) of every pair of one clustered dataset × metric (module
     docstring). Pairs of one test and one cluster structure are tested together: the paired
-    CR1 t, McNemar, bootstrap and permutation kernels take a pairs × C matrix of cluster sums
-    (one shared resampling matrix over the C clusters)."""
+    CR2 (or ``cluster_se="CR1"``) t, McNemar, bootstrap and permutation kernels take a pairs × C
+    matrix of cluster sums (one shared resampling matrix over the C clusters)."""
     from ..stats import clustered as cl
 
     out: dict[int, _Outcome] = {}
     n_cl: dict[int, int] = {}
+    dfs: dict[int, float] = {}
     paired_sums: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     totals = None  # a complete group: the systems' cluster sums, once (pairs are row differences)
     if group.complete and gc.n_clusters >= 2 and any(d.paired for d in data):
@@ -160,6 +182,7 @@ def clustered_outcomes(
             assert r.ci_low is not None and r.ci_high is not None and r.n_clusters is not None
             out[i] = _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, CR1)
             n_cl[i] = r.n_clusters
+            dfs[i] = float(r.df) if r.df is not None else math.nan
     # paired pairs: bucket by (cluster sizes) so each bucket is one pairs x C matrix
     buckets: dict[bytes, list[int]] = {}
     for i, (_, sizes) in paired_sums.items():
@@ -167,11 +190,11 @@ def clustered_outcomes(
     for idx in buckets.values():
         sizes = paired_sums[idx[0]][1].astype(np.float64)
         sums = np.stack([paired_sums[i][0] for i in idx])
-        n = int(sizes.sum())
         with _context(group, [data[i] for i in idx]):
             t = cl.clustered_ttest_from_sums(sums, sizes, alternative=alternative, level=level,
-                                             vcov="CR2")
-            assert t.ci_low is not None and t.ci_high is not None
+                                             vcov=cluster_se)
+            assert t.ci_low is not None and t.ci_high is not None and t.df is not None
+            label = CR2 if cluster_se == "CR2" else CR1
             tests = {chosen[i] for i in idx}
             extra: dict[str, tuple[list[int], ManyTestResult]] = {}
             for name in tests - {"paired-t"}:
@@ -179,7 +202,8 @@ def clustered_outcomes(
                 part = sums[rows]
                 if name == "mcnemar":
                     extra[name] = (rows, cl.clustered_mcnemar_from_sums(
-                        part, n, alternative=alternative))
+                        part, sizes, alternative=alternative,
+                        method=cl.mcnemar_method(sizes)))
                 elif name == "wilcoxon":  # Rosner-Glynn-Lee, pair by pair (ranks per pair)
                     extra[name] = (rows, _signed_ranks([data[idx[j]] for j in rows], gc,
                                                        alternative))
@@ -201,7 +225,8 @@ def clustered_outcomes(
                         seed=seed, level=level))
         for j, i in enumerate(idx):
             lo, hi = float(t.ci_low[j]), float(t.ci_high[j])
-            out[i] = _Outcome(float(t.statistic[j]), float(t.pvalue[j]), lo, hi, CR2)
+            out[i] = _Outcome(float(t.statistic[j]), float(t.pvalue[j]), lo, hi, label)
+            dfs[i] = float(t.df[j])
         for name, (rows, res) in extra.items():
             for k, j in enumerate(rows):
                 i = idx[j]
@@ -210,10 +235,12 @@ def clustered_outcomes(
                     out[i] = _Outcome(float(res.statistic[k]), float(res.pvalue[k]),
                                       float(res.ci_low[k]), float(res.ci_high[k]),
                                       "cluster bootstrap BCa")
+                    dfs[i] = math.nan
                 else:
                     out[i] = _Outcome(float(res.statistic[k]), float(res.pvalue[k]),
-                                      out[i].ci_low, out[i].ci_high, CR2)
-    return [out[i] for i in range(len(data))], [n_cl[i] for i in range(len(data))]
+                                      out[i].ci_low, out[i].ci_high, label)
+    order = range(len(data))
+    return [out[i] for i in order], [n_cl[i] for i in order], [dfs[i] for i in order]
 
 
 def unclustered_count(n: int) -> list[float]:
@@ -223,8 +250,8 @@ def unclustered_count(n: int) -> list[float]:
 
 def prepare_clustered(
     work: _GroupWork, gc: GroupClusters, *, westfall_young: bool, alternative: str,
-    level: float, n_resamples: int, seed: int | None,
-) -> tuple[list[_Outcome], list[int]]:
+    level: float, n_resamples: int, seed: int | None, cluster_se: str = "CR2",
+) -> tuple[list[_Outcome], list[int], list[float]]:
     """:func:`clustered_outcomes` of a group's pairs and their effect sizes (into
     ``work.effects``, as the unclustered engine computes them); Westfall–Young's joint
     item-level sign-flip null does not hold for clustered items and is refused."""
@@ -236,7 +263,8 @@ def prepare_clustered(
             f"{group.dataset!r} has clusters of several items; {hint.text} (or another "
             "correction) with the cluster permutation test", hints=[hint])
     result = clustered_outcomes(group, gc, work.data, work.chosen, alternative=alternative,
-                                level=level, n_resamples=n_resamples, seed=seed)
+                                level=level, n_resamples=n_resamples, seed=seed,
+                                cluster_se=cluster_se)
     work._effects(_paired_dz(group, work.data))
     return result
 

@@ -85,6 +85,7 @@ def compare(
     seeds: str = _DEFAULT.seeds,
     hypothesis: str = _DEFAULT.hypothesis,
     margin: float | None = _DEFAULT.margin,
+    cluster_se: str = _DEFAULT.cluster_se,
     settings: CompareSettings | None = None,
 ) -> Comparison:
     """Compare systems pairwise on every dataset × metric (see the module docstring).
@@ -114,6 +115,10 @@ def compare(
     p-value): paired t, Welch t, the Miettinen–Nurminen score test of two proportions and
     Tango's score test of paired 0/1 scores (:mod:`ranger_eval.comparison.hypothesis`; the
     interval is the one each test inverts, each side at ``level``).
+    ``cluster_se`` (with a ``cluster`` column) is the variance of the clustered paired t:
+    ``"CR2"`` with Bell–McCaffrey df (default) or ``"CR1"`` with t on C − 1 df, as statsmodels
+    ``OLS(d, 1).fit(cov_type="cluster")`` and R ``sandwich::vcovCL(type = "HC1")``
+    (:mod:`ranger_eval.comparison.clustered`).
     The keywords are one :class:`~ranger_eval.settings.CompareSettings` (its defaults are
     these, and it checks every value once: a :class:`~ranger_eval.errors.SettingsError`, also a
     :class:`CompareError`, naming the keyword and value). ``settings=`` runs a settings object
@@ -135,7 +140,8 @@ def compare(
         systems=systems, pairs=pairs, baseline=baseline, test=test, alternative=alternative,
         correction=correction, family=family, level=level, n_resamples=n_resamples, seed=seed,
         paired=paired, missing=missing, datasets=datasets, metrics=metrics, by=by,
-        metric_fn=metric_fn, seeds=seeds, hypothesis=hypothesis, margin=margin)
+        metric_fn=metric_fn, seeds=seeds, hypothesis=hypothesis, margin=margin,
+        cluster_se=cluster_se)
     settings = _settings_of(keywords, settings)
     hook = getattr(scores, "__ranger_compare__", None)
     if callable(hook):
@@ -149,6 +155,7 @@ def compare(
                                           settings.metrics)
     by, metric_fn, seeds = settings.by, settings.metric_fn, settings.seeds
     hypothesis, margin = settings.hypothesis, settings.margin
+    cluster_se = settings.cluster_se
     from ..stats import effect_label
 
     if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors
@@ -161,7 +168,7 @@ def compare(
             alternative=alternative, correction=correction, family=family, level=level,
             n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
             datasets=datasets, metrics=metrics, by=by, seeds=seeds, hypothesis=hypothesis,
-            margin=margin,
+            margin=margin, cluster_se=cluster_se,
         )
     if by is not None:
         return _compare_by(
@@ -169,7 +176,7 @@ def compare(
             alternative=alternative, correction=correction, family=family, level=level,
             n_resamples=n_resamples, seed=seed, paired=paired, missing=missing,
             datasets=datasets, metrics=metrics, metric_fn=metric_fn, seeds=seeds,
-            hypothesis=hypothesis, margin=margin,
+            hypothesis=hypothesis, margin=margin, cluster_se=cluster_se,
         )
     set_metrics = _set_metrics(metric_fn)
     correction_key = correction
@@ -238,8 +245,10 @@ def compare(
             "metric_fn: a set-level metric of clustered items would need a cluster bootstrap "
             "of the whole item vector, which ranger-eval does not have; compare per-item scores "
             "(the cluster-robust tests) or drop the cluster column only if items are independent")
-    clustered: dict[int, tuple[list[Any], list[int]]] = {}  # id(work) -> outcomes, n_clusters
+    # id(work) -> outcomes, n_clusters, df of the t intervals
+    clustered: dict[int, tuple[list[Any], list[int], list[float]]] = {}
     n_clusters: list[float] = [math.nan] * len(rows)
+    ci_df: list[float] = [math.nan] * len(rows)
     for group in groups:
         for j, s in enumerate(group.names):
             mean_rows.append(
@@ -263,17 +272,19 @@ def compare(
         else:
             clustered[id(work)] = prepare_clustered(
                 work, gc, westfall_young=westfall_young, alternative=alternative, level=level,
-                n_resamples=int(n_resamples), seed=seed)
+                n_resamples=int(n_resamples), seed=seed, cluster_se=cluster_se)
         works.append(work)
     shared.run()  # one t-distribution call, one sign-flip product per number of items
     for work in works:
         group, data, chosen = work.group, work.data, work.chosen
         if id(work) in clustered:
-            outcomes, counts = clustered[id(work)]
+            outcomes, counts, dfs = clustered[id(work)]
             n_clusters.extend(counts)
+            ci_df.extend(dfs)
         else:
             outcomes = work.finish(shared)
             n_clusters.extend([math.nan] * len(data))
+            ci_df.extend([math.nan] * len(data))
         if hypothesis != "superiority":
             assert margin is not None  # CompareSettings: a margin with every such hypothesis
             gc = group_clusters(scores, group)
@@ -282,7 +293,7 @@ def compare(
                     group, data, chosen, hypothesis=hypothesis, margin=margin, level=level,
                     higher_is_better=directions.get((str(group.dataset), str(group.metric)),
                                                     True),
-                    clusters=None if gc is None else gc.codes)
+                    clusters=None if gc is None else gc.codes, cluster_se=cluster_se)
         if work.adjusted is not None:
             wy_adjusted.extend(float(v) for v in work.adjusted)
         effects = [work.effects[i] for i in range(len(data))]
@@ -324,6 +335,9 @@ def compare(
                                       directions=directions)
     if scores.has_cluster:  # clusters of each pair's items (NaN: not clustered)
         table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
+        # df of each clustered row's t interval (Bell–McCaffrey for CR2; NaN: not clustered,
+        # or the cluster bootstrap's own interval); with_mde takes them
+        table["ci_df"] = np.asarray(ci_df, dtype=np.float64)
     table = adjust_by_family(table, correction, family, level,
                              adjusted=np.asarray(wy_adjusted) if westfall_young else None)
     table = with_mde(table, level=level, alternative=alternative, hypothesis=hypothesis)
@@ -351,6 +365,7 @@ def compare(
         seeds=seeds,
         hypothesis=hypothesis,
         margin=margin,
+        cluster_se=cluster_se,
     )
 
 

@@ -25,7 +25,8 @@ non-inferiority at the adjusted level).
 With clusters (issue 20 §1; a dataset × metric whose clusters each hold one item is not
 clustered) every pair takes the two one-sided versions of the cluster-robust t of
 :mod:`ranger_eval.comparison.clustered`: paired pairs (numeric or 0/1) the CR2 t of the mean
-difference with Bell–McCaffrey degrees of freedom, unpaired pairs the CR1 t of the regression on
+difference with Bell–McCaffrey degrees of freedom (``cluster_se="CR1"``: the CR1 t on C − 1
+df), unpaired pairs the CR1 t of the regression on
 a system indicator on G − 1 df (:mod:`ranger_eval.stats.clustered`); the score tests of 0/1
 scores have no clustered version, and the CR t of the 0/1 differences is the cluster-robust test
 of the difference in proportions. The estimate, standard error and df of those tests go through
@@ -69,18 +70,19 @@ def margins(hypothesis: str, margin: float, higher_is_better: bool) -> tuple[flo
     raise CompareError(f"hypothesis {hypothesis!r} has no margins")  # pragma: no cover
 
 
-def _clustered_moments(group: Group, d: _PairData, codes: np.ndarray
+def _clustered_moments(group: Group, d: _PairData, codes: np.ndarray, cluster_se: str = "CR2"
                        ) -> tuple[float, float, float, str]:
     """(θ̂, se, df, ci_method) of the cluster-robust t of one pair (module docstring); ``codes``
-    the clusters of the group's items."""
+    the clusters of the group's items; ``cluster_se`` the variance of a paired pair (CR2 with
+    Bell–McCaffrey df, or CR1 on C − 1 df)."""
     from ..stats import clustered as cl
 
     if d.paired:
         items = d.items if d.items is not None else np.arange(group.items.size)
-        r = cl.clustered_ttest_many(d.x - d.y, codes[items], level=0.95, vcov="CR2")
+        r = cl.clustered_ttest_many(d.x - d.y, codes[items], level=0.95, vcov=cluster_se)
         assert r.se is not None and r.df is not None and r.estimate is not None
         return (float(r.estimate[0]), float(r.se[0]), float(np.asarray(r.df)[0]),
-                "cluster-robust t (CR2)")
+                f"cluster-robust t ({cluster_se})")
     pa = None if group.complete else group.present[group.index(d.a)]
     pb = None if group.complete else group.present[group.index(d.b)]
     u = cl.clustered_unpaired_ttest(d.x, d.y, clusters_x=codes if pa is None else codes[pa],
@@ -91,8 +93,8 @@ def _clustered_moments(group: Group, d: _PairData, codes: np.ndarray
 
 def margin_outcomes(group: Group, data: list[_PairData], chosen: list[str], *,
                     hypothesis: str, margin: float, level: float,
-                    higher_is_better: bool, clusters: np.ndarray | None = None
-                    ) -> list[_Outcome]:
+                    higher_is_better: bool, clusters: np.ndarray | None = None,
+                    cluster_se: str = "CR2") -> list[_Outcome]:
     """The outcome of every pair of ``group`` under ``hypothesis`` with ``margin``: the pairs of
     each test in one call of its kernel; with ``clusters`` (the cluster code of each of the
     group's items) the two one-sided cluster-robust t tests."""
@@ -102,7 +104,7 @@ def margin_outcomes(group: Group, data: list[_PairData], chosen: list[str], *,
     if clusters is not None:
         for c in chosen:
             _check_test(group, c, hypothesis, margin)
-        cm = [_clustered_moments(group, d, clusters) for d in data]
+        cm = [_clustered_moments(group, d, clusters, cluster_se) for d in data]
         arr = np.array([m[:3] for m in cm], dtype=float).reshape(-1, 3)
         res = eq.t_margin_tests(arr[:, 0], arr[:, 1], arr[:, 2], low=low, upp=upp, level=level)
         return [_Outcome(float(res.statistic[j]), float(res.pvalue[j]), float(res.ci_low[j]),

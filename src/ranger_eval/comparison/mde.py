@@ -3,7 +3,9 @@
 For every row whose (adjusted) test is not significant, ``mde`` is the minimum detectable
 effect at the row's n and 80 % power (issue 20 §4): λ·se, where se is the standard error implied
 by the row's confidence interval (its half-width over the t quantile on the row's degrees of
-freedom: n − 1 for a paired test, n_a + n_b − 2 for an unpaired one, C − 1 with C clusters; the
+freedom: n − 1 for a paired test, n_a + n_b − 2 for an unpaired one; for a clustered row the
+df of its cluster-robust t interval, the ``ci_df`` column (Bell–McCaffrey's for CR2, C − 1 for
+CR1 with C clusters; C − 1 for the cluster bootstrap's own interval); the
 normal quantile for the z tests ``proportions-z`` and ``ppi++``; for a one-sided test the
 distance from the difference to the finite bound) and λ the noncentrality at which that t (or z)
 test at α = 1 − level reaches 80 % power (:func:`ranger_eval.stats.power.detectable_noncentrality`,
@@ -42,6 +44,9 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
             # test is the CR1 regression t on C − 1 df, not a z test; comparison.clustered)
             clusters = table["n_clusters"].to_numpy(dtype=np.float64)
             df = np.where(np.isfinite(clusters), clusters - 1.0, df)
+        if "ci_df" in table:  # the df the clustered row's t interval used (CR2: Bell–McCaffrey)
+            ci_df = table["ci_df"].to_numpy(dtype=np.float64)
+            df = np.where(np.isfinite(ci_df), ci_df, df)
         low = table["ci_low"].to_numpy(dtype=np.float64)
         high = table["ci_high"].to_numpy(dtype=np.float64)
         diff = table["diff"].to_numpy(dtype=np.float64)
@@ -53,7 +58,7 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
         else:
             half = high - diff
         todo = (~table["significant"].to_numpy(dtype=bool) & np.isfinite(half) & (half > 0)
-                & (df >= 1))
+                & (df > 0))
         if todo.any():
             uniq, inverse = np.unique(df[todo], return_inverse=True)
             from scipy import stats as sps

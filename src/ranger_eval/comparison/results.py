@@ -52,6 +52,7 @@ class Comparison:
     seeds: str = _DEFAULT.seeds
     hypothesis: str = _DEFAULT.hypothesis
     margin: float | None = _DEFAULT.margin
+    cluster_se: str = _DEFAULT.cluster_se
 
     @property
     def alpha(self) -> float:
@@ -90,8 +91,11 @@ class Comparison:
             ),
             # recorded only when not the default superiority (older signatures unchanged)
             "hyp": None if self.hypothesis == "superiority" else self.hypothesis,
+            # the clustered paired t's variance, recorded only for clustered scores
+            "cse": self.cluster_se if getattr(self.scores, "has_cluster", False) else None,
         })
         method_detail = fields.pop("method_detail")
+        cse = fields.pop("cse")  # written after the cluster field it qualifies
         return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
                                           "method_detail": method_detail,
                                           "samples": self.scores.samples_label,
@@ -102,7 +106,8 @@ class Comparison:
                                           # cluster-robust tests (comparison.clustered)
                                           # (the user's field name: cluster:passage)
                                           "cluster": getattr(self.scores, "cluster_name",
-                                                             None)})
+                                                             None),
+                                          "cse": cse})
 
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs
@@ -223,13 +228,13 @@ def _select_group(
 
 #: The interval each test defines itself (``ci_method`` of its rows); other tests borrow one.
 OWN_INTERVALS: dict[str, tuple[str, ...]] = {
-    "paired-t": ("paired t", "cluster-robust t (CR2)"),
+    "paired-t": ("paired t", "cluster-robust t (CR2)", "cluster-robust t (CR1)"),
     "welch": ("Welch t", "cluster-robust t (CR1)"),
     "wilcoxon": ("Hodges-Lehmann",),
     "proportions-z": ("Wald", "Miettinen-Nurminen score", "cluster-robust t (CR1)"),
     "mcnemar": ("Tango score",),
     "bootstrap": ("bootstrap BCa", "bootstrap percentile", "cluster bootstrap BCa"),
-    "ppi++": ("prediction-powered z",),
+    "ppi++": ("prediction-powered z", "prediction-powered t (CR1)"),
 }
 
 
