@@ -161,6 +161,9 @@ def compare(
     if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors
         scores = Scores(as_frame(scores, what="compare", error=CompareError,
                                  index_columns=KEY_COLUMNS))
+    if cluster_se != _DEFAULT.cluster_se and not scores.has_cluster:
+        _unused_cluster_se(cluster_se)
+        cluster_se = _DEFAULT.cluster_se  # said once here, not again by each part below
     declared = declared_set_metrics(scores) if metric_fn is None else {}
     if declared:
         return _compare_declared(
@@ -367,6 +370,17 @@ def compare(
         margin=margin,
         cluster_se=cluster_se,
     )
+
+
+def _unused_cluster_se(cluster_se: str) -> None:
+    """Warn that ``cluster_se`` was set for scores without a cluster column: the items are
+    tested as independent, which a user who forgot ``--cluster FIELD`` should learn."""
+    import warnings
+
+    warnings.warn(
+        f"cluster_se={cluster_se!r} has no effect: the scores have no cluster column, so every "
+        "item is tested as independent (give the cluster field: --cluster FIELD, config "
+        "'cluster:', or a 'cluster' column)", UserWarning, stacklevel=3)
 
 
 def _margin_directions(scores: Scores, hypothesis: str) -> dict[tuple[str, str], bool]:
