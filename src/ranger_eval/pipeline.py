@@ -1180,7 +1180,7 @@ def read_rank_input(path: str | Path, system_from: str | None = None
     wide.index.name = "dataset"
     for col in wide.columns:
         numeric = pd.to_numeric(wide[col], errors="coerce")
-        bad = numeric.isna() & wide[col].notna() | wide[col].isna()
+        bad = numeric.isna() & wide[col].notna()  # an empty cell is a missing result (rank_test)
         if bad.any():
             r = int(np.flatnonzero(bad.to_numpy())[0])
             raise InputError(

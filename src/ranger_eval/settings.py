@@ -77,7 +77,7 @@ FAMILIES: tuple[str, ...] = ("dataset-metric", "dataset", "all")
 MISSING: tuple[str, ...] = ("error", "intersect")
 SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
 RANK_ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")
-POSTHOCS: tuple[str, ...] = ("nemenyi", "bonferroni-dunn", "holm", "wilcoxon")
+POSTHOCS: tuple[str, ...] = ("nemenyi", "bonferroni-dunn", "holm", "wilcoxon", "conover")
 META_METHODS: tuple[str, ...] = ("FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM")
 META_TESTS: tuple[str, ...] = ("z", "t", "knha")
 MEASURES: tuple[str, ...] = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
@@ -516,7 +516,7 @@ class RankSettings(_Settings):
         None, "Weights of the datasets in the aggregation (default: equal).", _weights,
         cli=False)
     posthoc: str = _setting(
-        "nemenyi", "nemenyi, bonferroni-dunn, holm or wilcoxon.",
+        "nemenyi", "nemenyi, bonferroni-dunn, holm, wilcoxon or conover.",
         _choice(POSTHOCS, "post-hoc test"), signature="posthoc")
     control: str | None = _setting(
         None, "Control system (bonferroni-dunn, holm).", _name)

@@ -405,7 +405,7 @@ def test_lower_is_better_reverses_ranks() -> None:
     ("table", "kwargs", "match"),
     [
         (pd.DataFrame({"A": [0.1, np.nan], "B": [0.2, 0.3]}, index=["d1", "d2"]), {},
-         r"dataset 'd2', system 'A' \(nan\)"),
+         r"at least 2 datasets with two or more results; got 1 after dropping 1 .*'d2'"),
         (pd.DataFrame({"A": [0.1, np.inf], "B": [0.2, 0.3]}, index=["d1", "d2"]), {},
          r"dataset 'd2', system 'A'"),
         (pd.DataFrame({"A": [0.1], "B": [0.2]}, index=["d1"]), {}, "at least 2 datasets"),
@@ -434,11 +434,17 @@ def test_bad_input(table: object, kwargs: dict, match: str) -> None:
         rank_test(table, **kwargs)
 
 
-def test_missing_system_in_tidy_table_names_dataset_and_system() -> None:
+def test_missing_system_in_tidy_table_is_a_hole() -> None:
+    """A system without a score on a dataset of a tidy table is a missing cell (issue 21 §4):
+    the Skillings–Mack test runs on it, as on the wide table with that cell NaN."""
     long = _tidy(demsar_table())
     long = long[~((long["dataset"] == "wine") & (long["system"] == "C4.5+m"))]
-    with pytest.raises(AggregateError, match="dataset 'wine', system 'C4.5\\+m'"):
-        rank_test(long)
+    res = rank_test(long)
+    wide = demsar_table()
+    wide.loc["wine", "C4.5+m"] = np.nan
+    ref = rank_test(wide)
+    assert (res.test, res.n_missing, res.n_cells) == ("skillings-mack", 1, 56)
+    assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- results

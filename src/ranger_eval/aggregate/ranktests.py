@@ -31,12 +31,36 @@ rank of system ``j`` on dataset ``i`` and ``R_j = (1/N) Σ_i r_ij`` its average 
     between R+ and R−, Demšar §3.1.3), adjusted by Holm over all ``k(k−1)/2`` pairs
     (Benavoli, Corani and Mangili 2016; aeon's CD diagrams).
 
+  - ``"conover"``: all pairs by Conover's test for complete blocks (Conover & Iman 1979), as R
+    ``PMCMRplus::frdAllPairsConoverTest``: a t statistic from the rank sums and the residual
+    variance of the ranks; ``pvalue`` two-sided Student t on ``(k − 1)(N − 1)`` df,
+    ``pvalue_adjusted`` its default single-step studentized range of k means at ``√2|t|``, and
+    ``CD = q_α/√2 · SE_conover`` (:mod:`.skillings_mack`).
+
 * Two systems (k = 2): the Wilcoxon signed-rank test and the sign test of Demšar §3.1.3
   (:func:`two_system_tests`), also on :attr:`RankTest.wilcoxon` and :attr:`RankTest.sign_test`.
+
+**Missing cells** (NaN in a wide table; a system without a score on a dataset in a tidy table or
+``Scores``; issue 21 §4). A dataset with fewer than two results ranks nothing: it is dropped,
+with a warning naming it (``RankTest.dropped_datasets``). If cells are still missing, the
+omnibus test is the Skillings–Mack test (Skillings & Mack 1981), which is the Friedman
+statistic on a complete table (:mod:`.skillings_mack` has the formulas; with
+``tie_correction=True`` its covariance is the exact permutation covariance of the mid-ranks, so
+it reduces to the tie-corrected Friedman statistic; ``False`` gives R ``Ski.Mack``). Iman and
+Davenport's F is not defined then (NaN). A system's average rank is the mean, over the datasets
+where it has a result, of its rank among the ``n_i`` systems present there rescaled to ``1..k``
+(``1 + (r − 1)(k − 1)/(n_i − 1)``; the usual average rank on a complete table). The post-hoc
+z of every pair is the Skillings–Mack contrast ``(A_a − A_b)/√Var`` (Demšar's z on a complete
+table); the pairs' standard errors differ, so there is no single critical difference: ``nemenyi``
+adjusts by the studentized range (the Tukey–Kramer form, approximate with unequal variances),
+``bonferroni-dunn`` and ``holm`` as above, a pair is significant when its adjusted p-value is at
+most α and the cliques follow from those pairs. ``wilcoxon`` tests each pair on the datasets
+where both have a result. ``conover`` needs complete blocks (an error names the holes).
 """
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -52,6 +76,7 @@ from ..settings import POSTHOCS as _POSTHOCS
 from ..settings import RankSettings
 from ..signature import Signature, make_signature
 from ..stats.multiplicity import adjust_pvalues
+from .skillings_mack import conover_pairs, contrast_z, skillings_mack
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
 
@@ -183,6 +208,17 @@ class RankTest:
     wilcoxon, sign_test
         For two systems only (``None`` when k > 2): Demšar's two-classifier tests of the better
         ranked system (``a``) against the other.
+    test
+        The omnibus test that ran: ``"friedman"`` (complete table) or ``"skillings-mack"``
+        (cells missing; ``statistic`` and ``pvalue`` are then Skillings and Mack's T and its
+        χ² p-value, the Iman–Davenport fields NaN and ``critical_difference`` ``None``).
+    statistic_df
+        The χ² degrees of freedom of ``statistic``: ``k − 1`` (Skillings–Mack: the rank of its
+        covariance matrix, ``k − 1`` whenever every system has an informative dataset).
+    n_missing, n_cells
+        Missing cells of the datasets × systems table that was tested, and its ``N · k`` cells.
+    dropped_datasets
+        Datasets left out because fewer than two systems had a result there.
     """
 
     average_ranks: pd.Series
@@ -205,6 +241,11 @@ class RankTest:
     wilcoxon: WilcoxonTest | None
     sign_test: SignTest | None
     signature: Signature
+    test: str = "friedman"
+    statistic_df: float = math.nan
+    n_missing: int = 0
+    n_cells: int = 0
+    dropped_datasets: tuple[str, ...] = ()
 
     @property
     def alpha(self) -> float:
@@ -244,12 +285,17 @@ class RankTest:
             "control": self.control,
             "higher_is_better": self.higher_is_better,
             "tie_correction": self.tie_correction,
+            "test": self.test,
+            "statistic_df": _num(self.statistic_df),
+            "n_missing": self.n_missing,
+            "n_cells": self.n_cells,
+            "dropped_datasets": list(self.dropped_datasets),
             "average_ranks": {str(k): float(v) for k, v in self.average_ranks.items()},
             "statistic": _num(self.statistic),
             "pvalue": _num(self.pvalue),
             "iman_davenport": _num(self.iman_davenport),
             "iman_davenport_pvalue": _num(self.iman_davenport_pvalue),
-            "iman_davenport_df": [float(d) for d in self.iman_davenport_df],
+            "iman_davenport_df": [_num(d) for d in self.iman_davenport_df],
             "critical_difference": _num(self.critical_difference),
             "pairwise": pw,
             "cliques": [list(c) for c in self.cliques],
@@ -288,8 +334,9 @@ def rank_table(
 
     A tidy table must hold one metric per dataset (select one with ``metric=`` or
     ``Scores.filter(metrics=[...])``); different datasets may use different metrics, since each
-    dataset only ranks the systems. Missing or non-finite cells are an error naming the dataset
-    and system.
+    dataset only ranks the systems. A missing cell (NaN, or a system without a score on a dataset
+    of a tidy table) stays NaN: :func:`rank_test` handles it (Skillings–Mack); an infinite score
+    is an error naming the dataset and system.
     """
     if not isinstance(table, pd.DataFrame) and isinstance(getattr(table, "frame", None),
                                                           pd.DataFrame):
@@ -331,7 +378,14 @@ def _from_wide(df: pd.DataFrame) -> pd.DataFrame:
                 "one number per dataset (row) and system (column)"
             )
         values, bad = float_values(df[col])
-        if bad is not None and bad.problem != "missing value":  # missing: _check_cells names it
+        if bad is not None and bad.problem == "missing value":  # a hole: fine unless others
+            other = np.flatnonzero(np.isnan(values) & ~df[col].isna().to_numpy(dtype=bool))
+            if other.size:
+                raise AggregateError(
+                    f"system {col!r} has a non-numeric score {df[col].iloc[other[0]]!r} on "
+                    f"dataset {df.index[other[0]]!r}; the table must hold one number per dataset "
+                    "(row) and system (column), or nothing (NaN) where a result is missing")
+        elif bad is not None:
             raise AggregateError(
                 f"system {col!r} has non-numeric scores (dtype {dtype}): {bad.problem} "
                 f"{bad.shown} on dataset {df.index[bad.first]!r}{bad.more()}; the table must "
@@ -399,7 +453,7 @@ def _from_tidy(df: pd.DataFrame, metric: str | None) -> pd.DataFrame:
 
 def _check_cells(df: pd.DataFrame) -> pd.DataFrame:
     values = df.to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
+    bad = np.isinf(values)  # NaN is a missing cell (rank_test: Skillings–Mack)
     if bad.any():
         rows, cols = np.nonzero(bad)
         listed = "; ".join(
@@ -408,8 +462,8 @@ def _check_cells(df: pd.DataFrame) -> pd.DataFrame:
         )
         more = f" and {rows.size - 5} more" if rows.size > 5 else ""
         raise AggregateError(
-            f"missing or non-finite score for {listed}{more}; every system needs a finite score "
-            "on every dataset (drop the dataset or the system, or fill the score)"
+            f"infinite score for {listed}{more}; every score must be a finite number (leave a "
+            "cell empty (NaN) when a system has no result on a dataset)"
         )
     n, k = values.shape
     if n < 2:
@@ -421,6 +475,68 @@ def _check_cells(df: pd.DataFrame) -> pd.DataFrame:
             f"a rank test needs at least 2 systems (columns); got {k}: {list(df.columns)}"
         )
     return df
+
+
+def _holes_text(df: pd.DataFrame, present: np.ndarray, limit: int = 3) -> str:
+    rows, cols = np.nonzero(~present)
+    listed = "; ".join(f"dataset {df.index[r]!r}, system {df.columns[c]!r}"
+                       for r, c in zip(rows[:limit], cols[:limit], strict=True))
+    return listed + (f" and {rows.size - limit} more" if rows.size > limit else "")
+
+
+def _names(names: Sequence[object], limit: int = 5) -> str:
+    shown = ", ".join(repr(str(x)) for x in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The table without the datasets that have fewer than two results (a warning names them),
+    after the checks a table with holes needs: not all holes, every system with a result on a
+    kept dataset, and every two systems linked through datasets they share (else the ranks of
+    the two groups are not comparable)."""
+    present = df.notna().to_numpy()
+    n, k = present.shape
+    if not present.any():
+        raise AggregateError(
+            f"every cell of the datasets × systems table is missing ({n} datasets × {k} systems: "
+            f"{_names(list(df.columns))}); a rank test needs scores")
+    counts = present.sum(axis=1)
+    few = counts < 2
+    dropped: tuple[str, ...] = ()
+    if few.any():
+        dropped = tuple(str(x) for x in df.index[few])
+        warnings.warn(
+            f"rank_test: {len(dropped)} dataset(s) with fewer than two results dropped (a "
+            f"dataset must rank at least two systems): {_names(dropped)}", stacklevel=4)
+        df = df.loc[~few]
+        present = present[~few]
+    if df.shape[0] < 2:
+        raise AggregateError(
+            f"a rank test needs at least 2 datasets with two or more results; got "
+            f"{df.shape[0]}" + (f" after dropping {len(dropped)} with fewer than two results "
+                                f"({_names(dropped)})" if dropped else "")
+            + f": {_names(list(df.index))}")
+    none = ~present.any(axis=0)
+    if none.any():
+        lost = [str(c) for c in df.columns[none]]
+        raise AggregateError(
+            f"system(s) {_names(lost)} have no result on any dataset"
+            + (" with another result" if dropped else "")
+            + "; a rank test ranks every system on some dataset: drop the system or add its "
+            "scores")
+    if not present.all():
+        from scipy.sparse.csgraph import connected_components
+
+        link = present.T.astype(np.int64) @ present.astype(np.int64)
+        n_groups, label = connected_components(link > 0, directed=False)
+        if n_groups > 1:
+            cols = [str(c) for c in df.columns]
+            groups = [[cols[j] for j in np.flatnonzero(label == g)] for g in range(n_groups)]
+            raise AggregateError(
+                f"the systems fall into {n_groups} groups that never share a dataset "
+                f"({'; '.join(_names(g, 3) for g in groups)}); ranks from different groups "
+                "are not comparable: rank each group separately or add the missing results")
+    return df, dropped
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -438,6 +554,11 @@ def _studentized_range_sf_inf(q: np.ndarray, k: int, *, step: float = 0.1) -> np
     """
     q = np.asarray(q, dtype=float)
     flat = np.abs(q.ravel())
+    if np.isinf(flat).any():  # an infinite range has probability 0 (Conover's t = ±inf)
+        out = np.zeros(flat.shape)
+        fin = ~np.isinf(flat)
+        out[fin] = _studentized_range_sf_inf(flat[fin], k, step=step)
+        return out.reshape(q.shape)
     out = np.empty(flat.shape)
     if flat.size == 0:
         return out.reshape(q.shape)
@@ -626,60 +747,90 @@ def rank_test(
             f"posthoc={posthoc!r} compares all pairs"
         )
 
+    df, dropped = _usable_rows(df)
     values = df.to_numpy(dtype=float)
     n, k = values.shape
+    present = ~np.isnan(values)
+    n_missing = int(present.size - np.count_nonzero(present))
+    if n_missing and posthoc == "conover":
+        raise AggregateError(
+            f"Conover's post-hoc test needs complete blocks; {n_missing} of {n * k} cells are "
+            f"missing ({_holes_text(df, present)}): use posthoc='nemenyi', 'holm' or "
+            "'wilcoxon' (Skillings–Mack contrasts, or Wilcoxon on the datasets both systems "
+            "share), or drop the incomplete datasets")
     oriented = -values if higher_is_better else values
-    ranks = stats.rankdata(oriented, axis=1, method="average")
-    avg = ranks.mean(axis=0)
+    sm = None
+    if n_missing:  # Skillings–Mack (module docstring)
+        sm = skillings_mack(oriented, tie_correction=tie_correction)
+        ranks = sm.ranks
+        n_i = present.sum(axis=1).astype(float)
+        avg = np.nanmean(1.0 + (ranks - 1.0) * ((k - 1.0) / (n_i - 1.0))[:, None], axis=0)
+        chi2, pvalue, chi2_df = sm.statistic, sm.pvalue, float(sm.df)
+        df1 = df2 = ff = ff_p = math.nan
+    else:
+        ranks = stats.rankdata(oriented, axis=1, method="average")
+        avg = ranks.mean(axis=0)
+        # Friedman χ²_F (Demšar eq. 3) as 12N/(k(k+1)) Σ (R_j − (k+1)/2)².
+        chi2 = 12.0 * n / (k * (k + 1.0)) * float(np.sum((avg - (k + 1.0) / 2.0) ** 2))
+        if tie_correction:
+            c = 1.0 - _tie_term(oriented) / (n * k * (k * k - 1.0))
+            chi2 = chi2 / c if c > 0 else 0.0
+        chi2_df = float(k - 1)
+        pvalue = float(stats.chi2.sf(chi2, k - 1))
+        df1, df2 = float(k - 1), float((k - 1) * (n - 1))
+        denom = n * (k - 1.0) - chi2
+        if denom <= 1e-12 * n * (k - 1.0):
+            ff, ff_p = math.inf, 0.0
+        else:
+            ff = (n - 1.0) * chi2 / denom
+            ff_p = float(stats.f.sf(ff, df1, df2))
     order = np.argsort(avg, kind="stable")
     names = [systems[i] for i in order]
     avg_sorted = avg[order]
-
-    # Friedman χ²_F (Demšar eq. 3) as 12N/(k(k+1)) Σ (R_j − (k+1)/2)².
-    chi2 = 12.0 * n / (k * (k + 1.0)) * float(np.sum((avg - (k + 1.0) / 2.0) ** 2))
-    if tie_correction:
-        c = 1.0 - _tie_term(oriented) / (n * k * (k * k - 1.0))
-        chi2 = chi2 / c if c > 0 else 0.0
-    pvalue = float(stats.chi2.sf(chi2, k - 1))
-    df1, df2 = float(k - 1), float((k - 1) * (n - 1))
-    denom = n * (k - 1.0) - chi2
-    if denom <= 1e-12 * n * (k - 1.0):
-        ff, ff_p = math.inf, 0.0
-    else:
-        ff = (n - 1.0) * chi2 / denom
-        ff_p = float(stats.f.sf(ff, df1, df2))
 
     se = math.sqrt(k * (k + 1.0) / (6.0 * n))
     cd: float | None = None
     ia: np.ndarray
     ib: np.ndarray
-    if posthoc in ("nemenyi", "wilcoxon"):
+    if posthoc in ("nemenyi", "wilcoxon", "conover"):
         ia, ib = np.triu_indices(k, 1)  # positions in rank order
     else:
         c_pos = names.index(control)
         ib = np.array([p for p in range(k) if p != c_pos], dtype=int)
         ia = np.full(ib.size, c_pos, dtype=int)
     diff = avg_sorted[ia] - avg_sorted[ib]
-    z = diff / se
+    # with holes: the Skillings–Mack contrasts (Demšar's z on a complete table), no single CD
+    z = diff / se if sm is None else contrast_z(sm, order[ia], order[ib])
     nonsig = np.ones((k, k), dtype=bool)
     if posthoc == "wilcoxon":
         stat = np.empty(ia.size)
         p = np.empty(ia.size)
         for t, (i, j) in enumerate(zip(ia, ib, strict=True)):
             x, y = values[:, order[i]], values[:, order[j]]
-            res = two_system_tests(x, y, higher_is_better=higher_is_better).wilcoxon
+            both = present[:, order[i]] & present[:, order[j]]  # the datasets both have
+            if not both.any():
+                stat[t], p[t] = math.nan, 1.0
+                continue
+            res = two_system_tests(x[both], y[both], higher_is_better=higher_is_better).wilcoxon
             stat[t], p[t] = res.statistic, res.pvalue
         p_adj = adjust_pvalues(p, correction="holm")
+        sig = p_adj <= alpha
+    elif posthoc == "conover":  # complete blocks (checked above)
+        stat, p, se_conover = conover_pairs(ranks, order[ia], order[ib])
+        q_alpha = float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf))
+        cd = q_alpha / math.sqrt(2.0) * se_conover if se_conover > 0 else None
+        p_adj = _studentized_range_sf_inf(np.abs(stat) * math.sqrt(2.0), k)
         sig = p_adj <= alpha
     else:
         stat = z
         p = np.minimum(1.0, 2.0 * stats.norm.sf(np.abs(z)))
         if posthoc == "nemenyi":
             q_alpha = float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf))
-            cd = q_alpha / math.sqrt(2.0) * se
+            cd = None if sm is not None else q_alpha / math.sqrt(2.0) * se
             p_adj = _studentized_range_sf_inf(np.abs(z) * math.sqrt(2.0), k)
         elif posthoc == "bonferroni-dunn":
-            cd = float(stats.norm.isf(alpha / (2.0 * (k - 1)))) * se
+            if sm is None:
+                cd = float(stats.norm.isf(alpha / (2.0 * (k - 1)))) * se
             p_adj = np.minimum(1.0, p * (k - 1))
         else:  # holm
             p_adj = adjust_pvalues(p, correction="holm")
@@ -689,7 +840,7 @@ def rank_test(
             nonsig = span < cd
         else:
             sig = p_adj <= alpha
-    if posthoc in ("holm", "wilcoxon"):
+    if posthoc in ("holm", "wilcoxon", "conover") or sm is not None:
         nonsig[ia[sig], ib[sig]] = False
         nonsig[ib[sig], ia[sig]] = False
     cliques = _interval_cliques(nonsig, names)
@@ -710,9 +861,11 @@ def rank_test(
         wil, sgn = two.wilcoxon, two.sign_test
 
     corr = {"nemenyi": None, "bonferroni-dunn": "bonferroni", "holm": "holm",
-            "wilcoxon": "holm"}[posthoc]
+            "wilcoxon": "holm", "conover": None}[posthoc]
+    holes = f"{n_missing}/{n * k}" + (f",dropped={len(dropped)}" if dropped else "")
     signature = make_signature("rank", {
-        "test": "friedman",
+        "test": "friedman" if sm is None else "skillings-mack",
+        "cells_missing": holes if n_missing or dropped else None,
         "posthoc": posthoc,
         "pairs": "all" if control is None else f"baseline({control})",
         "corr": corr,
@@ -743,4 +896,9 @@ def rank_test(
         wilcoxon=wil,
         sign_test=sgn,
         signature=signature,
+        test="friedman" if sm is None else "skillings-mack",
+        statistic_df=chi2_df,
+        n_missing=n_missing,
+        n_cells=int(n * k),
+        dropped_datasets=dropped,
     )
