@@ -64,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "CompareSettings": "settings",
     "MetaSettings": "settings",
     "RankSettings": "settings",
+    "ASOSettings": "settings",
+    "BayesSettings": "settings",
     "ppi_mean": "verdicts",
     "ppi_mean_difference": "verdicts",
     "PPIResult": "verdicts",

@@ -36,6 +36,7 @@ from .errors import (
 
 __all__ = [
     "ALTERNATIVES",
+    "ASO_CORRECTIONS",
     "CLUSTER_SES",
     "COMPARE_TESTS",
     "DEGENERATE",
@@ -55,6 +56,8 @@ __all__ = [
     "CompareSettings",
     "MetaSettings",
     "RankSettings",
+    "ASOSettings",
+    "BayesSettings",
     "Setting",
     "check_value",
     "check_whole",
@@ -582,6 +585,113 @@ class MetaSettings(_Settings):
     def _check_combinations(self) -> None:
         if self.control is not None and self.control == self.treatment:
             raise SettingsError(f"treatment: must differ from control (both {self.control!r})")
+
+
+#: The multiplicity corrections of the K = k(k − 1)/2 bounds of an ASO matrix: ``bonferroni``
+#: (each at 1 − (1 − level)/K), ``deepsig`` (deepsig's ``multi_aso(use_bonferroni=True)`` rule,
+#: level + (1 − level)/K, which is not Bonferroni's and is 1 for K = 1) or ``none``.
+ASO_CORRECTIONS: tuple[str, ...] = ("bonferroni", "deepsig", "none")
+
+
+def _aso_level(value: Any) -> float:
+    """The confidence level of ε_min's one-sided bound: in [0.5, 1) (below 0.5 the "upper
+    bound" would lie below the estimate)."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.5 <= float(value) < 1:
+        raise _Bad(f"must be a number in [0.5, 1), e.g. 0.95; got {value!r}")
+    return float(value)
+
+
+def _aso_threshold(value: Any) -> float:
+    """τ in (0, 0.5]: ε_min(A, B) + ε_min(B, A) ≥ 1, so with τ ≤ 0.5 at most one direction
+    of a pair can pass; above 0.5 both could."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(value) <= 0.5:
+        raise _Bad(f"must be a number in (0, 0.5] (Dror et al. 2019 suggest 0.2; above 0.5 "
+                   f"both directions of a pair could pass, since ε_min(A, B) + ε_min(B, A) ≥ 1)"
+                   f"; got {value!r}")
+    return float(value)
+
+
+def _rope(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= float(value) < float(
+            "inf"):
+        raise _Bad(f"must be a finite number ≥ 0 (the half-width of the region of practical "
+                   f"equivalence, in the metric's units); got {value!r}")
+    return float(value)
+
+
+def _probability_level(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.5 < float(value) < 1:
+        raise _Bad(f"must be a probability in (0.5, 1), e.g. 0.95 (a verdict needs one outcome "
+                   f"more probable than the other two together); got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class _Selection(_Settings):
+    """What ``ranger-eval aso`` and ``bayes`` compare: the direction, and which datasets,
+    metrics and systems (every one by default)."""
+
+    higher_is_better: bool = _setting(
+        True, "Whether higher scores are better.", _bool, yaml=None, metavar="true|false")
+    datasets: Sequence[str] | None = _setting(
+        None, "Dataset(s), comma-separated (default: all).", _names, cli="dataset", yaml=None)
+    metrics: Sequence[str] | None = _setting(
+        None, "Metric(s), comma-separated (default: all).", _names, cli="metric", yaml=None)
+    systems: Sequence[str] | None = _setting(
+        None, "Systems, comma-separated, in this order (default: all).", _names, yaml=None)
+
+
+@dataclass(frozen=True)
+class ASOSettings(_Selection):
+    """The settings of ``ranger-eval aso``: one :func:`~ranger_eval.multi_aso` per dataset ×
+    metric of score distributions over seeds (Dror et al. 2019; deepsig). ``level`` is the
+    confidence level of ε_min's one-sided bound (``confidence_level`` of
+    :func:`~ranger_eval.aso`, deepsig's word; the command uses the glossary's ``level``);
+    ``threshold`` τ decides "A almost stochastically dominates B" (ε_min < τ). Command line and
+    Python only (no experiment-YAML section)."""
+
+    command: ClassVar[str] = "aso"
+    section: ClassVar[str] = "aso"
+
+    level: float = _setting(
+        0.95, "Confidence level of the bound ε_min, in [0.5, 1).", _aso_level, yaml=None,
+        signature="level")
+    n_bootstrap: int = _setting(
+        1000, "Bootstrap resamples of the violation ratio, 2 to 10^8.",
+        _whole(2, MAX_RESAMPLES), yaml=None, signature="n_resamples")
+    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), yaml=None,
+                         signature="seed")
+    threshold: float = _setting(
+        0.2, "τ: A almost stochastically dominates B when ε_min < τ, in (0, 0.5].",
+        _aso_threshold, yaml=None, signature="threshold")
+    correction: str = _setting(
+        "bonferroni", "Correction of the k(k-1)/2 bounds of a dataset × metric: bonferroni "
+        "(each at 1 - (1 - level)/K), deepsig (multi_aso's rule level + (1 - level)/K, to "
+        "reproduce deepsig) or none.",
+        _choice(ASO_CORRECTIONS, "ASO correction"), yaml=None, signature="corr")
+
+
+@dataclass(frozen=True)
+class BayesSettings(_Selection):
+    """The settings of ``ranger-eval bayes``: Corani & Benavoli's Bayesian correlated t-test
+    (:func:`~ranger_eval.bayesian_correlated_ttest`) of every pair of systems on every dataset ×
+    metric of cross-validation scores (an item is a fold; a seed is a repetition of the
+    cross-validation). ``level`` is the posterior probability a verdict needs. Command line and
+    Python only (no experiment-YAML section)."""
+
+    command: ClassVar[str] = "bayes"
+    section: ClassVar[str] = "bayes"
+
+    rope: float = _setting(
+        0.0, "Half-width of the region of practical equivalence, ≥ 0, in the metric's units.",
+        _rope, yaml=None, signature="rope")
+    runs: int | None = _setting(
+        None, "Repetitions of the cross-validation (default: the seed column's seeds, else 1); "
+        "the items are runs × k folds.", _whole(1, optional=True), yaml=None,
+        signature="runs")
+    level: float = _setting(
+        0.95, "Posterior probability a verdict needs, in (0.5, 1).", _probability_level,
+        yaml=None, signature="level")
 
 
 # --------------------------------------------------------------------------- views

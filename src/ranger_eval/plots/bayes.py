@@ -38,13 +38,15 @@ def _prob(p: float) -> str:
     return f"{p:.3f}"
 
 
-def posterior_plot(result: Any) -> Figure:
-    """The posterior of the difference with the ROPE shaded (module docstring)."""
+def posterior_plot(result: Any, *, title: str | None = None) -> Figure:
+    """The posterior of the difference with the ROPE shaded (module docstring); ``title``
+    (e.g. the dataset and metric) is written above the probabilities."""
     _check(result)
     a, b = result.names
     with mpl.rc_context(FIGURE_RC):
-        fig = Figure(figsize=(5.5, 3.2))
-        ax = fig.add_axes((0.08, 0.22, 0.88, 0.66))
+        fig = Figure(figsize=(5.5, 3.2 if title is None else 3.5))
+        ax = fig.add_axes((0.08, 0.22, 0.88, 0.66) if title is None
+                          else (0.08, 0.2, 0.88, 0.6))
         rope = float(result.rope)
         if result.scale is not None:
             what = f"{b} − {a}" if result.higher_is_better else f"{a} − {b}"
@@ -77,8 +79,11 @@ def posterior_plot(result: Any) -> Figure:
         if rope > 0:
             parts.append(f"P(rope ±{rope:g}) = {_prob(result.p_rope)}")
         parts.append(f"P({b} better) = {_prob(result.p_right)}")
-        fig.text(0.5, 0.95, "    ".join(parts), ha="center", va="top", fontproperties=font(8.5),
-                 color=INK)
+        fig.text(0.5, 0.95 if title is None else 0.875, "    ".join(parts), ha="center",
+                 va="top", fontproperties=font(8.5), color=INK)
+        if title is not None:
+            fig.text(0.5, 0.97, title, ha="center", va="top", fontproperties=font(9.5, bold=True),
+                     color=INK)
         add_signature(fig, result.signature)
     return fig
 

@@ -68,7 +68,8 @@ _CORRECTIONS = {
 }
 _POSTHOC = {"nemenyi": "Nemenyi", "bonferroni-dunn": "Bonferroni–Dunn", "holm": "Holm",
             "wilcoxon": "Wilcoxon"}
-_KIND_TITLES = {"meta": "Meta-analysis", "compare": "Pairwise comparison", "rank": "Ranking"}
+_KIND_TITLES = {"meta": "Meta-analysis", "compare": "Pairwise comparison", "rank": "Ranking",
+                "aso": "Almost Stochastic Order", "bayes": "Bayesian comparison"}
 
 
 # --------------------------------------------------------------------------- public API
@@ -171,14 +172,15 @@ def _read_analysis(folder: Path, root: Path, index: int) -> _Analysis:
         pass
     if kind not in _KIND_TITLES:
         kind = next((k for k, f in (("meta", "summary.json"), ("compare", "comparison.csv"),
-                                    ("rank", "ranking.json")) if f in files), "")
+                                    ("rank", "ranking.json"), ("aso", "aso.json"),
+                                    ("bayes", "bayes.json")) if f in files), "")
     if not kind:
         raise ReportError(
             f"{folder / 'manifest.json'}: lists no result the report can show "
             "(summary.json, comparison.csv or ranking.json)"
         )
     a = _Analysis(folder, rel, index, manifest, kind, files)
-    {"meta": _meta, "compare": _compare, "rank": _rank}[kind](a)
+    {"meta": _meta, "compare": _compare, "rank": _rank, "aso": _aso, "bayes": _bayes}[kind](a)
     a.figures = _figures(a)
     return a
 
@@ -1001,6 +1003,80 @@ def _rank_test_table(a: _Analysis, avg: Mapping[str, float], order: Sequence[str
                   headers, rows)
 
 
+# --------------------------------------------------------------------------- verdicts
+def _result_json(a: _Analysis, name: str) -> dict[str, Any]:
+    path = _path(a, name)
+    assert path is not None
+    result = _get(_read_json_object(path), "result", path, dict)
+    if not _get(result, "groups", path, list, "result."):
+        raise ReportError(f"{path}: result.groups is empty")
+    a.data[name.removesuffix(".json")] = result
+    return result
+
+
+def _aso(a: _Analysis) -> None:
+    """``ranger-eval aso``: every verdict in words and each ε_min matrix (from aso.json)."""
+    from .verdicts import aso_group_lines
+
+    result = _result_json(a, "aso.json")
+    path = a.files["aso.json"]
+    level = _float(result, "level", path, "result.")
+    threshold = _float(result, "threshold", path, "result.")
+    correction = str(result.get("correction", ""))
+    several = len(result["groups"]) > 1
+    for i, g in enumerate(result["groups"]):
+        where = f"result.groups[{i}]."
+        names = [str(n) for n in _get(g, "systems", path, list, where)]
+        eps = _get(g, "epsilon_min", path, list, where)
+        n_scores = _get(g, "n_scores", path, dict, where)
+        how, verdicts = aso_group_lines(g, base_level=level, correction=correction,
+                                        threshold=threshold)
+        head = f"{g.get('dataset')} · {g.get('metric')}: " if several else ""
+        a.sentences.append(f"{head}ε_min of each system over each other, {how}; a system "
+                           f"almost stochastically dominates another when ε_min < τ = "
+                           f"{threshold:g}.")
+        a.bullets += [f"{head}{v}" for v in verdicts]
+        rows = [[_text(f"{n} ({n_scores.get(n, '?')} runs)"),
+                 *(_text("–") if i2 == j else _num(eps[i2][j], 3) for j in range(len(names)))]
+                for i2, n in enumerate(names)]
+        a.tables.append(_table(
+            f"t{a.index}-aso-{i}", f"ε_min: {g.get('dataset')} · {g.get('metric')}",
+            _e(f"ε_min of the row over the column; {how}."), ["system", *names], rows))
+    skipped = result.get("skipped") or []
+    if skipped:
+        a.sentences.append(f"Left out (fewer than two systems): {'; '.join(map(str, skipped))}.")
+
+
+def _bayes(a: _Analysis) -> None:
+    """``ranger-eval bayes``: every verdict in words and the posterior probabilities."""
+    from .verdicts import bayes_group_lines
+
+    result = _result_json(a, "bayes.json")
+    path = a.files["bayes.json"]
+    rope = _float(result, "rope", path, "result.")
+    level = _float(result, "level", path, "result.")
+    a.sentences.append(
+        "Bayesian correlated t-test of the cross-validation folds (Corani & Benavoli 2015), "
+        + (f"ROPE ±{rope:g}" if rope > 0 else "no ROPE")
+        + f"; a verdict needs a posterior probability of at least {level:g}.")
+    several = len(result["groups"]) > 1
+    rows = []
+    for i, g in enumerate(result["groups"]):
+        head = f"{g.get('dataset')} · {g.get('metric')}: " if several else ""
+        a.bullets += [f"{head}{v}" for v in bayes_group_lines(g)]
+        for p in _get(g, "pairs", path, list, f"result.groups[{i}]."):
+            rows.append([_text(g.get("dataset")), _text(g.get("metric")), _text(p.get("a")),
+                         _text(p.get("b")), _num(p.get("mean"), 4), _num(p.get("p_left"), 3),
+                         _num(p.get("p_rope"), 3), _num(p.get("p_right"), 3),
+                         _text(f"{p.get('n', 0) // max(int(p.get('runs') or 1), 1)} × "
+                               f"{p.get('runs')}")])
+    a.tables.append(_table(f"t{a.index}-bayes", "Posterior probabilities",
+                           _e("Mean B − A and the posterior probabilities that A is better, "
+                              "that the difference is within the ROPE, that B is better."),
+                           ["dataset", "metric", "A", "B", "mean B − A", "P(A better)",
+                            "P(rope)", "P(B better)", "folds × runs"], rows))
+
+
 # --------------------------------------------------------------------------- figures
 _FIGURE_ORDER = ("forest", "cd", "heatmap", "graph", "pvalues", "boxplots")
 _CAPTIONS = {
@@ -1017,6 +1093,10 @@ _CAPTIONS = {
                "(systems sorted by mean, best at the top); the dashed line marks α.",
     "boxplots": "Per-item values, bootstrap means and bootstrap ranks with simultaneous rank "
                 "intervals (systems sorted by mean, best at the top).",
+    "aso": "ε_min of the row system over the column system; blue: the row almost "
+           "stochastically dominates the column (ε_min below the threshold τ).",
+    "posterior": "Posterior of the mean difference (Student t, Nadeau–Bengio correction) with "
+                 "the region of practical equivalence shaded.",
 }
 _RANK_GRAPH = ("Ranking graph: the systems split into groups that are pairwise not "
                "significantly different, each system at the height of its mean.")

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -62,7 +62,8 @@ from ..errors import VerdictError
 from ..scores import Scores
 from ..signature import Signature, make_signature
 
-__all__ = ["ASOResult", "MIN_SCORES", "aso", "multi_aso", "violation_ratio"]
+__all__ = ["ASOAnalysis", "ASOGroup", "ASOResult", "MIN_SCORES", "aso", "aso_groups", "bound_level", "format_epsilon",
+           "multi_aso", "pair_verdict", "violation_ratio"]
 
 #: Fewest scores per distribution (module docstring: why five).
 MIN_SCORES = 5
@@ -325,7 +326,12 @@ def multi_aso(scores_by_system: object, *, confidence_level: float = 0.95,
 
     Cell [row A, column B] is ε_min of A over B (small: A almost stochastically dominates B);
     the diagonal is 1 as in deepsig. With ``use_bonferroni`` the confidence level is
-    ``confidence_level + (1 − confidence_level)/K`` for the K = k(k − 1)/2 pairs. Each pair
+    ``confidence_level + (1 − confidence_level)/K`` for the K = k(k − 1)/2 pairs — deepsig's
+    rule, kept to reproduce its matrices; it is not Bonferroni's 1 − (1 − confidence_level)/K
+    (it is less conservative for K > 1, and for two systems, K = 1, it sets the level to 1 and
+    every bound to 1). For Bonferroni's, pass ``confidence_level=bound_level(level, k,
+    "bonferroni")`` with ``use_bonferroni=False``, as :func:`aso_groups` and ``ranger-eval
+    aso`` do. Each pair
     uses the bootstrap draws :func:`aso` would use with the same ``seed``, and the reverse
     direction is 1 − ε with the same σ̂ (deepsig's symmetry). ``scores_by_system``: a mapping
     system → scores, a DataFrame with a column per system, or :class:`~ranger_eval.Scores` with a
@@ -357,3 +363,195 @@ def multi_aso(scores_by_system: object, *, confidence_level: float = 0.95,
         "level": float(confidence_level), "corr": "bonferroni" if use_bonferroni else "none",
         "n_resamples": int(n_bootstrap), "seed": seed}))
     return frame
+
+
+# ------------------------------------------------------------------ verdicts in words, groups
+def format_epsilon(eps: float, threshold: float) -> str:
+    """ε_min with two decimals, or more when two would put it on the wrong side of
+    ``threshold`` (0.1996 is "0.1996", not "0.20", against τ = 0.2)."""
+    below = eps < threshold
+    for decimals in range(2, 7):
+        text = f"{eps:.{decimals}f}"
+        if (float(text) < threshold) == below:
+            return text
+    return f"{eps:.6g}"
+
+
+def pair_verdict(name_a: str, name_b: str, eps_ab: float, eps_ba: float,
+                 threshold: float = 0.2) -> str:
+    """The verdict of one pair in words, from ε_min of A over B (``eps_ab``) and of B over A:
+    "A almost stochastically dominates B (ε_min = 0.12 < 0.2)", or, when neither is below τ,
+    "no almost stochastic order between A and B (ε_min = 0.48 and 0.52)" (A over B first).
+    With τ ≤ 0.5 at most one direction passes (ε_min(A, B) + ε_min(B, A) ≥ 1)."""
+    _check_threshold(threshold)
+    for x, y, e in ((name_a, name_b, eps_ab), (name_b, name_a, eps_ba)):
+        if e < threshold:
+            return (f"{x} almost stochastically dominates {y} "
+                    f"(ε_min = {format_epsilon(e, threshold)} < {threshold:g})")
+    return (f"no almost stochastic order between {name_a} and {name_b} (ε_min = "
+            f"{format_epsilon(eps_ab, threshold)} and {format_epsilon(eps_ba, threshold)})")
+
+
+@dataclass(frozen=True)
+class ASOGroup:
+    """The ε_min matrix of one dataset × metric (:func:`multi_aso`): cell [A, B] is ε_min of A
+    over B at confidence ``level`` (each bound's, after the correction, :func:`bound_level`);
+    ``n_scores``: runs per system."""
+
+    dataset: str
+    metric: str
+    matrix: pd.DataFrame = field(compare=False)
+    n_scores: Mapping[str, int]
+    level: float
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(str(s) for s in self.matrix.index)
+
+    def verdicts(self, threshold: float = 0.2) -> list[str]:
+        """:func:`pair_verdict` of every pair, in the systems' order."""
+        names = self.systems
+        eps = self.matrix.to_numpy(dtype=np.float64)
+        return [pair_verdict(names[i], names[j], float(eps[i, j]), float(eps[j, i]), threshold)
+                for i in range(len(names)) for j in range(i + 1, len(names))]
+
+
+@dataclass(frozen=True)
+class ASOAnalysis:
+    """Almost Stochastic Order of every dataset × metric of run scores (:func:`aso_groups`):
+    one :class:`ASOGroup` each, the settings, and the groups left out (``skipped``: a text
+    naming each and why)."""
+
+    groups: tuple[ASOGroup, ...]
+    level: float
+    n_bootstrap: int
+    seed: int
+    threshold: float
+    correction: str
+    higher_is_better: bool
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def signature(self) -> Signature:
+        """``kind:aso|level:…|n_resamples:…|seed:…|threshold:…|corr:…``."""
+        from ..settings import ASOSettings, signature_fields
+
+        return make_signature("aso", signature_fields(ASOSettings, self, {}))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per ordered pair of systems of every group: dataset, metric, system, over,
+        epsilon_min, dominates (ε_min < threshold), n_system, n_over, level (of the bound)."""
+        rows = []
+        for g in self.groups:
+            names = g.systems
+            eps = g.matrix.to_numpy(dtype=np.float64)
+            for i, a in enumerate(names):
+                for j, b in enumerate(names):
+                    if i != j:
+                        rows.append((g.dataset, g.metric, a, b, float(eps[i, j]),
+                                     bool(eps[i, j] < self.threshold), int(g.n_scores[a]),
+                                     int(g.n_scores[b]), g.level))
+        return pd.DataFrame(rows, columns=["dataset", "metric", "system", "over", "epsilon_min",
+                                           "dominates", "n_system", "n_over", "level"])
+
+    def verdicts(self) -> list[tuple[ASOGroup, list[str]]]:
+        """Every group with the verdicts of its pairs at ``threshold``."""
+        return [(g, g.verdicts(self.threshold)) for g in self.groups]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly: settings, every matrix, verdict and skipped group, the signature."""
+        return {
+            "level": self.level, "n_bootstrap": self.n_bootstrap,
+            "seed": self.seed, "threshold": self.threshold, "correction": self.correction,
+            "higher_is_better": self.higher_is_better, "skipped": list(self.skipped),
+            "groups": [{"dataset": g.dataset, "metric": g.metric,
+                        "systems": list(g.systems),
+                        "epsilon_min": g.matrix.to_numpy(dtype=np.float64).tolist(),
+                        "n_scores": {k: int(v) for k, v in g.n_scores.items()},
+                        "level": g.level,
+                        "verdicts": g.verdicts(self.threshold)} for g in self.groups],
+            "signature": str(self.signature),
+        }
+
+
+def bound_level(level: float, k: int, correction: str) -> float:
+    """The confidence level of each of the K = k(k − 1)/2 bounds of a matrix of k systems:
+    Bonferroni's 1 − (1 − level)/K; deepsig's ``multi_aso`` rule level + (1 − level)/K (what
+    ``multi_aso(use_bonferroni=True)`` does, as deepsig 1.2.8: it is not Bonferroni's, is less
+    conservative for K > 1 and is 1 for K = 1, two systems, where every bound becomes 1); or
+    ``level`` itself (``none``)."""
+    pairs = k * (k - 1) / 2
+    if correction == "bonferroni":
+        return 1 - (1 - level) / pairs
+    if correction == "deepsig":
+        return level + (1 - level) / pairs
+    return level
+
+
+def aso_groups(runs: pd.DataFrame | Scores, **settings: Any) -> ASOAnalysis:
+    """:func:`multi_aso` of every dataset × metric of run scores.
+
+    ``runs``: a frame with columns dataset, metric, system, seed, value (one score per run;
+    :func:`ranger_eval.io.runs.read_runs`) or :class:`~ranger_eval.Scores` with a ``seed``
+    column (each run's mean over its items). ``settings``: the fields of
+    :class:`~ranger_eval.settings.ASOSettings` (``level``, ``n_bootstrap``,
+    ``seed``, ``threshold``, ``correction``, ``higher_is_better``, ``datasets``, ``metrics``,
+    ``systems``). A dataset × metric with fewer than two of the chosen systems is left out and
+    named in ``skipped`` and a warning; a system with fewer than :data:`MIN_SCORES` runs is a
+    :class:`~ranger_eval.errors.VerdictError` naming the dataset, metric and system.
+    """
+    from ..settings import ASOSettings
+
+    s = ASOSettings.from_keywords(settings, where="aso_groups")
+    if isinstance(runs, Scores):
+        from ..io.runs import runs_from_scores
+
+        runs = runs_from_scores(runs)
+    frame = runs
+    for col, chosen, noun in (("dataset", s.datasets, "dataset"), ("metric", s.metrics, "metric"),
+                              ("system", s.systems, "system")):
+        if chosen is None:
+            continue
+        present = list(dict.fromkeys(frame[col].astype(str)))
+        unknown = [c for c in chosen if c not in present]
+        if unknown:
+            raise VerdictError(f"{noun} {unknown[0]!r} is not in the run scores (they hold "
+                               f"{', '.join(present[:8])}{' …' if len(present) > 8 else ''})")
+        frame = frame[frame[col].astype(str).isin(chosen)]
+    order = list(s.systems) if s.systems is not None else \
+        list(dict.fromkeys(frame["system"].astype(str)))
+    groups, skipped = [], []
+    for (dataset, metric), sub in frame.groupby(["dataset", "metric"], sort=False,
+                                                observed=True):
+        here = [n for n in order if n in set(sub["system"].astype(str))]
+        where = f"dataset {dataset!r}, metric {metric!r}"
+        if len(here) < 2:
+            skipped.append(f"{where}: only {len(here)} system ({', '.join(here)})")
+            continue
+        dists = {}
+        for name in here:
+            values = sub.loc[sub["system"].astype(str) == name, "value"].to_numpy(np.float64)
+            if values.size < MIN_SCORES:
+                raise VerdictError(
+                    f"{where}, system {name!r}: {values.size} run score"
+                    f"{'s' if values.size != 1 else ''} (seeds); at least {MIN_SCORES} runs per "
+                    "system are needed: with n scores the bootstrap of the violation ratio has "
+                    f"only C(2n-1, n) distinct resamples ({math.comb(2 * values.size - 1, values.size)}"
+                    " here), too few for its σ̂ (deepsig issue #16)")
+            dists[name] = values
+        matrix = multi_aso(dists, confidence_level=bound_level(s.level, len(here),
+                                                              s.correction),
+                           n_bootstrap=s.n_bootstrap, seed=s.seed, use_bonferroni=False,
+                           higher_is_better=s.higher_is_better)
+        groups.append(ASOGroup(str(dataset), str(metric), matrix,
+                               dict(matrix.attrs["n_scores"]),
+                               float(matrix.attrs["confidence_level"])))
+    if skipped:
+        warnings.warn(f"ASO: left out {len(skipped)} dataset × metric group(s) with fewer than "
+                      f"two systems: {'; '.join(skipped[:5])}"
+                      + (" …" if len(skipped) > 5 else ""), UserWarning, stacklevel=2)
+    if not groups:
+        raise VerdictError("ASO: no dataset × metric has two systems to compare"
+                           + (f" ({'; '.join(skipped[:5])})" if skipped else ""))
+    return ASOAnalysis(tuple(groups), s.level, s.n_bootstrap, s.seed, s.threshold,
+                       s.correction, s.higher_is_better, tuple(skipped))

@@ -63,12 +63,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..errors import VerdictError
+from ..errors import RangerError, VerdictError
 from ..signature import Signature, make_signature
 from ..stats.bayes import signed_rank_probabilities, winner_shares
 
-__all__ = ["PRIOR_PLACES", "BayesResult", "bayesian_correlated_ttest", "bayesian_sign_test",
-           "bayesian_signed_rank"]
+__all__ = ["PRIOR_PLACES", "BayesAnalysis", "BayesGroup", "BayesResult",
+           "bayesian_correlated_ttest", "bayesian_sign_test", "bayesian_signed_rank",
+           "correlated_ttests"]
 
 #: Where the sign test's prior strength goes (baycomp's ``SignTest.LEFT/ROPE/RIGHT``).
 PRIOR_PLACES = ("left", "rope", "right")
@@ -341,3 +342,160 @@ def bayesian_sign_test(x: object, y: object, *, rope: float = 0.0, prior: float 
                        names=nm, higher_is_better=higher_is_better, prior=p,
                        prior_place=prior_place, n_samples=int(n_samples), seed=int(seed),
                        samples=theta)
+
+
+# ------------------------------------------------------------------ every pair of every group
+@dataclass(frozen=True)
+class BayesGroup:
+    """The correlated t-tests of every pair of systems on one dataset × metric."""
+
+    dataset: str
+    metric: str
+    results: tuple[BayesResult, ...]
+
+
+@dataclass(frozen=True)
+class BayesAnalysis:
+    """Bayesian correlated t-tests of every pair of systems on every dataset × metric of
+    cross-validation scores (:func:`correlated_ttests`), with the settings that made them;
+    ``runs`` is the setting (None: each system's seeds)."""
+
+    groups: tuple[BayesGroup, ...]
+    rope: float
+    runs: int | None
+    level: float
+    higher_is_better: bool
+    from_seeds: bool = False
+
+    @property
+    def runs_given(self) -> bool:
+        return self.runs is not None
+
+    @property
+    def signature(self) -> Signature:
+        """``kind:bayes|test:correlated-t|rope:…|runs:…|level:…`` (runs ``seeds``: the seed
+        column's seeds are the runs)."""
+        from ..settings import BayesSettings, signature_fields
+
+        runs = "seeds" if self.from_seeds else 1 if self.runs is None else self.runs
+        fields = signature_fields(BayesSettings, self, {"runs": runs})
+        return make_signature("bayes", {"test": "correlated-t", **fields})
+
+    def to_frame(self) -> Any:
+        """One row per pair: dataset, metric, a, b, n, runs, mean, scale, df, p_left (a better),
+        p_rope, p_right (b better), verdict."""
+        import pandas as pd
+
+        rows = [(g.dataset, g.metric, r.names[0], r.names[1], r.n, r.runs, r.mean, r.scale,
+                 r.df, r.p_left, r.p_rope, r.p_right, r.verdict(level=self.level))
+                for g in self.groups for r in g.results]
+        return pd.DataFrame(rows, columns=["dataset", "metric", "a", "b", "n", "runs", "mean",
+                                           "scale", "df", "p_left", "p_rope", "p_right",
+                                           "verdict"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly: settings, every pair's posterior and verdict, the signature."""
+        return {
+            "test": "correlated-t", "rope": self.rope, "runs": self.runs, "level": self.level,
+            "higher_is_better": self.higher_is_better, "from_seeds": self.from_seeds,
+            "groups": [{"dataset": g.dataset, "metric": g.metric, "pairs": [
+                {"a": r.names[0], "b": r.names[1], "n": r.n, "runs": r.runs, "mean": r.mean,
+                 "scale": r.scale, "df": r.df, "p_left": r.p_left, "p_rope": r.p_rope,
+                 "p_right": r.p_right, "verdict": r.verdict(level=self.level),
+                 "signature": str(r.signature)} for r in g.results]} for g in self.groups],
+            "signature": str(self.signature),
+        }
+
+
+def correlated_ttests(scores: Any, **settings: Any) -> BayesAnalysis:
+    """:func:`bayesian_correlated_ttest` of every pair of systems on every dataset × metric.
+
+    ``scores``: :class:`~ranger_eval.Scores` of cross-validation: an item is a fold, matched by
+    id between systems; with a ``seed`` column a seed is one repetition (run) of the
+    cross-validation, matched by seed. ``settings``: the fields of
+    :class:`~ranger_eval.settings.BayesSettings` (``rope``, ``runs``, ``level``,
+    ``higher_is_better``, ``datasets``, ``metrics``, ``systems``). ``runs`` defaults to the
+    number of seeds (1 without a seed column); given with a seed column it must equal it. Items
+    one system lacks, a seed one system lacks, or a run without every fold are errors naming the
+    dataset, metric and systems (never dropped).
+    """
+    from ..scores import Scores
+    from ..settings import BayesSettings
+
+    s = BayesSettings.from_keywords(settings, where="correlated_ttests")
+    if not isinstance(scores, Scores):
+        raise VerdictError(f"correlated_ttests: scores must be ranger_eval.Scores, got "
+                           f"{type(scores).__name__}")
+    frame = scores.table
+    for col, chosen, noun in (("dataset", s.datasets, "dataset"), ("metric", s.metrics, "metric"),
+                              ("system", s.systems, "system")):
+        if chosen is not None:
+            present = list(dict.fromkeys(frame[col].astype(str)))
+            unknown = [c for c in chosen if c not in present]
+            if unknown:
+                raise VerdictError(f"{noun} {unknown[0]!r} is not in the scores (they hold "
+                                   f"{', '.join(present[:8])}{' …' if len(present) > 8 else ''})")
+    if scores.has_seeds and s.runs is not None:
+        raise VerdictError(f"runs={s.runs}: the scores have a seed column, whose seeds are the "
+                           "runs (repetitions of the cross-validation); leave runs out")
+    order = list(s.systems) if s.systems is not None else \
+        list(dict.fromkeys(frame["system"].astype(str)))
+    groups = []
+    keys = frame[["dataset", "metric"]].drop_duplicates()
+    for dataset, metric in keys.itertuples(index=False):
+        dataset, metric = str(dataset), str(metric)
+        if (s.datasets is not None and dataset not in s.datasets) or \
+                (s.metrics is not None and metric not in s.metrics):
+            continue
+        here_set = set(frame.loc[(frame["dataset"] == dataset) & (frame["metric"] == metric),
+                                 "system"].astype(str))
+        here = [n for n in order if n in here_set]
+        where = f"dataset {dataset!r}, metric {metric!r}"
+        if len(here) < 2:
+            raise VerdictError(f"{where}: {len(here)} system ({', '.join(here)}); the "
+                               "correlated t-test compares two systems on the same folds")
+        results = []
+        for i, a in enumerate(here):
+            for b in here[i + 1:]:
+                results.append(_pair_ttest(scores, dataset, metric, a, b, s))
+        groups.append(BayesGroup(dataset, metric, tuple(results)))
+    if not groups:
+        raise VerdictError("no dataset × metric to compare")
+    return BayesAnalysis(tuple(groups), s.rope, s.runs, s.level, s.higher_is_better,
+                         from_seeds=scores.has_seeds)
+
+
+def _pair_ttest(scores: Any, dataset: str, metric: str, a: str, b: str,
+                s: Any) -> BayesResult:
+    """One pair's correlated t-test: folds matched by item id (and runs by seed)."""
+    where = f"dataset {dataset!r}, metric {metric!r}, systems {a!r} and {b!r}"
+    try:
+        paired = scores.pair_runs(dataset, b, a, metric)
+    except RangerError as exc:
+        raise VerdictError(f"{where}: {exc}") from None
+    ra, rb = paired.control, paired.treatment
+    if ra.seeds != rb.seeds:
+        only = sorted(set(ra.seeds) ^ set(rb.seeds))
+        raise VerdictError(f"{where}: the runs (seeds) differ ({a}: {', '.join(ra.seeds)}; "
+                           f"{b}: {', '.join(rb.seeds)}; not in both: {', '.join(only[:5])}); "
+                           "the folds of each run are paired, so both need the same seeds")
+    for runs_ in (ra, rb):
+        holes = np.argwhere(np.isnan(runs_.values))
+        if holes.size:
+            seed, item = runs_.seeds[holes[0][0]], runs_.items[holes[0][1]]
+            raise VerdictError(f"{where}: system {runs_.system!r} has no score for fold "
+                               f"{item!r} in run (seed) {seed!r} ({len(holes)} missing); every "
+                               "run needs every fold")
+    n_runs = s.runs if s.runs is not None else len(ra.seeds)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = bayesian_correlated_ttest(ra.values.reshape(-1), rb.values.reshape(-1),
+                                               rope=s.rope, runs=n_runs,
+                                               higher_is_better=s.higher_is_better,
+                                               names=(a, b))
+        except VerdictError as exc:
+            raise VerdictError(f"{where}: {exc}") from None
+    for w in caught:  # the same warning, saying where
+        warnings.warn(f"{where}: {w.message}", w.category, stacklevel=3)
+    return result

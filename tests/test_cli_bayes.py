@@ -1,0 +1,140 @@
+"""``ranger-eval bayes``: the Bayesian correlated t-test of every pair on cross-validation folds,
+equal to baycomp's ``two_on_single`` (tests/oracles/baycomp_oracle.json, 1e-12), folds matched by
+id and runs by seed, the verdicts in words ("A is practically equivalent to B (P(rope) = …,
+ROPE ±…)"), the posterior figures, the manifest, the HTML report and the refusals."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import ranger_eval as rg
+from ranger_eval.cli import app
+from ranger_eval.errors import SettingsError, VerdictError
+from ranger_eval.verdicts.bayes import correlated_ttests
+
+ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "baycomp_oracle.json")
+                    .read_text())
+
+
+def _folds(x: list[float], y: list[float], runs: int, *, seeds: bool) -> pd.DataFrame:
+    """x and y as folds (items) of ``runs`` repetitions; with ``seeds`` the repetition is the
+    seed column, else the items are numbered through (run r, fold f → item r·k + f)."""
+    k = len(x) // runs
+    rows = []
+    for name, values in (("x", x), ("y", y)):
+        for i, v in enumerate(values):
+            r, f = divmod(i, k)
+            if seeds:
+                rows.append(("cv", name, f"f{f:03d}", str(r), v))
+            else:
+                rows.append(("cv", name, f"i{i:04d}", None, v))
+    frame = pd.DataFrame(rows, columns=["dataset", "system", "item", "seed", "value"])
+    return frame if seeds else frame.drop(columns="seed")
+
+
+@pytest.mark.parametrize("j", range(len(ORACLE["correlated"])))
+@pytest.mark.parametrize("seeds", [False, True])
+def test_bayes_command_equals_baycomp(tmp_path: Path, j: int, seeds: bool) -> None:
+    case = ORACLE["correlated"][j]
+    src = tmp_path / "folds.csv"
+    _folds(case["x"], case["y"], case["runs"], seeds=seeds).to_csv(src, index=False)
+    out = tmp_path / "out"
+    args = ["bayes", str(src), "--rope", str(case["rope"]), "--figures", "none", "-o", str(out)]
+    if not seeds:
+        args += ["--runs", str(case["runs"])]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    pair = json.loads((out / "bayes.json").read_text())["result"]["groups"][0]["pairs"][0]
+    assert (pair["a"], pair["b"], pair["runs"]) == ("x", "y", case["runs"])
+    np.testing.assert_allclose([pair["p_left"], pair["p_rope"], pair["p_right"]], case["probs"],
+                               rtol=1e-12, atol=1e-14)
+    assert pair["mean"] == pytest.approx(case["mean"], rel=1e-12)
+    assert pair["df"] == case["df"]
+    sig = rg.parse_signature(json.loads((out / "manifest.json").read_text())["signature"])
+    assert sig["kind"] == "bayes" and sig["test"] == "correlated-t"
+    assert sig["runs"] == ("seeds" if seeds else str(case["runs"]))
+    assert float(sig["rope"]) == case["rope"] and sig["level"] == "0.95"
+
+
+def test_verdict_sentences_and_tables(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    rows = [("iris", "accuracy", s, f"fold{f}", mu + rng.normal(0, 0.004))
+            for s, mu in (("logreg", 0.80), ("svm", 0.802), ("forest", 0.84)) for f in range(10)]
+    src = tmp_path / "cv.csv"
+    pd.DataFrame(rows, columns=["dataset", "metric", "system", "item", "value"]).to_csv(
+        src, index=False)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["bayes", str(src), "--rope", "0.01", "--figures", "none",
+                                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    md = (out / "bayes.md").read_text()
+    table = rg.read_scores(src)
+    api = correlated_ttests(table, rope=0.01)
+    first = api.groups[0].results[0]
+    direct = rg.bayesian_correlated_ttest(
+        table.values("iris", "logreg").to_numpy(), table.values("iris", "svm").to_numpy(),
+        rope=0.01, names=("logreg", "svm"))
+    assert first.probabilities == pytest.approx(direct.probabilities, rel=1e-15)
+    sentence = f"logreg is practically equivalent to svm (P(rope) = {first.p_rope:.2f}, ROPE ±0.01)"
+    assert first.p_rope >= 0.95 and sentence in md and sentence in result.output
+    assert "forest is better than logreg by more than the ROPE (P(forest better) > 0.99, " \
+           "ROPE ±0.01)" in md
+    assert "| logreg | forest |" in md and "> 0.999" in md   # never a false 1.000
+    frame = pd.read_csv(out / "bayes.csv")
+    assert list(frame.a) == ["logreg", "logreg", "svm"] and len(frame) == 3
+    assert (out / "bayes.tex").read_text().count("\\midrule") == 1
+
+
+def test_runs_and_folds_are_checked() -> None:
+    df = _folds(list(np.linspace(0, 1, 12)), list(np.linspace(0.1, 1.3, 12)), 3, seeds=True)
+    scores = rg.Scores(df)
+    assert correlated_ttests(scores).groups[0].results[0].runs == 3
+    with pytest.raises(VerdictError, match=r"runs=2: the scores have a seed column"):
+        correlated_ttests(scores, runs=2)
+    holes = rg.Scores(df.drop(index=[0]))
+    with pytest.raises(VerdictError, match=r"system 'x' has no score for fold 'f000' in run "
+                       r"\(seed\) '0'"):
+        correlated_ttests(holes)
+    other_seed = df.copy()
+    other_seed.loc[other_seed.system == "y", "seed"] = other_seed.loc[
+        other_seed.system == "y", "seed"].replace({"2": "7"})
+    with pytest.raises(VerdictError, match=r"the runs \(seeds\) differ"):
+        correlated_ttests(rg.Scores(other_seed))
+    flat = rg.Scores(_folds(list(np.linspace(0, 1, 12)), list(np.linspace(0.1, 1.3, 12)), 3,
+                            seeds=False))
+    with pytest.raises(VerdictError, match=r"dataset 'cv', metric 'score', systems 'x' and 'y':"
+                       r".*12 scores cannot come from 5 runs"):
+        correlated_ttests(flat, runs=5)
+    with pytest.raises(SettingsError, match=r"rope: must be a finite number ≥ 0"):
+        correlated_ttests(flat, rope=-0.1)
+    with pytest.raises(SettingsError, match=r"level: must be a probability in \(0.5, 1\)"):
+        correlated_ttests(flat, level=0.4)
+
+
+def test_one_system_and_unknown_names() -> None:
+    df = _folds([0.1, 0.2, 0.3], [0.2, 0.3, 0.5], 1, seeds=False)
+    with pytest.raises(VerdictError, match=r"dataset 'cv', metric 'score': 1 system \(x\)"):
+        correlated_ttests(rg.Scores(df), systems=["x"])
+    with pytest.raises(VerdictError, match=r"system 'z' is not in the scores"):
+        correlated_ttests(rg.Scores(df), systems=["x", "z"])
+
+
+@pytest.mark.slow
+def test_posterior_figures_and_html_report(tmp_path: Path) -> None:
+    case = ORACLE["correlated"][1]
+    src = tmp_path / "folds.csv"
+    _folds(case["x"], case["y"], 1, seeds=False).to_csv(src, index=False)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["bayes", str(src), "--rope", "0.01", "--figures", "png",
+                                      "--html", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "posterior.png").is_file()
+    page = (out / "report.html").read_text()
+    assert "Bayesian comparison" in page and "data:image/png;base64," in page
+    assert "x vs y: inconclusive at 0.95" in page and "ROPE ±0.01" in page
+    assert "Posterior probabilities" in page
