@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ranger_eval as rg
+from ranger_eval.aggregate import winrate
 from ranger_eval.aggregate.winrate import dataset_win_rates
 from ranger_eval.errors import AggregateError
 
@@ -69,13 +70,20 @@ def test_system_with_no_comparable_score_is_named() -> None:
 
 
 def test_dataset_bootstrap_equals_a_plain_loop() -> None:
+    """Same draws: the multinomial counts over the distinct win-rate vectors, spelled out as a
+    list of datasets drawn, give the mean win rates of those datasets (np.nanmean)."""
     rng = np.random.default_rng(3)
     t = pd.DataFrame(np.round(rng.normal(size=(9, 4)), 1), columns=list("ABCD"))
     t.iloc[2, 1] = np.nan
     res = rg.win_rate(t, n_bootstrap=200, seed=7, level=0.9)
     per = dataset_win_rates(t.to_numpy())
-    draw = np.random.default_rng(7).integers(0, 9, size=(200, 9))
-    reps = np.array([np.nanmean(per[d], axis=0) for d in draw])
+    vec, mass, large = winrate._outcome_mixture(per, None, 200, True)
+    assert large.size == 0 and mass.sum() == 9
+    counts = np.random.default_rng(7).multinomial(np.full(200, 9), mass / mass.sum())
+    # each distinct vector is the win-rate row of some dataset: draw that dataset counts times
+    where = [int(np.flatnonzero([np.array_equal(r, v, equal_nan=True) for r in per])[0])
+             for v in vec]
+    reps = np.array([np.nanmean(per[np.repeat(where, c)], axis=0) for c in counts])
     lo, hi = np.quantile(reps, [0.05, 0.95], axis=0)
     np.testing.assert_allclose(res.ci_low.reindex(list("ABCD")), lo, rtol=1e-12)
     np.testing.assert_allclose(res.ci_high.reindex(list("ABCD")), hi, rtol=1e-12)
@@ -83,6 +91,129 @@ def test_dataset_bootstrap_equals_a_plain_loop() -> None:
     fields = res.signature.fields
     assert fields["kind"] == "win_rate" and fields["resample"] == "datasets"
     assert fields["seed"] == "7" and fields["n_resamples"] == "200" and fields["level"] == "0.9"
+
+
+def _direct_bootstrap(per: np.ndarray, items: list[np.ndarray] | None, b: int,
+                      seed: int) -> np.ndarray:
+    """The bootstrap as defined (and as win_rate drew it before the mixture): N datasets drawn
+    one by one, each drawn copy with its own item resample."""
+    rng = np.random.default_rng(seed)
+    n, k = per.shape
+    reps = np.full((b, k), np.nan)
+    for r in range(b):
+        rows = []
+        for d in rng.integers(0, n, size=n):
+            if items is None:
+                rows.append(per[d])
+                continue
+            x = items[d][rng.integers(0, items[d].shape[0], size=items[d].shape[0])]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                rows.append(dataset_win_rates(np.nanmean(x, axis=0)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            reps[r] = np.nanmean(np.array(rows), axis=0)
+    return reps
+
+
+def _item_table(rng: np.random.Generator, sizes: list[int], k: int,
+                holes: float = 0.1) -> tuple[pd.DataFrame, list[np.ndarray]]:
+    rows, mats = [], []
+    for d, m in enumerate(sizes):
+        # multiples of 1/8: sums in any order are exact, so ties do not depend on the order
+        x = np.round((rng.random((m, k)) + np.linspace(0, 0.3, k)) * 8) / 8
+        x[rng.random((m, k)) < holes] = np.nan
+        mats.append(x)
+        for i in range(m):
+            for j in range(k):
+                if np.isfinite(x[i, j]):
+                    rows.append((f"d{d}", f"s{j}", f"q{i}", x[i, j]))
+    return pd.DataFrame(rows, columns=["dataset", "system", "item", "value"]), mats
+
+
+def _ks(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = np.sort(a[np.isfinite(a)]), np.sort(b[np.isfinite(b)])
+    grid = np.union1d(a, b)
+    return float(np.max(np.abs(np.searchsorted(a, grid, side="right") / a.size
+                               - np.searchsorted(b, grid, side="right") / b.size)))
+
+
+def test_mixture_is_the_two_stage_bootstrap_exactly() -> None:
+    """F̄ (module docstring) equals the distribution of one drawn copy under the direct
+    two-stage bootstrap, enumerated: every dataset (1/N), every ordered item draw (1/m^m)."""
+    import itertools
+
+    rng = np.random.default_rng(11)
+    df, mats = _item_table(rng, [2, 3, 3, 1, 4], 3, holes=0.2)
+    df = df[df["dataset"] != "d1"].reset_index(drop=True)  # keep a dataset-free gap
+    mats = [m for i, m in enumerate(mats) if i != 1]
+    vals, datasets, systems, items = winrate._cells(df["dataset"], df["system"], df["item"],
+                                                    df["value"].to_numpy())
+    per = dataset_win_rates(vals)
+    vec, mass, large = winrate._outcome_mixture(per, items, 1000, True)
+    assert large.size == 0
+    want: dict[tuple, float] = {}
+    for d in range(len(datasets)):
+        x = items.x[items.start[d]:items.start[d + 1]]
+        m = x.shape[0]
+        for draw in itertools.product(range(m), repeat=m):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                w = dataset_win_rates(np.nanmean(x[list(draw)], axis=0))
+            key = tuple(np.where(np.isfinite(w), w, -1.0).round(12))
+            want[key] = want.get(key, 0.0) + 1.0 / (len(datasets) * m ** m)
+    got = {tuple(np.where(np.isfinite(v), v, -1.0).round(12)): w / len(datasets)
+           for v, w in zip(vec, mass, strict=True)}
+    assert got.keys() == want.keys()
+    for key, p in want.items():
+        assert got[key] == pytest.approx(p, rel=1e-12, abs=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["datasets", "items", "large", "marginal"])
+def test_bootstrap_has_the_direct_distribution(case: str, monkeypatch) -> None:
+    """Same distribution as the direct bootstrap (datasets, then items, one by one): two-sample
+    Kolmogorov–Smirnov distance of every system's 2,000 + 2,000 replicates below its 0.1 %
+    critical value 1.95·sqrt(2/2000) = 0.062 (both seeds fixed: a deterministic test); the
+    datasets with 8 items (C(15, 8) = 6,435 > 2,000 count vectors) take the one-by-one path,
+    'marginal' forces the per-system multinomials."""
+    rng = np.random.default_rng({"datasets": 1, "items": 2, "large": 3, "marginal": 4}[case])
+    b = 2000
+    sizes = {"datasets": [3] * 12, "items": [2, 3, 4, 5, 2, 3, 1, 6], "large": [2, 8, 3, 8, 9],
+             "marginal": [3] * 40}[case]
+    k = 5 if case == "marginal" else 4
+    df, mats = _item_table(rng, sizes, k, holes=0.0 if case == "marginal" else 0.1)
+    if case == "marginal":
+        monkeypatch.setattr(winrate, "_JOINT_BUDGET", 0)
+    if case == "datasets":
+        df = df.groupby(["dataset", "system"], sort=False)["value"].mean().reset_index()
+    vals, _, _, items = winrate._cells(df["dataset"], df["system"], df.get("item"),
+                                       df["value"].to_numpy())
+    per = dataset_win_rates(vals)
+    vec, _, large = winrate._outcome_mixture(per, items, b, True)
+    if case == "large":
+        assert large.size == 3
+    if case == "marginal":
+        assert vec.shape[0] > sum(np.unique(np.nan_to_num(vec[:, j], nan=-1)).size
+                                  for j in range(k))
+    new = winrate._bootstrap(per, items, b, 5, True)
+    old = _direct_bootstrap(per, None if items is None else mats, b, 6)
+    for j in range(k):
+        assert _ks(new[:, j], old[:, j]) < 1.95 * np.sqrt(2 / b), j
+    assert np.array_equal(np.isnan(new).sum(axis=0) > 0, np.isnan(old).sum(axis=0) > 0)
+
+
+def test_replicates_do_not_depend_on_the_order_of_the_datasets() -> None:
+    rng = np.random.default_rng(9)
+    df, _ = _item_table(rng, [2, 3, 2, 4, 3], 3, holes=0.0)
+    res = rg.win_rate(df, n_bootstrap=300, seed=4)
+    # datasets in another order, and the items within them (systems keep their order)
+    blocks = [g.iloc[::-1] for _, g in df.groupby("dataset", sort=False)][::-1]
+    shuffled = pd.concat(blocks).sort_values("system", kind="stable").reset_index(drop=True)
+    again = rg.win_rate(shuffled, n_bootstrap=300, seed=4)
+    for name in ("win_rate", "ci_low", "ci_high"):
+        pd.testing.assert_series_equal(getattr(res, name).sort_index(),
+                                       getattr(again, name).sort_index(), rtol=1e-13)
 
 
 def _item_scores(rng: np.random.Generator, n_items: int, constant: bool) -> rg.scores.Scores:

@@ -29,11 +29,45 @@ two-stage bootstrap, datasets then items within each dataset; Davison & Hinkley 
 Seeds of an item are averaged first. The interval is the ``(1 − level)/2`` and ``(1 + level)/2``
 quantiles (numpy's default linear interpolation) of the replicates; a replicate that drew no
 dataset where a system has a score does not count for that system (counted on the result).
+
+How the replicates are drawn (linear in the datasets, not in datasets × replicates). A
+replicate's numerator and denominator for system ``j`` are sums over the N drawn copies of the
+copy's win rate ``w_j`` (0 when missing) and of ``[w_j present]``. The N copies are independent
+and each is one draw from the same mixture ``F̄ = (1/N) Σ_d F_d``, where ``F_d`` is the
+distribution of the win-rate vector of a copy of dataset ``d`` (a point mass at ``w_d`` without
+items; under the item resample, the multinomial distribution of the item counts pushed through
+the per-copy means and win rates). So a replicate depends on its draws only through how many
+copies fall on each distinct win-rate vector ``o``, and those counts are ``Multinomial(N,
+F̄(o))`` — the same distribution as drawing the datasets (and items) one by one. Win rates are
+multiples of ``1/(2(m − 1))``, so the distinct vectors are few when the datasets are many (three
+for two systems: 0, ½, 1). ``F_d`` is computed exactly by enumerating the ``C(2m − 1, m)``
+item-count vectors of a dataset with ``m`` items (probability ``m! / (∏ c_t! · m^m)``) when that
+is at most ``n_bootstrap`` (and 10⁵) vectors; the copies of a dataset with more items are drawn
+one by one instead (the number of such copies in a replicate is ``Binomial(N, L/N)`` for ``L``
+such datasets, each a uniform pick among them with its own item resample). The cost is
+O(N·k²·C + n_bootstrap · P) for P distinct vectors, plus ``n_bootstrap · L/N`` item resamples
+per large dataset; the per-dataset loop of the direct bootstrap (``n_bootstrap × N`` draws) is
+gone.
+
+Seed semantics: ``numpy.random.default_rng(seed)`` draws, in this order, the ``Binomial(N,
+L/N)`` counts (only when some dataset has too many items to enumerate), the multinomial counts
+over the distinct vectors (in lexicographic order, missing last, so that the order of the
+datasets does not matter; replicates in blocks), then the picks and item resamples of the large
+datasets. When the distinct vectors are so many that one
+multinomial over them would cost more than one per system over its distinct win rates (many
+systems with scattered missing cells), each system's counts come from its own multinomial over
+its marginal distribution: every system's interval has the same distribution as before; only
+the dependence between the replicates of different systems, which no reported number uses, is
+dropped. The replicates differ from those of a per-dataset draw with the same seed (same
+distribution, different stream).
 """
 from __future__ import annotations
 
+import itertools
+import math
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,8 +82,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["WinRate", "win_rate"]
 
-#: at most this many item counts are drawn at once (memory of the item bootstrap)
+#: at most about this many numbers are held at once by a block of the bootstrap
 _BLOCK_CELLS = 4_000_000
+#: largest number of item-count vectors enumerated for one dataset (module docstring)
+_MAX_ENUMERATED = 100_000
+#: a multinomial over the joint distinct win-rate vectors is always drawn up to this many
+#: binomials (replicates × vectors); above, only when it is cheaper than one per system
+_JOINT_BUDGET = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -123,6 +162,114 @@ def dataset_win_rates(values: np.ndarray, *, higher_is_better: bool = True) -> n
     with np.errstate(invalid="ignore", divide="ignore"):
         out = wins / (m - 1.0)
     return np.where(present & (m >= 2), out, np.nan)
+
+
+def _twice_wins(v: np.ndarray, hib: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For values with the systems on axis 0 (``k × …``, NaN = missing): twice the wins of
+    every system, ``2·#better + #tied`` among the others present (whole numbers, int16), whether
+    it has a win rate (present, and ``m ≥ 2`` systems present) and ``m``. One pass per pair of
+    systems over all rows (the broadcast kernel would hold ``k × k`` comparisons per row)."""
+    k = v.shape[0]
+    twice = np.zeros(v.shape, dtype=np.int16)
+    for i in range(k):
+        for j in range(i + 1, k):
+            tie = v[i] == v[j]  # False where either is missing (NaN)
+            up = v[i] > v[j]
+            down = v[i] < v[j]
+            if not hib:
+                up, down = down, up
+            twice[i] += up
+            twice[i] += up
+            twice[i] += tie
+            twice[j] += down
+            twice[j] += down
+            twice[j] += tie
+    present = np.isfinite(v)
+    m = present.sum(axis=0)
+    return twice, present & (m >= 2), m
+
+
+def _win_rates_rows(values: np.ndarray, hib: bool) -> np.ndarray:
+    """:func:`dataset_win_rates` of ``… × k`` values, the same numbers: twice the wins (an exact
+    integer) over ``2(m − 1)`` is the same correctly rounded quotient as ``wins / (m − 1)``.
+    Beyond 64 systems the broadcast kernel, in blocks of rows bounding its ``k × k``
+    comparisons."""
+    k = values.shape[-1]
+    flat = values.reshape(-1, k)
+    if k > 64:
+        block = max(1, _BLOCK_CELLS // (k * k))
+        out = np.empty(flat.shape)
+        for start in range(0, flat.shape[0], block):
+            out[start:start + block] = dataset_win_rates(flat[start:start + block],
+                                                         higher_is_better=hib)
+        return out.reshape(values.shape)
+    twice, usable, m = _twice_wins(np.ascontiguousarray(flat.T), hib)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(usable, twice / (2.0 * (m - 1.0)), np.nan)
+    return np.ascontiguousarray(out.T).reshape(values.shape)
+
+
+def _code_base(k: int) -> int | None:
+    """Base of the integer code of a win-rate vector of ``k`` systems (a digit per system:
+    0 = missing, else 1 + twice its wins, below ``2k``); None when ``(2k)^k`` overflows."""
+    return 2 * k if (2 * k) ** k < 2**62 else None
+
+
+def _tally_codes(code: np.ndarray, weights: np.ndarray, k: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct codes (:func:`_code_base`) read back as win-rate vectors, with the sum of
+    ``weights`` over each: ``bincount`` over a small code space, else a sorted hash."""
+    base = 2 * k
+    if base ** k <= 1 << 22:
+        seen = np.bincount(code, minlength=base ** k)
+        uniq = np.flatnonzero(seen)
+        mass = np.bincount(code, weights=weights, minlength=base ** k)[uniq]
+    else:
+        ids, found = pd.factorize(code, sort=True)
+        uniq = np.asarray(found, dtype=np.int64)
+        mass = np.bincount(np.asarray(ids, dtype=np.int64), weights=weights,
+                           minlength=uniq.size)
+    digits = (uniq[:, None] // (base ** np.arange(k, dtype=np.int64))) % base
+    here = digits > 0
+    mu = here.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vec = np.where(here, (digits - 1.0) / (2.0 * (mu - 1.0)), np.nan)
+    return vec, mass
+
+
+def _codes(twice: np.ndarray, usable: np.ndarray, base: int) -> np.ndarray:
+    """The integer code of every win-rate vector (systems on axis 0 of ``twice``)."""
+    code = np.zeros(twice.shape[1:], dtype=np.int64)
+    for j in range(twice.shape[0] - 1, -1, -1):
+        code *= base
+        code += np.where(usable[j], twice[j].astype(np.int64) + 1, 0)
+    return code
+
+
+def _distinct_wins(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_distinct` of win-rate rows (``R × k``, NaN = missing), by their integer codes:
+    twice the wins is ``2(m − 1)·w_j`` rounded (exact), read back into the same floats."""
+    k = rows.shape[1]
+    base = _code_base(k)
+    if base is None:
+        return _distinct(rows, weights)
+    ok = np.isfinite(rows)
+    m = ok.sum(axis=1, keepdims=True)
+    twice = np.rint(np.where(ok, rows, 0.0) * (2.0 * (m - 1.0))).astype(np.int64)
+    return _tally_codes(_codes(twice.T, ok.T, base), weights, k)
+
+
+@dataclass(frozen=True)
+class _Items:
+    """Per-item scores: ``x`` (items × systems, NaN = no score), the rows of dataset ``d`` being
+    ``x[start[d]:start[d + 1]]`` (every dataset has at least one item row)."""
+
+    x: np.ndarray
+    start: np.ndarray
+
+    @property
+    def n_items(self) -> np.ndarray:
+        return np.diff(self.start)
 
 
 # ----------------------------------------------------------------------------- input
@@ -249,46 +396,34 @@ def win_rate(
                              or not isinstance(seed, (int, np.integer)) or int(seed) < 0):
         raise AggregateError(f"win_rate: seed must be a whole number ≥ 0 or None; got {seed!r}")
 
-    items: dict[str, np.ndarray] | None = None
-    frame = getattr(table_or_scores, "frame", None)
-    if not isinstance(table_or_scores, pd.DataFrame) and isinstance(frame, pd.DataFrame):
-        tidy = _tidy(frame, metric)
+    items: _Items | None = None
+    if not isinstance(table_or_scores, pd.DataFrame) \
+            and isinstance(getattr(table_or_scores, "frame", None), pd.DataFrame):
+        values, datasets, systems, items = _scores_cells(table_or_scores, metric)
     else:
         df = as_frame(table_or_scores, what="win_rate (a wide table of datasets × systems, a "
                       "tidy table or Scores)", error=AggregateError)
         if {"dataset", "system", "value"} <= set(map(str, df.columns)):
             tidy = _tidy(df, metric)
+            values, datasets, systems, items = _cells(
+                tidy["dataset"], tidy["system"], tidy["item"] if "item" in tidy.columns
+                else None, tidy["value"].to_numpy(dtype=float))
         else:
             if metric is not None:
                 raise AggregateError(f"win_rate: metric={metric!r} only applies to tidy tables; "
                                      "this table is wide (rows = datasets, columns = systems)")
-            tidy = None
             wide = _wide(df)
-    if tidy is not None:
-        datasets = list(pd.unique(tidy["dataset"]))
-        systems = list(pd.unique(tidy["system"]))
-        if "item" in tidy.columns:
-            per_item = tidy.groupby(["dataset", "item", "system"], sort=False)["value"].mean()
-            grid = per_item.unstack("system").reindex(columns=systems)
-            items = {d: grid.xs(d, level="dataset").to_numpy(dtype=float) for d in datasets}
-            wide = pd.DataFrame([_column_means(items[d]) for d in datasets],
-                                index=datasets, columns=systems)
-        else:
-            means = tidy.groupby(["dataset", "system"], sort=False)["value"].mean()
-            wide = means.unstack("system").reindex(index=datasets, columns=systems)
-            wide.index.name = None
-            wide.columns.name = None
-    values = wide.to_numpy(dtype=float)
+            values = wide.to_numpy(dtype=float)
+            datasets = pd.Index([str(i) for i in wide.index], dtype=object)
+            systems = [str(c) for c in wide.columns]
     n, k = values.shape
     if n < 1 or k < 2:
         raise AggregateError(f"win_rate needs at least 1 dataset and 2 systems; got {n} "
-                             f"dataset(s) and {k} system(s): {list(map(str, wide.columns))}")
-    systems = [str(c) for c in wide.columns]
-    datasets = [str(i) for i in wide.index]
+                             f"dataset(s) and {k} system(s): {systems}")
     present = np.isfinite(values)
     n_missing = int((~present).sum())
     usable = present.sum(axis=1) >= 2
-    skipped = tuple(d for d, u in zip(datasets, usable, strict=True) if not u)
+    skipped = tuple(str(datasets[i]) for i in np.flatnonzero(~usable).tolist())
     if not usable.any():
         raise AggregateError(
             f"win_rate: no dataset has scores of two systems ({n_missing} of {n * k} cells are "
@@ -297,7 +432,7 @@ def win_rate(
         warnings.warn(f"win_rate: {len(skipped)} dataset(s) with fewer than two scores skipped "
                       f"(as HELM): {', '.join(map(repr, skipped[:10]))}"
                       f"{' …' if len(skipped) > 10 else ''}", stacklevel=2)
-    per = dataset_win_rates(values, higher_is_better=hib)
+    per = _win_rates_rows(values, hib)
     counted = np.isfinite(per)
     n_ds = counted.sum(axis=0)
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
@@ -336,7 +471,7 @@ def win_rate(
         ci_low=pd.Series(low[order], index=names, name="ci_low"),
         ci_high=pd.Series(high[order], index=names, name="ci_high"),
         n_datasets=pd.Series(n_ds[order].astype(np.int64), index=names, name="n_datasets"),
-        per_dataset=pd.DataFrame(per[:, order], index=pd.Index(datasets, dtype=object),
+        per_dataset=pd.DataFrame(per[:, order], index=datasets,
                                  columns=names),
         skipped=skipped,
         n_missing=n_missing,
@@ -351,49 +486,281 @@ def win_rate(
     )
 
 
-def _column_means(x: np.ndarray) -> np.ndarray:
-    """Mean of every column over its finite cells (NaN for a column with none)."""
+# ----------------------------------------------------------------------------- cells
+def _scores_cells(scores: Any, metric: str | None
+                  ) -> tuple[np.ndarray, pd.Index, list[str], _Items | None]:
+    """:func:`_cells` of :class:`~ranger_eval.scores.Scores` (already validated): its cached
+    codes when it has one metric (the rank pipeline's case), else its tidy frame."""
+    metrics = tuple(scores.metrics)
+    if len(metrics) == 1 and (metric is None or str(metric) == metrics[0]):
+        table = scores.table
+        return _cells(table["dataset"], table["system"], table["item"],
+                      table["value"].to_numpy(dtype=float),
+                      codes={col: scores._factorized(col)
+                             for col in ("dataset", "system", "item")},
+                      unique=not scores.has_seeds)
+    tidy = _tidy(scores.frame, metric)
+    return _cells(tidy["dataset"], tidy["system"], tidy["item"],
+                  tidy["value"].to_numpy(dtype=float))
+
+
+def _cells(dataset: pd.Series, system: pd.Series, item: pd.Series | None, value: np.ndarray,
+           codes: dict[str, tuple[np.ndarray, pd.Index]] | None = None, unique: bool = False,
+           ) -> tuple[np.ndarray, pd.Index, list[str], _Items | None]:
+    """Datasets × systems means of tidy rows (datasets and systems in order of first
+    appearance), and the per-item scores when there is an ``item`` column.
+
+    Without items, a cell is the mean of its rows (seeds). With items, every (dataset, item,
+    system) is first the mean of its rows (seeds; ``unique``: one row each, as in Scores without
+    seeds), then a cell is the mean over the items where the system has a score. One pass of
+    integer codes and ``bincount`` (no per-dataset loop).
+    """
+    def factorize(col: str, s: pd.Series) -> tuple[np.ndarray, pd.Index]:
+        c, u = codes[col] if codes is not None else pd.factorize(s, sort=False)
+        names = pd.Index(u)
+        if not (pd.api.types.is_string_dtype(names.dtype) or names.dtype == object):
+            names = names.astype(str)
+        return np.asarray(c, dtype=np.int64), names
+
+    ds, datasets = factorize("dataset", dataset)
+    sy, system_names = factorize("system", system)
+    systems = [str(s) for s in system_names.tolist()]
+    n, k = len(datasets), len(systems)
+    if item is None:
+        cell = ds * k + sy
+        tot = np.bincount(cell, weights=value, minlength=n * k)
+        cnt = np.bincount(cell, minlength=n * k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wide = np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan).reshape(n, k)
+        return wide, datasets, systems, None
+    it, item_names = factorize("item", item)
+    # (dataset, item) pairs numbered in (dataset, item code) order, so already grouped by
+    # dataset: a dense table when the key range is small, else a sorted hash
+    key = ds * max(len(item_names), 1) + it
+    span = n * max(len(item_names), 1)
+    if span <= 8 * key.size + 1024:
+        seen = np.zeros(span, dtype=bool)
+        seen[key] = True
+        number = np.cumsum(seen) - 1
+        pair = number[key]
+        n_pair = int(number[-1]) + 1
+    else:
+        found, uniq = pd.factorize(key, sort=True)
+        pair = np.asarray(found, dtype=np.int64)
+        n_pair = len(uniq)
+    pair_ds = np.empty(n_pair, dtype=np.int64)
+    pair_ds[pair] = ds
+    cell = pair * k + sy
+    if unique:
+        flat = np.full(n_pair * k, np.nan)
+        flat[cell] = value
+        x = flat.reshape(n_pair, k)
+    else:
+        tot = np.bincount(cell, weights=value, minlength=n_pair * k)
+        cnt = np.bincount(cell, minlength=n_pair * k)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan).reshape(n_pair, k)
+    m = np.bincount(pair_ds, minlength=n)
+    start = np.concatenate([[0], np.cumsum(m)])
     ok = np.isfinite(x)
-    cnt = ok.sum(axis=0)
-    tot = np.where(ok, x, 0.0).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan)
+    if ok.all():  # every cell of every item: plain sums over the items
+        if (m == m[0]).all():
+            sums = x.reshape(n, int(m[0]), k).sum(axis=1)
+        else:
+            sums = np.add.reduceat(x, start[:-1], axis=0)
+        wide = sums / m[:, None]
+    else:
+        sums = np.add.reduceat(np.where(ok, x, 0.0), start[:-1], axis=0)
+        counted = np.add.reduceat(ok.astype(np.int64), start[:-1], axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wide = np.where(counted > 0, sums / np.maximum(counted, 1), np.nan)
+    return wide, datasets, systems, _Items(x, start)
 
 
-def _bootstrap(per: np.ndarray, items: dict[str, np.ndarray] | None, b: int,
-               seed: Any, hib: bool) -> np.ndarray:
-    """``b × k`` replicates of the mean win rates (module docstring)."""
+# ----------------------------------------------------------------------------- bootstrap
+def _distinct(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``rows`` (NaN equal to NaN; first-appearance order) and the sum of
+    ``weights`` over the copies of each: per-column hash codes combined into one code."""
+    code = np.zeros(rows.shape[0], dtype=np.int64)
+    span = 1
+    for j in range(rows.shape[1]):
+        cj, uj = pd.factorize(rows[:, j], sort=False)  # NaN → -1
+        width = len(uj) + 1
+        if span * width >= 2**62:
+            code, uniq = pd.factorize(code, sort=False)
+            code = np.asarray(code, dtype=np.int64)
+            span = len(uniq)
+        code = code * width + (np.asarray(cj, dtype=np.int64) + 1)
+        span *= width
+    ids, uniq = pd.factorize(code, sort=False)
+    ids = np.asarray(ids, dtype=np.int64)
+    first = np.empty(len(uniq), dtype=np.int64)
+    first[ids[::-1]] = np.arange(ids.size - 1, -1, -1)
+    return rows[first], np.bincount(ids, weights=weights, minlength=len(uniq))
+
+
+@lru_cache(maxsize=32)
+def _compositions(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every item-count vector of a resample of ``m`` items (``C(2m − 1, m)`` rows, as floats)
+    and its multinomial coefficient ``m! / ∏ c_t!`` (an exact integer, held as a float: below
+    2⁵³ for every enumerated ``m``); the probability is the coefficient over ``m^m``."""
+    rows = []
+    coefs = []
+    top = math.factorial(m)
+    for bars in itertools.combinations(range(2 * m - 1), m - 1):
+        edges = (-1, *bars, 2 * m - 1)
+        c = [edges[t + 1] - edges[t] - 1 for t in range(m)]
+        rows.append(c)
+        coef = top
+        for v in c:
+            coef //= math.factorial(v)
+        coefs.append(float(coef))
+    comps = np.array(rows, dtype=float).reshape(-1, m)
+    comps.setflags(write=False)
+    weights = np.array(coefs)
+    weights.setflags(write=False)
+    return comps, weights
+
+
+def _n_compositions(m: int) -> int:
+    return math.comb(2 * m - 1, m)
+
+
+def _outcome_mixture(per: np.ndarray, items: _Items | None, b: int, hib: bool
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mixture ``F̄`` of the module docstring, unnormalised: distinct win-rate vectors
+    (``P × k``, NaN = missing) with their total probability mass (each enumerated dataset
+    contributes mass 1), and the datasets whose copies are drawn one by one (too many items to
+    enumerate ``C(2m − 1, m) ≤ min(b, _MAX_ENUMERATED)`` item-count vectors)."""
+    n, k = per.shape
+    if items is None:
+        return (*_sorted(*_distinct_wins(per, np.ones(n))), np.zeros(0, dtype=np.int64))
+    m = items.n_items
+    # a dataset with fewer than two scores stays so under any item resample: all missing
+    usable = np.isfinite(per).sum(axis=1) >= 2
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    if (~usable).any():
+        parts.append(_distinct_wins(per[~usable], np.ones(int((~usable).sum()))))
+    large: list[np.ndarray] = []
+    for mm in np.unique(m[usable]).tolist():
+        ds = np.flatnonzero(usable & (m == mm))
+        if mm == 1:  # one item: every resample is the dataset itself
+            parts.append(_distinct_wins(per[ds], np.ones(ds.size)))
+            continue
+        if _n_compositions(mm) > min(b, _MAX_ENUMERATED):
+            large.append(ds)
+            continue
+        comps, coefs = _compositions(mm)
+        n_c = comps.shape[0]
+        base = _code_base(k)
+        block = max(1, _BLOCK_CELLS // (n_c * k))
+        for s in range(0, ds.size, block):
+            d = ds[s:s + block]
+            # item t of every dataset in the block as one row (m, k·datasets), so that the sums
+            # over every count vector are one product (C, k·datasets)
+            x = items.x[items.start[d][None, :] + np.arange(mm)[:, None]]  # (m, datasets, k)
+            x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(mm, -1)
+            ok = np.isfinite(x)
+            tot = np.einsum("cm,mr->cr", comps, np.where(ok, x, 0.0) if not ok.all() else x)
+            cnt = np.einsum("cm,mr->cr", comps, ok.astype(float)) if not ok.all() else mm
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = (tot / cnt).reshape(n_c, k, d.size)  # 0/0: NaN, no item drawn
+            weights = np.broadcast_to(coefs[:, None], (n_c, d.size)).ravel()
+            if base is None:
+                rows = _win_rates_rows(means.transpose(0, 2, 1).reshape(-1, k), hib)
+                vec, whole = _distinct(rows, weights)
+            else:
+                twice, has, _ = _twice_wins(means.transpose(1, 0, 2), hib)
+                vec, whole = _tally_codes(_codes(twice, has, base).ravel(), weights, k)
+            # masses summed as exact integers, then over m^m: a dataset whose resamples all
+            # give one vector contributes exactly 1, as without items
+            parts.append((vec, whole / float(mm) ** mm))
+    if parts:
+        vec, mass = _distinct_wins(np.concatenate([p[0] for p in parts]),
+                                   np.concatenate([p[1] for p in parts]))
+    else:
+        vec, mass = np.zeros((0, k)), np.zeros(0)
+    big = np.concatenate(large) if large else np.zeros(0, dtype=np.int64)
+    return (*_sorted(vec, mass), np.sort(big))
+
+
+def _sorted(vec: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct vectors in lexicographic order (missing last): the multinomial categories, and
+    so the replicates, do not depend on the order of the datasets or on how they were read."""
+    keys = np.where(np.isfinite(vec), vec, np.inf)
+    order = np.lexsort(keys.T[::-1]) if vec.shape[0] else np.zeros(0, dtype=np.int64)
+    return vec[order], mass[order]
+
+
+def _bootstrap(per: np.ndarray, items: _Items | None, b: int, seed: Any,
+               hib: bool) -> np.ndarray:
+    """``b × k`` replicates of the mean win rates, by multinomial counts over the distinct
+    win-rate vectors of the mixture ``F̄`` (module docstring: same distribution as drawing N
+    datasets, and their items, one by one)."""
     rng = np.random.default_rng(seed)
     n, k = per.shape
-    draw = rng.integers(0, n, size=(b, n))
+    vec, mass, large = _outcome_mixture(per, items, b, hib)
     num = np.zeros((b, k))
     den = np.zeros((b, k))
-    if items is None:
-        ok = np.isfinite(per)
-        filled = np.where(ok, per, 0.0)
-        counts = np.zeros((b, n))
-        np.add.at(counts, (np.repeat(np.arange(b), n), draw.ravel()), 1.0)
-        num = counts @ filled
-        den = counts @ ok.astype(float)
-    else:
-        for d, x in enumerate(items.values()):
-            reps, _slot = np.nonzero(draw == d)  # one independent item resample per drawn copy
-            if reps.size == 0:
-                continue
-            m = x.shape[0]
-            ok = np.isfinite(x)
-            filled = np.where(ok, x, 0.0)
-            okf = ok.astype(float)
-            block = max(1, _BLOCK_CELLS // max(m, 1))
-            for start in range(0, reps.size, block):
-                r = reps[start:start + block]
-                c = rng.multinomial(m, np.full(m, 1.0 / m), size=r.size).astype(float)
-                cnt = c @ okf
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    means = np.where(cnt > 0, (c @ filled) / np.maximum(cnt, 1e-300), np.nan)
-                w = dataset_win_rates(means, higher_is_better=hib)
-                wok = np.isfinite(w)
-                np.add.at(num, r, np.where(wok, w, 0.0))
-                np.add.at(den, r, wok.astype(float))
+    n_large = (rng.binomial(n, large.size / n, size=b) if large.size
+               else np.zeros(b, dtype=np.int64))
+    if vec.shape[0]:
+        _add_multinomial(rng, n - n_large, vec, mass, num, den)
+    if large.size:
+        assert items is not None
+        _add_large(rng, n_large, large, items, hib, num, den)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.maximum(den, 1e-300), np.nan)
+
+
+def _add_multinomial(rng: np.random.Generator, draws: np.ndarray, vec: np.ndarray,
+                     mass: np.ndarray, num: np.ndarray, den: np.ndarray) -> None:
+    """Add ``Multinomial(draws[r], mass / Σ mass)`` counts of the vectors ``vec`` to replicate
+    ``r``'s numerators and denominators: jointly, or per system over its marginal distinct
+    values when that costs less and the joint draw would exceed ``_JOINT_BUDGET`` binomials."""
+    b, k = num.shape
+    marginals = [_distinct(vec[:, j:j + 1], mass) for j in range(k)]
+    if b * vec.shape[0] <= _JOINT_BUDGET or vec.shape[0] <= sum(v.shape[0] for v, _ in marginals):
+        groups = [(vec, mass, slice(None))]
+    else:
+        groups = [(v, w, slice(j, j + 1)) for j, (v, w) in enumerate(marginals)]
+    for v, w, cols in groups:
+        p = w / w.sum()
+        ok = np.isfinite(v)
+        filled = np.where(ok, v, 0.0)
+        okf = ok.astype(float)
+        block = max(1, _BLOCK_CELLS // v.shape[0])
+        for s in range(0, b, block):
+            counts = rng.multinomial(draws[s:s + block], p).astype(float)
+            num[s:s + block, cols] += counts @ filled
+            den[s:s + block, cols] += counts @ okf
+
+
+def _add_large(rng: np.random.Generator, n_large: np.ndarray, large: np.ndarray,
+               items: _Items, hib: bool, num: np.ndarray, den: np.ndarray) -> None:
+    """The copies of datasets with too many items to enumerate: replicate ``r`` draws
+    ``n_large[r]`` of them uniformly, each with its own item resample (module docstring)."""
+    b, k = num.shape
+    total = int(n_large.sum())
+    if total == 0:
+        return
+    ds = large[rng.integers(0, large.size, size=total)]
+    rep = np.repeat(np.arange(b), n_large)
+    m_of = items.n_items[ds]
+    for mm in np.unique(m_of).tolist():
+        sel = np.flatnonzero(m_of == mm)
+        p_items = np.full(mm, 1.0 / mm)
+        block = max(1, _BLOCK_CELLS // (mm * k + k * k))
+        for s in range(0, sel.size, block):
+            r = sel[s:s + block]
+            x = items.x[items.start[ds[r]][:, None] + np.arange(mm)]  # (copies, m, k)
+            c = rng.multinomial(mm, p_items, size=r.size).astype(float)
+            ok = np.isfinite(x)
+            tot = np.einsum("rm,rmk->rk", c, np.where(ok, x, 0.0))
+            cnt = np.einsum("rm,rmk->rk", c, ok.astype(float))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = tot / cnt  # 0/0: NaN, no item with a score drawn
+            w = _win_rates_rows(means, hib)
+            wok = np.isfinite(w)
+            np.add.at(num, rep[r], np.where(wok, w, 0.0))
+            np.add.at(den, rep[r], wok.astype(float))
