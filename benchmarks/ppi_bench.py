@@ -1,6 +1,7 @@
 """Prediction-powered mean speed: ranger_eval.ppi_mean vs ppi_py.ppi_mean_ci (issue 20: 1M items < 1 s).
 
     python benchmarks/ppi_bench.py [--n 1000000] [--labelled 0.05] [--repeat 5]
+    python benchmarks/ppi_bench.py --compare [--systems 20] [--datasets 5] [--items 2000]
 
 Workload: one system on one dataset with --n judge-scored items, a fraction --labelled of them
 with a human score (the rest NaN in ``human_value``). Timed, each the best of --repeat runs:
@@ -13,7 +14,14 @@ with a human score (the rest NaN in ``human_value``). Timed, each the best of --
      interval in separate calls; ``ppi_mean(...)`` returns both).
 
 Building the ``Scores`` table is timed separately (it is done once per analysis). The script
-checks that the numbers agree (1e-10) and prints the versions and the ratios. Times depend on
+checks that the numbers agree (1e-10) and prints the versions and the ratios.
+
+``--compare`` times ``rg.compare`` on judge scores with a ``human_value`` column instead:
+--systems systems on --datasets datasets of --items items each (a fraction --labelled of the
+items human-scored for every system), all pairs by the prediction-powered z test
+(``comparison/ppi.py``; 20 systems × 5 datasets = 950 pairs), next to ``rg.compare`` on the same
+scores without the ``human_value`` column (the vectorised paired t of the judge's scores), and
+checks three pairs against ``rg.ppi_mean_difference`` (1e-10). Times depend on
 the machine; benchmarks/README.md records the conditions of the quoted run.
 """
 from __future__ import annotations
@@ -35,12 +43,59 @@ def _best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return float(best)
 
 
+def compare_bench(systems: int, datasets: int, items: int, labelled: float,
+                  repeat: int) -> None:
+    """``rg.compare`` with and without the human scores (module docstring, ``--compare``)."""
+    import ranger_eval as rg
+
+    rng = np.random.default_rng(2026)
+    frames = []
+    names = [f"S{j:02d}" for j in range(systems)]
+    for d in range(datasets):
+        truth = rng.normal(size=items)
+        has_human = rng.random(items) < labelled
+        ids = pd.Series(np.arange(items)).astype(str).radd("q")
+        for j, name in enumerate(names):
+            human = truth + 0.02 * j + rng.normal(scale=0.5, size=items)
+            judge = human + rng.normal(scale=0.3, size=items) + 0.1
+            frames.append(pd.DataFrame({"dataset": f"d{d}", "system": name, "item": ids,
+                                        "value": judge,
+                                        "human_value": np.where(has_human, human, np.nan)}))
+    frame = pd.concat(frames, ignore_index=True)
+    judged = rg.Scores(frame)
+    plain = rg.Scores(frame.drop(columns=["human_value"]))
+    comp = rg.compare(judged)
+    table = comp.table
+    for a, b, d in (("S00", "S01", "d0"), ("S05", "S19", "d3"), ("S02", "S18", "d4")):
+        row = table[(table.system_a == a) & (table.system_b == b) & (table.dataset == d)].iloc[0]
+        ref = rg.ppi_mean_difference(judged, treatment=a, control=b, dataset=d)
+        for got, want in ((row["diff"], ref.estimate), (row["ci_low"], ref.ci_low),
+                          (row["pvalue"], ref.pvalue)):
+            assert np.isclose(got, want, rtol=1e-10, atol=0.0), (a, b, d, got, want)
+    ppi = _best(lambda: rg.compare(judged), repeat)
+    base = _best(lambda: rg.compare(plain), repeat)
+    print(f"ranger-eval {rg.__version__}, numpy {version('numpy')}, pandas {version('pandas')}")
+    print(f"{systems} systems × {datasets} datasets × {items:,} items "
+          f"({len(table):,} pairs, {labelled:.0%} of items human-scored); best of {repeat}")
+    print(f"  {'rg.compare, human_value (PPI++ z of every pair)':<55} {ppi * 1e3:8.1f} ms")
+    print(f"  {'rg.compare, no human_value (paired t of the judge)':<55} {base * 1e3:8.1f} ms")
+    print("  three pairs equal rg.ppi_mean_difference at 1e-10")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--labelled", type=float, default=0.05)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--compare", action="store_true",
+                        help="time rg.compare on judge scores with human scores instead")
+    parser.add_argument("--systems", type=int, default=20)
+    parser.add_argument("--datasets", type=int, default=5)
+    parser.add_argument("--items", type=int, default=2000)
     args = parser.parse_args()
+    if args.compare:
+        compare_bench(args.systems, args.datasets, args.items, args.labelled, args.repeat)
+        return
 
     import ranger_eval as rg
     from ranger_eval.stats.ppi import prediction_powered_mean

@@ -16,6 +16,7 @@ from scipy import stats
 import ranger_eval as rg
 from ranger_eval.errors import CompareError
 from ranger_eval.stats.judged import JudgedPair
+from ranger_eval.stats.ppi import PPIResult, prediction_powered_mean
 
 ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "ppi_oracle.json").read_text())
 DIFF_CASES = [c for c in ORACLE["cases"] if "treatment" in c]
@@ -125,11 +126,70 @@ def test_what_would_test_the_judge_instead_is_an_error(kwargs: dict, match: str)
         rg.compare(_judged(), **kwargs)
 
 
-def test_clusters_with_human_scores_are_refused() -> None:
+ORACLE_CL = json.loads((Path(__file__).resolve().parent / "oracles"
+                        / "ppi_clustered_oracle.json").read_text())["cases"]
+
+
+def _one_system_as_difference(case: dict) -> pd.DataFrame:
+    """An oracle case of one mean as the pair A − B: B scores 0 (judge and human) everywhere,
+    so A − B is the case's data, with its clusters."""
+    y, yhat, yu = case["y"], case["yhat"], case["yhat_unlabelled"]
+    n, big_n = len(y), len(yu)
+    clusters = [f"c{c}" for c in case["clusters"] + case["clusters_unlabelled"]]
+    items = [f"q{i:04d}" for i in range(n + big_n)]
+    a = pd.DataFrame({"dataset": "d", "system": "A", "item": items, "cluster": clusters,
+                      "value": yhat + yu, "human_value": y + [np.nan] * big_n})
+    b = a.assign(system="B", value=0.0, human_value=[0.0] * n + [np.nan] * big_n)
+    return pd.concat([a, b], ignore_index=True)
+
+
+@pytest.mark.parametrize("case", ORACLE_CL, ids=[c["name"] for c in ORACLE_CL])
+def test_clustered_rows_are_the_cluster_robust_ppi_of_r_sandwich(case: dict) -> None:
+    """compare with a cluster column and human scores: every row is the CR1 prediction-powered
+    t on C − 1 df, equal to R sandwich::vcovCL of the stacked regression (1e-10)."""
+    want = case["expected"]["ppi++"]
+    with pytest.warns(UserWarning, match="cluster-robust prediction-powered test with"):
+        comp = rg.compare(_one_system_as_difference(case))
+    row = comp.table.iloc[0]
+    assert (row["diff"], row["ci_low"], row["ci_high"], row["pvalue"]) == pytest.approx(
+        (want["estimate"], want["ci_low"], want["ci_high"], want["p_two"]), rel=1e-10)
+    assert (row["n_clusters"], row["ci_df"]) == (want["n_clusters"], want["df"])
+    assert (row["test"], row["ci_method"]) == ("ppi++", "prediction-powered t (CR1)")
+    assert "|ppi:ppi++|" in comp.signature and "|cluster:cluster" in comp.signature
+    with pytest.warns(UserWarning):
+        equiv = rg.compare(_one_system_as_difference(case), hypothesis="equivalence",
+                           margin=0.5).table.iloc[0]
+    from scipy import stats as sps
+
+    se, df = want["se"], want["df"]
+    p_equiv = max(sps.t.sf((want["estimate"] + 0.5) / se, df),
+                  sps.t.cdf((want["estimate"] - 0.5) / se, df))
+    assert equiv["pvalue"] == pytest.approx(p_equiv, rel=1e-9)
+
+
+def test_one_item_per_cluster_is_the_unclustered_ppi() -> None:
     df = _judged()
-    df["cluster"] = df["item"].str[:2]
-    with pytest.raises(CompareError, match="cluster-robust PPI"):
-        rg.compare(df)
+    plain = rg.compare(df)
+    single = rg.compare(df.assign(cluster=df["item"]))
+    pd.testing.assert_frame_equal(plain.table, single.table.drop(columns=["n_clusters",
+                                                                        "ci_df"]))
+    assert single.table["n_clusters"].isna().all()
+
+
+def test_clustered_leaderboard_and_means() -> None:
+    df = _judged(n=120, labelled=40)
+    df["cluster"] = "c" + (df["item"].str[1:].astype(int) // 4).astype(str)
+    with pytest.warns(UserWarning, match="30 clusters"):
+        comp = rg.compare(df)
+    board = comp.leaderboard()
+    plain = rg.compare(df.drop(columns="cluster"))
+    assert comp.means["mean"].tolist() == pytest.approx(plain.means["mean"].tolist(), rel=1e-12)
+    wider = [board.interval(i, 0)[1] - board.interval(i, 0)[0] for i in range(3)]
+    narrow_board = plain.leaderboard()
+    narrower = [narrow_board.interval(i, 0)[1] - narrow_board.interval(i, 0)[0]
+                for i in range(3)]
+    assert all(w != n for w, n in zip(wider, narrower, strict=True))
+    assert (comp.table["n_clusters"] == 30).all()
 
 
 def test_every_item_human_scored_names_the_pair() -> None:
@@ -178,3 +238,79 @@ def test_leaderboard_brackets_are_the_ppi_intervals_of_the_means() -> None:
         assert board.means[i, 0] == pytest.approx(own.estimate, rel=1e-12)
         assert board.interval(i, 0) == pytest.approx((own.ci_low, own.ci_high), rel=1e-12)
     assert "prediction-powered (PPI++)" in rg.report.to_markdown(board)
+
+
+def _ragged(seed: int = 3) -> pd.DataFrame:
+    """Two datasets, four systems, two seeds; each system has human scores on its own items
+    (so the pairs' labelled sets differ) and system 'D' misses items on dataset 'e'."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for dataset, n in (("d", 24), ("e", 22)):
+        truth = rng.normal(size=n)
+        for k, name in enumerate("ABCD"):
+            human = truth + 0.1 * k + rng.normal(0, 0.5, n)
+            labelled = rng.random(n) < 0.6
+            keep = np.arange(n) >= (5 if (name == "D" and dataset == "e") else 0)
+            for run in ("s1", "s2"):
+                frames.append(pd.DataFrame({
+                    "dataset": dataset, "system": name, "seed": run,
+                    "item": [f"q{i}" for i in range(n)],
+                    "value": human + rng.normal(0.2, 0.4, n),
+                    "human_value": np.where(labelled, human + rng.normal(0, 0.1, n), np.nan),
+                })[keep])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _reference(avg: pd.DataFrame, a: str, b: str) -> PPIResult:
+    """ppi_py's estimator (stats.ppi.prediction_powered_mean) of the pair on its common items,
+    from a pandas merge of the seed-averaged scores (``avg``: indexed by system, item):
+    labelled where both have a human score."""
+    both = avg.loc[a].merge(avg.loc[b], left_index=True, right_index=True, suffixes=("_a", "_b"))
+    d = (both["value_a"] - both["value_b"]).to_numpy()
+    h = (both["human_value_a"] - both["human_value_b"]).to_numpy()
+    lab = ~np.isnan(h)
+    return prediction_powered_mean(h[lab], d[lab], d[~lab])
+
+
+def test_pairs_with_their_own_labelled_items_seeds_and_missing_items() -> None:
+    """The engine's masked path (labelled sets that differ between pairs, items missing for one
+    system with missing='intersect', seeds averaged) gives each pair ppi_py's estimator on the
+    pair's own items, and each system its own ppi_mean."""
+    df = _ragged()
+    scores = rg.Scores(df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the intersect warning
+        comp = rg.compare(scores, missing="intersect")
+    assert len(comp.table) == 12 and set(comp.table["test"]) == {"ppi++"}
+    averaged = {d: g.groupby(["system", "item"])[["value", "human_value"]].mean()
+                for d, g in df.groupby("dataset")}
+    for r in comp.table.itertuples(index=False):
+        ref = _reference(averaged[r.dataset], r.system_a, r.system_b)
+        assert (r.diff, r.ci_low, r.ci_high, r.pvalue, r.statistic) == pytest.approx(
+            (ref.estimate, ref.ci_low, ref.ci_high, ref.pvalue, ref.statistic), rel=1e-10)
+        assert r.mean_a - r.mean_b == pytest.approx(r.diff, rel=1e-10, abs=1e-14)
+    for r in comp.means.itertuples(index=False):
+        own = rg.ppi_mean(scores, system=r.system, dataset=r.dataset)
+        assert r.mean == pytest.approx(own.estimate, rel=1e-12)
+
+
+def test_many_pairs_in_batches_equal_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Splitting a group's pairs into batches (bounded memory) does not change a number."""
+    from ranger_eval.comparison import ppi as cppi
+
+    scores = rg.Scores(_ragged(seed=5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        whole = rg.compare(scores, missing="intersect").table
+        monkeypatch.setattr(cppi, "BATCH_FLOATS", 1)
+        batched = rg.compare(scores, missing="intersect").table
+    pd.testing.assert_frame_equal(whole, batched)
+
+
+def test_half_labelled_seed_names_the_item() -> None:
+    df = _ragged()
+    row = df.index[(df.system == "B") & (df.seed == "s2") & df.human_value.notna()][0]
+    df.loc[row, "human_value"] = np.nan
+    with pytest.raises(CompareError, match=r"system 'B'.*item 'q\d+' has a human_value for 1 "
+                                           r"of its 2 seeds"):
+        rg.compare(df, missing="intersect")

@@ -25,7 +25,7 @@ from .hypothesis import margin_outcomes
 from .leaderboard import metric_directions
 from .mde import with_mde
 from .multiplicity import adjust_by_family
-from .ppi import PPI_TEST, has_human_scores, ppi_tables
+from .ppi import PPI_TEST, has_human_scores, human_matrices, ppi_group, refuse_ppi
 from .results import Comparison
 from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 
@@ -252,7 +252,12 @@ def compare(
     clustered: dict[int, tuple[list[Any], list[int], list[float]]] = {}
     n_clusters: list[float] = [math.nan] * len(rows)
     ci_df: list[float] = [math.nan] * len(rows)
-    for group in groups:
+    # id(work) -> PPI rows, n_clusters, df of the intervals (comparison.ppi)
+    judged_rows: dict[int, tuple[list[dict[str, Any]], list[float], list[float]]] = {}
+    if judged:  # every pair by the prediction-powered (PPI++) z test of human scores
+        refuse_ppi(scores, test=test, correction=correction_key, set_metrics=bool(set_metrics))
+        humans = human_matrices(scores, groups)
+    for gi, group in enumerate(groups):
         for j, s in enumerate(group.names):
             mean_rows.append(
                 {
@@ -267,6 +272,19 @@ def compare(
             )
         pair_list = group_pairs(group, pairs, baseline)
         data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
+        if judged:
+            work = _GroupWork(group, data, [PPI_TEST] * len(data))
+            gc = group_clusters(scores, group)  # None: no clusters, or one item per cluster
+            part, own, judged_counts, judged_dfs = ppi_group(
+                group, humans[gi], data, alternative=alternative, level=level,
+                hypothesis=hypothesis, margin=margin,
+                higher_is_better=directions.get((str(group.dataset), str(group.metric)), True),
+                clusters=None if gc is None else gc.codes)
+            judged_rows[id(work)] = (part, judged_counts, judged_dfs)
+            for j, mean in enumerate(own):  # each system's own PPI++ mean
+                mean_rows[len(mean_rows) - len(own) + j]["mean"] = mean
+            works.append(work)
+            continue
         chosen = [_choose_test(test, d, group) for d in data]
         work = _GroupWork(group, data, chosen)
         gc = group_clusters(scores, group)  # None: no clusters, or one item per cluster
@@ -280,6 +298,12 @@ def compare(
     shared.run()  # one t-distribution call, one sign-flip product per number of items
     for work in works:
         group, data, chosen = work.group, work.data, work.chosen
+        if id(work) in judged_rows:
+            part, judged_counts, judged_dfs = judged_rows[id(work)]
+            rows.extend(part)
+            n_clusters.extend(judged_counts)
+            ci_df.extend(judged_dfs)
+            continue
         if id(work) in clustered:
             outcomes, counts, dfs = clustered[id(work)]
             n_clusters.extend(counts)
@@ -330,12 +354,6 @@ def compare(
                 }
             )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
-    if judged:  # every pair by the prediction-powered (PPI++) z test of human scores
-        table, mean_rows = ppi_tables(table, mean_rows, scores, test=test,
-                                      alternative=alternative, level=level,
-                                      hypothesis=hypothesis, correction=correction_key,
-                                      set_metrics=bool(set_metrics), margin=margin,
-                                      directions=directions)
     if scores.has_cluster:  # clusters of each pair's items (NaN: not clustered)
         table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
         # df of each clustered row's t interval (Bell–McCaffrey for CR2; NaN: not clustered,

@@ -21,46 +21,74 @@ labelled items; ``dz_ppi``). The rows' ``test`` is ``ppi++``, their ``ci_method`
 ``prediction-powered z``, and the signature records ``ppi:ppi++``.
 
 With ``hypothesis="non-inferiority"`` or ``"equivalence"`` and a ``margin`` the same estimate and
-standard error give two one-sided z tests against the margins (``_margin_z``: equivalence
+standard error give two one-sided z tests against the margins
+(:func:`~ranger_eval.stats.equivalence.t_margin_tests` on infinite df: equivalence
 p = max(P(Z ≥ (θ̂ + m)/se), P(Z ≤ (θ̂ − m)/se)) with the 1 − 2α interval; non-inferiority the one
 side of the metric's direction), i.e. ``ppi_py.ppi_mean_pval`` with ``null=∓m`` and a one-sided
 alternative.
 
-The PPI variance assumes independent items, so clustered scores with human scores are an error
-(no cluster-robust PPI yet), as are tests other than ``auto``, unpaired pairs,
-``correction="westfall-young"`` and set-level metrics: each would silently test the judge
-instead of the humans. A ``human_value`` column without a
-single human score changes nothing (there is nothing to correct the judge with).
+**Clustered items** (a ``cluster`` column too): the same estimate, with the cluster-robust
+variance of :mod:`ranger_eval.stats.ppi` — the per-item influence terms of the labelled part,
+(r_i − r̄)/n with r = H − λ·D, and of the unlabelled part, λ·(D_j − D̄)/N, summed per cluster
+(u_c), se² = C/(C − 1) · Σ_c u_c² (CR1; Angelopoulos et al. 2023 for the influence terms, the
+cluster-robust sandwich of Liang & Zeger 1986 / Cameron & Miller 2015 for the sum) — and t on
+C − 1 df (C: the clusters of the pair's items), as the clustered mean of issue 20 §1; for a fixed
+λ it equals R ``sandwich::vcovCL(type = "HC0", cadjust = TRUE)`` of the stacked regression
+(tests/oracles/ppi_clustered_oracle.R). Such rows have ``ci_method``
+``prediction-powered t (CR1)``, an ``n_clusters`` and a ``ci_df`` of C − 1, the margin tests use
+the same t, and fewer than 100 clusters give a warning with the measured over-rejection (6.8–7.1 %
+at 20 clusters, 5.7–6.1 % at 50, 5.0 % at 200 for α = 5 %; the naive PPI test 12–50 %). A
+dataset whose clusters each hold one item is not clustered: ppi_py's numbers exactly. The
+leaderboard's per-system intervals are the clustered ones too.
+
+All pairs of a dataset × metric are estimated at once, inside ``compare``'s all-pairs engine:
+the group's systems × items matrices of judge scores (:class:`~ranger_eval.pairing.Group`) and of
+human scores (:func:`human_matrices`, seeds averaged as for the judge) give every pair's D and H
+as differences of two rows; when every system has its human scores on the same items the
+labelled and unlabelled columns are selected once, otherwise each pair's items are boolean
+masks, so λ, θ̂ and se of all pairs are a few matrix operations
+(:func:`~ranger_eval.stats.ppi.prediction_powered_rows`; ``benchmarks/ppi_bench.py --compare``:
+20 systems × 5 datasets × 2,000 items, 950 pairs, in 0.16 s instead of 3.3 s pair by pair).
+
+Tests other than ``auto``, unpaired pairs, ``correction="westfall-young"`` and set-level metrics
+are errors: each would silently test the judge instead of the humans. A ``human_value`` column
+without a single human score changes nothing (there is nothing to correct the judge with).
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from ..errors import CompareError
+from ..pairing import Group, align_groups, factorize, scores_table
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
-from ..stats.judged import JudgedItems, align_pair, checked_ppi, has_human_scores, judged_items
+from ..stats.judged import check_ppi_counts, has_human_scores
+from ..stats.ppi import PPIRows, prediction_powered_rows
+from .dispatch import _PairData
 
-__all__ = ["PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "ppi_intervals",
-           "ppi_tables"]
+__all__ = ["PPI_CLUSTERED_INTERVAL", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "human_matrices",
+           "ppi_group", "ppi_intervals", "refuse_ppi"]
 
 #: the ``test`` of a prediction-powered row, and its interval's ``ci_method``
 PPI_TEST = "ppi++"
 PPI_INTERVAL = "prediction-powered z"
+#: the interval of a prediction-powered row of clustered items (CR1 t on C − 1 df)
+PPI_CLUSTERED_INTERVAL = "prediction-powered t (CR1)"
+#: below this many clusters the clustered PPI test warns that it over-rejects (measured)
+FEW_CLUSTERS = 100
+#: pairs × items floats per batch of the all-pairs kernel (bounded memory for long groups)
+BATCH_FLOATS = 1 << 21
 
 
-def _refuse(scores: Scores, *, test: str, correction: str, set_metrics: bool) -> None:
+def refuse_ppi(scores: Scores, *, test: str, correction: str, set_metrics: bool) -> None:
+    """CompareError when ``compare`` on judge scores with human scores would test the judge's
+    scores instead of the humans' (module docstring)."""
     why = None
-    if getattr(scores, "has_cluster", False):
-        why = ("the scores also have a cluster column, and the prediction-powered variance "
-               "assumes independent items (no cluster-robust PPI yet)")
-    elif test != "auto":
+    if test != "auto":
         why = (f"test={test!r} would test the judge's scores; with human scores compare runs the "
                f"prediction-powered z test (leave test='auto')")
     elif correction == "westfall-young":
@@ -74,131 +102,239 @@ def _refuse(scores: Scores, *, test: str, correction: str, set_metrics: bool) ->
             f"scores as they are, drop the {HUMAN_VALUE!r} column")
 
 
-def _sided(estimate: float, se: float, alternative: str, level: float) -> tuple[float, float,
-                                                                                float]:
-    """(p-value, ci_low, ci_high) of the normal test of θ = 0 and its interval at ``level``."""
-    if se > 0.0:
-        z = estimate / se
-    else:
-        z = 0.0 if estimate == 0.0 else math.copysign(math.inf, estimate)
-    if alternative == "greater":
-        q = float(-special.ndtri(1.0 - level))
-        return float(special.ndtr(-z)), estimate - q * se, math.inf
-    if alternative == "less":
-        q = float(-special.ndtri(1.0 - level))
-        return float(special.ndtr(z)), -math.inf, estimate + q * se
-    q = float(-special.ndtri((1.0 - level) / 2.0))
-    return float(2.0 * special.ndtr(-abs(z))), estimate - q * se, estimate + q * se
-
-
-def _margin_z(estimate: float, se: float, hypothesis: str, margin: float, higher_is_better: bool,
-              level: float) -> tuple[float, float, float, float]:
-    """(statistic, p-value, ci_low, ci_high) of the prediction-powered estimate against the
-    margins: two one-sided z tests (:func:`ranger_eval.stats.equivalence.t_margin_tests` on
-    infinite df). Equivalence: H0 |θ| ≥ m, p the larger of P(Z ≥ (θ̂ + m)/se) and
-    P(Z ≤ (θ̂ − m)/se), interval θ̂ ± z_level · se (the 1 − 2α interval); non-inferiority of
-    system_a: H0 θ ≤ −m (higher is better) or θ ≥ m (lower is better), the one finite side."""
-    from ..stats.equivalence import t_margin_tests
-
-    if hypothesis == "equivalence":
-        low, upp = -margin, margin
-    else:
-        low, upp = (-margin, math.inf) if higher_is_better else (-math.inf, margin)
-    r = t_margin_tests([estimate], [se], [math.inf], low=low, upp=upp, level=level)
-    return (float(r.statistic[0]), float(r.pvalue[0]), float(r.ci_low[0]),
-            float(r.ci_high[0]))
-
-
-def ppi_tables(table: pd.DataFrame, mean_rows: list[dict[str, Any]], scores: Scores, *,
-               test: str, alternative: str, level: float, hypothesis: str, correction: str,
-               set_metrics: bool, margin: float | None = None,
-               directions: Mapping[tuple[str, str], bool] | None = None,
-               ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """``compare``'s table and per-system means with every pair tested by PPI++ (module
-    docstring); the other columns (n, seeds, paired) are kept."""
-    _refuse(scores, test=test, correction=correction, set_metrics=set_metrics)
-    cache: dict[tuple[str, str, str], JudgedItems] = {}
-
-    def items(dataset: str, metric: str, system: str) -> JudgedItems:
-        key = (dataset, metric, system)
-        if key not in cache:
-            cache[key] = judged_items(scores, dataset=dataset, metric=metric, system=system,
-                                      error=CompareError)
-        return cache[key]
-
-    out = table.copy()
-    for i, row in enumerate(table.itertuples(index=False)):
-        dataset, metric, a, b = str(row.dataset), str(row.metric), str(row.system_a), str(row.system_b)
-        where = f"dataset {dataset!r}, metric {metric!r}"
-        if not row.paired:
+def human_matrices(scores: Scores, groups: list[Group]) -> list[np.ndarray]:
+    """Per group, the systems × items matrix of human scores aligned with ``group.matrix``
+    (NaN: no human score or no row). With seeds, an item's human scores are averaged over its
+    seeds, which must all have one or none (CompareError naming the system and item)."""
+    table = scores_table(scores)
+    human = table[HUMAN_VALUE].to_numpy(dtype=np.float64)
+    ds_codes, ds_names = factorize(table["dataset"])
+    met_codes, met_names = factorize(table["metric"])
+    sys_codes, sys_names = factorize(table["system"])
+    n_met = len(met_names)
+    key = ds_codes * n_met + met_codes
+    order = np.argsort(key, kind="stable")
+    bounds = np.searchsorted(key[order], np.arange(len(ds_names) * n_met + 1))
+    ds_at = {str(d): i for i, d in enumerate(ds_names)}
+    met_at = {str(m): i for i, m in enumerate(met_names)}
+    sys_at = {str(s): i for i, s in enumerate(sys_names)}
+    seeds = "seed" in table.columns
+    out = []
+    for g in groups:
+        kk = ds_at[str(g.dataset)] * n_met + met_at[str(g.metric)]
+        rows = order[bounds[kk]:bounds[kk + 1]]
+        to_row = np.full(len(sys_names), -1, dtype=np.intp)
+        for i, s in enumerate(g.names):
+            to_row[sys_at[s]] = i
+        srow = to_row[sys_codes[rows]]
+        rows, srow = rows[srow >= 0], srow[srow >= 0]
+        col = pd.Index(g.items).get_indexer(table["item"].take(rows))
+        k, m = g.matrix.shape
+        h = human[rows]
+        if not seeds:
+            mat = np.full((k, m), np.nan)
+            mat[srow, col] = h
+            out.append(mat)
+            continue
+        flat = srow * m + col
+        has = ~np.isnan(h)
+        size = np.bincount(flat, minlength=k * m)
+        count = np.bincount(flat, weights=has, minlength=k * m)
+        total = np.bincount(flat, weights=np.where(has, h, 0.0), minlength=k * m)
+        bad = np.flatnonzero((count > 0) & (count < size))
+        if bad.size:
+            i, j = divmod(int(bad[0]), m)
             raise CompareError(
-                f"{a!r} vs {b!r} on {where} is unpaired, and the prediction-powered test of "
+                f"system {g.names[i]!r} (dataset {g.dataset!r}, metric {g.metric!r}): item "
+                f"{g.items[j]!r} has a {HUMAN_VALUE} for {int(count[bad[0]])} of its "
+                f"{int(size[bad[0]])} seeds; give it for all or none ({bad.size} such item(s))")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where(count > 0, total / count, np.nan).reshape(k, m))
+    return out
+
+
+def _system_rows(group: Group, human: np.ndarray, clusters: np.ndarray | None = None
+                 ) -> PPIRows:
+    """Each system's own PPI++ mean (its own λ and labelled items) on ``group``, after the
+    checks of :func:`~ranger_eval.stats.judged.checked_ppi` naming the system; ``clusters``
+    (codes of ``group.items``): its cluster-robust standard error."""
+    present = group.present
+    lab = present & ~np.isnan(human)
+    unl = present & np.isnan(human)
+    for j, s in enumerate(group.names):
+        check_ppi_counts(int(lab[j].sum()), int(unl[j].sum()), method="ppi++",
+                         what=f"system {s!r} on dataset {group.dataset!r}, metric "
+                              f"{group.metric!r}", error=CompareError)
+    return prediction_powered_rows(human, group.matrix, group.matrix, labelled=lab,
+                                   unlabelled=unl, clusters=clusters,
+                                   clusters_unlabelled=clusters)
+
+
+def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alternative: str,
+              level: float, hypothesis: str, margin: float | None, higher_is_better: bool,
+              clusters: np.ndarray | None = None,
+              ) -> tuple[list[dict[str, Any]], list[float], list[float], list[float]]:
+    """``compare``'s rows of every pair of one dataset × metric by the PPI++ z test (module
+    docstring), all pairs at once, each system's own PPI++ mean (in ``group.names`` order),
+    and per pair the number of clusters and the df of its interval (NaN without clusters).
+    ``clusters``: cluster codes of ``group.items`` (the cluster-robust PPI on C − 1 df)."""
+    where = f"dataset {group.dataset!r}, metric {group.metric!r}"
+    for d in data:
+        if not d.paired:
+            raise CompareError(
+                f"{d.a!r} vs {d.b!r} on {where} is unpaired, and the prediction-powered test of "
                 f"compare is for systems judged on the same items; pass paired=True (with "
                 f"missing='intersect' if some items are missing) or drop the {HUMAN_VALUE!r} "
                 f"column")
-        pair = align_pair(items(dataset, metric, a), items(dataset, metric, b), treatment=a,
-                          control=b, where=where, error=CompareError)
-        lab = pair.labelled
-        if int((~lab).sum()) < 2:
+    ia = np.array([group.index(d.a) for d in data], dtype=np.intp)
+    ib = np.array([group.index(d.b) for d in data], dtype=np.intp)
+    m = group.matrix.shape[1]
+    step = max(1, BATCH_FLOATS // max(m, 1))
+    parts = []
+    for lo in range(0, ia.size, step):
+        parts.append(_pairs_batch(group, human, data, ia[lo:lo + step], ib[lo:lo + step], lo,
+                                  clusters))
+    est, se, lam, df, mean_a, mean_b, dz, n_cl = (np.concatenate([p[i] for p in parts])
+                                                  if parts else np.zeros(0) for i in range(8))
+    if hypothesis == "superiority":
+        rows = PPIRows(est, se, lam, np.zeros(0), np.zeros(0), np.zeros(0), df)
+        statistic, pvalue, ci_low, ci_high = rows.test(alternative, level)
+    else:
+        if margin is None:
+            raise CompareError(f"hypothesis={hypothesis!r} needs a margin")
+        from ..stats.equivalence import t_margin_tests
+
+        if hypothesis == "equivalence":
+            low, upp = -margin, margin
+        else:
+            low, upp = (-margin, np.inf) if higher_is_better else (-np.inf, margin)
+        r = t_margin_tests(est, se, df, low=low, upp=upp, level=level)
+        statistic, pvalue, ci_low, ci_high = r.statistic, r.pvalue, r.ci_low, r.ci_high
+    sd = group.seed_sd
+    out = []
+    for j, d in enumerate(data):
+        es = float(dz[j])
+        out.append({
+            "dataset": group.dataset, "metric": group.metric, "system_a": d.a, "system_b": d.b,
+            "mean_a": float(mean_a[j]), "mean_b": float(mean_b[j]), "diff": float(est[j]),
+            "ci_low": float(ci_low[j]), "ci_high": float(ci_high[j]), "test": PPI_TEST,
+            "statistic": float(statistic[j]), "pvalue": float(pvalue[j]),
+            "pvalue_adjusted": np.nan, "effect_size": es, "effect_size_name": "dz_ppi",
+            "effect_label": str(effect_label(es)), "significant": False, "paired": True,
+            "n_a": int(d.x.size), "n_b": int(d.y.size),
+            "ci_method": PPI_INTERVAL if clusters is None else PPI_CLUSTERED_INTERVAL,
+            "seed_sd_a": sd[d.a], "seed_sd_b": sd[d.b],
+        })
+    own = _system_rows(group, human)
+    if clusters is not None and n_cl.size and n_cl.min() < FEW_CLUSTERS:
+        warnings.warn(
+            f"{where}: the cluster-robust prediction-powered test with {int(n_cl.min())} "
+            f"clusters rejects a true null somewhat too often (CR1 on C − 1 df, measured at "
+            f"alpha = 0.05: 6.8-7.1 % with 20 clusters, 5.7-6.1 % with 50, 5.0 % with 200; "
+            f"tests/stats/test_ppi_clustered.py); read p-values near alpha with care",
+            UserWarning, stacklevel=4)
+    if clusters is None:
+        return out, [float(v) for v in own.estimate], [np.nan] * len(out), [np.nan] * len(out)
+    return (out, [float(v) for v in own.estimate], [float(v) for v in n_cl],
+            [float(v) for v in df])
+
+
+def _pairs_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.ndarray,
+                 ib: np.ndarray, first: int, clusters: np.ndarray | None = None,
+                 ) -> tuple[np.ndarray, ...]:
+    """(θ̂, se, λ, df, mean_a, mean_b, d_z, C) of the pairs (ia, ib) of ``group``: the differences
+    of two rows of the judge and human matrices, each pair's labelled items (both systems have
+    a human score) and unlabelled items (the other common items). When every system scores
+    every item and has its human scores on the same items (the usual design), those columns
+    are selected once for all pairs (no masks); otherwise each pair's items are masks."""
+    where = f"dataset {group.dataset!r}, metric {group.metric!r}"
+    v = group.matrix
+    has = ~np.isnan(human)
+    uniform = group.complete and bool((has == has[0]).all())
+    lab_m: np.ndarray | None = None
+    unl_m: np.ndarray | None = None
+    if uniform:
+        lc, uc = np.flatnonzero(has[0]), np.flatnonzero(~has[0])
+        counts = [(lc.size, uc.size)] * ia.size
+    else:
+        lc = uc = np.arange(v.shape[1])
+        common = group.present[ia] & group.present[ib]
+        lab_m = common & has[ia] & has[ib]
+        unl_m = common & ~lab_m
+        counts = list(zip(lab_m.sum(axis=1).tolist(), unl_m.sum(axis=1).tolist(), strict=True))
+    for j, (n_j, big_j) in enumerate(counts):
+        d = data[first + j]
+        if big_j < 2:
             raise CompareError(
-                f"{a!r} vs {b!r} on {where}: {int(lab.sum())} of {lab.size} items have human "
-                f"scores for both systems, leaving {int((~lab).sum())} judge-only item(s); "
+                f"{d.a!r} vs {d.b!r} on {where}: {n_j} of {n_j + big_j} items have human "
+                f"scores for both systems, leaving {big_j} judge-only item(s); "
                 f"prediction-powered inference needs at least 2. With human scores everywhere, "
                 f"test them directly: put them in 'value' and drop the {HUMAN_VALUE!r} column")
-        res = pair.difference(what=f"the difference {a!r} − {b!r} on {where}", method="ppi++",
-                              level=level, error=CompareError)
-        mean_a, mean_b = pair.means_at(res.lam)
-        h = pair.human_t[lab] - pair.human_c[lab]
-        statistic = res.statistic
-        if hypothesis == "superiority":
-            pvalue, ci_low, ci_high = _sided(res.estimate, res.se, alternative, level)
-        else:
-            if margin is None:
-                raise CompareError(f"hypothesis={hypothesis!r} needs a margin")
-            higher = (directions or {}).get((dataset, metric), True)
-            statistic, pvalue, ci_low, ci_high = _margin_z(res.estimate, res.se, hypothesis,
-                                                           margin, higher, level)
-        sd_h = float(np.std(h, ddof=1))
-        if sd_h > 0.0:
-            dz = res.estimate / sd_h
-        else:
-            dz = 0.0 if res.estimate == 0.0 else math.copysign(math.inf, res.estimate)
-        updates = {
-            "mean_a": mean_a, "mean_b": mean_b, "diff": res.estimate, "ci_low": ci_low,
-            "ci_high": ci_high, "test": PPI_TEST, "statistic": statistic,
-            "pvalue": pvalue, "effect_size": dz, "effect_size_name": "dz_ppi",
-            "effect_label": str(effect_label(dz)), "ci_method": PPI_INTERVAL,
-        }
-        for column, value in updates.items():
-            out.iat[i, out.columns.get_loc(column)] = value
+        check_ppi_counts(n_j, big_j, what=f"the difference {d.a!r} − {d.b!r} on {where}",
+                         method="ppi++", error=CompareError)
+    vl, vu, hl = v[:, lc], v[:, uc], human[:, lc]
+    with np.errstate(over="ignore", invalid="ignore"):
+        judge_l, judge_u, humans = vl[ia] - vl[ib], vu[ia] - vu[ib], hl[ia] - hl[ib]
+    for part, mask in ((judge_l, lab_m), (judge_u, unl_m), (humans, lab_m)):
+        bad = ~np.isfinite(part) if mask is None else mask & ~np.isfinite(part)
+        if bad.any():
+            j, c = (int(x) for x in np.argwhere(bad)[0])
+            d = data[first + j]
+            item = group.items[(lc if part is not judge_u else uc)[c]]
+            raise CompareError(
+                f"{d.a!r} vs {d.b!r} on {where}: the difference of the two systems' scores on "
+                f"item {item!r} is beyond the float64 range (±1.8e308); rescale the scores")
+    res = prediction_powered_rows(
+        humans, judge_l, judge_u, labelled=lab_m, unlabelled=unl_m,
+        clusters=None if clusters is None else clusters[lc],
+        clusters_unlabelled=None if clusters is None else clusters[uc])
+    n = res.n_labelled.astype(np.float64)
+    big_n = res.n_unlabelled.astype(np.float64)
     means = []
-    for r in mean_rows:
-        own = items(str(r["dataset"]), str(r["metric"]), str(r["system"]))
-        lab = ~np.isnan(own.human)
-        res = checked_ppi(own.human[lab], own.value[lab], own.value[~lab],
-                          what=f"system {r['system']!r} on dataset {r['dataset']!r}, metric "
-                               f"{r['metric']!r}",
-                          method="ppi++", level=level, error=CompareError)
-        means.append({**r, "mean": res.estimate})
-    return out, means
+    for rows in (ia, ib):  # each system at the pair's λ on the pair's split of items
+        if uniform:  # the systems' sums once, then the pairs' rows
+            sum_u, sum_vl, sum_hl = vu.sum(axis=1)[rows], vl.sum(axis=1)[rows], hl.sum(axis=1)[rows]
+        else:
+            assert lab_m is not None and unl_m is not None
+            sum_u = np.where(unl_m, vu[rows], 0.0).sum(axis=1)
+            sum_vl = np.where(lab_m, vl[rows], 0.0).sum(axis=1)
+            sum_hl = np.where(lab_m, hl[rows], 0.0).sum(axis=1)
+        means.append(res.lam * (sum_u / big_n) + (sum_hl - res.lam * sum_vl) / n)
+    h_lab = humans if lab_m is None else np.where(lab_m, humans, 0.0)
+    dev = h_lab - (h_lab.sum(axis=1) / n)[:, None]
+    if lab_m is not None:
+        dev = np.where(lab_m, dev, 0.0)
+    sd_h = np.sqrt(np.einsum("ij,ij->i", dev, dev) / (n - 1.0))
+    est = res.estimate
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dz = np.where(sd_h > 0.0, est / sd_h, np.where(est == 0.0, 0.0, np.copysign(np.inf, est)))
+    return est, res.se, res.lam, res.df, means[0], means[1], dz, res.n_clusters
 
 
 #: how the leaderboard's per-system intervals of prediction-powered means are computed
-PPI_MEAN_INTERVAL = "prediction-powered (PPI++) normal interval of the mean human score"
+PPI_MEAN_INTERVAL = ("prediction-powered (PPI++) interval of the mean human score (normal; "
+                     "cluster-robust CR1 t on C − 1 df for clustered items)")
 
 
 def ppi_intervals(scores: Scores, means: pd.DataFrame, level: float) -> pd.DataFrame:
     """Each system's PPI++ mean of ``means`` (``dataset, metric, system``) with its normal
-    interval at ``level`` (:func:`ranger_eval.ppi_mean`): the leaderboard's brackets around the
-    means that ``compare`` reports for judge scores with human scores."""
+    interval at ``level`` (:func:`ranger_eval.ppi_mean`; with clusters the CR1 t interval on
+    C − 1 df): the leaderboard's brackets around the means that ``compare`` reports for judge
+    scores with human scores."""
+    from .clustered import group_clusters
+
+    groups = align_groups(scores, None)
+    found: dict[tuple[str, str, str], tuple[float, float]] = {}
+    wanted = {(str(d), str(m)) for d, m in means[["dataset", "metric"]].itertuples(index=False)}
+    keep = [g for g in groups if (str(g.dataset), str(g.metric)) in wanted]
+    for g, human in zip(keep, human_matrices(scores, keep), strict=True):
+        gc = group_clusters(scores, g)
+        _, _, lo, hi = _system_rows(g, human, None if gc is None else gc.codes).test(
+            "two-sided", level)
+        for j, s in enumerate(g.names):
+            found[(str(g.dataset), str(g.metric), s)] = (float(lo[j]), float(hi[j]))
     rows = []
     for d, m, s in means[["dataset", "metric", "system"]].itertuples(index=False):
-        own = judged_items(scores, dataset=str(d), metric=str(m), system=str(s),
-                           error=CompareError)
-        lab = ~np.isnan(own.human)
-        res = checked_ppi(own.human[lab], own.value[lab], own.value[~lab],
-                          what=f"system {s!r} on dataset {d!r}, metric {m!r}", method="ppi++",
-                          level=level, error=CompareError)
-        rows.append({"dataset": d, "metric": m, "system": s, "ci_low": res.ci_low,
-                     "ci_high": res.ci_high})
+        lo_s, hi_s = found[(str(d), str(m), str(s))]
+        rows.append({"dataset": d, "metric": m, "system": s, "ci_low": lo_s, "ci_high": hi_s})
     return pd.DataFrame(rows, columns=["dataset", "metric", "system", "ci_low", "ci_high"])
