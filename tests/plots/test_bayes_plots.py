@@ -43,3 +43,15 @@ def test_simplex_plot_refuses_the_t_test_and_other_objects():
         simplex_plot(rg.bayesian_correlated_ttest(X, Y, rope=0.005))
     with pytest.raises(PlotError, match="bayesian_correlated_ttest"):
         posterior_plot(object())
+
+
+def test_posterior_plot_title_and_no_false_zero():
+    x = np.linspace(0.80, 0.81, 30)
+    res = rg.bayesian_correlated_ttest(x, x + 0.013 + 0.001 * np.sin(np.arange(30)), rope=0.01,
+                                       runs=3, names=("logreg", "svm"))
+    assert 0 < res.p_left < 0.0005
+    fig = posterior_plot(res, title="spam · accuracy: logreg vs svm")
+    texts = [t.get_text() for t in fig.texts]
+    assert "spam · accuracy: logreg vs svm" in texts
+    line = next(t for t in texts if t.startswith("P(logreg better)"))
+    assert "P(logreg better) < 0.001" in line and "= 0.000" not in line

@@ -35,7 +35,12 @@ def _check(result: Any) -> None:
 
 
 def _prob(p: float) -> str:
-    return f"{p:.3f}"
+    """``= 0.101``: three decimals, never rounded to a false 0 or 1 (``< 0.001``, ``> 0.999``)."""
+    if 0 < p < 0.0005:
+        return "< 0.001"
+    if 0.9995 <= p < 1:
+        return "> 0.999"
+    return f"= {p:.3f}"
 
 
 def posterior_plot(result: Any, *, title: str | None = None) -> Figure:
@@ -75,10 +80,10 @@ def posterior_plot(result: Any, *, title: str | None = None) -> Figure:
             label.set_fontproperties(font(8))
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-        parts = [f"P({a} better) = {_prob(result.p_left)}"]
+        parts = [f"P({a} better) {_prob(result.p_left)}"]
         if rope > 0:
-            parts.append(f"P(rope ±{rope:g}) = {_prob(result.p_rope)}")
-        parts.append(f"P({b} better) = {_prob(result.p_right)}")
+            parts.append(f"P(rope ±{rope:g}) {_prob(result.p_rope)}")
+        parts.append(f"P({b} better) {_prob(result.p_right)}")
         fig.text(0.5, 0.95 if title is None else 0.875, "    ".join(parts), ha="center",
                  va="top", fontproperties=font(8.5), color=INK)
         if title is not None:
@@ -115,11 +120,11 @@ def simplex_plot(result: Any) -> Figure:
         pts = _project(np.asarray(result.samples)[:, [0, 2, 1]])
         ax.hexbin(pts[:, 0], pts[:, 1], mincnt=1, cmap="Blues_r", gridsize=60, linewidths=0)
         prop = font(8.5)
-        ax.text(0, -0.04, f"P({a} better)\n= {_prob(result.p_left)}", ha="center", va="top",
+        ax.text(0, -0.04, f"P({a} better)\n{_prob(result.p_left)}", ha="center", va="top",
                 fontproperties=prop)
-        ax.text(1, -0.04, f"P({b} better)\n= {_prob(result.p_right)}", ha="center", va="top",
+        ax.text(1, -0.04, f"P({b} better)\n{_prob(result.p_right)}", ha="center", va="top",
                 fontproperties=prop)
-        ax.text(0.5, math.sqrt(3) / 2 + 0.02, f"P(rope ±{result.rope:g}) = {_prob(result.p_rope)}",
+        ax.text(0.5, math.sqrt(3) / 2 + 0.02, f"P(rope ±{result.rope:g}) {_prob(result.p_rope)}",
                 ha="center", va="bottom", fontproperties=prop)
         ax.set_xlim(-0.2, 1.2)
         ax.set_ylim(-0.2, 1.05)
