@@ -214,3 +214,16 @@ def test_invariants(a: list[int], b: list[int], shift: int, scale: int) -> None:
     assert 0.0 <= res.epsilon_min <= 1.0 and 0.0 <= res.violation_ratio <= 1.0
     assert moved.violation_ratio == pytest.approx(res.violation_ratio, abs=1e-6)
     assert again == res
+
+
+def test_multi_aso_of_two_systems_has_no_correction_and_no_nan() -> None:
+    # deepsig 1.2.8's multi_aso raises the level to 0.95 + 0.05/1 = 1 for two systems: bounds of
+    # 1, or NaN when the distributions do not overlap (σ̂ = 0); its aso(num_comparisons=1) and
+    # rg.multi_aso leave the level as it is
+    a, b = [0.90, 0.91, 0.92, 0.93, 0.94], [0.1, 0.2, 0.3, 0.4, 0.5]
+    mat = rg.multi_aso({"A": a, "B": b}, n_bootstrap=100, seed=0)
+    assert mat.attrs["confidence_level"] == 0.95
+    one = rg.aso(a, b, n_bootstrap=100, seed=0)
+    assert mat.loc["A", "B"] == one.epsilon_min == 0.0
+    assert mat.loc["B", "A"] == 1.0
+    assert not mat.isna().any().any()

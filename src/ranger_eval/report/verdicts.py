@@ -57,7 +57,7 @@ def aso_group_lines(group: Mapping[str, Any], *, base_level: float, correction: 
     if correction == "bonferroni" and pairs > 1:
         how = (f"each bound at the {_pct(level)} level: {_pct(base_level)} with Bonferroni's "
                f"correction for the {pairs} pairs of {k} systems")
-    elif correction == "deepsig":
+    elif correction == "deepsig" and pairs > 1:
         how = (f"each bound at the {_pct(level)} level: deepsig's multi_aso rule {_pct(base_level)}"
                f" + {_pct(1 - base_level)}/{pairs} for the {pairs} pair{'s' if pairs > 1 else ''}"
                f" of {k} systems (not Bonferroni's {_pct(1 - (1 - base_level) / pairs)})")

@@ -328,10 +328,11 @@ def multi_aso(scores_by_system: object, *, confidence_level: float = 0.95,
     the diagonal is 1 as in deepsig. With ``use_bonferroni`` the confidence level is
     ``confidence_level + (1 − confidence_level)/K`` for the K = k(k − 1)/2 pairs — deepsig's
     rule, kept to reproduce its matrices; it is not Bonferroni's 1 − (1 − confidence_level)/K
-    (it is less conservative for K > 1, and for two systems, K = 1, it sets the level to 1 and
-    every bound to 1). For Bonferroni's, pass ``confidence_level=bound_level(level, k,
-    "bonferroni")`` with ``use_bonferroni=False``, as :func:`aso_groups` and ``ranger-eval
-    aso`` do. Each pair
+    (it is less conservative for K > 1). For two systems (K = 1) the level is left as it is, as
+    deepsig's ``aso(num_comparisons=1)`` does: deepsig's ``multi_aso`` raises it to 1 there,
+    which makes every bound 1, or NaN when σ̂ = 0 (two distributions that do not overlap).
+    For Bonferroni's, pass ``confidence_level=bound_level(level, k, "bonferroni")`` with
+    ``use_bonferroni=False``, as :func:`aso_groups` and ``ranger-eval aso`` do. Each pair
     uses the bootstrap draws :func:`aso` would use with the same ``seed``, and the reverse
     direction is 1 − ε with the same σ̂ (deepsig's symmetry). ``scores_by_system``: a mapping
     system → scores, a DataFrame with a column per system, or :class:`~ranger_eval.Scores` with a
@@ -345,7 +346,7 @@ def multi_aso(scores_by_system: object, *, confidence_level: float = 0.95,
     names = list(dists)
     k = len(names)
     level = float(confidence_level)
-    if use_bonferroni:
+    if use_bonferroni and k > 2:  # K = 1: no correction (deepsig's would set the level to 1)
         level += (1 - level) / (k * (k - 1) / 2)
     eps = np.eye(k)
     for i in range(k):
@@ -477,14 +478,14 @@ class ASOAnalysis:
 def bound_level(level: float, k: int, correction: str) -> float:
     """The confidence level of each of the K = k(k − 1)/2 bounds of a matrix of k systems:
     Bonferroni's 1 − (1 − level)/K; deepsig's ``multi_aso`` rule level + (1 − level)/K (what
-    ``multi_aso(use_bonferroni=True)`` does, as deepsig 1.2.8: it is not Bonferroni's, is less
-    conservative for K > 1 and is 1 for K = 1, two systems, where every bound becomes 1); or
-    ``level`` itself (``none``)."""
+    ``multi_aso(use_bonferroni=True)`` does, as deepsig 1.2.8: it is not Bonferroni's and is less
+    conservative for K > 1; for K = 1, two systems, ``level`` itself, where deepsig's
+    ``multi_aso`` would use 1 and give bounds of 1 or NaN); or ``level`` itself (``none``)."""
     pairs = k * (k - 1) / 2
     if correction == "bonferroni":
         return 1 - (1 - level) / pairs
     if correction == "deepsig":
-        return level + (1 - level) / pairs
+        return level + (1 - level) / pairs if pairs > 1 else level
     return level
 
 
