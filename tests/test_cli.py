@@ -44,12 +44,18 @@ def test_demo_writes_all_outputs(demo_cli):
                  {name: sig for name in ("effects.csv", "summary.json", "forest.svg")})
     ranked = json.loads((out / "ranking" / "ranking.json").read_text())
     rsig, tsig = ranked["signature"], ranked["rank_test"]["signature"]
+    # the Bradley–Terry leaderboard of the rank's metric, signed by its own signature
+    bsig = ranked["bradley_terry"]["signature"]
+    assert "kind:arena" in bsig and "battles:scores(items)" in bsig
     check_folder(out / "ranking",
                  {"ranking.csv": ["rank", "system", "aggregate_mean", "groups", "naive_mean",
                                   "naive_rank", "topsis"],
-                  "ranktest.csv": ["system", "rank", "average_rank"]},
+                  "ranktest.csv": ["system", "rank", "average_rank"],
+                  "bradley_terry.csv": ["model", "rating", "ci_low", "ci_high", "se",
+                                        "rank_low", "rank_high", "n_battles"]},
                  {"ranking.csv": rsig, "graph.svg": rsig, "graph.png": rsig,
-                  "ranktest.csv": tsig, "cd.svg": tsig})
+                  "ranktest.csv": tsig, "cd.svg": tsig, "bradley_terry.csv": bsig,
+                  "bradley_terry_ratings.svg": bsig})
     assert "kind:rank" in rsig and rsig in (out / "ranking" / "graph.svg").read_text()
 
 

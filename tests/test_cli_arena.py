@@ -49,6 +49,9 @@ def test_arena_outputs_equal_the_api(tmp_path: Path, battles: pd.DataFrame, suff
     figs = {"arena_ratings.png", "arena_win_probability.png"} if suffix == "csv" else set()
     assert {f["file"] for f in manifest["files"]} == {
         "arena.md", "arena.csv", "arena.tex", "arena.json", *figs}
+    # the HTML page beside them (not in the manifest, as report.html) embeds the figures
+    page = (out / "arena.html").read_text()
+    assert page.count('<img src="data:image/png;base64,') == len(figs)
     md = (out / "arena.md").read_text()
     best = expected.to_frame().model.iloc[0]
     assert expected.rank_sentence(best) in md and f"`{expected.signature}`" in md
@@ -110,3 +113,12 @@ def test_arena_from_per_item_scores(tmp_path: Path) -> None:
     # the signature says the battles were made from scores, not read from a battles file
     assert json.loads((out / "arena.json").read_text())["signature"] == str(expected.signature)
     assert "battles:scores(items)" in str(expected.signature)
+    # arena.html: the verdicts in words, the leaderboard, the signature; `report` works too
+    page = (out / "arena.html").read_text()
+    for model in expected.models:
+        assert f"{model}: {expected.rank_sentence(model)}" in page
+    assert "made from per-item scores" in page and 'id="t0-bradley-terry"' in page
+    assert str(expected.signature) in page and "<h2" in page and "Arena leaderboard" in page
+    result = CliRunner().invoke(app, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "report.html").read_text().count("rank interval)") >= 3

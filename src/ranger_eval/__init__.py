@@ -71,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "PPIResult": "verdicts",
     "bradley_terry": "verdicts",
     "battles_from_scores": "verdicts",
+    "battle_counts": "verdicts",
     "Ratings": "verdicts",
     "bayesian_correlated_ttest": "verdicts",
     "bayesian_signed_rank": "verdicts",

@@ -1109,7 +1109,8 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
 RANK_OUTPUTS: tuple[str, ...] = (
     "ranking.md", "ranking.csv", "ranking.json", "ranking.tex", "cd.pdf", "cd.svg", "cd.png",
     "ranktest.md", "ranktest.csv", "ranktest.tex", "graph.pdf", "graph.svg", "graph.png",
-    "manifest.json",
+    "bradley_terry.md", "bradley_terry.csv", "bradley_terry.tex", "bradley_terry_ratings.pdf",
+    "bradley_terry_ratings.svg", "bradley_terry_ratings.png", "manifest.json",
 )
 
 @dataclass(frozen=True)
@@ -1122,6 +1123,10 @@ class RankRun:
     settings: RankSettings
     written: tuple[Path, ...]
     warnings: tuple[str, ...]
+    #: the Bradley–Terry leaderboard (:class:`~ranger_eval.verdicts.Ratings`) of the rank's
+    #: metric (``RankSettings.bradley_terry``); None when switched off or impossible (why:
+    #: a warning)
+    bradley_terry: Any | None = None
 
 
 def _is_tidy(frame: pd.DataFrame) -> bool:
@@ -1218,8 +1223,11 @@ def cd_figure(rank_test: Any, labels: dict[str, str] | None = None) -> Any:
 
 def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                        labels: dict[str, str] | None = None,
-                       naive: pd.Series | None = None) -> list[Path]:
-    """ranking.{md,csv,json,tex}, ranktest.{md,csv,tex}, the CD diagram and the graph."""
+                       naive: pd.Series | None = None,
+                       bradley_terry: Any | None = None) -> list[Path]:
+    """ranking.{md,csv,json,tex}, ranktest.{md,csv,tex}, the CD diagram and the graph; with
+    ``bradley_terry`` (a :class:`~ranger_eval.verdicts.Ratings`, or the text of why there is
+    none) bradley_terry.{md,csv,tex} and its ratings figure, and its result in ranking.json."""
     from . import report
 
     start = len(out.written)
@@ -1232,6 +1240,7 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                "ranking": ranking.to_dict() if ranking is not None else None,
                "naive_means": None if naive is None else {str(k): float(v)
                                                           for k, v in naive.items()},
+               **_bradley_terry_payload(bradley_terry),
                "signature": str(main.signature)}
     out.text("ranking.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
     if ranking is not None:
@@ -1242,8 +1251,68 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
         out.figure(ranking.plot, "graph", FIGURE_FORMATS, dpi=300)
     out.figure(partial(cd_figure, rank_test, labels=labels), "cd", ("pdf", "svg", "png"),
                signature=rank_test.signature)
+    if bradley_terry is not None and not isinstance(bradley_terry, str):
+        _write_bradley_terry(bradley_terry, out)
     out.flush()
     return out.written[start:]
+
+
+def _bradley_terry_payload(bradley_terry: Any | None) -> dict[str, Any]:
+    """ranking.json's ``bradley_terry``: the leaderboard (``Ratings``, NaN as null), or
+    ``{"skipped": why}``; nothing when it was switched off."""
+    if bradley_terry is None:
+        return {}
+    if isinstance(bradley_terry, str):
+        return {"bradley_terry": {"skipped": bradley_terry}}
+    from .report.arena import arena_dict
+
+    return {"bradley_terry": arena_dict(bradley_terry)}
+
+
+def _write_bradley_terry(ratings: Any, out: OutputFolder) -> None:
+    from .report.arena import arena_csv, arena_latex, arena_markdown
+
+    sig = ratings.signature
+    out.text("bradley_terry.md", arena_markdown(ratings, title="Bradley–Terry leaderboard"), sig)
+    out.text("bradley_terry.csv", arena_csv(ratings), sig)
+    out.text("bradley_terry.tex", arena_latex(ratings), sig)
+    out.figure(partial(bradley_terry_figure, ratings), "bradley_terry_ratings",
+               ("pdf", "svg", "png"), signature=sig)
+
+
+def bradley_terry_figure(ratings: Any) -> Any:
+    """The ratings-with-intervals figure of ``rank``'s Bradley–Terry leaderboard
+    (:func:`ranger_eval.plots.arena.ratings_plot`), imported when drawn (not with
+    ``--figures none``)."""
+    from .plots.arena import ratings_plot
+
+    return ratings_plot(ratings)
+
+
+def rank_bradley_terry(data: Any, higher_is_better: bool, settings: RankSettings) -> Any:
+    """The Bradley–Terry leaderboard ``rank`` writes beside its rank test: per-item ``Scores``
+    of the rank's metric (every item a battle between every pair of systems) or a
+    dataset-level table (every dataset a battle), as battle counts
+    (:func:`~ranger_eval.verdicts.bradley_terry.battle_counts`: a few array operations, linear
+    in the rows), fitted with ``settings.level`` and 1,000 bootstrap rounds at
+    ``settings.seed`` (a fresh seed, recorded in the signature, when it is None). Returns the
+    ``Ratings``, or the reason there is none (a warning says it: e.g. a system that won or
+    tied every battle has no finite rating)."""
+    from .errors import VerdictError
+    from .verdicts.bradley_terry import battle_counts, bradley_terry, table_battle_counts
+
+    seed = settings.seed if settings.seed is not None else \
+        int(np.random.default_rng().integers(2 ** 32))
+    try:
+        if isinstance(data, pd.DataFrame):
+            counts = table_battle_counts(data, higher_is_better=higher_is_better)
+        else:
+            counts = battle_counts(data, higher_is_better=higher_is_better)
+        return bradley_terry(counts, level=settings.level, seed=seed)
+    except VerdictError as exc:
+        why = str(exc).replace("bradley_terry: ", "").replace("battle_counts: ", "")
+        warnings.warn(f"rank: no Bradley–Terry leaderboard: {why}", UserWarning, stacklevel=2)
+        return why
 
 
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
@@ -1307,10 +1376,16 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
         rt = rank_test(table, higher_is_better=direction, level=settings.level,
                        posthoc=settings.posthoc, control=settings.control,
                        tie_correction=settings.tie_correction)
+        # Bradley–Terry on the rank's metric: its per-item scores (the aggregate with several
+        # metrics), else the dataset-level table
+        bt = rank_bradley_terry(agg if scores is not None else table, direction, settings) \
+            if settings.bradley_terry else None
     naive = table.mean(axis=0) if ranking is None else None
-    write_rank_outputs(rt, ranking, folder, None, naive)  # systems already carry display names
+    write_rank_outputs(rt, ranking, folder, None, naive,  # systems already carry display names
+                       bradley_terry=bt)
     caught += finish_outputs(folder, str((ranking or rt).signature), command, html)
-    return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught))
+    return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught),
+                   None if isinstance(bt, str) else bt)
 
 
 def _direction(metric: str, hib: Any) -> bool:

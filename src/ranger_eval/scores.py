@@ -826,6 +826,16 @@ class Scores:
             clusters=clusters, cluster_labels=cluster_labels,
         )
 
+    def codes(self, column: str) -> tuple[np.ndarray, pd.Index]:
+        """Integer codes, row by row, of a key column of :attr:`table` (``dataset``,
+        ``system``, ``metric`` or ``item``) and its distinct values in order of first
+        appearance: computed once and cached (shared with the other views; do not modify
+        them), so columnar code needs no second pass over the strings."""
+        if column not in ("dataset", "system", "metric", "item"):
+            raise ScoresError(f"codes: {column!r} is not a key column (dataset, system, "
+                              "metric, item)")
+        return self._factorized(column)
+
     def _factorized(self, col: str) -> tuple[np.ndarray, pd.Index]:
         """Codes and uniques (first appearance order) of a key column, cached."""
         if col not in self._codes:

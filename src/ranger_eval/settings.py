@@ -527,6 +527,11 @@ class RankSettings(_Settings):
         True, "Divide Friedman's statistic by its tie correction, as R friedman.test, "
         "scipy.stats.friedmanchisquare and autorank do; false: Demšar's untied formula "
         "(the rank test's signature records it).", _bool, metavar="true|false")
+    bradley_terry: bool = _setting(
+        True, "Also write a Bradley–Terry leaderboard (bradley_terry.md/.csv/.tex, ratings "
+        "figure): every item a battle between every pair of systems on the rank's metric (the "
+        "aggregate with several metrics; every dataset with a dataset-level table), equal "
+        "scores a tie; 1,000 bootstrap rounds at the seed.", _bool, metavar="true|false")
 
     @property
     def alpha(self) -> float:

@@ -232,15 +232,25 @@ def test_demo_report_shows_signature_command_and_reading(demo: Path) -> None:
     assert f"(Nemenyi, CD = {rt['critical_difference']:.2f})" in text
     assert "Friedman test over 4 datasets and 5 systems" in text
     assert "ranks first by standardized mean" in text
+    # and the Bradley–Terry leaderboard of the same scores, each rank interval in words
+    bt = json.loads((demo / "ranking" / "ranking.json").read_text())["bradley_terry"]
+    board = bt["leaderboard"]
+    assert f"Bradley–Terry maximum-likelihood ratings of {len(board)} models" in text
+    for row in board:
+        lo, hi = int(row["rank_low"]), int(row["rank_high"])
+        ranks = f"{lo}" if lo == hi else f"{lo}–{hi}"
+        assert f"{row['model']}: rank {ranks} of {len(board)} (95 % rank interval)" in text
+    assert 'id="t1-bradley-terry"' in render_html_report(demo)
 
 
 def test_demo_report_figures_and_tables(demo: Path) -> None:
     text = render_html_report(demo)
     page = parse(text)
     tags = [t for t, _ in page.tags]
-    # forest, and from ranking/ the CD diagram and the ranking graph: all inline SVG
-    assert tags.count("figure") == tags.count("figcaption") == 3
-    assert tags.count("svg") == 3
+    # forest, and from ranking/ the CD diagram, the ranking graph and the Bradley–Terry
+    # ratings: all inline SVG
+    assert tags.count("figure") == tags.count("figcaption") == 4
+    assert tags.count("svg") == 4
     assert '<img src="data:image/png;base64,' not in text  # SVG inline: text stays text
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<metadata" not in text
     ids = [a["id"] for _, a in page.tags if a.get("id")]

@@ -3,8 +3,10 @@ schema: model_a, model_b, winner, optional weight; CSV, TSV, JSONL or Parquet), 
 of per-item scores (every item a battle between every pair of systems).
 
 Writes ``arena.md``, ``arena.csv``, ``arena.tex``, ``arena.json`` (the full result), the figures
-``arena_ratings`` (ratings with intervals) and ``arena_win_probability`` (heatmap), and
-``manifest.json`` with the signature. The run is :func:`run_arena` here: it only reads the file,
+``arena_ratings`` (ratings with intervals) and ``arena_win_probability`` (heatmap),
+``manifest.json`` with the signature, and ``arena.html``: the one-file HTML report of the folder
+(:mod:`ranger_eval.report.html`, as ``ranger-eval report`` writes it: the verdicts in words, the
+leaderboard table, the figures embedded, the signature). The run is :func:`run_arena` here: it only reads the file,
 calls :func:`ranger_eval.bradley_terry` and hands the result to the report and plot writers.
 """
 from __future__ import annotations
@@ -24,7 +26,9 @@ from ._common import (
     warn,
 )
 
-ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json")
+ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json", "arena.html")
+#: The HTML report ``ranger-eval arena`` writes beside its files (after the manifest).
+ARENA_HTML = "arena.html"
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,23 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
                   ("pdf", "png"))
     notes = [str(w.message) for w in caught]
     notes += finish_outputs(folder, str(result.signature), command, False)
+    notes += _write_arena_html(folder, command)
     return ArenaRun(result, tuple(folder.written), tuple(notes))
+
+
+def _write_arena_html(folder: Any, command: str | None) -> list[str]:
+    """arena.html from the files just written (the manifest lists them; the page is not in
+    it, as report.html is not)."""
+    import warnings as _warnings
+
+    from ..atomic import write_text
+    from ..report.html import render_html_report
+
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        page = render_html_report(folder.path, command=command, subfolders=False)
+    folder.written.append(write_text(folder.path / ARENA_HTML, page))
+    return [str(w.message) for w in caught]
 
 
 def register(app: typer.Typer) -> None:

@@ -47,6 +47,8 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int | None, setting_option(RankSettings, "seed")] = None,
         tie_correction: Annotated[
             str | None, setting_option(RankSettings, "tie_correction")] = None,
+        bradley_terry: Annotated[
+            str | None, setting_option(RankSettings, "bradley_terry")] = None,
         figures: Annotated[
             str | None,
             typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
@@ -68,9 +70,15 @@ def register(app: typer.Typer) -> None:
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
             higher_is_better=true_or_false("--higher-is-better", higher_is_better),
             tie_correction=true_or_false("--tie-correction", tie_correction),
+            bradley_terry=true_or_false("--bradley-terry", bradley_terry),
         )
         warn(run.warnings)
         from ..report import to_markdown
 
         typer.echo(to_markdown(run.ranking if run.ranking is not None else run.rank_test))
+        if run.bradley_terry is not None:
+            from ..report.arena import rank_sentences
+
+            typer.echo("Bradley–Terry leaderboard (bradley_terry.md): "
+                       + " ".join(rank_sentences(run.bradley_terry)[:1]))
         report_written(run.written)

@@ -41,12 +41,16 @@ def ratings_plot(ratings: Any) -> Figure:
     board = ratings.to_frame()
     n = len(board)
     size = _size(n)
-    row_h = size / 72 * 1.6
-    height = min(PAGE_H, 1.0 + n * row_h)
+    # rows of at least 1.6 lines, roomier (up to 0.3 in) when there are few models
+    row_h = max(size / 72 * 1.6, min(0.3, 3.0 / n))
+    height = min(PAGE_H, 1.2 + n * row_h)
     width = min(PAGE_W, 6.5)
+    # the names' column as wide as the longest name (at most 40 % of the width)
+    label_w = min(0.4 * width, max(len(str(m)) for m in board.model) * size / 72 * 0.62 + 0.25)
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(width, height))
-        ax = fig.add_axes((0.3, 0.8 / height, 0.52, 1 - 1.2 / height))
+        left = label_w / width
+        ax = fig.add_axes((left, 0.8 / height, 0.84 - left, 1 - 1.2 / height))
         y = np.arange(n)[::-1]
         has_ci = bool(np.all(np.isfinite(board.ci_low)))
         if has_ci:

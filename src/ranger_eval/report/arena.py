@@ -11,7 +11,11 @@ import pandas as pd
 
 from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["arena_csv", "arena_json", "arena_latex", "arena_markdown", "arena_caption"]
+__all__ = ["arena_caption", "arena_csv", "arena_dict", "arena_json", "arena_latex",
+           "arena_markdown", "leaderboard_sentences", "rank_sentences"]
+
+#: Most models whose rank interval :func:`rank_sentences` states one by one (the table has all).
+SENTENCE_MODELS = 20
 
 
 def _ci(lo: float, hi: float) -> str:
@@ -34,20 +38,65 @@ def arena_caption(ratings: Any) -> str:
             f"bootstrap rounds (seed {ratings.seed})" if ratings.n_bootstrap else "no bootstrap")
     failed = (f"; {ratings.n_bootstrap_failed} rounds without finite ratings left out"
               if ratings.n_bootstrap_failed else "")
+    made = ""
+    if ratings.source == "scores(items)":
+        made = (" made from per-item scores (every item a battle between every pair of systems "
+                "scored on it, won by the better score, equal scores a tie)")
+    elif ratings.source == "scores(datasets)":
+        made = (" made from a dataset-level table (every dataset a battle between every pair of "
+                "systems with a result on it, won by the better result, equal results a tie)")
     return (f"Bradley–Terry maximum-likelihood ratings of {len(ratings.ratings)} models from "
-            f"{ratings.n_battles:,} battles; {ties}; Elo scale {ratings.scale:g}, base "
+            f"{ratings.n_battles:,} battles{made}; {ties}; Elo scale {ratings.scale:g}, base "
             f"{ratings.base:g}, {anchor}; {boot}{failed}. Rank interval: 1 + the models whose "
             "lower bound is above this model's upper bound, to the number of models minus "
             "those whose upper bound is below its lower bound. se: sandwich standard error.")
 
 
-def arena_markdown(ratings: Any) -> str:
-    """The leaderboard table with intervals, the rank sentence of the best model, the caption
-    and the signature."""
+def rank_sentences(ratings: Any) -> list[str]:
+    """The verdict in words (:func:`leaderboard_sentences` of the result's leaderboard)."""
+    return leaderboard_sentences(ratings.to_frame().to_dict(orient="records"), ratings.level)
+
+
+def leaderboard_sentences(board: list[dict[str, Any]], level: float) -> list[str]:
+    """The verdict in words from the leaderboard rows (best first; keys ``model``, ``rating``,
+    ``rank_low``, ``rank_high``): which models the rank intervals leave in first place, and
+    each model's rank interval (``"B: rank 1–3 of 12 (95 % rank interval)"``; the first
+    :data:`SENTENCE_MODELS` models by rating). Empty without a bootstrap (no intervals). The
+    Markdown and the HTML report (from the JSON) both say it this way."""
+    def finite(v: Any) -> bool:
+        return isinstance(v, (int, float)) and math.isfinite(v)
+
+    if not board or not finite(board[0].get("rank_low")):
+        return []
+    n = len(board)
+    top = str(board[0]["model"])
+    shared = [str(r["model"]) for r in board[1:] if finite(r.get("rank_low"))
+              and int(r["rank_low"]) == 1]
+    shown = f"{level * 100:g} %"
+    if not shared:
+        first = (f"{top} has the highest rating ({float(board[0]['rating']):.1f}) and its "
+                 f"{shown} rank interval is rank 1 alone: the bootstrap intervals separate "
+                 "it from every other model.")
+    else:
+        names = ", ".join(shared[:5]) + (f" and {len(shared) - 5} more" if len(shared) > 5
+                                         else "")
+        first = (f"{top} has the highest rating ({float(board[0]['rating']):.1f}), but the "
+                 f"{shown} rank intervals do not separate it from {names}, which may rank "
+                 "first too.")
+    each = "; ".join(
+        f"{r['model']}: rank {_ranks(float(r['rank_low']), float(r['rank_high']))} of {n} "
+        f"({shown} rank interval)" for r in board[:SENTENCE_MODELS])
+    more = f"; {n - SENTENCE_MODELS} more in the table" if n > SENTENCE_MODELS else ""
+    return [first, f"{each}{more}."]
+
+
+def arena_markdown(ratings: Any, *, title: str = "Arena leaderboard") -> str:
+    """The leaderboard table with intervals, the verdicts in words (:func:`rank_sentences`),
+    the caption and the signature."""
     board = ratings.to_frame()
-    lines = ["# Arena leaderboard", ""]
-    if len(board) and math.isfinite(board.rank_low.iloc[0]):
-        lines += [f"{board.model.iloc[0]}: {ratings.rank_sentence(board.model.iloc[0])}.", ""]
+    lines = [f"# {title}", ""]
+    for sentence in rank_sentences(ratings):
+        lines += [sentence, ""]
     lines += ["| model | rating | CI | se | rank | battles |", "|---|---:|---:|---:|---:|---:|"]
     for row in board.itertuples(index=False):
         model = str(row.model).replace("|", "\\|")
@@ -74,8 +123,9 @@ def arena_csv(ratings: Any) -> str:
     return plain_csv(pd.DataFrame(ratings.to_frame()))
 
 
-def arena_json(ratings: Any) -> str:
-    """The full result (``Ratings.to_dict``) as JSON; NaN (no bootstrap) is written as null."""
+def arena_dict(ratings: Any) -> dict[str, Any]:
+    """``Ratings.to_dict`` with every NaN (no bootstrap, the win-probability diagonal) as None
+    and numpy scalars as Python numbers: ready for strict JSON."""
     def clean(value: Any) -> Any:
         if isinstance(value, float) and not math.isfinite(value):
             return None
@@ -87,5 +137,11 @@ def arena_json(ratings: Any) -> str:
             return clean(value.item())
         return value
 
-    return json.dumps({"result": clean(ratings.to_dict()), "signature": str(ratings.signature)},
+    cleaned: dict[str, Any] = clean(ratings.to_dict())
+    return cleaned
+
+
+def arena_json(ratings: Any) -> str:
+    """The full result (``Ratings.to_dict``) as JSON; NaN (no bootstrap) is written as null."""
+    return json.dumps({"result": arena_dict(ratings), "signature": str(ratings.signature)},
                       indent=2, allow_nan=False) + "\n"

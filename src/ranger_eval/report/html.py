@@ -69,7 +69,8 @@ _CORRECTIONS = {
 _POSTHOC = {"nemenyi": "Nemenyi", "bonferroni-dunn": "Bonferroni–Dunn", "holm": "Holm",
             "wilcoxon": "Wilcoxon"}
 _KIND_TITLES = {"meta": "Meta-analysis", "compare": "Pairwise comparison", "rank": "Ranking",
-                "aso": "Almost Stochastic Order", "bayes": "Bayesian comparison"}
+                "aso": "Almost Stochastic Order", "bayes": "Bayesian comparison",
+                "arena": "Arena leaderboard"}
 
 
 # --------------------------------------------------------------------------- public API
@@ -173,14 +174,16 @@ def _read_analysis(folder: Path, root: Path, index: int) -> _Analysis:
     if kind not in _KIND_TITLES:
         kind = next((k for k, f in (("meta", "summary.json"), ("compare", "comparison.csv"),
                                     ("rank", "ranking.json"), ("aso", "aso.json"),
-                                    ("bayes", "bayes.json")) if f in files), "")
+                                    ("bayes", "bayes.json"), ("arena", "arena.json"))
+                     if f in files), "")
     if not kind:
         raise ReportError(
             f"{folder / 'manifest.json'}: lists no result the report can show "
             "(summary.json, comparison.csv or ranking.json)"
         )
     a = _Analysis(folder, rel, index, manifest, kind, files)
-    {"meta": _meta, "compare": _compare, "rank": _rank, "aso": _aso, "bayes": _bayes}[kind](a)
+    {"meta": _meta, "compare": _compare, "rank": _rank, "aso": _aso, "bayes": _bayes,
+     "arena": _arena}[kind](a)
     a.figures = _figures(a)
     return a
 
@@ -782,6 +785,7 @@ def _rank(a: _Analysis) -> None:
 
     if ranking is not None:
         _ranking_sentences(a, ranking, path)
+    bradley_terry = payload.get("bradley_terry")
     # Demšar's rank test
     best = min(avg.values())
     top = [s for s, v in avg.items() if v == best]
@@ -882,6 +886,11 @@ def _rank(a: _Analysis) -> None:
                                f"(α = {_alpha(alpha)}).",
                                ["system A", "system B", "statistic", "p", "p adj.",
                                 "significant"], rows))
+    if isinstance(bradley_terry, dict) and "skipped" in bradley_terry:
+        a.sentences.append(f"No Bradley–Terry leaderboard: {bradley_terry['skipped']}")
+    elif isinstance(bradley_terry, dict):
+        _bradley_terry_reading(a, bradley_terry, path, "ranking.json: bradley_terry.",
+                               "Bradley–Terry leaderboard")
 
 
 def _ranking_sentences(a: _Analysis, ranking: Mapping[str, Any], path: Path) -> None:
@@ -1077,8 +1086,69 @@ def _bayes(a: _Analysis) -> None:
                             "P(rope)", "P(B better)", "folds × runs"], rows))
 
 
+# --------------------------------------------------------------------------- arena
+def _arena(a: _Analysis) -> None:
+    """``ranger-eval arena``: the leaderboard with its intervals and the verdicts in words
+    (from arena.json)."""
+    path = _path(a, "arena.json")
+    assert path is not None
+    result = _get(_read_json_object(path), "result", path, dict)
+    a.data["arena"] = result
+    _bradley_terry_reading(a, result, path, "result.", "Leaderboard")
+
+
+def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, where: str,
+                           title: str) -> None:
+    """Sentences and the leaderboard table of a Bradley–Terry result (``Ratings.to_dict`` as
+    JSON: arena.json's result, ranking.json's bradley_terry); every number read, none
+    computed."""
+    from .arena import leaderboard_sentences
+
+    board = _get(result, "leaderboard", path, list, where)
+    if not board or not all(isinstance(r, dict) for r in board):
+        raise ReportError(f"{path}: {where}leaderboard is empty or not a list of rows")
+    level = _float(result, "level", path, where)
+    n_boot = int(_float(result, "n_bootstrap", path, where))
+    source = str(result.get("source", "table"))
+    made = {"scores(items)": " made from per-item scores (every item a battle between every "
+                             "pair of systems, won by the better score, equal scores a tie)",
+            "scores(datasets)": " made from a dataset-level table (every dataset a battle "
+                                "between every pair of systems)"}.get(source, "")
+    ties = ("ties count half a win for each model" if result.get("ties") == "half"
+            else "ties by Davidson's model")
+    a.sentences.append(
+        f"Bradley–Terry maximum-likelihood ratings of {_plural(len(board), 'model')} from "
+        f"{int(_float(result, 'n_battles', path, where)):,} battles{made}; {ties}; "
+        + (f"{format_level(level)} percentile intervals from {n_boot:,} bootstrap rounds "
+           f"(seed {result.get('seed')})." if n_boot else "no bootstrap (no intervals)."))
+    failed = result.get("n_bootstrap_failed")
+    if isinstance(failed, int) and failed:
+        a.sentences.append(f"{failed} bootstrap rounds had no finite ratings and were left "
+                           "out.")
+    a.sentences += leaderboard_sentences(board, level)
+    rows = []
+    for r in board:
+        lo, hi = r.get("ci_low"), r.get("ci_high")
+        ci = (f"[{_fixed(float(lo), 1)}, {_fixed(float(hi), 1)}]"
+              if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) else "–")
+        rl, rh = r.get("rank_low"), r.get("rank_high")
+        ranks = ("–" if not isinstance(rl, (int, float)) or not isinstance(rh, (int, float))
+                 else f"{int(rl)}" if rl == rh else f"{int(rl)}–{int(rh)}")
+        rows.append([_text(r.get("model")), _num(r.get("rating"), 1), _Cell(_e(ci), lo, True),
+                     _num(r.get("se"), 1), _Cell(_e(ranks), rl, True),
+                     _num(r.get("n_battles"), 0)])
+    caption = (f"Ratings on the Elo scale (scale {_float(result, 'scale', path, where):g}, "
+               f"base {_float(result, 'base', path, where):g}), best first; CI: {format_level(level)} bootstrap "
+               "percentile interval; se: sandwich standard error; rank: the rank interval (1 + "
+               "the models whose lower bound is above this model's upper bound, to the number "
+               "of models minus those whose upper bound is below its lower bound).")
+    a.tables.append(_table(f"t{a.index}-bradley-terry", title, _e(caption),
+                           ["model", "rating", "CI", "se", "rank", "battles"], rows))
+
+
 # --------------------------------------------------------------------------- figures
-_FIGURE_ORDER = ("forest", "cd", "heatmap", "graph", "pvalues", "boxplots")
+_FIGURE_ORDER = ("forest", "cd", "heatmap", "graph", "pvalues", "boxplots",
+                 "bradley_terry_ratings", "arena_ratings", "arena_win_probability")
 _CAPTIONS = {
     "forest": "Forest plot: the effect on each dataset with its confidence interval (square "
               "area ∝ weight), the summary effect (diamond) and the prediction interval.",
@@ -1093,6 +1163,12 @@ _CAPTIONS = {
                "(systems sorted by mean, best at the top); the dashed line marks α.",
     "boxplots": "Per-item values, bootstrap means and bootstrap ranks with simultaneous rank "
                 "intervals (systems sorted by mean, best at the top).",
+    "bradley_terry_ratings": "Bradley–Terry ratings with their bootstrap percentile intervals, "
+                             "best first; the rank interval of each system at the right.",
+    "arena_ratings": "Ratings with their bootstrap percentile intervals, best first; the rank "
+                     "interval of each model at the right.",
+    "arena_win_probability": "Fitted probability that the row model beats the column model "
+                             "(blue above ½, red below), models ordered by rating.",
     "aso": "ε_min of the row system over the column system; blue: the row almost "
            "stochastically dominates the column (ε_min below the threshold τ).",
     "posterior": "Posterior of the mean difference (Student t, Nadeau–Bengio correction) with "
@@ -1461,7 +1537,7 @@ def _section(a: _Analysis) -> str:
     if a.bullets:
         out.append("<ul>" + "".join(f"<li>{_rich(b)}</li>" for b in a.bullets) + "</ul>")
     out.append("</div>")
-    if a.kind == "compare":  # the leaderboard before the figures, the long table after
+    if a.kind in ("compare", "arena"):  # the leaderboard before the figures, the rest after
         out += a.tables[:1] + a.figures + a.tables[1:]
     else:
         out += a.figures + a.tables

@@ -688,10 +688,11 @@ class _Cells:
 
 
 def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
-                 what: str) -> _Cells:
-    """One columnar pass over the tidy table (no loop over datasets): factorise dataset, item
-    and system; cells = distinct dataset × item in dataset order, then item id order; seeds
-    averaged per cell and system by two bincounts."""
+                 what: str, ordered: bool = False) -> _Cells:
+    """One columnar pass over the tidy table (no loop over datasets): the Scores' integer
+    codes of dataset, item and system; cells = distinct dataset × item (``ordered``: in
+    dataset order, then item id order); seeds averaged per cell and system by two bincounts;
+    systems without a score of this metric left out."""
     from ..pairing import scores_table
     from ..scores import Scores, as_scores
 
@@ -709,32 +710,43 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
         metric = metrics[0]
     elif metric not in metrics:
         raise VerdictError(f"{what}: unknown metric {metric!r}; metrics: {preview(metrics)}")
-    df = scores_table(sc)
+    keep = None
     if len(metrics) > 1:
-        df = df[(df["metric"] == metric).to_numpy(dtype=bool)]
-    dcode, dnames = pd.factorize(df["dataset"], sort=False)
-    icode, inames = pd.factorize(df["item"], sort=False)
-    scode, snames = pd.factorize(df["system"], sort=False)
+        mcode, mnames = sc.codes("metric")
+        keep = mcode == list(mnames).index(metric)
+    values_all = scores_table(sc)["value"].to_numpy(dtype=np.float64)
+    # the Scores' cached codes: no second pass over a million dataset names
+    (dcode, dnames), (icode, inames), (scode, snames) = (
+        sc.codes("dataset"), sc.codes("item"), sc.codes("system"))
+    if keep is not None:
+        dcode, icode, scode, values_all = dcode[keep], icode[keep], scode[keep], values_all[keep]
     n_sys = len(snames)
-    # item codes in id order (as everywhere: items sorted by id within a dataset)
-    rank = np.empty(len(inames), dtype=np.int64)
-    rank[np.asarray(pd.Index(inames).argsort(), dtype=np.int64)] = np.arange(len(inames))
-    key = dcode.astype(np.int64) * max(len(inames), 1) + rank[icode]
-    cell, cell_keys = pd.factorize(key, sort=True)
+    n_items = max(len(inames), 1)
+    if ordered:   # item codes in id order (as everywhere: items sorted by id within a dataset)
+        rank = np.empty(len(inames), dtype=np.int64)
+        rank[np.asarray(pd.Index(inames).argsort(), dtype=np.int64)] = np.arange(len(inames))
+        key = dcode.astype(np.int64) * n_items + rank[icode]
+    else:
+        key = dcode.astype(np.int64) * n_items + icode
+    cell, cell_keys = pd.factorize(key, sort=ordered)
     n_cells = len(cell_keys)
     flat = cell.astype(np.int64) * n_sys + scode
     size = n_cells * n_sys
-    total = np.bincount(flat, weights=df["value"].to_numpy(dtype=np.float64), minlength=size)
+    total = np.bincount(flat, weights=values_all, minlength=size)
     count = np.bincount(flat, minlength=size)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = (total / count).reshape(n_cells, n_sys)
     if not higher_is_better:
         values = -values
-    sorted_items = np.asarray(inames, dtype=object)[np.argsort(rank)]
+    scored = count.reshape(n_cells, n_sys).any(axis=0)   # systems of this metric
     keys = np.asarray(cell_keys, dtype=np.int64)
-    return _Cells(tuple(str(x) for x in snames), values,
-                  np.asarray(dnames, dtype=object)[keys // max(len(inames), 1)],
-                  sorted_items[keys % max(len(inames), 1)], str(metric), "scores(items)")
+    datasets = np.asarray(dnames, dtype=object)[keys // n_items]
+    if ordered:
+        items = np.asarray(inames, dtype=object)[np.argsort(rank)][keys % n_items]
+    else:
+        items = np.asarray(inames, dtype=object)[keys % n_items]
+    return _Cells(tuple(str(x) for x, ok in zip(snames, scored, strict=True) if ok),
+                  values[:, scored], datasets, items, str(metric), "scores(items)")
 
 
 def _pair_outcomes(cells: _Cells) -> tuple[list[tuple[int, int, np.ndarray, np.ndarray]], int]:
@@ -833,7 +845,8 @@ def battles_from_scores(scores: object, *, higher_is_better: bool = True,
     where one system has no score is no battle; such pairs are counted in a warning. One row
     per battle: for many items, :func:`battle_counts` gives the same fit from counts.
     """
-    cells = _score_cells(scores, higher_is_better, metric, "battles_from_scores")
+    cells = _score_cells(scores, higher_is_better, metric, "battles_from_scores",
+                         ordered=True)
     pairs, missing = _pair_outcomes(cells)
     _warn_missing(missing, "battles_from_scores")
     if not any(where.size for _, _, where, _ in pairs):
