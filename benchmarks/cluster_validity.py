@@ -1,6 +1,7 @@
 """Validity of the cluster-robust tests under the null, measured by simulation (issue 20 §1).
 
     python benchmarks/cluster_validity.py [--replicates 10000] [--resamples 999] [--quick]
+                                          [--kinds binary,binary-equal]
 
 Clustered data with no true difference between two systems, as an LLM evaluation meets it:
 C clusters (20, 50, 200) of m_k questions each, m_k drawn once per scenario uniformly from
@@ -11,7 +12,14 @@ correlation ICC 0.1 / 0.5 / 0.9:
   unpaired: two systems on different items of the same clusters, each value u_k + e_i;
 * binary: system A answers item i of cluster k correctly with probability p_k, system B with
   q_k, p_k and q_k independent Beta draws with mean 0.6 and ICC ρ (a + b = 1/ρ − 1), so the
-  per-item correctness of each system has intra-cluster correlation ρ and E p = E q.
+  per-item correctness of each system has intra-cluster correlation ρ and E p = E q;
+  binary-equal: the same with every cluster of one size m, drawn once per scenario from 2..20
+  (where Yang, Sun & Hardin's rule takes their modified Obuchowski test at any C).
+
+Paired 0/1 data get two clustered McNemar rows: Obuchowski's statistic, and the one
+``compare`` uses (Yang, Sun & Hardin 2010's recommendation,
+:func:`ranger_eval.stats.clustered.mcnemar_method`: Durkalski's below 50 clusters of unequal
+sizes, else the modified Obuchowski test).
 
 For every replicate the clustered tests of ``compare``'s default paths run through the kernels
 ``compare`` uses (:mod:`ranger_eval.stats.clustered`; all replicates of a scenario in one
@@ -39,12 +47,17 @@ N_CLUSTERS = (20, 50, 200)
 
 @dataclass(frozen=True)
 class Scenario:
-    kind: str  # "continuous", "binary" or "unpaired"
+    kind: str  # "continuous", "binary", "binary-equal" or "unpaired"
     icc: float
     n_clusters: int
 
 
-def _sizes(rng: np.random.Generator, c: int) -> np.ndarray:
+KINDS = ("continuous", "binary", "unpaired", "binary-equal")
+
+
+def _sizes(rng: np.random.Generator, c: int, equal: bool = False) -> np.ndarray:
+    if equal:
+        return np.full(c, rng.integers(2, 21))
     return rng.integers(2, 21, c)
 
 
@@ -71,7 +84,7 @@ def rejection_rates(sc: Scenario, replicates: int, resamples: int, seed: int = 2
     """Rejection rate at α = 0.05 of every clustered test of the scenario and its naive
     counterpart, over ``replicates`` null data sets (processed ``chunk`` at a time)."""
     rng = np.random.default_rng([seed, int(sc.icc * 10), sc.n_clusters, len(sc.kind)])
-    sizes = _sizes(rng, sc.n_clusters)
+    sizes = _sizes(rng, sc.n_clusters, equal=sc.kind == "binary-equal")
     codes = np.repeat(np.arange(sizes.size), sizes)
     c = sizes.size
     hits: dict[str, int] = {}
@@ -114,14 +127,16 @@ def rejection_rates(sc: Scenario, replicates: int, resamples: int, seed: int = 2
                                                            ci_method="percentile").pvalue)
         add("clustered signed-rank", np.array([
             cl.clustered_signed_rank(row, clusters=codes).pvalue for row in d]))
-        if sc.kind == "binary":
-            add("clustered McNemar", cl.clustered_mcnemar_from_sums(sums, codes.size).pvalue)
+        if sc.kind.startswith("binary"):
+            add("clustered McNemar (Obuchowski)",
+                cl.clustered_mcnemar_from_sums(sums, sizes).pvalue)
+            add("clustered McNemar (compare: YSH)", cl.clustered_mcnemar_from_sums(
+                sums, sizes, method=cl.mcnemar_method(sizes)).pvalue)
             add("naive McNemar (exact)", many.mcnemar_many(x, y).pvalue)
     return {k: v / replicates for k, v in hits.items()}
 
 
-def scenarios(quick: bool = False) -> list[Scenario]:
-    kinds = ("continuous", "binary", "unpaired")
+def scenarios(quick: bool = False, kinds: tuple[str, ...] = KINDS) -> list[Scenario]:
     if quick:
         return [Scenario(k, 0.5, 20) for k in kinds]
     return [Scenario(k, icc, c) for k in kinds for icc in ICCS for c in N_CLUSTERS]
@@ -132,16 +147,22 @@ def main() -> None:
     ap.add_argument("--replicates", type=int, default=10_000)
     ap.add_argument("--resamples", type=int, default=999)
     ap.add_argument("--quick", action="store_true", help="ICC 0.5, 20 clusters only")
+    ap.add_argument("--kinds", default=",".join(KINDS),
+                    help=f"comma-separated data kinds (default: {','.join(KINDS)})")
     args = ap.parse_args()
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        ap.error(f"unknown kind(s) {', '.join(unknown)}; use {', '.join(KINDS)}")
     print(f"rejection rate at alpha = 0.05 over {args.replicates} null replicates "
           f"(resampling tests: {args.resamples} resamples); target [4%, 6%] for clustered tests")
-    print(f"{'data':<11} {'ICC':>4} {'C':>4}  {'test':<22} {'rate':>7}")
+    print(f"{'data':<12} {'ICC':>4} {'C':>4}  {'test':<33} {'rate':>7}")
     start = time.perf_counter()
-    for sc in scenarios(args.quick):
+    for sc in scenarios(args.quick, kinds):
         rates = rejection_rates(sc, args.replicates, args.resamples)
         for name, rate in rates.items():
             flag = "" if name.startswith("naive") or 0.04 <= rate <= 0.06 else "  outside"
-            print(f"{sc.kind:<11} {sc.icc:>4} {sc.n_clusters:>4}  {name:<22} {rate:>7.2%}{flag}",
+            print(f"{sc.kind:<12} {sc.icc:>4} {sc.n_clusters:>4}  {name:<33} {rate:>7.2%}{flag}",
                   flush=True)
     print(f"{time.perf_counter() - start:.0f} s")
 
