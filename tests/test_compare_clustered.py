@@ -261,3 +261,18 @@ def test_mde_of_a_clustered_paired_row_uses_the_bell_mccaffrey_df() -> None:
     # the clustered McNemar row borrows the CR2 interval, and its mde its df
     binary = rg.compare(rg.Scores(_frame(binary=True, n_clusters=6, seed=3))).table
     assert (binary.ci_df < binary.n_clusters - 1).all()
+
+
+@pytest.mark.parametrize("case", [c for c in json.loads(
+    (ORACLES / "clustered_oracles_py.json").read_text())["cases"] if c["kind"] == "inspect"],
+    ids=lambda c: f"n{len(c['x'])}")
+def test_leaderboard_interval_of_one_mean_is_inspects(case: dict) -> None:
+    """The one-mean case: each system's interval in compare's leaderboard is the CR1 interval
+    on C − 1 df, Inspect AI's ci(cluster=...) (describe's; cluster_se is the pairs')."""
+    x = np.asarray(case["x"], dtype=float)
+    n = x.size
+    df = pd.DataFrame({"dataset": "d", "system": ["A"] * n + ["B"] * n,
+                       "item": [f"i{i}" for i in range(n)] * 2, "value": np.r_[x, np.zeros(n)],
+                       "cluster": list(case["cluster"]) * 2})
+    low, high = rg.compare(rg.Scores(df), cluster_se="CR1").leaderboard().interval(0, 0)
+    assert (low, high) == pytest.approx((case["r"]["ci_low"], case["r"]["ci_high"]), rel=1e-10)
