@@ -53,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "rank_test": "aggregate",
     "win_rate": "aggregate",
     "WinRate": "aggregate",
+    "BayesianRankTest": "aggregate",
     "topsis": "aggregate",
     "condition_and_compare": "aggregate",
     "predictive_check": "aggregate",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-__all__ = ["format_correction", "format_level", "format_percent", "format_pvalue", "format_sci",
+__all__ = ["format_correction", "format_level", "format_percent", "format_probability",
+           "format_pvalue", "format_sci",
            "preview", "show", "STYLES"]
 
 STYLES: tuple[str, ...] = ("text", "unicode", "latex", "html")
@@ -67,6 +68,21 @@ def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str
         return prefix + text
     mantissa, exponent = text.split("e")
     return prefix + _sci(mantissa, int(exponent), style)
+
+
+def format_probability(p: float, decimals: int = 2) -> str:
+    """A posterior probability after ``= `` or as a bound, never rounded to a false 0 or 1:
+    ``"= 0.93"``, ``"< 0.01"`` (0 < p below half the last digit), ``"> 0.99"`` (below 1 but
+    rounding to it); an exact 0 or 1 (a share of Monte-Carlo draws) stays ``"= 0.00"`` /
+    ``"= 1.00"``; NaN is ``"= n/a"``."""
+    if not math.isfinite(p):
+        return "= n/a"
+    unit = 10.0 ** -decimals
+    if 0 < p < unit / 2:
+        return f"< {unit:.{decimals}f}"
+    if 1 - unit / 2 <= p < 1:
+        return f"> {1 - unit:.{decimals}f}"
+    return f"= {p:.{decimals}f}"
 
 
 def format_percent(fraction: float, decimals: int = 1, *, floor: bool = True) -> str:

@@ -36,6 +36,7 @@ from .errors import (
 
 __all__ = [
     "ALTERNATIVES",
+    "APPROACHES",
     "ASO_CORRECTIONS",
     "CLUSTER_SES",
     "COMPARE_TESTS",
@@ -52,6 +53,7 @@ __all__ = [
     "PAIR_ORDERS",
     "POSTHOCS",
     "RANK_ORDERS",
+    "ROPE_MODES",
     "SEED_POLICIES",
     "CompareSettings",
     "MetaSettings",
@@ -81,6 +83,11 @@ MISSING: tuple[str, ...] = ("error", "intersect")
 SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
 RANK_ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")
 POSTHOCS: tuple[str, ...] = ("nemenyi", "bonferroni-dunn", "holm", "wilcoxon", "conover")
+#: How rank_test decides between systems: Demšar's frequentist rank tests, or autorank's
+#: Bayesian signed-rank test of every pair with a ROPE (issue 21 §1).
+APPROACHES: tuple[str, ...] = ("frequentist", "bayesian")
+#: How the Bayesian rank test's ROPE is set (autorank's ``rope_mode``).
+ROPE_MODES: tuple[str, ...] = ("effsize", "absolute")
 META_METHODS: tuple[str, ...] = ("FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM")
 META_TESTS: tuple[str, ...] = ("z", "t", "knha")
 MEASURES: tuple[str, ...] = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
@@ -271,6 +278,25 @@ def _bool(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     raise _Bad(f"must be true or false; got {value!r}")
+
+
+def _rank_rope(value: Any) -> float:
+    """A finite number ≥ 0: the ROPE's half-width of the Bayesian rank test."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= float(value) < float(
+            "inf"):
+        raise _Bad(f"must be a finite number ≥ 0 (the half-width of the region of practical "
+                   f"equivalence: times each pair's pooled SD or MAD with rope_mode effsize, in "
+                   f"the metric's units with absolute); got {value!r}")
+    return float(value)
+
+
+def _prior_strength(value: Any) -> float:
+    """A finite number > 0: the Dirichlet prior strength of a Bayesian signed-rank test."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(value) < float(
+            "inf"):
+        raise _Bad(f"must be a finite number > 0 (the Dirichlet prior strength of the "
+                   f"pseudo-observation 0); got {value!r}")
+    return float(value)
 
 
 def _columns(value: Any) -> str | tuple[str, ...] | None:
@@ -527,6 +553,51 @@ class RankSettings(_Settings):
         True, "Divide Friedman's statistic by its tie correction, as R friedman.test, "
         "scipy.stats.friedmanchisquare and autorank do; false: Demšar's untied formula "
         "(the rank test's signature records it).", _bool, metavar="true|false")
+    approach: str = _setting(
+        "frequentist", "frequentist (Friedman and a post-hoc test) or bayesian (autorank: the "
+        "Bayesian signed-rank test of every pair with a ROPE; decisions at probability level).",
+        _choice(APPROACHES, "approach"))
+    rope: float = _setting(
+        0.1, "Bayesian approach: half-width of the region of practical equivalence, ≥ 0 (times "
+        "each pair's pooled SD or MAD with rope_mode effsize; in the metric's units with "
+        "absolute).", _rank_rope)
+    rope_mode: str = _setting(
+        "effsize", "Bayesian approach: effsize (rope × pooled SD, or × pooled MAD·1.4826 when a "
+        "system is not normal; autorank) or absolute.", _choice(ROPE_MODES, "rope mode"))
+    prior: float = _setting(
+        0.5, "Bayesian approach: Dirichlet prior strength of the pseudo-observation 0, > 0.",
+        _prior_strength)
+    n_samples: int = _setting(
+        50_000, "Bayesian approach: posterior draws per pair, 1 to 10^8.",
+        _whole(1, MAX_RESAMPLES))
+
+    def _check_combinations(self) -> None:
+        """The Bayesian approach has no post-hoc test, control or Friedman tie correction and
+        needs a seed and a level above 0.5 (a decision's probability must exceed the other two
+        outcomes together); the frequentist approach has no ROPE, prior or posterior draws. A
+        value at its default is no clash."""
+        defaults = RankSettings.__dataclass_fields__
+        if self.approach == "bayesian":
+            for name in ("posthoc", "control", "tie_correction"):
+                if getattr(self, name) != defaults[name].default:
+                    raise SettingsError(
+                        f"{name}: {getattr(self, name)!r} belongs to the frequentist rank test; "
+                        "approach='bayesian' decides every pair by the Bayesian signed-rank "
+                        f"test (leave {name} out, or use approach='frequentist')")
+            if self.seed is None:
+                raise SettingsError("seed: approach='bayesian' draws its posterior samples "
+                                    "with a seed (a whole number ≥ 0); got None")
+            if not self.level > 0.5:
+                raise SettingsError(
+                    f"level: approach='bayesian' decides when a posterior probability reaches "
+                    f"level, which must be above 0.5 (e.g. 0.95); got {self.level!r}")
+            return
+        for name in ("rope", "rope_mode", "prior", "n_samples"):
+            if getattr(self, name) != defaults[name].default:
+                hint = Hint("approach", "bayesian")
+                raise SettingsError(
+                    f"{name}: {getattr(self, name)!r} is only used by the Bayesian rank test; "
+                    f"{hint.text}, or leave {name} out", hints=[hint])
     bradley_terry: bool = _setting(
         True, "Also write a Bradley–Terry leaderboard (bradley_terry.md/.csv/.tex, ratings "
         "figure): every item a battle between every pair of systems on the rank's metric (the "

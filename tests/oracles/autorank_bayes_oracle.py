@@ -4,7 +4,8 @@ Peer: ``autorank`` (Herbold 2020) ``autorank(data, approach="bayesian", random_s
 which runs baycomp's ``SignedRankTest`` on every pair. Fixtures are autorank's own README example
 (six populations, N(mean, 0.3) clipped to [0, 1], ``np.random.seed(42)``; not normal → MAD ROPE
 and medians), the same without clipping (normal → SD ROPE and means), an absolute ROPE,
-order="ascending", alpha 0.10, and two near-identical systems (practically equivalent). Decisions are autorank's words ("smaller" = the column system has smaller
+order="ascending", alpha 0.10, two near-identical systems (practically equivalent) and a ROPE of 0
+(autorank's two-outcome posterior). Also autorank's rankdf central tendency and spread. Decisions are autorank's words ("smaller" = the column system has smaller
 values than the row system), with its posterior (p_left, p_rope, p_right) per pair i < j in its
 order. ``nsamples`` 5,000 keeps the fixtures small; the draws are the same RandomState(seed)'s.
 
@@ -53,6 +54,7 @@ def main() -> None:
         ("readme-alpha10", readme_data(False, seed=3, n=15), {"alpha": 0.10, "rope": 0.2}),
         ("equivalent", near_twins(), {"rope": 0.05, "rope_mode": "absolute"}),
         ("equivalent-effsize", near_twins(), {"rope": 1.0}),
+        ("rope-zero", readme_data(False, seed=5, n=12), {"rope": 0.0}),
     ]:
         res = autorank(data, approach="bayesian", random_state=0, nsamples=5000, **kw)
         order = [str(c) for c in res.decision_matrix.index]
@@ -65,6 +67,9 @@ def main() -> None:
                            for j in range(k)] for i in range(k)],
             "posterior": [[list(map(float, res.posterior_matrix.iloc[i, j])) if j > i else None
                            for j in range(k)] for i in range(k)],
+            # autorank's rankdf: the central tendency and spread (mean/std or median/mad)
+            "central": [float(v) for v in res.rankdf["mean" if res.all_normal else "median"]],
+            "spread": [float(v) for v in res.rankdf["std" if res.all_normal else "mad"]],
         })
     OUT.write_text(json.dumps({"peers": {"autorank": importlib.metadata.version("autorank"),
                                          "baycomp": importlib.metadata.version("baycomp"),

@@ -6,10 +6,13 @@
   two systems (Wilcoxon signed-rank and sign test).
 * :func:`topsis` — TOPSIS closeness coefficients (Hwang & Yoon 1981); :func:`kendall_tau` to
   compare two rankings.
+  ``rank_test(table, approach="bayesian")``: autorank's Bayesian signed-rank decisions with a
+  ROPE for every pair (:class:`BayesianRankTest`).
 * :func:`win_rate` — HELM's mean win rate with a bootstrap interval over datasets (and items).
 """
 from __future__ import annotations
 
+from .bayesrank import BayesianRankTest
 from .comparisons import AggregateComparison, aggregate_comparisons, effect_variance
 from .crossdataset import (
     CrossDatasetEstimates,
@@ -38,6 +41,7 @@ from .winrate import WinRate, win_rate
 
 __all__ = [
     "AggregateComparison",
+    "BayesianRankTest",
     "ConditionComparison",
     "Ranking",
     "aggregate_comparisons",

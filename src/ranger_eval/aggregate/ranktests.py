@@ -76,6 +76,7 @@ from ..settings import POSTHOCS as _POSTHOCS
 from ..settings import RankSettings
 from ..signature import Signature, make_signature
 from ..stats.multiplicity import adjust_pvalues
+from .bayesrank import BayesianRankTest, bayesian_rank_test
 from .skillings_mack import conover_pairs, contrast_z, skillings_mack
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
@@ -685,7 +686,13 @@ def rank_test(
     control: str | None = _RANK.control,
     tie_correction: bool = _RANK.tie_correction,
     metric: str | None = None,
-) -> RankTest:
+    approach: str = _RANK.approach,
+    rope: float = _RANK.rope,
+    rope_mode: str = _RANK.rope_mode,
+    prior: float = _RANK.prior,
+    n_samples: int = _RANK.n_samples,
+    seed: int | None = _RANK.seed,
+) -> RankTest | BayesianRankTest:
     """Friedman / Iman–Davenport test and a post-hoc procedure (Demšar 2006).
 
     Parameters
@@ -714,20 +721,40 @@ def rank_test(
         (eq. 3). Iman–Davenport's F follows the χ²_F chosen; the post-hoc tests do not change.
     metric
         For tidy tables with several metrics per dataset: the one to rank.
+    approach
+        ``"frequentist"`` (the default: Friedman and ``posthoc``, a :class:`RankTest`) or
+        ``"bayesian"``: autorank's Bayesian signed-rank test of every pair with a ROPE, each
+        pair decided better, equivalent, worse or inconclusive at probability ``level``
+        (a :class:`~ranger_eval.aggregate.bayesrank.BayesianRankTest`; formulas in
+        :mod:`ranger_eval.aggregate.bayesrank`; at least 5 datasets, no missing cells).
+    rope, rope_mode, prior, n_samples, seed
+        The Bayesian approach only (autorank's defaults): the ROPE's half-width ``rope`` (×
+        each pair's pooled SD or MAD·1.4826 with ``rope_mode="effsize"``, in the metric's units
+        with ``"absolute"``), the Dirichlet prior strength of the pseudo-observation 0, the
+        posterior draws per pair and their seed (``numpy.random.RandomState(seed)``, as
+        autorank's ``random_state``: the same seed gives autorank's probabilities exactly).
 
     The formulas are in the module docstring. Raises :class:`~ranger_eval.errors.AggregateError`
     for bad input (missing scores, fewer than 2 datasets or systems, unknown options).
     """
     # one check, the settings': SettingsError (an AggregateError) naming the key and value
-    settings = RankSettings(level=level, posthoc=posthoc, control=control)
+    if not isinstance(tie_correction, (bool, np.bool_)):
+        raise AggregateError(f"tie_correction must be True or False; got {tie_correction!r}")
+    settings = RankSettings(level=level, posthoc=posthoc, control=control,
+                            tie_correction=bool(tie_correction), approach=approach, rope=rope,
+                            rope_mode=rope_mode, prior=prior, n_samples=n_samples, seed=seed)
     level, posthoc = settings.level, settings.posthoc
     alpha = 1.0 - level
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise AggregateError(f"higher_is_better must be True or False; got {higher_is_better!r}")
-    if not isinstance(tie_correction, (bool, np.bool_)):
-        raise AggregateError(f"tie_correction must be True or False; got {tie_correction!r}")
     higher_is_better, tie_correction = bool(higher_is_better), bool(tie_correction)
     df = rank_table(table, metric=metric)
+    if settings.approach == "bayesian":
+        assert settings.seed is not None  # RankSettings: the Bayesian approach needs a seed
+        return bayesian_rank_test(
+            df, higher_is_better=higher_is_better, level=level, rope=settings.rope,
+            rope_mode=settings.rope_mode, prior=settings.prior, n_samples=settings.n_samples,
+            seed=settings.seed)
     systems = [str(c) for c in df.columns]
     if posthoc in _CONTROL_POSTHOCS:
         if control is None:

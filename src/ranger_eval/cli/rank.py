@@ -47,6 +47,11 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int | None, setting_option(RankSettings, "seed")] = None,
         tie_correction: Annotated[
             str | None, setting_option(RankSettings, "tie_correction")] = None,
+        approach: Annotated[str | None, setting_option(RankSettings, "approach")] = None,
+        rope: Annotated[float | None, setting_option(RankSettings, "rope")] = None,
+        rope_mode: Annotated[str | None, setting_option(RankSettings, "rope_mode")] = None,
+        prior: Annotated[float | None, setting_option(RankSettings, "prior")] = None,
+        n_samples: Annotated[int | None, setting_option(RankSettings, "n_samples")] = None,
         bradley_terry: Annotated[
             str | None, setting_option(RankSettings, "bradley_terry")] = None,
         figures: Annotated[
@@ -70,6 +75,7 @@ def register(app: typer.Typer) -> None:
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
             higher_is_better=true_or_false("--higher-is-better", higher_is_better),
             tie_correction=true_or_false("--tie-correction", tie_correction),
+            approach=approach, rope=rope, rope_mode=rope_mode, prior=prior, n_samples=n_samples,
             bradley_terry=true_or_false("--bradley-terry", bradley_terry),
         )
         warn(run.warnings)

@@ -129,12 +129,16 @@ def bayesian_pairwise(values: np.ndarray, systems: tuple[str, ...], *, rope: flo
     p_rope = np.full((k, k), np.nan)
     ropes = np.full((k, k), np.nan)
     dec = np.full((k, k), "", dtype=object)
+    # autorank gives every pair's test the same random_state: the same draws, drawn once here
+    alpha_d = np.ones(n + 1)
+    alpha_d[0] = prior
+    weights = np.random.RandomState(int(seed)).dirichlet(alpha_d, int(n_samples))
     for i in range(k):
         for j in range(i + 1, k):
             r = rope * _pooled(v[:, i], v[:, j], not all_normal) if rope_mode == "effsize" \
                 else float(rope)
             d = v[:, j] - v[:, i] if higher_is_better else v[:, i] - v[:, j]
-            (pl, pe, pr), _ = signed_rank_probabilities(d, r, prior, n_samples, seed)
+            pl, pe, pr = winner_shares(signed_rank_theta(d, weights, r), r > 0)
             p_better[i, j], p_better[j, i] = pl, pr
             p_rope[i, j] = p_rope[j, i] = pe
             ropes[i, j] = ropes[j, i] = r

@@ -31,6 +31,8 @@ class CDData:
     alpha: Any
     labels: dict[str, str]
     result: Any
+    #: per clique, ``"equivalent"`` or ``"undecided"`` (a Bayesian rank test's; empty: all alike)
+    clique_kinds: tuple[str, ...] = ()
 
     @property
     def k(self) -> int:
@@ -88,4 +90,5 @@ def checked(rank_test: Any, options: CDOptions) -> CDData:
         posthoc=str(getattr(rank_test, "posthoc", "") or ""),
         control=getattr(rank_test, "control", None), alpha=getattr(rank_test, "alpha", None),
         labels=labels, result=rank_test,
+        clique_kinds=tuple(str(k) for k in getattr(rank_test, "clique_kinds", ()) or ()),
     )

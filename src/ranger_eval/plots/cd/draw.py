@@ -16,6 +16,7 @@ from .layout import BAR_ROW, GAP, MARGIN, ROW, SMALL_SIZE, STUB, TICK, TICK_SIZE
 __all__ = ["draw"]
 
 CONTROL_BAND = "#8c1c13"  # Bonferroni–Dunn interval around the control
+UNDECIDED = "#a6a6a6"  # Bayesian rank test: a group with an inconclusive pair
 ELBOW = "#404040"
 _BAR_WIDTH = 3.2  # points
 
@@ -86,9 +87,11 @@ def _cd_bar(c: _Canvas, lay: CDLayout, cd: float, decimals: int) -> None:
 
 def _bars_and_labels(c: _Canvas, data: CDData, lay: CDLayout) -> None:
     """Clique bars (and the Bonferroni–Dunn band), then every system's elbow and label."""
-    for (lo, hi), row in zip(lay.spans, lay.bar_rows, strict=True):
+    kinds = data.clique_kinds or ("",) * len(lay.spans)
+    for (lo, hi), row, kind in zip(lay.spans, lay.bar_rows, kinds, strict=True):
         yy = lay.bars_top + row * BAR_ROW
-        c.seg([lo, hi], [yy, yy], lw=_BAR_WIDTH, gid="clique")
+        c.seg([lo, hi], [yy, yy], lw=_BAR_WIDTH, gid="clique",
+              color=UNDECIDED if kind == "undecided" else INK)
     if lay.band is not None:
         yy = lay.bars_top + (lay.n_bar_rows - 1) * BAR_ROW
         c.seg([lay.band[0], lay.band[1]], [yy, yy], lw=_BAR_WIDTH, color=CONTROL_BAND,
