@@ -13,7 +13,6 @@ pair), ``aso.tex``, ``aso.json`` (the full result), a heatmap of each matrix (``
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,11 +44,10 @@ class ASORun:
 
 
 def figure_stem(prefix: str, groups: Sequence[tuple[str, ...]], i: int) -> str:
-    """``prefix`` for one group, else ``prefix-DATASET-METRIC`` (file-name safe)."""
-    if len(groups) == 1:
-        return prefix
-    text = "-".join(groups[i])
-    return f"{prefix}-" + (re.sub(r"[^A-Za-z0-9._]+", "_", text).strip("_") or str(i))
+    """``prefix`` for one group, else ``prefix-SUFFIX`` (:func:`figure_suffix`)."""
+    from ..report.verdicts import figure_suffix
+
+    return prefix if len(groups) == 1 else f"{prefix}-{figure_suffix(groups[i], i)}"
 
 
 def split(option: str | None) -> list[str] | None:

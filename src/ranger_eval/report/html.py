@@ -1069,6 +1069,9 @@ def _result_json(a: _Analysis, name: str) -> dict[str, Any]:
     if not _get(result, "groups", path, list, "result."):
         raise ReportError(f"{path}: result.groups is empty")
     a.data[name.removesuffix(".json")] = result
+    from .verdicts import figure_names
+
+    a.data["slugs"] = figure_names(result, a.kind)  # figure headings (not in the JSON)
     return result
 
 

@@ -9,7 +9,8 @@ The sentences (:func:`aso_group_lines`, :func:`bayes_group_lines`) are shared wi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -17,13 +18,36 @@ import pandas as pd
 from .html import _jsonable
 from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["aso_caption", "aso_csv", "aso_group_lines", "aso_json", "aso_latex", "aso_markdown",
+__all__ = ["figure_names", "figure_suffix", "aso_caption", "aso_csv", "aso_group_lines", "aso_json", "aso_latex", "aso_markdown",
            "bayes_caption", "bayes_csv", "bayes_group_lines", "bayes_json", "bayes_latex",
            "bayes_markdown"]
 
 
 def _pct(level: float) -> str:
     return f"{level * 100:.4g} %"
+
+
+def figure_suffix(parts: Sequence[str], i: int) -> str:
+    """The file-name-safe suffix of a figure of one group (``adult_score_logreg_svm``), which the
+    HTML report maps back to its name (``figure_names``); ``i`` when nothing is left."""
+    return re.sub(r"[^A-Za-z0-9._]+", "_", "-".join(parts)).strip("_") or str(i)
+
+
+def figure_names(result: Mapping[str, Any], kind: str) -> dict[str, str]:
+    """Figure suffix → readable name (``adult · score: logreg vs svm``) of the figures of an
+    ``aso`` or ``bayes`` result's JSON, for the HTML report's headings."""
+    out = {}
+    keys: list[tuple[str, ...]]
+    if kind == "aso":
+        keys = [(str(g["dataset"]), str(g["metric"])) for g in result["groups"]]
+        names = [f"{k[0]} · {k[1]}" for k in keys]
+    else:
+        keys = [(str(g["dataset"]), str(g["metric"]), str(p["a"]), str(p["b"]))
+                for g in result["groups"] for p in g["pairs"]]
+        names = [f"{k[0]} · {k[1]}: {k[2]} vs {k[3]}" for k in keys]
+    for i, (key, name) in enumerate(zip(keys, names, strict=True)):
+        out[figure_suffix(key, i)] = name
+    return out
 
 
 def _result_json(result: Any) -> str:
