@@ -256,3 +256,39 @@ def test_signed_rank_with_one_item_per_cluster_is_wilcoxons_normal_approximation
     r = cl.clustered_signed_rank(d, clusters=np.arange(d.size))
     ref = sps.wilcoxon(d, method="approx", correction=False, zero_method="wilcox")
     assert r.pvalue == pytest.approx(float(ref.pvalue), rel=1e-9, abs=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=4, max_size=40),
+       st.integers(2, 8), st.randoms(use_true_random=False))
+def test_clustered_mcnemar_statistics_relations(pairs: list[tuple[int, int]], k: int,
+                                                rnd) -> None:
+    """The three clustered McNemar statistics (Yang, Sun & Hardin 2010): each is unchanged by
+    relabelling and reordering clusters and by swapping the systems; with equal cluster sizes
+    Yang's variance (the mean of the null and the centred sums of squares, the centred one then
+    the smaller) is at most Obuchowski's, so its X² is at least Obuchowski's, and Durkalski's X²
+    is Obuchowski's times C/(C − 1)."""
+    x = [a for a, _ in pairs]
+    y = [b for _, b in pairs]
+    clusters = [i % k for i in range(len(pairs))]
+    if len(set(clusters)) < 2:
+        return
+    stat = {m: cl.clustered_mcnemar(x, y, clusters=clusters, method=m).statistic
+            for m in cl.MCNEMAR_METHODS}
+    order = list(range(len(pairs)))
+    rnd.shuffle(order)
+    labels = [f"c{i}" for i in range(k)]
+    rnd.shuffle(labels)
+    relabel = dict(enumerate(labels))
+    for m in cl.MCNEMAR_METHODS:
+        moved = cl.clustered_mcnemar([x[i] for i in order], [y[i] for i in order],
+                                     clusters=[relabel[clusters[i]] for i in order], method=m)
+        swapped = cl.clustered_mcnemar(y, x, clusters=clusters, method=m)
+        assert moved.statistic == pytest.approx(stat[m], rel=1e-12, abs=1e-12)
+        assert swapped.statistic == pytest.approx(stat[m], rel=1e-12, abs=1e-12)
+    sizes = np.bincount(clusters)
+    c = sizes.size
+    if np.all(sizes == sizes[0]):
+        assert stat["yang"] >= stat["obuchowski"] * (1 - 1e-12)
+        assert stat["durkalski"] == pytest.approx(stat["obuchowski"] * c / (c - 1), rel=1e-12,
+                                                  abs=1e-12)
