@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..aggregate.bayesrank import BayesianRankTest
 from ..aggregate.ranking import Ranking
 from ..aggregate.ranktests import RankTest
 from ..aggregate.winrate import WinRate
@@ -27,7 +26,7 @@ from .tables import (
 )
 
 __all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex",
-           "win_rate_markdown", "win_rate_latex", "bayes_rank_markdown", "bayes_rank_latex"]
+           "win_rate_markdown", "win_rate_latex"]
 
 
 def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
@@ -65,12 +64,32 @@ def _rank_test_rows(res: RankTest, naive: pd.Series | None = None) -> pd.DataFra
 def _rank_test_caption(res: RankTest) -> str:
     cd = (f"; CD = {res.critical_difference:.3f} ({res.posthoc}, α = {res.alpha:g})"
           if res.critical_difference is not None else f"; post-hoc {res.posthoc}")
+    if getattr(res, "test", "friedman") == "skillings-mack":
+        return skillings_mack_sentence(res) + cd + (
+            ". Groups: systems sharing a number are not significantly different.")
     return (f"Average ranks of {res.n_systems} systems over {res.n_datasets} datasets (1 = best). "
             f"Friedman χ²_F {'(tie-corrected)' if res.tie_correction else '(Demšar, no tie correction)'}"
             f" = {res.statistic:.3f}, {format_pvalue(res.pvalue, 3, prefix='p = ')}; "
             f"Iman–Davenport F_F = {res.iman_davenport:.3f}, "
             f"{format_pvalue(res.iman_davenport_pvalue, 3, prefix='p = ')}{cd}. "
             "Groups: systems sharing a number are not significantly different.")
+
+
+def skillings_mack_sentence(res: RankTest) -> str:
+    """The rank test with missing cells in words: "Skillings–Mack test, 3 of 60 cells missing
+    (…): T = …, p = …", with the dropped datasets and how average ranks and pairs are read."""
+    dropped = res.dropped_datasets
+    drop = (f"; {len(dropped)} dataset{'s' if len(dropped) != 1 else ''} with fewer than two "
+            f"results dropped ({', '.join(dropped[:3])}{', …' if len(dropped) > 3 else ''})"
+            if dropped else "")
+    tie = "tie-corrected" if res.tie_correction else "untied, as R Ski.Mack"
+    pairs = ("pairs by Wilcoxon tests on the datasets both systems share"
+             if res.posthoc == "wilcoxon" else "pairs by the Skillings–Mack contrasts")
+    return (f"Skillings–Mack test, {res.n_missing} of {res.n_cells} cells missing{drop}: "
+            f"T = {res.statistic:.3f} ({tie}, χ² with {res.statistic_df:g} df), "
+            f"{format_pvalue(res.pvalue, 3, prefix='p = ')}. Average ranks of {res.n_systems} "
+            f"systems over the {res.n_datasets} datasets where each has a result (ranks rescaled "
+            f"to 1..k; 1 = best); {pairs}, no single critical difference")
 
 
 def rank_test_markdown(res: RankTest, naive: pd.Series | None = None) -> str:
@@ -94,73 +113,6 @@ def rank_test_latex(res: RankTest, naive: pd.Series | None = None, *,
 
 
 def rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
-    return plain_csv(res.to_frame(), path)
-
-
-# --------------------------------------------------------------------------- BayesianRankTest
-def _bayes_rank_rows(res: BayesianRankTest, naive: pd.Series | None = None) -> pd.DataFrame:
-    f = res.to_frame()
-    spread = "sd" if res.central_kind == "mean" else "mad"
-    groups = {s: ",".join(str(i + 1) for i, c in enumerate(res.cliques) if s in c)
-              for s in f["system"]}
-    first = res.systems[0]
-    out = pd.DataFrame({
-        "rank": f["rank"], "system": f["system"],
-        res.central_kind: [f"{v:.4f}" for v in f[res.central_kind]],
-        spread.upper(): [f"{v:.4f}" for v in f[spread]],
-        "average rank": [f"{v:.3f}" for v in f["average_rank"]],
-        f"vs {first}": ["–" if s == first else res.decisions.loc[first, s]
-                        for s in f["system"]],
-        "groups": [groups[s] or "–" for s in f["system"]],
-    })
-    if naive is not None:
-        out["naive mean"] = [f"{v:.4f}" for v in naive.reindex(list(f["system"])).astype(float)]
-    return out
-
-
-def _bayes_rank_caption(res: BayesianRankTest) -> str:
-    kinds = {"equivalent": "practically equivalent", "undecided": "no decided difference"}
-    groups = "; ".join(f"group {i + 1}: {kinds[k]}" for i, k in enumerate(res.clique_kinds))
-    return (f"Bayesian signed-rank test of every pair of {res.n_systems} systems over "
-            f"{res.n_datasets} datasets (Benavoli et al. 2017; autorank's decisions), "
-            f"{res.describe_rope()}, Dirichlet prior {res.prior:g}, {res.n_samples:,} posterior "
-            f"draws (seed {res.seed}). A pair is decided when a posterior probability reaches "
-            f"{res.level:g}: better, practically equivalent, or worse; otherwise inconclusive. "
-            f"Systems ordered by their {res.central_kind} ("
-            + ("all" if res.all_normal else "not all")
-            + f" normal by Shapiro–Wilk at α/k = {res.alpha / res.n_systems:.3g}). "
-            "Groups join systems, in average-rank order, with no decided difference"
-            + (f" ({groups})." if groups else "; there are none."))
-
-
-def bayes_rank_markdown(res: BayesianRankTest, naive: pd.Series | None = None) -> str:
-    """Markdown: one row per system (central tendency, spread, average rank, the decision of
-    the first system against it, groups), what was done, every pair's verdict in words, the
-    signature."""
-    rows = _bayes_rank_rows(res, naive)
-    lines = _md_table(rows, ["---:", "---", "---:", "---:", "---:", "---", "---"]
-                      + ["---:"] * (rows.shape[1] - 7))
-    caption = _bayes_rank_caption(res)
-    if naive is not None:
-        caption += " Naive: the mean value over datasets, as a leaderboard would average it."
-    lines += ["", caption, "", "Verdicts:", ""]
-    lines += [f"- {_md_escape(v)}" for v in res.verdicts()]
-    lines += ["", f"`{res.signature}`", ""]
-    return "\n".join(lines)
-
-
-def bayes_rank_latex(res: BayesianRankTest, naive: pd.Series | None = None, *,
-                     label: str = "tab:ranger-ranktest") -> str:
-    """Booktabs table of the systems' rows; the caption says the method and the first system's
-    verdict against every other; ``label``; signature."""
-    rows = _bayes_rank_rows(res, naive)
-    first = res.systems[0]
-    said = " ".join(f"{res.verdict(first, s)}." for s in res.systems[1:])
-    return _latex_table(rows, "rlrrrll" + "r" * (rows.shape[1] - 7),
-                        f"{_bayes_rank_caption(res)} {said}", str(res.signature), label)
-
-
-def bayes_rank_csv(res: BayesianRankTest, path: str | Path | None = None) -> str:
     return plain_csv(res.to_frame(), path)
 
 
@@ -275,9 +227,6 @@ def win_rate_csv(w: WinRate, path: str | Path | None = None) -> str:
 to_markdown.register(WinRate)(win_rate_markdown)
 to_latex.register(WinRate)(win_rate_latex)
 to_csv.register(WinRate)(win_rate_csv)
-to_markdown.register(BayesianRankTest)(bayes_rank_markdown)
-to_latex.register(BayesianRankTest)(bayes_rank_latex)
-to_csv.register(BayesianRankTest)(bayes_rank_csv)
 to_markdown.register(RankTest)(rank_test_markdown)
 to_latex.register(RankTest)(rank_test_latex)
 to_csv.register(RankTest)(rank_test_csv)

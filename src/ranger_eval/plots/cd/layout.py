@@ -25,6 +25,7 @@ _POSTHOC_NAMES = {
     "bonferroni-dunn": "Bonferroni–Dunn test",
     "holm": "Holm-adjusted z-tests",
     "wilcoxon": "Holm-adjusted Wilcoxon signed-rank tests",
+    "conover": "Conover's all-pairs test",
 }
 
 # layout (inches)
@@ -143,15 +144,7 @@ def _footer(data: CDData, options: CDOptions, avail_w: float) -> list[tuple[str,
     alpha_txt = f", α{nb}={nb}{alpha:g}" if isinstance(alpha, Real) else ""
     n_data = getattr(rank_test, "n_datasets", None)
     ctrl = labels.get(control, control) if control in set(data.names) else None
-    if posthoc == "bayesian":  # rank_test(approach="bayesian"): its decisions, not a test
-        level = getattr(rank_test, "level", None)
-        at = f"{nb}≥{nb}{level:g}" if isinstance(level, Real) else ""
-        rope = rank_test.describe_rope() if hasattr(rank_test, "describe_rope") else "a ROPE"
-        meaning = (f"Bayesian signed-rank test of every pair, {rope}. Black bars join "
-                   f"practically equivalent systems (P(rope){at} for every pair), grey bars "
-                   f"systems with no decided difference (some pair inconclusive); systems "
-                   f"not joined differ (P{at}).")
-    elif posthoc == "bonferroni-dunn" and ctrl is not None:
+    if posthoc == "bonferroni-dunn" and ctrl is not None:
         meaning = (f"Bars join systems whose average ranks differ by less than the CD "
                    f"({what}{alpha_txt}); systems outside the red interval {ctrl}{nb}±{nb}CD "
                    f"differ significantly from the control {ctrl}.")
@@ -163,10 +156,19 @@ def _footer(data: CDData, options: CDOptions, avail_w: float) -> list[tuple[str,
     parts = meaning.split(" ")
     stat, p = getattr(rank_test, "statistic", None), getattr(rank_test, "pvalue", None)
     line2 = f"Average ranks over N = {n_data} datasets" if n_data is not None else ""
+    holes = getattr(rank_test, "test", None) == "skillings-mack"  # missing cells
+    if holes:
+        line2 = (f"Average ranks (rescaled to 1..k) over N{nb}={nb}{n_data} datasets, "
+                 f"{getattr(rank_test, 'n_missing', '?')} of {getattr(rank_test, 'n_cells', '?')}"
+                 " cells missing; " + ("pairs on the datasets both share" if posthoc == "wilcoxon"
+                                       else "pairs by Skillings–Mack contrasts")
+                 + ", no single CD")
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)):
         ties = getattr(rank_test, "tie_correction", None)
         ties_txt = "" if ties is None else (" tie-corrected" if ties else " untied")
-        line2 += (("; " if line2 else "") + f"Friedman χ²({k - 1}){ties_txt} = "
+        name = f"Skillings–Mack T({getattr(rank_test, 'statistic_df', k - 1):g})" if holes \
+            else f"Friedman χ²({k - 1})"
+        line2 += (("; " if line2 else "") + f"{name}{ties_txt} = "
                   f"{number(float(stat), 2)}, {_pvalue(float(p))}")
     for ln in _wrap(parts, " ", avail_w, FONT_SIZE - 0.5):
         foot.append((ln, FONT_SIZE - 0.5))
