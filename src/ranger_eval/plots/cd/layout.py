@@ -144,7 +144,15 @@ def _footer(data: CDData, options: CDOptions, avail_w: float) -> list[tuple[str,
     alpha_txt = f", α{nb}={nb}{alpha:g}" if isinstance(alpha, Real) else ""
     n_data = getattr(rank_test, "n_datasets", None)
     ctrl = labels.get(control, control) if control in set(data.names) else None
-    if posthoc == "bonferroni-dunn" and ctrl is not None:
+    if posthoc == "bayesian":  # rank_test(approach="bayesian"): its decisions, not a test
+        level = getattr(rank_test, "level", None)
+        at = f"{nb}≥{nb}{level:g}" if isinstance(level, Real) else ""
+        rope = rank_test.describe_rope() if hasattr(rank_test, "describe_rope") else "a ROPE"
+        meaning = (f"Bayesian signed-rank test of every pair, {rope}. Black bars join "
+                   f"practically equivalent systems (P(rope){at} for every pair), grey bars "
+                   f"systems with no decided difference (some pair inconclusive); systems "
+                   f"not joined differ (P{at}).")
+    elif posthoc == "bonferroni-dunn" and ctrl is not None:
         meaning = (f"Bars join systems whose average ranks differ by less than the CD "
                    f"({what}{alpha_txt}); systems outside the red interval {ctrl}{nb}±{nb}CD "
                    f"differ significantly from the control {ctrl}.")
