@@ -5,11 +5,14 @@ and the verdicts in words."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ranger_eval as rg
 from ranger_eval.aggregate import BayesianRankTest, RankTest, rank_test
@@ -260,3 +263,44 @@ def test_probabilities_are_never_rounded_to_a_false_zero_or_one():
     assert [format_probability(p) for p in (0.0, 0.004, 0.93, 0.995, 1.0)] == [
         "= 0.00", "< 0.01", "= 0.93", "> 0.99", "= 1.00"]
     assert format_probability(0.0004, 3) == "< 0.001" and format_probability(float("nan")) == "= n/a"
+
+
+@pytest.mark.hypothesis
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(5, 12), k=st.integers(2, 5),
+       rope=st.sampled_from([0.0, 0.05, 0.3]), mode=st.sampled_from(["effsize", "absolute"]),
+       ties=st.booleans())
+def test_decision_properties(seed, n, k, rope, mode, ties):
+    """Each pair's three probabilities sum to 1 and its two decisions mirror each other; a
+    decision reaches the level; no bar joins two decided systems; an equivalent bar holds only
+    practically equivalent pairs; the direction (negated scores, lower is better) changes
+    nothing. (Reordering the datasets pairs the same Dirichlet draws with other differences:
+    the same posterior, other Monte-Carlo estimates.)"""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, k)) * 0.1 + np.linspace(0, 0.1, k)
+    if ties:
+        x = np.round(x, 1)
+    t = pd.DataFrame(x, columns=[f"s{j}" for j in range(k)])
+    kw = {"approach": "bayesian", "rope": rope, "rope_mode": mode, "n_samples": 500}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # identical systems without a ROPE
+        res = rank_test(t, **kw)
+        flipped = rank_test(-t, higher_is_better=False, **kw)
+    mirror = {"better": "worse", "worse": "better", "equivalent": "equivalent",
+              "inconclusive": "inconclusive"}
+    for r in res.pairwise.itertuples(index=False):
+        assert r.p_a_better + r.p_rope + r.p_b_better == pytest.approx(1.0, abs=1e-12)
+        assert res.decisions.loc[r.b, r.a] == mirror[r.decision]
+        p = {"better": r.p_a_better, "worse": r.p_b_better, "equivalent": r.p_rope}
+        if r.decision in p:
+            assert p[r.decision] >= res.level
+    decided = res.decisions.isin(["better", "worse"])
+    for clique, kind in zip(res.cliques, res.clique_kinds, strict=True):
+        members = list(clique)
+        assert not decided.loc[members, members].to_numpy().any()
+        if kind == "equivalent":
+            sub = res.decisions.loc[members, members].to_numpy()
+            assert all(sub[i, j] == "equivalent" for i in range(len(members))
+                       for j in range(len(members)) if i != j)
+    assert flipped.systems == res.systems
+    pd.testing.assert_frame_equal(flipped.decisions, res.decisions)
