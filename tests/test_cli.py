@@ -47,15 +47,20 @@ def test_demo_writes_all_outputs(demo_cli):
     # the Bradley–Terry leaderboard of the rank's metric, signed by its own signature
     bsig = ranked["bradley_terry"]["signature"]
     assert "kind:arena" in bsig and "battles:scores(items)" in bsig
+    # HELM's mean win rates beside the rank test, signed by their own signature
+    wsig = ranked["win_rate"]["signature"]
+    assert "kind:win_rate" in wsig and "resample:datasets+items" in wsig
+    assert wsig in (out / "ranking" / "winrate.md").read_text()
     check_folder(out / "ranking",
                  {"ranking.csv": ["rank", "system", "aggregate_mean", "groups", "naive_mean",
                                   "naive_rank", "topsis"],
                   "ranktest.csv": ["system", "rank", "average_rank"],
                   "bradley_terry.csv": ["model", "rating", "ci_low", "ci_high", "se",
-                                        "rank_low", "rank_high", "n_battles"]},
+                                        "rank_low", "rank_high", "n_battles"],
+                  "winrate.csv": ["system", "win_rate", "ci_low", "ci_high", "n_datasets"]},
                  {"ranking.csv": rsig, "graph.svg": rsig, "graph.png": rsig,
                   "ranktest.csv": tsig, "cd.svg": tsig, "bradley_terry.csv": bsig,
-                  "bradley_terry_ratings.svg": bsig})
+                  "bradley_terry_ratings.svg": bsig, "winrate.csv": wsig})
     assert "kind:rank" in rsig and rsig in (out / "ranking" / "graph.svg").read_text()
 
 

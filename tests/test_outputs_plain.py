@@ -113,10 +113,15 @@ def test_meta_and_rank_of_a_table_are_plain(tmp_path):
                   {"summary.json": str(meta.result.result.signature)})
     rank = run_rank(table, tmp_path / "rank", figures="none", n_resamples=100)
     assert rank.ranking is not None
+    assert rank.win_rates is not None
     check_folder(tmp_path / "rank",
                   {"ranking.csv": list(rank.ranking.to_frame().columns),
-                   "ranktest.csv": list(rank.rank_test.to_frame().columns)},
-                  {"ranktest.csv": str(rank.rank_test.signature)})
+                   "ranktest.csv": list(rank.rank_test.to_frame().columns),
+                   "winrate.csv": list(rank.win_rates.to_frame().columns),
+                   "bradley_terry.csv": ["model", "rating", "ci_low", "ci_high", "se",
+                                         "rank_low", "rank_high", "n_battles"]},
+                  {"ranktest.csv": str(rank.rank_test.signature),
+                   "winrate.csv": str(rank.win_rates.signature)})
     # a table that rank wrote is read back by rank (dataset-level: wide means)
     wide = pd.read_csv(tmp_path / "rank" / "ranking.csv")
     assert list(wide["system"]) == list(rank.ranking.order)

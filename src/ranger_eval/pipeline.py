@@ -1110,7 +1110,8 @@ RANK_OUTPUTS: tuple[str, ...] = (
     "ranking.md", "ranking.csv", "ranking.json", "ranking.tex", "cd.pdf", "cd.svg", "cd.png",
     "ranktest.md", "ranktest.csv", "ranktest.tex", "graph.pdf", "graph.svg", "graph.png",
     "bradley_terry.md", "bradley_terry.csv", "bradley_terry.tex", "bradley_terry_ratings.pdf",
-    "bradley_terry_ratings.svg", "bradley_terry_ratings.png", "manifest.json",
+    "bradley_terry_ratings.svg", "bradley_terry_ratings.png", "winrate.md", "winrate.csv",
+    "winrate.tex", "manifest.json",
 )
 
 @dataclass(frozen=True)
@@ -1127,6 +1128,9 @@ class RankRun:
     #: metric (``RankSettings.bradley_terry``); None when switched off or impossible (why:
     #: a warning)
     bradley_terry: Any | None = None
+    #: HELM's mean win rates (:class:`~ranger_eval.aggregate.WinRate`, winrate.md) of the
+    #: rank's metric
+    win_rates: Any | None = None
 
 
 def _is_tidy(frame: pd.DataFrame) -> bool:
@@ -1224,10 +1228,13 @@ def cd_figure(rank_test: Any, labels: dict[str, str] | None = None) -> Any:
 def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                        labels: dict[str, str] | None = None,
                        naive: pd.Series | None = None,
-                       bradley_terry: Any | None = None) -> list[Path]:
+                       bradley_terry: Any | None = None,
+                       win_rates: Any | None = None) -> list[Path]:
     """ranking.{md,csv,json,tex}, ranktest.{md,csv,tex}, the CD diagram and the graph; with
     ``bradley_terry`` (a :class:`~ranger_eval.verdicts.Ratings`, or the text of why there is
-    none) bradley_terry.{md,csv,tex} and its ratings figure, and its result in ranking.json."""
+    none) bradley_terry.{md,csv,tex} and its ratings figure, and its result in ranking.json;
+    with ``win_rates`` (a :class:`~ranger_eval.aggregate.WinRate`) winrate.{md,csv,tex} and
+    its result in ranking.json (``win_rate``)."""
     from . import report
 
     start = len(out.written)
@@ -1241,6 +1248,7 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                "naive_means": None if naive is None else {str(k): float(v)
                                                           for k, v in naive.items()},
                **_bradley_terry_payload(bradley_terry),
+               **({"win_rate": win_rates.to_dict()} if win_rates is not None else {}),
                "signature": str(main.signature)}
     out.text("ranking.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
     if ranking is not None:
@@ -1253,6 +1261,11 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                signature=rank_test.signature)
     if bradley_terry is not None and not isinstance(bradley_terry, str):
         _write_bradley_terry(bradley_terry, out)
+    if win_rates is not None:
+        sig = win_rates.signature
+        out.text("winrate.md", report.to_markdown(win_rates), sig)
+        out.text("winrate.csv", report.to_csv(win_rates), sig)
+        out.text("winrate.tex", report.to_latex(win_rates), sig)
     out.flush()
     return out.written[start:]
 
@@ -1325,7 +1338,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     of the aggregate metric. A dataset-level table (wide, or tidy without ``item``): the rank
     test only.
     """
-    from .aggregate import aggregate_metrics, rank_systems, rank_test
+    from .aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
 
     caught: list[str] = []
     with collecting_warnings(caught):
@@ -1348,25 +1361,18 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                     f"{input}: rank needs at least two datasets (got {list(scores.datasets)}); "
                     "use `ranger-eval compare` for one dataset"
                 )
+            ranked = rank_systems(
+                scores, comparisons=settings.comparisons, level=settings.level,
+                correction=settings.correction, weights=settings.weights,
+                higher_is_better=hib, dataset_weights=settings.dataset_weights,
+                test=settings.test, n_resamples=settings.n_resamples, seed=settings.seed,
+            )
+            assert not isinstance(ranked, dict)  # no `by`: one ranking
+            ranking = ranked
             agg = aggregate_metrics(scores, weights=settings.weights, higher_is_better=hib) \
                 if len(scores.metrics) > 1 else scores
             means = agg.table.groupby(["dataset", "system"], sort=False)["value"].mean()
             table = means.unstack("system")
-            n_holes = int(table.isna().to_numpy().sum())
-            if n_holes:  # systems without scores on some datasets (issue 21 §4)
-                warnings.warn(
-                    f"rank: {n_holes} dataset × system cell(s) have no scores; the post-op "
-                    "ranking (IBM §6) needs every system on every dataset and is left out: the "
-                    "rank test (Skillings–Mack) ranks the per-dataset means", stacklevel=2)
-            else:
-                ranked = rank_systems(
-                    scores, comparisons=settings.comparisons, level=settings.level,
-                    correction=settings.correction, weights=settings.weights,
-                    higher_is_better=hib, dataset_weights=settings.dataset_weights,
-                    test=settings.test, n_resamples=settings.n_resamples, seed=settings.seed,
-                )
-                assert not isinstance(ranked, dict)  # no `by`: one ranking
-                ranking = ranked
             direction = True if len(scores.metrics) > 1 else _direction(scores.metrics[0], hib)
         else:
             assert table is not None
@@ -1382,19 +1388,23 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
             direction = hib if isinstance(hib, bool) else True
         rt = rank_test(table, higher_is_better=direction, level=settings.level,
                        posthoc=settings.posthoc, control=settings.control,
-                       tie_correction=settings.tie_correction, approach=settings.approach,
-                       rope=settings.rope, rope_mode=settings.rope_mode, prior=settings.prior,
-                       n_samples=settings.n_samples, seed=settings.seed)
+                       tie_correction=settings.tie_correction)
         # Bradley–Terry on the rank's metric: its per-item scores (the aggregate with several
         # metrics), else the dataset-level table
         bt = rank_bradley_terry(agg if scores is not None else table, direction, settings) \
             if settings.bradley_terry else None
+        # HELM's mean win rates on the same data: over the per-item scores with the
+        # datasets+items bootstrap, else over the table's datasets (a fresh seed, recorded in
+        # the signature, when settings.seed is None)
+        wr = win_rate(agg if scores is not None else table, higher_is_better=direction,
+                      level=settings.level, seed=settings.seed if settings.seed is not None
+                      else int(np.random.default_rng().integers(2 ** 32)))
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, None, naive,  # systems already carry display names
-                       bradley_terry=bt)
+                       bradley_terry=bt, win_rates=wr)
     caught += finish_outputs(folder, str((ranking or rt).signature), command, html)
     return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught),
-                   None if isinstance(bt, str) else bt)
+                   None if isinstance(bt, str) else bt, wr)
 
 
 def _direction(metric: str, hib: Any) -> bool:

@@ -312,10 +312,47 @@ def test_report_states_the_result_in_words() -> None:
     res = rg.win_rate(t, n_bootstrap=200)
     md = rg.report.to_markdown(res)
     lo, hi = res.ci_low["B"], res.ci_high["B"]
-    assert f"B has the highest mean win rate, 0.688 (95 % interval {lo:.3f}–{hi:.3f})" in md
+    assert (f"B beats 69 % of the other systems on average over 4 datasets (95 % interval "
+            f"{lo * 100:.0f}–{hi * 100:.0f} %): the highest mean win rate, 0.688.") in md
     assert "2 (dataset, system) cell(s) missing" in md and str(res.signature) in md
     assert "| B | 0.688 |" in md
     assert rg.report.to_csv(res).splitlines()[0] == "system,win_rate,ci_low,ci_high,n_datasets"
-    assert "\\caption{B has the highest" in rg.report.to_latex(res)
+    assert "\\caption{B beats 69" in rg.report.to_latex(res)
     tie = rg.win_rate(pd.DataFrame({"A": [1.0, 0.0], "B": [0.0, 1.0]}), n_bootstrap=0)
-    assert "A and B share the highest mean win rate, 0.500." in rg.report.to_markdown(tie)
+    assert ("A and B each beat 50 % of the other systems on average over 2 datasets: the "
+            "highest mean win rate, 0.500.") in rg.report.to_markdown(tie)
+
+
+def test_percent_digits_keep_the_bounds_apart() -> None:
+    from ranger_eval.report.ranking import percent_digits, win_rate_sentence
+
+    assert percent_digits(0.83, 0.71, 0.92) == 0
+    assert percent_digits(0.7136, 0.6834, 0.6852) == 1
+    assert percent_digits(0.6843, 0.6834, 0.6852) == 2
+    assert percent_digits(0.5, 0.49, 0.52) == 1
+    assert percent_digits(0.50001, 0.50002, 0.50004) == 3
+    assert win_rate_sentence("A", 0.7136, 0.6834, 0.6852, 0.9, 1000) == (
+        "A beats 71.4 % of the other systems on average over 1000 datasets "
+        "(90 % interval 68.3–68.5 %)")
+
+
+def test_item_bootstrap_beside_the_estimate_is_named() -> None:
+    """Two items per dataset, B ahead on one of them by more than A on the other: every dataset
+    is B's, but a resample of its items is B's in only 3 of 4 draws; with 400 datasets the
+    interval of B's win rate (1.0) lies below it, and the warning, the result and the report
+    say so."""
+    rows = [(f"d{d}", s, f"q{i}", v) for d in range(400)
+            for s, vals in (("A", (0.5, 0.2)), ("B", (0.9, 0.1))) for i, v in enumerate(vals)]
+    df = pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
+    with pytest.warns(UserWarning, match="lies outside its bootstrap interval"):
+        res = rg.win_rate(df, n_bootstrap=200, seed=1)
+    assert res.win_rate["B"] == 1.0 and res.ci_high["B"] < 0.8
+    assert res.outside == ("B", "A")
+    assert "The win rate of B, A lies outside its interval" in rg.report.to_markdown(res)
+    d = res.to_dict()
+    assert [s["system"] for s in d["systems"]] == ["B", "A"] and d["outside"] == ["B", "A"]
+    assert d["resample"] == "datasets+items" and d["signature"] == str(res.signature)
+    json.dumps(d, allow_nan=False)
+    plain = rg.win_rate(df.groupby(["dataset", "system"])["value"].mean().unstack(),
+                        n_bootstrap=200, seed=1)
+    assert plain.outside == () and plain.ci_low["B"] == 1.0

@@ -67,7 +67,7 @@ _CORRECTIONS = {
     "fdr_tsbky": "two-stage Benjamini–Krieger–Yekutieli (FDR)",
 }
 _POSTHOC = {"nemenyi": "Nemenyi", "bonferroni-dunn": "Bonferroni–Dunn", "holm": "Holm",
-            "wilcoxon": "Wilcoxon", "conover": "Conover"}
+            "wilcoxon": "Wilcoxon"}
 _KIND_TITLES = {"meta": "Meta-analysis", "compare": "Pairwise comparison", "rank": "Ranking",
                 "aso": "Almost Stochastic Order", "bayes": "Bayesian comparison",
                 "arena": "Arena leaderboard"}
@@ -790,10 +790,7 @@ def _rank(a: _Analysis) -> None:
     best = min(avg.values())
     top = [s for s, v in avg.items() if v == best]
     order = sorted(avg, key=lambda s: avg[s])
-    bayes = rt.get("approach") == "bayesian"  # rank_test(approach="bayesian"): its verdicts
-    if bayes:
-        _bayes_rank_sentences(a, rt)
-    elif len(avg) == 2 and rt.get("wilcoxon"):
+    if len(avg) == 2 and rt.get("wilcoxon"):
         wx, sg = rt["wilcoxon"], rt.get("sign_test") or {}
         x, y = order
         text = (f"{x} ranks ahead of {y} on average over {_plural(n_data, 'dataset')} "
@@ -837,9 +834,6 @@ def _rank(a: _Analysis) -> None:
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)) and len(avg) > 2:
         text = (f"Friedman test over {_plural(n_data, 'dataset')} and {len(avg)} systems: "
                 f"χ²_F{_ties(rt)} = {float(stat):.2f}, {_p(float(p))}")
-        if rt.get("test") == "skillings-mack":  # missing cells (issue 21 §4)
-            text = (f"{_skillings_mack(rt)} over {_plural(n_data, 'dataset')} and {len(avg)} "
-                    f"systems: T = {float(stat):.2f}, {_p(float(p))}")
         decide = float(p)
         f_, fp, df = rt.get("iman_davenport"), rt.get("iman_davenport_pvalue"), \
             rt.get("iman_davenport_df")
@@ -880,12 +874,9 @@ def _rank(a: _Analysis) -> None:
             a.tables.append(_table(f"t{a.index}-ranking-pairs", "Ranking: pairwise comparisons",
                                    caption, ["system A", "system B", "diff", "effect size",
                                              "p adj.", "significant", "test"], rows))
-    if bayes:
-        a.tables.extend(_bayes_rank_tables(a, rt, avg))
-    else:
-        a.tables.append(_rank_test_table(a, avg, order, cliques, rt, naive if ranking is None
-                                         else None, posthoc, cd))
-    if pairwise and not bayes:
+    a.tables.append(_rank_test_table(a, avg, order, cliques, rt, naive if ranking is None
+                                     else None, posthoc, cd))
+    if pairwise:
         rows = [[_text(r.get("a")), _text(r.get("b")), _num(r.get("statistic"), 3),
                  _pcell(r.get("pvalue")), _pcell(r.get("pvalue_adjusted")),
                  _Cell("<strong>yes</strong>" if r.get("significant") else "no")]
@@ -900,49 +891,61 @@ def _rank(a: _Analysis) -> None:
     elif isinstance(bradley_terry, dict):
         _bradley_terry_reading(a, bradley_terry, path, "ranking.json: bradley_terry.",
                                "Bradley–Terry leaderboard")
+    win = payload.get("win_rate")
+    if isinstance(win, dict):
+        _win_rate_reading(a, win, path)
 
 
-def _bayes_rank_sentences(a: _Analysis, rt: Mapping[str, Any]) -> None:
-    """The Bayesian rank test in words: what was done, then every pair's verdict (the
-    sentences the result wrote into ranking.json)."""
-    n_data = int(rt.get("n_datasets") or 0)
-    rope = float(rt.get("rope") or 0.0)
-    scale = {"sd": " × the pooled SD of each pair", "mad": " × the pooled MAD·1.4826 of each "
-             "pair"}.get(str(rt.get("rope_scale")), " in the metric's units")
+def _win_rate_reading(a: _Analysis, result: Mapping[str, Any], path: Path) -> None:
+    """HELM's mean win rates in words and as a table (``WinRate.to_dict`` as ranking.json's
+    ``win_rate``): the leader as "A beats 83 % of the other systems on average over 12 datasets
+    (95 % interval 71–92 %)", the bootstrap, the systems whose win rate lies outside its
+    interval; every number read, none computed."""
+    from .ranking import win_rate_sentence
+
+    where = "ranking.json: win_rate."
+    rows = _get(result, "systems", path, list, where)
+    if not rows or not all(isinstance(r, dict) for r in rows):
+        raise ReportError(f"{path}: {where}systems is empty or not a list of rows")
+    level = _float(result, "level", path, where)
+
+    def share(r: Mapping[str, Any], key: str) -> float:
+        v = r.get(key)
+        return float(v) if isinstance(v, (int, float)) else math.nan
+
+    best = share(rows[0], "win_rate")
+    tops = [str(r.get("system")) for r in rows if share(r, "win_rate") == best]
     a.sentences.append(
-        f"Bayesian signed-rank test of every pair over {_plural(n_data, 'dataset')} "
-        f"(autorank's decisions at probability {float(rt.get('level') or 0.95):g}; ROPE "
-        f"±{rope:g}{scale}; {int(rt.get('n_samples') or 0):,} posterior draws, seed "
-        f"{rt.get('seed')}):")
-    for pw in rt.get("pairwise") or []:
-        if isinstance(pw, dict) and pw.get("verdict"):
-            a.sentences.append(str(pw["verdict"]) + ".")
-
-
-def _bayes_rank_tables(a: _Analysis, rt: Mapping[str, Any],
-                       avg: Mapping[str, float]) -> list[str]:
-    """The systems (central tendency, spread, average rank) and the pairs (posterior
-    probabilities, ROPE, decision) of a Bayesian rank test."""
-    kind = str(rt.get("central_kind", "mean"))
-    central, spread = rt.get("central") or {}, rt.get("spread") or {}
-    rows = [[_num(i + 1, 0), _text(s), _num(central.get(s), 4), _num(spread.get(s), 4),
-             _num(avg.get(s), 3)] for i, s in enumerate(rt.get("systems") or [])]
-    systems = _table(f"t{a.index}-ranktest", "Bayesian rank test (autorank)",
-                     _e(f"Systems ordered by their {kind}; average ranks over "
-                        f"{int(rt.get('n_datasets') or 0)} datasets (1 = best)."),
-                     ["position", "system", kind, "SD" if kind == "mean" else "MAD",
-                      "average rank"], rows)
-    pairs = [[_text(r.get("a")), _text(r.get("b")), _num(r.get("rope"), 4),
-              _num(r.get("p_a_better"), 3), _num(r.get("p_rope"), 3),
-              _num(r.get("p_b_better"), 3), _text(r.get("decision"))]
-             for r in rt.get("pairwise") or [] if isinstance(r, dict)]
-    table = _table(f"t{a.index}-ranktest-pairs", "Bayesian rank test: every pair",
-                   _e("Posterior probabilities of the Bayesian signed-rank test: A better by "
-                      "more than the ROPE, practically equivalent, B better; the decision of A "
-                      "against B."),
-                   ["system A", "system B", "ROPE ±", "P(A better)", "P(rope)", "P(B better)",
-                    "decision"], pairs)
-    return [systems, table]
+        "By HELM's mean win rate (on each dataset the share of the other systems beaten, a tie "
+        "counting half), " + win_rate_sentence(_names(tops), best, share(rows[0], "ci_low"),
+                                             share(rows[0], "ci_high"), level,
+                                             int(rows[0].get("n_datasets") or 0),
+                                             share=len(tops) > 1) + ".")
+    n_boot = int(_float(result, "n_bootstrap", path, where))
+    if n_boot:
+        what = ("datasets and the items within them" if result.get("resample")
+                == "datasets+items" else "datasets")
+        a.sentences.append(f"Win-rate intervals: percentile bootstrap over {what} "
+                           f"({n_boot:,} resamples, seed {result.get('seed')}).")
+    outside = [str(s) for s in result.get("outside") or []]
+    if outside and result.get("resample") == "datasets+items":
+        a.sentences.append(
+            f"The win rate of {_names(outside)} lies outside its interval: resampling the "
+            "items moves each dataset's win toward a tie (few items per dataset), so the "
+            "interval is the win rate expected when the items are drawn again.")
+    table = []
+    for r in rows:
+        lo, hi = share(r, "ci_low"), share(r, "ci_high")
+        ci = f"{_fixed(lo, 3)}–{_fixed(hi, 3)}" if lo == lo and hi == hi else "–"
+        table.append([_text(r.get("system")), _num(r.get("win_rate"), 3),
+                      _Cell(_e(ci), r.get("ci_low"), True), _num(r.get("n_datasets"), 0)])
+    skipped = int(result.get("n_skipped") or 0)
+    caption = (f"Mean win rate (HELM), best first, with its {format_level(level)} percentile "
+               "bootstrap interval and the datasets where the system has a score"
+               + (f"; {skipped} dataset(s) with fewer than two scores skipped" if skipped
+                  else "") + ".")
+    a.tables.append(_table(f"t{a.index}-win-rate", "Mean win rates (HELM)", _e(caption),
+                           ["system", "win rate", "interval", "datasets"], table))
 
 
 def _ranking_sentences(a: _Analysis, ranking: Mapping[str, Any], path: Path) -> None:
@@ -1024,15 +1027,6 @@ def _ranking_table(a: _Analysis, path: Path, kind: str) -> str:
                   [names.get(c, c) for c in cols], rows)
 
 
-def _skillings_mack(rt: Mapping[str, Any]) -> str:
-    """"Skillings–Mack test (3 of 60 cells missing, …)" from the rank JSON (missing cells)."""
-    dropped = rt.get("dropped_datasets") or []
-    extra = (f"; {_plural(len(dropped), 'dataset')} with fewer than two results dropped"
-             if dropped else "")
-    return (f"Skillings–Mack test{_ties(rt)} ({rt.get('n_missing')} of {rt.get('n_cells')} "
-            f"cells missing{extra}; no single critical difference)")
-
-
 def _ties(rt: Mapping[str, Any]) -> str:
     """Which Friedman statistic the rank test reports (its JSON's ``tie_correction``)."""
     flag = rt.get("tie_correction")
@@ -1065,9 +1059,7 @@ def _rank_test_table(a: _Analysis, avg: Mapping[str, float], order: Sequence[str
     stat, p = rt.get("statistic"), rt.get("pvalue")
     caption = (f"Average ranks over {int(rt.get('n_datasets', 0))} datasets (1 = best)")
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)):
-        caption += (f"; {_skillings_mack(rt)}: T = {float(stat):.3f}, {_p(float(p))}"
-                    if rt.get("test") == "skillings-mack" else
-                    f"; Friedman χ²_F{_ties(rt)} = {float(stat):.3f}, {_p(float(p))}")
+        caption += f"; Friedman χ²_F{_ties(rt)} = {float(stat):.3f}, {_p(float(p))}"
     if isinstance(cd, (int, float)):
         caption += f"; CD = {float(cd):.3f} ({posthoc})"
     caption += ". Groups: systems sharing a number are not significantly different."
@@ -1083,9 +1075,6 @@ def _result_json(a: _Analysis, name: str) -> dict[str, Any]:
     if not _get(result, "groups", path, list, "result."):
         raise ReportError(f"{path}: result.groups is empty")
     a.data[name.removesuffix(".json")] = result
-    from .verdicts import figure_names
-
-    a.data["slugs"] = figure_names(result, a.kind)  # figure headings (not in the JSON)
     return result
 
 
@@ -1252,18 +1241,6 @@ class _Fig:
     path: Path
 
 
-_BAYES_CD = ("Decision diagram of the Bayesian rank test: average ranks (1 = best); black bars "
-             "join practically equivalent systems, grey bars systems with no decided "
-             "difference; systems not joined differ.")
-
-
-def _is_bayes(a: _Analysis) -> bool:
-    """Whether the rank folder's rank test is Bayesian (``rank --approach bayesian``)."""
-    payload = a.data.get("ranking")
-    rt = payload.get("rank_test") if isinstance(payload, dict) else None
-    return isinstance(rt, dict) and rt.get("approach") == "bayesian"
-
-
 def _figures(a: _Analysis) -> list[str]:
     """Inline figures: SVG when the stem has one, else PNG (or another image) as a data URI;
     PDFs are left out, and a figure identical to an earlier one (by SHA-256) is shown once."""
@@ -1302,7 +1279,6 @@ def _figures(a: _Analysis) -> list[str]:
             current = f.suffix
             out.append(f"<h3>{_e(slugs.get(f.suffix, f.suffix))}</h3>")
         caption = _RANK_GRAPH if (a.kind == "rank" and f.base == "graph") \
-            else _BAYES_CD if (a.kind == "rank" and f.base == "cd" and _is_bayes(a)) \
             else _CAPTIONS.get(f.base, f.stem)
         scope = f"fig{a.index}-{i}"
         if f.path.suffix.lower() == ".svg":

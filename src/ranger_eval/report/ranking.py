@@ -7,11 +7,11 @@ Registered with :func:`ranger_eval.report.to_markdown`, ``to_latex`` and ``to_cs
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
 
-from ..aggregate.bayesrank import BayesianRankTest
 from ..aggregate.ranking import Ranking
 from ..aggregate.ranktests import RankTest
 from ..aggregate.winrate import WinRate
@@ -27,7 +27,7 @@ from .tables import (
 )
 
 __all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex",
-           "win_rate_markdown", "win_rate_latex", "bayes_rank_markdown", "bayes_rank_latex"]
+           "win_rate_markdown", "win_rate_latex"]
 
 
 def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
@@ -65,32 +65,12 @@ def _rank_test_rows(res: RankTest, naive: pd.Series | None = None) -> pd.DataFra
 def _rank_test_caption(res: RankTest) -> str:
     cd = (f"; CD = {res.critical_difference:.3f} ({res.posthoc}, α = {res.alpha:g})"
           if res.critical_difference is not None else f"; post-hoc {res.posthoc}")
-    if getattr(res, "test", "friedman") == "skillings-mack":
-        return skillings_mack_sentence(res) + cd + (
-            ". Groups: systems sharing a number are not significantly different.")
     return (f"Average ranks of {res.n_systems} systems over {res.n_datasets} datasets (1 = best). "
             f"Friedman χ²_F {'(tie-corrected)' if res.tie_correction else '(Demšar, no tie correction)'}"
             f" = {res.statistic:.3f}, {format_pvalue(res.pvalue, 3, prefix='p = ')}; "
             f"Iman–Davenport F_F = {res.iman_davenport:.3f}, "
             f"{format_pvalue(res.iman_davenport_pvalue, 3, prefix='p = ')}{cd}. "
             "Groups: systems sharing a number are not significantly different.")
-
-
-def skillings_mack_sentence(res: RankTest) -> str:
-    """The rank test with missing cells in words: "Skillings–Mack test, 3 of 60 cells missing
-    (…): T = …, p = …", with the dropped datasets and how average ranks and pairs are read."""
-    dropped = res.dropped_datasets
-    drop = (f"; {len(dropped)} dataset{'s' if len(dropped) != 1 else ''} with fewer than two "
-            f"results dropped ({', '.join(dropped[:3])}{', …' if len(dropped) > 3 else ''})"
-            if dropped else "")
-    tie = "tie-corrected" if res.tie_correction else "untied, as R Ski.Mack"
-    pairs = ("pairs by Wilcoxon tests on the datasets both systems share"
-             if res.posthoc == "wilcoxon" else "pairs by the Skillings–Mack contrasts")
-    return (f"Skillings–Mack test, {res.n_missing} of {res.n_cells} cells missing{drop}: "
-            f"T = {res.statistic:.3f} ({tie}, χ² with {res.statistic_df:g} df), "
-            f"{format_pvalue(res.pvalue, 3, prefix='p = ')}. Average ranks of {res.n_systems} "
-            f"systems over the {res.n_datasets} datasets where each has a result (ranks rescaled "
-            f"to 1..k; 1 = best); {pairs}, no single critical difference")
 
 
 def rank_test_markdown(res: RankTest, naive: pd.Series | None = None) -> str:
@@ -114,73 +94,6 @@ def rank_test_latex(res: RankTest, naive: pd.Series | None = None, *,
 
 
 def rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
-    return plain_csv(res.to_frame(), path)
-
-
-# --------------------------------------------------------------------------- BayesianRankTest
-def _bayes_rank_rows(res: BayesianRankTest, naive: pd.Series | None = None) -> pd.DataFrame:
-    f = res.to_frame()
-    spread = "sd" if res.central_kind == "mean" else "mad"
-    groups = {s: ",".join(str(i + 1) for i, c in enumerate(res.cliques) if s in c)
-              for s in f["system"]}
-    first = res.systems[0]
-    out = pd.DataFrame({
-        "rank": f["rank"], "system": f["system"],
-        res.central_kind: [f"{v:.4f}" for v in f[res.central_kind]],
-        spread.upper(): [f"{v:.4f}" for v in f[spread]],
-        "average rank": [f"{v:.3f}" for v in f["average_rank"]],
-        f"vs {first}": ["–" if s == first else res.decisions.loc[first, s]
-                        for s in f["system"]],
-        "groups": [groups[s] or "–" for s in f["system"]],
-    })
-    if naive is not None:
-        out["naive mean"] = [f"{v:.4f}" for v in naive.reindex(list(f["system"])).astype(float)]
-    return out
-
-
-def _bayes_rank_caption(res: BayesianRankTest) -> str:
-    kinds = {"equivalent": "practically equivalent", "undecided": "no decided difference"}
-    groups = "; ".join(f"group {i + 1}: {kinds[k]}" for i, k in enumerate(res.clique_kinds))
-    return (f"Bayesian signed-rank test of every pair of {res.n_systems} systems over "
-            f"{res.n_datasets} datasets (Benavoli et al. 2017; autorank's decisions), "
-            f"{res.describe_rope()}, Dirichlet prior {res.prior:g}, {res.n_samples:,} posterior "
-            f"draws (seed {res.seed}). A pair is decided when a posterior probability reaches "
-            f"{res.level:g}: better, practically equivalent, or worse; otherwise inconclusive. "
-            f"Systems ordered by their {res.central_kind} ("
-            + ("all" if res.all_normal else "not all")
-            + f" normal by Shapiro–Wilk at α/k = {res.alpha / res.n_systems:.3g}). "
-            "Groups join systems, in average-rank order, with no decided difference"
-            + (f" ({groups})." if groups else "; there are none."))
-
-
-def bayes_rank_markdown(res: BayesianRankTest, naive: pd.Series | None = None) -> str:
-    """Markdown: one row per system (central tendency, spread, average rank, the decision of
-    the first system against it, groups), what was done, every pair's verdict in words, the
-    signature."""
-    rows = _bayes_rank_rows(res, naive)
-    lines = _md_table(rows, ["---:", "---", "---:", "---:", "---:", "---", "---"]
-                      + ["---:"] * (rows.shape[1] - 7))
-    caption = _bayes_rank_caption(res)
-    if naive is not None:
-        caption += " Naive: the mean value over datasets, as a leaderboard would average it."
-    lines += ["", caption, "", "Verdicts:", ""]
-    lines += [f"- {_md_escape(v)}" for v in res.verdicts()]
-    lines += ["", f"`{res.signature}`", ""]
-    return "\n".join(lines)
-
-
-def bayes_rank_latex(res: BayesianRankTest, naive: pd.Series | None = None, *,
-                     label: str = "tab:ranger-ranktest") -> str:
-    """Booktabs table of the systems' rows; the caption says the method and the first system's
-    verdict against every other; ``label``; signature."""
-    rows = _bayes_rank_rows(res, naive)
-    first = res.systems[0]
-    said = " ".join(f"{res.verdict(first, s)}." for s in res.systems[1:])
-    return _latex_table(rows, "rlrrrll" + "r" * (rows.shape[1] - 7),
-                        f"{_bayes_rank_caption(res)} {said}", str(res.signature), label)
-
-
-def bayes_rank_csv(res: BayesianRankTest, path: str | Path | None = None) -> str:
     return plain_csv(res.to_frame(), path)
 
 
@@ -247,25 +160,51 @@ def _win_rate_rows(w: WinRate) -> pd.DataFrame:
     })
 
 
+def percent_digits(*values: float) -> int:
+    """Decimals (0–3) for shares (0–1) written in %: two significant digits of their spread
+    (``⌈−log10(spread in %)⌉ + 1``), more while distinct shares would print alike."""
+    finite = sorted({float(v) for v in values if v == v})
+    spread = (finite[-1] - finite[0]) * 100 if finite else 0.0
+    digits = min(3, max(0, math.ceil(-math.log10(spread)) + 1)) if spread > 0 else 0
+    while digits < 3 and len({round(v * 100, digits) for v in finite}) < len(finite):
+        digits += 1
+    return digits
+
+
+def win_rate_sentence(system: str, win: float, low: float, high: float, level: float,
+                      n_datasets: int, *, share: bool = False) -> str:
+    """HELM's mean win rate in words: "A beats 83 % of the other systems on average over 12
+    datasets (95 % interval 71–92 %)" (``share``: "A and B each beat …")."""
+    d = percent_digits(win, low, high)
+    text = (f"{system} {'each beat' if share else 'beats'} {win * 100:.{d}f} % of the other "
+            f"systems on average over {n_datasets} dataset{'s' if n_datasets != 1 else ''}")
+    if low == low and high == high:
+        text += f" ({level * 100:g} % interval {low * 100:.{d}f}–{high * 100:.{d}f} %)"
+    return text
+
+
 def _win_rate_caption(w: WinRate) -> str:
     """The result in words: the leader with its interval, what a win rate is, the bootstrap,
     what is missing."""
     best = float(w.win_rate.iloc[0])
     tops = [str(s) for s, v in w.win_rate.items() if v == best]
     n = len(w.per_dataset)
-    who = (f"{tops[0]} has" if len(tops) == 1
-           else f"{', '.join(tops[:-1])} and {tops[-1]} share")
-    text = (f"{who} the highest mean win rate, {_num(best)}"
-            + (f" ({w.level * 100:g} % interval {_num(float(w.ci_low.iloc[0]))}–"
-               f"{_num(float(w.ci_high.iloc[0]))})" if w.n_bootstrap else "")
-            + f". Mean win rate over {n} dataset(s) (HELM): on each dataset the share of the "
-            "other systems a system beats, a tie counting half, averaged over the datasets "
-            "where it has a score.")
+    who = tops[0] if len(tops) == 1 else f"{', '.join(tops[:-1])} and {tops[-1]}"
+    text = (win_rate_sentence(who, best, float(w.ci_low.iloc[0]), float(w.ci_high.iloc[0]),
+                              w.level, int(w.n_datasets.iloc[0]), share=len(tops) > 1)
+            + f": the highest mean win rate, {_num(best)}. Mean win rate over {n} dataset(s) "
+            "(HELM): on each dataset the share of the other systems a system beats, a tie "
+            "counting half, averaged over the datasets where it has a score.")
     if w.n_bootstrap:
         what = ("datasets, and the items within each drawn dataset" if w.resample ==
                 "datasets+items" else "datasets")
         text += (f" Percentile bootstrap over {what} ({w.n_bootstrap} resamples, seed "
                  f"{w.seed}).")
+    if w.outside and w.resample == "datasets+items":
+        text += (f" The win rate of {', '.join(w.outside)} lies outside its interval: "
+                 "resampling the items moves each dataset's win toward a tie (few items per "
+                 "dataset), so the interval is the win rate expected when the items are drawn "
+                 "again.")
     if w.n_missing:
         text += f" {w.n_missing} (dataset, system) cell(s) missing, left out as HELM does."
     if w.skipped:
@@ -295,9 +234,6 @@ def win_rate_csv(w: WinRate, path: str | Path | None = None) -> str:
 to_markdown.register(WinRate)(win_rate_markdown)
 to_latex.register(WinRate)(win_rate_latex)
 to_csv.register(WinRate)(win_rate_csv)
-to_markdown.register(BayesianRankTest)(bayes_rank_markdown)
-to_latex.register(BayesianRankTest)(bayes_rank_latex)
-to_csv.register(BayesianRankTest)(bayes_rank_csv)
 to_markdown.register(RankTest)(rank_test_markdown)
 to_latex.register(RankTest)(rank_test_latex)
 to_csv.register(RankTest)(rank_test_csv)
