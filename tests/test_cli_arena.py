@@ -93,7 +93,7 @@ def test_figures_fit_a_page(n_models: int) -> None:
 
 def test_arena_from_per_item_scores(tmp_path: Path) -> None:
     """A tidy scores table instead of battles: every item a battle between every pair."""
-    from ranger_eval.verdicts.bradley_terry import battles_from_scores
+    from ranger_eval.verdicts.bradley_terry import battle_counts
 
     rng = np.random.default_rng(0)
     frame = pd.DataFrame([("d", s, f"q{i}", float(rng.random() < mu))
@@ -105,8 +105,7 @@ def test_arena_from_per_item_scores(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["arena", str(src), "--higher-is-better", "false",
                                       "--n-bootstrap", "30", "--figures", "none", "-o", str(out)])
     assert result.exit_code == 0, result.output
-    expected = rg.bradley_terry(battles_from_scores(frame, higher_is_better=False),
-                                n_bootstrap=30)
+    expected = rg.bradley_terry(battle_counts(frame, higher_is_better=False), n_bootstrap=30)
     pd.testing.assert_frame_equal(pd.read_csv(out / "arena.csv"), expected.to_frame(),
                                   check_dtype=False, rtol=1e-12)
     assert expected.n_battles == 3 * 40

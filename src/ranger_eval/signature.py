@@ -73,7 +73,9 @@ FIELDS: dict[str, str] = {
     "posthoc": "post-hoc test of the rank test (nemenyi, bonferroni-dunn, holm, wilcoxon, conover)",
     "tie_correction": "whether the Friedman statistic is corrected for ties (yes/no)",
     "resample": "what the win rate's bootstrap resamples: datasets, or datasets+items (datasets, "
-                "then the items of each drawn dataset)",
+                "then the items of each drawn dataset); of a Bradley–Terry fit: battles (the "
+                "distinct battle rows, FastChat's bootstrap) or items (battles made from scores: "
+                "every battle of an item together; its sandwich se sums within items)",
     "weights": "weights of metrics or datasets (equal, or custom)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "ppi": "prediction-powered inference on judge scores with human scores for some items "

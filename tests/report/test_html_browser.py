@@ -228,3 +228,46 @@ def test_external_request_would_be_caught(session: Session, tmp_path: Path) -> N
     page_file.write_text('<!DOCTYPE html><img src="http://example.invalid/x.png">')
     session.open(page_file)
     assert session.external == ["http://example.invalid/x.png"]
+
+
+@pytest.fixture(scope="module")
+def arena_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``ranger-eval arena`` on the oracle's 6-model battles with PNG figures: its arena.html."""
+    import json
+
+    from ranger_eval.cli.arena import run_arena
+
+    base = tmp_path_factory.mktemp("browser")
+    fixture = Path(__file__).resolve().parents[1] / "oracles" / "bradley_terry_oracle.json"
+    battles = pd.DataFrame(json.loads(fixture.read_text())["fixtures"]["ties_6"]["battles"])
+    battles.to_csv(base / "battles.csv", index=False)
+    run_arena(base / "battles.csv", base / "arena", "ranger-eval arena battles.csv",
+              figures="png", n_bootstrap=200)
+    return base / "arena" / "arena.html"
+
+
+def test_arena_page_in_chromium(session: Session, arena_page: Path, tmp_path: Path) -> None:
+    page = session.page
+    session.open(arena_page)
+    # the two figures (PNG data URIs) are shown at a readable size
+    figures = page.locator("figure")
+    assert figures.count() == 2
+    for i in range(2):
+        box = figures.nth(i).locator("img").bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 100, (i, box)
+    assert page.eval_on_selector_all(
+        "figure img", "imgs => imgs.every(i => i.complete && i.naturalWidth > 0)")
+    # the verdicts in words and the leaderboard, sortable by rating (numbers, not text)
+    reading = page.locator(".reading").inner_text()
+    assert "rank interval" in reading and "has the highest rating" in reading
+    table = "t0-bradley-terry"
+    board = pd.read_csv(arena_page.parent / "arena.csv")
+    assert first_column(page, table) == list(board["model"])
+    header(page, table, "rating").locator("button").click()
+    assert first_column(page, table) == list(board.sort_values("rating")["model"])
+    data = page.evaluate("JSON.parse(document.getElementById('ranger-results').textContent)")
+    assert [a["kind"] for a in data["analyses"]] == ["arena"]
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(tmp_path / "arena.png"), full_page=True)
+    session.check_clean()

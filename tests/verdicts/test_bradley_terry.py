@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -341,7 +342,7 @@ def test_battles_from_scores_equal_a_plain_loop(higher):
     pd.testing.assert_frame_equal(got.drop(columns="metric"), expected, check_dtype=False)
 
 
-def test_battle_counts_give_the_fit_and_bootstrap_of_the_rows():
+def test_battle_counts_give_the_fit_of_the_rows_and_resample_items():
     from ranger_eval.verdicts.bradley_terry import battle_counts, battles_from_scores
 
     frame = _holey_scores(5)
@@ -350,21 +351,59 @@ def test_battle_counts_give_the_fit_and_bootstrap_of_the_rows():
         counts = battle_counts(frame)
     assert counts.count is not None and counts.count.size <= 3 * 6
     assert int(counts.count.sum()) == len(rows)
+    # each item's battles together: 75 items, patterns of its 6 pairs' outcomes
+    assert int(counts.cluster_count.sum()) == 75
     by_rows = rg.bradley_terry(rows, n_bootstrap=200, seed=4)
     by_counts = rg.bradley_terry(counts, n_bootstrap=200, seed=4)
-    for name in ("ratings", "ci_low", "ci_high", "se", "se_model", "rank_low", "rank_high"):
+    for name in ("ratings", "se_model"):
         pd.testing.assert_series_equal(getattr(by_counts, name), getattr(by_rows, name),
                                        rtol=1e-12)
     assert by_counts.n_battles == by_rows.n_battles == len(rows)
-    # both say the battles were made from scores; a battles table says so too
-    assert by_counts.signature == by_rows.signature
-    assert "battles:scores(items)" in by_counts.signature
+    # the rows are resampled as independent battles, the counts by items: the signature says so
+    assert by_rows.resample == "battles" and by_counts.resample == "items"
+    assert "battles:scores(items)|resample:items" in by_counts.signature
+    assert "battles:scores(items)|resample:battles" in by_rows.signature
     # (a selection of the rows keeps pandas' attrs: still battles from scores)
     assert rows[["model_a", "model_b", "winner"]].attrs == rows.attrs
     plain = rg.bradley_terry(pd.DataFrame(rows[["model_a", "model_b", "winner"]].to_dict("list")),
                              n_bootstrap=0)
     assert "battles:table" in plain.signature and plain.source == "table"
     assert by_counts.to_dict()["source"] == "scores(items)"
+    assert by_counts.to_dict()["resample"] == "items"
+
+
+def test_item_clustered_sandwich_equals_statsmodels_and_the_item_bootstrap():
+    """The se of battles from scores sums the scores within an item (cluster-robust sandwich):
+    equal to statsmodels' GLM (binomial, y = 1, ½, 0 from model_a's side, x = e_a − e_b
+    without the anchor's column) with cov_type='cluster' by item and no small-sample factor;
+    and the item bootstrap's SD is close to it."""
+    import statsmodels.api as sm
+
+    from ranger_eval.verdicts.bradley_terry import battle_counts, battles_from_scores
+
+    frame = _holey_scores(8)
+    with pytest.warns(UserWarning):
+        rows = battles_from_scores(frame)
+        counts = battle_counts(frame)
+    res = rg.bradley_terry(counts, anchor=("w", 1000), n_bootstrap=1000, seed=1)
+    models = sorted(set(rows.model_a) | set(rows.model_b))
+    free = [m for m in models if m != "w"]
+    x = np.zeros((len(rows), len(free)))
+    for k, m in enumerate(free):
+        x[:, k] = (rows.model_a == m).to_numpy(float) - (rows.model_b == m).to_numpy(float)
+    y = rows.winner.map({"model_a": 1.0, "model_b": 0.0, "tie": 0.5}).to_numpy()
+    groups = pd.factorize(rows.dataset + "\x00" + rows.item)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # non-integer binomial y (the half-ties)
+        fit = sm.GLM(y, x, family=sm.families.Binomial()).fit(
+            cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False})
+    factor = 400 / math.log(10)
+    np.testing.assert_allclose(res.ratings[free].to_numpy(), 1000 + factor * fit.params,
+                               rtol=1e-9)
+    np.testing.assert_allclose(res.se[free].to_numpy(), factor * fit.bse, rtol=1e-8)
+    assert res.se["w"] == 0
+    np.testing.assert_allclose(res.bootstrap.std(axis=0, ddof=1)[1:], res.se[free].to_numpy(),
+                               rtol=0.2)
 
 
 def test_table_battle_counts_makes_every_dataset_a_battle():

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,14 @@ class Battles:
     battles, not rows. ``source`` says where the battles came from, for the signature:
     ``"table"`` (a battles table or file) or ``"scores(items)"`` / ``"scores(datasets)"``
     (every item, or every dataset of a dataset-level table, a battle between every pair of
-    systems scored there)."""
+    systems scored there).
+
+    ``cluster_rows`` and ``cluster_count`` (optional, together): battles that come in clusters
+    (the battles of one item share its scores) as distinct cluster patterns — a sparse
+    patterns × rows matrix of how many battles of each row one cluster holds, and how many
+    clusters have each pattern — so the bootstrap resamples whole clusters (items), not single
+    battles, and the sandwich sums the scores within a cluster. ``count`` is then
+    ``cluster_count @ cluster_rows``."""
 
     models: tuple[str, ...]
     a: np.ndarray
@@ -52,6 +60,8 @@ class Battles:
     weight: np.ndarray
     count: np.ndarray | None = None
     source: str = "table"
+    cluster_rows: Any = None
+    cluster_count: np.ndarray | None = None
 
 
 def _column(frame: pd.DataFrame, name: str, what: str, error: type[RangerError]) -> pd.Series:

@@ -31,6 +31,12 @@ P(i beats j) = 1 / (1 + base^{(R_j − R_i)/scale}). Without an anchor the mean 
   many rounds at once. A round in which some group of models never lost (or never won) to
   the others has no finite maximum-likelihood estimate; it is left out, counted in
   ``n_bootstrap_failed`` and in a warning.
+- Battles made from per-item scores (:func:`battle_counts`) are not independent: the battles
+  of one item share its scores. They come as item patterns (the outcome on every pair of
+  systems) with counts; the bootstrap then draws items (multinomially over the patterns) and
+  ``se`` is the cluster-robust sandwich Σ_items g_c g_cᵀ (Liang & Zeger 1986), g_c the sum of
+  an item's battle scores (equal to statsmodels' binomial GLM with ``cov_type="cluster"``,
+  no small-sample factor, to 1e-8). ``Ratings.resample`` says which (``battles``/``items``).
 - ``rank_low``/``rank_high``: 1 + the number of models whose lower bound exceeds this model's
   upper bound; and n − the number of models whose upper bound is below this model's lower
   bound (LMArena's rank with its symmetric counterpart).
@@ -114,6 +120,10 @@ class Ratings:
     #: :func:`battle_counts` / :func:`battles_from_scores`: every item (dataset) a battle
     #: between every pair of systems, equal scores a tie); the signature's ``battles:``
     source: str = "table"
+    #: what the bootstrap resampled: ``"battles"`` (the distinct battle rows, FastChat's
+    #: bootstrap) or ``"items"`` (battles made from scores: every battle of an item together,
+    #: since an item's battles share its scores; the sandwich ``se`` sums within items too)
+    resample: str = "battles"
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -149,7 +159,7 @@ class Ratings:
         scores (``scores(items)``, ``scores(datasets)``)."""
         anchor = None if self.anchor is None else f"{self.anchor[0]}={self.anchor[1]:g}"
         return make_signature("arena", {
-            "battles": self.source, "tie_model": self.ties, "elo": (self.scale, self.base, self.init_rating),
+            "battles": self.source, "resample": self.resample, "tie_model": self.ties, "elo": (self.scale, self.base, self.init_rating),
             "anchor": anchor, "level": self.level, "n_resamples": self.n_bootstrap,
             "seed": self.seed})
 
@@ -157,7 +167,7 @@ class Ratings:
         """JSON-friendly: settings, counts, the leaderboard rows, the win-probability matrix
         and the signature."""
         return {
-            "source": self.source,
+            "source": self.source, "resample": self.resample,
             "ties": self.ties, "tie_parameter": self.tie_parameter, "scale": self.scale,
             "base": self.base, "init_rating": self.init_rating,
             "anchor": None if self.anchor is None else list(self.anchor),
@@ -190,6 +200,10 @@ class _Pairs:
     row_count: np.ndarray
     n_battles: int
     source: str = "table"
+    #: battles in clusters (items): patterns × distinct rows (sparse, battle counts) and the
+    #: number of clusters with each pattern; None: independent battles
+    cluster_rows: Any = None
+    cluster_count: np.ndarray | None = None
 
 
 #: ``DataFrame.attrs`` key by which :func:`battles_from_scores` marks its table as made from
@@ -215,6 +229,7 @@ def _battles(battles: object) -> _Pairs:
     p = len(models)
     wcode, wvalues = pd.factorize(w)
     key = ((i.astype(np.int64) * p + j) * 3 + o) * len(wvalues) + wcode
+    cluster_rows = None
     if enc.count is None:
         distinct, rc = np.unique(key, return_counts=True)
         n_battles = int(ca.size)
@@ -222,6 +237,10 @@ def _battles(battles: object) -> _Pairs:
         distinct, inverse = np.unique(key, return_inverse=True)
         rc = np.bincount(inverse, weights=enc.count, minlength=distinct.size).astype(np.int64)
         n_battles = int(rc.sum())
+        if enc.cluster_rows is not None:   # patterns × rows → patterns × distinct rows
+            onehot = sparse.csr_matrix((np.ones(key.size), (np.arange(key.size), inverse)),
+                                       shape=(key.size, distinct.size))
+            cluster_rows = sparse.csr_matrix(enc.cluster_rows @ onehot)
     rw = np.asarray(wvalues, dtype=np.float64)[distinct % len(wvalues)]
     rest = distinct // len(wvalues)
     ro = rest % 3
@@ -233,7 +252,8 @@ def _battles(battles: object) -> _Pairs:
     np.add.at(m, (row_pair, ro), rc * rw)
     np.add.at(m2, (row_pair, ro), rc * rw * rw)
     return _Pairs(tuple(str(x) for x in models), pair_ids // p, pair_ids % p, m, m2, row_pair,
-                  ro, rw, rc.astype(np.int64), n_battles, enc.source)
+                  ro, rw, rc.astype(np.int64), n_battles, enc.source, cluster_rows,
+                  None if cluster_rows is None else np.asarray(enc.cluster_count, np.int64))
 
 
 def _check_graph(models: tuple[str, ...], i: np.ndarray, j: np.ndarray, m: np.ndarray) -> None:
@@ -420,15 +440,20 @@ def _meat(x: np.ndarray, pairs: _Pairs, p: int, ties: str) -> np.ndarray:
     its score in s times (e_i − e_j), so the θ block is a weighted graph Laplacian."""
     i, j, m2 = pairs.i, pairs.j, pairs.m2
     k = x.shape[0]
+    se = None
     if ties == "half":
         prob = expit(x[i] - x[j])
         # score in s for an i-win, a j-win and a tie
         ss = np.stack([1.0 - prob, -prob, 0.5 - prob], axis=1)
+    else:
+        *_, pi, pj, pt = _davidson_terms(x[None, :p], x[None, p], i, j, m2[None])
+        ds = -0.5 * (pi[0] - pj[0])
+        ss = np.stack([0.5 + ds, -0.5 + ds, ds], axis=1)
+        se = np.stack([-pt[0], -pt[0], 1.0 - pt[0]], axis=1)
+    if pairs.cluster_rows is not None:
+        return _cluster_meat(pairs, p, k, ss, se)
+    if se is None:
         return _laplacian(i, j, p, (m2 * ss * ss).sum(axis=1))
-    *_, pi, pj, pt = _davidson_terms(x[None, :p], x[None, p], i, j, m2[None])
-    ds = -0.5 * (pi[0] - pj[0])
-    ss = np.stack([0.5 + ds, -0.5 + ds, ds], axis=1)
-    se = np.stack([-pt[0], -pt[0], 1.0 - pt[0]], axis=1)
     meat = np.zeros((k, k))
     meat[:p, :p] = _laplacian(i, j, p, (m2 * ss * ss).sum(axis=1))
     col = _incidence(i, j, p).T @ (m2 * ss * se).sum(axis=1)
@@ -436,6 +461,29 @@ def _meat(x: np.ndarray, pairs: _Pairs, p: int, ties: str) -> np.ndarray:
     meat[p, :p] = col
     meat[p, p] = (m2 * se * se).sum()
     return meat
+
+
+def _cluster_meat(pairs: _Pairs, p: int, k: int, ss: np.ndarray,
+                  se: np.ndarray | None) -> np.ndarray:
+    """B = Σ_clusters g_c g_cᵀ, g_c the sum of the scores of the cluster's battles (Liang &
+    Zeger 1986; the cluster-robust sandwich, without a small-sample factor, as statsmodels'
+    ``cov_type="cluster"`` with ``use_correction=False``): per distinct row its score vector,
+    summed per cluster pattern, weighted by how many clusters have the pattern."""
+    n_rows = pairs.row_pair.size
+    o, w = pairs.row_outcome, pairs.row_weight
+    score_s = w * ss[pairs.row_pair, o]
+    rows = np.arange(n_rows)
+    cols = [pairs.i[pairs.row_pair], pairs.j[pairs.row_pair]]
+    data = [score_s, -score_s]
+    if se is not None:
+        cols.append(np.full(n_rows, p))
+        data.append(w * se[pairs.row_pair, o])
+    g_row = sparse.csr_matrix((np.concatenate(data), (np.tile(rows, len(cols)),
+                                                      np.concatenate(cols))),
+                              shape=(n_rows, k))
+    g_pat = np.asarray((pairs.cluster_rows @ g_row).todense())
+    count = np.asarray(pairs.cluster_count, dtype=np.float64)
+    return np.asarray(g_pat.T @ (count[:, None] * g_pat))
 
 
 def _laplacian(i: np.ndarray, j: np.ndarray, p: int, weight: np.ndarray) -> np.ndarray:
@@ -611,7 +659,7 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         total_weight=float(pairs.m.sum()), ties=ties, tie_parameter=nu, scale=scale, base=base,
         init_rating=init, anchor=anchor_, n_bootstrap=int(n_bootstrap),
         n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r,
-        source=pairs.source)
+        source=pairs.source, resample="battles" if pairs.cluster_rows is None else "items")
 
 
 def _battles_by_model(pairs: _Pairs, p: int) -> np.ndarray:
@@ -626,14 +674,18 @@ def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_roun
     if n_rounds == 0:
         return np.empty((0, x.size)), 0
     rng = np.random.default_rng(seed)
-    counts = pairs.row_count
+    clustered = pairs.cluster_rows is not None
+    # independent battles: draw distinct rows; clusters (items): draw cluster patterns
+    counts = pairs.cluster_count if clustered else pairs.row_count
+    assert counts is not None
     probs = counts / counts.sum()
     n = int(counts.sum())
     n_pairs = pairs.i.size
     # distinct row → (pair, outcome) cell of the B × pairs × 3 mass array, weighted
     to_cell = sparse.csr_matrix(
-        (pairs.row_weight, (np.arange(counts.size), pairs.row_pair * 3 + pairs.row_outcome)),
-        shape=(counts.size, n_pairs * 3))
+        (pairs.row_weight, (np.arange(pairs.row_pair.size),
+                            pairs.row_pair * 3 + pairs.row_outcome)),
+        shape=(pairs.row_pair.size, n_pairs * 3))
     out = np.empty((n_rounds, x.size))
     good = np.ones(n_rounds, dtype=bool)
     # rounds per batch: at most _BATCH, and the batch's information matrices ≤ 5e6 floats
@@ -641,6 +693,8 @@ def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_roun
     for start in range(0, n_rounds, per_batch):
         b = min(per_batch, n_rounds - start)
         draws = rng.multinomial(n, probs, size=b).astype(np.float64)
+        if clustered:   # clusters drawn → battles of each distinct row
+            draws = np.asarray((pairs.cluster_rows.T @ draws.T).T)
         m = np.asarray((to_cell.T @ draws.T).T).reshape(b, n_pairs, 3)
         ok = np.ones(b, dtype=bool)
         lost = (m[:, :, 0] + m[:, :, 2] == 0) & (pairs.m[:, 0] + pairs.m[:, 2] > 0) | \
@@ -738,7 +792,7 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
         values = (total / count).reshape(n_cells, n_sys)
     if not higher_is_better:
         values = -values
-    scored = count.reshape(n_cells, n_sys).any(axis=0)   # systems of this metric
+    scored = np.asarray(count.reshape(n_cells, n_sys).any(axis=0), dtype=bool)  # this metric's
     keys = np.asarray(cell_keys, dtype=np.int64)
     datasets = np.asarray(dnames, dtype=object)[keys // n_items]
     if ordered:
@@ -785,21 +839,42 @@ def _counts(cells: _Cells, what: str) -> Battles:
     position = np.empty(order.size, dtype=np.int64)
     position[order] = np.arange(order.size)
     models = tuple(cells.systems[k] for k in order)
-    a_, b_, o_, c_ = [], [], [], []
     pairs, missing = _pair_outcomes(cells)
-    for a, b, _, outcome in pairs:
-        per = np.bincount(outcome, minlength=3)
-        for o in np.flatnonzero(per):
-            a_.append(position[a])
-            b_.append(position[b])
-            o_.append(o)
-            c_.append(per[o])
     _warn_missing(missing, what)
-    if not c_:
+    if not any(where.size for _, _, where, _ in pairs):
         raise VerdictError(f"{what}: no item has scores of two systems")
-    count = np.asarray(c_, dtype=np.int64)
-    return Battles(models, np.asarray(a_, dtype=np.int64), np.asarray(b_, dtype=np.int64),
-                   np.asarray(o_, dtype=np.int64), np.ones(count.size), count, cells.source)
+    # every cell (item) as its pattern: the outcome on each pair of systems, 3 = no battle
+    n_cells = cells.values.shape[0]
+    codes = np.full((n_cells, len(pairs)), 3, dtype=np.int8)
+    for k, (_, _, where, outcome) in enumerate(pairs):
+        codes[where, k] = outcome
+    codes = codes[(codes < 3).any(axis=1)]           # items without a battle add nothing
+    patterns, cluster_count = _distinct_rows(codes)
+    # the distinct (pair, outcome) rows, and how many battles of each a pattern holds
+    pat, col = np.nonzero(patterns < 3)
+    row_key = col.astype(np.int64) * 3 + patterns[pat, col]
+    keys, row_of = np.unique(row_key, return_inverse=True)
+    cluster_rows = sparse.csr_matrix((np.ones(pat.size), (pat, row_of)),
+                                     shape=(patterns.shape[0], keys.size))
+    count = np.asarray(cluster_count @ cluster_rows, dtype=np.int64).ravel()
+    first = np.array([position[a] for a, _, _, _ in pairs], dtype=np.int64)
+    second = np.array([position[b] for _, b, _, _ in pairs], dtype=np.int64)
+    return Battles(models, first[keys // 3], second[keys // 3], (keys % 3).astype(np.int64),
+                   np.ones(keys.size), count, cells.source, cluster_rows, cluster_count)
+
+
+def _distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a small-integer matrix (values 0–3) and how often each occurs:
+    up to 31 columns as one base-4 integer per row (a hash, not a sort of rows), else
+    ``np.unique(axis=0)``."""
+    if codes.shape[1] <= 31:
+        key = codes.astype(np.int64) @ (4 ** np.arange(codes.shape[1], dtype=np.int64))
+        which, uniq = pd.factorize(key, sort=True)
+        first = np.zeros(len(uniq), dtype=np.int64)
+        first[which[::-1]] = np.arange(which.size)[::-1]
+        return codes[first], np.bincount(which, minlength=len(uniq)).astype(np.int64)
+    uniq_rows, counts = np.unique(codes, axis=0, return_counts=True)
+    return uniq_rows, counts.astype(np.int64)
 
 
 def battle_counts(scores: object, *, higher_is_better: bool = True,
