@@ -1174,8 +1174,10 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
     a.sentences.append(
         f"Bradley–Terry maximum-likelihood ratings of {_plural(len(board), 'model')} from "
         f"{int(_float(result, 'n_battles', path, where)):,} battles{made}; {ties}; "
-        + (f"{format_level(level)} percentile intervals from {n_boot:,} bootstrap rounds "
-           f"(seed {result.get('seed')})." if n_boot else "no bootstrap (no intervals)."))
+        + (f"{format_level(level)} percentile intervals from {n_boot:,} bootstrap rounds"
+           + (" over items (every battle of an item drawn together)"
+              if result.get("resample") == "items" else "")
+           + f" (seed {result.get('seed')})." if n_boot else "no bootstrap (no intervals)."))
     failed = result.get("n_bootstrap_failed")
     if isinstance(failed, int) and failed:
         a.sentences.append(f"{failed} bootstrap rounds had no finite ratings and were left "
