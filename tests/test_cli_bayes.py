@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import ranger_eval as rg
 from ranger_eval.cli import app
 from ranger_eval.errors import SettingsError, VerdictError
-from ranger_eval.verdicts.bayes import correlated_ttests
+from ranger_eval.verdicts.bayes import correlated_ttests, dataset_tests
 
 ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "baycomp_oracle.json")
                     .read_text())
@@ -138,3 +138,65 @@ def test_posterior_figures_and_html_report(tmp_path: Path) -> None:
     assert "Bayesian comparison" in page and "data:image/png;base64," in page
     assert "x vs y: inconclusive at 0.95" in page and "ROPE ±0.01" in page
     assert "Posterior probabilities" in page
+
+
+@pytest.mark.parametrize("case", ORACLE["multiple"][:3], ids=lambda c: f"seed{c['seed']}")
+@pytest.mark.parametrize("test", ["signed-rank", "sign"])
+def test_across_datasets_equals_baycomp(tmp_path: Path, case: dict, test: str) -> None:
+    """A wide table (datasets × systems): baycomp's SignedRankTest / SignTest probabilities for
+    the same seed (the same RandomState Dirichlet draws), exactly."""
+    src = tmp_path / "table.csv"
+    pd.DataFrame({"dataset": [f"d{i}" for i in range(len(case["x"]))], "x": case["x"],
+                  "y": case["y"]}).to_csv(src, index=False)
+    out = tmp_path / "out"
+    n_samples = 5000   # the API equals baycomp at its 50,000 draws (tests/verdicts/test_bayes.py)
+    result = CliRunner().invoke(app, [
+        "bayes", str(src), "--test", test, "--rope", str(case["rope"]), "--prior",
+        str(case["prior"]), "--n-samples", str(n_samples), "--seed", str(case["seed"]),
+        "--figures", "none", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    pair = json.loads((out / "bayes.json").read_text())["result"]["groups"][0]["pairs"][0]
+    fn = rg.bayesian_signed_rank if test == "signed-rank" else rg.bayesian_sign_test
+    api = fn(case["x"], case["y"], rope=case["rope"], prior=case["prior"], n_samples=n_samples,
+             seed=case["seed"])
+    np.testing.assert_allclose([pair["p_left"], pair["p_rope"], pair["p_right"]],
+                               api.probabilities, rtol=0, atol=0)
+    sig = rg.parse_signature(json.loads((out / "manifest.json").read_text())["signature"])
+    assert (sig["test"], sig["n_samples"], sig["seed"]) == (test, str(n_samples),
+                                                            str(case["seed"]))
+    assert "runs" not in sig and float(sig["prior"]) == case["prior"]
+
+
+def test_across_datasets_baycomp_draws_exactly() -> None:
+    case = ORACLE["multiple"][1]
+    table = pd.DataFrame({"x": case["x"], "y": case["y"]})
+    res = dataset_tests(table, test="signed-rank", rope=case["rope"], prior=case["prior"],
+                        n_samples=case["n_samples"], seed=case["seed"])
+    np.testing.assert_allclose(res.groups[0].results[0].probabilities, case["signed_rank"],
+                               rtol=1e-12, atol=1e-15)
+
+
+def test_across_datasets_from_tidy_and_per_item_tables_with_holes(tmp_path: Path) -> None:
+    tidy = tmp_path / "tidy.csv"
+    rows = [(f"d{i}", s, v) for i in range(6) for s, v in (("a", 0.5 + 0.01 * i),
+                                                           ("b", 0.52 + 0.01 * i))]
+    rows.append(("d6", "a", 0.9))   # b has no result on d6: left out, named in a warning
+    pd.DataFrame(rows, columns=["dataset", "system", "value"]).to_csv(tidy, index=False)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["bayes", str(tidy), "--test", "sign", "--rope", "0.001",
+                                      "--n-samples", "2000", "--figures", "none", "-o",
+                                      str(out)])
+    assert result.exit_code == 0, result.output
+    assert "left out 1: d6" in result.output
+    md = (out / "bayes.md").read_text()
+    assert md.startswith("# Bayesian sign test") and "| a | b | 6 |" in md
+    assert "b is better than a by more than the ROPE" in md
+    items = pd.DataFrame([("d1", s, str(i), v) for s, v in (("a", 0.1), ("b", 0.2))
+                          for i in range(3)], columns=["dataset", "system", "item", "value"])
+    with pytest.raises(VerdictError, match=r"systems 'a' and 'b': 1 dataset\(s\) with results "
+                       r"of both; at least 2"):
+        dataset_tests(rg.Scores(items), test="signed-rank")
+    with pytest.raises(SettingsError, match=r"runs: 3 belongs to the correlated t-test"):
+        rg.BayesSettings(test="sign", runs=3)
+    with pytest.raises(SettingsError, match=r"prior: the correlated t-test has no prior"):
+        rg.BayesSettings(prior=1.0)

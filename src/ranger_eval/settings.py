@@ -38,6 +38,7 @@ __all__ = [
     "ALTERNATIVES",
     "APPROACHES",
     "ASO_CORRECTIONS",
+    "BAYES_TESTS",
     "CLUSTER_SES",
     "COMPARE_TESTS",
     "DEGENERATE",
@@ -667,6 +668,8 @@ class MetaSettings(_Settings):
 #: (each at 1 − (1 − level)/K), ``deepsig`` (deepsig's ``multi_aso(use_bonferroni=True)`` rule,
 #: level + (1 − level)/K, which is not Bonferroni's and is 1 for K = 1) or ``none``.
 ASO_CORRECTIONS: tuple[str, ...] = ("bonferroni", "deepsig", "none")
+#: The tests of ``ranger-eval bayes`` (baycomp's two_on_single, SignedRankTest, SignTest).
+BAYES_TESTS: tuple[str, ...] = ("correlated-t", "signed-rank", "sign")
 
 
 def _aso_level(value: Any) -> float:
@@ -692,6 +695,15 @@ def _rope(value: Any) -> float:
             "inf"):
         raise _Bad(f"must be a finite number ≥ 0 (the half-width of the region of practical "
                    f"equivalence, in the metric's units); got {value!r}")
+    return float(value)
+
+
+def _prior_weight(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(value) < float(
+            "inf"):
+        raise _Bad(f"must be a finite number > 0 (the Dirichlet prior strength); got {value!r}")
     return float(value)
 
 
@@ -749,15 +761,22 @@ class ASOSettings(_Selection):
 
 @dataclass(frozen=True)
 class BayesSettings(_Selection):
-    """The settings of ``ranger-eval bayes``: Corani & Benavoli's Bayesian correlated t-test
-    (:func:`~ranger_eval.bayesian_correlated_ttest`) of every pair of systems on every dataset ×
-    metric of cross-validation scores (an item is a fold; a seed is a repetition of the
-    cross-validation). ``level`` is the posterior probability a verdict needs. Command line and
-    Python only (no experiment-YAML section)."""
+    """The settings of ``ranger-eval bayes``: baycomp's Bayesian comparisons of every pair of
+    systems: ``test="correlated-t"`` (Corani & Benavoli's correlated t-test,
+    :func:`~ranger_eval.bayesian_correlated_ttest`) on every dataset × metric of
+    cross-validation scores (an item is a fold; a seed is a repetition of the cross-validation),
+    or ``"signed-rank"`` / ``"sign"`` (:func:`~ranger_eval.bayesian_signed_rank`,
+    :func:`~ranger_eval.bayesian_sign_test`) across datasets, on one score per dataset (``prior``,
+    ``n_samples``, ``seed``: the Dirichlet process's). ``level`` is the posterior probability a
+    verdict needs. Command line and Python only (no experiment-YAML section)."""
 
     command: ClassVar[str] = "bayes"
     section: ClassVar[str] = "bayes"
 
+    test: str = _setting(
+        "correlated-t", "correlated-t (one dataset's cross-validation folds), signed-rank or "
+        "sign (across datasets, one score per dataset).", _choice(BAYES_TESTS, "Bayesian test"),
+        yaml=None, signature="test")
     rope: float = _setting(
         0.0, "Half-width of the region of practical equivalence, ≥ 0, in the metric's units.",
         _rope, yaml=None, signature="rope")
@@ -768,6 +787,24 @@ class BayesSettings(_Selection):
     level: float = _setting(
         0.95, "Posterior probability a verdict needs, in (0.5, 1).", _probability_level,
         yaml=None, signature="level")
+    prior: float | None = _setting(
+        None, "Dirichlet prior strength of signed-rank/sign, > 0 (default: baycomp's, 0.5 and "
+        "1).", _prior_weight, yaml=None, signature="prior")
+    n_samples: int = _setting(
+        50_000, "Posterior draws of signed-rank/sign, 1 to 10^8.", _whole(1, MAX_RESAMPLES),
+        yaml=None, signature="n_samples")
+    seed: int = _setting(0, "Seed of the posterior draws of signed-rank/sign, ≥ 0.",
+                         _whole(0, 2**32 - 1), yaml=None, signature="seed")
+
+    def _check_combinations(self) -> None:
+        if self.test == "correlated-t":
+            if self.prior is not None:
+                raise SettingsError("prior: the correlated t-test has no prior (it is for "
+                                    "test='signed-rank' or 'sign')")
+        elif self.runs is not None:
+            raise SettingsError(f"runs: {self.runs!r} belongs to the correlated t-test of "
+                                f"cross-validation folds; test={self.test!r} compares one "
+                                "score per dataset")
 
 
 # --------------------------------------------------------------------------- views

@@ -60,16 +60,20 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
     from ..io.tables import read_scores
     from ..output import OutputFolder
     from ..pipeline import finish_outputs
-    from ..plots.bayes import posterior_plot
+    from ..plots.bayes import posterior_plot, simplex_plot
     from ..report.verdicts import bayes_csv, bayes_json, bayes_latex, bayes_markdown
-    from ..verdicts.bayes import correlated_ttests
+    from ..verdicts.bayes import correlated_ttests, dataset_tests
 
     settings = BayesSettings.from_options(options)
     path = Path(scores)
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always")
-        table = read_scores(path, format=input_format, system_from=split(system_from))
-        result = correlated_ttests(table, **settings.as_dict())
+        if settings.test == "correlated-t":
+            table = read_scores(path, format=input_format, system_from=split(system_from))
+            result = correlated_ttests(table, **settings.as_dict())
+        else:
+            result = dataset_tests(_dataset_table(path, input_format, system_from),
+                                   **settings.as_dict())
     folder = OutputFolder(out, [path], figures)
     folder.claim(BAYES_OUTPUTS)
     folder.text("bayes.md", bayes_markdown(result))
@@ -82,6 +86,10 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
     notes = [str(w.message) for w in caught]
     for i, (*_, r) in enumerate(pairs[:MAX_POSTERIOR_FIGURES]):
         title = f"{keys[i][0]} · {keys[i][1]}: {keys[i][2]} vs {keys[i][3]}"
+        if settings.test != "correlated-t":  # the Dirichlet draws on baycomp's triangle
+            folder.figure(lambda r=r: simplex_plot(r), figure_stem("simplex", keys, i),
+                          ("pdf", "png"))
+            continue
         folder.figure(lambda r=r, title=title: posterior_plot(r, title=title),
                       figure_stem("posterior", keys, i),
                       ("pdf", "png"))
@@ -93,6 +101,44 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
     return BayesRun(result, tuple(folder.written), tuple(notes))
 
 
+def _dataset_table(path: Path, input_format: str | None, system_from: str | None) -> Any:
+    """One score per dataset and system for the signed-rank and sign tests: per-item scores
+    (any input ``compare`` reads; their per-dataset means), a wide table (rows = datasets,
+    columns = systems, empty cells missing) or a tidy ``dataset, system, value[, metric]`` table
+    (one metric), as ``ranger-eval rank`` reads them."""
+    import pandas as pd
+
+    from ..errors import InputError
+    from ..io.tables import read_scores
+    from ..pipeline import read_rank_input
+
+    if input_format not in (None, "auto", "table"):
+        return read_scores(path, format=input_format, system_from=split(system_from))
+    scores, table, _ = read_rank_input(path, system_from)
+    if scores is not None:
+        return scores
+    assert table is not None
+    if not {"dataset", "system", "value"} <= set(table.columns):
+        return table  # wide: datasets × systems
+    if "metric" in table.columns and table["metric"].nunique() > 1:
+        raise InputError(f"{path}: several metrics in a dataset-level table "
+                         f"({', '.join(map(str, table['metric'].unique()[:5]))}); give one "
+                         "metric's table, or per-item scores")
+    dup = table.duplicated(["dataset", "system"], keep=False)
+    if dup.any():
+        row = table[dup].iloc[0]
+        raise InputError(f"{path}: dataset {row['dataset']!r}, system {row['system']!r} has "
+                         f"{int(((table.dataset == row['dataset']) & (table.system == row['system'])).sum())}"
+                         " rows; a dataset-level table has one score per dataset and system")
+    values = pd.to_numeric(table["value"], errors="coerce")
+    bad = values.isna() & table["value"].notna()
+    if bad.any():
+        row = table[bad].iloc[0]
+        raise InputError(f"{path}: dataset {row['dataset']!r}, system {row['system']!r}: value "
+                         f"{row['value']!r} is not a number")
+    return table.assign(value=values).pivot(index="dataset", columns="system", values="value")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("bayes")
     @friendly_errors
@@ -101,9 +147,13 @@ def register(app: typer.Typer) -> None:
             help="Cross-validation scores: per-item scores whose items are the folds "
                  "(dataset, system, item, value[, metric, seed]; a seed is one repetition of "
                  "the cross-validation), or an evaluation tool's output.")],
+        test: Annotated[str | None, setting_option(BayesSettings, "test")] = None,
         rope: Annotated[float | None, setting_option(BayesSettings, "rope")] = None,
         runs: Annotated[int | None, setting_option(BayesSettings, "runs")] = None,
         level: Annotated[float | None, setting_option(BayesSettings, "level")] = None,
+        prior: Annotated[float | None, setting_option(BayesSettings, "prior")] = None,
+        n_samples: Annotated[int | None, setting_option(BayesSettings, "n_samples")] = None,
+        seed: Annotated[int | None, setting_option(BayesSettings, "seed")] = None,
         dataset: Annotated[str | None, setting_option(BayesSettings, "datasets", "--dataset")] = None,
         metric: Annotated[str | None, setting_option(BayesSettings, "metrics", "--metric")] = None,
         systems: Annotated[str | None, setting_option(BayesSettings, "systems")] = None,
@@ -121,13 +171,14 @@ def register(app: typer.Typer) -> None:
         system_from: Annotated[
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
     ) -> None:
-        """Bayesian correlated t-test of cross-validation folds with a ROPE: posterior
-        probabilities and verdicts for every pair of systems, posterior figures,
-        manifest.json."""
+        """Bayesian comparisons with a ROPE (baycomp): the correlated t-test of cross-validation
+        folds, or the signed-rank / sign test across datasets; posterior probabilities and
+        verdicts for every pair of systems, figures, manifest.json."""
         imports_done()
         run = run_bayes(scores, out, command_line(), figures=figures, html=html,
-                        input_format=input_format, system_from=system_from, rope=rope,
-                        runs=runs, level=level, datasets=split(dataset),
+                        input_format=input_format, system_from=system_from, test=test,
+                        rope=rope, runs=runs, level=level, prior=prior, n_samples=n_samples,
+                        seed=seed, datasets=split(dataset),
                         metrics=split(metric), systems=split(systems),
                         higher_is_better=true_or_false("--higher-is-better", higher_is_better))
         warn(run.warnings)

@@ -1075,6 +1075,9 @@ def _result_json(a: _Analysis, name: str) -> dict[str, Any]:
     if not _get(result, "groups", path, list, "result."):
         raise ReportError(f"{path}: result.groups is empty")
     a.data[name.removesuffix(".json")] = result
+    from .verdicts import figure_names
+
+    a.data["slugs"] = figure_names(result, a.kind)  # figure headings (not in the JSON)
     return result
 
 
@@ -1113,32 +1116,41 @@ def _aso(a: _Analysis) -> None:
 
 def _bayes(a: _Analysis) -> None:
     """``ranger-eval bayes``: every verdict in words and the posterior probabilities."""
-    from .verdicts import bayes_group_lines
+    from .verdicts import BAYES_TITLES, bayes_group_lines, bayes_headers
 
     result = _result_json(a, "bayes.json")
     path = a.files["bayes.json"]
     rope = _float(result, "rope", path, "result.")
     level = _float(result, "level", path, "result.")
-    a.sentences.append(
-        "Bayesian correlated t-test of the cross-validation folds (Corani & Benavoli 2015), "
-        + (f"ROPE ±{rope:g}" if rope > 0 else "no ROPE")
-        + f"; a verdict needs a posterior probability of at least {level:g}.")
+    test = str(result.get("test", "correlated-t"))
+    if test not in BAYES_TITLES:
+        raise ReportError(f"{path}: unknown test {test!r}")
+    what = ("of the cross-validation folds (Corani & Benavoli 2015)" if test == "correlated-t"
+            else f"across datasets ({_fixed(float(result.get('n_samples') or 0), 0)} posterior "
+                 f"draws, seed {result.get('seed')}, prior {result.get('prior')})")
+    a.sentences.append(f"{BAYES_TITLES[test]} {what}, "
+                       + (f"ROPE ±{rope:g}" if rope > 0 else "no ROPE")
+                       + f"; a verdict needs a posterior probability of at least {level:g}.")
     several = len(result["groups"]) > 1
     rows = []
     for i, g in enumerate(result["groups"]):
         head = f"{g.get('dataset')} · {g.get('metric')}: " if several else ""
         a.bullets += [f"{head}{v}" for v in bayes_group_lines(g)]
         for p in _get(g, "pairs", path, list, f"result.groups[{i}]."):
+            probs = [_num(p.get("p_left"), 3), _num(p.get("p_rope"), 3), _num(p.get("p_right"), 3)]
+            if test == "correlated-t":
+                runs = max(int(p.get("runs") or 1), 1)
+                cells = [_num(p.get("mean"), 4), _num(p.get("scale"), 4), _num(p.get("df"), 0),
+                         *probs, _text(f"{int(p.get('n', 0)) // runs} × {runs}")]
+            else:
+                mc = p.get("mc_se") or [math.nan]
+                cells = [_num(p.get("n"), 0), *probs, _num(max(mc), 5)]
             rows.append([_text(g.get("dataset")), _text(g.get("metric")), _text(p.get("a")),
-                         _text(p.get("b")), _num(p.get("mean"), 4), _num(p.get("p_left"), 3),
-                         _num(p.get("p_rope"), 3), _num(p.get("p_right"), 3),
-                         _text(f"{p.get('n', 0) // max(int(p.get('runs') or 1), 1)} × "
-                               f"{p.get('runs')}")])
+                         _text(p.get("b")), *cells])
     a.tables.append(_table(f"t{a.index}-bayes", "Posterior probabilities",
-                           _e("Mean B − A and the posterior probabilities that A is better, "
-                              "that the difference is within the ROPE, that B is better."),
-                           ["dataset", "metric", "A", "B", "mean B − A", "P(A better)",
-                            "P(rope)", "P(B better)", "folds × runs"], rows))
+                           _e("The posterior probabilities that A is better, that the "
+                              "difference is within the ROPE, that B is better."),
+                           ["dataset", "metric", "A", "B", *bayes_headers(test)], rows))
 
 
 # --------------------------------------------------------------------------- arena
@@ -1230,6 +1242,9 @@ _CAPTIONS = {
            "stochastically dominates the column (ε_min below the threshold τ).",
     "posterior": "Posterior of the mean difference (Student t, Nadeau–Bengio correction) with "
                  "the region of practical equivalence shaded.",
+    "simplex": "baycomp's simplex: each posterior draw (θ of A better, of the ROPE, of B better) "
+               "as a point of the triangle; a region holds the draws in which its outcome is "
+               "the most probable.",
 }
 _RANK_GRAPH = ("Ranking graph: the systems split into groups that are pairwise not "
                "significantly different, each system at the height of its mean.")

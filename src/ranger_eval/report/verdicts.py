@@ -18,7 +18,7 @@ import pandas as pd
 from .html import _jsonable
 from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["figure_names", "figure_suffix", "aso_caption", "aso_csv", "aso_group_lines", "aso_json", "aso_latex", "aso_markdown",
+__all__ = ["BAYES_TITLES", "bayes_headers", "figure_names", "figure_suffix", "aso_caption", "aso_csv", "aso_group_lines", "aso_json", "aso_latex", "aso_markdown",
            "bayes_caption", "bayes_csv", "bayes_group_lines", "bayes_json", "bayes_latex",
            "bayes_markdown"]
 
@@ -174,39 +174,71 @@ def bayes_group_lines(group: Mapping[str, Any]) -> list[str]:
     return [str(p["verdict"]) for p in group["pairs"]]
 
 
+#: The title of each Bayesian test in the reports.
+BAYES_TITLES = {"correlated-t": "Bayesian correlated t-test",
+                "signed-rank": "Bayesian signed-rank test", "sign": "Bayesian sign test"}
+
+
 def bayes_caption(result: Any) -> str:
     """How the posteriors were made, in one paragraph."""
     rope = (f"ROPE ±{result.rope:g} (differences within it are practically equivalent)"
             if result.rope > 0 else "no ROPE (rope = 0: only the two directions)")
+    direction = "higher" if result.higher_is_better else "lower"
+    verdict = (f"{direction} scores are better. A verdict needs a posterior probability of at "
+               f"least {result.level:g}; otherwise it is inconclusive. No multiplicity "
+               "correction (posterior probabilities are not p-values).")
+    if result.test != "correlated-t":
+        how = ("Bayesian signed-rank test (Benavoli et al. 2014; baycomp's SignedRankTest): a "
+               f"Dirichlet process with prior strength {result.prior:g} on the pseudo-"
+               "observation 0 over the per-dataset differences" if result.test == "signed-rank"
+               else "Bayesian sign test (baycomp's SignTest): θ ~ Dirichlet(datasets below, "
+               f"within and above the ROPE, + {result.prior:g} on the ROPE)")
+        return (f"{how}, of every pair of systems across datasets (one score per dataset; a "
+                "pair on the datasets where both have one); each probability is the share of "
+                f"{result.n_samples:,} posterior draws (seed {result.seed}) in which that outcome "
+                "is the most probable, with its Monte-Carlo standard error √(p(1 − p)/draws) "
+                f"(MC s.e.); {rope}; {verdict}")
     runs = ("runs = the seeds (each seed one repetition)" if result.from_seeds
             else f"{result.runs or 1} run{'s' if (result.runs or 1) > 1 else ''}")
-    direction = "higher" if result.higher_is_better else "lower"
     return (
         "Bayesian correlated t-test (Corani & Benavoli 2015; baycomp's two_on_single) of every "
         "pair of systems on the folds of (repeated) cross-validation: the items are the folds, "
         f"matched by id, repeated over {runs}; the posterior of the mean difference is a "
         "Student t with n − 1 degrees of freedom, location the mean difference and scale "
         "√(s² (1/n + 1/(k − 1))) (Nadeau–Bengio correction for the overlap of the training "
-        f"sets, k folds per run); {rope}; {direction} scores are better. A verdict needs a "
-        f"posterior probability of at least {result.level:g}; otherwise it is inconclusive. "
-        "No multiplicity correction (posterior probabilities are not p-values).")
+        f"sets, k folds per run); {rope}; {verdict}")
+
+
+def _pair_cells(p: Mapping[str, Any], test: str) -> list[str]:
+    """The cells of one pair after A and B (the t-test's posterior, or the datasets and the
+    Monte-Carlo error), then the three probabilities."""
+    probs = [_prob(p["p_left"]), _prob(p["p_rope"]), _prob(p["p_right"])]
+    if test == "correlated-t":
+        return [f"{p['mean']:.4g}", f"{p['scale']:.3g}", f"{p['df']:g}", *probs,
+                f"{p['n'] // p['runs']} × {p['runs']}"]
+    return [str(p["n"]), *probs, f"{max(p['mc_se']):.2g}"]
+
+
+def bayes_headers(test: str) -> list[str]:
+    """The column names after A and B of the Markdown, LaTeX and HTML tables of a test."""
+    probs = ["P(A better)", "P(rope)", "P(B better)"]
+    if test == "correlated-t":
+        return ["mean B − A", "scale", "df", *probs, "folds × runs"]
+    return ["datasets", *probs, "MC s.e."]
 
 
 def bayes_markdown(result: Any) -> str:
-    """Per dataset × metric: the verdicts, the table of posterior probabilities; the caption
-    and the signature."""
+    """Per dataset × metric (across datasets: per metric): the verdicts, the table of posterior
+    probabilities; the caption and the signature."""
     data = result.to_dict()
-    lines = ["# Bayesian correlated t-test", ""]
+    lines = [f"# {BAYES_TITLES[result.test]}", ""]
+    heads = bayes_headers(result.test)
     for g in data["groups"]:
         lines += [f"## {_md(g['dataset'])} · {_md(g['metric'])}", ""]
         lines += [f"- {_md(v)}" for v in bayes_group_lines(g)]
-        lines += ["", "| A | B | mean B − A | scale | df | P(A better) | P(rope) | P(B better) "
-                  "| folds × runs |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-        for p in g["pairs"]:
-            lines.append(
-                f"| {_md(p['a'])} | {_md(p['b'])} | {p['mean']:.4g} | {p['scale']:.3g} | "
-                f"{p['df']:g} | {_prob(p['p_left'])} | {_prob(p['p_rope'])} | {_prob(p['p_right'])} | "
-                f"{p['n'] // p['runs']} × {p['runs']} |")
+        lines += ["", "| A | B | " + " | ".join(heads) + " |", "|---|---|" + "---:|" * len(heads)]
+        lines += ["| " + " | ".join([_md(p["a"]), _md(p["b"]), *_pair_cells(p, result.test)])
+                  + " |" for p in g["pairs"]]
         lines.append("")
     lines += [bayes_caption(result), "", f"`{result.signature}`", ""]
     return "\n".join(lines)
@@ -219,12 +251,12 @@ def bayes_csv(result: Any) -> str:
 
 def bayes_latex(result: Any) -> str:
     """The posterior probabilities of every pair as one booktabs table."""
-    frame = result.to_frame()
-    rows = [[latex_escape(r.dataset), latex_escape(r.metric), latex_escape(r.a),
-             latex_escape(r.b), f"{r.mean:.4g}", latex_escape(_prob(r.p_left)),
-             latex_escape(_prob(r.p_rope)), latex_escape(_prob(r.p_right))] for r in frame.itertuples(index=False)]
-    return latex_table(["Dataset", "Metric", "A", "B", "Mean B $-$ A", "P(A better)",
-                        "P(rope)", "P(B better)"], rows, "llllrrrr",
+    data = result.to_dict()
+    heads = [latex_escape(h).replace("B − A", "B $-$ A") for h in bayes_headers(result.test)]
+    rows = [[latex_escape(g["dataset"]), latex_escape(g["metric"]), latex_escape(p["a"]),
+             latex_escape(p["b"]), *(latex_escape(c) for c in _pair_cells(p, result.test))]
+            for g in data["groups"] for p in g["pairs"]]
+    return latex_table(["Dataset", "Metric", "A", "B", *heads], rows, "llll" + "r" * len(heads),
                        caption=latex_escape(bayes_caption(result)), label="tab:bayes",
                        signature=str(result.signature))
 

@@ -69,7 +69,7 @@ from ..stats.bayes import signed_rank_probabilities, winner_shares
 
 __all__ = ["PRIOR_PLACES", "BayesAnalysis", "BayesGroup", "BayesResult",
            "bayesian_correlated_ttest", "bayesian_sign_test", "bayesian_signed_rank",
-           "correlated_ttests"]
+           "correlated_ttests", "dataset_tests"]
 
 #: Where the sign test's prior strength goes (baycomp's ``SignTest.LEFT/ROPE/RIGHT``).
 PRIOR_PLACES = ("left", "rope", "right")
@@ -358,7 +358,9 @@ class BayesGroup:
 class BayesAnalysis:
     """Bayesian correlated t-tests of every pair of systems on every dataset × metric of
     cross-validation scores (:func:`correlated_ttests`), with the settings that made them;
-    ``runs`` is the setting (None: each system's seeds)."""
+    ``runs`` is the setting (None: each system's seeds); ``test`` is ``correlated-t`` or, across
+    datasets (:func:`dataset_tests`), ``signed-rank`` or ``sign`` with the Dirichlet process's
+    ``prior`` (the one used), ``n_samples`` and ``seed``."""
 
     groups: tuple[BayesGroup, ...]
     rope: float
@@ -366,6 +368,10 @@ class BayesAnalysis:
     level: float
     higher_is_better: bool
     from_seeds: bool = False
+    test: str = "correlated-t"
+    prior: float | None = None
+    n_samples: int | None = None
+    seed: int | None = None
 
     @property
     def runs_given(self) -> bool:
@@ -374,34 +380,45 @@ class BayesAnalysis:
     @property
     def signature(self) -> Signature:
         """``kind:bayes|test:correlated-t|rope:…|runs:…|level:…`` (runs ``seeds``: the seed
-        column's seeds are the runs)."""
+        column's seeds are the runs), or ``kind:bayes|test:signed-rank|rope:…|level:…|prior:…|
+        n_samples:…|seed:…``."""
         from ..settings import BayesSettings, signature_fields
 
-        runs = "seeds" if self.from_seeds else 1 if self.runs is None else self.runs
-        fields = signature_fields(BayesSettings, self, {"runs": runs})
-        return make_signature("bayes", {"test": "correlated-t", **fields})
+        if self.test == "correlated-t":
+            runs = "seeds" if self.from_seeds else 1 if self.runs is None else self.runs
+            formatted: dict[str, Any] = {"runs": runs, "prior": None, "n_samples": None,
+                                         "seed": None}
+        else:
+            formatted = {"runs": None, "prior": f"{self.prior:g}"}
+        return make_signature("bayes", signature_fields(BayesSettings, self, formatted))
 
     def to_frame(self) -> Any:
-        """One row per pair: dataset, metric, a, b, n, runs, mean, scale, df, p_left (a better),
-        p_rope, p_right (b better), verdict."""
+        """One row per pair: dataset, metric, a, b, n (folds, or datasets), runs, mean, scale,
+        df (the correlated t-test's posterior; empty across datasets), p_left (a better), p_rope,
+        p_right (b better), mc_se (the largest Monte-Carlo standard error of the three; empty
+        for the closed-form t-test), verdict."""
         import pandas as pd
 
         rows = [(g.dataset, g.metric, r.names[0], r.names[1], r.n, r.runs, r.mean, r.scale,
-                 r.df, r.p_left, r.p_rope, r.p_right, r.verdict(level=self.level))
+                 r.df, r.p_left, r.p_rope, r.p_right,
+                 None if r.mc_se is None else max(r.mc_se), r.verdict(level=self.level))
                 for g in self.groups for r in g.results]
         return pd.DataFrame(rows, columns=["dataset", "metric", "a", "b", "n", "runs", "mean",
-                                           "scale", "df", "p_left", "p_rope", "p_right",
+                                           "scale", "df", "p_left", "p_rope", "p_right", "mc_se",
                                            "verdict"])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: settings, every pair's posterior and verdict, the signature."""
         return {
-            "test": "correlated-t", "rope": self.rope, "runs": self.runs, "level": self.level,
+            "test": self.test, "rope": self.rope, "runs": self.runs, "level": self.level,
             "higher_is_better": self.higher_is_better, "from_seeds": self.from_seeds,
+            "prior": self.prior, "n_samples": self.n_samples, "seed": self.seed,
             "groups": [{"dataset": g.dataset, "metric": g.metric, "pairs": [
                 {"a": r.names[0], "b": r.names[1], "n": r.n, "runs": r.runs, "mean": r.mean,
                  "scale": r.scale, "df": r.df, "p_left": r.p_left, "p_rope": r.p_rope,
-                 "p_right": r.p_right, "verdict": r.verdict(level=self.level),
+                 "p_right": r.p_right,
+                 "mc_se": None if r.mc_se is None else list(r.mc_se),
+                 "verdict": r.verdict(level=self.level),
                  "signature": str(r.signature)} for r in g.results]} for g in self.groups],
             "signature": str(self.signature),
         }
@@ -423,6 +440,9 @@ def correlated_ttests(scores: Any, **settings: Any) -> BayesAnalysis:
     from ..settings import BayesSettings
 
     s = BayesSettings.from_keywords(settings, where="correlated_ttests")
+    if s.test != "correlated-t":
+        raise VerdictError(f"correlated_ttests: test={s.test!r} compares one score per dataset; "
+                           "use dataset_tests")
     if not isinstance(scores, Scores):
         raise VerdictError(f"correlated_ttests: scores must be ranger_eval.Scores, got "
                            f"{type(scores).__name__}")
@@ -499,3 +519,86 @@ def _pair_ttest(scores: Any, dataset: str, metric: str, a: str, b: str,
     for w in caught:  # the same warning, saying where
         warnings.warn(f"{where}: {w.message}", w.category, stacklevel=3)
     return result
+
+
+def dataset_tests(table: Any, **settings: Any) -> BayesAnalysis:
+    """:func:`bayesian_signed_rank` or :func:`bayesian_sign_test` (``test``) of every pair of
+    systems across datasets (baycomp's ``two_on_multiple``): one score per dataset and system.
+
+    ``table``: a DataFrame with one row per dataset and one column per system (the index: the
+    dataset names; empty cells are missing results), or :class:`~ranger_eval.Scores` (each
+    dataset's mean per system and metric, seeds averaged; one analysis per metric).
+    ``settings``: the fields of :class:`~ranger_eval.settings.BayesSettings` (``test``,
+    ``rope``, ``prior`` (default: baycomp's, 0.5 for signed-rank, 1 for sign), ``n_samples``,
+    ``seed``, ``level``, ``higher_is_better``, ``datasets``, ``metrics``, ``systems``). A pair
+    is compared on the datasets where both have a result; the datasets left out are named in a
+    warning; fewer than two shared datasets is a :class:`VerdictError` naming the pair.
+    """
+    import pandas as pd
+
+    from ..scores import Scores
+    from ..settings import BayesSettings
+
+    s = BayesSettings.from_keywords(settings, where="dataset_tests")
+    if s.test == "correlated-t":
+        raise VerdictError("dataset_tests: test='correlated-t' compares the folds of one "
+                           "dataset; use correlated_ttests, or test='signed-rank' or 'sign'")
+    if isinstance(table, Scores):
+        means = table.table.groupby(["metric", "dataset", "system"], sort=False,
+                                    observed=True)["value"].mean()
+        tables = {str(m): means.loc[m].unstack("system") for m in
+                  dict.fromkeys(means.index.get_level_values(0))}
+    elif isinstance(table, pd.DataFrame):
+        tables = {"score": table}
+    else:
+        raise VerdictError(f"dataset_tests: table must be a DataFrame (datasets × systems) or "
+                           f"Scores, got {type(table).__name__}")
+    prior = s.prior if s.prior is not None else (0.5 if s.test == "signed-rank" else 1.0)
+    groups = []
+    for metric, wide in tables.items():
+        if s.metrics is not None and metric not in s.metrics:
+            continue
+        wide = wide.copy()
+        wide.index = wide.index.astype(str)
+        wide.columns = wide.columns.astype(str)
+        for noun, chosen, present in (("dataset", s.datasets, list(wide.index)),
+                                      ("system", s.systems, list(wide.columns))):
+            if chosen is not None:
+                unknown = [c for c in chosen if c not in present]
+                if unknown:
+                    raise VerdictError(f"{noun} {unknown[0]!r} is not in the table (it holds "
+                                       f"{', '.join(present[:8])}"
+                                       f"{' …' if len(present) > 8 else ''})")
+        if s.datasets is not None:
+            wide = wide.loc[list(s.datasets)]
+        names = list(s.systems) if s.systems is not None else list(wide.columns)
+        if len(names) < 2:
+            raise VerdictError(f"metric {metric!r}: {len(names)} system; a comparison needs two")
+        results = []
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                x = pd.to_numeric(wide[a], errors="coerce").to_numpy(np.float64)
+                y = pd.to_numeric(wide[b], errors="coerce").to_numpy(np.float64)
+                both = np.isfinite(x) & np.isfinite(y)
+                where = f"metric {metric!r}, systems {a!r} and {b!r}"
+                if both.sum() < 2:
+                    raise VerdictError(f"{where}: {int(both.sum())} dataset(s) with results of "
+                                       "both; at least 2 are needed")
+                if not both.all():
+                    left = [str(d) for d in wide.index[~both]]
+                    warnings.warn(f"{where}: compared on the {int(both.sum())} datasets with "
+                                  f"results of both; left out {len(left)}: "
+                                  f"{', '.join(left[:5])}{' …' if len(left) > 5 else ''}",
+                                  UserWarning, stacklevel=2)
+                fn = bayesian_signed_rank if s.test == "signed-rank" else bayesian_sign_test
+                try:
+                    results.append(fn(x[both], y[both], rope=s.rope, prior=prior,
+                                      n_samples=s.n_samples, seed=s.seed,
+                                      higher_is_better=s.higher_is_better, names=(a, b)))
+                except VerdictError as exc:
+                    raise VerdictError(f"{where}: {exc}") from None
+        groups.append(BayesGroup(f"{len(wide)} datasets", metric, tuple(results)))
+    if not groups:
+        raise VerdictError("no metric to compare")
+    return BayesAnalysis(tuple(groups), s.rope, None, s.level, s.higher_is_better,
+                         test=s.test, prior=prior, n_samples=s.n_samples, seed=s.seed)
