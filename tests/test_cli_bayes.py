@@ -39,6 +39,24 @@ def _folds(x: list[float], y: list[float], runs: int, *, seeds: bool) -> pd.Data
 
 @pytest.mark.parametrize("j", range(len(ORACLE["correlated"])))
 @pytest.mark.parametrize("seeds", [False, True])
+def test_correlated_ttests_equal_baycomp(j: int, seeds: bool) -> None:
+    """Every committed baycomp fixture through ``correlated_ttests`` (what the command runs):
+    folds by id, runs by seed or by ``runs=``."""
+    case = ORACLE["correlated"][j]
+    scores = rg.Scores(_folds(case["x"], case["y"], case["runs"], seeds=seeds))
+    res = correlated_ttests(scores, rope=case["rope"],
+                            runs=None if seeds else case["runs"]).groups[0].results[0]
+    np.testing.assert_allclose(res.probabilities, case["probs"], rtol=1e-12, atol=1e-14)
+    assert res.runs == case["runs"] and res.mean == pytest.approx(case["mean"], rel=1e-12)
+
+
+def _slow_but(keep: set[object], values: list[object]) -> list[object]:
+    """``values`` as pytest params, all but ``keep`` in the slow tier (a command run each)."""
+    return [v if v in keep else pytest.param(v, marks=pytest.mark.slow) for v in values]
+
+
+@pytest.mark.parametrize("j", _slow_but({2}, list(range(len(ORACLE["correlated"])))))
+@pytest.mark.parametrize("seeds", [False, True])
 def test_bayes_command_equals_baycomp(tmp_path: Path, j: int, seeds: bool) -> None:
     case = ORACLE["correlated"][j]
     src = tmp_path / "folds.csv"
@@ -140,7 +158,9 @@ def test_posterior_figures_and_html_report(tmp_path: Path) -> None:
     assert "Posterior probabilities" in page
 
 
-@pytest.mark.parametrize("case", ORACLE["multiple"][:3], ids=lambda c: f"seed{c['seed']}")
+@pytest.mark.parametrize("case", ORACLE["multiple"][1:2] + [
+    pytest.param(c, marks=pytest.mark.slow) for c in ORACLE["multiple"][2:4]],
+    ids=lambda c: f"seed{c['seed']}")
 @pytest.mark.parametrize("test", ["signed-rank", "sign"])
 def test_across_datasets_equals_baycomp(tmp_path: Path, case: dict, test: str) -> None:
     """A wide table (datasets × systems): baycomp's SignedRankTest / SignTest probabilities for
