@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..formatting import format_probability
 from .html import _jsonable
 from .tables import latex_escape, latex_table, plain_csv
 
@@ -59,11 +60,7 @@ def _result_json(result: Any) -> str:
 
 def _prob(p: float) -> str:
     """A posterior probability with three decimals, never rounded to a false 0 or 1."""
-    if 0 < p < 0.0005:
-        return "< 0.001"
-    if 0.9995 <= p < 1:
-        return "> 0.999"
-    return f"{p:.3f}"
+    return format_probability(p, 3).removeprefix("= ")
 
 
 def _md(text: object) -> str:

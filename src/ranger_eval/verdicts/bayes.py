@@ -64,6 +64,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import RangerError, VerdictError
+from ..formatting import format_probability as _p
 from ..signature import Signature, make_signature
 from ..stats.bayes import signed_rank_probabilities, winner_shares
 
@@ -160,16 +161,6 @@ class BayesResult:
             "mc_se": None if self.mc_se is None else list(self.mc_se),
             "signature": str(self.signature),
         }
-
-
-def _p(p: float) -> str:
-    """``= 0.93``: a probability with two decimals, never rounded to a false 0 or 1
-    (``< 0.01``, ``> 0.99``)."""
-    if 0 < p < 0.005:
-        return "< 0.01"
-    if 0.995 <= p < 1:
-        return "> 0.99"
-    return f"= {p:.2f}"
 
 
 # ------------------------------------------------------------------------------------ input
