@@ -16,6 +16,10 @@ time-series communities know it (Demšar 2006; Orange's ``graph_ranks``; aeon's
   Bonferroni–Dunn); with Bonferroni–Dunn, the interval control ± CD is also drawn under the axis
   (Demšar Fig. 2). Holm and Wilcoxon post-hoc tests have no CD: cliques only.
 * a footer saying what the bars mean, the Friedman test, and the result's signature (small).
+* for ``rank_test(approach="bayesian")`` (a ``BayesianRankTest``): its decisions on the same
+  axis of average ranks — black bars join practically equivalent systems (every pair
+  P(rope) ≥ level), grey bars systems with no decided difference; no CD, and the footer
+  names the ROPE instead of the Friedman test.
 
 Nothing is computed here: every number comes from the result. Lengths are laid out in inches
 from the measured width of every text, so labels never overlap; font sizes are fixed (9 pt

@@ -31,7 +31,10 @@ def cd_diagram(
     rank_test
         Result of :func:`ranger_eval.aggregate.rank_test` (its ``average_ranks``,
         ``critical_difference``, ``cliques``, ``posthoc``, ``alpha``, ``n_datasets``,
-        ``n_systems``, ``control`` and ``signature`` are drawn; nothing is recomputed).
+        ``n_systems``, ``control`` and ``signature`` are drawn; nothing is recomputed). A
+        :class:`~ranger_eval.aggregate.bayesrank.BayesianRankTest` (``approach="bayesian"``)
+        is drawn the same way on its average ranks, with its ``clique_kinds``: black bars join
+        practically equivalent systems, grey bars systems with no decided difference.
     title
         Bold title above the diagram (none by default).
     width
