@@ -71,6 +71,9 @@ def test_markdown_and_figure_footer_say_the_test() -> None:
     layout = cd_layout(checked(res, CDOptions()), CDOptions())
     text = " ".join(line for line, _ in layout.foot)
     assert "3 of 24 cells missing" in text and "Skillings–Mack T(3)" in text
+    bd = rg.rank_test(t, posthoc="bonferroni-dunn", control="A")
+    text = " ".join(line for line, _ in cd_layout(checked(bd, CDOptions()), CDOptions()).foot)
+    assert "differ by less than the CD" not in text and "no single CD" in text
     complete = rg.rank_test(t.dropna(), posthoc="conover")
     text = " ".join(line for line, _ in cd_layout(checked(complete, CDOptions()),
                                                   CDOptions()).foot)

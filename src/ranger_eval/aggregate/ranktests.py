@@ -182,7 +182,8 @@ class RankTest:
         first (equal average ranks keep the input column order).
     ranks
         Per-dataset ranks, ``pd.DataFrame`` datasets × systems (columns in ``average_ranks``
-        order).
+        order). With missing cells: each system's rank among the systems present on the
+        dataset (1..n_i, not rescaled) and NaN where it has no result.
     statistic, pvalue
         Friedman's ``χ²_F`` (tie-corrected when ``tie_correction``) and its χ²(k−1) p-value.
     iman_davenport, iman_davenport_pvalue, iman_davenport_df

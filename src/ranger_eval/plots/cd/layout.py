@@ -152,7 +152,7 @@ def _footer(data: CDData, options: CDOptions, avail_w: float) -> list[tuple[str,
                    f"practically equivalent systems (P(rope){at} for every pair), grey bars "
                    f"systems with no decided difference (some pair inconclusive); systems "
                    f"not joined differ (P{at}).")
-    elif posthoc == "bonferroni-dunn" and ctrl is not None:
+    elif posthoc == "bonferroni-dunn" and ctrl is not None and data.cd is not None:
         meaning = (f"Bars join systems whose average ranks differ by less than the CD "
                    f"({what}{alpha_txt}); systems outside the red interval {ctrl}{nb}±{nb}CD "
                    f"differ significantly from the control {ctrl}.")
