@@ -1361,18 +1361,25 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                     f"{input}: rank needs at least two datasets (got {list(scores.datasets)}); "
                     "use `ranger-eval compare` for one dataset"
                 )
-            ranked = rank_systems(
-                scores, comparisons=settings.comparisons, level=settings.level,
-                correction=settings.correction, weights=settings.weights,
-                higher_is_better=hib, dataset_weights=settings.dataset_weights,
-                test=settings.test, n_resamples=settings.n_resamples, seed=settings.seed,
-            )
-            assert not isinstance(ranked, dict)  # no `by`: one ranking
-            ranking = ranked
             agg = aggregate_metrics(scores, weights=settings.weights, higher_is_better=hib) \
                 if len(scores.metrics) > 1 else scores
             means = agg.table.groupby(["dataset", "system"], sort=False)["value"].mean()
             table = means.unstack("system")
+            n_holes = int(table.isna().to_numpy().sum())
+            if n_holes:  # systems without scores on some datasets (issue 21 §4)
+                warnings.warn(
+                    f"rank: {n_holes} dataset × system cell(s) have no scores; the post-op "
+                    "ranking (IBM §6) needs every system on every dataset and is left out: the "
+                    "rank test (Skillings–Mack) ranks the per-dataset means", stacklevel=2)
+            else:
+                ranked = rank_systems(
+                    scores, comparisons=settings.comparisons, level=settings.level,
+                    correction=settings.correction, weights=settings.weights,
+                    higher_is_better=hib, dataset_weights=settings.dataset_weights,
+                    test=settings.test, n_resamples=settings.n_resamples, seed=settings.seed,
+                )
+                assert not isinstance(ranked, dict)  # no `by`: one ranking
+                ranking = ranked
             direction = True if len(scores.metrics) > 1 else _direction(scores.metrics[0], hib)
         else:
             assert table is not None

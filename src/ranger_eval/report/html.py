@@ -67,7 +67,7 @@ _CORRECTIONS = {
     "fdr_tsbky": "two-stage Benjamini–Krieger–Yekutieli (FDR)",
 }
 _POSTHOC = {"nemenyi": "Nemenyi", "bonferroni-dunn": "Bonferroni–Dunn", "holm": "Holm",
-            "wilcoxon": "Wilcoxon"}
+            "wilcoxon": "Wilcoxon", "conover": "Conover"}
 _KIND_TITLES = {"meta": "Meta-analysis", "compare": "Pairwise comparison", "rank": "Ranking",
                 "aso": "Almost Stochastic Order", "bayes": "Bayesian comparison",
                 "arena": "Arena leaderboard"}
@@ -834,6 +834,9 @@ def _rank(a: _Analysis) -> None:
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)) and len(avg) > 2:
         text = (f"Friedman test over {_plural(n_data, 'dataset')} and {len(avg)} systems: "
                 f"χ²_F{_ties(rt)} = {float(stat):.2f}, {_p(float(p))}")
+        if rt.get("test") == "skillings-mack":  # missing cells (issue 21 §4)
+            text = (f"{_skillings_mack(rt)} over {_plural(n_data, 'dataset')} and {len(avg)} "
+                    f"systems: T = {float(stat):.2f}, {_p(float(p))}")
         decide = float(p)
         f_, fp, df = rt.get("iman_davenport"), rt.get("iman_davenport_pvalue"), \
             rt.get("iman_davenport_df")
@@ -1027,6 +1030,15 @@ def _ranking_table(a: _Analysis, path: Path, kind: str) -> str:
                   [names.get(c, c) for c in cols], rows)
 
 
+def _skillings_mack(rt: Mapping[str, Any]) -> str:
+    """"Skillings–Mack test (3 of 60 cells missing, …)" from the rank JSON (missing cells)."""
+    dropped = rt.get("dropped_datasets") or []
+    extra = (f"; {_plural(len(dropped), 'dataset')} with fewer than two results dropped"
+             if dropped else "")
+    return (f"Skillings–Mack test{_ties(rt)} ({rt.get('n_missing')} of {rt.get('n_cells')} "
+            f"cells missing{extra}; no single critical difference)")
+
+
 def _ties(rt: Mapping[str, Any]) -> str:
     """Which Friedman statistic the rank test reports (its JSON's ``tie_correction``)."""
     flag = rt.get("tie_correction")
@@ -1059,7 +1071,9 @@ def _rank_test_table(a: _Analysis, avg: Mapping[str, float], order: Sequence[str
     stat, p = rt.get("statistic"), rt.get("pvalue")
     caption = (f"Average ranks over {int(rt.get('n_datasets', 0))} datasets (1 = best)")
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)):
-        caption += f"; Friedman χ²_F{_ties(rt)} = {float(stat):.3f}, {_p(float(p))}"
+        caption += (f"; {_skillings_mack(rt)}: T = {float(stat):.3f}, {_p(float(p))}"
+                    if rt.get("test") == "skillings-mack" else
+                    f"; Friedman χ²_F{_ties(rt)} = {float(stat):.3f}, {_p(float(p))}")
     if isinstance(cd, (int, float)):
         caption += f"; CD = {float(cd):.3f} ({posthoc})"
     caption += ". Groups: systems sharing a number are not significantly different."

@@ -65,12 +65,32 @@ def _rank_test_rows(res: RankTest, naive: pd.Series | None = None) -> pd.DataFra
 def _rank_test_caption(res: RankTest) -> str:
     cd = (f"; CD = {res.critical_difference:.3f} ({res.posthoc}, α = {res.alpha:g})"
           if res.critical_difference is not None else f"; post-hoc {res.posthoc}")
+    if getattr(res, "test", "friedman") == "skillings-mack":
+        return skillings_mack_sentence(res) + cd + (
+            ". Groups: systems sharing a number are not significantly different.")
     return (f"Average ranks of {res.n_systems} systems over {res.n_datasets} datasets (1 = best). "
             f"Friedman χ²_F {'(tie-corrected)' if res.tie_correction else '(Demšar, no tie correction)'}"
             f" = {res.statistic:.3f}, {format_pvalue(res.pvalue, 3, prefix='p = ')}; "
             f"Iman–Davenport F_F = {res.iman_davenport:.3f}, "
             f"{format_pvalue(res.iman_davenport_pvalue, 3, prefix='p = ')}{cd}. "
             "Groups: systems sharing a number are not significantly different.")
+
+
+def skillings_mack_sentence(res: RankTest) -> str:
+    """The rank test with missing cells in words: "Skillings–Mack test, 3 of 60 cells missing
+    (…): T = …, p = …", with the dropped datasets and how average ranks and pairs are read."""
+    dropped = res.dropped_datasets
+    drop = (f"; {len(dropped)} dataset{'s' if len(dropped) != 1 else ''} with fewer than two "
+            f"results dropped ({', '.join(dropped[:3])}{', …' if len(dropped) > 3 else ''})"
+            if dropped else "")
+    tie = "tie-corrected" if res.tie_correction else "untied, as R Ski.Mack"
+    pairs = ("pairs by Wilcoxon tests on the datasets both systems share"
+             if res.posthoc == "wilcoxon" else "pairs by the Skillings–Mack contrasts")
+    return (f"Skillings–Mack test, {res.n_missing} of {res.n_cells} cells missing{drop}: "
+            f"T = {res.statistic:.3f} ({tie}, χ² with {res.statistic_df:g} df), "
+            f"{format_pvalue(res.pvalue, 3, prefix='p = ')}. Average ranks of {res.n_systems} "
+            f"systems over the {res.n_datasets} datasets where each has a result (ranks rescaled "
+            f"to 1..k; 1 = best); {pairs}, no single critical difference")
 
 
 def rank_test_markdown(res: RankTest, naive: pd.Series | None = None) -> str:
