@@ -424,3 +424,62 @@ def test_table_battle_counts_makes_every_dataset_a_battle():
             zip(low.a, low.b, low.outcome, strict=True)} >= {("A", "C", 1)}
     with pytest.raises(VerdictError, match="one system"):
         table_battle_counts(table[["A"]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(1, 3))
+def test_battle_counts_are_the_rows_counted(seed, n_systems, n_datasets):
+    """battle_counts = the rows of battles_from_scores counted per (model_a, model_b, winner);
+    its item patterns hold every battle once; negated scores with higher_is_better=False give
+    the same counts."""
+    import warnings as _w
+
+    from ranger_eval.verdicts.bradley_terry import battle_counts, battles_from_scores
+
+    rng = np.random.default_rng(seed)
+    rows = [(f"d{d}", f"s{k}", f"i{i}", float(rng.integers(0, 4)))
+            for d in range(n_datasets) for k in range(n_systems) for i in range(8)
+            if rng.random() > 0.15]
+    frame = pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        try:
+            table = battles_from_scores(frame)
+        except VerdictError:
+            return   # no item with two systems (or one system): both refuse
+        counts = battle_counts(frame)
+        flipped = battle_counts(frame.assign(value=-frame.value), higher_is_better=False)
+    labels = np.array(["model_a", "model_b", "tie"])
+    got = {(counts.models[a], counts.models[b], labels[o]): int(c) for a, b, o, c in
+           zip(counts.a, counts.b, counts.outcome, counts.count, strict=True)}
+    # the table's rows, with model_a the first of the two names (as battle_counts orders them)
+    swap = table.model_a > table.model_b
+    first = np.where(swap, table.model_b, table.model_a)
+    second = np.where(swap, table.model_a, table.model_b)
+    winner = np.where(swap & (table.winner != "tie"),
+                      np.where(table.winner == "model_a", "model_b", "model_a"), table.winner)
+    expected = pd.Series(list(zip(first, second, winner, strict=True))).value_counts().to_dict()
+    assert got == {k: int(v) for k, v in expected.items()}
+    n_items = table.groupby(["dataset", "item"]).ngroups
+    assert int(counts.cluster_count.sum()) == n_items
+    np.testing.assert_array_equal(np.asarray(counts.cluster_count @ counts.cluster_rows).ravel(),
+                                  counts.count)
+    for name in ("a", "b", "outcome", "count", "cluster_count"):
+        np.testing.assert_array_equal(getattr(flipped, name), getattr(counts, name))
+
+
+def test_battle_counts_same_for_shared_and_unique_item_ids():
+    """Item ids shared by the datasets (q0, q1, …: cells indexed directly) and unique per
+    dataset (d3/q0: cells hashed) give the same counts and the same leaderboard."""
+    from ranger_eval.verdicts.bradley_terry import battle_counts
+
+    rng = np.random.default_rng(2)
+    rows = [(f"d{d}", s, f"q{i}", float(rng.integers(0, 3)))
+            for d in range(20) for s in ("A", "B", "C") for i in range(3)]
+    shared = pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
+    unique = shared.assign(item=shared.dataset + "/" + shared.item)
+    a, b = battle_counts(shared), battle_counts(unique)
+    for name in ("models", "a", "b", "outcome", "count", "cluster_count"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    pd.testing.assert_frame_equal(rg.bradley_terry(a, n_bootstrap=50).to_frame(),
+                                  rg.bradley_terry(b, n_bootstrap=50).to_frame())

@@ -776,29 +776,39 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
         dcode, icode, scode, values_all = dcode[keep], icode[keep], scode[keep], values_all[keep]
     n_sys = len(snames)
     n_items = max(len(inames), 1)
+    rank = None
     if ordered:   # item codes in id order (as everywhere: items sorted by id within a dataset)
         rank = np.empty(len(inames), dtype=np.int64)
         rank[np.asarray(pd.Index(inames).argsort(), dtype=np.int64)] = np.arange(len(inames))
         key = dcode.astype(np.int64) * n_items + rank[icode]
     else:
         key = dcode.astype(np.int64) * n_items + icode
-    cell, cell_keys = pd.factorize(key, sort=ordered)
-    n_cells = len(cell_keys)
+    span = len(dnames) * n_items
+    if span <= 4 * max(key.size, 1):
+        # item ids shared by the datasets (q1, q2, …): the key itself is the cell, in order;
+        # cells no row fills are dropped below (no hashing of the keys)
+        cell, n_cells = key, span
+    else:
+        cell, cell_keys = pd.factorize(key, sort=ordered)
+        n_cells = len(cell_keys)
     flat = cell.astype(np.int64) * n_sys + scode
     size = n_cells * n_sys
-    total = np.bincount(flat, weights=values_all, minlength=size)
-    count = np.bincount(flat, minlength=size)
+    count = np.bincount(flat, minlength=size).reshape(n_cells, n_sys)
+    total = np.bincount(flat, weights=values_all, minlength=size).reshape(n_cells, n_sys)
+    filled = count.any(axis=1)
+    keys = np.flatnonzero(filled) if cell is key else np.asarray(cell_keys, dtype=np.int64)
+    if cell is key:
+        count, total = count[filled], total[filled]
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = (total / count).reshape(n_cells, n_sys)
+        values = total / count
     if not higher_is_better:
         values = -values
-    scored = np.asarray(count.reshape(n_cells, n_sys).any(axis=0), dtype=bool)  # this metric's
-    keys = np.asarray(cell_keys, dtype=np.int64)
-    datasets = np.asarray(dnames, dtype=object)[keys // n_items]
-    if ordered:
+    scored = np.asarray(count.any(axis=0), dtype=bool)   # the systems of this metric
+    datasets = items = np.empty(0, dtype=object)
+    if ordered:   # labels of the cells, for battles_from_scores (not needed by the counts)
+        assert rank is not None
+        datasets = np.asarray(dnames, dtype=object)[keys // n_items]
         items = np.asarray(inames, dtype=object)[np.argsort(rank)][keys % n_items]
-    else:
-        items = np.asarray(inames, dtype=object)[keys % n_items]
     return _Cells(tuple(str(x) for x, ok in zip(snames, scored, strict=True) if ok),
                   values[:, scored], datasets, items, str(metric), "scores(items)")
 
