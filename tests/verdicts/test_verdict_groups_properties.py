@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ranger_eval as rg
-from ranger_eval.verdicts.aso import aso_groups, format_epsilon
+from ranger_eval.verdicts.aso import aso_groups, format_epsilon, threshold_text
 from ranger_eval.verdicts.bayes import correlated_ttests
 
 
@@ -34,7 +34,9 @@ def test_at_most_one_direction_of_a_pair_dominates(k: int, n: int, spread: float
 
 @given(eps=st.floats(0, 1), tau=st.floats(0.001, 0.5))
 def test_printed_epsilon_is_on_its_side_of_tau(eps: float, tau: float) -> None:
-    assert (float(format_epsilon(eps, tau)) < tau) == (eps < tau)
+    shown = float(format_epsilon(eps, tau))
+    assert (shown < tau) == (eps < tau)
+    assert (shown < float(threshold_text(tau))) == (eps < tau)   # and of τ as printed
 
 
 @settings(max_examples=40, deadline=None)

@@ -63,7 +63,7 @@ from ..scores import Scores
 from ..signature import Signature, make_signature
 
 __all__ = ["ASOAnalysis", "ASOGroup", "ASOResult", "MIN_SCORES", "aso", "aso_groups", "bound_level", "format_epsilon",
-           "multi_aso", "pair_verdict", "violation_ratio"]
+           "multi_aso", "pair_verdict", "threshold_text", "violation_ratio"]
 
 #: Fewest scores per distribution (module docstring: why five).
 MIN_SCORES = 5
@@ -371,11 +371,19 @@ def format_epsilon(eps: float, threshold: float) -> str:
     """ε_min with two decimals, or more when two would put it on the wrong side of
     ``threshold`` (0.1996 is "0.1996", not "0.20", against τ = 0.2)."""
     below = eps < threshold
+    tau = float(threshold_text(threshold))
     for decimals in range(2, 7):
         text = f"{eps:.{decimals}f}"
-        if (float(text) < threshold) == below:
+        if (float(text) < threshold) == below and (float(text) < tau) == below:
             return text
-    return f"{eps:.6g}"
+    return repr(float(eps))  # the shortest text that reads back as eps itself
+
+
+def threshold_text(threshold: float) -> str:
+    """τ as written in a verdict: ``0.2`` (``:g``), or its full ``repr`` when six digits would
+    change it."""
+    text = f"{threshold:g}"
+    return text if float(text) == threshold else repr(float(threshold))
 
 
 def pair_verdict(name_a: str, name_b: str, eps_ab: float, eps_ba: float,
@@ -388,7 +396,7 @@ def pair_verdict(name_a: str, name_b: str, eps_ab: float, eps_ba: float,
     for x, y, e in ((name_a, name_b, eps_ab), (name_b, name_a, eps_ba)):
         if e < threshold:
             return (f"{x} almost stochastically dominates {y} "
-                    f"(ε_min = {format_epsilon(e, threshold)} < {threshold:g})")
+                    f"(ε_min = {format_epsilon(e, threshold)} < {threshold_text(threshold)})")
     return (f"no almost stochastic order between {name_a} and {name_b} (ε_min = "
             f"{format_epsilon(eps_ab, threshold)} and {format_epsilon(eps_ba, threshold)})")
 
