@@ -1395,7 +1395,9 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
             direction = hib if isinstance(hib, bool) else True
         rt = rank_test(table, higher_is_better=direction, level=settings.level,
                        posthoc=settings.posthoc, control=settings.control,
-                       tie_correction=settings.tie_correction)
+                       tie_correction=settings.tie_correction, approach=settings.approach,
+                       rope=settings.rope, rope_mode=settings.rope_mode, prior=settings.prior,
+                       n_samples=settings.n_samples, seed=settings.seed)
         # Bradley–Terry on the rank's metric: its per-item scores (the aggregate with several
         # metrics), else the dataset-level table
         bt = rank_bradley_terry(agg if scores is not None else table, direction, settings) \

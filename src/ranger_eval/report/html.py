@@ -790,7 +790,10 @@ def _rank(a: _Analysis) -> None:
     best = min(avg.values())
     top = [s for s, v in avg.items() if v == best]
     order = sorted(avg, key=lambda s: avg[s])
-    if len(avg) == 2 and rt.get("wilcoxon"):
+    bayes = rt.get("approach") == "bayesian"  # rank_test(approach="bayesian"): its verdicts
+    if bayes:
+        _bayes_rank_sentences(a, rt)
+    elif len(avg) == 2 and rt.get("wilcoxon"):
         wx, sg = rt["wilcoxon"], rt.get("sign_test") or {}
         x, y = order
         text = (f"{x} ranks ahead of {y} on average over {_plural(n_data, 'dataset')} "
@@ -877,9 +880,12 @@ def _rank(a: _Analysis) -> None:
             a.tables.append(_table(f"t{a.index}-ranking-pairs", "Ranking: pairwise comparisons",
                                    caption, ["system A", "system B", "diff", "effect size",
                                              "p adj.", "significant", "test"], rows))
-    a.tables.append(_rank_test_table(a, avg, order, cliques, rt, naive if ranking is None
-                                     else None, posthoc, cd))
-    if pairwise:
+    if bayes:
+        a.tables.extend(_bayes_rank_tables(a, rt, avg))
+    else:
+        a.tables.append(_rank_test_table(a, avg, order, cliques, rt, naive if ranking is None
+                                         else None, posthoc, cd))
+    if pairwise and not bayes:
         rows = [[_text(r.get("a")), _text(r.get("b")), _num(r.get("statistic"), 3),
                  _pcell(r.get("pvalue")), _pcell(r.get("pvalue_adjusted")),
                  _Cell("<strong>yes</strong>" if r.get("significant") else "no")]
@@ -949,6 +955,49 @@ def _win_rate_reading(a: _Analysis, result: Mapping[str, Any], path: Path) -> No
                   else "") + ".")
     a.tables.append(_table(f"t{a.index}-win-rate", "Mean win rates (HELM)", _e(caption),
                            ["system", "win rate", "interval", "datasets"], table))
+
+
+def _bayes_rank_sentences(a: _Analysis, rt: Mapping[str, Any]) -> None:
+    """The Bayesian rank test in words: what was done, then every pair's verdict (the
+    sentences the result wrote into ranking.json)."""
+    n_data = int(rt.get("n_datasets") or 0)
+    rope = float(rt.get("rope") or 0.0)
+    scale = {"sd": " × the pooled SD of each pair", "mad": " × the pooled MAD·1.4826 of each "
+             "pair"}.get(str(rt.get("rope_scale")), " in the metric's units")
+    a.sentences.append(
+        f"Bayesian signed-rank test of every pair over {_plural(n_data, 'dataset')} "
+        f"(autorank's decisions at probability {float(rt.get('level') or 0.95):g}; ROPE "
+        f"±{rope:g}{scale}; {int(rt.get('n_samples') or 0):,} posterior draws, seed "
+        f"{rt.get('seed')}):")
+    for pw in rt.get("pairwise") or []:
+        if isinstance(pw, dict) and pw.get("verdict"):
+            a.sentences.append(str(pw["verdict"]) + ".")
+
+
+def _bayes_rank_tables(a: _Analysis, rt: Mapping[str, Any],
+                       avg: Mapping[str, float]) -> list[str]:
+    """The systems (central tendency, spread, average rank) and the pairs (posterior
+    probabilities, ROPE, decision) of a Bayesian rank test."""
+    kind = str(rt.get("central_kind", "mean"))
+    central, spread = rt.get("central") or {}, rt.get("spread") or {}
+    rows = [[_num(i + 1, 0), _text(s), _num(central.get(s), 4), _num(spread.get(s), 4),
+             _num(avg.get(s), 3)] for i, s in enumerate(rt.get("systems") or [])]
+    systems = _table(f"t{a.index}-ranktest", "Bayesian rank test (autorank)",
+                     _e(f"Systems ordered by their {kind}; average ranks over "
+                        f"{int(rt.get('n_datasets') or 0)} datasets (1 = best)."),
+                     ["position", "system", kind, "SD" if kind == "mean" else "MAD",
+                      "average rank"], rows)
+    pairs = [[_text(r.get("a")), _text(r.get("b")), _num(r.get("rope"), 4),
+              _num(r.get("p_a_better"), 3), _num(r.get("p_rope"), 3),
+              _num(r.get("p_b_better"), 3), _text(r.get("decision"))]
+             for r in rt.get("pairwise") or [] if isinstance(r, dict)]
+    table = _table(f"t{a.index}-ranktest-pairs", "Bayesian rank test: every pair",
+                   _e("Posterior probabilities of the Bayesian signed-rank test: A better by "
+                      "more than the ROPE, practically equivalent, B better; the decision of A "
+                      "against B."),
+                   ["system A", "system B", "ROPE ±", "P(A better)", "P(rope)", "P(B better)",
+                    "decision"], pairs)
+    return [systems, table]
 
 
 def _ranking_sentences(a: _Analysis, ranking: Mapping[str, Any], path: Path) -> None:
@@ -1272,6 +1321,18 @@ class _Fig:
     path: Path
 
 
+_BAYES_CD = ("Decision diagram of the Bayesian rank test: average ranks (1 = best); black bars "
+             "join practically equivalent systems, grey bars systems with no decided "
+             "difference; systems not joined differ.")
+
+
+def _is_bayes(a: _Analysis) -> bool:
+    """Whether the rank folder's rank test is Bayesian (``rank --approach bayesian``)."""
+    payload = a.data.get("ranking")
+    rt = payload.get("rank_test") if isinstance(payload, dict) else None
+    return isinstance(rt, dict) and rt.get("approach") == "bayesian"
+
+
 def _figures(a: _Analysis) -> list[str]:
     """Inline figures: SVG when the stem has one, else PNG (or another image) as a data URI;
     PDFs are left out, and a figure identical to an earlier one (by SHA-256) is shown once."""
@@ -1310,6 +1371,7 @@ def _figures(a: _Analysis) -> list[str]:
             current = f.suffix
             out.append(f"<h3>{_e(slugs.get(f.suffix, f.suffix))}</h3>")
         caption = _RANK_GRAPH if (a.kind == "rank" and f.base == "graph") \
+            else _BAYES_CD if (a.kind == "rank" and f.base == "cd" and _is_bayes(a)) \
             else _CAPTIONS.get(f.base, f.stem)
         scope = f"fig{a.index}-{i}"
         if f.path.suffix.lower() == ".svg":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..aggregate.bayesrank import BayesianRankTest
 from ..aggregate.ranking import Ranking
 from ..aggregate.ranktests import RankTest
 from ..aggregate.winrate import WinRate
@@ -27,7 +28,7 @@ from .tables import (
 )
 
 __all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex",
-           "win_rate_markdown", "win_rate_latex"]
+           "win_rate_markdown", "win_rate_latex", "bayes_rank_markdown", "bayes_rank_latex"]
 
 
 def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
@@ -114,6 +115,73 @@ def rank_test_latex(res: RankTest, naive: pd.Series | None = None, *,
 
 
 def rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
+    return plain_csv(res.to_frame(), path)
+
+
+# --------------------------------------------------------------------------- BayesianRankTest
+def _bayes_rank_rows(res: BayesianRankTest, naive: pd.Series | None = None) -> pd.DataFrame:
+    f = res.to_frame()
+    spread = "sd" if res.central_kind == "mean" else "mad"
+    groups = {s: ",".join(str(i + 1) for i, c in enumerate(res.cliques) if s in c)
+              for s in f["system"]}
+    first = res.systems[0]
+    out = pd.DataFrame({
+        "rank": f["rank"], "system": f["system"],
+        res.central_kind: [f"{v:.4f}" for v in f[res.central_kind]],
+        spread.upper(): [f"{v:.4f}" for v in f[spread]],
+        "average rank": [f"{v:.3f}" for v in f["average_rank"]],
+        f"vs {first}": ["–" if s == first else res.decisions.loc[first, s]
+                        for s in f["system"]],
+        "groups": [groups[s] or "–" for s in f["system"]],
+    })
+    if naive is not None:
+        out["naive mean"] = [f"{v:.4f}" for v in naive.reindex(list(f["system"])).astype(float)]
+    return out
+
+
+def _bayes_rank_caption(res: BayesianRankTest) -> str:
+    kinds = {"equivalent": "practically equivalent", "undecided": "no decided difference"}
+    groups = "; ".join(f"group {i + 1}: {kinds[k]}" for i, k in enumerate(res.clique_kinds))
+    return (f"Bayesian signed-rank test of every pair of {res.n_systems} systems over "
+            f"{res.n_datasets} datasets (Benavoli et al. 2017; autorank's decisions), "
+            f"{res.describe_rope()}, Dirichlet prior {res.prior:g}, {res.n_samples:,} posterior "
+            f"draws (seed {res.seed}). A pair is decided when a posterior probability reaches "
+            f"{res.level:g}: better, practically equivalent, or worse; otherwise inconclusive. "
+            f"Systems ordered by their {res.central_kind} ("
+            + ("all" if res.all_normal else "not all")
+            + f" normal by Shapiro–Wilk at α/k = {res.alpha / res.n_systems:.3g}). "
+            "Groups join systems, in average-rank order, with no decided difference"
+            + (f" ({groups})." if groups else "; there are none."))
+
+
+def bayes_rank_markdown(res: BayesianRankTest, naive: pd.Series | None = None) -> str:
+    """Markdown: one row per system (central tendency, spread, average rank, the decision of
+    the first system against it, groups), what was done, every pair's verdict in words, the
+    signature."""
+    rows = _bayes_rank_rows(res, naive)
+    lines = _md_table(rows, ["---:", "---", "---:", "---:", "---:", "---", "---"]
+                      + ["---:"] * (rows.shape[1] - 7))
+    caption = _bayes_rank_caption(res)
+    if naive is not None:
+        caption += " Naive: the mean value over datasets, as a leaderboard would average it."
+    lines += ["", caption, "", "Verdicts:", ""]
+    lines += [f"- {_md_escape(v)}" for v in res.verdicts()]
+    lines += ["", f"`{res.signature}`", ""]
+    return "\n".join(lines)
+
+
+def bayes_rank_latex(res: BayesianRankTest, naive: pd.Series | None = None, *,
+                     label: str = "tab:ranger-ranktest") -> str:
+    """Booktabs table of the systems' rows; the caption says the method and the first system's
+    verdict against every other; ``label``; signature."""
+    rows = _bayes_rank_rows(res, naive)
+    first = res.systems[0]
+    said = " ".join(f"{res.verdict(first, s)}." for s in res.systems[1:])
+    return _latex_table(rows, "rlrrrll" + "r" * (rows.shape[1] - 7),
+                        f"{_bayes_rank_caption(res)} {said}", str(res.signature), label)
+
+
+def bayes_rank_csv(res: BayesianRankTest, path: str | Path | None = None) -> str:
     return plain_csv(res.to_frame(), path)
 
 
@@ -254,6 +322,9 @@ def win_rate_csv(w: WinRate, path: str | Path | None = None) -> str:
 to_markdown.register(WinRate)(win_rate_markdown)
 to_latex.register(WinRate)(win_rate_latex)
 to_csv.register(WinRate)(win_rate_csv)
+to_markdown.register(BayesianRankTest)(bayes_rank_markdown)
+to_latex.register(BayesianRankTest)(bayes_rank_latex)
+to_csv.register(BayesianRankTest)(bayes_rank_csv)
 to_markdown.register(RankTest)(rank_test_markdown)
 to_latex.register(RankTest)(rank_test_latex)
 to_csv.register(RankTest)(rank_test_csv)
