@@ -688,8 +688,11 @@ def _bootstrap(pairs: _Pairs, x: np.ndarray, p: int, ties: str, ref: int, n_roun
         shape=(pairs.row_pair.size, n_pairs * 3))
     out = np.empty((n_rounds, x.size))
     good = np.ones(n_rounds, dtype=bool)
-    # rounds per batch: at most _BATCH, and the batch's information matrices ≤ 5e6 floats
-    per_batch = max(1, min(_BATCH, int(5e6 // (x.size * x.size))))
+    # rounds per batch: at most _BATCH (more for a few models: 1,024 for two, where the
+    # per-batch overhead, not the arithmetic, is the cost), and the batch's information
+    # matrices ≤ 5e6 floats; the draws and fits do not depend on the batching
+    per_batch = max(1, min(_BATCH * max(1, 64 // (x.size * x.size)),
+                           int(5e6 // (x.size * x.size))))
     for start in range(0, n_rounds, per_batch):
         b = min(per_batch, n_rounds - start)
         draws = rng.multinomial(n, probs, size=b).astype(np.float64)
