@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import CompareError
+from ..errors import CompareError, StatsInputError
 from ..pairing import Group, align_groups, factorize, scores_table
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
@@ -284,10 +284,16 @@ def _pairs_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.
             raise CompareError(
                 f"{d.a!r} vs {d.b!r} on {where}: the difference of the two systems' scores on "
                 f"item {item!r} is beyond the float64 range (±1.8e308); rescale the scores")
-    res = prediction_powered_rows(
-        humans, judge_l, judge_u, labelled=lab_m, unlabelled=unl_m,
-        clusters=None if clusters is None else clusters[lc],
-        clusters_unlabelled=None if clusters is None else clusters[uc])
+    try:
+        res = prediction_powered_rows(
+            humans, judge_l, judge_u, labelled=lab_m, unlabelled=unl_m,
+            clusters=None if clusters is None else clusters[lc],
+            clusters_unlabelled=None if clusters is None else clusters[uc])
+    except StatsInputError as err:  # one cluster, or a difference beyond float64
+        d = data[first + int(getattr(err, "row", 0) or 0)]
+        row = str(err).split(":", 1)
+        why = row[1].strip() if row[0].startswith("row ") else str(err)
+        raise CompareError(f"{d.a!r} vs {d.b!r} on {where}: {why}") from None
     n = res.n_labelled.astype(np.float64)
     big_n = res.n_unlabelled.astype(np.float64)
     means = []

@@ -39,6 +39,23 @@ exact (Owen's Q, as R ``PowerTOST::power.TOST(method="exact", logscale=FALSE)``)
 non-inferiority power is the noncentral t's (``PowerTOST::power.noninf``). Two proportions use
 the Wald statistic with the unpooled SE at the planned proportions (normal approximation).
 
+**Paired binary scores against a margin** (δ = p₁₀ − p₀₁ = p_t − p_c; u items where only the
+treatment is right, v discordant items, δ̂ = (2u − v)/n, σ̂² = v/n − δ̂²) are planned for Wellek's
+asymptotic tests (Wellek 2010, *Testing Statistical Hypotheses of Equivalence and
+Noninferiority*, 2nd ed., §5.2): non-inferiority rejects H₀: δ ≤ −Δ when
+T = √n(δ̂ + Δ)/σ̂ > z_{1−α} (Wald; R ``EQUIVNONINF::mcnasc_ni``); equivalence rejects
+H₀: |δ| ≥ Δ when √n|δ̂|/σ̂ < C, C² the α quantile of the noncentral χ²₁ with noncentrality
+nΔ²/σ̂² (``EQUIVNONINF::mcnempow``; √nc + z_α when nc > 100, as there). ``mcnemar-exact`` gives
+their **exact** power, Σ_v Bin(v; n, p_d) · P(u in the rejection region | v), u | v ~
+Bin(v, p₁₀/p_d) — equal to ``mcnempow`` (equivalence) and to ``mcnasc_ni``'s exact size on the
+boundary (non-inferiority) at 1e-9 (tests/oracles/power_mcnemar_margin.R); the exact power is
+not monotone in n, so the solved n is the smallest that reaches the power. ``mcnemar`` gives
+their large-sample power, with σ² = p_d − δ² and n/DE items: Φ(√n(δ + Δ)/σ − z_{1−α})
+(non-inferiority; Lu & Bean 1995, Stat. Med. 14:1831) and Φ(c − √nδ/σ) − Φ(−c − √nδ/σ),
+c² = χ²₁,α(nΔ²/σ²) (equivalence), which approaches the exact power as n grows. ``compare``
+tests paired 0/1 scores against a margin with Tango's (1998) score test, which has the same
+hypotheses and the same large-sample behaviour at δ = 0; its small-sample power differs slightly.
+
 **Clusters** (items in clusters of m with intra-cluster correlation ICC) inflate the variance of a
 mean by the design effect DE = 1 + (m − 1)·ICC (Kish 1965; Donner & Klar 2000): the effective
 number of items is n/DE, and the t tests use the cluster-robust degrees of freedom C − 1 (paired)
@@ -168,6 +185,15 @@ class _Design:
             return self._t_power(n, effect)
         if self.test == "proportions-z":
             return self._prop_power(n, effect)
+        if self.margin is not None:  # paired binary against a margin: Wellek's tests
+            p10, p01 = self._discordant(effect)
+            if self.alternative == "less":  # H0 δ ≥ Δ: the mirror image of non-inferiority
+                p10, p01 = p01, p10
+            if self.test == "mcnemar":
+                return _wellek_asymptotic_power(n / self.deff, p10, p01, self.alpha,
+                                                self.margin, self.hypothesis)
+            return _wellek_exact_power(int(round(n)), p10, p01, self.alpha, self.margin,
+                                       self.hypothesis)
         if self.test == "mcnemar":
             return self._mcnemar_power(n, effect)
         return self._mcnemar_exact_power(int(round(n)), effect)
@@ -323,6 +349,96 @@ def _tost_power(alpha: float, margin: float, effect: float, se: float, df: float
     return float(min(max(value, 0.0), 1.0))
 
 
+def _noncentral_chi1_root(alpha: float, nc: np.ndarray) -> np.ndarray:
+    """√(α quantile of the noncentral χ²₁(nc)): the c with Φ(c − √nc) − Φ(−c − √nc) = α,
+    by Newton's method from the normal approximation (vectorised; R ``sqrt(qchisq(alpha, 1,
+    nc))``); √nc + z_α when nc > 100, as ``EQUIVNONINF``."""
+    lam = np.sqrt(nc)
+    z = float(special.ndtri(alpha))
+    c = np.maximum(lam + z, 1e-3)
+    small = nc <= 100
+    if small.any():
+        cs, ls = np.where(lam[small] + z > 0.05, lam[small] + z, 0.05), lam[small]
+        for _ in range(100):
+            f = special.ndtr(cs - ls) - special.ndtr(-cs - ls) - alpha
+            step = f / (np.exp(-0.5 * (cs - ls) ** 2) + np.exp(-0.5 * (cs + ls) ** 2)) \
+                * math.sqrt(2 * math.pi)
+            cs = np.maximum(cs - step, cs / 2)
+            if np.all(np.abs(step) <= 1e-14 * np.maximum(cs, 1.0)):
+                break
+        c[small] = cs
+    return c
+
+
+#: largest n of the exact paired-binary margin power (its work grows as n²/2)
+EXACT_MARGIN_MAX_N = 5000
+
+
+def _wellek_exact_power(n: int, p10: float, p01: float, alpha: float, margin: float,
+                        hypothesis: str) -> float:
+    """Exact power of Wellek's asymptotic McNemar test of non-inferiority (H₀: δ ≤ −Δ) or
+    equivalence (H₀: |δ| ≥ Δ) at (p₁₀, p₀₁) with n items (module docstring). The rejection
+    region of each number v = 1 … n of discordant items is found as ``EQUIVNONINF`` finds it:
+    non-inferiority (``mcnasc_ni``) u ≥ k_v, k_v = 1 + the largest u < v with T(u) ≤ z_{1−α}
+    (1 if none); equivalence (``mcnempow``) k_l ≤ u ≤ v − k_l, k_l the first u scanned upward
+    (from 0; from 1 and at most n − 2 when v = n) with T(u) < C(u), else the end of the scan.
+    The power is Σ_v Bin(v; n, p_d)·[F(high; v, π) − F(low − 1; v, π)], π = p₁₀/p_d."""
+    if n > EXACT_MARGIN_MAX_N:
+        raise StatsInputError(
+            f"the exact power of the paired binary margin test is computed up to n = "
+            f"{EXACT_MARGIN_MAX_N} items (its work grows as n²); n = {n} is beyond: use "
+            "test='mcnemar' (its large-sample power)")
+    eta = p10 + p01
+    vv = np.arange(1, n + 1)
+    if n < 1 or eta <= 0:
+        return 0.0
+    sizes = vv + 1  # u = 0 … v for every v
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    v = np.repeat(vv, sizes)
+    u = np.arange(v.size) - np.repeat(starts, sizes)
+    diff = (2.0 * u - v) / n
+    var = v / n - diff * diff
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if hypothesis == "non-inferiority":
+            t = math.sqrt(n) * (diff + margin) / np.sqrt(var)
+            stop = (u < v) & ~(t > float(special.ndtri(1.0 - alpha)))
+            low = np.maximum.reduceat(np.where(stop, u, 0), starts) + 1
+            high = vv
+        else:
+            t = math.sqrt(n) * np.abs(diff) / np.sqrt(var)
+            crit = np.full(v.size, np.inf)
+            ok = var > 0
+            crit[ok] = _noncentral_chi1_root(alpha, n * margin ** 2 / var[ok])
+            scanned = np.where(v < n, u <= v - 1, (u >= 1) & (u <= n - 2))
+            big = np.iinfo(np.int64).max
+            first = np.minimum.reduceat(np.where(scanned & ok & (t < crit), u, big), starts)
+            end = np.where(vv < n, vv, n - 1 if n >= 2 else 0)
+            low = np.where(first == big, end, first)
+            high = vv - low
+    share = p10 / eta
+    conditional = np.where(low <= high, sps.binom.cdf(high, vv, share)
+                           - sps.binom.cdf(low - 1, vv, share), 0.0)
+    weights = sps.binom.pmf(vv, n, eta)
+    return float(np.clip(np.sum(weights * conditional), 0.0, 1.0))
+
+
+def _wellek_asymptotic_power(n: float, p10: float, p01: float, alpha: float, margin: float,
+                             hypothesis: str) -> float:
+    """Large-sample power of Wellek's McNemar tests (module docstring), σ² = p_d − δ²."""
+    delta = p10 - p01
+    var = p10 + p01 - delta * delta
+    if var <= 0:
+        inside = delta > -margin if hypothesis == "non-inferiority" else abs(delta) < margin
+        return 1.0 if inside else 0.0
+    sigma = math.sqrt(var)
+    if hypothesis == "non-inferiority":
+        return float(special.ndtr(math.sqrt(n) * (delta + margin) / sigma
+                                  - special.ndtri(1.0 - alpha)))
+    c = float(_noncentral_chi1_root(alpha, np.array([n * margin ** 2 / var]))[0])
+    shift = math.sqrt(n) * delta / sigma
+    return float(max(0.0, special.ndtr(c - shift) - special.ndtr(-c - shift)))
+
+
 def _exact_mcnemar_power(n: int, p_discordant: float, share: float, level: float) -> float:
     """Σ_D Bin(D; n, p_d)·P(Bin(D, share) ≥ b_D), b_D the smallest count whose one-sided exact
     binomial p-value P(Bin(D, ½) ≥ b) is at most ``level``."""
@@ -419,7 +535,9 @@ def _solve_n_exact(design: _Design, effect: float, power: float) -> int:
     """The smallest n whose exact McNemar power reaches ``power`` (the power is not monotone
     in n, so the n from the asymptotic formula is a starting point, then integers are scanned)."""
     approx = _Design(**{**design.__dict__, "test": "mcnemar"})
-    start = max(1, int(0.5 * _solve_n(approx, effect, power)))
+    # against a margin each exact power costs O(n²): scan from near the large-sample n
+    share = 0.9 if design.margin is not None else 0.5
+    start = max(1, int(share * _solve_n(approx, effect, power)))
     n = start
     while design.power(n, effect) < power:
         n += 1
@@ -583,13 +701,10 @@ def plan(
     if test == "mcnemar-exact" and icc > 0 and cluster_size > 1:
         raise StatsInputError("the exact McNemar power has no clustered version; use "
                               "test='mcnemar' (asymptotic, with the design effect)")
-    if test == "mcnemar-exact" and margin is not None:
-        raise StatsInputError("equivalence and non-inferiority of paired binary scores are "
-                              "planned with test='mcnemar' only in a later version; use "
-                              "'paired-t' on the 0/1 scores")
-    if test == "mcnemar" and margin is not None:
-        raise StatsInputError("equivalence and non-inferiority of paired binary scores: plan "
-                              "'paired-t' on the 0/1 scores (sd = SD of the differences)")
+    if test in _BINARY and margin is not None and margin >= 1.0:
+        raise StatsInputError(
+            f"margin={margin!r} on 0/1 scores: a difference of proportions lies in [-1, 1], so "
+            "a margin of 1 or more holds for any data; give a margin below 1")
     deff = 1.0 + (cluster_size - 1) * icc
     design = _Design(test, hypothesis, alternative, alpha, scale, deff, cluster_size, p_control,
                      correlation, margin)

@@ -358,9 +358,11 @@ def prediction_powered_rows(
         n_clusters = (used > 0).sum(axis=1)
         if (n_clusters < 2).any():
             r = int(np.flatnonzero(n_clusters < 2)[0])
-            raise StatsInputError(
+            err = StatsInputError(
                 f"row {r}: all {int(n[r] + big_n[r])} items are in one cluster; the "
                 "cluster-robust prediction-powered variance needs at least 2 clusters")
+            err.row = r  # type: ignore[attr-defined]  # callers name the row's pair
+            raise err
         cf = n_clusters.astype(np.float64)
         var = cf / (cf - 1.0) * np.einsum("ij,ij->i", sums, sums)
         df = cf - 1.0
