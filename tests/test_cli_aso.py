@@ -227,3 +227,14 @@ def test_heatmap_and_html_report(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     assert not math.isnan(float(json.loads((out / "aso.json").read_text())["result"]["groups"]
                                 [0]["epsilon_min"][0][1]))
+
+
+def test_tables_never_round_across_tau() -> None:
+    from ranger_eval.report.verdicts import aso_markdown
+    from ranger_eval.verdicts.aso import ASOAnalysis, ASOGroup
+
+    matrix = pd.DataFrame([[1.0, 0.1996], [0.9, 1.0]], index=["A", "B"], columns=["A", "B"])
+    res = ASOAnalysis((ASOGroup("d", "m", matrix, {"A": 5, "B": 5}, 0.95),), 0.95, 100, 0,
+                      0.2, "bonferroni", True)
+    md = aso_markdown(res)
+    assert "| A (5 runs) | – | 0.1996 |" in md and "(ε_min = 0.1996 < 0.2)" in md

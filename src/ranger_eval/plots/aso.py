@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..errors import PlotError
+from ..verdicts.aso import format_epsilon
 from ._page import PAGE_H, PAGE_W
 from ._style import FIGURE_RC, INK, add_signature, font, text_width_in, wrap_parts
 
@@ -95,7 +96,7 @@ def aso_heatmap(result: Any, group: int = 0) -> Figure:
                 for j in range(n):
                     if i != j:
                         dark = eps[i, j] < tau and eps[i, j] < 0.6 * tau
-                        ax.text(j, i, f"{eps[i, j]:.2f}", ha="center", va="center",
+                        ax.text(j, i, format_epsilon(eps[i, j], tau), ha="center", va="center",
                                 fontproperties=font(size * 0.9),
                                 color="white" if dark else INK)
         fig.text(0.1 / width, 1 - 0.1 / height, f"ε_min · {g.dataset} · {g.metric}",

@@ -1146,6 +1146,7 @@ def _result_json(a: _Analysis, name: str) -> dict[str, Any]:
 
 def _aso(a: _Analysis) -> None:
     """``ranger-eval aso``: every verdict in words and each ε_min matrix (from aso.json)."""
+    from ..verdicts.aso import format_epsilon
     from .verdicts import aso_group_lines
 
     result = _result_json(a, "aso.json")
@@ -1167,7 +1168,9 @@ def _aso(a: _Analysis) -> None:
                            f"{threshold:g}.")
         a.bullets += [f"{head}{v}" for v in verdicts]
         rows = [[_text(f"{n} ({n_scores.get(n, '?')} runs)"),
-                 *(_text("–") if i2 == j else _num(eps[i2][j], 3) for j in range(len(names)))]
+                 *(_text("–") if i2 == j else _Cell(_e(format_epsilon(eps[i2][j], threshold, 3)),
+                                                    float(eps[i2][j]), True)
+                   for j in range(len(names)))]
                 for i2, n in enumerate(names)]
         a.tables.append(_table(
             f"t{a.index}-aso-{i}", f"ε_min: {g.get('dataset')} · {g.get('metric')}",

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..formatting import format_probability
+from ..verdicts.aso import format_epsilon
 from .html import _jsonable
 from .tables import latex_escape, latex_table, plain_csv
 
@@ -127,7 +128,8 @@ def aso_markdown(result: Any) -> str:
                   "| ε_min | " + " | ".join(_md(n) for n in names) + " |",
                   "|---|" + "---:|" * len(names)]
         for i, name in enumerate(names):
-            cells = ["–" if i == j else f"{v:.3f}" for j, v in enumerate(g["epsilon_min"][i])]
+            cells = ["–" if i == j else format_epsilon(v, result.threshold, 3)
+                     for j, v in enumerate(g["epsilon_min"][i])]
             lines.append(f"| {_md(name)} ({g['n_scores'][name]} runs) | " + " | ".join(cells)
                          + " |")
         lines.append("")
@@ -152,7 +154,7 @@ def aso_latex(result: Any) -> str:
             for other in names:
                 j = pos.get(other)
                 cells.append("" if j is None else "--" if i == j
-                             else f"{g['epsilon_min'][i][j]:.3f}")
+                             else format_epsilon(g["epsilon_min"][i][j], result.threshold, 3))
             rows.append([latex_escape(g["dataset"]), latex_escape(g["metric"]),
                          latex_escape(name), *cells])
     return latex_table(["Dataset", "Metric", "System", *(latex_escape(n) for n in names)],

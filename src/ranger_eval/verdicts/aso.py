@@ -367,13 +367,13 @@ def multi_aso(scores_by_system: object, *, confidence_level: float = 0.95,
 
 
 # ------------------------------------------------------------------ verdicts in words, groups
-def format_epsilon(eps: float, threshold: float) -> str:
-    """ε_min with two decimals, or more when two would put it on the wrong side of
+def format_epsilon(eps: float, threshold: float, decimals: int = 2) -> str:
+    """ε_min with ``decimals`` decimals, or more when those would put it on the wrong side of
     ``threshold`` (0.1996 is "0.1996", not "0.20", against τ = 0.2)."""
     below = eps < threshold
     tau = float(threshold_text(threshold))
-    for decimals in range(2, 7):
-        text = f"{eps:.{decimals}f}"
+    for places in range(decimals, max(decimals, 6) + 1):
+        text = f"{eps:.{places}f}"
         if (float(text) < threshold) == below and (float(text) < tau) == below:
             return text
     return repr(float(eps))  # the shortest text that reads back as eps itself
