@@ -356,3 +356,31 @@ def test_item_bootstrap_beside_the_estimate_is_named() -> None:
     plain = rg.win_rate(df.groupby(["dataset", "system"])["value"].mean().unstack(),
                         n_bootstrap=200, seed=1)
     assert plain.outside == () and plain.ci_low["B"] == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=6), st.integers(2, 4),
+       st.integers(0, 2**31 - 1), st.booleans())
+def test_mixture_invariants(sizes: list[int], k: int, seed: int, hib: bool) -> None:
+    """The mixture F̄ of any per-item table: every enumerated dataset brings mass 1 (so the
+    masses sum to N), every vector is a win-rate vector (its present entries sum to m/2 over the
+    m systems present, or it is all missing), the vectors are distinct and sorted, and the
+    replicates are mean win rates in [0, 1]."""
+    rng = np.random.default_rng(seed)
+    df, _ = _item_table(rng, sizes, k, holes=0.2)
+    if df.empty:
+        return
+    vals, datasets, _, items = winrate._cells(df["dataset"], df["system"], df["item"],
+                                              df["value"].to_numpy())
+    per = dataset_win_rates(vals, higher_is_better=hib)
+    vec, mass, large = winrate._outcome_mixture(per, items, 1000, hib)
+    assert large.size == 0 and mass.sum() == pytest.approx(len(datasets), rel=1e-12)
+    present = np.isfinite(vec)
+    m = present.sum(axis=1)
+    np.testing.assert_allclose(np.where(present, vec, 0.0).sum(axis=1),
+                               np.where(m >= 2, m / 2, 0.0), atol=1e-12)
+    keys = [tuple(np.nan_to_num(v, nan=9.0)) for v in vec]
+    assert keys == sorted(set(keys))
+    reps = winrate._bootstrap(per, items, 50, seed, hib)
+    ok = np.isfinite(reps)
+    assert ((reps[ok] >= -1e-15) & (reps[ok] <= 1 + 1e-15)).all()
