@@ -314,3 +314,29 @@ def test_half_labelled_seed_names_the_item() -> None:
     with pytest.raises(CompareError, match=r"system 'B'.*item 'q\d+' has a human_value for 1 "
                                            r"of its 2 seeds"):
         rg.compare(df, missing="intersect")
+
+
+@pytest.mark.parametrize("case", ORACLE_CL[:3], ids=[c["name"] for c in ORACLE_CL[:3]])
+def test_ppi_mean_and_difference_with_clusters_are_the_cluster_robust_ppi(case: dict) -> None:
+    """rg.ppi_mean / rg.ppi_mean_difference on clustered scores: R sandwich's numbers (1e-10),
+    n_clusters, df = C − 1 and cluster:FIELD in the signature, with the few-clusters warning."""
+    want = case["expected"]["ppi++"]
+    scores = rg.Scores(_one_system_as_difference(case))
+    with pytest.warns(UserWarning, match="clusters rejects a true null"):
+        mean = rg.ppi_mean(scores, system="A")
+    with pytest.warns(UserWarning, match="clusters rejects a true null"):
+        diff = rg.ppi_mean_difference(scores, treatment="A", control="B")
+    for res in (mean, diff):
+        assert (res.estimate, res.se, res.ci_low, res.ci_high, res.pvalue) == pytest.approx(
+            (want["estimate"], want["se"], want["ci_low"], want["ci_high"], want["p_two"]),
+            rel=1e-10)
+        assert (res.n_clusters, res.df, res.cluster) == (want["n_clusters"], want["df"],
+                                                         "cluster")
+        assert str(res.signature).endswith("|cluster:cluster")
+
+
+def test_ppi_mean_with_one_item_per_cluster_is_ppi_py() -> None:
+    df = _judged()
+    plain = rg.ppi_mean(df, system="B")
+    single = rg.ppi_mean(df.assign(cluster=df["item"]), system="B")
+    assert single == plain and single.df == np.inf and single.cluster is None

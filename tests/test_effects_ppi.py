@@ -45,12 +45,18 @@ def test_effects_are_ppi_differences_and_meta_records_it() -> None:
     assert "|ppi:ppi++" in res.signature
 
 
-def test_standardised_measures_and_clusters_are_refused() -> None:
+def test_standardised_measures_are_refused_and_clusters_are_cluster_robust() -> None:
     case = next(c for c in ORACLE["cases"] if "treatment" in c)
     df = _frame(case)
     with pytest.raises(EffectSizeError, match="pass measure='MD'"):
         rg.effect_sizes(df, treatment="T", control="C", measure="SMD")
-    with pytest.raises(EffectSizeError, match="cluster"):
-        rg.effect_sizes(df.assign(cluster=df["item"].str[:2]), treatment="T", control="C")
+    clustered = df.assign(cluster=df["item"].str[:2])
+    eff = rg.effect_sizes(clustered, treatment="T", control="C")
+    with pytest.warns(UserWarning, match="clusters rejects a true null"):
+        ref = rg.ppi_mean_difference(clustered, treatment="T", control="C")
+    assert ref.n_clusters > 1 and ref.df == ref.n_clusters - 1
+    assert (eff.yi[0], eff.vi[0]) == pytest.approx((ref.estimate, ref.se ** 2), rel=1e-12)
+    assert eff.vi[0] != pytest.approx(rg.effect_sizes(df, treatment="T", control="C").vi[0])
+    assert "|cluster:cluster" in eff.signature
     plain = rg.effect_sizes(df.assign(human_value=np.nan), treatment="T", control="C")
     assert plain.measure == "SMD" and "ppi" not in plain.signature

@@ -1431,12 +1431,14 @@ def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, contr
 
     with H = human(t) − human(c) on the n items where both have a human score, D = judge(t) −
     judge(c), N the other items, λ = Ĉov(H, D) / ((1 + n/N) · V̂ar(D)) clipped to [0, 1]. The
-    means are the two systems' PPI means at that λ (their difference is yi). Only the raw
-    difference (measure "MD", the default here) has this variance; standardised measures,
-    clusters (the PPI variance assumes independent items) and set-level metrics are errors
-    naming the dataset. The signature records ``ppi:ppi++``.
+    means are the two systems' PPI means at that λ (their difference is yi). With a ``cluster``
+    column vi is the cluster-robust (CR1) variance of the same estimate, from per-cluster sums
+    of the labelled and unlabelled influence terms (:mod:`ranger_eval.stats.ppi`; as
+    ``compare`` and ``ppi_mean_difference``), so a clustered dataset gets less weight. Only the
+    raw difference (measure "MD", the default here) has this variance; standardised measures
+    and set-level metrics are errors naming the dataset. The signature records ``ppi:ppi++``.
     """
-    from .stats.judged import judged_pair
+    from .stats.judged import align_pair, item_cluster_codes, judged_items
 
     if measure is not None and canonical_measure(measure) != "MD":
         hint = Hint("measure", "MD")
@@ -1445,10 +1447,6 @@ def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, contr
             f"effect of each dataset is the prediction-powered mean difference of human scores, "
             f"which has a variance for the raw difference only; {hint.text} (or drop the "
             f"'human_value' column to standardise the judge's scores)", hints=[hint])
-    if scores.has_cluster:
-        raise EffectSizeError(
-            "the scores have human scores (column 'human_value') and a cluster column; the "
-            "prediction-powered variance assumes independent items (no cluster-robust PPI yet)")
     table = scores.table
     yi, vi, n, mean_t, mean_c, metrics = [], [], [], [], [], []
     for name in chosen:
@@ -1458,10 +1456,14 @@ def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, contr
                                   f"({', '.join(here)}); pass metric=")
         m = metric if metric is not None else here[0]
         where = f"dataset {name!r} (metric {m!r})"
-        pair = judged_pair(scores, dataset=name, metric=m, treatment=treatment, control=control,
-                           error=EffectSizeError)
+        t = judged_items(scores, dataset=name, metric=m, system=treatment,
+                         error=EffectSizeError)
+        c = judged_items(scores, dataset=name, metric=m, system=control, error=EffectSizeError)
+        pair = align_pair(t, c, treatment=treatment, control=control, where=where,
+                          error=EffectSizeError)
         res = pair.difference(what=f"the difference {treatment!r} − {control!r} on {where}",
-                              method="ppi++", level=level, error=EffectSizeError)
+                              method="ppi++", level=level, error=EffectSizeError,
+                              clusters=item_cluster_codes(scores, name, t.items))
         mt, mc = pair.means_at(res.lam)
         yi.append(res.estimate)
         vi.append(res.se ** 2)
@@ -1475,4 +1477,5 @@ def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, contr
         treatment=treatment, control=control,
         metric=metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None),
         level=level, metrics=tuple(metrics), samples=scores.samples_label, ppi="ppi++",
+        cluster=scores.cluster_name if scores.has_cluster else None,
     )

@@ -67,7 +67,7 @@ from ..pairing import Group, align_groups, factorize, scores_table
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
 from ..stats.judged import check_ppi_counts, has_human_scores
-from ..stats.ppi import PPIRows, prediction_powered_rows
+from ..stats.ppi import FEW_CLUSTERS, PPIRows, few_clusters_message, prediction_powered_rows
 from .dispatch import _PairData
 
 __all__ = ["PPI_CLUSTERED_INTERVAL", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "human_matrices",
@@ -78,8 +78,6 @@ PPI_TEST = "ppi++"
 PPI_INTERVAL = "prediction-powered z"
 #: the interval of a prediction-powered row of clustered items (CR1 t on C − 1 df)
 PPI_CLUSTERED_INTERVAL = "prediction-powered t (CR1)"
-#: below this many clusters the clustered PPI test warns that it over-rejects (measured)
-FEW_CLUSTERS = 100
 #: pairs × items floats per batch of the all-pairs kernel (bounded memory for long groups)
 BATCH_FLOATS = 1 << 21
 
@@ -227,12 +225,7 @@ def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alterna
         })
     own = _system_rows(group, human)
     if clusters is not None and n_cl.size and n_cl.min() < FEW_CLUSTERS:
-        warnings.warn(
-            f"{where}: the cluster-robust prediction-powered test with {int(n_cl.min())} "
-            f"clusters rejects a true null somewhat too often (CR1 on C − 1 df, measured at "
-            f"alpha = 0.05: 6.8-7.1 % with 20 clusters, 5.7-6.1 % with 50, 5.0 % with 200; "
-            f"tests/stats/test_ppi_clustered.py); read p-values near alpha with care",
-            UserWarning, stacklevel=4)
+        warnings.warn(few_clusters_message(where, int(n_cl.min())), UserWarning, stacklevel=4)
     if clusters is None:
         return out, [float(v) for v in own.estimate], [np.nan] * len(out), [np.nan] * len(out)
     return (out, [float(v) for v in own.estimate], [float(v) for v in n_cl],

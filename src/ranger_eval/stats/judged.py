@@ -22,7 +22,7 @@ from ..scores import HUMAN_VALUE, Scores
 from .ppi import PPIResult, prediction_powered_mean
 
 __all__ = ["JudgedItems", "JudgedPair", "align_pair", "check_ppi_counts", "checked_ppi",
-           "has_human_scores",
+           "has_human_scores", "item_cluster_codes",
            "judged_items", "judged_pair"]
 
 
@@ -55,15 +55,17 @@ class JudgedPair:
         return int((np.isnan(self.human_t) ^ np.isnan(self.human_c)).sum())
 
     def difference(self, *, what: str, method: str, level: float,
-                   error: type[RangerError]) -> PPIResult:
+                   error: type[RangerError], clusters: np.ndarray | None = None) -> PPIResult:
         """PPI of the mean paired difference: Y = H = human_t − human_c on the labelled items,
         Yhat = D = value_t − value_c there, Yhat_unlabelled = D elsewhere
-        (:func:`checked_ppi`; why this is the estimator: :mod:`ranger_eval.verdicts.ppi`)."""
+        (:func:`checked_ppi`; why this is the estimator: :mod:`ranger_eval.verdicts.ppi`);
+        ``clusters``: cluster codes of the items (the cluster-robust variance)."""
         lab = self.labelled
         d = self.value_t - self.value_c
         h = self.human_t[lab] - self.human_c[lab]
         return checked_ppi(h, d[lab], d[~lab], what=what, method=method, level=level,
-                           error=error)
+                           error=error, clusters=None if clusters is None
+                           else (clusters[lab], clusters[~lab]))
 
     def means_at(self, lam: float) -> tuple[float, float]:
         """Each system's prediction-powered mean at the pair's weight ``lam`` on the pair's split
@@ -125,6 +127,19 @@ def judged_items(scores: Scores, *, dataset: str, metric: str, system: str,
                        means["human"].to_numpy())
 
 
+def item_cluster_codes(scores: Scores, dataset: str, items: pd.Series) -> np.ndarray | None:
+    """Cluster codes of ``items`` of ``dataset`` (scores with a ``cluster`` column), or None:
+    no cluster column, or one item per cluster (then the numbers are ppi_py's exactly)."""
+    if not scores.has_cluster:
+        return None
+    from .clustered import cluster_codes
+
+    ids = scores.item_clusters(dataset).reindex(items.to_numpy(dtype=object))
+    codes, c = cluster_codes(ids.to_numpy(dtype=object), len(ids),
+                             name=f"clusters of dataset {dataset!r}")
+    return None if c == len(ids) else codes
+
+
 def judged_pair(scores: Scores, *, dataset: str, metric: str, treatment: str, control: str,
                 error: type[RangerError]) -> JudgedPair:
     """The two systems aligned by item id (:func:`align_pair`)."""
@@ -177,11 +192,16 @@ def check_ppi_counts(n: int, n_unlabelled: int, *, what: str, method: str,
 
 
 def checked_ppi(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, what: str,
-                method: str, level: float, error: type[RangerError]) -> PPIResult:
+                method: str, level: float, error: type[RangerError],
+                clusters: tuple[np.ndarray, np.ndarray] | None = None) -> PPIResult:
     """:func:`~ranger_eval.stats.ppi.prediction_powered_mean` after the checks that name
-    ``what`` (:func:`check_ppi_counts`)."""
+    ``what`` (:func:`check_ppi_counts`); ``clusters``: the cluster codes of the labelled and of
+    the unlabelled items (the cluster-robust variance)."""
     check_ppi_counts(y.size, yhat_unlabelled.size, what=what, method=method, error=error)
     try:
-        return prediction_powered_mean(y, yhat, yhat_unlabelled, method=method, level=level)
+        return prediction_powered_mean(
+            y, yhat, yhat_unlabelled, method=method, level=level,
+            clusters=None if clusters is None else clusters[0],
+            clusters_unlabelled=None if clusters is None else clusters[1])
     except RangerError as err:
         raise error(f"{what}: {err}") from err

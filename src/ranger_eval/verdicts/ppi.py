@@ -28,6 +28,13 @@ counted in ``n_partial`` and a warning.
 
 With a ``seed`` column, values (and human values) are averaged per item over the seeds first,
 as everywhere else; an item's human value must then exist for all its seeds or for none.
+
+With a ``cluster`` column (items in clusters: several questions about one passage) both use the
+cluster-robust variance of :mod:`ranger_eval.stats.ppi` — the CR1 sandwich of the per-cluster
+sums of the labelled and unlabelled influence terms, t on C − 1 df — as ``compare`` does; the
+result records ``n_clusters``, ``df`` and ``cluster`` (the signature ``cluster:FIELD``), and
+fewer than 100 clusters give a warning with the measured over-rejection. Clusters of one item
+each change nothing (ppi_py's numbers).
 """
 from __future__ import annotations
 
@@ -40,8 +47,8 @@ import pandas as pd
 from ..errors import Hint, VerdictError
 from ..formatting import preview
 from ..scores import Scores, as_scores
-from ..stats.judged import checked_ppi, judged_items, judged_pair
-from ..stats.ppi import PPI_METHODS, PPIResult
+from ..stats.judged import align_pair, checked_ppi, item_cluster_codes, judged_items
+from ..stats.ppi import FEW_CLUSTERS, PPI_METHODS, PPIResult, few_clusters_message
 
 __all__ = ["ppi_mean", "ppi_mean_difference"]
 
@@ -128,9 +135,23 @@ def ppi_mean(
                         error=VerdictError)
     labelled = ~np.isnan(rows.human)
     what = f"system {system!r} on dataset {dataset!r}, metric {metric!r}"
+    codes = item_cluster_codes(scores, dataset, rows.items)
     result = checked_ppi(rows.human[labelled], rows.value[labelled], rows.value[~labelled],
-                         what=what, method=method, level=level, error=VerdictError)
-    return replace(result, dataset=dataset, metric=metric, systems=(str(system),))
+                         what=what, method=method, level=level, error=VerdictError,
+                         clusters=None if codes is None else (codes[labelled],
+                                                              codes[~labelled]))
+    return _finish(replace(result, dataset=dataset, metric=metric, systems=(str(system),)),
+                   scores, codes, what)
+
+
+def _finish(result: PPIResult, scores: Scores, codes: np.ndarray | None,
+            what: str) -> PPIResult:
+    """``result`` with the scores' cluster field recorded (and the few-clusters warning)."""
+    if codes is None:
+        return result
+    if result.n_clusters < FEW_CLUSTERS:
+        warnings.warn(few_clusters_message(what, result.n_clusters), UserWarning, stacklevel=3)
+    return replace(result, cluster=scores.cluster_name)
 
 
 def ppi_mean_difference(
@@ -164,9 +185,13 @@ def ppi_mean_difference(
     if treatment == control:
         raise VerdictError(f"treatment and control are the same system {treatment!r}")
     dataset, metric = _resolve(scores, dataset, metric)
-    pair = judged_pair(scores, dataset=dataset, metric=metric, treatment=str(treatment),
-                       control=str(control), error=VerdictError)
     where = f"dataset {dataset!r}, metric {metric!r}"
+    t = judged_items(scores, dataset=dataset, metric=metric, system=str(treatment),
+                     error=VerdictError)
+    c = judged_items(scores, dataset=dataset, metric=metric, system=str(control),
+                     error=VerdictError)
+    pair = align_pair(t, c, treatment=str(treatment), control=str(control), where=where,
+                      error=VerdictError)  # in the treatment's item order
     n_partial = pair.n_partial
     if n_partial:
         warnings.warn(
@@ -175,6 +200,9 @@ def ppi_mean_difference(
             f"(their judge difference is used, their one human score is not)",
             UserWarning, stacklevel=2)
     what = f"the difference {treatment!r} − {control!r} on {where}"
-    result = pair.difference(what=what, method=method, level=level, error=VerdictError)
-    return replace(result, dataset=dataset, metric=metric, systems=(str(treatment), str(control)),
-                   n_partial=n_partial)
+    codes = item_cluster_codes(scores, dataset, t.items)
+    result = pair.difference(what=what, method=method, level=level, error=VerdictError,
+                             clusters=codes)
+    return _finish(replace(result, dataset=dataset, metric=metric,
+                           systems=(str(treatment), str(control)), n_partial=n_partial),
+                   scores, codes, what)
