@@ -121,6 +121,7 @@ DATA: dict[str, tuple[str, ...]] = {
     "multi_aso": ("scores_by_system",),
     "bradley_terry": ("battles",),
     "battles_from_scores": ("scores",),
+    "battle_counts": ("scores",),
 }
 
 
