@@ -91,8 +91,10 @@ class Comparison:
             ),
             # recorded only when not the default superiority (older signatures unchanged)
             "hyp": None if self.hypothesis == "superiority" else self.hypothesis,
-            # the clustered paired t's variance, recorded only for clustered scores
-            "cse": self.cluster_se if getattr(self.scores, "has_cluster", False) else None,
+            # the clustered paired t's variance, recorded only for clustered scores (not for
+            # prediction-powered rows: always CR1, comparison.ppi)
+            "cse": self.cluster_se if getattr(self.scores, "has_cluster", False)
+            and self.tests_used != ("ppi++",) else None,
         })
         method_detail = fields.pop("method_detail")
         cse = fields.pop("cse")  # written after the cluster field it qualifies
