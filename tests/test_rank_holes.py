@@ -31,7 +31,7 @@ d7,0.88,,,
 @pytest.mark.slow  # a whole rank run (~0.8 s); bad input 733 runs the command in the default tier
 def test_wide_table_with_empty_cells(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text(WIDE)
-    run = run_rank(tmp_path / "t.csv", tmp_path / "out", figures="none")
+    run = run_rank(tmp_path / "t.csv", tmp_path / "out", figures="none", html=True)
     rt = run.rank_test
     assert (rt.test, rt.n_missing, rt.n_cells, rt.dropped_datasets) == (
         "skillings-mack", 3, 24, ("d7",))
@@ -46,6 +46,9 @@ def test_wide_table_with_empty_cells(tmp_path: Path) -> None:
     part = doc.get("rank_test", doc)
     assert part["test"] == "skillings-mack" and part["n_missing"] == 3
     assert "test:skillings-mack|cells_missing:3/24,dropped=1" in str(rt.signature)
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "Skillings–Mack test (tie-corrected) (3 of 24 cells missing; 1 dataset with fewer " \
+           "than two results dropped; no single critical difference)" in html
 
 
 @pytest.mark.slow  # a whole rank run with the Bradley–Terry leaderboard (~0.8 s)
