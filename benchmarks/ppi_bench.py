@@ -66,7 +66,9 @@ def compare_bench(systems: int, datasets: int, items: int, labelled: float,
     plain = rg.Scores(frame.drop(columns=["human_value"]))
     comp = rg.compare(judged)
     table = comp.table
-    for a, b, d in (("S00", "S01", "d0"), ("S05", "S19", "d3"), ("S02", "S18", "d4")):
+    last, top = f"S{systems - 1:02d}", datasets - 1
+    for a, b, d in (("S00", "S01", "d0"), ("S00", last, f"d{top // 2}"),
+                    ("S01", last, f"d{top}")):
         row = table[(table.system_a == a) & (table.system_b == b) & (table.dataset == d)].iloc[0]
         ref = rg.ppi_mean_difference(judged, treatment=a, control=b, dataset=d)
         for got, want in ((row["diff"], ref.estimate), (row["ci_low"], ref.ci_low),
