@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..errors import RangerError, VerdictError
+from ..errors import VerdictError
 from ..formatting import format_probability as _p
 from ..signature import Signature, make_signature
 from ..stats.bayes import signed_rank_probabilities, winner_shares
@@ -452,15 +452,16 @@ def correlated_ttests(scores: Any, **settings: Any) -> BayesAnalysis:
     order = list(s.systems) if s.systems is not None else \
         list(dict.fromkeys(frame["system"].astype(str)))
     groups = []
-    keys = frame[["dataset", "metric"]].drop_duplicates()
-    for dataset, metric in keys.itertuples(index=False):
+    index = ["seed", "item"] if scores.has_seeds else ["item"]
+    for (dataset, metric), sub in frame.groupby(["dataset", "metric"], sort=False,
+                                                observed=True):
         dataset, metric = str(dataset), str(metric)
         if (s.datasets is not None and dataset not in s.datasets) or \
                 (s.metrics is not None and metric not in s.metrics):
             continue
-        here_set = set(frame.loc[(frame["dataset"] == dataset) & (frame["metric"] == metric),
-                                 "system"].astype(str))
-        here = [n for n in order if n in here_set]
+        runs_of = {str(name): part.set_index(index)["value"]
+                   for name, part in sub.groupby("system", sort=False, observed=True)}
+        here = [n for n in order if n in runs_of]
         where = f"dataset {dataset!r}, metric {metric!r}"
         if len(here) < 2:
             raise VerdictError(f"{where}: {len(here)} system ({', '.join(here)}); the "
@@ -468,7 +469,8 @@ def correlated_ttests(scores: Any, **settings: Any) -> BayesAnalysis:
         results = []
         for i, a in enumerate(here):
             for b in here[i + 1:]:
-                results.append(_pair_ttest(scores, dataset, metric, a, b, s))
+                results.append(_pair_ttest(runs_of[a], runs_of[b], f"{where}, systems {a!r} "
+                                           f"and {b!r}", a, b, s))
         groups.append(BayesGroup(dataset, metric, tuple(results)))
     if not groups:
         raise VerdictError("no dataset × metric to compare")
@@ -476,33 +478,43 @@ def correlated_ttests(scores: Any, **settings: Any) -> BayesAnalysis:
                          from_seeds=scores.has_seeds)
 
 
-def _pair_ttest(scores: Any, dataset: str, metric: str, a: str, b: str,
-                s: Any) -> BayesResult:
-    """One pair's correlated t-test: folds matched by item id (and runs by seed)."""
-    where = f"dataset {dataset!r}, metric {metric!r}, systems {a!r} and {b!r}"
-    try:
-        paired = scores.pair_runs(dataset, b, a, metric)
-    except RangerError as exc:
-        raise VerdictError(f"{where}: {exc}") from None
-    ra, rb = paired.control, paired.treatment
-    if ra.seeds != rb.seeds:
-        only = sorted(set(ra.seeds) ^ set(rb.seeds))
-        raise VerdictError(f"{where}: the runs (seeds) differ ({a}: {', '.join(ra.seeds)}; "
-                           f"{b}: {', '.join(rb.seeds)}; not in both: {', '.join(only[:5])}); "
-                           "the folds of each run are paired, so both need the same seeds")
-    for runs_ in (ra, rb):
-        holes = np.argwhere(np.isnan(runs_.values))
+def _pair_ttest(xa: Any, xb: Any, where: str, a: str, b: str, s: Any) -> BayesResult:
+    """One pair's correlated t-test: ``xa``, ``xb`` are the two systems' values indexed by item
+    (fold) or by (seed, item); folds matched by id and runs by seed, every run with every fold
+    (a hole is an error naming the system, fold and seed, never dropped)."""
+    seeded = xa.index.nlevels == 2
+    if seeded:
+        sa = sorted(set(xa.index.get_level_values(0)), key=str)
+        sb = sorted(set(xb.index.get_level_values(0)), key=str)
+        if sa != sb:
+            only = sorted(set(sa) ^ set(sb))
+            raise VerdictError(f"{where}: the runs (seeds) differ ({a}: {', '.join(sa)}; {b}: "
+                               f"{', '.join(sb)}; not in both: {', '.join(only[:5])}); the "
+                               "folds of each run are paired, so both need the same seeds")
+        folds = xa.index.get_level_values(1).unique().union(
+            xb.index.get_level_values(1).unique()).sort_values()
+        import pandas as pd
+
+        grid = pd.MultiIndex.from_product([sa, folds])
+    else:
+        sa = [""]
+        grid = xa.index.union(xb.index).sort_values()
+    values = []
+    for name, x in ((a, xa), (b, xb)):
+        v = x.reindex(grid).to_numpy(np.float64)
+        holes = np.flatnonzero(np.isnan(v))
         if holes.size:
-            seed, item = runs_.seeds[holes[0][0]], runs_.items[holes[0][1]]
-            raise VerdictError(f"{where}: system {runs_.system!r} has no score for fold "
-                               f"{item!r} in run (seed) {seed!r} ({len(holes)} missing); every "
-                               "run needs every fold")
-    n_runs = s.runs if s.runs is not None else len(ra.seeds)
+            key = grid[holes[0]]
+            run = f" in run (seed) {key[0]!r}" if seeded else ""
+            fold = key[1] if seeded else key
+            raise VerdictError(f"{where}: system {name!r} has no score for fold {fold!r}{run} "
+                               f"({holes.size} missing); every run needs every fold")
+        values.append(v)
+    n_runs = s.runs if s.runs is not None else len(sa)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = bayesian_correlated_ttest(ra.values.reshape(-1), rb.values.reshape(-1),
-                                               rope=s.rope, runs=n_runs,
+            result = bayesian_correlated_ttest(values[0], values[1], rope=s.rope, runs=n_runs,
                                                higher_is_better=s.higher_is_better,
                                                names=(a, b))
         except VerdictError as exc:
