@@ -787,7 +787,7 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
     else:
         key = dcode.astype(np.int64) * n_items + icode
     span = len(dnames) * n_items
-    if span <= 4 * max(key.size, 1):
+    if span * n_sys <= 4 * max(key.size, 1):   # the dense cells × systems arrays stay small
         # item ids shared by the datasets (q1, q2, …): the key itself is the cell, in order;
         # cells no row fills are dropped below (no hashing of the keys)
         cell, n_cells = key, span
