@@ -5,11 +5,11 @@ replicates each) must reject at α = 0.05 in [4 %, 6 %] of the replicates for th
 of compare's default paths (paired t: CR2 with Bell-McCaffrey df; unpaired: CR1 regression;
 paired 0/1: the clustered McNemar test Yang, Sun & Hardin recommend; the clustered signed-rank
 test; and the cluster sign-flip test where cluster sizes vary), while the naive test that treats
-items as independent rejects far more often. Slow (about 15 minutes on 2 busy cores): run by
-.ci/run. Measured numbers, including the tests that miss the range (Obuchowski's clustered
-McNemar test is conservative with 20 clusters: 3.7-4.2 %; the cluster bootstrap over-rejects
-below 100 clusters and warns; the sign-flip test is conservative where cluster sums take few
-values), are in benchmarks/README.md."""
+items as independent rejects far more often. Slow (about 25 minutes in all on 2 busy cores,
+one test per kind of data): run by .ci/run. Measured numbers, including the tests that miss the
+range (Obuchowski's clustered McNemar test is conservative with 20 clusters: 3.7-4.2 %; the
+cluster bootstrap over-rejects below 100 clusters and warns; the sign-flip test is
+conservative where cluster sums take few values), are in benchmarks/README.md."""
 from __future__ import annotations
 
 import importlib.util
@@ -31,10 +31,13 @@ def _module():
 
 
 @pytest.mark.slow
-def test_clustered_tests_hold_their_level_under_the_null() -> None:
+@pytest.mark.timeout(1800)  # 3-10 minutes per kind on 2 busy cores
+@pytest.mark.parametrize("kind", ["continuous", "binary", "unpaired", "binary-equal"])
+def test_clustered_tests_hold_their_level_under_the_null(kind: str) -> None:
     mod = _module()
+    assert kind in mod.KINDS
     outside = []
-    for sc in mod.scenarios():
+    for sc in mod.scenarios(kinds=(kind,)):
         rates = mod.rejection_rates(sc, 10_000, 999)
         for name in ("CR2-BM t (paired)", "CR1 t (unpaired)", "clustered signed-rank",
                      "clustered McNemar (compare: YSH)"):

@@ -53,7 +53,9 @@ scenarios of benchmarks/cluster_validity.py, ICC 0.1–0.9, 10,000 replicates ea
 then takes the clustered version. A dataset × metric whose clusters each hold one item is not
 clustered at all: it is tested exactly as without a cluster column (for paired t, bootstrap and
 permutation the clustered tests reduce to the same numbers anyway). The table gains an
-``n_clusters`` column (clusters of each pair's items; NaN for unclustered groups) and the
+``n_clusters`` column (clusters of each pair's items; NaN for unclustered groups), a ``ci_df``
+column (the degrees of freedom of each clustered row's t interval: Bell–McCaffrey's for CR2,
+C − 1 for CR1; NaN for the cluster bootstrap's own interval; the ``mde`` column uses them) and the
 signature ``cluster:<field>`` (:attr:`~ranger_eval.scores.Scores.cluster_name`: the user's name of
 the field, e.g. ``cluster:passage``). Clusters are the (dataset, cluster id) pairs of the scores
 (:class:`~ranger_eval.scores.Scores`), so they never cross datasets.
