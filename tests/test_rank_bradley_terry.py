@@ -82,7 +82,8 @@ def test_rank_of_a_dataset_level_table(tmp_path: Path) -> None:
     table.to_csv(src, index=False)
     run = run_rank(src, tmp_path / "out", figures="none")
     expected = rg.bradley_terry(table_battle_counts(table.set_index("dataset")))
-    assert "battles:scores(datasets)" in str(run.bradley_terry.signature)
+    assert "battles:scores(datasets)|resample:datasets" in str(run.bradley_terry.signature)
+    assert "bootstrap rounds over datasets" in (tmp_path / "out" / "bradley_terry.md").read_text()
     assert run.bradley_terry.n_battles == 8 * 3
     pd.testing.assert_series_equal(run.bradley_terry.ratings, expected.ratings, rtol=1e-12)
 

@@ -75,7 +75,8 @@ FIELDS: dict[str, str] = {
     "resample": "what the win rate's bootstrap resamples: datasets, or datasets+items (datasets, "
                 "then the items of each drawn dataset); of a Bradley–Terry fit: battles (the "
                 "distinct battle rows, FastChat's bootstrap) or items (battles made from scores: "
-                "every battle of an item together; its sandwich se sums within items)",
+                "every battle of an item together; its sandwich se sums within items) or datasets (the "
+                "same for a dataset-level table)",
     "weights": "weights of metrics or datasets (equal, or custom)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "ppi": "prediction-powered inference on judge scores with human scores for some items "

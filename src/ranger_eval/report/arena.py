@@ -34,8 +34,9 @@ def arena_caption(ratings: Any) -> str:
             else f"ties by Davidson's model (ν = {ratings.tie_parameter:.4g})")
     anchor = ("the mean rating is " f"{ratings.init_rating:g}" if ratings.anchor is None
               else f"{ratings.anchor[0]} is fixed at {ratings.anchor[1]:g}")
-    over = (" over items (every battle of an item drawn together, as its battles share its "
-            "scores)" if ratings.resample == "items" else "")
+    unit = {"items": "item", "datasets": "dataset"}.get(ratings.resample)
+    over = (f" over {unit}s (every battle of a {unit} drawn together, as its battles share its "
+            "scores)" if unit else "")
     boot = (f"{ratings.level * 100:g} % percentile intervals from {ratings.n_bootstrap} "
             f"bootstrap rounds{over} (seed {ratings.seed})" if ratings.n_bootstrap
             else "no bootstrap")
@@ -53,7 +54,7 @@ def arena_caption(ratings: Any) -> str:
             f"{ratings.base:g}, {anchor}; {boot}{failed}. Rank interval: 1 + the models whose "
             "lower bound is above this model's upper bound, to the number of models minus "
             "those whose upper bound is below its lower bound. se: sandwich standard error"
-            + (" (scores summed within items)" if ratings.resample == "items" else "") + ".")
+            + (f" (scores summed within {unit}s)" if unit else "") + ".")
 
 
 def rank_sentences(ratings: Any) -> list[str]:

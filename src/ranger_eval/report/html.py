@@ -1253,8 +1253,9 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
         f"Bradley–Terry maximum-likelihood ratings of {_plural(len(board), 'model')} from "
         f"{int(_float(result, 'n_battles', path, where)):,} battles{made}; {ties}; "
         + (f"{format_level(level)} percentile intervals from {n_boot:,} bootstrap rounds"
-           + (" over items (every battle of an item drawn together)"
-              if result.get("resample") == "items" else "")
+           + ({"items": " over items (every battle of an item drawn together)",
+               "datasets": " over datasets (every battle of a dataset drawn together)"}
+              .get(str(result.get("resample")), ""))
            + f" (seed {result.get('seed')})." if n_boot else "no bootstrap (no intervals)."))
     failed = result.get("n_bootstrap_failed")
     if isinstance(failed, int) and failed:

@@ -122,7 +122,8 @@ class Ratings:
     source: str = "table"
     #: what the bootstrap resampled: ``"battles"`` (the distinct battle rows, FastChat's
     #: bootstrap) or ``"items"`` (battles made from scores: every battle of an item together,
-    #: since an item's battles share its scores; the sandwich ``se`` sums within items too)
+    #: since an item's battles share its scores; the sandwich ``se`` sums within items too;
+    #: ``"datasets"`` for a dataset-level table, whose datasets are the items)
     resample: str = "battles"
 
     @property
@@ -659,7 +660,8 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         total_weight=float(pairs.m.sum()), ties=ties, tie_parameter=nu, scale=scale, base=base,
         init_rating=init, anchor=anchor_, n_bootstrap=int(n_bootstrap),
         n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r,
-        source=pairs.source, resample="battles" if pairs.cluster_rows is None else "items")
+        source=pairs.source, resample="battles" if pairs.cluster_rows is None else
+        "datasets" if pairs.source == "scores(datasets)" else "items")
 
 
 def _battles_by_model(pairs: _Pairs, p: int) -> np.ndarray:
