@@ -73,6 +73,8 @@ METHOD_MEANS = {
     # the estimator of prediction-powered inference (issue 20's ``method="ppi++"``)
     "ppi_mean": "ppi estimator", "ppi_mean_difference": "ppi estimator",
     "PPIResult": "ppi estimator", "prediction_powered_mean": "ppi estimator",
+    # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin; issue 20)
+    "clustered_mcnemar": "clustered McNemar statistic",
 }
 
 #: Data a public function of ``ranger_eval`` takes positionally; everything else is keyword-only.

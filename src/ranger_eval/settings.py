@@ -565,6 +565,11 @@ class RankSettings(_Settings):
     rope_mode: str = _setting(
         "effsize", "Bayesian approach: effsize (rope × pooled SD, or × pooled MAD·1.4826 when a "
         "system is not normal; autorank) or absolute.", _choice(ROPE_MODES, "rope mode"))
+    bradley_terry: bool = _setting(
+        True, "Also write a Bradley–Terry leaderboard (bradley_terry.md/.csv/.tex, ratings "
+        "figure): every item a battle between every pair of systems on the rank's metric (the "
+        "aggregate with several metrics; every dataset with a dataset-level table), equal "
+        "scores a tie; 1,000 bootstrap rounds at the seed.", _bool, metavar="true|false")
     prior: float = _setting(
         0.5, "Bayesian approach: Dirichlet prior strength of the pseudo-observation 0, > 0.",
         _prior_strength)
@@ -599,11 +604,6 @@ class RankSettings(_Settings):
                 raise SettingsError(
                     f"{name}: {getattr(self, name)!r} is only used by the Bayesian rank test; "
                     f"{hint.text}, or leave {name} out", hints=[hint])
-    bradley_terry: bool = _setting(
-        True, "Also write a Bradley–Terry leaderboard (bradley_terry.md/.csv/.tex, ratings "
-        "figure): every item a battle between every pair of systems on the rank's metric (the "
-        "aggregate with several metrics; every dataset with a dataset-level table), equal "
-        "scores a tie; 1,000 bootstrap rounds at the seed.", _bool, metavar="true|false")
 
     @property
     def alpha(self) -> float:

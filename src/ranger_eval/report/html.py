@@ -44,6 +44,7 @@ from ..atomic import write_text
 from ..errors import ReportError
 from ..formatting import format_level, format_percent, format_pvalue
 from ..signature import parse_signature
+from .tables import jsonable
 
 __all__ = ["REPORT_FILE", "render_html_report", "write_html_report"]
 
@@ -260,21 +261,8 @@ def _bools(series: pd.Series) -> list[bool]:
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{str(k): _jsonable(v) for k, v in row.items()}
+    return [{str(k): jsonable(v) for k, v in row.items()}
             for row in frame.to_dict(orient="records")]
-
-
-def _jsonable(value: Any) -> Any:
-    """JSON-ready: numpy scalars to Python, non-finite floats to ``None``."""
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 # --------------------------------------------------------------------------- formatting
@@ -749,7 +737,7 @@ def _leaderboard(path: Path) -> dict[str, Any]:
             shown = f"<strong>{_e(num)}</strong>" if best else _e(num)
             if beats:
                 shown += f"<sup>{_e(beats)}</sup>"
-            entry = {"mean": _jsonable(v), "best": best, "beats": beats}
+            entry = {"mean": jsonable(v), "best": best, "beats": beats}
             if m.group(5):  # the mean's confidence interval, "[lo, hi]"
                 shown += f' <span class="ci">[{_e(m.group(5))}]</span>'
                 entry["ci"] = m.group(5)
@@ -1654,7 +1642,7 @@ _CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
 
 def _script_json(obj: Any) -> str:
     """JSON safe inside ``<script>``: ``<``, ``>`` and ``&`` as ``\\u`` escapes."""
-    text = json.dumps(_jsonable(obj), indent=1, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(jsonable(obj), indent=1, ensure_ascii=False, allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import singledispatch
 from pathlib import Path
 from typing import Any
@@ -766,3 +766,16 @@ to_markdown.register(Leaderboard)(leaderboard_markdown)
 to_latex.register(Leaderboard)(leaderboard_latex)
 to_html.register(Leaderboard)(leaderboard_html)
 to_csv.register(Leaderboard)(leaderboard_csv)
+
+
+def jsonable(value: Any) -> Any:
+    """JSON-ready: numpy scalars to Python, non-finite floats to ``None``."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -17,8 +17,7 @@ import pandas as pd
 
 from ..formatting import format_probability
 from ..verdicts.aso import format_epsilon
-from .html import _jsonable
-from .tables import latex_escape, latex_table, plain_csv
+from .tables import jsonable, latex_escape, latex_table, plain_csv
 
 __all__ = ["BAYES_TITLES", "bayes_headers", "figure_names", "figure_suffix", "aso_caption", "aso_csv", "aso_group_lines", "aso_json", "aso_latex", "aso_markdown",
            "bayes_caption", "bayes_csv", "bayes_group_lines", "bayes_json", "bayes_latex",
@@ -55,7 +54,7 @@ def figure_names(result: Mapping[str, Any], kind: str) -> dict[str, str]:
 def _result_json(result: Any) -> str:
     """``{"result": result.to_dict(), "signature": …}`` as JSON (numpy scalars as numbers,
     non-finite floats as null, as the HTML report embeds its data)."""
-    return json.dumps({"result": _jsonable(result.to_dict()), "signature": str(result.signature)},
+    return json.dumps({"result": jsonable(result.to_dict()), "signature": str(result.signature)},
                       indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
 
