@@ -281,23 +281,34 @@ def _bool(value: Any) -> bool:
     raise _Bad(f"must be true or false; got {value!r}")
 
 
-def _rank_rope(value: Any) -> float:
-    """A finite number ≥ 0: the ROPE's half-width of the Bayesian rank test."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= float(value) < float(
-            "inf"):
-        raise _Bad(f"must be a finite number ≥ 0 (the half-width of the region of practical "
-                   f"equivalence: times each pair's pooled SD or MAD with rope_mode effsize, in "
-                   f"the metric's units with absolute); got {value!r}")
-    return float(value)
+def _rope_check(units: str) -> Callable[[Any], float]:
+    """A finite number ≥ 0: the half-width of a region of practical equivalence (``units``
+    says in what units, for the message)."""
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= float(
+                value) < float("inf"):
+            raise _Bad(f"must be a finite number ≥ 0 (the half-width of the region of practical "
+                       f"equivalence, {units}); got {value!r}")
+        return float(value)
+    return check
 
 
-def _prior_strength(value: Any) -> float:
-    """A finite number > 0: the Dirichlet prior strength of a Bayesian signed-rank test."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(value) < float(
-            "inf"):
-        raise _Bad(f"must be a finite number > 0 (the Dirichlet prior strength of the "
-                   f"pseudo-observation 0); got {value!r}")
-    return float(value)
+def _prior_check(meaning: str, *, optional: bool = False) -> Callable[[Any], float | None]:
+    """A finite number > 0 (or None when ``optional``): a Dirichlet prior strength."""
+    def check(value: Any) -> float | None:
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(
+                value) < float("inf"):
+            raise _Bad(f"must be a finite number > 0 ({meaning}); got {value!r}")
+        return float(value)
+    return check
+
+
+#: The Bayesian rank test's ROPE and prior (RankSettings).
+_rank_rope = _rope_check("times each pair's pooled SD or MAD with rope_mode effsize, in the "
+                         "metric's units with absolute")
+_prior_strength = _prior_check("the Dirichlet prior strength of the pseudo-observation 0")
 
 
 def _columns(value: Any) -> str | tuple[str, ...] | None:
@@ -690,21 +701,9 @@ def _aso_threshold(value: Any) -> float:
     return float(value)
 
 
-def _rope(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= float(value) < float(
-            "inf"):
-        raise _Bad(f"must be a finite number ≥ 0 (the half-width of the region of practical "
-                   f"equivalence, in the metric's units); got {value!r}")
-    return float(value)
-
-
-def _prior_weight(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(value) < float(
-            "inf"):
-        raise _Bad(f"must be a finite number > 0 (the Dirichlet prior strength); got {value!r}")
-    return float(value)
+#: The ROPE and prior of ``ranger-eval bayes``.
+_rope = _rope_check("in the metric's units")
+_prior_weight = _prior_check("the Dirichlet prior strength", optional=True)
 
 
 def _probability_level(value: Any) -> float:
