@@ -16,6 +16,15 @@ correlation ICC 0.1 / 0.5 / 0.9:
   binary-equal: the same with every cluster of one size m, drawn once per scenario from 2..20
   (where Yang, Sun & Hardin's rule takes their modified Obuchowski test at any C).
 
+* ppi: judge scores with human scores for some items (issue 20 §3), the prediction-powered
+  (PPI++) test of a zero mean human score difference: per item a human difference
+  h_i = u_k + e_i (as continuous), a judge that tracks it, f_i = 0.8 h_i + b_k + ε_i + 0.3 with
+  a bias b_k ~ N(0, 0.25) shared within the cluster and ε_i ~ N(0, 0.25), and a human score on
+  a random 30 % of the items (drawn once per scenario); the cluster-robust PPI test with CR2 and
+  Bell–McCaffrey df (``compare``'s and ``ppi_mean``'s default), with CR1 on C − 1 df, and the
+  PPI test that treats items as independent (:func:`ranger_eval.stats.ppi.
+  prediction_powered_rows`, every replicate a row).
+
 Paired 0/1 data get two clustered McNemar rows: Obuchowski's statistic, and the one
 ``compare`` uses (Yang, Sun & Hardin 2010's recommendation,
 :func:`ranger_eval.stats.clustered.mcnemar_method`: Durkalski's below 50 clusters of unequal
@@ -38,6 +47,7 @@ import numpy as np
 
 from ranger_eval.stats import clustered as cl
 from ranger_eval.stats import many
+from ranger_eval.stats.ppi import prediction_powered_rows
 from ranger_eval.stats.resampling import BootstrapIndices, SignFlips
 
 ALPHA = 0.05
@@ -47,12 +57,12 @@ N_CLUSTERS = (20, 50, 200)
 
 @dataclass(frozen=True)
 class Scenario:
-    kind: str  # "continuous", "binary", "binary-equal" or "unpaired"
+    kind: str  # "continuous", "binary", "binary-equal", "unpaired" or "ppi"
     icc: float
     n_clusters: int
 
 
-KINDS = ("continuous", "binary", "unpaired", "binary-equal")
+KINDS = ("continuous", "binary", "unpaired", "binary-equal", "ppi")
 
 
 def _sizes(rng: np.random.Generator, c: int, equal: bool = False) -> np.ndarray:
@@ -90,6 +100,10 @@ def rejection_rates(sc: Scenario, replicates: int, resamples: int, seed: int = 2
     hits: dict[str, int] = {}
     flips = SignFlips(c, resamples, 0)
     boot = BootstrapIndices(c, resamples, 0)
+    lab_ppi = np.zeros(codes.size, dtype=bool)
+    if sc.kind == "ppi":  # the human-scored items, drawn once (no draw for the other kinds)
+        lab_ppi = rng.random(codes.size) < 0.3
+        lab_ppi[:2], lab_ppi[-2:] = True, False
 
     def add(name: str, p: np.ndarray) -> None:
         hits[name] = hits.get(name, 0) + int((p <= ALPHA).sum())
@@ -111,6 +125,10 @@ def rejection_rates(sc: Scenario, replicates: int, resamples: int, seed: int = 2
                 for r in range(reps)])
             add("CR1 t (unpaired)", p_cr)
             add("naive Welch t", many.welch_ttest_many(xa, ya).pvalue)
+            continue
+        if sc.kind == "ppi":
+            for name, rate in _ppi_rejections(rng, reps, sizes, sc.icc, lab_ppi).items():
+                add(name, rate)
             continue
         if sc.kind == "continuous":
             d = _continuous(rng, reps, sizes, sc.icc)
@@ -134,6 +152,24 @@ def rejection_rates(sc: Scenario, replicates: int, resamples: int, seed: int = 2
                 sums, sizes, method=cl.mcnemar_method(sizes)).pvalue)
             add("naive McNemar (exact)", many.mcnemar_many(x, y).pvalue)
     return {k: v / replicates for k, v in hits.items()}
+
+
+def _ppi_rejections(rng: np.random.Generator, reps: int, sizes: np.ndarray, icc: float,
+                    lab: np.ndarray) -> dict[str, np.ndarray]:
+    """p-values of the PPI++ test of ``reps`` null replicates (module docstring, ppi kind):
+    cluster-robust CR2 with Bell–McCaffrey df, CR1 on C − 1 df, and independent items."""
+    codes = np.repeat(np.arange(sizes.size), sizes)
+    h = _continuous(rng, reps, sizes, icc)
+    f = (0.8 * h + 0.5 * rng.normal(size=(reps, sizes.size))[:, codes]
+         + 0.5 * rng.normal(size=(reps, codes.size)) + 0.3)
+    out = {}
+    for name, vcov, cl_l, cl_u in (("PPI CR2-BM t", "CR2", codes[lab], codes[~lab]),
+                                   ("PPI CR1 t", "CR1", codes[lab], codes[~lab]),
+                                   ("naive PPI z", "CR1", None, None)):
+        res = prediction_powered_rows(h[:, lab], f[:, lab], f[:, ~lab], clusters=cl_l,
+                                      clusters_unlabelled=cl_u, vcov=vcov)
+        out[name] = res.test("two-sided", 1.0 - ALPHA)[1]
+    return out
 
 
 def scenarios(quick: bool = False, kinds: tuple[str, ...] = KINDS) -> list[Scenario]:

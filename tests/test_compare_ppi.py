@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import ranger_eval as rg
-from ranger_eval.errors import CompareError
+from ranger_eval.errors import CompareError, VerdictError
 from ranger_eval.stats.judged import JudgedPair
 from ranger_eval.stats.ppi import PPIResult, prediction_powered_mean
 
@@ -143,22 +143,41 @@ def _one_system_as_difference(case: dict) -> pd.DataFrame:
     return pd.concat([a, b], ignore_index=True)
 
 
+def _oracle_variant(case: dict, cluster_se: str) -> dict:
+    """The oracle's numbers for ``cluster_se``: clubSandwich CR2 + Satterthwaite, or sandwich
+    vcovCL CR1 on C − 1 df (n_clusters from the CR1 entry, which both share)."""
+    cr1 = case["expected"]["ppi++"]
+    return {**cr1, **cr1["CR2"]} if cluster_se == "CR2" else cr1
+
+
+@pytest.mark.parametrize("cluster_se", ["CR2", "CR1"])
 @pytest.mark.parametrize("case", ORACLE_CL, ids=[c["name"] for c in ORACLE_CL])
-def test_clustered_rows_are_the_cluster_robust_ppi_of_r_sandwich(case: dict) -> None:
-    """compare with a cluster column and human scores: every row is the CR1 prediction-powered
-    t on C − 1 df, equal to R sandwich::vcovCL of the stacked regression (1e-10)."""
-    want = case["expected"]["ppi++"]
+def test_clustered_rows_are_the_cluster_robust_ppi_of_r(case: dict, cluster_se: str) -> None:
+    """compare with a cluster column and human scores: every row is the cluster-robust
+    prediction-powered t — by default CR2 with Bell–McCaffrey df (R clubSandwich vcovCR +
+    coef_test Satterthwaite), with cluster_se="CR1" the CR1 t on C − 1 df (R sandwich::vcovCL)
+    — of the stacked regression (1e-10); ci_df, the mde and the signature's cse: follow."""
+    want = _oracle_variant(case, cluster_se)
+    kw = {} if cluster_se == "CR2" else {"cluster_se": "cr1"}
     with pytest.warns(UserWarning, match="cluster-robust prediction-powered test with"):
-        comp = rg.compare(_one_system_as_difference(case))
+        comp = rg.compare(_one_system_as_difference(case), **kw)
     row = comp.table.iloc[0]
     assert (row["diff"], row["ci_low"], row["ci_high"], row["pvalue"]) == pytest.approx(
         (want["estimate"], want["ci_low"], want["ci_high"], want["p_two"]), rel=1e-10)
-    assert (row["n_clusters"], row["ci_df"]) == (want["n_clusters"], want["df"])
-    assert (row["test"], row["ci_method"]) == ("ppi++", "prediction-powered t (CR1)")
-    assert "|ppi:ppi++|" in comp.signature and comp.signature.endswith("|cluster:cluster")
+    assert row["n_clusters"] == want["n_clusters"]
+    assert row["ci_df"] == pytest.approx(want["df"], rel=1e-10)
+    assert (row["test"], row["ci_method"]) == ("ppi++", f"prediction-powered t ({cluster_se})")
+    assert "|ppi:ppi++|" in comp.signature
+    assert comp.signature.endswith(f"|cluster:cluster|cse:{cluster_se}")
+    if not row["significant"]:  # mde: the row's se on its own df (comparison.mde)
+        from ranger_eval.stats.power import detectable_noncentrality
+
+        lam = detectable_noncentrality(float(want["df"]), alpha=0.05, power=0.8,
+                                       alternative="two-sided")
+        assert row["mde"] == pytest.approx(want["se"] * lam, rel=1e-9)
     with pytest.warns(UserWarning):
         equiv = rg.compare(_one_system_as_difference(case), hypothesis="equivalence",
-                           margin=0.5).table.iloc[0]
+                           margin=0.5, **kw).table.iloc[0]
     from scipy import stats as sps
 
     se, df = want["se"], want["df"]
@@ -316,23 +335,36 @@ def test_half_labelled_seed_names_the_item() -> None:
         rg.compare(df, missing="intersect")
 
 
+@pytest.mark.parametrize("cluster_se", ["CR2", "CR1"])
 @pytest.mark.parametrize("case", ORACLE_CL[:3], ids=[c["name"] for c in ORACLE_CL[:3]])
-def test_ppi_mean_and_difference_with_clusters_are_the_cluster_robust_ppi(case: dict) -> None:
-    """rg.ppi_mean / rg.ppi_mean_difference on clustered scores: R sandwich's numbers (1e-10),
-    n_clusters, df = C − 1 and cluster:FIELD in the signature, with the few-clusters warning."""
-    want = case["expected"]["ppi++"]
+def test_ppi_mean_and_difference_with_clusters_are_the_cluster_robust_ppi(
+        case: dict, cluster_se: str) -> None:
+    """rg.ppi_mean / rg.ppi_mean_difference on clustered scores: R clubSandwich's CR2 +
+    Satterthwaite numbers by default, R sandwich's CR1 on C − 1 df with cluster_se="CR1"
+    (1e-10), n_clusters, df, cluster:FIELD|cse:… in the signature, the few-clusters warning."""
+    want = _oracle_variant(case, cluster_se)
     scores = rg.Scores(_one_system_as_difference(case))
+    kw = {} if cluster_se == "CR2" else {"cluster_se": cluster_se}
     with pytest.warns(UserWarning, match="clusters rejects a true null"):
-        mean = rg.ppi_mean(scores, system="A")
+        mean = rg.ppi_mean(scores, system="A", **kw)
     with pytest.warns(UserWarning, match="clusters rejects a true null"):
-        diff = rg.ppi_mean_difference(scores, treatment="A", control="B")
+        diff = rg.ppi_mean_difference(scores, treatment="A", control="B", **kw)
     for res in (mean, diff):
-        assert (res.estimate, res.se, res.ci_low, res.ci_high, res.pvalue) == pytest.approx(
-            (want["estimate"], want["se"], want["ci_low"], want["ci_high"], want["p_two"]),
-            rel=1e-10)
-        assert (res.n_clusters, res.df, res.cluster) == (want["n_clusters"], want["df"],
-                                                         "cluster")
-        assert str(res.signature).endswith("|cluster:cluster")
+        assert (res.estimate, res.se, res.ci_low, res.ci_high, res.pvalue, res.df
+                ) == pytest.approx((want["estimate"], want["se"], want["ci_low"],
+                                    want["ci_high"], want["p_two"], want["df"]), rel=1e-10)
+        assert (res.n_clusters, res.cluster, res.cluster_se) == (want["n_clusters"], "cluster",
+                                                                 cluster_se)
+        assert str(res.signature).endswith(f"|cluster:cluster|cse:{cluster_se}")
+
+
+def test_cluster_se_of_ppi_mean_is_checked_and_unused_without_clusters() -> None:
+    df = _judged()
+    with pytest.raises(VerdictError, match="cluster_se must be one of CR1, CR2.*'HC3'"):
+        rg.ppi_mean(df, system="B", cluster_se="HC3")
+    with pytest.warns(UserWarning, match="cluster_se='CR1' has no effect"):
+        res = rg.ppi_mean(df, system="B", cluster_se="CR1")
+    assert res == rg.ppi_mean(df, system="B") and res.cluster_se is None
 
 
 def test_ppi_mean_with_one_item_per_cluster_is_ppi_py() -> None:

@@ -53,7 +53,8 @@ def test_standardised_measures_are_refused_and_clusters_are_cluster_robust() -> 
     clustered = df.assign(cluster=df["item"].str[:2])
     eff = rg.effect_sizes(clustered, treatment="T", control="C")
     with pytest.warns(UserWarning, match="clusters rejects a true null"):
-        ref = rg.ppi_mean_difference(clustered, treatment="T", control="C")
+        # effect sizes take the CR1 variance, as their clustered MD does (effects.py)
+        ref = rg.ppi_mean_difference(clustered, treatment="T", control="C", cluster_se="CR1")
     assert ref.n_clusters > 1 and ref.df == ref.n_clusters - 1
     assert (eff.yi[0], eff.vi[0]) == pytest.approx((ref.estimate, ref.se ** 2), rel=1e-12)
     assert eff.vi[0] != pytest.approx(rg.effect_sizes(df, treatment="T", control="C").vi[0])

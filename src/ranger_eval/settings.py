@@ -439,9 +439,9 @@ class CompareSettings(_Settings):
         None, "Margin of non-inferiority/equivalence, > 0, in the metric's units.", _margin,
         signature="margin")
     cluster_se: str = _setting(
-        "CR2", "Cluster-robust variance of the clustered paired t (with a cluster column): CR2 "
-        "with Bell-McCaffrey df, or CR1 with t on C - 1 df (statsmodels, sandwich HC1); "
-        "unpaired differences use the CR1 regression either way.",
+        "CR2", "Cluster-robust variance of the clustered paired t and of the prediction-powered "
+        "t (with a cluster column): CR2 with Bell-McCaffrey df, or CR1 with t on C - 1 df "
+        "(statsmodels, sandwich HC1); unpaired differences use the CR1 regression either way.",
         _choice(CLUSTER_SES, "cluster-robust variance", ignore_case=True), signature="cse",
         metavar="CR2|CR1")
 

@@ -89,7 +89,8 @@ FIELDS: dict[str, str] = {
                "unpaired: CR1 regression t on C - 1 df; McNemar: Durkalski's below 50 clusters "
                "of unequal sizes, else Yang-Sun-Hardin's; Rosner-Glynn-Lee signed ranks; "
                "cluster bootstrap / sign flips) and effect variances are cluster-robust",
-    "cse": "cluster-robust variance of a clustered paired t: CR2 (Bell-McCaffrey df) or CR1 "
+    "cse": "cluster-robust variance of a clustered paired t or prediction-powered t: CR2 "
+           "(Bell-McCaffrey df) or CR1 "
            "(t on C - 1 df, as statsmodels and sandwich HC1)",
     "mods": "moderators of a meta-regression (column names), or subgroups(COLUMN) for a subgroup "
             "analysis",

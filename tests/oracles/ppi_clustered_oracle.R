@@ -8,9 +8,16 @@
 # (the G/(G - 1) factor, G the clusters of all items), with t on G - 1 df. lambda is PPI++'s
 # weight (ppi_py _calc_lam_glm for a mean, clipped to [0, 1]), computed here from its formula
 # independently of ranger-eval; method "ppi" is lambda = 1.
+# The CR2 (bias-reduced linearisation, Bell & McCaffrey 2002) variance and its Satterthwaite df
+# (Pustejovsky & Tipton 2018) come from clubSandwich on the same stacked regression,
+# reparametrised so that theta is one coefficient: z ~ 0 + lab + I(unl - lambda * lab) (the
+# coefficient of lab is then b_lab + lambda * b_unl = theta), vcovCR(type = "CR2") and
+# coef_test(test = "Satterthwaite"); linear_contrast on the original parametrisation is
+# checked to agree.
 # Run from the repository root:  Rscript tests/oracles/ppi_clustered_oracle.R
-# Needs: r-cran-sandwich, r-cran-jsonlite. Writes tests/oracles/ppi_clustered_oracle.json.
-suppressPackageStartupMessages({ library(sandwich); library(jsonlite) })
+# Needs: r-cran-sandwich, r-cran-clubsandwich, r-cran-jsonlite.
+# Writes tests/oracles/ppi_clustered_oracle.json.
+suppressPackageStartupMessages({ library(sandwich); library(clubSandwich); library(jsonlite) })
 set.seed(20261126)
 level <- 0.95
 
@@ -35,7 +42,27 @@ clustered_ppi <- function(y, yhat, yu, cl_l, cl_u, lambda) {
   q <- qt(1 - (1 - level) / 2, df)
   list(lambda = lambda, estimate = est, se = se, df = df, n_clusters = G, statistic = t,
        p_two = 2 * pt(-abs(t), df), p_greater = pt(t, df, lower.tail = FALSE),
-       ci_low = est - q * se, ci_high = est + q * se)
+       ci_low = est - q * se, ci_high = est + q * se, CR2 = clustered_ppi_cr2(z, lab, cl, lambda))
+}
+
+clustered_ppi_cr2 <- function(z, lab, cl, lambda) {
+  unl <- 1 - lab
+  x2 <- unl - lambda * lab
+  fit <- lm(z ~ 0 + lab + x2)
+  V <- vcovCR(fit, cluster = cl, type = "CR2")
+  ct <- coef_test(fit, vcov = V, test = "Satterthwaite", coefs = 1)
+  est <- unname(coef(fit)[1]); se <- ct$SE; df <- ct$df_Satt
+  # the same contrast (1, lambda) of the original parametrisation
+  fit0 <- lm(z ~ 0 + lab + unl)
+  lc <- linear_contrast(fit0, vcov = vcovCR(fit0, cluster = cl, type = "CR2"),
+                        contrasts = matrix(c(1, lambda), nrow = 1), test = "Satterthwaite",
+                        level = level)
+  stopifnot(abs(lc$Est - est) <= 1e-12 * max(1, abs(est)),
+            abs(lc$df - df) <= 1e-8 * df)
+  t <- est / se; q <- qt(1 - (1 - level) / 2, df)
+  list(estimate = est, se = se, df = df, statistic = t, p_two = 2 * pt(-abs(t), df),
+       p_greater = pt(t, df, lower.tail = FALSE), ci_low = est - q * se,
+       ci_high = est + q * se)
 }
 
 make_case <- function(name, sizes, p_label, judge_slope, judge_noise, shift = 0,
@@ -63,9 +90,14 @@ cases <- list(
   make_case("lambda-clipped-at-1", sample(2:5, 20, replace = TRUE), 0.4, 0.3, 0.05),
   make_case("lambda-clipped-at-0", sample(2:5, 20, replace = TRUE), 0.4, -0.7, 0.5),
   make_case("three-clusters", c(7, 9, 8), 0.4, 0.9, 0.4),
-  make_case("strong-icc", sample(1:10, 40, replace = TRUE), 0.2, 1.0, 0.8, icc_sd = 2)
+  make_case("strong-icc", sample(1:10, 40, replace = TRUE), 0.2, 1.0, 0.8, icc_sd = 2),
+  # every human score in cluster 0: its CR2 adjustment (I - H_cc)^(-1/2) is singular there
+  # (clubSandwich's Moore-Penrose root), and the labelled part has no cluster-robust spread
+  make_case("labelled-in-one-cluster", c(6, 4, 5, 3, 7), 0, 0.9, 0.4,
+            force = function(cl, lab) cl == 0)
 )
-out <- list(source = paste("R", getRversion(), "sandwich", packageVersion("sandwich")),
+out <- list(source = paste("R", getRversion(), "sandwich", packageVersion("sandwich"),
+                           "clubSandwich", packageVersion("clubSandwich")),
             level = level, cases = cases)
 writeLines(toJSON(out, auto_unbox = TRUE, digits = NA, pretty = TRUE),
            "tests/oracles/ppi_clustered_oracle.json")

@@ -1,8 +1,9 @@
 """The cluster-robust prediction-powered mean (stats.ppi.prediction_powered_rows with clusters=):
-equal to R sandwich::vcovCL of the stacked regression for the same λ
+vcov="CR1" equal to R sandwich::vcovCL of the stacked regression for the same λ
 (tests/oracles/ppi_clustered_oracle.R, 1e-10), PPI++'s λ, the same numbers inside masks, one
 item per cluster = ppi_py's variance times C/(C − 1), invariances, and its rejection rate under
-the null by simulation (slow)."""
+the null by simulation (slow); vcov="CR2": clubSandwich's CR2 variance and Satterthwaite df of
+the same regression (1e-10)."""
 from __future__ import annotations
 
 import json
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from ranger_eval.errors import StatsInputError
 from ranger_eval.stats.ppi import prediction_powered_mean, prediction_powered_rows
+from tests.stats.test_cluster_validity import _module as _validity_module  # the simulation
 
 ORACLE = json.loads((Path(__file__).resolve().parents[1] / "oracles"
                      / "ppi_clustered_oracle.json").read_text())
@@ -43,6 +45,71 @@ def test_equals_sandwich_vcovcl_of_the_stacked_regression(case: dict, method: st
         (want["statistic"], want["p_two"], want["ci_low"], want["ci_high"]), rel=1e-10)
     assert res.test("greater", ORACLE["level"])[1][0] == pytest.approx(want["p_greater"],
                                                                       rel=1e-10)
+
+
+@pytest.mark.parametrize("method", ["ppi++", "ppi"])
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_cr2_equals_clubsandwich_satterthwaite(case: dict, method: str) -> None:
+    """vcov="CR2": clubSandwich vcovCR(type = "CR2") + coef_test(test = "Satterthwaite") of the
+    stacked regression at the same λ (estimate, se, Bell–McCaffrey df, t, p, interval)."""
+    y, yhat, yu, cl, clu = _arrays(case)
+    want = case["expected"][method]["CR2"]
+    res = prediction_powered_rows(y[None], yhat[None], yu[None], method=method, clusters=cl,
+                                  clusters_unlabelled=clu, vcov="CR2")
+    assert (res.estimate[0], res.se[0], res.df[0]) == pytest.approx(
+        (want["estimate"], want["se"], want["df"]), rel=1e-10)
+    stat, p, lo, hi = (v[0] for v in res.test("two-sided", ORACLE["level"]))
+    assert (stat, p, lo, hi) == pytest.approx(
+        (want["statistic"], want["p_two"], want["ci_low"], want["ci_high"]), rel=1e-10)
+    assert res.test("greater", ORACLE["level"])[1][0] == pytest.approx(want["p_greater"],
+                                                                      rel=1e-10)
+    assert int(res.n_clusters[0]) == case["expected"][method]["n_clusters"]
+
+
+def test_cr2_in_masked_rows_equals_each_rows_own_items() -> None:
+    """The CR2 variance and df of rows masked to their own blocks of one wide matrix (cluster
+    sizes counted per row within its masks) are each case's own numbers."""
+    cases = [_arrays(c) for c in CASES[:3]]
+    width_l = sum(c[0].size for c in cases)
+    width_u = sum(c[2].size for c in cases)
+    big_y, big_f, big_u = (np.zeros((3, width_l)), np.zeros((3, width_l)),
+                           np.zeros((3, width_u)))
+    lab, unl = np.zeros((3, width_l), bool), np.zeros((3, width_u), bool)
+    codes_l, codes_u = np.zeros(width_l, np.intp), np.zeros(width_u, np.intp)
+    at_l = at_u = 0
+    for r, (y, yhat, yu, cl, clu) in enumerate(cases):
+        bl, bu = slice(at_l, at_l + y.size), slice(at_u, at_u + yu.size)
+        big_y[r, bl], big_f[r, bl], big_u[r, bu] = y, yhat, yu
+        lab[r, bl], unl[r, bu] = True, True
+        codes_l[bl], codes_u[bu] = cl + 100 * r, clu + 100 * r
+        at_l, at_u = at_l + y.size, at_u + yu.size
+    res = prediction_powered_rows(big_y, big_f, big_u, labelled=lab, unlabelled=unl,
+                                  clusters=codes_l, clusters_unlabelled=codes_u, vcov="CR2")
+    for r in range(3):
+        want = CASES[r]["expected"]["ppi++"]["CR2"]
+        assert (res.estimate[r], res.se[r], res.df[r]) == pytest.approx(
+            (want["estimate"], want["se"], want["df"]), rel=1e-10)
+
+
+def test_cr2_with_one_item_per_cluster_is_the_iid_variance() -> None:
+    """Clusters of one item: CR2 divides each squared residual by 1 − 1/n (HC2), so se² is
+    Σψ²·n/(n − 1) + Σφ²·N/(N − 1), and Satterthwaite's df is finite (not C − 1)."""
+    y, yhat, yu, _, _ = _arrays(CASES[0])
+    n, big_n = y.size, yu.size
+    res = prediction_powered_rows(y[None], yhat[None], yu[None], clusters=np.arange(n),
+                                  clusters_unlabelled=np.arange(n, n + big_n), vcov="CR2")
+    lam = res.lam[0]
+    r = y - lam * yhat
+    want = (np.var(r, ddof=1) / n + lam**2 * np.var(yu, ddof=1) / big_n) ** 0.5
+    assert res.se[0] == pytest.approx(want, rel=1e-12)
+    assert 1.0 <= res.df[0] <= n + big_n - 1
+
+
+def test_vcov_must_be_cr1_or_cr2() -> None:
+    y, yhat, yu, cl, clu = _arrays(CASES[0])
+    with pytest.raises(StatsInputError, match="vcov"):
+        prediction_powered_rows(y[None], yhat[None], yu[None], clusters=cl,
+                                clusters_unlabelled=clu, vcov="HC3")
 
 
 def test_masked_rows_equal_their_own_items() -> None:
@@ -120,45 +187,27 @@ def test_renumbering_clusters_and_reordering_items_change_nothing(seed: int) -> 
     assert two.n_clusters[0] == one.n_clusters[0]
 
 
-def null_rejection_rates(n_clusters: int, icc: float, replicates: int, seed: int,
-                         chunk: int = 1000) -> tuple[float, float]:
-    """(clustered, naive) rejection rates at α = 0.05 of the PPI++ test of a zero mean human
-    difference: clusters of 2–20 items, ICC ``icc`` of the human differences, a judge that
-    tracks them (slope 0.8) with a bias shared within each cluster (SD 0.5) and item noise
-    (SD 0.5), 30 % of items human-scored."""
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(2, 21, n_clusters)
-    cl = np.repeat(np.arange(n_clusters), sizes)
-    lab = rng.random(cl.size) < 0.3
-    lab[:2], lab[-2:] = True, False
-    hits = np.zeros(2)
-    for start in range(0, replicates, chunk):
-        r = min(chunk, replicates - start)
-        h = (rng.normal(size=(r, n_clusters))[:, cl] * np.sqrt(icc)
-             + rng.normal(size=(r, cl.size)) * np.sqrt(1 - icc))
-        f = (0.8 * h + 0.5 * rng.normal(size=(r, n_clusters))[:, cl]
-             + 0.5 * rng.normal(size=(r, cl.size)) + 0.3)
-        for k, codes in enumerate(((cl[lab], cl[~lab]), (None, None))):
-            res = prediction_powered_rows(h[:, lab], f[:, lab], f[:, ~lab], clusters=codes[0],
-                                          clusters_unlabelled=codes[1])
-            hits[k] += float((res.test("two-sided", 0.95)[1] < 0.05).sum())
-    return hits[0] / replicates, hits[1] / replicates
-
-
 @pytest.mark.slow
 def test_null_rejection_rate_by_simulation() -> None:
-    """10,000 null replicates per scenario (ICC 0.1 / 0.5 / 0.9; 20 / 50 / 200 clusters of 2–20
-    items). Measured (seed = number of clusters): CR1 on C − 1 df rejects 6.8–7.1 % at 20
-    clusters, 5.7–6.1 % at 50 and 5.0 % at 200 (the small-sample excess of CR1, as for the
-    clustered paired t; compare warns below 100 clusters); the PPI test that treats the items
-    as independent rejects 12–50 %."""
-    for n_clusters, bound in ((20, 0.075), (50, 0.065), (200, 0.06)):
-        for icc in (0.1, 0.5, 0.9):
-            clustered, naive = null_rejection_rates(n_clusters, icc, 10_000, seed=n_clusters)
-            assert 0.04 <= clustered <= bound, (n_clusters, icc, clustered)
-            assert naive > 0.1 and naive > clustered + 0.05, (n_clusters, icc, naive)
+    """10,000 null replicates per scenario of benchmarks/cluster_validity.py's ``ppi`` kind (ICC
+    0.1 / 0.5 / 0.9; 20 / 50 / 200 clusters of 2–20 items; a judge with a bias shared within
+    each cluster; 30 % of the items human-scored). Measured 2026-11-26: CR2 with Bell–McCaffrey
+    df (the default) rejects 5.2–6.1 % at 20 clusters, 5.1–5.2 % at 50 and 4.9–5.2 % at 200
+    (ppi_mean and compare warn below 50 clusters); CR1 on C − 1 df 6.0–7.7 %, 5.5–5.7 % and
+    5.0–5.2 % (the small-sample excess of CR1, as for the clustered paired t); the PPI test that
+    treats the items as independent 11–47 %. About 40 s on 2 busy cores."""
+    mod = _validity_module()
+    for sc in mod.scenarios(kinds=("ppi",)):
+        rates = mod.rejection_rates(sc, 10_000, 9)
+        cr2, cr1, naive = rates["PPI CR2-BM t"], rates["PPI CR1 t"], rates["naive PPI z"]
+        assert 0.04 <= cr2 <= (0.065 if sc.n_clusters < 50 else 0.06), (sc, cr2)
+        assert 0.04 <= cr1 <= (0.08 if sc.n_clusters < 50 else 0.06), (sc, cr1)
+        assert naive > 0.1 and naive > cr2 + 0.05, (sc, naive)
 
 
 def test_simulation_runs_small() -> None:
-    clustered, naive = null_rejection_rates(20, 0.5, 200, seed=1, chunk=100)
-    assert 0.0 <= clustered <= 1.0 and naive > clustered
+    mod = _validity_module()
+    rates = mod.rejection_rates(mod.Scenario("ppi", 0.5, 20), 200, 9, chunk=100)
+    assert set(rates) == {"PPI CR2-BM t", "PPI CR1 t", "naive PPI z"}
+    assert all(0.0 <= r <= 1.0 for r in rates.values())
+    assert rates["naive PPI z"] > rates["PPI CR2-BM t"]

@@ -279,7 +279,7 @@ def compare(
                 group, humans[gi], data, alternative=alternative, level=level,
                 hypothesis=hypothesis, margin=margin,
                 higher_is_better=directions.get((str(group.dataset), str(group.metric)), True),
-                clusters=None if gc is None else gc.codes)
+                clusters=None if gc is None else gc.codes, cluster_se=cluster_se)
             judged_rows[id(work)] = (part, judged_counts, judged_dfs)
             for j, mean in enumerate(own):  # each system's own PPI++ mean
                 mean_rows[len(mean_rows) - len(own) + j]["mean"] = mean

@@ -30,16 +30,25 @@ alternative.
 **Clustered items** (a ``cluster`` column too): the same estimate, with the cluster-robust
 variance of :mod:`ranger_eval.stats.ppi` — the per-item influence terms of the labelled part,
 (r_i − r̄)/n with r = H − λ·D, and of the unlabelled part, λ·(D_j − D̄)/N, summed per cluster
-(u_c), se² = C/(C − 1) · Σ_c u_c² (CR1; Angelopoulos et al. 2023 for the influence terms, the
-cluster-robust sandwich of Liang & Zeger 1986 / Cameron & Miller 2015 for the sum) — and t on
-C − 1 df (C: the clusters of the pair's items), as the clustered mean of issue 20 §1; for a fixed
-λ it equals R ``sandwich::vcovCL(type = "HC0", cadjust = TRUE)`` of the stacked regression
-(tests/oracles/ppi_clustered_oracle.R). Such rows have ``ci_method``
-``prediction-powered t (CR1)``, an ``n_clusters`` and a ``ci_df`` of C − 1, the margin tests use
-the same t, and fewer than 100 clusters give a warning with the measured over-rejection (6.8–7.1 %
-at 20 clusters, 5.7–6.1 % at 50, 5.0 % at 200 for α = 5 %; the naive PPI test 12–50 %). A
-dataset whose clusters each hold one item is not clustered: ppi_py's numbers exactly. The
-leaderboard's per-system intervals are the clustered ones too.
+(Angelopoulos et al. 2023 for the influence terms) — as chosen by ``cluster_se`` (the setting of
+the clustered paired t):
+
+* ``"CR2"`` (default): each part's cluster sum times (1 − m_c/n)^(-1/2) (its own block of the
+  stacked regression's hat matrix; Bell & McCaffrey 2002), se² = Σ_c u_c², t on the
+  Bell–McCaffrey (Satterthwaite) df of the pair's cluster sizes and λ (Pustejovsky & Tipton
+  2018) — R ``clubSandwich::vcovCR(type = "CR2")`` + ``coef_test(test = "Satterthwaite")``;
+* ``"CR1"``: se² = C/(C − 1) · Σ_c u_c² (Liang & Zeger 1986; Cameron & Miller 2015), t on C − 1
+  df — R ``sandwich::vcovCL(type = "HC0", cadjust = TRUE)``;
+
+both of the stacked regression at the pair's λ (tests/oracles/ppi_clustered_oracle.R; C: the
+clusters of the pair's items). Such rows have ``ci_method`` ``prediction-powered t (CR2)`` (or
+``(CR1)``), an ``n_clusters`` and the df in ``ci_df`` (which the ``mde`` uses), the margin tests
+use the same t, the signature records ``cse:``, and fewer clusters than measured to hold α (CR2:
+50, CR1: 100) give a warning with the measured over-rejection (10,000 null replicates at α = 5 %:
+CR2 5.2–6.1 % at 20 clusters, 4.9–5.2 % at 50 and 200; CR1 6.0–7.7 %, 5.5–5.7 %, 5.0–5.2 %; the
+naive PPI test 11–47 %; benchmarks/cluster_validity.py ``--kinds ppi``). A dataset whose clusters
+each hold one item is not clustered: ppi_py's numbers exactly. The leaderboard's per-system
+intervals are the clustered ones too.
 
 All pairs of a dataset × metric are estimated at once, inside ``compare``'s all-pairs engine:
 the group's systems × items matrices of judge scores (:class:`~ranger_eval.pairing.Group`) and of
@@ -67,17 +76,19 @@ from ..pairing import Group, align_groups, factorize, scores_table
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
 from ..stats.judged import check_ppi_counts, has_human_scores
-from ..stats.ppi import FEW_CLUSTERS, PPIRows, few_clusters_message, prediction_powered_rows
+from ..stats.ppi import PPIRows, few_clusters, few_clusters_message, prediction_powered_rows
 from .dispatch import _PairData
 
-__all__ = ["PPI_CLUSTERED_INTERVAL", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "human_matrices",
+__all__ = ["PPI_CLUSTERED_INTERVALS", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "human_matrices",
            "ppi_group", "ppi_intervals", "refuse_ppi"]
 
 #: the ``test`` of a prediction-powered row, and its interval's ``ci_method``
 PPI_TEST = "ppi++"
 PPI_INTERVAL = "prediction-powered z"
-#: the interval of a prediction-powered row of clustered items (CR1 t on C − 1 df)
-PPI_CLUSTERED_INTERVAL = "prediction-powered t (CR1)"
+#: the interval of a prediction-powered row of clustered items, by ``cluster_se``: CR2 t on
+#: Bell–McCaffrey df (the default) or CR1 t on C − 1 df
+PPI_CLUSTERED_INTERVALS = {"CR2": "prediction-powered t (CR2)",
+                           "CR1": "prediction-powered t (CR1)"}
 #: pairs × items floats per batch of the all-pairs kernel (bounded memory for long groups)
 BATCH_FLOATS = 1 << 21
 
@@ -151,11 +162,12 @@ def human_matrices(scores: Scores, groups: list[Group]) -> list[np.ndarray]:
     return out
 
 
-def _system_rows(group: Group, human: np.ndarray, clusters: np.ndarray | None = None
-                 ) -> PPIRows:
+def _system_rows(group: Group, human: np.ndarray, clusters: np.ndarray | None = None,
+                 cluster_se: str = "CR2") -> PPIRows:
     """Each system's own PPI++ mean (its own λ and labelled items) on ``group``, after the
     checks of :func:`~ranger_eval.stats.judged.checked_ppi` naming the system; ``clusters``
-    (codes of ``group.items``): its cluster-robust standard error."""
+    (codes of ``group.items``): its cluster-robust standard error (``cluster_se``: CR2 with
+    Bell–McCaffrey df or CR1 on C − 1 df)."""
     present = group.present
     lab = present & ~np.isnan(human)
     unl = present & np.isnan(human)
@@ -165,17 +177,18 @@ def _system_rows(group: Group, human: np.ndarray, clusters: np.ndarray | None = 
                               f"{group.metric!r}", error=CompareError)
     return prediction_powered_rows(human, group.matrix, group.matrix, labelled=lab,
                                    unlabelled=unl, clusters=clusters,
-                                   clusters_unlabelled=clusters)
+                                   clusters_unlabelled=clusters, vcov=cluster_se)
 
 
 def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alternative: str,
               level: float, hypothesis: str, margin: float | None, higher_is_better: bool,
-              clusters: np.ndarray | None = None,
+              clusters: np.ndarray | None = None, cluster_se: str = "CR2",
               ) -> tuple[list[dict[str, Any]], list[float], list[float], list[float]]:
     """``compare``'s rows of every pair of one dataset × metric by the PPI++ z test (module
     docstring), all pairs at once, each system's own PPI++ mean (in ``group.names`` order),
     and per pair the number of clusters and the df of its interval (NaN without clusters).
-    ``clusters``: cluster codes of ``group.items`` (the cluster-robust PPI on C − 1 df)."""
+    ``clusters``: cluster codes of ``group.items`` (the cluster-robust PPI t; ``cluster_se``:
+    CR2 with Bell–McCaffrey df, or CR1 on C − 1 df)."""
     where = f"dataset {group.dataset!r}, metric {group.metric!r}"
     for d in data:
         if not d.paired:
@@ -191,7 +204,7 @@ def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alterna
     parts = []
     for lo in range(0, ia.size, step):
         parts.append(_pairs_batch(group, human, data, ia[lo:lo + step], ib[lo:lo + step], lo,
-                                  clusters))
+                                  clusters, cluster_se))
     est, se, lam, df, mean_a, mean_b, dz, n_cl = (np.concatenate([p[i] for p in parts])
                                                   if parts else np.zeros(0) for i in range(8))
     if hypothesis == "superiority":
@@ -220,12 +233,14 @@ def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alterna
             "pvalue_adjusted": np.nan, "effect_size": es, "effect_size_name": "dz_ppi",
             "effect_label": str(effect_label(es)), "significant": False, "paired": True,
             "n_a": int(d.x.size), "n_b": int(d.y.size),
-            "ci_method": PPI_INTERVAL if clusters is None else PPI_CLUSTERED_INTERVAL,
+            "ci_method": (PPI_INTERVAL if clusters is None
+                          else PPI_CLUSTERED_INTERVALS[cluster_se]),
             "seed_sd_a": sd[d.a], "seed_sd_b": sd[d.b],
         })
     own = _system_rows(group, human)
-    if clusters is not None and n_cl.size and n_cl.min() < FEW_CLUSTERS:
-        warnings.warn(few_clusters_message(where, int(n_cl.min())), UserWarning, stacklevel=4)
+    if clusters is not None and n_cl.size and n_cl.min() < few_clusters(cluster_se):
+        warnings.warn(few_clusters_message(where, int(n_cl.min()), cluster_se), UserWarning,
+                      stacklevel=4)
     if clusters is None:
         return out, [float(v) for v in own.estimate], [np.nan] * len(out), [np.nan] * len(out)
     return (out, [float(v) for v in own.estimate], [float(v) for v in n_cl],
@@ -234,7 +249,7 @@ def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alterna
 
 def _pairs_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.ndarray,
                  ib: np.ndarray, first: int, clusters: np.ndarray | None = None,
-                 ) -> tuple[np.ndarray, ...]:
+                 cluster_se: str = "CR2") -> tuple[np.ndarray, ...]:
     """(θ̂, se, λ, df, mean_a, mean_b, d_z, C) of the pairs (ia, ib) of ``group``: the differences
     of two rows of the judge and human matrices, each pair's labelled items (both systems have
     a human score) and unlabelled items (the other common items). When every system scores
@@ -281,7 +296,7 @@ def _pairs_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.
         res = prediction_powered_rows(
             humans, judge_l, judge_u, labelled=lab_m, unlabelled=unl_m,
             clusters=None if clusters is None else clusters[lc],
-            clusters_unlabelled=None if clusters is None else clusters[uc])
+            clusters_unlabelled=None if clusters is None else clusters[uc], vcov=cluster_se)
     except StatsInputError as err:  # one cluster, or a difference beyond float64
         d = data[first + int(getattr(err, "row", 0) or 0)]
         row = str(err).split(":", 1)
@@ -312,14 +327,16 @@ def _pairs_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.
 
 #: how the leaderboard's per-system intervals of prediction-powered means are computed
 PPI_MEAN_INTERVAL = ("prediction-powered (PPI++) interval of the mean human score (normal; "
-                     "cluster-robust CR1 t on C − 1 df for clustered items)")
+                     "cluster-robust t for clustered items: CR2 with Bell–McCaffrey df, or CR1 "
+                     "on C − 1 df as cse says)")
 
 
-def ppi_intervals(scores: Scores, means: pd.DataFrame, level: float) -> pd.DataFrame:
+def ppi_intervals(scores: Scores, means: pd.DataFrame, level: float,
+                  cluster_se: str = "CR2") -> pd.DataFrame:
     """Each system's PPI++ mean of ``means`` (``dataset, metric, system``) with its normal
-    interval at ``level`` (:func:`ranger_eval.ppi_mean`; with clusters the CR1 t interval on
-    C − 1 df): the leaderboard's brackets around the means that ``compare`` reports for judge
-    scores with human scores."""
+    interval at ``level`` (:func:`ranger_eval.ppi_mean`; with clusters the cluster-robust t
+    interval of ``cluster_se``): the leaderboard's brackets around the means that ``compare``
+    reports for judge scores with human scores."""
     from .clustered import group_clusters
 
     groups = align_groups(scores, None)
@@ -328,8 +345,8 @@ def ppi_intervals(scores: Scores, means: pd.DataFrame, level: float) -> pd.DataF
     keep = [g for g in groups if (str(g.dataset), str(g.metric)) in wanted]
     for g, human in zip(keep, human_matrices(scores, keep), strict=True):
         gc = group_clusters(scores, g)
-        _, _, lo, hi = _system_rows(g, human, None if gc is None else gc.codes).test(
-            "two-sided", level)
+        _, _, lo, hi = _system_rows(g, human, None if gc is None else gc.codes,
+                                    cluster_se).test("two-sided", level)
         for j, s in enumerate(g.names):
             found[(str(g.dataset), str(g.metric), s)] = (float(lo[j]), float(hi[j]))
     rows = []

@@ -91,10 +91,9 @@ class Comparison:
             ),
             # recorded only when not the default superiority (older signatures unchanged)
             "hyp": None if self.hypothesis == "superiority" else self.hypothesis,
-            # the clustered paired t's variance, recorded only for clustered scores (not for
-            # prediction-powered rows: always CR1, comparison.ppi)
-            "cse": self.cluster_se if getattr(self.scores, "has_cluster", False)
-            and self.tests_used != ("ppi++",) else None,
+            # the clustered paired t's (and prediction-powered t's, comparison.ppi) variance,
+            # recorded only for clustered scores
+            "cse": self.cluster_se if getattr(self.scores, "has_cluster", False) else None,
         })
         method_detail = fields.pop("method_detail")
         cse = fields.pop("cse")  # written after the cluster field it qualifies
@@ -186,7 +185,7 @@ class Comparison:
         if means.empty:
             return None
         if "ppi++" in self.tests_used:  # the means are PPI++ means: their own intervals
-            return ppi_intervals(self.scores, means, self.level)
+            return ppi_intervals(self.scores, means, self.level, self.cluster_se)
         groups = dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str),
                                    strict=True))
         try:
@@ -236,7 +235,7 @@ OWN_INTERVALS: dict[str, tuple[str, ...]] = {
     "proportions-z": ("Wald", "Miettinen-Nurminen score", "cluster-robust t (CR1)"),
     "mcnemar": ("Tango score",),
     "bootstrap": ("bootstrap BCa", "bootstrap percentile", "cluster bootstrap BCa"),
-    "ppi++": ("prediction-powered z", "prediction-powered t (CR1)"),
+    "ppi++": ("prediction-powered z", "prediction-powered t (CR2)", "prediction-powered t (CR1)"),
 }
 
 

@@ -93,6 +93,7 @@ __all__ = [
     "NOT_CLUSTERED",
     "VCOVS",
     "bell_mccaffrey_df",
+    "bell_mccaffrey_df_rows",
     "cluster_codes",
     "cluster_sums",
     "clustered_mean_test",
@@ -211,8 +212,35 @@ def bell_mccaffrey_df(sizes: object) -> float:
     m = np.asarray(sizes, dtype=np.float64).reshape(-1)
     n = float(m.sum())
     a = 1.0 / (n * np.sqrt(1.0 - m / n))
-    g = np.outer(a, a) * (np.diag(m) - np.outer(m, m) / n)
-    return float(np.trace(g) ** 2 / np.einsum("ij,ij->", g, g))
+    return float(bell_mccaffrey_df_rows(((a[None, :], m[None, :], np.array([n])),))[0])
+
+
+def bell_mccaffrey_df_rows(blocks: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]
+                           ) -> np.ndarray:
+    """Bell–McCaffrey (Satterthwaite) df of a CR2 variance, row by row, for an estimate that is a
+    weighted sum of the intercepts of B independent blocks of items (one intercept each, a block
+    diagonal hat matrix; e.g. the labelled and unlabelled items of a prediction-powered mean).
+    Block b gives per row its cluster sizes m_bk (rows × C), its item count n_b (rows) and the
+    weights a_bk (rows × C) of :func:`bell_mccaffrey_df` (a_bk = w_b (1 − m_bk/n_b)^(-1/2),
+    w_b the block's coefficient over n_b; 0 where the cluster holds the whole block, the
+    Moore–Penrose root as clubSandwich); with Φ = I (Pustejovsky & Tipton 2018, eq. 11)::
+
+        G = Σ_b diag(a_b) (diag(m_b) − m_b m_b'/n_b) diag(a_b) = D − Σ_b v_b v_b',
+        D = Σ_b a_b² m_b,  v_b = a_b m_b / √n_b,   df = (tr G)² / ||G||_F²,
+
+    in O(C) per row: tr G = Σ D − Σ_b |v_b|², ||G||_F² = Σ D² − 2 Σ_b Σ_k D_k v_bk² +
+    Σ_b Σ_b' (v_b'v_b')². One block of all rows is :func:`bell_mccaffrey_df`."""
+    big_d = sum(a * a * m for a, m, _ in blocks)
+    vs = [a * m / np.sqrt(np.maximum(n, 1.0))[:, None] for a, m, n in blocks]
+    trace = big_d.sum(axis=1) - sum(np.einsum("ij,ij->i", v, v) for v in vs)
+    fro = np.einsum("ij,ij->i", big_d, big_d)
+    for i, v in enumerate(vs):
+        fro -= 2.0 * np.einsum("ij,ij,ij->i", big_d, v, v)
+        for w in vs[i:]:
+            cross = np.einsum("ij,ij->i", v, w) ** 2
+            fro += cross if w is v else 2.0 * cross
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(trace * trace / fro, dtype=np.float64)
 
 
 def clustered_ttest_from_sums(

@@ -55,17 +55,18 @@ class JudgedPair:
         return int((np.isnan(self.human_t) ^ np.isnan(self.human_c)).sum())
 
     def difference(self, *, what: str, method: str, level: float,
-                   error: type[RangerError], clusters: np.ndarray | None = None) -> PPIResult:
+                   error: type[RangerError], clusters: np.ndarray | None = None,
+                   vcov: str = "CR1") -> PPIResult:
         """PPI of the mean paired difference: Y = H = human_t − human_c on the labelled items,
         Yhat = D = value_t − value_c there, Yhat_unlabelled = D elsewhere
         (:func:`checked_ppi`; why this is the estimator: :mod:`ranger_eval.verdicts.ppi`);
-        ``clusters``: cluster codes of the items (the cluster-robust variance)."""
+        ``clusters``: cluster codes of the items (the cluster-robust variance ``vcov``)."""
         lab = self.labelled
         d = self.value_t - self.value_c
         h = self.human_t[lab] - self.human_c[lab]
         return checked_ppi(h, d[lab], d[~lab], what=what, method=method, level=level,
                            error=error, clusters=None if clusters is None
-                           else (clusters[lab], clusters[~lab]))
+                           else (clusters[lab], clusters[~lab]), vcov=vcov)
 
     def means_at(self, lam: float) -> tuple[float, float]:
         """Each system's prediction-powered mean at the pair's weight ``lam`` on the pair's split
@@ -193,15 +194,16 @@ def check_ppi_counts(n: int, n_unlabelled: int, *, what: str, method: str,
 
 def checked_ppi(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *, what: str,
                 method: str, level: float, error: type[RangerError],
-                clusters: tuple[np.ndarray, np.ndarray] | None = None) -> PPIResult:
+                clusters: tuple[np.ndarray, np.ndarray] | None = None,
+                vcov: str = "CR1") -> PPIResult:
     """:func:`~ranger_eval.stats.ppi.prediction_powered_mean` after the checks that name
     ``what`` (:func:`check_ppi_counts`); ``clusters``: the cluster codes of the labelled and of
-    the unlabelled items (the cluster-robust variance)."""
+    the unlabelled items (the cluster-robust variance ``vcov``, "CR1" or "CR2")."""
     check_ppi_counts(y.size, yhat_unlabelled.size, what=what, method=method, error=error)
     try:
         return prediction_powered_mean(
             y, yhat, yhat_unlabelled, method=method, level=level,
             clusters=None if clusters is None else clusters[0],
-            clusters_unlabelled=None if clusters is None else clusters[1])
+            clusters_unlabelled=None if clusters is None else clusters[1], vcov=vcov)
     except RangerError as err:
         raise error(f"{what}: {err}") from err

@@ -67,6 +67,37 @@ difference of ``compare`` use (issue 20 §1). For a fixed λ this is exactly R
 unbiased for every λ, so the weight tuned for independent items costs at most efficiency, never
 validity. With one item per cluster the sum is Σψ_i² + Σφ_j², the independent variance times
 C/(C − 1) (``compare`` treats such clusters as no clusters at all, giving ppi_py's numbers).
+
+**CR2** (``vcov="CR2"``, the default of ``compare`` and ``ppi_mean``: ``cluster_se``). CR1 on
+C − 1 df over-rejects with few clusters (measured below), as for the clustered paired t, so the
+bias-reduced linearisation of Bell & McCaffrey (2002, Survey Methodology 28:169) with the
+Satterthwaite df of Pustejovsky & Tipton (2018, J. Bus. Econ. Stat. 36:672) is used. For a fixed λ
+the stacked regression's design is two indicators (labelled, unlabelled), so its hat matrix is
+block diagonal: J/n on the labelled items, J/N on the unlabelled ones, and the block of cluster c
+is I − H_cc = diag(I − J/n, I − J/N) over its n_c labelled and N_c unlabelled items. The vector
+of ones is an eigenvector of I − J/n with eigenvalue 1 − n_c/n, so A_c = (I − H_cc)^(-1/2)
+multiplies each block's cluster sum of residuals by (1 − n_c/n)^(-1/2) (resp. (1 − N_c/N)^(-1/2))
+and, with a = (1, λ),::
+
+    u_c = Σ_{i∈c} (r_i − r̄) / (n √(1 − n_c/n)) + λ Σ_{j∈c} (f_j − f̄) / (N √(1 − N_c/N)),
+    se² = Σ_c u_c²,   t = θ̂/se on the Bell–McCaffrey df
+
+(no C/(C − 1) factor). The df is (tr G)²/||G||_F² with G_cd = p_c'p_d,
+p_c = (I − H) A_c X_c (X'X)^(-1) a: G = Σ_blocks diag(a_b)(diag(m_b) − m_b m_b'/n_b)diag(a_b)
+with a_c = 1/(n √(1 − n_c/n)) for the labelled block and λ/(N √(1 − N_c/N)) for the unlabelled one
+(:func:`~ranger_eval.stats.clustered.bell_mccaffrey_df_rows`, O(C) per row). A cluster holding
+every labelled (or unlabelled) item has the Moore–Penrose root 0 there, as clubSandwich. This is
+R ``clubSandwich::vcovCR(type = "CR2")`` with ``coef_test(test = "Satterthwaite")`` of the stacked
+regression at the same λ (tests/oracles/ppi_clustered_oracle.R, 1e-10). One item per cluster
+gives the HC2 variance Σψ²·n/(n − 1) + Σφ²·N/(N − 1) with Satterthwaite's df.
+
+Measured validity (benchmarks/cluster_validity.py ``--kinds ppi``: 10,000 null replicates per
+scenario, ICC 0.1 / 0.5 / 0.9, 20 / 50 / 200 clusters of 2–20 items, a judge with a bias shared
+within clusters, 30 % of the items human-scored; rejection rate at α = 0.05): CR2 5.2–6.1 % with
+20 clusters, 5.1–5.2 % with 50, 4.9–5.2 % with 200; CR1 6.0–7.7 %, 5.5–5.7 %, 5.0–5.2 %; the test
+that treats items as independent 11–47 %. With λ = 1 (``method="ppi"``) CR2 holds 4.9–5.2 % at
+20 clusters: the remaining excess of PPI++ comes from λ being tuned on the same items. Below
+:data:`FEW_CLUSTERS` clusters the callers warn (:func:`few_clusters_message`).
 """
 from __future__ import annotations
 
@@ -82,8 +113,10 @@ from ..errors import StatsInputError
 from ..signature import Signature, make_signature
 from . import _scale
 from ._validation import check_choice, check_level
+from .clustered import VCOVS, bell_mccaffrey_df_rows
 
-__all__ = ["FEW_CLUSTERS", "PPI_METHODS", "PPIResult", "PPIRows", "few_clusters_message",
+__all__ = ["FEW_CLUSTERS", "PPI_METHODS", "PPIResult", "PPIRows", "few_clusters",
+           "few_clusters_message",
            "ppi_lambda", "prediction_powered_mean", "prediction_powered_rows"]
 
 #: the estimators: power-tuned λ (default), λ = 1, λ = 0 (human scores only)
@@ -100,9 +133,10 @@ class PPIResult:
     p-value (H0: the mean is 0). ``dataset``, ``metric`` and ``systems`` say what was estimated
     (one system: its mean; two: the mean of treatment − control); ``n_partial`` counts the items
     of a difference where only one of the two systems had a human score (used as unlabelled).
-    With clustered items (``cluster`` names the scores' cluster field) ``se`` is the CR1
-    cluster-robust one of the module docstring, ``n_clusters`` the clusters and the statistic a
-    t on ``df`` = C − 1 degrees of freedom (without clusters: 0 and ∞, the normal test).
+    With clustered items (``cluster`` names the scores' cluster field) ``se`` is the
+    cluster-robust one of the module docstring named by ``cluster_se`` (CR2: t on the
+    Bell–McCaffrey ``df``; CR1: t on ``df`` = C − 1), ``n_clusters`` the clusters (without
+    clusters: 0, ∞ df (the normal test) and no ``cluster_se``).
     """
 
     estimate: float
@@ -123,6 +157,7 @@ class PPIResult:
     n_clusters: int = 0
     df: float = math.inf
     cluster: str | None = None
+    cluster_se: str | None = None
 
     def confidence_interval(self) -> tuple[float, float]:
         """``(ci_low, ci_high)``."""
@@ -137,9 +172,9 @@ class PPIResult:
 
     @property
     def signature(self) -> Signature:
-        """``kind:ppi|ppi:METHOD|level:L`` (``|cluster:FIELD`` with clustered items)."""
+        """``kind:ppi|ppi:METHOD|level:L`` (``|cluster:FIELD|cse:CR2`` with clustered items)."""
         return make_signature("ppi", {"ppi": self.method, "level": self.level,
-                                      "cluster": self.cluster})
+                                      "cluster": self.cluster, "cse": self.cluster_se})
 
 
 def _as_vector(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -180,6 +215,7 @@ def prediction_powered_mean(
     level: float = 0.95,
     clusters: np.ndarray | None = None,
     clusters_unlabelled: np.ndarray | None = None,
+    vcov: str = "CR1",
 ) -> PPIResult:
     """Prediction-powered estimate and normal confidence interval of the mean of ``y``.
 
@@ -187,7 +223,8 @@ def prediction_powered_mean(
     (aligned); ``yhat_unlabelled``: the judge's scores of the other items. The estimator, its
     variance and λ for each ``method`` (``"ppi++"``, ``"ppi"``, ``"classical"``) are in the
     module docstring. ``clusters`` / ``clusters_unlabelled``: cluster codes (0 … C − 1) of the
-    labelled and unlabelled items, for the cluster-robust variance and t on C − 1 df. Raises
+    labelled and unlabelled items, for the cluster-robust variance ``vcov`` ("CR1": t on C − 1
+    df; "CR2": Bell–McCaffrey df). Raises
     :class:`StatsInputError` naming the argument for non-finite values, misaligned arrays, fewer
     than 2 labelled items, (PPI methods) fewer than 2 unlabelled, or fewer than 2 clusters.
     """
@@ -209,27 +246,40 @@ def prediction_powered_mean(
             f"method {method!r} needs at least 2 items without a human score (the judge-only "
             f"items); got {big_n}. With every item human-scored, pass method='classical'")
     rows = prediction_powered_rows(y_[None, :], yhat_[None, :], yu[None, :], method=method,
-                                   clusters=clusters, clusters_unlabelled=clusters_unlabelled)
+                                   clusters=clusters, clusters_unlabelled=clusters_unlabelled,
+                                   vcov=vcov)
     statistic, pvalue, ci_low, ci_high = (float(v[0]) for v in rows.test("two-sided", level))
     return PPIResult(
         estimate=float(rows.estimate[0]), se=float(rows.se[0]), ci_low=ci_low, ci_high=ci_high,
         lam=float(rows.lam[0]), n_labelled=n, n_unlabelled=big_n, method=method,
         level=level, statistic=statistic, pvalue=pvalue,
         n_clusters=int(rows.n_clusters[0]), df=float(rows.df[0]),
+        cluster_se=None if clusters is None else vcov,
     )
 
 
-#: below this many clusters the cluster-robust PPI test warns that it over-rejects (measured)
-FEW_CLUSTERS = 100
+#: below this many clusters the cluster-robust PPI test warns that it over-rejects (measured),
+#: by variance (``vcov``/``cluster_se``)
+FEW_CLUSTERS = {"CR2": 50, "CR1": 100}
+#: the measured null rejection rates at alpha = 0.05 that the warning quotes
+MEASURED = {"CR2": "5.2-6.1 % with 20 clusters, 5.1-5.2 % with 50, 4.9-5.2 % with 200",
+            "CR1": "6.0-7.7 % with 20 clusters, 5.5-5.7 % with 50, 5.0-5.2 % with 200"}
 
 
-def few_clusters_message(where: str, n_clusters: int) -> str:
+def few_clusters(vcov: str = "CR2") -> int:
+    """Below this many clusters the cluster-robust prediction-powered test with ``vcov``
+    warns (:data:`FEW_CLUSTERS`)."""
+    return FEW_CLUSTERS[vcov]
+
+
+def few_clusters_message(where: str, n_clusters: int, vcov: str = "CR2") -> str:
     """The warning of a cluster-robust prediction-powered test with fewer than
-    :data:`FEW_CLUSTERS` clusters, with its measured over-rejection."""
+    :func:`few_clusters` clusters, with its measured over-rejection."""
+    how = "CR2 with Bell-McCaffrey df" if vcov == "CR2" else "CR1 on C - 1 df"
     return (f"{where}: the cluster-robust prediction-powered test with {n_clusters} "
-            f"clusters rejects a true null somewhat too often (CR1 on C − 1 df, measured at "
-            f"alpha = 0.05: 6.8-7.1 % with 20 clusters, 5.7-6.1 % with 50, 5.0 % with 200; "
-            f"tests/stats/test_ppi_clustered.py); read p-values near alpha with care")
+            f"clusters rejects a true null somewhat too often ({how}, measured at "
+            f"alpha = 0.05: {MEASURED[vcov]}; benchmarks/cluster_validity.py --kinds ppi); "
+            f"read p-values near alpha with care")
 
 
 @dataclass(frozen=True)
@@ -297,6 +347,16 @@ def _cluster_totals(values: np.ndarray, codes: np.ndarray, c: int) -> np.ndarray
     return out
 
 
+def _cr2_weights(sizes: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """(1 − m_c/n)^(-1/2) per row and cluster: the CR2 adjustment of a block's cluster sum of
+    residuals; 0 where the cluster holds every item of the block (its residual sum is 0 and the
+    Moore–Penrose inverse root of I − H_cc is 0 there, as clubSandwich's)."""
+    nn = np.maximum(n, 1.0)[:, None]
+    rest = 1.0 - sizes / nn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rest > 1e-12, 1.0 / np.sqrt(np.where(rest > 0.0, rest, 1.0)), 0.0)
+
+
 def prediction_powered_rows(
     y: np.ndarray,
     yhat: np.ndarray,
@@ -307,6 +367,7 @@ def prediction_powered_rows(
     method: str = "ppi++",
     clusters: np.ndarray | None = None,
     clusters_unlabelled: np.ndarray | None = None,
+    vcov: str = "CR1",
 ) -> PPIRows:
     """Prediction-powered estimates of the mean human score for every row of matrices.
 
@@ -318,12 +379,14 @@ def prediction_powered_rows(
     :func:`prediction_powered_mean` of its used entries (module docstring: estimator, variance,
     λ), with the same exact power-of-two rescaling per row at the extremes. ``clusters`` /
     ``clusters_unlabelled``: integer codes 0 … C − 1 (one numbering) of the clusters of the n
-    labelled and N unlabelled columns, for the cluster-robust (CR1) variance on C_r − 1 df
-    (module docstring). Raises :class:`StatsInputError` naming the first row with fewer than 2
+    labelled and N unlabelled columns, for the cluster-robust variance of ``vcov`` (module
+    docstring): "CR1" on C_r − 1 df, "CR2" on the Bell–McCaffrey df of the row (its own
+    cluster sizes within its masks). Raises :class:`StatsInputError` naming the first row with fewer than 2
     labelled items, (PPI methods) fewer than 2 unlabelled items, or (clusters) fewer than 2
     clusters.
     """
     method = check_choice("method", method, PPI_METHODS)
+    vcov = check_choice("vcov", vcov, VCOVS)
     lab = None if labelled is None else np.asarray(labelled, dtype=bool)
     unl = None if unlabelled is None else np.asarray(unlabelled, dtype=bool)
     n = _count(lab, y.shape)
@@ -376,13 +439,13 @@ def prediction_powered_rows(
                 f"clusters: one code per labelled column ({y.shape[1]}) and per unlabelled "
                 f"column ({yhat_unlabelled.shape[1]}); got {codes_l.size} and {codes_u.size}")
         c = int(max(codes_l.max(initial=-1), codes_u.max(initial=-1))) + 1
-        sums = (_cluster_totals(dr / nf[:, None], codes_l, c)
-                + _cluster_totals(di / big_safe[:, None], codes_u, c))
-        used = (_cluster_totals(np.ones(y.shape) if lab is None else lab.astype(float),
-                                codes_l, c)
-                + _cluster_totals(np.ones(yhat_unlabelled.shape) if unl is None
-                                  else unl.astype(float), codes_u, c))
-        n_clusters = (used > 0).sum(axis=1)
+        sum_l = _cluster_totals(dr, codes_l, c)
+        sum_u = _cluster_totals(di, codes_u, c)
+        size_l = _cluster_totals(np.ones(y.shape) if lab is None else lab.astype(float),
+                                 codes_l, c)
+        size_u = _cluster_totals(np.ones(yhat_unlabelled.shape) if unl is None
+                                 else unl.astype(float), codes_u, c)
+        n_clusters = ((size_l + size_u) > 0).sum(axis=1)
         if (n_clusters < 2).any():
             r = int(np.flatnonzero(n_clusters < 2)[0])
             err = StatsInputError(
@@ -391,8 +454,17 @@ def prediction_powered_rows(
             err.row = r  # type: ignore[attr-defined]  # callers name the row's pair
             raise err
         cf = n_clusters.astype(np.float64)
-        var = cf / (cf - 1.0) * np.einsum("ij,ij->i", sums, sums)
-        df = cf - 1.0
+        if vcov == "CR1":
+            sums = sum_l / nf[:, None] + sum_u / big_safe[:, None]
+            var = cf / (cf - 1.0) * np.einsum("ij,ij->i", sums, sums)
+            df = cf - 1.0
+        else:  # CR2: each block's cluster sum times (1 − m_c/n)^(-1/2) (module docstring)
+            a_l = _cr2_weights(size_l, nf) / nf[:, None]
+            a_u = _cr2_weights(size_u, big_nf) / big_safe[:, None]
+            sums = a_l * sum_l + a_u * sum_u
+            var = np.einsum("ij,ij->i", sums, sums)
+            df = bell_mccaffrey_df_rows(((a_l, size_l, nf),
+                                         (lam[:, None] * a_u, size_u, big_nf)))
     se = np.sqrt(var)
     estimate = _scale.unscale_array(estimate, e, "estimate")
     se = _scale.unscale_array(se, e, "standard error")

@@ -30,11 +30,15 @@ With a ``seed`` column, values (and human values) are averaged per item over the
 as everywhere else; an item's human value must then exist for all its seeds or for none.
 
 With a ``cluster`` column (items in clusters: several questions about one passage) both use the
-cluster-robust variance of :mod:`ranger_eval.stats.ppi` — the CR1 sandwich of the per-cluster
-sums of the labelled and unlabelled influence terms, t on C − 1 df — as ``compare`` does; the
-result records ``n_clusters``, ``df`` and ``cluster`` (the signature ``cluster:FIELD``), and
-fewer than 100 clusters give a warning with the measured over-rejection. Clusters of one item
-each change nothing (ppi_py's numbers).
+cluster-robust variance of :mod:`ranger_eval.stats.ppi`, from the per-cluster sums of the
+labelled and unlabelled influence terms, as ``compare`` does: ``cluster_se="CR2"`` (default)
+the bias-reduced CR2 variance with Bell–McCaffrey (Satterthwaite) df (= R clubSandwich on the
+stacked regression), ``cluster_se="CR1"`` the CR1 sandwich with t on C − 1 df (= R sandwich
+``vcovCL``); the result records ``n_clusters``, ``df``, ``cluster`` and ``cluster_se`` (the
+signature ``cluster:FIELD|cse:CR2``), and fewer clusters than measured to hold α (CR2: 50,
+CR1: 100) give a warning with the measured over-rejection. Clusters of one item each change
+nothing (ppi_py's numbers); without a cluster column ``cluster_se`` has no effect (a warning
+says so when it is set).
 """
 from __future__ import annotations
 
@@ -47,8 +51,9 @@ import pandas as pd
 from ..errors import Hint, VerdictError
 from ..formatting import preview
 from ..scores import Scores, as_scores
+from ..stats.clustered import VCOVS
 from ..stats.judged import align_pair, checked_ppi, item_cluster_codes, judged_items
-from ..stats.ppi import FEW_CLUSTERS, PPI_METHODS, PPIResult, few_clusters_message
+from ..stats.ppi import PPI_METHODS, PPIResult, few_clusters, few_clusters_message
 
 __all__ = ["ppi_mean", "ppi_mean_difference"]
 
@@ -98,6 +103,20 @@ def _method(method: object) -> str:
     return str(method)
 
 
+def _cluster_se(cluster_se: object, scores: Scores, what: str) -> str:
+    """``cluster_se`` checked (CR2 or CR1, any case, as compare's setting); set to CR1 on scores
+    without a cluster column it has no effect, and a warning says so."""
+    key = cluster_se.upper() if isinstance(cluster_se, str) else cluster_se
+    if key not in VCOVS:
+        raise VerdictError(f"cluster_se must be one of {', '.join(VCOVS)} (the cluster-robust "
+                           f"variance); got {cluster_se!r}")
+    if key != "CR2" and not scores.has_cluster:
+        warnings.warn(f"{what}: cluster_se={cluster_se!r} has no effect: the scores have no "
+                      f"cluster column, so the items are treated as independent",
+                      UserWarning, stacklevel=3)
+    return str(key)
+
+
 def ppi_mean(
     scores: Scores | object,
     *,
@@ -106,6 +125,7 @@ def ppi_mean(
     metric: str | None = None,
     method: str = "ppi++",
     level: float = 0.95,
+    cluster_se: str = "CR2",
 ) -> PPIResult:
     """The prediction-powered estimate and confidence interval of ``system``'s mean human score.
 
@@ -120,7 +140,9 @@ def ppi_mean(
     ``"ppi++"`` (default; λ̂ = Ĉov(human, judge) / ((1 + n/N) · V̂ar(judge)), clipped to [0, 1],
     Angelopoulos, Duchi & Zrnic 2023), ``"ppi"`` (λ = 1, Angelopoulos et al., Science 2023) or
     ``"classical"`` (λ = 0: the human scores alone). Equal to ``ppi_py.ppi_mean_ci`` /
-    ``ppi_mean_pointestimate`` / ``classical_mean_ci`` to 1e-10.
+    ``ppi_mean_pointestimate`` / ``classical_mean_ci`` to 1e-10. With a ``cluster`` column the
+    variance is cluster-robust (module docstring): ``cluster_se="CR2"`` (default; Bell–McCaffrey
+    df) or ``"CR1"`` (t on C − 1 df), as ``compare``'s ``cluster_se``.
 
     Returns a frozen :class:`~ranger_eval.stats.ppi.PPIResult` (``estimate``, ``se``, ``ci_low``,
     ``ci_high``, ``lam``, ``n_labelled``, ``n_unlabelled``, ``method``, ``signature`` …). Raises
@@ -130,6 +152,7 @@ def ppi_mean(
     """
     scores = as_scores(scores, what="ppi_mean", error=VerdictError)
     method = _method(method)
+    cluster_se = _cluster_se(cluster_se, scores, "ppi_mean")
     dataset, metric = _resolve(scores, dataset, metric)
     rows = judged_items(scores, dataset=dataset, metric=metric, system=str(system),
                         error=VerdictError)
@@ -139,7 +162,8 @@ def ppi_mean(
     result = checked_ppi(rows.human[labelled], rows.value[labelled], rows.value[~labelled],
                          what=what, method=method, level=level, error=VerdictError,
                          clusters=None if codes is None else (codes[labelled],
-                                                              codes[~labelled]))
+                                                              codes[~labelled]),
+                         vcov=cluster_se)
     return _finish(replace(result, dataset=dataset, metric=metric, systems=(str(system),)),
                    scores, codes, what)
 
@@ -149,8 +173,10 @@ def _finish(result: PPIResult, scores: Scores, codes: np.ndarray | None,
     """``result`` with the scores' cluster field recorded (and the few-clusters warning)."""
     if codes is None:
         return result
-    if result.n_clusters < FEW_CLUSTERS:
-        warnings.warn(few_clusters_message(what, result.n_clusters), UserWarning, stacklevel=3)
+    vcov = result.cluster_se or "CR2"
+    if result.n_clusters < few_clusters(vcov):
+        warnings.warn(few_clusters_message(what, result.n_clusters, vcov), UserWarning,
+                      stacklevel=3)
     return replace(result, cluster=scores.cluster_name)
 
 
@@ -163,6 +189,7 @@ def ppi_mean_difference(
     metric: str | None = None,
     method: str = "ppi++",
     level: float = 0.95,
+    cluster_se: str = "CR2",
 ) -> PPIResult:
     """The prediction-powered estimate and interval of the mean paired difference
     ``treatment − control`` of human scores, for two systems judged on the same items.
@@ -178,10 +205,12 @@ def ppi_mean_difference(
     difference. Equal to ``ppi_py.ppi_mean_ci`` with the differences as Y / Yhat (1e-10).
     The two systems must have scored the same items (an item of one only is an error naming
     it); items where only one system has a human score count as unlabelled, in ``n_partial`` and
-    a warning.
+    a warning. ``cluster_se``: the cluster-robust variance with a ``cluster`` column, as
+    :func:`ppi_mean`.
     """
     scores = as_scores(scores, what="ppi_mean_difference", error=VerdictError)
     method = _method(method)
+    cluster_se = _cluster_se(cluster_se, scores, "ppi_mean_difference")
     if treatment == control:
         raise VerdictError(f"treatment and control are the same system {treatment!r}")
     dataset, metric = _resolve(scores, dataset, metric)
@@ -202,7 +231,7 @@ def ppi_mean_difference(
     what = f"the difference {treatment!r} − {control!r} on {where}"
     codes = item_cluster_codes(scores, dataset, t.items)
     result = pair.difference(what=what, method=method, level=level, error=VerdictError,
-                             clusters=codes)
+                             clusters=codes, vcov=cluster_se)
     return _finish(replace(result, dataset=dataset, metric=metric,
                            systems=(str(treatment), str(control)), n_partial=n_partial),
                    scores, codes, what)
