@@ -175,16 +175,22 @@ def test_renumbering_clusters_and_reordering_items_change_nothing(seed: int) -> 
     clu = rng.integers(0, c, int(rng.integers(2, 40)))
     y, yhat = rng.normal(size=(2, cl.size)) * rng.uniform(0.01, 100)
     yu = rng.normal(size=clu.size) * rng.uniform(0.01, 100)
-    one = prediction_powered_rows(y[None], yhat[None], yu[None], clusters=cl,
-                                  clusters_unlabelled=clu)
     perm = rng.permutation(max(c, int(cl.max()) + 1, int(clu.max()) + 1))
     pl, pu = rng.permutation(cl.size), rng.permutation(clu.size)
-    two = prediction_powered_rows(y[pl][None], yhat[pl][None], yu[pu][None],
-                                  clusters=perm[cl[pl]], clusters_unlabelled=perm[clu[pu]])
-    assert two.estimate[0] == pytest.approx(one.estimate[0], rel=1e-9, abs=1e-12 * one.se[0])
-    assert (two.se[0], two.lam[0]) == pytest.approx((one.se[0], one.lam[0]), rel=1e-9,
-                                                    abs=1e-12)
-    assert two.n_clusters[0] == one.n_clusters[0]
+    for vcov in ("CR1", "CR2"):
+        one = prediction_powered_rows(y[None], yhat[None], yu[None], clusters=cl,
+                                      clusters_unlabelled=clu, vcov=vcov)
+        two = prediction_powered_rows(y[pl][None], yhat[pl][None], yu[pu][None],
+                                      clusters=perm[cl[pl]], clusters_unlabelled=perm[clu[pu]],
+                                      vcov=vcov)
+        assert two.estimate[0] == pytest.approx(one.estimate[0], rel=1e-9,
+                                                abs=1e-12 * one.se[0])
+        assert (two.se[0], two.lam[0], two.df[0]) == pytest.approx(
+            (one.se[0], one.lam[0], one.df[0]), rel=1e-9, abs=1e-12)
+        assert two.n_clusters[0] == one.n_clusters[0]
+        # Bell–McCaffrey df (tr G)²/||G||² lies in (0, rank G], and G (C × C; two blocks, each
+        # of rank ≤ C − 1) has rank ≤ C
+        assert vcov == "CR1" or 0.0 < one.df[0] <= one.n_clusters[0] + 1e-9
 
 
 @pytest.mark.slow
