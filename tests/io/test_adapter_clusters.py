@@ -124,7 +124,8 @@ def test_the_signature_names_the_users_cluster_field(tmp_path: Path) -> None:
     frame.to_csv(path, index=False)
     scores = read_scores(path, cluster="passage")
     assert scores.cluster_name == "passage"
-    assert rg.compare(scores).signature.endswith("|cluster:passage")
+    # the cluster field, then the cluster-robust variance (CR2 by default, issue 20 §1)
+    assert rg.compare(scores).signature.endswith("|cluster:passage|cse:CR2")
     assert "|cluster:passage" in rg.effect_sizes(scores, treatment="B", control="A",
                                                  measure="MD").signature
     logs = read_scores(LOGS, cluster="passage", system_from="task_args.strong")
