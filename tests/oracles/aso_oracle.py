@@ -24,12 +24,14 @@ from deepsig.aso import aso, compute_violation_ratio, multi_aso
 warnings.filterwarnings("ignore")
 
 
-def _fixtures() -> list[dict[str, object]]:
-    rng = np.random.default_rng(20261126)
+def _fixtures(seed: int = 20261126, count: int = 52, low: int = 5,
+              high: int = 30) -> list[dict[str, object]]:
+    """``count`` score pairs of ``low``..``high`` scores each (five shapes, varied shifts/levels)."""
+    rng = np.random.default_rng(seed)
     out: list[dict[str, object]] = []
     shapes = ["normal", "uniform", "lognormal", "rounded", "bimodal"]
-    for i in range(52):
-        n, m = int(rng.integers(5, 31)), int(rng.integers(5, 31))
+    for i in range(count):
+        n, m = int(rng.integers(low, high + 1)), int(rng.integers(low, high + 1))
         shift = float(rng.choice([-0.5, -0.1, 0.0, 0.05, 0.2, 0.5, 1.0, 2.0]))
         shape = shapes[i % len(shapes)]
         if shape == "normal":

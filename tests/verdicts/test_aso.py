@@ -1,6 +1,8 @@
-"""ranger_eval.aso / multi_aso against deepsig (tests/oracles/aso_oracle.py: deepsig only in the
-generator): equal for deepsig's own bootstrap draws, within Monte-Carlo error with ours;
-invariants and bad input."""
+"""ranger_eval.aso / multi_aso against deepsig (tests/oracles/aso_oracle.py, 52 pairs of 5–30
+scores at 200 rounds, and aso_oracle_large.py, 52 pairs of 50–200 scores at deepsig's default
+1000 rounds plus deepsig against itself with two seeds; deepsig only in the generators): equal
+for deepsig's own bootstrap draws, within Monte-Carlo error with ours; invariants and bad
+input."""
 from __future__ import annotations
 
 import json
@@ -41,11 +43,12 @@ def test_equal_to_deepsig_for_its_own_bootstrap_draws(i: int) -> None:
     assert eps == pytest.approx(f["deepsig_epsilon_min"], rel=1e-10, abs=1e-12)
 
 
-def _mc_tolerance(res: rg.ASOResult, a: object, b: object, rounds_ours: int = 1000) -> float:
-    """Five Monte-Carlo standard errors of ε_min between two independent bootstraps (ours, and
-    deepsig's B rounds), at least 0.01: ε_min − ε = z σ̂ / c, and the relative sd of a bootstrap
-    sd is ≈ √((κ − 1)/(4B)) with κ the kurtosis of the bootstrap ratios (here from our own
-    resamples), so sd(gap) ≈ (z σ̂ / c) √((κ − 1)/4 · (1/B_ours + 1/B_deepsig)). Clipping to
+def _gap_sd(res: rg.ASOResult, a: object, b: object, rounds_other: int,
+            rounds_ours: int = 1000) -> float:
+    """Monte-Carlo sd of ε_min(ours) − ε_min(other) for two independent bootstraps of
+    ``rounds_ours`` and ``rounds_other`` rounds: ε_min − ε = z σ̂ / c, and the relative sd of a
+    bootstrap sd is ≈ √((κ − 1)/(4B)) with κ the kurtosis of the bootstrap ratios (here from our
+    own resamples), so sd(gap) ≈ (z σ̂ / c) √((κ − 1)/4 · (1/B_ours + 1/B_other)). Clipping to
     [0, 1] only shrinks a gap."""
     from scipy.stats import norm
 
@@ -57,7 +60,12 @@ def _mc_tolerance(res: rg.ASOResult, a: object, b: object, rounds_ours: int = 10
     kurt = float(np.mean(dev ** 4) / np.mean(dev ** 2) ** 2) if np.any(dev) else 3.0
     c = math.sqrt(res.n_a * res.n_b / (res.n_a + res.n_b))
     margin = res.sigma_hat * norm.ppf(res.confidence_level) / c
-    return max(0.01, 5 * margin * math.sqrt((kurt - 1) / 4 * (1 / rounds_ours + 1 / B)))
+    return margin * math.sqrt((kurt - 1) / 4 * (1 / rounds_ours + 1 / rounds_other))
+
+
+def _mc_tolerance(res: rg.ASOResult, a: object, b: object, rounds_ours: int = 1000) -> float:
+    """Five Monte-Carlo sds of the gap to deepsig's B rounds (:func:`_gap_sd`), at least 0.01."""
+    return max(0.01, 5 * _gap_sd(res, a, b, B, rounds_ours))
 
 
 def test_within_monte_carlo_error_of_deepsig_with_our_draws() -> None:
@@ -74,6 +82,88 @@ def test_within_monte_carlo_error_of_deepsig_with_our_draws() -> None:
     assert over == []
     # most fixtures agree to 0.01 even with deepsig's 200 rounds (the rest: small n, wide margin)
     assert np.mean(np.array(gaps) <= 0.01) >= 0.5 and np.median(gaps) <= 0.01
+
+
+LARGE = json.loads((Path(__file__).resolve().parents[1] / "oracles" / "aso_oracle_large.json")
+                   .read_text())
+LARGE_FIX, SPREAD, B_LARGE = LARGE["fixtures"], LARGE["self_spread"], LARGE["n_bootstrap"]
+
+
+def test_large_oracle_is_at_deepsigs_default_rounds() -> None:
+    assert len(LARGE_FIX) >= 50 and B_LARGE == 1000
+    assert min(min(len(f["a"]), len(f["b"])) for f in LARGE_FIX) >= 50
+    assert {f["size"] for f in SPREAD} == {"small", "large"}
+
+
+def _own_draws_case(i: int) -> object:
+    # every fourth fixture in the default tier (replaying deepsig's 1000 legacy seedings costs
+    # ~0.1 s a fixture), the rest and deepsig's second seeds with the slow tier
+    return pytest.param(i, marks=() if i % 4 == 0 else pytest.mark.slow)
+
+
+@pytest.mark.parametrize("i", [_own_draws_case(i) for i in range(len(LARGE_FIX))])
+def test_large_equal_to_deepsig_for_its_own_draws(i: int) -> None:
+    f = LARGE_FIX[i]
+    a, b = np.array(f["a"]), np.array(f["b"])
+    ia, ib = deepsig_indices(len(a), len(b), B_LARGE, f["seed"])
+    eps = _aso_core(a, b, f["confidence_level"], ia, ib)[2]
+    assert eps == pytest.approx(f["deepsig_epsilon_min"], rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("j", range(len(SPREAD)))
+def test_self_spread_is_deepsig_with_both_seeds(j: int) -> None:
+    f = SPREAD[j]
+    a, b = np.array(f["a"]), np.array(f["b"])
+    for seed, key in [(f["seed"], "deepsig_epsilon_min"),
+                      (f["second_seed"], "deepsig_epsilon_min_second_seed")]:
+        ia, ib = deepsig_indices(len(a), len(b), B_LARGE, seed)
+        assert _aso_core(a, b, f["confidence_level"], ia, ib)[2] == pytest.approx(
+            f[key], rel=1e-10, abs=1e-12)
+
+
+def test_deepsig_disagrees_with_itself_by_monte_carlo_error() -> None:
+    """deepsig against deepsig (two seeds, disjoint draws, 1000 rounds each) differs by more
+    than 0.01 on some fixtures, small and large alike: the Monte-Carlo error of σ̂ that bounds
+    any agreement between two bootstraps. Every gap is within four of the sds :func:`_gap_sd`
+    predicts."""
+    gaps = []
+    for f in SPREAD:
+        gap = abs(f["deepsig_epsilon_min"] - f["deepsig_epsilon_min_second_seed"])
+        res = rg.aso(f["a"], f["b"], confidence_level=f["confidence_level"])
+        assert gap <= max(1e-12, 4 * _gap_sd(res, f["a"], f["b"], B_LARGE)), f
+        gaps.append(gap)
+    assert max(gaps) > 0.01  # the reason the contract is stated with Monte-Carlo error
+
+
+def _default_gap(f: dict[str, object]) -> tuple[float, float]:
+    """(ε_min of rg.aso at its defaults − deepsig's at 1000 rounds, Monte-Carlo sd of that gap)."""
+    res = rg.aso(f["a"], f["b"], confidence_level=f["confidence_level"])
+    assert res.n_bootstrap == 1000 and res.seed == 0
+    return res.epsilon_min - float(f["deepsig_epsilon_min"]), _gap_sd(res, f["a"], f["b"],
+                                                                     B_LARGE)
+
+
+@pytest.mark.parametrize("i", range(len(LARGE_FIX)))
+def test_defaults_agree_with_deepsig_at_its_default_rounds(i: int) -> None:
+    """rg.aso at its defaults (1000 rounds, seed 0) against deepsig.aso (1000 rounds, its own
+    seed) on a pair of 50–200 scores: within 0.01, or within four Monte-Carlo sds of the gap of
+    two independent bootstraps where that is wider (deepsig's own two seeds differ as much:
+    test above)."""
+    gap, sd = _default_gap(LARGE_FIX[i])
+    assert abs(gap) <= max(0.01, 4 * sd), (gap, sd)
+
+
+@pytest.mark.slow
+def test_defaults_have_no_systematic_difference_from_deepsig() -> None:
+    """Over all the large fixtures: most gaps within 0.01; the mean signed gap within three
+    standard errors of 0; the standardised gaps' mean square at most 2 (a wrong σ̂ or ratio
+    would inflate it; its expectation is ≤ 1 as clipping only shrinks gaps)."""
+    g, s = np.array([_default_gap(f) for f in LARGE_FIX]).T
+    assert np.mean(np.abs(g) <= 0.01) >= 0.85
+    assert abs(g.mean()) <= 3 * math.sqrt(np.sum(s ** 2)) / len(g)
+    live = s > 0
+    assert np.mean((g[live] / s[live]) ** 2) <= 2.0
 
 
 def test_deepsig_itself_when_installed() -> None:

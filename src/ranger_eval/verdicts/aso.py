@@ -37,6 +37,20 @@ integrated at once (a B × 199 computation, no Python loop), where deepsig seeds
 generator with seed + b for round b. Given deepsig's own draws the results are equal to
 rounding (``tests/verdicts/test_aso.py``); with ours they differ by Monte-Carlo error only.
 
+**Agreement to expect between two runs with different draws** (ours and deepsig's, or deepsig
+with two seeds). ε_min − ε = z σ̂ / c and σ̂ is a bootstrap sd, whose relative Monte-Carlo sd
+is ≈ √((κ − 1)/(4B)) for B rounds and κ the kurtosis of the bootstrap ratios; so two runs of B
+rounds differ by sd ≈ (z σ̂ / c) √((κ − 1)/(2B)). κ is large exactly when A nearly dominates
+(most resamples violate nothing, a few do), so the error hardly shrinks with more scores: at
+B = 1000 ε_min's own Monte-Carlo sd reached 0.021 on pairs of 5–30 scores and 0.018 on pairs of
+50–200, and was 0 where ε_min is clipped to 0 or 1. Measured (``tests/oracles/
+aso_oracle_large.py``, deepsig 1.2.8, 1000 rounds each): deepsig against itself with two seeds
+differed by up to 0.028 on 5–30 scores and 0.010 on 50–200 (18 pairs; replaying its draws for
+two seeds on all 52 pairs of 50–200 scores: up to 0.022, 5 pairs above 0.01); :func:`aso` at its
+defaults against deepsig was within 0.01 on 47 of 52 pairs of 50–200 scores, at most 0.016,
+with no systematic difference (mean signed gap 0.0004). To agree with another run to 0.01, raise
+``n_bootstrap`` on both sides (10,000 rounds: ~0.04 s for 30 scores, ~1.5 s for 1,000).
+
 **Minimum sample size: 5 scores per distribution** (``MIN_SCORES``). The bound rests on the
 bootstrap distribution of ε, and n scores have only C(2n − 1, n) distinct resamples: 1, 3, 10
 and 35 for n = 1…4, 126 for n = 5. With one score the resampled distribution never changes, so
