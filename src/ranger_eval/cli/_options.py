@@ -6,13 +6,23 @@ default, applies (``pipeline`` merges them).
 """
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
 from ..settings import settings_fields
 
-__all__ = ["flag_help", "flag_value", "setting_option"]
+__all__ = ["FiguresOption", "HtmlOption", "OutOption", "flag_help", "flag_value",
+           "setting_option"]
+
+#: ``--out``/``-o``, ``--figures`` and ``--html``: the same on every command that writes an
+#: output folder (each command gives its own default folder).
+OutOption = Annotated[Path, typer.Option("--out", "-o", help="Output folder.")]
+FiguresOption = Annotated[
+    str | None, typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none.")]
+HtmlOption = Annotated[
+    bool, typer.Option("--html", help="Also write one self-contained report.html.")]
 
 
 def setting_option(cls: type, name: str, *param_decls: str) -> Any:

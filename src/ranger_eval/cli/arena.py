@@ -11,13 +11,13 @@ calls :func:`ranger_eval.bradley_terry` and hands the result to the report and p
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ._common import (
+    CommandRun,
     command_line,
     friendly_errors,
     imports_done,
@@ -25,19 +25,11 @@ from ._common import (
     true_or_false,
     warn,
 )
+from ._options import FiguresOption, OutOption
 
 ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json", "arena.html")
 #: The HTML report ``ranger-eval arena`` writes beside its files (after the manifest).
 ARENA_HTML = "arena.html"
-
-
-@dataclass(frozen=True)
-class ArenaRun:
-    """The leaderboard, the files written and the warnings."""
-
-    result: Any
-    written: tuple[Path, ...]
-    warnings: tuple[str, ...]
 
 
 def parse_anchor(text: str | None) -> tuple[str, float] | None:
@@ -60,25 +52,23 @@ def parse_anchor(text: str | None) -> tuple[str, float] | None:
 
 def run_arena(battles: str | Path, out: str | Path, command: str | None = None, *,
               figures: str | None = None, metric: str | None = None,
-              higher_is_better: bool = True, **options: Any) -> ArenaRun:
+              higher_is_better: bool = True, **options: Any) -> CommandRun:
     """Read ``battles``, fit :func:`ranger_eval.bradley_terry` with ``options``, write the
     leaderboard (Markdown, CSV, LaTeX, JSON), the two figures and the manifest. A per-item
     scores table (dataset, system, item, value) instead of battles becomes battles by
     :func:`~ranger_eval.verdicts.bradley_terry.battle_counts` (``metric``,
     ``higher_is_better``; counts of the distinct outcomes, not a row per battle)."""
-    import warnings as _warnings
-
     from ..io.battles import read_battles
     from ..io.tables import is_item_table, read_scores, read_table
     from ..output import OutputFolder
-    from ..pipeline import finish_outputs
+    from ..pipeline import collecting_warnings, finish_outputs
     from ..plots.arena import ratings_plot, win_probability_heatmap
     from ..report.arena import arena_csv, arena_json, arena_latex, arena_markdown
     from ..verdicts.bradley_terry import battle_counts, bradley_terry
 
     path = Path(battles)
-    with _warnings.catch_warnings(record=True) as caught:
-        _warnings.simplefilter("always")
+    notes: list[str] = []
+    with collecting_warnings(notes):
         columns = read_table(path).columns
         if "winner" not in columns and is_item_table(columns):
             # per-item scores: every item a battle between every pair of systems
@@ -96,25 +86,23 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
     folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
                   ("pdf", "png"))
-    notes = [str(w.message) for w in caught]
     notes += finish_outputs(folder, str(result.signature), command, False)
     notes += _write_arena_html(folder, command)
-    return ArenaRun(result, tuple(folder.written), tuple(notes))
+    return CommandRun(result, tuple(folder.written), tuple(notes))
 
 
 def _write_arena_html(folder: Any, command: str | None) -> list[str]:
     """arena.html from the files just written (the manifest lists them; the page is not in
     it, as report.html is not)."""
-    import warnings as _warnings
-
     from ..atomic import write_text
+    from ..pipeline import collecting_warnings
     from ..report.html import render_html_report
 
-    with _warnings.catch_warnings(record=True) as caught:
-        _warnings.simplefilter("always")
+    notes: list[str] = []
+    with collecting_warnings(notes):
         page = render_html_report(folder.path, command=command, subfolders=False)
     folder.written.append(write_text(folder.path / ARENA_HTML, page))
-    return [str(w.message) for w in caught]
+    return notes
 
 
 def register(app: typer.Typer) -> None:
@@ -136,10 +124,8 @@ def register(app: typer.Typer) -> None:
             "--n-bootstrap", help="Bootstrap rounds for the intervals (0: none).")] = 1000,
         level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
-        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
-            "ranger-output"),
-        figures: Annotated[str | None, typer.Option(
-            "--figures", help="Figure formats, e.g. pdf,png or svg, or none.")] = None,
+        out: OutOption = Path("ranger-output"),
+        figures: FiguresOption = None,
         metric: Annotated[str | None, typer.Option(
             "--metric", help="Per-item scores given: the metric whose items are battles.")] = None,
         higher_is_better: Annotated[str | None, typer.Option(

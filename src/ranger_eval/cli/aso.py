@@ -14,7 +14,6 @@ pair), ``aso.tex``, ``aso.json`` (the full result), a heatmap of each matrix (``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +21,7 @@ import typer
 
 from ..settings import ASOSettings
 from ._common import (
+    CommandRun,
     command_line,
     friendly_errors,
     imports_done,
@@ -29,18 +29,9 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, setting_option
 
 ASO_OUTPUTS = ("aso.md", "aso.csv", "aso.tex", "aso.json")
-
-
-@dataclass(frozen=True)
-class ASORun:
-    """The analysis, the files written and the warnings."""
-
-    result: Any
-    written: tuple[Path, ...]
-    warnings: tuple[str, ...]
 
 
 def figure_stem(prefix: str, groups: Sequence[tuple[str, ...]], i: int) -> str:
@@ -59,23 +50,21 @@ def split(option: str | None) -> list[str] | None:
 
 
 def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,
-            figures: str | None = None, html: bool = False, **options: Any) -> ASORun:
+            figures: str | None = None, html: bool = False, **options: Any) -> CommandRun:
     """Read ``scores`` (:func:`~ranger_eval.io.runs.read_runs`), run
     :func:`~ranger_eval.verdicts.aso.aso_groups` with the :class:`ASOSettings` ``options`` (None:
     the default), write the tables, the heatmaps and the manifest (and ``report.html``)."""
-    import warnings as _warnings
-
     from ..io.runs import read_runs
     from ..output import OutputFolder
-    from ..pipeline import finish_outputs
+    from ..pipeline import collecting_warnings, finish_outputs
     from ..plots.aso import aso_heatmap
     from ..report.verdicts import aso_csv, aso_json, aso_latex, aso_markdown
     from ..verdicts.aso import aso_groups
 
     settings = ASOSettings.from_options(options)
     path = Path(scores)
-    with _warnings.catch_warnings(record=True) as caught:
-        _warnings.simplefilter("always")
+    notes: list[str] = []
+    with collecting_warnings(notes):
         result = aso_groups(read_runs(path), **settings.as_dict())
     folder = OutputFolder(out, [path], figures)
     folder.claim(ASO_OUTPUTS)
@@ -87,9 +76,8 @@ def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,
     for i in range(len(keys)):
         folder.figure(lambda i=i: aso_heatmap(result, i), figure_stem("aso", keys, i),
                       ("pdf", "png"))
-    notes = [str(w.message) for w in caught]
     notes += finish_outputs(folder, str(result.signature), command, html)
-    return ASORun(result, tuple(folder.written), tuple(notes))
+    return CommandRun(result, tuple(folder.written), tuple(notes))
 
 
 def register(app: typer.Typer) -> None:
@@ -109,12 +97,9 @@ def register(app: typer.Typer) -> None:
         correction: Annotated[str | None, setting_option(ASOSettings, "correction")] = None,
         higher_is_better: Annotated[
             str | None, setting_option(ASOSettings, "higher_is_better")] = None,
-        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
-            "ranger-aso"),
-        figures: Annotated[str | None, typer.Option(
-            "--figures", help="Figure formats, e.g. pdf,png or svg, or none.")] = None,
-        html: Annotated[bool, typer.Option(
-            "--html", help="Also write one self-contained report.html.")] = False,
+        out: OutOption = Path("ranger-aso"),
+        figures: FiguresOption = None,
+        html: HtmlOption = False,
     ) -> None:
         """Almost Stochastic Order of score distributions over seeds: ε_min of every pair of
         systems per dataset × metric, the verdicts in words, heatmaps and manifest.json."""

@@ -15,7 +15,6 @@ the ROPE shaded (``posterior`` or ``posterior-DATASET-METRIC-A-B``; the first
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +23,7 @@ import typer
 from ..settings import BayesSettings
 from ._common import (
     SYSTEM_FROM_HELP,
+    CommandRun,
     command_line,
     friendly_errors,
     imports_done,
@@ -31,7 +31,7 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, setting_option
 from .aso import figure_stem, split
 
 BAYES_OUTPUTS = ("bayes.md", "bayes.csv", "bayes.tex", "bayes.json")
@@ -40,34 +40,23 @@ BAYES_OUTPUTS = ("bayes.md", "bayes.csv", "bayes.tex", "bayes.json")
 MAX_POSTERIOR_FIGURES = 24
 
 
-@dataclass(frozen=True)
-class BayesRun:
-    """The analysis, the files written and the warnings."""
-
-    result: Any
-    written: tuple[Path, ...]
-    warnings: tuple[str, ...]
-
-
 def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *,
               figures: str | None = None, html: bool = False, input_format: str | None = None,
-              system_from: str | None = None, **options: Any) -> BayesRun:
+              system_from: str | None = None, **options: Any) -> CommandRun:
     """Read ``scores``, run :func:`~ranger_eval.verdicts.bayes.correlated_ttests` with the
     :class:`BayesSettings` ``options`` (None: the default), write the tables, the posterior
     figures and the manifest (and ``report.html``)."""
-    import warnings as _warnings
-
     from ..io.tables import read_scores
     from ..output import OutputFolder
-    from ..pipeline import finish_outputs
+    from ..pipeline import collecting_warnings, finish_outputs
     from ..plots.bayes import posterior_plot, simplex_plot
     from ..report.verdicts import bayes_csv, bayes_json, bayes_latex, bayes_markdown
     from ..verdicts.bayes import correlated_ttests, dataset_tests
 
     settings = BayesSettings.from_options(options)
     path = Path(scores)
-    with _warnings.catch_warnings(record=True) as caught:
-        _warnings.simplefilter("always")
+    notes: list[str] = []
+    with collecting_warnings(notes):
         if settings.test == "correlated-t":
             table = read_scores(path, format=input_format, system_from=split(system_from))
             result = correlated_ttests(table, **settings.as_dict())
@@ -83,7 +72,6 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
     pairs = [(g.dataset, g.metric, r.names[0], r.names[1], r)
              for g in result.groups for r in g.results]
     keys = [(d, m, a, b) for d, m, a, b, _ in pairs]
-    notes = [str(w.message) for w in caught]
     for i, (*_, r) in enumerate(pairs[:MAX_POSTERIOR_FIGURES]):
         title = f"{keys[i][0]} · {keys[i][1]}: {keys[i][2]} vs {keys[i][3]}"
         if settings.test != "correlated-t":  # the Dirichlet draws on baycomp's triangle
@@ -98,7 +86,7 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
                      f"pairs; the other {len(pairs) - MAX_POSTERIOR_FIGURES} are in bayes.json "
                      "and bayes.csv (choose some with --dataset, --metric or --systems)")
     notes += finish_outputs(folder, str(result.signature), command, html)
-    return BayesRun(result, tuple(folder.written), tuple(notes))
+    return CommandRun(result, tuple(folder.written), tuple(notes))
 
 
 def _dataset_table(path: Path, input_format: str | None, system_from: str | None) -> Any:
@@ -159,12 +147,9 @@ def register(app: typer.Typer) -> None:
         systems: Annotated[str | None, setting_option(BayesSettings, "systems")] = None,
         higher_is_better: Annotated[
             str | None, setting_option(BayesSettings, "higher_is_better")] = None,
-        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
-            "ranger-bayes"),
-        figures: Annotated[str | None, typer.Option(
-            "--figures", help="Figure formats, e.g. pdf,png or svg, or none.")] = None,
-        html: Annotated[bool, typer.Option(
-            "--html", help="Also write one self-contained report.html.")] = False,
+        out: OutOption = Path("ranger-bayes"),
+        figures: FiguresOption = None,
+        html: HtmlOption = False,
         input_format: Annotated[str | None, typer.Option(
             "--format", help="Input format: auto, lm-eval, inspect, helm, pyterrier, "
                              "trec-eval-q, tsml.")] = None,

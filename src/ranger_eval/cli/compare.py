@@ -24,7 +24,7 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, setting_option
 
 
 def _split(option: str | None) -> list[str] | None:
@@ -47,9 +47,7 @@ def register(app: typer.Typer) -> None:
                 "evaluation tool's output (.eval, lm-eval, HELM ...) or a folder of logs."
             ),
         ],
-        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
-            "ranger-compare"
-        ),
+        out: OutOption = Path("ranger-compare"),
         pairs: Annotated[
             str | None, setting_option(CompareSettings, "pairs")
         ] = None,
@@ -89,13 +87,8 @@ def register(app: typer.Typer) -> None:
             str | None,
             setting_option(CompareSettings, "metrics"),
         ] = None,
-        figures: Annotated[
-            str | None,
-            typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
-        ] = None,
-        html: Annotated[
-            bool, typer.Option("--html", help="Also write one self-contained report.html.")
-        ] = False,
+        figures: FiguresOption = None,
+        html: HtmlOption = False,
         per_dataset_figures: Annotated[
             bool, typer.Option(
                 "--per-dataset-figures",

@@ -22,7 +22,7 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -33,9 +33,7 @@ def register(app: typer.Typer) -> None:
             Path, typer.Argument(help="Experiment YAML, tidy scores table, datasets × systems "
                                "table, evaluation tool's output, or a folder of logs.")
         ],
-        out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
-            "ranger-rank"
-        ),
+        out: OutOption = Path("ranger-rank"),
         posthoc: Annotated[str | None, setting_option(RankSettings, "posthoc")] = None,
         control: Annotated[str | None, setting_option(RankSettings, "control")] = None,
         comparisons: Annotated[str | None, setting_option(RankSettings, "comparisons")] = None,
@@ -54,13 +52,8 @@ def register(app: typer.Typer) -> None:
         n_samples: Annotated[int | None, setting_option(RankSettings, "n_samples")] = None,
         bradley_terry: Annotated[
             str | None, setting_option(RankSettings, "bradley_terry")] = None,
-        figures: Annotated[
-            str | None,
-            typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none."),
-        ] = None,
-        html: Annotated[
-            bool, typer.Option("--html", help="Also write one self-contained report.html.")
-        ] = False,
+        figures: FiguresOption = None,
+        html: HtmlOption = False,
         system_from: Annotated[
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
     ) -> None:
