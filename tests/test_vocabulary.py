@@ -124,6 +124,7 @@ DATA: dict[str, tuple[str, ...]] = {
     "bradley_terry": ("battles",),
     "battles_from_scores": ("scores",),
     "battle_counts": ("scores",),
+    "resolve_design": ("scores",),
 }
 
 

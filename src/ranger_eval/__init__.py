@@ -44,6 +44,8 @@ _EXPORTS: dict[str, str] = {
     "compare": "comparison",
     "Comparison": "comparison",
     "rank_intervals": "comparison",
+    "resolve_design": "design",
+    "Design": "design",
     "RangerError": "errors",
     "aggregate_metrics": "aggregate",
     "aggregate_comparisons": "aggregate",

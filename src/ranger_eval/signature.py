@@ -72,7 +72,11 @@ FIELDS: dict[str, str] = {
     "max_docs": "documents kept per topic (all, or trec_eval's -M)",
     "posthoc": "post-hoc test of the rank test (nemenyi, bonferroni-dunn, holm, wilcoxon, conover)",
     "tie_correction": "whether the Friedman statistic is corrected for ties (yes/no)",
-    "resample": "what the win rate's bootstrap resamples: datasets, or datasets+items (datasets, "
+    "resample": "the resampling unit of a bootstrap over a scores table (rank intervals, "
+                "boxplots, set-level effect sizes, ...; ranger_eval.design): cluster(NAME) (whole "
+                "clusters of the field NAME drawn with replacement within each dataset, items and "
+                "their samples inside them) or item; "
+                "what the win rate's bootstrap resamples: datasets, or datasets+items (datasets, "
                 "then the items of each drawn dataset); of a Bradley–Terry fit: battles (the "
                 "distinct battle rows, FastChat's bootstrap) or items (battles made from scores: "
                 "every battle of an item together; its sandwich se sums within items) or datasets (the "

@@ -7,6 +7,7 @@ Every test returns a frozen :class:`TestResult` (``statistic``, ``pvalue``, ``es
 from ._validation import ALTERNATIVES, StatsInputError
 from .clustered import (
     cluster_bootstrap_many,
+    cluster_bootstrap_means,
     cluster_permutation_test_many,
     clustered_mcnemar,
     clustered_mean_test,
@@ -74,6 +75,7 @@ __all__ = [
     "clustered_signed_rank",
     "clustered_ttest_many",
     "cluster_bootstrap_many",
+    "cluster_bootstrap_means",
     "cluster_permutation_test_many",
     "SignFlips",
     "BootstrapIndices",

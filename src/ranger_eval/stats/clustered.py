@@ -107,6 +107,7 @@ __all__ = [
     "mcnemar_method",
     "clustered_signed_rank",
     "cluster_bootstrap_many",
+    "cluster_bootstrap_means",
     "cluster_permutation_test_many",
 ]
 
@@ -557,6 +558,51 @@ def cluster_bootstrap_many(
         test="cluster bootstrap", statistic=theta, pvalue=pvalue, alternative=alternative,
         n=int(n), method=ci_method, n_resamples=big_b, seed=idx.seed, estimate=theta.copy(),
         ci_low=lo, ci_high=hi, level=level, estimate_name="mean difference", n_clusters=c)
+
+
+def cluster_bootstrap_means(
+    values: object, codes: object | None = None, *, n_resamples: int = 2_000,
+    seed: int | None = 0, batch: int | None = None,
+    advance: Callable[[int], object] | None = None,
+) -> np.ndarray:
+    """Bootstrap means of every row of ``values`` (rows x n items), shape (n_resamples, rows),
+    drawing whole clusters: ``codes`` (n ints 0..C-1, the unit of each item; None = one unit per
+    item). Resample r draws cluster k w_rk times (one
+    :class:`~ranger_eval.stats.resampling.BootstrapIndices` over the C clusters, shared by all
+    rows, so rows stay paired) and its mean is the ratio sum_k w_rk S_k / sum_k w_rk m_k (S_k the
+    row's sum over cluster k, m_k its items; Field & Welsh 2007; Cameron & Miller 2015, sec.
+    VI.A), the resample of :func:`cluster_bootstrap_many`. With ``codes`` None these are exactly
+    :meth:`BootstrapIndices.means <ranger_eval.stats.resampling.BootstrapIndices.means>` of
+    the items (bit for bit). Fewer than 2 clusters is a :class:`StatsInputError`."""
+    from .resampling import BootstrapIndices, _as_matrix
+
+    v = _as_matrix(values, "values")
+    n = v.shape[1]
+    if codes is None:
+        return BootstrapIndices(n, n_resamples, seed).means(v, batch=batch, advance=advance)
+    cd = np.asarray(codes).reshape(-1)
+    if cd.size != n or not np.issubdtype(cd.dtype, np.integer):
+        raise StatsInputError(f"codes must hold one integer cluster code per item: got "
+                              f"{cd.size} codes of dtype {cd.dtype} for {n} items")
+    c = int(cd.max()) + 1 if cd.size else 0
+    _need_clusters(c, "the cluster bootstrap")
+    s = cluster_sums(v, cd.astype(np.intp), c)
+    m = np.bincount(cd, minlength=c).astype(np.float64)
+    idx = BootstrapIndices(c, n_resamples, seed)
+    st = np.ascontiguousarray(s.T)
+    out = np.empty((idx.n_resamples, v.shape[0]))
+    den = np.empty(idx.n_resamples)
+    buf: np.ndarray | None = None
+    for a, b in idx.batches(batch):
+        if buf is None:
+            buf = np.empty((b - a, c))
+        w = idx.counts(a, b, out=buf)
+        np.matmul(w, st, out=out[a:b])
+        np.matmul(w, m, out=den[a:b])
+        if advance is not None:
+            advance(b - a)
+    out /= den[:, None]
+    return out
 
 
 def cluster_permutation_test_many(

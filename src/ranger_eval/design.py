@@ -1,0 +1,145 @@
+"""The design of a Scores table, resolved once (:func:`resolve_design` → :class:`Design`).
+
+Every bootstrap, permutation and interval of ranger-eval asks the design which unit it
+resamples, never the columns of the table:
+
+* **resampling unit**: the *cluster* when the scores have a ``cluster`` column (questions about
+  one passage, turns of one conversation …), else the *item*. Clusters are nested within
+  datasets (:mod:`ranger_eval.scores`): the unit of dataset d is the pair (d, cluster id), so
+  the same id in two datasets names two units. A cluster bootstrap draws whole clusters with
+  replacement (Field & Welsh 2007, JRSS B 69:369; Cameron & Miller 2015, J. Human Resources
+  50:317, sec. VI.A); the resampled mean is the ratio sum_k w_k S_k / sum_k w_k m_k (w_k the
+  draws of cluster k, S_k its sum, m_k its items), the estimator of
+  :func:`ranger_eval.stats.clustered.cluster_bootstrap_means`.
+* **samples** (the ``sample`` column: K generations per item) are averaged per item by
+  :class:`~ranger_eval.scores.Scores` before any test: they stay within their item, which is
+  resampled (or its cluster) as one unit.
+* **seeds** (the ``seed`` column) are combined as today: averaged per item for the paired
+  resampling of rank intervals and tests, crossed with the items for effect sizes.
+
+What it says in outputs: :attr:`Design.label` (``cluster(passage)`` / ``item``) is the value
+of the signature field ``resample:`` (:attr:`Design.signature_fields`); :meth:`Design.caption`
+is the phrase of captions and figure footers ("resampling clusters (passage), n_clusters = 40"
+or "resampling items, n = 200").
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .errors import ScoresError
+from .scores import Scores
+
+__all__ = ["Design", "RESAMPLE_FIELD", "UNITS", "resolve_design"]
+
+#: The signature field naming the resampling unit.
+RESAMPLE_FIELD = "resample"
+#: The resampling units, most coarse first (cluster > item).
+UNITS: tuple[str, ...] = ("cluster", "item")
+
+
+@dataclass(frozen=True)
+class Design:
+    """The resolved design of one :class:`~ranger_eval.scores.Scores` table.
+
+    ``unit`` is ``"cluster"`` (the table has a ``cluster`` column) or ``"item"``;
+    ``cluster_name`` the user's name of the cluster field (``"passage"`` when read with
+    ``--cluster passage`` / ``cluster="passage"``, ``"cluster"`` for a column named so; None
+    without clusters); ``has_samples`` / ``samples_label`` and ``has_seeds`` say whether
+    generations per item (averaged within their item) and training seeds are present.
+    Build it with :func:`resolve_design`.
+    """
+
+    unit: Literal["cluster", "item"]
+    cluster_name: str | None
+    has_samples: bool
+    has_seeds: bool
+    samples_label: str | None = None
+    scores: Scores | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def clustered(self) -> bool:
+        """True when whole clusters are the resampling unit."""
+        return self.unit == "cluster"
+
+    @property
+    def label(self) -> str:
+        """``cluster(NAME)`` or ``item``: the value of the signature field ``resample:``."""
+        return f"cluster({self.cluster_name})" if self.clustered else "item"
+
+    @property
+    def signature_fields(self) -> dict[str, str]:
+        """The fields a resampling result adds to its signature: ``{"resample": label}``."""
+        return {RESAMPLE_FIELD: self.label}
+
+    @property
+    def unit_name(self) -> str:
+        """The plural noun of the unit: ``clusters (passage)`` or ``items``."""
+        return f"clusters ({self.cluster_name})" if self.clustered else "items"
+
+    @property
+    def count_name(self) -> str:
+        """The name of the unit count in captions and tables: ``n_clusters`` or ``n``."""
+        return "n_clusters" if self.clustered else "n"
+
+    def caption(self, n_units: int | None = None) -> str:
+        """The plain phrase of captions and footers: ``resampling clusters (passage),
+        n_clusters = 40`` or ``resampling items, n = 200`` (without the count when
+        ``n_units`` is None)."""
+        text = f"resampling {self.unit_name}"
+        return text if n_units is None else f"{text}, {self.count_name} = {int(n_units)}"
+
+    def _need_scores(self) -> Scores:
+        if self.scores is None:
+            raise ScoresError("this Design was built without its scores; use "
+                              "resolve_design(scores)")
+        return self.scores
+
+    def units(self, dataset: str, items: Sequence[str] | np.ndarray) -> np.ndarray:
+        """The resampling unit of each of ``items`` of ``dataset``, as int64 codes 0 … U − 1
+        aligned with ``items`` (e.g. a pairing group's items): the cluster codes in sorted
+        cluster-id order (:meth:`Scores.cluster_codes`), or ``0 … n − 1`` (one unit per item,
+        in the given order) without clusters. An item unknown in the dataset is a
+        :class:`~ranger_eval.errors.ScoresError` when clustered."""
+        arr = np.asarray(items, dtype=object)
+        if not self.clustered:
+            return np.arange(arr.size, dtype=np.int64)
+        return self._need_scores().cluster_codes(dataset, arr)
+
+    def n_units(self, dataset: str, items: Sequence[str] | np.ndarray) -> int:
+        """The number of resampling units among ``items`` of ``dataset`` (clusters, or items)."""
+        codes = self.units(dataset, items)
+        return int(codes.max()) + 1 if codes.size else 0
+
+    def row_units(self) -> np.ndarray:
+        """The resampling unit of every row of the scores' :attr:`~Scores.table`, as int64
+        codes unique across datasets (units are nested within datasets): (dataset, cluster id)
+        with clusters, (dataset, item) without; for columnar engines that resample rows."""
+        scores = self._need_scores()
+        if self.clustered:
+            return scores._row_cluster_codes()[0].copy()
+        dcodes, _ = scores.codes("dataset")
+        icodes, iuniq = scores.codes("item")
+        joint = dcodes.astype(np.int64) * max(len(iuniq), 1) + icodes.astype(np.int64)
+        codes, _ = pd.factorize(joint, sort=False)
+        return codes.astype(np.int64, copy=False)
+
+
+def resolve_design(scores: Scores | pd.DataFrame) -> Design:
+    """The design of ``scores``: the resampling unit (cluster if the table has a ``cluster``
+    column, else item), the cluster field's name, samples and seeds (module docstring)."""
+    if not isinstance(scores, Scores):
+        scores = Scores(scores)
+    clustered = scores.has_cluster
+    return Design(
+        unit="cluster" if clustered else "item",
+        cluster_name=scores.cluster_name if clustered else None,
+        has_samples=scores.has_samples,
+        has_seeds=scores.has_seeds,
+        samples_label=scores.samples_label,
+        scores=scores,
+    )

@@ -1,0 +1,162 @@
+"""The design of a Scores table (ranger_eval.design) and the cluster bootstrap of means."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ranger_eval as rg
+from ranger_eval.design import RESAMPLE_FIELD, Design, resolve_design
+from ranger_eval.errors import ScoresError
+from ranger_eval.scores import CLUSTER_NAME, Scores
+from ranger_eval.signature import FIELDS, describe_fields, make_signature
+from ranger_eval.stats.clustered import cluster_bootstrap_means
+from ranger_eval.stats.resampling import BootstrapIndices, StatsInputError
+
+
+def _table(*, clusters: bool = True, samples: bool = False, seeds: bool = False) -> pd.DataFrame:
+    """Two datasets × systems A, B × 6 items; q0-q2 in cluster p, q3-q5 in r (the same ids in
+    both datasets: nested, so four clusters in all)."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for d in ("d1", "d2"):
+        for s in ("A", "B"):
+            for i in range(6):
+                for k in range(2 if samples else 1):
+                    for z in range(2 if seeds else 1):
+                        rows.append({"dataset": d, "system": s, "item": f"q{i}",
+                                     "cluster": "p" if i < 3 else "r", "sample": str(k),
+                                     "seed": str(z), "value": float(rng.normal())})
+    df = pd.DataFrame(rows)
+    if not clusters:
+        df = df.drop(columns="cluster")
+    if not samples:
+        df = df.drop(columns="sample")
+    if not seeds:
+        df = df.drop(columns="seed")
+    return df
+
+
+def test_cluster_column_makes_the_cluster_the_unit() -> None:
+    d = resolve_design(Scores(_table()))
+    assert (d.unit, d.cluster_name, d.clustered) == ("cluster", "cluster", True)
+    assert d.label == "cluster(cluster)"
+    assert d.signature_fields == {"resample": "cluster(cluster)"}
+    assert d.caption(4) == "resampling clusters (cluster), n_clusters = 4"
+    assert d.caption() == "resampling clusters (cluster)"
+    assert not d.has_samples and not d.has_seeds
+
+
+def test_without_clusters_the_item_is_the_unit() -> None:
+    d = resolve_design(_table(clusters=False))  # a DataFrame is read as Scores
+    assert (d.unit, d.cluster_name, d.clustered) == ("item", None, False)
+    assert d.label == "item" and d.signature_fields == {RESAMPLE_FIELD: "item"}
+    assert d.caption(12) == "resampling items, n = 12"
+    items = np.array(["q3", "q0", "q5"], dtype=object)
+    assert d.units("d1", items).tolist() == [0, 1, 2]
+    assert d.n_units("d1", items) == 3
+
+
+def test_the_users_cluster_field_name_is_kept(tmp_path) -> None:
+    path = tmp_path / "s.csv"
+    _table().rename(columns={"cluster": "passage"}).to_csv(path, index=False)
+    scores = rg.read_scores(path, cluster="passage")
+    d = resolve_design(scores)
+    assert d.cluster_name == "passage" and d.label == "cluster(passage)"
+    assert d.caption(4) == "resampling clusters (passage), n_clusters = 4"
+    frame = _table()
+    frame.attrs[CLUSTER_NAME] = "doc"
+    assert resolve_design(Scores(frame)).label == "cluster(doc)"
+
+
+def test_units_are_cluster_codes_nested_within_datasets() -> None:
+    scores = Scores(_table())
+    d = resolve_design(scores)
+    items = np.array(["q5", "q0", "q1", "q4"], dtype=object)
+    assert d.units("d1", items).tolist() == [1, 0, 0, 1]  # sorted cluster ids: p=0, r=1
+    assert d.n_units("d2", items) == 2
+    rows = d.row_units()
+    table = scores.table
+    assert rows.shape == (len(table),)
+    # one unit per (dataset, cluster): the same id "p" in d1 and d2 is two units
+    key = table["dataset"].astype(str) + "/" + table["cluster"].astype(str)
+    assert len(np.unique(rows)) == key.nunique() == 4
+    for code in np.unique(rows):
+        assert key[rows == code].nunique() == 1
+    with pytest.raises(ScoresError, match="unknown item"):
+        d.units("d1", ["nope"])
+
+
+def test_row_units_without_clusters_are_dataset_items() -> None:
+    scores = Scores(_table(clusters=False))
+    rows = resolve_design(scores).row_units()
+    key = scores.table["dataset"].astype(str) + "/" + scores.table["item"].astype(str)
+    assert len(np.unique(rows)) == key.nunique() == 12
+    for code in np.unique(rows):
+        assert key[rows == code].nunique() == 1
+
+
+def test_samples_and_seeds_are_recorded() -> None:
+    d = resolve_design(Scores(_table(samples=True, seeds=True)))
+    assert d.has_samples and d.samples_label == "2" and d.has_seeds and d.clustered
+
+
+def test_design_is_frozen_and_needs_its_scores_for_codes() -> None:
+    d = resolve_design(Scores(_table()))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.unit = "item"  # type: ignore[misc]
+    bare = Design(unit="cluster", cluster_name="passage", has_samples=False, has_seeds=False)
+    assert bare.label == "cluster(passage)"
+    with pytest.raises(ScoresError, match="resolve_design"):
+        bare.units("d1", ["q0"])
+    assert rg.resolve_design is resolve_design
+
+
+def test_resample_field_is_documented() -> None:
+    assert "cluster(NAME)" in FIELDS["resample"]
+    assert "cluster(NAME)" in describe_fields()
+    sig = make_signature("compare", resolve_design(Scores(_table())).signature_fields)
+    assert sig.fields["resample"] == "cluster(cluster)"
+
+
+# --------------------------------------------------------------------------- the kernel
+def test_cluster_bootstrap_means_without_codes_is_the_item_bootstrap_bit_for_bit() -> None:
+    v = np.random.default_rng(3).normal(size=(3, 40))
+    got = cluster_bootstrap_means(v, None, n_resamples=300, seed=5)
+    want = BootstrapIndices(40, 300, 5).means(v)
+    assert np.array_equal(got, want)
+
+
+def test_cluster_bootstrap_means_draw_whole_clusters() -> None:
+    # 4 clusters of 3 items, each cluster constant: every resample mean is a mean of cluster
+    # means weighted by draws, the ratio estimator sum w S / sum w m
+    codes = np.repeat(np.arange(4), 3)
+    cmeans = np.array([0.0, 1.0, 10.0, 100.0])
+    v = cmeans[codes][None, :]
+    got = cluster_bootstrap_means(v, codes, n_resamples=50, seed=2)
+    w = BootstrapIndices(4, 50, 2).counts(0, 50)
+    np.testing.assert_allclose(got[:, 0], (w @ (3 * cmeans)) / (w @ np.full(4, 3.0)),
+                               rtol=1e-14)
+    # unequal cluster sizes: the ratio, not the mean of cluster means
+    codes2 = np.array([0, 0, 0, 0, 1, 2])
+    v2 = np.array([[1.0, 1.0, 1.0, 1.0, 0.0, 0.0]])
+    got2 = cluster_bootstrap_means(v2, codes2, n_resamples=40, seed=0)
+    w2 = BootstrapIndices(3, 40, 0).counts(0, 40)
+    np.testing.assert_allclose(got2[:, 0], (w2[:, 0] * 4) / (w2 @ np.array([4.0, 1.0, 1.0])),
+                               rtol=1e-14)
+
+
+def test_cluster_bootstrap_means_with_one_item_per_cluster_matches_items() -> None:
+    v = np.random.default_rng(4).normal(size=(2, 25))
+    got = cluster_bootstrap_means(v, np.arange(25), n_resamples=200, seed=1)
+    np.testing.assert_allclose(got, BootstrapIndices(25, 200, 1).means(v), rtol=1e-13)
+
+
+def test_cluster_bootstrap_means_refuses_one_cluster_and_bad_codes() -> None:
+    v = np.ones((1, 5))
+    with pytest.raises(StatsInputError, match="at least 2 clusters"):
+        cluster_bootstrap_means(v, np.zeros(5, dtype=int))
+    with pytest.raises(StatsInputError, match="one integer cluster code per item"):
+        cluster_bootstrap_means(v, np.zeros(4, dtype=int))
