@@ -160,3 +160,101 @@ def test_cluster_bootstrap_means_refuses_one_cluster_and_bad_codes() -> None:
         cluster_bootstrap_means(v, np.zeros(5, dtype=int))
     with pytest.raises(StatsInputError, match="one integer cluster code per item"):
         cluster_bootstrap_means(v, np.zeros(4, dtype=int))
+
+
+# --------------------------------------------------------------------------- rank intervals
+def _clustered_scores(c: int = 30, m: int = 6, *, name: str = "passage", seed: int = 7,
+                      systems: tuple[str, ...] = ("A", "B", "C")) -> pd.DataFrame:
+    """Equal clusters with a strong shared cluster effect (ICC ≈ 0.8): c clusters of m items."""
+    rng = np.random.default_rng(seed)
+    effect = rng.normal(0.0, 1.0, c)
+    rows = []
+    for j, s in enumerate(systems):
+        for k in range(c):
+            for i in range(m):
+                rows.append(("qa", s, f"q{k}-{i}", f"p{k}",
+                             0.1 * j + effect[k] + 0.5 * rng.normal()))
+    return pd.DataFrame(rows, columns=["dataset", "system", "item", name, "value"])
+
+
+def _hand_cluster_bootstrap_se(frame: pd.DataFrame, system: str, b: int, seed: int) -> float:
+    """An independent cluster bootstrap: draw C cluster ids with replacement, pool their items."""
+    sub = frame[frame["system"] == system]
+    sums = sub.groupby("passage")["value"].sum().to_numpy()
+    sizes = sub.groupby("passage")["value"].size().to_numpy()
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, sums.size, size=(b, sums.size))
+    return float((sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)).std(ddof=1))
+
+
+def test_rank_intervals_resample_clusters_with_the_cluster_robust_spread(tmp_path) -> None:
+    frame = _clustered_scores()
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    scores = rg.read_scores(path, cluster="passage")
+    b = 2000
+    ri = rg.rank_intervals(scores, n_resamples=b, seed=0)
+    assert ri.resample == "cluster(passage)" and ri.n_units == 30 and ri.clustered
+    assert ri.caption == "resampling clusters (passage), n_clusters = 30"
+    assert ri.signature.fields["resample"] == "cluster(passage)"
+    got = ri.to_frame().set_index("system")["se"]
+    # the CR1 SE of describe (= Inspect's stderr(cluster=)) without its C/(C-1) factor is the
+    # exact SD of this (linear, equal-size) cluster bootstrap; the SD of B draws has relative
+    # Monte-Carlo error 1/sqrt(2(B-1)) = 1.6 %: 4 of them
+    desc = rg.describe(scores).set_index("system")
+    cr0 = desc["se"] * np.sqrt(29 / 30)
+    mc = 1 / np.sqrt(2 * (b - 1))
+    np.testing.assert_allclose(got[cr0.index], cr0, rtol=4 * mc)
+    # an independent hand-written cluster bootstrap with another seed: the difference of two
+    # independent SD estimates has relative sd sqrt(2)·mc
+    for s in ("A", "B", "C"):
+        hand = _hand_cluster_bootstrap_se(frame, s, b, seed=123)
+        assert abs(got[s] / hand - 1) < 4 * np.sqrt(2) * mc, (s, got[s], hand)
+    # the item bootstrap of the same values (no cluster column) is far narrower (ICC ≈ 0.8,
+    # design effect ≈ 1 + 5·0.8 = 5): it is what rank_intervals drew before the design
+    plain = rg.rank_intervals(frame.drop(columns="passage"), n_resamples=b, seed=0)
+    assert plain.resample == "item" and plain.caption == "resampling items, n = 180"
+    item_se = plain.to_frame().set_index("system")["se"]
+    assert (item_se[got.index] < 0.6 * got).all()
+    assert (desc["design_effect"] > 3).all()
+
+
+def test_rank_intervals_without_clusters_are_the_item_bootstrap_bit_for_bit() -> None:
+    frame = _clustered_scores(c=10, m=3).drop(columns="passage")
+    ri = rg.rank_intervals(frame, n_resamples=300, seed=4)
+    values = frame.pivot(index="system", columns="item", values="value")
+    want = BootstrapIndices(30, 300, 4).means(values.to_numpy())
+    order = [list(values.index).index(s) for s in ri.systems]
+    assert np.array_equal(ri.boot_means, want[:, order])
+    assert ri.signature.fields["resample"] == "item"
+
+
+def test_rank_intervals_of_independent_samples_resample_each_systems_clusters() -> None:
+    frame = _clustered_scores(c=12, m=4, systems=("A", "B"))
+    frame.loc[frame["system"] == "B", "item"] += "-b"  # disjoint items, same passages
+    frame = frame.rename(columns={"passage": "cluster"})
+    ri = rg.rank_intervals(Scores(frame), n_resamples=200, seed=3)
+    assert not ri.paired and ri.resample == "cluster(cluster)" and ri.n_units == 12
+    for j, s in enumerate(ri.systems):
+        sub = frame[frame["system"] == s].sort_values("item")
+        codes = pd.factorize(sub["cluster"], sort=True)[0]
+        want = cluster_bootstrap_means(sub["value"].to_numpy()[None, :], codes,
+                                       n_resamples=200, seed=3 + ["A", "B"].index(s))
+        np.testing.assert_allclose(ri.boot_means[:, j], want[:, 0], rtol=1e-14)
+
+
+def test_rank_intervals_in_one_cluster_are_refused() -> None:
+    frame = _clustered_scores(c=3, m=4).rename(columns={"passage": "cluster"})
+    frame["cluster"] = "only"
+    with pytest.raises(rg.RangerError, match=r"items lie in 1 cluster"):
+        rg.rank_intervals(Scores(frame), n_resamples=50)
+
+
+def test_boxplots_footnote_names_the_resampling_unit() -> None:
+    from ranger_eval.plots.boxplots import comparison_boxplots
+
+    frame = _clustered_scores(c=8, m=3).rename(columns={"passage": "cluster"})
+    fig = comparison_boxplots(rg.rank_intervals(Scores(frame), n_resamples=100))
+    text = " ".join(t.get_text().replace("\n", " ") for t in fig.texts)
+    assert "resampling clusters (cluster), n_clusters = 8" in text
+    assert "resample:cluster(cluster)" in text

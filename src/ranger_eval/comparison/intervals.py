@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..design import Design, resolve_design
 from ..errors import CompareError, ScoresError, check_level
 from ..formatting import preview as _preview
 from ..pairing import align_groups
@@ -28,7 +29,10 @@ class RankIntervals:
     all systems at once (see :func:`rank_intervals`); ``critical_value`` is the max-T quantile.
     ``paired`` is True for the joint bootstrap of common items (``values``: systems × items) and
     False for systems with disjoint items, bootstrapped independently (``values``: a 1-D object
-    array holding each system's own values).
+    array holding each system's own values). ``resample`` is the resampling unit of the
+    scores' design (:func:`ranger_eval.design.resolve_design`): ``item``, or
+    ``cluster(NAME)`` when whole clusters are drawn; ``n_units`` the units drawn from (the
+    clusters or items of the dataset; for independent bootstraps, the smallest system's).
     """
 
     dataset: str
@@ -46,14 +50,30 @@ class RankIntervals:
     values: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
     method: str = "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024)"
     paired: bool = True
+    resample: str = "item"
+    n_units: int = 0
+
+    @property
+    def clustered(self) -> bool:
+        """True when the bootstrap drew whole clusters."""
+        return self.resample.startswith("cluster(")
+
+    @property
+    def caption(self) -> str:
+        """What the bootstrap resampled, in plain words: ``resampling clusters (passage),
+        n_clusters = 40`` or ``resampling items, n = 200``."""
+        if self.clustered:
+            name = self.resample[len("cluster("):-1]
+            return f"resampling clusters ({name}), n_clusters = {self.n_units}"
+        return f"resampling items, n = {self.n_units}"
 
     @property
     def signature(self) -> Signature:
-        """Reproducibility signature: level, resamples, seed, version."""
+        """Reproducibility signature: level, resamples, seed, resampling unit, version."""
         return make_signature(
             "compare",
             {"test": "rank-intervals[max-T bootstrap]", "level": self.level,
-             "n_resamples": self.n_resamples, "seed": self.seed},
+             "n_resamples": self.n_resamples, "seed": self.seed, "resample": self.resample},
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -99,10 +119,19 @@ def rank_intervals(
     each system its own items: then each system's items are resampled independently (system j
     in the selection order uses the index stream of seed + j) and ``paired`` is False. Item sets
     that overlap only partly are a :class:`ScoresError` naming some shared ids.
+
+    The resampling unit is the scores' design (:func:`ranger_eval.design.resolve_design`): with
+    a ``cluster`` column whole clusters are drawn (jointly for all systems; the mean of a
+    resample is sum_k w_k S_k / sum_k w_k m_k, :func:`ranger_eval.stats.clustered.
+    cluster_bootstrap_means`), so the SDs of ``boot_means`` estimate the cluster-robust SEs and
+    the rank intervals are as wide as the clustered tests; a dataset with fewer than 2
+    clusters is a :class:`CompareError`. Without clusters items are drawn, as
+    :class:`~ranger_eval.stats.resampling.BootstrapIndices` (unchanged numbers). Samples
+    (generations per item) are averaged within their item before, so they stay in it.
     """
     from ..stats._scale import exponent as _exponent
+    from ..stats.clustered import cluster_bootstrap_means
     from ..stats.many import average_ranks
-    from ..stats.resampling import BootstrapIndices
 
     comp: Comparison | None = None
     if isinstance(scores, Comparison):
@@ -120,6 +149,7 @@ def rank_intervals(
         here = set(m.loc[(m["dataset"] == dataset) & (m["metric"] == metric), "system"])
         systems = [s for s in comp.systems if s in here]
     sub = scores.filter(datasets=[dataset], metrics=[metric])
+    design = resolve_design(sub)
     group = next(g for g in align_groups(sub, list(systems) if systems is not None else None))
     names = list(group.names)
     k = len(names)
@@ -132,8 +162,9 @@ def rank_intervals(
                 f"rank intervals on dataset {dataset!r} (metric {metric!r}) need at least 2 "
                 f"items; the systems score {n}"
             )
-        idx = BootstrapIndices(n, n_resamples, seed)
-        boot = idx.means(values)  # (B, k)
+        codes = _units(design, dataset, metric, group.items)
+        n_units = n if codes is None else int(codes.max()) + 1
+        boot = cluster_bootstrap_means(values, codes, n_resamples=n_resamples, seed=seed)
         means = values.mean(axis=1)
     else:
         shared = group.present.sum(axis=0) > 1
@@ -158,9 +189,15 @@ def rank_intervals(
         values = np.empty(k, dtype=object)
         values[:] = [np.array(r, dtype=np.float64) for r in rows]
         boot = np.empty((int(n_resamples), k))
+        n_units = 0
         for j, r in enumerate(rows):  # independent samples: one index stream per system
             seed_j = None if seed is None else int(seed) + j
-            boot[:, j] = BootstrapIndices(r.size, n_resamples, seed_j).means(r[None, :])[:, 0]
+            codes = _units(design, dataset, metric, group.items[group.present[group.index(
+                names[j])]])
+            units_j = r.size if codes is None else int(codes.max()) + 1
+            n_units = units_j if j == 0 else min(n_units, units_j)
+            boot[:, j] = cluster_bootstrap_means(r[None, :], codes, n_resamples=n_resamples,
+                                                 seed=seed_j)[:, 0]
         means = np.array([float(r.mean()) for r in rows])
     order = np.argsort(-means, kind="stable")
     values, boot, means = values[order], boot[:, order], means[order]
@@ -203,7 +240,24 @@ def rank_intervals(
         seed=seed,
         values=values,
         paired=paired,
+        resample=design.label,
+        n_units=int(n_units),
         method=RankIntervals.method if paired else (
             "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024), "
             "independent bootstrap per system"),
     )
+
+
+def _units(design: Design, dataset: str, metric: str, items: np.ndarray) -> np.ndarray | None:
+    """The resampling unit of each of ``items`` (cluster codes), or None to draw items; fewer
+    than 2 clusters is a :class:`CompareError` naming the dataset."""
+    if not design.clustered:
+        return None
+    codes = design.units(dataset, items)
+    c = int(codes.max()) + 1 if codes.size else 0
+    if c < 2:
+        raise CompareError(
+            f"rank intervals on dataset {dataset!r} (metric {metric!r}) resample whole clusters "
+            f"({design.cluster_name}); the items lie in {c} cluster, a bootstrap needs at "
+            "least 2 (one cluster is one dependent unit: nothing varies between resamples)")
+    return codes

@@ -9,7 +9,9 @@ Three panels share the system axis (systems sorted by mean, best at the top):
 3. the bootstrap distribution of each system's rank (1 = best) with the simultaneous
    ``level`` rank interval drawn as a thick bar.
 
-Panels 2 and 3 come from one *paired joint* bootstrap: items are resampled jointly for all systems
+Panels 2 and 3 come from one *paired joint* bootstrap: items — or whole clusters, when the scores
+have a cluster column (the design's resampling unit, named in the footnote and the signature's
+``resample:``) — are resampled jointly for all systems
 (:func:`ranger_eval.comparison.rank_intervals`), and the rank intervals are the simultaneous max-T
 intervals of Mogstad, Romano, Shaikh & Wilhelm (2024) documented there.
 
@@ -119,7 +121,8 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
     # systems (0.42 in each up to 22 systems, 0.19 in at 50)
     panel_w = max(1.6, min(2.35, (PAGE_W - name_w - 2 * gap - 0.25) / 3))
     fig_w = name_w + 3 * panel_w + 2 * gap + 0.25
-    note = (f"paired joint bootstrap of items, B = {ri.n_resamples}, seed = {ri.seed}; "
+    how = "paired joint bootstrap" if ri.paired else "independent bootstrap per system"
+    note = (f"{how}, {ri.caption}, B = {ri.n_resamples}, seed = {ri.seed}; "
             "rank intervals: max-T simultaneous pairwise intervals (Mogstad et al. 2024)")
     note_lines = wrap_parts(note.split(" "), " ", fig_w - 0.3,
                             lambda t: text_width_in(t, FONT_SIZE - 1.5))
