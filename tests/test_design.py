@@ -258,3 +258,70 @@ def test_boxplots_footnote_names_the_resampling_unit() -> None:
     text = " ".join(t.get_text().replace("\n", " ") for t in fig.texts)
     assert "resampling clusters (cluster), n_clusters = 8" in text
     assert "resample:cluster(cluster)" in text
+
+
+# --------------------------------------------------------------------------- set-level effects
+def _labelled(c: int = 12, m: int = 4) -> pd.DataFrame:
+    """Two datasets, systems A and B with predictions of 0/1 labels, items in c clusters of m;
+    whole clusters are easy or hard for both systems (strong clustering)."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for d in ("d1", "d2"):
+        hard = rng.random(c) < 0.4
+        for k in range(c):
+            for i in range(m):
+                label = int(rng.integers(0, 2))
+                for s, skill in (("A", 0.9), ("B", 0.75)):
+                    ok = rng.random() < (skill - 0.4 * hard[k])
+                    rows.append((d, s, f"q{k}-{i}", f"p{k}", label, label if ok else 1 - label,
+                                 float(ok)))
+    return pd.DataFrame(rows, columns=["dataset", "system", "item", "cluster", "label",
+                                       "prediction", "value"])
+
+
+def test_effect_sizes_with_a_set_metric_resample_the_designs_clusters() -> None:
+    from ranger_eval.setmetrics import cluster_bootstrap_values, encode, get_metric
+
+    frame = _labelled()
+    eff = rg.effect_sizes(Scores(frame), treatment="A", control="B", metric_fn="mcc",
+                          n_resamples=300, seed=2)
+    assert eff.signature.fields["resample"] == "cluster(cluster)"
+    meta = rg.meta_analysis(eff, method="FE")
+    assert meta.signature.fields["resample"] == "cluster(cluster)"
+    # vi of d1 is the variance of the cluster bootstrap of the MCC difference, drawn with the
+    # design's units (cluster codes in sorted id order)
+    sub = frame[frame["dataset"] == "d1"].sort_values("item")
+    a, b = sub[sub["system"] == "A"], sub[sub["system"] == "B"]
+    enc = encode(get_metric("mcc", error=rg.RangerError), a["label"].to_numpy(),
+                 [a["prediction"].to_numpy(), b["prediction"].to_numpy()], runs=["A", "B"],
+                 where="d1", error=rg.RangerError)
+    codes = pd.factorize(a["cluster"], sort=True)[0]
+    boot, _ = cluster_bootstrap_values(enc, codes, 300, 2)
+    np.testing.assert_allclose(eff.vi[0], np.var(boot[:, 0] - boot[:, 1], ddof=1), rtol=1e-12)
+    # the same call on the same table without clusters draws items (and says so)
+    plain = rg.effect_sizes(Scores(frame.drop(columns="cluster")), treatment="A", control="B",
+                            metric_fn="mcc", n_resamples=300, seed=2)
+    assert plain.signature.fields["resample"] == "item"
+    np.testing.assert_array_equal(plain.yi, eff.yi)
+
+
+def test_effect_size_bootstrap_takes_clusters() -> None:
+    frame = _labelled()
+    sub = frame[frame["dataset"] == "d1"].sort_values("item")
+    a, b = sub[sub["system"] == "A"], sub[sub["system"] == "B"]
+    args = (a["prediction"].to_numpy(), b["prediction"].to_numpy())
+    kw = {"labels": a["label"].to_numpy(), "metric_fn": "accuracy", "n_resamples": 400}
+    clustered = rg.effect_size_bootstrap(*args, **kw, clusters=a["cluster"].to_numpy(),
+                                         cluster_name="passage")
+    items = rg.effect_size_bootstrap(*args, **kw)
+    assert clustered.resample == "cluster(passage)" and clustered.n_units == 12
+    assert clustered.signature.fields["resample"] == "cluster(passage)"
+    assert items.resample == "item" and items.n_units == 48
+    assert clustered.yi == items.yi
+    # with one cluster per item in item order the cluster bootstrap is the item bootstrap
+    single = rg.effect_size_bootstrap(*args, **kw, clusters=[f"{i:03d}" for i in range(48)])
+    np.testing.assert_allclose(single.boot, items.boot, rtol=1e-14)
+    with pytest.raises(rg.RangerError, match="one cluster"):
+        rg.effect_size_bootstrap(*args, **kw, clusters=["x"] * 48)
+    with pytest.raises(rg.RangerError, match="cluster id of item 3 is missing"):
+        rg.effect_size_bootstrap(*args, **kw, clusters=["a", "b", "c", None] + ["a"] * 44)

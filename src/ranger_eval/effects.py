@@ -136,6 +136,7 @@ import pandas as pd
 from scipy.special import gammaln, ndtri
 
 from . import settings as _settings
+from .design import resolve_design
 from .errors import EffectSizeError, Hint, check_choice, check_level, suggest
 from .signature import Signature, make_signature
 
@@ -256,6 +257,10 @@ class BootstrapEffectSize(EffectSize):
     vi_items: float = 0.0
     vi_seeds: float = 0.0
     boot: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False, compare=False)
+    #: the resampling unit (:mod:`ranger_eval.design`): ``item`` or ``cluster(NAME)``
+    resample: str = "item"
+    #: the units drawn from: the items, or the clusters
+    n_units: int = 0
 
     def percentile_interval(self) -> tuple[float, float]:
         """The bootstrap percentile interval of the difference at ``level`` (item part only)."""
@@ -265,12 +270,14 @@ class BootstrapEffectSize(EffectSize):
 
     @property
     def signature(self) -> Signature:
-        """Reproducibility signature: measure, metric, level, resamples, seed."""
+        """Reproducibility signature: measure, metric, level, resamples, seed, resampling
+        unit."""
         seeds = max(self.n_seeds_treatment, self.n_seeds_control)
         return make_signature("effects", {
             "measure": self.measure,
             "method_detail": _detail(self.metric, seeds > 1, None),
             "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
+            "resample": self.resample,
         })
 
 
@@ -665,9 +672,11 @@ def _bootstrap_metric(
     seed: int | None,
     where: str,
     run_names: tuple[Sequence[str], Sequence[str]] | None = None,
+    clusters: np.ndarray | None = None,
 ) -> _Combined:
-    """yi, vi of metric(treatment) − metric(control) from runs (seeds) on the same items."""
-    from .setmetrics import bootstrap_values, encode, undefined_resamples
+    """yi, vi of metric(treatment) − metric(control) from runs (seeds) on the same items;
+    ``clusters`` (int codes 0 … C − 1 per item, the design's units) draws whole clusters."""
+    from .setmetrics import bootstrap_values, cluster_bootstrap_values, encode, undefined_resamples
 
     st, sc = len(treatment), len(control)
     names = list(run_names[0]) + list(run_names[1]) if run_names else (
@@ -685,7 +694,14 @@ def _bootstrap_metric(
             f"{where}: metric {metric.name!r} is undefined ({values[bad[0]]!r}) for "
             f"{names[bad[0]]} (e.g. a correlation of constant values)"
         )
-    boot, used = bootstrap_values(enc, n_resamples, seed)
+    if clusters is None:
+        boot, used = bootstrap_values(enc, n_resamples, seed)
+    else:
+        if int(clusters.max()) + 1 < 2:
+            raise EffectSizeError(f"{where}: all {enc.n} items are in one cluster; the cluster "
+                                  "bootstrap needs at least 2 clusters (the items are one "
+                                  "dependent unit)")
+        boot, used = cluster_bootstrap_values(enc, clusters, n_resamples, seed)
     undefined = undefined_resamples(boot, names)
     if undefined is not None:
         count, run = undefined
@@ -731,6 +747,8 @@ def effect_size_bootstrap(
     level: float = 0.95,
     seeds: str = "balanced",
     dataset: str | None = None,
+    clusters: object | None = None,
+    cluster_name: str = "cluster",
 ) -> BootstrapEffectSize:
     """Effect of ``treatment`` over ``control`` on a set-level metric, paired bootstrap variance.
 
@@ -741,7 +759,11 @@ def effect_size_bootstrap(
     module docstring ("Seeds"; rows paired in order; different numbers of rows need
     ``seeds="allow-unbalanced"``). yi = metric(treatment) − metric(control), vi = the variance of
     the differences over ``n_resamples`` paired bootstrap resamples (seeded; ddof = 1) plus the
-    between-seed part. Raises :class:`EffectSizeError`.
+    between-seed part. ``clusters`` (one cluster id per item, aligned with the items; None:
+    independent items) makes whole clusters the resampling unit (every item of a drawn cluster,
+    for both systems and every seed; :func:`ranger_eval.setmetrics.cluster_bootstrap_values`),
+    as :func:`effect_sizes` does for scores with a cluster column; ``cluster_name`` names the
+    field in the signature (``resample:cluster(passage)``). Raises :class:`EffectSizeError`.
     """
     from .setmetrics import get_metric
 
@@ -759,9 +781,21 @@ def effect_size_bootstrap(
             f"{where}: unbalanced seeds: treatment has {len(t_runs)} runs and control "
             f"{len(c_runs)}; {hint.text} to combine them unpaired", hints=[hint]
         )
+    codes = None
+    if clusters is not None:
+        from .stats.clustered import cluster_codes
+        from .stats.resampling import StatsInputError
+
+        try:  # one id per item, none missing
+            cluster_codes(clusters, t_runs[0].size, name="clusters")
+        except StatsInputError as exc:
+            raise EffectSizeError(f"{where}: {exc}") from None
+        # numbered in sorted cluster-id order, as the design's units
+        codes = pd.factorize(np.asarray(clusters, dtype=object).reshape(-1),
+                             sort=True)[0].astype(np.int64)
     res = _bootstrap_metric(
         metric, labels, t_runs, c_runs, paired=len(t_runs) == len(c_runs),
-        n_resamples=n_resamples, seed=seed, where=where,
+        n_resamples=n_resamples, seed=seed, where=where, clusters=codes,
     )
     assert res.boot is not None
     return BootstrapEffectSize(
@@ -770,6 +804,8 @@ def effect_size_bootstrap(
         n_resamples=n_resamples, seed=res.seed, n_seeds_treatment=res.n_seeds_treatment,
         n_seeds_control=res.n_seeds_control, vi_items=res.vi_items, vi_seeds=res.vi_seeds,
         boot=res.boot,
+        resample="item" if codes is None else f"cluster({cluster_name})",
+        n_units=res.n if codes is None else int(codes.max()) + 1,
     )
 
 
@@ -925,6 +961,9 @@ class EffectSizes:
             "method_detail": _detail(metric, False, self.seed_rule),
             "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
             "samples": self.samples, "cluster": self.cluster, "ppi": self.ppi,
+            # the unit of the set-level metric's bootstrap (ranger_eval.design)
+            "resample": None if self.n_resamples is None else (
+                f"cluster({self.cluster})" if self.cluster else "item"),
         })
 
     @property
@@ -1200,9 +1239,9 @@ def effect_sizes(
             metrics=metrics_t, samples=scores.samples_label,
             cluster=scores.cluster_name,
         )
-    if scores.has_cluster:
-        _refuse_clustered(scores, chosen, "metric_fn" if bootstrap_metric is not None
-                          else "a seed column")
+    design = resolve_design(scores)
+    if design.clustered and bootstrap_metric is None:
+        _refuse_clustered(scores, chosen, "a seed column")
     results: list[_Combined] = []
     metrics: list[str] = []
     dropped: dict[str, int] = {}
@@ -1222,8 +1261,9 @@ def effect_sizes(
                 "(measure 'MD' or a metric_fn)", hints=[hint]
             )
         if bootstrap_metric is not None:
+            units = design.units(name, pair.items) if design.clustered else None
             results.append(_metric_effect(bootstrap_metric, t, c, problem, n_resamples, seed,
-                                          name, scores.has_seeds))
+                                          name, scores.has_seeds, units))
             metrics.append(bootstrap_metric.name)
         else:
             try:
@@ -1275,6 +1315,7 @@ def effect_sizes(
         n_resamples=n_resamples if bootstrap_metric is not None else None,
         seed=results[0].seed if bootstrap_metric is not None else None,
         seed_rule="+".join(sorted(rules)) or None,
+        cluster=design.cluster_name,
     )
 
 
@@ -1384,8 +1425,10 @@ def _metric_effect(
     seed: int | None,
     name: str,
     has_seeds: bool,
+    units: np.ndarray | None = None,
 ) -> _Combined:
-    """Effect on a set-level metric of one dataset (bootstrap), runs combined."""
+    """Effect on a set-level metric of one dataset (bootstrap, drawing ``units``: the design's
+    cluster codes of the items, or None for items), runs combined."""
     where = f"dataset {name!r}, metric {metric.name!r}"
     for r in (t, c):
         gaps = r.missing_by_seed()
@@ -1408,7 +1451,7 @@ def _metric_effect(
 
     return _bootstrap_metric(
         metric, t.labels, runs(t), runs(c), paired=problem is None, n_resamples=n_resamples,
-        seed=seed, where=where, run_names=(names(t), names(c)),
+        seed=seed, where=where, run_names=(names(t), names(c)), clusters=units,
     )
 
 

@@ -96,6 +96,7 @@ __all__ = [
     "EncodedRuns",
     "SetMetric",
     "bootstrap_values",
+    "cluster_bootstrap_values",
     "compute",
     "undefined_resamples",
     "custom",
@@ -760,6 +761,48 @@ def bootstrap_values(
         ind = idx.indices(a, b)
         for r in range(enc.n_runs):
             out[a:b, r] = enc.evaluate(ind, ind + r * enc.n)
+    assert idx.seed is not None
+    return out, int(idx.seed)
+
+
+def cluster_bootstrap_values(
+    enc: EncodedRuns,
+    codes: np.ndarray,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+) -> tuple[np.ndarray, int]:
+    """The metric of every run on ``n_resamples`` cluster bootstrap resamples: ``codes`` (one
+    int per item, 0 … C − 1) gives each item's cluster; resample b draws C clusters with
+    replacement (row b of ``BootstrapIndices(C, n_resamples, seed)``) and takes every item of
+    every drawn cluster (Field & Welsh 2007; Cameron & Miller 2015, sec. VI.A), the same items
+    for every run (paired). A resample holds sum of its clusters' sizes items; resamples of
+    equal size are evaluated together. With one item per cluster in item order this is
+    :func:`bootstrap_values`. Returns the (n_resamples × R) matrix and the seed used."""
+    from .stats.resampling import BootstrapIndices
+
+    codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+    if codes.size != enc.n:
+        raise ValueError(f"codes: {codes.size} cluster codes for {enc.n} items")
+    c = int(codes.max()) + 1
+    order = np.argsort(codes, kind="stable")
+    sizes = np.bincount(codes, minlength=c)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    idx = BootstrapIndices(c, n_resamples, seed)
+    out = np.empty((idx.n_resamples, enc.n_runs))
+    rows = max(1, _rows(enc, None) // 2)  # a resample may hold more than n items
+    for a in range(0, idx.n_resamples, rows):
+        b = min(a + rows, idx.n_resamples)
+        drawn = idx.indices(a, b)  # (rows, C) cluster draws
+        length = sizes[drawn].sum(axis=1)
+        for size in np.unique(length).tolist():
+            sel = np.flatnonzero(length == size)
+            ind = np.empty((sel.size, size), dtype=np.int64)
+            for i, r in enumerate(sel.tolist()):  # the items of the drawn clusters, in order
+                sz = sizes[drawn[r]]
+                first = starts[drawn[r]] - (np.cumsum(sz) - sz)
+                ind[i] = order[np.repeat(first, sz) + np.arange(size)]
+            for run in range(enc.n_runs):
+                out[a + sel, run] = enc.evaluate(ind, ind + run * enc.n)
     assert idx.seed is not None
     return out, int(idx.seed)
 
