@@ -45,7 +45,9 @@ def _json_kind(path: Path) -> str | None:
                     return "lm-eval"
                 if key == "eval":
                     ev = js.value()
-                    if isinstance(ev, dict) and "task" in ev and "model" in ev:
+                    # Inspect's eval spec: task and model (task_id when a log lost its model)
+                    if isinstance(ev, dict) and "task" in ev and ("model" in ev
+                                                                  or "task_id" in ev):
                         return "inspect"
                     return None
                 if key == "results" and not seen:
