@@ -22,8 +22,8 @@ def _inputs(out: Path) -> dict:
 
 
 @pytest.mark.parametrize("command", [
-    ["compare"],
-    ["rank"],
+    pytest.param(["compare"], marks=pytest.mark.slow),  # 0.4 s; compare is also tested below
+    pytest.param(["rank"], marks=pytest.mark.slow),  # 0.7 s: its Bradley–Terry bootstrap
     ["meta", "--control", "mockllm/beta", "--treatment", "mockllm/alpha"],
 ])
 def test_commands_read_an_inspect_log_tree_and_list_it_in_the_manifest(

@@ -24,7 +24,7 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 
 
 def _split(option: str | None) -> list[str] | None:
@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
                 "evaluation tool's output (.eval, lm-eval, HELM ...) or a folder of logs."
             ),
         ],
-        out: OutOption = Path("ranger-compare"),
+        out: OutOption = default_out("compare"),
         pairs: Annotated[
             str | None, setting_option(CompareSettings, "pairs")
         ] = None,

@@ -22,7 +22,7 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
             Path, typer.Argument(help="Experiment YAML, tidy scores table, datasets × systems "
                                "table, evaluation tool's output, or a folder of logs.")
         ],
-        out: OutOption = Path("ranger-rank"),
+        out: OutOption = default_out("rank"),
         posthoc: Annotated[str | None, setting_option(RankSettings, "posthoc")] = None,
         control: Annotated[str | None, setting_option(RankSettings, "control")] = None,
         comparisons: Annotated[str | None, setting_option(RankSettings, "comparisons")] = None,

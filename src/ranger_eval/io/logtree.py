@@ -177,10 +177,10 @@ def read_log_tree(folder: str | Path, *, format: str | None = None, system: str 
 
     def read(path: Path, fmt: str | None, bare: bool) -> tuple[Any, Scores]:
         if fmt is None or fmt == "table":
-            return None, read_scores(path, format=fmt,
-                                     **({} if bare else {"system": system,
-                                                         "system_from": sources,
-                                                         "cluster": cluster}))
+            if bare:
+                return None, read_scores(path, format=fmt)
+            return None, read_scores(path, format=fmt, system=system, system_from=sources,
+                                     cluster=cluster)
         opts: dict[str, Any] = {}
         if fmt in ("inspect", "lm-eval"):
             opts["default_system"] = path.parent.name
