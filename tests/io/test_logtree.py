@@ -177,3 +177,12 @@ def test_recording_collects_the_trees_read_inside_the_block():
         read_scores(TREE)
         read_scores(TREE / FINISHED)  # a single log is no tree
     assert [t.folder for t in trees] == [TREE]
+
+
+def test_the_guide_tree_is_the_oracle_tree():
+    """docs/guide/data/inspect-tree/logs is a copy of the generated tree (make_inspect_logs_tree.py)."""
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "data" / "inspect-tree" / "logs"
+    ours = sorted(p.relative_to(TREE) for p in TREE.rglob("*") if p.is_file())
+    assert ours == sorted(p.relative_to(guide) for p in guide.rglob("*") if p.is_file())
+    for rel in ours:
+        assert (TREE / rel).read_bytes() == (guide / rel).read_bytes(), rel

@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
     def meta(
         config: Path = typer.Argument(
             ..., help="Experiment YAML (paths inside are relative to it), or a scores table / "
-            "tool output with --control and --treatment."),
+            "tool output / folder tree of logs with --control and --treatment."),
         out: OutOption = default_out("meta"),
         method: Annotated[str | None, setting_option(MetaSettings, "method")] = None,
         test: Annotated[str | None, setting_option(MetaSettings, "test")] = None,

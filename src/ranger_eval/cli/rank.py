@@ -31,7 +31,8 @@ def register(app: typer.Typer) -> None:
     def rank(
         input: Annotated[  # noqa: A002
             Path, typer.Argument(help="Experiment YAML, tidy scores table, datasets × systems "
-                               "table, evaluation tool's output, or a folder of logs.")
+                               "table, evaluation tool's output, or a folder tree of logs "
+                               "(searched recursively).")
         ],
         out: OutOption = default_out("rank"),
         posthoc: Annotated[str | None, setting_option(RankSettings, "posthoc")] = None,
