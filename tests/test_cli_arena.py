@@ -36,7 +36,8 @@ def test_arena_outputs_equal_the_api(tmp_path: Path, battles: pd.DataFrame, suff
     out = tmp_path / "out"
     figures = "png" if suffix == "csv" else "none"   # drawing is tested once
     result = CliRunner().invoke(app, ["arena", str(src), "--anchor", "model-b=1100",
-                                      "--n-bootstrap", "50", "--figures", figures, "-o", str(out)])
+                                      "--n-bootstrap", "50", "--figures", figures, "--html",
+                                      "-o", str(out)])
     assert result.exit_code == 0, result.output
     expected = rg.bradley_terry(battles, anchor=("model-b", 1100), n_bootstrap=50)
     board = pd.read_csv(out / "arena.csv")
@@ -49,8 +50,8 @@ def test_arena_outputs_equal_the_api(tmp_path: Path, battles: pd.DataFrame, suff
     figs = {"arena_ratings.png", "arena_win_probability.png"} if suffix == "csv" else set()
     assert {f["file"] for f in manifest["files"]} == {
         "arena.md", "arena.csv", "arena.tex", "arena.json", *figs}
-    # the HTML page beside them (not in the manifest, as report.html) embeds the figures
-    page = (out / "arena.html").read_text()
+    # with --html, report.html beside them (not in the manifest) embeds the figures
+    page = (out / "report.html").read_text()
     assert page.count('<img src="data:image/png;base64,') == len(figs)
     md = (out / "arena.md").read_text()
     best = expected.to_frame().model.iloc[0]
@@ -104,6 +105,7 @@ def test_arena_from_per_item_scores(tmp_path: Path) -> None:
     out = tmp_path / "o"
     result = CliRunner().invoke(app, ["arena", str(src), "--higher-is-better", "false",
                                       "--n-bootstrap", "30", "--figures", "none", "-o", str(out)])
+    assert not (out / "report.html").exists()  # no --html, no page (as every command)
     assert result.exit_code == 0, result.output
     expected = rg.bradley_terry(battle_counts(frame, higher_is_better=False), n_bootstrap=30)
     pd.testing.assert_frame_equal(pd.read_csv(out / "arena.csv"), expected.to_frame(),
@@ -112,12 +114,13 @@ def test_arena_from_per_item_scores(tmp_path: Path) -> None:
     # the signature says the battles were made from scores, not read from a battles file
     assert json.loads((out / "arena.json").read_text())["signature"] == str(expected.signature)
     assert "battles:scores(items)" in str(expected.signature)
-    # arena.html: the verdicts in words, the leaderboard, the signature; `report` works too
-    page = (out / "arena.html").read_text()
+    # `ranger-eval report` writes the page of an arena folder: the verdicts in words, the
+    # leaderboard, the signature
+    result = CliRunner().invoke(app, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    page = (out / "report.html").read_text()
     for model in expected.models:
         assert f"{model}: {expected.rank_sentence(model)}" in page
     assert "made from per-item scores" in page and 'id="t0-bradley-terry"' in page
     assert str(expected.signature) in page and "<h2" in page and "Arena leaderboard" in page
-    result = CliRunner().invoke(app, ["report", str(out)])
-    assert result.exit_code == 0, result.output
-    assert (out / "report.html").read_text().count("rank interval)") >= 3
+    assert page.count("rank interval)") >= 3

@@ -335,8 +335,11 @@ class OutputFolder:
         self.written += written
         return written
 
-    def finish(self, signature: str, command: str | None = None) -> Path:
-        """Write the queued figures, then ``manifest.json`` listing every file of this run;
+    def finish(self, signature: str, command: str | None = None,
+               inputs: Sequence[dict[str, Any]] = ()) -> Path:
+        """Write the queued figures, then ``manifest.json`` listing every file of this run
+        (and, under ``inputs``, each folder tree of logs the run read: every file taken and
+        every entry skipped with its reason, :meth:`ranger_eval.io.logtree.LogTree.to_dict`);
         returns its path."""
         self.flush()
         self._writing()
@@ -348,6 +351,8 @@ class OutputFolder:
                           "signature": self.signatures.get(p.name, signature)})
         manifest = {"tool": f"ranger-eval {__version__}", "signature": signature,
                     "command": command, "files": files}
+        if inputs:
+            manifest["inputs"] = list(inputs)
         current = {p.name for p in self.written} | {"manifest.json"}
         for name in self._previous:  # outputs of the previous run that this run did not write
             stale = self.path / name

@@ -172,13 +172,26 @@ def meta_options(overrides: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- warnings
 @contextmanager
-def collecting_warnings(sink: list[str]) -> Iterator[None]:
-    """Record every warning raised inside the block as one line of text in ``sink``."""
-    with warnings.catch_warnings(record=True) as caught:
+def collecting_warnings(sink: list[str], trees: list[Any] | None = None) -> Iterator[None]:
+    """Record every warning raised inside the block as one line of text in ``sink``, and
+    (``trees``) every folder tree of logs read inside it
+    (:class:`~ranger_eval.io.logtree.LogTree`, for ``manifest.json``'s ``inputs``)."""
+    from .io.logtree import recording_log_trees
+
+    with warnings.catch_warnings(record=True) as caught, recording_log_trees() as read:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=DeprecationWarning)
-        yield
+        try:
+            yield
+        except RangerError as exc:  # its warnings are lost: say what the trees left out
+            skips = "; ".join(f"{t.folder}: skipped {len(t.skipped)}: {t.skipped_text()}"
+                              for t in read if t.skipped)
+            if skips and exc.args:
+                exc.args = (f"{exc.args[0]} (while reading the logs, {skips})", *exc.args[1:])
+            raise
     sink.extend(" ".join(str(w.message).split()) for w in caught)
+    if trees is not None:
+        trees.extend(read)
 
 
 # --------------------------------------------------------------------------- scores of an experiment
@@ -469,9 +482,10 @@ def _drop_stale_report(folder: Path) -> None:
 
 
 def finish_outputs(folder: OutputFolder, signature: str, command: str | None,
-                   html: bool) -> list[str]:
-    """Manifest, then (with ``html``) the one-file report; returns warnings of the report."""
-    folder.finish(signature, command)
+                   html: bool, trees: Sequence[Any] = ()) -> list[str]:
+    """Manifest (with the folder trees of logs read, ``trees``, under ``inputs``), then (with
+    ``html``) the one-file report; returns warnings of the report."""
+    folder.finish(signature, command, inputs=[t.to_dict() for t in trees])
     if not html:
         _drop_stale_report(folder.path)
         return []
@@ -725,7 +739,8 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     ``overrides``."""
     caught: list[str] = []
     overrides = meta_options(overrides)
-    with collecting_warnings(caught):
+    trees: list[Any] = []
+    with collecting_warnings(caught, trees):
         if Path(config).suffix.lower() in YAML_SUFFIXES:
             exp = load_experiment(config, **overrides)
         else:
@@ -735,7 +750,7 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
         folder.claim(META_OUTPUTS)
         res = run_experiment(exp)
         write_meta_outputs(exp, res, folder)
-    caught += finish_outputs(folder, str(res.result.signature), command, html)
+    caught += finish_outputs(folder, str(res.result.signature), command, html, trees)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
 
 
@@ -1080,7 +1095,8 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
     (``--per-dataset-figures``; by default only the heatmap when there are several)."""
     caught: list[str] = []
     format = check_format(format)
-    with collecting_warnings(caught):
+    trees: list[Any] = []
+    with collecting_warnings(caught, trees):
         exp = (load_experiment(input, **_system_from_override(system_from),
                                **({} if cluster is None else {"cluster": cluster}))
                if Path(input).suffix.lower() in YAML_SUFFIXES else None)
@@ -1100,7 +1116,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         # the metrics were chosen while reading (IR measures are evaluated by those names)
         comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
         write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)
-    caught += finish_outputs(folder, str(comp.signature), command, html)
+    caught += finish_outputs(folder, str(comp.signature), command, html, trees)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
 
 
@@ -1341,7 +1357,8 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     from .aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
 
     caught: list[str] = []
-    with collecting_warnings(caught):
+    trees: list[Any] = []
+    with collecting_warnings(caught, trees):
         scores, table, exp = read_rank_input(input, system_from)
         settings = rank_settings(exp, options)
         if scores is not None and exp is not None:
@@ -1411,7 +1428,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, None, naive,  # systems already carry display names
                        bradley_terry=bt, win_rates=wr)
-    caught += finish_outputs(folder, str((ranking or rt).signature), command, html)
+    caught += finish_outputs(folder, str((ranking or rt).signature), command, html, trees)
     return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught),
                    None if isinstance(bt, str) else bt, wr)
 

@@ -185,19 +185,21 @@ def test_a_folder_reads_every_log_and_table_and_names_what_it_skips(tmp_path):
         shutil.copy(p, folder / p.name)
     (folder / "notes.txt").write_text("run on Tuesday\n")
     (folder / ".DS_Store").write_bytes(b"\0\1")
-    (folder / "old").mkdir()
+    (folder / "old").mkdir()  # sub-folders are searched (issue 27 §5)
+    (folder / "old" / "readme.md").write_text("old runs\n")
     (folder / "logs.json").write_text('{"a.eval": {"status": "success"}}')
     (folder / "extra.csv").write_text("dataset,system,item,value\nother,bm25,1,0.5\n")
     inputs, skipped = folder_inputs(folder, (".csv",))
     assert [p.name for p in inputs] == ["cot.eval", "extra.csv", "plain.eval"]
-    assert {p.name: why for p, why in skipped} == {
+    assert {p.relative_to(folder).as_posix(): why for p, why in skipped} == {
         ".DS_Store": "hidden",
         "logs.json": "not an evaluation log an adapter reads, nor a table",
         "notes.txt": "not an evaluation log an adapter reads, nor a table",
-        "old": "a folder that is no HELM run or lm-eval output (folders are not searched)",
+        "old/readme.md": "not an evaluation log an adapter reads, nor a table",
     }
-    with pytest.warns(UserWarning, match=r"logs: read 3 input\(s\); skipped 4: \.DS_Store "
-                                         r"\(hidden\); logs\.json .*notes\.txt .*old \(a folder"):
+    with pytest.warns(UserWarning, match=r"logs: read 3 input\(s\) \(system\(s\) cot, extra, "
+                                         r"plain\); skipped 4: \.DS_Store \(hidden\); "
+                                         r"logs\.json .*notes\.txt .*old/readme\.md \(not"):
         s = read_scores(folder, system_from="file")
     assert set(s.systems) == {"cot", "plain", "extra"} and set(s.datasets) == {"yesno", "other"}
 
@@ -231,7 +233,11 @@ def test_a_damaged_eval_file_gets_the_inspect_readers_error(tmp_path):
     folder = tmp_path / "f"
     folder.mkdir()
     shutil.copy(cut, folder / "cut.eval")
-    with pytest.raises(InputError, match=r"cut\.eval: not a readable \.eval archive"):
+    # in a folder, an unreadable log is skipped with the reader's reason (issue 27 §5); with
+    # nothing else to read, that is the error
+    with pytest.raises(InputError, match=r"none of the 1 log\(s\) or table\(s\) in this folder "
+                                         r"could be read; skipped 1: cut\.eval \(not a readable "
+                                         r"\.eval archive"):
         read_scores(folder)
 
 

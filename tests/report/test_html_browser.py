@@ -232,7 +232,8 @@ def test_external_request_would_be_caught(session: Session, tmp_path: Path) -> N
 
 @pytest.fixture(scope="module")
 def arena_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``ranger-eval arena`` on the oracle's 6-model battles with PNG figures: its arena.html."""
+    """``ranger-eval arena --html`` on the oracle's 6-model battles with PNG figures: its
+    report.html."""
     import json
 
     from ranger_eval.cli.arena import run_arena
@@ -241,9 +242,9 @@ def arena_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     fixture = Path(__file__).resolve().parents[1] / "oracles" / "bradley_terry_oracle.json"
     battles = pd.DataFrame(json.loads(fixture.read_text())["fixtures"]["ties_6"]["battles"])
     battles.to_csv(base / "battles.csv", index=False)
-    run_arena(base / "battles.csv", base / "arena", "ranger-eval arena battles.csv",
-              figures="png", n_bootstrap=200)
-    return base / "arena" / "arena.html"
+    run_arena(base / "battles.csv", base / "arena", "ranger-eval arena battles.csv --html",
+              figures="png", html=True, n_bootstrap=200)
+    return base / "arena" / "report.html"
 
 
 def test_arena_page_in_chromium(session: Session, arena_page: Path, tmp_path: Path) -> None:

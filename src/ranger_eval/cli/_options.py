@@ -13,12 +13,23 @@ import typer
 
 from ..settings import settings_fields
 
-__all__ = ["FiguresOption", "HtmlOption", "OutOption", "flag_help", "flag_value",
-           "setting_option"]
+__all__ = ["OUT_PATTERN", "FiguresOption", "HtmlOption", "OutOption", "default_out",
+           "flag_help", "flag_value", "setting_option"]
+
+#: The default output folder of every command: ``ranger-<command>`` in the current folder.
+OUT_PATTERN = "ranger-{command}"
+
+
+def default_out(command: str) -> Path:
+    """The default ``--out`` of ``command``: :data:`OUT_PATTERN` (``ranger-compare``,
+    ``ranger-meta`` …), one pattern for every command that writes an output folder."""
+    return Path(OUT_PATTERN.format(command=command))
+
 
 #: ``--out``/``-o``, ``--figures`` and ``--html``: the same on every command that writes an
-#: output folder (each command gives its own default folder).
-OutOption = Annotated[Path, typer.Option("--out", "-o", help="Output folder.")]
+#: output folder (its default is :func:`default_out`; ``--html`` writes report.html).
+OutOption = Annotated[Path, typer.Option(
+    "--out", "-o", help="Output folder (every command's default is ranger-<command>).")]
 FiguresOption = Annotated[
     str | None, typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none.")]
 HtmlOption = Annotated[

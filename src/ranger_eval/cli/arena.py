@@ -4,10 +4,12 @@ of per-item scores (every item a battle between every pair of systems).
 
 Writes ``arena.md``, ``arena.csv``, ``arena.tex``, ``arena.json`` (the full result), the figures
 ``arena_ratings`` (ratings with intervals) and ``arena_win_probability`` (heatmap),
-``manifest.json`` with the signature, and ``arena.html``: the one-file HTML report of the folder
-(:mod:`ranger_eval.report.html`, as ``ranger-eval report`` writes it: the verdicts in words, the
-leaderboard table, the figures embedded, the signature). The run is :func:`run_arena` here: it only reads the file,
-calls :func:`ranger_eval.bradley_terry` and hands the result to the report and plot writers.
+``manifest.json`` with the signature, and with ``--html`` (as every command) ``report.html``: the
+one-file HTML report of the folder (:mod:`ranger_eval.report.html`, as ``ranger-eval report``
+writes it: the verdicts in words, the leaderboard table, the figures embedded, the signature).
+The default folder is ``ranger-arena`` (every command's is ``ranger-<command>``). The run is
+:func:`run_arena` here: it only reads the file, calls :func:`ranger_eval.bradley_terry` and
+hands the result to the report and plot writers.
 """
 from __future__ import annotations
 
@@ -25,11 +27,9 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import FiguresOption, OutOption
+from ._options import FiguresOption, HtmlOption, OutOption, default_out
 
-ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json", "arena.html")
-#: The HTML report ``ranger-eval arena`` writes beside its files (after the manifest).
-ARENA_HTML = "arena.html"
+ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json")
 
 
 def parse_anchor(text: str | None) -> tuple[str, float] | None:
@@ -51,10 +51,11 @@ def parse_anchor(text: str | None) -> tuple[str, float] | None:
 
 
 def run_arena(battles: str | Path, out: str | Path, command: str | None = None, *,
-              figures: str | None = None, metric: str | None = None,
+              figures: str | None = None, html: bool = False, metric: str | None = None,
               higher_is_better: bool = True, **options: Any) -> CommandRun:
     """Read ``battles``, fit :func:`ranger_eval.bradley_terry` with ``options``, write the
-    leaderboard (Markdown, CSV, LaTeX, JSON), the two figures and the manifest. A per-item
+    leaderboard (Markdown, CSV, LaTeX, JSON), the two figures, the manifest and (``html``)
+    report.html, as every command does with ``--html``. A per-item
     scores table (dataset, system, item, value) instead of battles becomes battles by
     :func:`~ranger_eval.verdicts.bradley_terry.battle_counts` (``metric``,
     ``higher_is_better``; counts of the distinct outcomes, not a row per battle)."""
@@ -86,23 +87,8 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
     folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
                   ("pdf", "png"))
-    notes += finish_outputs(folder, str(result.signature), command, False)
-    notes += _write_arena_html(folder, command)
+    notes += finish_outputs(folder, str(result.signature), command, html)
     return CommandRun(result, tuple(folder.written), tuple(notes))
-
-
-def _write_arena_html(folder: Any, command: str | None) -> list[str]:
-    """arena.html from the files just written (the manifest lists them; the page is not in
-    it, as report.html is not)."""
-    from ..atomic import write_text
-    from ..pipeline import collecting_warnings
-    from ..report.html import render_html_report
-
-    notes: list[str] = []
-    with collecting_warnings(notes):
-        page = render_html_report(folder.path, command=command, subfolders=False)
-    folder.written.append(write_text(folder.path / ARENA_HTML, page))
-    return notes
 
 
 def register(app: typer.Typer) -> None:
@@ -124,19 +110,20 @@ def register(app: typer.Typer) -> None:
             "--n-bootstrap", help="Bootstrap rounds for the intervals (0: none).")] = 1000,
         level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
-        out: OutOption = Path("ranger-output"),
+        out: OutOption = default_out("arena"),
         figures: FiguresOption = None,
+        html: HtmlOption = False,
         metric: Annotated[str | None, typer.Option(
             "--metric", help="Per-item scores given: the metric whose items are battles.")] = None,
         higher_is_better: Annotated[str | None, typer.Option(
             "--higher-is-better", help="Per-item scores given: true (default) or false.")] = None,
     ) -> None:
         """Bradley–Terry leaderboard of pairwise battles: ratings with bootstrap intervals,
-        rank intervals, win probabilities; writes arena.md/.csv/.tex/.json, two figures and
-        manifest.json."""
+        rank intervals, win probabilities; writes arena.md/.csv/.tex/.json, two figures,
+        manifest.json and, with --html, report.html."""
         imports_done()
         direction = true_or_false("--higher-is-better", higher_is_better)
-        run = run_arena(battles, out, command_line(), figures=figures, metric=metric,
+        run = run_arena(battles, out, command_line(), figures=figures, html=html, metric=metric,
                         higher_is_better=True if direction is None else direction,
                         anchor=parse_anchor(anchor), ties=ties, scale=scale, base=base,
                         init_rating=init_rating, n_bootstrap=n_bootstrap, level=level, seed=seed)

@@ -29,7 +29,7 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 
 ASO_OUTPUTS = ("aso.md", "aso.csv", "aso.tex", "aso.json")
 
@@ -97,7 +97,7 @@ def register(app: typer.Typer) -> None:
         correction: Annotated[str | None, setting_option(ASOSettings, "correction")] = None,
         higher_is_better: Annotated[
             str | None, setting_option(ASOSettings, "higher_is_better")] = None,
-        out: OutOption = Path("ranger-aso"),
+        out: OutOption = default_out("aso"),
         figures: FiguresOption = None,
         html: HtmlOption = False,
     ) -> None:

@@ -31,7 +31,7 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 from .aso import figure_stem, split
 
 BAYES_OUTPUTS = ("bayes.md", "bayes.csv", "bayes.tex", "bayes.json")
@@ -147,7 +147,7 @@ def register(app: typer.Typer) -> None:
         systems: Annotated[str | None, setting_option(BayesSettings, "systems")] = None,
         higher_is_better: Annotated[
             str | None, setting_option(BayesSettings, "higher_is_better")] = None,
-        out: OutOption = Path("ranger-bayes"),
+        out: OutOption = default_out("bayes"),
         figures: FiguresOption = None,
         html: HtmlOption = False,
         input_format: Annotated[str | None, typer.Option(

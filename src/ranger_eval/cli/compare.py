@@ -3,8 +3,10 @@
 INPUT is either an experiment YAML (every system under ``systems`` is compared on every task;
 IR tasks with ``qrels`` are evaluated from the TREC runs; settings from its ``compare:`` section
 and ``level``) or a tidy scores table (CSV/TSV/JSONL/Parquet with ``dataset, system, item,
-value[, metric, seed]`` columns), an evaluation tool's output, or a folder of those (several
-Inspect logs: name their systems with ``--system-from``). Command-line options override the
+value[, metric, seed]`` columns), an evaluation tool's output, or a folder tree of those
+(Inspect's ``logs/<model>/``, lm-eval's output tree: searched recursively, see
+docs/configuration.md#folders-of-logs; several logs of one model: name their systems with
+``--system-from``). Command-line options override the
 config.
 """
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 
 
 def _split(option: str | None) -> list[str] | None:
@@ -44,10 +46,12 @@ def register(app: typer.Typer) -> None:
             Path,
             typer.Argument(
                 help="Experiment YAML, a tidy scores table (.csv/.tsv/.jsonl/.parquet), an "
-                "evaluation tool's output (.eval, lm-eval, HELM ...) or a folder of logs."
+                "evaluation tool's output (.eval, lm-eval, HELM ...) or a folder tree of logs "
+                "(searched recursively; what was read and skipped is listed in "
+                "manifest.json's inputs)."
             ),
         ],
-        out: OutOption = Path("ranger-compare"),
+        out: OutOption = default_out("compare"),
         pairs: Annotated[
             str | None, setting_option(CompareSettings, "pairs")
         ] = None,

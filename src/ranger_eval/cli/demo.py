@@ -1,22 +1,21 @@
 """``ranger-eval demo``: the meta-analysis on a synthetic example the project generates itself."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
 from ._common import command_line, friendly_errors, imports_done, report_written, warn
+from ._options import HtmlOption, OutOption, default_out
 
 
 def register(app: typer.Typer) -> None:
     @app.command("demo")
     @friendly_errors
     def demo(
-        out: Path = typer.Option(Path("demo-output"), "--out", "-o", help="Output folder."),
+        out: OutOption = default_out("demo"),
         seed: int = typer.Option(2023, help="Seed of the simulated data (a whole number ≥ 0)."),
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
-        html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),
+        html: HtmlOption = False,
     ) -> None:
         """Run the meta-analysis on a synthetic example the project generates itself.
 

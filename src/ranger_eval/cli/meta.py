@@ -16,7 +16,7 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import flag_value, setting_option
+from ._options import HtmlOption, OutOption, default_out, flag_value, setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -25,8 +25,8 @@ def register(app: typer.Typer) -> None:
     def meta(
         config: Path = typer.Argument(
             ..., help="Experiment YAML (paths inside are relative to it), or a scores table / "
-            "tool output with --control and --treatment."),
-        out: Path = typer.Option(Path("ranger-output"), "--out", "-o", help="Output folder."),
+            "tool output / folder tree of logs with --control and --treatment."),
+        out: OutOption = default_out("meta"),
         method: Annotated[str | None, setting_option(MetaSettings, "method")] = None,
         test: Annotated[str | None, setting_option(MetaSettings, "test")] = None,
         level: Annotated[float | None, setting_option(MetaSettings, "level")] = None,
@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
             None, "--cluster", metavar="FIELD", help=CLUSTER_HELP),
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
-        html: bool = typer.Option(False, "--html", help="Also write one self-contained report.html."),
+        html: HtmlOption = False,
     ) -> None:
         """Meta-analyse an experiment: forest.pdf/svg/png, effects.csv, summary.json, summary.md."""
         from ..pipeline import run_meta

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from ._common import command_line, friendly_errors, imports_done, report_written, warn
+from ._options import OutOption, default_out
 
 _NUMBER = "(leave out the one to solve for)"
 
@@ -58,7 +59,7 @@ def register(app: typer.Typer) -> None:
         n_simulations: int = typer.Option(2000, "--n-simulations",
                                           help="Pilot: simulated experiments."),
         seed: int = typer.Option(0, "--seed", help="Pilot: seed of the simulations."),
-        out: Path = typer.Option(Path("ranger-output"), "--out", "-o", help="Output folder."),
+        out: OutOption = default_out("plan"),
     ) -> None:
         """Plan a comparison: solve for the one of --effect, --n, --power left out; writes
         plan.md, plan.json and manifest.json."""

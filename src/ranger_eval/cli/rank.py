@@ -22,7 +22,7 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -31,9 +31,10 @@ def register(app: typer.Typer) -> None:
     def rank(
         input: Annotated[  # noqa: A002
             Path, typer.Argument(help="Experiment YAML, tidy scores table, datasets × systems "
-                               "table, evaluation tool's output, or a folder of logs.")
+                               "table, evaluation tool's output, or a folder tree of logs "
+                               "(searched recursively).")
         ],
-        out: OutOption = Path("ranger-rank"),
+        out: OutOption = default_out("rank"),
         posthoc: Annotated[str | None, setting_option(RankSettings, "posthoc")] = None,
         control: Annotated[str | None, setting_option(RankSettings, "control")] = None,
         comparisons: Annotated[str | None, setting_option(RankSettings, "comparisons")] = None,

@@ -518,10 +518,10 @@ def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None =
         return adapters.read_adapter(path, format, system=system, system_from=sources, **opts)
     if format is None or format == "auto":
         detected = adapters.input_format(path)
+        if path.is_dir() and detected != "helm":  # a tree of logs (lm-eval's output too)
+            return _read_folder(path, format, system, sources, cluster)
         if detected is not None:
             return _read_runs(path, detected, system, sources, cluster)
-        if path.is_dir():
-            return _read_folder(path, format, system, sources, cluster)
     if any(s not in ("model", "file") for s in sources):
         raise InputError(f"{path}: system_from {', '.join(sources)}: a table has no log "
                          f"fields (its systems are its 'system' column); use file, or system=")
@@ -563,25 +563,18 @@ def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str],
 
 def _read_folder(folder: Path, format: str | None, system: str | None,
                  system_from: Sequence[str], cluster: str | None = None) -> Scores:
-    """Every input of a folder of logs (:func:`ranger_eval.io.adapters.folder_inputs`); what
-    is skipped is named in a warning, never dropped silently."""
-    from . import adapters
+    """Every input of a folder tree of logs (:func:`ranger_eval.io.logtree.read_log_tree`);
+    what is skipped is named in a warning, never dropped silently, and the tree is handed to
+    the caller's :func:`~ranger_eval.io.logtree.recording_log_trees` block."""
+    from .logtree import read_log_tree, record
 
     table = (*TABLE_SUFFIXES, ".jsonl", ".ndjson", ".parquet")
-    inputs, skipped = adapters.folder_inputs(folder, table)
-    shown = "; ".join(f"{p.name} ({why})" for p, why in skipped[:10]) + (
-        f"; ... ({len(skipped) - 10} more)" if len(skipped) > 10 else "")
-    if not inputs:
-        raise InputError(f"{folder}: no evaluation log or score table in this folder"
-                         + (f"; skipped {len(skipped)}: {shown}" if skipped else " (it is empty)"))
-    if skipped:
-        warnings.warn(f"{folder}: read {len(inputs)} input(s); skipped {len(skipped)}: {shown}",
-                      UserWarning, stacklevel=3)
-    if len(inputs) == 1:
-        return read_scores(inputs[0], format=format, system=system, system_from=system_from,
-                           cluster=cluster)
-    return read_scores(inputs, format=format, system=system, system_from=system_from,
-                       cluster=cluster)
+    tree = read_log_tree(folder, format=format, system=system, system_from=system_from,
+                         cluster=cluster, table_suffixes=table)
+    if tree.skipped:
+        warnings.warn(tree.warning_text(), UserWarning, stacklevel=3)
+    record(tree)
+    return tree.scores
 
 
 def _read_table_scores(path: Path, cluster: str | None = None) -> Scores:

@@ -38,7 +38,7 @@ from ._naming import (
     run_inputs,
     shared_key_error,
 )
-from ._sniff import EXTENSIONS, detect, folder_inputs, input_format
+from ._sniff import EXTENSIONS, TreeInputs, detect, folder_inputs, input_format, tree_inputs
 from .beir import read_beir_run
 from .inspectai import value_to_float
 from .lmeval import check_doc_hashes
@@ -50,6 +50,8 @@ __all__ = [
     "REPORTED_COLUMNS",
     "SYSTEM_SOURCES",
     "AdapterResult",
+    "TreeInputs",
+    "adapter_scores",
     "check_corpus_metrics",
     "check_doc_hashes",
     "check_system_from",
@@ -64,13 +66,14 @@ __all__ = [
     "run_inputs",
     "shared_key_error",
     "sniff",
+    "tree_inputs",
     "value_to_float",
 ]
 
 #: Reader and accepted keyword options of each format.
 _READERS: Mapping[str, tuple[Callable[..., AdapterResult], tuple[str, ...]]] = {
-    "lm-eval": (lmeval.read, ("check_doc_hash", "cluster")),
-    "inspect": (inspectai.read, ("cluster",)),
+    "lm-eval": (lmeval.read, ("check_doc_hash", "cluster", "default_system")),
+    "inspect": (inspectai.read, ("cluster", "default_system")),
     "helm": (helm.read, ("split", "metrics")),
     "pyterrier": (pyterrier.read, ("dataset",)),
     "trec-eval-q": (trec_eval.read, ("dataset",)),
@@ -116,7 +119,8 @@ def load_adapter(path: str | Path, format: str | None = None, *, system: str | N
     log's fields instead of the model name (``run_id``, ``task_args.<key>``, ``file`` ...:
     see :mod:`._naming`), so that logs of one model can be told apart. ``options`` go to the
     format's reader: lm-eval ``check_doc_hash`` and ``cluster`` (a ``doc`` field); inspect
-    ``cluster`` (a sample-metadata key); helm ``split``, ``metrics``; pyterrier and
+    ``cluster`` (a sample-metadata key); lm-eval and inspect ``default_system`` (the system of
+    a log that names no model); helm ``split``, ``metrics``; pyterrier and
     trec-eval-q ``dataset``.
     """
     sources = check_system_from(system_from)
@@ -141,7 +145,11 @@ def read_adapter(path: str | Path, format: str | None = None, **options: Any) ->
     :func:`ranger_eval.ir.evaluate`. Inputs whose metrics are all corpus-level (lm-eval ``f1``,
     ``bleu`` ...) have no per-item scores: use ``load_adapter(path).corpus``.
     """
-    res = load_adapter(path, format, **options)
+    return adapter_scores(load_adapter(path, format, **options), path)
+
+
+def adapter_scores(res: AdapterResult, path: str | Path) -> Scores:
+    """The per-item :class:`Scores` of an adapter's result (see :func:`read_adapter`)."""
     pairs = pairs_as_scores(res.corpus)
     if res.scores is not None:
         return res.scores if pairs is None else Scores.concat([res.scores, pairs])

@@ -93,6 +93,10 @@ class AdapterResult:
         checks.
     ``notes``
         everything skipped or dropped, counted (each note was also issued as a warning).
+    ``finished``
+        whether the tool's run finished (Inspect: the log's ``status`` is ``success``); None
+        when the format does not say. A folder tree that holds a finished and an unfinished run
+        of one model on one task reads the finished one (:mod:`ranger_eval.io.logtree`).
     """
 
     format: str
@@ -104,6 +108,7 @@ class AdapterResult:
         default_factory=lambda: pd.DataFrame(columns=list(REPORTED_COLUMNS))
     )
     notes: tuple[str, ...] = ()
+    finished: bool | None = None
 
     def agreement(self) -> pd.DataFrame:
         """The tool's own aggregates next to the mean of our per-item values.

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ from ..files import check_input_file, open_text
 from . import lmeval, pyterrier, tsml
 from ._json import JsonStream
 
-__all__ = ["EXTENSIONS", "detect", "folder_inputs", "input_format"]
+__all__ = ["EXTENSIONS", "TreeInputs", "detect", "folder_inputs", "input_format",
+           "tree_inputs"]
 
 HEAD_BYTES = 1 << 16
 #: Stop looking into a JSON file after this many characters without a verdict.
@@ -43,7 +45,9 @@ def _json_kind(path: Path) -> str | None:
                     return "lm-eval"
                 if key == "eval":
                     ev = js.value()
-                    if isinstance(ev, dict) and "task" in ev and "model" in ev:
+                    # Inspect's eval spec: task and model (task_id when a log lost its model)
+                    if isinstance(ev, dict) and "task" in ev and ("model" in ev
+                                                                  or "task_id" in ev):
                         return "inspect"
                     return None
                 if key == "results" and not seen:
@@ -142,32 +146,82 @@ def input_format(path: str | Path) -> str | None:
 
 def folder_inputs(folder: str | Path, table_suffixes: tuple[str, ...] = ()
                   ) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """(inputs, skipped) of a folder of logs, in name order: the files and sub-folders an
-    adapter reads (:func:`input_format`), the files ending in ``table_suffixes`` (tidy
-    tables, also gzip-compressed), and every other entry with the reason it is skipped.
+    """(inputs, skipped) of a folder tree of logs: :func:`tree_inputs` without the parts."""
+    found = tree_inputs(folder, table_suffixes)
+    return found.inputs, found.skipped
 
-    The folder itself must not be one tool's output (a HELM run folder, an lm-eval output
-    folder: read those whole). Sub-folders that are not such outputs are not searched."""
+
+@dataclass(frozen=True)
+class TreeInputs:
+    """What a folder tree of logs holds (:func:`tree_inputs`).
+
+    ``inputs``: the files (and HELM run folders) to read, one by one, in path order;
+    ``parts``: the files read with an input (an lm-eval results file's
+    ``samples_<task>_<date>.jsonl``), by input; ``skipped``: every other entry with the reason.
+    """
+
+    inputs: list[Path]
+    parts: dict[Path, tuple[Path, ...]]
+    skipped: list[tuple[Path, str]]
+
+
+def tree_inputs(folder: str | Path, table_suffixes: tuple[str, ...] = ()) -> TreeInputs:
+    """The inputs of a folder tree of logs, searched recursively (Inspect's ``logs/<model>/``,
+    lm-eval's ``<output_path>/<model>/``): every file an adapter reads
+    (:func:`input_format`), every HELM run folder (read whole), every file ending in
+    ``table_suffixes`` (tidy tables, also gzip-compressed); an lm-eval results file takes the
+    ``samples_*`` files of its run as its parts. Every other entry is skipped with its reason:
+    hidden entries (not searched), files no adapter reads, files that cannot be opened."""
+    from .lmeval import RESULTS_RE, SAMPLES_RE, _pairs
+
     inputs: list[Path] = []
     skipped: list[tuple[Path, str]] = []
-    for entry in sorted(Path(folder).iterdir()):
-        if entry.name.startswith("."):
-            skipped.append((entry, "hidden"))
+    lmeval_files: list[Path] = []
+
+    def visit(where: Path) -> None:
+        try:
+            entries = sorted(where.iterdir())
+        except OSError as exc:
+            skipped.append((where, f"cannot be listed ({exc.strerror or exc})"))
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                skipped.append((entry, "hidden"))
+                continue
+            if entry.is_dir():
+                if (entry / "per_instance_stats.json").is_file():
+                    inputs.append(entry)  # a HELM run folder: read whole
+                else:
+                    visit(entry)
+                continue
+            try:
+                fmt = input_format(entry)
+            except InputError as exc:
+                skipped.append((entry, str(exc).removeprefix(f"{entry}: ")))
+                continue
+            suffixes = [s.lower() for s in entry.suffixes]
+            if suffixes and suffixes[-1] == ".gz":
+                suffixes.pop()
+            if fmt is not None or (entry.is_file() and suffixes
+                                   and suffixes[-1] in table_suffixes):
+                inputs.append(entry)
+                if fmt == "lm-eval":
+                    lmeval_files.append(entry)
+            else:
+                skipped.append((entry, "not an evaluation log an adapter reads, nor a table"))
+
+    visit(Path(folder))
+    # an lm-eval run is its results file with its samples files: the samples are its parts
+    parts: dict[Path, tuple[Path, ...]] = {}
+    for rp in lmeval_files:
+        if SAMPLES_RE.match(rp.name) or not (RESULTS_RE.match(rp.name)
+                                             or rp.suffix.lower() == ".json"):
             continue
         try:
-            fmt = input_format(entry)
-        except InputError as exc:
-            skipped.append((entry, str(exc).removeprefix(f"{entry}: ")))
-            continue
-        suffixes = [s.lower() for s in entry.suffixes]
-        if suffixes and suffixes[-1] == ".gz":
-            suffixes.pop()
-        if fmt is not None or (entry.is_file() and suffixes
-                               and suffixes[-1] in table_suffixes):
-            inputs.append(entry)
-        elif entry.is_dir():
-            skipped.append((entry, "a folder that is no HELM run or lm-eval output (folders "
-                                   "are not searched)"))
-        else:
-            skipped.append((entry, "not an evaluation log an adapter reads, nor a table"))
-    return inputs, skipped
+            pairs = _pairs(rp)
+        except InputError:
+            continue  # not a results file with samples: its reader names why when it is read
+        parts[rp] = tuple(sp for _, _, samples in pairs for sp, _ in samples if sp != rp)
+    taken = {sp for ps in parts.values() for sp in ps}
+    inputs = [p for p in inputs if p not in taken]
+    return TreeInputs(inputs, parts, skipped)

@@ -179,10 +179,13 @@ def _slim(score: Any) -> Any:
     return score
 
 
-def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
+def read(path: str | Path, *, cluster: str | None = None,
+         default_system: str | None = None) -> AdapterResult:
     """Read one Inspect AI log (JSON or ``.eval``). ``cluster``: the sample-metadata key
     that holds each sample's cluster id (as Inspect's ``stderr(cluster=...)``), read into the
-    ``cluster`` column; a sample without it is an error naming the log and the sample."""
+    ``cluster`` column; a sample without it is an error naming the log and the sample.
+    ``default_system``: the system of a log whose ``eval.model`` is missing (a folder tree
+    passes the log's folder name), with a note; without it such a log is an error."""
     path = check_input_file(path, what="Inspect AI log")
     log = _Log()
     it = _iter_eval_log(path, log) if _is_zip(path) else _iter_json_log(path, log)
@@ -202,6 +205,9 @@ def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
         raise InputError(f"{path}: no 'eval' section; expected {EXPECTED}")
     dataset = ev.get("task")
     system = ev.get("model")
+    named = isinstance(system, str) and bool(system)
+    if not named and default_system is not None:
+        system = default_system
     if not isinstance(dataset, str) or not isinstance(system, str):
         raise InputError(f"{path}: 'eval.task' or 'eval.model' missing; expected {EXPECTED}")
     cfg = ev.get("config")
@@ -213,6 +219,8 @@ def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
     multi = max(epochs, max_epoch) > 1
     b = Builder(FORMAT, path, extra=(("sample",) if multi else ()) + ("label", "prediction"))
     b.cluster_field = cluster
+    if not named:
+        b.note(f"the log names no model (eval.model): system {system!r} from its folder")
     status = log.header.get("status")
     if status not in (None, "success"):
         b.note(f"log status is {status!r}: the run did not finish; only its logged samples "
@@ -267,7 +275,8 @@ def read(path: str | Path, *, cluster: str | None = None) -> AdapterResult:
                          f"expected {EXPECTED} written with samples")
     _check_results(b, res, log.header.get("results"), len(raw), not multi or mean_reduced)
     return AdapterResult(format=res.format, source=res.source, scores=res.scores,
-                         reported=res.reported, notes=tuple(b.notes))
+                         reported=res.reported, notes=tuple(b.notes),
+                         finished=None if status is None else status == "success")
 
 
 def _report(b: Builder, results: Any, dataset: str, system: str, mean_reduced: bool) -> None:

@@ -534,13 +534,16 @@ def check_doc_hashes(frame: pd.DataFrame, source: str = "") -> None:
 
 
 def read(path: str | Path, *, check_doc_hash: bool = True,
-         cluster: str | None = None) -> AdapterResult:
+         cluster: str | None = None, default_system: str | None = None) -> AdapterResult:
     """Read lm-eval per-sample output: a samples file, a results file or a folder of them.
 
     ``check_doc_hash``: recompute each sample's ``doc_hash`` from its ``doc`` and require one
     hash per ``doc_id`` (within a file, and across the systems of a folder). ``cluster``: the
     field of each sample's ``doc`` that holds its cluster id (e.g. MMLU's ``subject``), read
     into the ``cluster`` column; a sample without it is an error naming the file and line.
+    ``default_system``: the system of a results file that names no model (a folder tree passes
+    its folder name: lm-eval writes ``<output_path>/<model_name_sanitized>/``), with a note;
+    without it such a file is an error.
     """
     path = Path(path)
     b = Builder(FORMAT, path, extra=("doc_hash",))
@@ -549,7 +552,13 @@ def read(path: str | Path, *, check_doc_hash: bool = True,
     done: set[Path] = set()
     without_samples: list[Path] = []
     for rp, results, samples in _pairs(path, without_samples):
-        system = system_name(results, rp)
+        try:
+            system = system_name(results, rp)
+        except InputError:
+            if default_system is None:
+                raise
+            system = default_system
+            b.note(f"{rp.name} names no model: system {system!r} from its folder")
         for sp, task_name in samples:
             if sp in done:
                 continue
