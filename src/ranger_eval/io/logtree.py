@@ -25,7 +25,7 @@ recursively (:func:`ranger_eval.io.adapters.tree_inputs`) under these rules:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -156,13 +156,22 @@ def _reason(exc: Exception, path: Path) -> str:
 
 def read_log_tree(folder: str | Path, *, format: str | None = None, system: str | None = None,
                   system_from: Sequence[str] = (), cluster: str | None = None,
-                  table_suffixes: tuple[str, ...] = ()) -> LogTree:
+                  table_suffixes: tuple[str, ...] = (),
+                  read_table: Callable[..., Scores] | None = None) -> LogTree:
     """Every log (and score table) of the folder tree ``folder``, read one by one under the
     rules of this module; see :class:`LogTree`. ``format`` (an adapter's name) reads every
     input with that adapter; ``system``, ``system_from`` and ``cluster`` are those of
-    :func:`ranger_eval.io.read_scores`."""
+    :func:`ranger_eval.io.read_scores`; ``read_table`` reads a score table among the logs
+    (:func:`ranger_eval.io.read_scores`, passed in by it: this module sits below the table
+    reader, which calls it for folders)."""
     from . import adapters
-    from .tables import read_scores
+
+
+    def read_scores(path: Path, **options: Any) -> Scores:
+        if read_table is None:
+            raise InputError(f"{path}: a score table in a folder of logs needs read_table= "
+                             "(ranger_eval.io.read_scores reads it)")
+        return read_table(path, **options)
 
     root = Path(folder)
     found = adapters.tree_inputs(root, table_suffixes)

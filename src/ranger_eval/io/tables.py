@@ -570,7 +570,7 @@ def _read_folder(folder: Path, format: str | None, system: str | None,
 
     table = (*TABLE_SUFFIXES, ".jsonl", ".ndjson", ".parquet")
     tree = read_log_tree(folder, format=format, system=system, system_from=system_from,
-                         cluster=cluster, table_suffixes=table)
+                         cluster=cluster, table_suffixes=table, read_table=read_scores)
     if tree.skipped:
         warnings.warn(tree.warning_text(), UserWarning, stacklevel=3)
     record(tree)
