@@ -953,10 +953,13 @@ def _counts(cells: _Cells, what: str) -> Battles:
     if len(cells.systems) < 2:
         raise VerdictError(f"{what}: the scores hold one system ({preview(cells.systems)}); "
                            "a battle needs two")
-    order = np.argsort(np.asarray(cells.systems, dtype=object))
-    position = np.empty(order.size, dtype=np.int64)
-    position[order] = np.arange(order.size)
+    # systems in the order of their names (the models' order), not of first appearance, so
+    # that the item patterns, and the bootstrap's draws over them, do not depend on row order
+    order = np.argsort(np.asarray(cells.systems, dtype=object), kind="stable")
     models = tuple(cells.systems[k] for k in order)
+    cells = _Cells(models, cells.values[:, order], cells.dataset, cells.item, cells.metric,
+                   cells.source)
+    position = np.arange(order.size, dtype=np.int64)
     pairs, missing = _pair_outcomes(cells)
     _warn_missing(missing, what)
     if not any(where.size for _, _, where, _ in pairs):
