@@ -578,9 +578,9 @@ def _anchor(anchor: object, models: tuple[str, ...], init_rating: float
     name = str(name)
     if name not in models:
         hint = Hint("anchor")
-        raise VerdictError(f"bradley_terry: anchor model {name!r} is not in the battles; the "
-                           f"{len(models)} models are {preview(models, 30)}; {hint.text} naming "
-                           "one of them", hints=[hint])
+        raise VerdictError(f"bradley_terry: anchor model {name!r} is not in the battles; "
+                           f"models: {preview(models, 30)}; {hint.text} naming one of them",
+                           hints=[hint])
     try:
         value = float(rating)
     except (TypeError, ValueError):
