@@ -56,7 +56,7 @@ def test_demo_writes_all_outputs(demo_cli):
                                   "naive_rank", "topsis"],
                   "ranktest.csv": ["system", "rank", "average_rank"],
                   "bradley_terry.csv": ["model", "rating", "ci_low", "ci_high", "se",
-                                        "rank_low", "rank_high", "n_battles"],
+                                        "rank_low", "rank_high", "n_battles", "relative_to"],
                   "winrate.csv": ["system", "win_rate", "ci_low", "ci_high", "n_datasets"]},
                  {"ranking.csv": rsig, "graph.svg": rsig, "graph.png": rsig,
                   "ranktest.csv": tsig, "cd.svg": tsig, "bradley_terry.csv": bsig,

@@ -119,7 +119,7 @@ def test_meta_and_rank_of_a_table_are_plain(tmp_path):
                    "ranktest.csv": list(rank.rank_test.to_frame().columns),
                    "winrate.csv": list(rank.win_rates.to_frame().columns),
                    "bradley_terry.csv": ["model", "rating", "ci_low", "ci_high", "se",
-                                         "rank_low", "rank_high", "n_battles"]},
+                                         "rank_low", "rank_high", "n_battles", "relative_to"]},
                   {"ranktest.csv": str(rank.rank_test.signature),
                    "winrate.csv": str(rank.win_rates.signature)})
     # a table that rank wrote is read back by rank (dataset-level: wide means)

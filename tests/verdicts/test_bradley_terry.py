@@ -82,10 +82,20 @@ def test_bootstrap_intervals_ranks_and_reproducibility():
     boot_sd = res.bootstrap.std(axis=0, ddof=1)
     # the bootstrap spread agrees with the sandwich standard error (same large-sample quantity)
     np.testing.assert_allclose(boot_sd, res.se.to_numpy(), rtol=0.25)
-    lo, hi = res.ci_low.to_numpy(), res.ci_high.to_numpy()
-    for k, m in enumerate(res.ratings.index):
-        assert res.rank_low[m] == 1 + int(np.sum(lo > hi[k]))
-        assert res.rank_high[m] == len(lo) - int(np.sum(hi < lo[k]))
+    # rank intervals from each round's ranks: brute force over k (rounds left out per side)
+    ranks = np.array([[1 + int(np.sum(row > v)) for v in row] for row in res.bootstrap])
+    level_rounds = 0.95 * len(ranks)
+    chosen = None
+    for k in range(int(0.025 * len(ranks)), -1, -1):
+        lo_k = np.sort(ranks, axis=0)[k]
+        hi_k = np.sort(ranks, axis=0)[len(ranks) - 1 - k]
+        if np.all((ranks >= lo_k) & (ranks <= hi_k), axis=1).sum() >= level_rounds:
+            chosen = (lo_k, hi_k)
+            break
+    assert chosen is not None
+    np.testing.assert_array_equal(res.rank_low.to_numpy(), chosen[0])
+    np.testing.assert_array_equal(res.rank_high.to_numpy(), chosen[1])
+    assert "Mandel & Betensky" in res.rank_method and res.relative_to == "mean"
     assert res.n_bootstrap_failed == 0
     assert res.bootstrap.shape == (200, 12)
     best = res.to_frame().iloc[0]
@@ -141,12 +151,15 @@ def test_to_frame_and_dict():
     res = rg.bradley_terry(battles("ties_6"), n_bootstrap=20)
     frame = res.to_frame()
     assert list(frame.columns) == ["model", "rating", "ci_low", "ci_high", "se", "rank_low",
-                                   "rank_high", "n_battles"]
+                                   "rank_high", "n_battles", "relative_to"]
+    assert set(frame.relative_to) == {"mean"}
     assert frame.rating.is_monotonic_decreasing
     assert frame.n_battles.sum() == 2 * res.n_battles
     out = json.loads(json.dumps(res.to_dict()))
     assert out["signature"] == str(res.signature)
     assert len(out["leaderboard"]) == 6
+    assert out["relative_to"] == "mean"
+    assert out["reference_text"] == "relative to the mean of all models (rated 1000)"
 
 
 # ------------------------------------------------------------------------------- bad input

@@ -461,6 +461,9 @@ def win_rate(
                 raise AggregateError(f"win_rate: metric={metric!r} only applies to tidy tables; "
                                      "this table is wide (rows = datasets, columns = systems)")
             wide = _wide(df)
+            # systems in the order of their names (the bootstrap's draws are laid out by
+            # system), so that the order of the columns changes nothing
+            wide = wide[sorted(wide.columns, key=str)]
             values = wide.to_numpy(dtype=float)
             datasets = wide.index
             systems = [str(c) for c in wide.columns]
@@ -564,8 +567,9 @@ def _scores_cells(scores: Any, metric: str | None
 def _cells(dataset: pd.Series, system: pd.Series, item: pd.Series | None, value: np.ndarray,
            codes: dict[str, tuple[np.ndarray, pd.Index]] | None = None, unique: bool = False,
            ) -> tuple[np.ndarray, pd.Index, list[str], _Items | None]:
-    """Datasets × systems means of tidy rows (datasets and systems in order of first
-    appearance), and the per-item scores when there is an ``item`` column.
+    """Datasets × systems means of tidy rows (datasets, systems and items in the order of
+    their names, whatever the order of the rows), and the per-item scores when there is an
+    ``item`` column.
 
     Without items, a cell is the mean of its rows (seeds). With items, every (dataset, item,
     system) is first the mean of its rows (seeds; ``unique``: one row each, as in Scores without
@@ -577,7 +581,12 @@ def _cells(dataset: pd.Series, system: pd.Series, item: pd.Series | None, value:
         names = pd.Index(u)
         if not (pd.api.types.is_string_dtype(names.dtype) or names.dtype == object):
             names = names.astype(str)
-        return np.asarray(c, dtype=np.int64), names
+        # codes in the order of the names, not of first appearance: the bootstrap's draws are
+        # laid out by dataset, item and system, and must not depend on the rows' order
+        order = np.argsort(np.asarray(names.astype(str), dtype=object), kind="stable")
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        return rank[np.asarray(c, dtype=np.int64)], names[order]
 
     ds, datasets = factorize("dataset", dataset)
     sy, system_names = factorize("system", system)

@@ -129,7 +129,8 @@ def register(app: typer.Typer) -> None:
                         init_rating=init_rating, n_bootstrap=n_bootstrap, level=level, seed=seed)
         warn(run.warnings)
         board = run.result.to_frame()
-        typer.echo(f"{len(board)} models, {run.result.n_battles:,} battles")
+        typer.echo(f"{len(board)} models, {run.result.n_battles:,} battles; ratings "
+                   f"{run.result.reference_text}")
         for row in board.head(10).itertuples(index=False):
             rank = "" if row.rank_low != row.rank_low else \
                 f"  {run.result.rank_sentence(row.model)}"

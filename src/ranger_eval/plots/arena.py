@@ -2,7 +2,9 @@
 they draw the result, never compute a statistic.
 
 - :func:`ratings_plot`: one row per model, best first: the rating as a dot and its bootstrap
-  percentile interval as a line, the rank interval written at the right.
+  percentile interval as a line (the axis label says what they are relative to: the mean of
+  all models or the anchor), the rank interval (from the bootstrap rounds' ranks) written at
+  the right.
 - :func:`win_probability_heatmap`: the fitted P(row beats column), blue above ½, red below,
   the value in the cell when the cells are large enough to read.
 
@@ -59,8 +61,11 @@ def ratings_plot(ratings: Any) -> Figure:
         ax.set_yticks(y)
         ax.set_yticklabels([str(m) for m in board.model], fontproperties=font(size))
         ax.set_ylim(-0.7, n - 0.3)
-        ax.set_xlabel("rating (Elo scale)" + (f", {ratings.level * 100:g} % bootstrap interval"
-                                              if has_ci else ""), fontproperties=font(size))
+        where = ("vs the mean of all models" if ratings.anchor is None
+                 else f"vs {ratings.anchor[0]} = {ratings.anchor[1]:g}")
+        ax.set_xlabel(f"rating (Elo scale, {where})"
+                      + (f"; {ratings.level * 100:g} % bootstrap interval" if has_ci else ""),
+                      fontproperties=font(size))
         for label in ax.get_xticklabels():
             label.set_fontproperties(font(size))
         ax.grid(axis="x", color="#dddddd", lw=0.5)

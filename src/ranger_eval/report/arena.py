@@ -11,8 +11,8 @@ import pandas as pd
 
 from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["arena_caption", "arena_csv", "arena_dict", "arena_json", "arena_latex",
-           "arena_markdown", "leaderboard_sentences", "rank_sentences"]
+__all__ = ["RANK_TEXT", "arena_caption", "arena_csv", "arena_dict", "arena_json", "arena_latex",
+           "arena_markdown", "leaderboard_sentences", "rank_sentences", "relative_header"]
 
 #: Most models whose rank interval :func:`rank_sentences` states one by one (the table has all).
 SENTENCE_MODELS = 20
@@ -51,10 +51,20 @@ def arena_caption(ratings: Any) -> str:
                 "systems with a result on it, won by the better result, equal results a tie)")
     return (f"Bradley–Terry maximum-likelihood ratings of {len(ratings.ratings)} models from "
             f"{ratings.n_battles:,} battles{made}; {ties}; Elo scale {ratings.scale:g}, base "
-            f"{ratings.base:g}, {anchor}; {boot}{failed}. Rank interval: 1 + the models whose "
-            "lower bound is above this model's upper bound, to the number of models minus "
-            "those whose upper bound is below its lower bound. se: sandwich standard error"
+            f"{ratings.base:g}, {anchor}; {boot}{failed}. Ratings, se and CI are "
+            f"{ratings.reference_text}. {RANK_TEXT} se: sandwich standard error"
             + (f" (scores summed within {unit}s)" if unit else "") + ".")
+
+
+#: How the rank intervals are made, in words (captions of the tables, the figure, the HTML).
+RANK_TEXT = ("Rank interval: simultaneous, from the models' ranks in every bootstrap round "
+             "(Mandel & Betensky's percentile bootstrap); like the win probabilities it does not "
+             "depend on the anchor or the mean rating.")
+
+
+def relative_header(ratings: Any) -> str:
+    """The CI column's header: ``CI (vs mean)`` or ``CI (vs MODEL)`` (the anchor)."""
+    return "CI (vs mean)" if ratings.anchor is None else f"CI (vs {ratings.anchor[0]})"
 
 
 def rank_sentences(ratings: Any) -> list[str]:
@@ -102,7 +112,9 @@ def arena_markdown(ratings: Any, *, title: str = "Arena leaderboard") -> str:
     lines = [f"# {title}", ""]
     for sentence in rank_sentences(ratings):
         lines += [sentence, ""]
-    lines += ["| model | rating | CI | se | rank | battles |", "|---|---:|---:|---:|---:|---:|"]
+    ci_head = relative_header(ratings).replace("|", "\\|")
+    lines += [f"| model | rating | {ci_head} | se | rank | battles |",
+              "|---|---:|---:|---:|---:|---:|"]
     for row in board.itertuples(index=False):
         model = str(row.model).replace("|", "\\|")
         lines.append(f"| {model} | {row.rating:.1f} | {_ci(row.ci_low, row.ci_high)} | "
@@ -118,7 +130,8 @@ def arena_latex(ratings: Any) -> str:
     rows = [[latex_escape(r.model), f"{r.rating:.1f}", latex_escape(_ci(r.ci_low, r.ci_high)),
              f"{r.se:.1f}", latex_escape(_ranks(r.rank_low, r.rank_high)), f"{int(r.n_battles)}"]
             for r in board.itertuples(index=False)]
-    return latex_table(["Model", "Rating", "CI", "se", "Rank", "Battles"], rows, "lrrrrr",
+    return latex_table(["Model", "Rating", latex_escape(relative_header(ratings)), "se", "Rank",
+                        "Battles"], rows, "lrrrrr",
                        caption=latex_escape(arena_caption(ratings)), label="tab:arena",
                        signature=str(ratings.signature))
 

@@ -1244,7 +1244,9 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
            + ({"items": " over items (every battle of an item drawn together)",
                "datasets": " over datasets (every battle of a dataset drawn together)"}
               .get(str(result.get("resample")), ""))
-           + f" (seed {result.get('seed')})." if n_boot else "no bootstrap (no intervals)."))
+           + f" (seed {result.get('seed')})." if n_boot else "no bootstrap (no intervals).")
+        + f" Ratings and their intervals are {_reference(result)}; the rank intervals and win "
+        "probabilities do not depend on that choice.")
     failed = result.get("n_bootstrap_failed")
     if isinstance(failed, int) and failed:
         a.sentences.append(f"{failed} bootstrap rounds had no finite ratings and were left "
@@ -1261,13 +1263,33 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
         rows.append([_text(r.get("model")), _num(r.get("rating"), 1), _Cell(_e(ci), lo, True),
                      _num(r.get("se"), 1), _Cell(_e(ranks), rl, True),
                      _num(r.get("n_battles"), 0)])
+    reference = _reference(result)
     caption = (f"Ratings on the Elo scale (scale {_float(result, 'scale', path, where):g}, "
-               f"base {_float(result, 'base', path, where):g}), best first; CI: {format_level(level)} bootstrap "
-               "percentile interval; se: sandwich standard error; rank: the rank interval (1 + "
-               "the models whose lower bound is above this model's upper bound, to the number "
-               "of models minus those whose upper bound is below its lower bound).")
+               f"base {_float(result, 'base', path, where):g}), best first; ratings, se and CI "
+               f"{reference}; CI: {format_level(level)} bootstrap percentile interval; se: "
+               f"sandwich standard error; rank: {format_level(level)} rank interval, "
+               "simultaneous, from the models' ranks in every bootstrap round (Mandel & "
+               "Betensky's percentile bootstrap), which like the win probabilities does not "
+               "depend on the anchor or the mean rating.")
+    anchor = result.get("anchor")
+    ci_head = (f"CI (vs {anchor[0]})" if isinstance(anchor, list) and anchor
+               else "CI (vs mean)")
     a.tables.append(_table(f"t{a.index}-bradley-terry", title, _e(caption),
-                           ["model", "rating", "CI", "se", "rank", "battles"], rows))
+                           ["model", "rating", ci_head, "se", "rank", "battles"], rows))
+
+
+def _reference(result: Mapping[str, Any]) -> str:
+    """What a Bradley–Terry result's ratings and intervals are relative to: the JSON's
+    ``reference_text`` (results written before it existed: from ``anchor``/``init_rating``)."""
+    text = result.get("reference_text")
+    if isinstance(text, str) and text:
+        return text
+    anchor = result.get("anchor")
+    if isinstance(anchor, list) and len(anchor) == 2:
+        return f"relative to the anchor {anchor[0]} (fixed at {float(anchor[1]):g})"
+    init = result.get("init_rating")
+    rated = f" (rated {float(init):g})" if isinstance(init, (int, float)) else ""
+    return f"relative to the mean of all models{rated}"
 
 
 # --------------------------------------------------------------------------- figures
@@ -1287,10 +1309,14 @@ _CAPTIONS = {
                "(systems sorted by mean, best at the top); the dashed line marks α.",
     "boxplots": "Per-item values, bootstrap means and bootstrap ranks with simultaneous rank "
                 "intervals (systems sorted by mean, best at the top).",
-    "bradley_terry_ratings": "Bradley–Terry ratings with their bootstrap percentile intervals, "
-                             "best first; the rank interval of each system at the right.",
-    "arena_ratings": "Ratings with their bootstrap percentile intervals, best first; the rank "
-                     "interval of each model at the right.",
+    "bradley_terry_ratings": "Bradley–Terry ratings with their bootstrap percentile intervals "
+                             "(relative to the mean of all systems), best first; the rank "
+                             "interval of each system at the right, from the bootstrap rounds' "
+                             "ranks.",
+    "arena_ratings": "Ratings with their bootstrap percentile intervals (relative to the mean of "
+                     "all models, or to the anchor: the axis says which), best first; the rank "
+                     "interval of each model at the right, from the bootstrap rounds' ranks "
+                     "(independent of the anchor).",
     "arena_win_probability": "Fitted probability that the row model beats the column model "
                              "(blue above ½, red below), models ordered by rating.",
     "aso": "ε_min of the row system over the column system; blue: the row almost "

@@ -37,9 +37,29 @@ P(i beats j) = 1 / (1 + base^{(R_j − R_i)/scale}). Without an anchor the mean 
   ``se`` is the cluster-robust sandwich Σ_items g_c g_cᵀ (Liang & Zeger 1986), g_c the sum of
   an item's battle scores (equal to statsmodels' binomial GLM with ``cov_type="cluster"``,
   no small-sample factor, to 1e-8). ``Ratings.resample`` says which (``battles``/``items``).
-- ``rank_low``/``rank_high``: 1 + the number of models whose lower bound exceeds this model's
-  upper bound; and n − the number of models whose upper bound is below this model's lower
-  bound (LMArena's rank with its symmetric counterpart).
+- ``rank_low``/``rank_high``: simultaneous ``level`` intervals of the ranks, read from the
+  bootstrap ranks themselves: in every round each model's rank among the refitted strengths
+  (1 = strongest; strengths within 1e-7 of each other share the rank span, so no name or row
+  order breaks a tie), then for every model the k-th smallest and k-th largest of its ranks
+  over the rounds, with one k for all models: the largest k (at most the marginal one,
+  ⌊(1 − level)/2 · B⌋) such that in at least ``level`` of the rounds every model's rank lies
+  within its interval — the simultaneous percentile bootstrap of Mandel & Betensky (2008,
+  Comput. Stat. Data Anal. 52, 2158–2165) applied to the bootstrap rank vectors (Hall & Miller
+  2009, Ann. Statist. 37(6B), on bootstrap distributions of ranks). A round's ranks do not
+  move when every rating moves by the same amount, so the rank intervals — like the win
+  probabilities, computed from differences of strengths — do not depend on ``anchor``,
+  ``init_rating`` or where the scale puts its zero. LMArena's "rank (UB)" (1 + the models
+  whose lower rating bound exceeds this model's upper bound) is not used: with an anchor
+  (FastChat pins ``mixtral-8x7b-instruct-v0.1`` at 1114 in every round) the anchor's
+  interval shrinks to a point and every other interval takes on the anchor's own
+  uncertainty, so those ranks changed with the anchor.
+- Ratings, ``se`` and ``ci_low``/``ci_high`` are relative to a location (``Ratings.relative_to``):
+  ``"mean"`` (no anchor: the mean of all models is ``init_rating``; each interval covers the
+  model's distance from that mean) or ``"anchor"`` (the anchor's rating is fixed, its se and
+  interval are 0 and every other interval covers the distance from the anchor). The fit and
+  the bootstrap never see the anchor: one fit (θ of the first model by name at 0) serves
+  both, and only the conversion to ratings (and the covariance, by the contrast matrix of
+  the location) differs.
 
 **Checks** (tests/oracles/bradley_terry_oracle.py, .R): ratings equal an independent exact fit
 (scipy) and ``choix.ilsr_pairwise(alpha=0)`` to 1e-12 Elo, Davidson's fit and ν the exact fit's;
@@ -77,6 +97,12 @@ __all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battle_counts", "battles_f
 
 #: How ties enter the likelihood.
 TIE_MODELS = ("half", "davidson")
+
+#: ``Ratings.rank_method``: the rank intervals' construction (module docstring)
+RANK_METHOD = ("simultaneous percentile intervals of each bootstrap round's ranks (Mandel & "
+               "Betensky 2008)")
+#: strengths (θ, natural-log scale) closer than this are tied when ranking a bootstrap round
+_RANK_TIE = 1e-7
 
 _BATCH = 64          # bootstrap rounds refitted together (memory: batch × models² floats)
 _TOL = 1e-12         # Newton stops when the largest step (in θ) is below this
@@ -125,6 +151,18 @@ class Ratings:
     #: since an item's battles share its scores; the sandwich ``se`` sums within items too;
     #: ``"datasets"`` for a dataset-level table, whose datasets are the items)
     resample: str = "battles"
+    #: where the ratings, ``se`` and ``ci_low``/``ci_high`` have their zero: ``"mean"`` (the
+    #: mean of all models is ``init_rating``) or ``"anchor"`` (``anchor``'s model is fixed at
+    #: its rating; its se and interval are 0). Rank intervals and win probabilities do not
+    #: depend on it.
+    relative_to: str = "mean"
+    #: how ``rank_low``/``rank_high`` were made (module docstring)
+    rank_method: str = RANK_METHOD
+
+    @property
+    def reference_text(self) -> str:
+        """What the ratings' intervals are relative to, in words (captions, readings)."""
+        return reference_text(self.relative_to, self.anchor, self.init_rating)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -141,9 +179,14 @@ class Ratings:
             "rank_low": self.rank_low.to_numpy(),
             "rank_high": self.rank_high.to_numpy(),
             "n_battles": self.n_battles_by_model.to_numpy(),
+            "relative_to": self._relative_label(),
         })
         return frame.sort_values(["rating", "model"], ascending=[False, True],
                                  kind="stable").reset_index(drop=True)
+
+    def _relative_label(self) -> str:
+        """The leaderboard's ``relative_to`` column: ``mean`` or ``anchor:MODEL``."""
+        return "mean" if self.anchor is None else f"anchor:{self.anchor[0]}"
 
     def rank_sentence(self, model: str) -> str:
         """``"rank 1–3 of 12 (95 % rank interval)"`` for one model."""
@@ -172,6 +215,8 @@ class Ratings:
             "ties": self.ties, "tie_parameter": self.tie_parameter, "scale": self.scale,
             "base": self.base, "init_rating": self.init_rating,
             "anchor": None if self.anchor is None else list(self.anchor),
+            "relative_to": self.relative_to, "reference_text": self.reference_text,
+            "rank_method": self.rank_method,
             "level": self.level, "n_bootstrap": self.n_bootstrap,
             "n_bootstrap_failed": self.n_bootstrap_failed, "seed": self.seed,
             "n_battles": self.n_battles, "n_distinct": self.n_distinct,
@@ -532,8 +577,10 @@ def _anchor(anchor: object, models: tuple[str, ...], init_rating: float
                            "{MODEL: RATING} or a model name (rated init_rating)")
     name = str(name)
     if name not in models:
+        hint = Hint("anchor")
         raise VerdictError(f"bradley_terry: anchor model {name!r} is not in the battles; "
-                           f"models: {preview(models)}")
+                           f"models: {preview(models, 30)}; {hint.text} naming one of them",
+                           hints=[hint])
     try:
         value = float(rating)
     except (TypeError, ValueError):
@@ -600,27 +647,35 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
             raise VerdictError("bradley_terry: every battle is a tie: the Davidson tie "
                                "parameter ν would be infinite")
     anchor_ = _anchor(anchor, models, init)
-    ref = models.index(anchor_[0]) if anchor_ is not None else 0
+    # one fit for every location: θ of the first model by name held at 0; the anchor and
+    # init_rating only move the ratings' zero afterwards (module docstring)
+    fit_ref = 0
     k = p + (ties == "davidson")
     start = np.zeros((1, k))
-    x, ok = _newton(pairs.i, pairs.j, pairs.m[None], p, ties, start, ref)
+    x, ok = _newton(pairs.i, pairs.j, pairs.m[None], p, ties, start, fit_ref)
     if not ok[0]:
         raise VerdictError("bradley_terry: the maximum-likelihood fit did not converge "
                            f"(models: {preview(models)}); the ratings may be infinite")
     x = x[0]
     factor = scale / math.log(base)
-    v_model, v_sand = _covariances(x, pairs, p, ties, ref)
+    v_model, v_sand = _covariances(x, pairs, p, ties, fit_ref)
+    # the covariance of the ratings' contrasts with their zero: θ − mean(θ) (C = I − 11ᵀ/p) or
+    # θ − θ_anchor (C = I − 1 e_anchorᵀ); either is the same whichever θ was held at 0
     if anchor_ is None:
-        centre = np.eye(p) - 1.0 / p
-        v_model, v_sand = centre @ v_model @ centre.T, centre @ v_sand @ centre.T
+        contrast = np.eye(p) - 1.0 / p
+    else:
+        contrast = np.eye(p)
+        contrast[:, models.index(anchor_[0])] -= 1.0
+    v_model, v_sand = contrast @ v_model @ contrast.T, contrast @ v_sand @ contrast.T
 
     def to_rating(theta: np.ndarray) -> np.ndarray:
         if anchor_ is None:
             return init + factor * (theta - theta.mean(axis=-1, keepdims=True))
+        ref = models.index(anchor_[0])
         return anchor_[1] + factor * (theta - theta[..., [ref]])
 
     rating = to_rating(x[:p])
-    boot, failed = _bootstrap(pairs, x, p, ties, ref, int(n_bootstrap), int(seed))
+    boot, failed = _bootstrap(pairs, x, p, ties, fit_ref, int(n_bootstrap), int(seed))
     if failed:
         warnings.warn(f"bradley_terry: {failed} of {n_bootstrap} bootstrap rounds left out: in "
                       "them some models never lost (or never won) to the others, so their "
@@ -630,13 +685,15 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         alpha = 1.0 - float(level)
         lo = np.quantile(boot_r, alpha / 2, axis=0)
         hi = np.quantile(boot_r, 1 - alpha / 2, axis=0)
-        rank_low = 1 + (lo[None, :] > hi[:, None]).sum(axis=1)
-        rank_high = p - (hi[None, :] < lo[:, None]).sum(axis=1)
+        rank_low, rank_high = bootstrap_rank_intervals(boot[:, :p], float(level))
     else:
         lo = hi = np.full(p, np.nan)
         rank_low = rank_high = np.full(p, np.nan)
     index = pd.Index(models, name="model")
-    diff = (rating[:, None] - rating[None, :]) / factor
+    # win probabilities from the strengths' differences (never from ratings that carry the
+    # location: the same to the last bit whatever the anchor or init_rating)
+    theta = x[:p]
+    diff = theta[:, None] - theta[None, :]
     if ties == "half":
         winp = expit(diff)
         nu = None
@@ -661,7 +718,53 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         init_rating=init, anchor=anchor_, n_bootstrap=int(n_bootstrap),
         n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r,
         source=pairs.source, resample="battles" if pairs.cluster_rows is None else
-        "datasets" if pairs.source == "scores(datasets)" else "items")
+        "datasets" if pairs.source == "scores(datasets)" else "items",
+        relative_to="mean" if anchor_ is None else "anchor")
+
+
+def reference_text(relative_to: str, anchor: Any, init_rating: float) -> str:
+    """``"relative to the mean of all models (rated 1000)"`` or ``"relative to the anchor
+    delta (fixed at 1000: its own se and interval are 0)"`` — what a leaderboard's ratings,
+    se and rating intervals are relative to (``Ratings.relative_to``; also read back from the
+    JSON by the HTML report)."""
+    if relative_to == "anchor" and anchor is not None:
+        name, rating = anchor[0], float(anchor[1])
+        return (f"relative to the anchor {name} (fixed at {rating:g}: its own se and interval "
+                "are 0)")
+    return f"relative to the mean of all models (rated {float(init_rating):g})"
+
+
+def bootstrap_rank_intervals(theta: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Simultaneous ``level`` rank intervals from bootstrap rounds of strengths (B × p; rank
+    1 = the strongest), Mandel & Betensky's (2008) simultaneous percentile bootstrap on the
+    rank vectors (module docstring). In each round a model's ranks span from 1 + the models
+    stronger by more than 1e-7 to the models not weaker by more than 1e-7 (ties share the
+    span: no order breaks them). With k the number of rounds each side may leave out, a
+    model's interval runs from the (k + 1)-th smallest of its low ranks to the (k + 1)-th
+    largest of its high ranks; k is the largest value ≤ ⌊(1 − level)/2 · B⌋ whose intervals
+    hold every model's ranks at once in at least ``level`` of the rounds. Invariant to a
+    shift of every strength of a round (anchor, init_rating) and to the models' order."""
+    b, p = theta.shape
+    low = np.empty((b, p), dtype=np.int64)
+    high = np.empty((b, p), dtype=np.int64)
+    chunk = max(1, int(4e6 // max(p * p, 1)))
+    for start in range(0, b, chunk):
+        t = theta[start:start + chunk]
+        gap = t[:, None, :] - t[:, :, None]          # gap[r, j, l] = θ_l − θ_j
+        low[start:start + chunk] = 1 + (gap > _RANK_TIE).sum(axis=2)
+        high[start:start + chunk] = (gap >= -_RANK_TIE).sum(axis=2)
+    low_sorted = np.sort(low, axis=0)
+    high_sorted = np.sort(high, axis=0)
+    k_max = int(math.floor((1.0 - level) / 2 * b + 1e-9))
+    need = level * b - 1e-9
+    best = 0
+    for k in range(k_max, -1, -1):    # coverage grows as k falls; k = 0 covers every round
+        lo_k, hi_k = low_sorted[k], high_sorted[b - 1 - k]
+        covered = np.all((low >= lo_k) & (high <= hi_k), axis=1).sum()
+        if covered >= need:
+            best = k
+            break
+    return low_sorted[best].copy(), high_sorted[b - 1 - best].copy()
 
 
 def _battles_by_model(pairs: _Pairs, p: int) -> np.ndarray:
@@ -850,10 +953,13 @@ def _counts(cells: _Cells, what: str) -> Battles:
     if len(cells.systems) < 2:
         raise VerdictError(f"{what}: the scores hold one system ({preview(cells.systems)}); "
                            "a battle needs two")
-    order = np.argsort(np.asarray(cells.systems, dtype=object))
-    position = np.empty(order.size, dtype=np.int64)
-    position[order] = np.arange(order.size)
+    # systems in the order of their names (the models' order), not of first appearance, so
+    # that the item patterns, and the bootstrap's draws over them, do not depend on row order
+    order = np.argsort(np.asarray(cells.systems, dtype=object), kind="stable")
     models = tuple(cells.systems[k] for k in order)
+    cells = _Cells(models, cells.values[:, order], cells.dataset, cells.item, cells.metric,
+                   cells.source)
+    position = np.arange(order.size, dtype=np.int64)
     pairs, missing = _pair_outcomes(cells)
     _warn_missing(missing, what)
     if not any(where.size for _, _, where, _ in pairs):
