@@ -99,8 +99,9 @@ SIGNATURE_GID = "ranger-signature"  # as in plots._style (importing plots loads 
 
 
 def footer_signature(fig: Any) -> str | None:
-    """The signature printed in the footer of ``fig`` (that of the result it draws), or None."""
-    return next((t.get_text() for t in getattr(fig, "texts", ())
+    """The signature printed in the footer of ``fig`` (that of the result it draws), or None;
+    a footer wrapped over several lines (after its ``|``) is joined back."""
+    return next((t.get_text().replace("\n", "") for t in getattr(fig, "texts", ())
                  if t.get_gid() == SIGNATURE_GID), None)
 
 

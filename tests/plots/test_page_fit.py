@@ -166,3 +166,38 @@ def test_predictive_plot_of_200_datasets_fits_a_page() -> None:
     res = predictive_check(predictive_effects(200), k=tuple(range(2, 190, 4)), n_test=5,
                            repeats=3, seed=1)
     _check(predictive_plot(res))  # 47 k values: tick labels thinned, a long signature wrapped
+
+
+def _ratings(k: int) -> object:
+    """A Bradley–Terry fit of k models with long, mixed-length names (every pair met)."""
+    rng = np.random.default_rng(k)
+    names = [f"model-{i:02d}" + "-instruct-long-name" * (i % 3 == 0) for i in range(k)]
+    strength = np.linspace(-0.6, 0.6, k)
+    rows = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            p = 1 / (1 + np.exp(strength[j] - strength[i]))
+            wins = rng.random(20) < p
+            rows += [{"model_a": names[i], "model_b": names[j],
+                      "winner": "model_a" if w else "model_b"} for w in wins]
+            rows.append({"model_a": names[i], "model_b": names[j], "winner": "tie"})
+    return rg.bradley_terry(pd.DataFrame(rows), n_bootstrap=20)
+
+
+@pytest.mark.slow  # 0.6-2.7 s: two figures laid out and drawn twice
+@pytest.mark.parametrize("k", [2, 10, 50])
+def test_arena_figures_fit_a_page_and_use_their_canvas(k: int) -> None:
+    """Issue 27: the win-probability heatmap left half its width empty (the one-line signature
+    footer was wider than the figure, and the saved tight box grew to it)."""
+    from ranger_eval.output import footer_signature
+    from ranger_eval.plots._style import _tight_bbox_inches
+    from ranger_eval.plots.arena import ratings_plot, win_probability_heatmap
+
+    res = _ratings(k)
+    for fig in (ratings_plot(res), win_probability_heatmap(res)):
+        _check(fig)
+        assert footer_signature(fig) == str(res.signature)  # wrapped, joined back
+        w, h = fig.get_size_inches()
+        box = _tight_bbox_inches(fig, pad=0.0, dpi=100)
+        # the saved canvas is the figure, give or take its labels: nothing sticks out sideways
+        assert box.width <= w + 0.05, (k, box.width, w)

@@ -92,10 +92,19 @@ def add_signature(fig: Figure, signature: object, size: float = FONT_SIZE - 2.5)
 
     The text sits just under the figure's bottom edge and :func:`save_figure` saves such figures
     with a tight bounding box, so the footer never overlaps the plot and never changes its layout.
+    A signature wider than the figure breaks after its ``|`` into lines as wide as the figure
+    (else the tight box would widen a narrow figure to the signature's length and leave the
+    rest of the canvas empty); joining the lines gives the signature back.
     """
     if not signature:
         return
-    fig.text(0.01, -0.01, str(signature), fontproperties=font(size), color="#555555",
+    from ._text import hinted_width, hinted_wrap, wrap_signature  # _text imports this module
+
+    text, prop = str(signature), font(size)
+    room = 0.98 * float(fig.get_figwidth())
+    if hinted_width(text, prop) > room:
+        text = "\n".join(wrap_signature(text, room, prop, hinted_wrap))
+    fig.text(0.01, -0.01, text, fontproperties=prop, color="#555555",
              ha="left", va="top", gid="ranger-signature", parse_math=False, usetex=False)
     fig._ranger_tight = True  # type: ignore[attr-defined]
 

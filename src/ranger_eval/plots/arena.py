@@ -9,7 +9,8 @@ they draw the result, never compute a statistic.
   the value in the cell when the cells are large enough to read.
 
 Both grow with the number of models and stay within one page up to 50 models (fonts shrink
-from 9 pt towards 6 pt as rows are added).
+from 9 pt towards 7 pt as rows are added); the heatmap's canvas is its cells, labels and colour
+bar, nothing more.
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import PlotError
-from ._page import PAGE_H, PAGE_W
+from ._page import MIN_FONT, PAGE_H, PAGE_W
 from ._style import FIGURE_RC, INK, add_signature, font
+from ._text import hinted_width
 
 __all__ = ["ratings_plot", "win_probability_heatmap"]
 
@@ -33,8 +35,8 @@ def _check(ratings: Any) -> None:
 
 
 def _size(n: int) -> float:
-    """Font size for n rows: 9 pt up to 20 rows, down to 6 pt at 50."""
-    return float(np.clip(9 - 3 * (n - 20) / 30, 6, 9))
+    """Font size for n rows: 9 pt up to 20 rows, down to :data:`MIN_FONT` (7 pt) at 50."""
+    return float(np.clip(9 - (9 - MIN_FONT) * (n - 20) / 30, MIN_FONT, 9))
 
 
 def ratings_plot(ratings: Any) -> Figure:
@@ -48,11 +50,13 @@ def ratings_plot(ratings: Any) -> Figure:
     height = min(PAGE_H, 1.2 + n * row_h)
     width = min(PAGE_W, 6.5)
     # the names' column as wide as the longest name (at most 40 % of the width)
-    label_w = min(0.4 * width, max(len(str(m)) for m in board.model) * size / 72 * 0.62 + 0.25)
+    label_w = min(0.4 * width, max(hinted_width(str(m), font(size)) for m in board.model) + 0.2)
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(width, height))
         left = label_w / width
-        ax = fig.add_axes((left, 0.8 / height, 0.84 - left, 1 - 1.2 / height))
+        # below the axes: tick labels and the axis label (two lines) and a little air
+        bottom = (2.6 * size / 72 + 0.25) / height
+        ax = fig.add_axes((left, bottom, 0.84 - left, 1 - bottom - 0.35 / height))
         y = np.arange(n)[::-1]
         has_ci = bool(np.all(np.isfinite(board.ci_low)))
         if has_ci:
@@ -90,13 +94,19 @@ def win_probability_heatmap(ratings: Any) -> Figure:
     wp = ratings.win_probability.loc[order, order].to_numpy(dtype=float)
     n = len(order)
     size = _size(n)
-    cell = max(0.11, min(0.45, 6.0 / n))
-    label_w = max(len(m) for m in order) * size / 72 * 0.6 + 0.2
-    width = min(PAGE_W, label_w + n * cell + 1.2)
-    height = min(PAGE_H, label_w + n * cell + 0.8)
+    # the names, measured (rows at the left, columns rotated above the cells)
+    label_w = max(hinted_width(m, font(size)) for m in order) + 0.15
+    # the colour bar: a gap, the bar, its tick labels and its rotated label
+    bar_w = 0.1 + 0.15 + hinted_width("0.0", font(size)) + 0.1 + 1.3 * size / 72 + 0.1
+    # square cells: up to 0.8 in for a few models, 4.5 in for the whole matrix from 6 models
+    # on, at least 1.6 lines of text high, and no wider than the page allows
+    cell = float(np.clip(4.5 / n, 1.6 * size / 72, 0.8))
+    cell = min(cell, (PAGE_W - label_w - bar_w - 0.05) / n, (PAGE_H - label_w - 0.25) / n)
+    width = label_w + n * cell + bar_w
+    height = label_w + n * cell + 0.2
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(width, height))
-        left, bottom = label_w / width, 0.5 / height
+        left, bottom = label_w / width, 0.1 / height
         ax = fig.add_axes((left, bottom, (n * cell) / width, (n * cell) / height))
         shown = np.ma.masked_invalid(wp)
         cmap = mpl.colormaps["RdBu"].with_extremes(bad="#eeeeee")

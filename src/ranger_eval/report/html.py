@@ -324,6 +324,7 @@ class _Cell:
     html: str
     sort: float | None = None  # numeric sort key (data-sort); None: sort by the text
     numeric: bool = False
+    stack: bool = False  # a value and its interval that may stack in two lines (CSS td.stack)
 
 
 def _text(value: object) -> _Cell:
@@ -351,28 +352,41 @@ def _sort_attr(cell: _Cell) -> str:
     return f' data-sort="{v!r}"'
 
 
+#: A table with this many columns or more is set a little smaller (CSS ``.many table``), so that
+#: the comparison table's 13 columns fit a 1,400 px window.
+_MANY_COLUMNS = 10
+
+
+def _td_class(numeric: bool, stack: bool) -> str:
+    names = " ".join(n for n, on in (("num", numeric), ("stack", stack)) if on)
+    return f' class="{names}"' if names else ""
+
+
 def _table(tid: str, title: str, caption: str, headers: Sequence[str],
            rows: Sequence[Sequence[_Cell]], foot: Sequence[Sequence[_Cell]] = ()) -> str:
     """A sortable table: one ``<th scope="col">`` with a sort button per column."""
     numeric = [bool(rows) and all(r[j].numeric for r in rows if r[j].html != "–")
                and any(r[j].numeric for r in rows) for j in range(len(headers))]
     described = f' aria-describedby="{tid}-note"' if caption else ""
+    many = " many" if len(headers) >= _MANY_COLUMNS else ""
     out = [f'<h3 id="{tid}-title">{_e(title)}</h3>',
-           f'<div class="table-wrap"><table class="sortable" id="{tid}" '
+           # the scrolling box is a focusable region, so a keyboard can scroll a wide table
+           f'<div class="table-wrap{many}" role="region" tabindex="0" '
+           f'aria-labelledby="{tid}-title">'
+           f'<table class="sortable" id="{tid}" '
            f'aria-labelledby="{tid}-title"{described}>']
     out.append("<thead><tr>")
     for j, h in enumerate(headers):
         cls = ' class="num"' if numeric[j] else ""
         out.append(f'<th scope="col"{cls}><button type="button">{_e(h)}</button></th>')
     out.append("</tr></thead>")
-    num_cls = ' class="num"'
     for part, body in (("tbody", rows), ("tfoot", foot)):
         if not body and part == "tfoot":
             continue
         out.append(f"<{part}>")
         for row in body:
             cells = "".join(
-                f"<td{num_cls if numeric[j] else ''}{_sort_attr(c)}>{c.html}</td>"
+                f"<td{_td_class(numeric[j], c.stack)}{_sort_attr(c)}>{c.html}</td>"
                 for j, c in enumerate(row)
             )
             out.append(f"<tr>{cells}</tr>")
@@ -658,8 +672,9 @@ def _compare(a: _Analysis) -> None:
                _text(r["system_b"]), _num(r["mean_a"], dec), _num(r["mean_b"], dec),
                _num(r["diff"], dec)]
         if has_ci:
+            # the two bounds may stack (after the comma) when the table is tight
             row.append(_Cell(_e(f"[{_fixed(r['ci_low'], dec)}, {_fixed(r['ci_high'], dec)}]"),
-                             float(r["ci_low"]), True))
+                             float(r["ci_low"]), True, stack=True))
         row += [_pcell(r["pvalue_adjusted"]), _Cell("<strong>yes</strong>" if s else "no")]
         if "effect_size" in comp:
             note = ", ".join(str(r[c]).replace("_", " ") for c in
@@ -737,11 +752,13 @@ def _leaderboard(path: Path) -> dict[str, Any]:
             shown = f"<strong>{_e(num)}</strong>" if best else _e(num)
             if beats:
                 shown += f"<sup>{_e(beats)}</sup>"
+            shown = f'<span class="mean">{shown}</span>'
             entry = {"mean": jsonable(v), "best": best, "beats": beats}
             if m.group(5):  # the mean's confidence interval, "[lo, hi]"
                 shown += f' <span class="ci">[{_e(m.group(5))}]</span>'
                 entry["ci"] = m.group(5)
-            row.append(_Cell(shown, v, True))
+            # the interval goes under the mean when the column is narrow (many letters)
+            row.append(_Cell(shown, v, True, stack=True))
             values.append(entry)
         rows.append(row)
         js.append({"letter": cells[0], "system": cells[1], "cells": values})
@@ -1566,20 +1583,38 @@ figure { width: fit-content; max-width: 100%; margin: 1.5rem auto 2rem; }
 figure svg, figure img { display: block; max-width: 100%; height: auto; }
 figcaption { width: 0; min-width: 100%; font-size: .875rem; color: var(--muted);
   margin-top: .5rem; }
-.table-wrap { overflow-x: auto; margin: .5rem 0 0; }
+/* Tables fit the page where wrapping a header or a note is enough; a table wider than that
+   scrolls inside its own box (at most 85 % of the window high, so its scroll bar is on screen),
+   with the header row and the first column sticky, and says so above it. */
+.table-wrap { overflow: auto; max-width: 100%; max-height: 85vh; margin: .5rem 0 0; }
+.table-wrap:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.table-wrap.wide::before { content: "Wider than the page: scroll sideways for more columns \\2192";
+  display: block; position: sticky; left: 0; font-size: .8125rem; color: var(--muted);
+  padding: 0 0 .25rem; }
 .table-note { font-size: .8125rem; color: var(--muted); margin: .5rem 0 1.75rem; }
-table { border-collapse: collapse; font-size: .875rem; font-variant-numeric: tabular-nums; }
-th, td { padding: .3rem .55rem; text-align: left; vertical-align: top; white-space: nowrap;
-  border-bottom: 1px solid var(--rule); }
-thead th { vertical-align: bottom; border-bottom: 2px solid var(--ink); }
-td .note { display: block; font-size: .8em; color: var(--muted); }
+table { border-collapse: separate; border-spacing: 0; font-size: .875rem;
+  font-variant-numeric: tabular-nums; }
+.many table { font-size: .8125rem; }
+th, td { padding: .3rem .45rem; text-align: left; vertical-align: top; white-space: nowrap;
+  border-bottom: 1px solid var(--rule); background: #fff; }
+th { white-space: normal; min-width: 3.5em; }
+thead th { vertical-align: bottom; border-bottom: 2px solid var(--ink); position: sticky;
+  top: 0; z-index: 2; }
+td .note { display: block; font-size: .8em; color: var(--muted); white-space: normal;
+  min-width: 7em; }
+td.stack { white-space: normal; }
+td.stack .mean, td.stack .ci { white-space: nowrap; }
+td.stack sup { white-space: normal; overflow-wrap: anywhere; }
 th.num, td.num { text-align: right; }
-tbody tr:nth-child(even) { background: #f8fafb; }
-tbody tr:hover { background: #eef3f8; }
+tbody tr:nth-child(even) > * { background: #f8fafb; }
+tbody tr:hover > * { background: #eef3f8; }
+th:first-child, td:first-child { position: sticky; left: 0; z-index: 1;
+  box-shadow: inset -1px 0 0 var(--rule); }
+thead th:first-child { z-index: 3; }
 tfoot td { border-bottom: 0; }
 tfoot tr:first-child td { border-top: 2px solid var(--ink); }
 th button { font: inherit; font-weight: 600; color: inherit; background: none; border: 0;
-  padding: 0; margin: 0; cursor: pointer; text-align: inherit; white-space: nowrap; }
+  padding: 0; margin: 0; cursor: pointer; text-align: inherit; }
 th button::after { content: "\\2195"; margin-left: .3em; color: #9aa3ad; font-size: .8em; }
 th[aria-sort="ascending"] button::after { content: "\\25B2"; color: var(--accent); }
 th[aria-sort="descending"] button::after { content: "\\25BC"; color: var(--accent); }
@@ -1603,7 +1638,9 @@ footer.report { margin-top: 3rem; padding-top: 1rem; border-top: 2px solid var(-
   figcaption { width: auto; }
   th button::after { content: none !important; }
   tbody tr:hover { background: none; }
-  .table-wrap { overflow: visible; }
+  .table-wrap { overflow: visible; max-height: none; }
+  .table-wrap.wide::before { content: none; }
+  th, td, thead th { position: static; box-shadow: none; }
   table { font-size: 8pt; }
   th, td { white-space: normal; padding: .15rem .4rem; }
   td.num { white-space: nowrap; }
@@ -1659,6 +1696,14 @@ _JS = """
       });
     });
   });
+  // a table wider than its box says so (CSS .wide); again when the window is resized
+  function wide() {
+    Array.prototype.forEach.call(document.querySelectorAll(".table-wrap"), function (w) {
+      w.classList.toggle("wide", w.scrollWidth > w.clientWidth + 1);
+    });
+  }
+  wide();
+  window.addEventListener("resize", wide);
 })();
 """
 
