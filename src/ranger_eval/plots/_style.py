@@ -23,6 +23,7 @@ from ..atomic import atomic_path
 from ..errors import PlotError
 from ..formatting import format_percent as _format_percent
 from ..formatting import format_pvalue as _format_pvalue
+from ._text import hinted_width, hinted_wrap, wrap_signature
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -69,24 +70,6 @@ def text_width_in(text: str, size: float = FONT_SIZE, bold: bool = False) -> flo
     return 1.05 * float(width) / 72.0
 
 
-def wrap_parts(parts: Sequence[str], sep: str, width: float,
-               measure: Callable[[str], float]) -> list[str]:
-    """Greedy wrap of ``parts`` joined by ``sep`` into lines whose ``measure`` (width in inches)
-    is at most ``width``; a part wider than ``width`` gets a line of its own."""
-    lines: list[str] = []
-    cur = ""
-    for part in parts:
-        trial = part if not cur else cur + sep + part
-        if cur and measure(trial) > width:
-            lines.append(cur + sep.rstrip())
-            cur = part
-        else:
-            cur = trial
-    if cur:
-        lines.append(cur)
-    return lines
-
-
 def add_signature(fig: Figure, signature: object, size: float = FONT_SIZE - 2.5) -> None:
     """Print the reproducibility signature small and grey below everything else in ``fig``.
 
@@ -98,7 +81,6 @@ def add_signature(fig: Figure, signature: object, size: float = FONT_SIZE - 2.5)
     """
     if not signature:
         return
-    from ._text import hinted_width, hinted_wrap, wrap_signature  # _text imports this module
 
     text, prop = str(signature), font(size)
     room = 0.98 * float(fig.get_figwidth())

@@ -11,10 +11,26 @@ from functools import lru_cache
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.font_manager import FontProperties
 
-from ._style import wrap_parts
-
 __all__ = ["HINT", "hinted_width", "hinted_wrap", "line_height", "text_width", "wrap", "wrap_footer",
-           "wrap_signature"]
+           "wrap_parts", "wrap_signature"]
+
+
+def wrap_parts(parts: Sequence[str], sep: str, width: float,
+               measure: Callable[[str], float]) -> list[str]:
+    """Greedy wrap of ``parts`` joined by ``sep`` into lines whose ``measure`` (width in inches)
+    is at most ``width``; a part wider than ``width`` gets a line of its own."""
+    lines: list[str] = []
+    cur = ""
+    for part in parts:
+        trial = part if not cur else cur + sep + part
+        if cur and measure(trial) > width:
+            lines.append(cur + sep.rstrip())
+            cur = part
+        else:
+            cur = trial
+    if cur:
+        lines.append(cur)
+    return lines
 
 
 @lru_cache(maxsize=1)

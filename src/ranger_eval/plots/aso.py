@@ -20,7 +20,8 @@ from matplotlib.patches import Patch
 from ..errors import PlotError
 from ..verdicts.aso import format_epsilon
 from ._page import PAGE_H, PAGE_W
-from ._style import FIGURE_RC, INK, add_signature, font, text_width_in, wrap_parts
+from ._style import FIGURE_RC, INK, add_signature, font, text_width_in
+from ._text import wrap_parts
 
 __all__ = ["aso_heatmap"]
 

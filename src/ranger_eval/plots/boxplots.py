@@ -32,7 +32,8 @@ from ..errors import PlotError
 from ..formatting import format_level
 from ..stats.tests import wilson_interval
 from ._page import PAGE_H, PAGE_W
-from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in, wrap_parts
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
+from ._text import wrap_parts
 
 __all__ = ["comparison_boxplots", "is_binary", "rank_ticks", "wilson_interval"]
 

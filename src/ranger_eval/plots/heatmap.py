@@ -32,8 +32,8 @@ from ._style import (
     add_signature,
     font,
     text_width_in,
-    wrap_parts,
 )
+from ._text import wrap_parts
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType

@@ -30,7 +30,8 @@ from matplotlib.patches import Patch
 from ..formatting import format_correction
 from ._cells import A_BETTER, B_BETTER, CAP, NOT_SIG, cell_colour, draw_cells
 from ._page import COMPACT_ROW, MIN_FONT, PAGE_H, PAGE_W
-from ._style import FIGURE_RC, FONT_SIZE, add_signature, font, text_width_in, wrap_parts
+from ._style import FIGURE_RC, FONT_SIZE, add_signature, font, text_width_in
+from ._text import wrap_parts
 
 __all__ = ["pair_matrix"]
 

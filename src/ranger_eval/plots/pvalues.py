@@ -27,7 +27,8 @@ from scipy.special import ndtr
 
 from ..formatting import format_correction
 from ._page import PAGE_H, PAGE_W
-from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in, wrap_parts
+from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
+from ._text import wrap_parts
 
 __all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN"]
 

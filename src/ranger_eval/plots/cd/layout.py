@@ -12,7 +12,8 @@ import numpy as np
 from ...errors import PlotError
 from ...formatting import format_pvalue
 from .._page import PAGE_W
-from .._style import FONT_SIZE, MINUS, text_width_in, wrap_parts
+from .._style import FONT_SIZE, MINUS, text_width_in
+from .._text import wrap_parts
 from .check import CDData
 from .options import CDOptions
 
