@@ -47,7 +47,7 @@ RUN = pd.DataFrame({"query_id": [1, 1, 1, 2, 2, 2, 3, 3],
 
 
 def _polars() -> Any:
-    return pytest.importorskip("polars")
+    return pytest.importorskip("polars", reason="polars inputs need polars (the 'test' extra)")
 
 
 # --------------------------------------------------------------------- containers and dtypes
@@ -499,7 +499,7 @@ def test_condition_and_compare_params_containers() -> None:
 def test_open_scores_in_memory_tables_say_what_to_use() -> None:
     """lazy.open_scores reads files (or a dask frame); an in-memory table of any container is
     an error that points to ranger_eval.Scores, which takes them all."""
-    pytest.importorskip("duckdb")
+    pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra; in 'test')")
     from ranger_eval.lazy import open_scores
 
     plain = _tidy()

@@ -57,7 +57,7 @@ def _brute_force(y, a, b, f, alternative):
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 @pytest.mark.parametrize("seed", range(2))
 def test_permutation_alternatives_against_sklearn_enumeration(alternative, seed):
-    skm = pytest.importorskip("sklearn.metrics")
+    skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle here (the 'test' extra)")
     rng = np.random.default_rng(seed)
     n = 6
     y = rng.integers(0, 3, n)
@@ -71,7 +71,7 @@ def test_permutation_alternatives_against_sklearn_enumeration(alternative, seed)
 
 
 def test_bootstrap_p_and_interval_against_a_reference_loop():
-    skm = pytest.importorskip("sklearn.metrics")
+    skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle here (the 'test' extra)")
     c = CASES["multiclass"]
     b_, seed = 200, 9  # the reference loop calls sklearn 2 × b_ times
     comp = compare(_tidy(c), test="bootstrap", metric_fn="macro_f1", n_resamples=b_, seed=seed,
@@ -95,7 +95,7 @@ def test_bootstrap_p_and_interval_against_a_reference_loop():
 
 
 def test_monte_carlo_permutation_matches_a_reference_loop():
-    skm = pytest.importorskip("sklearn.metrics")
+    skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle here (the 'test' extra)")
     from ranger_eval.stats.resampling import SignFlips
 
     c = CASES["binary"]

@@ -293,7 +293,7 @@ def _seeded_predictions(seeds_t=(0, 1, 2), seeds_c=(0, 1, 2), n=60, flip=0.0, rn
 
 
 def test_metric_fn_over_seeds_bootstraps_items_jointly():
-    skm = pytest.importorskip("sklearn.metrics")
+    skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle here (the 'test' extra)")
     from ranger_eval.setmetrics import bootstrap_values, encode, metric
 
     df = _seeded_predictions()

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("duckdb")
+pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra; in 'test')")
 
 from ranger_eval import effect_sizes  # noqa: E402
 from ranger_eval.errors import EffectSizeError  # noqa: E402

@@ -17,7 +17,7 @@ JUDGED = pd.DataFrame({"dataset": "d", "system": ["A", "B", "A", "B"], "item": [
 
 
 def test_parquet_with_human_scores_is_refused(tmp_path: Path) -> None:
-    pytest.importorskip("duckdb")
+    pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra; in 'test')")
     path = tmp_path / "judged.parquet"
     JUDGED.to_parquet(path)
     with pytest.raises(ScoresError, match="human_value.*read_scores"):
@@ -25,6 +25,6 @@ def test_parquet_with_human_scores_is_refused(tmp_path: Path) -> None:
 
 
 def test_dask_frame_with_human_scores_is_refused() -> None:
-    dd = pytest.importorskip("dask.dataframe")
+    dd = pytest.importorskip("dask.dataframe", reason="the Dask engine needs the 'dask' extra (in 'test')")
     with pytest.raises(ScoresError, match=r"human_value.*ddf\.compute\(\)"):
         rg.open_scores(dd.from_pandas(JUDGED, npartitions=1))

@@ -120,7 +120,7 @@ def test_meta_regression_matches_metafor(name, cols, fit):
 def test_ablat_year_in_extended_precision():
     """Ours agrees with a 50-digit evaluation of the DL meta-regression to ~1e-12, metafor's to
     ~1e-9 (the reason for RTOL_ILL)."""
-    mp = pytest.importorskip("mpmath")
+    mp = pytest.importorskip("mpmath", reason="mpmath is the high-precision oracle (the 'oracle' extra)")
     mp.mp.dps = 50
     ds = DATASETS["bcg_logRR"]
     y = [mp.mpf(x) for x in ds["yi"]]

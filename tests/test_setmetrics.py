@@ -28,7 +28,7 @@ LIKELIHOOD = ("perplexity", "weighted_perplexity", "bits_per_byte", "upper_media
 
 def _needs(name: str) -> None:
     if name in TEXT:
-        pytest.importorskip("sacrebleu")
+        pytest.importorskip("sacrebleu", reason="sacrebleu is the oracle here (the 'test' extra)")
 
 
 def test_oracle_covers_every_named_metric():
@@ -86,7 +86,7 @@ def _random_case(rng, kind, n):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_named_metrics_match_sklearn_and_scipy_on_random_data(seed):
-    skm = pytest.importorskip("sklearn.metrics")
+    skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle here (the 'test' extra)")
     from scipy import stats
 
     rng = np.random.default_rng(seed)
@@ -199,7 +199,7 @@ def test_seed_pairs_are_swapped_together():
 
 # --------------------------------------------------------------------------- callables
 def test_callables_by_signature():
-    skm = pytest.importorskip("sklearn.metrics")
+    skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle here (the 'test' extra)")
     c = BY_NAME["multiclass"]
     m = sm.get_metric(skm.matthews_corrcoef)
     assert m.inputs == "label-prediction" and m.name == "matthews_corrcoef"
@@ -270,27 +270,33 @@ def test_text_metrics_without_sacrebleu_are_a_clear_error(monkeypatch, name):
 
 
 def test_bleu_needs_text():
-    pytest.importorskip("sacrebleu")
+    pytest.importorskip("sacrebleu", reason="sacrebleu is the oracle here (the 'test' extra)")
     with pytest.raises(EffectSizeError, match="'bleu' needs text predictions, got 3"):
         sm.compute("bleu", ["a b", "c d"], np.array(["a b", 3], dtype=object))
 
 
 @pytest.mark.parametrize("name", ["chrf", "ter"])
 def test_chrf_ter_need_text(name):
-    pytest.importorskip("sacrebleu")
+    pytest.importorskip("sacrebleu", reason="sacrebleu is the oracle here (the 'test' extra)")
     with pytest.raises(EffectSizeError, match=f"'{name}' needs text labels \\(references\\), got 3"):
         sm.compute(name, np.array(["a b", 3], dtype=object), ["a b", "c"])
 
 
 # --------------------------------------------------------------------------- lm-eval likelihoods
+def test_text_metric_directions():
+    """ter is an error rate (lower is better); chrf and chrf++ are scores (higher is better)."""
+    _needs("ter")
+    assert not sm.metric("ter").higher_is_better
+    assert sm.metric("chrf").higher_is_better and sm.metric("chrf++").higher_is_better
+
+
 def test_likelihood_metrics_directions_inputs_and_bad_counts():
     assert sm.metric("perplexity").inputs == "values"
     assert sm.metric("weighted_perplexity").inputs == "label-prediction"
-    for name in (*LIKELIHOOD[:3], "ter"):
+    for name in LIKELIHOOD[:3]:
         assert not sm.metric(name).higher_is_better
     assert sm.metric("upper_median").inputs == "values"
     assert sm.compute("upper_median", None, [4.0, 1.0, 3.0, 2.0]) == 3.0  # lm-eval: sorted[n//2]
-    assert sm.metric("chrf").higher_is_better and sm.metric("chrf++").higher_is_better
     # a perplexity ignores labels: the values are the log-likelihoods
     assert sm.compute("perplexity", None, [-1.0, -3.0]) == pytest.approx(np.exp(2.0), rel=1e-15)
     with pytest.raises(EffectSizeError, match=r"label \(word or byte count\) at item position 1 "

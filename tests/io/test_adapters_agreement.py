@@ -34,6 +34,15 @@ SET_LEVEL = {"f1": "f1", "mcc": "mcc", "bleu": "bleu", "chrf": "chrf", "ter": "t
 PER_ITEM = {"acc", "acc_norm", "exact_match", "brier_score"}
 
 
+@pytest.fixture(autouse=True)
+def _lmeval_needs_sacrebleu(request):
+    """The lm-eval logs hold bleu, chrf and ter, which lm-eval (and Ranger, on reading them)
+    compute with sacrebleu: every lm-eval test skips without it."""
+    if request.node.name.startswith("test_lmeval_"):
+        pytest.importorskip("sacrebleu", reason="the lm-eval logs' bleu/chrf/ter are sacrebleu's "
+                                                "(the 'test' extra)")
+
+
 def lmeval_reported() -> dict[tuple[str, str, str], float]:
     """{(task, system, metric): lm-eval's aggregate} from the results files."""
     out = {}
@@ -206,10 +215,11 @@ INSPECT = ORACLES / "inspect_agreement"  # make_inspect_agreement_logs.py (inspe
 
 
 def inspect_results(path: Path) -> dict:
-    """The log's ``results`` as Inspect's own reader returns them."""
-    from inspect_ai.log import read_eval_log
-
-    return read_eval_log(str(path), header_only=True).results.model_dump()
+    """The log's ``results`` as Inspect's own reader returns them (the test skips without it)."""
+    inspect_log = pytest.importorskip(
+        "inspect_ai.log", reason="Inspect's own reader is the oracle (inspect-ai, the 'test' extra)",
+        exc_type=ImportError)
+    return inspect_log.read_eval_log(str(path), header_only=True).results.model_dump()
 
 
 @pytest.mark.parametrize("name", ["full.eval", "full.json", "epochs.eval", "limit.eval"])
@@ -328,8 +338,9 @@ def test_helm_partial_per_instance_stats_warns(tmp_path):
 @given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=2, max_size=60))
 def test_tool_aggregate_f1_mcc_are_sklearns(pairs):
     """lm-eval's f1 / matthews_corrcoef aggregations are sklearn's on the (gold, pred) pairs."""
-    from sklearn.metrics import f1_score, matthews_corrcoef
-
+    skm = pytest.importorskip("sklearn.metrics",
+                              reason="lm-eval's f1/mcc are scikit-learn's (the 'test' extra)")
+    f1_score, matthews_corrcoef = skm.f1_score, skm.matthews_corrcoef
     golds, preds = zip(*pairs, strict=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # sklearn warns on an undefined F1 (it returns 0)
@@ -385,9 +396,9 @@ def test_lmeval_what_no_set_metric_computes_is_refused_by_name(tmp_path):
     """Several references per item (chrf) and a task's own aggregation function (mcc) cannot be
     tested: left out with a note, and asking for them is an error naming the metric, the
     aggregation, why and what to do. Their aggregates are still recomputed and checked."""
-    import sacrebleu
-
     from ranger_eval.io.adapters import check_corpus_metrics
+
+    sacrebleu = pytest.importorskip("sacrebleu", reason="lm-eval's chrf is sacrebleu's (the 'test' extra)")
 
     results = _copy(tmp_path)
     samples = next(results.parent.glob("samples_ranger_gen_*.jsonl"))

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.metrics import f1_score, matthews_corrcoef
 
 from ranger_eval.errors import InputError
 from ranger_eval.io.adapters import load_adapter, read_adapter, read_adapters, sniff
@@ -19,6 +18,14 @@ from ranger_eval.io.adapters import load_adapter, read_adapter, read_adapters, s
 DATE = "2026-01-21T03-44-18.458309"
 MODEL = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1"
 TASK = "math_perturbed_full"
+
+
+SKLEARN = "lm-eval aggregates f1 and mcc with scikit-learn (the 'test' extra)"
+
+
+def _sklearn_metrics():
+    """``sklearn.metrics``, lm-eval's own f1/mcc aggregations; the test skips without it."""
+    return pytest.importorskip("sklearn.metrics", reason=SKLEARN)
 
 
 @pytest.fixture()
@@ -121,10 +128,12 @@ def write_run(folder: Path, model: str, seed: int, date: str = DATE) -> dict:
     (folder / f"samples_cola_like_{date}.jsonl").write_text(
         "".join(json.dumps(x) + "\n" for x in lines))
     accs = [x["acc"] for x in lines]
+    skm = _sklearn_metrics()
     golds, preds = zip(*(x["f1"] for x in lines), strict=True)
     results["results"]["cola_like"] = {  # lm-eval's aggregations (sklearn), checked on reading
         "alias": "cola_like", "acc,none": float(np.mean(accs)),
-        "f1,none": float(f1_score(golds, preds)), "mcc,none": float(matthews_corrcoef(golds, preds))}
+        "f1,none": float(skm.f1_score(golds, preds)),
+        "mcc,none": float(skm.matthews_corrcoef(golds, preds))}
     results["configs"]["cola_like"] = {"task": "cola_like", "metric_list": [
         {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
         {"metric": "f1", "aggregation": "f1", "higher_is_better": True},
@@ -354,9 +363,9 @@ def test_folder_skips_results_without_samples(tmp_path):
 def test_pair_metrics_feed_the_set_metric_path(tmp_path):
     """lm-eval metrics stored as [gold, pred] pairs (f1, mcc) become per-item rows with label and
     prediction, so the bootstrap effect of the corpus-level metric can be computed directly."""
-    from sklearn.metrics import f1_score
-
     import ranger_eval as rg
+
+    f1_score = _sklearn_metrics().f1_score
 
     write_run(tmp_path / "out" / "a", "org/a", seed=1)
     write_run(tmp_path / "out" / "b", "org/b", seed=2, date="2026-02-01T10-00-00.000001")

@@ -299,7 +299,7 @@ def test_compare_end_to_end_does_not_depend_on_the_unit(seed: int, n: int, k: in
 @pytest.mark.parametrize("k", [-300, -150, 150, 300])
 @pytest.mark.parametrize("test", ["auto", "welch", "wilcoxon"])
 def test_lazy_duckdb_equals_in_memory_at_extremes(tmp_path: Path, k: int, test: str) -> None:
-    pytest.importorskip("duckdb")
+    pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra; in 'test')")
     from ranger_eval import lazy
 
     df = _scores(7, 12)
@@ -318,7 +318,7 @@ def test_lazy_duckdb_equals_in_memory_at_extremes(tmp_path: Path, k: int, test: 
 
 @pytest.mark.parametrize("k", [-300, 300])
 def test_lazy_effect_sizes_equal_in_memory_at_extremes(tmp_path: Path, k: int) -> None:
-    pytest.importorskip("duckdb")
+    pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra; in 'test')")
     from ranger_eval import lazy
 
     df = _scores(11, 15)

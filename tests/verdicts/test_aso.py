@@ -167,7 +167,7 @@ def test_defaults_have_no_systematic_difference_from_deepsig() -> None:
 
 
 def test_deepsig_itself_when_installed() -> None:
-    deepsig = pytest.importorskip("deepsig")
+    deepsig = pytest.importorskip("deepsig", reason="deepsig is the oracle here (the 'oracle' extra)")
     f = FIX[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -65,7 +65,7 @@ def test_sign_test_prior_place(case):
 
 
 def test_against_baycomp_directly():
-    baycomp = pytest.importorskip("baycomp")
+    baycomp = pytest.importorskip("baycomp", reason="baycomp is the oracle here (the 'oracle' extra)")
     rng = np.random.default_rng(5)
     x = rng.normal(0.7, 0.05, 12)
     y = x + rng.normal(0.01, 0.02, 12)
