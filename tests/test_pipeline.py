@@ -49,7 +49,7 @@ def test_compare_honours_config_level_and_compare_section(tmp_path, files):
     comp = run.comparison
     assert comp.level == 0.9 and set(comp.table["test"]) == {"wilcoxon"}
     sig = comp.signature.fields
-    assert sig["test"] == "wilcoxon" and sig["corr"] == "holm" and sig["alpha"] == "0.1"
+    assert sig["test"] == "wilcoxon" and sig["corr"] == "holm" and sig["level"] == "0.9"
     assert sig["seed"] == "3"
 
 

@@ -897,7 +897,7 @@ def rank_test(
         "posthoc": posthoc,
         "pairs": "all" if control is None else f"baseline({control})",
         "corr": corr,
-        "alpha": alpha,
+        "level": f"{level:.6g}",
         "tie_correction": "yes" if tie_correction else "no",
         "method_detail": "zsplit" if posthoc == "wilcoxon" else None,
     })

@@ -43,7 +43,7 @@ import pandas as pd
 from ..atomic import write_text
 from ..errors import ReportError
 from ..formatting import format_level, format_percent, format_pvalue
-from ..signature import parse_signature
+from ..signature import parse_signature, signature_level
 from .tables import jsonable
 
 __all__ = ["REPORT_FILE", "render_html_report", "write_html_report"]
@@ -550,10 +550,8 @@ def _compare(a: _Analysis) -> None:
         a.data["comparison_rows"] = len(comp)
     fields = a.sig_fields()
     corr = _correction(fields.get("corr", ""))
-    try:
-        alpha = float(fields.get("alpha", "0.05"))
-    except ValueError:
-        alpha = 0.05
+    level = signature_level(fields)  # level:, or alpha: of an older folder
+    alpha = 0.05 if level is None else round(1.0 - level, 12)
     sig = _bools(comp["significant"])
     # which mean is better: the higher one, unless the CSV's higher_is_better column says lower
     higher = (_bools(comp["higher_is_better"]) if "higher_is_better" in comp.columns

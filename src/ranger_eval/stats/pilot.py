@@ -81,7 +81,7 @@ class PilotPlan:
     @property
     def signature(self) -> Signature:
         return make_signature("plan", {
-            "test": self.test, "alt": self.alternative, "alpha": self.alpha,
+            "test": self.test, "alt": self.alternative, "level": f"{1.0 - self.alpha:.6g}",
             "solve": self.solved_for, "n_simulations": self.n_simulations, "seed": self.seed,
         })
 

@@ -130,14 +130,14 @@ class Plan:
 
     @property
     def signature(self) -> Signature:
-        """``kind:plan`` with the test, hypothesis, alternative, α, the solved unknown and the
+        """``kind:plan`` with the test, hypothesis, alternative, level (1 − α), the solved unknown and the
         design (ICC, cluster size, samples per item) — enough to redo the calculation."""
         return make_signature("plan", {
             "test": self.test,
             "hyp": None if self.hypothesis == "superiority" else self.hypothesis,
             "margin": self.margin,
             "alt": self.alternative,
-            "alpha": self.alpha,
+            "level": f"{1.0 - self.alpha:.6g}",
             "solve": self.solved_for,
             "icc": self.icc,
             "cluster_size": self.cluster_size,
