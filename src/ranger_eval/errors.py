@@ -55,6 +55,8 @@ __all__ = [
     "EffectSizeError",
     "Hint",
     "IRError",
+    "RangerWarning",
+    "Said",
     "InputError",
     "MeasureError",
     "MetaInputError",
@@ -96,15 +98,51 @@ class Hint:
     """A keyword argument that would fix an error, kept as data so that each front end says it in
     its own words: the Python API writes :attr:`text` (``pass missing='intersect'``, ``pass
     metric=``) into the message; the command line replaces that text with its option
-    (``pass --missing intersect``, ``pass --metric``; ``ranger_eval.cli._common.cli_words``)."""
+    (``pass --missing intersect``, ``pass --metric``; ``ranger_eval.cli._common.cli_words``).
+
+    ``form`` ``"pass"`` says it as an instruction (``pass cluster='passage'``), ``"set"`` as the
+    setting alone, for a sentence of its own (``read the log with cluster='passage'``; the command
+    line: ``read the log with --cluster passage``). Warnings carry hints too
+    (:class:`RangerWarning`)."""
 
     keyword: str
     value: object = ANY
+    form: str = "pass"
+
+    def __post_init__(self) -> None:
+        if self.form not in ("pass", "set"):
+            raise ValueError(f"Hint form must be 'pass' or 'set'; got {self.form!r}")
 
     @property
     def text(self) -> str:
-        """How the Python API says it: ``pass KEYWORD=VALUE`` (``pass KEYWORD=`` without one)."""
-        return f"pass {self.keyword}=" + ("" if self.value is ANY else repr(self.value))
+        """How the Python API says it: ``pass KEYWORD=VALUE`` (``pass KEYWORD=`` without one),
+        or ``KEYWORD=VALUE`` in the ``"set"`` form."""
+        said = f"{self.keyword}=" + ("" if self.value is ANY else repr(self.value))
+        return said if self.form == "set" else f"pass {said}"
+
+
+class RangerWarning(UserWarning):
+    """A warning whose message names keyword arguments (its :class:`Hint` s), so that the
+    command line can say them as options, as it does for a :class:`RangerError`'s hints."""
+
+    hints: tuple[Hint, ...] = ()
+
+    def __init__(self, *args: object, hints: Sequence[Hint] = ()) -> None:
+        super().__init__(*args)
+        if hints:
+            self.hints = tuple(hints)
+
+
+class Said(str):
+    """The one-line text of a warning together with its :class:`Hint` s (a ``str``: written to
+    manifests and results as the Python API says it; the command line renders the hints)."""
+
+    hints: tuple[Hint, ...]
+
+    def __new__(cls, text: str, hints: Sequence[Hint] = ()) -> Said:
+        out = super().__new__(cls, text)
+        out.hints = tuple(hints)
+        return out
 
 
 class RangerError(ValueError):

@@ -35,6 +35,7 @@ from .errors import (
     ConfigError,
     EffectSizeError,
     Hint,
+    Said,
     InputError,
     RangerError,
     SettingsError,
@@ -173,12 +174,15 @@ def meta_options(overrides: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- warnings
 @contextmanager
 def collecting_warnings(sink: list[str]) -> Iterator[None]:
-    """Record every warning raised inside the block as one line of text in ``sink``."""
+    """Record every warning raised inside the block as one line of text in ``sink`` (a
+    :class:`~ranger_eval.errors.Said`: with the warning's hints, which the command line says as
+    its options)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=DeprecationWarning)
         yield
-    sink.extend(" ".join(str(w.message).split()) for w in caught)
+    sink.extend(Said(" ".join(str(w.message).split()), getattr(w.message, "hints", ()))
+                for w in caught)
 
 
 # --------------------------------------------------------------------------- scores of an experiment

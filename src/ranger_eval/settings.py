@@ -486,10 +486,12 @@ class CompareSettings(_Settings):
         one-sided tests); only tests with a margin version; no set-level ``metric_fn``."""
         if self.hypothesis == "superiority":
             if self.margin is not None:
+                said = [Hint("hypothesis", h, form="set")
+                        for h in ("non-inferiority", "equivalence", "superiority")]
                 raise SettingsError(
-                    f"margin: {self.margin!r} is only used with hypothesis='non-inferiority' or "
-                    "'equivalence' (got hypothesis='superiority'); pass the hypothesis too, or "
-                    "leave the margin out")
+                    f"margin: {self.margin!r} is only used with {said[0].text} or "
+                    f"{said[1].text} (got {said[2].text}); pass the hypothesis too, or "
+                    "leave the margin out", hints=said)
             return
         if self.margin is None:
             hint = Hint("margin")

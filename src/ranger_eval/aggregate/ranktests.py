@@ -781,11 +781,12 @@ def rank_test(
     present = ~np.isnan(values)
     n_missing = int(present.size - np.count_nonzero(present))
     if n_missing and posthoc == "conover":
+        hint = Hint("posthoc")
         raise AggregateError(
             f"Conover's post-hoc test needs complete blocks; {n_missing} of {n * k} cells are "
-            f"missing ({_holes_text(df, present)}): use posthoc='nemenyi', 'holm' or "
-            "'wilcoxon' (Skillings–Mack contrasts, or Wilcoxon on the datasets both systems "
-            "share), or drop the incomplete datasets")
+            f"missing ({_holes_text(df, present)}): the post-hoc tests 'nemenyi', 'holm' and "
+            "'wilcoxon' allow them (Skillings–Mack contrasts, or Wilcoxon on the datasets both "
+            f"systems share; {hint.text}), or drop the incomplete datasets", hints=[hint])
     oriented = -values if higher_is_better else values
     sm = None
     if n_missing:  # Skillings–Mack (module docstring)

@@ -151,19 +151,28 @@ def _cli_value(value: object) -> str:
 
 
 def cli_words(hint: Hint, options: Iterable[str]) -> str | None:
-    """``hint`` said as the command line says it: ``pass --missing intersect``, ``pass --metric``,
-    ``pass --drop-degenerate`` when the command has that option (``options``: its option
-    strings), else ``set missing: intersect in the experiment YAML`` for a YAML key; ``None`` when
-    neither exists (:func:`cli_message` then says the Python words are the Python API's)."""
+    """``hint`` as the command line says it (:func:`_cli_setting`), after ``pass`` in the hint's
+    ``"pass"`` form: ``pass --missing intersect``; ``--cluster passage`` in the ``"set"`` form."""
+    words = _cli_setting(hint, options)
+    if words is None or hint.form == "set":
+        return words
+    return ("pass " + words) if words.startswith("--") else words
+
+
+def _cli_setting(hint: Hint, options: Iterable[str]) -> str | None:
+    """The setting of ``hint`` as the command line says it: ``--missing intersect``, ``--metric``,
+    ``--drop-degenerate`` when the command has that option (``options``: its option strings),
+    else ``set `missing: intersect` in the experiment YAML`` for a YAML key; ``None`` when neither
+    exists (:func:`cli_message` then says the Python words are the Python API's)."""
     opts = set(options)
     flag = next((f for (k, v), f in CLI_FLAGS.items()
                  if k == hint.keyword and type(v) is type(hint.value) and v == hint.value),
                 None)
     if flag is not None and flag[0] in opts:
-        return f"pass {flag[1]}"
+        return flag[1]
     option = CLI_OPTIONS.get(hint.keyword, "--" + hint.keyword.replace("_", "-"))
     if option in opts:
-        return f"pass {option}" + ("" if hint.value is ANY else f" {_cli_value(hint.value)}")
+        return option + ("" if hint.value is ANY else f" {_cli_value(hint.value)}")
     key = YAML_KEYS.get(hint.keyword)
     if key is not None:
         value = "…" if hint.value is ANY else _cli_value(hint.value)
@@ -187,7 +196,12 @@ def cli_message(exc: BaseException, message: str | None = None) -> str:
     """The message of ``exc`` (or ``message``) with each Python keyword its hints name replaced by
     the running command's option (:data:`RUNNING_OPTIONS`, :func:`cli_words`)."""
     text = str(exc) if message is None else message
-    for hint in _hints(exc):
+    return _said(text, _hints(exc))
+
+
+def _said(text: str, hints: Iterable[Hint]) -> str:
+    """``text`` with the Python words of each hint replaced by the command line's."""
+    for hint in hints:
         words = cli_words(hint, RUNNING_OPTIONS)
         text = text.replace(hint.text, f"in the Python API, {hint.text}" if words is None
                             else words)
@@ -201,9 +215,12 @@ def fail(message: str) -> typer.Exit:
 
 
 def warn(messages: Iterable[str]) -> None:
-    """Print each warning as ``ranger-eval: warning: …`` on stderr."""
+    """Print each warning as ``ranger-eval: warning: …`` on stderr, the keywords its hints name
+    (a :class:`~ranger_eval.errors.Said` from :func:`ranger_eval.pipeline.collecting_warnings`)
+    said as the running command's options."""
     for m in messages:
-        typer.echo(f"ranger-eval: warning: {one_line(m)}", err=True)
+        typer.echo(f"ranger-eval: warning: {one_line(_said(m, getattr(m, 'hints', ())))}",
+                   err=True)
 
 
 def report_written(paths: Iterable[Path]) -> None:
