@@ -35,9 +35,9 @@ from .errors import (
     ConfigError,
     EffectSizeError,
     Hint,
-    Said,
     InputError,
     RangerError,
+    Said,
     SettingsError,
     suggest,
 )
