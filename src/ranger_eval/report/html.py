@@ -451,6 +451,8 @@ def _meta(a: _Analysis) -> None:
     a.sentences.append(s + ".")
     if k == 1:
         a.sentences.append("Only one dataset: the summary is that dataset's effect.")
+    elif isinstance(res.get("caution"), str):  # k = 2 (MetaResult.few_datasets_caution)
+        a.sentences.append(res["caution"])
     elif method not in ("FE", "EE") and math.isfinite(pi_lo) and math.isfinite(pi_hi):
         pdec = _decimals([pi_lo, pi_hi])
         spans = pi_lo < 0 < pi_hi

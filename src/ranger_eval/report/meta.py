@@ -61,6 +61,8 @@ def meta_markdown(
         f"τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, "
         f"{format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}.",
     ]
+    if r.few_datasets_caution is not None:
+        lines += ["", f"**Caution.** {r.few_datasets_caution}"]
     detectable = meta_mde_sentence(r)
     if detectable:
         lines += ["", detectable]
@@ -135,6 +137,8 @@ def meta_latex(
         f"interval [{r.pi_low:.4f}, {r.pi_high:.4f}]; τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, "
         f"H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, {format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}."
     )
+    if r.few_datasets_caution is not None:
+        caption += " " + r.few_datasets_caution
     if len(r.names) > max_rows:
         caption += " " + _too_many(len(r.names), max_rows)
     if skipped:
