@@ -16,8 +16,9 @@ from ranger_eval.signature import FIELDS, make_signature, parse_signature
 
 def test_every_error_class_is_a_ranger_error_and_a_value_error():
     classes = [c for _, c in inspect.getmembers(errors, inspect.isclass)
-               if issubclass(c, Exception)]
+               if issubclass(c, Exception) and not issubclass(c, Warning)]
     assert len(classes) >= 15
+    assert issubclass(errors.RangerWarning, UserWarning)  # a warning with hints, not an error
     for cls in classes:
         assert issubclass(cls, errors.RangerError) and issubclass(cls, ValueError), cls
     assert issubclass(errors.ConvergenceError, RuntimeError)  # as before

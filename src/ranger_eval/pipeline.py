@@ -1240,19 +1240,31 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     with ``win_rates`` (a :class:`~ranger_eval.aggregate.WinRate`) winrate.{md,csv,tex} and
     its result in ranking.json (``win_rate``)."""
     from . import report
+    from .aggregate.agreement import rank_disagreements
 
     start = len(out.written)
     main = ranking if ranking is not None else rank_test
     extra = {"naive": naive} if ranking is None and naive is not None else {}
-    out.text("ranking.md", report.to_markdown(main, **extra))
+    test_dict = rank_test.to_dict()
+    # the two verdicts on each pair, explained where they differ (issue 27 §4)
+    disagreements = ([] if ranking is None or test_dict.get("approach") == "bayesian"
+                     else rank_disagreements(ranking.to_dict(), test_dict))
+    markdown = report.to_markdown(main, **extra)
+    if disagreements:  # before the signature line that ends the file
+        body, sep, sig = markdown.rstrip("\n").rpartition("\n\n`ranger-eval:")
+        why = "\n\n".join(f"**Why both hold.** {s}" for s in disagreements)
+        markdown = (f"{body}\n\n{why}{sep}{sig}\n" if sep
+                    else f"{markdown.rstrip()}\n\n{why}\n")
+    out.text("ranking.md", markdown)
     out.text("ranking.csv", report.to_csv(main))
     out.text("ranking.tex", report.to_latex(main, **extra))
-    payload = {"rank_test": rank_test.to_dict(),
+    payload = {"rank_test": test_dict,
                "ranking": ranking.to_dict() if ranking is not None else None,
                "naive_means": None if naive is None else {str(k): float(v)
                                                           for k, v in naive.items()},
                **_bradley_terry_payload(bradley_terry),
                **({"win_rate": win_rates.to_dict()} if win_rates is not None else {}),
+               **({"disagreements": disagreements} if disagreements else {}),
                "signature": str(main.signature)}
     out.text("ranking.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
     if ranking is not None:

@@ -839,6 +839,9 @@ def _rank(a: _Analysis) -> None:
         text += (": the average ranks differ significantly" if decide < alpha
                  else ": no significant difference between the average ranks")
         a.sentences.append(text + f" (α = {_alpha(alpha)}).")
+    # where the ranking's pairwise tests and the rank test differ, why both hold (written by
+    # the pipeline from both results: ranger_eval.aggregate.agreement)
+    a.sentences += [str(s) for s in payload.get("disagreements") or [] if isinstance(s, str)]
     naive = payload.get("naive_means")
     if ranking is None and isinstance(naive, dict) and naive:
         hib = rt.get("higher_is_better", True) is not False

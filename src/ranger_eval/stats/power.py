@@ -729,15 +729,15 @@ def plan(
             n = _integer("n", n, 1)
         if cluster_size > 1 and isinstance(n, (int, float, np.integer, np.floating)) \
                 and not isinstance(n, bool) and math.isfinite(n) and 0 < n < n_min:
-            given, size, least = (Hint("n", _whole(n), form="set"),
+            said_n, size, least = (Hint("n", _whole(n), form="set"),
                                   Hint("cluster_size", cluster_size, form="set"),
                                   Hint("n", n_min))
             need = n_min // cluster_size
             raise StatsInputError(
-                f"{given.text} items cannot fill {need} whole cluster(s) of {size.text}: "
+                f"{said_n.text} items cannot fill {need} whole cluster(s) of {size.text}: "
                 + ("the t test of clustered items needs at least 2 clusters (C − 1 degrees of "
                    "freedom)" if need > 1 else "a plan counts whole clusters")
-                + f"; {least.text} or more, or smaller clusters", hints=[given, size, least])
+                + f"; {least.text} or more, or smaller clusters", hints=[said_n, size, least])
         n = _number("n", n, low=float(n_min), low_open=False)
         if cluster_size > 1 and not float(n / cluster_size).is_integer():
             below = int(n // cluster_size) * cluster_size
