@@ -665,6 +665,7 @@ def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: An
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
     signature (effects.csv is plain CSV: its signature is in the folder's manifest.json)."""
+    from .aggregate.agreement import margin_disagreements
     from .report.meta import meta_latex, meta_markdown
 
     cfg = exp.config
@@ -696,6 +697,8 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
         "measure": cfg.measure,
         "skipped": res.skipped,
         "result": res.result.to_dict(),
+        # the test of no effect against the margin's verdict, where they seem to disagree
+        **({"disagreements": why} if (why := margin_disagreements(res.result)) else {}),
         "signature": signature,
     }
     out.text("summary.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
@@ -1240,22 +1243,20 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     with ``win_rates`` (a :class:`~ranger_eval.aggregate.WinRate`) winrate.{md,csv,tex} and
     its result in ranking.json (``win_rate``)."""
     from . import report
-    from .aggregate.agreement import rank_disagreements
+    from .aggregate.agreement import bayesian_disagreements, rank_disagreements
 
     start = len(out.written)
     main = ranking if ranking is not None else rank_test
     extra = {"naive": naive} if ranking is None and naive is not None else {}
     test_dict = rank_test.to_dict()
-    # the two verdicts on each pair, explained where they differ (issue 27 §4)
-    disagreements = ([] if ranking is None or test_dict.get("approach") == "bayesian"
+    # the two verdicts on each pair (frequentist pairwise tests against Nemenyi/CD or against
+    # the Bayesian ROPE decisions), explained where they differ (issue 27 §4)
+    disagreements = ([] if ranking is None else
+                     bayesian_disagreements(ranking.to_dict(), test_dict)
+                     if test_dict.get("approach") == "bayesian"
                      else rank_disagreements(ranking.to_dict(), test_dict))
-    markdown = report.to_markdown(main, **extra)
-    if disagreements:  # before the signature line that ends the file
-        body, sep, sig = markdown.rstrip("\n").rpartition("\n\n`ranger-eval:")
-        why = "\n\n".join(f"**Why both hold.** {s}" for s in disagreements)
-        markdown = (f"{body}\n\n{why}{sep}{sig}\n" if sep
-                    else f"{markdown.rstrip()}\n\n{why}\n")
-    out.text("ranking.md", markdown)
+    out.text("ranking.md", report.why_both_hold(report.to_markdown(main, **extra),
+                                                disagreements))
     out.text("ranking.csv", report.to_csv(main))
     out.text("ranking.tex", report.to_latex(main, **extra))
     payload = {"rank_test": test_dict,

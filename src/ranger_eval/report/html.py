@@ -249,6 +249,15 @@ def _get(obj: Mapping[str, Any], key: str, path: Path, kind: type | tuple[type, 
     return value
 
 
+def _margin(text: object) -> float | None:
+    """A signature's ``margin:`` field as a number (None when absent or not a number)."""
+    try:
+        value = float(str(text))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
 def _float(obj: Mapping[str, Any], key: str, path: Path, where: str = "") -> float:
     value = _get(obj, key, path, (int, float, type(None)), where)
     return math.nan if value is None else float(value)
@@ -474,6 +483,9 @@ def _meta(a: _Analysis) -> None:
             f"Against a margin of ±{res['margin']}{direction}: {res['verdict']} (the {pct} "
             f"confidence interval of the summary); {res.get('verdict_new_dataset')} (the "
             "prediction interval).")
+        # where its test of no effect and the margin seem to disagree, why both hold (written by
+        # the pipeline: ranger_eval.aggregate.agreement.margin_disagreements)
+        a.sentences += [s for s in summary.get("disagreements") or [] if isinstance(s, str)]
     skipped = summary.get("skipped") or {}
     if isinstance(skipped, dict) and skipped:
         a.sentences.append("Not analysed: " + "; ".join(
@@ -593,6 +605,12 @@ def _compare(a: _Analysis) -> None:
             f"Hypothesis: {hyp} within a margin of {fields.get('margin', '?')} (in the metric's "
             f"units): “significant” below means shown {word}; each interval is the one its test "
             "inverts, so a pair is shown exactly when it lies within the margin.")
+        if hyp == "equivalence" and level is not None:  # different and equivalent at once
+            from ..aggregate.agreement import equivalence_disagreements
+
+            a.sentences += equivalence_disagreements(
+                comp.assign(significant=sig), margin=_margin(fields.get("margin")),
+                level=level)
         shown_pairs: dict[tuple[str, str], list[int]] = {}
         for a_, b_, s in zip(comp["system_a"].astype(str), comp["system_b"].astype(str), sig,
                              strict=True):

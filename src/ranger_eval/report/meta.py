@@ -68,6 +68,9 @@ def meta_markdown(
         lines += ["", detectable]
     if r.verdict is not None:
         lines += ["", r.verdict.sentence()]
+        from ..aggregate.agreement import margin_disagreements  # only with a margin
+
+        lines += [line for why in margin_disagreements(r) for line in ("", f"**Why both hold.** {why}")]
     if len(r.names) > max_rows:
         lines += ["", _too_many(len(r.names), max_rows)]
     if skipped:
