@@ -260,8 +260,8 @@ def equivalence_disagreements(table: pd.DataFrame, *, margin: float | None, leve
         return []
     t = table
     shown_col = t["significant"]
-    if shown_col.dtype == object:  # read back from a CSV as text
-        shown_col = shown_col.astype(str).str.strip().str.lower().isin(("true", "1", "yes"))
+    if shown_col.dtype.kind != "b":  # read back from a CSV as text (or 0/1)
+        shown_col = shown_col.astype(str).str.strip().str.lower().isin(("true", "1", "1.0", "yes"))
     m = float(margin)
     alpha = round(1.0 - float(level), 12)
     pct = format_level(round(2.0 * float(level) - 1.0, 12))
