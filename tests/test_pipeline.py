@@ -490,7 +490,9 @@ def test_meta_names_every_zero_variance_task_at_once(tmp_path, method):
     text = str(info.value)
     assert text.startswith(f"2 of 5 dataset(s) have zero sampling variance, which the {method} ")
     assert "'t2' (identical systems: zero variance); 't4' (identical systems" in text
-    assert "FE/DL/HS/PM" not in text and "--drop-degenerate" in text
+    # from Python the keyword and the YAML key; the command line says --drop-degenerate
+    assert "FE/DL/HS/PM" not in text and "--drop-degenerate" not in text
+    assert "pass degenerate='drop' (YAML `meta: {degenerate: drop}`)" in text
     # SMD: the constant control has no defined effect; all three in one error
     with pytest.raises(EffectSizeError) as info:
         run_meta(path, tmp_path / "o", control="a", treatment="b", method=method, figures="none")

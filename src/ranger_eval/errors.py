@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from numbers import Real
 from typing import ParamSpec, TypeVar
@@ -54,6 +56,8 @@ __all__ = [
     "ConvergenceError",
     "EffectSizeError",
     "Hint",
+    "in_callers_words",
+    "speaking",
     "IRError",
     "RangerWarning",
     "Said",
@@ -119,6 +123,38 @@ class Hint:
         or ``KEYWORD=VALUE`` in the ``"set"`` form."""
         said = f"{self.keyword}=" + ("" if self.value is ANY else repr(self.value))
         return said if self.form == "set" else f"pass {said}"
+
+
+#: How the running front end says a :class:`Hint` (None: the Python API's own words). Set by the
+#: command line for the duration of one command (:func:`speaking`), so that every warning
+#: recorded during it — on stderr, in a result, in manifest.json — names its options.
+_SPEAKER: ContextVar[Callable[[Hint], str | None] | None] = ContextVar("ranger_speaker",
+                                                                       default=None)
+
+
+@contextmanager
+def speaking(words: Callable[[Hint], str | None]) -> Iterator[None]:
+    """Within the block, :func:`in_callers_words` says each hint with ``words`` (the command
+    line's: ``--cluster passage``); ``words`` returns None for a hint the front end has no
+    words for (then the text says the Python words are the Python API's)."""
+    token = _SPEAKER.set(words)
+    try:
+        yield
+    finally:
+        _SPEAKER.reset(token)
+
+
+def in_callers_words(text: str, hints: Iterable[Hint]) -> str:
+    """``text`` with the Python words of each hint (:attr:`Hint.text`) replaced by the running
+    front end's (:func:`speaking`); unchanged from the Python API."""
+    words_of = _SPEAKER.get()
+    if words_of is None:
+        return text
+    for hint in hints:
+        words = words_of(hint)
+        text = text.replace(hint.text, f"in the Python API, {hint.text}" if words is None
+                            else words)
+    return text
 
 
 class RangerWarning(UserWarning):

@@ -335,9 +335,11 @@ class OutputFolder:
         self.written += written
         return written
 
-    def finish(self, signature: str, command: str | None = None) -> Path:
-        """Write the queued figures, then ``manifest.json`` listing every file of this run;
-        returns its path."""
+    def finish(self, signature: str, command: str | None = None,
+               warnings: Sequence[str] = ()) -> Path:
+        """Write the queued figures, then ``manifest.json`` listing every file of this run and
+        its ``warnings`` (one line each; from the command line in its words: options, not
+        keywords); returns its path."""
         self.flush()
         self._writing()
         files = []
@@ -347,7 +349,8 @@ class OutputFolder:
                           "sha256": hashlib.sha256(data).hexdigest(),
                           "signature": self.signatures.get(p.name, signature)})
         manifest = {"tool": f"ranger-eval {__version__}", "signature": signature,
-                    "command": command, "files": files}
+                    "command": command, "files": files,
+                    "warnings": [" ".join(str(w).split()) for w in warnings]}
         current = {p.name for p in self.written} | {"manifest.json"}
         for name in self._previous:  # outputs of the previous run that this run did not write
             stale = self.path / name

@@ -39,6 +39,7 @@ from .errors import (
     RangerError,
     Said,
     SettingsError,
+    in_callers_words,
     suggest,
 )
 from .io import (
@@ -181,8 +182,9 @@ def collecting_warnings(sink: list[str]) -> Iterator[None]:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=DeprecationWarning)
         yield
-    sink.extend(Said(" ".join(str(w.message).split()), getattr(w.message, "hints", ()))
-                for w in caught)
+    for w in caught:  # in the caller's words: the command line's options during a command
+        hints = getattr(w.message, "hints", ())
+        sink.append(Said(in_callers_words(" ".join(str(w.message).split()), hints), hints))
 
 
 # --------------------------------------------------------------------------- scores of an experiment
@@ -473,9 +475,10 @@ def _drop_stale_report(folder: Path) -> None:
 
 
 def finish_outputs(folder: OutputFolder, signature: str, command: str | None,
-                   html: bool) -> list[str]:
-    """Manifest, then (with ``html``) the one-file report; returns warnings of the report."""
-    folder.finish(signature, command)
+                   html: bool, warnings: Sequence[str] = ()) -> list[str]:
+    """Manifest (with the run's ``warnings``, as :func:`collecting_warnings` recorded them),
+    then (with ``html``) the one-file report; returns warnings of the report."""
+    folder.finish(signature, command, warnings)
     if not html:
         _drop_stale_report(folder.path)
         return []
@@ -590,16 +593,22 @@ def _effect_direction(scores: Scores, metric: str | None) -> bool:
 
 @contextmanager
 def _cli_degenerate_hint() -> Iterator[None]:
-    """Name the command-line option and YAML key in :func:`effect_sizes`' degenerate error."""
+    """Name the YAML key beside the setting in :func:`effect_sizes`' degenerate error (the hint
+    stays: the command line says it as ``--drop-degenerate``, Python as ``degenerate='drop'``)."""
     try:
         yield
     except EffectSizeError as exc:
+        hint = _DROP_DEGENERATE
         text = str(exc)
-        if "degenerate='drop'" not in text:
+        if hint.text not in text:
             raise
-        raise EffectSizeError(text.replace(
-            "pass degenerate='drop'",
-            "pass --drop-degenerate (YAML `meta: {degenerate: drop}`)")) from None
+        raise EffectSizeError(text.replace(hint.text, f"{hint.text} {_DROP_DEGENERATE_YAML}"),
+                              hints=[hint]) from None
+
+
+#: The setting that leaves degenerate datasets out, and its YAML key.
+_DROP_DEGENERATE = Hint("degenerate", "drop")
+_DROP_DEGENERATE_YAML = "(YAML `meta: {degenerate: drop}`)"
 
 
 def _refuse_zero_variance(exp: Experiment, eff: EffectSizes) -> None:
@@ -611,8 +620,8 @@ def _refuse_zero_variance(exp: Experiment, eff: EffectSizes) -> None:
     method = exp.config.method
     raise EffectSizeError(
         f"{len(zero)} of {eff.k} dataset(s) have zero sampling variance, which the {method} "
-        f"meta-analysis cannot weight (1/vi): {degenerate_text(zero)}; pass --drop-degenerate (YAML "
-        f"`meta: {{degenerate: drop}}`) to leave them out with a warning")
+        f"meta-analysis cannot weight (1/vi): {degenerate_text(zero)}; {_DROP_DEGENERATE.text} "
+        f"{_DROP_DEGENERATE_YAML} to leave them out with a warning", hints=[_DROP_DEGENERATE])
 
 
 def _control_treatment_columns(eff: EffectSizes) -> dict[str, dict[str, str]]:
@@ -742,7 +751,7 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
         folder.claim(META_OUTPUTS)
         res = run_experiment(exp)
         write_meta_outputs(exp, res, folder)
-    caught += finish_outputs(folder, str(res.result.signature), command, html)
+    caught += finish_outputs(folder, str(res.result.signature), command, html, caught)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
 
 
@@ -1107,7 +1116,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         # the metrics were chosen while reading (IR measures are evaluated by those names)
         comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
         write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)
-    caught += finish_outputs(folder, str(comp.signature), command, html)
+    caught += finish_outputs(folder, str(comp.signature), command, html, caught)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
 
 
@@ -1428,7 +1437,8 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, None, naive,  # systems already carry display names
                        bradley_terry=bt, win_rates=wr)
-    caught += finish_outputs(folder, str((ranking or rt).signature), command, html)
+    caught += finish_outputs(folder, str((ranking or rt).signature), command, html,
+                             caught)
     return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught),
                    None if isinstance(bt, str) else bt, wr)
 
@@ -1497,6 +1507,6 @@ def run_plan(out: str | Path, command: str | None = None, *, test: str | None = 
                                              "signature": str(result.signature)},
                                             indent=2, allow_nan=False) + "\n")
         folder.text("plan.md", plan_markdown(result))
-    caught += finish_outputs(folder, str(result.signature), command, False)
+    caught += finish_outputs(folder, str(result.signature), command, False, caught)
     return PlanRun(result, tuple(folder.written), tuple(caught))
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from ..errors import ANY, Hint
+from ..errors import ANY, Hint, in_callers_words, speaking
 from ..settings import (
     CompareSettings,
     MetaSettings,
@@ -103,6 +103,12 @@ class RangerGroup(TyperGroup):
             _flags_without_metavar(command, ctx)
         return command
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command, saying the hints of every warning it records in its options
+        (:func:`ranger_eval.errors.speaking`): on stderr, in results and in manifest.json."""
+        with speaking(_running_words):
+            return super().invoke(ctx)
+
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         """The command to run; its option strings are kept for :func:`cli_message`."""
         name, command, rest = super().resolve_command(ctx, args)
@@ -129,6 +135,8 @@ CLI_FLAGS: dict[tuple[str, object], tuple[str, str]] = {
        for name, option in cli_options(cls).items()
        if (meta := settings_fields(cls)[name][1]).flag is not None},
     ("allow_no_overlap", True): ("--allow-no-overlap", "--allow-no-overlap"),
+    ("missing", "zero"): ("--complete", "--complete"),  # trec: trec_eval -c
+    ("missing", "drop"): ("--complete", "the default (no --complete)"),
     ("paired", False): ("--test", "--test welch (or mannwhitney)"),
 }
 #: The experiment YAML key of a keyword the command has no option for.
@@ -199,13 +207,15 @@ def cli_message(exc: BaseException, message: str | None = None) -> str:
     return _said(text, _hints(exc))
 
 
+def _running_words(hint: Hint) -> str | None:
+    """``hint`` in the running command's words (:data:`RUNNING_OPTIONS`)."""
+    return cli_words(hint, RUNNING_OPTIONS)
+
+
 def _said(text: str, hints: Iterable[Hint]) -> str:
     """``text`` with the Python words of each hint replaced by the command line's."""
-    for hint in hints:
-        words = cli_words(hint, RUNNING_OPTIONS)
-        text = text.replace(hint.text, f"in the Python API, {hint.text}" if words is None
-                            else words)
-    return text
+    with speaking(_running_words):
+        return in_callers_words(text, hints)
 
 
 def fail(message: str) -> typer.Exit:

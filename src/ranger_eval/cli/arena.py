@@ -86,7 +86,7 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
     folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
                   ("pdf", "png"))
-    notes += finish_outputs(folder, str(result.signature), command, False)
+    notes += finish_outputs(folder, str(result.signature), command, False, notes)
     notes += _write_arena_html(folder, command)
     return CommandRun(result, tuple(folder.written), tuple(notes))
 

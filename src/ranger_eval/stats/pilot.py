@@ -281,10 +281,11 @@ def plan_from_pilot(
     paired = scores.pair(dataset, treatment, control, metric)
     clustered = paired.clusters is not None and len(set(paired.clusters)) < paired.n
     if clustered and test != "paired-t":
+        given, hint = Hint("test", test, form="set"), Hint("test", "paired-t")
         raise StatsInputError(
             f"dataset {dataset!r}: the pilot's items come in clusters, resampled whole and "
-            f"tested by the cluster-robust paired t; test={test!r} has no clustered simulation "
-            "here: pass test='paired-t' (or 'auto')")
+            f"tested by the cluster-robust paired t; {given.text} has no clustered simulation "
+            f"here: {hint.text} (or 'auto')", hints=[given, hint])
     d = paired.treatment - paired.control
     if d.size < 2:
         raise StatsInputError(f"dataset {dataset!r}: a pilot needs at least 2 items; got "

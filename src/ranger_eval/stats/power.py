@@ -87,6 +87,8 @@ __all__ = ["PLAN_TESTS", "Plan", "plan", "power_of", "detectable_noncentrality",
 
 #: Tests :func:`plan` knows.
 PLAN_TESTS = ("paired-t", "welch", "proportions-z", "mcnemar", "mcnemar-exact")
+#: The large-sample McNemar power, as each front end names it (``--test mcnemar``).
+_MCNEMAR = Hint("test", "mcnemar", form="set")
 _BINARY = ("proportions-z", "mcnemar", "mcnemar-exact")
 _PAIRED = ("paired-t", "mcnemar", "mcnemar-exact")
 
@@ -390,7 +392,7 @@ def _wellek_exact_power(n: int, p10: float, p01: float, alpha: float, margin: fl
         raise StatsInputError(
             f"the exact power of the paired binary margin test is computed up to n = "
             f"{EXACT_MARGIN_MAX_N} items (its work grows as n²); n = {n} is beyond: use "
-            "test='mcnemar' (its large-sample power)")
+            f"{_MCNEMAR.text} (its large-sample power)", hints=[_MCNEMAR])
     eta = p10 + p01
     vv = np.arange(1, n + 1)
     if n < 1 or eta <= 0:
@@ -708,7 +710,8 @@ def plan(
         item_sd = None if sd is None else scale
     if test == "mcnemar-exact" and icc > 0 and cluster_size > 1:
         raise StatsInputError("the exact McNemar power has no clustered version; use "
-                              "test='mcnemar' (asymptotic, with the design effect)")
+                              f"{_MCNEMAR.text} (asymptotic, with the design effect)",
+                              hints=[_MCNEMAR])
     if test in _BINARY and margin is not None and margin >= 1.0:
         raise StatsInputError(
             f"margin={margin!r} on 0/1 scores: a difference of proportions lies in [-1, 1], so "
