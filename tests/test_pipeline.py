@@ -499,7 +499,7 @@ def test_meta_names_every_zero_variance_task_at_once(tmp_path, method):
     text = str(info.value)
     assert "1 of 5 dataset(s) have no defined SMD effect: 't5' (the control scores" in text
     assert "'t2' (identical systems" in text and "'t4' (identical systems" in text
-    assert "degenerate='drop'" not in text and "--drop-degenerate" in text
+    assert "pass degenerate='drop' (YAML `meta: {degenerate: drop}`)" in text  # Python's words
 
 
 def test_meta_drop_degenerate_warns_and_records_skipped(tmp_path):
