@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+import ranger_eval as rg
 from ranger_eval.cli import app
 from ranger_eval.cli._common import cli_words
 from ranger_eval.errors import Hint, ScoresError
@@ -308,3 +309,50 @@ def test_a_txt_table_says_how_to_write_trec_output(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "unknown file type '.txt' for a table of scores" in result.stderr
     assert "write it with --format csv" in result.stderr
+
+
+# ------------------------------------------------------------------ issue 27 §4: both languages
+def test_hint_set_form_in_python_and_cli_words() -> None:
+    hint = Hint("cluster", "passage", form="set")
+    assert hint.text == "cluster='passage'"
+    assert cli_words(hint, ["--cluster"]) == "--cluster passage"
+    assert cli_words(Hint("metrics", form="set"), ["--metric"]) == "--metric"
+    with pytest.raises(ValueError, match="form must be"):
+        Hint("x", form="say")
+
+
+def test_warning_hints_speak_each_callers_language(tmp_path: Path) -> None:
+    """The Inspect adapter's note that a clustered stderr was not checked: from Python it names
+    ``cluster='passage'``, from the command line ``--cluster passage`` (one RangerWarning with
+    its hints; the CLI renders them)."""
+    import warnings
+
+    from ranger_eval.errors import RangerWarning
+    from ranger_eval.io import read_scores
+
+    logs = Path(__file__).parent / "oracles" / "inspect_clusters" / "json"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_scores(logs / "weak.json")
+    notes = [w.message for w in caught if isinstance(w.message, RangerWarning)]
+    assert notes and "read the log with cluster='passage' to check it" in str(notes[0])
+    assert notes[0].hints == (Hint("cluster", "passage", form="set"),)
+    result = runner.invoke(app, ["compare", str(logs), "--system-from", "task_args.strong",
+                                 "--figures", "none", "-o", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "read the log with --cluster passage to check it" in result.stderr
+    assert "cluster=" not in result.stderr.replace("stderr(cluster=passage)", "")
+
+
+def test_margin_without_hypothesis_in_both_languages(tmp_path: Path) -> None:
+    with pytest.raises(rg.RangerError, match=r"only used with hypothesis='non-inferiority' or "
+                                             r"hypothesis='equivalence' \(got "
+                                             r"hypothesis='superiority'\)"):
+        rg.compare(pd.read_csv(_gap_table(tmp_path / "g.csv")), margin=0.1,
+                   missing="intersect")
+    result = runner.invoke(app, ["compare", str(_gap_table(tmp_path / "t.csv")), "--margin",
+                                 "0.1", "-o", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert ("only used with --hypothesis non-inferiority or --hypothesis equivalence (got "
+            "--hypothesis superiority)") in result.stderr
+    assert "hypothesis=" not in result.stderr

@@ -71,3 +71,22 @@ def test_pilot_options_without_pilot_are_an_error(tmp_path: Path) -> None:
                                       str(tmp_path / "x")])
     assert result.exit_code == 2
     assert "--control" in result.output and "only with --pilot" in result.output
+
+
+def test_plan_with_clusters_speaks_options(tmp_path: Path) -> None:
+    """Issue 27 §4: whole clusters, and the error that says so names --n and --cluster-size
+    (the Python API's keywords are in tests/stats/test_power.py)."""
+    out = tmp_path / "o"
+    result = _invoke(["--test", "paired-t", "--effect", "0.02", "--sd", "0.1", "--power", "0.8",
+                      "--icc", "0.3", "--cluster-size", "5", "-o", str(out)])
+    n = json.loads((out / "plan.json").read_text())["result"]
+    assert n["n"] == 5 * n["n_clusters"]
+    assert f"{n['n']} items in {n['n_clusters']} clusters of 5" in result.output  # type: ignore[attr-defined]
+    bad = CliRunner().invoke(app, ["plan", "--test", "paired-t", "--effect", "0.02", "--sd",
+                                   "0.1", "--icc", "0.3", "--cluster-size", "5", "--n", "1998",
+                                   "-o", str(out)])
+    assert bad.exit_code == 2
+    assert ("--n 1998 items are not whole clusters of 5: a plan assumes equal clusters, n = "
+            "clusters × cluster size; pass --n 2000 (400 clusters) or --n 1995 (399)"
+            in bad.stderr)
+    assert "n=" not in bad.stderr

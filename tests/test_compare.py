@@ -271,7 +271,7 @@ def test_correction_none_and_level():
     frame = comp.to_frame()
     np.testing.assert_array_equal(frame["pvalue_adjusted"], frame["pvalue"])
     np.testing.assert_array_equal(frame["significant"], frame["pvalue"] <= 0.01)
-    assert "alpha:0.01" in comp.signature and "corr:none" in comp.signature
+    assert "level:0.99" in comp.signature and "corr:none" in comp.signature
 
 
 # --------------------------------------------------------------------------- seeds
@@ -305,7 +305,7 @@ def test_seeds_are_averaged_before_testing_and_seed_sd_reported():
 def test_signature_and_repr():
     comp = compare(_binary(), n_resamples=123, seed=4)
     sig = comp.signature
-    for part in ("test:auto[mcnemar]", "corr:holm-sidak", "alpha:0.05", "n_resamples:123",
+    for part in ("test:auto[mcnemar]", "corr:holm-sidak", "level:0.95", "n_resamples:123",
                  "seed:4", f"ranger-eval:{rg.__version__}", "family:dataset-metric"):
         assert part in sig
     assert "significant" in repr(comp)

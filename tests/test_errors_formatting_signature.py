@@ -16,8 +16,9 @@ from ranger_eval.signature import FIELDS, make_signature, parse_signature
 
 def test_every_error_class_is_a_ranger_error_and_a_value_error():
     classes = [c for _, c in inspect.getmembers(errors, inspect.isclass)
-               if issubclass(c, Exception)]
+               if issubclass(c, Exception) and not issubclass(c, Warning)]
     assert len(classes) >= 15
+    assert issubclass(errors.RangerWarning, UserWarning)  # a warning with hints, not an error
     for cls in classes:
         assert issubclass(cls, errors.RangerError) and issubclass(cls, ValueError), cls
     assert issubclass(errors.ConvergenceError, RuntimeError)  # as before
@@ -106,3 +107,32 @@ def test_signature_command_documents_every_field():
     res = rg.meta_analysis([0.1, 0.3], [0.01, 0.02], method="DL")
     out = CliRunner().invoke(app, ["signature", str(res.signature)]).output
     assert "method" in out and "τ² estimator" in out
+
+
+def test_signatures_say_level_never_alpha(tmp_path):
+    """Issue 27 §4: one vocabulary in signatures, ``level:`` (α = 1 − level is derived); an
+    older signature's ``alpha:`` is still read and explained."""
+    import pandas as pd
+
+    from ranger_eval.signature import signature_level
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"dataset": np.repeat(["d1", "d2", "d3"], 60),
+                       "system": np.tile(np.repeat(["A", "B", "C"], 20), 3),
+                       "item": np.tile(np.arange(20), 9).astype(str),
+                       "value": rng.normal(size=180)})
+    sigs = [rg.compare(df, level=0.9).signature,
+            rg.rank_systems(df, level=0.9).signature,
+            rg.rank_test(df.groupby(["dataset", "system"])["value"].mean().unstack(),
+                         level=0.9).signature,
+            rg.plan("paired-t", effect=0.3, power=0.8, alpha=0.1).signature]
+    for sig in sigs:
+        assert "|alpha:" not in sig and sig.fields["level"] == "0.9", sig
+        assert signature_level(sig.fields) == 0.9
+    old = "ranger-eval:0.1.0|kind:rank|test:friedman|posthoc:nemenyi|alpha:0.05"
+    assert signature_level(parse_signature(old)) == 0.95
+    assert signature_level(parse_signature("ranger-eval:0.1.0|kind:rank")) is None
+    with pytest.raises(ValueError, match=r"retired signature field\(s\): alpha \(write level\)"):
+        make_signature("rank", {"alpha": 0.05})
+    out = CliRunner().invoke(app, ["signature", old]).output
+    assert "alpha" in out and "here level 0.95" in out

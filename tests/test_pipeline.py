@@ -49,7 +49,7 @@ def test_compare_honours_config_level_and_compare_section(tmp_path, files):
     comp = run.comparison
     assert comp.level == 0.9 and set(comp.table["test"]) == {"wilcoxon"}
     sig = comp.signature.fields
-    assert sig["test"] == "wilcoxon" and sig["corr"] == "holm" and sig["alpha"] == "0.1"
+    assert sig["test"] == "wilcoxon" and sig["corr"] == "holm" and sig["level"] == "0.9"
     assert sig["seed"] == "3"
 
 
@@ -490,14 +490,16 @@ def test_meta_names_every_zero_variance_task_at_once(tmp_path, method):
     text = str(info.value)
     assert text.startswith(f"2 of 5 dataset(s) have zero sampling variance, which the {method} ")
     assert "'t2' (identical systems: zero variance); 't4' (identical systems" in text
-    assert "FE/DL/HS/PM" not in text and "--drop-degenerate" in text
+    # from Python the keyword and the YAML key; the command line says --drop-degenerate
+    assert "FE/DL/HS/PM" not in text and "--drop-degenerate" not in text
+    assert "pass degenerate='drop' (YAML `meta: {degenerate: drop}`)" in text
     # SMD: the constant control has no defined effect; all three in one error
     with pytest.raises(EffectSizeError) as info:
         run_meta(path, tmp_path / "o", control="a", treatment="b", method=method, figures="none")
     text = str(info.value)
     assert "1 of 5 dataset(s) have no defined SMD effect: 't5' (the control scores" in text
     assert "'t2' (identical systems" in text and "'t4' (identical systems" in text
-    assert "degenerate='drop'" not in text and "--drop-degenerate" in text
+    assert "pass degenerate='drop' (YAML `meta: {degenerate: drop}`)" in text  # Python's words
 
 
 def test_meta_drop_degenerate_warns_and_records_skipped(tmp_path):

@@ -265,7 +265,7 @@ def test_signature_keys_of_the_fields_are_in_the_results_signatures():
             "test": s.test if s.test != "auto" else f"auto[{','.join(c.tests_used)}]",
             "alt": s.alternative,
             "pairs": s.pairs + (f"({s.baseline})" if s.baseline else ""),
-            "corr": s.correction, "family": s.family, "alpha": _value(round(1 - s.level, 12)),
+            "corr": s.correction, "family": s.family, "level": _value(s.level),
             "n_resamples": _value(s.n_resamples), "seed": _value(s.seed),
         }
         assert set(keys) == set(expected) | {"method_detail", "hyp", "margin", "cse"}  # a new key is checked here
@@ -394,8 +394,8 @@ def test_rank_signature_keys_are_the_rank_settings_fields():
     keys = [m.signature for _, m in S.settings_fields(S.RankSettings).values() if m.signature]
     ranking_keys = [k for k in keys if k != "posthoc"]
     assert [k for k in fields if k in ranking_keys] == ranking_keys
-    assert (fields["order"], fields["alpha"], fields["corr"], fields["weights"]) == (
-        "all", "0.1", "holm-sidak", "custom")
+    assert (fields["order"], fields["level"], fields["corr"], fields["weights"]) == (
+        "all", "0.9", "holm-sidak", "custom")
     assert (fields["n_resamples"], fields["seed"]) == ("10000", "0")
     wide = pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.2, 0.3, 0.5], "C": [0.0, 0.1, 0.2]})
     assert rank_test(wide, posthoc="holm", control="A").signature.fields["posthoc"] == "holm"

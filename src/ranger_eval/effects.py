@@ -137,7 +137,7 @@ from scipy.special import gammaln, ndtri
 
 from . import settings as _settings
 from .design import resolve_design
-from .errors import EffectSizeError, Hint, check_choice, check_level, suggest
+from .errors import EffectSizeError, Hint, RangerWarning, check_choice, check_level, suggest
 from .signature import Signature, make_signature
 
 if TYPE_CHECKING:
@@ -150,6 +150,8 @@ GENERIC = "GEN"  # metafor's name for an outcome supplied as plain yi/vi
 _CORE_COLUMNS = (
     "dataset", "yi", "vi", "se", "ci_low", "ci_high", "n", "mean_control", "mean_treatment",
 )
+#: The measure of a constant shift (its SD is 0, its mean difference is not): ``--measure MD``.
+_MD = Hint("measure", "MD", form="set")
 #: Seed policies of :func:`effect_sizes` (see the module docstring, "Seeds").
 SEED_POLICIES = _settings.SEED_POLICIES
 #: What :func:`effect_sizes` does with degenerate datasets (module docstring, "Many datasets").
@@ -436,7 +438,7 @@ def effect_size(
         raise EffectSizeError(
             f"{where}: treatment − control is the same on every item ({float(np.mean(t - c))!r}), "
             "so the differences have zero standard deviation and the standardised effect is "
-            "undefined (use measure='MD')"
+            f"undefined (use {_MD.text})", hints=[_MD]
         )
     if measure == "SMD" and 1.0 - r <= R_TOL:
         raise EffectSizeError(
@@ -1351,9 +1353,10 @@ def _with_policy(policy: str, problems: dict[str, str], **fields: Any) -> Effect
         raise EffectSizeError(
             f"all {k} dataset(s) are degenerate for measure {measure}, none is left: "
             f"{degenerate_text(skipped)}")
-    warnings.warn(
+    said = Hint("degenerate", "drop", form="set")
+    warnings.warn(RangerWarning(
         f"left out {len(skipped)} of {k} dataset(s) with a degenerate {measure} effect "
-        f"(degenerate='drop'): {degenerate_text(skipped)}", stacklevel=3)
+        f"({said.text}): {degenerate_text(skipped)}", hints=[said]), stacklevel=3)
     kept = tuple(n for n, ok in zip(names, keep, strict=True) if ok)
     for key in ("yi", "vi", "n", "mean_treatment", "mean_control"):
         fields[key] = np.asarray(fields[key])[keep]

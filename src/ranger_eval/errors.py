@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from numbers import Real
 from typing import ParamSpec, TypeVar
@@ -54,7 +56,11 @@ __all__ = [
     "ConvergenceError",
     "EffectSizeError",
     "Hint",
+    "in_callers_words",
+    "speaking",
     "IRError",
+    "RangerWarning",
+    "Said",
     "InputError",
     "MeasureError",
     "MetaInputError",
@@ -96,15 +102,83 @@ class Hint:
     """A keyword argument that would fix an error, kept as data so that each front end says it in
     its own words: the Python API writes :attr:`text` (``pass missing='intersect'``, ``pass
     metric=``) into the message; the command line replaces that text with its option
-    (``pass --missing intersect``, ``pass --metric``; ``ranger_eval.cli._common.cli_words``)."""
+    (``pass --missing intersect``, ``pass --metric``; ``ranger_eval.cli._common.cli_words``).
+
+    ``form`` ``"pass"`` says it as an instruction (``pass cluster='passage'``), ``"set"`` as the
+    setting alone, for a sentence of its own (``read the log with cluster='passage'``; the command
+    line: ``read the log with --cluster passage``). Warnings carry hints too
+    (:class:`RangerWarning`)."""
 
     keyword: str
     value: object = ANY
+    form: str = "pass"
+
+    def __post_init__(self) -> None:
+        if self.form not in ("pass", "set"):
+            raise ValueError(f"Hint form must be 'pass' or 'set'; got {self.form!r}")
 
     @property
     def text(self) -> str:
-        """How the Python API says it: ``pass KEYWORD=VALUE`` (``pass KEYWORD=`` without one)."""
-        return f"pass {self.keyword}=" + ("" if self.value is ANY else repr(self.value))
+        """How the Python API says it: ``pass KEYWORD=VALUE`` (``pass KEYWORD=`` without one),
+        or ``KEYWORD=VALUE`` in the ``"set"`` form."""
+        said = f"{self.keyword}=" + ("" if self.value is ANY else repr(self.value))
+        return said if self.form == "set" else f"pass {said}"
+
+
+#: How the running front end says a :class:`Hint` (None: the Python API's own words). Set by the
+#: command line for the duration of one command (:func:`speaking`), so that every warning
+#: recorded during it — on stderr, in a result, in manifest.json — names its options.
+_SPEAKER: ContextVar[Callable[[Hint], str | None] | None] = ContextVar("ranger_speaker",
+                                                                       default=None)
+
+
+@contextmanager
+def speaking(words: Callable[[Hint], str | None]) -> Iterator[None]:
+    """Within the block, :func:`in_callers_words` says each hint with ``words`` (the command
+    line's: ``--cluster passage``); ``words`` returns None for a hint the front end has no
+    words for (then the text says the Python words are the Python API's)."""
+    token = _SPEAKER.set(words)
+    try:
+        yield
+    finally:
+        _SPEAKER.reset(token)
+
+
+def in_callers_words(text: str, hints: Iterable[Hint]) -> str:
+    """``text`` with the Python words of each hint (:attr:`Hint.text`) replaced by the running
+    front end's (:func:`speaking`); unchanged from the Python API."""
+    words_of = _SPEAKER.get()
+    if words_of is None:
+        return text
+    for hint in hints:
+        words = words_of(hint)
+        text = text.replace(hint.text, f"in the Python API, {hint.text}" if words is None
+                            else words)
+    return text
+
+
+class RangerWarning(UserWarning):
+    """A warning whose message names keyword arguments (its :class:`Hint` s), so that the
+    command line can say them as options, as it does for a :class:`RangerError`'s hints."""
+
+    hints: tuple[Hint, ...] = ()
+
+    def __init__(self, *args: object, hints: Sequence[Hint] = ()) -> None:
+        super().__init__(*args)
+        if hints:
+            self.hints = tuple(hints)
+
+
+class Said(str):
+    """The one-line text of a warning together with its :class:`Hint` s (a ``str``: written to
+    manifests and results as the Python API says it; the command line renders the hints)."""
+
+    hints: tuple[Hint, ...]
+
+    def __new__(cls, text: str, hints: Sequence[Hint] = ()) -> Said:
+        out = super().__new__(cls, text)
+        out.hints = tuple(hints)
+        return out
 
 
 class RangerError(ValueError):

@@ -337,11 +337,12 @@ class OutputFolder:
         return written
 
     def finish(self, signature: str, command: str | None = None,
-               inputs: Sequence[dict[str, Any]] = ()) -> Path:
-        """Write the queued figures, then ``manifest.json`` listing every file of this run
-        (and, under ``inputs``, each folder tree of logs the run read: every file taken and
-        every entry skipped with its reason, :meth:`ranger_eval.io.logtree.LogTree.to_dict`);
-        returns its path."""
+               warnings: Sequence[str] = (), inputs: Sequence[dict[str, Any]] = ()) -> Path:
+        """Write the queued figures, then ``manifest.json`` listing every file of this run, its
+        ``warnings`` (one line each; from the command line in its words: options, not
+        keywords) and, under ``inputs``, each folder tree of logs the run read (every file taken
+        and every entry skipped with its reason,
+        :meth:`ranger_eval.io.logtree.LogTree.to_dict`); returns its path."""
         self.flush()
         self._writing()
         files = []
@@ -351,7 +352,8 @@ class OutputFolder:
                           "sha256": hashlib.sha256(data).hexdigest(),
                           "signature": self.signatures.get(p.name, signature)})
         manifest = {"tool": f"ranger-eval {__version__}", "signature": signature,
-                    "command": command, "files": files}
+                    "command": command, "files": files,
+                    "warnings": [" ".join(str(w).split()) for w in warnings]}
         if inputs:
             manifest["inputs"] = list(inputs)
         current = {p.name for p in self.written} | {"manifest.json"}

@@ -37,7 +37,9 @@ from .errors import (
     Hint,
     InputError,
     RangerError,
+    Said,
     SettingsError,
+    in_callers_words,
     suggest,
 )
 from .io import (
@@ -173,8 +175,9 @@ def meta_options(overrides: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- warnings
 @contextmanager
 def collecting_warnings(sink: list[str], trees: list[Any] | None = None) -> Iterator[None]:
-    """Record every warning raised inside the block as one line of text in ``sink``, and
-    (``trees``) every folder tree of logs read inside it
+    """Record every warning raised inside the block as one line of text in ``sink`` (a
+    :class:`~ranger_eval.errors.Said`: with the warning's hints, which the command line says as
+    its options), and (``trees``) every folder tree of logs read inside it
     (:class:`~ranger_eval.io.logtree.LogTree`, for ``manifest.json``'s ``inputs``)."""
     from .io.logtree import recording_log_trees
 
@@ -189,7 +192,9 @@ def collecting_warnings(sink: list[str], trees: list[Any] | None = None) -> Iter
             if skips and exc.args:
                 exc.args = (f"{exc.args[0]} (while reading the logs, {skips})", *exc.args[1:])
             raise
-    sink.extend(" ".join(str(w.message).split()) for w in caught)
+    for w in caught:  # in the caller's words: the command line's options during a command
+        hints = getattr(w.message, "hints", ())
+        sink.append(Said(in_callers_words(" ".join(str(w.message).split()), hints), hints))
     if trees is not None:
         trees.extend(read)
 
@@ -482,10 +487,12 @@ def _drop_stale_report(folder: Path) -> None:
 
 
 def finish_outputs(folder: OutputFolder, signature: str, command: str | None,
-                   html: bool, trees: Sequence[Any] = ()) -> list[str]:
-    """Manifest (with the folder trees of logs read, ``trees``, under ``inputs``), then (with
-    ``html``) the one-file report; returns warnings of the report."""
-    folder.finish(signature, command, inputs=[t.to_dict() for t in trees])
+                   html: bool, warnings: Sequence[str] = (),
+                   trees: Sequence[Any] = ()) -> list[str]:
+    """Manifest (with the run's ``warnings``, as :func:`collecting_warnings` recorded them, and
+    the folder trees of logs read, ``trees``, under ``inputs``), then (with ``html``) the
+    one-file report; returns warnings of the report."""
+    folder.finish(signature, command, warnings, inputs=[t.to_dict() for t in trees])
     if not html:
         _drop_stale_report(folder.path)
         return []
@@ -600,16 +607,22 @@ def _effect_direction(scores: Scores, metric: str | None) -> bool:
 
 @contextmanager
 def _cli_degenerate_hint() -> Iterator[None]:
-    """Name the command-line option and YAML key in :func:`effect_sizes`' degenerate error."""
+    """Name the YAML key beside the setting in :func:`effect_sizes`' degenerate error (the hint
+    stays: the command line says it as ``--drop-degenerate``, Python as ``degenerate='drop'``)."""
     try:
         yield
     except EffectSizeError as exc:
+        hint = _DROP_DEGENERATE
         text = str(exc)
-        if "degenerate='drop'" not in text:
+        if hint.text not in text:
             raise
-        raise EffectSizeError(text.replace(
-            "pass degenerate='drop'",
-            "pass --drop-degenerate (YAML `meta: {degenerate: drop}`)")) from None
+        raise EffectSizeError(text.replace(hint.text, f"{hint.text} {_DROP_DEGENERATE_YAML}"),
+                              hints=[hint]) from None
+
+
+#: The setting that leaves degenerate datasets out, and its YAML key.
+_DROP_DEGENERATE = Hint("degenerate", "drop")
+_DROP_DEGENERATE_YAML = "(YAML `meta: {degenerate: drop}`)"
 
 
 def _refuse_zero_variance(exp: Experiment, eff: EffectSizes) -> None:
@@ -621,8 +634,8 @@ def _refuse_zero_variance(exp: Experiment, eff: EffectSizes) -> None:
     method = exp.config.method
     raise EffectSizeError(
         f"{len(zero)} of {eff.k} dataset(s) have zero sampling variance, which the {method} "
-        f"meta-analysis cannot weight (1/vi): {degenerate_text(zero)}; pass --drop-degenerate (YAML "
-        f"`meta: {{degenerate: drop}}`) to leave them out with a warning")
+        f"meta-analysis cannot weight (1/vi): {degenerate_text(zero)}; {_DROP_DEGENERATE.text} "
+        f"{_DROP_DEGENERATE_YAML} to leave them out with a warning", hints=[_DROP_DEGENERATE])
 
 
 def _control_treatment_columns(eff: EffectSizes) -> dict[str, dict[str, str]]:
@@ -675,6 +688,7 @@ def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: An
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
     signature (effects.csv is plain CSV: its signature is in the folder's manifest.json)."""
+    from .aggregate.agreement import margin_disagreements
     from .report.meta import meta_latex, meta_markdown
 
     cfg = exp.config
@@ -706,6 +720,8 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
         "measure": cfg.measure,
         "skipped": res.skipped,
         "result": res.result.to_dict(),
+        # the test of no effect against the margin's verdict, where they seem to disagree
+        **({"disagreements": why} if (why := margin_disagreements(res.result)) else {}),
         "signature": signature,
     }
     out.text("summary.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
@@ -750,7 +766,7 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
         folder.claim(META_OUTPUTS)
         res = run_experiment(exp)
         write_meta_outputs(exp, res, folder)
-    caught += finish_outputs(folder, str(res.result.signature), command, html, trees)
+    caught += finish_outputs(folder, str(res.result.signature), command, html, caught, trees)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
 
 
@@ -1116,7 +1132,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
         # the metrics were chosen while reading (IR measures are evaluated by those names)
         comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
         write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)
-    caught += finish_outputs(folder, str(comp.signature), command, html, trees)
+    caught += finish_outputs(folder, str(comp.signature), command, html, caught, trees)
     return CompareRun(comp, settings, tuple(folder.written), tuple(caught))
 
 
@@ -1252,19 +1268,29 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     with ``win_rates`` (a :class:`~ranger_eval.aggregate.WinRate`) winrate.{md,csv,tex} and
     its result in ranking.json (``win_rate``)."""
     from . import report
+    from .aggregate.agreement import bayesian_disagreements, rank_disagreements
 
     start = len(out.written)
     main = ranking if ranking is not None else rank_test
     extra = {"naive": naive} if ranking is None and naive is not None else {}
-    out.text("ranking.md", report.to_markdown(main, **extra))
+    test_dict = rank_test.to_dict()
+    # the two verdicts on each pair (frequentist pairwise tests against Nemenyi/CD or against
+    # the Bayesian ROPE decisions), explained where they differ (issue 27 §4)
+    disagreements = ([] if ranking is None else
+                     bayesian_disagreements(ranking.to_dict(), test_dict)
+                     if test_dict.get("approach") == "bayesian"
+                     else rank_disagreements(ranking.to_dict(), test_dict))
+    out.text("ranking.md", report.why_both_hold(report.to_markdown(main, **extra),
+                                                disagreements))
     out.text("ranking.csv", report.to_csv(main))
     out.text("ranking.tex", report.to_latex(main, **extra))
-    payload = {"rank_test": rank_test.to_dict(),
+    payload = {"rank_test": test_dict,
                "ranking": ranking.to_dict() if ranking is not None else None,
                "naive_means": None if naive is None else {str(k): float(v)
                                                           for k, v in naive.items()},
                **_bradley_terry_payload(bradley_terry),
                **({"win_rate": win_rates.to_dict()} if win_rates is not None else {}),
+               **({"disagreements": disagreements} if disagreements else {}),
                "signature": str(main.signature)}
     out.text("ranking.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
     if ranking is not None:
@@ -1428,7 +1454,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     naive = table.mean(axis=0) if ranking is None else None
     write_rank_outputs(rt, ranking, folder, None, naive,  # systems already carry display names
                        bradley_terry=bt, win_rates=wr)
-    caught += finish_outputs(folder, str((ranking or rt).signature), command, html, trees)
+    caught += finish_outputs(folder, str((ranking or rt).signature), command, html, caught, trees)
     return RankRun(rt, ranking, settings, tuple(folder.written), tuple(caught),
                    None if isinstance(bt, str) else bt, wr)
 
@@ -1497,6 +1523,6 @@ def run_plan(out: str | Path, command: str | None = None, *, test: str | None = 
                                              "signature": str(result.signature)},
                                             indent=2, allow_nan=False) + "\n")
         folder.text("plan.md", plan_markdown(result))
-    caught += finish_outputs(folder, str(result.signature), command, False)
+    caught += finish_outputs(folder, str(result.signature), command, False, caught)
     return PlanRun(result, tuple(folder.written), tuple(caught))
 

@@ -405,7 +405,7 @@ class CompareSettings(_Settings):
         "dataset-metric", "Adjust within: dataset-metric, dataset or all.",
         _choice(FAMILIES, "family"), signature="family")
     level: float = _setting(
-        0.95, "Confidence level; alpha = 1 - level.", _level, yaml="top", signature="alpha")
+        0.95, "Confidence level; alpha = 1 - level.", _level, yaml="top", signature="level")
     n_resamples: int = _setting(
         10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
         _whole(1, MAX_RESAMPLES), signature="n_resamples")
@@ -486,10 +486,12 @@ class CompareSettings(_Settings):
         one-sided tests); only tests with a margin version; no set-level ``metric_fn``."""
         if self.hypothesis == "superiority":
             if self.margin is not None:
+                said = [Hint("hypothesis", h, form="set")
+                        for h in ("non-inferiority", "equivalence", "superiority")]
                 raise SettingsError(
-                    f"margin: {self.margin!r} is only used with hypothesis='non-inferiority' or "
-                    "'equivalence' (got hypothesis='superiority'); pass the hypothesis too, or "
-                    "leave the margin out")
+                    f"margin: {self.margin!r} is only used with {said[0].text} or "
+                    f"{said[1].text} (got {said[2].text}); pass the hypothesis too, or "
+                    "leave the margin out", hints=said)
             return
         if self.margin is None:
             hint = Hint("margin")
@@ -540,7 +542,7 @@ class RankSettings(_Settings):
         signature="corr")
     level: float = _setting(
         0.95, "Confidence level; the tests are significant at alpha = 1 - level.", _level,
-        yaml="both", signature="alpha")
+        yaml="both", signature="level")
     n_resamples: int = _setting(
         10_000, "Resamples of the permutation/bootstrap tests, 1 to 10^8.",
         _whole(1, MAX_RESAMPLES), cli=False, signature="n_resamples")
@@ -818,7 +820,7 @@ def signature_fields(cls: type[_Settings], result: object,
     """``{key: value}`` of the settings a result's signature records: one entry per
     ``Setting.signature`` key of ``cls``, in field order (a key that two fields share, such as
     compare's ``pairs`` for ``pairs`` and ``baseline``, once). The value is ``formatted[key]``
-    when the result spells it its own way (compare's ``alpha`` = 1 − ``level``,
+    when the result spells it its own way (compare's ``level`` to 6 digits,
     ``pairs`` = ``baseline(NAME)``), else the result's attribute of the field's name; so a new
     field marked for the signature shows up in it without a second list, and one the result does
     not hold is an ``AttributeError`` (``tests/test_settings.py`` checks every field)."""

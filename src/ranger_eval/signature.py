@@ -3,11 +3,12 @@
 One short line that says how a number was produced, printed under every table and in every figure
 footer and stored in every JSON output, e.g.::
 
-    ranger-eval:0.1.0|kind:compare|test:auto[paired-t]|alt:two-sided|pairs:all|corr:holm-sidak|family:dataset-metric|alpha:0.05|n_resamples:10000|seed:0
+    ranger-eval:0.1.0|kind:compare|test:auto[paired-t]|alt:two-sided|pairs:all|corr:holm-sidak|family:dataset-metric|level:0.95|n_resamples:10000|seed:0
 
 The first field is the tool and its version, the second the kind of analysis; the rest are the
 settings of that analysis, in a fixed order, as ``key:value``. :data:`FIELDS` documents every key
-(``ranger-eval signature`` prints it); :func:`parse_signature` reads a signature back.
+(``ranger-eval signature`` prints it); :func:`parse_signature` reads a signature back and
+:func:`signature_level` its confidence level (also from an older ``alpha:`` field).
 """
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from collections.abc import Mapping
 from ._version import __version__
 
 __all__ = ["EXAMPLE", "FIELDS", "KINDS", "Signature", "make_signature", "parse_signature",
-           "describe_fields"]
+           "describe_fields", "signature_level"]
+
+#: Fields a signature no longer gets (still documented and read back): old name → current.
+RETIRED = {"alpha": "level"}
 
 TOOL = "ranger-eval"
 
@@ -50,14 +54,15 @@ FIELDS: dict[str, str] = {
             "bootstrap), or the rank test (friedman; skillings-mack when cells are missing)",
     "cells_missing": "cells of the rank test's datasets × systems table without a score "
                      "(Skillings–Mack test), and datasets dropped for fewer than two results",
-    "level": "confidence level of every interval",
+    "level": "confidence level of every interval and test: a test is significant at "
+             "alpha = 1 - level (a plan: the planned test's 1 - alpha)",
     "k": "number of datasets (studies) in the meta-analysis",
     "alt": "alternative hypothesis: two-sided, greater or less",
     "pairs": "pairs tested: all, baseline(NAME) or successive",
     "corr": "multiplicity correction (statsmodels multipletests name) or none",
     "family": "family within which p-values are adjusted: dataset-metric, dataset or all",
-    "alpha": "significance level, derived from the confidence level: 1 - level (level is the "
-             "setting; compare and the ranking record it this way)",
+    "alpha": "significance level 1 - level, as signatures of ranger-eval before 0.2 wrote it "
+             "(compare, rank, plan); read as level = 1 - alpha, no longer written",
     "n_resamples": "resamples of the permutation/bootstrap tests",
     "seed": "seed of the resampling",
     "ci": "confidence intervals that are not their test's own, as test=interval (the sign, "
@@ -162,6 +167,9 @@ def make_signature(kind: str, fields: Mapping[str, object]) -> Signature:
     if kind not in KINDS:
         raise ValueError(f"unknown signature kind {kind!r}")
     unknown = [k for k in fields if k not in FIELDS]
+    retired = [f"{k} (write {RETIRED[k]})" for k in fields if k in RETIRED]
+    if retired:
+        raise ValueError(f"retired signature field(s): {', '.join(retired)}")
     if unknown:
         raise ValueError(f"undocumented signature field(s): {', '.join(unknown)}")
     parts = [f"{TOOL}:{__version__}", f"kind:{kind}"]
@@ -191,6 +199,20 @@ def parse_signature(text: str) -> dict[str, str]:
         raise ValueError(f"not a ranger-eval signature: {text!r} has no {TOOL}:VERSION field; "
                          f"{shape}")
     return out
+
+
+def signature_level(fields: Mapping[str, str]) -> float | None:
+    """The confidence level a parsed signature records: its ``level`` field, or ``1 − alpha``
+    from the ``alpha`` field older signatures wrote (``alpha:0.05`` → 0.95, rounded to 12
+    digits); ``None`` when it records neither or the value is not a number."""
+    try:
+        if "level" in fields:
+            return float(fields["level"])
+        if "alpha" in fields:
+            return round(1.0 - float(fields["alpha"]), 12)
+    except ValueError:
+        return None
+    return None
 
 
 def describe_fields() -> str:

@@ -471,7 +471,7 @@ def test_result_views_and_signature() -> None:
     assert fields["posthoc"] == "holm"
     assert fields["corr"] == "holm"
     assert fields["pairs"] == "baseline(C4.5)"
-    assert fields["alpha"] == "0.1"
+    assert fields["level"] == "0.9" and "alpha" not in fields
     assert fields["tie_correction"] == "yes"  # the default since issue 21 (R, scipy, autorank)
     untied = rank_test(demsar_table(), posthoc="holm", control="C4.5", level=0.9,
                        tie_correction=False)

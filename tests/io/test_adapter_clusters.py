@@ -51,7 +51,7 @@ def test_inspect_metadata_key_gives_clusters_and_inspects_own_clustered_stderr(n
 
 def test_inspect_without_the_key_notes_that_the_clustered_stderr_was_not_checked() -> None:
     with pytest.warns(UserWarning, match=r"stderr\(cluster=passage\) \(read the log with "
-                                         r"cluster=passage to check it\)"):
+                                         r"cluster='passage' to check it\)"):
         res = load_adapter(LOGS / "weak.json")
     assert res.scores is not None and not res.scores.has_cluster
 

@@ -50,9 +50,9 @@ def test_retrodesign_closed_form(case: dict) -> None:
 
 def test_plan_fields_and_signature() -> None:
     p = rg.plan("paired-t", effect=0.02, sd=0.1, power=0.8, icc=0.2, cluster_size=5)
-    assert p.solved_for == "n" and p.n == math.ceil(p.n_exact)
+    assert p.solved_for == "n" and p.n == 5 * math.ceil(math.ceil(p.n_exact) / 5)
     assert p.design_effect == pytest.approx(1.8)
-    assert p.n_clusters == math.ceil(p.n / 5)
+    assert p.n_clusters * 5 == p.n
     assert p.power_at_n >= 0.8
     assert p.standardized_effect == pytest.approx(0.2)
     fields = p.signature.fields
@@ -131,7 +131,8 @@ def test_mde_inverts_t_power() -> None:
     ({"effect": 0.3, "power": 0.8, "within_sd": 0.2}, "within_sd needs sd="),
     ({"effect": 0.3, "power": 0.8, "alpha": 0.0}, "alpha must be > 0"),
     ({"effect": 0.3, "power": 0.8, "icc": 1.5}, "icc must be"),
-    ({"effect": 0.3, "n": 10, "cluster_size": 10}, "n must be ≥ 20"),
+    ({"effect": 0.3, "n": 10, "cluster_size": 10},
+     r"n=10 items cannot fill 2 whole cluster\(s\) of cluster_size=10: .* pass n=20 or more"),
     ({"effect": 0.3, "n": 20, "p_control": 0.5}, "binary tests"),
     ({"n": 4, "power": 0.999999, "sd": 1.0, "margin": 0.01}, "even when the true difference is 0"),
 ])
@@ -193,3 +194,38 @@ def test_clustered_power_is_the_t_test_on_cluster_means_monte_carlo() -> None:
     planned = rg.plan("paired-t", effect=theta, n=clusters * size, icc=icc,
                       cluster_size=size).power
     assert abs(rejected - planned) < 4 * math.sqrt(planned * (1 - planned) / reps)
+
+
+@pytest.mark.parametrize(("test", "kwargs"), [
+    ("paired-t", {"effect": 0.02, "sd": 0.1, "icc": 0.3}),
+    ("welch", {"effect": 0.3, "sd": 1.0, "icc": 0.1}),
+    ("proportions-z", {"effect": 0.1, "p_control": 0.5, "icc": 0.05}),
+    ("mcnemar", {"effect": 0.05, "p_control": 0.7, "correlation": 0.3, "icc": 0.1}),
+    ("mcnemar-exact", {"effect": 0.1, "p_control": 0.7, "correlation": 0.3}),
+])
+@pytest.mark.parametrize("size", [5, 7])
+def test_a_clustered_plan_answers_in_whole_clusters(test: str, kwargs: dict, size: int) -> None:
+    """Issue 27 §4: n = n_clusters × cluster_size (not "1998 items in 400 clusters of 5"), the
+    solved n rounded up to whole clusters and its power computed at that n."""
+    p = rg.plan(test, power=0.8, cluster_size=size, **kwargs)
+    assert p.n == p.n_clusters * size and p.n >= p.n_exact
+    assert p.n - size < max(p.n_exact, size) or test == "mcnemar-exact"
+    assert p.power_at_n >= 0.8
+    assert p.power_at_n == pytest.approx(rg.plan(test, n=p.n, cluster_size=size,
+                                                 **kwargs).power, rel=1e-12)
+    assert f"{p.n} items" in p.summary() and f"in {p.n_clusters} clusters of {size}" in p.summary()
+
+
+def test_unclustered_n_is_not_rounded_beyond_the_next_item() -> None:
+    p = rg.plan("paired-t", effect=0.3, power=0.8)
+    assert p.n == math.ceil(p.n_exact) and p.n_clusters == p.n
+
+
+def test_a_given_n_must_be_whole_clusters() -> None:
+    with pytest.raises(StatsInputError, match=r"n=1998 items are not whole clusters of 5: .* "
+                                              r"pass n=2000 \(400 clusters\) or n=1995 \(399\)"):
+        rg.plan("paired-t", effect=0.02, sd=0.1, icc=0.3, cluster_size=5, n=1998)
+    with pytest.raises(StatsInputError, match=r"n=3 items cannot fill 1 whole cluster\(s\) of "
+                                              r"cluster_size=5: .* pass n=5 or more"):
+        rg.plan("proportions-z", effect=0.1, p_control=0.5, icc=0.3, cluster_size=5, n=3)
+    assert rg.plan("paired-t", effect=0.02, sd=0.1, icc=0.3, cluster_size=5, n=2000).n == 2000

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import AggregateError
+from ..errors import AggregateError, Hint
 from ..formatting import format_probability as _prob
 from ..signature import Signature, make_signature
 from ..stats.bayes import bayesian_pairwise
@@ -62,6 +62,8 @@ __all__ = ["BayesianRankTest", "bayesian_rank_test", "MIN_DATASETS"]
 #: posterior of n differences puts at least 1/(n + 1) of its expected weight on the prior's
 #: pseudo-observation 0.
 MIN_DATASETS = 5
+#: The setting this test is chosen by, as each front end says it (``--approach bayesian``).
+_BAYESIAN = Hint("approach", "bayesian", form="set")
 #: Largest Dirichlet weight matrix drawn (n_samples × (datasets + 1) floats, 512 MB).
 _MAX_FLOATS = 1 << 26
 
@@ -294,14 +296,14 @@ def bayesian_rank_test(df: pd.DataFrame, *, higher_is_better: bool, level: float
     if bad.any():
         r, c = (int(x[0]) for x in np.nonzero(bad))
         raise AggregateError(
-            f"approach='bayesian' needs a score for every system on every dataset (each pair "
+            f"{_BAYESIAN.text} needs a score for every system on every dataset (each pair "
             f"is compared on the same datasets); missing: dataset {df.index[r]!r}, system "
-            f"{systems[c]!r} ({bad.sum()} cell(s) in all)")
+            f"{systems[c]!r} ({bad.sum()} cell(s) in all)", hints=[_BAYESIAN])
     if n < MIN_DATASETS:
         raise AggregateError(
-            f"approach='bayesian' needs at least {MIN_DATASETS} datasets (autorank's minimum: "
+            f"{_BAYESIAN.text} needs at least {MIN_DATASETS} datasets (autorank's minimum: "
             f"Shapiro–Wilk chooses the ROPE's scale and the order); got {n}: "
-            f"{', '.join(map(repr, list(df.index)[:10]))}")
+            f"{', '.join(map(repr, list(df.index)[:10]))}", hints=[_BAYESIAN])
     if n_samples * (n + 1) > _MAX_FLOATS:
         most = _MAX_FLOATS // (n + 1)
         raise AggregateError(

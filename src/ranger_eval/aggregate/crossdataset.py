@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from .._lazymodule import lazy_module
-from ..errors import AggregateError, check_choice, check_level
+from ..errors import AggregateError, Hint, check_choice, check_level
 from ..formatting import format_level, format_pvalue
 from ..meta import METHODS, MetaResult, meta_analysis
 from ..scores import Scores, as_scores
@@ -80,6 +80,8 @@ __all__ = [
     "predictive_check",
 ]
 
+#: The dataset sizes of the micro-average (no option of the command line: the Python API's).
+_SIZES = Hint("sizes")
 #: Estimators, in the order of every table (Søgaard's Figures 2–3 columns, plus micro).
 ESTIMATORS: tuple[str, ...] = ("macro", "micro", "fixed", "random", "gumbel")
 #: Names drawn in figures and printed tables.
@@ -473,10 +475,12 @@ def _as_input(effects: Any, sizes: Any = None, *, need_sizes: bool = True) -> _I
             else:
                 raise AggregateError(
                     f"the size of dataset {names[bad[0]]!r} is {float(n_arr[bad[0]])!r}; "
-                    "the micro-average weights by dataset size and needs sizes > 0 (pass sizes=)"
+                    f"the micro-average weights by dataset size and needs sizes > 0 "
+                    f"({_SIZES.text})", hints=[_SIZES]
                 )
     if n_arr is None and need_sizes:
-        raise AggregateError("the micro-average needs dataset sizes: effects has no n; pass sizes=")
+        raise AggregateError(f"the micro-average needs dataset sizes: effects has no n; "
+                             f"{_SIZES.text}", hints=[_SIZES])
     return _Input(names, y, v, n_arr, getattr(effects, "measure", None))
 
 

@@ -104,7 +104,7 @@ class Ranking:
         # the keys are RankSettings' (Setting.signature; one place); test, n_resamples and seed
         # as the comparison recorded them; posthoc is the rank test's (None: left out here)
         fields = signature_fields(RankSettings, self, {
-            "order": self.comparisons, "test": base.get("test"), "alpha": self.alpha,
+            "order": self.comparisons, "test": base.get("test"), "level": f"{self.level:.6g}",
             "n_resamples": base.get("n_resamples"), "seed": base.get("seed"), "posthoc": None,
         })
         head = dict(list(fields.items())[:2])  # order, test; then the comparison's alternative

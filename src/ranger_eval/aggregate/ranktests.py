@@ -434,13 +434,15 @@ def _from_tidy(df: pd.DataFrame, metric: str | None) -> pd.DataFrame:
         if len(several):
             ds = several.index[0]
             ms = ", ".join(repr(m) for m in several.iloc[0])
+            one = Hint("metric", str(several.iloc[0][0]), form="set")
             raise AggregateError(
                 f"dataset {ds!r} has several metrics ({ms}); a rank test ranks the systems on one "
-                f"metric per dataset: select one with metric={several.iloc[0][0]!r} or "
-                f"scores.filter(metrics=[...])"
+                f"metric per dataset: select one with {one.text}", hints=[one]
             )
     elif metric is not None:
-        raise AggregateError(f"metric={metric!r} given but the table has no 'metric' column")
+        given = Hint("metric", metric, form="set")
+        raise AggregateError(f"{given.text} given but the table has no 'metric' column",
+                             hints=[given])
     datasets = list(pd.unique(df["dataset"]))
     systems = list(pd.unique(df["system"]))
     keys = ["dataset", "system"]
@@ -770,9 +772,12 @@ def rank_test(
             )
         control = str(control)
     elif control is not None:
+        given, asked = Hint("control", control, form="set"), Hint("posthoc", posthoc, form="set")
+        holm, dunn = Hint("posthoc", "holm", form="set"), Hint("posthoc", "bonferroni-dunn",
+                                                                 form="set")
         raise AggregateError(
-            f"control={control!r} is only used by posthoc='holm' or 'bonferroni-dunn'; "
-            f"posthoc={posthoc!r} compares all pairs"
+            f"{given.text} is only used by {holm.text} or {dunn.text}; {asked.text} compares "
+            "all pairs", hints=[given, asked, holm, dunn]
         )
 
     df, dropped = _usable_rows(df)
@@ -781,11 +786,12 @@ def rank_test(
     present = ~np.isnan(values)
     n_missing = int(present.size - np.count_nonzero(present))
     if n_missing and posthoc == "conover":
+        hint = Hint("posthoc")
         raise AggregateError(
             f"Conover's post-hoc test needs complete blocks; {n_missing} of {n * k} cells are "
-            f"missing ({_holes_text(df, present)}): use posthoc='nemenyi', 'holm' or "
-            "'wilcoxon' (Skillings–Mack contrasts, or Wilcoxon on the datasets both systems "
-            "share), or drop the incomplete datasets")
+            f"missing ({_holes_text(df, present)}): the post-hoc tests 'nemenyi', 'holm' and "
+            "'wilcoxon' allow them (Skillings–Mack contrasts, or Wilcoxon on the datasets both "
+            f"systems share; {hint.text}), or drop the incomplete datasets", hints=[hint])
     oriented = -values if higher_is_better else values
     sm = None
     if n_missing:  # Skillings–Mack (module docstring)
@@ -897,7 +903,7 @@ def rank_test(
         "posthoc": posthoc,
         "pairs": "all" if control is None else f"baseline({control})",
         "corr": corr,
-        "alpha": alpha,
+        "level": f"{level:.6g}",
         "tie_correction": "yes" if tie_correction else "no",
         "method_detail": "zsplit" if posthoc == "wilcoxon" else None,
     })

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from ..errors import ANY, Hint
+from ..errors import ANY, Hint, in_callers_words, speaking
 from ..settings import (
     CompareSettings,
     MetaSettings,
@@ -103,6 +103,12 @@ class RangerGroup(TyperGroup):
             _flags_without_metavar(command, ctx)
         return command
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command, saying the hints of every warning it records in its options
+        (:func:`ranger_eval.errors.speaking`): on stderr, in results and in manifest.json."""
+        with speaking(_running_words):
+            return super().invoke(ctx)
+
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         """The command to run; its option strings are kept for :func:`cli_message`."""
         name, command, rest = super().resolve_command(ctx, args)
@@ -129,6 +135,8 @@ CLI_FLAGS: dict[tuple[str, object], tuple[str, str]] = {
        for name, option in cli_options(cls).items()
        if (meta := settings_fields(cls)[name][1]).flag is not None},
     ("allow_no_overlap", True): ("--allow-no-overlap", "--allow-no-overlap"),
+    ("missing", "zero"): ("--complete", "--complete"),  # trec: trec_eval -c
+    ("missing", "drop"): ("--complete", "the default (no --complete)"),
     ("paired", False): ("--test", "--test welch (or mannwhitney)"),
 }
 #: The experiment YAML key of a keyword the command has no option for.
@@ -151,19 +159,28 @@ def _cli_value(value: object) -> str:
 
 
 def cli_words(hint: Hint, options: Iterable[str]) -> str | None:
-    """``hint`` said as the command line says it: ``pass --missing intersect``, ``pass --metric``,
-    ``pass --drop-degenerate`` when the command has that option (``options``: its option
-    strings), else ``set missing: intersect in the experiment YAML`` for a YAML key; ``None`` when
-    neither exists (:func:`cli_message` then says the Python words are the Python API's)."""
+    """``hint`` as the command line says it (:func:`_cli_setting`), after ``pass`` in the hint's
+    ``"pass"`` form: ``pass --missing intersect``; ``--cluster passage`` in the ``"set"`` form."""
+    words = _cli_setting(hint, options)
+    if words is None or hint.form == "set":
+        return words
+    return ("pass " + words) if words.startswith("--") else words
+
+
+def _cli_setting(hint: Hint, options: Iterable[str]) -> str | None:
+    """The setting of ``hint`` as the command line says it: ``--missing intersect``, ``--metric``,
+    ``--drop-degenerate`` when the command has that option (``options``: its option strings),
+    else ``set `missing: intersect` in the experiment YAML`` for a YAML key; ``None`` when neither
+    exists (:func:`cli_message` then says the Python words are the Python API's)."""
     opts = set(options)
     flag = next((f for (k, v), f in CLI_FLAGS.items()
                  if k == hint.keyword and type(v) is type(hint.value) and v == hint.value),
                 None)
     if flag is not None and flag[0] in opts:
-        return f"pass {flag[1]}"
+        return flag[1]
     option = CLI_OPTIONS.get(hint.keyword, "--" + hint.keyword.replace("_", "-"))
     if option in opts:
-        return f"pass {option}" + ("" if hint.value is ANY else f" {_cli_value(hint.value)}")
+        return option + ("" if hint.value is ANY else f" {_cli_value(hint.value)}")
     key = YAML_KEYS.get(hint.keyword)
     if key is not None:
         value = "…" if hint.value is ANY else _cli_value(hint.value)
@@ -187,11 +204,18 @@ def cli_message(exc: BaseException, message: str | None = None) -> str:
     """The message of ``exc`` (or ``message``) with each Python keyword its hints name replaced by
     the running command's option (:data:`RUNNING_OPTIONS`, :func:`cli_words`)."""
     text = str(exc) if message is None else message
-    for hint in _hints(exc):
-        words = cli_words(hint, RUNNING_OPTIONS)
-        text = text.replace(hint.text, f"in the Python API, {hint.text}" if words is None
-                            else words)
-    return text
+    return _said(text, _hints(exc))
+
+
+def _running_words(hint: Hint) -> str | None:
+    """``hint`` in the running command's words (:data:`RUNNING_OPTIONS`)."""
+    return cli_words(hint, RUNNING_OPTIONS)
+
+
+def _said(text: str, hints: Iterable[Hint]) -> str:
+    """``text`` with the Python words of each hint replaced by the command line's."""
+    with speaking(_running_words):
+        return in_callers_words(text, hints)
 
 
 def fail(message: str) -> typer.Exit:
@@ -201,9 +225,12 @@ def fail(message: str) -> typer.Exit:
 
 
 def warn(messages: Iterable[str]) -> None:
-    """Print each warning as ``ranger-eval: warning: …`` on stderr."""
+    """Print each warning as ``ranger-eval: warning: …`` on stderr, the keywords its hints name
+    (a :class:`~ranger_eval.errors.Said` from :func:`ranger_eval.pipeline.collecting_warnings`)
+    said as the running command's options."""
     for m in messages:
-        typer.echo(f"ranger-eval: warning: {one_line(m)}", err=True)
+        typer.echo(f"ranger-eval: warning: {one_line(_said(m, getattr(m, 'hints', ())))}",
+                   err=True)
 
 
 def report_written(paths: Iterable[Path]) -> None:

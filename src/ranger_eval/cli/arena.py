@@ -87,7 +87,7 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
     folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
                   ("pdf", "png"))
-    notes += finish_outputs(folder, str(result.signature), command, html)
+    notes += finish_outputs(folder, str(result.signature), command, html, notes)
     return CommandRun(result, tuple(folder.written), tuple(notes))
 
 

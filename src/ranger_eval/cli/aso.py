@@ -76,7 +76,7 @@ def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,
     for i in range(len(keys)):
         folder.figure(lambda i=i: aso_heatmap(result, i), figure_stem("aso", keys, i),
                       ("pdf", "png"))
-    notes += finish_outputs(folder, str(result.signature), command, html)
+    notes += finish_outputs(folder, str(result.signature), command, html, notes)
     return CommandRun(result, tuple(folder.written), tuple(notes))
 
 

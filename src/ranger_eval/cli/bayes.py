@@ -85,7 +85,7 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
         notes.append(f"drew the posteriors of the first {MAX_POSTERIOR_FIGURES} of {len(pairs)} "
                      f"pairs; the other {len(pairs) - MAX_POSTERIOR_FIGURES} are in bayes.json "
                      "and bayes.csv (choose some with --dataset, --metric or --systems)")
-    notes += finish_outputs(folder, str(result.signature), command, html)
+    notes += finish_outputs(folder, str(result.signature), command, html, notes)
     return CommandRun(result, tuple(folder.written), tuple(notes))
 
 

@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Explain the reproducibility signature printed under every table and figure."""
         from ..errors import InputError
-        from ..signature import FIELDS, describe_fields, parse_signature
+        from ..signature import FIELDS, RETIRED, describe_fields, parse_signature, signature_level
 
         if text is None:
             typer.echo(describe_fields())
@@ -28,4 +28,7 @@ def register(app: typer.Typer) -> None:
         width = max(map(len, fields))
         for key, value in fields.items():
             meaning = FIELDS.get(key, "(unknown field)")
+            level = signature_level({key: value}) if key in RETIRED else None
+            if level is not None:  # an older signature's alpha: said in today's vocabulary
+                meaning += f"; here {RETIRED[key]} {level:g}"
             typer.echo(f"{key:<{width}}  {value:<24}  {meaning}")

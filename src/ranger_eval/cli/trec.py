@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..errors import ConfigError
+from ..errors import ConfigError, Said
 from ._common import cli_message, fail, friendly_errors, imports_done, warn
 
 if TYPE_CHECKING:
@@ -218,5 +218,6 @@ def register(app: typer.Typer) -> None:
             raise fail(exc.describe("use --allow-no-overlap to evaluate it anyway")) from None
         except (ValueError, OSError, TypeError) as exc:
             raise fail(cli_message(exc)) from None
-        warn([*(str(w.message) for w in caught), *notes])
+        warn([*(Said(str(w.message), getattr(w.message, "hints", ())) for w in caught),
+              *notes])
         typer.echo(_render(blocks, fmt, per_query, prefix=len(runs) > 1), nl=False)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame
-from ..errors import CompareError, ScoresError, SettingsError
+from ..errors import CompareError, Hint, ScoresError, SettingsError
 from ..pairing import align_groups, block_layout, factorize, group_pairs, scores_table
 from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings
@@ -431,11 +431,13 @@ def _compare_declared(scores: Scores, declared: dict[str, str], *, metrics: Sequ
                              family=family, level=level, **kwargs))
     for m in (m for m in wanted if m in declared):
         if test not in ("auto", *RESAMPLING):
+            hints = [Hint("test", "permutation", form="set"),
+                     Hint("test", "bootstrap", form="set"), Hint("metrics", form="set")]
             raise CompareError(
                 f"metric {m!r} is corpus-level (set-level metric {declared[m]!r} of all items, "
                 f"as the tool that wrote the log computes it); test {test!r} compares means of "
-                f"per-item values: use test='permutation' or 'bootstrap', or leave {m!r} out "
-                f"with metrics=[...]"
+                f"per-item values: use {hints[0].text} or {hints[1].text}, or leave {m!r} out "
+                f"with {hints[2].text}", hints=hints
             )
         comp = compare(scores.filter(metrics=[m]), test=test, correction=correction,
                        family=family, level=level, metric_fn=declared[m], **kwargs)

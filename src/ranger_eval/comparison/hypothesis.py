@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from ..errors import CompareError
+from ..errors import CompareError, Hint
 from ..pairing import Group
 from .dispatch import _Outcome, _PairData
 
@@ -50,10 +50,11 @@ _CI_METHOD = {"paired-t": "paired t", "welch": "Welch t",
 def _check_test(group: Group, test: str, hypothesis: str, margin: float) -> None:
     """A test with a margin version, and a margin below 1 for 0/1 scores."""
     if test not in _CI_METHOD:
+        hint = Hint("test")
         raise CompareError(
             f"dataset {group.dataset!r} (metric {group.metric!r}): test {test!r} has no "
-            f"{hypothesis} version; use test='auto', 'paired-t', 'welch', 'proportions-z' "
-            "or 'mcnemar'")
+            f"{hypothesis} version; the tests with one are 'auto', 'paired-t', 'welch', "
+            f"'proportions-z' and 'mcnemar' ({hint.text})", hints=[hint])
     if test in ("mcnemar", "proportions-z") and margin >= 1.0:
         raise CompareError(
             f"dataset {group.dataset!r} (metric {group.metric!r}): margin {margin!r} on 0/1 "

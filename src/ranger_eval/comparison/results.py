@@ -75,7 +75,7 @@ class Comparison:
 
     @property
     def signature(self) -> Signature:
-        """Reproducibility signature: tests, alternative, pairs, correction, family, alpha,
+        """Reproducibility signature: tests, alternative, pairs, correction, family, level,
         resamples, seed and the ranger-eval version (see :mod:`ranger_eval.signature`)."""
         test = self.test
         if test == "auto":
@@ -85,7 +85,7 @@ class Comparison:
         fields = signature_fields(CompareSettings, self, {
             "test": test,
             "pairs": self.pairs + (f"({self.baseline})" if self.baseline else ""),
-            "alpha": _fmt_alpha(self.alpha),  # derived from level (signature.FIELDS)
+            "level": _fmt_level(self.level),  # the setting (α = 1 − level is derived)
             "method_detail": (
                 f"metric[{','.join(self.set_metrics)}]" if self.set_metrics else None
             ),
@@ -201,9 +201,9 @@ class Comparison:
         return text
 
 
-def _fmt_alpha(alpha: float) -> str:
-    """alpha as the signature writes it (6 significant digits: 0.05, not 0.050000000000000044)."""
-    return f"{alpha:.6g}"
+def _fmt_level(level: float) -> str:
+    """level as the signature writes it (6 significant digits: 0.95, not 0.9500000000000001)."""
+    return f"{level:.6g}"
 
 
 def _select_group(

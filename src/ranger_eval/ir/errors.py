@@ -1,7 +1,14 @@
 """Exceptions and warnings of the IR engine: the IR layer's part of :mod:`ranger_eval.errors`."""
 from __future__ import annotations
 
-from ..errors import DuplicateEntryError, Hint, MeasureError, MissingTopicsError, TrecFormatError
+from ..errors import (
+    DuplicateEntryError,
+    Hint,
+    MeasureError,
+    MissingTopicsError,
+    RangerWarning,
+    TrecFormatError,
+)
 
 __all__ = [
     "DuplicateEntryError",
@@ -39,5 +46,7 @@ class NoCommonTopicsError(MissingTopicsError):
                 f"are they from the same collection? ({hint})")
 
 
-class IgnoredTopicsWarning(UserWarning):
-    """Run topics without qrels were ignored, or qrels topics absent from a run were dropped."""
+class IgnoredTopicsWarning(RangerWarning):
+    """Run topics without qrels were ignored, or qrels topics absent from a run were dropped
+    (a :class:`~ranger_eval.errors.RangerWarning`: its hints are said as options on the command
+    line)."""

@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._frames import as_frame, float_values, id_strings
-from ..errors import IRError, TrecFormatError
+from ..errors import Hint, IRError, TrecFormatError
 from ..progress import progress_bar
 from ..signature import Signature, make_signature
 from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError, NoCommonTopicsError
@@ -465,7 +465,8 @@ def _with_signature(frame: pd.DataFrame, signature: Signature) -> IREvaluation:
     return out
 
 
-_Notes = list[tuple[str, type[Warning]]]  # warnings of one evaluation, emitted by the caller
+# warnings of one evaluation, emitted by the caller (a Warning instance: with its hints)
+_Notes = list[tuple[str | Warning, type[Warning]]]
 
 
 def _emit(notes: _Notes, stacklevel: int) -> None:
@@ -507,10 +508,11 @@ def _evaluate_table(q: PreparedQrels, run: RunTable, measures: tuple[Measure, ..
                                   list(q.topic_names))
         if not allow_no_overlap:
             raise err
-        notes.append((err.describe(
-            "evaluated anyway as asked: every qrels topic scores 0 with missing='zero' "
-            "(trec_eval -c), no topic is left with missing='drop'", loud=True),
-            IgnoredTopicsWarning))
+        zero, drop = Hint("missing", "zero", form="set"), Hint("missing", "drop", form="set")
+        notes.append((IgnoredTopicsWarning(err.describe(
+            f"evaluated anyway as asked: every qrels topic scores 0 with {zero.text} "
+            f"(trec_eval -c); with {drop.text} no topic is left", loud=True),
+            hints=[zero, drop]), IgnoredTopicsWarning))
     topic = tmap[run.query_codes]
     score, docs, pairs = run.score, run.doc_id, run.pair_hash
     if len(ignored):

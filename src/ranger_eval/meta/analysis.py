@@ -151,7 +151,7 @@ def meta_analysis(
     v.setflags(write=False)
     weights = fit.weights
     weights.setflags(write=False)
-    return MetaResult(
+    result = MetaResult(
         estimate=fit.estimate, se=fit.se, ci_low=fit.ci_low, ci_high=fit.ci_high,
         statistic=fit.statistic, pvalue=fit.pvalue, tau2=fit.tau2, tau=math.sqrt(fit.tau2),
         I2=fit.I2, H2=fit.H2, Q=fit.Q, Q_df=fit.Q_df, Q_pvalue=fit.Q_pvalue, pi_low=fit.pi_low,
@@ -160,3 +160,6 @@ def meta_analysis(
         names=names_t, yi=y, vi=v, measure=measure, effects=effects, vt=fit.vt,
         margin=margin, higher_is_better=bool(higher_is_better),
     )
+    if result.few_datasets_caution is not None:
+        warnings.warn(result.few_datasets_caution, UserWarning, stacklevel=2)
+    return result

@@ -167,6 +167,30 @@ class MetaResult(_ResultText):
         return self.method in ("FE", "EE")
 
     @property
+    def few_datasets_caution(self) -> str | None:
+        """Why τ² and the prediction interval of a random-effects model of k = 2 datasets mean
+        little (issue 27 §4), or None (k ≠ 2, or a fixed-effect model, which has no τ²).
+
+        With two studies τ² is estimated from one degree of freedom (Q on k − 1 = 1 df): it is
+        often truncated to 0, and then the prediction interval μ̂ ± z·√(τ̂² + SE²) equals the
+        confidence interval; otherwise its confidence interval spans orders of magnitude.
+        metafor prints both (the numbers are kept exact); the warning, summary, reports and forest
+        plot say what they mean (Borenstein et al. 2009, ch. 16: τ² needs "a reasonable number
+        of studies"; IntHout et al. 2016, BMJ Open 6:e010247: prediction intervals from k ≥ 3)."""
+        if self.k != 2 or self.is_fixed:
+            return None
+        pct = format_level(self.level)
+        lo, hi = self.tau2_ci
+        spread = (", and at 0 the prediction interval equals the confidence interval"
+                  if self.tau2 == 0 else "")
+        return (f"k = 2 datasets: τ² and the prediction interval are not estimable in any useful "
+                f"sense. τ² = {self.tau2:.4g} is estimated from one degree of freedom (Q on 1 df; "
+                f"{pct} CI [{lo:.4g}, {hi:.4g}]){spread}; metafor prints both, but the prediction "
+                "interval does not say where the effect on a new dataset will lie. Read the "
+                "summary as the weighted average of these two datasets, not as a prediction; "
+                "3 or more datasets are needed to estimate the spread between datasets.")
+
+    @property
     def df(self) -> int | None:
         """Degrees of freedom of the t reference distribution (None for the z test)."""
         return None if self.test == "z" else self.k - 1
@@ -252,6 +276,9 @@ class MetaResult(_ResultText):
             "level": self.level, "names": list(self.names), "yi": self.yi, "vi": self.vi,
             "measure": self.measure, "signature": str(self.signature), "mde": self.mde,
         }
+        caution = self.few_datasets_caution
+        if caution is not None:
+            d["caution"] = caution
         verdict = self.verdict
         if verdict is not None:
             d.update(margin=verdict.margin, verdict=verdict.summary,
@@ -302,6 +329,8 @@ class MetaResult(_ResultText):
         lines.append("")
         lines.append(_test_line(self.test, self.k - 1))
         lines.append(f"{pct_s} prediction interval: [{f(self.pi_low)}, {f(self.pi_high)}]")
+        if self.few_datasets_caution is not None:
+            lines.append(self.few_datasets_caution)
         if self.verdict is not None:
             lines.append(self.verdict.sentence())
         if self.measure == "ZCOR":

@@ -24,6 +24,7 @@ from .tables import (
     to_html,
     to_latex,
     to_markdown,
+    why_both_hold,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "to_html",
     "to_latex",
     "to_markdown",
+    "why_both_hold",
 ]
 
 _RANKING_NAMES = ("rank_test_latex", "rank_test_markdown", "ranking_latex", "ranking_markdown")

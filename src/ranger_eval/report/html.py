@@ -43,7 +43,7 @@ import pandas as pd
 from ..atomic import write_text
 from ..errors import ReportError
 from ..formatting import format_level, format_percent, format_pvalue
-from ..signature import parse_signature
+from ..signature import parse_signature, signature_level
 from .tables import jsonable
 
 __all__ = ["REPORT_FILE", "render_html_report", "write_html_report"]
@@ -247,6 +247,15 @@ def _get(obj: Mapping[str, Any], key: str, path: Path, kind: type | tuple[type, 
     if not isinstance(value, kind):
         raise ReportError(f"{path}: {where}{key!r} has the wrong type ({type(value).__name__})")
     return value
+
+
+def _margin(text: object) -> float | None:
+    """A signature's ``margin:`` field as a number (None when absent or not a number)."""
+    try:
+        value = float(str(text))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def _float(obj: Mapping[str, Any], key: str, path: Path, where: str = "") -> float:
@@ -465,6 +474,8 @@ def _meta(a: _Analysis) -> None:
     a.sentences.append(s + ".")
     if k == 1:
         a.sentences.append("Only one dataset: the summary is that dataset's effect.")
+    elif isinstance(res.get("caution"), str):  # k = 2 (MetaResult.few_datasets_caution)
+        a.sentences.append(res["caution"])
     elif method not in ("FE", "EE") and math.isfinite(pi_lo) and math.isfinite(pi_hi):
         pdec = _decimals([pi_lo, pi_hi])
         spans = pi_lo < 0 < pi_hi
@@ -486,6 +497,9 @@ def _meta(a: _Analysis) -> None:
             f"Against a margin of ±{res['margin']}{direction}: {res['verdict']} (the {pct} "
             f"confidence interval of the summary); {res.get('verdict_new_dataset')} (the "
             "prediction interval).")
+        # where its test of no effect and the margin seem to disagree, why both hold (written by
+        # the pipeline: ranger_eval.aggregate.agreement.margin_disagreements)
+        a.sentences += [s for s in summary.get("disagreements") or [] if isinstance(s, str)]
     skipped = summary.get("skipped") or {}
     if isinstance(skipped, dict) and skipped:
         a.sentences.append("Not analysed: " + "; ".join(
@@ -564,10 +578,8 @@ def _compare(a: _Analysis) -> None:
         a.data["comparison_rows"] = len(comp)
     fields = a.sig_fields()
     corr = _correction(fields.get("corr", ""))
-    try:
-        alpha = float(fields.get("alpha", "0.05"))
-    except ValueError:
-        alpha = 0.05
+    level = signature_level(fields)  # level:, or alpha: of an older folder
+    alpha = 0.05 if level is None else round(1.0 - level, 12)
     sig = _bools(comp["significant"])
     # which mean is better: the higher one, unless the CSV's higher_is_better column says lower
     higher = (_bools(comp["higher_is_better"]) if "higher_is_better" in comp.columns
@@ -607,6 +619,12 @@ def _compare(a: _Analysis) -> None:
             f"Hypothesis: {hyp} within a margin of {fields.get('margin', '?')} (in the metric's "
             f"units): “significant” below means shown {word}; each interval is the one its test "
             "inverts, so a pair is shown exactly when it lies within the margin.")
+        if hyp == "equivalence" and level is not None:  # different and equivalent at once
+            from ..aggregate.agreement import equivalence_disagreements
+
+            a.sentences += equivalence_disagreements(
+                comp.assign(significant=sig), margin=_margin(fields.get("margin")),
+                level=level)
         shown_pairs: dict[tuple[str, str], list[int]] = {}
         for a_, b_, s in zip(comp["system_a"].astype(str), comp["system_b"].astype(str), sig,
                              strict=True):
@@ -856,6 +874,9 @@ def _rank(a: _Analysis) -> None:
         text += (": the average ranks differ significantly" if decide < alpha
                  else ": no significant difference between the average ranks")
         a.sentences.append(text + f" (α = {_alpha(alpha)}).")
+    # where the ranking's pairwise tests and the rank test differ, why both hold (written by
+    # the pipeline from both results: ranger_eval.aggregate.agreement)
+    a.sentences += [str(s) for s in payload.get("disagreements") or [] if isinstance(s, str)]
     naive = payload.get("naive_means")
     if ranking is None and isinstance(naive, dict) and naive:
         hib = rt.get("higher_is_better", True) is not False

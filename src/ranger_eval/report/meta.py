@@ -61,11 +61,16 @@ def meta_markdown(
         f"τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, "
         f"{format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}.",
     ]
+    if r.few_datasets_caution is not None:
+        lines += ["", f"**Caution.** {r.few_datasets_caution}"]
     detectable = meta_mde_sentence(r)
     if detectable:
         lines += ["", detectable]
     if r.verdict is not None:
         lines += ["", r.verdict.sentence()]
+        from ..aggregate.agreement import margin_disagreements  # only with a margin
+
+        lines += [line for why in margin_disagreements(r) for line in ("", f"**Why both hold.** {why}")]
     if len(r.names) > max_rows:
         lines += ["", _too_many(len(r.names), max_rows)]
     if skipped:
@@ -135,6 +140,8 @@ def meta_latex(
         f"interval [{r.pi_low:.4f}, {r.pi_high:.4f}]; τ² = {r.tau2:.4g}, I² = {r.I2:.1f}%, "
         f"H² = {r.H2:.3g}, Q({r.Q_df}) = {r.Q:.4g}, {format_pvalue(r.Q_pvalue, 4, prefix='p(Q) = ')}."
     )
+    if r.few_datasets_caution is not None:
+        caption += " " + r.few_datasets_caution
     if len(r.names) > max_rows:
         caption += " " + _too_many(len(r.names), max_rows)
     if skipped:

@@ -297,6 +297,28 @@ def hypothesis_sentence(comp: Comparison) -> str | None:
         f"shown {word} exactly when that interval lies within the margin.")
 
 
+def why_both_hold(markdown: str, sentences: Sequence[str]) -> str:
+    """``markdown`` with each sentence that explains two seemingly disagreeing verdicts
+    (:mod:`ranger_eval.aggregate.agreement`) as a "**Why both hold.**" paragraph, before the
+    signature line that ends the file; unchanged without sentences."""
+    if not sentences:
+        return markdown
+    why = "\n\n".join(f"**Why both hold.** {s}" for s in sentences)
+    body, sep, sig = markdown.rstrip("\n").rpartition("\n\n`ranger-eval:")
+    return f"{body}\n\n{why}{sep}{sig}\n" if sep else f"{markdown.rstrip()}\n\n{why}\n"
+
+
+def equivalence_sentences(comp: Comparison) -> list[str]:
+    """Why an equivalence comparison's pairs can be different and equivalent at once (or
+    neither): :func:`ranger_eval.aggregate.agreement.equivalence_disagreements` of its rows;
+    empty for other hypotheses."""
+    if comp.hypothesis != "equivalence":
+        return []
+    from ..aggregate.agreement import equivalence_disagreements  # only then: aggregate is heavy
+
+    return equivalence_disagreements(comp.table, margin=comp.margin, level=comp.level)
+
+
 def mde_sentence(table: pd.DataFrame, level: float) -> str | None:
     """What the non-significant pairs could have detected, in words, from the table's ``mde``
     column (the minimum detectable effect at the pair's n and 80 % power,
@@ -336,6 +358,8 @@ def comparison_markdown(
         lines.append("| " + " | ".join(_md_escape(c) for c in cells) + " |")
     verdict = hypothesis_sentence(comp) if isinstance(comp, Comparison) else None
     lines += ["", verdict] if verdict else []
+    for why in equivalence_sentences(comp) if isinstance(comp, Comparison) else []:
+        lines += ["", f"**Why both hold.** {why}"]
     detectable = mde_sentence(table, level)
     lines += ["", detectable] if detectable else []
     lines += ["", f"`{signature}`", ""]
@@ -554,6 +578,8 @@ def comparison_json(comp: Comparison) -> str:
     }
     if comp.hypothesis != "superiority":  # only then: older files keep their keys
         head.update(hypothesis=comp.hypothesis, margin=comp.margin)
+        if why := equivalence_sentences(comp):  # different and equivalent at once, or neither
+            head.update(disagreements=why)
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False, allow_nan=False)}"
              for k, v in head.items()]
     signature = f' "signature": {json.dumps(str(comp.signature), ensure_ascii=False)}'

@@ -81,7 +81,7 @@ class PilotPlan:
     @property
     def signature(self) -> Signature:
         return make_signature("plan", {
-            "test": self.test, "alt": self.alternative, "alpha": self.alpha,
+            "test": self.test, "alt": self.alternative, "level": f"{1.0 - self.alpha:.6g}",
             "solve": self.solved_for, "n_simulations": self.n_simulations, "seed": self.seed,
         })
 
@@ -281,10 +281,11 @@ def plan_from_pilot(
     paired = scores.pair(dataset, treatment, control, metric)
     clustered = paired.clusters is not None and len(set(paired.clusters)) < paired.n
     if clustered and test != "paired-t":
+        given, hint = Hint("test", test, form="set"), Hint("test", "paired-t")
         raise StatsInputError(
             f"dataset {dataset!r}: the pilot's items come in clusters, resampled whole and "
-            f"tested by the cluster-robust paired t; test={test!r} has no clustered simulation "
-            "here: pass test='paired-t' (or 'auto')")
+            f"tested by the cluster-robust paired t; {given.text} has no clustered simulation "
+            f"here: {hint.text} (or 'auto')", hints=[given, hint])
     d = paired.treatment - paired.control
     if d.size < 2:
         raise StatsInputError(f"dataset {dataset!r}: a pilot needs at least 2 items; got "

@@ -78,6 +78,7 @@ import numpy as np
 from scipy import integrate, optimize, special
 from scipy import stats as sps
 
+from ..errors import Hint
 from ..signature import Signature, make_signature
 from ._validation import StatsInputError, check_alternative, check_choice
 
@@ -86,6 +87,8 @@ __all__ = ["PLAN_TESTS", "Plan", "plan", "power_of", "detectable_noncentrality",
 
 #: Tests :func:`plan` knows.
 PLAN_TESTS = ("paired-t", "welch", "proportions-z", "mcnemar", "mcnemar-exact")
+#: The large-sample McNemar power, as each front end names it (``--test mcnemar``).
+_MCNEMAR = Hint("test", "mcnemar", form="set")
 _BINARY = ("proportions-z", "mcnemar", "mcnemar-exact")
 _PAIRED = ("paired-t", "mcnemar", "mcnemar-exact")
 
@@ -95,8 +98,10 @@ class Plan:
     """A planned comparison of two systems: the solved unknown and every input.
 
     ``n`` is the number of items (per system; per group for ``welch`` and ``proportions-z``)
-    rounded up, ``n_exact`` the fractional solution (equal to ``n`` when ``n`` was given or the
-    test is exact), ``n_clusters`` = ⌈n / cluster_size⌉. ``power`` is the target (or the solved
+    rounded up to whole clusters, ``n = n_clusters × cluster_size`` (a solved ``n`` is rounded
+    up to the next multiple of ``cluster_size``; a given one must be such a multiple),
+    ``n_exact`` the fractional solution (equal to ``n`` when ``n`` was given or the test is
+    exact and unclustered). ``power`` is the target (or the solved
     power), ``power_at_n`` the power at the rounded ``n``. ``effect`` is the difference of means
     (or proportions) in the metric's units — standardised (Cohen's d) when no ``sd`` was given —
     and ``standardized_effect`` its ratio to the SD of the analysed item-level quantity.
@@ -130,14 +135,14 @@ class Plan:
 
     @property
     def signature(self) -> Signature:
-        """``kind:plan`` with the test, hypothesis, alternative, α, the solved unknown and the
+        """``kind:plan`` with the test, hypothesis, alternative, level (1 − α), the solved unknown and the
         design (ICC, cluster size, samples per item) — enough to redo the calculation."""
         return make_signature("plan", {
             "test": self.test,
             "hyp": None if self.hypothesis == "superiority" else self.hypothesis,
             "margin": self.margin,
             "alt": self.alternative,
-            "alpha": self.alpha,
+            "level": f"{1.0 - self.alpha:.6g}",
             "solve": self.solved_for,
             "icc": self.icc,
             "cluster_size": self.cluster_size,
@@ -387,7 +392,7 @@ def _wellek_exact_power(n: int, p10: float, p01: float, alpha: float, margin: fl
         raise StatsInputError(
             f"the exact power of the paired binary margin test is computed up to n = "
             f"{EXACT_MARGIN_MAX_N} items (its work grows as n²); n = {n} is beyond: use "
-            "test='mcnemar' (its large-sample power)")
+            f"{_MCNEMAR.text} (its large-sample power)", hints=[_MCNEMAR])
     eta = p10 + p01
     vv = np.arange(1, n + 1)
     if n < 1 or eta <= 0:
@@ -469,6 +474,11 @@ def _number(name: str, value: object, *, low: float | None = None, high: float |
         sign = "<" if high_open else "≤"
         raise StatsInputError(f"{name} must be {sign} {high:g}; got {value!r}")
     return x
+
+
+def _whole(x: float) -> float | int:
+    """``x`` as an ``int`` when it is whole (messages say ``n=1998``, not ``n=1998.0``)."""
+    return int(x) if float(x).is_integer() else x
 
 
 def _integer(name: str, value: object, low: int) -> int:
@@ -700,7 +710,8 @@ def plan(
         item_sd = None if sd is None else scale
     if test == "mcnemar-exact" and icc > 0 and cluster_size > 1:
         raise StatsInputError("the exact McNemar power has no clustered version; use "
-                              "test='mcnemar' (asymptotic, with the design effect)")
+                              f"{_MCNEMAR.text} (asymptotic, with the design effect)",
+                              hints=[_MCNEMAR])
     if test in _BINARY and margin is not None and margin >= 1.0:
         raise StatsInputError(
             f"margin={margin!r} on 0/1 scores: a difference of proportions lies in [-1, 1], so "
@@ -716,13 +727,30 @@ def plan(
             raise StatsInputError(f"power={power!r} is not above the test's false-positive "
                                   f"rate (α = {alpha:g}): ask for a power such as 0.8")
     if n is not None:
-        n_min = 2 * cluster_size if test in ("paired-t", "welch") else 1
+        n_min = 2 * cluster_size if test in ("paired-t", "welch") else cluster_size
         if test == "mcnemar-exact":
             n = _integer("n", n, 1)
+        if cluster_size > 1 and isinstance(n, (int, float, np.integer, np.floating)) \
+                and not isinstance(n, bool) and math.isfinite(n) and 0 < n < n_min:
+            said_n, size, least = (Hint("n", _whole(n), form="set"),
+                                  Hint("cluster_size", cluster_size, form="set"),
+                                  Hint("n", n_min))
+            need = n_min // cluster_size
+            raise StatsInputError(
+                f"{said_n.text} items cannot fill {need} whole cluster(s) of {size.text}: "
+                + ("the t test of clustered items needs at least 2 clusters (C − 1 degrees of "
+                   "freedom)" if need > 1 else "a plan counts whole clusters")
+                + f"; {least.text} or more, or smaller clusters", hints=[said_n, size, least])
         n = _number("n", n, low=float(n_min), low_open=False)
-        if test in ("paired-t", "welch") and n / cluster_size <= 1:
-            raise StatsInputError(f"n={n!r} items in clusters of {cluster_size} leave no degrees "
-                                  "of freedom: at least 2 clusters are needed")
+        if cluster_size > 1 and not float(n / cluster_size).is_integer():
+            below = int(n // cluster_size) * cluster_size
+            hints = [Hint("n", _whole(n), form="set"), Hint("n", below + cluster_size),
+                     Hint("n", below, form="set")]
+            raise StatsInputError(
+                f"{hints[0].text} items are not whole clusters of {cluster_size}: a plan assumes "
+                f"equal clusters, n = clusters × cluster size; {hints[1].text} "
+                f"({below // cluster_size + 1} clusters) or {hints[2].text} "
+                f"({below // cluster_size})", hints=hints)
     if effect is not None:
         effect = _number("effect", effect)
         _check_effect(design, effect, solve)
@@ -739,14 +767,19 @@ def plan(
         effect = _solve_effect(design, n, power)
         n_exact = n
     assert effect is not None and power is not None
-    n_int = int(math.ceil(n_exact - 1e-9 * max(1.0, n_exact)))
-    n_int = max(n_int, 1)
+    n_int = max(int(math.ceil(n_exact - 1e-9 * max(1.0, n_exact))), 1)
+    # whole clusters: n = C·m, C rounded up (issue 27 §4); the power at that n is recomputed
+    n_int = int(math.ceil(n_int / cluster_size)) * cluster_size
     power_at_n = design.power(float(n_int), effect)
+    if solve == "n" and test == "mcnemar-exact":  # not monotone in n: whole clusters until reached
+        while power_at_n < power and n_int < 20 * max(n_exact, 1.0) + 10_000:
+            n_int += cluster_size
+            power_at_n = design.power(float(n_int), effect)
     standardized = None if test in _BINARY else effect / scale
     return Plan(
         test=test, hypothesis=hypothesis, alternative=alternative, alpha=alpha,
         solved_for=solve, n=n_int, n_exact=float(n_exact),
-        n_clusters=int(math.ceil(n_int / cluster_size)), power=float(power),
+        n_clusters=n_int // cluster_size, power=float(power),
         power_at_n=float(power_at_n), effect=float(effect),
         standardized_effect=None if standardized is None else float(standardized),
         n_effective=n_int / deff, design_effect=deff, icc=icc, cluster_size=cluster_size,

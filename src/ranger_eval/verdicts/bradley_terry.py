@@ -641,8 +641,10 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         n_ties = pairs.m[:, 2].sum()
         if n_ties == 0:
             hint = Hint("ties", "half")
-            raise VerdictError("bradley_terry: ties='davidson' needs at least one tie (the tie "
-                               f"parameter ν would be 0); {hint.text}", hints=[hint])
+            davidson = Hint("ties", "davidson", form="set")
+            raise VerdictError(f"bradley_terry: {davidson.text} needs at least one tie (the "
+                               f"tie parameter ν would be 0); {hint.text}",
+                               hints=[davidson, hint])
         if n_ties == pairs.m.sum():
             raise VerdictError("bradley_terry: every battle is a tie: the Davidson tie "
                                "parameter ν would be infinite")

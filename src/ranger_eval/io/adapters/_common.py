@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import InputError, ScoresError
+from ...errors import Hint, InputError, RangerWarning, ScoresError
 from ...scores import CLUSTER_NAME, Scores
 
 __all__ = [
@@ -179,11 +179,12 @@ class Builder:
             raise InputError(f"{where}: item {item} of {dataset!r} has {what} {key!r} = "
                              f"{cid!r} but {seen[0]!r} at {seen[1]}; an item has one cluster")
 
-    def note(self, message: str) -> None:
-        """Record (and warn about) something skipped or dropped."""
+    def note(self, message: str, hints: Sequence[Hint] = ()) -> None:
+        """Record (and warn about) something skipped or dropped; ``hints``: the keywords the
+        message names (a :class:`RangerWarning`, which the command line says as options)."""
         text = f"{self.path}: {message}"
         self.notes.append(text)
-        warnings.warn(text, UserWarning, stacklevel=4)
+        warnings.warn(RangerWarning(text, hints=hints), stacklevel=4)
 
     def report(self, dataset: str, system: str, metric: str, statistic: str, value: object,
                comparable: bool) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import InputError
+from ...errors import Hint, InputError
 from ..files import check_input_file, current_limits
 from ._common import AdapterResult, Builder, agrees, format_number
 from ._json import JsonStream, loads, snippet
@@ -351,6 +351,7 @@ def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
     per_item = frame.groupby(["metric", "item"], sort=False)["value"].mean()
     rep = res.reported
     unknown: set[str] = set()
+    hints: dict[str, Hint] = {}
     for metric, stat, reported in zip(rep["metric"], rep["statistic"], rep["value"],
                                       strict=True):
         if metric not in per_item.index.get_level_values(0):
@@ -360,8 +361,8 @@ def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
         clusters = None
         if key:
             if key[:-1] != b.cluster_field:  # the samples' clusters were not read
-                unknown.add(f"{metric}/{stat} (read the log with cluster={key[:-1]} to check "
-                            "it)")
+                hint = hints.setdefault(key[:-1], Hint("cluster", key[:-1], form="set"))
+                unknown.add(f"{metric}/{stat} (read the log with {hint.text} to check it)")
                 continue
             clusters = np.asarray([b.clusters[frame["dataset"].iloc[0], str(i)][0]
                                    for i in per_item.loc[metric].index], dtype=object)
@@ -378,4 +379,4 @@ def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
             )
     if unknown:
         b.note(f"Inspect metric(s) {', '.join(sorted(unknown))} not recomputed (unknown to "
-               f"Ranger): not checked against the samples")
+               f"Ranger): not checked against the samples", hints=list(hints.values()))

@@ -228,6 +228,10 @@ def footer_parts(result: Any, values: ForestValues) -> list[list[str]]:
     )
     if values.transformed:
         parts.append(["Effects analysed as Fisher's z and shown back-transformed to r."])
+    if k == 2 and not fixed_model:  # MetaResult.few_datasets_caution, said short
+        parts.append(["Caution, k = 2: τ² (from 1 df) and the prediction interval are not "
+                      "estimable in any useful sense; read the summary as the average of the two "
+                      "datasets, not as a prediction for a new one."])
     return parts
 
 
