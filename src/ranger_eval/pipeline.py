@@ -817,6 +817,7 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.md",
     "comparison.tex",
     "comparison.html",
+    "leaderboard.csv",
     "leaderboard.md",
     "leaderboard.tex",
     "heatmap.pdf",
@@ -1040,6 +1041,7 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
                       if "</body>" in html_table else html_table + html_note)
     out.text("comparison.html", html_table)
     board = shown.leaderboard()
+    out.text("leaderboard.csv", report.to_csv(board))
     out.text("leaderboard.md", report.to_markdown(board) + ("" if note is None else
                                                             f"\n{note}\n"))
     out.text("leaderboard.tex", ("" if note is None else f"% {note}\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .._version import __version__
@@ -169,29 +170,35 @@ class Comparison:
                 )
             table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
         judged = "ppi++" in self.tests_used  # judge scores: prediction-powered means
+        described = self._described(means)
+        intervals = (ppi_intervals(self.scores, means, self.level, self.cluster_se)
+                     if judged and not means.empty else described)
+        if judged and described is not None:  # the PPI++ means' standard error is not describe's
+            described = described.assign(se=np.nan)
         return build_leaderboard(table, means, self.systems, signature=self.signature,
                                  higher_is_better=metric_directions(self.scores),
-                                 intervals=self._intervals(means), level=self.level,
+                                 intervals=intervals, level=self.level,
                                  clustered=self.scores.has_cluster,
-                                 interval_method=PPI_MEAN_INTERVAL if judged else None)
+                                 interval_method=PPI_MEAN_INTERVAL if judged else None,
+                                 described=described)
 
-    def _intervals(self, means: pd.DataFrame) -> pd.DataFrame | None:
-        """The confidence interval of each system's mean in ``means`` at ``level``
-        (:func:`ranger_eval.describe`, on those dataset × metric groups only: cluster-robust
-        with clusters); None when a group has too few items or clusters for one."""
+    def _described(self, means: pd.DataFrame) -> pd.DataFrame | None:
+        """:func:`ranger_eval.describe` of the systems in ``means`` (on those dataset × metric
+        groups only): each mean's n, clusters, (cluster-robust) standard error and its
+        confidence interval at ``level``, inside the metric's range when it has one. None for
+        no means; a group with fewer than two items or clusters is describe's error (named),
+        never a leaderboard without its standard errors."""
         from ..errors import StatsInputError
         from ..stats.describe import describe
 
         if means.empty:
             return None
-        if "ppi++" in self.tests_used:  # the means are PPI++ means: their own intervals
-            return ppi_intervals(self.scores, means, self.level, self.cluster_se)
         groups = dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str),
                                    strict=True))
         try:
             return describe(self.scores, level=self.level, groups=list(groups))
-        except StatsInputError:
-            return None
+        except StatsInputError as exc:
+            raise CompareError(f"leaderboard: no standard error for every mean: {exc}") from exc
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """CSV of :meth:`to_frame` at full precision; written (atomically) to ``path`` if given."""
