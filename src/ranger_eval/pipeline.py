@@ -323,6 +323,8 @@ def collect_scores(
             scores, left_out = only_metrics(scores, [cfg.metric], stacklevel=3)
         if systems is not None:
             scores = scores.filter(systems=systems)
+        if cfg.bounds:
+            scores = scores.with_bounds(cfg.bounds)
         return CollectedScores(scores, left_out)
     systems = list(cfg.systems) if systems is None else list(systems)
     ir_cfg = cfg.ir or IRConfig()

@@ -140,3 +140,21 @@ def test_with_bounds_is_kept_by_selections_and_leaves_the_original_alone() -> No
     assert s.bounds == {} and b.bounds == {"f1": (0.0, 1.0)}
     assert b.filter(systems=["A"]).bounds == {"f1": (0.0, 1.0)}
     assert set(rg.describe(b)["interval"]) == {"korn-graubard"}
+
+
+def test_yaml_bounds_key_reaches_the_leaderboard(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from ranger_eval.cli import app
+
+    df = pd.DataFrame({"dataset": "code", "system": np.repeat(["a", "b"], 8), "metric": "pass3",
+                       "item": [f"q{i}" for i in range(8)] * 2,
+                       "value": [1, 1, 1, 1, 2 / 3, 1, 1, 1 / 3] + [0, 1 / 3, 2 / 3, 1] * 2})
+    df.to_csv(tmp_path / "s.csv", index=False)
+    (tmp_path / "e.yaml").write_text(f"scores: {tmp_path / 's.csv'}\nbounds: {{pass3: [0, 1]}}\n")
+    run = CliRunner().invoke(app, ["compare", str(tmp_path / "e.yaml"), "--out",
+                                   str(tmp_path / "o"), "--figures", "none"])
+    assert run.exit_code == 0, run.output
+    board = pd.read_csv(tmp_path / "o" / "leaderboard.csv")
+    assert set(board["code interval"]) == {"korn-graubard"}
+    assert (board["code ci_high"] <= 1).all() and (board["code ci_low"] >= 0).all()
