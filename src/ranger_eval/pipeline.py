@@ -111,6 +111,36 @@ def option_error(option: str, message: str) -> ConfigError:
     return ConfigError(f"option --{option.replace('_', '-')}: {message}")
 
 
+def parse_bounds(values: Sequence[str] | None) -> dict[str, list[float]] | None:
+    """``--bounds METRIC=LO,HI`` (each value once per metric) as the YAML ``bounds:`` mapping
+    ``{metric: [lo, hi]}``; None when not given. A value that is not ``METRIC=LO,HI`` with two
+    numbers is ``option --bounds: …``."""
+    if not values:
+        return None
+    out: dict[str, list[float]] = {}
+    for value in values:
+        metric, eq, rest = str(value).rpartition("=")
+        parts = rest.split(",")
+        try:
+            if not eq or not metric.strip() or len(parts) != 2:
+                raise ValueError
+            lo, hi = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise option_error("bounds", f"expected METRIC=LO,HI (e.g. f1=0,1); got "
+                                         f"{value!r}") from None
+        out[metric.strip()] = [lo, hi]
+    return out
+
+
+def with_option_bounds(scores: Scores, bounds: dict[str, list[float]] | None) -> Scores:
+    """``scores`` with the ranges of ``--bounds`` declared (over those the YAML or a reader
+    gave); a range the scores contradict, an unknown metric or lo ≥ hi is
+    ``option --bounds: …``."""
+    if not bounds:
+        return scores
+    return _checked("bounds", lambda: scores.with_bounds(bounds))
+
+
 def _checked(option: str, check: Callable[[], T]) -> T:
     """``check()``; a :class:`RangerError` it raises is re-raised as ``option --OPTION: …``
     (a settings error's own ``OPTION: `` prefix dropped)."""
@@ -355,7 +385,24 @@ def collect_scores(
     if any("sample" in f.columns for f in frames):  # a log of one epoch: K = 1 per item
         frames = [f if "sample" in f.columns else f.assign(sample="1") for f in frames]
     scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
+    scores = _known_bounds(scores, exp.is_ir)
+    if cfg.bounds:
+        scores = scores.with_bounds(cfg.bounds)
     return CollectedScores(scores, skipped, tuple(missing))
+
+
+def _known_bounds(scores: Scores, is_ir: bool) -> Scores:
+    """``scores`` with the IR measures evaluated from runs (nDCG, AP, P@k, R@k, RR …, every
+    measure but the counts) declared in [0, 1] (:func:`ranger_eval.ir.measure_bounds`), where
+    their values lie inside: the intervals of their means stay in range (issue 27 §3)."""
+    if not is_ir:
+        return scores
+    from .ir import measure_bounds
+
+    f = scores.frame
+    bounds = {m: b for m, b in measure_bounds(scores.metrics).items()
+              if f.loc[f["metric"] == m, "value"].between(*b).all()}
+    return scores.with_bounds(bounds) if bounds else scores
 
 def only_metrics(scores: Scores, metrics: Sequence[str], *, stacklevel: int = 2
                  ) -> tuple[Scores, dict[str, str]]:
@@ -726,7 +773,10 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     --format csv``, lm-eval, Inspect …); ``control`` and ``treatment`` then come from
     ``overrides``."""
     caught: list[str] = []
+    ranges = parse_bounds(overrides.pop("bounds", None))  # --bounds: the YAML's bounds: key
     overrides = meta_options(overrides)
+    if ranges:
+        overrides["bounds"] = ranges
     with collecting_warnings(caught):
         if Path(config).suffix.lower() in YAML_SUFFIXES:
             exp = load_experiment(config, **overrides)
@@ -1076,14 +1126,16 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 figures: Sequence[str] | str | None = None, html: bool = False,
                 format: str | None = None, system_from: str | None = None,
                 per_dataset_figures: bool = False, cluster: str | None = None,
-                **options: Any) -> CompareRun:
+                bounds: Sequence[str] | None = None, **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write.
     ``system_from`` names the systems of evaluation logs (``--system-from``); ``cluster`` the
-    field of each item's cluster (``--cluster``);
+    field of each item's cluster (``--cluster``); ``bounds`` the ``--bounds METRIC=LO,HI``
+    values (:func:`parse_bounds`);
     ``per_dataset_figures`` draws each dataset × metric's graph, p-value plot and boxplots
     (``--per-dataset-figures``; by default only the heatmap when there are several)."""
     caught: list[str] = []
     format = check_format(format)
+    ranges = parse_bounds(bounds)
     with collecting_warnings(caught):
         exp = (load_experiment(input, **_system_from_override(system_from),
                                **({} if cluster is None else {"cluster": cluster}))
@@ -1101,6 +1153,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 systems=_shown(settings.systems, shown_systems))
         else:
             scores, _ = load_scores_input(input, metrics, format, system_from, cluster)
+        scores = with_option_bounds(scores, ranges)
         # the metrics were chosen while reading (IR measures are evaluated by those names)
         comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
         write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)
@@ -1334,7 +1387,8 @@ def rank_bradley_terry(data: Any, higher_is_better: bool, settings: RankSettings
 
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
              figures: Sequence[str] | str | None = None, html: bool = False,
-             system_from: str | None = None, **options: Any) -> RankRun:
+             system_from: str | None = None, bounds: Sequence[str] | None = None,
+             **options: Any) -> RankRun:
     """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
 
     Per-item scores (a YAML or a tidy table with ``item``): the IBM post-op ranking
@@ -1345,8 +1399,11 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     from .aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
 
     caught: list[str] = []
+    ranges = parse_bounds(bounds)  # --bounds METRIC=LO,HI
     with collecting_warnings(caught):
         scores, table, exp = read_rank_input(input, system_from)
+        if scores is not None:
+            scores = with_option_bounds(scores, ranges)
         settings = rank_settings(exp, options)
         if scores is not None and exp is not None:
             scores = with_display_names(scores, exp)

@@ -617,7 +617,7 @@ class Scores:
         frames = [q._df if q._raw is None else q._raw for q in map(Scores, parts)]
         if not frames:
             raise ScoresError("no scores to concatenate")
-        return cls(pd.concat(frames, ignore_index=True))
+        return cls(concat_frames(frames))
 
     def filter(
         self,
@@ -941,6 +941,27 @@ class Scores:
             n_dropped=dropped,
             clusters=clusters,
         )
+
+
+def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """``pd.concat`` of tidy frames that keeps what their ``attrs`` record (pandas drops attrs
+    that differ between the parts): the declared ranges (``attrs[BOUNDS]``) of every part, a
+    metric ranged differently by two parts taking the hull of both; the cluster field's name
+    when the parts that name one agree."""
+    out = pd.concat(frames, ignore_index=True)
+    bounds: dict[str, tuple[float, float]] = {}
+    for f in frames:
+        for m, (lo, hi) in (f.attrs.get(BOUNDS) or {}).items():
+            old = bounds.get(m)
+            bounds[m] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
+    names = {f.attrs[CLUSTER_NAME] for f in frames if f.attrs.get(CLUSTER_NAME)}
+    attrs = dict(out.attrs)
+    if bounds:
+        attrs[BOUNDS] = bounds
+    if len(names) == 1:
+        attrs[CLUSTER_NAME] = names.pop()
+    out.attrs = attrs
+    return out
 
 
 def check_bounds(bounds: object, metrics: Sequence[str], *,

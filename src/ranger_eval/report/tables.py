@@ -537,7 +537,9 @@ def _column_json(column: pd.Series) -> bytes:
 def comparison_json(comp: Comparison) -> str:
     """The whole comparison as one JSON object at full precision: the settings, the tests used,
     ``comparisons`` (the rows of :func:`comparison_csv`), ``means`` (one row per dataset ×
-    metric × system) and the ``signature``. The two tables are objects of columns
+    metric × system, with the leaderboard's design and interval: ``se``, ``n``,
+    ``n_clusters``, ``ci_low``, ``ci_high``, ``interval``;
+    :meth:`~ranger_eval.comparison.Comparison.described_means`) and the ``signature``. The two tables are objects of columns
     (``pandas.DataFrame(result["comparisons"])`` gives the table); NaN is ``null`` and ±∞ is
     ``"inf"``/``"-inf"``; floats are written with the shortest text that reads back to the same
     double."""
@@ -562,7 +564,7 @@ def comparison_json(comp: Comparison) -> str:
     items = [[line.encode("utf-8")] for line in lines]
     items += [[f' "{name}": '.encode(), *_columns_json_parts(frame)]
               for name, frame in (("comparisons", _comparison_rows(comp)),
-                                  ("means", comp.means))]
+                                  ("means", comp.described_means()))]
     items.append([signature.encode("utf-8")])
     parts = [b"{\n"]
     for i, item in enumerate(items):
