@@ -37,6 +37,7 @@ from .errors import (
     Hint,
     InputError,
     RangerError,
+    ScoresError,
     SettingsError,
     suggest,
 )
@@ -785,7 +786,12 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
             _require_control_treatment(exp)
         folder = OutputFolder(out, _experiment_inputs(exp), figures)
         folder.claim(META_OUTPUTS)
-        res = run_experiment(exp)
+        try:
+            res = run_experiment(exp)
+        except ScoresError as exc:  # --bounds (over the YAML's key) that the scores contradict
+            if ranges and str(exc).startswith("bounds"):
+                raise option_error("bounds", str(exc).split(": ", 1)[1]) from exc
+            raise
         write_meta_outputs(exp, res, folder)
     caught += finish_outputs(folder, str(res.result.signature), command, html)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
