@@ -471,7 +471,7 @@ def test_rank_intervals_need_common_items():
     ("test", "binary", "ci"),
     [("paired-t", False, None), ("wilcoxon", False, None), ("bootstrap", False, None),
      ("sign", False, "sign=paired t"), ("permutation", False, "permutation=paired t"),
-     ("mcnemar", True, "mcnemar=paired t")],
+     ("mcnemar", True, None)],
 )
 def test_signature_names_an_interval_that_is_not_the_tests_own(test, binary, ci):
     """Issue 19: every interval in compare matches its test or says which method it is, in the
@@ -483,6 +483,36 @@ def test_signature_names_an_interval_that_is_not_the_tests_own(test, binary, ci)
     comp = rg.compare(frame, test=test, n_resamples=200)
     assert comp.signature.fields.get("ci") == ci
     own = comp.table["ci_method"].iloc[0]
-    assert (ci is None) == (test != "sign" and test != "permutation" and test != "mcnemar")
+    assert (ci is None) == (test != "sign" and test != "permutation")
     if ci is not None:
         assert ci.endswith("=" + own)
+
+
+def test_mcnemar_rows_carry_tangos_score_interval_equal_to_ratesci():
+    """Issue 27 §3: the McNemar rows' interval is Tango's score interval (R ratesci's closed
+    form, tests/oracles/tango_interval.R), in one compare call over many datasets; the p-value
+    stays McNemar's exact one."""
+    import json
+    from pathlib import Path
+
+    cases = json.loads((Path(__file__).parent / "oracles" / "tango_interval_R.json")
+                       .read_text())["tango"]
+    rows = []
+    for k, case in enumerate(c for c in cases if c["level"] == 0.95):
+        pattern = ([(1, 1)] * case["a"] + [(1, 0)] * case["b"] + [(0, 1)] * case["c"]
+                   + [(0, 0)] * case["d"])
+        for i, (x, y) in enumerate(pattern):
+            rows += [(f"d{k:02d}", "A", str(i), float(x)), (f"d{k:02d}", "B", str(i), float(y))]
+    frame = pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
+    table = rg.compare(frame).table.sort_values("dataset")
+    want = [c for c in cases if c["level"] == 0.95]
+    assert (table["test"] == "mcnemar").all() and (table["ci_method"] == "Tango score").all()
+    np.testing.assert_allclose(table["ci_low"], [c["ci_low"] for c in want], rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_allclose(table["ci_high"], [c["ci_high"] for c in want], rtol=1e-9,
+                               atol=1e-12)
+    for r, c in zip(table.itertuples(), want, strict=True):
+        if c["b"] + c["c"]:
+            assert r.pvalue == pytest.approx(
+                min(1.0, 2 * sps.binom.cdf(min(c["b"], c["c"]), c["b"] + c["c"], 0.5)),
+                rel=1e-12)

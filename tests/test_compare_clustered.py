@@ -274,5 +274,10 @@ def test_leaderboard_interval_of_one_mean_is_inspects(case: dict) -> None:
     df = pd.DataFrame({"dataset": "d", "system": ["A"] * n + ["B"] * n,
                        "item": [f"i{i}" for i in range(n)] * 2, "value": np.r_[x, np.zeros(n)],
                        "cluster": list(case["cluster"]) * 2})
-    low, high = rg.compare(rg.Scores(df), cluster_se="CR1").leaderboard().interval(0, 0)
-    assert (low, high) == pytest.approx((case["r"]["ci_low"], case["r"]["ci_high"]), rel=1e-10)
+    board = rg.compare(rg.Scores(df), cluster_se="CR1").leaderboard()
+    row = rg.describe(df, interval="t").iloc[0]  # the t interval is Inspect's
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        (case["r"]["ci_low"], case["r"]["ci_high"]), rel=1e-10)
+    auto = rg.describe(df).iloc[0]  # the leaderboard shows describe's default interval
+    assert board.interval(0, 0) == pytest.approx((auto["ci_low"], auto["ci_high"]), rel=1e-15)
+    assert board.se[0, 0] == pytest.approx(case["r"]["se"], rel=1e-10)

@@ -35,13 +35,24 @@ def test_compare_writes_plain_csv_one_json_and_a_full_manifest(tmp_path):
     comp = run.comparison
     sig = str(comp.signature)
     out = tmp_path / "out"
-    check_folder(out, {"comparison.csv": list(comp.table.columns)},
-                 {"comparison.csv": sig, "comparison.json": sig, "comparison.md": sig})
+    board = pd.read_csv(out / "leaderboard.csv")  # issue 27: mean, se, n, clusters, interval
+    check_folder(out, {"comparison.csv": list(comp.table.columns),
+                       "leaderboard.csv": list(board.columns)},
+                 {"comparison.csv": sig, "comparison.json": sig, "comparison.md": sig,
+                  "leaderboard.csv": sig})
+    assert {"letter", "system"} <= set(board.columns)
+    assert all(any(c.endswith(f" {k}") for c in board.columns)
+               for k in ("mean", "se", "n", "n_clusters", "ci_low", "ci_high", "interval"))
     # the JSON holds the whole result at full precision: the CSV's numbers, to the last bit
     result = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
     assert result["signature"] == sig and result["level"] == comp.level
     rows, means = pd.DataFrame(result["comparisons"]), pd.DataFrame(result["means"])
     assert len(rows) == len(comp.table) and len(means) == len(comp.means)
+    # the means carry the leaderboard's design and interval (issue 27 §1): describe's numbers
+    described = comp.described_means()
+    for key in ("se", "n_clusters", "ci_low", "ci_high"):
+        assert means[key].tolist() == described[key].tolist(), key
+    assert means["interval"].tolist() == described["interval"].tolist()
     for key in ("mean_a", "diff", "pvalue", "pvalue_adjusted", "ci_low", "ci_high"):
         for got, value in zip(result["comparisons"][key], comp.table[key].tolist(), strict=True):
             assert (got is None and math.isnan(value)) or got == value, key

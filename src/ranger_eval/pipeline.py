@@ -38,6 +38,7 @@ from .errors import (
     InputError,
     RangerError,
     Said,
+    ScoresError,
     SettingsError,
     in_callers_words,
     suggest,
@@ -111,6 +112,36 @@ def option_error(option: str, message: str) -> ConfigError:
     """``option --OPTION: message``: a bad command-line value, blamed on the option (never on the
     input file). ``option`` is the Python name (``n_resamples`` → ``--n-resamples``)."""
     return ConfigError(f"option --{option.replace('_', '-')}: {message}")
+
+
+def parse_bounds(values: Sequence[str] | None) -> dict[str, list[float]] | None:
+    """``--bounds METRIC=LO,HI`` (each value once per metric) as the YAML ``bounds:`` mapping
+    ``{metric: [lo, hi]}``; None when not given. A value that is not ``METRIC=LO,HI`` with two
+    numbers is ``option --bounds: …``."""
+    if not values:
+        return None
+    out: dict[str, list[float]] = {}
+    for value in values:
+        metric, eq, rest = str(value).rpartition("=")
+        parts = rest.split(",")
+        try:
+            if not eq or not metric.strip() or len(parts) != 2:
+                raise ValueError
+            lo, hi = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise option_error("bounds", f"expected METRIC=LO,HI (e.g. f1=0,1); got "
+                                         f"{value!r}") from None
+        out[metric.strip()] = [lo, hi]
+    return out
+
+
+def with_option_bounds(scores: Scores, bounds: dict[str, list[float]] | None) -> Scores:
+    """``scores`` with the ranges of ``--bounds`` declared (over those the YAML or a reader
+    gave); a range the scores contradict, an unknown metric or lo ≥ hi is
+    ``option --bounds: …``."""
+    if not bounds:
+        return scores
+    return _checked("bounds", lambda: scores.with_bounds(bounds))
 
 
 def _checked(option: str, check: Callable[[], T]) -> T:
@@ -341,6 +372,8 @@ def collect_scores(
             scores, left_out = only_metrics(scores, [cfg.metric], stacklevel=3)
         if systems is not None:
             scores = scores.filter(systems=systems)
+        if cfg.bounds:
+            scores = scores.with_bounds(cfg.bounds)
         return CollectedScores(scores, left_out)
     systems = list(cfg.systems) if systems is None else list(systems)
     ir_cfg = cfg.ir or IRConfig()
@@ -371,7 +404,24 @@ def collect_scores(
     if any("sample" in f.columns for f in frames):  # a log of one epoch: K = 1 per item
         frames = [f if "sample" in f.columns else f.assign(sample="1") for f in frames]
     scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
+    scores = _known_bounds(scores, exp.is_ir)
+    if cfg.bounds:
+        scores = scores.with_bounds(cfg.bounds)
     return CollectedScores(scores, skipped, tuple(missing))
+
+
+def _known_bounds(scores: Scores, is_ir: bool) -> Scores:
+    """``scores`` with the IR measures evaluated from runs (nDCG, AP, P@k, R@k, RR …, every
+    measure but the counts) declared in [0, 1] (:func:`ranger_eval.ir.measure_bounds`), where
+    their values lie inside: the intervals of their means stay in range (issue 27 §3)."""
+    if not is_ir:
+        return scores
+    from .ir import measure_bounds
+
+    f = scores.frame
+    bounds = {m: b for m, b in measure_bounds(scores.metrics).items()
+              if f.loc[f["metric"] == m, "value"].between(*b).all()}
+    return scores.with_bounds(bounds) if bounds else scores
 
 def only_metrics(scores: Scores, metrics: Sequence[str], *, stacklevel: int = 2
                  ) -> tuple[Scores, dict[str, str]]:
@@ -754,7 +804,10 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     --format csv``, lm-eval, Inspect …); ``control`` and ``treatment`` then come from
     ``overrides``."""
     caught: list[str] = []
+    ranges = parse_bounds(overrides.pop("bounds", None))  # --bounds: the YAML's bounds: key
     overrides = meta_options(overrides)
+    if ranges:
+        overrides["bounds"] = ranges
     trees: list[Any] = []
     with collecting_warnings(caught, trees):
         if Path(config).suffix.lower() in YAML_SUFFIXES:
@@ -764,7 +817,12 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
             _require_control_treatment(exp)
         folder = OutputFolder(out, _experiment_inputs(exp), figures)
         folder.claim(META_OUTPUTS)
-        res = run_experiment(exp)
+        try:
+            res = run_experiment(exp)
+        except ScoresError as exc:  # --bounds (over the YAML's key) that the scores contradict
+            if ranges and str(exc).startswith("bounds"):
+                raise option_error("bounds", str(exc).split(": ", 1)[1]) from exc
+            raise
         write_meta_outputs(exp, res, folder)
     caught += finish_outputs(folder, str(res.result.signature), command, html, caught, trees)
     return MetaRun(exp, res, tuple(folder.written), tuple(caught))
@@ -848,6 +906,7 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.md",
     "comparison.tex",
     "comparison.html",
+    "leaderboard.csv",
     "leaderboard.md",
     "leaderboard.tex",
     "heatmap.pdf",
@@ -1071,6 +1130,7 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
                       if "</body>" in html_table else html_table + html_note)
     out.text("comparison.html", html_table)
     board = shown.leaderboard()
+    out.text("leaderboard.csv", report.to_csv(board))
     out.text("leaderboard.md", report.to_markdown(board) + ("" if note is None else
                                                             f"\n{note}\n"))
     out.text("leaderboard.tex", ("" if note is None else f"% {note}\n")
@@ -1103,14 +1163,16 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 figures: Sequence[str] | str | None = None, html: bool = False,
                 format: str | None = None, system_from: str | None = None,
                 per_dataset_figures: bool = False, cluster: str | None = None,
-                **options: Any) -> CompareRun:
+                bounds: Sequence[str] | None = None, **options: Any) -> CompareRun:
     """``ranger-eval compare``: read the input, compare with the resolved settings, write.
     ``system_from`` names the systems of evaluation logs (``--system-from``); ``cluster`` the
-    field of each item's cluster (``--cluster``);
+    field of each item's cluster (``--cluster``); ``bounds`` the ``--bounds METRIC=LO,HI``
+    values (:func:`parse_bounds`);
     ``per_dataset_figures`` draws each dataset × metric's graph, p-value plot and boxplots
     (``--per-dataset-figures``; by default only the heatmap when there are several)."""
     caught: list[str] = []
     format = check_format(format)
+    ranges = parse_bounds(bounds)
     trees: list[Any] = []
     with collecting_warnings(caught, trees):
         exp = (load_experiment(input, **_system_from_override(system_from),
@@ -1129,6 +1191,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
                 systems=_shown(settings.systems, shown_systems))
         else:
             scores, _ = load_scores_input(input, metrics, format, system_from, cluster)
+        scores = with_option_bounds(scores, ranges)
         # the metrics were chosen while reading (IR measures are evaluated by those names)
         comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
         write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)
@@ -1372,7 +1435,8 @@ def rank_bradley_terry(data: Any, higher_is_better: bool, settings: RankSettings
 
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
              figures: Sequence[str] | str | None = None, html: bool = False,
-             system_from: str | None = None, **options: Any) -> RankRun:
+             system_from: str | None = None, bounds: Sequence[str] | None = None,
+             **options: Any) -> RankRun:
     """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
 
     Per-item scores (a YAML or a tidy table with ``item``): the IBM post-op ranking
@@ -1383,9 +1447,12 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     from .aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
 
     caught: list[str] = []
+    ranges = parse_bounds(bounds)  # --bounds METRIC=LO,HI
     trees: list[Any] = []
     with collecting_warnings(caught, trees):
         scores, table, exp = read_rank_input(input, system_from)
+        if scores is not None:
+            scores = with_option_bounds(scores, ranges)
         settings = rank_settings(exp, options)
         if scores is not None and exp is not None:
             scores = with_display_names(scores, exp)

@@ -62,7 +62,7 @@ from .errors import Hint, RangerError, ScoresError
 from .formatting import preview as _preview
 
 __all__ = [
-    "CLUSTER", "CLUSTER_NAME", "HUMAN_VALUE", "SAMPLE",
+    "BOUNDS", "CLUSTER", "CLUSTER_NAME", "HUMAN_VALUE", "SAMPLE",
     "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "as_scores",
     "check_same_labels", "common_items", "seed_imbalance", "seed_order",
 ]
@@ -75,6 +75,9 @@ PREDICTION = "prediction"
 CLUSTER = "cluster"
 #: key of a frame's ``attrs`` holding the user's name of the cluster field (module docstring)
 CLUSTER_NAME = "ranger_eval.cluster_name"
+#: key of a frame's ``attrs`` holding the declared range of each metric, ``{metric: (lo, hi)}``
+#: (:meth:`Scores.with_bounds`; YAML ``bounds:``)
+BOUNDS = "ranger_eval.bounds"
 #: optional column: which of K generations of one system on one item a row is
 SAMPLE = "sample"
 #: optional column: a human score of the row's output where one exists (NaN elsewhere)
@@ -434,6 +437,52 @@ class Scores:
         return name if isinstance(name, str) and name else CLUSTER
 
     @property
+    def bounds(self) -> dict[str, tuple[float, float]]:
+        """The declared range ``(lo, hi)`` of each metric that has one (:meth:`with_bounds`,
+        YAML ``bounds:``, or an adapter that knows its metric's range), recorded in the frame's
+        ``attrs[BOUNDS]``; metrics without one are absent. Intervals of means of those metrics
+        stay in the range (:func:`ranger_eval.describe`)."""
+        raw = self._df.attrs.get(BOUNDS)
+        if not isinstance(raw, dict):
+            return {}
+        return {str(m): (float(lo), float(hi)) for m, (lo, hi) in raw.items()
+                if str(m) in set(self.metrics)}
+
+    def with_bounds(self, bounds: object, *, option: str = "bounds") -> Scores:
+        """The same scores with the range of some metrics declared: ``bounds`` maps a metric
+        to ``(lo, hi)`` (finite, lo < hi), or is one ``(lo, hi)`` for every metric; declared
+        ranges add to (and replace) those already known. A value outside its metric's range
+        is a :class:`ScoresError` naming the metric, the bound and the value (with its
+        dataset, system and item); so is a metric the scores do not have. ``option`` is the
+        name the messages give the argument (``bounds`` in Python and YAML)."""
+        given = check_bounds(bounds, self.metrics, option=option)
+        frame = self._df if self._raw is None else self._raw
+        for metric, (lo, hi) in given.items():
+            rows = (frame["metric"] == metric).to_numpy(dtype=bool)
+            vals = frame["value"].to_numpy(dtype=np.float64)
+            out = np.flatnonzero(rows & ((vals < lo) | (vals > hi)))
+            if out.size:
+                r = int(out[0])
+                v = float(vals[r])
+                side = f"lower bound {lo:g}" if v < lo else f"upper bound {hi:g}"
+                raise ScoresError(
+                    f"{option}: metric {metric!r} is declared in [{lo:g}, {hi:g}] but has the "
+                    f"value {v!r} beyond its {side} (dataset {frame['dataset'].iloc[r]!r}, "
+                    f"system {frame['system'].iloc[r]!r}, item {frame['item'].iloc[r]!r})"
+                    + (f"; {out.size} values lie outside" if out.size > 1 else "")
+                    + "; declare the metric's true range, or leave it undeclared")
+        merged = {**self.bounds, **given}
+        new = Scores(self)
+        df = self._df.copy(deep=False)
+        df.attrs = {**self._df.attrs, BOUNDS: merged}
+        object.__setattr__(new, "_df", df)
+        if self._raw is not None:
+            raw = self._raw.copy(deep=False)
+            raw.attrs = {**self._raw.attrs, BOUNDS: merged}
+            object.__setattr__(new, "_raw", raw)
+        return new
+
+    @property
     def has_samples(self) -> bool:
         """True when the table had a ``sample`` column (its rows are per-item means now)."""
         return self._raw is not None
@@ -568,7 +617,7 @@ class Scores:
         frames = [q._df if q._raw is None else q._raw for q in map(Scores, parts)]
         if not frames:
             raise ScoresError("no scores to concatenate")
-        return cls(pd.concat(frames, ignore_index=True))
+        return cls(concat_frames(frames))
 
     def filter(
         self,
@@ -892,6 +941,61 @@ class Scores:
             n_dropped=dropped,
             clusters=clusters,
         )
+
+
+def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """``pd.concat`` of tidy frames that keeps what their ``attrs`` record (pandas drops attrs
+    that differ between the parts): the declared ranges (``attrs[BOUNDS]``) of every part, a
+    metric ranged differently by two parts taking the hull of both; the cluster field's name
+    when the parts that name one agree."""
+    out = pd.concat(frames, ignore_index=True)
+    bounds: dict[str, tuple[float, float]] = {}
+    for f in frames:
+        for m, (lo, hi) in (f.attrs.get(BOUNDS) or {}).items():
+            old = bounds.get(m)
+            bounds[m] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
+    names = {f.attrs[CLUSTER_NAME] for f in frames if f.attrs.get(CLUSTER_NAME)}
+    attrs = dict(out.attrs)
+    if bounds:
+        attrs[BOUNDS] = bounds
+    if len(names) == 1:
+        attrs[CLUSTER_NAME] = names.pop()
+    out.attrs = attrs
+    return out
+
+
+def check_bounds(bounds: object, metrics: Sequence[str], *,
+                 option: str = "bounds") -> dict[str, tuple[float, float]]:
+    """``bounds`` as ``{metric: (lo, hi)}``: a mapping of metric to a pair of finite numbers
+    with lo < hi, or one pair for every metric of ``metrics``; a :class:`ScoresError` names
+    ``option`` and what is wrong (an unknown metric lists the known ones)."""
+    def pair(key: str, value: object) -> tuple[float, float]:
+        where = option if key == "" else f"{option}[{key!r}]"
+        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)) \
+                or len(value) != 2:
+            raise ScoresError(f"{where} must be a pair [lo, hi] of numbers; got {value!r}")
+        try:
+            lo, hi = float(value[0]), float(value[1])
+        except (TypeError, ValueError):
+            raise ScoresError(f"{where} must be a pair [lo, hi] of numbers; got {value!r}") \
+                from None
+        if not (np.isfinite(lo) and np.isfinite(hi)) or lo >= hi:
+            raise ScoresError(f"{where} must be finite with lo < hi; got [{lo!r}, {hi!r}]")
+        return lo, hi
+
+    if bounds is None:
+        return {}
+    if isinstance(bounds, dict):
+        out = {}
+        known = set(metrics)
+        for key, value in bounds.items():
+            if str(key) not in known:
+                raise ScoresError(f"{option}: unknown metric {str(key)!r}; the scores have "
+                                  f"{_preview(list(metrics))}")
+            out[str(key)] = pair(str(key), value)
+        return out
+    lo_hi = pair("", bounds)
+    return dict.fromkeys(metrics, lo_hi)
 
 
 def as_scores(data: object, *, what: str, error: type[RangerError]) -> Scores:

@@ -66,7 +66,13 @@ FIELDS: dict[str, str] = {
     "n_resamples": "resamples of the permutation/bootstrap tests",
     "seed": "seed of the resampling",
     "ci": "confidence intervals that are not their test's own, as test=interval (the sign, "
-          "Mann-Whitney, McNemar and permutation tests carry the t interval of the difference)",
+          "Mann-Whitney and permutation tests carry the t interval of the difference; McNemar "
+          "rows carry Tango's score interval, the score test McNemar's is at 0)",
+    "mean_ci": "intervals of the systems' means (leaderboards) that are not mean ± t·se: "
+               "wilson (Wilson score interval of 0/1 scores), korn-graubard (Korn-Graubard "
+               "effective-n Clopper-Pearson interval: clustered 0/1 scores, or a metric with a "
+               "known range, e.g. --bounds or an IR measure), comma-separated; each stays in the "
+               "metric's range",
     "method_detail": "variant of the test (exact, asymptotic, pratt, ...)",
     "measures": "IR measures computed, comma-separated",
     "rel": "relevance level: minimum label counted as relevant by binary measures",

@@ -146,3 +146,47 @@ def test_the_signature_names_the_users_cluster_field(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         text = (out / "comparison.md").read_text(encoding="utf-8")
         assert "|cluster:passage" in text and "cluster:cluster" not in text
+
+
+@pytest.mark.slow  # run_compare writes every output (~1.3 s)
+def test_compare_leaderboard_se_equals_inspects_own_clustered_stderr(tmp_path: Path) -> None:
+    """Issue 27 §1: both logs read as the folder the Inspect adapter reads with the cluster
+    field, compared; every output of the leaderboard (the Leaderboard, leaderboard.csv and
+    comparison.json's means) gives Inspect's own stderr(cluster="passage") to 1e-12, the
+    number of passages, and an interval inside [0, 1] (C/I scores are declared in [0, 1])."""
+    from ranger_eval.pipeline import run_compare
+
+    scores = read_scores(LOGS, cluster="passage", system_from="task_args.strong")
+    want = {}
+    for name, system in (("weak", "strong=false"), ("strong", "strong=true")):
+        se, passages = _inspect_stderr(LOGS / f"{name}.json")
+        want[system] = (se, len(set(passages.values())))
+    board = rg.compare(scores).leaderboard()
+    assert board.se is not None and board.n_clusters is not None and board.ci_high is not None
+    run = run_compare(LOGS, tmp_path / "out", figures="none", cluster="passage",
+                      system_from="task_args.strong")
+    means = pd.DataFrame(json.loads((tmp_path / "out" / "comparison.json").read_text())["means"])
+    csv = pd.read_csv(tmp_path / "out" / "leaderboard.csv").set_index("system")
+    assert run.comparison.signature.fields["cluster"] == "passage"
+    for system, (se, n_passages) in want.items():
+        i = board.systems.index(system)
+        assert board.se[i, 0] == pytest.approx(se, rel=1e-12)
+        assert board.n_clusters[i, 0] == n_passages and board.ci_high[i, 0] <= 1.0
+        row = means[means["system"] == system].iloc[0]
+        assert row["se"] == pytest.approx(se, rel=1e-12)
+        assert row["n_clusters"] == n_passages
+        assert 0.0 <= row["ci_low"] <= row["mean"] <= row["ci_high"] <= 1.0
+        assert row["interval"] == "korn-graubard"
+        (se_col,) = [c for c in csv.columns if c.endswith(" se")]
+        assert csv.loc[system, se_col] == pytest.approx(se, rel=1e-12)
+
+
+def test_compare_leaderboard_se_equals_inspects_own_clustered_stderr_api() -> None:
+    """The fast half of the test above: the Python leaderboard's se is Inspect's own
+    stderr(cluster="passage") to 1e-12."""
+    scores = read_scores(LOGS, cluster="passage", system_from="task_args.strong")
+    board = rg.compare(scores).leaderboard()
+    assert board.se is not None
+    for name, system in (("weak", "strong=false"), ("strong", "strong=true")):
+        se, _ = _inspect_stderr(LOGS / f"{name}.json")
+        assert board.se[board.systems.index(system), 0] == pytest.approx(se, rel=1e-12)

@@ -88,10 +88,39 @@ def test_leaderboard_frame_and_selection(comp):
 def test_leaderboard_markdown(comp):
     md = to_markdown(comp.leaderboard())
     lines = md.splitlines()
-    assert lines[0] == "| | system | d_1 | d_2 |"
+    assert lines[0] == "| | system | d_1 | se | n | d_2 | se | n |"
     top = next(line for line in lines if "top#3" in line)
     assert "<sup>ab</sup>" in top and "**" in top  # best mean in bold
     assert comp.signature in md
+
+
+def test_every_leaderboard_format_has_n_and_se_equal_to_describe(comp):
+    """Issue 27 §1: n, n_clusters and se per system × dataset × metric in CSV, Markdown,
+    LaTeX, HTML (and the HTML report's JSON, tests/report/test_html.py), se = describe's."""
+    import io
+
+    import pandas as pd
+
+    import ranger_eval as rg
+    from ranger_eval.report import to_csv, to_html
+
+    board = comp.leaderboard()
+    want = rg.describe(comp.scores)
+    csv = pd.read_csv(io.StringIO(to_csv(board)))
+    md, tex, html = to_markdown(board), to_latex(board), to_html(board)
+    for r in want.itertuples(index=False):
+        i, j = board.systems.index(r.system), board.columns.index((r.dataset, r.metric))
+        assert board.se[i, j] == r.se and board.n[i, j] == r.n
+        assert board.n_clusters[i, j] == r.n_clusters
+        row = csv[csv["system"] == r.system].iloc[0]
+        assert row[f"{r.dataset} se"] == pytest.approx(r.se, rel=1e-15)
+        assert row[f"{r.dataset} n"] == r.n and row[f"{r.dataset} n_clusters"] == r.n_clusters
+        assert (row[f"{r.dataset} ci_low"], row[f"{r.dataset} ci_high"]) == pytest.approx(
+            (r.ci_low, r.ci_high), rel=1e-15)
+        assert row[f"{r.dataset} interval"] == r.interval
+    shown = f"{want['se'].iloc[0]:.4f}"
+    assert shown in md and shown in tex and f"<td>{shown}</td>" in html
+    assert "<th>se</th><th>n</th>" in html and "standard error" in md
 
 
 def test_leaderboard_latex_escapes_and_signature(comp):

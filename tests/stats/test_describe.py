@@ -34,7 +34,7 @@ def test_mean_se_and_interval_equal_inspect_and_statsmodels(name: str, clustered
     case = CASES[name]
     want = case["expected"]["clustered" if clustered else "iid"]
     for level in PY["levels"]:
-        row = rg.describe(_frame(case, clusters=clustered), level=level).iloc[0]
+        row = rg.describe(_frame(case, clusters=clustered), level=level, interval="t").iloc[0]
         assert row["mean"] == pytest.approx(case["expected"]["mean"], rel=1e-13)
         assert row["se"] == pytest.approx(want["se"], rel=1e-10)
         assert row["se"] == pytest.approx(want["statsmodels_se"], rel=1e-10)

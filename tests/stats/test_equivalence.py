@@ -142,3 +142,37 @@ def test_t_tost_is_the_larger_one_sided_p_and_dual_to_its_interval(
     p, lo, hi = float(r.pvalue[0]), float(r.ci_low[0]), float(r.ci_high[0])
     if abs(p - (1 - level)) > 1e-9:
         assert (p < 1 - level) == (-margin < lo and hi < margin)
+
+
+TANGO = json.loads((ORACLES / "tango_interval_R.json").read_text())
+
+
+def test_tango_interval_equals_ratesci_closed_form_and_propcis() -> None:
+    """The interval of compare's McNemar rows (issue 27 §3): ratesci's closed form printed to
+    15 decimals, PropCIs' bisection (stops near 1e-7) as a second check; one vectorised call."""
+    cases = TANGO["tango"]
+    assert len(cases) >= 16
+    for level in {c["level"] for c in cases}:
+        sel = [c for c in cases if c["level"] == level]
+        b, c, n = (np.array([k[f] for k in sel], float) for f in ("b", "c", "n"))
+        lo, hi = eq.tango_interval(b, c, n, level=level)
+        np.testing.assert_allclose(lo, [k["ci_low"] for k in sel], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(hi, [k["ci_high"] for k in sel], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(lo, [k["ci_low_propcis"] for k in sel], atol=1e-6)
+        np.testing.assert_allclose(hi, [k["ci_high_propcis"] for k in sel], atol=1e-6)
+        lo1, inf = eq.tango_interval(b, c, n, level=level, alternative="greater")
+        np.testing.assert_allclose(lo1, [k["one_sided_low"] for k in sel], rtol=1e-9,
+                                   atol=1e-12)
+        assert np.isposinf(inf).all()
+        ninf, hi1 = eq.tango_interval(b, c, n, level=level, alternative="less")
+        np.testing.assert_allclose(hi1, [k["one_sided_high"] for k in sel], rtol=1e-9,
+                                   atol=1e-12)
+        assert np.isneginf(ninf).all()
+        assert ((lo >= -1) & (hi <= 1) & (lo <= (b - c) / n) & ((b - c) / n <= hi)).all()
+
+
+def test_tango_interval_refuses_bad_counts() -> None:
+    with pytest.raises(StatsInputError, match="b \\+ c ≤ n"):
+        eq.tango_interval(5, 3, 7)
+    with pytest.raises(StatsInputError, match="alternative"):
+        eq.tango_interval(1, 0, 7, alternative="bigger")

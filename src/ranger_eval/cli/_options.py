@@ -13,7 +13,7 @@ import typer
 
 from ..settings import settings_fields
 
-__all__ = ["OUT_PATTERN", "FiguresOption", "HtmlOption", "OutOption", "default_out",
+__all__ = ["OUT_PATTERN", "BoundsOption", "FiguresOption", "HtmlOption", "OutOption", "default_out",
            "flag_help", "flag_value", "setting_option"]
 
 #: The default output folder of every command: ``ranger-<command>`` in the current folder.
@@ -34,6 +34,15 @@ FiguresOption = Annotated[
     str | None, typer.Option("--figures", help="Figure formats, e.g. pdf,png or svg, or none.")]
 HtmlOption = Annotated[
     bool, typer.Option("--html", help="Also write one self-contained report.html.")]
+#: ``--bounds METRIC=LO,HI`` (repeatable): the YAML ``bounds:`` key on the command line
+#: (:meth:`ranger_eval.Scores.with_bounds`; compare, rank and meta)
+BoundsOption = Annotated[
+    list[str] | None,
+    typer.Option("--bounds", metavar="METRIC=LO,HI",
+                 help="The range of a metric, e.g. --bounds f1=0,1 (repeat for several; as "
+                      "the YAML's bounds: key): intervals of its means stay inside it; a "
+                      "score outside it is an error. IR measures, lm-eval accuracies and "
+                      "Inspect C/I scores are ranged by their reader.")]
 
 
 def setting_option(cls: type, name: str, *param_decls: str) -> Any:

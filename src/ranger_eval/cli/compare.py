@@ -26,7 +26,8 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
+from ._options import (BoundsOption, FiguresOption, HtmlOption, OutOption, default_out,
+                       setting_option)
 
 
 def _split(option: str | None) -> list[str] | None:
@@ -129,6 +130,7 @@ def register(app: typer.Typer) -> None:
         cluster_se: Annotated[
             str | None, setting_option(CompareSettings, "cluster_se")
         ] = None,
+        bounds: BoundsOption = None,
     ) -> None:
         """Compare systems pairwise: tests, corrections, effect sizes, tables and plots."""
         from ..pipeline import run_compare
@@ -142,7 +144,7 @@ def register(app: typer.Typer) -> None:
             level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
             by=_split(by), metric_fn=_split(metric_fn), seeds=seeds, missing=missing,
             hypothesis=hypothesis, margin=margin, cluster_se=cluster_se,
-            per_dataset_figures=per_dataset_figures, cluster=cluster,
+            per_dataset_figures=per_dataset_figures, cluster=cluster, bounds=bounds,
         )
         warn(run.warnings)
         comp = run.comparison

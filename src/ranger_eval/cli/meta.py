@@ -16,7 +16,8 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import HtmlOption, OutOption, default_out, flag_value, setting_option
+from ._options import (BoundsOption, HtmlOption, OutOption, default_out, flag_value,
+                       setting_option)
 
 
 def register(app: typer.Typer) -> None:
@@ -51,6 +52,7 @@ def register(app: typer.Typer) -> None:
         figures: str | None = typer.Option(  # noqa: UP007
             None, "--figures", help="Figure formats, e.g. pdf,png or svg, or none [each figure's own]."),
         html: HtmlOption = False,
+        bounds: BoundsOption = None,
     ) -> None:
         """Meta-analyse an experiment: forest.pdf/svg/png, effects.csv, summary.json, summary.md."""
         from ..pipeline import run_meta
@@ -60,7 +62,7 @@ def register(app: typer.Typer) -> None:
         run = run_meta(config, out, command_line(), figures, html, method=method, test=test, level=level,
                        measure=measure, order=order,
                        control=control, treatment=treatment, metric=metric, format=input_format,
-                       system_from=system_from, cluster=cluster,
+                       system_from=system_from, cluster=cluster, bounds=bounds,
                        meta_metric_fn=metric_fn, meta_seeds=seeds,
                        meta_degenerate=flag_value(MetaSettings, "degenerate", drop_degenerate),
                        margin=margin)

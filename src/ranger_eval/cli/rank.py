@@ -22,7 +22,8 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
+from ._options import (BoundsOption, FiguresOption, HtmlOption, OutOption, default_out,
+                       setting_option)
 
 
 def register(app: typer.Typer) -> None:
@@ -57,6 +58,7 @@ def register(app: typer.Typer) -> None:
         html: HtmlOption = False,
         system_from: Annotated[
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
+        bounds: BoundsOption = None,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import run_rank
@@ -64,7 +66,8 @@ def register(app: typer.Typer) -> None:
         imports_done()
 
         run = run_rank(
-            input, out, command_line(), figures, html, system_from, posthoc=posthoc,
+            input, out, command_line(), figures, html, system_from, bounds=bounds,
+            posthoc=posthoc,
             control=control,
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
             higher_is_better=true_or_false("--higher-is-better", higher_is_better),

@@ -66,10 +66,15 @@ Conventions
   mean difference for the t-tests, the BCa interval for the bootstrap, and for the Wilcoxon
   signed-rank test the Hodges–Lehmann interval of the pseudo-median of the differences
   (``"Hodges-Lehmann"``; R's ``wilcox.test(conf.int=TRUE)``, :func:`ranger_eval.stats.wilcoxon`,
-  at the level R achieves when ``level`` is not achievable with few items, with a warning). The
-  sign, Mann–Whitney, permutation and McNemar tests define no interval of the mean difference:
-  theirs is the paired t interval (paired data) or the Welch interval (unpaired), so named; the
-  two-proportion z-test has the Wald interval of p_a - p_b
+  at the level R achieves when ``level`` is not achievable with few items, with a warning).
+  McNemar rows carry Tango's (1998) score interval of p_a − p_b for paired 0/1 scores
+  (``"Tango score"``; :func:`ranger_eval.stats.tango_interval`, R ``ratesci::pairbinci``; the
+  score test it inverts is McNemar's at θ = 0; the p-value stays McNemar's exact one): it
+  stays in [−1, 1], does not collapse to a point when no pair is discordant, and held its
+  coverage at n = 15 where the paired t interval these rows carried before issue 27 did not
+  (benchmarks/interval_coverage.py). The sign, Mann–Whitney and permutation tests define no
+  interval of the mean difference: theirs is the paired t interval (paired data) or the Welch
+  interval (unpaired), so named; the two-proportion z-test has the Wald interval of p_a - p_b
   (``statsmodels.stats.proportion.confint_proportions_2indep``).
 * Effect sizes: Cohen's h = 2 asin(sqrt(p_a)) - 2 asin(sqrt(p_b)) for binary data; for numeric
   data Cohen's d_z = mean(d)/sd(d) when paired (as the IBM framework, t/sqrt(n)) and Cohen's d

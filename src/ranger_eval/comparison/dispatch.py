@@ -229,6 +229,11 @@ def _classical(
         return _Outcome(r.statistic, r.pvalue, lo, hi, how)
     else:  # pragma: no cover - guarded by _check_choice
         raise CompareError(f"unknown test {test!r}")
+    if test == "mcnemar" and interval is None:  # Tango's score interval (issue 27 §3)
+        b = np.count_nonzero((x == 1) & (y == 0))
+        c = np.count_nonzero((x == 0) & (y == 1))
+        lo_t, hi_t = stats.tango_interval(b, c, x.size, level=level, alternative=alternative)
+        return _Outcome(r.statistic, r.pvalue, float(lo_t[0]), float(hi_t[0]), "Tango score")
     lo, hi, how = interval if interval is not None else _t_interval(pd_, alternative, level)
     return _Outcome(r.statistic, r.pvalue, lo, hi, how)
 

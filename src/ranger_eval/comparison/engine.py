@@ -80,7 +80,7 @@ def _pair_rows(
 class _Shared:
     """The work of all dataset × metric groups that is done once, after every group is
     prepared: one t-distribution call (``scipy.special.stdtr``/``stdtrit``) for every paired t
-    statistic and interval, and one sign-flip count per number of items for all paired
+    statistic and interval, one Tango score interval call for every McNemar row, and one sign-flip count per number of items for all paired
     permutation tests (:meth:`~ranger_eval.stats.resampling.SignFlips.count_pairs`: the sign
     matrix is defined by n, B and the seed alone, so groups with the same n share it)."""
 
@@ -95,6 +95,9 @@ class _Shared:
     t: ManyTestResult | None = None
     mean: np.ndarray = field(default_factory=lambda: np.empty(0))
     t_used: list[int] = field(default_factory=list)  # rows whose t test or interval is reported
+    # McNemar rows: (b, c, n, work, pairs) of each bucket, for one Tango interval call
+    tango: list[tuple[np.ndarray, np.ndarray, int, _GroupWork, list[int]]] = field(
+        default_factory=list)
 
     def add_moments(self, m: Any) -> int:
         """Queue the :class:`~ranger_eval.stats.many.PairedMoments` of some pairs; returns the
@@ -111,6 +114,20 @@ class _Shared:
         from ..stats import SignFlips
         from ..stats.many import PairedMoments
 
+        if self.tango:  # Tango's score interval of every McNemar row, one bisection
+            from ..stats.equivalence import tango_interval
+
+            lo, hi = tango_interval(
+                np.concatenate([b for b, *_ in self.tango]),
+                np.concatenate([c for _, c, *_ in self.tango]),
+                np.concatenate([np.full(b.size, n) for b, _, n, *_ in self.tango]),
+                level=self.level, alternative=self.alternative)
+            at = 0
+            for _, _, _, work, sub in self.tango:
+                for j, i in enumerate(sub):
+                    work.out[i] = dataclasses.replace(work.out[i], ci_low=float(lo[at + j]),
+                                                      ci_high=float(hi[at + j]))
+                at += len(sub)
         if self.moments:
             allm = PairedMoments.concat(self.moments)
             # overflow="inf": a location beyond float64 is reported per pair by _check_outcome
@@ -154,7 +171,8 @@ class _GroupWork:
         statistics are row operations with one vectorised scipy call for p-values and intervals
         (:mod:`ranger_eval.stats.many`); paired moments (mean, centred sum of squares) are one
         pass over the differences of the system rows and serve the paired t test, the paired
-        t interval of the rank, sign, McNemar and permutation tests and d_z; permutation and
+        t interval of the rank, sign and permutation tests and d_z (McNemar rows carry Tango's
+        score interval, :func:`~ranger_eval.stats.tango_interval`); permutation and
         bootstrap tests share one sign-flip / bootstrap index matrix (defined by n, B and the
         seed alone, so every pair sees the same resamples). Rank and sign tests run pair by pair.
         ``westfall_young`` computes the step-down max-T adjusted p-values of the group's paired
@@ -181,7 +199,7 @@ class _GroupWork:
         for i, c in enumerate(chosen):
             by_test.setdefault(c, []).append(i)
         intervals: dict[int, tuple[float, float, str]] = {}
-        need_t = [i for t in ("sign", "mannwhitney", "mcnemar", "permutation")
+        need_t = [i for t in ("sign", "mannwhitney", "permutation")
                   for i in by_test.get(t, [])]
         for (paired, na, nb), sub in _buckets(data, need_t).items():
             if min(na, nb) < 2:
@@ -247,10 +265,16 @@ class _GroupWork:
                                                   np.stack([d.y for d in pairs]),
                                                   alternative=alternative, level=level)
                         how = "Welch t"
-                    elif test == "mcnemar":
-                        r = many.mcnemar_many(np.stack([d.x for d in pairs]),
-                                              np.stack([d.y for d in pairs]),
-                                              alternative=alternative)
+                    elif test == "mcnemar":  # the p-value McNemar's, the interval Tango's
+                        xs, ys = np.stack([d.x for d in pairs]), np.stack([d.y for d in pairs])
+                        r = many.mcnemar_many(xs, ys, alternative=alternative)
+                        # queued: one bisection over every group's pairs (_Shared.run)
+                        shared.tango.append((np.count_nonzero((xs == 1) & (ys == 0), axis=1),
+                                             np.count_nonzero((xs == 0) & (ys == 1), axis=1),
+                                             na, self, sub))
+                        nan = np.full(len(sub), np.nan)
+                        r = dataclasses.replace(r, ci_low=nan, ci_high=nan)
+                        how = "Tango score"
                     elif test == "proportions-z":
                         ca = np.array([d.x.sum() for d in pairs])
                         cb = np.array([d.y.sum() for d in pairs])
@@ -276,7 +300,7 @@ class _GroupWork:
                                 indices=boot, advance=advance)
                         how = "bootstrap BCa"
                 for j, i in enumerate(sub):
-                    if test in ("mcnemar", "permutation"):
+                    if test == "permutation":
                         lo_i, hi_i, how = intervals[i]
                     else:
                         assert r.ci_low is not None and r.ci_high is not None

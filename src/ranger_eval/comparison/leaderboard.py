@@ -37,7 +37,12 @@ class Leaderboard:
     defined; None when not computed) are the confidence interval of each mean at ``level``
     (:func:`ranger_eval.describe`: cluster-robust when ``clustered``); ``interval_method``
     names another method when there is one (the prediction-powered interval of judge scores with
-    human scores), for the caption. Rendered by :mod:`ranger_eval.report`.
+    human scores), for the caption. ``n``, ``n_clusters`` and ``se`` (same shape; None when not
+    computed) are each mean's items, clusters (items without clusters) and standard error, the
+    plain or cluster-robust one of :func:`ranger_eval.describe` (the number an evaluation log
+    reports: Inspect's ``stderr(cluster=...)``); ``intervals`` names each cell's interval
+    (describe's ``interval`` column: ``t``, ``wilson``, ``korn-graubard``).
+    Rendered by :mod:`ranger_eval.report`.
     """
 
     systems: tuple[str, ...]
@@ -53,6 +58,22 @@ class Leaderboard:
     level: float = 0.95
     clustered: bool = False
     interval_method: str | None = None
+    n: np.ndarray | None = None
+    n_clusters: np.ndarray | None = None
+    se: np.ndarray | None = None
+    intervals: np.ndarray | None = None
+
+    @property
+    def has_counts(self) -> bool:
+        """Whether ``n``, ``n_clusters`` and ``se`` are known."""
+        return self.n is not None and self.n_clusters is not None and self.se is not None
+
+    def interval_names(self) -> tuple[str, ...]:
+        """The interval methods of the cells that have an interval, in order of appearance."""
+        if self.intervals is None or self.ci_low is None:
+            return ()
+        shown = np.isfinite(self.ci_low)
+        return tuple(dict.fromkeys(str(m) for m in self.intervals[shown] if m))
 
     @property
     def has_intervals(self) -> bool:
@@ -95,9 +116,15 @@ class Leaderboard:
         data: dict[object, object] = {("letter", "", ""): list(self.letters)}
         for j, (d, m) in enumerate(self.columns):
             data[(d, m, "mean")] = self.means[:, j]
+            if self.se is not None and self.n is not None and self.n_clusters is not None:
+                data[(d, m, "se")] = self.se[:, j]
+                data[(d, m, "n")] = self.n[:, j]
+                data[(d, m, "n_clusters")] = self.n_clusters[:, j]
             if self.ci_low is not None and self.ci_high is not None:
                 data[(d, m, "ci_low")] = self.ci_low[:, j]
                 data[(d, m, "ci_high")] = self.ci_high[:, j]
+                if self.intervals is not None:
+                    data[(d, m, "interval")] = self.intervals[:, j]
             data[(d, m, "beats")] = [self.beats[i][j] for i in range(len(self.systems))]
         frame = pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
         frame.columns = pd.MultiIndex.from_tuples(
@@ -132,7 +159,7 @@ def build_leaderboard(
     table: pd.DataFrame, means: pd.DataFrame, systems: Sequence[str], *, signature: str,
     higher_is_better: Mapping[tuple[str, str], bool] | None = None,
     intervals: pd.DataFrame | None = None, level: float = 0.95, clustered: bool = False,
-    interval_method: str | None = None,
+    interval_method: str | None = None, described: pd.DataFrame | None = None,
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
 
@@ -142,7 +169,9 @@ def build_leaderboard(
     ``(dataset, metric)`` column to its direction (default: higher is better): a significant
     pair's winner is the system with the better mean, the lower one where lower is better.
     ``intervals`` (``dataset, metric, system, ci_low, ci_high``, e.g. from
-    :func:`ranger_eval.describe`) gives each mean its confidence interval at ``level``.
+    :func:`ranger_eval.describe`) gives each mean its confidence interval at ``level``
+    (and, with describe's ``interval`` column, its method); ``described`` (describe's table:
+    ``n``, ``n_clusters``, ``se``) gives each mean its counts and standard error.
     """
     directions = dict(higher_is_better or {})
     if means.empty:
@@ -167,6 +196,24 @@ def build_leaderboard(
             j = col_of.get((str(r.dataset), str(r.metric)))
             if i is not None and j is not None:
                 lows[i, j], highs[i, j] = float(r.ci_low), float(r.ci_high)  # type: ignore[arg-type]
+    methods = None
+    if intervals is not None and "interval" in intervals.columns:
+        methods = np.full(grid.shape, "", dtype=object)
+        for r in intervals.itertuples(index=False):
+            i = row_of.get(str(r.system))
+            j = col_of.get((str(r.dataset), str(r.metric)))
+            if i is not None and j is not None:
+                methods[i, j] = str(r.interval)
+    counts: dict[str, np.ndarray | None] = {"n": None, "n_clusters": None, "se": None}
+    if described is not None:
+        for c in counts:
+            counts[c] = np.full(grid.shape, np.nan)
+        for r in described.itertuples(index=False):
+            i = row_of.get(str(r.system))
+            j = col_of.get((str(r.dataset), str(r.metric)))
+            if i is not None and j is not None:
+                for c in counts:
+                    counts[c][i, j] = float(getattr(r, c))  # type: ignore[index]
     won: list[list[set[str]]] = [[set() for _ in columns] for _ in order]
     for r in table.itertuples(index=False):
         diff = float(r.diff)  # type: ignore[arg-type]
@@ -185,5 +232,6 @@ def build_leaderboard(
         signature=signature,
         higher_is_better=tuple(directions.get(c, True) for c in columns),
         ci_low=lows, ci_high=highs, level=level, clustered=clustered,
-        interval_method=interval_method,
+        interval_method=interval_method, n=counts["n"], n_clusters=counts["n_clusters"],
+        se=counts["se"], intervals=methods,
     )

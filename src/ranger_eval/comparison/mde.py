@@ -24,8 +24,8 @@ __all__ = ["MDE_POWER", "NORMAL_TESTS", "with_mde"]
 
 #: The power at which ``mde`` is stated.
 MDE_POWER = 0.8
-#: Tests whose interval is a normal (z) interval.
-NORMAL_TESTS = ("proportions-z", "ppi++")
+#: Tests whose interval is a normal (z) interval (McNemar rows: Tango's score interval).
+NORMAL_TESTS = ("proportions-z", "ppi++", "mcnemar")
 
 
 def with_mde(table: pd.DataFrame, *, level: float, alternative: str,

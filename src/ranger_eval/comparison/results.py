@@ -2,9 +2,11 @@
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .._version import __version__
@@ -98,6 +100,7 @@ class Comparison:
         method_detail = fields.pop("method_detail")
         cse = fields.pop("cse")  # written after the cluster field it qualifies
         return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
+                                          "mean_ci": self.mean_intervals or None,
                                           "method_detail": method_detail,
                                           "samples": self.scores.samples_label,
                                           # judge scores corrected by human scores
@@ -110,12 +113,62 @@ class Comparison:
                                                              None),
                                           "cse": cse})
 
+    @functools.cached_property
+    def mean_intervals(self) -> str:
+        """The intervals of the systems' means (leaderboards) that are not mean ± t·se, as the
+        signature's ``mean_ci`` writes them: ``wilson`` (0/1 scores), ``korn-graubard``
+        (clustered 0/1 scores, or a metric with a known range), joined by commas in the order
+        :func:`ranger_eval.describe` meets them; empty when every mean has the t interval, for
+        the prediction-powered means of judge scores (their own interval, ``ppi:``) and when
+        a group has too few items for an interval. Computed once per result."""
+        if self.means.empty or "ppi++" in self.tests_used:
+            return ""
+        try:
+            described = self._described_all
+        except CompareError:
+            return ""
+        used = described.attrs.get("intervals", ()) if described is not None else ()
+        return ",".join(str(m) for m in used if m != "t")
+
+    @functools.cached_property
+    def _described_all(self) -> pd.DataFrame | None:
+        """:meth:`_described` of every mean, once per result."""
+        return self._described(self.means)
+
+    def described_means(self) -> pd.DataFrame:
+        """``means`` with each mean's design and interval, as the leaderboards show them:
+        ``se`` (:func:`ranger_eval.describe`'s: s/√n, or cluster-robust with clusters),
+        ``n_clusters`` (describe's: n without clusters, each item its own), ``ci_low``/``ci_high`` at ``level`` and
+        ``interval`` (``t``, ``wilson``, ``korn-graubard``; ``ppi++`` for the prediction-powered
+        means of judge scores, whose se is not describe's and is NaN). comparison.json's
+        ``means`` (issue 27 §1)."""
+        means = self.means
+        cols = ["se", "n_clusters", "ci_low", "ci_high", "interval"]
+        if means.empty:
+            return means.assign(**{c: pd.Series(dtype=float) for c in cols})
+        keys = ["dataset", "metric", "system"]
+        described = self._described_all
+        assert described is not None
+        extra = described[keys + cols].copy()
+        if "ppi++" in self.tests_used:
+            ppi = ppi_intervals(self.scores, means, self.level, self.cluster_se)
+            extra = extra.drop(columns=["ci_low", "ci_high"]).merge(ppi, on=keys, how="left")
+            extra = extra.assign(se=np.nan, interval="ppi++")[keys + cols]
+        for k in keys:
+            extra[k] = extra[k].astype(str)
+        left = means.assign(**{k: means[k].astype(str) for k in keys})
+        out = left.merge(extra, on=keys, how="left")
+        for k in keys:  # the means' own key values (and dtypes)
+            out[k] = means[k].to_numpy()
+        return out
+
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs
         joined by commas (empty when every row's interval is its test's own).
 
         Paired t, Welch t, Wilcoxon (Hodges–Lehmann), the proportions z-test (Wald) and the
-        bootstrap define their own interval; the sign, Mann–Whitney, McNemar and permutation
+        bootstrap define their own interval, McNemar rows carry Tango's score interval (the
+        score test whose value at θ = 0 is McNemar's); the sign, Mann–Whitney and permutation
         tests do not, and their rows carry the t interval of the mean difference, named in the
         ``ci_method`` column. The signature's ``ci`` field repeats it, so that a reader of a
         figure or a JSON learns which interval stands next to which p-value.
@@ -169,29 +222,35 @@ class Comparison:
                 )
             table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
         judged = "ppi++" in self.tests_used  # judge scores: prediction-powered means
+        described = self._described(means)
+        intervals = (ppi_intervals(self.scores, means, self.level, self.cluster_se)
+                     if judged and not means.empty else described)
+        if judged and described is not None:  # the PPI++ means' standard error is not describe's
+            described = described.assign(se=np.nan)
         return build_leaderboard(table, means, self.systems, signature=self.signature,
                                  higher_is_better=metric_directions(self.scores),
-                                 intervals=self._intervals(means), level=self.level,
+                                 intervals=intervals, level=self.level,
                                  clustered=self.scores.has_cluster,
-                                 interval_method=PPI_MEAN_INTERVAL if judged else None)
+                                 interval_method=PPI_MEAN_INTERVAL if judged else None,
+                                 described=described)
 
-    def _intervals(self, means: pd.DataFrame) -> pd.DataFrame | None:
-        """The confidence interval of each system's mean in ``means`` at ``level``
-        (:func:`ranger_eval.describe`, on those dataset × metric groups only: cluster-robust
-        with clusters); None when a group has too few items or clusters for one."""
+    def _described(self, means: pd.DataFrame) -> pd.DataFrame | None:
+        """:func:`ranger_eval.describe` of the systems in ``means`` (on those dataset × metric
+        groups only): each mean's n, clusters, (cluster-robust) standard error and its
+        confidence interval at ``level``, inside the metric's range when it has one. None for
+        no means; a group with fewer than two items or clusters is describe's error (named),
+        never a leaderboard without its standard errors."""
         from ..errors import StatsInputError
         from ..stats.describe import describe
 
         if means.empty:
             return None
-        if "ppi++" in self.tests_used:  # the means are PPI++ means: their own intervals
-            return ppi_intervals(self.scores, means, self.level, self.cluster_se)
         groups = dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str),
                                    strict=True))
         try:
             return describe(self.scores, level=self.level, groups=list(groups))
-        except StatsInputError:
-            return None
+        except StatsInputError as exc:
+            raise CompareError(f"leaderboard: no standard error for every mean: {exc}") from exc
 
     def to_csv(self, path: str | Path | None = None) -> str:
         """CSV of :meth:`to_frame` at full precision; written (atomically) to ``path`` if given."""

@@ -203,6 +203,9 @@ class ExperimentConfig(_Model):
     #: the field holding each item's cluster: a table's column, an Inspect sample-metadata key
     #: or an lm-eval ``doc`` field (``--cluster``; :func:`ranger_eval.io.read_scores`)
     cluster: str | None = None
+    #: the range of some metrics, ``{metric: [lo, hi]}``: their means' intervals stay inside it
+    #: (:meth:`ranger_eval.Scores.with_bounds`; a score outside it is an error)
+    bounds: dict[str, list[float]] | None = None
     ir: IRConfig | None = None
     compare: CompareSection = Field(default_factory=CompareSection)
     aggregate: AggregateSection = Field(default_factory=AggregateSection)

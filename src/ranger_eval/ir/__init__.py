@@ -16,7 +16,7 @@ from .errors import (
     NoCommonTopicsError,
     TrecFormatError,
 )
-from .measures import Measure, parse_measure, parse_measures
+from .measures import Measure, measure_bounds, parse_measure, parse_measures
 
 # pandas and pyarrow are imported only when evaluation or reading is first used (PEP 562), so
 # `import ranger_eval.ir` and measure parsing stay fast.
@@ -61,6 +61,7 @@ __all__ = [
     "TrecFormatError",
     "evaluate",
     "evaluate_many",
+    "measure_bounds",
     "parse_measure",
     "parse_measures",
     "prepare_qrels",

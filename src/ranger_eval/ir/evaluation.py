@@ -697,9 +697,13 @@ def summarize(evaluation: pd.DataFrame) -> pd.DataFrame:
 def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None) -> Scores:
     """Turn an evaluation (or :func:`evaluate_many` output) into a :class:`ranger_eval.scores.Scores`.
 
-    Columns: dataset, system, metric (= measure), item (= query id as string), value.
+    Columns: dataset, system, metric (= measure), item (= query id as string), value. The
+    measures in [0, 1] (all but the counts) are declared so (:func:`~ranger_eval.ir.measures.
+    measure_bounds`): the intervals of their means stay in range.
     """
     from ranger_eval.scores import Scores
+
+    from .measures import measure_bounds
 
     if "system" in evaluation.columns:
         systems = evaluation["system"].astype(str).to_numpy()
@@ -717,4 +721,7 @@ def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None)
         "item": evaluation["query_id"].astype(str).to_numpy(),
         "value": evaluation["value"].to_numpy(dtype=np.float64),
     })
-    return Scores(df)
+    scores = Scores(df)
+    bounds = {m: b for m, b in measure_bounds(scores.metrics).items()
+              if df.loc[df["metric"] == m, "value"].between(*b).all()}
+    return scores.with_bounds(bounds) if bounds else scores

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from .errors import MeasureError
 
-__all__ = ["COUNT_MEASURES", "MEASURES", "Measure", "parse_measure", "parse_measures",
-           "written_names"]
+__all__ = ["COUNT_MEASURES", "MEASURES", "Measure", "measure_bounds", "parse_measure",
+           "parse_measures", "written_names"]
 
 # family -> (cutoff: "required" | "optional" | "none", accepts rel=)
 MEASURES: dict[str, tuple[str, bool]] = {
@@ -223,3 +223,20 @@ def parse_measures(specs: str | Measure | Iterable[str | Measure]) -> tuple[Meas
     if not out:
         raise MeasureError("no measures given")
     return tuple(out)
+
+
+def measure_bounds(names: Iterable[str]) -> dict[str, tuple[float, float]]:
+    """The range of every name in ``names`` that is a per-query IR measure (ir_measures-style
+    or trec_eval name, :func:`parse_measure`): [0, 1] for nDCG, AP, RR, P, R, Rprec, Success
+    and Judged at any cutoff or relevance level; the counts (NumRet, NumRel, NumRelRet) and
+    names that are no measure are left out. Intervals of their means stay in the range
+    (:meth:`ranger_eval.Scores.with_bounds`, issue 27 §3)."""
+    out: dict[str, tuple[float, float]] = {}
+    for name in names:
+        try:
+            parsed = parse_measures(str(name))
+        except MeasureError:
+            continue
+        if len(parsed) == 1 and not parsed[0].is_count:
+            out[str(name)] = (0.0, 1.0)
+    return out

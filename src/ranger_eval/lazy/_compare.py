@@ -9,6 +9,7 @@ of :meth:`LazyScores.sufficient_statistics`, with the formulas of the in-memory 
   s_d² = M2_d/(n − 1); interval d̄ + t_{df}(p)·se (``scipy.special.stdtrit``);
 * Welch: t = (x̄ − ȳ)/sqrt(s_x²/n_x + s_y²/n_y), Welch–Satterthwaite df;
 * McNemar (exact): b = (Σ|d| + Σd)/2, c = (Σ|d| − Σd)/2 for 0/1 scores, b ~ Bin(b + c, 1/2);
+  interval: Tango's score interval from b, c and n (:func:`ranger_eval.stats.tango_interval`);
 * two-proportion z: ``statsmodels`` on the counts Σx, Σy and n_x, n_y (Wald interval);
 * Cohen's d_z = d̄/s_d, Cohen's d with the pooled SD, Cohen's h from the two proportions.
 
@@ -131,6 +132,16 @@ def _welch(s: dict[str, Any], alternative: str, level: float
     df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
     est = s["sum_a"] / na - s["sum_b"] / nb
     return _t_test(est, math.sqrt(va + vb), df, alternative, level)
+
+
+def _tango(s: dict[str, Any], alternative: str, level: float) -> tuple[float, float]:
+    """Tango's score interval of the McNemar rows (as the in-memory engine)."""
+    from ..stats.equivalence import tango_interval
+
+    b = int(round((s["sum_abs_d"] + s["sum_d"]) / 2.0))
+    c = int(round((s["sum_abs_d"] - s["sum_d"]) / 2.0))
+    lo, hi = tango_interval(b, c, int(s["n"]), level=level, alternative=alternative)
+    return float(lo[0]), float(hi[0])
 
 
 def _mcnemar(s: dict[str, Any], alternative: str) -> tuple[float, float]:
@@ -391,8 +402,8 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                         if int(s["n"]) < 1:
                             raise CompareError("McNemar's test needs at least 1 pair; got 0")
                         stat, p = _mcnemar(s, alternative)
-                        _, _, lo, hi = _paired_t(s, alternative, level)
-                        how = "paired t"
+                        lo, hi = _tango(s, alternative, level)
+                        how = "Tango score"
                     else:
                         stat, p, lo, hi = _proportions(s, alternative, level)
                         how = "Wald"

@@ -755,7 +755,16 @@ def _leaderboard(path: Path) -> dict[str, Any]:
     for cells in body:
         row = [_text(cells[0]), _text(cells[1])]
         values: list[dict[str, Any]] = []
-        for c in cells[2:]:
+        for h, c in zip(headers[2:], cells[2:], strict=True):
+            if h in _BOARD_EXTRAS and values:  # a mean's se, n or clusters column
+                try:
+                    x: float = float(c.replace(_MINUS, "-"))
+                except ValueError:
+                    x = math.nan
+                values[-1][_BOARD_EXTRAS[h]] = (int(x) if h != "se" and math.isfinite(x)
+                                                else jsonable(x))
+                row.append(_Cell(_e(c), x, True))
+                continue
             m = re.fullmatch(r"(\*\*)?([^*<\[]*?)(\*\*)?(?:<sup>([^<]*)</sup>)?"
                              r"(?:\s*\[([^\]]*)\])?", c)
             if not m:
@@ -781,7 +790,12 @@ def _leaderboard(path: Path) -> dict[str, Any]:
         rows.append(row)
         js.append({"letter": cells[0], "system": cells[1], "cells": values})
     return {"headers": headers, "rows": rows, "note": note,
-            "json": {"columns": headers[2:], "rows": js, "note": note}}
+            "json": {"columns": [h for h in headers[2:] if h not in _BOARD_EXTRAS],
+                     "rows": js, "note": note}}
+
+
+#: the leaderboard's columns after each mean (report.tables) and their JSON keys
+_BOARD_EXTRAS = {"se": "se", "n": "n", "clusters": "n_clusters"}
 
 
 # --------------------------------------------------------------------------- ranking

@@ -561,7 +561,9 @@ def _column_json(column: pd.Series) -> bytes:
 def comparison_json(comp: Comparison) -> str:
     """The whole comparison as one JSON object at full precision: the settings, the tests used,
     ``comparisons`` (the rows of :func:`comparison_csv`), ``means`` (one row per dataset ×
-    metric × system) and the ``signature``. The two tables are objects of columns
+    metric × system, with the leaderboard's design and interval: ``se``, ``n``,
+    ``n_clusters``, ``ci_low``, ``ci_high``, ``interval``;
+    :meth:`~ranger_eval.comparison.Comparison.described_means`) and the ``signature``. The two tables are objects of columns
     (``pandas.DataFrame(result["comparisons"])`` gives the table); NaN is ``null`` and ±∞ is
     ``"inf"``/``"-inf"``; floats are written with the shortest text that reads back to the same
     double."""
@@ -588,7 +590,7 @@ def comparison_json(comp: Comparison) -> str:
     items = [[line.encode("utf-8")] for line in lines]
     items += [[f' "{name}": '.encode(), *_columns_json_parts(frame)]
               for name, frame in (("comparisons", _comparison_rows(comp)),
-                                  ("means", comp.means))]
+                                  ("means", comp.described_means()))]
     items.append([signature.encode("utf-8")])
     parts = [b"{\n"]
     for i, item in enumerate(items):
@@ -601,16 +603,35 @@ def comparison_json(comp: Comparison) -> str:
 
 
 # --------------------------------------------------------------------------- leaderboard
+#: the caption's words for each interval method of :func:`ranger_eval.describe`
+_INTERVAL_WORDS = {
+    "wilson": "Wilson score interval for the 0/1 scores",
+    "korn-graubard": "Korn–Graubard effective-n beta interval (R survey's svyciprop, "
+                     "method \"beta\"), inside the metric's range",
+}
+
+
 def _board_ci_note(board: Leaderboard) -> str:
-    """The caption's sentence about the bracketed intervals ("" without them)."""
+    """The caption's sentences about the bracketed intervals and the se, n, clusters columns
+    ("" without them)."""
+    counts = ""
+    if board.has_counts:
+        se = ("cluster-robust (CR1) standard error of the mean, as Inspect's "
+              "stderr(cluster=...)" if board.clustered
+              else "standard error of the mean (s/√n)")
+        counts = (f" se: the {se}; n: items" + ("; clusters: the clusters of those items" if board.clustered
+                                                 else "") + ".")
     if not board.has_intervals:
-        return ""
-    how = ("cluster-robust (CR1) standard error, t on C − 1 df, C clusters" if board.clustered
-           else "t on n − 1 df")
+        return counts
+    t_how = ("cluster-robust (CR1) standard error, t on C − 1 df, C clusters" if board.clustered
+             else "t on n − 1 df")
+    names = board.interval_names() or ("t",)
     if board.interval_method is not None:  # e.g. the prediction-powered interval (PPI++)
         how = board.interval_method
+    else:
+        how = "; ".join(t_how if m == "t" else _INTERVAL_WORDS.get(m, m) for m in names)
     return (f" Brackets: the {format_level(board.level)} confidence interval of the mean "
-            f"({how}).")
+            f"({how}).{counts}")
 
 
 def _board_ci(board: Leaderboard, i: int, j: int, dec: int, style: str) -> str:
@@ -619,6 +640,43 @@ def _board_ci(board: Leaderboard, i: int, j: int, dec: int, style: str) -> str:
     if ci is None:
         return ""
     return f" [{_num(ci[0], dec, style)}, {_num(ci[1], dec, style)}]"
+
+
+def _board_extra_headers(board: Leaderboard) -> list[str]:
+    """The columns after each mean column: ``se``, ``n`` and, with clusters, ``clusters``."""
+    if not board.has_counts:
+        return []
+    return ["se", "n", "clusters"] if board.clustered else ["se", "n"]
+
+
+def _board_extra_cells(board: Leaderboard, i: int, j: int, style: str) -> list[str]:
+    """The se, n (and clusters) cells of mean ``(i, j)``; a dash where not known."""
+    if not board.has_counts:
+        return []
+    assert board.se is not None and board.n is not None and board.n_clusters is not None
+    dash = {"markdown": "–", "latex": "--", "html": "&ndash;"}[style]
+    se = board.se[i, j]
+    cells = [_num(se, _se_decimals(board), style) if np.isfinite(se) else dash]
+    counts = [board.n[i, j]] + ([board.n_clusters[i, j]] if board.clustered else [])
+    cells += [f"{int(c):d}" if np.isfinite(c) else dash for c in counts]
+    return cells
+
+
+def _se_decimals(board: Leaderboard) -> int:
+    """Decimals of the se column: two significant digits of the smallest positive se, at least
+    the means' decimals."""
+    assert board.se is not None
+    se = board.se[np.isfinite(board.se) & (board.se > 0)]
+    dec = _board_decimals(board)
+    if se.size:
+        dec = max(dec, int(np.ceil(-np.log10(float(se.min())))) + 1)
+    return min(dec, 10)
+
+
+def _board_headers(board: Leaderboard) -> list[str]:
+    """Every column header after ``letter, system``: each mean's, then its extras."""
+    extra = _board_extra_headers(board)
+    return [x for h in board.headers() for x in (h, *extra)]
 
 
 def _board_caption(board: Leaderboard) -> str:
@@ -653,9 +711,10 @@ def leaderboard_markdown(board: Leaderboard) -> str:
     """Markdown leaderboard: letter, system, one column per dataset × metric, then the signature."""
     dec = _board_decimals(board)
     best = board.best()
+    headers = _board_headers(board)
     lines = [
-        "| | system | " + " | ".join(_md_escape(h) for h in board.headers()) + " |",
-        "|---|---|" + "|".join("---:" for _ in board.columns) + "|",
+        "| | system | " + " | ".join(_md_escape(h) for h in headers) + " |",
+        "|---|---|" + "|".join("---:" for _ in headers) + "|",
     ]
     for i, s in enumerate(board.systems):
         cells = []
@@ -667,6 +726,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
             if board.beats[i][j]:
                 text += f"<sup>{board.beats[i][j]}</sup>"
             cells.append(text + _board_ci(board, i, j, dec, "markdown"))
+            cells += _board_extra_cells(board, i, j, "markdown")
         lines.append(f"| {board.letters[i]} | {_md_escape(s)} | " + " | ".join(cells) + " |")
     lines += ["", _board_caption(board), "", f"`{board.signature}`", ""]
     return "\n".join(lines)
@@ -688,10 +748,12 @@ def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboar
             if board.beats[i][j]:
                 text += f"$^{{{board.beats[i][j]}}}$"
             cells.append(text + _board_ci(board, i, j, dec, "latex"))
+            cells += _board_extra_cells(board, i, j, "latex")
         rows.append([board.letters[i], latex_escape(s), *cells])
+    headers = _board_headers(board)
     return latex_table(
-        ["", "System", *(latex_escape(h) for h in board.headers())], rows,
-        "ll" + "r" * len(board.columns), caption=latex_escape(_board_caption(board)),
+        ["", "System", *(latex_escape(h) for h in headers)], rows,
+        "ll" + "r" * len(headers), caption=latex_escape(_board_caption(board)),
         label=label, signature=board.signature,
     )
 
@@ -705,7 +767,7 @@ def leaderboard_html(board: Leaderboard) -> str:
         f"<caption>{html.escape(_board_caption(board))}<br><code>{html.escape(board.signature)}"
         "</code></caption>",
         "<thead><tr><th></th><th>system</th>"
-        + "".join(f"<th>{html.escape(h)}</th>" for h in board.headers())
+        + "".join(f"<th>{html.escape(h)}</th>" for h in _board_headers(board))
         + "</tr></thead>",
         "<tbody>",
     ]
@@ -722,6 +784,7 @@ def leaderboard_html(board: Leaderboard) -> str:
             if ci:
                 text += f' <span class="ci">{ci.strip()}</span>'
             tds.append(f"<td>{text}</td>")
+            tds += [f"<td>{c}</td>" for c in _board_extra_cells(board, i, j, "html")]
         lines.append(
             f"<tr><td>{board.letters[i]}</td><td>{html.escape(s)}</td>" + "".join(tds) + "</tr>"
         )
@@ -731,13 +794,21 @@ def leaderboard_html(board: Leaderboard) -> str:
 
 def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
     """One row per system: ``letter, system`` and per column ``<col> mean`` (with
-    ``<col> ci_low``, ``<col> ci_high`` when the intervals are known), ``<col> beats``."""
+    ``<col> se``, ``<col> n``, ``<col> n_clusters`` when known, and ``<col> ci_low``,
+    ``<col> ci_high``, ``<col> interval`` when the intervals are known), ``<col> beats``."""
     flat = pd.DataFrame({"letter": list(board.letters), "system": list(board.systems)})
     for j, h in enumerate(board.headers()):
         flat[f"{h} mean"] = board.means[:, j]
+        if board.has_counts:
+            assert board.se is not None and board.n is not None and board.n_clusters is not None
+            flat[f"{h} se"] = board.se[:, j]
+            flat[f"{h} n"] = pd.array(board.n[:, j], dtype="Int64")
+            flat[f"{h} n_clusters"] = pd.array(board.n_clusters[:, j], dtype="Int64")
         if board.has_intervals and board.ci_low is not None and board.ci_high is not None:
             flat[f"{h} ci_low"] = board.ci_low[:, j]
             flat[f"{h} ci_high"] = board.ci_high[:, j]
+            if board.intervals is not None:
+                flat[f"{h} interval"] = board.intervals[:, j]
         flat[f"{h} beats"] = [board.beats[i][j] for i in range(len(board.systems))]
     return plain_csv(flat, path)
 

@@ -32,6 +32,7 @@ from .equivalence import (
     paired_proportions_margin_tests,
     proportions_margin_tests,
     t_margin_tests,
+    tango_interval,
 )
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
 from .resampling import (
@@ -87,6 +88,7 @@ __all__ = [
     "adjust_pvalues",
     "MarginTests",
     "t_margin_tests",
+    "tango_interval",
     "proportions_margin_tests",
     "paired_proportions_margin_tests",
     "hedges_j",

@@ -26,6 +26,15 @@ numbers.
     ȳ ± t_{(1+level)/2, C−1} · se: Student t on C − 1 degrees of freedom (n − 1 without
     clusters), as Inspect's ``ci(method="t", cluster=...)`` and the usual cluster-robust
     inference with few clusters (Cameron & Miller 2015, sec. VI.C: G − 1 df, Stata's default).
+``interval``
+    which interval ``ci_low``/``ci_high`` are (:mod:`ranger_eval.stats.bounded`): ``"t"`` (the
+    one above), or, for a metric with a known range, one that never leaves it: ``"wilson"``
+    (0/1 scores without clusters; statsmodels' ``proportion_confint(method="wilson")``) and
+    ``"korn-graubard"`` (0/1 scores with clusters, and any other bounded metric; R's
+    ``survey::svyciprop(method="beta")``). A metric's range is known when it is declared
+    (``bounds=``, :meth:`Scores.with_bounds`, YAML ``bounds:``) or when every one of its
+    scores on the dataset is 0 or 1 (a proportion: [0, 1]). ``se`` stays the plain (or
+    cluster-robust) standard error either way, the number the evaluation tool's log reports.
 ``icc``
     the one-way ANOVA estimator of the intra-cluster correlation for unbalanced clusters
     (Fisher; Donner 1986, Int. Stat. Rev. 54:67, eq. 2.1; R ``ICC::ICCest``)::
@@ -64,12 +73,14 @@ from scipy import stats as _sps
 from ..errors import check_level
 from ..scores import CLUSTER, Scores, as_scores
 from ._validation import StatsInputError
+from .bounded import INTERVAL_METHODS, bounded_intervals
 
 __all__ = ["COLUMNS", "describe", "describe_arrays"]
 
-#: the columns of :func:`describe`'s table, in order
+#: the columns of :func:`describe`'s table, in order (``interval`` added last, issue 27)
 COLUMNS = ("dataset", "metric", "system", "n", "n_clusters", "mean", "se", "ci_low", "ci_high",
-           "icc", "design_effect", "k_samples", "within_sd", "var_between", "var_within")
+           "icc", "design_effect", "k_samples", "within_sd", "var_between", "var_within",
+           "interval")
 
 
 def describe_arrays(
@@ -162,7 +173,8 @@ def describe_arrays(
 
 
 def describe(scores: Scores | object, *, level: float = 0.95,
-             groups: Iterable[tuple[str, str]] | None = None) -> pd.DataFrame:
+             groups: Iterable[tuple[str, str]] | None = None, bounds: object = None,
+             interval: str = "auto") -> pd.DataFrame:
     """One row per dataset × metric × system (datasets, metrics and systems in order of first
     appearance) with columns :data:`COLUMNS`: ``n`` items, ``n_clusters``, ``mean``, its ``se``
     and ``level`` confidence interval, ``icc``, ``design_effect``, ``k_samples``, ``within_sd``
@@ -173,13 +185,26 @@ def describe(scores: Scores | object, *, level: float = 0.95,
     averaged per item first (Miller 2024, §4), seeds next. The table's ``attrs`` hold ``level``
     and ``clustered``.
 
+    ``interval="auto"`` (default) keeps the interval of a metric with a known range inside it:
+    Wilson for 0/1 scores without clusters, Korn–Graubard with clusters and for other bounded
+    metrics (column ``interval``; module docstring). ``bounds`` declares ranges, as
+    :meth:`~ranger_eval.Scores.with_bounds` (``{metric: (lo, hi)}`` or one pair): a score
+    outside its range is an error naming the metric, the bound and the value.
+    ``interval="t"`` gives mean ± t · se for every group (Inspect's ``ci(method="t")``).
+
     A group with fewer than two clusters (or items) has no standard error: a
     :class:`~ranger_eval.errors.StatsInputError` names it (and counts the others).
     ``groups`` (dataset, metric) limits the table to those groups, selected before anything is
     computed (the leaderboard of a comparison capped to its first groups).
     """
     level = check_level(level, error=StatsInputError)
+    if interval not in INTERVAL_METHODS:
+        raise StatsInputError(f"describe: interval must be one of {', '.join(INTERVAL_METHODS)}; "
+                              f"got {interval!r}")
     scores = as_scores(scores, what="describe", error=StatsInputError)
+    if bounds is not None:
+        scores = scores.with_bounds(bounds)
+    declared = scores.bounds
     df = scores.table
     stats = scores.sample_stats()
     if groups is not None:
@@ -250,11 +275,53 @@ def describe(scores: Scores | object, *, level: float = 0.95,
         k_samples=frame["k_samples"].to_numpy(dtype=np.int64), within_weight=weight)
     d_of, rest_of = np.divmod(uniq, n_m * n_s)
     m_of, s_of = np.divmod(rest_of, n_s)
+    out["interval"] = np.full(uniq.size, "t", dtype=object)
+    if interval == "auto":
+        lo, hi = _group_bounds(scores, declared, datasets, metrics, d_of, m_of)
+        values = frame["value"].to_numpy(dtype=np.float64)
+        off = ~((values == lo[group]) | (values == hi[group]))
+        binary = np.bincount(group, weights=off.astype(np.float64), minlength=uniq.size) == 0
+        b_lo, b_hi, method = bounded_intervals(
+            out["mean"], out["se"], out["n"], out["n_clusters"], lower=lo, upper=hi,
+            binary=binary, clustered=clustered, level=level)
+        known = method != "t"
+        out["ci_low"] = np.where(known, b_lo, out["ci_low"])
+        out["ci_high"] = np.where(known, b_hi, out["ci_high"])
+        out["interval"] = method
     table = pd.DataFrame({
         "dataset": np.asarray(datasets, dtype=object)[d_of],
         "metric": np.asarray(metrics, dtype=object)[m_of],
         "system": np.asarray(systems, dtype=object)[s_of],
         **{c: out[c] for c in COLUMNS[3:]},
     })
-    table.attrs.update({"level": level, "clustered": clustered})
+    table.attrs.update({"level": level, "clustered": clustered,
+                        "intervals": tuple(dict.fromkeys(out["interval"].tolist()))})
     return table
+
+
+def _group_bounds(scores: Scores, declared: dict[str, tuple[float, float]],
+                  datasets: list[str], metrics: list[str], d_of: np.ndarray,
+                  m_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per group (``d_of``, ``m_of`` index ``datasets``, ``metrics``): the metric's declared
+    range, else [0, 1] when every score of the dataset × metric (all systems, every sample and
+    seed as given) is 0 or 1, else NaN (no known range)."""
+    lo = np.full(d_of.size, np.nan)
+    hi = np.full(d_of.size, np.nan)
+    names = np.asarray(metrics, dtype=object)[m_of]
+    for metric, (a, b) in declared.items():
+        at = names == metric
+        lo[at], hi[at] = a, b
+    rest = np.isnan(lo)
+    if rest.any():
+        raw = scores.raw_frame if scores.has_samples else scores.table
+        v = raw["value"].to_numpy(dtype=np.float64)
+        key = pd.MultiIndex.from_arrays([raw["dataset"], raw["metric"]])
+        codes, uniq = pd.factorize(key)
+        off = np.bincount(codes, weights=((v != 0.0) & (v != 1.0)).astype(np.float64),
+                          minlength=len(uniq))
+        binary_pairs = {tuple(map(str, k)) for k, o in zip(uniq, off, strict=True) if o == 0}
+        ds = np.asarray(datasets, dtype=object)[d_of]
+        zero_one = np.array([bool(r) and (str(d), str(m)) in binary_pairs
+                             for r, d, m in zip(rest, ds, names, strict=True)], dtype=bool)
+        lo[zero_one], hi[zero_one] = 0.0, 1.0
+    return lo, hi

@@ -37,7 +37,10 @@ Kernels (each returns a :class:`MarginTests`):
   probability of ``c``: ``(sqrt(B² − 4AC) − B) / (2A)``, ``A = 2n``,
   ``B = −b − c + (2n − b + c)θ``, ``C = −cθ(1 − θ)``; R ``ratesci::pairbinci(contrast="RD",
   method="Score", skew=FALSE, bcf=FALSE)`` and, for the interval, ``PropCIs::scoreci.mp``.
-  At θ = 0 it is McNemar's asymptotic z.
+  At θ = 0 it is McNemar's asymptotic z. :func:`tango_interval` is its score interval on its
+  own (two-sided at ``level``, or one-sided for ``alternative="greater"``/``"less"``), the
+  interval of :func:`~ranger_eval.compare`'s McNemar rows (issue 27 §3): it stays in [−1, 1]
+  and, unlike the paired t interval, does not collapse to a point when no pair is discordant.
 
 The score intervals are found by bisection on the monotone statistic (80 halvings of [−1, 1]:
 below the float64 spacing). p-values use survival functions (``scipy.special.stdtr`` with a
@@ -58,6 +61,7 @@ __all__ = [
     "paired_t_margins",
     "proportions_margin_tests",
     "t_margin_tests",
+    "tango_interval",
     "tango_statistic",
     "welch_margins",
 ]
@@ -306,3 +310,38 @@ def paired_proportions_margin_tests(b: object, c: object, n: object, *, low: obj
         return tango_statistic(bb, cc, nn, theta)
 
     return _score_tests(stat, est, lo, hi, level)
+
+
+def tango_interval(b: object, c: object, n: object, *, level: float = 0.95,
+                   alternative: str = "two-sided") -> tuple[np.ndarray, np.ndarray]:
+    """Tango's (1998) score interval of p_first − p_second for paired 0/1 scores, one row per
+    entry: ``b`` pairs where only the first system scores 1, ``c`` where only the second does,
+    ``n`` pairs in all (module docstring).
+
+    Two-sided: {θ : |Z(θ)| < z_{(1+level)/2}}; ``alternative="greater"``: the lower bound at
+    z_level and an upper bound of +inf (``"less"``: −inf and the upper bound), as the t
+    intervals of a one-sided test. Equals R ``ratesci::pairbinci(contrast="RD",
+    method="Score_closed", skew=FALSE, bcf=FALSE, cc=FALSE)`` (the closed form, Yang, Sun &
+    Hardin 2013) and ``PropCIs::scoreci.mp`` (tests/oracles/tango_interval.R). Always inside
+    [−1, 1]; with b = c = 0 a proper interval around 0 (the paired t gives the point 0).
+    """
+    level = _check_level(level)
+    if alternative not in ("two-sided", "greater", "less"):
+        raise StatsInputError(f"alternative: must be 'two-sided', 'greater' or 'less'; got "
+                              f"{alternative!r}")
+    bb = np.atleast_1d(np.asarray(b, dtype=float))
+    cc, nn = (np.broadcast_to(np.asarray(v, dtype=float), bb.shape) for v in (c, n))
+    _check_counts(bb, cc, nn)
+    if (bb + cc > nn).any() or (nn < 1).any():
+        raise StatsInputError("paired proportions: need b + c ≤ n and n ≥ 1")
+    est = (bb - cc) / nn
+    q = float(special.ndtri(level if alternative != "two-sided" else (1.0 + level) / 2.0))
+
+    def stat(theta: np.ndarray) -> np.ndarray:
+        return tango_statistic(bb, cc, nn, theta)
+
+    low = (np.full(est.shape, -np.inf) if alternative == "less"
+           else _invert(stat, est, q, upper=False))
+    high = (np.full(est.shape, np.inf) if alternative == "greater"
+            else _invert(stat, est, q, upper=True))
+    return low, high

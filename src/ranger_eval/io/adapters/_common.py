@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import Hint, InputError, RangerWarning, ScoresError
-from ...scores import CLUSTER_NAME, Scores
+from ...scores import BOUNDS, CLUSTER_NAME, Scores
 
 __all__ = [
     "CORPUS_COLUMNS",
@@ -135,6 +136,19 @@ class AdapterResult:
         return out[cols].reset_index(drop=True)
 
 
+#: Per-query IR measures in [0, 1] as trec_eval -q and PyTerrier name them (ir_measures style
+#: ``nDCG@10``, ``AP(rel=2)``, ``P@10``, ``R@100``, ``RR@10``, ``Success@5``, ``Judged@10``,
+#: ``Rprec``; trec_eval ``ndcg_cut_10``, ``map``, ``P_10``, ``recall_100``, ``recip_rank``,
+#: ``success_5``, ``bpref``, ``iprec_at_recall_0.10``, ``set_F`` …). The counts (``num_ret``,
+#: ``NumRel`` …) and ``utility`` are not ranged. ``ranger_eval.ir.measure_bounds`` ranges the
+#: same names (io does not import ir; tests/test_bounds_known.py checks that they agree).
+IR_UNIT_MEASURE = re.compile(
+    r"^(?:(?:ndcg|ap|rr|p|r|success|judged)(?:\(rel=\d+\))?(?:@\d+)?(?:\(rel=\d+\))?|rprec"
+    r"(?:\(rel=\d+\))?|ndcg_cut[._]\d+|map|map_cut[._]\d+|recip_rank|p[._]\d+|recall[._]\d+"
+    r"|success[._]\d+|bpref|iprec_at_recall[._][0-9.]+|set_(?:p|recall|f|relative_p|map)"
+    r"|11pt_avg|infap|gm_bpref)$", re.IGNORECASE)
+
+
 class Builder:
     """Collects an adapter's rows, notes and reported aggregates, then validates them once."""
 
@@ -154,6 +168,16 @@ class Builder:
         #: (dataset, item) → (cluster id, where it was read)
         self.cluster_field: str | None = None
         self.clusters: dict[tuple[str, str], tuple[str, str]] = {}
+        #: the range of metrics the tool's metadata fixes (an IR measure, lm-eval's acc, an
+        #: Inspect C/I score): :meth:`bound`; ``unbounded`` wins (a numeric Inspect scorer)
+        self.bounds: dict[str, tuple[float, float]] = {}
+        self.unbounded: set[str] = set()
+
+    def bound(self, metric: str, lo: float = 0.0, hi: float = 1.0) -> None:
+        """Record that ``metric`` lies in [lo, hi] by the tool's metadata; the scores declare
+        it (:meth:`~ranger_eval.Scores.with_bounds`) when every value of the metric is inside,
+        so that the intervals of its means stay in range (issue 27 §3)."""
+        self.bounds[metric] = (float(lo), float(hi))
 
     def cluster(self, where: str, dataset: str, item: str, fields: object, what: str) -> None:
         """Record the cluster of ``item``: ``fields[cluster_field]`` (``what`` names the
@@ -178,6 +202,21 @@ class Builder:
         if seen[0] != cid:
             raise InputError(f"{where}: item {item} of {dataset!r} has {what} {key!r} = "
                              f"{cid!r} but {seen[0]!r} at {seen[1]}; an item has one cluster")
+
+    def _known_bounds(self, df: pd.DataFrame) -> dict[str, tuple[float, float]]:
+        """The recorded ranges (:meth:`bound`) of the metrics whose values all lie inside
+        them (a tool that writes a metric on another scale, e.g. 0–100, declares nothing)."""
+        out: dict[str, tuple[float, float]] = {}
+        if not self.bounds:
+            return out
+        values = df["value"].to_numpy(dtype=np.float64)
+        for metric, (lo, hi) in self.bounds.items():
+            if metric in self.unbounded:
+                continue
+            v = values[(df["metric"] == metric).to_numpy(dtype=bool)]
+            if v.size and ((v >= lo) & (v <= hi)).all():
+                out[metric] = (lo, hi)
+        return out
 
     def note(self, message: str, hints: Sequence[Hint] = ()) -> None:
         """Record (and warn about) something skipped or dropped; ``hints``: the keywords the
@@ -205,6 +244,9 @@ class Builder:
                 df["cluster"] = [self.clusters[d, i][0]
                                  for d, i in zip(df["dataset"], df["item"], strict=True)]
                 df.attrs[CLUSTER_NAME] = self.cluster_field  # the signature's cluster:<field>
+            known = self._known_bounds(df)
+            if known:
+                df.attrs[BOUNDS] = known
             try:
                 scores = Scores(df, source=str(self.path))
             except ScoresError as exc:

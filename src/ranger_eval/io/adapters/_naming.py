@@ -41,7 +41,7 @@ from typing import Any
 import pandas as pd
 
 from ...errors import InputError, suggest
-from ...scores import Scores
+from ...scores import Scores, concat_frames
 from ._common import AdapterResult
 
 __all__ = ["SYSTEM_SOURCES", "check_system_from", "log_fields", "name_systems"]
@@ -296,7 +296,7 @@ def concat_inputs(frames: Sequence[pd.DataFrame], paths: Sequence[Path],
     if any("sample" in f.columns for f in frames):  # one generation per item is K = 1
         frames = [f if "sample" in f.columns else f.assign(sample="1") for f in frames]
     try:
-        return Scores(pd.concat(frames, ignore_index=True), source=source)
+        return Scores(concat_frames(frames), source=source)
     except ScoresError as exc:
         shared = shared_key_error(frames, paths) if "share a key" in str(exc) else None
         if shared is not None:

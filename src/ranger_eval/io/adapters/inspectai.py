@@ -263,6 +263,10 @@ def read(path: str | Path, *, cluster: str | None = None,
                     raise InputError(f"{where}: sample {item} epoch {epoch} is logged twice "
                                      f"(also at {seen[item, epoch, metric]})")
                 seen[item, epoch, metric] = where
+                if isinstance(v, (str, bool)):  # C/P/I/N, yes/no, true/false: in [0, 1]
+                    b.bound(metric)
+                else:  # a numeric scorer: its range is unknown
+                    b.unbounded.add(metric)
                 b.rows.add(dataset=dataset, system=system, metric=metric, item=item, value=f,
                            higher_is_better=None, sample=epoch, label=_text(s.get("target")),
                            prediction=_text(score.get("answer")))

@@ -101,6 +101,18 @@ def doc_hash(doc: Any) -> str:
     return _sha256(json.dumps(doc, indent=2, ensure_ascii=False))
 
 
+#: lm-eval's per-item metrics whose values lie in [0, 1] (accuracies, exact match, per-item
+#: F1 and the like, pass@k): their intervals stay in [0, 1] (issue 27 §3). A
+#: metric written on another scale (0–100) is not declared (the values decide,
+#: ``Builder.bound``); perplexities, BLEU, chrF, TER, likelihoods and the Brier score (in
+#: [0, 2] over several classes) are not ranged.
+UNIT_METRICS = frozenset({
+    "acc", "acc_norm", "acc_mutual_info", "exact_match", "exact", "em", "f1", "accuracy",
+    "contains", "pass@1", "pass_at_1", "pass@k", "mc1", "mc2", "prompt_level_strict_acc",
+    "inst_level_strict_acc", "prompt_level_loose_acc", "inst_level_loose_acc",
+})
+
+
 def metric_name(metric: str, filter_key: str) -> str:
     """``exact_match`` for lm-eval's default filter ``none``, else ``exact_match,<filter>``."""
     return metric if filter_key == "none" else f"{metric},{filter_key}"
@@ -439,6 +451,8 @@ def _add_value(b: Builder, where: str, dataset: str, system: str, item: str, met
             raise InputError(f"{where}: non-finite {metric!r} value {value!r} for doc_id {item}")
         if agg is None:
             assumed.add(f"{dataset}/{name}")
+        if metric in UNIT_METRICS:  # acc, exact_match ...: the range is [0, 1]
+            b.bound(name)
         b.rows.add(dataset=dataset, system=system, metric=name, item=item, value=v,
                    higher_is_better=hib, doc_hash=h)
         return

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ...errors import InputError
 from ..files import open_text
-from ._common import AdapterResult, Builder
+from ._common import IR_UNIT_MEASURE, AdapterResult, Builder
 from ._json import snippet
 
 __all__ = ["COLUMNS", "FORMAT", "header_columns", "read"]
@@ -103,4 +103,7 @@ def read(path: str | Path, *, dataset: str | None = None) -> AdapterResult:
         "value": values.to_numpy(dtype=np.float64)[keep].tolist(),
         "higher_is_better": [None] * n,
     })
+    for measure in set(b.rows.data["metric"]):
+        if IR_UNIT_MEASURE.match(str(measure)):
+            b.bound(str(measure))  # nDCG, AP, P@k ... lie in [0, 1]
     return b.result()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ..files import check_input_file, open_text
-from ._common import AdapterResult, Builder
+from ._common import IR_UNIT_MEASURE, AdapterResult, Builder
 from ._json import snippet
 
 __all__ = ["FORMAT", "NOT_MEANS", "read"]
@@ -104,6 +104,8 @@ def read(path: str | Path, *, dataset: str | None = None) -> AdapterResult:
         for measure, qid, value in block.rows:
             b.rows.add(dataset=name, system=system, metric=measure, item=qid, value=value,
                        higher_is_better=None)
+        for measure in {m for m, _, _ in block.rows if IR_UNIT_MEASURE.match(m)}:
+            b.bound(measure)  # nDCG, AP, P@k ... lie in [0, 1]
         for measure, text in block.summary:
             try:
                 v = float(text)
