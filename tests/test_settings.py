@@ -162,10 +162,10 @@ def test_cli_options_are_the_settings_fields(command, cls):
 #: read or drawn. Every other option must be a settings field (test below).
 INPUT_OUTPUT_OPTIONS = {
     "compare": {"input", "out", "figures", "html", "per_dataset_figures", "input_format",
-                "system_from", "cluster"},
+                "system_from", "cluster", "bounds"},
     "meta": {"config", "out", "metric", "input_format", "system_from", "cluster", "figures",
-             "html"},
-    "rank": {"input", "out", "figures", "html", "system_from"},
+             "html", "bounds"},
+    "rank": {"input", "out", "figures", "html", "system_from", "bounds"},
 }
 
 

@@ -26,8 +26,14 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import (BoundsOption, FiguresOption, HtmlOption, OutOption, default_out,
-                       setting_option)
+from ._options import (
+    BoundsOption,
+    FiguresOption,
+    HtmlOption,
+    OutOption,
+    default_out,
+    setting_option,
+)
 
 
 def _split(option: str | None) -> list[str] | None:

@@ -16,8 +16,7 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import (BoundsOption, HtmlOption, OutOption, default_out, flag_value,
-                       setting_option)
+from ._options import BoundsOption, HtmlOption, OutOption, default_out, flag_value, setting_option
 
 
 def register(app: typer.Typer) -> None:

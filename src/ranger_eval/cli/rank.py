@@ -22,8 +22,14 @@ from ._common import (
     true_or_false,
     warn,
 )
-from ._options import (BoundsOption, FiguresOption, HtmlOption, OutOption, default_out,
-                       setting_option)
+from ._options import (
+    BoundsOption,
+    FiguresOption,
+    HtmlOption,
+    OutOption,
+    default_out,
+    setting_option,
+)
 
 
 def register(app: typer.Typer) -> None:

@@ -148,7 +148,9 @@ class Comparison:
             return means.assign(**{c: pd.Series(dtype=float) for c in cols})
         keys = ["dataset", "metric", "system"]
         described = self._described_all
-        assert described is not None
+        if described is None:  # only set-level metrics: no item-level standard error anywhere
+            return means.assign(se=np.nan, n_clusters=np.nan, ci_low=np.nan, ci_high=np.nan,
+                                interval=None)
         extra = described[keys + cols].copy()
         if "ppi++" in self.tests_used:
             ppi = ppi_intervals(self.scores, means, self.level, self.cluster_se)
@@ -247,6 +249,14 @@ class Comparison:
             return None
         groups = dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str),
                                    strict=True))
+        # a set-level metric (metric_fn: MCC, F1 of the whole set …) has no per-item scores of
+        # its own, so no item-level standard error: its cells stay without one (NaN)
+        frame = self.scores.frame
+        present = set(zip(frame["dataset"].astype(str), frame["metric"].astype(str),
+                          strict=True))
+        groups = {g: None for g in groups if g in present}
+        if not groups:
+            return None
         try:
             return describe(self.scores, level=self.level, groups=list(groups))
         except StatsInputError as exc:
