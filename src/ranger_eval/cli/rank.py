@@ -14,6 +14,7 @@ import typer
 
 from ..settings import RankSettings
 from ._common import (
+    CLUSTER_HELP,
     SYSTEM_FROM_HELP,
     command_line,
     friendly_errors,
@@ -56,6 +57,8 @@ def register(app: typer.Typer) -> None:
         html: HtmlOption = False,
         system_from: Annotated[
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
+        cluster: Annotated[
+            str | None, typer.Option("--cluster", metavar="FIELD", help=CLUSTER_HELP)] = None,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import run_rank
@@ -63,7 +66,8 @@ def register(app: typer.Typer) -> None:
         imports_done()
 
         run = run_rank(
-            input, out, command_line(), figures, html, system_from, posthoc=posthoc,
+            input, out, command_line(), figures, html, system_from, cluster=cluster,
+            posthoc=posthoc,
             control=control,
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
             higher_is_better=true_or_false("--higher-is-better", higher_is_better),
