@@ -229,3 +229,41 @@ def test_bradley_terry_cluster_bootstrap_equals_a_direct_cluster_bootstrap() -> 
     assert len(direct) > 350
     # ratings on the Elo scale in both; SDs of 1200 and ~400 draws: MC error ~4 %
     np.testing.assert_allclose(res.bootstrap.std(axis=0, ddof=1), sd_direct, rtol=0.15)
+
+
+# --------------------------------------------------------------------------- error reduction
+def test_error_reduction_bootstrap_draws_whole_clusters() -> None:
+    """Søgaard's error reduction with a cluster column: the paired bootstrap draws whole
+    clusters (same for both systems); its variance equals a direct cluster bootstrap's within
+    Monte-Carlo error, exceeds the item bootstrap's under a shared cluster effect, and the
+    signature says resample:cluster(passage). Without clusters: resample:item, same yi."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for k in range(12):                       # 12 passages of 20 questions, 0/1 scores
+        p_c = float(np.clip(rng.normal(0.6, 0.25), 0.05, 0.95))
+        p_t = float(np.clip(p_c + rng.normal(0.1, 0.25), 0.05, 0.95))
+        for i in range(20):
+            rows += [("d", "C", f"q{k}-{i}", f"p{k}", float(rng.random() < p_c)),
+                     ("d", "T", f"q{k}-{i}", f"p{k}", float(rng.random() < p_t))]
+    frame = pd.DataFrame(rows, columns=["dataset", "system", "item", "cluster", "value"])
+    frame.attrs[CLUSTER_NAME] = "passage"
+    er_c = rg.error_reduction(rg.Scores(frame), treatment="T", control="C", n_resamples=4000)
+    er_i = rg.error_reduction(rg.Scores(frame.drop(columns="cluster")), treatment="T",
+                              control="C", n_resamples=4000)
+    assert er_c.resample == "cluster(passage)" and er_i.resample == "item"
+    assert "cluster:passage" in str(er_c.signature)
+    assert "resample:cluster(passage)" in str(er_c.signature)
+    assert "resample:item" in str(er_i.signature)
+    np.testing.assert_allclose(er_c.yi, er_i.yi, rtol=1e-12)
+    # a direct bootstrap of whole passages
+    err = frame.assign(e=1.0 - frame["value"]).pivot_table(
+        index="cluster", columns="system", values="e", aggfunc="sum")
+    size = frame[frame.system == "C"].groupby("cluster").size().reindex(err.index).to_numpy()
+    assert (size == 20).all()
+    draw = np.random.default_rng(9).integers(0, 12, size=(4000, 12))
+    ec = err["C"].to_numpy()[draw].sum(axis=1) / size[draw].sum(axis=1)
+    et = err["T"].to_numpy()[draw].sum(axis=1) / size[draw].sum(axis=1)
+    direct = np.var((ec - et) / ec, ddof=1)
+    # variance from 4000 draws: MC error ~2.5 % each
+    np.testing.assert_allclose(er_c.vi[0], direct, rtol=0.12)
+    assert er_c.vi[0] > 1.5 * er_i.vi[0], (er_c.vi, er_i.vi)
