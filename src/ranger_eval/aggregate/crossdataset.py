@@ -56,10 +56,10 @@ import numpy as np
 import pandas as pd
 
 from .._lazymodule import lazy_module
+from ..design import resolve_design
 from ..errors import AggregateError, check_choice, check_level
 from ..formatting import format_level, format_pvalue
 from ..meta import METHODS, MetaResult, meta_analysis
-from ..design import resolve_design
 from ..scores import Scores, as_scores
 from ..signature import Signature, make_signature
 
