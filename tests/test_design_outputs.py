@@ -174,6 +174,75 @@ def setmetric_summary(c: Run, p: Run, name: str) -> None:
     resamples_clusters(c, p, name)
 
 
+def resample_is(clustered: str, plain: str) -> Check:
+    """A bootstrap whose signature names its unit in its own vocabulary: the win rate's
+    ``datasets+cluster(passage)`` / ``datasets+items``, Bradley–Terry's ``cluster(passage)`` /
+    ``items``."""
+    def check(c: Run, p: Run, name: str) -> None:
+        assert c.signature(name).get("resample") == clustered, (name, c.signature(name))
+        assert p.signature(name).get("resample") == plain, (name, p.signature(name))
+    check.__doc__ = f"resample:{clustered} with clusters, resample:{plain} without"
+    return check
+
+
+BT_RESAMPLES = resample_is(f"cluster({CLUSTER_FIELD})", "items")
+WIN_RATE_RESAMPLES = resample_is(f"datasets+cluster({CLUSTER_FIELD})", "datasets+items")
+
+
+def bradley_terry_text(c: Run, p: Run, name: str) -> None:
+    """The leaderboard's text says the unit (caption) and its signature; the cluster-robust
+    sandwich se differs from the item-clustered one."""
+    BT_RESAMPLES(c, p, name)
+    assert f"resample:cluster({CLUSTER_FIELD})" in c.text(name), name
+    assert "resample:items" in p.text(name), name
+    if name.endswith(".md"):
+        assert f"clusters ({CLUSTER_FIELD})" in c.text(name)
+        assert "clusters" not in p.text(name)
+
+
+def bradley_terry_csv(c: Run, p: Run, name: str) -> None:
+    BT_RESAMPLES(c, p, name)
+    tc, tp = pd.read_csv(c.out / name), pd.read_csv(p.out / name)
+    pd.testing.assert_series_equal(tc["rating"], tp["rating"])   # same fit, another unit
+    assert (np.abs(tc["se"] / tp["se"] - 1) > 1e-3).all()
+
+
+def winrate_text(c: Run, p: Run, name: str) -> None:
+    WIN_RATE_RESAMPLES(c, p, name)
+    assert f"resample:datasets+cluster({CLUSTER_FIELD})" in c.text(name), name
+    assert "resample:datasets+items" in p.text(name), name
+
+
+def ranking_json(c: Run, p: Run, name: str) -> None:
+    """ranking.json: the ranking's signature names the clusters of its tests, and the
+    Bradley–Terry and win-rate results inside it their resampling unit."""
+    jc, jp = json.loads(c.text(name)), json.loads(p.text(name))
+    assert parse_signature(jc["signature"]).get("cluster") == CLUSTER_FIELD
+    assert "cluster" not in parse_signature(jp["signature"])
+    assert jc["bradley_terry"]["resample"] == f"cluster({CLUSTER_FIELD})"
+    assert jp["bradley_terry"]["resample"] == "items"
+    assert jc["win_rate"]["resample"] == f"datasets+cluster({CLUSTER_FIELD})"
+    assert jp["win_rate"]["resample"] == "datasets+items"
+
+
+def arena_json(c: Run, p: Run, name: str) -> None:
+    BT_RESAMPLES(c, p, name)
+    jc, jp = json.loads(c.text(name))["result"], json.loads(p.text(name))["result"]
+    assert jc["resample"] == f"cluster({CLUSTER_FIELD})" and jp["resample"] == "items"
+    assert [r["se"] for r in jc["leaderboard"]] != [r["se"] for r in jp["leaderboard"]]
+
+
+def arena_html(c: Run, p: Run, name: str) -> None:
+    """arena.html (written after the manifest) prints the leaderboard's signature."""
+    assert f"resample:cluster({CLUSTER_FIELD})" in c.text(name), name
+    assert f"resample:cluster({CLUSTER_FIELD})" not in p.text(name), name
+
+
+DATASET_LEVEL = ("Demšar's rank test (Friedman/Nemenyi) and its CD diagram rank the "
+                 "per-dataset means: the datasets are its units, and clusters nested within "
+                 "a dataset change no dataset's mean")
+
+
 # --------------------------------------------------------------------------- the commands
 COMPARE = Command(
     args=("compare", "{scores}", "--out", "{out}", "--n-resamples", "200", "--html"),
@@ -218,9 +287,44 @@ META_SETMETRIC = Command(
         Output("manifest.json", setmetric_summary),
     ),
 )
-#: Every command whose outputs are checked; add rank, arena … here.
+RANK = Command(
+    args=("rank", "{scores}", "--out", "{out}", "--html"),
+    outputs=(
+        Output("ranking.md", text_names_clusters),
+        Output("ranking.tex", text_names_clusters),
+        Output("ranking.csv", from_clustered_tests),
+        Output("ranking.json", ranking_json),
+        Output("ranktest.*", design_free=DATASET_LEVEL),
+        Output("cd.*", design_free=DATASET_LEVEL),
+        Output("graph.*", from_clustered_tests),
+        Output("bradley_terry.md", bradley_terry_text),
+        Output("bradley_terry.tex", bradley_terry_text),
+        Output("bradley_terry.csv", bradley_terry_csv),
+        Output("bradley_terry_ratings.*", BT_RESAMPLES),
+        Output("winrate.md", winrate_text),
+        Output("winrate.tex", winrate_text),
+        Output("winrate.csv", WIN_RATE_RESAMPLES),
+        Output("report.html", report_names_clusters),
+        Output("manifest.json", from_clustered_tests),
+    ),
+)
+ARENA = Command(
+    args=("arena", "{scores}", "--out", "{out}", "--n-bootstrap", "200"),
+    outputs=(
+        Output("arena.md", bradley_terry_text),
+        Output("arena.tex", bradley_terry_text),
+        Output("arena.csv", bradley_terry_csv),
+        Output("arena.json", arena_json),
+        Output("arena_ratings.*", BT_RESAMPLES),
+        Output("arena_win_probability.*", BT_RESAMPLES),
+        Output("arena.html", arena_html),
+        Output("manifest.json", BT_RESAMPLES),
+    ),
+)
+#: Every command whose outputs are checked.
 COMMANDS: dict[str, Command] = {
     "compare": COMPARE, "meta": META, "meta --metric-fn": META_SETMETRIC,
+    "rank": RANK, "arena": ARENA,
 }
 
 N_CLUSTERS = 8

@@ -165,7 +165,7 @@ INPUT_OUTPUT_OPTIONS = {
                 "system_from", "cluster", "bounds"},
     "meta": {"config", "out", "metric", "input_format", "system_from", "cluster", "figures",
              "html", "bounds"},
-    "rank": {"input", "out", "figures", "html", "system_from", "bounds"},
+    "rank": {"input", "out", "figures", "html", "system_from", "bounds", "cluster"},
 }
 
 

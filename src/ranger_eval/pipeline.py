@@ -1247,29 +1247,39 @@ def _parquet_columns(path: Path) -> set[str]:
         return set()
 
 
-def read_rank_input(path: str | Path, system_from: str | None = None
+def read_rank_input(path: str | Path, system_from: str | None = None,
+                    cluster: str | None = None
                     ) -> tuple[Scores | None, pd.DataFrame | None, Experiment | None]:
     """(per-item Scores, dataset-level table, experiment) from a YAML, a tidy table with an
     ``item`` column, an evaluation tool's output or a folder of logs (their systems named by
     ``system_from``), a tidy dataset-level table (``dataset, system, value``), or a wide table
-    (rows = datasets, columns = systems, first column the dataset names)."""
+    (rows = datasets, columns = systems, first column the dataset names). ``cluster`` names
+    the field of each item's cluster (``--cluster``: per-item scores only)."""
     path = Path(path)
+    with_cluster = {} if cluster is None else {"cluster": cluster}
     if path.suffix.lower() in YAML_SUFFIXES:
-        exp = load_experiment(path, **_system_from_override(system_from))
+        exp = load_experiment(path, **_system_from_override(system_from), **with_cluster)
         metrics = exp.settings(CompareSettings).metrics
         return _experiment_scores(exp, None if metrics is None else list(metrics)), None, exp
     from .io import adapters
     from .io.tables import ITEM_TABLE, check_ids, is_item_table, read_table, row_location
 
     if path.is_dir() or adapters.input_format(path) is not None:  # tool output(s): per item
-        return read_scores(path, system_from=_checked_system_from(system_from)), None, None
+        return read_scores(path, system_from=_checked_system_from(system_from),
+                           cluster=cluster), None, None
     if path.suffix.lower() == ".parquet" and set(ITEM_TABLE) <= _parquet_columns(path):
-        return read_scores(path), None, None  # per-item scores, told by the schema: read once
+        # per-item scores, told by the schema: read once
+        return read_scores(path, cluster=cluster), None, None
     frame = read_table(path)
     if not isinstance(frame.index, pd.RangeIndex):  # a Parquet file written with its index
         frame = frame.reset_index()
     if is_item_table(frame.columns):  # the tables compare and meta read (trec -q's too)
-        return read_scores(path), None, None
+        return read_scores(path, cluster=cluster), None, None
+    if cluster is not None:
+        raise ConfigError(
+            f"{path}: --cluster {cluster} groups items, but this is a dataset-level table "
+            "(no item column): give per-item scores (dataset, system, item, value and the "
+            f"{cluster} column), or leave --cluster out")
     if _is_tidy(frame):
         check_ids(frame, path, ("dataset", "system"))
         return None, frame, None
@@ -1436,13 +1446,16 @@ def rank_bradley_terry(data: Any, higher_is_better: bool, settings: RankSettings
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
              figures: Sequence[str] | str | None = None, html: bool = False,
              system_from: str | None = None, bounds: Sequence[str] | None = None,
+             cluster: str | None = None,
              **options: Any) -> RankRun:
     """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
 
     Per-item scores (a YAML or a tidy table with ``item``): the IBM post-op ranking
     (:func:`~ranger_eval.aggregate.rank_systems`) and Demšar's rank test on the per-dataset means
     of the aggregate metric. A dataset-level table (wide, or tidy without ``item``): the rank
-    test only.
+    test only. ``cluster`` (``--cluster``) names the field of each item's cluster: the
+    ranking's tests are then cluster-robust and the win rate's and Bradley–Terry's bootstraps
+    draw whole clusters (:mod:`ranger_eval.design`).
     """
     from .aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
 
@@ -1450,7 +1463,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     ranges = parse_bounds(bounds)  # --bounds METRIC=LO,HI
     trees: list[Any] = []
     with collecting_warnings(caught, trees):
-        scores, table, exp = read_rank_input(input, system_from)
+        scores, table, exp = read_rank_input(input, system_from, cluster)
         if scores is not None:
             scores = with_option_bounds(scores, ranges)
         settings = rank_settings(exp, options)

@@ -88,9 +88,11 @@ FIELDS: dict[str, str] = {
                 "clusters of the field NAME drawn with replacement within each dataset, items and "
                 "their samples inside them) or item; "
                 "what the win rate's bootstrap resamples: datasets, or datasets+items (datasets, "
-                "then the items of each drawn dataset); of a Bradley–Terry fit: battles (the "
+                "then the items of each drawn dataset), or datasets+cluster(NAME) (then whole "
+                "clusters of each drawn dataset); of a Bradley–Terry fit: battles (the "
                 "distinct battle rows, FastChat's bootstrap) or items (battles made from scores: "
-                "every battle of an item together; its sandwich se sums within items) or datasets (the "
+                "every battle of an item together; its sandwich se sums within items) or "
+                "cluster(NAME) (the same for every item of a cluster) or datasets (the "
                 "same for a dataset-level table)",
     "weights": "weights of metrics or datasets (equal, or custom)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from .._lazymodule import lazy_module
+from ..design import resolve_design
 from ..errors import AggregateError, Hint, check_choice, check_level
 from ..formatting import format_level, format_pvalue
 from ..meta import METHODS, MetaResult, meta_analysis
@@ -155,6 +156,11 @@ class ErrorReduction:
     metric: str | None = None
     metrics: tuple[str, ...] | None = None
     measure: str = MEASURE
+    #: the bootstrap's unit (:mod:`ranger_eval.design`): ``item``, or ``cluster(NAME)`` (whole
+    #: clusters drawn, the same for both systems)
+    resample: str = "item"
+    #: the clusters of the cluster column (its name) when the unit is the cluster, else None
+    cluster: str | None = None
     signature: Signature = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -165,7 +171,8 @@ class ErrorReduction:
         set_(self, "n", _readonly(self.n, np.int64))
         set_(self, "signature", make_signature("effects", {
             "measure": self.measure, "method_detail": "paired-bootstrap",
-            "n_resamples": self.n_resamples, "seed": self.seed,
+            "n_resamples": self.n_resamples, "seed": self.seed, "cluster": self.cluster,
+            "resample": self.resample,
         }))
 
     @property
@@ -183,8 +190,9 @@ class ErrorReduction:
         })
 
     def __str__(self) -> str:
+        unit = "" if self.cluster is None else f" of whole clusters ({self.cluster})"
         head = (f"Error reduction of {self.treatment!r} over {self.control!r} "
-                f"({self.n_resamples} paired bootstrap resamples, seed {self.seed})")
+                f"({self.n_resamples} paired bootstrap resamples{unit}, seed {self.seed})")
         return f"{head}\n{self.to_frame().to_string(index=False)}\n{self.signature}"
 
 
@@ -200,9 +208,19 @@ def _check_unit_interval(x: np.ndarray, items: np.ndarray, dataset: str, system:
 
 
 def _bootstrap_reductions(
-    err_t: np.ndarray, err_c: np.ndarray, n_resamples: int, rng: np.random.Generator
+    err_t: np.ndarray, err_c: np.ndarray, n_resamples: int, rng: np.random.Generator,
+    codes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap ``(e_control, e_treatment)`` means: one index matrix, drawn in row batches."""
+    """Bootstrap ``(e_control, e_treatment)`` means: one index matrix, drawn in row batches.
+    With ``codes`` (each item's cluster, 0 … C − 1; the design's unit) the index matrix draws
+    C clusters and a resample's mean is ``Σ S_k / Σ m_k`` over the clusters drawn (S_k the
+    cluster's error sum, m_k its items)."""
+    if codes is not None:
+        c = int(codes.max()) + 1
+        s_t = np.bincount(codes, weights=err_t, minlength=c)
+        s_c = np.bincount(codes, weights=err_c, minlength=c)
+        m = np.bincount(codes, minlength=c).astype(np.float64)
+        err_t, err_c = s_t, s_c  # cluster sums, drawn like items below, then over Σ m_k
     n = err_t.size
     batch = max(1, _MAX_CELLS // n)
     ec = np.empty(n_resamples)
@@ -210,8 +228,13 @@ def _bootstrap_reductions(
     for start in range(0, n_resamples, batch):
         stop = min(start + batch, n_resamples)
         idx = rng.integers(0, n, size=(stop - start, n))
-        ec[start:stop] = err_c[idx].mean(axis=1)
-        et[start:stop] = err_t[idx].mean(axis=1)
+        if codes is None:
+            ec[start:stop] = err_c[idx].mean(axis=1)
+            et[start:stop] = err_t[idx].mean(axis=1)
+        else:
+            size = m[idx].sum(axis=1)
+            ec[start:stop] = err_c[idx].sum(axis=1) / size
+            et[start:stop] = err_t[idx].sum(axis=1) / size
     return ec, et
 
 
@@ -235,6 +258,9 @@ def error_reduction(
     ``yi = (e_c − e_t) / e_c`` with ``e = mean(1 − score)``;
     ``vi = var_{ddof=1}(T*_1, …, T*_B)``, ``T*_b`` the same reduction on the b-th paired bootstrap
     resample (items drawn with replacement, the same indices for both systems), ``B = n_resamples``.
+    With a ``cluster`` column the resampling unit is the cluster (:mod:`ranger_eval.design`):
+    whole clusters are drawn (the same for both systems) and each resample's ``e`` is the ratio
+    ``Σ S_k / Σ m_k`` over the clusters drawn; the signature says ``resample:cluster(NAME)``.
 
     ``datasets`` selects and orders datasets (default: order of first appearance). Raises
     :class:`AggregateError` naming the dataset when the control makes no error (``e_c = 0``: the
@@ -261,6 +287,7 @@ def error_reduction(
             raise AggregateError(f"datasets must list each dataset once; got {list(chosen)}")
     # one small Scores per dataset: Scores.pair scans the whole table, so pairing 100 datasets
     # in one big table costs ~3x more than splitting it once
+    design = resolve_design(scores)
     frame = scores.filter(systems=[treatment, control], datasets=chosen).frame
     parts = dict(tuple(frame.groupby("dataset", sort=False)))
     yi, vi, n, e_c, e_t, metrics = [], [], [], [], [], []
@@ -282,7 +309,14 @@ def error_reduction(
                 "score 1), so the error reduction (e_c − e_t)/e_c is undefined; leave the dataset "
                 "out or use an effect such as 'MD'"
             )
-        boot_c, boot_t = _bootstrap_reductions(err_t, err_c, n_resamples, _dataset_rng(seed, name))
+        codes = design.units(name, pair.items) if design.clustered else None
+        if codes is not None and int(codes.max()) < 1:
+            raise AggregateError(
+                f"dataset {name!r}: all {pair.n} paired items are in one cluster "
+                f"({design.cluster_name}); the cluster bootstrap of the error reduction needs at "
+                "least 2 clusters")
+        boot_c, boot_t = _bootstrap_reductions(err_t, err_c, n_resamples,
+                                               _dataset_rng(seed, name), codes)
         zero = int(np.count_nonzero(boot_c == 0.0))
         if zero:
             raise AggregateError(
@@ -301,7 +335,8 @@ def error_reduction(
     return ErrorReduction(
         names=chosen, yi=np.array(yi), vi=np.array(vi), n=np.array(n), e_control=np.array(e_c),
         e_treatment=np.array(e_t), n_resamples=n_resamples, seed=seed, treatment=treatment,
-        control=control, metric=common, metrics=tuple(metrics),
+        control=control, metric=common, metrics=tuple(metrics), resample=design.label,
+        cluster=design.cluster_name,
     )
 
 

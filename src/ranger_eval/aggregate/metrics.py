@@ -40,7 +40,7 @@ from .._frames import as_frame
 from ..errors import AggregateError, Hint
 from ..formatting import preview as _preview
 from ..formatting import show as _show
-from ..scores import Scores, as_scores
+from ..scores import CLUSTER, CLUSTER_NAME, Scores, as_scores
 
 __all__ = [
     "HIGHER_IS_BETTER",
@@ -359,7 +359,7 @@ def aggregate_metrics(
     -------
     Scores
         Columns ``dataset, system, metric (= name), item, value`` and ``seed`` if the input had
-        seeds; one row per (dataset, system, item[, seed]), in the order of their first
+        seeds (``cluster`` if it had clusters: the design, :mod:`ranger_eval.design`, is kept); one row per (dataset, system, item[, seed]), in the order of their first
         appearance in ``scores``. Other (metadata) columns are not carried over.
 
     Raises
@@ -479,8 +479,12 @@ def aggregate_metrics(
         first = _first_rows(key, n_key)
         rows = np.sort(first[first >= 0])
         values = agg[key[rows]]
-    cols = ["dataset", "system", "item"] + (["seed"] if has_seed else [])
+    # the item's cluster stays with it (the design's resampling unit, ranger_eval.design)
+    cols = ["dataset", "system", "item"] + (["seed"] if has_seed else []) + \
+        ([CLUSTER] if CLUSTER in df.columns else [])
     out = df.iloc[rows][cols].reset_index(drop=True)
+    if CLUSTER in df.columns and scores.cluster_name is not None:
+        out.attrs[CLUSTER_NAME] = scores.cluster_name
     out.insert(2, "metric", name)
     out["value"] = values
     return Scores(out)

@@ -108,7 +108,9 @@ class Ranking:
             "n_resamples": base.get("n_resamples"), "seed": base.get("seed"), "posthoc": None,
         })
         head = dict(list(fields.items())[:2])  # order, test; then the comparison's alternative
-        return make_signature("rank", {**head, "alt": base.get("alt"), **fields})
+        # the design the tests honoured (their cluster field and variance), as compare says it
+        design = {"cluster": base.get("cluster"), "cse": base.get("cse")}
+        return make_signature("rank", {**head, "alt": base.get("alt"), **fields, **design})
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system: position, aggregate mean, naive mean-of-means, clique numbers."""

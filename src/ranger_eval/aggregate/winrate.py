@@ -26,7 +26,12 @@ each drawn copy of a dataset is also resampled: its items are drawn with replace
 items for every system, so the pairing by item is kept), every system's per-dataset mean is
 recomputed from the items drawn, and the win rates of that copy come from those means (a
 two-stage bootstrap, datasets then items within each dataset; Davison & Hinkley 1997, §3.8).
-Seeds of an item are averaged first. The interval is the ``(1 − level)/2`` and ``(1 + level)/2``
+Seeds of an item are averaged first. With a ``cluster`` column (passages, conversations …;
+:func:`~ranger_eval.design.resolve_design`) the second stage draws whole clusters of the
+dataset instead of items, the unit of every bootstrap of the scores: a copy's mean of system
+``j`` is ``Σ_k w_k S_kj / Σ_k w_k m_kj`` (``w_k`` the draws of cluster k, ``S_kj`` the sum of
+its items' scores, ``m_kj`` how many it has; Field & Welsh 2007), and ``resample`` is
+``datasets+cluster(NAME)``. Everything below holds with "item" read as "cluster". The interval is the ``(1 − level)/2`` and ``(1 + level)/2``
 quantiles (numpy's default linear interpolation) of the replicates; a replicate that drew no
 dataset where a system has a score does not count for that system (counted on the result).
 
@@ -74,7 +79,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +88,7 @@ import pandas as pd
 
 from .._frames import as_frame, float_values, id_strings
 from ..errors import AggregateError
+from ..scores import CLUSTER, CLUSTER_NAME
 from ..signature import Signature, make_signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -119,7 +125,9 @@ class WinRate:
     n_missing
         Missing (dataset, system) cells of the table.
     resample
-        ``"datasets"`` or ``"datasets+items"`` (per-item scores given).
+        ``"datasets"``, ``"datasets+items"`` (per-item scores given) or
+        ``"datasets+cluster(NAME)"`` (per-item scores with a cluster column: the design's unit,
+        :mod:`ranger_eval.design`; whole clusters drawn within each drawn dataset).
     n_invalid_replicates
         Per system, bootstrap replicates that drew no dataset where it has a score (left out of
         its interval).
@@ -139,6 +147,10 @@ class WinRate:
     resample: str
     n_invalid_replicates: pd.Series
     signature: Signature
+    #: the bootstrap replicates of the mean win rates (``n_bootstrap × systems``, columns in
+    #: the order of ``win_rate``; NaN where a replicate drew no dataset of the system)
+    bootstrap: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False,
+                                  compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system, best first: ``system, win_rate, ci_low, ci_high, n_datasets``."""
@@ -307,15 +319,28 @@ def _distinct_wins(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, n
 
 @dataclass(frozen=True)
 class _Items:
-    """Per-item scores: ``x`` (items × systems, NaN = no score), the rows of dataset ``d`` being
-    ``x[start[d]:start[d + 1]]`` (every dataset has at least one item row)."""
+    """The resampling units of every dataset: per-item scores ``x`` (items × systems, NaN = no
+    score), the rows of dataset ``d`` being ``x[start[d]:start[d + 1]]`` (every dataset has at
+    least one row). With clusters (:mod:`ranger_eval.design`) a row is a whole cluster: ``x``
+    holds its sums over its items and ``counts`` how many of its items each system has a score
+    on, so a resample's mean is ``Σ w_k S_k / Σ w_k m_k`` (the cluster bootstrap's ratio)."""
 
     x: np.ndarray
     start: np.ndarray
+    counts: np.ndarray | None = None
 
     @property
     def n_items(self) -> np.ndarray:
+        """Units (items, or clusters) per dataset."""
         return np.diff(self.start)
+
+    def sums_counts(self, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+        """The units' score sums (0 where missing) and item counts of ``rows``."""
+        x = self.x[rows]
+        if self.counts is None:
+            ok = np.isfinite(x)
+            return np.where(ok, x, 0.0), ok.astype(float)
+        return x, self.counts[rows]
 
 
 # ----------------------------------------------------------------------------- input
@@ -445,17 +470,27 @@ def win_rate(
         raise AggregateError(f"win_rate: seed must be a whole number ≥ 0 or None; got {seed!r}")
 
     items: _Items | None = None
+    unit = "items"  # the unit of the item stage: items, or cluster(NAME) (ranger_eval.design)
     if not isinstance(table_or_scores, pd.DataFrame) \
             and isinstance(getattr(table_or_scores, "frame", None), pd.DataFrame):
-        values, datasets, systems, items = _scores_cells(table_or_scores, metric)
+        values, datasets, systems, items, unit = _scores_cells(table_or_scores, metric)
     else:
         df = as_frame(table_or_scores, what="win_rate (a wide table of datasets × systems, a "
                       "tidy table or Scores)", error=AggregateError)
         if {"dataset", "system", "value"} <= set(map(str, df.columns)):
             tidy = _tidy(df, metric)
+            has_items = "item" in tidy.columns
+            units = _tidy_units(tidy) if has_items else None
+            if CLUSTER in tidy.columns and not has_items:
+                raise AggregateError("win_rate: the tidy table has a 'cluster' column but no "
+                                     "'item' column; clusters group items (give per-item "
+                                     "scores, or leave the cluster column out)")
+            if units is not None:
+                name = df.attrs.get(CLUSTER_NAME)
+                unit = f"cluster({name if isinstance(name, str) and name else CLUSTER})"
             values, datasets, systems, items = _cells(
-                tidy["dataset"], tidy["system"], tidy["item"] if "item" in tidy.columns
-                else None, tidy["value"].to_numpy(dtype=float))
+                tidy["dataset"], tidy["system"], tidy["item"] if has_items
+                else None, tidy["value"].to_numpy(dtype=float), units=units)
         else:
             if metric is not None:
                 raise AggregateError(f"win_rate: metric={metric!r} only applies to tidy tables; "
@@ -498,6 +533,7 @@ def win_rate(
     low = np.full(k, np.nan)
     high = np.full(k, np.nan)
     invalid = np.zeros(k, dtype=np.int64)
+    reps = np.zeros((0, k))
     if n_bootstrap:
         reps = _bootstrap(per, items, n_bootstrap, seed, hib)
         ok = np.isfinite(reps)
@@ -510,18 +546,21 @@ def win_rate(
 
     with np.errstate(invalid="ignore"):
         off = np.isfinite(point) & ((point < low) | (point > high))
+    unit_name = "items" if unit == "items" else f"clusters ({unit[len('cluster('):-1]})"
     if off.any() and items is not None:
         warnings.warn(
             f"win_rate: the win rate of {', '.join(repr(systems[j]) for j in np.flatnonzero(off))}"
-            " lies outside its bootstrap interval: resampling the items moves each dataset's win"
-            " toward a tie (few items per dataset); the interval is the win rate expected when "
-            "the items are drawn again (bootstrap the datasets alone with a dataset-level table)",
+            f" lies outside its bootstrap interval: resampling the {unit_name} moves each "
+            f"dataset's win toward a tie (few {unit_name} per dataset); the interval is the win "
+            f"rate expected when the {unit_name} are drawn again (bootstrap the datasets alone "
+            "with a dataset-level table)",
             stacklevel=2)
     key = np.where(np.isfinite(point), -point, np.inf)
     order = np.argsort(key, kind="stable")
     names = pd.Index([systems[j] for j in order], dtype=object)
+    resample = f"datasets+{unit}" if items is not None else "datasets"
     signature = make_signature("win_rate", {
-        "resample": "datasets+items" if items is not None else "datasets",
+        "resample": resample,
         "level": level,
         "n_resamples": n_bootstrap,
         "seed": seed,
@@ -539,33 +578,60 @@ def win_rate(
         level=level,
         n_bootstrap=n_bootstrap,
         seed=None if seed is None else int(seed),
-        resample="datasets+items" if items is not None else "datasets",
+        resample=resample,
         n_invalid_replicates=pd.Series(invalid[order].astype(np.int64), index=names,
                                        name="n_invalid_replicates"),
         signature=signature,
+        bootstrap=reps[:, order],
     )
 
 
 # ----------------------------------------------------------------------------- cells
 def _scores_cells(scores: Any, metric: str | None
-                  ) -> tuple[np.ndarray, pd.Index, list[str], _Items | None]:
+                  ) -> tuple[np.ndarray, pd.Index, list[str], _Items | None, str]:
     """:func:`_cells` of :class:`~ranger_eval.scores.Scores` (already validated): its cached
-    codes when it has one metric (the rank pipeline's case), else its tidy frame."""
+    codes when it has one metric (the rank pipeline's case), else its tidy frame. The unit of
+    the item bootstrap is the design's (:func:`~ranger_eval.design.resolve_design`): whole
+    clusters with a ``cluster`` column, else items; returned as its label (``items`` or
+    ``cluster(NAME)``)."""
+    from ..design import resolve_design
+
+    design = resolve_design(scores)
+    label = design.label if design.clustered else "items"
     metrics = tuple(scores.metrics)
     if len(metrics) == 1 and (metric is None or str(metric) == metrics[0]):
         table = scores.table
-        return _cells(table["dataset"], table["system"], table["item"],
-                      table["value"].to_numpy(dtype=float),
-                      codes={col: scores._factorized(col)
-                             for col in ("dataset", "system", "item")},
-                      unique=not scores.has_seeds)
+        return (*_cells(table["dataset"], table["system"], table["item"],
+                        table["value"].to_numpy(dtype=float),
+                        codes={col: scores._factorized(col)
+                               for col in ("dataset", "system", "item")},
+                        unique=not scores.has_seeds,
+                        units=design.row_units() if design.clustered else None), label)
     tidy = _tidy(scores.frame, metric)
-    return _cells(tidy["dataset"], tidy["system"], tidy["item"],
-                  tidy["value"].to_numpy(dtype=float))
+    return (*_cells(tidy["dataset"], tidy["system"], tidy["item"],
+                    tidy["value"].to_numpy(dtype=float),
+                    units=_tidy_units(tidy) if design.clustered else None), label)
+
+
+def _tidy_units(tidy: pd.DataFrame) -> np.ndarray | None:
+    """Per row of a tidy table with a ``cluster`` column: an int64 code of its (dataset,
+    cluster id), the resampling unit (clusters nested within datasets); None without one."""
+    if CLUSTER not in tidy.columns:
+        return None
+    ids, bad = id_strings(tidy[CLUSTER])
+    if bad is not None:
+        raise AggregateError(f"win_rate: column 'cluster' of the tidy table: "
+                             f"{bad.describe()}{bad.more()}")
+    dc, _ = pd.factorize(tidy["dataset"], sort=False)
+    cc, cu = pd.factorize(ids, sort=False)
+    joint = dc.astype(np.int64) * max(len(cu), 1) + cc
+    codes, _ = pd.factorize(joint, sort=False)
+    return np.asarray(codes, dtype=np.int64)
 
 
 def _cells(dataset: pd.Series, system: pd.Series, item: pd.Series | None, value: np.ndarray,
            codes: dict[str, tuple[np.ndarray, pd.Index]] | None = None, unique: bool = False,
+           units: np.ndarray | None = None,
            ) -> tuple[np.ndarray, pd.Index, list[str], _Items | None]:
     """Datasets × systems means of tidy rows (datasets, systems and items in the order of
     their names, whatever the order of the rows), and the per-item scores when there is an
@@ -574,7 +640,10 @@ def _cells(dataset: pd.Series, system: pd.Series, item: pd.Series | None, value:
     Without items, a cell is the mean of its rows (seeds). With items, every (dataset, item,
     system) is first the mean of its rows (seeds; ``unique``: one row each, as in Scores without
     seeds), then a cell is the mean over the items where the system has a score. One pass of
-    integer codes and ``bincount`` (no per-dataset loop).
+    integer codes and ``bincount`` (no per-dataset loop). With ``units`` (per row, an int64 code
+    of its (dataset, cluster)), the resampling units returned are the clusters: per cluster
+    and system the sum over its items and their number (:class:`_Items`); an item in two
+    clusters is an error.
     """
     def factorize(col: str, s: pd.Series) -> tuple[np.ndarray, pd.Index]:
         c, u = codes[col] if codes is not None else pd.factorize(s, sort=False)
@@ -640,7 +709,42 @@ def _cells(dataset: pd.Series, system: pd.Series, item: pd.Series | None, value:
         counted = np.add.reduceat(ok.astype(np.int64), start[:-1], axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             wide = np.where(counted > 0, sums / np.maximum(counted, 1), np.nan)
-    return wide, datasets, systems, _Items(x, start)
+    if units is None:
+        return wide, datasets, systems, _Items(x, start)
+    return wide, datasets, systems, _cluster_items(x, pair, pair_ds, n, units, datasets, item)
+
+
+def _cluster_items(x: np.ndarray, pair: np.ndarray, pair_ds: np.ndarray, n: int,
+                   units: np.ndarray, datasets: pd.Index, item: pd.Series) -> _Items:
+    """The clusters of every dataset as resampling units (:class:`_Items` with counts): the
+    items' (``x``, rows = (dataset, item) pairs) sums and counts per cluster, clusters grouped
+    by dataset."""
+    u = np.asarray(units, dtype=np.int64)
+    n_pair = x.shape[0]
+    lo = np.full(n_pair, np.iinfo(np.int64).max)
+    hi = np.full(n_pair, -1, dtype=np.int64)
+    np.minimum.at(lo, pair, u)
+    np.maximum.at(hi, pair, u)
+    if (lo != hi).any():
+        r = int(np.flatnonzero(pair == int(np.flatnonzero(lo != hi)[0]))[0])
+        raise AggregateError(f"win_rate: item {item.iloc[r]!r} of dataset "
+                             f"{datasets[pair_ds[pair[r]]]!r} is in two clusters; an item "
+                             "belongs to one cluster")
+    span = int(u.max()) + 1 if u.size else 1
+    unit_of, found = pd.factorize(pair_ds * span + hi, sort=True)  # grouped by dataset
+    unit_of = np.asarray(unit_of, dtype=np.int64)
+    n_units = len(found)
+    k = x.shape[1]
+    ok = np.isfinite(x)
+    sums = np.zeros((n_units, k))
+    counts = np.zeros((n_units, k))
+    for j in range(k):
+        sums[:, j] = np.bincount(unit_of, weights=np.where(ok[:, j], x[:, j], 0.0),
+                                 minlength=n_units)
+        counts[:, j] = np.bincount(unit_of, weights=ok[:, j].astype(float), minlength=n_units)
+    unit_ds = np.asarray(found, dtype=np.int64) // span
+    m = np.bincount(unit_ds, minlength=n)
+    return _Items(sums, np.concatenate([[0], np.cumsum(m)]), counts)
 
 
 # ----------------------------------------------------------------------------- bootstrap
@@ -724,11 +828,19 @@ def _outcome_mixture(per: np.ndarray, items: _Items | None, b: int, hib: bool
             d = ds[s:s + block]
             # item t of every dataset in the block as one row (m, k·datasets), so that the sums
             # over every count vector are one product (C, k·datasets)
-            x = items.x[items.start[d][None, :] + np.arange(mm)[:, None]]  # (m, datasets, k)
-            x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(mm, -1)
-            ok = np.isfinite(x)
-            tot = np.einsum("cm,mr->cr", comps, np.where(ok, x, 0.0) if not ok.all() else x)
-            cnt = np.einsum("cm,mr->cr", comps, ok.astype(float)) if not ok.all() else mm
+            at = items.start[d][None, :] + np.arange(mm)[:, None]
+            if items.counts is None:
+                x = items.x[at]  # (m, datasets, k)
+                x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(mm, -1)
+                ok = np.isfinite(x)
+                tot = np.einsum("cm,mr->cr", comps, np.where(ok, x, 0.0) if not ok.all() else x)
+                cnt = np.einsum("cm,mr->cr", comps, ok.astype(float)) if not ok.all() else mm
+            else:  # clusters: sums and item counts of the drawn clusters
+                sx, cx = items.sums_counts(at)
+                tot = np.einsum("cm,mr->cr", comps,
+                                np.ascontiguousarray(sx.transpose(0, 2, 1)).reshape(mm, -1))
+                cnt = np.einsum("cm,mr->cr", comps,
+                                np.ascontiguousarray(cx.transpose(0, 2, 1)).reshape(mm, -1))
             with np.errstate(invalid="ignore", divide="ignore"):
                 means = (tot / cnt).reshape(n_c, k, d.size)  # 0/0: NaN, no item drawn
             weights = np.broadcast_to(coefs[:, None], (n_c, d.size)).ravel()
@@ -819,11 +931,10 @@ def _add_large(rng: np.random.Generator, n_large: np.ndarray, large: np.ndarray,
         block = max(1, _BLOCK_CELLS // (mm * k + k * k))
         for s in range(0, sel.size, block):
             r = sel[s:s + block]
-            x = items.x[items.start[ds[r]][:, None] + np.arange(mm)]  # (copies, m, k)
+            sx, cx = items.sums_counts(items.start[ds[r]][:, None] + np.arange(mm))
             c = rng.multinomial(mm, p_items, size=r.size).astype(float)
-            ok = np.isfinite(x)
-            tot = np.einsum("rm,rmk->rk", c, np.where(ok, x, 0.0))
-            cnt = np.einsum("rm,rmk->rk", c, ok.astype(float))
+            tot = np.einsum("rm,rmk->rk", c, sx)  # (copies, m, k) summed over the units
+            cnt = np.einsum("rm,rmk->rk", c, cx)
             with np.errstate(invalid="ignore", divide="ignore"):
                 means = tot / cnt  # 0/0: NaN, no item with a score drawn
             w = _win_rates_rows(means, hib)

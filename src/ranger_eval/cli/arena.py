@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from ._common import (
+    CLUSTER_HELP,
     CommandRun,
     command_line,
     friendly_errors,
@@ -52,13 +53,16 @@ def parse_anchor(text: str | None) -> tuple[str, float] | None:
 
 def run_arena(battles: str | Path, out: str | Path, command: str | None = None, *,
               figures: str | None = None, html: bool = False, metric: str | None = None,
-              higher_is_better: bool = True, **options: Any) -> CommandRun:
+              higher_is_better: bool = True, cluster: str | None = None,
+              **options: Any) -> CommandRun:
     """Read ``battles``, fit :func:`ranger_eval.bradley_terry` with ``options``, write the
     leaderboard (Markdown, CSV, LaTeX, JSON), the two figures, the manifest and (``html``)
     report.html, as every command does with ``--html``. A per-item
     scores table (dataset, system, item, value) instead of battles becomes battles by
     :func:`~ranger_eval.verdicts.bradley_terry.battle_counts` (``metric``,
-    ``higher_is_better``; counts of the distinct outcomes, not a row per battle)."""
+    ``higher_is_better``; counts of the distinct outcomes, not a row per battle); with
+    ``cluster`` (``--cluster FIELD``, or a ``cluster`` column) the battles of a cluster's items
+    are resampled together (:mod:`ranger_eval.design`)."""
     from ..io.battles import read_battles
     from ..io.tables import is_item_table, read_scores, read_table
     from ..output import OutputFolder
@@ -73,9 +77,15 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
         columns = read_table(path).columns
         if "winner" not in columns and is_item_table(columns):
             # per-item scores: every item a battle between every pair of systems
-            fitted: Any = battle_counts(read_scores(path), metric=metric,
+            fitted: Any = battle_counts(read_scores(path, cluster=cluster), metric=metric,
                                         higher_is_better=higher_is_better)
         else:
+            if cluster is not None:
+                from ..errors import ConfigError
+
+                raise ConfigError(
+                    f"{path}: --cluster {cluster} groups the items of per-item scores, but "
+                    "this is a battles table (model_a, model_b, winner); leave --cluster out")
             fitted = read_battles(path)[1]
         result = bradley_terry(fitted, **options)
     folder = OutputFolder(out, [path], figures)
@@ -117,6 +127,10 @@ def register(app: typer.Typer) -> None:
             "--metric", help="Per-item scores given: the metric whose items are battles.")] = None,
         higher_is_better: Annotated[str | None, typer.Option(
             "--higher-is-better", help="Per-item scores given: true (default) or false.")] = None,
+        cluster: Annotated[str | None, typer.Option(
+            "--cluster", metavar="FIELD",
+            help="Per-item scores given: " + CLUSTER_HELP[0].lower() + CLUSTER_HELP[1:]
+            + " The battles of a cluster's items are resampled together.")] = None,
     ) -> None:
         """Bradley–Terry leaderboard of pairwise battles: ratings with bootstrap intervals,
         rank intervals, win probabilities; writes arena.md/.csv/.tex/.json, two figures,
@@ -125,6 +139,7 @@ def register(app: typer.Typer) -> None:
         direction = true_or_false("--higher-is-better", higher_is_better)
         run = run_arena(battles, out, command_line(), figures=figures, html=html, metric=metric,
                         higher_is_better=True if direction is None else direction,
+                        cluster=cluster,
                         anchor=parse_anchor(anchor), ties=ties, scale=scale, base=base,
                         init_rating=init_rating, n_bootstrap=n_bootstrap, level=level, seed=seed)
         warn(run.warnings)

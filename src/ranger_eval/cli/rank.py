@@ -14,6 +14,7 @@ import typer
 
 from ..settings import RankSettings
 from ._common import (
+    CLUSTER_HELP,
     SYSTEM_FROM_HELP,
     command_line,
     friendly_errors,
@@ -65,6 +66,8 @@ def register(app: typer.Typer) -> None:
         system_from: Annotated[
             str | None, typer.Option("--system-from", help=SYSTEM_FROM_HELP)] = None,
         bounds: BoundsOption = None,
+        cluster: Annotated[
+            str | None, typer.Option("--cluster", metavar="FIELD", help=CLUSTER_HELP)] = None,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import run_rank
@@ -73,6 +76,7 @@ def register(app: typer.Typer) -> None:
 
         run = run_rank(
             input, out, command_line(), figures, html, system_from, bounds=bounds,
+            cluster=cluster,
             posthoc=posthoc,
             control=control,
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,

@@ -51,7 +51,10 @@ class Battles:
     patterns × rows matrix of how many battles of each row one cluster holds, and how many
     clusters have each pattern — so the bootstrap resamples whole clusters (items), not single
     battles, and the sandwich sums the scores within a cluster. ``count`` is then
-    ``cluster_count @ cluster_rows``."""
+    ``cluster_count @ cluster_rows``. ``unit`` names what a cluster is when it is not one
+    item: ``cluster(NAME)`` for scores with a cluster column (:mod:`ranger_eval.design`: the
+    battles of all items of one passage, conversation … are drawn together); None for items
+    (or datasets) and for independent battles."""
 
     models: tuple[str, ...]
     a: np.ndarray
@@ -62,6 +65,7 @@ class Battles:
     source: str = "table"
     cluster_rows: Any = None
     cluster_count: np.ndarray | None = None
+    unit: str | None = None
 
 
 def _column(frame: pd.DataFrame, name: str, what: str, error: type[RangerError]) -> pd.Series:

@@ -35,8 +35,14 @@ def arena_caption(ratings: Any) -> str:
     anchor = ("the mean rating is " f"{ratings.init_rating:g}" if ratings.anchor is None
               else f"{ratings.anchor[0]} is fixed at {ratings.anchor[1]:g}")
     unit = {"items": "item", "datasets": "dataset"}.get(ratings.resample)
+    units = f"{unit}s" if unit else None
     over = (f" over {unit}s (every battle of a {unit} drawn together, as its battles share its "
             "scores)" if unit else "")
+    if ratings.resample.startswith("cluster("):   # the design's unit (ranger_eval.design)
+        name = ratings.resample[len("cluster("):-1]
+        units = f"clusters ({name})"
+        over = (f" over clusters ({name}): every battle of the items of one {name} drawn "
+                "together, as they share its scores")
     boot = (f"{ratings.level * 100:g} % percentile intervals from {ratings.n_bootstrap} "
             f"bootstrap rounds{over} (seed {ratings.seed})" if ratings.n_bootstrap
             else "no bootstrap")
@@ -53,7 +59,7 @@ def arena_caption(ratings: Any) -> str:
             f"{ratings.n_battles:,} battles{made}; {ties}; Elo scale {ratings.scale:g}, base "
             f"{ratings.base:g}, {anchor}; {boot}{failed}. Ratings, se and CI are "
             f"{ratings.reference_text}. {RANK_TEXT} se: sandwich standard error"
-            + (f" (scores summed within {unit}s)" if unit else "") + ".")
+            + (f" (scores summed within {units})" if units else "") + ".")
 
 
 #: How the rank intervals are made, in words (captions of the tables, the figure, the HTML).

@@ -972,16 +972,21 @@ def _win_rate_reading(a: _Analysis, result: Mapping[str, Any], path: Path) -> No
                                              share=len(tops) > 1) + ".")
     n_boot = int(_float(result, "n_bootstrap", path, where))
     if n_boot:
-        what = ("datasets and the items within them" if result.get("resample")
-                == "datasets+items" else "datasets")
+        resample = str(result.get("resample") or "datasets")
+        unit = resample.partition("+")[2]
+        units = f"whole clusters ({unit[len('cluster('):-1]})" if unit.startswith("cluster(") \
+            else unit
+        what = f"datasets and the {units} within them" if unit else "datasets"
         a.sentences.append(f"Win-rate intervals: percentile bootstrap over {what} "
                            f"({n_boot:,} resamples, seed {result.get('seed')}).")
     outside = [str(s) for s in result.get("outside") or []]
-    if outside and result.get("resample") == "datasets+items":
+    if outside and str(result.get("resample") or "").startswith("datasets+"):
+        drawn = str(result.get("resample")).partition("+")[2]
+        drawn = "clusters" if drawn.startswith("cluster(") else drawn
         a.sentences.append(
             f"The win rate of {_names(outside)} lies outside its interval: resampling the "
-            "items moves each dataset's win toward a tie (few items per dataset), so the "
-            "interval is the win rate expected when the items are drawn again.")
+            f"{drawn} moves each dataset's win toward a tie (few {drawn} per dataset), so the "
+            f"interval is the win rate expected when the {drawn} are drawn again.")
     table = []
     for r in rows:
         lo, hi = share(r, "ci_low"), share(r, "ci_high")

@@ -271,6 +271,22 @@ def win_rate_sentence(system: str, win: float, low: float, high: float, level: f
     return text
 
 
+def _win_rate_units(resample: str) -> str:
+    """The unit of a win rate's second bootstrap stage in words: ``items`` or ``clusters
+    (passage)`` (``datasets+cluster(passage)``, the design's unit)."""
+    unit = resample.partition("+")[2]
+    return f"clusters ({unit[len('cluster('):-1]})" if unit.startswith("cluster(") else unit
+
+
+def _win_rate_resample_words(resample: str) -> str:
+    """What a win rate's bootstrap draws, in words (its ``resample`` field)."""
+    if not resample.startswith("datasets+"):
+        return "datasets"
+    units = _win_rate_units(resample)
+    whole = "whole " if units.startswith("clusters") else ""
+    return f"datasets, and the {whole}{units} within each drawn dataset"
+
+
 def _win_rate_caption(w: WinRate) -> str:
     """The result in words: the leader with its interval, what a win rate is, the bootstrap,
     what is missing."""
@@ -284,14 +300,14 @@ def _win_rate_caption(w: WinRate) -> str:
             "(HELM): on each dataset the share of the other systems a system beats, a tie "
             "counting half, averaged over the datasets where it has a score.")
     if w.n_bootstrap:
-        what = ("datasets, and the items within each drawn dataset" if w.resample ==
-                "datasets+items" else "datasets")
+        what = _win_rate_resample_words(w.resample)
         text += (f" Percentile bootstrap over {what} ({w.n_bootstrap} resamples, seed "
                  f"{w.seed}).")
-    if w.outside and w.resample == "datasets+items":
+    if w.outside and w.resample.startswith("datasets+"):
+        units = _win_rate_units(w.resample)
         text += (f" The win rate of {', '.join(w.outside)} lies outside its interval: "
-                 "resampling the items moves each dataset's win toward a tie (few items per "
-                 "dataset), so the interval is the win rate expected when the items are drawn "
+                 f"resampling the {units} moves each dataset's win toward a tie (few {units} per "
+                 f"dataset), so the interval is the win rate expected when the {units} are drawn "
                  "again.")
     if w.n_missing:
         text += f" {w.n_missing} (dataset, system) cell(s) missing, left out as HELM does."

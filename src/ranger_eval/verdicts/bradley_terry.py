@@ -250,6 +250,8 @@ class _Pairs:
     #: number of clusters with each pattern; None: independent battles
     cluster_rows: Any = None
     cluster_count: np.ndarray | None = None
+    #: the design's unit when the clusters are not items: ``cluster(NAME)`` (Battles.unit)
+    unit: str | None = None
 
 
 #: ``DataFrame.attrs`` key by which :func:`battles_from_scores` marks its table as made from
@@ -299,7 +301,8 @@ def _battles(battles: object) -> _Pairs:
     np.add.at(m2, (row_pair, ro), rc * rw * rw)
     return _Pairs(tuple(str(x) for x in models), pair_ids // p, pair_ids % p, m, m2, row_pair,
                   ro, rw, rc.astype(np.int64), n_battles, enc.source, cluster_rows,
-                  None if cluster_rows is None else np.asarray(enc.cluster_count, np.int64))
+                  None if cluster_rows is None else np.asarray(enc.cluster_count, np.int64),
+                  enc.unit if cluster_rows is not None else None)
 
 
 def _check_graph(models: tuple[str, ...], i: np.ndarray, j: np.ndarray, m: np.ndarray) -> None:
@@ -720,6 +723,7 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         init_rating=init, anchor=anchor_, n_bootstrap=int(n_bootstrap),
         n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r,
         source=pairs.source, resample="battles" if pairs.cluster_rows is None else
+        pairs.unit if pairs.unit is not None else
         "datasets" if pairs.source == "scores(datasets)" else "items",
         relative_to="mean" if anchor_ is None else "anchor")
 
@@ -849,6 +853,10 @@ class _Cells:
     item: np.ndarray
     metric: str
     source: str
+    #: the design's resampling unit of every cell when it is not the cell (item) itself:
+    #: int64 codes of its (dataset, cluster), and their label ``cluster(NAME)``
+    units: np.ndarray | None = None
+    unit: str | None = None
 
 
 def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
@@ -857,6 +865,7 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
     codes of dataset, item and system; cells = distinct dataset × item (``ordered``: in
     dataset order, then item id order); seeds averaged per cell and system by two bincounts;
     systems without a score of this metric left out."""
+    from ..design import resolve_design
     from ..pairing import scores_table
     from ..scores import Scores, as_scores
 
@@ -879,11 +888,17 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
         mcode, mnames = sc.codes("metric")
         keep = mcode == list(mnames).index(metric)
     values_all = scores_table(sc)["value"].to_numpy(dtype=np.float64)
+    # the design's unit (ranger_eval.design): with a cluster column, an item's battles are
+    # drawn with those of every item of its cluster
+    design = resolve_design(sc)
+    row_units = design.row_units() if design.clustered else None
     # the Scores' cached codes: no second pass over a million dataset names
     (dcode, dnames), (icode, inames), (scode, snames) = (
         sc.codes("dataset"), sc.codes("item"), sc.codes("system"))
     if keep is not None:
         dcode, icode, scode, values_all = dcode[keep], icode[keep], scode[keep], values_all[keep]
+        if row_units is not None:
+            row_units = row_units[keep]
     n_sys = len(snames)
     n_items = max(len(inames), 1)
     rank = None
@@ -907,6 +922,12 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
     total = np.bincount(flat, weights=values_all, minlength=size).reshape(n_cells, n_sys)
     filled = count.any(axis=1)
     keys = np.flatnonzero(filled) if cell is key else np.asarray(cell_keys, dtype=np.int64)
+    cell_units = None
+    if row_units is not None:
+        cell_units = np.zeros(n_cells, dtype=np.int64)
+        cell_units[cell] = row_units   # one cluster per item (checked by Scores)
+        if cell is key:
+            cell_units = cell_units[filled]
     if cell is key:
         count, total = count[filled], total[filled]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -920,7 +941,8 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
         datasets = np.asarray(dnames, dtype=object)[keys // n_items]
         items = np.asarray(inames, dtype=object)[np.argsort(rank)][keys % n_items]
     return _Cells(tuple(str(x) for x, ok in zip(snames, scored, strict=True) if ok),
-                  values[:, scored], datasets, items, str(metric), "scores(items)")
+                  values[:, scored], datasets, items, str(metric), "scores(items)",
+                  cell_units, design.label if design.clustered else None)
 
 
 def _pair_outcomes(cells: _Cells) -> tuple[list[tuple[int, int, np.ndarray, np.ndarray]], int]:
@@ -971,19 +993,51 @@ def _counts(cells: _Cells, what: str) -> Battles:
     codes = np.full((n_cells, len(pairs)), 3, dtype=np.int8)
     for k, (_, _, where, outcome) in enumerate(pairs):
         codes[where, k] = outcome
-    codes = codes[(codes < 3).any(axis=1)]           # items without a battle add nothing
-    patterns, cluster_count = _distinct_rows(codes)
-    # the distinct (pair, outcome) rows, and how many battles of each a pattern holds
-    pat, col = np.nonzero(patterns < 3)
-    row_key = col.astype(np.int64) * 3 + patterns[pat, col]
-    keys, row_of = np.unique(row_key, return_inverse=True)
-    cluster_rows = sparse.csr_matrix((np.ones(pat.size), (pat, row_of)),
-                                     shape=(patterns.shape[0], keys.size))
+    battling = (codes < 3).any(axis=1)
+    codes = codes[battling]           # items without a battle add nothing
+    if cells.units is not None:       # clusters of items: whole clusters are the patterns
+        cluster_rows, cluster_count, keys = _cluster_patterns(codes, cells.units[battling])
+    else:
+        patterns, cluster_count = _distinct_rows(codes)
+        # the distinct (pair, outcome) rows, and how many battles of each a pattern holds
+        pat, col = np.nonzero(patterns < 3)
+        row_key = col.astype(np.int64) * 3 + patterns[pat, col]
+        keys, row_of = np.unique(row_key, return_inverse=True)
+        cluster_rows = sparse.csr_matrix((np.ones(pat.size), (pat, row_of)),
+                                         shape=(patterns.shape[0], keys.size))
     count = np.asarray(cluster_count @ cluster_rows, dtype=np.int64).ravel()
     first = np.array([position[a] for a, _, _, _ in pairs], dtype=np.int64)
     second = np.array([position[b] for _, b, _, _ in pairs], dtype=np.int64)
     return Battles(models, first[keys // 3], second[keys // 3], (keys % 3).astype(np.int64),
-                   np.ones(keys.size), count, cells.source, cluster_rows, cluster_count)
+                   np.ones(keys.size), count, cells.source, cluster_rows, cluster_count,
+                   cells.unit)
+
+
+#: largest clusters × (pair, outcome) rows matrix held dense to merge identical clusters
+_DENSE_PATTERNS = 20_000_000
+
+
+def _cluster_patterns(codes: np.ndarray, units: np.ndarray
+                      ) -> tuple[sparse.csr_matrix, np.ndarray, np.ndarray]:
+    """The battles of whole clusters (the design's unit, :mod:`ranger_eval.design`): from the
+    items' patterns (``codes``: items × pairs, 3 = no battle) and each item's cluster, the
+    distinct cluster patterns — how many battles of each (pair, outcome) row one cluster
+    holds — with how many clusters have each, and the rows' keys (``pair · 3 + outcome``).
+    Identical clusters are merged when the dense clusters × rows matrix is small; else every
+    cluster is its own pattern (the same bootstrap distribution, drawn over more categories)."""
+    item, col = np.nonzero(codes < 3)
+    row_key = col.astype(np.int64) * 3 + codes[item, col]
+    keys, row_of = np.unique(row_key, return_inverse=True)
+    unit_of, _ = pd.factorize(units[item], sort=True)
+    n_units = int(unit_of.max()) + 1
+    per_unit = sparse.csr_matrix((np.ones(item.size), (unit_of, row_of)),
+                                 shape=(n_units, keys.size))
+    per_unit.sum_duplicates()
+    if n_units * keys.size <= _DENSE_PATTERNS:
+        dense = per_unit.toarray()
+        uniq, count = np.unique(dense, axis=0, return_counts=True)
+        return sparse.csr_matrix(uniq), count.astype(np.int64), keys
+    return per_unit, np.ones(n_units, dtype=np.int64), keys
 
 
 def _distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
