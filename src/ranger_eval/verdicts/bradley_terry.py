@@ -75,6 +75,7 @@ raises :class:`~ranger_eval.errors.VerdictError` naming the models.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Mapping
@@ -981,8 +982,7 @@ def _counts(cells: _Cells, what: str) -> Battles:
     # that the item patterns, and the bootstrap's draws over them, do not depend on row order
     order = np.argsort(np.asarray(cells.systems, dtype=object), kind="stable")
     models = tuple(cells.systems[k] for k in order)
-    cells = _Cells(models, cells.values[:, order], cells.dataset, cells.item, cells.metric,
-                   cells.source)
+    cells = dataclasses.replace(cells, systems=models, values=cells.values[:, order])
     position = np.arange(order.size, dtype=np.int64)
     pairs, missing = _pair_outcomes(cells)
     _warn_missing(missing, what)
