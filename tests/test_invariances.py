@@ -211,11 +211,8 @@ def test_rank_systems_rows_names_and_shift(dims: tuple[int, int, int, int], perm
         close(x["aggregate_mean"], y["aggregate_mean"])   # standardised: shift free
         close(x["naive_mean"] + shift, y["naive_mean"])
         close(x["naive_rank"], y["naive_rank"])
-        if not shift:
-            # TOPSIS's vector normalisation x / ‖x‖ (Hwang & Yoon; the IBM paper's §7.4) is
-            # made for non-negative benefit criteria: a ratio scale, not location free, so
-            # its closeness is checked under re-ordering and renaming only
-            close(x["topsis"], y["topsis"])
+        # TOPSIS is min–max normalised (location and scale free): equal under every change
+        close(x["topsis"], y["topsis"])
 
     base = view(df)
     same(base, view(shuffled(df, perm)))

@@ -173,7 +173,8 @@ def test_ranking_reports_topsis_and_its_kendall_tau_with_the_order():
     matrix = means.T.reindex(list(r.order))
     matrix.columns = [f"{d}/{m}" for d, m in means.index]
     dirs = [m != "latency" for _, m in means.index]
-    expected = topsis(matrix, weights=[1.0] * matrix.shape[1], higher_is_better=dirs)
+    expected = topsis(matrix, weights=[1.0] * matrix.shape[1], higher_is_better=dirs,
+                      normalization="minmax")
     np.testing.assert_allclose(r.topsis.reindex(expected.index), expected, rtol=1e-12)
     tau = kendalltau(expected.reindex(list(r.order)), -np.arange(4)).statistic
     assert r.topsis_tau == pytest.approx(tau, rel=1e-12)

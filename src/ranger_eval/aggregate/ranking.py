@@ -329,7 +329,8 @@ def _topsis(per: pd.Series, higher_is_better: Mapping[str, bool] | bool | None,
             weights: Mapping[str, float] | None, dataset_weights: Mapping[str, float] | None,
             order: list[str]) -> tuple[pd.Series, float]:
     """TOPSIS over the systems' per-(dataset, metric) means, weighted by metric × dataset weights,
-    (``per``, :func:`_cell_means`) and Kendall's τ between its order and ``order`` (IBM §7.4)."""
+    (``per``, :func:`_cell_means`), min–max normalised (pymcdm's default, as in the IBM paper's
+    §7.4, and location free), and Kendall's τ between its order and ``order``."""
     from .topsis import _closeness, kendall_tau
 
     means = per.unstack("system")
@@ -360,11 +361,19 @@ def _topsis(per: pd.Series, higher_is_better: Mapping[str, bool] | bool | None,
             and (crit_w > 0).any()):
         return pd.Series(dtype=float), float("nan")
     try:
-        closeness = pd.Series(_closeness(x, crit_w, crit_dir), index=matrix.index.copy(),
+        # min–max normalisation (pymcdm's default, which the IBM paper used, §7.4): free of
+        # each criterion's location and scale, so shifting a metric's scores moves no rank;
+        # Hwang & Yoon's vector normalisation x/‖x‖ presumes a ratio scale and is not
+        closeness = pd.Series(_closeness(x, crit_w, crit_dir, "minmax"),
+                              index=matrix.index.copy(),
                               name="topsis")
     except AggregateError:  # e.g. identical systems: TOPSIS is undefined
         return pd.Series(dtype=float), float("nan")
-    return closeness, float(kendall_tau(closeness, order).statistic)
+    try:
+        tau = float(kendall_tau(closeness, order).statistic)
+    except AggregateError:  # every system equally close (e.g. two systems splitting criteria)
+        tau = float("nan")
+    return closeness, tau
 
 
 def _cliques(order: list[str], table: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
