@@ -131,6 +131,14 @@ class Comparison:
         return ",".join(str(m) for m in used if m != "t")
 
     @functools.cached_property
+    def _score_groups(self) -> pd.MultiIndex:
+        """The (dataset, metric) pairs the scores hold, as strings (array work, once)."""
+        frame = self.scores.frame
+        keys = pd.MultiIndex.from_arrays([frame["dataset"], frame["metric"]]).unique()
+        return pd.MultiIndex.from_arrays([keys.get_level_values(0).astype(str),
+                                          keys.get_level_values(1).astype(str)])
+
+    @functools.cached_property
     def _described_all(self) -> pd.DataFrame | None:
         """:meth:`_described` of every mean, once per result."""
         return self._described(self.means)
@@ -224,7 +232,8 @@ class Comparison:
                 )
             table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
         judged = "ppi++" in self.tests_used  # judge scores: prediction-powered means
-        described = self._described(means)
+        described = (self._described_all if metric is None and dataset is None
+                     else self._described(means))
         intervals = (ppi_intervals(self.scores, means, self.level, self.cluster_se)
                      if judged and not means.empty else described)
         if judged and described is not None:  # the PPI++ means' standard error is not describe's
@@ -247,18 +256,16 @@ class Comparison:
 
         if means.empty:
             return None
-        groups = dict.fromkeys(zip(means["dataset"].astype(str), means["metric"].astype(str),
-                                   strict=True))
+        wanted = pd.MultiIndex.from_frame(means[["dataset", "metric"]].astype(str)).unique()
         # a set-level metric (metric_fn: MCC, F1 of the whole set …) has no per-item scores of
         # its own, so no item-level standard error: its cells stay without one (NaN)
-        frame = self.scores.frame
-        present = set(zip(frame["dataset"].astype(str), frame["metric"].astype(str),
-                          strict=True))
-        groups = {g: None for g in groups if g in present}
-        if not groups:
+        present = self._score_groups
+        keep = wanted[wanted.isin(present)]
+        if keep.empty:
             return None
+        groups = None if len(keep) == len(present) else list(keep)  # None: every group
         try:
-            return describe(self.scores, level=self.level, groups=list(groups))
+            return describe(self.scores, level=self.level, groups=groups)
         except StatsInputError as exc:
             raise CompareError(f"leaderboard: no standard error for every mean: {exc}") from exc
 

@@ -649,14 +649,16 @@ def _board_extra_headers(board: Leaderboard) -> list[str]:
     return ["se", "n", "clusters"] if board.clustered else ["se", "n"]
 
 
-def _board_extra_cells(board: Leaderboard, i: int, j: int, style: str) -> list[str]:
-    """The se, n (and clusters) cells of mean ``(i, j)``; a dash where not known."""
+def _board_extra_cells(board: Leaderboard, i: int, j: int, style: str,
+                       se_decimals: int) -> list[str]:
+    """The se, n (and clusters) cells of mean ``(i, j)``; a dash where not known;
+    ``se_decimals``: :func:`_se_decimals` of the board (computed once per table)."""
     if not board.has_counts:
         return []
     assert board.se is not None and board.n is not None and board.n_clusters is not None
     dash = {"markdown": "–", "latex": "--", "html": "&ndash;"}[style]
     se = board.se[i, j]
-    cells = [_num(se, _se_decimals(board), style) if np.isfinite(se) else dash]
+    cells = [_num(se, se_decimals, style) if np.isfinite(se) else dash]
     counts = [board.n[i, j]] + ([board.n_clusters[i, j]] if board.clustered else [])
     cells += [f"{int(c):d}" if np.isfinite(c) else dash for c in counts]
     return cells
@@ -710,6 +712,7 @@ def _board_decimals(board: Leaderboard) -> int:
 def leaderboard_markdown(board: Leaderboard) -> str:
     """Markdown leaderboard: letter, system, one column per dataset × metric, then the signature."""
     dec = _board_decimals(board)
+    se_dec = _se_decimals(board) if board.has_counts else dec
     best = board.best()
     headers = _board_headers(board)
     lines = [
@@ -726,7 +729,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
             if board.beats[i][j]:
                 text += f"<sup>{board.beats[i][j]}</sup>"
             cells.append(text + _board_ci(board, i, j, dec, "markdown"))
-            cells += _board_extra_cells(board, i, j, "markdown")
+            cells += _board_extra_cells(board, i, j, "markdown", se_dec)
         lines.append(f"| {board.letters[i]} | {_md_escape(s)} | " + " | ".join(cells) + " |")
     lines += ["", _board_caption(board), "", f"`{board.signature}`", ""]
     return "\n".join(lines)
@@ -736,6 +739,7 @@ def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboar
     """Booktabs leaderboard with caption and ``label`` (scaled to the line width when wider);
     the signature as a footnote line that wraps."""
     dec = _board_decimals(board)
+    se_dec = _se_decimals(board) if board.has_counts else dec
     best = board.best()
     rows = []
     for i, s in enumerate(board.systems):
@@ -748,7 +752,7 @@ def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboar
             if board.beats[i][j]:
                 text += f"$^{{{board.beats[i][j]}}}$"
             cells.append(text + _board_ci(board, i, j, dec, "latex"))
-            cells += _board_extra_cells(board, i, j, "latex")
+            cells += _board_extra_cells(board, i, j, "latex", se_dec)
         rows.append([board.letters[i], latex_escape(s), *cells])
     headers = _board_headers(board)
     return latex_table(
@@ -761,6 +765,7 @@ def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboar
 def leaderboard_html(board: Leaderboard) -> str:
     """HTML leaderboard; caption with the signature."""
     dec = _board_decimals(board)
+    se_dec = _se_decimals(board) if board.has_counts else dec
     best = board.best()
     lines = [
         '<table class="ranger-leaderboard">',
@@ -784,7 +789,7 @@ def leaderboard_html(board: Leaderboard) -> str:
             if ci:
                 text += f' <span class="ci">{ci.strip()}</span>'
             tds.append(f"<td>{text}</td>")
-            tds += [f"<td>{c}</td>" for c in _board_extra_cells(board, i, j, "html")]
+            tds += [f"<td>{c}</td>" for c in _board_extra_cells(board, i, j, "html", se_dec)]
         lines.append(
             f"<tr><td>{board.letters[i]}</td><td>{html.escape(s)}</td>" + "".join(tds) + "</tr>"
         )
@@ -796,20 +801,21 @@ def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
     """One row per system: ``letter, system`` and per column ``<col> mean`` (with
     ``<col> se``, ``<col> n``, ``<col> n_clusters`` when known, and ``<col> ci_low``,
     ``<col> ci_high``, ``<col> interval`` when the intervals are known), ``<col> beats``."""
-    flat = pd.DataFrame({"letter": list(board.letters), "system": list(board.systems)})
-    for j, h in enumerate(board.headers()):
-        flat[f"{h} mean"] = board.means[:, j]
+    columns: dict[str, Any] = {"letter": list(board.letters), "system": list(board.systems)}
+    for j, h in enumerate(board.headers()):  # collected first: one frame, not a column at a time
+        columns[f"{h} mean"] = board.means[:, j]
         if board.has_counts:
             assert board.se is not None and board.n is not None and board.n_clusters is not None
-            flat[f"{h} se"] = board.se[:, j]
-            flat[f"{h} n"] = pd.array(board.n[:, j], dtype="Int64")
-            flat[f"{h} n_clusters"] = pd.array(board.n_clusters[:, j], dtype="Int64")
+            columns[f"{h} se"] = board.se[:, j]
+            columns[f"{h} n"] = pd.array(board.n[:, j], dtype="Int64")
+            columns[f"{h} n_clusters"] = pd.array(board.n_clusters[:, j], dtype="Int64")
         if board.has_intervals and board.ci_low is not None and board.ci_high is not None:
-            flat[f"{h} ci_low"] = board.ci_low[:, j]
-            flat[f"{h} ci_high"] = board.ci_high[:, j]
+            columns[f"{h} ci_low"] = board.ci_low[:, j]
+            columns[f"{h} ci_high"] = board.ci_high[:, j]
             if board.intervals is not None:
-                flat[f"{h} interval"] = board.intervals[:, j]
-        flat[f"{h} beats"] = [board.beats[i][j] for i in range(len(board.systems))]
+                columns[f"{h} interval"] = board.intervals[:, j]
+        columns[f"{h} beats"] = [board.beats[i][j] for i in range(len(board.systems))]
+    flat = pd.DataFrame(columns)
     return plain_csv(flat, path)
 
 

@@ -315,13 +315,18 @@ def _group_bounds(scores: Scores, declared: dict[str, tuple[float, float]],
     if rest.any():
         raw = scores.raw_frame if scores.has_samples else scores.table
         v = raw["value"].to_numpy(dtype=np.float64)
-        key = pd.MultiIndex.from_arrays([raw["dataset"], raw["metric"]])
-        codes, uniq = pd.factorize(key)
-        off = np.bincount(codes, weights=((v != 0.0) & (v != 1.0)).astype(np.float64),
-                          minlength=len(uniq))
-        binary_pairs = {tuple(map(str, k)) for k, o in zip(uniq, off, strict=True) if o == 0}
-        ds = np.asarray(datasets, dtype=object)[d_of]
-        zero_one = np.array([bool(r) and (str(d), str(m)) in binary_pairs
-                             for r, d, m in zip(rest, ds, names, strict=True)], dtype=bool)
+        # each row's (dataset, metric) as a code over the groups' own lists (array work: a
+        # million datasets take no Python loop)
+        n_m = max(len(metrics), 1)
+        d_code = pd.Index(datasets).get_indexer(raw["dataset"])
+        m_code = pd.Index(metrics).get_indexer(raw["metric"])
+        inside = (d_code >= 0) & (m_code >= 0)
+        pair = d_code[inside].astype(np.int64) * n_m + m_code[inside]
+        size = len(datasets) * n_m
+        off = np.bincount(pair, weights=((v[inside] != 0.0) & (v[inside] != 1.0))
+                          .astype(np.float64), minlength=size)
+        seen = np.bincount(pair, minlength=size) > 0
+        group_pair = d_of.astype(np.int64) * n_m + m_of
+        zero_one = rest & seen[group_pair] & (off[group_pair] == 0)
         lo[zero_one], hi[zero_one] = 0.0, 1.0
     return lo, hi
