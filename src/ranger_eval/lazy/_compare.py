@@ -669,6 +669,12 @@ def effect_sizes_lazy(
                                        datasets=list(chosen), moments=True)
     records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
     rows = {(r["dataset"], r["metric"]): r for r in records}
+    by_group: dict[tuple[str, str], pd.DataFrame] = {}
+    if lazy.has_cluster:  # cluster sums of the two systems (cluster-robust variances)
+        cframe = lazy.cluster_statistics(systems=[treatment, control], datasets=list(chosen),
+                                         metrics=list(dict.fromkeys(metric_of.values())))
+        by_group = {(str(k[0]), str(k[1])): f
+                    for k, f in cframe.groupby(["dataset", "metric"], sort=False)}
     yi, vi, ns, mt, mc = [], [], [], [], []
     for d in chosen:
         s = rows[(d, metric_of[d])]
@@ -688,6 +694,15 @@ def effect_sizes_lazy(
             return in_memory()  # a degenerate dataset: all of them named (or dropped) at once
         if v == 0.0 and drop:
             return in_memory()  # zero variance, left out with the in-memory warning
+        if lazy.has_cluster:
+            gc = (_group_clusters(by_group[(d, metric_of[d])], [treatment, control])
+                  if (d, metric_of[d]) in by_group else None)
+            if gc is None:
+                return in_memory()
+            if gc.n_clusters < n:  # clustered: effects.cluster_robust_variances
+                if gc.n_clusters < 2 or measure == "ZCOR":
+                    return in_memory()  # its error names the dataset
+                v = _cluster_robust_vi(gc, treatment, control, n, mean_d, var_d, measure, v)
         yi.append(y)
         vi.append(v)
         ns.append(n)
@@ -701,6 +716,22 @@ def effect_sizes_lazy(
         metric=metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None),
         level=level, metrics=metrics,
     )
+
+
+def _cluster_robust_vi(gc: _GroupClusters, treatment: str, control: str, n: int,
+                       mean_d: float, var_d: float, measure: str, vi: float) -> float:
+    """``vi`` made cluster-robust as :func:`ranger_eval.effects.cluster_robust_variances`:
+    V_CR1 = C/(C − 1) · Σ_k (S_k − m_k d̄)² / n² (S_k = sum_t,k − sum_c,k) for MD, else
+    vi · V_CR1 / (s_d²/n), the design effect (1 when s_d = 0)."""
+    if not math.isfinite(vi):
+        return vi
+    c = float(gc.n_clusters)
+    dev = gc.row(treatment) - gc.row(control) - gc.sizes * mean_d
+    v_cr = c / (c - 1.0) * float(dev @ dev) / (float(n) * float(n))
+    if measure == "MD":
+        return v_cr
+    naive = var_d / n
+    return vi * (v_cr / naive) if naive > 0.0 else vi
 
 
 def _item_effect(s: dict[str, Any], n: int, measure: str, mean_t: float, mean_c: float,
