@@ -380,9 +380,10 @@ class LazyScores:
         cluster id, and one cluster per item of a dataset (whatever the system or metric); each
         error names the file and row (one aggregate scan of dataset, item and cluster)."""
         src = self._source(", filename, file_row_number")
-        n_null, n_blank = con.execute(
+        counts = con.execute(
             f"SELECT count(*) FILTER (WHERE {CLUSTER} IS NULL), "
             f"count(*) FILTER (WHERE trim({CLUSTER}) = '') FROM {src}").fetchone()
+        n_null, n_blank = counts if counts is not None else (0, 0)
         if n_null:
             self._first_bad(con, f"{CLUSTER} IS NULL", "missing cluster id (every row needs "
                             "the cluster of its item when there is a cluster column)")
