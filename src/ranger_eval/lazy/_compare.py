@@ -13,6 +13,27 @@ of :meth:`LazyScores.sufficient_statistics`, with the formulas of the in-memory 
 * two-proportion z: ``statsmodels`` on the counts Σx, Σy and n_x, n_y (Wald interval);
 * Cohen's d_z = d̄/s_d, Cohen's d with the pooled SD, Cohen's h from the two proportions.
 
+With a ``cluster`` column (the design's resampling unit, :mod:`ranger_eval.design`) every
+dataset × metric whose systems all scored the same items is tested as the in-memory engine tests
+it (:mod:`ranger_eval.comparison.clustered`), from the per-cluster sums and sizes of
+:meth:`LazyScores.cluster_statistics` (a pair's cluster sums of d are the difference of the two
+systems' cluster sums, S_k = sum_a,k − sum_b,k, m_k the cluster's items):
+
+* paired t: CR2 with Bell–McCaffrey df (``cluster_se="CR2"``, the default: for an intercept-only
+  model the adjustment of cluster k is (1 − m_k/n)^(-1/2) and the df
+  (tr G)²/||G||_F² has the closed form of :func:`ranger_eval.stats.clustered.bell_mccaffrey_df`
+  in the m_k alone) or CR1 on C − 1 df — :func:`ranger_eval.stats.clustered.clustered_ttest_from_sums`;
+* McNemar: the clustered χ² of :func:`ranger_eval.stats.clustered.mcnemar_method` (Durkalski
+  below 50 clusters of unequal sizes, Yang–Sun–Hardin's modified Obuchowski otherwise), which
+  needs only S_k = b_k − c_k and m_k; its interval the paired CR t, as in memory;
+* Welch and two-proportion z: the CR1 regression on a system indicator, from the residual sums
+  (sum_a,k − m_k ā)/n − (sum_b,k − m_k b̄)/n of each cluster, t on C − 1 df;
+
+with the ``n_clusters`` and ``ci_df`` columns and the ``cluster:``/``cse:`` signature fields of
+the in-memory table. A dataset × metric whose clusters each hold one item is tested as without
+clusters (as in memory); one whose systems scored different items, or whose items lie in one
+cluster, is loaded and compared in memory (the exact in-memory rows, or its error).
+
 Everything else (rank, sign, permutation and bootstrap tests, set-level ``metric_fn``, ``by``,
 seed columns, ``missing="intersect"`` on a partial overlap) streams: one dataset × metric (one
 dataset for ``metric_fn``) is loaded at a time and compared in memory with
@@ -25,6 +46,7 @@ is the in-memory one for every magnitude.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -203,6 +225,73 @@ def _effect(s: dict[str, Any], paired: bool, binary: bool) -> tuple[float, str]:
     return _ratio(s["sum_a"] / na - s["sum_b"] / nb, sp), "cohens_d"
 
 
+@dataclass(frozen=True)
+class _GroupClusters:
+    """The cluster sums of every system of one complete dataset × metric (systems × C, clusters
+    sorted by id) and the cluster sizes m_k (C), from :meth:`LazyScores.cluster_statistics`."""
+
+    systems: tuple[str, ...]
+    sizes: np.ndarray
+    sums: np.ndarray
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.sizes.size)
+
+    def row(self, system: str) -> np.ndarray:
+        return np.asarray(self.sums[self.systems.index(system)])
+
+
+def _group_clusters(frame: pd.DataFrame, names: list[str]) -> _GroupClusters | None:
+    """The :class:`_GroupClusters` of one dataset × metric's rows of ``cluster_statistics``, or
+    None when the systems' cluster sizes differ (then the group is compared in memory)."""
+    sub = frame[frame["system"].isin(names)]
+    clusters = np.sort(pd.unique(sub["cluster"].astype(str)))
+    sums = np.zeros((len(names), clusters.size))
+    sizes = np.zeros((len(names), clusters.size))
+    pos = {s: i for i, s in enumerate(names)}
+    si = sub["system"].map(pos).to_numpy(dtype=np.int64)
+    ci = np.searchsorted(clusters, sub["cluster"].astype(str).to_numpy())
+    sums[si, ci] = sub["sum"].to_numpy(np.float64)
+    sizes[si, ci] = sub["n"].to_numpy(np.float64)
+    if not (sizes == sizes[0]).all():
+        return None
+    return _GroupClusters(tuple(names), sizes[0], sums)
+
+
+def _clustered_test(gc: _GroupClusters, s: dict[str, Any], a: str, b: str, chosen: str,
+                    paired: bool, alternative: str, level: float, cluster_se: str
+                    ) -> tuple[float, float, float, float, str, float]:
+    """(statistic, p, ci_low, ci_high, ci_method, ci_df) of pair (a, b) of a clustered group, as
+    :func:`ranger_eval.comparison.clustered.clustered_outcomes` computes them (module
+    docstring)."""
+    from ..comparison.clustered import CR1, CR2
+    from ..stats import clustered as cl
+
+    sizes = gc.sizes
+    if paired:
+        sums = (gc.row(a) - gc.row(b))[None, :]
+        t = cl.clustered_ttest_from_sums(sums, sizes, alternative=alternative, level=level,
+                                         vcov=cluster_se)
+        assert t.ci_low is not None and t.ci_high is not None and t.df is not None
+        stat, p = float(t.statistic[0]), float(t.pvalue[0])
+        if chosen == "mcnemar":
+            r = cl.clustered_mcnemar_from_sums(sums, sizes, alternative=alternative,
+                                               method=cl.mcnemar_method(sizes))
+            stat, p = float(r.statistic[0]), float(r.pvalue[0])
+        return (stat, p, float(t.ci_low[0]), float(t.ci_high[0]),
+                CR2 if cluster_se == "CR2" else CR1, float(t.df[0]))
+    # unpaired: the CR1 regression on a system indicator (stats.clustered_unpaired_ttest)
+    na, nb = float(s["n_a"]), float(s["n_b"])
+    mean_a, mean_b = s["sum_a"] / na, s["sum_b"] / nb
+    psi = (gc.row(a) - sizes * mean_a) / na - (gc.row(b) - sizes * mean_b) / nb
+    g, big_n = float(gc.n_clusters), na + nb
+    se = math.sqrt(g / (g - 1.0) * (big_n - 1.0) / (big_n - 2.0) * float(psi @ psi))
+    t_, p_, lo, hi = cl._t_result(np.array([mean_a - mean_b]), np.array([se]),
+                                  np.array([g - 1.0]), alternative, level)
+    return float(t_[0]), float(p_[0]), float(lo[0]), float(hi[0]), CR1, g - 1.0
+
+
 def _oriented(stats: dict[tuple[str, str, str, str], dict[str, Any]], d: str, m: str, a: str,
               b: str) -> dict[str, Any]:
     """The statistics of pair (a, b), flipping a stored (b, a) row."""
@@ -313,6 +402,13 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
     kw = _check_args(lazy, kwargs)
     from ..stats import effect_label
 
+    clustered = lazy.has_cluster
+    if not clustered and kw["cluster_se"] != CompareSettings().cluster_se:
+        from ..comparison.compare import _unused_cluster_se
+
+        _unused_cluster_se(kw["cluster_se"])  # said once, not by every streamed group
+        kw["cluster_se"] = CompareSettings().cluster_se
+    extra_cols = ["n_clusters", "ci_df"] if clustered else []
     test, alternative, level = kw["test"], kw["alternative"], float(kw["level"])
     stream_all = (test not in CLASSICAL or kw["by"] is not None or kw["metric_fn"] is not None
                   or lazy.has_seeds)
@@ -343,6 +439,20 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
             metrics=list(dict.fromkeys(g[1] for g in groups)), moments=False)
         records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
         stats = {(r["dataset"], r["metric"], r["system_a"], r["system_b"]): r for r in records}
+        # clustered scores: the cluster sums of the groups whose systems scored the same items
+        cluster_of: dict[tuple[str, str], _GroupClusters | None] = {}
+        if clustered:
+            complete = [(d, m, names) for d, m, names in groups
+                        if _complete(stats, d, m, names)]
+            if complete:
+                cframe = lazy.cluster_statistics(
+                    systems=kw["systems"], datasets=list(dict.fromkeys(g[0] for g in complete)),
+                    metrics=list(dict.fromkeys(g[1] for g in complete)))
+                by_group = {(str(k[0]), str(k[1])): f
+                            for k, f in cframe.groupby(["dataset", "metric"], sort=False)}
+                for d, m, names in complete:
+                    if (d, m) in by_group:
+                        cluster_of[(d, m)] = _group_clusters(by_group[(d, m)], names)
         for d, m, names in groups:
             where = f"dataset {d!r} (metric {m!r})"
             own: dict[str, dict[str, Any]] = {}
@@ -355,6 +465,16 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
             means = {s: own[s]["sum"] / own[s]["n"] for s in names if s in own}
             # extreme scores: this group in memory, where the tests rescale them exactly
             partial = any(_extreme(s) for k, s in stats.items() if k[:2] == (d, m))
+            gcl: _GroupClusters | None = None
+            if clustered and not partial:
+                gcl = cluster_of.get((d, m))
+                n_items = int(own[names[0]]["n"]) if names[0] in own else 0
+                if gcl is None or gcl.n_clusters < 2:
+                    # items that differ between systems, or one cluster: in memory (its rows
+                    # or its error, exactly)
+                    partial = True
+                elif gcl.n_clusters == n_items:
+                    gcl = None  # one item per cluster: tested as without clusters (as in memory)
             pair_list = [] if partial else system_pairs(names, means, d, m, order, kw["baseline"])
             rows: list[dict[str, Any]] = []
             for a, b in pair_list:
@@ -391,8 +511,14 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                             f"test {test!r} needs binary (0/1) scores, but system {bad!r} has "
                             f"value {_first_nonbinary(lazy, d, m, bad)!r} on dataset {d!r} "
                             f"(metric {m!r})")
+                ci_df, n_cl = math.nan, math.nan
                 try:
-                    if chosen == "paired-t":
+                    if gcl is not None:
+                        stat, p, lo, hi, how, ci_df = _clustered_test(
+                            gcl, s, a, b, chosen, use_paired, alternative, level,
+                            kw["cluster_se"])
+                        n_cl = float(gcl.n_clusters)
+                    elif chosen == "paired-t":
                         stat, p, lo, hi = _paired_t(s, alternative, level)
                         how = "paired t"
                     elif chosen == "welch":
@@ -422,6 +548,7 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                     "paired": use_paired, "n_a": int(s["n"] if use_paired else s["n_a"]),
                     "n_b": int(s["n"] if use_paired else s["n_b"]), "ci_method": how,
                     "seed_sd_a": math.nan, "seed_sd_b": math.nan,
+                    **({"n_clusters": n_cl, "ci_df": ci_df} if clustered else {}),
                 })
             if partial:  # missing="intersect" on a partial overlap: this group in memory
                 t, mn, tu = _stream_group(lazy, d, m, kw)
@@ -429,13 +556,14 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
                 mean_frames.append(mn)
                 used.update(tu)
                 continue
-            tables.append(pd.DataFrame(rows, columns=list(COLUMNS)))
+            tables.append(pd.DataFrame(rows, columns=[*COLUMNS, *extra_cols]))
             used.update(r["test"] for r in rows)
             mean_frames.append(pd.DataFrame({
                 "dataset": d, "metric": m, "system": names,
                 "mean": [means[s] for s in names], "n": [int(own[s]["n"]) for s in names],
                 "seed_sd": math.nan, "n_seeds": 1}))
-    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(COLUMNS))
+    table = (pd.concat(tables, ignore_index=True) if tables
+             else pd.DataFrame(columns=[*COLUMNS, *extra_cols]))
     table = with_mde(adjust_by_family(table, kw["correction"], kw["family"], level),
                      level=level, alternative=kw["alternative"])
     means_df = pd.concat(mean_frames, ignore_index=True)
@@ -454,8 +582,21 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
         baseline=kw["baseline"], alternative=alternative, correction=kw["correction"],
         family=kw["family"], level=level, n_resamples=int(kw["n_resamples"]), seed=kw["seed"],
         tests_used=tuple(t for t in TESTS if t in used), set_metrics=set_metrics,
-        seeds=kw["seeds"],
+        seeds=kw["seeds"], cluster_se=kw["cluster_se"],
     )
+
+
+def _complete(stats: dict[tuple[str, str, str, str], dict[str, Any]], d: str, m: str,
+              names: list[str]) -> bool:
+    """Whether every system of group (d, m) scored the same items: equal counts for every
+    system and every computed pair (the pairs connect all the systems)."""
+    ns: set[int] = set()
+    seen: set[str] = set()
+    for (d_, m_, a, b), s in stats.items():
+        if (d_, m_) == (d, m):
+            ns.update((int(s["n"]), int(s["n_a"]), int(s["n_b"])))
+            seen.update((a, b))
+    return len(ns) == 1 and seen >= set(names)
 
 
 # --------------------------------------------------------------------------- effect sizes
@@ -528,6 +669,12 @@ def effect_sizes_lazy(
                                        datasets=list(chosen), moments=True)
     records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
     rows = {(r["dataset"], r["metric"]): r for r in records}
+    by_group: dict[tuple[str, str], pd.DataFrame] = {}
+    if lazy.has_cluster:  # cluster sums of the two systems (cluster-robust variances)
+        cframe = lazy.cluster_statistics(systems=[treatment, control], datasets=list(chosen),
+                                         metrics=list(dict.fromkeys(metric_of.values())))
+        by_group = {(str(k[0]), str(k[1])): f
+                    for k, f in cframe.groupby(["dataset", "metric"], sort=False)}
     yi, vi, ns, mt, mc = [], [], [], [], []
     for d in chosen:
         s = rows[(d, metric_of[d])]
@@ -547,6 +694,15 @@ def effect_sizes_lazy(
             return in_memory()  # a degenerate dataset: all of them named (or dropped) at once
         if v == 0.0 and drop:
             return in_memory()  # zero variance, left out with the in-memory warning
+        if lazy.has_cluster:
+            gc = (_group_clusters(by_group[(d, metric_of[d])], [treatment, control])
+                  if (d, metric_of[d]) in by_group else None)
+            if gc is None:
+                return in_memory()
+            if gc.n_clusters < n:  # clustered: effects.cluster_robust_variances
+                if gc.n_clusters < 2 or measure == "ZCOR":
+                    return in_memory()  # its error names the dataset
+                v = _cluster_robust_vi(gc, treatment, control, n, mean_d, var_d, measure, v)
         yi.append(y)
         vi.append(v)
         ns.append(n)
@@ -560,6 +716,22 @@ def effect_sizes_lazy(
         metric=metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None),
         level=level, metrics=metrics,
     )
+
+
+def _cluster_robust_vi(gc: _GroupClusters, treatment: str, control: str, n: int,
+                       mean_d: float, var_d: float, measure: str, vi: float) -> float:
+    """``vi`` made cluster-robust as :func:`ranger_eval.effects.cluster_robust_variances`:
+    V_CR1 = C/(C − 1) · Σ_k (S_k − m_k d̄)² / n² (S_k = sum_t,k − sum_c,k) for MD, else
+    vi · V_CR1 / (s_d²/n), the design effect (1 when s_d = 0)."""
+    if not math.isfinite(vi):
+        return vi
+    c = float(gc.n_clusters)
+    dev = gc.row(treatment) - gc.row(control) - gc.sizes * mean_d
+    v_cr = c / (c - 1.0) * float(dev @ dev) / (float(n) * float(n))
+    if measure == "MD":
+        return v_cr
+    naive = var_d / n
+    return vi * (v_cr / naive) if naive > 0.0 else vi
 
 
 def _item_effect(s: dict[str, Any], n: int, measure: str, mean_t: float, mean_c: float,

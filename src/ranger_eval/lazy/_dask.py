@@ -38,6 +38,8 @@ import pandas as pd
 from ..errors import ScoresError
 from ._numeric import OWN_FIELDS, PAIR_FIELDS, GroupStatistics, group_statistics, matrix_from_codes
 from ._scan import (
+    CLUSTER,
+    CLUSTER_COLUMNS,
     DEFAULT_METRIC,
     KEYS,
     REQUIRED,
@@ -50,6 +52,7 @@ from ._scan import (
     bad_row_error,
     duplicates_error,
     refuse_in_memory_columns,
+    several_clusters_error,
 )
 
 if TYPE_CHECKING:
@@ -103,8 +106,8 @@ def _normalise(df: pd.DataFrame, value_null: np.ndarray, part: int, rows: np.nda
                              index=df.index)
     if has_seed:
         out["seed"] = _as_strings(df["seed"])
-    for c in extra:
-        out[c] = df[c]
+    for c in extra:  # cluster ids as exact strings, like the keys (Scores reads them so)
+        out[c] = _as_strings(df[c]) if c == CLUSTER else df[c]
     out["_vnull"] = pd.Series(value_null, index=df.index, dtype=bool)
     out["_part"] = pd.Series(np.full(len(df), part, dtype=np.int64), index=df.index)
     out["_row"] = pd.Series(rows, index=df.index, dtype=np.int64)
@@ -143,7 +146,7 @@ def _from_arrow(table: Any, part: int, first_row: int, has_metric: bool, has_see
     null = value.is_null().to_numpy(zero_copy_only=False)
     table = table.set_column(table.column_names.index("value"), "value",
                              pc.cast(value, pa.float64()))
-    df = _arrow_keys(table, KEYS + ("seed",)).to_pandas()
+    df = _arrow_keys(table, KEYS + ("seed", CLUSTER)).to_pandas()
     rows = np.arange(first_row, first_row + table.num_rows, dtype=np.int64)
     return _normalise(df, null, part, rows, has_metric, has_seed, extra)
 
@@ -489,12 +492,57 @@ class DaskScores(LazyScores):
             self._raise_first(_NullValue(), "empty (non-numeric) value")
         if (cat["n_nonfinite"] > 0).any():
             self._raise_first(_NonFinite(), "non-finite value")
+        if self._schema.has_cluster:
+            self._check_clusters_dask()
         key = ["dataset", "metric", "system"]
         per = cat.groupby(key, sort=False).agg(rows=("rows", "sum")).reset_index()
         first = cat.sort_values(["part", "first_row"], kind="stable").drop_duplicates(key)
         per = per.merge(first[[*key, "part", "first_row"]], on=key)
         per = per.sort_values(["part", "first_row"], kind="stable").reset_index(drop=True)
         return per[["dataset", "metric", "system", "rows"]]
+
+    def _check_clusters_dask(self) -> None:
+        """The cluster checks of the DuckDB engine (:meth:`LazyScores._check_clusters`): no
+        missing or blank cluster id, one cluster per item of a dataset; the same messages."""
+        col = self._norm[CLUSTER]
+        n_null, n_blank = self._compute(col.isna().sum(),
+                                        col.fillna("x").str.strip().eq("").sum())
+        if int(n_null):
+            self._raise_first(_IsNull(CLUSTER), "missing cluster id (every row needs the "
+                              "cluster of its item when there is a cluster column)")
+        if int(n_blank):
+            self._raise_first(_Blank(CLUSTER), "blank cluster id (every row needs the cluster "
+                              "of its item)")
+        counts = self._norm.groupby(["dataset", "item"])[CLUSTER].nunique()
+        (bad,) = self._compute(counts[counts > 1])
+        if len(bad) == 0:
+            return
+        d, item = sorted(bad.index.tolist())[0]
+        frame = self._norm
+        sel = frame[(frame["dataset"] == d) & (frame["item"] == item)]
+        (rows,) = self._compute(sel[[CLUSTER, "system", "_part", "_row"]])
+        names, at = self._locations(rows["_part"].to_numpy(), rows["_row"].to_numpy())
+        rows = rows.assign(_name=names, _at=at).sort_values(["_name", "_at"], kind="stable")
+        raise several_clusters_error(d, item, list(zip(rows[CLUSTER], rows["_name"], rows["_at"],
+                                                       rows["system"], strict=True)), len(bad))
+
+    def _scan_cluster_statistics(self, groups: Sequence[tuple[str, str]]) -> pd.DataFrame:
+        """Dask: one groupby aggregation (count, sum) per dataset × metric × system × cluster
+        over the rows of ``groups`` (seeds averaged per item first)."""
+        frame = self._norm
+        frame = frame[frame["dataset"].isin(sorted({d for d, _ in groups}))
+                      & frame["metric"].isin(sorted({m for _, m in groups}))]
+        keys = ["dataset", "metric", "system", CLUSTER]
+        if self._schema.has_seed:  # one value per item: the mean over its seeds
+            frame = frame.groupby([*keys, "item"])["value"].mean().reset_index()
+        (agg,) = self._compute(frame.groupby(keys)["value"].agg(["count", "sum"]))
+        out = agg.reset_index().rename(columns={"count": "n"})
+        wanted = set(groups)
+        out = out[[(d, m) in wanted for d, m in zip(out["dataset"], out["metric"],
+                                                     strict=True)]]
+        for c in keys:
+            out[c] = out[c].astype(str)
+        return out.sort_values(keys, kind="stable").reset_index(drop=True)[list(CLUSTER_COLUMNS)]
 
     # ------------------------------------------------------------------ duplicates
     def validate(self) -> DaskScores:
@@ -642,3 +690,14 @@ class _NonFinite:
 
     def __call__(self, p: pd.DataFrame) -> Any:
         return ~p["_vnull"].to_numpy() & ~np.isfinite(p["value"].to_numpy())
+
+
+@dataclass(frozen=True)
+class _Blank:
+    """Picklable row test: ``column`` is present but blank (only white space)."""
+
+    column: str
+
+    def __call__(self, p: pd.DataFrame) -> Any:
+        col = p[self.column]
+        return (col.notna() & col.fillna("x").str.strip().eq("")).to_numpy(dtype=bool)

@@ -55,6 +55,10 @@ __all__ = ["LazyScores"]
 REQUIRED = ("dataset", "system", "item", "value")
 KEYS = ("dataset", "system", "metric", "item")
 DEFAULT_METRIC = "score"
+#: the optional cluster column (clusters nested within datasets, one per item; ranger_eval.scores)
+CLUSTER = "cluster"
+#: columns of :meth:`LazyScores.cluster_statistics`
+CLUSTER_COLUMNS: tuple[str, ...] = ("dataset", "metric", "system", "cluster", "n", "sum")
 
 
 def _duckdb() -> Any:
@@ -99,6 +103,11 @@ class _Schema:
     columns: tuple[str, ...]
     strings: frozenset[str] = frozenset()  # key columns stored as strings in every file
 
+    @property
+    def has_cluster(self) -> bool:
+        """Whether the table has a ``cluster`` column (the design's resampling unit)."""
+        return CLUSTER in self.columns
+
 
 def _check_schema(files: Sequence[Path]) -> _Schema:
     """Every file has the required columns, a numeric ``value`` and the same optional columns."""
@@ -137,8 +146,17 @@ def _check_schema(files: Sequence[Path]) -> _Schema:
         elif first.strings != strings:
             first = _Schema(first.has_metric, first.has_seed, first.columns,
                             first.strings & strings)
-        if (here.has_metric, here.has_seed) != (first.has_metric, first.has_seed):
-            which = "metric" if here.has_metric != first.has_metric else "seed"
+        if here.has_cluster and not pa.types.is_string(schema.field(CLUSTER).type) and not (
+                pa.types.is_large_string(schema.field(CLUSTER).type)
+                or pa.types.is_integer(schema.field(CLUSTER).type)
+                or pa.types.is_dictionary(schema.field(CLUSTER).type)):
+            raise ScoresError(
+                f"{f}: column 'cluster' has type {schema.field(CLUSTER).type}; store cluster "
+                "ids as strings or integers (exact ids, like item ids)")
+        if ((here.has_metric, here.has_seed, here.has_cluster)
+                != (first.has_metric, first.has_seed, first.has_cluster)):
+            which = ("metric" if here.has_metric != first.has_metric else
+                     "seed" if here.has_seed != first.has_seed else CLUSTER)
             raise ScoresError(
                 f"{f}: column {which!r} is {'present' if getattr(here, 'has_' + which) else 'absent'}"
                 f" but {'absent' if getattr(here, 'has_' + which) else 'present'} in {files[0]}; "
@@ -191,6 +209,23 @@ def bad_row_error(what: str, where: str, row: int, dataset: Any, system: Any, it
     )
 
 
+def several_clusters_error(dataset: Any, item: Any, rows: Sequence[tuple[Any, Any, Any, Any]],
+                           total: int) -> ScoresError:
+    """The error for an item of a dataset whose rows carry different cluster ids (every engine;
+    the words of :class:`~ranger_eval.Scores`). ``rows``: (cluster, file, row, system) of the
+    item's rows in file and row order; ``total``: the items with more than one cluster."""
+    seen: dict[Any, tuple[Any, Any, Any]] = {}
+    for c, f, r, sy in rows:
+        seen.setdefault(c, (f, r, sy))
+    shown = "; ".join(f"{c!r} ({f} row {int(r)}, system {sy!r})" for c, (f, r, sy) in
+                      seen.items())
+    return ScoresError(
+        f"dataset {dataset!r}: item {item!r} is in several clusters: {shown}"
+        + (f" ({total} items have more than one cluster)" if total > 1 else "")
+        + "; an item belongs to one cluster of its dataset, whatever the system, metric or "
+        "seed (clusters are nested within datasets)")
+
+
 def duplicates_error(keycols: str, where: str, dups: Sequence[Sequence[Any]]) -> ScoresError:
     """The error for repeated keys (every engine). ``dups``: up to 4 rows (key values…, count,
     files, rows), sorted; the first 3 are listed with up to 3 (file, row) places each."""
@@ -218,9 +253,6 @@ _IN_MEMORY_ONLY = (
     ("human_value", "(human scores of judge-scored items) needs prediction-powered inference, "
      "which runs on scores in memory only: {remedy}; or drop the column to analyse the judge's "
      "scores as they are"),
-    ("cluster", "(clustered items) needs the cluster-robust tests, which run on scores in "
-     "memory only: {remedy}; the lazy backend's tests would treat clustered items as "
-     "independent"),
     ("sample", "(K generations of a system per item) is averaged per item by Scores in memory "
      "only: {remedy}, or average the samples per item first"),
 )
@@ -285,6 +317,8 @@ class LazyScores:
         files = "[" + ", ".join(_lit(str(f)) for f in self._files) + "]"
         metric = "CAST(metric AS VARCHAR)" if self._schema.has_metric else _lit(DEFAULT_METRIC)
         seed = ", CAST(seed AS VARCHAR) AS seed" if self._schema.has_seed else ""
+        if self._schema.has_cluster and '"cluster"' not in extra:
+            seed += f", CAST({CLUSTER} AS VARCHAR) AS {CLUSTER}"
         return (
             f"(SELECT CAST(dataset AS VARCHAR) AS dataset, CAST(system AS VARCHAR) AS system, "
             f"{metric} AS metric, CAST(item AS VARCHAR) AS item, CAST(value AS DOUBLE) AS value"
@@ -327,6 +361,8 @@ class LazyScores:
             self._first_bad(con, "value IS NULL", "empty (non-numeric) value")
         if (cat["n_nonfinite"] > 0).any():
             self._first_bad(con, "isnan(value) OR isinf(value)", "non-finite value")
+        if self._schema.has_cluster:
+            self._check_clusters(con)
         order = {str(f): i for i, f in enumerate(self._files)}
         cat["file_index"] = cat["filename"].map(lambda f: order.get(str(f), len(order)))
         # one row per dataset × metric × system: total rows, first appearance, distinct items
@@ -338,6 +374,34 @@ class LazyScores:
             on=["dataset", "metric", "system"])
         per = per.sort_values(["file_index", "first_row"], kind="stable").reset_index(drop=True)
         return per[["dataset", "metric", "system", "rows"]]
+
+    def _check_clusters(self, con: duckdb.DuckDBPyConnection) -> None:
+        """The cluster column as :class:`~ranger_eval.Scores` checks it: no missing or blank
+        cluster id, and one cluster per item of a dataset (whatever the system or metric); each
+        error names the file and row (one aggregate scan of dataset, item and cluster)."""
+        src = self._source(", filename, file_row_number")
+        counts = con.execute(
+            f"SELECT count(*) FILTER (WHERE {CLUSTER} IS NULL), "
+            f"count(*) FILTER (WHERE trim({CLUSTER}) = '') FROM {src}").fetchone()
+        n_null, n_blank = counts if counts is not None else (0, 0)
+        if n_null:
+            self._first_bad(con, f"{CLUSTER} IS NULL", "missing cluster id (every row needs "
+                            "the cluster of its item when there is a cluster column)")
+        if n_blank:
+            self._first_bad(con, f"trim({CLUSTER}) = ''", "blank cluster id (every row needs "
+                            "the cluster of its item)")
+        bad = con.execute(
+            f"SELECT dataset, item, count(*) OVER () FROM {src} GROUP BY dataset, item "
+            f"HAVING min({CLUSTER}) <> max({CLUSTER}) ORDER BY dataset, item LIMIT 1").fetchone()
+        if bad is None:
+            return
+        d, item, total = bad
+        rows = con.execute(
+            f"SELECT {CLUSTER}, filename, file_row_number, system FROM {src} "
+            f"WHERE dataset = {_lit(d)} AND item = {_lit(item)} "
+            "ORDER BY filename, file_row_number").fetchall()
+        raise several_clusters_error(d, item, [(c, f, r, sy) for c, f, r, sy in rows],
+                                     int(total))
 
     def validate(self) -> LazyScores:
         """The exact duplicate-key check (one GROUP BY over every key; costly on huge tables).
@@ -414,6 +478,18 @@ class LazyScores:
     @property
     def has_seeds(self) -> bool:
         return self._schema.has_seed
+
+    @property
+    def has_cluster(self) -> bool:
+        """True when the table has a ``cluster`` column: the resampling unit of the design
+        (:mod:`ranger_eval.design`), honoured by ``compare`` and ``effect_sizes``."""
+        return self._schema.has_cluster
+
+    @property
+    def cluster_name(self) -> str | None:
+        """``"cluster"`` for a table with a cluster column (the signature's ``cluster:`` field,
+        as :attr:`Scores.cluster_name <ranger_eval.Scores.cluster_name>`), else None."""
+        return CLUSTER if self.has_cluster else None
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -585,6 +661,61 @@ class LazyScores:
         if not moments:
             out[["sum_pa", "sum_pb", "m2_pa", "m2_pb", "m2_ab"]] = np.nan
         return out
+
+    def cluster_statistics(self, *, systems: Sequence[str] | None = None,
+                           datasets: Sequence[str] | None = None,
+                           metrics: Sequence[str] | None = None) -> pd.DataFrame:
+        """Per dataset × metric × system × cluster, the number of items ``n`` and the sum of
+        their scores ``sum`` (columns :data:`CLUSTER_COLUMNS`; clusters sorted by id within each
+        dataset × metric × system; seeds averaged per item first), for a table with a
+        ``cluster`` column (a :class:`ScoresError` otherwise).
+
+        They are the sufficient statistics of the cluster-robust tests of a dataset × metric
+        whose systems all scored the same items: a pair's cluster sums of d = a − b are
+        S_k = sum_a,k − sum_b,k and its cluster sizes m_k the ``n`` of either system, all that
+        the CR1/CR2 paired t, the clustered McNemar tests and the CR1 regression of an unpaired
+        difference need (:mod:`ranger_eval.lazy._compare`). DuckDB computes them with one
+        GROUP BY over the requested rows; Dask with a groupby aggregation. Kept per dataset ×
+        metric for later calls."""
+        if not self.has_cluster:
+            raise ScoresError(f"{self._where()} has no 'cluster' column")
+        cache: dict[tuple[str, str], pd.DataFrame] = self.__dict__.setdefault(
+            "_cluster_stats", {})
+        groups = [(d, m) for d, m, _ in self.groups()
+                  if (datasets is None or d in datasets) and (metrics is None or m in metrics)]
+        todo = [g for g in groups if g not in cache]
+        if todo:
+            self._check_unchanged()
+            frame = self._scan_cluster_statistics(todo)
+            for key, part in frame.groupby(["dataset", "metric"], sort=False):
+                cache[(str(key[0]), str(key[1]))] = part.reset_index(drop=True)
+            empty = pd.DataFrame({c: pd.Series(dtype=object if c in (
+                "dataset", "metric", "system", "cluster") else float) for c in CLUSTER_COLUMNS})
+            for g in todo:
+                cache.setdefault(g, empty)
+        parts = [cache[g] for g in groups]
+        out = (pd.concat(parts, ignore_index=True) if parts else
+               pd.DataFrame(columns=list(CLUSTER_COLUMNS)))
+        if systems is not None:
+            out = out[out["system"].isin([str(x) for x in systems])].reset_index(drop=True)
+        out["n"] = out["n"].astype(np.int64)
+        out["sum"] = out["sum"].astype(np.float64)
+        return out[list(CLUSTER_COLUMNS)]
+
+    def _scan_cluster_statistics(self, groups: Sequence[tuple[str, str]]) -> pd.DataFrame:
+        """DuckDB: one GROUP BY dataset, metric, system, cluster over the rows of ``groups``
+        (seeds averaged per item first)."""
+        con = self._connect()
+        cond = " OR ".join(f"(dataset = {_lit(d)} AND metric = {_lit(m)})" for d, m in groups)
+        src = self._source()
+        if self._schema.has_seed:  # one value per item: the mean over its seeds
+            src = (f"(SELECT dataset, metric, system, item, any_value({CLUSTER}) AS {CLUSTER}, "
+                   f"avg(value) AS value FROM {src} WHERE {cond} GROUP BY ALL)")
+        frame = con.execute(
+            f"SELECT dataset, metric, system, {CLUSTER}, count(*) AS n, sum(value) AS sum "
+            f"FROM {src} WHERE {cond} GROUP BY ALL ORDER BY dataset, metric, system, {CLUSTER}"
+        ).df()
+        return frame
 
     def _group_statistics(self, groups: Sequence[tuple[str, str, tuple[str, ...]]]
                           ) -> dict[tuple[str, str], GroupStatistics]:
