@@ -13,13 +13,14 @@ The p axis uses emmeans' scale (``.pval.tran`` in emmeans' ``pwpp.R``): a p-valu
 are stretched to the right without letting extremely small ones run away; ticks at 0.001, 0.01,
 0.05, 0.1, 0.5 and 1.
 
-Above :data:`PWPP_MAX_PAIRS` compared pairs (45, every pair of 10 systems: the ten colours of
-tab10 that tell the better system apart) the segments cross
-too many rows to be followed (1,225 of them over 50 rows at 50 systems), and the plot keeps
-emmeans' rows, means and p axis but drops the segments: each pair is its two end dots, one in
-each system's row at the pair's p-value, blue in the row of the higher system and red in the
-lower one's (the heatmap's colours). A row then reads as that system against all the others:
-blue dots right of α are the systems it beats significantly, red ones those that beat it; the
+Above :data:`PWPP_MAX_PAIRS` compared pairs (45, every pair of 10 systems, as many as the ten
+colours of tab10 that tell the better system apart) the segments cross too many rows to be
+followed (1,225 of them over 50 rows at 50 systems), and the plot keeps emmeans' rows, means
+and p axis but drops the segments: each pair is its two end dots, one in each system's row at
+the pair's p-value, blue in the row of the higher system and red in the lower one's (the
+heatmap's colours). A row then reads as that system against all the others: blue dots right
+of α are the systems it beats significantly, red ones those that beat it; a column right of
+the panel counts each row's pairs with p ≤ α (dots pile up at p = 1 and at the edge), and the
 note under the title counts the pairs with p ≤ α.
 """
 from __future__ import annotations
