@@ -38,7 +38,8 @@ from ._text import wrap_parts
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
 
-__all__ = ["HeatmapPlan", "comparison_heatmap", "heatmap_plan", "stars"]
+__all__ = ["BLOCK_GAP", "CELL_MAX", "FORMS", "MIN_WIDTH", "HeatmapLayout", "HeatmapPlan",
+           "comparison_heatmap", "heatmap_plan", "stars"]
 
 
 
@@ -83,12 +84,55 @@ def _fmt_diff(d: float, decimals: int) -> str:
     return text.replace("-", MINUS)
 
 
+#: The forms of a cell, tried in turn until every pair fits one page: (form, font size of the
+#: labels and numbers in points, row height in inches). ``two-line``: the difference and, under
+#: it, the adjusted p-value with its stars; ``one-line``: the difference with its stars (the
+#: p-values are in comparison.csv); ``colour``: the colour alone.
+FORMS: tuple[tuple[str, float, float], ...] = (
+    ("two-line", FONT_SIZE, 0.46),
+    ("one-line", FONT_SIZE, 1.3 * FONT_SIZE / 72.0),
+    ("one-line", FONT_SIZE - 1.0, 1.3 * (FONT_SIZE - 1.0) / 72.0),
+    ("one-line", MIN_FONT, COMPACT_ROW),
+    ("colour", MIN_FONT, COMPACT_ROW),
+)
+#: Cells widen to fill the canvas up to this width (inches).
+CELL_MAX = 2.0
+#: Narrowest canvas (inches): the legend's one row of three entries.
+MIN_WIDTH = 5.5
+#: Room between two blocks of rows set side by side (inches).
+BLOCK_GAP = 0.25
+
+
+@dataclass(frozen=True)
+class HeatmapLayout:
+    """Inches of a planned heatmap: the form of its cells and their font size, the blocks of
+    rows set side by side (like a newspaper's columns) and the rows of each, a cell's width and
+    height, the room of the row labels and of the headers (turned 90° when wider than a cell),
+    the lines of the note, and the figure's width and height."""
+
+    cells: str
+    size: float
+    blocks: int
+    rows: int
+    cell_w: float
+    cell_h: float
+    label_w: float
+    header_h: float
+    rotate: bool
+    top: float
+    bottom: float
+    note_lines: tuple[str, ...]
+    width: float
+    height: float
+
+
 @dataclass(frozen=True)
 class HeatmapPlan:
     """What :func:`comparison_heatmap` draws so that it fits one page: the rows (pairs) and
-    columns (dataset × metric) shown, out of how many, whether cells carry their numbers, the
-    compact form (7-pt labels, unannotated cells), the sorted pair matrix of a single column
-    (:func:`~ranger_eval.plots.matrix.pair_matrix`), and the note saying what changed."""
+    columns (dataset × metric) shown, out of how many, whether cells carry numbers, the
+    compact form (7-pt labels in rows one 7-pt line high), the sorted pair matrix of a single
+    column (:func:`~ranger_eval.plots.matrix.pair_matrix`), the note saying what changed and
+    the layout in inches (``None`` for the matrix, which lays itself out)."""
 
     pairs: tuple[tuple[str, str], ...]
     cols: tuple[tuple[str, str], ...]
@@ -98,20 +142,7 @@ class HeatmapPlan:
     compact: bool
     matrix: bool
     note: str
-
-
-@dataclass(frozen=True)
-class _Layout:
-    cell_w: float
-    cell_h: float
-    header_h: float
-    rotate: bool
-    label_w: float
-    top: float
-    bottom: float
-    fig_w: float
-    fig_h: float
-    size: float
+    layout: HeatmapLayout | None = None
 
 
 def _table(comp: Any, datasets: list[str] | None, metrics: list[str] | None) -> Any:
@@ -143,106 +174,221 @@ def _col_labels(cols: list[tuple[str, str]]) -> list[str]:
 
 
 def _pair_label_width(pairs: list[tuple[str, str]], size: float) -> float:
-    """Width (inches) of the widest "A vs B" row label, bounded from above by the widest A, the
-    widest B and " vs " measured apart (each name measured once, not each of k² labels)."""
+    """Width (inches) of the widest "A vs B" row label: measured whole up to 50 pairs; beyond,
+    as the widest sum over the pairs of A's and B's widths plus " vs " (each name measured
+    once, not each of k² labels)."""
     if len(pairs) <= 50:
         return max(text_width_in(f"{a} vs {b}", size) for a, b in pairs)
-    a_w = max(text_width_in(a, size) for a in {a for a, _ in pairs})
-    b_w = max(text_width_in(b, size) for b in {b for _, b in pairs})
-    return a_w + text_width_in(" vs ", size) + b_w
+    width = {n: text_width_in(n, size) for n in {n for ab in pairs for n in ab}}
+    return max(width[a] + width[b] for a, b in pairs) + text_width_in(" vs ", size)
 
 
-def _layout(rows: list[Any], pairs: list[tuple[str, str]], cols: list[tuple[str, str]],
-            annotate: bool, decimals: int, level: float, compact: bool = False,
-            foot_lines: int = 0) -> _Layout:
-    """Inches of the heatmap: cells as narrow as their numbers allow (a table of 20 columns
-    still fits a page), headers horizontal when every one fits its cell, else turned 90° (read
-    bottom to top) so that neighbouring headers can never collide, however many columns and
-    however long the names. ``compact``: 7-pt labels in cells one 7-pt line high."""
-    size = MIN_FONT if compact else FONT_SIZE
-    col_labels = _col_labels(cols)
-    if compact:
-        cell_h = COMPACT_ROW
-        cell_w = COMPACT_ROW * max(lab.count("\n") + 1 for lab in col_labels)
-    else:
-        cell_h = 0.46 if annotate else 0.3
-        if annotate:
-            widest = max(
-                max(text_width_in(_fmt_diff(float(r.diff), decimals), FONT_SIZE, bold=True),
-                    text_width_in(_p_line(float(r.pvalue_adjusted), level), FONT_SIZE - 1.5))
-                for r in rows
-            )
-            cell_w = max(0.6, widest + 0.16)
-        else:
-            cell_w = 0.45
-    header_w = max(text_width_in(line, size, bold=True)
-                   for lab in col_labels for line in lab.split("\n"))
-    header_lines = max(lab.count("\n") + 1 for lab in col_labels)
-    rotate = compact or header_w > cell_w - 0.1
-    header_h = header_w + 0.15 if rotate else 0.18 * header_lines + 0.2
-    label_w = _pair_label_width(pairs, size) + 0.3
+def _one_line(diff: float, p: float, decimals: int, level: float) -> str:
+    """A one-line cell: the difference and, when significant, its stars."""
+    s = stars(p, level=level)
+    return _fmt_diff(diff, decimals) + (s if s not in ("", "ns") else "")
+
+
+def _widest(strings: Any, size: float, bold: bool = False) -> float:
+    """Width (inches) of the widest of ``strings``: digits have one width, so the 40 longest
+    distinct strings are measured, not thousands."""
+    longest = sorted(set(strings), key=len, reverse=True)[:40]
+    return max((text_width_in(t, size, bold=bold) for t in longest), default=0.0)
+
+
+class _Measures:
+    """The widths a layout needs, each measured once: row labels and headers at a font size,
+    and the narrowest cell of each form (its widest number and a margin)."""
+
+    def __init__(self, table: Any, pairs: list[tuple[str, str]], col_labels: list[str],
+                 decimals: int, level: float) -> None:
+        self.table, self.pairs, self.col_labels = table, pairs, col_labels
+        self.decimals, self.level = decimals, level
+        self._labels: dict[float, float] = {}
+        self._headers: dict[float, float] = {}
+        self._cells: dict[tuple[str, float], float] = {}
+        self.header_lines = max(lab.count("\n") + 1 for lab in col_labels)
+
+    def label_w(self, size: float) -> float:
+        if size not in self._labels:
+            self._labels[size] = _pair_label_width(self.pairs, size) + 0.3
+        return self._labels[size]
+
+    def header_w(self, size: float) -> float:
+        if size not in self._headers:
+            self._headers[size] = max(text_width_in(line, size, bold=True)
+                                      for lab in self.col_labels for line in lab.split("\n"))
+        return self._headers[size]
+
+    def cell_w(self, cells: str, size: float, cell_h: float) -> float:
+        key = (cells, size)
+        if key not in self._cells:
+            diffs = self.table["diff"].to_numpy(dtype=float)
+            ps = self.table["pvalue_adjusted"].to_numpy(dtype=float)
+            if cells == "two-line":
+                widest = max(
+                    _widest((_fmt_diff(d, self.decimals) for d in diffs), size, bold=True),
+                    _widest((_p_line(p, self.level) for p in ps), size - 1.5))
+                width = max(0.6, widest + 0.16)
+            elif cells == "one-line":
+                width = max(cell_h, _widest(
+                    (_one_line(d, p, self.decimals, self.level)
+                     for d, p in zip(diffs, ps, strict=True)), size, bold=True) + 0.12)
+            else:
+                width = cell_h * self.header_lines
+            self._cells[key] = width
+        return self._cells[key]
+
+
+def _geometry(m: _Measures, cells: str, size: float, cell_h: float, *, rows: int,
+              blocks: int, n_cols: int, note: str, width: float | None = None) -> HeatmapLayout:
+    """Inches of a heatmap of ``blocks`` blocks of ``rows`` rows side by side, ``n_cols``
+    columns of ``cells`` cells: the canvas is ``width`` (by default the narrowest that holds
+    the cells and the legend, :data:`MIN_WIDTH`) and the cells widen to fill it, up to
+    :data:`CELL_MAX`, and further (the canvas growing) when the widest header then fits a cell
+    on the page; headers stay horizontal when each fits its cell, else they are turned 90°
+    (read bottom to top) so that neighbours can never collide."""
+    label_w, narrow = m.label_w(size), m.cell_w(cells, size, cell_h)
+
+    def needed(cell_w: float) -> float:
+        return blocks * (label_w + n_cols * cell_w) + (blocks - 1) * BLOCK_GAP + 0.3
+
+    canvas = max(needed(narrow), MIN_WIDTH if width is None else width)
+    cell_w = max(narrow, min(CELL_MAX, narrow + (canvas - needed(narrow)) / (blocks * n_cols)))
+    header_w = m.header_w(size)
+    if cell_w < header_w + 0.1 <= CELL_MAX and fits_page(needed(header_w + 0.1), 0.0):
+        cell_w = header_w + 0.1  # a wider canvas rather than headers turned 90°
+    fig_w = max(needed(cell_w), MIN_WIDTH)
+    rotate = header_w > cell_w - 0.1
+    header_h = (header_w + 0.15 if rotate
+                else (size + 4.0) / 72.0 * m.header_lines + 0.2)
+    note_lines = tuple(wrap_parts(note.split(" "), " ", fig_w - 0.3,
+                                  lambda t: text_width_in(t, FONT_SIZE - 1.5))) if note else ()
     top = 0.45 + header_h
-    bottom = 1.05 + 0.14 * foot_lines
-    fig_w = max(label_w + len(cols) * cell_w + 0.3, 5.5)
-    fig_h = top + len(pairs) * cell_h + bottom
-    return _Layout(cell_w, cell_h, header_h, rotate, label_w, top, bottom, fig_w, fig_h, size)
+    bottom = 1.05 + 0.14 * len(note_lines)
+    return HeatmapLayout(cells, size, blocks, rows, cell_w, cell_h, label_w, header_h, rotate,
+                         top, bottom, note_lines, fig_w, top + rows * cell_h + bottom)
+
+
+def _note(cells: str, n_pairs: int, n_cols: int, annotate: bool, shown: int | None = None,
+          shown_cols: int | None = None) -> str:
+    """What the heatmap leaves out: nothing (two-line cells of every pair), the p-values
+    (one-line cells), every number (colour cells), or pairs and columns."""
+    size = f"{n_pairs:,} pairs × {n_cols:,} dataset × metric columns"
+    numbers = {"two-line": "",
+               "one-line": "cells give the difference and its stars (the p-values are in "
+                           "comparison.csv)",
+               "colour": "cells without their numbers" + (
+                   "" if shown is not None else " (they are in comparison.csv)")}[cells]
+    if shown is None or (shown == n_pairs and shown_cols in (None, n_cols)):
+        return f"{size}: {numbers}." if numbers and annotate else ""
+    what = []
+    if shown < n_pairs:
+        what.append(f"the {shown:,} of {n_pairs:,} pairs significant on the most columns "
+                    "(then those with the smallest p on their least significant column)")
+    if shown_cols is not None and shown_cols < n_cols:
+        what.append(f"the first {shown_cols:,} of {n_cols:,} columns")
+    return (f"{size} do not fit one page"
+            + (f"; {numbers}" if numbers and annotate else "")
+            + "; showing " + " and ".join(what) + ". Every cell is in comparison.csv.")
 
 
 def heatmap_plan(comp: Any, *, datasets: list[str] | None = None,
                  metrics: list[str] | None = None, annotate: bool = True,
                  decimals: int = 3) -> HeatmapPlan:
     """How the heatmap of ``comp`` fits one page (:data:`~ranger_eval.plots._page.PAGE_W` ×
-    :data:`~ranger_eval.plots._page.PAGE_H`), trying in turn: every cell with its numbers;
-    cells without numbers; for a single dataset × metric, the sorted pair matrix (k × k cells
-    instead of k(k − 1)/2 rows); the compact form (7-pt labels, one 7-pt line per row), showing
-    the first pairs that fit (those significant on the most columns first) and the first
-    columns. The plan's ``note`` says what changed ("" when nothing did)."""
+    :data:`~ranger_eval.plots._page.PAGE_H`) and uses its canvas.
+
+    The rule: every pair is shown if any of the :data:`FORMS` fits, tried in order (two-line
+    cells, then one-line cells at 9, 8 and 7 pt, then colour cells at 7 pt), each first in one
+    block of rows, then in 2, 3, … blocks set side by side while the page's width holds them
+    (a single dataset × metric stays in one block). Otherwise a single dataset × metric becomes
+    the sorted pair matrix (k × k cells instead of k(k − 1)/2 rows), and several show the pairs
+    significant on the most columns, ties broken by the smallest adjusted p on the pair's least
+    significant column, in as many blocks of one-line cells (colour cells when numbers do not
+    fit the width) as the page holds, the first columns only when even one block is too wide;
+    the shown pairs keep the table's order. Cells widen to fill the canvas (at most
+    :data:`CELL_MAX` inches). The plan's ``note`` says what changed ("" when nothing did).
+    """
     table = _table(comp, datasets, metrics)
     cols = _keys(table, "dataset", "metric")
     pairs = _keys(table, "system_a", "system_b")
-    level = comp.level
+    n_p, n_c = len(pairs), len(cols)
+    m = _Measures(table, pairs, _col_labels(cols), decimals, comp.level)
+    forms = [f for f in FORMS if annotate or f[0] == "colour"]
 
-    def plan(shown_pairs: list[tuple[str, str]], shown_cols: list[tuple[str, str]], *,
-             annotated: bool, compact: bool = False, matrix: bool = False,
-             note: str = "") -> HeatmapPlan:
-        return HeatmapPlan(tuple(shown_pairs), tuple(shown_cols), len(pairs), len(cols),
-                           annotated, compact, matrix, note)
+    def plan(shown: list[tuple[str, str]], shown_cols: list[tuple[str, str]],
+             lay: HeatmapLayout | None, note: str) -> HeatmapPlan:
+        cells = lay.cells if lay is not None else "colour"
+        return HeatmapPlan(tuple(shown), tuple(shown_cols), n_p, n_c, cells != "colour",
+                           lay is not None and lay.size == MIN_FONT, lay is None, note, lay)
 
-    # each layout is measured only when its cells alone (0.46 × 0.6 in with numbers, 0.3 ×
-    # 0.45 in without) can fit: measuring thousands of cell texts takes seconds
-    if annotate and len(pairs) * 0.46 < PAGE_H and len(cols) * 0.6 < PAGE_W:
-        rows = list(table.itertuples(index=False))
-        lay = _layout(rows, pairs, cols, True, decimals, level)
-        if fits_page(lay.fig_w, lay.fig_h):
-            return plan(pairs, cols, annotated=True)
-    bare = (f"{len(pairs):,} pairs × {len(cols):,} dataset × metric columns: cells without "
-            "their numbers (they are in comparison.csv).") if annotate else ""
-    if len(pairs) * 0.3 < PAGE_H and len(cols) * 0.45 < PAGE_W:
-        lay = _layout([], pairs, cols, False, decimals, level)
-        if fits_page(lay.fig_w, lay.fig_h):
-            return plan(pairs, cols, annotated=False, note=bare)
-    if len(cols) == 1:
-        return plan(pairs, cols, annotated=False, matrix=True, note=(
-            f"{len(pairs):,} pairs of one dataset × metric: drawn as a sorted matrix of the "
+    for cells, size, cell_h in forms:
+        if n_p * cell_h / (1 if n_c == 1 else 6) > PAGE_H:
+            continue  # not even six blocks would hold the rows: measure nothing
+        last_rows = 0
+        for blocks in range(1, n_p + 1):
+            rows = -(-n_p // blocks)
+            if rows == last_rows:
+                continue  # as many rows per block as with one block fewer
+            last_rows = rows
+            note = _note(cells, n_p, n_c, annotate)
+            lay = _geometry(m, cells, size, cell_h, rows=rows, blocks=blocks, n_cols=n_c,
+                            note=note)
+            if not fits_page(lay.width, 0.0):
+                break
+            if fits_page(lay.width, lay.height):
+                return plan(pairs, cols, lay, note)
+            if n_c == 1:
+                break
+    if n_c == 1:
+        return plan(pairs, cols, None, (
+            f"{n_p:,} pairs of one dataset × metric: drawn as a sorted matrix of the "
             f"systems instead of one row per pair."))
-    # compact: as many rows and columns as fit, pairs significant on the most columns first
-    counts = table.groupby(["system_a", "system_b"], sort=False, observed=True)[
-        "significant"].sum()
-    n_sig = dict(zip(zip(*(counts.index.get_level_values(i).tolist() for i in (0, 1)),
-                         strict=True), counts.tolist(), strict=True))
-    ranked = sorted(pairs, key=lambda ab: -n_sig[ab])  # stable: table order among ties
-    lay = _layout([], pairs, cols, False, decimals, level, compact=True, foot_lines=3)
-    n_r = max(1, min(len(pairs), int((PAGE_H - lay.top - lay.bottom) / lay.cell_h)))
-    n_c = max(1, min(len(cols), int((PAGE_W - lay.label_w - 0.3) / lay.cell_w)))
-    shown = ranked[:n_r] if n_r < len(pairs) else pairs
-    what = [f"the {n_r:,} of {len(pairs):,} pairs significant on the most columns"
-            if n_r < len(pairs) else "",
-            f"the first {n_c:,} of {len(cols):,} columns" if n_c < len(cols) else ""]
-    note = (f"{len(pairs):,} pairs × {len(cols):,} dataset × metric columns do not fit one "
-            "page: cells without their numbers"
-            + ("; showing " + " and ".join(w for w in what if w) if any(what) else "")
-            + ". Every cell is in comparison.csv.")
-    return plan(shown, cols[:n_c], annotated=False, compact=True, note=note)
+    return _selection(comp, table, m, pairs, cols, forms[-2:], annotate, plan)
+
+
+def _selection(comp: Any, table: Any, m: _Measures, pairs: list[tuple[str, str]],
+               cols: list[tuple[str, str]], forms: list[tuple[str, float, float]],
+               annotate: bool, plan: Any) -> HeatmapPlan:
+    """The plan of a heatmap whose pairs do not all fit: the pairs significant on the most
+    columns (then the smallest p on their least significant column), in as many blocks of the
+    first of ``forms`` (at 7 pt) whose one block fits the page's width, filling the page."""
+    n_p, n_c = len(pairs), len(cols)
+    grouped = table.groupby(["system_a", "system_b"], sort=False, observed=True)
+    n_sig = grouped["significant"].sum()
+    worst = grouped["pvalue_adjusted"].max()
+    keys = list(zip(*(n_sig.index.get_level_values(i).tolist() for i in (0, 1)), strict=True))
+    key = {ab: (-int(s), float(p) if p == p else 2.0)
+           for ab, s, p in zip(keys, n_sig.tolist(), worst.tolist(), strict=True)}
+    order = sorted(range(n_p), key=lambda i: (*key[pairs[i]], i))
+    for cells, size, cell_h in [f for f in forms if f[2] == COMPACT_ROW]:
+        block_w = m.label_w(size) + n_c * m.cell_w(cells, size, cell_h)
+        blocks = int((PAGE_W - 0.3 + BLOCK_GAP) // (block_w + BLOCK_GAP))
+        if blocks < 1:
+            continue
+        shown, rows = n_p, n_p
+        for _ in range(2):  # the note's length depends on the count shown (its digits)
+            lay = _geometry(m, cells, size, cell_h, rows=1, blocks=blocks, n_cols=n_c,
+                            note=_note(cells, n_p, n_c, annotate, shown), width=PAGE_W)
+            rows = max(1, int((PAGE_H - lay.top - lay.bottom) / cell_h + 1e-9))
+            shown = min(n_p, blocks * rows)
+        note = _note(cells, n_p, n_c, annotate, shown)
+        lay = _geometry(m, cells, size, cell_h, rows=rows, blocks=-(-shown // rows),
+                        n_cols=n_c, note=note, width=PAGE_W)
+        return plan([pairs[i] for i in sorted(order[:shown])], cols, lay, note)
+    # not even one block of colour cells fits the width: the first columns that do
+    cells, size, cell_h = FORMS[-1]
+    narrow = m.cell_w(cells, size, cell_h)
+    shown_c = max(1, min(n_c, int((PAGE_W - m.label_w(size) - 0.3) / narrow)))
+    rows = n_p
+    for _ in range(2):  # the note's length depends on the count shown (its digits)
+        lay = _geometry(m, cells, size, cell_h, rows=1, blocks=1, n_cols=shown_c,
+                        note=_note(cells, n_p, n_c, annotate, rows, shown_c))
+        rows = max(1, min(n_p, int((PAGE_H - lay.top - lay.bottom) / cell_h + 1e-9)))
+    note = _note(cells, n_p, n_c, annotate, rows, shown_c)
+    lay = _geometry(m, cells, size, cell_h, rows=rows, blocks=1, n_cols=shown_c, note=note)
+    return plan([pairs[i] for i in sorted(order[:rows])], cols[:shown_c], lay, note)
 
 
 def comparison_heatmap(
@@ -256,10 +402,11 @@ def comparison_heatmap(
 ) -> Figure:
     """Heatmap of every compared pair (rows) on every dataset × metric (columns).
 
-    ``datasets``/``metrics`` restrict the columns. The figure fits one page: when every cell
-    with its numbers would not, it is drawn as :func:`heatmap_plan` says (cells without
-    numbers, the sorted pair matrix of a single column, or the first pairs and columns in a
-    compact form) and its footer says so. Returns a matplotlib Figure; rcParams are only
+    ``datasets``/``metrics`` restrict the columns. The figure fits one page and uses its
+    width: when every cell with its difference and p-value would not fit, it is drawn as
+    :func:`heatmap_plan` says (one-line cells with the difference and its stars, colour cells,
+    rows in blocks side by side, the sorted pair matrix of a single column, or the pairs
+    significant on the most columns) and its footer says so. Returns a matplotlib Figure; rcParams are only
     changed inside ``rc_context``.
     """
     the_plan = heatmap_plan(comp, datasets=datasets, metrics=metrics, annotate=annotate,
@@ -274,82 +421,37 @@ def comparison_heatmap(
     return _draw(comp, table, the_plan, decimals=decimals, title=title)
 
 
-def _foot_lines(plan: HeatmapPlan, legend: str, width: float) -> list[str]:
-    """The footer under the legend: the plan's note (wrapped to ``width`` inches) and the
-    legend's explanation."""
-    lines = (wrap_parts(plan.note.split(" "), " ", width, lambda t: text_width_in(t, FONT_SIZE - 1.5))
-             if plan.note else [])
-    return lines + legend.split("\n")
-
-
 def _draw(comp: Any, table: Any, plan: HeatmapPlan, *, decimals: int,
           title: str | None) -> Figure:
-    """Draw the cells, labels, legend and footer of a planned heatmap."""
+    """Draw the blocks of cells, their labels, the legend and the footer of a planned heatmap."""
+    lay = plan.layout
+    assert lay is not None
     cols, pairs = list(plan.cols), list(plan.pairs)
-    n_r, n_c = len(pairs), len(cols)
+    n_c = len(cols)
     level = comp.level
-    annotate = plan.annotate
     col_labels = _col_labels(cols)
     one_metric = len({m for _, m in cols}) == 1
-    row_labels = [f"{a} vs {b}" for a, b in pairs]
-    if plan.n_pairs > n_r or plan.n_cols > n_c:  # only the rows of the cells shown
+    if plan.n_pairs > len(pairs) or plan.n_cols > n_c:  # only the rows of the cells shown
         keep = (pd.MultiIndex.from_arrays([table["system_a"], table["system_b"]]).isin(pairs)
                 & pd.MultiIndex.from_arrays([table["dataset"], table["metric"]]).isin(cols))
         table = table[keep]
     index = {
         (r.system_a, r.system_b, r.dataset, r.metric): r for r in table.itertuples(index=False)
     }
-    shown_rows = list(index.values())
     legend = (f"colour strength: |effect size| (capped at {CAP})\nadjusted p-values "
               f"({format_correction(comp.correction)}): *** < 0.001, ** < 0.01, * ≤ α = {1.0 - level:g}")
-    base = _layout(shown_rows, pairs, cols, annotate, decimals, level, plan.compact)
-    foot = _foot_lines(plan, legend, max(base.fig_w, 5.5) - 0.3)
-    lay = _layout(shown_rows, pairs, cols, annotate, decimals, level, plan.compact,
-                  foot_lines=len(foot) - 2)
-    cell_w, cell_h, fig_w, fig_h = lay.cell_w, lay.cell_h, lay.fig_w, lay.fig_h
-    label_w, bottom, size = lay.label_w, lay.bottom, lay.size
+    foot = [*lay.note_lines, *legend.split("\n")]
+    fig_w, fig_h = lay.width, lay.height
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
-        ax = fig.add_axes((label_w / fig_w, bottom / fig_h, n_c * cell_w / fig_w, n_r * cell_h / fig_h))
-        ax.set_xlim(0, n_c)
-        ax.set_ylim(n_r, 0)
-        colours = np.ones((n_r, n_c, 4))
-        for i, (a, b) in enumerate(pairs):
-            for j, (d, m) in enumerate(cols):
-                r = index.get((a, b, d, m))
-                if r is None:
-                    if not plan.compact:
-                        ax.add_patch(Rectangle((j, i), 1, 1, facecolor="white", edgecolor="white"))
-                        ax.text(j + 0.5, i + 0.5, "–", ha="center", va="center",
-                                fontproperties=font(), color="#999999")
-                    continue
-                sig = bool(r.significant) and r.diff != 0
-                colour: ColorType = cell_colour(float(r.diff), float(r.effect_size), sig)
-                if plan.compact:
-                    colours[i, j] = to_rgba(colour)
-                    continue
-                ax.add_patch(Rectangle((j, i), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.5))
-                if annotate:
-                    txt_colour = "white" if _luminance(colour) < 0.4 else INK
-                    ax.text(j + 0.5, i + 0.34, _fmt_diff(float(r.diff), decimals), ha="center",
-                            va="center", fontproperties=font(FONT_SIZE, bold=sig), color=txt_colour)
-                    ax.text(j + 0.5, i + 0.72, _p_line(float(r.pvalue_adjusted), level),
-                            ha="center", va="center", fontproperties=font(FONT_SIZE - 1.5),
-                            color=txt_colour)
-        if plan.compact:
-            draw_cells(ax, colours, 0.6)
-        ax.set_xticks(np.arange(n_c) + 0.5)
-        ax.xaxis.tick_top()
-        if lay.rotate:
-            ax.set_xticklabels(col_labels, fontproperties=font(size, bold=True), rotation=90,
-                               ha="center", va="bottom", multialignment="left")
-        else:
-            ax.set_xticklabels(col_labels, fontproperties=font(bold=True))
-        ax.set_yticks(np.arange(n_r) + 0.5)
-        ax.set_yticklabels(row_labels, fontproperties=font(size))
-        ax.tick_params(length=0, pad=2 if plan.compact else 3.5)
-        for s in ax.spines.values():
-            s.set_visible(False)
+        for block in range(lay.blocks):
+            chunk = pairs[block * lay.rows:(block + 1) * lay.rows]
+            if chunk:
+                left = block * (lay.label_w + n_c * lay.cell_w + BLOCK_GAP) + lay.label_w
+                height = len(chunk) * lay.cell_h
+                ax = fig.add_axes((left / fig_w, (fig_h - lay.top - height) / fig_h,
+                                   n_c * lay.cell_w / fig_w, height / fig_h))
+                _draw_block(ax, chunk, cols, col_labels, index, lay, decimals, level)
         head = title if title is not None else (
             "Pairwise differences (A − B)" + (f", {cols[0][1]}" if one_metric else "")
         )
@@ -361,9 +463,61 @@ def _draw(comp: Any, table: Any, plan: HeatmapPlan, *, decimals: int,
             Patch(facecolor=NOT_SIG, label="not significant"),
         ]
         fig.legend(handles=handles, loc="lower left",
-                   bbox_to_anchor=(0.12 / fig_w, (0.45 + 0.14 * (len(foot) - 2)) / fig_h),
+                   bbox_to_anchor=(0.12 / fig_w, (0.45 + 0.14 * len(lay.note_lines)) / fig_h),
                    ncol=3, frameon=False, prop=font(FONT_SIZE - 1))
         fig.text(0.12 / fig_w, 0.1 / fig_h, "\n".join(foot),
                  fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="bottom", ha="left")
     add_signature(fig, comp.signature)
     return fig
+
+
+def _draw_block(ax: Any, pairs: list[tuple[str, str]], cols: list[tuple[str, str]],
+                col_labels: list[str], index: dict[Any, Any], lay: HeatmapLayout,
+                decimals: int, level: float) -> None:
+    """One block of rows: two-line cells as patches with their two texts; one-line and colour
+    cells as one image (thousands of patches take seconds), one-line ones with their text."""
+    n_r, n_c = len(pairs), len(cols)
+    ax.set_xlim(0, n_c)
+    ax.set_ylim(n_r, 0)
+    two_line = lay.cells == "two-line"
+    colours = np.ones((n_r, n_c, 4))
+    for i, (a, b) in enumerate(pairs):
+        for j, (d, m) in enumerate(cols):
+            r = index.get((a, b, d, m))
+            if r is None:
+                if two_line:
+                    ax.add_patch(Rectangle((j, i), 1, 1, facecolor="white", edgecolor="white"))
+                if lay.cells != "colour":
+                    ax.text(j + 0.5, i + 0.5, "–", ha="center", va="center",
+                            fontproperties=font(lay.size), color="#999999")
+                continue
+            diff, p = float(r.diff), float(r.pvalue_adjusted)
+            sig = bool(r.significant) and diff != 0
+            colour: ColorType = cell_colour(diff, float(r.effect_size), sig)
+            ink = "white" if _luminance(colour) < 0.4 else INK
+            if not two_line:
+                colours[i, j] = to_rgba(colour)
+                if lay.cells == "one-line":
+                    ax.text(j + 0.5, i + 0.5, _one_line(diff, p, decimals, level), ha="center",
+                            va="center_baseline", fontproperties=font(lay.size, bold=sig),
+                            color=ink)
+                continue
+            ax.add_patch(Rectangle((j, i), 1, 1, facecolor=colour, edgecolor="white", linewidth=1.5))
+            ax.text(j + 0.5, i + 0.34, _fmt_diff(diff, decimals), ha="center", va="center",
+                    fontproperties=font(FONT_SIZE, bold=sig), color=ink)
+            ax.text(j + 0.5, i + 0.72, _p_line(p, level), ha="center", va="center",
+                    fontproperties=font(FONT_SIZE - 1.5), color=ink)
+    if not two_line:
+        draw_cells(ax, colours, 0.6 if lay.size == MIN_FONT else 1.0)
+    ax.set_xticks(np.arange(n_c) + 0.5)
+    ax.xaxis.tick_top()
+    if lay.rotate:
+        ax.set_xticklabels(col_labels, fontproperties=font(lay.size, bold=True), rotation=90,
+                           ha="center", va="bottom", multialignment="left")
+    else:
+        ax.set_xticklabels(col_labels, fontproperties=font(lay.size, bold=True))
+    ax.set_yticks(np.arange(n_r) + 0.5)
+    ax.set_yticklabels([f"{a} vs {b}" for a, b in pairs], fontproperties=font(lay.size))
+    ax.tick_params(length=0, pad=2 if lay.size == MIN_FONT else 3.5)
+    for s in ax.spines.values():
+        s.set_visible(False)

@@ -12,6 +12,16 @@ The p axis uses emmeans' scale (``.pval.tran`` in emmeans' ``pwpp.R``): a p-valu
 [5e-5, 1], is placed at 1 − Φ((ln p + 2.5)/3) / Φ(2.5/3), so p = 1 is at the left, small p-values
 are stretched to the right without letting extremely small ones run away; ticks at 0.001, 0.01,
 0.05, 0.1, 0.5 and 1.
+
+Above :data:`PWPP_MAX_PAIRS` compared pairs (45, every pair of 10 systems, as many as the ten
+colours of tab10 that tell the better system apart) the segments cross too many rows to be
+followed (1,225 of them over 50 rows at 50 systems), and the plot keeps emmeans' rows, means
+and p axis but drops the segments: each pair is its two end dots, one in each system's row at
+the pair's p-value, blue in the row of the higher system and red in the lower one's (the
+heatmap's colours). A row then reads as that system against all the others: blue dots right
+of α are the systems it beats significantly, red ones those that beat it; a column right of
+the panel counts each row's pairs with p ≤ α (dots pile up at p = 1 and at the edge), and the
+note under the title counts the pairs with p ≤ α.
 """
 from __future__ import annotations
 
@@ -19,6 +29,7 @@ from typing import Any
 
 import matplotlib as mpl
 import numpy as np
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -26,13 +37,16 @@ from matplotlib.transforms import ScaledTranslation
 from scipy.special import ndtr
 
 from ..formatting import format_correction
-from ._page import PAGE_H, PAGE_W
+from ._cells import A_BETTER, B_BETTER
+from ._page import COMPACT_ROW, MIN_FONT, PAGE_H, PAGE_W
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 from ._text import wrap_parts
 
-__all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN"]
+__all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN", "PWPP_MAX_PAIRS"]
 
 P_MIN = 5e-5
+#: Most compared pairs drawn as emmeans' segments; beyond, each pair is its two end dots.
+PWPP_MAX_PAIRS = 45
 P_TICKS = (0.001, 0.01, 0.05, 0.1, 0.5, 1.0)
 P_MINOR = (
     *np.round(np.arange(0.002, 0.0095, 0.001), 4),
@@ -71,10 +85,11 @@ def pvalue_plot(
     """emmeans-style pairwise p-value plot of a :class:`~ranger_eval.compare.Comparison`.
 
     ``adjusted=False`` plots the unadjusted p-values. Pairs that were not compared (e.g. with
-    ``pairs="successive"``) are simply absent. Returns a matplotlib Figure; rcParams are only
+    ``pairs="successive"``) are simply absent. Beyond :data:`PWPP_MAX_PAIRS` compared pairs
+    each pair is drawn as its two end dots without the segment (see the module). Returns a matplotlib Figure; rcParams are only
     changed inside ``rc_context``.
     """
-    from .graph import _group, _text_width_in
+    from .graph import _group
 
     dataset, metric, rows, means_df = _group(comp, dataset, metric)
     order = np.argsort(-means_df["mean"].to_numpy(dtype=float), kind="stable")
@@ -89,27 +104,42 @@ def pvalue_plot(
         a, b = str(r.system_a), str(r.system_b)
         pmat[(a, b)] = p
         pmat[(b, a)] = p
+    n_pairs = len(pmat) // 2
+    dots = n_pairs > PWPP_MAX_PAIRS
     cmap = mpl.colormaps["tab10"] if k <= 10 else mpl.colormaps["turbo"]
     colours = {n: cmap(i % 10) if k <= 10 else cmap(i / max(k - 1, 1)) for i, n in enumerate(names)}
+    if dots:  # rows are read by position, not colour
+        colours = {n: to_rgba(INK) for n in names}
 
-    name_w = max(_text_width_in(n) for n in names) + 0.25
-    value_w = max(_text_width_in(f"{m:.{decimals}f}") for m in means) + 0.3
-    plot_w = max(3.0, min(5.0, PAGE_W - name_w - value_w - 0.35))  # one page (plots._page)
-    fig_w = name_w + value_w + plot_w + 0.35
-    note = ("each compared pair: a vertical segment joining the two systems' rows at its "
-            "p-value, in the colour of the better system; means on the left"
-            + ("; p < 0.00005 at the right edge" if any(v < P_MIN for v in pmat.values()) else ""))
+    # 9-pt rows while a page holds them (about 50 systems), then 7-pt rows one 7-pt line
+    # high, the page growing taller beyond 70 systems rather than its names overlapping
+    size = FONT_SIZE if (PAGE_H - 2.2) / max(k, 2) >= 1.3 * FONT_SIZE / 72.0 else MIN_FONT
+    name_w = max(text_width_in(n, size) for n in names) + 0.25
+    value_w = max(text_width_in(f"{m:.{decimals}f}", size) for m in means) + 0.3
+    # with dots, a column right of the panel counts each row's pairs with p <= alpha
+    count_w = (max(text_width_in(f"{k - 1}/{k - 1}", size), text_width_in("p ≤ α")) + 0.2
+               if dots else 0.0)
+    plot_w = max(3.0, min(5.0, PAGE_W - name_w - value_w - count_w - 0.35))  # one page
+    fig_w = name_w + value_w + plot_w + count_w + 0.35
+    alpha = comp.alpha
+    n_sig = sum(v <= alpha for v in pmat.values()) // 2
+    note = ((f"{n_pairs:,} compared pairs, too many for segments: each pair is two dots at its "
+             "p-value, one in each system's row, blue in the higher system's row, red in the "
+             f"lower one's; {n_sig:,} of {n_pairs:,} pairs with p ≤ α; means on the left")
+            if dots else
+            ("each compared pair: a vertical segment joining the two systems' rows at its "
+             "p-value, in the colour of the better system; means on the left")
+            ) + ("; p < 0.00005 at the right edge" if any(v < P_MIN for v in pmat.values()) else "")
     note_lines = wrap_parts(note.split(" "), " ", fig_w - 0.3,
                             lambda t: text_width_in(t, FONT_SIZE - 1.5))
     note_h = 0.17  # inches per line of the note under the title
-    top, bottom = 0.8 + (len(note_lines) - 1) * note_h, 0.85
-    row_h = min(0.42, (PAGE_H - top - bottom) / max(k, 2))  # 0.42 in up to 22 systems
+    top, bottom = 0.8 + (len(note_lines) - 1) * note_h, 1.0 if dots else 0.85
+    row_h = max(COMPACT_ROW, min(0.42, (PAGE_H - top - bottom) / max(k, 2)))  # 0.42 in: ≤ 22
     fig_h = top + max(k, 2) * row_h + bottom
     with mpl.rc_context(FIGURE_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=100, facecolor="white")
         ax = fig.add_axes(((name_w + value_w) / fig_w, bottom / fig_h, plot_w / fig_w,
                            (fig_h - top - bottom) / fig_h))
-        alpha = comp.alpha
         x_alpha = float(_x(alpha))
         ax.axvspan(x_alpha, 1.03, color=SIGNIFICANT_SHADE, zorder=0, linewidth=0,
                    gid="significant-region")
@@ -119,8 +149,10 @@ def pvalue_plot(
         pairs: list[tuple[str, str]] = sorted(
             {(a, b) if rank[a] < rank[b] else (b, a) for a, b in pmat},
             key=lambda ab: (rank[ab[0]], rank[ab[1]]))
+        if dots:
+            _draw_dots(ax, pairs, pmat, y_of)
         placed: list[tuple[float, float, float, int]] = []  # x, y low, y high, dodge slot
-        for better, worse in sorted(pairs, key=lambda ab: float(_x(pmat[ab]))):
+        for better, worse in [] if dots else sorted(pairs, key=lambda ab: float(_x(pmat[ab]))):
             x = float(_x(pmat[(better, worse)]))
             y0, y1 = sorted((y_of[worse], y_of[better]))
             # segments at (nearly) the same p whose rows overlap (Holm-adjusted p = 1 is common)
@@ -150,16 +182,20 @@ def pvalue_plot(
         ax.tick_params(axis="y", length=0)
         for s in ("top", "right", "left"):
             ax.spines[s].set_visible(False)
+        if dots:
+            _draw_counts(ax, names, pmat, y_of, alpha, k, size)
         for n, m in zip(names, means, strict=True):
             y = y_of[n]
             ax.annotate(n, xy=(0, y), xycoords=("axes fraction", "data"),
                         xytext=(-(value_w + 0.1) * 72, 0), textcoords="offset points",
-                        ha="right", va="center", fontproperties=font(), color=colours[n])
+                        ha="right", va="center", fontproperties=font(size), color=colours[n])
             ax.annotate(f"{m:.{decimals}f}", xy=(0, y), xycoords=("axes fraction", "data"),
                         xytext=(-0.12 * 72, 0), textcoords="offset points", ha="right",
-                        va="center", fontproperties=font(), color=INK,
+                        va="center", fontproperties=font(size), color=INK,
+                        # boxed while rows are taller than a box (not in 7-pt rows)
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
-                              "edgecolor": "#b3b3b3", "linewidth": 0.6})
+                              "edgecolor": "#b3b3b3", "linewidth": 0.6}
+                        if size == FONT_SIZE else None)
         adj = (f"{format_correction(comp.correction)}-adjusted p-value"
                if adjusted and comp.correction != "none" else "unadjusted p-value")
         ax.set_xlabel(adj, fontproperties=font())
@@ -169,11 +205,42 @@ def pvalue_plot(
         for i, line in enumerate(note_lines):
             fig.text(0.12 / fig_w, 1 - (0.42 + i * note_h) / fig_h, line,
                      fontproperties=font(FONT_SIZE - 1.5), color="#444444", va="top", ha="left")
-        fig.legend([Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9),
-                    Patch(facecolor=SIGNIFICANT_SHADE, edgecolor="none")],
-                   [f"α = {alpha:g}", "significant (p ≤ α)"], loc="lower right", frameon=False,
-                   prop=font(FONT_SIZE - 1), ncol=2,
+        handles: list[Any] = [Line2D([], [], color="#595959", linestyle=(0, (4, 3)), linewidth=0.9),
+                              Patch(facecolor=SIGNIFICANT_SHADE, edgecolor="none")]
+        labels = [f"α = {alpha:g}", "significant (p ≤ α)"]
+        if dots:
+            handles += [Line2D([], [], linestyle="none", marker="o", color=c, markersize=4)
+                        for c in (A_BETTER, B_BETTER)]
+            labels += ["row's system higher", "row's system lower"]
+        fig.legend(handles, labels, loc="lower right", frameon=False,
+                   prop=font(FONT_SIZE - 1), ncol=len(labels),
                    # at most 0.18 in from the bottom: clear of the axis label on a tall page
                    bbox_to_anchor=(1 - 0.1 / fig_w, min(0.02, 0.18 / fig_h)))
     add_signature(fig, comp.signature)
     return fig
+
+
+def _draw_dots(ax: Any, pairs: list[tuple[str, str]], pmat: dict[tuple[str, str], float],
+               y_of: dict[str, int]) -> None:
+    """Each pair (better, worse) as two dots at its p-value: blue in the better system's row,
+    red in the worse one's; two artists however many pairs (``dots-higher``, ``dots-lower``)."""
+    x = _x(np.array([pmat[ab] for ab in pairs], dtype=float))
+    for gid, colour, rows in (("dots-higher", A_BETTER, [y_of[a] for a, _ in pairs]),
+                              ("dots-lower", B_BETTER, [y_of[b] for _, b in pairs])):
+        ax.scatter(x, rows, s=11, color=colour, alpha=0.75, linewidths=0.3, edgecolors="white",
+                   zorder=3, gid=gid)
+
+
+def _draw_counts(ax: Any, names: list[str], pmat: dict[tuple[str, str], float],
+                 y_of: dict[str, int], alpha: float, k: int, size: float) -> None:
+    """Right of the panel, each row's count of compared pairs with p <= alpha out of its
+    compared pairs (the dots piled at p = 1 and at the right edge cannot be counted by eye)."""
+    for n in names:
+        ps = [v for (a, _), v in pmat.items() if a == n]
+        ax.annotate(f"{sum(v <= alpha for v in ps)}/{len(ps)}", xy=(1, y_of[n]),
+                    xycoords=("axes fraction", "data"), xytext=(0.1 * 72, 0),
+                    textcoords="offset points", ha="left", va="center",
+                    fontproperties=font(size), color=INK, gid="row-count")
+    ax.annotate("p ≤ α", xy=(1, k - 0.4), xycoords=("axes fraction", "data"),
+                xytext=(0.1 * 72, 2), textcoords="offset points", ha="left", va="bottom",
+                fontproperties=font(FONT_SIZE - 1), color="#444444")
