@@ -30,6 +30,9 @@ def _fit(y, v, **kw):
         warnings.simplefilter("error")  # no RuntimeWarning (overflow, divide, invalid)
         warnings.filterwarnings("ignore", message=".*Fisher scoring may have got stuck",
                                 category=UserWarning)
+        # k < 3: the caution that τ² and the prediction interval are not estimable (said, not
+        # a numeric problem)
+        warnings.filterwarnings("ignore", message="k = [12] dataset", category=UserWarning)
         return meta_analysis(y, v, **kw)
 
 

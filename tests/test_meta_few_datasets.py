@@ -40,7 +40,18 @@ def test_k2_with_heterogeneity_says_no_equality() -> None:
     assert "equals the confidence interval" not in (res.few_datasets_caution or "")
 
 
-@pytest.mark.parametrize(("yi", "method"), [([0.1], "REML"), ([0.1, 0.3], "FE"),
+def test_k1_warns_that_the_prediction_interval_is_the_confidence_interval() -> None:
+    with pytest.warns(UserWarning, match="k = 1 dataset: τ² and the prediction interval are not"):
+        res = rg.meta_analysis([0.1], [0.01], method="REML")
+    assert (res.pi_low, res.pi_high) == (res.ci_low, res.ci_high)   # metafor's numbers, kept
+    caution = res.few_datasets_caution
+    assert caution is not None and "no degree of freedom" in caution
+    assert caution in res.summary() and res.to_dict()["caution"] == caution
+    texts = " ".join(t.get_text() for t in forest_plot(res).texts)
+    assert "Caution, k = 1" in texts
+
+
+@pytest.mark.parametrize(("yi", "method"), [([0.1], "FE"), ([0.1, 0.3], "FE"),
                                              ([0.1, 0.3, 0.2], "REML")])
 def test_no_caution_otherwise(yi: list[float], method: str) -> None:
     with warnings.catch_warnings():

@@ -168,17 +168,26 @@ class MetaResult(_ResultText):
 
     @property
     def few_datasets_caution(self) -> str | None:
-        """Why τ² and the prediction interval of a random-effects model of k = 2 datasets mean
-        little (issue 27 §4), or None (k ≠ 2, or a fixed-effect model, which has no τ²).
+        """Why τ² and the prediction interval of a random-effects model of k < 3 datasets mean
+        little (issue 27 §4), or None (k ≥ 3, or a fixed-effect model, which has no τ²).
 
-        With two studies τ² is estimated from one degree of freedom (Q on k − 1 = 1 df): it is
-        often truncated to 0, and then the prediction interval μ̂ ± z·√(τ̂² + SE²) equals the
-        confidence interval; otherwise its confidence interval spans orders of magnitude.
-        metafor prints both (the numbers are kept exact); the warning, summary, reports and forest
-        plot say what they mean (Borenstein et al. 2009, ch. 16: τ² needs "a reasonable number
-        of studies"; IntHout et al. 2016, BMJ Open 6:e010247: prediction intervals from k ≥ 3)."""
-        if self.k != 2 or self.is_fixed:
+        With one study τ² has no degree of freedom at all (metafor sets it to 0) and the
+        prediction interval is the confidence interval by construction. With two, τ² is
+        estimated from one degree of freedom (Q on k − 1 = 1 df): it is often truncated to 0,
+        and then the prediction interval μ̂ ± z·√(τ̂² + SE²) equals the confidence interval;
+        otherwise its confidence interval spans orders of magnitude. metafor prints both (the
+        numbers are kept exact); the warning, summary, reports and forest plot say what they
+        mean (Borenstein et al. 2009, ch. 16: τ² needs "a reasonable number of studies";
+        IntHout et al. 2016, BMJ Open 6:e010247: prediction intervals from k ≥ 3)."""
+        if self.k >= 3 or self.is_fixed:
             return None
+        if self.k == 1:
+            return ("k = 1 dataset: τ² and the prediction interval are not estimable in any "
+                    "useful sense. With one dataset τ² has no degree of freedom (metafor sets it "
+                    "to 0), so the prediction interval printed is the confidence interval and does "
+                    "not say where the effect on a new dataset will lie. The summary is this "
+                    "dataset's own effect; 3 or more datasets are needed to estimate the spread "
+                    "between datasets.")
         pct = format_level(self.level)
         lo, hi = self.tau2_ci
         spread = (", and at 0 the prediction interval equals the confidence interval"

@@ -232,6 +232,9 @@ def footer_parts(result: Any, values: ForestValues) -> list[list[str]]:
         parts.append(["Caution, k = 2: τ² (from 1 df) and the prediction interval are not "
                       "estimable in any useful sense; read the summary as the average of the two "
                       "datasets, not as a prediction for a new one."])
+    elif k == 1 and not fixed_model:
+        parts.append(["Caution, k = 1: τ² (no df) and the prediction interval are not estimable; "
+                      "the prediction interval is the confidence interval."])
     return parts
 
 
