@@ -5,10 +5,14 @@ standard error of a coverage near 95 % is 0.22 %), each default next to the t / 
 One mean (``rg.describe`` and the compare leaderboard, which shows describe's interval):
 
 * ``0/1`` — Bernoulli(p) items, p = 0.5, 0.8, 0.95: default Wilson, beside mean ± t · s/√n;
+  and p drawn per replicate from U(0.3, 0.95): the coverage averaged over p, the standard way
+  to judge an interval of a discrete proportion, whose coverage at one p oscillates with n
+  (Brown, Cai & DasGupta 2001, Stat. Sci. 16:101);
 * ``bounded`` — continuous scores declared in [0, 1]: Beta(4, 1) (mean 0.8) and
   Beta(0.5, 4.5) (mean 0.1, skewed to 0): default Korn–Graubard on the declared range, beside t;
-* ``clustered 0/1`` — clusters of 5 items (C = n/5 = 3, 6, 12, 20 clusters), cluster success
-  rates from Beta with mean 0.8 and ICC 0.1: default Korn–Graubard, beside the CR1 t on C − 1 df.
+* ``clustered 0/1`` — two layouts: clusters of 3 items (C = 5, 10, 20, 34 clusters; at n = 100
+  the last cluster holds one item) and clusters of 5 (C = 3, 6, 12, 20), cluster success rates
+  from Beta with mean 0.8 and ICC 0.1: default Korn–Graubard, beside the CR1 t on C − 1 df.
 
 Paired differences: the interval ``rg.compare`` reports by default, from the real code path
 (one ``rg.compare`` call on all replicates of a cell at once, one dataset per replicate, two
@@ -17,14 +21,15 @@ systems A and B on the same items, ``test="auto"``), beside the t / Wald interva
 * ``paired 0/1`` — joint outcomes (both right, only A, only B, both wrong) with probabilities
   (0.65, 0.15, 0.05, 0.15), difference 0.1: ``auto`` picks McNemar's exact test, whose rows
   carry Tango's score interval since issue 27 (before: the paired t interval, shown beside it
-  with the Wald z);
+  with the Wald z); and the same with a design (p_control, p_treatment, φ) drawn per replicate
+  from the 92-design grid of ``benchmarks/paired_binary_intervals.py`` (the average over it);
 * ``paired bounded, logit-normal`` (the representative case) — an item difficulty
   u ~ N(0, 1) shared by both systems, A = expit(u + 0.4 + e_A), B = expit(u + e_B),
   e ~ N(0, 0.5²): scores in (0, 1), a mildly skewed difference; ``auto`` picks the paired t;
 * ``paired bounded, A − A·U`` (a strongly skewed difference) — A ~ Beta(4, 1), B = A · U,
   U ~ Beta(9, 1): d = A(1 − U) ≥ 0 with skewness ~1.9; paired t;
-* ``paired clustered 0/1`` — the paired 0/1 outcomes with a cluster effect (clusters of 5
-  items, so C = 3, 6, 12, 20 clusters; cluster-level probabilities of "only A" / "only B" from
+* ``paired clustered 0/1`` — the paired 0/1 outcomes with a cluster effect (the two layouts
+  above: clusters of 3 or of 5 items; cluster-level probabilities of "only A" / "only B" from
   Beta with means 0.15 / 0.05 and ICC 0.1): ``auto`` picks the clustered McNemar test (Yang,
   Sun & Hardin 2010) whose rows carry the CR2 t interval with Bell–McCaffrey df (C − 1 with
   equal cluster sizes); beside it the CR1 t on C − 1 df (which equals CR2 here: with equal
@@ -35,7 +40,7 @@ The mean intervals are ranger_eval's own kernels (``ranger_eval.stats.bounded``)
 over the replicates; the paired defaults are ``rg.compare``'s output; the t / Wald intervals
 beside them are written out here. Usage:
 ``python benchmarks/interval_coverage.py [--replicates 10000] [--seed 27]`` (a markdown table on
-stdout; about 4 minutes on one core, most of it in ``rg.compare``).
+stdout; about 3–4 minutes on one core, most of it in ``rg.compare``).
 """
 from __future__ import annotations
 

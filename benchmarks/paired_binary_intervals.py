@@ -40,7 +40,9 @@ paired t (the McNemar rows' interval before issue 27).
 Printed: per n and method the average coverage over the designs, the lowest (worst case), the
 share of designs below 93.5 % and above 96.5 %, and the mean width at the representative design
 of the interval_coverage benchmark (p_t = 0.8, p_c = 0.7, φ ≈ 0.45 is close to its cells
-0.65/0.15/0.05/0.15). Usage: ``python benchmarks/paired_binary_intervals.py`` (a few seconds).
+0.65/0.15/0.05/0.15). Usage: ``python benchmarks/paired_binary_intervals.py`` (about 20 s);
+``--scas FILE`` adds ratesci's default skewness-corrected score interval (Laud 2017) from the
+CSV that ``benchmarks/paired_binary_scas.R FILE`` writes.
 """
 from __future__ import annotations
 
@@ -153,7 +155,23 @@ def log_pmf(t: np.ndarray, n: int, cells: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.parse_args()
+    ap.add_argument("--scas", help="CSV of benchmarks/paired_binary_scas.R (n, b, c, lower, "
+                    "upper)")
+    args = ap.parse_args()
+    methods = dict(METHODS)
+    if args.scas:
+        import pandas as pd
+
+        table = pd.read_csv(args.scas).set_index(["n", "b", "c"])
+
+        def scas(t: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+            key = pd.MultiIndex.from_arrays([np.full(len(t), n), t[:, 1].astype(int),
+                                             t[:, 2].astype(int)])
+            rows = table.reindex(key)
+            # ratesci prints 8 decimals: widen by that rounding
+            return rows["lower"].to_numpy() - 1e-8, rows["upper"].to_numpy() + 1e-8
+
+        methods["SCAS (ratesci default)"] = scas
     start = time.perf_counter()
     grid = designs()
     print(f"{len(grid)} designs (p_control ≤ p_treatment in {PS}, φ in {PHIS}, feasible only)\n")
@@ -162,7 +180,7 @@ def main() -> None:
     print("|---:|---|---:|---:|---:|---:|---:|")
     for n in NS:
         t = tables(n)
-        limits = {name: fn(t, n) for name, fn in METHODS.items()}
+        limits = {name: fn(t, n) for name, fn in methods.items()}
         for name, (lo, hi) in limits.items():
             cover, width = [], np.nan
             for pc, pt, phi, cells in grid:
