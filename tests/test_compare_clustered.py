@@ -281,3 +281,19 @@ def test_leaderboard_interval_of_one_mean_is_inspects(case: dict) -> None:
     auto = rg.describe(df).iloc[0]  # the leaderboard shows describe's default interval
     assert board.interval(0, 0) == pytest.approx((auto["ci_low"], auto["ci_high"]), rel=1e-15)
     assert board.se[0, 0] == pytest.approx(case["r"]["se"], rel=1e-10)
+
+
+def test_fewer_than_five_clusters_warns_with_the_measured_coverage() -> None:
+    from ranger_eval.comparison.clustered import FEW_CLUSTERS_COVERAGE, FEW_CLUSTERS_INTERVAL
+
+    few = _frame(binary=True, n_clusters=FEW_CLUSTERS_INTERVAL - 1)
+    with pytest.warns(UserWarning, match=r"rest on 5 clusters; with fewer than 6") as rec:
+        row = rg.compare(rg.Scores(few)).table.iloc[0]
+    assert row.n_clusters == 5
+    assert any(FEW_CLUSTERS_COVERAGE in str(w.message) for w in rec)
+    import warnings
+
+    enough = _frame(binary=True, n_clusters=FEW_CLUSTERS_INTERVAL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rg.compare(rg.Scores(enough)).table.iloc[0].n_clusters == 6
