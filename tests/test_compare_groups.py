@@ -178,3 +178,32 @@ def test_capped_comparison_leaves_out_a_kept_datasets_metric_that_no_kept_group_
     assert len(groups) == len(datasets) + 1 and ("d199", "other") == groups[REPORT_MAX_GROUPS]
     assert list(zip(shown.table["dataset"], shown.table["metric"], strict=True)) == \
         [(d, "one") for d in datasets[:REPORT_MAX_GROUPS]]
+
+
+def test_capped_view_has_the_standard_errors_describe_gives_its_groups() -> None:
+    """The capped reports' leaderboard reads the full result's describe table, filtered to its
+    groups (describe runs once per run): its se, n, n_clusters and intervals equal describe
+    asked on those groups alone, and comparison.json's means (described_means) equal describe
+    row for row, for means in any order."""
+    from ranger_eval.pipeline import capped_comparison
+
+    rng = np.random.default_rng(7)
+    datasets = [f"d{i}" for i in rng.permutation(REPORT_MAX_GROUPS + 11)]
+    rows = [(d, s, f"q{i}", float(rng.random() < 0.6)) for d in datasets for s in ("A", "B")
+            for i in range(6)]
+    comp = rg.compare(pd.DataFrame(rows, columns=["dataset", "system", "item", "value"]),
+                      test="paired-t")
+    with pytest.warns(UserWarning, match="reports capped"):
+        shown, _, _ = capped_comparison(comp)
+    fresh = comp._described(shown.means)  # describe on the shown groups alone
+    view = shown._described_all
+    assert view is not None and fresh is not None
+    keys = ["dataset", "metric", "system"]
+    pd.testing.assert_frame_equal(view.sort_values(keys).reset_index(drop=True),
+                                  fresh.sort_values(keys).reset_index(drop=True))
+    board = shown.leaderboard()
+    assert board.se is not None and np.isfinite(board.se).all()
+    full = rg.describe(comp.scores).set_index(keys)
+    dm = comp.described_means().set_index(keys)
+    for col in ("se", "n_clusters", "ci_low", "ci_high", "interval"):
+        assert dm[col].tolist() == full.loc[dm.index, col].tolist()

@@ -1070,8 +1070,8 @@ def capped_comparison(comp: Comparison, *, warn: bool = True
                       f"{REPORT_MAX_GROUPS} cannot be read); comparison.md/.tex/.html and the "
                       f"leaderboard show the first {REPORT_MAX_GROUPS}, no figures are drawn; "
                       "comparison.csv is complete", stacklevel=3)
-    shown = dataclasses.replace(comp, table=comp.table[rows].reset_index(drop=True),
-                                means=means[np.isin(code, keep)].reset_index(drop=True))
+    shown = comp.restricted(comp.table[rows].reset_index(drop=True),
+                            means[np.isin(code, keep)].reset_index(drop=True))
     return shown, groups, note
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -164,13 +164,42 @@ class Comparison:
             ppi = ppi_intervals(self.scores, means, self.level, self.cluster_se)
             extra = extra.drop(columns=["ci_low", "ci_high"]).merge(ppi, on=keys, how="left")
             extra = extra.assign(se=np.nan, interval="ppi++")[keys + cols]
-        for k in keys:
-            extra[k] = extra[k].astype(str)
-        left = means.assign(**{k: means[k].astype(str) for k in keys})
-        out = left.merge(extra, on=keys, how="left")
-        for k in keys:  # the means' own key values (and dtypes)
-            out[k] = means[k].to_numpy()
+        # each mean's row of describe's table, matched on integer codes (a MultiIndex of the
+        # key columns as they are: no Python string per row, no merge of a million rows)
+        at = pd.MultiIndex.from_arrays([extra[k] for k in keys]).get_indexer(
+            pd.MultiIndex.from_arrays([means[k] for k in keys]))
+        found = at >= 0
+        out = means.copy()
+        for c in cols:
+            col = extra[c].to_numpy()
+            if col.dtype.kind == "f":
+                values = np.full(len(means), np.nan)
+            else:
+                values = np.full(len(means), None, dtype=object)
+            values[found] = col[at[found]]
+            out[c] = values
         return out
+
+    def restricted(self, table: pd.DataFrame, means: pd.DataFrame) -> Comparison:
+        """This result shown on some of its groups (``table`` and ``means`` are subsets of its
+        own rows: the capped human reports), numbers unchanged; the view's per-mean standard
+        errors are this result's describe table filtered to its groups (describe runs once per
+        result, not once per view)."""
+        view = replace(self, table=table, means=means)
+        try:
+            described = self._described_all
+        except CompareError:  # the view raises the same error when asked
+            return view
+        if described is not None and not means.empty:
+            shown = means["dataset"].unique()
+            near = np.flatnonzero(described["dataset"].isin(shown).to_numpy(dtype=bool))
+            cand = described.iloc[near]
+            pairs = pd.MultiIndex.from_arrays([means["dataset"], means["metric"]]).unique()
+            hit = pd.MultiIndex.from_arrays([cand["dataset"], cand["metric"]]).isin(pairs)
+            sub = cand[hit].reset_index(drop=True)
+            sub.attrs = dict(described.attrs)
+            view.__dict__["_described_all"] = sub   # the cached_property's own slot
+        return view
 
     def borrowed_intervals(self) -> str:
         """The confidence intervals that are not their test's own, as ``test=interval`` pairs
