@@ -57,6 +57,9 @@ KEYS = ("dataset", "system", "metric", "item")
 DEFAULT_METRIC = "score"
 #: the optional cluster column (clusters nested within datasets, one per item; ranger_eval.scores)
 CLUSTER = "cluster"
+#: columns kept by the opening scan per dataset × metric × system (rows, and the rows whose
+#: value is neither 0 nor 1)
+_CATALOG_COLUMNS: tuple[str, ...] = ("dataset", "metric", "system", "rows", "nonbinary")
 #: columns of :meth:`LazyScores.cluster_statistics`
 CLUSTER_COLUMNS: tuple[str, ...] = ("dataset", "metric", "system", "cluster", "n", "sum")
 
@@ -344,7 +347,8 @@ class LazyScores:
         cat = con.execute(
             "SELECT filename, dataset, metric, system, count(*) AS rows, count(value) AS n_value,"
             " count(*) FILTER (WHERE isnan(value) OR isinf(value)) AS n_nonfinite,"
-            " min(file_row_number) AS first_row, count(*) - count(item) AS n_null_item"
+            " min(file_row_number) AS first_row, count(*) - count(item) AS n_null_item,"
+            " count(*) FILTER (WHERE value <> 0 AND value <> 1) AS nonbinary"
             + (", count(*) - count(seed) AS n_null_seed" if self._schema.has_seed else "")
             + f" FROM {src} GROUP BY ALL"
         ).df()
@@ -367,13 +371,14 @@ class LazyScores:
         cat["file_index"] = cat["filename"].map(lambda f: order.get(str(f), len(order)))
         # one row per dataset × metric × system: total rows, first appearance, distinct items
         grouped = cat.groupby(["dataset", "metric", "system"], sort=False)
-        per = grouped.agg(rows=("rows", "sum")).reset_index()
+        per = grouped.agg(rows=("rows", "sum"), nonbinary=("nonbinary", "sum")).reset_index()
         first = cat.sort_values(["file_index", "first_row"], kind="stable")
         per = per.merge(first.drop_duplicates(["dataset", "metric", "system"])[
             ["dataset", "metric", "system", "file_index", "first_row"]],
             on=["dataset", "metric", "system"])
         per = per.sort_values(["file_index", "first_row"], kind="stable").reset_index(drop=True)
-        return per[["dataset", "metric", "system", "rows"]]
+        per["nonbinary"] = per["nonbinary"].astype(np.int64)
+        return per[list(_CATALOG_COLUMNS)]
 
     def _check_clusters(self, con: duckdb.DuckDBPyConnection) -> None:
         """The cluster column as :class:`~ranger_eval.Scores` checks it: no missing or blank
@@ -498,7 +503,14 @@ class LazyScores:
     @property
     def catalog(self) -> pd.DataFrame:
         """Rows per dataset × metric × system (a copy), in order of first appearance."""
-        return self._catalog.copy()
+        return self._catalog[["dataset", "metric", "system", "rows"]].copy()
+
+    def nonbinary_counts(self) -> pd.DataFrame:
+        """Per dataset × metric × system, the number of rows (every seed as stored) whose value
+        is neither 0 nor 1, counted by the opening scan: the 0/1 detection of
+        :func:`ranger_eval.describe` (a dataset × metric whose scores are all 0 or 1 is a
+        proportion, range [0, 1])."""
+        return self._catalog[["dataset", "metric", "system", "nonbinary"]].copy()
 
     def __len__(self) -> int:
         return int(self._catalog["rows"].sum())
@@ -852,6 +864,19 @@ class LazyScores:
         from ._compare import compare_lazy
 
         return compare_lazy(self, **kwargs)
+
+    def __ranger_describe__(self, **kwargs: Any) -> pd.DataFrame:
+        """The hook :func:`ranger_eval.describe` calls: see :mod:`ranger_eval.lazy._describe`."""
+        from ._describe import describe_lazy
+
+        return describe_lazy(self, **kwargs)
+
+    def describe(self, **kwargs: Any) -> pd.DataFrame:
+        """Same as ``ranger_eval.describe(self, **kwargs)``: each system's mean, its (cluster-
+        robust) standard error and interval from the sufficient statistics."""
+        from ._describe import describe_lazy
+
+        return describe_lazy(self, **kwargs)
 
     def compare(self, **kwargs: Any) -> Comparison:
         """Same as ``ranger_eval.compare(self, **kwargs)``."""
