@@ -103,10 +103,14 @@ def test_describe_equals_in_memory(tmp_path: Path, engine: str, clusters: bool) 
                              systems=["C", "A"]))
 
 
-def test_seeds_average_per_item_first(tmp_path: Path) -> None:
+def test_seeds_average_per_item_first(tmp_path: Path, engine: str) -> None:
     df = _table(2, clusters=True, seeds=2)
-    lazy = _open(df, tmp_path, "duckdb")
-    _assert_same(rg.describe(lazy), rg.describe(rg.Scores(df)))
+    lazy = _open(df, tmp_path, engine)
+    out = rg.describe(lazy)
+    _assert_same(out, rg.describe(rg.Scores(df)))
+    # d1/acc: every stored score 0/1 (a proportion) though seed means are not: Korn–Graubard
+    assert set(out.loc[(out["dataset"] == "d1") & (out["metric"] == "acc"), "interval"]) == {
+        "korn-graubard"}
 
 
 @pytest.mark.parametrize("clusters", [True, False])

@@ -38,7 +38,6 @@ import pandas as pd
 from ..errors import ScoresError
 from ._numeric import OWN_FIELDS, PAIR_FIELDS, GroupStatistics, group_statistics, matrix_from_codes
 from ._scan import (
-    _CATALOG_COLUMNS,
     CLUSTER,
     CLUSTER_COLUMNS,
     DEFAULT_METRIC,
@@ -186,13 +185,11 @@ def _catalog_part(p: pd.DataFrame, has_seed: bool) -> pd.DataFrame:
         "key": key, "n_null_value": vnull, "n_nonfinite": ~vnull & ~np.isfinite(value),
         "n_null_item": p["item"].isna().to_numpy(),
         "n_null_seed": p["seed"].isna().to_numpy() if has_seed else False,
-        "first_row": p["_row"].to_numpy(),
-        "nonbinary": (value != 0.0) & (value != 1.0) & ~vnull})
+        "first_row": p["_row"].to_numpy()})
     out = frame.groupby("key", sort=False).agg(
         rows=("first_row", "size"), n_null_value=("n_null_value", "sum"),
         n_nonfinite=("n_nonfinite", "sum"), n_null_item=("n_null_item", "sum"),
-        n_null_seed=("n_null_seed", "sum"), first_row=("first_row", "min"),
-        nonbinary=("nonbinary", "sum"))
+        n_null_seed=("n_null_seed", "sum"), first_row=("first_row", "min"))
     k = out.index.to_numpy()
     out.insert(0, "system", pd.array([vs[i] for i in k % len(vs)], dtype="str"))
     out.insert(0, "metric", pd.array([vm[i] for i in k // len(vs) % len(vm)], dtype="str"))
@@ -200,8 +197,7 @@ def _catalog_part(p: pd.DataFrame, has_seed: bool) -> pd.DataFrame:
     out = out.reset_index(drop=True)
     out["part"] = int(p["_part"].iloc[0]) if len(p) else -1
     return out.astype({c: np.int64 for c in ("rows", "n_null_value", "n_nonfinite",
-                                             "n_null_item", "n_null_seed", "first_row",
-                                             "nonbinary", "part")})
+                                             "n_null_item", "n_null_seed", "first_row", "part")})
 
 
 def _first_match(p: pd.DataFrame, test: Callable[[pd.DataFrame], Any]) -> pd.DataFrame:
@@ -480,7 +476,7 @@ class DaskScores(LazyScores):
         meta = pd.DataFrame({c: pd.Series(dtype="str") for c in ("dataset", "metric", "system")}
                             | {c: pd.Series(dtype=np.int64) for c in (
                                 "rows", "n_null_value", "n_nonfinite", "n_null_item",
-                                "n_null_seed", "first_row", "nonbinary", "part")})
+                                "n_null_seed", "first_row", "part")})
         (cat,) = self._compute(self._norm.map_partitions(_catalog_part, has_seed, meta=meta))
         cat = cat[cat["rows"] > 0]
         if cat.empty:
@@ -499,13 +495,11 @@ class DaskScores(LazyScores):
         if self._schema.has_cluster:
             self._check_clusters_dask()
         key = ["dataset", "metric", "system"]
-        per = cat.groupby(key, sort=False).agg(rows=("rows", "sum"),
-                                               nonbinary=("nonbinary", "sum")).reset_index()
+        per = cat.groupby(key, sort=False).agg(rows=("rows", "sum")).reset_index()
         first = cat.sort_values(["part", "first_row"], kind="stable").drop_duplicates(key)
         per = per.merge(first[[*key, "part", "first_row"]], on=key)
         per = per.sort_values(["part", "first_row"], kind="stable").reset_index(drop=True)
-        per["nonbinary"] = per["nonbinary"].astype(np.int64)
-        return per[list(_CATALOG_COLUMNS)]
+        return per[["dataset", "metric", "system", "rows"]]
 
     def _check_clusters_dask(self) -> None:
         """The cluster checks of the DuckDB engine (:meth:`LazyScores._check_clusters`): no
@@ -549,6 +543,16 @@ class DaskScores(LazyScores):
         for c in keys:
             out[c] = out[c].astype(str)
         return out.sort_values(keys, kind="stable").reset_index(drop=True)[list(CLUSTER_COLUMNS)]
+
+    def _scan_nonbinary(self) -> pd.DataFrame:
+        """Dask: one groupby sum per dataset × metric × system of the values other than 0, 1."""
+        frame = self._norm
+        off = frame.assign(nonbinary=(frame["value"] != 0.0) & (frame["value"] != 1.0))
+        (agg,) = self._compute(off.groupby(["dataset", "metric", "system"])["nonbinary"].sum())
+        out = agg.reset_index()
+        for c in ("dataset", "metric", "system"):
+            out[c] = out[c].astype(str)
+        return out
 
     # ------------------------------------------------------------------ duplicates
     def validate(self) -> DaskScores:

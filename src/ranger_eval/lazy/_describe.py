@@ -11,8 +11,9 @@ Per dataset × metric × system the engine already keeps, from its scans:
   exact update);
 * with a ``cluster`` column, each cluster's size m_k and sum Σ_{i∈k} y_i
   (:meth:`LazyScores.cluster_statistics`, the statistics of the clustered lazy tests);
-* from the opening scan, the rows (every seed as stored) whose value is neither 0 nor 1
-  (:meth:`LazyScores.nonbinary_counts`).
+* the count of item values other than 0 and 1 (without seeds, these are the stored rows; with
+  seeds the stored rows are counted by one more aggregate scan,
+  :meth:`LazyScores.nonbinary_counts`).
 
 From them, ȳ = S/n and the cluster sums of deviations S_k = Σ_k y − m_k ȳ (the residual sums
 of the clustered lazy tests), so Σ_k S_k², Σ_k S_k²/m_k and Σ_k m_k² feed the formulas of
@@ -143,15 +144,20 @@ def _from_statistics(lazy: LazyScores, rows: list[tuple[str, str, str]],
         "var_between": np.full(n_groups, np.nan), "var_within": np.full(n_groups, np.nan),
         "interval": np.full(n_groups, "t", dtype=object)}
     if interval == "auto":
-        counts = lazy.nonbinary_counts()
-        counts = counts[counts["system"].isin({r[2] for r in rows})]
-        off = counts.groupby(["dataset", "metric"], sort=False)["nonbinary"].sum()
-        zero_one = np.array([off.get((d, m), 1) == 0 for d, m, _ in rows], dtype=bool)
+        if lazy.has_seeds:  # every seed as stored, as describe's detection reads them
+            counts = lazy.nonbinary_counts()
+            counts = counts[counts["system"].isin({r[2] for r in rows})]
+            off = counts.groupby(["dataset", "metric"], sort=False)["nonbinary"].sum()
+            zero_one = np.array([off.get((d, m), 1) == 0 for d, m, _ in rows], dtype=bool)
+        else:  # one value per item: the per-system counts are the raw ones
+            pair = pd.Series([f"{d}\x00{m}" for d, m, _ in rows])
+            off_pair = pd.Series(own["nonbinary"]).groupby(pair).transform("sum").to_numpy()
+            zero_one = off_pair == 0
         lo, hi = known_bounds({}, np.array([r[1] for r in rows], dtype=object), zero_one)
         auto_intervals(out, lower=lo, upper=hi, binary=own["nonbinary"] == 0,
                        clustered=clustered, level=level)
-    return describe_table(*(np.array([r[k] for r in rows], dtype=object) for k in range(3)),
-                          out, level=level, clustered=clustered)
+    names = [np.array([r[k] for r in rows], dtype=object) for k in range(3)]
+    return describe_table(names[0], names[1], names[2], out, level=level, clustered=clustered)
 
 
 def _cluster_sums(lazy: LazyScores, rows: list[tuple[str, str, str]],

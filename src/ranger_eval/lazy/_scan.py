@@ -57,9 +57,6 @@ KEYS = ("dataset", "system", "metric", "item")
 DEFAULT_METRIC = "score"
 #: the optional cluster column (clusters nested within datasets, one per item; ranger_eval.scores)
 CLUSTER = "cluster"
-#: columns kept by the opening scan per dataset × metric × system (rows, and the rows whose
-#: value is neither 0 nor 1)
-_CATALOG_COLUMNS: tuple[str, ...] = ("dataset", "metric", "system", "rows", "nonbinary")
 #: columns of :meth:`LazyScores.cluster_statistics`
 CLUSTER_COLUMNS: tuple[str, ...] = ("dataset", "metric", "system", "cluster", "n", "sum")
 
@@ -347,8 +344,7 @@ class LazyScores:
         cat = con.execute(
             "SELECT filename, dataset, metric, system, count(*) AS rows, count(value) AS n_value,"
             " count(*) FILTER (WHERE isnan(value) OR isinf(value)) AS n_nonfinite,"
-            " min(file_row_number) AS first_row, count(*) - count(item) AS n_null_item,"
-            " count(*) FILTER (WHERE value <> 0 AND value <> 1) AS nonbinary"
+            " min(file_row_number) AS first_row, count(*) - count(item) AS n_null_item"
             + (", count(*) - count(seed) AS n_null_seed" if self._schema.has_seed else "")
             + f" FROM {src} GROUP BY ALL"
         ).df()
@@ -371,14 +367,13 @@ class LazyScores:
         cat["file_index"] = cat["filename"].map(lambda f: order.get(str(f), len(order)))
         # one row per dataset × metric × system: total rows, first appearance, distinct items
         grouped = cat.groupby(["dataset", "metric", "system"], sort=False)
-        per = grouped.agg(rows=("rows", "sum"), nonbinary=("nonbinary", "sum")).reset_index()
+        per = grouped.agg(rows=("rows", "sum")).reset_index()
         first = cat.sort_values(["file_index", "first_row"], kind="stable")
         per = per.merge(first.drop_duplicates(["dataset", "metric", "system"])[
             ["dataset", "metric", "system", "file_index", "first_row"]],
             on=["dataset", "metric", "system"])
         per = per.sort_values(["file_index", "first_row"], kind="stable").reset_index(drop=True)
-        per["nonbinary"] = per["nonbinary"].astype(np.int64)
-        return per[list(_CATALOG_COLUMNS)]
+        return per[["dataset", "metric", "system", "rows"]]
 
     def _check_clusters(self, con: duckdb.DuckDBPyConnection) -> None:
         """The cluster column as :class:`~ranger_eval.Scores` checks it: no missing or blank
@@ -503,14 +498,26 @@ class LazyScores:
     @property
     def catalog(self) -> pd.DataFrame:
         """Rows per dataset × metric × system (a copy), in order of first appearance."""
-        return self._catalog[["dataset", "metric", "system", "rows"]].copy()
+        return self._catalog.copy()
 
     def nonbinary_counts(self) -> pd.DataFrame:
-        """Per dataset × metric × system, the number of rows (every seed as stored) whose value
-        is neither 0 nor 1, counted by the opening scan: the 0/1 detection of
-        :func:`ranger_eval.describe` (a dataset × metric whose scores are all 0 or 1 is a
-        proportion, range [0, 1])."""
-        return self._catalog[["dataset", "metric", "system", "nonbinary"]].copy()
+        """Per dataset × metric × system, the rows (every seed as stored) whose value is
+        neither 0 nor 1 (columns dataset, metric, system, nonbinary): the 0/1 detection of
+        :func:`ranger_eval.describe` for a table with seeds (without seeds the per-system
+        statistics count them). One aggregate scan on first use, kept."""
+        cached = self.__dict__.get("_nonbinary")
+        if cached is None:
+            self._check_unchanged()
+            cached = self._scan_nonbinary()
+            cached["nonbinary"] = cached["nonbinary"].astype(np.int64)
+            self.__dict__["_nonbinary"] = cached
+        return cached.copy()
+
+    def _scan_nonbinary(self) -> pd.DataFrame:
+        """DuckDB: one GROUP BY dataset, metric, system counting the values other than 0, 1."""
+        return self._connect().execute(
+            "SELECT dataset, metric, system, count(*) FILTER (WHERE value <> 0 AND value <> 1)"
+            f" AS nonbinary FROM {self._source()} GROUP BY ALL").df()
 
     def __len__(self) -> int:
         return int(self._catalog["rows"].sum())
