@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 
 import ranger_eval as rg
 from ranger_eval.errors import CompareError, StatsInputError
+from ranger_eval.report.tables import comparison_json
 from ranger_eval.stats.describe import COLUMNS
 
 pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra)")
@@ -126,6 +128,14 @@ def test_comparison_means_leaderboard_and_signature(tmp_path: Path, engine: str,
     for c in ("mean", "se", "n", "n_clusters", "ci_low", "ci_high"):
         np.testing.assert_allclose(a[c].to_numpy(float), b[c].to_numpy(float), rtol=RTOL,
                                    atol=ATOL, err_msg=c)
+    # comparison.json's means: the same keys and cells
+    j_l, j_m = (json.loads(comparison_json(c))["means"] for c in (lazy_c, mem_c))
+    assert list(j_l) == list(j_m)
+    for k in j_l:
+        if k in ("se", "ci_low", "ci_high", "mean"):
+            np.testing.assert_allclose(j_l[k], j_m[k], rtol=RTOL, atol=ATOL, err_msg=k)
+        else:
+            assert j_l[k] == j_m[k], k
     board_l, board_m = lazy_c.leaderboard(), mem_c.leaderboard()
     assert rg.report.to_markdown(board_l) == rg.report.to_markdown(board_m)
     # leaderboard.csv at full precision: the same cells up to summation order
