@@ -138,6 +138,9 @@ def metric_directions(scores: object) -> dict[tuple[str, str], bool]:
     (the adapters fill it from the tool's own metadata: lm-eval marks perplexity, TER, Brier
     score … lower-is-better). Groups without the column, or with only ``<NA>`` there, are left
     out (higher is better by default); a group whose rows disagree is an error."""
+    columns = getattr(scores, "columns", None)  # lazy scores: known without reading a row
+    if isinstance(columns, tuple) and "higher_is_better" not in columns:
+        return {}
     frame = getattr(scores, "frame", None)
     if not isinstance(frame, pd.DataFrame) or "higher_is_better" not in frame.columns:
         return {}

@@ -132,7 +132,13 @@ class Comparison:
 
     @functools.cached_property
     def _score_groups(self) -> pd.MultiIndex:
-        """The (dataset, metric) pairs the scores hold, as strings (array work, once)."""
+        """The (dataset, metric) pairs the scores hold, as strings (array work, once; the lazy
+        engines' list of groups, without reading a row)."""
+        listed = getattr(self.scores, "groups", None)
+        if not isinstance(self.scores, Scores) and callable(listed):
+            pairs = [(str(d), str(m)) for d, m, *_ in listed()]
+            return pd.MultiIndex.from_tuples(pairs) if pairs else pd.MultiIndex.from_arrays(
+                [[], []])
         frame = self.scores.frame
         keys = pd.MultiIndex.from_arrays([frame["dataset"], frame["metric"]]).unique()
         return pd.MultiIndex.from_arrays([keys.get_level_values(0).astype(str),
@@ -275,8 +281,9 @@ class Comparison:
                                  described=described)
 
     def _described(self, means: pd.DataFrame) -> pd.DataFrame | None:
-        """:func:`ranger_eval.describe` of the systems in ``means`` (on those dataset × metric
-        groups only): each mean's n, clusters, (cluster-robust) standard error and its
+        """:func:`ranger_eval.describe` of the compared systems (on the dataset × metric groups
+        of ``means`` only; for lazy scores from the engine's sufficient statistics,
+        :mod:`ranger_eval.lazy._describe`): each mean's n, clusters, (cluster-robust) standard error and its
         confidence interval at ``level``, inside the metric's range when it has one. None for
         no means; a group with fewer than two items or clusters is describe's error (named),
         never a leaderboard without its standard errors."""
@@ -293,8 +300,11 @@ class Comparison:
         if keep.empty:
             return None
         groups = None if len(keep) == len(present) else list(keep)  # None: every group
+        # the compared systems: in-memory scores hold only those, lazy ones the whole table
+        systems = (None if set(self.systems) >= set(self.scores.systems)
+                   else list(self.systems))
         try:
-            return describe(self.scores, level=self.level, groups=groups)
+            return describe(self.scores, level=self.level, groups=groups, systems=systems)
         except StatsInputError as exc:
             raise CompareError(f"leaderboard: no standard error for every mean: {exc}") from exc
 

@@ -544,6 +544,16 @@ class DaskScores(LazyScores):
             out[c] = out[c].astype(str)
         return out.sort_values(keys, kind="stable").reset_index(drop=True)[list(CLUSTER_COLUMNS)]
 
+    def _scan_nonbinary(self) -> pd.DataFrame:
+        """Dask: one groupby sum per dataset × metric × system of the values other than 0, 1."""
+        frame = self._norm
+        off = frame.assign(nonbinary=(frame["value"] != 0.0) & (frame["value"] != 1.0))
+        (agg,) = self._compute(off.groupby(["dataset", "metric", "system"])["nonbinary"].sum())
+        out = agg.reset_index()
+        for c in ("dataset", "metric", "system"):
+            out[c] = out[c].astype(str)
+        return out
+
     # ------------------------------------------------------------------ duplicates
     def validate(self) -> DaskScores:
         """The exact duplicate-key check over the whole table (one shuffle on every key)."""

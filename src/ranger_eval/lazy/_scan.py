@@ -500,6 +500,25 @@ class LazyScores:
         """Rows per dataset × metric × system (a copy), in order of first appearance."""
         return self._catalog.copy()
 
+    def nonbinary_counts(self) -> pd.DataFrame:
+        """Per dataset × metric × system, the rows (every seed as stored) whose value is
+        neither 0 nor 1 (columns dataset, metric, system, nonbinary): the 0/1 detection of
+        :func:`ranger_eval.describe` for a table with seeds (without seeds the per-system
+        statistics count them). One aggregate scan on first use, kept."""
+        cached = self.__dict__.get("_nonbinary")
+        if cached is None:
+            self._check_unchanged()
+            cached = self._scan_nonbinary()
+            cached["nonbinary"] = cached["nonbinary"].astype(np.int64)
+            self.__dict__["_nonbinary"] = cached
+        return cached.copy()
+
+    def _scan_nonbinary(self) -> pd.DataFrame:
+        """DuckDB: one GROUP BY dataset, metric, system counting the values other than 0, 1."""
+        return self._connect().execute(
+            "SELECT dataset, metric, system, count(*) FILTER (WHERE value <> 0 AND value <> 1)"
+            f" AS nonbinary FROM {self._source()} GROUP BY ALL").df()
+
     def __len__(self) -> int:
         return int(self._catalog["rows"].sum())
 
@@ -852,6 +871,19 @@ class LazyScores:
         from ._compare import compare_lazy
 
         return compare_lazy(self, **kwargs)
+
+    def __ranger_describe__(self, **kwargs: Any) -> pd.DataFrame:
+        """The hook :func:`ranger_eval.describe` calls: see :mod:`ranger_eval.lazy._describe`."""
+        from ._describe import describe_lazy
+
+        return describe_lazy(self, **kwargs)
+
+    def describe(self, **kwargs: Any) -> pd.DataFrame:
+        """Same as ``ranger_eval.describe(self, **kwargs)``: each system's mean, its (cluster-
+        robust) standard error and interval from the sufficient statistics."""
+        from ._describe import describe_lazy
+
+        return describe_lazy(self, **kwargs)
 
     def compare(self, **kwargs: Any) -> Comparison:
         """Same as ``ranger_eval.compare(self, **kwargs)``."""

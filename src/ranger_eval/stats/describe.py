@@ -75,12 +75,44 @@ from ..scores import CLUSTER, Scores, as_scores
 from ._validation import StatsInputError
 from .bounded import INTERVAL_METHODS, bounded_intervals
 
-__all__ = ["COLUMNS", "describe", "describe_arrays"]
+__all__ = ["COLUMNS", "auto_intervals", "describe", "describe_arrays", "describe_sums",
+           "describe_table", "known_bounds"]
 
 #: the columns of :func:`describe`'s table, in order (``interval`` added last, issue 27)
 COLUMNS = ("dataset", "metric", "system", "n", "n_clusters", "mean", "se", "ci_low", "ci_high",
            "icc", "design_effect", "k_samples", "within_sd", "var_between", "var_within",
            "interval")
+
+
+def describe_sums(n: np.ndarray, n_clusters: np.ndarray, *, total: np.ndarray,
+                  sum_s2: np.ndarray, between: np.ndarray, sum_m2: np.ndarray,
+                  level: float = 0.95) -> dict[str, np.ndarray]:
+    """The standard error, t half-width, icc and design effect of many groups from their
+    sufficient statistics (module docstring formulas), on any common scale of the values:
+
+    ``n`` items and ``n_clusters`` C; ``total`` = Σ_i (y_i − ȳ)²; ``sum_s2`` = Σ_k S_k²;
+    ``between`` = Σ_k S_k² / m_k; ``sum_m2`` = Σ_k m_k² (S_k the cluster sums of deviations,
+    m_k the cluster sizes; without clusters S_k = y_k − ȳ, m_k = 1: ``sum_s2`` = ``between`` =
+    ``total``, ``sum_m2`` = n). :func:`describe_arrays` forms them from the per-item values,
+    the lazy engines (:mod:`ranger_eval.lazy`) from per-system and per-cluster counts and sums;
+    both then share these formulas. Returns ``se``, ``half`` (t_{(1+level)/2, C−1} · se),
+    ``icc``, ``design_effect`` and ``df`` (C − 1)."""
+    n = np.asarray(n, dtype=np.float64)
+    c = np.asarray(n_clusters, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.sqrt(c / (c - 1.0) * sum_s2) / n
+        # one-way ANOVA: between = Σ m_k (ȳ_k − ȳ)² = Σ S_k² / m_k, within = Σ dev² − between
+        within = np.maximum(total - between, 0.0)
+        msa = between / (c - 1.0)
+        msw = within / (n - c)
+        k0 = (n - sum_m2 / n) / (c - 1.0)
+        icc = (msa - msw) / (msa + (k0 - 1.0) * msw)
+        icc = np.where((n > c) & np.isfinite(icc), icc, np.nan)
+        m_w = sum_m2 / n
+        deff = np.where(m_w == 1.0, 1.0, 1.0 + (m_w - 1.0) * icc)
+    df = c - 1.0
+    q = _sps.t.ppf(0.5 + level / 2.0, df)
+    return {"se": se, "half": q * se, "icc": icc, "design_effect": deff, "df": df}
 
 
 def describe_arrays(
@@ -119,22 +151,13 @@ def describe_arrays(
     c = np.bincount(cl_group, minlength=n_groups).astype(np.float64)
     sum_s2 = np.bincount(cl_group, weights=s_k * s_k, minlength=n_groups)
     with np.errstate(divide="ignore", invalid="ignore"):
-        se_s = np.sqrt(c / (c - 1.0) * sum_s2) / n
-        # one-way ANOVA: between = Σ m_k (ȳ_k − ȳ)² = Σ S_k² / m_k, within = Σ dev² − between
         between = np.bincount(cl_group, weights=s_k * s_k / m, minlength=n_groups)
-        total = np.bincount(group, weights=dev * dev, minlength=n_groups)
-        within = np.maximum(total - between, 0.0)
-        msa = between / (c - 1.0)
-        msw = within / (n - c)
-        sum_m2 = np.bincount(cl_group, weights=m * m, minlength=n_groups)
-        k0 = (n - sum_m2 / n) / (c - 1.0)
-        icc = (msa - msw) / (msa + (k0 - 1.0) * msw)
-        icc = np.where((n > c) & np.isfinite(icc), icc, np.nan)
-        m_w = sum_m2 / n
-        deff = np.where(m_w == 1.0, 1.0, 1.0 + (m_w - 1.0) * icc)
-    df = c - 1.0
-    q = _sps.t.ppf(0.5 + level / 2.0, df)
-    half = q * se_s
+    total = np.bincount(group, weights=dev * dev, minlength=n_groups)
+    sum_m2 = np.bincount(cl_group, weights=m * m, minlength=n_groups)
+    core = describe_sums(n, c, total=total, sum_s2=sum_s2, between=between, sum_m2=sum_m2,
+                         level=level)
+    se_s, half, icc, deff, df = (core["se"], core["half"], core["icc"], core["design_effect"],
+                                 core["df"])
     # back to the data's scale by the group's power of two, applied to each number (2^exp
     # itself is beyond float64 when the values reach 2^1023); an interval bound beyond ±1.8e308
     # is ±inf, as float64 can only say
@@ -174,7 +197,7 @@ def describe_arrays(
 
 def describe(scores: Scores | object, *, level: float = 0.95,
              groups: Iterable[tuple[str, str]] | None = None, bounds: object = None,
-             interval: str = "auto") -> pd.DataFrame:
+             interval: str = "auto", systems: Iterable[str] | None = None) -> pd.DataFrame:
     """One row per dataset × metric × system (datasets, metrics and systems in order of first
     appearance) with columns :data:`COLUMNS`: ``n`` items, ``n_clusters``, ``mean``, its ``se``
     and ``level`` confidence interval, ``icc``, ``design_effect``, ``k_samples``, ``within_sd``
@@ -195,13 +218,26 @@ def describe(scores: Scores | object, *, level: float = 0.95,
     A group with fewer than two clusters (or items) has no standard error: a
     :class:`~ranger_eval.errors.StatsInputError` names it (and counts the others).
     ``groups`` (dataset, metric) limits the table to those groups, selected before anything is
-    computed (the leaderboard of a comparison capped to its first groups).
+    computed (the leaderboard of a comparison capped to its first groups); ``systems`` limits
+    it to those systems (and the 0/1 detection to their scores, as :meth:`Scores.filter`).
+
+    Other score backends: if ``scores`` has a callable ``__ranger_describe__`` (the lazy
+    engines' :class:`~ranger_eval.lazy.LazyScores`), ``describe`` returns
+    ``scores.__ranger_describe__(level=, groups=, bounds=, interval=, systems=)``, the same
+    table from the backend's sufficient statistics.
     """
     level = check_level(level, error=StatsInputError)
     if interval not in INTERVAL_METHODS:
         raise StatsInputError(f"describe: interval must be one of {', '.join(INTERVAL_METHODS)}; "
                               f"got {interval!r}")
+    hook = getattr(scores, "__ranger_describe__", None)
+    if callable(hook):
+        table: pd.DataFrame = hook(level=level, groups=groups, bounds=bounds,
+                                   interval=interval, systems=systems)
+        return table
     scores = as_scores(scores, what="describe", error=StatsInputError)
+    if systems is not None:
+        scores = scores.filter(systems=[str(s) for s in systems])
     if bounds is not None:
         scores = scores.with_bounds(bounds)
     declared = scores.bounds
@@ -281,22 +317,52 @@ def describe(scores: Scores | object, *, level: float = 0.95,
         values = frame["value"].to_numpy(dtype=np.float64)
         off = ~((values == lo[group]) | (values == hi[group]))
         binary = np.bincount(group, weights=off.astype(np.float64), minlength=uniq.size) == 0
-        b_lo, b_hi, method = bounded_intervals(
-            out["mean"], out["se"], out["n"], out["n_clusters"], lower=lo, upper=hi,
-            binary=binary, clustered=clustered, level=level)
-        known = method != "t"
-        out["ci_low"] = np.where(known, b_lo, out["ci_low"])
-        out["ci_high"] = np.where(known, b_hi, out["ci_high"])
-        out["interval"] = method
-    table = pd.DataFrame({
-        "dataset": np.asarray(datasets, dtype=object)[d_of],
-        "metric": np.asarray(metrics, dtype=object)[m_of],
-        "system": np.asarray(systems, dtype=object)[s_of],
-        **{c: out[c] for c in COLUMNS[3:]},
-    })
+        auto_intervals(out, lower=lo, upper=hi, binary=binary, clustered=clustered, level=level)
+    return describe_table(
+        np.asarray(datasets, dtype=object)[d_of], np.asarray(metrics, dtype=object)[m_of],
+        np.asarray(systems, dtype=object)[s_of], out, level=level, clustered=clustered)
+
+
+def auto_intervals(out: dict[str, np.ndarray], *, lower: np.ndarray, upper: np.ndarray,
+                   binary: np.ndarray, clustered: bool, level: float) -> None:
+    """Replace, in ``out`` (:func:`describe_arrays`' columns), the t interval of every group
+    with a known range (``lower``/``upper`` finite) by the one that stays inside it
+    (:func:`~ranger_eval.stats.bounded.bounded_intervals`; ``binary``: the group's per-item
+    values are all at a bound) and set ``out["interval"]`` to the method of each group."""
+    b_lo, b_hi, method = bounded_intervals(
+        out["mean"], out["se"], out["n"], out["n_clusters"], lower=lower, upper=upper,
+        binary=binary, clustered=clustered, level=level)
+    known = method != "t"
+    out["ci_low"] = np.where(known, b_lo, out["ci_low"])
+    out["ci_high"] = np.where(known, b_hi, out["ci_high"])
+    out["interval"] = method
+
+
+def describe_table(datasets: np.ndarray, metrics: np.ndarray, systems: np.ndarray,
+                   out: dict[str, np.ndarray], *, level: float, clustered: bool) -> pd.DataFrame:
+    """:func:`describe`'s table (columns :data:`COLUMNS`, ``attrs`` ``level``, ``clustered``
+    and ``intervals``) from each group's names and the statistics ``out``."""
+    table = pd.DataFrame({"dataset": datasets, "metric": metrics, "system": systems,
+                          **{c: out[c] for c in COLUMNS[3:]}})
     table.attrs.update({"level": level, "clustered": clustered,
-                        "intervals": tuple(dict.fromkeys(out["interval"].tolist()))})
+                        "intervals": tuple(dict.fromkeys(np.asarray(out["interval"]).tolist()))})
     return table
+
+
+def known_bounds(declared: dict[str, tuple[float, float]], metric_of: np.ndarray,
+                 zero_one: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, its known range: the declared one of its metric (``metric_of``: the group's
+    metric name), else [0, 1] where ``zero_one`` (every score of the group's dataset × metric
+    is 0 or 1), else NaN."""
+    lo = np.full(len(metric_of), np.nan)
+    hi = np.full(len(metric_of), np.nan)
+    names = np.asarray(metric_of, dtype=object)
+    for metric, (a, b) in declared.items():
+        at = names == metric
+        lo[at], hi[at] = a, b
+    use = np.isnan(lo) & np.asarray(zero_one, dtype=bool)
+    lo[use], hi[use] = 0.0, 1.0
+    return lo, hi
 
 
 def _group_bounds(scores: Scores, declared: dict[str, tuple[float, float]],
@@ -305,13 +371,9 @@ def _group_bounds(scores: Scores, declared: dict[str, tuple[float, float]],
     """Per group (``d_of``, ``m_of`` index ``datasets``, ``metrics``): the metric's declared
     range, else [0, 1] when every score of the dataset × metric (all systems, every sample and
     seed as given) is 0 or 1, else NaN (no known range)."""
-    lo = np.full(d_of.size, np.nan)
-    hi = np.full(d_of.size, np.nan)
     names = np.asarray(metrics, dtype=object)[m_of]
-    for metric, (a, b) in declared.items():
-        at = names == metric
-        lo[at], hi[at] = a, b
-    rest = np.isnan(lo)
+    rest = ~np.isin(names, list(declared))
+    zero_one = np.zeros(d_of.size, dtype=bool)
     if rest.any():
         raw = scores.raw_frame if scores.has_samples else scores.table
         v = raw["value"].to_numpy(dtype=np.float64)
@@ -328,5 +390,4 @@ def _group_bounds(scores: Scores, declared: dict[str, tuple[float, float]],
         seen = np.bincount(pair, minlength=size) > 0
         group_pair = d_of.astype(np.int64) * n_m + m_of
         zero_one = rest & seen[group_pair] & (off[group_pair] == 0)
-        lo[zero_one], hi[zero_one] = 0.0, 1.0
-    return lo, hi
+    return known_bounds(declared, names, zero_one)
