@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 __all__ = ["atomic_path", "write_bytes", "write_text"]
@@ -40,6 +40,16 @@ def write_text(target: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8, ``\\n`` line endings) to ``target`` atomically; returns the path."""
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8", newline="\n")
+    return Path(target)
+
+
+def write_parts(target: str | os.PathLike[str], parts: Iterable[bytes]) -> Path:
+    """Write the concatenation of ``parts`` to ``target`` atomically, one part at a time (a
+    file of hundreds of megabytes is never joined into one more copy in memory); returns the
+    path."""
+    with atomic_path(target) as tmp, open(tmp, "wb") as handle:
+        for part in parts:
+            handle.write(part)
     return Path(target)
 
 

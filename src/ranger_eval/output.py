@@ -255,6 +255,15 @@ class OutputFolder:
         self._signed([p.name], signature)
         return p
 
+    def parts(self, name: str, parts: Iterable[bytes], signature: object | None = None) -> Path:
+        """Write the UTF-8 ``parts`` of a large text file (comparison.json at a million
+        datasets) to ``name`` atomically, part by part, as :meth:`text` writes a string."""
+        self._writing()
+        p = atomic.write_parts(self.target(name), parts)
+        self.written.append(p)
+        self._signed([p.name], signature)
+        return p
+
     def figure(self, fig: Any, stem: str, formats: Sequence[str], dpi: float = 300,
                cost: float = 1.0, signature: object | None = None) -> list[Path]:
         """Save a figure (or a function that draws it, called only when something is saved) in
@@ -347,9 +356,13 @@ class OutputFolder:
         self._writing()
         files = []
         for p in dict.fromkeys(self.written):
-            data = p.read_bytes()
-            files.append({"file": p.name, "bytes": len(data),
-                          "sha256": hashlib.sha256(data).hexdigest(),
+            digest = hashlib.sha256()
+            size = 0
+            with open(p, "rb") as handle:  # in blocks: a 400 MB comparison.json stays on disk
+                while block := handle.read(1 << 22):
+                    digest.update(block)
+                    size += len(block)
+            files.append({"file": p.name, "bytes": size, "sha256": digest.hexdigest(),
                           "signature": self.signatures.get(p.name, signature)})
         manifest = {"tool": f"ranger-eval {__version__}", "signature": signature,
                     "command": command, "files": files,

@@ -1113,7 +1113,7 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
 
     start = len(out.written)
     out.text("comparison.csv", report.to_csv(comp))
-    out.text("comparison.json", report.comparison_json(comp))
+    out.parts("comparison.json", report.comparison_json_parts(comp))
     shown, groups, note = capped_comparison(comp)
     figures_note = (None if note is not None or out.figure_formats == ()
                     else _figures_note(comp, len(groups), per_dataset_figures))

@@ -139,10 +139,11 @@ class Comparison:
             pairs = [(str(d), str(m)) for d, m, *_ in listed()]
             return pd.MultiIndex.from_tuples(pairs) if pairs else pd.MultiIndex.from_arrays(
                 [[], []])
-        frame = self.scores.frame
-        keys = pd.MultiIndex.from_arrays([frame["dataset"], frame["metric"]]).unique()
-        return pd.MultiIndex.from_arrays([keys.get_level_values(0).astype(str),
-                                          keys.get_level_values(1).astype(str)])
+        dc, du = self.scores.codes("dataset")  # the Scores' cached integer codes
+        mc, mu = self.scores.codes("metric")
+        pair = np.unique(dc.astype(np.int64) * max(len(mu), 1) + mc)
+        return pd.MultiIndex.from_arrays([du[pair // max(len(mu), 1)].astype(str),
+                                          mu[pair % max(len(mu), 1)].astype(str)])
 
     @functools.cached_property
     def _described_all(self) -> pd.DataFrame | None:

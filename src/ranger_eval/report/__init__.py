@@ -13,6 +13,7 @@ from .tables import (
     comparison_csv,
     comparison_html,
     comparison_json,
+    comparison_json_parts,
     comparison_latex,
     comparison_markdown,
     latex_escape,
@@ -30,6 +31,7 @@ from .tables import (
 __all__ = [
     "comparison_csv",
     "comparison_json",
+    "comparison_json_parts",
     "comparison_html",
     "comparison_latex",
     "comparison_markdown",

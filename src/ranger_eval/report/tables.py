@@ -497,6 +497,11 @@ def _json_column(column: pd.Series) -> list[Any]:
         return out
     if kind == "O" and pd.api.types.infer_dtype(values, skipna=False) == "string":
         return list(values.tolist())
+    if kind == "O" and pd.api.types.infer_dtype(values, skipna=True) == "string":
+        # strings with missing cells (NaN/None → null): each distinct value converted once
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        lookup = np.array([*uniques.tolist(), None], dtype=object)  # code −1: missing
+        return list(lookup[codes].tolist())
     return [_json_value(v) for v in column.tolist()]
 
 
@@ -558,8 +563,10 @@ def _column_json(column: pd.Series) -> bytes:
     return orjson.dumps(_json_column(column))
 
 
-def comparison_json(comp: Comparison) -> str:
-    """The whole comparison as one JSON object at full precision: the settings, the tests used,
+def comparison_json_parts(comp: Comparison) -> list[bytes]:
+    """:func:`comparison_json` as UTF-8 parts, to be written one after the other
+    (:meth:`ranger_eval.output.OutputFolder.parts`; never joined into one more copy). The whole
+    comparison as one JSON object at full precision: the settings, the tests used,
     ``comparisons`` (the rows of :func:`comparison_csv`), ``means`` (one row per dataset ×
     metric × system, with the leaderboard's design and interval: ``se``, ``n``,
     ``n_clusters``, ``ci_low``, ``ci_high``, ``interval``;
@@ -585,7 +592,7 @@ def comparison_json(comp: Comparison) -> str:
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False, allow_nan=False)}"
              for k, v in head.items()]
     signature = f' "signature": {json.dumps(str(comp.signature), ensure_ascii=False)}'
-    # the file's UTF-8 bytes in parts, joined once and decoded once (not a str per column and
+    # the file's UTF-8 bytes in parts, written one after the other (not a str per column and
     # per table concatenated again: five copies of 370 MB at a million comparisons)
     items = [[line.encode("utf-8")] for line in lines]
     items += [[f' "{name}": '.encode(), *_columns_json_parts(frame)]
@@ -596,10 +603,13 @@ def comparison_json(comp: Comparison) -> str:
     for i, item in enumerate(items):
         parts += [b",\n", *item] if i else item
     parts.append(b"\n}\n")
-    del items
-    data = b"".join(parts)
-    del parts
-    return data.decode("utf-8")
+    return parts
+
+
+def comparison_json(comp: Comparison) -> str:
+    """The whole comparison as one JSON object at full precision (the text of
+    :func:`comparison_json_parts`, whose docstring says what it holds)."""
+    return b"".join(comparison_json_parts(comp)).decode("utf-8")
 
 
 # --------------------------------------------------------------------------- leaderboard

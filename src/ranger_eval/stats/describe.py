@@ -243,6 +243,7 @@ def describe(scores: Scores | object, *, level: float = 0.95,
     declared = scores.bounds
     df = scores.table
     stats = scores.sample_stats()
+    rows: np.ndarray | None = None  # the table's rows described (None: all of them)
     if groups is not None:
         wanted = pd.MultiIndex.from_tuples([(str(d), str(m)) for d, m in groups])
         keep = (df["dataset"].isin(wanted.get_level_values(0))
@@ -273,12 +274,27 @@ def describe(scores: Scores | object, *, level: float = 0.95,
         weight = None
     order = []
     names_of: dict[str, list[str]] = {}
-    for c, names in (("dataset", scores.datasets), ("metric", scores.metrics),
-                     ("system", scores.systems)):
-        present = set(pd.unique(frame[c]).tolist())
-        names_of[c] = [n for n in names if n in present]
-    for col, listed in names_of.items():
-        order.append(pd.Index(listed).get_indexer(frame[col]).astype(np.int64))
+    if weight is None:
+        # the frame's rows are the table's (or ``rows`` of them): the Scores' cached integer
+        # codes, mapped through the few distinct names (no hashing of every row's strings)
+        for c, names in (("dataset", scores.datasets), ("metric", scores.metrics),
+                         ("system", scores.systems)):
+            codes, uniques = scores.codes(c)
+            if rows is not None:
+                codes = codes[rows]
+            seen = np.zeros(len(uniques), dtype=bool)
+            seen[codes] = True
+            present = set(uniques[seen].tolist())
+            listed = [n for n in names if n in present]
+            names_of[c] = listed
+            order.append(pd.Index(listed).get_indexer(uniques).astype(np.int64)[codes])
+    else:
+        for c, names in (("dataset", scores.datasets), ("metric", scores.metrics),
+                         ("system", scores.systems)):
+            present = set(pd.unique(frame[c]).tolist())
+            names_of[c] = [n for n in names if n in present]
+        for col, listed in names_of.items():
+            order.append(pd.Index(listed).get_indexer(frame[col]).astype(np.int64))
     datasets, metrics, systems = names_of["dataset"], names_of["metric"], names_of["system"]
     n_m, n_s = len(metrics), len(systems)
     flat = (order[0] * n_m + order[1]) * n_s + order[2]
@@ -380,8 +396,14 @@ def _group_bounds(scores: Scores, declared: dict[str, tuple[float, float]],
         # each row's (dataset, metric) as a code over the groups' own lists (array work: a
         # million datasets take no Python loop)
         n_m = max(len(metrics), 1)
-        d_code = pd.Index(datasets).get_indexer(raw["dataset"])
-        m_code = pd.Index(metrics).get_indexer(raw["metric"])
+        if scores.has_samples:
+            d_code = pd.Index(datasets).get_indexer(raw["dataset"])
+            m_code = pd.Index(metrics).get_indexer(raw["metric"])
+        else:  # the table's cached codes through the few distinct names
+            dc, du = scores.codes("dataset")
+            mc, mu = scores.codes("metric")
+            d_code = pd.Index(datasets).get_indexer(du)[dc]
+            m_code = pd.Index(metrics).get_indexer(mu)[mc]
         inside = (d_code >= 0) & (m_code >= 0)
         pair = d_code[inside].astype(np.int64) * n_m + m_code[inside]
         size = len(datasets) * n_m
