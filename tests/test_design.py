@@ -325,3 +325,31 @@ def test_effect_size_bootstrap_takes_clusters() -> None:
         rg.effect_size_bootstrap(*args, **kw, clusters=["x"] * 48)
     with pytest.raises(rg.RangerError, match="cluster id of item 3 is missing"):
         rg.effect_size_bootstrap(*args, **kw, clusters=["a", "b", "c", None] + ["a"] * 44)
+
+
+def test_rank_intervals_carry_the_leaderboards_mean_intervals_into_the_figure() -> None:
+    """The rank-interval figure's first panel (0/1 scores) draws each system's interval as the
+    leaderboard gives it (rg.describe: Korn–Graubard with clusters, Wilson without), not an
+    interval of independent items computed by the plot; its footnote names the method."""
+    from ranger_eval.plots.boxplots import comparison_boxplots
+
+    rng = np.random.default_rng(3)
+    rows = [("qa", s, f"q{c}-{j}", float(rng.random() < p + 0.3 * (c % 2 - 0.5)), f"p{c}")
+            for s, p in (("A", 0.7), ("B", 0.5)) for c in range(12) for j in range(5)]
+    frame = pd.DataFrame(rows, columns=["dataset", "system", "item", "value", "cluster"])
+    for clustered, method in ((True, "korn-graubard"), (False, "wilson")):
+        scores = rg.Scores(frame if clustered else frame.drop(columns="cluster"))
+        ri = rg.rank_intervals(scores, n_resamples=200)
+        d = rg.describe(scores).set_index("system").loc[list(ri.systems)]
+        assert ri.mean_interval == (method, method)
+        np.testing.assert_allclose(ri.mean_ci_low, d["ci_low"], rtol=1e-12)
+        np.testing.assert_allclose(ri.mean_ci_high, d["ci_high"], rtol=1e-12)
+        fig = comparison_boxplots(ri)
+        texts = " ".join(t.get_text() for t in fig.texts)
+        assert ("Korn–Graubard intervals" if clustered else "Wilson intervals") in texts
+        drawn = [ln for ax in fig.axes for ln in ax.get_lines()
+                 if ln.get_gid() == "proportion-interval"]
+        assert [tuple(ln.get_xdata()) for ln in drawn] == \
+            [(lo, hi) for lo, hi in zip(ri.mean_ci_low, ri.mean_ci_high, strict=True)]
+        import matplotlib.pyplot as plt
+        plt.close(fig)

@@ -269,7 +269,9 @@ def test_boxplots_of_binary_values_show_wilson_proportions():
     fig = comparison_boxplots(ri)
     assert_texts_clean(fig)
     ax = fig.axes[0]
-    assert ax.get_title(loc="left") == "proportions, 90% Wilson CI"
+    assert ax.get_title(loc="left") == "proportions, 90% CI"
+    assert "proportions: Wilson intervals, as the leaderboard's" in " ".join(
+        t.get_text() for t in fig.texts)
     assert ax.get_xlabel() == "proportion accuracy = 1"
     assert not [p for p in ax.patches if p.get_gid() is None and type(p).__name__ == "PathPatch"]
     (points,) = [ln for ln in ax.lines if ln.get_gid() == "proportion"]

@@ -52,6 +52,14 @@ class RankIntervals:
     paired: bool = True
     resample: str = "item"
     n_units: int = 0
+    #: each system's (in ``systems`` order) mean with its ``level`` confidence interval as
+    #: :func:`ranger_eval.describe` and the leaderboards give it (design-aware: cluster-robust
+    #: with clusters; Wilson / Korn–Graubard for 0/1 scores, inside a known range); NaN where
+    #: describe has none; ``mean_interval``: each interval's method (``t``, ``wilson``,
+    #: ``korn-graubard``)
+    mean_ci_low: np.ndarray | None = None
+    mean_ci_high: np.ndarray | None = None
+    mean_interval: tuple[str, ...] = ()
 
     @property
     def clustered(self) -> bool:
@@ -225,6 +233,7 @@ def rank_intervals(
     better[ll, jj] = hi < 0
     rank_low = 1 + better.sum(axis=0)
     rank_high = k - better.sum(axis=1)
+    mean_lo, mean_hi, mean_how = _mean_intervals(sub, names, level)
     return RankIntervals(
         dataset=dataset,
         metric=metric,
@@ -245,7 +254,26 @@ def rank_intervals(
         method=RankIntervals.method if paired else (
             "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024), "
             "independent bootstrap per system"),
+        mean_ci_low=mean_lo, mean_ci_high=mean_hi, mean_interval=mean_how,
     )
+
+
+def _mean_intervals(sub: Scores, names: list[str], level: float
+                    ) -> tuple[np.ndarray | None, np.ndarray | None, tuple[str, ...]]:
+    """The systems' mean intervals as the leaderboard gives them (:func:`ranger_eval.describe`
+    of the dataset × metric ``sub``, in the order of ``names``), for the figure's first panel;
+    the fields' defaults where describe has no interval (a group too small for one)."""
+    from ..errors import StatsInputError
+    from ..stats.describe import describe
+
+    try:
+        table = describe(sub, level=level, systems=names).set_index("system")
+    except StatsInputError:
+        return None, None, ()
+    table = table.reindex(names)
+    return (table["ci_low"].to_numpy(dtype=np.float64),
+            table["ci_high"].to_numpy(dtype=np.float64),
+            tuple(str(m) for m in table["interval"].fillna("t")))
 
 
 def _units(design: Design, dataset: str, metric: str, items: np.ndarray) -> np.ndarray | None:

@@ -49,13 +49,20 @@ def is_binary(values: list[np.ndarray]) -> bool:
     return bool(sum(a.size for a in finite)) and all(np.all((a == 0) | (a == 1)) for a in finite)
 
 
-def _proportions(ax: Any, values: list[np.ndarray], positions: np.ndarray, level: float) -> None:
-    """Proportion of 1s per system (diamond) with its Wilson interval (bar with caps)."""
+def _proportions(ax: Any, values: list[np.ndarray], positions: np.ndarray, level: float,
+                 intervals: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    """Proportion of 1s per system (diamond) with its interval (bar with caps): ``intervals``
+    (the result's own, as the leaderboard gives them: Korn–Graubard with clusters), else the
+    Wilson interval of the independent items."""
     arrays = [np.asarray(v, dtype=float).ravel() for v in values]
     arrays = [a[np.isfinite(a)] for a in arrays]
     n = np.array([a.size for a in arrays], dtype=float)
     x = np.array([a.sum() for a in arrays], dtype=float)
-    lo, hi = wilson_interval(x, n, level)
+    if intervals is not None and np.isfinite(intervals[0]).all() \
+            and np.isfinite(intervals[1]).all():
+        lo, hi = intervals
+    else:
+        lo, hi = wilson_interval(x, n, level)
     for i in range(len(arrays)):
         ax.plot([lo[i], hi[i]], [positions[i]] * 2, color=INTERVAL, linewidth=1.6,
                 solid_capstyle="butt", zorder=3, gid="proportion-interval")
@@ -123,7 +130,13 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
     panel_w = max(1.6, min(2.35, (PAGE_W - name_w - 2 * gap - 0.25) / 3))
     fig_w = name_w + 3 * panel_w + 2 * gap + 0.25
     how = "paired joint bootstrap" if ri.paired else "independent bootstrap per system"
-    note = (f"{how}, {ri.caption}, B = {ri.n_resamples}, seed = {ri.seed}; "
+    binary = is_binary(values)
+    given = (None if ri.mean_ci_low is None or ri.mean_ci_high is None
+             else (ri.mean_ci_low, ri.mean_ci_high))
+    method = ("Korn–Graubard" if "korn-graubard" in ri.mean_interval and given is not None
+              else "Wilson")
+    note = ((f"proportions: {method} intervals, as the leaderboard's; " if binary else "")
+            + f"{how}, {ri.caption}, B = {ri.n_resamples}, seed = {ri.seed}; "
             "rank intervals: max-T simultaneous pairwise intervals (Mogstad et al. 2024)")
     note_lines = wrap_parts(note.split(" "), " ", fig_w - 0.3,
                             lambda t: text_width_in(t, FONT_SIZE - 1.5))
@@ -139,9 +152,8 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
             axes.append(fig.add_axes((x0 / fig_w, bottom / fig_h, panel_w / fig_w,
                                       (fig_h - top - bottom) / fig_h)))
         ax_v, ax_m, ax_r = axes
-        binary = is_binary(values)
         if binary:
-            _proportions(ax_v, values, pos, level)
+            _proportions(ax_v, values, pos, level, given)
         else:
             _boxes(ax_v, values, pos)
             ax_v.plot(ri.means, pos, linestyle="none", marker="D", markersize=4.5, color=MEAN,
@@ -176,7 +188,7 @@ def comparison_boxplots(intervals: RankIntervals, *, title: str | None = None) -
                         fontproperties=font())
         ax_m.set_xlabel(f"bootstrap mean {ri.metric}", fontproperties=font())
         ax_r.set_xlabel("bootstrap rank (1 = best)", fontproperties=font())
-        titles = (f"proportions, {pct} Wilson CI" if binary else "values", "bootstrap means",
+        titles = (f"proportions, {pct} CI" if binary else "values", "bootstrap means",
                   f"ranks, simultaneous {pct} intervals")
         for ax, title_text in zip(axes, titles, strict=True):
             ax.set_title(title_text, fontproperties=font(bold=True), loc="left")

@@ -16,7 +16,7 @@ import numpy as np
 from ...errors import PlotError
 from .._axis import EffectAxis, axis_heights
 from .._style import format_percent
-from .._text import line_height, text_width, wrap, wrap_footer, wrap_signature
+from .._text import hinted_wrap, line_height, text_width, wrap, wrap_footer, wrap_signature
 from .columns import Column, ForestTable, ForestValues
 from .options import ForestStyle
 
@@ -75,7 +75,12 @@ def layout(table: ForestTable, values: ForestValues, axis: EffectAxis,
     fig_w, x_plot0, plot_w = _across(table, eff_pad, axis.label, (footer_parts, title), style)
     avail = fig_w - 2 * MARGIN
     f_small = style.small
-    footer_stats = wrap_footer(footer_parts, avail, f_small)
+    # a sentence longer than the figure (which did not widen it, _across) wraps with the
+    # hinting margin: its lines fill the width, so the rendered text must not exceed it
+    footer_stats = [line for entry in footer_parts for line in (
+        hinted_wrap(entry[0].split(" "), " ", avail, f_small)
+        if len(entry) == 1 and text_width(entry[0], f_small) > avail
+        else wrap_footer([entry], avail, f_small))]
     sig_lines = wrap_signature(str(signature), avail, f_small) if signature else []
     title_lines = wrap(title.split(" "), " ", avail, style.title) if title else []
     n_header_lines = max(c.header.count("\n") + 1
@@ -129,7 +134,11 @@ def _across(table: ForestTable, eff_pad: float, xlabel: str,
         plot_w += 2 * (xlabel_w / 2 - half_room + 0.02)
     fig_w = fixed_w + plot_w
     avail = fig_w - 2 * MARGIN
-    natural = wrap_footer(footer_parts, float("inf"), style.small)
+    # statistic blocks widen the plot (one block per line); a sentence longer than the figure
+    # (the caution of a meta-analysis of one or two datasets) wraps instead
+    natural = wrap_footer([p for p in footer_parts
+                           if len(p) > 1 or text_width(p[0], style.small) <= avail],
+                          float("inf"), style.small) or [""]
     widest = max(text_width(line, style.small) for line in natural)
     title_w = text_width(title, style.title) if title else 0.0
     need = max(widest, title_w)
