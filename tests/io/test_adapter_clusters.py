@@ -190,3 +190,16 @@ def test_compare_leaderboard_se_equals_inspects_own_clustered_stderr_api() -> No
     for name, system in (("weak", "strong=false"), ("strong", "strong=true")):
         se, _ = _inspect_stderr(LOGS / f"{name}.json")
         assert board.se[board.systems.index(system), 0] == pytest.approx(se, rel=1e-12)
+
+
+def test_the_guide_copy_of_the_clustered_inspect_logs_is_the_oracle_copy() -> None:
+    """docs/guide/data/inspect-clusters holds the logs make_inspect_logs_clusters.py wrote
+    (the LLM-evaluation guide checks the leaderboard's se against them)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    oracle = root / "tests" / "oracles" / "inspect_clusters" / "json"
+    guide = root / "docs" / "guide" / "data" / "inspect-clusters"
+    assert sorted(p.name for p in guide.iterdir()) == sorted(p.name for p in oracle.iterdir())
+    for p in oracle.iterdir():
+        assert (guide / p.name).read_bytes() == p.read_bytes(), p.name
