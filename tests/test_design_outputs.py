@@ -144,6 +144,21 @@ def leaderboard_intervals_are_wider(c: Run, p: Run, name: str) -> None:
     assert "cluster-robust" in c.text(name) and "cluster-robust" not in p.text(name)
 
 
+def leaderboard_csv(c: Run, p: Run, name: str) -> None:
+    """Each mean's n, n_clusters and se (rg.describe's: cluster-robust with clusters), its
+    interval: the clusters counted and the se larger with a strong cluster effect."""
+    from_clustered_tests(c, p, name)
+    tc, tp = pd.read_csv(c.out / name), pd.read_csv(p.out / name)
+    col = lambda t, what: [k for k in t.columns if k.endswith(f" {what}")]  # noqa: E731
+    assert col(tc, "se") and col(tc, "n_clusters") and col(tc, "interval"), list(tc.columns)
+    for k in col(tc, "n_clusters"):
+        assert (tc[k] == N_CLUSTERS).all(), (k, tc[k].tolist())
+    for k in col(tp, "n_clusters"):  # without clusters each item is its own
+        assert (tp[k] == tp[k.replace("n_clusters", "n")]).all()
+    for k in col(tc, "se"):
+        assert (tc[k] > 1.5 * tp[k]).all(), (k, tc[k].tolist(), tp[k].tolist())
+
+
 def meta_effects_csv(c: Run, p: Run, name: str) -> None:
     """Each dataset's effect variance is cluster-robust: the same yi, another vi."""
     from_clustered_tests(c, p, name)
@@ -233,7 +248,8 @@ def arena_json(c: Run, p: Run, name: str) -> None:
 
 
 def arena_html(c: Run, p: Run, name: str) -> None:
-    """arena.html (written after the manifest) prints the leaderboard's signature."""
+    """report.html of the arena folder (--html; written after the manifest) prints the
+    leaderboard's signature."""
     assert f"resample:cluster({CLUSTER_FIELD})" in c.text(name), name
     assert f"resample:cluster({CLUSTER_FIELD})" not in p.text(name), name
 
@@ -254,6 +270,7 @@ COMPARE = Command(
         Output("comparison.html", text_names_clusters),
         Output("leaderboard.md", leaderboard_intervals_are_wider),
         Output("leaderboard.tex", leaderboard_intervals_are_wider),
+        Output("leaderboard.csv", leaderboard_csv),
         Output("report.html", report_names_clusters),
         Output("graph*.*", from_clustered_tests),
         Output("pvalues*.*", from_clustered_tests),
@@ -309,7 +326,7 @@ RANK = Command(
     ),
 )
 ARENA = Command(
-    args=("arena", "{scores}", "--out", "{out}", "--n-bootstrap", "200"),
+    args=("arena", "{scores}", "--out", "{out}", "--n-bootstrap", "200", "--html"),
     outputs=(
         Output("arena.md", bradley_terry_text),
         Output("arena.tex", bradley_terry_text),
@@ -317,7 +334,7 @@ ARENA = Command(
         Output("arena.json", arena_json),
         Output("arena_ratings.*", BT_RESAMPLES),
         Output("arena_win_probability.*", BT_RESAMPLES),
-        Output("arena.html", arena_html),
+        Output("report.html", arena_html),
         Output("manifest.json", BT_RESAMPLES),
     ),
 )

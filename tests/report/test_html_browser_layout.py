@@ -66,10 +66,10 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                          "winner": "model_a" if u < p else "model_b"}
                         for u in rng.random(15)]
     pd.DataFrame(battles).to_csv(base / "battles.csv", index=False)
-    run_arena(base / "battles.csv", base / "arena", figures="none", n_bootstrap=50)
+    run_arena(base / "battles.csv", base / "arena", figures="none", n_bootstrap=50, html=True)
     return {"compare": write_html_report(base / "compare"),
             "rank": write_html_report(base / "rank"),
-            "arena": base / "arena" / "arena.html"}
+            "arena": base / "arena" / "report.html"}
 
 
 #: Every table on the page: its width, its box's, whether the box scrolls sideways, the box's

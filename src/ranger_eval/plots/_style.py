@@ -520,15 +520,22 @@ def save_figure(
         bbox: Any = None
         if getattr(fig, "_ranger_tight", False):
             bbox = _tight_bbox_inches(fig, pad=0.08, dpi=dpi)
+        # the footer's signature whole (it may be wrapped over lines in the drawing) in the
+        # file's own metadata: a figure names the result it draws even when cut from its page
+        signature = next((t.get_text().replace("\n", "") for t in fig.texts
+                          if t.get_gid() == "ranger-signature"), None)
+        described = {"Description": signature} if signature else {}
         for fmt in formats:
             fmt = fmt.lower().lstrip(".")
             out = stem.parent / f"{stem.name}.{fmt}"
             if fmt == "pdf":
-                metadata: dict[str, object] | None = {"Creator": creator, "CreationDate": None}
+                metadata: dict[str, object] | None = {
+                    "Creator": creator, "CreationDate": None,
+                    **({"Subject": signature} if signature else {})}
             elif fmt == "svg":
-                metadata = {"Creator": creator, "Date": None}
+                metadata = {"Creator": creator, "Date": None, **described}
             elif fmt == "png":
-                metadata = {"Software": creator}
+                metadata = {"Software": creator, **described}
             else:
                 metadata = None
             if fmt in ("pdf", "ps", "eps"):
