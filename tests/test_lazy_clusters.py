@@ -10,7 +10,6 @@ between systems, one cluster) are compared in memory, with the in-memory rows or
 """
 from __future__ import annotations
 
-import importlib.util
 import warnings
 from pathlib import Path
 
@@ -22,27 +21,19 @@ import ranger_eval as rg
 from ranger_eval.errors import CompareError, EffectSizeError, ScoresError
 
 pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra)")
-from ranger_eval.lazy import open_scores  # noqa: E402
+from tests.helpers.lazy import ENGINES, engine_name, open_on  # noqa: E402
 
 RTOL = 1e-10
 ATOL = 1e-13  # quantities that are 0 up to summation order
 
 
-@pytest.fixture(params=["duckdb", pytest.param("dask", marks=pytest.mark.slow)])
+@pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
-    if request.param == "dask" and importlib.util.find_spec("dask") is None:
-        pytest.skip("dask is not installed (pip install 'ranger-eval[dask]')")
-    return str(request.param)
+    return engine_name(request.param)
 
 
 def _open(df: pd.DataFrame, tmp_path: Path, engine: str) -> rg.lazy.LazyScores:
-    if engine == "dask":
-        import dask.dataframe as dd
-
-        return open_scores(dd.from_pandas(df, npartitions=3))
-    path = tmp_path / "scores.parquet"
-    df.to_parquet(path, index=False)
-    return open_scores(path)
+    return open_on(df, tmp_path, engine)
 
 
 def _clustered(seed: int, sizes: dict[str, list[int]], systems: tuple[str, ...] = ("A", "B", "C"),

@@ -8,7 +8,6 @@ systems, a group of extreme values (described in memory), and describe's errors.
 """
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 from pathlib import Path
@@ -23,28 +22,20 @@ from ranger_eval.report.tables import comparison_json
 from ranger_eval.stats.describe import COLUMNS
 
 pytest.importorskip("duckdb", reason="ranger_eval.lazy needs duckdb (the 'large' extra)")
-from ranger_eval.lazy import open_scores  # noqa: E402
+from tests.helpers.lazy import ENGINES, engine_name, open_on  # noqa: E402
 
 RTOL = 1e-12
 ATOL = 1e-14  # quantities that are 0 up to summation order
 NUMERIC = [c for c in COLUMNS[3:] if c != "interval"]
 
 
-@pytest.fixture(params=["duckdb", pytest.param("dask", marks=pytest.mark.slow)])
+@pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
-    if request.param == "dask" and importlib.util.find_spec("dask") is None:
-        pytest.skip("dask is not installed (pip install 'ranger-eval[dask]')")
-    return str(request.param)
+    return engine_name(request.param)
 
 
 def _open(df: pd.DataFrame, tmp_path: Path, engine: str) -> rg.lazy.LazyScores:
-    if engine == "dask":
-        import dask.dataframe as dd
-
-        return open_scores(dd.from_pandas(df, npartitions=3))
-    path = tmp_path / "scores.parquet"
-    df.to_parquet(path, index=False)
-    return open_scores(path)
+    return open_on(df, tmp_path, engine)
 
 
 def _table(seed: int, *, clusters: bool, seeds: int = 0) -> pd.DataFrame:

@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -88,6 +89,9 @@ from ._validation import (
     paired_scaled,
 )
 from .results import ManyTestResult, TestResult
+
+if TYPE_CHECKING:
+    from .resampling import BootstrapIndices
 
 __all__ = [
     "NOT_CLUSTERED",
@@ -535,19 +539,7 @@ def cluster_bootstrap_many(
     if idx.n != c:
         raise StatsInputError(f"indices draw {idx.n} clusters; the data have {c}")
     big_b = idx.n_resamples
-    theta_b = np.empty((big_b, s.shape[0]))
-    st = np.ascontiguousarray(s.T)
-    den = np.empty(big_b)
-    buf: np.ndarray | None = None
-    for a, b in idx.batches(batch):
-        if buf is None:
-            buf = np.empty((b - a, c))
-        w = idx.counts(a, b, out=buf)
-        np.matmul(w, st, out=theta_b[a:b])
-        np.matmul(w, m, out=den[a:b])
-        if advance is not None:
-            advance(b - a)
-    theta_b /= den[:, None]
+    theta_b = _resampled_ratio_means(s, m, idx, batch, advance)
     theta = s.sum(axis=1) / n
     tol = _tolerance(np.abs(s).sum(axis=1) / n, c)
     jack = (s.sum(axis=1, keepdims=True) - s) / (n - m)[None, :]
@@ -588,14 +580,22 @@ def cluster_bootstrap_means(
     _need_clusters(c, "the cluster bootstrap")
     s = cluster_sums(v, cd.astype(np.intp), c)
     m = np.bincount(cd, minlength=c).astype(np.float64)
-    idx = BootstrapIndices(c, n_resamples, seed)
+    return _resampled_ratio_means(s, m, BootstrapIndices(c, n_resamples, seed), batch, advance)
+
+
+def _resampled_ratio_means(s: np.ndarray, m: np.ndarray, idx: BootstrapIndices,
+                           batch: int | None,
+                           advance: Callable[[int], object] | None) -> np.ndarray:
+    """The cluster bootstrap's resampled means, shape (resamples, rows): resample r draws
+    cluster k w_rk times (``idx``: BootstrapIndices over the C clusters, in batches) and row i's
+    mean is sum_k w_rk s_ik / sum_k w_rk m_k (``s``: rows × C cluster sums, ``m``: C sizes)."""
     st = np.ascontiguousarray(s.T)
-    out = np.empty((idx.n_resamples, v.shape[0]))
+    out = np.empty((idx.n_resamples, s.shape[0]))
     den = np.empty(idx.n_resamples)
     buf: np.ndarray | None = None
     for a, b in idx.batches(batch):
         if buf is None:
-            buf = np.empty((b - a, c))
+            buf = np.empty((b - a, s.shape[1]))
         w = idx.counts(a, b, out=buf)
         np.matmul(w, st, out=out[a:b])
         np.matmul(w, m, out=den[a:b])
