@@ -383,3 +383,35 @@ def test_pair_metrics_feed_the_set_metric_path(tmp_path):
                 - f1_score(a["label"].astype(int), a["prediction"].astype(int)))
     assert float(eff.yi[0]) == pytest.approx(expected, rel=1e-12, abs=1e-12)
     assert float(eff.vi[0]) > 0
+
+
+def test_set_level_metrics_get_no_per_item_standard_error() -> None:
+    """lm-eval's corpus BLEU, chrF, TER, perplexities, F1 and MCC are computed over the whole
+    set; the per-item rows the adapter keeps for them are the function's inputs, not scores to
+    average. rg.describe leaves them out with a warning naming them, and compare's leaderboard
+    and comparison.json means give them no se or interval (they once showed exact_match's
+    interval beside corpus BLEU = 32.9), the caption saying why."""
+    import ranger_eval as rg
+    from ranger_eval.report import to_markdown
+
+    pytest.importorskip("sacrebleu", reason="lm-eval's BLEU aggregation (the 'test' extra)")
+    _sklearn_metrics()
+    logs = Path(__file__).resolve().parents[1] / "oracles" / "lmeval_logs"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = rg.read_scores(logs)
+    with pytest.warns(UserWarning, match=r"describe: .*bleu.* left out: set-level metrics"):
+        described = rg.describe(scores)
+    set_level = {"bleu", "chrf", "ter", "perplexity", "word_perplexity", "byte_perplexity",
+                 "bits_per_byte", "f1", "mcc"}
+    assert not set_level & set(described["metric"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comp = rg.compare(scores)
+        means = comp.described_means()
+        board = comp.leaderboard()
+    gone = means["metric"].isin(set_level)
+    assert gone.any() and means.loc[gone, ["se", "ci_low", "ci_high"]].isna().all().all()
+    assert means.loc[~gone, "se"].notna().all()
+    assert set(board.set_level) == set_level
+    assert "computed over the whole set, not averaged over items" in to_markdown(board)

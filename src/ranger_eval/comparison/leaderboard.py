@@ -62,6 +62,9 @@ class Leaderboard:
     n_clusters: np.ndarray | None = None
     se: np.ndarray | None = None
     intervals: np.ndarray | None = None
+    #: the columns' metrics computed over the whole set (corpus BLEU, F1, MCC, perplexity …):
+    #: no per-item standard error or interval (their cells show a dash, the caption says why)
+    set_level: tuple[str, ...] = ()
 
     @property
     def has_counts(self) -> bool:
@@ -163,6 +166,7 @@ def build_leaderboard(
     higher_is_better: Mapping[tuple[str, str], bool] | None = None,
     intervals: pd.DataFrame | None = None, level: float = 0.95, clustered: bool = False,
     interval_method: str | None = None, described: pd.DataFrame | None = None,
+    set_level: Sequence[str] = (),
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from comparison rows and per-system means.
 
@@ -237,4 +241,5 @@ def build_leaderboard(
         ci_low=lows, ci_high=highs, level=level, clustered=clustered,
         interval_method=interval_method, n=counts["n"], n_clusters=counts["n_clusters"],
         se=counts["se"], intervals=methods,
+        set_level=tuple(m for m in dict.fromkeys(m for _, m in columns) if m in set(set_level)),
     )

@@ -146,6 +146,19 @@ class Comparison:
                                           mu[pair % max(len(mu), 1)].astype(str)])
 
     @functools.cached_property
+    def _set_level_metrics(self) -> frozenset[str]:
+        """The metrics compared as set-level metrics, whose per-item rows hold no score of the
+        metric itself: those rows' ``set_metric`` column names the function (lm-eval's corpus
+        BLEU, perplexities, F1, MCC …), or the metric is a ``metric_fn``'s name."""
+        names = {str(m) for m in self.set_metrics}
+        frame = getattr(self.scores, "frame", None)
+        if isinstance(frame, pd.DataFrame) and "set_metric" in frame.columns:
+            marked = frame["set_metric"].notna().to_numpy(dtype=bool)
+            if marked.any():
+                names |= {str(m) for m in pd.unique(frame["metric"].to_numpy()[marked])}
+        return frozenset(names)
+
+    @functools.cached_property
     def _described_all(self) -> pd.DataFrame | None:
         """:meth:`_described` of every mean, once per result."""
         return self._described(self.means)
@@ -279,7 +292,8 @@ class Comparison:
                                  intervals=intervals, level=self.level,
                                  clustered=self.scores.has_cluster,
                                  interval_method=PPI_MEAN_INTERVAL if judged else None,
-                                 described=described)
+                                 described=described,
+                                 set_level=sorted(self._set_level_metrics))
 
     def _described(self, means: pd.DataFrame) -> pd.DataFrame | None:
         """:func:`ranger_eval.describe` of the compared systems (on the dataset × metric groups
@@ -294,10 +308,15 @@ class Comparison:
         if means.empty:
             return None
         wanted = pd.MultiIndex.from_frame(means[["dataset", "metric"]].astype(str)).unique()
-        # a set-level metric (metric_fn: MCC, F1 of the whole set …) has no per-item scores of
-        # its own, so no item-level standard error: its cells stay without one (NaN)
+        # a set-level metric (metric_fn: MCC, F1 of the whole set …; corpus BLEU, perplexity,
+        # F1 that lm-eval aggregates over the whole set) has no per-item scores of its own —
+        # its rows' values, if any, are placeholders (an adapter's per-item stand-in) — so no
+        # item-level standard error: its cells stay without one (NaN)
         present = self._score_groups
         keep = wanted[wanted.isin(present)]
+        set_level = self._set_level_metrics
+        if set_level:
+            keep = keep[~keep.get_level_values(1).isin(list(set_level))]
         if keep.empty:
             return None
         groups = None if len(keep) == len(present) else list(keep)  # None: every group

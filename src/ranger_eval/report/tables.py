@@ -623,7 +623,21 @@ _INTERVAL_WORDS = {
 
 def _board_ci_note(board: Leaderboard) -> str:
     """The caption's sentences about the bracketed intervals and the se, n, clusters columns
-    ("" without them)."""
+    ("" without them), and why set-level metrics have neither."""
+    return _board_ci_counts(board) + _board_set_level_note(board)
+
+
+def _board_set_level_note(board: Leaderboard) -> str:
+    """Why the cells of set-level metrics have no interval and no se ("" without any)."""
+    if not board.set_level:
+        return ""
+    names = ", ".join(board.set_level)
+    return (f" {names}: computed over the whole set, not averaged over items, so without a "
+            "per-item standard error or interval (–); their comparisons are tested by "
+            "resampling the items (comparison.csv).")
+
+
+def _board_ci_counts(board: Leaderboard) -> str:
     counts = ""
     if board.has_counts:
         se = ("cluster-robust (CR1) standard error of the mean, as Inspect's "

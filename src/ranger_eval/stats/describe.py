@@ -64,6 +64,7 @@ numbers.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -254,6 +255,21 @@ def describe(scores: Scores | object, *, level: float = 0.95,
         df, stats = df.iloc[rows].reset_index(drop=True), stats.iloc[rows].reset_index(drop=True)
         if df.empty:
             raise StatsInputError(f"describe: no scores in the groups {list(wanted)[:5]}")
+    if "set_metric" in df.columns and df["set_metric"].notna().any():
+        # lm-eval's set-level metrics (corpus BLEU, F1, MCC, perplexities): their per-item rows
+        # hold the inputs of a whole-set function, not scores whose mean is the metric
+        marked = df["set_metric"].notna().to_numpy(dtype=bool)
+        left_out = sorted({str(m) for m in pd.unique(df["metric"].to_numpy()[marked])})
+        keep_rows = np.flatnonzero(~df["metric"].isin(left_out).to_numpy(dtype=bool))
+        rows = keep_rows if rows is None else rows[keep_rows]
+        df = df.iloc[keep_rows].reset_index(drop=True)
+        stats = stats.iloc[keep_rows].reset_index(drop=True)
+        warnings.warn(f"describe: {', '.join(left_out)} left out: set-level metrics, computed "
+                      "over the whole set (their per-item rows are not scores to average); "
+                      "compare tests them by resampling the items", UserWarning, stacklevel=2)
+        if df.empty:
+            raise StatsInputError(f"describe: only set-level metrics ({', '.join(left_out)}): "
+                                  "no per-item scores to describe")
     keys = ["dataset", "metric", "system", "item"]
     frame = pd.DataFrame({k: df[k] for k in keys})
     frame["value"] = df["value"].to_numpy(dtype=np.float64)
