@@ -90,3 +90,27 @@ def test_plan_with_clusters_speaks_options(tmp_path: Path) -> None:
             "clusters × cluster size; pass --n 2000 (400 clusters) or --n 1995 (399)"
             in bad.stderr)
     assert "n=" not in bad.stderr
+
+
+def test_plan_from_a_clustered_pilot_log_reads_its_clusters(tmp_path: Path) -> None:
+    """--cluster names the cluster field of a pilot (as on compare): the simulations draw the
+    pilot's passages whole (two Inspect runs' 7 passages), the plan answers in whole clusters
+    and says so, and equals rg.plan_from_pilot on the same scores; --cluster without --pilot
+    names both options."""
+    logs = Path(__file__).resolve().parent / "oracles" / "inspect_clusters" / "json"
+    out = tmp_path / "out"
+    scores = rg.read_scores(logs / "strong.json", cluster="passage", system="strong")
+    weak = rg.read_scores(logs / "weak.json", cluster="passage", system="weak")
+    both = rg.Scores(pd.concat([scores.frame, weak.frame], ignore_index=True))
+    expected = rg.plan_from_pilot(both, treatment="strong", control="weak", effect=0.1, power=0.8)
+    assert expected.n_clusters is not None and expected.n % 1 == 0
+    table = tmp_path / "pilot.csv"
+    both.frame.to_csv(table, index=False)
+    res = _invoke(["--pilot", str(table), "--treatment", "strong", "--control", "weak",
+                   "--cluster", "cluster", "--effect", "0.1", "--power", "0.8", "-o", str(out)])
+    payload = json.loads((out / "plan.json").read_text())["result"]
+    assert payload["n"] == expected.n and payload["n_clusters"] == expected.n_clusters
+    assert f"in {expected.n_clusters} whole clusters" in res.stdout
+    bad = CliRunner().invoke(app, ["plan", "--test", "paired-t", "--effect", "0.1", "--sd", "1",
+                                   "--power", "0.8", "--cluster", "passage", "-o", str(out)])
+    assert bad.exit_code != 0 and "--cluster" in bad.output and "--pilot" in bad.output

@@ -1568,9 +1568,10 @@ class PlanRun:
 def run_plan(out: str | Path, command: str | None = None, *, test: str | None = None,
              pilot: str | Path | None = None, metric: str | None = None,
              format: str | None = None, system_from: str | None = None,
-             **options: Any) -> PlanRun:
+             cluster: str | None = None, **options: Any) -> PlanRun:
     """``ranger-eval plan``: :func:`ranger_eval.plan` on the given parameters, or (with
-    ``pilot``, a scores file or experiment YAML) :func:`ranger_eval.plan_from_pilot`; writes
+    ``pilot``, a scores file or experiment YAML; ``cluster``, the field of each item's cluster,
+    as ``--cluster``) :func:`ranger_eval.plan_from_pilot`; writes
     ``plan.json`` (the full result and its signature), ``plan.md`` and the manifest.
     ``options`` are the keywords of the function called (``None`` values left out)."""
     from .report.plan import plan_markdown
@@ -1582,7 +1583,7 @@ def run_plan(out: str | Path, command: str | None = None, *, test: str | None = 
     with collecting_warnings(caught):
         if pilot is not None:
             scores, _ = load_scores_input(pilot, [metric] if metric else None, format,
-                                          system_from)
+                                          system_from, cluster)
             for role in ("treatment", "control"):
                 if role not in given:
                     hint = Hint(role)

@@ -81,7 +81,7 @@ def test_pilot_mean_does_not_matter(shift: float, test: str) -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"effect": 0.02}, "exactly one of effect, n and power"),
+    ({"effect": 0.02}, "exactly one of effect=, n= and power="),
     ({"effect": 0.0, "power": 0.8}, "cannot be detected"),
     ({"effect": 0.02, "power": 1.0}, "power must be above alpha"),
     ({"effect": 0.02, "n": 1}, "n must be an integer ≥ 2"),

@@ -117,7 +117,7 @@ def test_mde_inverts_t_power() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"effect": 0.3}, "n and power are missing"),
+    ({"effect": 0.3}, "n= and power= are missing"),
     ({"effect": 0.3, "n": 20, "power": 0.8}, "all three were given"),
     ({"effect": 0.3, "power": 1.0}, "power must be < 1"),
     ({"effect": 0.3, "power": 0.01}, "not above the test's false-positive rate"),

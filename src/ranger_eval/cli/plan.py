@@ -7,7 +7,14 @@ from pathlib import Path
 
 import typer
 
-from ._common import command_line, friendly_errors, imports_done, report_written, warn
+from ._common import (
+    CLUSTER_HELP,
+    command_line,
+    friendly_errors,
+    imports_done,
+    report_written,
+    warn,
+)
 from ._options import OutOption, default_out
 
 _NUMBER = "(leave out the one to solve for)"
@@ -56,6 +63,10 @@ def register(app: typer.Typer) -> None:
         control: str | None = typer.Option(None, "--control", help="Pilot: the control."),  # noqa: UP007
         dataset: str | None = typer.Option(None, "--dataset", help="Pilot: the dataset."),  # noqa: UP007
         metric: str | None = typer.Option(None, "--metric", help="Pilot: the metric."),  # noqa: UP007
+        cluster: str | None = typer.Option(  # noqa: UP007
+            None, "--cluster", metavar="FIELD",
+            help="Pilot: " + CLUSTER_HELP[0].lower() + CLUSTER_HELP[1:]
+            + " The simulations draw whole clusters and the plan answers in whole clusters."),
         n_simulations: int = typer.Option(2000, "--n-simulations",
                                           help="Pilot: simulated experiments."),
         seed: int = typer.Option(0, "--seed", help="Pilot: seed of the simulations."),
@@ -74,14 +85,15 @@ def register(app: typer.Typer) -> None:
                            effect=effect, n=None if n is None else int(n), power=power,
                            alpha=alpha, alternative=alternative, treatment=treatment,
                            control=control, dataset=dataset, n_simulations=n_simulations,
-                           seed=seed)
+                           seed=seed, cluster=cluster)
         else:
             pilot_only = {"--treatment": treatment, "--control": control, "--dataset": dataset,
-                          "--metric": metric}
+                          "--metric": metric, "--cluster": cluster}
             stray = [k for k, v in pilot_only.items() if v is not None]
             if stray:
                 raise ConfigError(f"option {', '.join(stray)}: only with --pilot (a pilot "
-                                  "file's systems, dataset and metric)")
+                                  "file's systems, dataset, metric and cluster field; without "
+                                  "a pilot, --icc and --cluster-size describe the clusters)")
             whole = n is not None and float(n).is_integer()
             run = run_plan(out, command_line(), test=test, effect=effect,
                            n=int(n) if whole and n is not None else n, power=power, alpha=alpha,

@@ -37,7 +37,7 @@ from ..errors import Hint
 from ..scores import Scores, as_scores
 from ..signature import Signature, make_signature
 from ._validation import StatsInputError, check_alternative, check_choice, check_seed
-from .power import plan, retrodesign
+from .power import plan, retrodesign, solved_for
 
 __all__ = ["PILOT_TESTS", "PilotPlan", "plan_from_pilot"]
 
@@ -95,7 +95,12 @@ class PilotPlan:
                   f"; a significant result has the wrong sign with probability "
                   f"{self.type_s:.3g} and exaggerates the effect {self.type_m:.3g}-fold")
         return (f"{self.treatment} vs {self.control} on {self.dataset} ({self.metric}), "
-                f"{self.test}, α = {self.alpha:g}: with {self.n} items and a true difference of "
+                f"{self.test}"
+                + (", cluster-robust" if self.n_clusters is not None else "")
+                + f", α = {self.alpha:g}: with {self.n} items"
+                + (f" in {self.n_clusters} whole clusters (the pilot's clusters drawn whole)"
+                   if self.n_clusters is not None else "")
+                + " and a true difference of "
                 f"{self.effect:.4g}, {self.n_simulations} simulated experiments from the "
                 f"{self.n_pilot}-item pilot reach power {self.power:.3f}{errors}.")
 
@@ -266,11 +271,7 @@ def plan_from_pilot(
     seed = check_seed(seed)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= 0.5:
         raise StatsInputError(f"alpha must be in (0, 0.5]; got {alpha!r}")
-    unknown = [k for k, v in (("effect", effect), ("n", n), ("power", power)) if v is None]
-    if len(unknown) != 1:
-        raise StatsInputError(
-            "exactly one of effect, n and power must be left out (None: it is solved for); "
-            + (f"{' and '.join(unknown)} are missing" if unknown else "all three were given"))
+    unknown = [solved_for(effect, n, power)]  # exactly one left out
     if dataset is None:
         if len(scores.datasets) != 1:
             hint = Hint("dataset")

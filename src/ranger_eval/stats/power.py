@@ -598,6 +598,27 @@ def _solve_effect(design: _Design, n: float, power: float) -> float:
 # public
 
 
+
+def solved_for(effect: object, n: object, power: object) -> str:
+    """Which of ``effect``, ``n`` and ``power`` a plan solves for: the one left out (None).
+    Not exactly one left out is a :class:`StatsInputError` whose keywords are hints, so the
+    command line names its options (``--effect``, ``--n``, ``--power``)."""
+    values = {"effect": effect, "n": n, "power": power}
+    unknown = [k for k, v in values.items() if v is None]
+    if len(unknown) == 1:
+        return unknown[0]
+    hints = {k: Hint(k, form="set") for k in values}
+    named = ", ".join(hints[k].text for k in ("effect", "n")) + f" and {hints['power'].text}"
+    raise StatsInputError(
+        f"exactly one of {named} must be left out (it is solved for); "
+        + (f"{_listed([hints[k].text for k in unknown])} are missing" if unknown
+           else "all three were given"), hints=list(hints.values()))
+
+
+def _listed(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
 def plan(
     test: str,
     *,
@@ -652,15 +673,7 @@ def plan(
             raise StatsInputError(f"effect={effect!r} disagrees with p_treatment - p_control "
                                   f"= {implied!r}; give one of them")
         effect = implied
-    unknown = [name for name, value in (("effect", effect), ("n", n), ("power", power))
-               if value is None]
-    if len(unknown) != 1:
-        given = [name for name in ("effect", "n", "power") if name not in unknown]
-        raise StatsInputError(
-            "exactly one of effect, n and power must be left out (None: it is solved for); "
-            + (f"{' and '.join(unknown)} are missing" if len(unknown) > 1 else
-               f"all three were given ({', '.join(given)})"))
-    solve = unknown[0]
+    solve = solved_for(effect, n, power)
 
     # --- the scale of the analysed item-level quantity -------------------------------------
     if test in _BINARY:
