@@ -1347,18 +1347,19 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     main = ranking if ranking is not None else rank_test
     extra = {"naive": naive} if ranking is None and naive is not None else {}
     test_dict = rank_test.to_dict()
+    ranking_dict = ranking.to_dict() if ranking is not None else None
     # the two verdicts on each pair (frequentist pairwise tests against Nemenyi/CD or against
     # the Bayesian ROPE decisions), explained where they differ (issue 27 §4)
-    disagreements = ([] if ranking is None else
-                     bayesian_disagreements(ranking.to_dict(), test_dict)
+    disagreements = ([] if ranking_dict is None else
+                     bayesian_disagreements(ranking_dict, test_dict)
                      if test_dict.get("approach") == "bayesian"
-                     else rank_disagreements(ranking.to_dict(), test_dict))
+                     else rank_disagreements(ranking_dict, test_dict))
     out.text("ranking.md", report.why_both_hold(report.to_markdown(main, **extra),
                                                 disagreements))
     out.text("ranking.csv", report.to_csv(main))
     out.text("ranking.tex", report.to_latex(main, **extra))
     payload = {"rank_test": test_dict,
-               "ranking": ranking.to_dict() if ranking is not None else None,
+               "ranking": ranking_dict,
                "naive_means": None if naive is None else {str(k): float(v)
                                                           for k, v in naive.items()},
                **_bradley_terry_payload(bradley_terry),

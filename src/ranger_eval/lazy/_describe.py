@@ -52,6 +52,7 @@ from ..stats.describe import (
     describe_sums,
     describe_table,
     known_bounds,
+    too_few_units,
 )
 
 if TYPE_CHECKING:
@@ -125,14 +126,7 @@ def _from_statistics(lazy: LazyScores, rows: list[tuple[str, str, str]],
     few = np.flatnonzero((c < 2) & ~extreme)
     if few.size:
         d, m, s = rows[int(few[0])]
-        unit = "cluster" if clustered else "item"
-        raise StatsInputError(
-            f"describe: dataset {d!r}, metric {m!r}, system {s!r} has {int(c[few[0]])} {unit}; "
-            f"a standard error needs at least 2 {unit}s"
-            + (f" ({few.size} dataset × metric × system groups have fewer than 2)"
-               if few.size > 1 else "")
-            + ("; a single cluster carries no information about the between-cluster variance"
-               if clustered else ""))
+        raise too_few_units((d, m, s), int(c[few[0]]), few.size, clustered)
     core = describe_sums(n, c, total=own["m2"], sum_s2=sum_s2, between=between, sum_m2=sum_m2,
                          level=level)
     n_groups = len(rows)

@@ -77,7 +77,7 @@ from ._validation import StatsInputError
 from .bounded import INTERVAL_METHODS, bounded_intervals
 
 __all__ = ["COLUMNS", "auto_intervals", "describe", "describe_arrays", "describe_sums",
-           "describe_table", "known_bounds"]
+           "describe_table", "known_bounds", "too_few_units"]
 
 #: the columns of :func:`describe`'s table, in order (``interval`` added last, issue 27)
 COLUMNS = ("dataset", "metric", "system", "n", "n_clusters", "mean", "se", "ci_low", "ci_high",
@@ -114,6 +114,20 @@ def describe_sums(n: np.ndarray, n_clusters: np.ndarray, *, total: np.ndarray,
     df = c - 1.0
     q = _sps.t.ppf(0.5 + level / 2.0, df)
     return {"se": se, "half": q * se, "icc": icc, "design_effect": deff, "df": df}
+
+
+def too_few_units(group: tuple[object, object, object], count: int, n_few: int,
+                  clustered: bool) -> StatsInputError:
+    """The error of a dataset × metric × system ``group`` with fewer than 2 clusters (or
+    items): no standard error; ``n_few`` groups are so (the in-memory and lazy describe)."""
+    d, m, s = group
+    unit = "cluster" if clustered else "item"
+    return StatsInputError(
+        f"describe: dataset {d!r}, metric {m!r}, system {s!r} has {count} {unit}; a standard "
+        f"error needs at least 2 {unit}s"
+        + (f" ({n_few} dataset × metric × system groups have fewer than 2)" if n_few > 1 else "")
+        + ("; a single cluster carries no information about the between-cluster variance"
+           if clustered else ""))
 
 
 def describe_arrays(
@@ -328,15 +342,8 @@ def describe(scores: Scores | object, *, level: float = 0.95,
         code = int(uniq[few[0]])
         d, rest = divmod(code, n_m * n_s)
         mi, si = divmod(rest, n_s)
-        unit = "cluster" if clustered else "item"
-        raise StatsInputError(
-            f"describe: dataset {datasets[d]!r}, metric {metrics[mi]!r}, system "
-            f"{systems[si]!r} has {int(counts[few[0]])} {unit}; a standard error needs "
-            f"at least 2 {unit}s"
-            + (f" ({few.size} dataset × metric × system groups have fewer than 2)"
-               if few.size > 1 else "")
-            + ("; a single cluster carries no information about the between-cluster variance"
-               if clustered else ""))
+        raise too_few_units((datasets[d], metrics[mi], systems[si]), int(counts[few[0]]),
+                            few.size, clustered)
     out = describe_arrays(
         frame["value"].to_numpy(dtype=np.float64), group, cluster, n_groups=uniq.size,
         level=level, within_var=frame["within_var"].to_numpy(dtype=np.float64),
