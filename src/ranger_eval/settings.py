@@ -65,6 +65,7 @@ __all__ = [
     "check_value",
     "check_whole",
     "cli_options",
+    "resolve_settings",
     "settings_fields",
     "signature_fields",
 ]
@@ -848,6 +849,44 @@ def check_whole(name: str, value: Any, low: int, high: int | None = None) -> int
         return int(_whole(low, high)(value))
     except _Bad as exc:
         raise SettingsError(f"{name}: {exc}") from None
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a keyword's value is its default (``is`` for None and callables, == else)."""
+    if value is default:
+        return True
+    if default is None or value is None or callable(value):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # e.g. an array
+        return False
+
+
+def resolve_settings(cls: type[_S], keywords: Mapping[str, Any], settings: _S | None, *,
+                     where: str) -> _S:
+    """The one settings object of an analysis call: the single entry of every analysis function.
+
+    ``keywords`` are the call's keyword arguments that are fields of ``cls`` (their defaults are
+    ``cls``' own, written ``level: float = _DEFAULT.level``); ``settings`` the object passed as
+    ``settings=``. Without it the keywords are checked once (``cls(**keywords)``: a
+    :class:`SettingsError` naming the key and value). With it, a keyword whose value differs
+    from its default is a :class:`SettingsError` naming the clash (one source per value: change
+    the object with ``dataclasses.replace(settings, level=0.9)``); a keyword at its default
+    cannot be told from an absent one and is no clash. ``where`` is the function's name.
+    """
+    if settings is None:
+        return cls.from_keywords(keywords, where=where)
+    if not isinstance(settings, cls):
+        raise SettingsError(f"settings: must be a {cls.__name__}; got {type(settings).__name__}")
+    default = cls()
+    clash = [k for k, v in keywords.items() if not _same(v, getattr(default, k))]
+    if clash:
+        given = ", ".join(f"{k}={keywords[k]!r}" for k in clash)
+        raise SettingsError(
+            f"{where}: {given} given together with settings=; pass one or the other "
+            f"(dataclasses.replace(settings, {clash[0]}=...) changes the settings object)")
+    return settings
 
 
 def cli_options(cls: type[_Settings]) -> dict[str, str]:

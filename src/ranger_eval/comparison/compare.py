@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame
-from ..errors import CompareError, Hint, ScoresError, SettingsError
+from ..errors import CompareError, Hint, ScoresError
 from ..pairing import align_groups, block_layout, factorize, group_pairs, scores_table
 from ..scores import KEY_COLUMNS, Scores
-from ..settings import CompareSettings
+from ..settings import CompareSettings, resolve_settings
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
 from .clustered import group_clusters, prepare_clustered
 from .dispatch import _choose_test, _context, _pair_data, _pair_means
@@ -31,36 +31,6 @@ from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 
 #: the defaults of :func:`compare`'s keywords: those of its settings object
 _DEFAULT = CompareSettings()
-
-
-def _settings_of(keywords: dict[str, Any], settings: CompareSettings | None) -> CompareSettings:
-    """The one :class:`CompareSettings` of a :func:`compare` call: ``settings`` when given (no
-    keyword may then differ from its default: a :class:`SettingsError` naming the clash), else
-    the keywords, checked once."""
-    if settings is None:
-        return CompareSettings(**keywords)
-    if not isinstance(settings, CompareSettings):
-        raise SettingsError(f"settings: must be a CompareSettings; got {type(settings).__name__}")
-    clash = [k for k, v in keywords.items()
-             if not _same(v, getattr(_DEFAULT, k))]
-    if clash:
-        given = ", ".join(f"{k}={keywords[k]!r}" for k in clash)
-        raise SettingsError(
-            f"compare: {given} given together with settings=; pass one or the other "
-            f"(dataclasses.replace(settings, {clash[0]}=...) changes the settings object)")
-    return settings
-
-
-def _same(value: Any, default: Any) -> bool:
-    """Whether a keyword's value is its default (``is`` for None and callables, == else)."""
-    if value is default:
-        return True
-    if default is None or value is None or callable(value):
-        return False
-    try:
-        return bool(value == default)
-    except (TypeError, ValueError):  # e.g. an array
-        return False
 
 
 def compare(
@@ -142,7 +112,15 @@ def compare(
         paired=paired, missing=missing, datasets=datasets, metrics=metrics, by=by,
         metric_fn=metric_fn, seeds=seeds, hypothesis=hypothesis, margin=margin,
         cluster_se=cluster_se)
-    settings = _settings_of(keywords, settings)
+    settings = resolve_settings(CompareSettings, keywords, settings, where="compare")
+    result = _compare_settled(scores, settings)
+    if isinstance(result, Comparison):  # a fresh result: its one settings record
+        object.__setattr__(result, "settings", settings)
+    return result
+
+
+def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -> Comparison:
+    """:func:`compare`'s work, from its one checked settings object."""
     hook = getattr(scores, "__ranger_compare__", None)
     if callable(hook):
         return hook(**settings.as_dict())

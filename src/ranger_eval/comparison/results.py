@@ -55,6 +55,9 @@ class Comparison:
     hypothesis: str = _DEFAULT.hypothesis
     margin: float | None = _DEFAULT.margin
     cluster_se: str = _DEFAULT.cluster_se
+    #: the settings object of the :func:`~ranger_eval.compare` call that made this result
+    #: (None for a result assembled by hand or restricted from another)
+    settings: CompareSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def alpha(self) -> float:

@@ -29,9 +29,9 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .comparison import Comparison, compare, rank_intervals
-from .effects import EffectSizes, degenerate_text, effect_sizes, zero_variance_reasons
-from .errors import (
+from ..comparison import Comparison, compare, rank_intervals
+from ..effects import EffectSizes, degenerate_text, effect_sizes, zero_variance_reasons
+from ..errors import (
     ConfigError,
     EffectSizeError,
     Hint,
@@ -43,7 +43,7 @@ from .errors import (
     in_callers_words,
     suggest,
 )
-from .io import (
+from ..io import (
     Experiment,
     IRConfig,
     experiment_from_table,
@@ -51,11 +51,11 @@ from .io import (
     read_item_scores,
     read_scores,
 )
-from .meta import MetaResult, meta_analysis
-from .output import FIGURE_FORMATS, OutputFolder, figure_workers, warm_figure_modules
-from .pairing import factorize
-from .scores import Scores
-from .settings import (
+from ..meta import MetaResult, meta_analysis
+from ..output import FIGURE_FORMATS, OutputFolder, figure_workers, warm_figure_modules
+from ..pairing import factorize
+from ..scores import Scores
+from ..settings import (
     MAX_RESAMPLES,
     CompareSettings,
     MetaSettings,
@@ -163,7 +163,7 @@ def check_format(value: str | None, option: str = "format") -> str | None:
     folded to the canonical name, e.g. ``lm_eval`` → ``lm-eval``)."""
     if value is None or value in ("auto", "table"):
         return value
-    from .io import adapters
+    from ..io import adapters
 
     try:
         return adapters.normalize_format(value)
@@ -210,7 +210,7 @@ def collecting_warnings(sink: list[str], trees: list[Any] | None = None) -> Iter
     :class:`~ranger_eval.errors.Said`: with the warning's hints, which the command line says as
     its options), and (``trees``) every folder tree of logs read inside it
     (:class:`~ranger_eval.io.logtree.LogTree`, for ``manifest.json``'s ``inputs``)."""
-    from .io.logtree import recording_log_trees
+    from ..io.logtree import recording_log_trees
 
     with warnings.catch_warnings(record=True) as caught, recording_log_trees() as read:
         warnings.simplefilter("always")
@@ -261,8 +261,8 @@ def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list
         return
     missing += [(s, task.id) for s in lacking]
     if task.qrels is not None:
-        from . import ir
-        from .ir.measures import written_names
+        from .. import ir
+        from ..ir.measures import written_names
 
         runs = {s: exp.path(cfg.systems[s].files[task.id]) for s in have}
         evaluation = ir.evaluate_many(
@@ -274,7 +274,7 @@ def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list
         written = written_names(measures, verbatim=True)
         frames.append(frame.assign(metric=frame["metric"].map(lambda m: written.get(m, m))))
         return
-    from .io.adapters import input_format
+    from ..io.adapters import input_format
 
     for sys_id in have:
         sys_cfg = cfg.systems[sys_id]
@@ -338,7 +338,7 @@ def _read_inputs(inputs: Sequence[tuple[Path, str | None]], format: str | None,
     if all(system is None for _, system in inputs):
         return read_scores([p for p, _ in inputs], format=format, system_from=system_from,
                            cluster=cluster)
-    from .io.adapters import concat_inputs
+    from ..io.adapters import concat_inputs
 
     frames = [read_scores(p, format=format, system=system, system_from=system_from,
                           cluster=cluster).raw_frame
@@ -364,7 +364,7 @@ def collect_scores(
                   else exp.score_inputs)
         scores = _read_inputs(inputs, cfg.format, cfg.system_from, cfg.cluster)
         if cfg.metric is not None and cfg.metric not in scores.metrics:
-            from .io.adapters import check_corpus_metrics
+            from ..io.adapters import check_corpus_metrics
 
             check_corpus_metrics([p for p, _ in inputs], [cfg.metric], cfg.format)
         left_out: dict[str, str] = {}
@@ -381,7 +381,7 @@ def collect_scores(
     frames: list[pd.DataFrame] = []
     skipped: dict[str, str] = {}
     missing: list[tuple[str, str]] = []
-    from .progress import progress_bar
+    from ..progress import progress_bar
 
     with progress_bar("reading scores", total=len(cfg.tasks)) as advance:
         for task in cfg.tasks:
@@ -416,7 +416,7 @@ def _known_bounds(scores: Scores, is_ir: bool) -> Scores:
     their values lie inside: the intervals of their means stay in range (issue 27 §3)."""
     if not is_ir:
         return scores
-    from .ir import measure_bounds
+    from ..ir import measure_bounds
 
     f = scores.frame
     bounds = {m: b for m, b in measure_bounds(scores.metrics).items()
@@ -515,7 +515,7 @@ def _shown(value: Any, mapping: dict[str, str]) -> Any:
 def write_report(folder: str | Path, command: str | None = None) -> tuple[Path, tuple[str, ...]]:
     """``folder/report.html`` from the files an earlier run wrote there (and its subfolders with
     their own manifest); returns the path and the warnings (e.g. a file changed since the run)."""
-    from .report.html import write_html_report
+    from ..report.html import write_html_report
 
     caught: list[str] = []
     with collecting_warnings(caught):
@@ -526,7 +526,7 @@ def write_report(folder: str | Path, command: str | None = None) -> tuple[Path, 
 def _drop_stale_report(folder: Path) -> None:
     """A run without ``--html`` removes the report.html an earlier run wrote there (it would
     describe the old results); only a file Ranger wrote (its marker inside) is removed."""
-    from .report.html import REPORT_FILE
+    from ..report.html import REPORT_FILE
 
     old = folder / REPORT_FILE
     try:
@@ -604,7 +604,7 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
     set_metric = settings.metric_fn
     if set_metric is None and not exp.is_ir:  # a log's corpus-level metric (lm-eval f1 …)
-        from .comparison import declared_set_metrics
+        from ..comparison import declared_set_metrics
 
         set_metric = declared_set_metrics(scores).get(str(cfg.metric)) if cfg.metric else None
     with _cli_degenerate_hint():
@@ -644,7 +644,7 @@ def _effect_direction(scores: Scores, metric: str | None) -> bool:
     ``higher_is_better`` column (the adapters' metadata: perplexity, TER …) says lower is better
     for the analysed metric (every metric when None), True when it says nothing; a mix is a
     ConfigError."""
-    from .comparison import metric_directions
+    from ..comparison import metric_directions
 
     found = {h for (_, m), h in metric_directions(scores).items()
              if metric is None or m == str(metric)}
@@ -730,7 +730,7 @@ def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: An
     """The forest plot of ``ranger-eval meta`` (:func:`ranger_eval.plots.forest_plot`) with
     ``left_columns`` (``ForestColumns(left=...)``), imported when drawn (not with
     ``--figures none``)."""
-    from .plots.forest import ForestColumns, forest_plot
+    from ..plots.forest import ForestColumns, forest_plot
 
     return forest_plot(result, columns=ForestColumns(left=left_columns), **options)
 
@@ -738,8 +738,8 @@ def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: An
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
     signature (effects.csv is plain CSV: its signature is in the folder's manifest.json)."""
-    from .aggregate.agreement import margin_disagreements
-    from .report.meta import meta_latex, meta_markdown
+    from ..aggregate.agreement import margin_disagreements
+    from ..report.meta import meta_latex, meta_markdown
 
     cfg = exp.config
     control = exp.system_label(cfg.control)
@@ -876,7 +876,7 @@ def run_demo(out: str | Path, seed: int = 2023, command: str | None = None,
     2. the ranking of five systems over four datasets and three metrics, a code-completion-like
        setting (``out/ranking/``, data in ``out/example/multi``), ending in the ranking graph.
     """
-    from .demo import write_demo, write_multi_demo
+    from ..demo import write_demo, write_multi_demo
 
     seed = _whole("seed", seed, 0)
     yaml_path = write_demo(Path(out) / "example", seed=seed)
@@ -944,7 +944,7 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
                          cluster=cluster)
     if metrics:
         if any(m not in scores.metrics for m in metrics):
-            from .io.adapters import check_corpus_metrics
+            from ..io.adapters import check_corpus_metrics
 
             check_corpus_metrics([path], metrics, format)
         scores, _ = only_metrics(scores, metrics)
@@ -954,7 +954,7 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
 def _checked_system_from(value: str | None) -> str | None:
     """``--system-from`` checked (an unknown source is ``option --system-from: …``)."""
     if value is not None:
-        from .io.adapters import check_system_from
+        from ..io.adapters import check_system_from
 
         try:
             check_system_from(value)
@@ -998,21 +998,21 @@ def compare_figure(kind: str, comp: Comparison, dataset: Any = None, metric: Any
     dataset × metric, or the ``heatmap`` of all; queued as a ``functools.partial``, so that
     matplotlib is imported only when a figure is drawn (not with ``--figures none``)."""
     if kind == "graph":
-        from .plots.graph import comparison_graph
+        from ..plots.graph import comparison_graph
 
         return comparison_graph(comp, dataset=dataset, metric=metric)
     if kind == "pvalues":
-        from .plots.pvalues import pvalue_plot
+        from ..plots.pvalues import pvalue_plot
 
         return pvalue_plot(comp, dataset=dataset, metric=metric)
     if kind == "boxplots":
-        from .plots.boxplots import comparison_boxplots
+        from ..plots.boxplots import comparison_boxplots
 
         return comparison_boxplots(rank_intervals(
             comp, dataset=str(dataset), metric=str(metric), level=comp.level,
             n_resamples=min(comp.n_resamples, 2000), seed=comp.seed))
     if kind == "heatmap":
-        from .plots.heatmap import comparison_heatmap
+        from ..plots.heatmap import comparison_heatmap
 
         return comparison_heatmap(comp)
     raise ValueError(f"compare_figure: unknown figure {kind!r}")
@@ -1095,7 +1095,7 @@ def per_dataset_figures_note(n_groups: int, asked: bool) -> str | None:
 def _figures_note(comp: Comparison, n_groups: int, per_dataset_figures: bool) -> str | None:
     """What the figures of ``compare`` leave out or draw differently to fit one page (the
     per-dataset figures not asked for, the heatmap's plan), for comparison.md, or ``None``."""
-    from .plots.heatmap import heatmap_plan
+    from ..plots.heatmap import heatmap_plan
 
     notes = [per_dataset_figures_note(n_groups, per_dataset_figures), heatmap_plan(comp).note]
     text = " ".join(n for n in notes if n)
@@ -1109,7 +1109,7 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
     ``per_dataset_figures``, ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric
     (suffixed with both when there are several, each figure under one name only). What the
     figures leave out or draw differently is said in comparison.md (:func:`_figures_note`)."""
-    from . import report
+    from .. import report
 
     start = len(out.written)
     out.text("comparison.csv", report.to_csv(comp))
@@ -1238,7 +1238,7 @@ def _parquet_columns(path: Path) -> set[str]:
     every input first (a regular file within the size limits)."""
     import pyarrow.parquet as pq
 
-    from .io.files import check_input_file
+    from ..io.files import check_input_file
 
     check_input_file(path, what="table")
     try:
@@ -1261,8 +1261,8 @@ def read_rank_input(path: str | Path, system_from: str | None = None,
         exp = load_experiment(path, **_system_from_override(system_from), **with_cluster)
         metrics = exp.settings(CompareSettings).metrics
         return _experiment_scores(exp, None if metrics is None else list(metrics)), None, exp
-    from .io import adapters
-    from .io.tables import ITEM_TABLE, check_ids, is_item_table, read_table, row_location
+    from ..io import adapters
+    from ..io.tables import ITEM_TABLE, check_ids, is_item_table, read_table, row_location
 
     if path.is_dir() or adapters.input_format(path) is not None:  # tool output(s): per item
         return read_scores(path, system_from=_checked_system_from(system_from),
@@ -1325,7 +1325,7 @@ def rank_options(options: dict[str, Any]) -> dict[str, Any]:
 def cd_figure(rank_test: Any, labels: dict[str, str] | None = None) -> Any:
     """The critical-difference diagram of ``ranger-eval rank``
     (:func:`ranger_eval.plots.cd_diagram`), imported when drawn (not with ``--figures none``)."""
-    from .plots.cd import cd_diagram
+    from ..plots.cd import cd_diagram
 
     return cd_diagram(rank_test, labels=labels)
 
@@ -1340,8 +1340,8 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     none) bradley_terry.{md,csv,tex} and its ratings figure, and its result in ranking.json;
     with ``win_rates`` (a :class:`~ranger_eval.aggregate.WinRate`) winrate.{md,csv,tex} and
     its result in ranking.json (``win_rate``)."""
-    from . import report
-    from .aggregate.agreement import bayesian_disagreements, rank_disagreements
+    from .. import report
+    from ..aggregate.agreement import bayesian_disagreements, rank_disagreements
 
     start = len(out.written)
     main = ranking if ranking is not None else rank_test
@@ -1393,13 +1393,13 @@ def _bradley_terry_payload(bradley_terry: Any | None) -> dict[str, Any]:
         return {}
     if isinstance(bradley_terry, str):
         return {"bradley_terry": {"skipped": bradley_terry}}
-    from .report.arena import arena_dict
+    from ..report.arena import arena_dict
 
     return {"bradley_terry": arena_dict(bradley_terry)}
 
 
 def _write_bradley_terry(ratings: Any, out: OutputFolder) -> None:
-    from .report.arena import arena_csv, arena_latex, arena_markdown
+    from ..report.arena import arena_csv, arena_latex, arena_markdown
 
     sig = ratings.signature
     out.text("bradley_terry.md", arena_markdown(ratings, title="Bradley–Terry leaderboard"), sig)
@@ -1413,7 +1413,7 @@ def bradley_terry_figure(ratings: Any) -> Any:
     """The ratings-with-intervals figure of ``rank``'s Bradley–Terry leaderboard
     (:func:`ranger_eval.plots.arena.ratings_plot`), imported when drawn (not with
     ``--figures none``)."""
-    from .plots.arena import ratings_plot
+    from ..plots.arena import ratings_plot
 
     return ratings_plot(ratings)
 
@@ -1427,8 +1427,8 @@ def rank_bradley_terry(data: Any, higher_is_better: bool, settings: RankSettings
     ``settings.seed`` (a fresh seed, recorded in the signature, when it is None). Returns the
     ``Ratings``, or the reason there is none (a warning says it: e.g. a system that won or
     tied every battle has no finite rating)."""
-    from .errors import VerdictError
-    from .verdicts.bradley_terry import battle_counts, bradley_terry, table_battle_counts
+    from ..errors import VerdictError
+    from ..verdicts.bradley_terry import battle_counts, bradley_terry, table_battle_counts
 
     seed = settings.seed if settings.seed is not None else \
         int(np.random.default_rng().integers(2 ** 32))
@@ -1458,7 +1458,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     ranking's tests are then cluster-robust and the win rate's and Bradley–Terry's bootstraps
     draw whole clusters (:mod:`ranger_eval.design`).
     """
-    from .aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
+    from ..aggregate import aggregate_metrics, rank_systems, rank_test, win_rate
 
     caught: list[str] = []
     ranges = parse_bounds(bounds)  # --bounds METRIC=LO,HI
@@ -1541,7 +1541,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
 
 
 def _direction(metric: str, hib: Any) -> bool:
-    from .aggregate import metric_direction
+    from ..aggregate import metric_direction
 
     if isinstance(hib, bool):
         return hib
@@ -1575,9 +1575,9 @@ def run_plan(out: str | Path, command: str | None = None, *, test: str | None = 
     as ``--cluster``) :func:`ranger_eval.plan_from_pilot`; writes
     ``plan.json`` (the full result and its signature), ``plan.md`` and the manifest.
     ``options`` are the keywords of the function called (``None`` values left out)."""
-    from .report.plan import plan_markdown
-    from .stats.pilot import plan_from_pilot
-    from .stats.power import PLAN_TESTS, plan
+    from ..report.plan import plan_markdown
+    from ..stats.pilot import plan_from_pilot
+    from ..stats.power import PLAN_TESTS, plan
 
     caught: list[str] = []
     given = {k: v for k, v in options.items() if v is not None}
