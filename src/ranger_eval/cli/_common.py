@@ -9,7 +9,6 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,16 +26,6 @@ from ..settings import (
 )
 
 EXIT_BAD_INPUT = 2
-
-
-@dataclass(frozen=True)
-class CommandRun:
-    """What ``ranger-eval arena``, ``aso`` and ``bayes`` return: the result, the files written
-    and the warnings (one line each)."""
-
-    result: Any
-    written: tuple[Path, ...]
-    warnings: tuple[str, ...]
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: ``--system-from`` of compare, meta and rank (several logs of one model)

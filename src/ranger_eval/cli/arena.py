@@ -18,9 +18,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ..pipeline import CommandRun
 from ._common import (
     CLUSTER_HELP,
-    CommandRun,
     command_line,
     friendly_errors,
     imports_done,

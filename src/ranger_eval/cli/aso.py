@@ -19,9 +19,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ..pipeline import CommandRun
 from ..settings import ASOSettings
 from ._common import (
-    CommandRun,
     command_line,
     friendly_errors,
     imports_done,

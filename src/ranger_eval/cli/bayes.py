@@ -20,10 +20,10 @@ from typing import Annotated, Any
 
 import typer
 
+from ..pipeline import CommandRun
 from ..settings import BayesSettings
 from ._common import (
     SYSTEM_FROM_HELP,
-    CommandRun,
     command_line,
     friendly_errors,
     imports_done,

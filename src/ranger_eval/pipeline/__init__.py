@@ -65,8 +65,10 @@ from ..settings import (
     cli_options,
     settings_fields,
 )
+from ._run import CommandRun
 
 __all__ = [
+    "CommandRun",
     "PLAN_OUTPUTS",
     "PlanRun",
     "run_plan",
