@@ -46,6 +46,7 @@ __all__ = [
     "HYPOTHESES",
     "MARGIN_TESTS",
     "MAX_RESAMPLES",
+    "MAX_WIN_RATE_RESAMPLES",
     "MEASURES",
     "META_METHODS",
     "META_ORDERS",
@@ -57,8 +58,11 @@ __all__ = [
     "ROPE_MODES",
     "SEED_POLICIES",
     "CompareSettings",
+    "ErrorReductionSettings",
     "MetaSettings",
+    "RankIntervalSettings",
     "RankSettings",
+    "WinRateSettings",
     "ASOSettings",
     "BayesSettings",
     "Setting",
@@ -587,7 +591,7 @@ class RankSettings(_Settings):
     prior: float = _setting(
         0.5, "Bayesian approach: Dirichlet prior strength of the pseudo-observation 0, > 0.",
         _prior_strength)
-    n_samples: int = _setting(
+    n_draws: int = _setting(
         50_000, "Bayesian approach: posterior draws per pair, 1 to 10^8.",
         _whole(1, MAX_RESAMPLES))
 
@@ -612,7 +616,7 @@ class RankSettings(_Settings):
                     f"level: approach='bayesian' decides when a posterior probability reaches "
                     f"level, which must be above 0.5 (e.g. 0.95); got {self.level!r}")
             return
-        for name in ("rope", "rope_mode", "prior", "n_samples"):
+        for name in ("rope", "rope_mode", "prior", "n_draws"):
             if getattr(self, name) != defaults[name].default:
                 hint = Hint("approach", "bayesian")
                 raise SettingsError(
@@ -676,6 +680,82 @@ class MetaSettings(_Settings):
     def _check_combinations(self) -> None:
         if self.control is not None and self.control == self.treatment:
             raise SettingsError(f"treatment: must differ from control (both {self.control!r})")
+
+
+#: Largest ``n_resamples`` of :func:`~ranger_eval.aggregate.win_rate` (its replicates are held
+#: in memory, replicates × systems floats).
+MAX_WIN_RATE_RESAMPLES = 10_000_000
+
+
+@dataclass(frozen=True)
+class WinRateSettings(_Settings):
+    """The settings of :func:`~ranger_eval.aggregate.win_rate` (HELM's mean win rates and their
+    bootstrap interval). Python only: ``ranger-eval rank`` runs the win rates at its own
+    ``level``, ``seed`` and direction with these defaults for the rest (1,000 replicates).
+
+    Not :class:`RankSettings`: the win rate's bootstrap has 1,000 replicates by default where
+    the rank command's resampling tests have 10,000 (``RankSettings.n_resamples``), and 0 is
+    allowed (no interval); one class per default keeps every number as it was."""
+
+    command: ClassVar[str] = "win_rate"
+    section: ClassVar[str] = "win_rate"
+
+    higher_is_better: bool = _setting(
+        True, "Whether the larger score wins.", _bool, cli=False, yaml=None)
+    level: float = _setting(
+        0.95, "Level of the percentile-bootstrap interval.", _level, cli=False, yaml=None,
+        signature="level")
+    n_resamples: int = _setting(
+        1000, "Bootstrap replicates of the interval, 0 (no interval) to 10^7.",
+        _whole(0, MAX_WIN_RATE_RESAMPLES), cli=False, yaml=None, signature="n_resamples")
+    seed: int | None = _setting(
+        0, "Seed of numpy's default_rng, ≥ 0 (None: fresh entropy).", _whole(0, optional=True),
+        cli=False, yaml=None, signature="seed")
+
+
+@dataclass(frozen=True)
+class RankIntervalSettings(_Settings):
+    """The settings of :func:`~ranger_eval.comparison.rank_intervals` (simultaneous intervals
+    of the ranks by the paired joint bootstrap). Python only; ``ranger-eval compare``'s box
+    plots run it at the comparison's level and seed with ``min(n_resamples, 2000)`` resamples.
+
+    Not :class:`CompareSettings`: the joint bootstrap of the ranks has 2,000 resamples by
+    default where compare's tests have 10,000; a class of its own keeps that default (and every
+    number) as it was."""
+
+    command: ClassVar[str] = "rank_intervals"
+    section: ClassVar[str] = "rank_intervals"
+
+    level: float = _setting(
+        0.95, "Joint confidence level of the k rank intervals.", _level, cli=False, yaml=None,
+        signature="level")
+    n_resamples: int = _setting(
+        2000, "Resamples of the joint bootstrap, 1 to 10^8.", _whole(1, MAX_RESAMPLES),
+        cli=False, yaml=None, signature="n_resamples")
+    seed: int | None = _setting(
+        0, "Seed of the bootstrap, ≥ 0 (None: fresh entropy).", _whole(0, optional=True),
+        cli=False, yaml=None, signature="seed")
+
+
+@dataclass(frozen=True)
+class ErrorReductionSettings(_Settings):
+    """The settings of :func:`~ranger_eval.aggregate.error_reduction` (Søgaard's error
+    reduction per dataset and its paired-bootstrap variance). Python only.
+
+    Not :class:`MetaSettings`: the error reduction's variance has 50 bootstrap resamples by
+    default (Søgaard's protocol) where meta's set-level effects have 1,000."""
+
+    command: ClassVar[str] = "error_reduction"
+    section: ClassVar[str] = "error_reduction"
+
+    n_resamples: int = _setting(
+        50, "Paired bootstrap resamples of each dataset's variance, 2 to 10^8.",
+        _whole(2, MAX_RESAMPLES), cli=False, yaml=None, signature="n_resamples")
+    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), cli=False, yaml=None,
+                         signature="seed")
+    missing: str = _setting(
+        "error", "Items one system lacks: error (listing them) or intersect (the common items).",
+        _choice(MISSING, "missing policy"), cli=False, yaml=None)
 
 
 #: The multiplicity corrections of the K = k(k − 1)/2 bounds of an ASO matrix: ``bonferroni``

@@ -15,14 +15,14 @@ On a datasets × systems table (one score per dataset and system, complete):
 3. **Posterior.** For systems a (earlier in the order) and b, d = b − a per dataset (a − b when
    lower is better) and the Bayesian signed-rank test (Benavoli et al. 2014; baycomp's
    ``SignedRankTest``): Dirichlet weights w ~ Dir(``prior``, 1, …, 1) over {0, d_1, …, d_n},
-   ``n_samples`` draws from ``numpy.random.RandomState(seed)`` (the same draws for every pair, as
+   ``n_draws`` draws from ``numpy.random.RandomState(seed)`` (the same draws for every pair, as
    autorank passes one ``random_state`` to each test); θ = (θ_a, θ_rope, θ_b) per draw
    (:mod:`ranger_eval.stats.bayes`) and P(a better), P(rope), P(b better) the shares of draws in
    which each θ is the largest. With a ROPE of 0 the rope outcome is absent.
 4. **Decision** at probability ``level`` (autorank's ``_posterior_decision``, in its order):
    a is *better* than b if P(a better) ≥ level, else *equivalent* if P(rope) ≥ level, else
    *worse* if P(b better) ≥ level, else *inconclusive*. Each probability differs from the exact
-   posterior probability by Monte-Carlo error, standard error √(p(1 − p)/n_samples) (≤ 0.0022 at
+   posterior probability by Monte-Carlo error, standard error √(p(1 − p)/n_draws) (≤ 0.0022 at
    50,000 draws).
 
 The average ranks (rank 1 = best per dataset, ties averaged) are kept for the CD-style
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -49,6 +49,7 @@ from scipy import stats
 
 from ..errors import AggregateError, Hint
 from ..formatting import format_probability as _prob
+from ..settings import RankSettings
 from ..signature import Signature, make_signature
 from ..stats.bayes import bayesian_pairwise
 
@@ -64,7 +65,7 @@ __all__ = ["BayesianRankTest", "bayesian_rank_test", "MIN_DATASETS"]
 MIN_DATASETS = 5
 #: The setting this test is chosen by, as each front end says it (``--approach bayesian``).
 _BAYESIAN = Hint("approach", "bayesian", form="set")
-#: Largest Dirichlet weight matrix drawn (n_samples × (datasets + 1) floats, 512 MB).
+#: Largest Dirichlet weight matrix drawn (n_draws × (datasets + 1) floats, 512 MB).
 _MAX_FLOATS = 1 << 26
 
 
@@ -121,12 +122,15 @@ class BayesianRankTest:
     rope_mode: str
     level: float
     prior: float
-    n_samples: int
+    n_draws: int
     seed: int
     higher_is_better: bool
     n_datasets: int
     n_systems: int
     signature: Signature
+    #: the settings object of the call that made this result (:func:`~ranger_eval.aggregate.
+    #: rank_test` with ``approach="bayesian"``)
+    settings: RankSettings | None = field(default=None, compare=False, repr=False)
 
     #: the approach that made this result (``RankTest`` is the frequentist one)
     approach = "bayesian"
@@ -238,7 +242,7 @@ class BayesianRankTest:
             "rope_mode": self.rope_mode,
             "rope_scale": self.rope_scale,
             "prior": self.prior,
-            "n_samples": self.n_samples,
+            "n_draws": self.n_draws,
             "seed": self.seed,
             "pairwise": pw,
             "cliques": [list(c) for c in self.cliques],
@@ -285,7 +289,7 @@ def _cliques(order: list[str], decided: pd.DataFrame,
 
 
 def bayesian_rank_test(df: pd.DataFrame, *, higher_is_better: bool, level: float, rope: float,
-                       rope_mode: str, prior: float, n_samples: int,
+                       rope_mode: str, prior: float, n_draws: int,
                        seed: int) -> BayesianRankTest:
     """The Bayesian rank test of a checked datasets × systems table (``rank_table``'s; settings
     checked by :class:`~ranger_eval.settings.RankSettings`). See the module docstring."""
@@ -304,17 +308,17 @@ def bayesian_rank_test(df: pd.DataFrame, *, higher_is_better: bool, level: float
             f"{_BAYESIAN.text} needs at least {MIN_DATASETS} datasets (autorank's minimum: "
             f"Shapiro–Wilk chooses the ROPE's scale and the order); got {n}: "
             f"{', '.join(map(repr, list(df.index)[:10]))}", hints=[_BAYESIAN])
-    if n_samples * (n + 1) > _MAX_FLOATS:
+    if n_draws * (n + 1) > _MAX_FLOATS:
         most = _MAX_FLOATS // (n + 1)
         raise AggregateError(
-            f"n_samples={n_samples:,} posterior draws of {n + 1} Dirichlet weights "
-            f"({n:,} datasets) need {n_samples * (n + 1) * 8 / 2**20:,.0f} MB; pass "
-            f"n_samples={most:,} or fewer")
+            f"n_draws={n_draws:,} posterior draws of {n + 1} Dirichlet weights "
+            f"({n:,} datasets) need {n_draws * (n + 1) * 8 / 2**20:,.0f} MB; pass "
+            f"n_draws={most:,} or fewer")
     with warnings.catch_warnings():  # scipy warns on a constant column (its p-value is 1)
         warnings.simplefilter("ignore", UserWarning)
         shapiro = [float(stats.shapiro(values[:, c]).pvalue) for c in range(k)]
         res = bayesian_pairwise(values, systems, rope=rope, rope_mode=rope_mode, level=level,
-                                prior=prior, n_samples=n_samples, seed=seed,
+                                prior=prior, n_samples=n_draws, seed=seed,
                                 higher_is_better=higher_is_better)
     names = list(res.systems)
     p_better = pd.DataFrame(res.p_better, index=names, columns=names)
@@ -361,7 +365,7 @@ def bayesian_rank_test(df: pd.DataFrame, *, higher_is_better: bool, level: float
         "rope": rope,
         "rope_mode": res.scale if rope_mode == "effsize" else "absolute",
         "prior": prior,
-        "n_samples": n_samples,
+        "n_draws": n_draws,
         "seed": seed,
         "level": level,
     })
@@ -379,7 +383,7 @@ def bayesian_rank_test(df: pd.DataFrame, *, higher_is_better: bool, level: float
         pairwise=pairwise.assign(verdict=""),
         cliques=cliques, clique_kinds=kinds,
         rope=float(rope), rope_mode=rope_mode, level=float(level), prior=float(prior),
-        n_samples=int(n_samples), seed=int(seed), higher_is_better=bool(higher_is_better),
+        n_draws=int(n_draws), seed=int(seed), higher_is_better=bool(higher_is_better),
         n_datasets=int(n), n_systems=int(k), signature=signature,
     )
     verdicts = [out.verdict(a, b) for a, b in zip(pairwise["a"], pairwise["b"], strict=True)]

@@ -61,6 +61,7 @@ from ..errors import AggregateError, Hint, check_choice, check_level
 from ..formatting import format_level, format_pvalue
 from ..meta import METHODS, MetaResult, meta_analysis
 from ..scores import Scores, as_scores
+from ..settings import ErrorReductionSettings, resolve_settings
 from ..signature import Signature, make_signature
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
@@ -94,6 +95,8 @@ ESTIMATOR_LABELS: dict[str, str] = {
     "gumbel": "Gumbel (Søgaard)",
 }
 MEASURE = "error_reduction"
+#: the defaults of error_reduction's keywords: those of its settings object (one place)
+_DEFAULT_ER = ErrorReductionSettings()
 EFFECTS: tuple[str, ...] = (MEASURE, "MD", "SMD", "SMCC", "SMCR", "ZCOR")
 GUMBEL_WEIGHTS: tuple[str, ...] = ("FE", "RE")
 EULER_GAMMA = float(np.euler_gamma)  # Søgaard writes 0.57721
@@ -162,6 +165,8 @@ class ErrorReduction:
     #: the clusters of the cluster column (its name) when the unit is the cluster, else None
     cluster: str | None = None
     signature: Signature = field(init=False, repr=False)
+    #: the settings object of the call that made this result (:func:`error_reduction`)
+    settings: ErrorReductionSettings | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -244,10 +249,11 @@ def error_reduction(
     treatment: str,
     control: str,
     metric: str | None = None,
-    n_resamples: int = 50,
-    seed: int = 0,
+    n_resamples: int = _DEFAULT_ER.n_resamples,
+    seed: int = _DEFAULT_ER.seed,
     datasets: Sequence[str] | None = None,
-    missing: str = "error",
+    missing: str = _DEFAULT_ER.missing,
+    settings: ErrorReductionSettings | None = None,
 ) -> ErrorReduction:
     """Søgaard's error reduction of ``treatment`` over ``control`` on every dataset, with its
     paired-bootstrap variance.
@@ -266,10 +272,18 @@ def error_reduction(
     :class:`AggregateError` naming the dataset when the control makes no error (``e_c = 0``: the
     reduction is undefined) on the data or on some bootstrap resample, for scores outside [0, 1],
     or for fewer than 2 items.
+
+    ``settings``: an :class:`~ranger_eval.settings.ErrorReductionSettings` instead of
+    ``n_resamples``, ``seed`` and ``missing`` (a keyword other than its default next to it is a
+    :class:`~ranger_eval.errors.SettingsError` naming the clash); the result carries the
+    settings object of the call (``.settings``).
     """
+    # one check, the settings': SettingsError (an AggregateError) naming the key and value
+    settings = resolve_settings(ErrorReductionSettings, {
+        "n_resamples": n_resamples, "seed": seed, "missing": missing}, settings,
+        where="error_reduction")
+    n_resamples, seed, missing = settings.n_resamples, settings.seed, settings.missing
     scores = as_scores(scores, what="error_reduction", error=AggregateError)
-    n_resamples = _check_int("n_resamples", n_resamples, 2)
-    seed = _check_seed(seed)
     treatment, control = str(treatment), str(control)
     if treatment == control:
         raise AggregateError(f"treatment and control are the same system {treatment!r}")
@@ -336,7 +350,7 @@ def error_reduction(
         names=chosen, yi=np.array(yi), vi=np.array(vi), n=np.array(n), e_control=np.array(e_c),
         e_treatment=np.array(e_t), n_resamples=n_resamples, seed=seed, treatment=treatment,
         control=control, metric=common, metrics=tuple(metrics), resample=design.label,
-        cluster=design.cluster_name,
+        cluster=design.cluster_name, settings=settings,
     )
 
 

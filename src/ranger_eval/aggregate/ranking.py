@@ -39,7 +39,7 @@ from ..errors import (
     renamed_keywords,
 )
 from ..scores import Scores, as_scores
-from ..settings import RANK_ORDERS, RankSettings, signature_fields
+from ..settings import RANK_ORDERS, RankSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons
 from .metrics import aggregate_metrics, metric_direction, standardized_means
@@ -50,8 +50,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ORDERS", "ConditionComparison", "Ranking", "condition_and_compare", "rank_systems"]
 
 ORDERS: tuple[str, ...] = RANK_ORDERS
-#: the defaults of rank_systems and condition_and_compare: RankSettings' (one place)
-_RANK = RankSettings()
+#: the defaults of rank_systems' keywords (and condition_and_compare's): those of its settings
+#: object (one place)
+_DEFAULT = RankSettings()
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,8 @@ class Ranking:
     #: Kendall's τ-b between the TOPSIS order and ``order``.
     topsis: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
     topsis_tau: float = float("nan")
+    #: the settings object of the call that made this ranking (:func:`rank_systems`)
+    settings: RankSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def alpha(self) -> float:
@@ -205,16 +208,17 @@ def _naive_means(per: pd.Series) -> pd.Series:
 def rank_systems(
     scores: Scores | pd.DataFrame,
     *,
-    comparisons: str = _RANK.comparisons,
-    level: float = _RANK.level,
-    correction: str = _RANK.correction,
-    weights: Mapping[str, float] | None = _RANK.weights,
-    higher_is_better: Mapping[str, bool] | bool | None = _RANK.higher_is_better,
-    dataset_weights: Mapping[str, float] | None = _RANK.dataset_weights,
-    test: str = _RANK.test,
-    n_resamples: int = _RANK.n_resamples,
-    seed: int | None = _RANK.seed,
+    comparisons: str = _DEFAULT.comparisons,
+    level: float = _DEFAULT.level,
+    correction: str = _DEFAULT.correction,
+    weights: Mapping[str, float] | None = _DEFAULT.weights,
+    higher_is_better: Mapping[str, bool] | bool | None = _DEFAULT.higher_is_better,
+    dataset_weights: Mapping[str, float] | None = _DEFAULT.dataset_weights,
+    test: str = _DEFAULT.test,
+    n_resamples: int = _DEFAULT.n_resamples,
+    seed: int | None = _DEFAULT.seed,
     by: Sequence[str] | str | None = None,
+    settings: RankSettings | None = None,
 ) -> Ranking | dict[tuple[str, ...], Ranking]:
     """Rank systems over all datasets and metrics and test the differences (IBM §7.1).
 
@@ -225,12 +229,19 @@ def rank_systems(
     are passed to :func:`~ranger_eval.comparison.compare`.
     ``by``: item metadata column(s); the ranking is run per level and a dict
     ``{level values: Ranking}`` is returned (IBM §10.1).
+
+    ``settings``: a :class:`~ranger_eval.settings.RankSettings` instead of the keywords (its
+    rank-test fields, such as ``posthoc`` or ``approach``, are ignored here); a keyword other
+    than its default next to it is a :class:`~ranger_eval.errors.SettingsError` naming the
+    clash. Every :class:`Ranking` returned carries the settings object of the call
+    (``.settings``).
     """
     # one check, the settings': SettingsError (an AggregateError) naming the key and value
-    settings = RankSettings(
-        comparisons=comparisons, level=level, correction=correction, weights=weights,
-        higher_is_better=higher_is_better, dataset_weights=dataset_weights, test=test,
-        n_resamples=n_resamples, seed=seed)
+    settings = resolve_settings(RankSettings, {
+        "comparisons": comparisons, "level": level, "correction": correction,
+        "weights": weights, "higher_is_better": higher_is_better,
+        "dataset_weights": dataset_weights, "test": test, "n_resamples": n_resamples,
+        "seed": seed}, settings, where="rank_systems")
     (comparisons, level, correction, weights, higher_is_better, dataset_weights, test,
      n_resamples, seed) = (settings.comparisons, settings.level, settings.correction,
                            settings.weights, settings.higher_is_better,
@@ -238,11 +249,13 @@ def rank_systems(
                            settings.seed)
     scores = as_scores(scores, what="rank_systems", error=AggregateError)
     if by is not None:
-        return {values: _rank(sub, comparisons, level, correction, weights, higher_is_better,
-                              dataset_weights, test, n_resamples, seed)
+        return {values: dataclasses.replace(
+                    _rank(sub, comparisons, level, correction, weights, higher_is_better,
+                          dataset_weights, test, n_resamples, seed), settings=settings)
                 for values, sub in split_by(scores, by).items()}
-    return _rank(scores, comparisons, level, correction, weights, higher_is_better,
-                 dataset_weights, test, n_resamples, seed)
+    return dataclasses.replace(
+        _rank(scores, comparisons, level, correction, weights, higher_is_better,
+              dataset_weights, test, n_resamples, seed), settings=settings)
 
 
 def split_by(scores: Scores, by: Sequence[str] | str) -> dict[tuple[str, ...], Scores]:
@@ -431,12 +444,12 @@ def condition_and_compare(
     condition: Sequence[str] = (),
     compare: Sequence[str],
     color: Sequence[str] = (),
-    level: float = _RANK.level,
-    correction: str = _RANK.correction,
-    test: str = _RANK.test,
-    higher_is_better: Mapping[str, bool] | bool | None = _RANK.higher_is_better,
-    weights: Mapping[str, float] | None = _RANK.weights,
-    seed: int | None = _RANK.seed,
+    level: float = _DEFAULT.level,
+    correction: str = _DEFAULT.correction,
+    test: str = _DEFAULT.test,
+    higher_is_better: Mapping[str, bool] | bool | None = _DEFAULT.higher_is_better,
+    weights: Mapping[str, float] | None = _DEFAULT.weights,
+    seed: int | None = _DEFAULT.seed,
 ) -> ConditionComparison:
     """Partition systems by hyper-parameter values and compare pooled groups (IBM §10.2).
 

@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,7 +73,7 @@ from .._frames import as_frame, float_values, id_strings
 from .._lazymodule import lazy_module
 from ..errors import AggregateError, Hint, renamed_keywords
 from ..settings import POSTHOCS as _POSTHOCS
-from ..settings import RankSettings
+from ..settings import RankSettings, resolve_settings
 from ..signature import Signature, make_signature
 from ..stats.multiplicity import adjust_pvalues
 from .bayesrank import BayesianRankTest, bayesian_rank_test
@@ -86,8 +86,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..scores import Scores
 
-#: the defaults of rank_test's settings (one place: RankSettings)
-_RANK = RankSettings()
+#: the defaults of rank_test's keywords: those of its settings object (one place)
+_DEFAULT = RankSettings()
 
 __all__ = [
     "POSTHOCS",
@@ -248,6 +248,8 @@ class RankTest:
     n_missing: int = 0
     n_cells: int = 0
     dropped_datasets: tuple[str, ...] = ()
+    #: the settings object of the call that made this result (:func:`rank_test`)
+    settings: RankSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def alpha(self) -> float:
@@ -679,22 +681,23 @@ def two_system_tests(
 
 
 # ----------------------------------------------------------------------------- main
-@renamed_keywords(alpha="level")
+@renamed_keywords(alpha="level", n_samples="n_draws")
 def rank_test(
     table: pd.DataFrame | Scores,
     *,
-    higher_is_better: bool = True,
-    level: float = _RANK.level,  # one place: RankSettings
-    posthoc: str = _RANK.posthoc,
-    control: str | None = _RANK.control,
-    tie_correction: bool = _RANK.tie_correction,
+    higher_is_better: bool | None = _DEFAULT.higher_is_better,
+    level: float = _DEFAULT.level,
+    posthoc: str = _DEFAULT.posthoc,
+    control: str | None = _DEFAULT.control,
+    tie_correction: bool = _DEFAULT.tie_correction,
     metric: str | None = None,
-    approach: str = _RANK.approach,
-    rope: float = _RANK.rope,
-    rope_mode: str = _RANK.rope_mode,
-    prior: float = _RANK.prior,
-    n_samples: int = _RANK.n_samples,
-    seed: int | None = _RANK.seed,
+    approach: str = _DEFAULT.approach,
+    rope: float = _DEFAULT.rope,
+    rope_mode: str = _DEFAULT.rope_mode,
+    prior: float = _DEFAULT.prior,
+    n_draws: int = _DEFAULT.n_draws,
+    seed: int | None = _DEFAULT.seed,
+    settings: RankSettings | None = None,
 ) -> RankTest | BayesianRankTest:
     """Friedman / Iman–Davenport test and a post-hoc procedure (Demšar 2006).
 
@@ -706,7 +709,9 @@ def rank_test(
         ``seed``]) or a :class:`~ranger_eval.scores.Scores`; tidy input is reduced to each
         system's mean per dataset (:func:`rank_table`).
     higher_is_better
-        Whether a larger score is better (rank 1 goes to the largest score).
+        Whether a larger score is better (rank 1 goes to the largest score); None (the
+        default, :class:`~ranger_eval.settings.RankSettings`') is True here, and a mapping of
+        metric to direction (the rank command's YAML form) takes the entry of ``metric``.
     level
         Confidence level; the post-hoc tests and the CD are at the significance level
         ``alpha = 1 − level``.
@@ -730,12 +735,18 @@ def rank_test(
         pair decided better, equivalent, worse or inconclusive at probability ``level``
         (a :class:`~ranger_eval.aggregate.bayesrank.BayesianRankTest`; formulas in
         :mod:`ranger_eval.aggregate.bayesrank`; at least 5 datasets, no missing cells).
-    rope, rope_mode, prior, n_samples, seed
+    rope, rope_mode, prior, n_draws, seed
         The Bayesian approach only (autorank's defaults): the ROPE's half-width ``rope`` (×
         each pair's pooled SD or MAD·1.4826 with ``rope_mode="effsize"``, in the metric's units
         with ``"absolute"``), the Dirichlet prior strength of the pseudo-observation 0, the
         posterior draws per pair and their seed (``numpy.random.RandomState(seed)``, as
         autorank's ``random_state``: the same seed gives autorank's probabilities exactly).
+    settings
+        A :class:`~ranger_eval.settings.RankSettings` instead of the keywords (its fields that
+        the rank test does not use, such as ``comparisons`` or ``weights``, are ignored here);
+        a keyword other than its default next to it is a
+        :class:`~ranger_eval.errors.SettingsError` naming the clash. The result carries the
+        settings object of the call (``.settings``).
 
     The formulas are in the module docstring. Raises :class:`~ranger_eval.errors.AggregateError`
     for bad input (missing scores, fewer than 2 datasets or systems, unknown options).
@@ -743,20 +754,46 @@ def rank_test(
     # one check, the settings': SettingsError (an AggregateError) naming the key and value
     if not isinstance(tie_correction, (bool, np.bool_)):
         raise AggregateError(f"tie_correction must be True or False; got {tie_correction!r}")
-    settings = RankSettings(level=level, posthoc=posthoc, control=control,
-                            tie_correction=bool(tie_correction), approach=approach, rope=rope,
-                            rope_mode=rope_mode, prior=prior, n_samples=n_samples, seed=seed)
-    level, posthoc = settings.level, settings.posthoc
+    if isinstance(higher_is_better, np.bool_):
+        higher_is_better = bool(higher_is_better)
+    settings = resolve_settings(RankSettings, {
+        "higher_is_better": higher_is_better, "level": level, "posthoc": posthoc,
+        "control": control, "tie_correction": bool(tie_correction), "approach": approach,
+        "rope": rope, "rope_mode": rope_mode, "prior": prior, "n_draws": n_draws, "seed": seed,
+    }, settings, where="rank_test")
+    result = _rank_test_settled(table, metric, settings)
+    object.__setattr__(result, "settings", settings)  # the result's one settings record
+    return result
+
+
+def _direction(settings: RankSettings, metric: str | None) -> bool:
+    """rank_test's direction: ``higher_is_better`` True/False, None → True, a mapping → its
+    entry for ``metric``."""
+    hib = settings.higher_is_better
+    if hib is None or isinstance(hib, bool):
+        return True if hib is None else hib
+    if metric is not None and metric in hib:
+        return bool(hib[metric])
+    hint = Hint("higher_is_better")
+    raise AggregateError(
+        f"higher_is_better: the rank test ranks one metric; a mapping {dict(hib)!r} needs "
+        f"metric= naming one of its keys ({hint.text} True or False for this table)",
+        hints=[hint])
+
+
+def _rank_test_settled(table: pd.DataFrame | Scores, metric: str | None,
+                       settings: RankSettings) -> RankTest | BayesianRankTest:
+    """:func:`rank_test`'s work, from its one checked settings object."""
+    level, posthoc, control = settings.level, settings.posthoc, settings.control
+    tie_correction = settings.tie_correction
     alpha = 1.0 - level
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise AggregateError(f"higher_is_better must be True or False; got {higher_is_better!r}")
-    higher_is_better, tie_correction = bool(higher_is_better), bool(tie_correction)
+    higher_is_better = _direction(settings, metric)
     df = rank_table(table, metric=metric)
     if settings.approach == "bayesian":
         assert settings.seed is not None  # RankSettings: the Bayesian approach needs a seed
         return bayesian_rank_test(
             df, higher_is_better=higher_is_better, level=level, rope=settings.rope,
-            rope_mode=settings.rope_mode, prior=settings.prior, n_samples=settings.n_samples,
+            rope_mode=settings.rope_mode, prior=settings.prior, n_draws=settings.n_draws,
             seed=settings.seed)
     systems = [str(c) for c in df.columns]
     if posthoc in _CONTROL_POSTHOCS:

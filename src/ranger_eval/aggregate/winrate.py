@@ -55,11 +55,11 @@ F̄(o))`` — the same distribution as drawing the datasets (and items) one by o
 multiples of ``1/(2(m − 1))``, so the distinct vectors are few when the datasets are many (three
 for two systems: 0, ½, 1). ``F_d`` is computed exactly by enumerating the ``C(2m − 1, m)``
 item-count vectors of a dataset with ``m`` items (probability ``m! / (∏ c_t! · m^m)``) when that
-is at most ``n_bootstrap`` (and 10⁵) vectors; the copies of a dataset with more items are drawn
+is at most ``n_resamples`` (and 10⁵) vectors; the copies of a dataset with more items are drawn
 one by one instead (the number of such copies in a replicate is ``Binomial(N, L/N)`` for ``L``
 such datasets, each a uniform pick among them with its own item resample). The cost is
-O(N·k²·C + n_bootstrap · P) for P distinct vectors, plus ``n_bootstrap · L/N`` item resamples
-per large dataset; the per-dataset loop of the direct bootstrap (``n_bootstrap × N`` draws) is
+O(N·k²·C + n_resamples · P) for P distinct vectors, plus ``n_resamples · L/N`` item resamples
+per large dataset; the per-dataset loop of the direct bootstrap (``n_resamples × N`` draws) is
 gone.
 
 Seed semantics: ``numpy.random.default_rng(seed)`` draws, in this order, the ``Binomial(N,
@@ -87,8 +87,9 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame, float_values, id_strings
-from ..errors import AggregateError
+from ..errors import AggregateError, renamed_keywords
 from ..scores import CLUSTER, CLUSTER_NAME
+from ..settings import WinRateSettings, resolve_settings
 from ..signature import Signature, make_signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -142,15 +143,17 @@ class WinRate:
     n_missing: int
     higher_is_better: bool
     level: float
-    n_bootstrap: int
+    n_resamples: int
     seed: int | None
     resample: str
     n_invalid_replicates: pd.Series
     signature: Signature
-    #: the bootstrap replicates of the mean win rates (``n_bootstrap × systems``, columns in
+    #: the bootstrap replicates of the mean win rates (``n_resamples × systems``, columns in
     #: the order of ``win_rate``; NaN where a replicate drew no dataset of the system)
     bootstrap: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False,
                                   compare=False)
+    #: the settings object of the call that made this result (:func:`win_rate`)
+    settings: WinRateSettings | None = field(default=None, compare=False, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system, best first: ``system, win_rate, ci_low, ci_high, n_datasets``."""
@@ -190,7 +193,7 @@ class WinRate:
             "n_datasets": int(len(self.per_dataset)),
             "higher_is_better": self.higher_is_better,
             "level": self.level,
-            "n_bootstrap": self.n_bootstrap,
+            "n_resamples": self.n_resamples,
             "seed": self.seed,
             "resample": self.resample,
             "n_missing": self.n_missing,
@@ -421,14 +424,20 @@ def _tidy(df: pd.DataFrame, metric: str | None) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- main
+#: the defaults of win_rate's keywords: those of its settings object (one place)
+_DEFAULT = WinRateSettings()
+
+
+@renamed_keywords(n_bootstrap="n_resamples")
 def win_rate(
     table_or_scores: pd.DataFrame | Scores,
     *,
-    higher_is_better: bool = True,
-    level: float = 0.95,
-    n_bootstrap: int = 1000,
-    seed: int | None = 0,
+    higher_is_better: bool = _DEFAULT.higher_is_better,
+    level: float = _DEFAULT.level,
+    n_resamples: int = _DEFAULT.n_resamples,
+    seed: int | None = _DEFAULT.seed,
     metric: str | None = None,
+    settings: WinRateSettings | None = None,
 ) -> WinRate:
     """HELM's mean win rate of every system, with a bootstrap interval (module docstring).
 
@@ -443,31 +452,37 @@ def win_rate(
         Whether the larger score wins.
     level
         Level of the percentile-bootstrap interval, in (0, 1).
-    n_bootstrap
-        Bootstrap replicates (≥ 1; 0 skips the interval: NaN bounds).
+    n_resamples
+        Bootstrap replicates (≥ 1; 0 skips the interval: NaN bounds; at most 10^7).
     seed
         Seed of numpy's ``default_rng`` (None: fresh entropy).
     metric
         For tidy input with several metrics per dataset: the one to use.
+    settings
+        A :class:`~ranger_eval.settings.WinRateSettings` instead of ``higher_is_better``,
+        ``level``, ``n_resamples`` and ``seed`` (a keyword other than its default next to it is
+        a :class:`~ranger_eval.errors.SettingsError` naming the clash); the result carries the
+        settings object of the call (``.settings``).
 
     Equal to HELM's ``compute_aggregate_row_win_rates(table, "mean")`` with datasets as HELM's
     columns and systems as its rows (tests/oracles/win_rate_oracle.py). Raises
     :class:`~ranger_eval.errors.AggregateError` for bad input.
     """
     hib = _direction(higher_is_better)
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.floating)) \
-            or not 0.0 < float(level) < 1.0:
-        raise AggregateError(f"win_rate: level must be a number in (0, 1); got {level!r}")
-    level = float(level)
-    if isinstance(n_bootstrap, (bool, np.bool_)) or not isinstance(n_bootstrap,
-                                                                  (int, np.integer)) \
-            or not 0 <= int(n_bootstrap) <= 10**7:
-        raise AggregateError(f"win_rate: n_bootstrap must be a whole number from 0 to 10^7; got "
-                             f"{n_bootstrap!r}")
-    n_bootstrap = int(n_bootstrap)
-    if seed is not None and (isinstance(seed, (bool, np.bool_))
-                             or not isinstance(seed, (int, np.integer)) or int(seed) < 0):
-        raise AggregateError(f"win_rate: seed must be a whole number ≥ 0 or None; got {seed!r}")
+    # one check, the settings': SettingsError (an AggregateError) naming the key and value
+    settings = resolve_settings(WinRateSettings, {
+        "higher_is_better": hib, "level": level, "n_resamples": n_resamples, "seed": seed,
+    }, settings, where="win_rate")
+    result = _win_rate_settled(table_or_scores, metric, settings)
+    object.__setattr__(result, "settings", settings)  # the result's one settings record
+    return result
+
+
+def _win_rate_settled(table_or_scores: pd.DataFrame | Scores, metric: str | None,
+                      settings: WinRateSettings) -> WinRate:
+    """:func:`win_rate`'s work, from its one checked settings object."""
+    hib, level, n_resamples, seed = (settings.higher_is_better, settings.level,
+                                     settings.n_resamples, settings.seed)
 
     items: _Items | None = None
     unit = "items"  # the unit of the item stage: items, or cluster(NAME) (ranger_eval.design)
@@ -534,8 +549,8 @@ def win_rate(
     high = np.full(k, np.nan)
     invalid = np.zeros(k, dtype=np.int64)
     reps = np.zeros((0, k))
-    if n_bootstrap:
-        reps = _bootstrap(per, items, n_bootstrap, seed, hib)
+    if n_resamples:
+        reps = _bootstrap(per, items, n_resamples, seed, hib)
         ok = np.isfinite(reps)
         invalid = (~ok).sum(axis=0)
         alpha = 1.0 - level
@@ -562,7 +577,7 @@ def win_rate(
     signature = make_signature("win_rate", {
         "resample": resample,
         "level": level,
-        "n_resamples": n_bootstrap,
+        "n_resamples": n_resamples,
         "seed": seed,
     })
     return WinRate(
@@ -576,7 +591,7 @@ def win_rate(
         n_missing=n_missing,
         higher_is_better=hib,
         level=level,
-        n_bootstrap=n_bootstrap,
+        n_resamples=n_resamples,
         seed=None if seed is None else int(seed),
         resample=resample,
         n_invalid_replicates=pd.Series(invalid[order].astype(np.int64), index=names,

@@ -10,13 +10,16 @@ import numpy as np
 import pandas as pd
 
 from ..design import Design, resolve_design
-from ..errors import CompareError, ScoresError, check_level
+from ..errors import CompareError, ScoresError
 from ..formatting import preview as _preview
 from ..pairing import align_groups
 from ..scores import Scores
+from ..settings import RankIntervalSettings, resolve_settings
 from ..signature import Signature, make_signature
 from .results import Comparison, _select_group
 
+#: the defaults of rank_intervals' keywords: those of its settings object (one place)
+_DEFAULT = RankIntervalSettings()
 
 # --------------------------------------------------------------------------- rank intervals
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class RankIntervals:
     mean_ci_low: np.ndarray | None = None
     mean_ci_high: np.ndarray | None = None
     mean_interval: tuple[str, ...] = ()
+    #: the settings object of the call that made these intervals (:func:`rank_intervals`)
+    settings: RankIntervalSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def clustered(self) -> bool:
@@ -108,9 +113,10 @@ def rank_intervals(
     dataset: str | None = None,
     metric: str | None = None,
     systems: Sequence[str] | None = None,
-    level: float = 0.95,
-    n_resamples: int = 2_000,
-    seed: int | None = 0,
+    level: float = _DEFAULT.level,
+    n_resamples: int = _DEFAULT.n_resamples,
+    seed: int | None = _DEFAULT.seed,
+    settings: RankIntervalSettings | None = None,
 ) -> RankIntervals:
     """Simultaneous confidence intervals for the ranks of all systems (paired joint bootstrap).
 
@@ -136,6 +142,12 @@ def rank_intervals(
     clusters is a :class:`CompareError`. Without clusters items are drawn, as
     :class:`~ranger_eval.stats.resampling.BootstrapIndices` (unchanged numbers). Samples
     (generations per item) are averaged within their item before, so they stay in it.
+
+    ``level``, ``n_resamples`` and ``seed`` are a :class:`~ranger_eval.settings.
+    RankIntervalSettings` (2,000 resamples by default, not compare's 10,000); ``settings=``
+    passes one instead of the keywords (a keyword other than its default next to it is a
+    :class:`~ranger_eval.errors.SettingsError` naming the clash), and the result carries the
+    settings object of the call (``.settings``).
     """
     from ..stats._scale import exponent as _exponent
     from ..stats.clustered import cluster_bootstrap_means
@@ -147,7 +159,11 @@ def rank_intervals(
         scores = comp.scores
     if isinstance(scores, pd.DataFrame):
         scores = Scores(scores)
-    level = check_level(level, error=CompareError)
+    # one check, the settings': SettingsError (a CompareError) naming the key and value
+    settings = resolve_settings(RankIntervalSettings, {
+        "level": level, "n_resamples": n_resamples, "seed": seed}, settings,
+        where="rank_intervals")
+    level, n_resamples, seed = settings.level, settings.n_resamples, settings.seed
     means_tab = pd.DataFrame(
         {"dataset": scores.frame["dataset"], "metric": scores.frame["metric"]}
     ).drop_duplicates()
@@ -255,6 +271,7 @@ def rank_intervals(
             "max-T simultaneous pairwise bootstrap intervals (Mogstad et al. 2024), "
             "independent bootstrap per system"),
         mean_ci_low=mean_lo, mean_ci_high=mean_hi, mean_interval=mean_how,
+        settings=settings,
     )
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ..errors import MetaInputError, SettingsError
-from ..settings import MetaSettings, check_value
+from ..settings import MetaSettings, check_value, resolve_settings
 from .design import _design
 from .fit import _fit, _qprofile_ci, _standardise, _unscale
 from .inputs import _validate
@@ -57,11 +57,15 @@ def _meta_regression(
     )
 
 
+#: the defaults of meta_analysis' keywords: those of its settings object (one place)
+_DEFAULT = MetaSettings()
+
+
 @overload
 def meta_analysis(
     yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
     names: Sequence[Any] | None = ..., moderators: None = ..., margin: float | None = ...,
-    higher_is_better: bool = ...,
+    higher_is_better: bool = ..., settings: MetaSettings | None = ...,
 ) -> MetaResult: ...
 
 
@@ -70,7 +74,7 @@ def meta_analysis(
     yi: Any, vi: Any = ..., *, method: str = ..., test: str = ..., level: float = ...,
     names: Sequence[Any] | None = ...,
     moderators: pd.DataFrame | pd.Series | Mapping[str, Any] | str | Sequence[str],
-    margin: None = ..., higher_is_better: bool = ...,
+    margin: None = ..., higher_is_better: bool = ..., settings: MetaSettings | None = ...,
 ) -> MetaRegressionResult: ...
 
 
@@ -78,13 +82,14 @@ def meta_analysis(
     yi: Any,
     vi: Any = None,
     *,
-    method: str = "REML",
-    test: str = "z",
-    level: float = 0.95,
+    method: str = _DEFAULT.method,
+    test: str = _DEFAULT.test,
+    level: float = _DEFAULT.level,
     names: Sequence[Any] | None = None,
     moderators: Any = None,
-    margin: float | None = None,
+    margin: float | None = _DEFAULT.margin,
     higher_is_better: bool = True,
+    settings: MetaSettings | None = None,
 ) -> MetaResult | MetaRegressionResult:
     """Fit a fixed- or random-effects meta-analysis exactly as ``metafor::rma.uni``.
 
@@ -115,10 +120,21 @@ def meta_analysis(
         the prediction interval, lies within ±margin (:mod:`ranger_eval.meta.verdict`); not
         with ``moderators``. ``higher_is_better=False`` (the effect of a lower-is-better
         metric) makes non-inferiority an upper bound below +margin.
+    settings : a :class:`~ranger_eval.settings.MetaSettings` instead of ``method``, ``test``,
+        ``level`` and ``margin`` (the settings of ``ranger-eval meta``; its other fields, which
+        choose and compute the effects (``control``, ``treatment``, ``measure``, ``metric_fn``,
+        ``n_resamples``, ``seed``, ``seeds``, ``degenerate``) or order the rows (``order``), are
+        not the model's and are ignored here). A keyword other than its default next to it is a
+        :class:`~ranger_eval.errors.MetaInputError` naming the clash. The result carries the
+        settings object of the call (``.settings``).
 
     Formulas and references: see the module docstring (Viechtbauer 2005, 2010; Borenstein et al.
     2009, ch. 11–16, 19–20; metafor's ``rma.uni``, ``predict.rma``, ``confint.rma.uni``).
     """
+    if settings is not None:  # the object's values, once the keywords are seen not to clash
+        settings = _meta_settings(method, test, level, margin, settings)
+        method, test, level, margin = (settings.method, settings.test, settings.level,
+                                       settings.margin)
     y, v, method_c, test_c, level_f, names_t, measure, effects = _validate(
         yi, vi, method, test, level, names
     )
@@ -137,6 +153,8 @@ def meta_analysis(
         res = _meta_regression(y, v, method=method_c, test=test_c, level=level_f, names=names_t,
                                measure=measure, effects=effects, method_label=method_label,
                                moderators=moderators)
+        object.__setattr__(res, "settings", settings or _meta_settings(
+            method, test_c, level_f, margin, None))
         return res
     if y.size == 1 and test_c != "z":
         warnings.warn(f"k = 1: using test='z' instead of {test_c!r} (as metafor)", UserWarning,
@@ -159,7 +177,21 @@ def meta_analysis(
         method="EE" if method.upper() == "EE" else method_c, test=fit.test, level=level_f,
         names=names_t, yi=y, vi=v, measure=measure, effects=effects, vt=fit.vt,
         margin=margin, higher_is_better=bool(higher_is_better),
+        settings=settings or _meta_settings(method, test_c, level_f, margin, None),
     )
     if result.few_datasets_caution is not None:
         warnings.warn(result.few_datasets_caution, UserWarning, stacklevel=2)
     return result
+
+
+def _meta_settings(method: str, test: str, level: float, margin: float | None,
+                   settings: MetaSettings | None) -> MetaSettings:
+    """The one settings object of a :func:`meta_analysis` call (``resolve_settings``; the
+    keywords are checked, with meta's own messages, by ``_validate``); an error is a
+    :class:`~ranger_eval.errors.MetaInputError` naming the key, as meta's others are."""
+    try:
+        return resolve_settings(MetaSettings, {"method": method, "test": test, "level": level,
+                                               "margin": margin}, settings,
+                                where="meta_analysis")
+    except SettingsError as exc:
+        raise MetaInputError(str(exc)) from None

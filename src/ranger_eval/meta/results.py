@@ -120,6 +120,9 @@ class MetaResult(_ResultText):
     margin: float | None = None
     #: direction of the effect for the margin's non-inferiority verdict (False: lower is better)
     higher_is_better: bool = True
+    #: the settings object of the call that made this result (:func:`~ranger_eval.meta.
+    #: meta_analysis`: its ``method``, ``test``, ``level`` and ``margin``)
+    settings: MetaSettings | None = field(default=None, compare=False, repr=False)
 
     # ----------------------------------------------------------------------------- views
     @property
@@ -469,6 +472,9 @@ class MetaRegressionResult(_ResultText):
     measure: str | None = None
     effects: EffectSizes | None = None
     vt: float = field(default=0.0)
+    #: the settings object of the call that made this result (:func:`~ranger_eval.meta.
+    #: meta_analysis` with moderators)
+    settings: MetaSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def signature(self) -> Signature:

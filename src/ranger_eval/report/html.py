@@ -970,7 +970,7 @@ def _win_rate_reading(a: _Analysis, result: Mapping[str, Any], path: Path) -> No
                                              share(rows[0], "ci_high"), level,
                                              int(rows[0].get("n_datasets") or 0),
                                              share=len(tops) > 1) + ".")
-    n_boot = int(_float(result, "n_bootstrap", path, where))
+    n_boot = int(_float(result, "n_resamples", path, where))
     if n_boot:
         resample = str(result.get("resample") or "datasets")
         unit = resample.partition("+")[2]
@@ -1012,7 +1012,7 @@ def _bayes_rank_sentences(a: _Analysis, rt: Mapping[str, Any]) -> None:
     a.sentences.append(
         f"Bayesian signed-rank test of every pair over {_plural(n_data, 'dataset')} "
         f"(autorank's decisions at probability {float(rt.get('level') or 0.95):g}; ROPE "
-        f"±{rope:g}{scale}; {int(rt.get('n_samples') or 0):,} posterior draws, seed "
+        f"±{rope:g}{scale}; {int(rt.get('n_draws') or 0):,} posterior draws, seed "
         f"{rt.get('seed')}):")
     for pw in rt.get("pairwise") or []:
         if isinstance(pw, dict) and pw.get("verdict"):

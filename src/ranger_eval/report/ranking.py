@@ -144,7 +144,7 @@ def _bayes_rank_caption(res: BayesianRankTest) -> str:
     groups = "; ".join(f"group {i + 1}: {kinds[k]}" for i, k in enumerate(res.clique_kinds))
     return (f"Bayesian signed-rank test of every pair of {res.n_systems} systems over "
             f"{res.n_datasets} datasets (Benavoli et al. 2017; autorank's decisions), "
-            f"{res.describe_rope()}, Dirichlet prior {res.prior:g}, {res.n_samples:,} posterior "
+            f"{res.describe_rope()}, Dirichlet prior {res.prior:g}, {res.n_draws:,} posterior "
             f"draws (seed {res.seed}). A pair is decided when a posterior probability reaches "
             f"{res.level:g}: better, practically equivalent, or worse; otherwise inconclusive. "
             f"Systems ordered by their {res.central_kind} ("
@@ -299,9 +299,9 @@ def _win_rate_caption(w: WinRate) -> str:
             + f": the highest mean win rate, {_num(best)}. Mean win rate over {n} dataset(s) "
             "(HELM): on each dataset the share of the other systems a system beats, a tie "
             "counting half, averaged over the datasets where it has a score.")
-    if w.n_bootstrap:
+    if w.n_resamples:
         what = _win_rate_resample_words(w.resample)
-        text += (f" Percentile bootstrap over {what} ({w.n_bootstrap} resamples, seed "
+        text += (f" Percentile bootstrap over {what} ({w.n_resamples} resamples, seed "
                  f"{w.seed}).")
     if w.outside and w.resample.startswith("datasets+"):
         units = _win_rate_units(w.resample)
