@@ -134,7 +134,7 @@ def main() -> None:
             with warnings.catch_warnings():  # the item bootstrap's bias warning (2 items)
                 warnings.simplefilter("ignore", UserWarning)
                 t0 = time.perf_counter()
-                res = rg.win_rate(data, n_bootstrap=args.n_bootstrap, seed=0)
+                res = rg.win_rate(data, n_resamples=args.n_bootstrap, seed=0)
                 best = min(best, time.perf_counter() - t0)
         line = (f"G={g:>9,}  new {best:8.3f} s ({best / g * 1e6:6.2f} µs/dataset)  "
                 f"B: {res.win_rate['B']:.4f} [{res.ci_low['B']:.4f}, {res.ci_high['B']:.4f}]")

@@ -71,8 +71,8 @@ def _direct_win_rates(frame: pd.DataFrame, systems: list[str], b: int, seed: int
 @pytest.mark.slow
 def test_win_rate_bootstrap_draws_whole_clusters() -> None:
     frame = _clustered(systems=(("A", 0.3), ("B", 0.0), ("C", -0.3)), centred=True)
-    clustered = rg.win_rate(rg.Scores(frame), n_bootstrap=4000, seed=1)
-    items = rg.win_rate(rg.Scores(frame.drop(columns="cluster")), n_bootstrap=4000, seed=1)
+    clustered = rg.win_rate(rg.Scores(frame), n_resamples=4000, seed=1)
+    items = rg.win_rate(rg.Scores(frame.drop(columns="cluster")), n_resamples=4000, seed=1)
     assert clustered.resample == "datasets+cluster(passage)"
     assert "resample:datasets+cluster(passage)" in str(clustered.signature)
     assert items.resample == "datasets+items"
@@ -94,8 +94,8 @@ def test_win_rate_clusters_from_a_tidy_table_and_the_exact_enumeration() -> None
     dataset the mixture is enumerated exactly (here: 3 clusters), drawn one by one otherwise;
     both give the direct bootstrap's spread."""
     frame = _clustered(n_datasets=10, n_clusters=3, per=5, seed=9)
-    tidy = rg.win_rate(frame, n_bootstrap=3000, seed=4)
-    scores = rg.win_rate(rg.Scores(frame), n_bootstrap=3000, seed=4)
+    tidy = rg.win_rate(frame, n_resamples=3000, seed=4)
+    scores = rg.win_rate(rg.Scores(frame), n_resamples=3000, seed=4)
     assert tidy.resample == scores.resample == "datasets+cluster(passage)"
     np.testing.assert_array_equal(tidy.bootstrap, scores.bootstrap)
     direct = _direct_win_rates(frame, list(tidy.win_rate.index), 6000, 3, clusters=True)
@@ -108,8 +108,8 @@ def test_win_rate_with_one_item_per_cluster_is_the_item_bootstrap() -> None:
     """Clusters of one item: the same draws as the item bootstrap (same seed, same numbers)."""
     frame = _clustered(n_datasets=5, n_clusters=4, per=1, seed=2)
     singles = frame.assign(cluster=frame["item"])
-    a = rg.win_rate(rg.Scores(singles), n_bootstrap=500, seed=7)
-    b = rg.win_rate(rg.Scores(frame.drop(columns="cluster")), n_bootstrap=500, seed=7)
+    a = rg.win_rate(rg.Scores(singles), n_resamples=500, seed=7)
+    b = rg.win_rate(rg.Scores(frame.drop(columns="cluster")), n_resamples=500, seed=7)
     np.testing.assert_allclose(a.bootstrap, b.bootstrap, rtol=1e-12)
     assert a.resample == "datasets+cluster(passage)" and b.resample == "datasets+items"
 
@@ -118,7 +118,7 @@ def test_win_rate_refuses_an_item_in_two_clusters() -> None:
     frame = _clustered(n_datasets=2, n_clusters=2, per=2)
     frame.loc[(frame["system"] == "B") & (frame["item"] == "q0-0"), "cluster"] = "p1"
     with pytest.raises(rg.RangerError, match=r"q0-0.*two clusters|cluster"):
-        rg.win_rate(frame, n_bootstrap=10)
+        rg.win_rate(frame, n_resamples=10)
 
 
 # --------------------------------------------------------------------------- Bradley–Terry

@@ -232,7 +232,7 @@ def test_win_rate_rows_names_and_shift(dims: tuple[int, int, int, int], perm: in
     names = sorted(df.system.unique())
 
     def view(frame: pd.DataFrame, back: dict[str, str] | None = None) -> pd.DataFrame:
-        f = rg.win_rate(frame, n_bootstrap=200, seed=1).to_frame()
+        f = rg.win_rate(frame, n_resamples=200, seed=1).to_frame()
         if back:
             f["system"] = f["system"].map(back)
         return f.sort_values("system").reset_index(drop=True)
@@ -491,7 +491,7 @@ def test_win_rate_of_a_wide_table_ignores_the_columns_order() -> None:
     rng = np.random.default_rng(4)
     wide = pd.DataFrame(np.round(rng.normal(0, 1, (7, 4)) * 64) / 64,
                         index=[f"d{j}" for j in range(7)], columns=["a", "b", "c", "d"])
-    base = rg.win_rate(wide, n_bootstrap=300, seed=2).to_frame().set_index("system")
+    base = rg.win_rate(wide, n_resamples=300, seed=2).to_frame().set_index("system")
     for frame in (wide[["d", "b", "a", "c"]], wide.iloc[::-1], wide + 1000):
-        other = rg.win_rate(frame, n_bootstrap=300, seed=2).to_frame().set_index("system")
+        other = rg.win_rate(frame, n_resamples=300, seed=2).to_frame().set_index("system")
         pd.testing.assert_frame_equal(other.loc[base.index], base)

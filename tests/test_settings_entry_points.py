@@ -11,10 +11,17 @@ import pytest
 
 import ranger_eval as rg
 from ranger_eval import settings as S
+from ranger_eval.errors import AggregateError, MetaInputError, SettingsError
 from tests.helpers.settings_contract import check_entry_point, check_result_settings
 
 ENTRY_POINTS = [
     (rg.compare, S.CompareSettings),
+    (rg.rank_test, S.RankSettings),
+    (rg.rank_systems, S.RankSettings),
+    (rg.win_rate, S.WinRateSettings),
+    (rg.meta_analysis, S.MetaSettings),
+    (rg.error_reduction, S.ErrorReductionSettings),
+    (rg.rank_intervals, S.RankIntervalSettings),
 ]
 
 
@@ -30,3 +37,108 @@ def test_compare_result_carries_its_settings():
     check_result_settings(rg.compare(df, level=0.9), S.CompareSettings, level=0.9)
     s = S.CompareSettings(test="wilcoxon")
     assert rg.compare(df, settings=s).settings is s
+
+
+# --------------------------------------------------------------------------- rank and meta
+def _wide(seed: int = 0, n: int = 6, k: int = 4) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(rng.random((n, k)), columns=[f"s{j}" for j in range(k)])
+
+
+def _items(n_datasets: int = 3, n_items: int = 12, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = [{"dataset": f"d{d}", "metric": "acc", "system": s, "item": i,
+             "value": float(rng.random() * (0.7 if s == "a" else 1.0))}
+            for d in range(n_datasets) for s in ("a", "b", "c") for i in range(n_items)]
+    return pd.DataFrame(rows)
+
+
+def test_rank_test_result_carries_its_settings():
+    t = _wide()
+    check_result_settings(rg.rank_test(t, level=0.9), S.RankSettings, level=0.9)
+    s = S.RankSettings(posthoc="holm", control="s0")
+    res = rg.rank_test(t, settings=s)
+    assert res.settings is s and res.posthoc == "holm" and res.control == "s0"
+    assert res.to_dict() == rg.rank_test(t, posthoc="holm", control="s0").to_dict()
+    bayes = rg.rank_test(t, approach="bayesian", n_draws=500)
+    check_result_settings(bayes, S.RankSettings, approach="bayesian", n_draws=500)
+    assert bayes.n_draws == 500 and bayes.signature.fields["n_draws"] == "500"
+
+
+def test_rank_test_direction_from_the_settings():
+    t = _wide()
+    assert rg.rank_test(t).higher_is_better is True  # None (RankSettings') is True here
+    low = rg.rank_test(t, settings=S.RankSettings(higher_is_better=False))
+    assert low.higher_is_better is False
+    assert list(low.average_ranks.index) == list(rg.rank_test(-t).average_ranks.index)
+    with pytest.raises(AggregateError, match="a mapping .* needs metric= naming one"):
+        rg.rank_test(t, higher_is_better={"acc": False})
+
+
+def test_rank_systems_result_carries_its_settings():
+    df = _items()
+    r = rg.rank_systems(df, level=0.9)
+    check_result_settings(r, S.RankSettings, level=0.9)
+    s = S.RankSettings(comparisons="all", level=0.9)
+    again = rg.rank_systems(df, settings=s)
+    assert again.settings is s and again.comparisons == "all"
+    assert str(again.signature) == str(rg.rank_systems(df, comparisons="all",
+                                                       level=0.9).signature)
+    by = rg.rank_systems(df.assign(part=np.where(df["item"] < 6, "x", "y")), by="part",
+                         settings=s)
+    assert all(v.settings is s for v in by.values())
+
+
+def test_win_rate_result_carries_its_settings():
+    t = _wide()
+    check_result_settings(rg.win_rate(t, n_resamples=50, seed=3), S.WinRateSettings,
+                          n_resamples=50, seed=3)
+    s = S.WinRateSettings(n_resamples=40, level=0.9)
+    res = rg.win_rate(t, settings=s)
+    assert res.settings is s and res.n_resamples == 40
+    assert res.to_dict() == rg.win_rate(t, n_resamples=40, level=0.9).to_dict()
+    assert S.WinRateSettings().n_resamples == 1000  # not RankSettings' 10,000: numbers kept
+
+
+def test_meta_analysis_result_carries_its_settings():
+    y, v = [0.1, 0.3, 0.2, 0.5], [0.01, 0.02, 0.015, 0.03]
+    check_result_settings(rg.meta_analysis(y, v, method="dl", test="knha"), S.MetaSettings,
+                          method="DL", test="knha")
+    s = S.MetaSettings(method="PM", level=0.9, control="A", treatment="B")  # control: ignored
+    res = rg.meta_analysis(y, v, settings=s)
+    assert res.settings is s and (res.method, res.level) == ("PM", 0.9)
+    plain = rg.meta_analysis(y, v, method="PM", level=0.9)
+    assert (res.estimate, res.ci_low, res.tau2) == (plain.estimate, plain.ci_low, plain.tau2)
+    reg = rg.meta_analysis(y, v, moderators={"x": [0.0, 1.0, 2.0, 3.0]}, settings=s)
+    assert reg.settings is s
+    with pytest.raises(MetaInputError, match=r"meta_analysis: method='DL' given together "
+                       "with settings="):
+        rg.meta_analysis(y, v, method="DL", settings=s)
+
+
+def test_error_reduction_and_rank_intervals_carry_their_settings():
+    df = _items()
+    er = rg.error_reduction(df, treatment="b", control="a", n_resamples=20, seed=1)
+    check_result_settings(er, S.ErrorReductionSettings, n_resamples=20, seed=1)
+    s = S.ErrorReductionSettings(n_resamples=20, seed=1)
+    same = rg.error_reduction(df, treatment="b", control="a", settings=s)
+    assert same.settings is s and np.array_equal(same.vi, er.vi)
+    ri = rg.rank_intervals(df, dataset="d0", n_resamples=200)
+    check_result_settings(ri, S.RankIntervalSettings, n_resamples=200)
+    s2 = S.RankIntervalSettings(n_resamples=200)
+    assert np.array_equal(rg.rank_intervals(df, dataset="d0", settings=s2).rank_low,
+                          ri.rank_low)
+    with pytest.raises(SettingsError, match="rank_intervals: level=0.9 given together"):
+        rg.rank_intervals(df, dataset="d0", level=0.9, settings=s2)
+
+
+@pytest.mark.parametrize(("func", "data", "cls", "keyword"), [
+    (rg.rank_test, lambda: (_wide(),), S.RankSettings, {"level": 0.9}),
+    (rg.rank_systems, lambda: (_items(),), S.RankSettings, {"comparisons": "all"}),
+    (rg.win_rate, lambda: (_wide(),), S.WinRateSettings, {"n_resamples": 10}),
+], ids=["rank_test", "rank_systems", "win_rate"])
+def test_a_keyword_next_to_settings_is_a_clash(func, data, cls, keyword):
+    (key,) = keyword
+    with pytest.raises(SettingsError, match=rf"{func.__name__}: {key}=.* given together "
+                       "with settings="):
+        func(*data(), settings=cls(), **keyword)

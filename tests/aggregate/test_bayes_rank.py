@@ -30,7 +30,7 @@ def _run(case: dict) -> BayesianRankTest:
     s = case["settings"]
     res = rank_test(pd.DataFrame(case["values"], columns=case["columns"]), approach="bayesian",
                     rope=s.get("rope", 0.1), rope_mode=s.get("rope_mode", "effsize"),
-                    level=1 - s.get("alpha", 0.05), n_samples=ORACLE["nsamples"],
+                    level=1 - s.get("alpha", 0.05), n_draws=ORACLE["nsamples"],
                     seed=ORACLE["seed"], higher_is_better=s.get("order") != "ascending")
     assert isinstance(res, BayesianRankTest)
     return res
@@ -85,7 +85,7 @@ def test_verdicts_in_words_and_groups():
     close = pd.DataFrame({"x": [0.50, 0.61, 0.42, 0.55, 0.70, 0.38],
                           "y": [0.52, 0.58, 0.45, 0.51, 0.73, 0.35]})
     near = rank_test(close, approach="bayesian", rope=0.01, rope_mode="absolute",
-                     n_samples=2000)
+                     n_draws=2000)
     text = near.verdict(*near.systems)
     assert text.startswith(f"{near.systems[0]} vs {near.systems[1]}: inconclusive at 0.95 (P(")
     assert "P(rope) " in text and text.endswith("ROPE ±0.01)")
@@ -99,7 +99,7 @@ def test_signature_frame_and_json_record_the_settings():
     res = _run(CASES["equivalent-effsize"])
     f = res.signature.fields
     assert (f["kind"], f["test"], f["approach"], f["rope"], f["rope_mode"], f["prior"],
-            f["n_samples"], f["seed"], f["level"]) == (
+            f["n_draws"], f["seed"], f["level"]) == (
         "rank", "bayesian-signed-rank", "bayesian", "1", "sd", "0.5", "5000", "0", "0.95")
     d = res.to_dict()
     json.dumps(d, allow_nan=False)
@@ -127,7 +127,7 @@ def test_frequentist_stays_the_default():
     ({"approach": "bayesian", "tie_correction": False}, "tie_correction: False belongs"),
     ({"approach": "bayesian", "rope": -0.01}, "rope: must be a finite number ≥ 0"),
     ({"approach": "bayesian", "prior": 0}, "prior: must be a finite number > 0"),
-    ({"approach": "bayesian", "n_samples": 0}, "n_samples: must be a whole number from 1"),
+    ({"approach": "bayesian", "n_draws": 0}, "n_draws: must be a whole number from 1"),
     ({"approach": "bayesian", "level": 0.5}, "level: approach='bayesian' decides when"),
     ({"approach": "bayesian", "seed": None}, "seed: approach='bayesian' draws"),
     ({"approach": "bayesian", "rope_mode": "relative"}, "rope_mode: unknown rope mode"),
@@ -146,8 +146,8 @@ def test_data_refused():
     with pytest.raises(AggregateError, match=r"at least 5 datasets .*got 4: 'd0', 'd1'"):
         rank_test(four, approach="bayesian")
     big = pd.DataFrame(rng.normal(size=(2000, 2)), columns=["a", "b"])
-    with pytest.raises(AggregateError, match=r"n_samples=50,000 posterior draws .*pass "
-                                             r"n_samples=33,537 or fewer"):
+    with pytest.raises(AggregateError, match=r"n_draws=50,000 posterior draws .*pass "
+                                             r"n_draws=33,537 or fewer"):
         rank_test(big, approach="bayesian")
 
 
@@ -156,21 +156,21 @@ def test_identical_systems_without_a_rope_are_inconclusive():
     x = rng.normal(0.5, 0.1, 8)
     wide = pd.DataFrame({"a": x, "b": x, "c": x + 0.3})
     with pytest.warns(UserWarning, match="'a' and 'b' have identical scores on all 8 datasets"):
-        res = rank_test(wide, approach="bayesian", rope=0, n_samples=2000)
+        res = rank_test(wide, approach="bayesian", rope=0, n_draws=2000)
     assert res.decisions.loc["a", "b"] == "inconclusive"
     assert (res.p_better.loc["a", "b"], res.p_better.loc["b", "a"]) == (0.5, 0.5)
     assert res.decisions.loc["c", "a"] == "better"
     # with a ROPE they are practically equivalent
-    eq = rank_test(wide, approach="bayesian", rope=0.01, rope_mode="absolute", n_samples=2000)
+    eq = rank_test(wide, approach="bayesian", rope=0.01, rope_mode="absolute", n_draws=2000)
     assert eq.decisions.loc["a", "b"] == "equivalent"
 
 
 def test_lower_is_better_mirrors_the_decisions():
     case = CASES["equivalent"]
     wide = pd.DataFrame(case["values"], columns=case["columns"])
-    up = rank_test(wide, approach="bayesian", rope=0.05, rope_mode="absolute", n_samples=1000)
+    up = rank_test(wide, approach="bayesian", rope=0.05, rope_mode="absolute", n_draws=1000)
     down = rank_test(-wide, approach="bayesian", rope=0.05, rope_mode="absolute",
-                     n_samples=1000, higher_is_better=False)
+                     n_draws=1000, higher_is_better=False)
     assert up.systems == down.systems
     pd.testing.assert_frame_equal(up.decisions, down.decisions)
     pd.testing.assert_frame_equal(up.p_better, down.p_better)
@@ -182,7 +182,7 @@ def _accuracy() -> BayesianRankTest:
     ROPE of 0.2 SD, two pairs undecided."""
     table = pd.read_csv(Path(__file__).parents[2] / "docs" / "guide" / "data" / "verdicts" /
                         "accuracy.csv", index_col=0)
-    res = rank_test(table, approach="bayesian", rope=0.2, n_samples=2000)
+    res = rank_test(table, approach="bayesian", rope=0.2, n_draws=2000)
     assert isinstance(res, BayesianRankTest)
     return res
 
@@ -239,16 +239,16 @@ def test_rank_command_writes_the_bayesian_decisions(tmp_path):
     out = tmp_path / "out"
     result = CliRunner().invoke(app, [
         "rank", str(table), "--approach", "bayesian", "--rope", "0.01", "--rope-mode",
-        "absolute", "--n-samples", "2000", "--seed", "3", "--figures", "none",
+        "absolute", "--n-draws", "2000", "--seed", "3", "--figures", "none",
         "--html", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "boosting is practically equivalent to forest (P(rope) " in result.output
     payload = json.loads((out / "ranking.json").read_text())
     rt = payload["rank_test"]
     assert rt["approach"] == "bayesian" and rt["rope"] == 0.01 and rt["seed"] == 3
-    assert rt["n_samples"] == 2000 and len(rt["pairwise"]) == 10
+    assert rt["n_draws"] == 2000 and len(rt["pairwise"]) == 10
     sig = rg.parse_signature(rt["signature"])
-    assert (sig["approach"], sig["rope"], sig["rope_mode"], sig["prior"], sig["n_samples"],
+    assert (sig["approach"], sig["rope"], sig["rope_mode"], sig["prior"], sig["n_draws"],
             sig["seed"]) == ("bayesian", "0.01", "absolute", "0.5", "2000", "3")
     md = (out / "ranking.md").read_text()
     assert all(p["verdict"] in md for p in rt["pairwise"])
@@ -281,7 +281,7 @@ def test_decision_properties(seed, n, k, rope, mode, ties):
     if ties:
         x = np.round(x, 1)
     t = pd.DataFrame(x, columns=[f"s{j}" for j in range(k)])
-    kw = {"approach": "bayesian", "rope": rope, "rope_mode": mode, "n_samples": 500}
+    kw = {"approach": "bayesian", "rope": rope, "rope_mode": mode, "n_draws": 500}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)   # identical systems without a ROPE
         res = rank_test(t, **kw)

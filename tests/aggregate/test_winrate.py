@@ -30,11 +30,11 @@ def test_equals_helm(fx: dict) -> None:
     table = _wide(fx["table"])
     if all(v is None for v in fx["helm"]):  # HELM: all None; Ranger: an error saying why
         with pytest.raises(AggregateError, match="no dataset has scores of two systems"):
-            rg.win_rate(table, higher_is_better=fx["higher_is_better"], n_bootstrap=0)
+            rg.win_rate(table, higher_is_better=fx["higher_is_better"], n_resamples=0)
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # skipped datasets are announced
-        res = rg.win_rate(table, higher_is_better=fx["higher_is_better"], n_bootstrap=0)
+        res = rg.win_rate(table, higher_is_better=fx["higher_is_better"], n_resamples=0)
     got = res.win_rate.reindex(table.columns).to_numpy()
     want = np.array([np.nan if v is None else v for v in fx["helm"]], dtype=float)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
@@ -47,7 +47,7 @@ def test_missing_cells_warn_and_are_counted() -> None:
     t = pd.DataFrame({"A": [0.9, 0.8, np.nan], "B": [0.7, 0.8, np.nan], "C": [0.1, np.nan, 0.3]},
                      index=["x", "y", "z"])
     with pytest.warns(UserWarning, match=r"1 dataset\(s\) with fewer than two scores skipped.*'z'"):
-        res = rg.win_rate(t, n_bootstrap=0)
+        res = rg.win_rate(t, n_resamples=0)
     assert res.skipped == ("z",)
     assert res.n_missing == 3
     # x: A beats B, C; B beats C; y: A and B tie, C missing
@@ -64,7 +64,7 @@ def test_system_with_no_comparable_score_is_named() -> None:
                      index=["x", "y", "z"])
     with pytest.warns(UserWarning, match=r"no win rate.*'C'"), \
             pytest.warns(UserWarning, match=r"skipped \(as HELM\): 'z'"):
-        res = rg.win_rate(t, n_bootstrap=10)
+        res = rg.win_rate(t, n_resamples=10)
     assert np.isnan(res.win_rate["C"]) and list(res.win_rate.index)[-1] == "C"
     assert res.n_invalid_replicates["C"] == 10
 
@@ -75,7 +75,7 @@ def test_dataset_bootstrap_equals_a_plain_loop() -> None:
     rng = np.random.default_rng(3)
     t = pd.DataFrame(np.round(rng.normal(size=(9, 4)), 1), columns=list("ABCD"))
     t.iloc[2, 1] = np.nan
-    res = rg.win_rate(t, n_bootstrap=200, seed=7, level=0.9)
+    res = rg.win_rate(t, n_resamples=200, seed=7, level=0.9)
     per = dataset_win_rates(t.to_numpy())
     vec, mass, large = winrate._outcome_mixture(per, None, 200, True)
     assert large.size == 0 and mass.sum() == 9
@@ -206,11 +206,11 @@ def test_bootstrap_has_the_direct_distribution(case: str, monkeypatch) -> None:
 def test_replicates_do_not_depend_on_the_order_of_the_datasets() -> None:
     rng = np.random.default_rng(9)
     df, _ = _item_table(rng, [2, 3, 2, 4, 3], 3, holes=0.0)
-    res = rg.win_rate(df, n_bootstrap=300, seed=4)
+    res = rg.win_rate(df, n_resamples=300, seed=4)
     # datasets in another order, and the items within them (systems keep their order)
     blocks = [g.iloc[::-1] for _, g in df.groupby("dataset", sort=False)][::-1]
     shuffled = pd.concat(blocks).sort_values("system", kind="stable").reset_index(drop=True)
-    again = rg.win_rate(shuffled, n_bootstrap=300, seed=4)
+    again = rg.win_rate(shuffled, n_resamples=300, seed=4)
     for name in ("win_rate", "ci_low", "ci_high"):
         pd.testing.assert_series_equal(getattr(res, name).sort_index(),
                                        getattr(again, name).sort_index(), rtol=1e-13)
@@ -230,15 +230,15 @@ def _item_scores(rng: np.random.Generator, n_items: int, constant: bool) -> rg.s
 def test_item_bootstrap() -> None:
     rng = np.random.default_rng(5)
     scores = _item_scores(rng, 40, constant=False)
-    res = rg.win_rate(scores, n_bootstrap=300, seed=1)
+    res = rg.win_rate(scores, n_resamples=300, seed=1)
     table = scores.frame.groupby(["dataset", "system"])["value"].mean().unstack()
-    plain = rg.win_rate(table, n_bootstrap=300, seed=1)
+    plain = rg.win_rate(table, n_resamples=300, seed=1)
     # the point estimate is the win rate of the per-dataset means
     np.testing.assert_allclose(res.win_rate.reindex(list("ABC")),
                                plain.win_rate.reindex(list("ABC")), rtol=1e-15)
     assert res.resample == "datasets+items" and res.signature.fields["resample"] == "datasets+items"
     assert (res.ci_low <= res.win_rate).all() and (res.win_rate <= res.ci_high).all()
-    again = rg.win_rate(scores, n_bootstrap=300, seed=1)
+    again = rg.win_rate(scores, n_resamples=300, seed=1)
     pd.testing.assert_series_equal(res.ci_low, again.ci_low)
     # item noise widens the interval of at least one system against datasets alone
     width = (res.ci_high - res.ci_low).reindex(list("ABC"))
@@ -247,9 +247,9 @@ def test_item_bootstrap() -> None:
 
 def test_item_bootstrap_without_item_noise_is_the_dataset_bootstrap() -> None:
     scores = _item_scores(np.random.default_rng(8), 5, constant=True)
-    res = rg.win_rate(scores, n_bootstrap=200, seed=2)
+    res = rg.win_rate(scores, n_resamples=200, seed=2)
     table = scores.frame.groupby(["dataset", "system"])["value"].mean().unstack()
-    plain = rg.win_rate(table, n_bootstrap=200, seed=2)
+    plain = rg.win_rate(table, n_resamples=200, seed=2)
     for name in ("win_rate", "ci_low", "ci_high"):
         np.testing.assert_allclose(getattr(res, name).reindex(list("ABC")),
                                    getattr(plain, name).reindex(list("ABC")), rtol=1e-13)
@@ -262,7 +262,7 @@ def test_tidy_with_seeds_and_metric() -> None:
         "metric": ["acc"] * 8,
         "value": [1.0, 0.0, 0.2, 0.2, 0.1, 0.3, 0.9, 0.9],
     })
-    res = rg.win_rate(df, metric="acc", n_bootstrap=0)
+    res = rg.win_rate(df, metric="acc", n_resamples=0)
     assert res.win_rate.to_dict() == {"A": 0.5, "B": 0.5}  # A wins x (0.5 > 0.2), B wins y
     with pytest.raises(AggregateError, match="unknown metric 'f1'"):
         rg.win_rate(df, metric="f1")
@@ -270,9 +270,10 @@ def test_tidy_with_seeds_and_metric() -> None:
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"higher_is_better": "yes"}, "higher_is_better must be True or False; got 'yes'"),
-    ({"level": 95}, r"level must be a number in \(0, 1\); got 95"),
-    ({"n_bootstrap": -1}, "n_bootstrap must be a whole number from 0 to 10\\^7; got -1"),
-    ({"seed": 1.5}, "seed must be a whole number ≥ 0 or None; got 1.5"),
+    ({"level": 95}, r"level: must be strictly between 0 and 1 \(e.g. 0.95\); got 95"),
+    ({"n_resamples": -1}, r"n_resamples: must be a whole number from 0 to 10,000,000 \(10\^7\); "
+                          "got -1"),
+    ({"seed": 1.5}, "seed: must be a whole number ≥ 0; got 1.5"),
 ])
 def test_bad_arguments(kwargs: dict, match: str) -> None:
     with pytest.raises(AggregateError, match=match):
@@ -301,15 +302,15 @@ def test_invariants(n: int, k: int, seed: int, hib: bool) -> None:
     assert ((per >= 0) & (per <= 1)).all()
     np.testing.assert_allclose(per.sum(axis=1), k / 2)
     np.testing.assert_allclose(dataset_win_rates(x, higher_is_better=not hib), 1 - per, atol=1e-15)
-    a = rg.win_rate(t, higher_is_better=hib, n_bootstrap=0).win_rate
-    b = rg.win_rate(np.exp(t), higher_is_better=hib, n_bootstrap=0).win_rate
+    a = rg.win_rate(t, higher_is_better=hib, n_resamples=0).win_rate
+    b = rg.win_rate(np.exp(t), higher_is_better=hib, n_resamples=0).win_rate
     pd.testing.assert_series_equal(a, b)
 
 
 def test_report_states_the_result_in_words() -> None:
     t = pd.DataFrame({"A": [0.9, 0.8, np.nan, 0.5], "B": [0.7, 0.8, 0.3, 0.6],
                       "C": [0.1, 0.2, 0.3, np.nan]}, index=list("wxyz"))
-    res = rg.win_rate(t, n_bootstrap=200)
+    res = rg.win_rate(t, n_resamples=200)
     md = rg.report.to_markdown(res)
     lo, hi = res.ci_low["B"], res.ci_high["B"]
     assert (f"B beats 69 % of the other systems on average over 4 datasets (95 % interval "
@@ -318,7 +319,7 @@ def test_report_states_the_result_in_words() -> None:
     assert "| B | 0.688 |" in md
     assert rg.report.to_csv(res).splitlines()[0] == "system,win_rate,ci_low,ci_high,n_datasets"
     assert "\\caption{B beats 69" in rg.report.to_latex(res)
-    tie = rg.win_rate(pd.DataFrame({"A": [1.0, 0.0], "B": [0.0, 1.0]}), n_bootstrap=0)
+    tie = rg.win_rate(pd.DataFrame({"A": [1.0, 0.0], "B": [0.0, 1.0]}), n_resamples=0)
     assert ("A and B each beat 50 % of the other systems on average over 2 datasets: the "
             "highest mean win rate, 0.500.") in rg.report.to_markdown(tie)
 
@@ -345,7 +346,7 @@ def test_item_bootstrap_beside_the_estimate_is_named() -> None:
             for s, vals in (("A", (0.5, 0.2)), ("B", (0.9, 0.1))) for i, v in enumerate(vals)]
     df = pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
     with pytest.warns(UserWarning, match="lies outside its bootstrap interval"):
-        res = rg.win_rate(df, n_bootstrap=200, seed=1)
+        res = rg.win_rate(df, n_resamples=200, seed=1)
     assert res.win_rate["B"] == 1.0 and res.ci_high["B"] < 0.8
     assert res.outside == ("B", "A")
     assert "The win rate of B, A lies outside its interval" in rg.report.to_markdown(res)
@@ -354,7 +355,7 @@ def test_item_bootstrap_beside_the_estimate_is_named() -> None:
     assert d["resample"] == "datasets+items" and d["signature"] == str(res.signature)
     json.dumps(d, allow_nan=False)
     plain = rg.win_rate(df.groupby(["dataset", "system"])["value"].mean().unstack(),
-                        n_bootstrap=200, seed=1)
+                        n_resamples=200, seed=1)
     assert plain.outside == () and plain.ci_low["B"] == 1.0
 
 

@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
         rope: Annotated[float | None, setting_option(RankSettings, "rope")] = None,
         rope_mode: Annotated[str | None, setting_option(RankSettings, "rope_mode")] = None,
         prior: Annotated[float | None, setting_option(RankSettings, "prior")] = None,
-        n_samples: Annotated[int | None, setting_option(RankSettings, "n_samples")] = None,
+        n_draws: Annotated[int | None, setting_option(RankSettings, "n_draws")] = None,
         bradley_terry: Annotated[
             str | None, setting_option(RankSettings, "bradley_terry")] = None,
         figures: FiguresOption = None,
@@ -82,7 +82,7 @@ def register(app: typer.Typer) -> None:
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,
             higher_is_better=true_or_false("--higher-is-better", higher_is_better),
             tie_correction=true_or_false("--tie-correction", tie_correction),
-            approach=approach, rope=rope, rope_mode=rope_mode, prior=prior, n_samples=n_samples,
+            approach=approach, rope=rope, rope_mode=rope_mode, prior=prior, n_draws=n_draws,
             bradley_terry=true_or_false("--bradley-terry", bradley_terry),
         )
         warn(run.warnings)

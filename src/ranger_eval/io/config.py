@@ -170,7 +170,9 @@ else:
         "``aggregate:`` section: the options of ``ranger-eval rank`` (command-line flags "
         "override).",
         renamed={"alpha": "renamed to aggregate.level, the confidence level (level = 1 - "
-                          "alpha, e.g. alpha 0.05 is level 0.95)"})
+                          "alpha, e.g. alpha 0.05 is level 0.95)",
+                 "n_samples": "renamed to aggregate.n_draws, the Bayesian approach's posterior "
+                              "draws per pair (n_samples would say the sample column's word)"})
 
 
 class ExperimentConfig(_Model):

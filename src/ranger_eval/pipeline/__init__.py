@@ -1523,7 +1523,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                        posthoc=settings.posthoc, control=settings.control,
                        tie_correction=settings.tie_correction, approach=settings.approach,
                        rope=settings.rope, rope_mode=settings.rope_mode, prior=settings.prior,
-                       n_samples=settings.n_samples, seed=settings.seed)
+                       n_draws=settings.n_draws, seed=settings.seed)
         # Bradley–Terry on the rank's metric: its per-item scores (the aggregate with several
         # metrics), else the dataset-level table
         bt = rank_bradley_terry(agg if scores is not None else table, direction, settings) \
