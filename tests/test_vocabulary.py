@@ -188,6 +188,8 @@ def test_only_data_is_positional() -> None:
     (rg.rank_test, 1, {"alpha": 0.05}, "level"),
     (rg.rank_systems, 1, {"alpha": 0.05}, "level"),
     (rg.condition_and_compare, 2, {"alpha": 0.05}, "level"),
+    (rg.rank_test, 1, {"n_samples": 1000}, "n_draws"),
+    (rg.win_rate, 1, {"n_bootstrap": 100}, "n_resamples"),
     (stats.adjust_pvalues, 1, {"method": "holm"}, "correction"),
     (stats.adjust_pvalues, 1, {"alpha": 0.05}, "level"),
     (stats.wilcoxon, 1, {"correction": True}, "continuity_correction"),
@@ -221,3 +223,62 @@ def test_cli_options_use_the_glossary_words() -> None:
                 if word == "method" and command_name != "meta":  # meta's τ² estimator only
                     found.append(f"{command_name} {opt}")
     assert found == []
+
+
+#: The resample and draw counts' second words (issue 28 §2: ``n_resamples`` counts resamples,
+#: ``n_draws`` posterior draws).
+COUNT_WORDS = {"n_bootstrap": "n_resamples", "repeats": "n_resamples",
+               "n_simulations": "n_resamples", "n_samples": "n_draws"}
+
+#: The rank and meta families: every public function and result of ``ranger_eval.aggregate``,
+#: ``ranger_eval.meta`` and the rank intervals, with their settings classes.
+#: ``predictive_check(repeats=)`` is the one exception: its ``n_resamples`` already counts the
+#: error reduction's bootstrap, and ``repeats`` the held-out splits (Søgaard's protocol).
+COUNT_PLANNED = {"predictive_check": "repeats", "PredictiveCheck": "repeats"}
+
+
+def test_rank_and_meta_families_count_resamples_and_draws_in_one_word() -> None:
+    from ranger_eval import aggregate, comparison, meta
+    from ranger_eval import settings as S
+
+    objects = {n: getattr(m, n) for m in (aggregate, meta) for n in m.__all__}
+    objects |= {"rank_intervals": comparison.rank_intervals,
+                "RankIntervals": comparison.RankIntervals}
+    objects |= {c.__name__: c for c in (S.RankSettings, S.MetaSettings, S.WinRateSettings,
+                                        S.RankIntervalSettings, S.ErrorReductionSettings)}
+    objects = {n: o for n, o in objects.items() if inspect.isfunction(o) or inspect.isclass(o)}
+    assert {"rank_test", "win_rate", "meta_analysis", "error_reduction"} <= set(objects)
+    found = [f"{name}({p}=): say {COUNT_WORDS[p]}" for name, obj in sorted(objects.items())
+             for p in _parameters(obj) if p in COUNT_WORDS and COUNT_PLANNED.get(name) != p]
+    assert found == []
+
+
+@pytest.mark.parametrize("command", ["rank", "meta"])
+def test_rank_and_meta_options_count_draws_and_resamples_in_one_word(command: str) -> None:
+    import typer.main
+
+    from ranger_eval.cli import app
+
+    params = typer.main.get_command(app).commands[command].params  # type: ignore[attr-defined]
+    options = {o for p in params for o in (*p.opts, *p.secondary_opts)}
+    words = {o.lstrip("-").replace("-", "_") for o in options}
+    assert not words & set(COUNT_WORDS), words & set(COUNT_WORDS)
+    if command == "rank":
+        assert "--n-draws" in options
+    # meta's --method is the τ² estimator, the one meaning of method in the meta family
+    assert ("--method" in options) == (command == "meta")
+
+
+def test_rank_renamed_option_and_yaml_key_name_the_new_word(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from ranger_eval.cli import app
+    from ranger_eval.errors import ConfigError
+    from ranger_eval.io.config import load_experiment
+
+    run = CliRunner().invoke(app, ["rank", str(tmp_path / "t.csv"), "--n-samples", "5"])
+    assert run.exit_code != 0 and "--n-samples is called --n-draws now" in run.output
+    cfg = tmp_path / "e.yaml"
+    cfg.write_text("scores: s.csv\naggregate:\n  n_samples: 100\n")
+    with pytest.raises(ConfigError, match=r"aggregate.n_samples: renamed to aggregate.n_draws"):
+        load_experiment(cfg)
