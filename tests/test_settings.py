@@ -27,7 +27,12 @@ def test_exported_and_frozen():
         s.level = 0.9  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("cls", ALL)
+#: Python-only settings (no command, no YAML section): the analyses whose defaults differ from
+#: their command's (win rates 1,000 resamples, rank intervals 2,000, error reductions 50).
+PYTHON_ONLY = (S.WinRateSettings, S.RankIntervalSettings, S.ErrorReductionSettings)
+
+
+@pytest.mark.parametrize("cls", ALL + PYTHON_ONLY)
 def test_every_field_has_metadata_and_a_valid_default(cls):
     fields = S.settings_fields(cls)
     assert fields
@@ -399,3 +404,13 @@ def test_rank_signature_keys_are_the_rank_settings_fields():
     assert (fields["n_resamples"], fields["seed"]) == ("10000", "0")
     wide = pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.2, 0.3, 0.5], "C": [0.0, 0.1, 0.2]})
     assert rank_test(wide, posthoc="holm", control="A").signature.fields["posthoc"] == "holm"
+
+
+@pytest.mark.parametrize("cls", PYTHON_ONLY)
+def test_python_only_settings_have_no_option_and_no_yaml_key(cls):
+    fields = S.settings_fields(cls)
+    assert S.cli_options(cls) == {}
+    assert all(meta.yaml is None for _, meta in fields.values())
+    assert getattr(rg, cls.__name__) is cls
+    with pytest.raises(SettingsError, match=r"n_resamples: must be a whole number"):
+        cls(n_resamples=-1)

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -685,7 +685,7 @@ def two_system_tests(
 def rank_test(
     table: pd.DataFrame | Scores,
     *,
-    higher_is_better: bool | None = _DEFAULT.higher_is_better,
+    higher_is_better: Mapping[str, bool] | bool | None = _DEFAULT.higher_is_better,
     level: float = _DEFAULT.level,
     posthoc: str = _DEFAULT.posthoc,
     control: str | None = _DEFAULT.control,

@@ -40,7 +40,7 @@ def _meta_regression(
     fit = _fit_mods(y, v, X, method, test, level)
     tau2_ci, i2_ci = _qprofile_ci(y, v, fit.tau2, fit.vt, level,
                                   qfun=lambda t: _qe(t, y, v, X), p=p)
-    arrays = {
+    arrays: dict[str, Any] = {
         "estimate": fit.beta, "se": fit.se, "statistic": fit.stat, "pvalue": fit.pval,
         "ci_low": fit.ci_low, "ci_high": fit.ci_high, "vcov": fit.vb, "yi": y, "vi": v, "X": X,
         "weights": fit.weights, "fitted": fit.fitted,
