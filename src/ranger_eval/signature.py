@@ -138,6 +138,7 @@ FIELDS: dict[str, str] = {
              "the sign test puts it; default: on the ROPE, and on the pseudo-observation 0 for "
              "the signed-rank test)",
     "n_samples": "posterior draws of a Bayesian signed-rank/sign test",
+    "n_draws": "posterior draws of a Bayesian signed-rank/sign test (ranger-eval bayes)",
     "approach": "how the rank test decides: bayesian (autorank's Bayesian signed-rank test of "
                 "every pair with a ROPE; absent: frequentist, Friedman and a post-hoc test)",
     "rope_mode": "what the Bayesian rank test's rope multiplies: sd or mad (effect-size ROPE: "
