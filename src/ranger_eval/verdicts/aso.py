@@ -176,10 +176,12 @@ def _ratios(f: np.ndarray, g: np.ndarray, dt: float = DT) -> tuple[np.ndarray, n
     return np.minimum(ratio, 1.0), zero
 
 
-def violation_ratio(a: object, b: object) -> float:
-    """ε_W2 of A over B: the share of the squared Wasserstein-2 distance between the quantile
-    functions where B is above A (module docstring; 0.5 for equal quantile functions)."""
-    xa, xb = _scores(a, "a"), _scores(b, "b")
+@renamed_keywords(a="treatment", b="control")
+def violation_ratio(treatment: object, control: object) -> float:
+    """ε_W2 of the treatment (A) over the control (B): the share of the squared Wasserstein-2
+    distance between the quantile functions where B is above A (module docstring; 0.5 for equal
+    quantile functions)."""
+    xa, xb = _scores(treatment, "treatment"), _scores(control, "control")
     sa, sb = np.sort(xa), np.sort(xb)
     ratio, _ = _ratios(sa[_grid_index(len(sa))], sb[_grid_index(len(sb))])
     return float(ratio)
