@@ -239,3 +239,18 @@ def test_tables_never_round_across_tau() -> None:
                       0.2, "bonferroni", True)
     md = aso_markdown(res)
     assert "| A (5 runs) | – | 0.1996 |" in md and "(ε_min = 0.1996 < 0.2)" in md
+
+
+def test_run_aso_is_the_pipeline_and_returns_the_command_run(tmp_path: Path) -> None:
+    from ranger_eval.pipeline import CommandRun
+    from ranger_eval.pipeline.aso import run_aso
+
+    src = tmp_path / "runs.csv"
+    _run_table({"A": [0.5, 0.6, 0.7, 0.8, 0.9], "B": [0.4, 0.5, 0.5, 0.6, 0.7]}).to_csv(
+        src, index=False)
+    base = rg.ASOSettings(correction="none")
+    run = run_aso(src, tmp_path / "out", figures="none", settings=base, n_resamples=40)
+    assert isinstance(run, CommandRun) and run.command == "aso"
+    assert run.settings == rg.ASOSettings(correction="none", n_resamples=40)
+    assert run.result.settings is run.settings
+    assert {p.name for p in run.written} >= {"aso.md", "aso.json", "manifest.json"}

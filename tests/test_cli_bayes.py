@@ -220,3 +220,20 @@ def test_across_datasets_from_tidy_and_per_item_tables_with_holes(tmp_path: Path
         rg.BayesSettings(test="sign", runs=3)
     with pytest.raises(SettingsError, match=r"prior: the correlated t-test has no prior"):
         rg.BayesSettings(prior=1.0)
+
+
+def test_run_bayes_is_the_pipeline_and_returns_the_command_run(tmp_path: Path) -> None:
+    from ranger_eval.pipeline import CommandRun
+    from ranger_eval.pipeline.bayes import run_bayes
+
+    src = tmp_path / "table.csv"
+    pd.DataFrame({"dataset": [f"d{i}" for i in range(5)], "a": [0.1, 0.2, 0.3, 0.4, 0.5],
+                  "b": [0.2, 0.3, 0.3, 0.5, 0.7]}).to_csv(src, index=False)
+    run = run_bayes(src, tmp_path / "out", figures="none", test="sign", prior_place="left",
+                    n_draws=300)
+    assert isinstance(run, CommandRun) and run.command == "bayes"
+    assert run.settings == rg.BayesSettings(test="sign", prior_place="left", n_draws=300)
+    assert run.result.settings is run.settings
+    sig = rg.parse_signature(json.loads((tmp_path / "out" / "manifest.json").read_text())
+                             ["signature"])
+    assert sig["prior"] == "1@left" and sig["n_draws"] == "300"
