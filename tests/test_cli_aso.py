@@ -41,7 +41,7 @@ def test_aso_command_equals_multi_aso_and_deepsig(tmp_path: Path, j: int) -> Non
     _run_table(case["scores"]).to_csv(src, index=False)
     out = tmp_path / "out"
     result = _invoke(str(src), "--level", str(case["confidence_level"]),
-                     "--n-bootstrap", "100", "--figures", "none", "-o", str(out))
+                     "--n-resamples", "100", "--figures", "none", "-o", str(out))
     assert result.exit_code == 0, result.output
     payload = json.loads((out / "aso.json").read_text())
     group = payload["result"]["groups"][0]
@@ -49,20 +49,21 @@ def test_aso_command_equals_multi_aso_and_deepsig(tmp_path: Path, j: int) -> Non
     assert group["systems"] == names
     k = len(names)
     bonferroni = 1 - (1 - case["confidence_level"]) / (k * (k - 1) / 2)
-    api = rg.multi_aso(case["scores"], confidence_level=bonferroni, use_bonferroni=False,
-                       n_bootstrap=100, seed=0)
+    api = rg.multi_aso(case["scores"], level=case["confidence_level"], correction="bonferroni",
+                       n_resamples=100, seed=0)
+    assert api.attrs["confidence_level"] == pytest.approx(bonferroni, rel=1e-15)
     got = np.array(group["epsilon_min"])
     np.testing.assert_allclose(got, api.to_numpy(), rtol=1e-12, atol=0)
     assert group["level"] == pytest.approx(bonferroni, rel=1e-15)
-    # --correction deepsig: deepsig's multi_aso rule, i.e. rg.multi_aso's default (which is
-    # within Monte-Carlo error of deepsig's committed matrix, tests/verdicts/test_aso.py)
+    # --correction deepsig: deepsig's multi_aso rule, rg.multi_aso(correction="deepsig") (which
+    # is within Monte-Carlo error of deepsig's committed matrix, tests/verdicts/test_aso.py)
     again = _invoke(str(src), "--level", str(case["confidence_level"]),
-                    "--n-bootstrap", "100", "--correction", "deepsig", "--figures", "none",
+                    "--n-resamples", "100", "--correction", "deepsig", "--figures", "none",
                     "-o", str(tmp_path / "ds"))
     assert again.exit_code == 0, again.output
     deepsig_rule = json.loads((tmp_path / "ds" / "aso.json").read_text())["result"]["groups"][0]
-    same = rg.multi_aso(case["scores"], confidence_level=case["confidence_level"],
-                        n_bootstrap=100, seed=0)
+    same = rg.multi_aso(case["scores"], level=case["confidence_level"], correction="deepsig",
+                        n_resamples=100, seed=0)
     np.testing.assert_allclose(np.array(deepsig_rule["epsilon_min"]), same.to_numpy(),
                                rtol=1e-12, atol=0)
     assert "deepsig's multi_aso rule" in (tmp_path / "ds" / "aso.md").read_text()
@@ -86,10 +87,10 @@ def test_verdicts_in_words_and_the_bonferroni_statement(tmp_path: Path) -> None:
     src = tmp_path / "runs.csv"
     _run_table({k: list(v) for k, v in scores.items()}).to_csv(src, index=False)
     out = tmp_path / "out"
-    result = _invoke(str(src), "--n-bootstrap", "60", "--figures", "none", "-o", str(out))
+    result = _invoke(str(src), "--n-resamples", "60", "--figures", "none", "-o", str(out))
     assert result.exit_code == 0, result.output
     md = (out / "aso.md").read_text()
-    api = aso_groups(read_runs(src), n_bootstrap=60)
+    api = aso_groups(read_runs(src), n_resamples=60)
     eps = api.groups[0].matrix
     ab = format_epsilon(float(eps.loc["A", "B"]), 0.2)
     assert f"A almost stochastically dominates B (ε_min = {ab} < 0.2)" in md
@@ -98,7 +99,7 @@ def test_verdicts_in_words_and_the_bonferroni_statement(tmp_path: Path) -> None:
         "of 3 systems" in md
     assert f"A almost stochastically dominates B (ε_min = {ab} < 0.2)" in result.output
     assert (out / "aso.tex").read_text().count("\\begin{tabular}") == 1
-    plain = _invoke(str(src), "--n-bootstrap", "60", "--correction", "none", "--figures",
+    plain = _invoke(str(src), "--n-resamples", "60", "--correction", "none", "--figures",
                     "none", "-o", str(tmp_path / "plain"))
     assert plain.exit_code == 0, plain.output
     group = json.loads((tmp_path / "plain" / "aso.json").read_text())["result"]["groups"][0]
@@ -124,10 +125,10 @@ def test_per_item_scores_with_seeds_are_run_means(tmp_path: Path) -> None:
     src = tmp_path / "items.csv"
     df.to_csv(src, index=False)
     out = tmp_path / "out"
-    result = _invoke(str(src), "--n-bootstrap", "50", "--figures", "none", "-o", str(out))
+    result = _invoke(str(src), "--n-resamples", "50", "--figures", "none", "-o", str(out))
     assert result.exit_code == 0, result.output
     group = json.loads((out / "aso.json").read_text())["result"]["groups"][0]
-    api = rg.multi_aso(rg.Scores(df), n_bootstrap=50, use_bonferroni=False)  # K = 1 pair
+    api = rg.multi_aso(rg.Scores(df), n_resamples=50, correction="none")  # K = 1 pair
     np.testing.assert_allclose(np.array(group["epsilon_min"]), api.to_numpy(), rtol=1e-12)
     runs = runs_from_scores(rg.Scores(df))
     assert runs.shape == (12, 5)
@@ -154,19 +155,19 @@ def test_groups_and_filters_and_lower_is_better(tmp_path: Path) -> None:
     runs = pd.concat(frames, ignore_index=True)
     with pytest.warns(UserWarning, match=r"left out 1 dataset × metric.*dataset 'd3'.*only 1 "
                       r"system \(A\)"):
-        res = aso_groups(runs, n_bootstrap=50, higher_is_better=False)
+        res = aso_groups(runs, n_resamples=50, higher_is_better=False)
     assert [g.dataset for g in res.groups] == ["d1", "d2"]
     # lower loss is better: A (loss 1.0) dominates C (loss 1.2)
     assert res.groups[0].matrix.loc["A", "C"] < 0.2
     assert res.skipped == ("dataset 'd3', metric 'loss': only 1 system (A)",)
-    only = aso_groups(runs, n_bootstrap=50, datasets=["d1"], systems=["C", "A"])
+    only = aso_groups(runs, n_resamples=50, datasets=["d1"], systems=["C", "A"])
     assert only.groups[0].systems == ("C", "A")
     with pytest.raises(VerdictError, match=r"dataset 'nope' is not in the run scores"):
         aso_groups(runs, datasets=["nope"])
     src = tmp_path / "runs.csv"
     runs.to_csv(src, index=False)
     out = tmp_path / "out"
-    result = _invoke(str(src), "--n-bootstrap", "50", "--higher-is-better", "false",
+    result = _invoke(str(src), "--n-resamples", "50", "--higher-is-better", "false",
                      "--figures", "none", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert "dataset 'd3'" in result.output   # the warning names the group left out
@@ -178,7 +179,7 @@ def test_groups_and_filters_and_lower_is_better(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"threshold": 0.6}, "threshold: must be a number in (0, 0.5]"),
     ({"level": 0.4}, "level: must be a number in [0.5, 1)"),
-    ({"n_bootstrap": 1}, "n_bootstrap: must be a whole number from 2"),
+    ({"n_resamples": 1}, "n_resamples: must be a whole number from 2"),
     ({"correction": "holm"}, "correction: unknown ASO correction 'holm'"),
 ])
 def test_settings_are_checked(options: dict[str, object], message: str) -> None:
@@ -212,7 +213,7 @@ def test_heatmap_and_html_report(tmp_path: Path) -> None:
     src = tmp_path / "runs.csv"
     _run_table(scores).to_csv(src, index=False)
     out = tmp_path / "out"
-    result = _invoke(str(src), "--n-bootstrap", "100", "--figures", "svg,png", "--html",
+    result = _invoke(str(src), "--n-resamples", "100", "--figures", "svg,png", "--html",
                      "-o", str(out))
     assert result.exit_code == 0, result.output
     assert (out / "aso.svg").is_file() and (out / "aso.png").is_file()
@@ -238,3 +239,18 @@ def test_tables_never_round_across_tau() -> None:
                       0.2, "bonferroni", True)
     md = aso_markdown(res)
     assert "| A (5 runs) | – | 0.1996 |" in md and "(ε_min = 0.1996 < 0.2)" in md
+
+
+def test_run_aso_is_the_pipeline_and_returns_the_command_run(tmp_path: Path) -> None:
+    from ranger_eval.pipeline import CommandRun
+    from ranger_eval.pipeline.aso import run_aso
+
+    src = tmp_path / "runs.csv"
+    _run_table({"A": [0.5, 0.6, 0.7, 0.8, 0.9], "B": [0.4, 0.5, 0.5, 0.6, 0.7]}).to_csv(
+        src, index=False)
+    base = rg.ASOSettings(correction="none")
+    run = run_aso(src, tmp_path / "out", figures="none", settings=base, n_resamples=40)
+    assert isinstance(run, CommandRun) and run.command == "aso"
+    assert run.settings == rg.ASOSettings(correction="none", n_resamples=40)
+    assert run.result.settings is run.settings
+    assert {p.name for p in run.written} >= {"aso.md", "aso.json", "manifest.json"}

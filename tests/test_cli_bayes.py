@@ -169,20 +169,20 @@ def test_across_datasets_equals_baycomp(tmp_path: Path, case: dict, test: str) -
     pd.DataFrame({"dataset": [f"d{i}" for i in range(len(case["x"]))], "x": case["x"],
                   "y": case["y"]}).to_csv(src, index=False)
     out = tmp_path / "out"
-    n_samples = 5000   # the API equals baycomp at its 50,000 draws (tests/verdicts/test_bayes.py)
+    n_draws = 5000   # the API equals baycomp at its 50,000 draws (tests/verdicts/test_bayes.py)
     result = CliRunner().invoke(app, [
         "bayes", str(src), "--test", test, "--rope", str(case["rope"]), "--prior",
-        str(case["prior"]), "--n-samples", str(n_samples), "--seed", str(case["seed"]),
+        str(case["prior"]), "--n-draws", str(n_draws), "--seed", str(case["seed"]),
         "--figures", "none", "-o", str(out)])
     assert result.exit_code == 0, result.output
     pair = json.loads((out / "bayes.json").read_text())["result"]["groups"][0]["pairs"][0]
     fn = rg.bayesian_signed_rank if test == "signed-rank" else rg.bayesian_sign_test
-    api = fn(case["x"], case["y"], rope=case["rope"], prior=case["prior"], n_samples=n_samples,
+    api = fn(case["x"], case["y"], rope=case["rope"], prior=case["prior"], n_draws=n_draws,
              seed=case["seed"])
     np.testing.assert_allclose([pair["p_left"], pair["p_rope"], pair["p_right"]],
                                api.probabilities, rtol=0, atol=0)
     sig = rg.parse_signature(json.loads((out / "manifest.json").read_text())["signature"])
-    assert (sig["test"], sig["n_samples"], sig["seed"]) == (test, str(n_samples),
+    assert (sig["test"], sig["n_draws"], sig["seed"]) == (test, str(n_draws),
                                                             str(case["seed"]))
     assert "runs" not in sig and float(sig["prior"]) == case["prior"]
 
@@ -191,7 +191,7 @@ def test_across_datasets_baycomp_draws_exactly() -> None:
     case = ORACLE["multiple"][1]
     table = pd.DataFrame({"x": case["x"], "y": case["y"]})
     res = dataset_tests(table, test="signed-rank", rope=case["rope"], prior=case["prior"],
-                        n_samples=case["n_samples"], seed=case["seed"])
+                        n_draws=case["n_samples"], seed=case["seed"])
     np.testing.assert_allclose(res.groups[0].results[0].probabilities, case["signed_rank"],
                                rtol=1e-12, atol=1e-15)
 
@@ -204,7 +204,7 @@ def test_across_datasets_from_tidy_and_per_item_tables_with_holes(tmp_path: Path
     pd.DataFrame(rows, columns=["dataset", "system", "value"]).to_csv(tidy, index=False)
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["bayes", str(tidy), "--test", "sign", "--rope", "0.001",
-                                      "--n-samples", "2000", "--figures", "none", "-o",
+                                      "--n-draws", "2000", "--figures", "none", "-o",
                                       str(out)])
     assert result.exit_code == 0, result.output
     assert "left out 1: d6" in result.output
@@ -220,3 +220,20 @@ def test_across_datasets_from_tidy_and_per_item_tables_with_holes(tmp_path: Path
         rg.BayesSettings(test="sign", runs=3)
     with pytest.raises(SettingsError, match=r"prior: the correlated t-test has no prior"):
         rg.BayesSettings(prior=1.0)
+
+
+def test_run_bayes_is_the_pipeline_and_returns_the_command_run(tmp_path: Path) -> None:
+    from ranger_eval.pipeline import CommandRun
+    from ranger_eval.pipeline.bayes import run_bayes
+
+    src = tmp_path / "table.csv"
+    pd.DataFrame({"dataset": [f"d{i}" for i in range(5)], "a": [0.1, 0.2, 0.3, 0.4, 0.5],
+                  "b": [0.2, 0.3, 0.3, 0.5, 0.7]}).to_csv(src, index=False)
+    run = run_bayes(src, tmp_path / "out", figures="none", test="sign", prior_place="left",
+                    n_draws=300)
+    assert isinstance(run, CommandRun) and run.command == "bayes"
+    assert run.settings == rg.BayesSettings(test="sign", prior_place="left", n_draws=300)
+    assert run.result.settings is run.settings
+    sig = rg.parse_signature(json.loads((tmp_path / "out" / "manifest.json").read_text())
+                             ["signature"])
+    assert sig["prior"] == "1@left" and sig["n_draws"] == "300"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -141,7 +142,9 @@ def _click_params(command: str) -> dict:
 
 @pytest.mark.parametrize(("command", "cls"), [("compare", S.CompareSettings),
                                               ("rank", S.RankSettings),
-                                              ("meta", S.MetaSettings)])
+                                              ("meta", S.MetaSettings),
+                                              ("aso", S.ASOSettings),
+                                              ("bayes", S.BayesSettings)])
 def test_cli_options_are_the_settings_fields(command, cls):
     """Each option of a settings field: parser default None (not given: the YAML or the
     settings default applies), the field's help, the settings default shown."""
@@ -171,12 +174,16 @@ INPUT_OUTPUT_OPTIONS = {
     "meta": {"config", "out", "metric", "input_format", "system_from", "cluster", "figures",
              "html", "bounds"},
     "rank": {"input", "out", "figures", "html", "system_from", "bounds", "cluster"},
+    "aso": {"scores", "out", "figures", "html"},
+    "bayes": {"scores", "out", "figures", "html", "input_format", "system_from"},
 }
 
 
 @pytest.mark.parametrize(("command", "cls"), [("compare", S.CompareSettings),
                                               ("rank", S.RankSettings),
-                                              ("meta", S.MetaSettings)])
+                                              ("meta", S.MetaSettings),
+                                              ("aso", S.ASOSettings),
+                                              ("bayes", S.BayesSettings)])
 def test_every_option_is_a_settings_field_or_an_input_output_option(command, cls):
     params = _click_params(command)
     from_fields = {flag.replace("-", "_") for flag in S.cli_options(cls).values()}
@@ -414,3 +421,20 @@ def test_python_only_settings_have_no_option_and_no_yaml_key(cls):
     assert getattr(rg, cls.__name__) is cls
     with pytest.raises(SettingsError, match=r"n_resamples: must be a whole number"):
         cls(n_resamples=-1)
+@pytest.mark.parametrize(("cls", "kind", "result"), [
+    (S.ASOSettings, "aso", lambda: rg.verdicts.aso_groups(pd.DataFrame({
+        "dataset": "d", "metric": "m", "system": ["a"] * 5 + ["b"] * 5,
+        "seed": list(range(5)) * 2, "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.2, 0.3, 0.4, 0.5, 0.6]}),
+        n_resamples=20)),
+    (S.BayesSettings, "bayes", lambda: rg.verdicts.dataset_tests(pd.DataFrame({
+        "a": [0.1, 0.2, 0.3, 0.4], "b": [0.2, 0.25, 0.35, 0.5]}), test="sign", n_draws=50)),
+])
+def test_verdict_signatures_record_the_signature_fields(cls, kind, result):
+    """ASO's and Bayes' signature keys are the settings' ``signature`` keys, the resample and
+    draw counts under the glossary's words (``n_resamples``, ``n_draws``)."""
+    res = result()
+    keys = {meta.signature for _, meta in S.settings_fields(cls).values() if meta.signature}
+    fields = res.signature.fields
+    assert fields["kind"] == kind and keys - {"runs"} <= set(fields)
+    assert res.settings is not None and isinstance(res.settings, cls)
+    assert "n_samples" not in fields and "n_bootstrap" not in fields

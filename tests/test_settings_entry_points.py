@@ -22,6 +22,14 @@ ENTRY_POINTS = [
     (rg.meta_analysis, S.MetaSettings),
     (rg.error_reduction, S.ErrorReductionSettings),
     (rg.rank_intervals, S.RankIntervalSettings),
+    (rg.aso, S.ASOSettings),
+    (rg.multi_aso, S.ASOSettings),
+    (rg.verdicts.aso_groups, S.ASOSettings),
+    (rg.bayesian_correlated_ttest, S.BayesSettings),
+    (rg.bayesian_signed_rank, S.BayesSettings),
+    (rg.bayesian_sign_test, S.BayesSettings),
+    (rg.verdicts.correlated_ttests, S.BayesSettings),
+    (rg.verdicts.dataset_tests, S.BayesSettings),
 ]
 
 
@@ -142,3 +150,38 @@ def test_a_keyword_next_to_settings_is_a_clash(func, data, cls, keyword):
     with pytest.raises(SettingsError, match=rf"{func.__name__}: {key}=.* given together "
                        "with settings="):
         func(*data(), settings=cls(), **keyword)
+def _runs(seed_shift: float = 0.0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(1)
+    return {"a": rng.normal(0.5, 0.1, 6), "b": rng.normal(0.6 + seed_shift, 0.1, 6),
+            "c": rng.normal(0.7, 0.1, 6)}
+
+
+def test_aso_results_carry_their_settings():
+    runs = _runs()
+    check_result_settings(rg.aso(runs["a"], runs["b"], level=0.9, n_resamples=30),
+                          S.ASOSettings, level=0.9, n_resamples=30)
+    s = S.ASOSettings(n_resamples=30, correction="deepsig")
+    assert rg.aso(runs["a"], runs["b"], settings=s).settings is s
+    assert rg.multi_aso(runs, settings=s).attrs["settings"] is s
+    frame = pd.DataFrame([("d", "m", name, i, float(v)) for name, xs in runs.items()
+                          for i, v in enumerate(xs)],
+                         columns=["dataset", "metric", "system", "seed", "value"])
+    check_result_settings(rg.verdicts.aso_groups(frame, settings=s), S.ASOSettings,
+                          correction="deepsig", n_resamples=30)
+
+
+def test_bayes_results_carry_their_settings():
+    runs = _runs()
+    check_result_settings(rg.bayesian_correlated_ttest(runs["a"], runs["b"], rope=0.01),
+                          S.BayesSettings, test="correlated-t", rope=0.01)
+    check_result_settings(rg.bayesian_signed_rank(runs["a"], runs["b"], n_draws=100),
+                          S.BayesSettings, test="signed-rank", n_draws=100)
+    s = S.BayesSettings(test="sign", n_draws=100, prior_place="right")
+    assert rg.bayesian_sign_test(runs["a"], runs["b"], settings=s).settings is s
+    table = pd.DataFrame(runs)
+    assert rg.verdicts.dataset_tests(table, settings=s).settings is s
+    folds = pd.DataFrame([("d", "m", name, str(i), float(v)) for name, xs in runs.items()
+                          for i, v in enumerate(xs)],
+                         columns=["dataset", "metric", "system", "item", "value"])
+    check_result_settings(rg.verdicts.correlated_ttests(rg.Scores(folds), rope=0.02),
+                          S.BayesSettings, rope=0.02)

@@ -54,6 +54,7 @@ __all__ = [
     "MISSING",
     "PAIR_ORDERS",
     "POSTHOCS",
+    "PRIOR_PLACES",
     "RANK_ORDERS",
     "ROPE_MODES",
     "SEED_POLICIES",
@@ -764,6 +765,8 @@ class ErrorReductionSettings(_Settings):
 ASO_CORRECTIONS: tuple[str, ...] = ("bonferroni", "deepsig", "none")
 #: The tests of ``ranger-eval bayes`` (baycomp's two_on_single, SignedRankTest, SignTest).
 BAYES_TESTS: tuple[str, ...] = ("correlated-t", "signed-rank", "sign")
+#: Where the Bayesian sign test puts its prior strength (baycomp's ``SignTest.LEFT/ROPE/RIGHT``).
+PRIOR_PLACES: tuple[str, ...] = ("left", "rope", "right")
 
 
 def _aso_level(value: Any) -> float:
@@ -814,11 +817,15 @@ class _Selection(_Settings):
 @dataclass(frozen=True)
 class ASOSettings(_Selection):
     """The settings of ``ranger-eval aso``: one :func:`~ranger_eval.multi_aso` per dataset ×
-    metric of score distributions over seeds (Dror et al. 2019; deepsig). ``level`` is the
-    confidence level of ε_min's one-sided bound (``confidence_level`` of
-    :func:`~ranger_eval.aso`, deepsig's word; the command uses the glossary's ``level``);
-    ``threshold`` τ decides "A almost stochastically dominates B" (ε_min < τ). Command line and
-    Python only (no experiment-YAML section)."""
+    metric of score distributions over seeds (Dror et al. 2019; deepsig), and the settings of
+    :func:`~ranger_eval.aso`, :func:`~ranger_eval.multi_aso` and
+    :func:`~ranger_eval.verdicts.aso.aso_groups` (their keyword defaults are these fields').
+    ``level`` is the confidence level of ε_min's one-sided bound (deepsig's
+    ``confidence_level``); ``n_resamples`` the bootstrap rounds of the violation ratio;
+    ``correction`` the multiplicity rule of a matrix's bounds (deepsig's
+    ``use_bonferroni=True`` is ``correction="deepsig"``); ``threshold`` τ decides "A almost
+    stochastically dominates B" (ε_min < τ). ``seed=None`` draws fresh entropy (Python only;
+    the command needs a seed). Command line and Python only (no experiment-YAML section)."""
 
     command: ClassVar[str] = "aso"
     section: ClassVar[str] = "aso"
@@ -826,11 +833,11 @@ class ASOSettings(_Selection):
     level: float = _setting(
         0.95, "Confidence level of the bound ε_min, in [0.5, 1).", _aso_level, yaml=None,
         signature="level")
-    n_bootstrap: int = _setting(
+    n_resamples: int = _setting(
         1000, "Bootstrap resamples of the violation ratio, 2 to 10^8.",
         _whole(2, MAX_RESAMPLES), yaml=None, signature="n_resamples")
-    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), yaml=None,
-                         signature="seed")
+    seed: int | None = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0, optional=True),
+                                yaml=None, signature="seed")
     threshold: float = _setting(
         0.2, "τ: A almost stochastically dominates B when ε_min < τ, in (0, 0.5].",
         _aso_threshold, yaml=None, signature="threshold")
@@ -849,8 +856,11 @@ class BayesSettings(_Selection):
     cross-validation scores (an item is a fold; a seed is a repetition of the cross-validation),
     or ``"signed-rank"`` / ``"sign"`` (:func:`~ranger_eval.bayesian_signed_rank`,
     :func:`~ranger_eval.bayesian_sign_test`) across datasets, on one score per dataset (``prior``,
-    ``n_samples``, ``seed``: the Dirichlet process's). ``level`` is the posterior probability a
-    verdict needs. Command line and Python only (no experiment-YAML section)."""
+    ``prior_place``, ``n_draws``, ``seed``: the Dirichlet process's). These are also the
+    settings of the three test functions and of :func:`~ranger_eval.verdicts.bayes.
+    correlated_ttests` and :func:`~ranger_eval.verdicts.bayes.dataset_tests` (their keyword
+    defaults are these fields'). ``level`` is the posterior probability a verdict needs.
+    Command line and Python only (no experiment-YAML section)."""
 
     command: ClassVar[str] = "bayes"
     section: ClassVar[str] = "bayes"
@@ -872,9 +882,12 @@ class BayesSettings(_Selection):
     prior: float | None = _setting(
         None, "Dirichlet prior strength of signed-rank/sign, > 0 (default: baycomp's, 0.5 and "
         "1).", _prior_weight, yaml=None, signature="prior")
-    n_samples: int = _setting(
+    prior_place: str = _setting(
+        "rope", "Where the sign test puts its prior strength: rope, left or right (baycomp's "
+        "SignTest.ROPE/LEFT/RIGHT).", _choice(PRIOR_PLACES, "prior place"), yaml=None)
+    n_draws: int = _setting(
         50_000, "Posterior draws of signed-rank/sign, 1 to 10^8.", _whole(1, MAX_RESAMPLES),
-        yaml=None, signature="n_samples")
+        yaml=None, signature="n_draws")
     seed: int = _setting(0, "Seed of the posterior draws of signed-rank/sign, ≥ 0.",
                          _whole(0, 2**32 - 1), yaml=None, signature="seed")
 
@@ -887,6 +900,10 @@ class BayesSettings(_Selection):
             raise SettingsError(f"runs: {self.runs!r} belongs to the correlated t-test of "
                                 f"cross-validation folds; test={self.test!r} compares one "
                                 "score per dataset")
+        if self.prior_place != "rope" and self.test != "sign":
+            raise SettingsError(f"prior_place: {self.prior_place!r} is where the sign test puts "
+                                f"its prior; test={self.test!r} has its prior on the "
+                                "pseudo-observation 0 (or none)")
 
 
 # --------------------------------------------------------------------------- views

@@ -138,8 +138,8 @@ FIELDS: dict[str, str] = {
              "the sign test puts it; default: on the ROPE, and on the pseudo-observation 0 for "
              "the signed-rank test)",
     "n_samples": "posterior draws of a Bayesian signed-rank/sign test",
-    "n_draws": "posterior draws per pair of the Bayesian rank test (autorank's Bayesian "
-               "signed-rank test)",
+    "n_draws": "posterior draws of a Bayesian test (ranger-eval bayes: signed-rank/sign; the "
+               "Bayesian rank test: per pair, autorank's Bayesian signed-rank test)",
     "approach": "how the rank test decides: bayesian (autorank's Bayesian signed-rank test of "
                 "every pair with a ROPE; absent: frequentist, Friedman and a post-hoc test)",
     "rope_mode": "what the Bayesian rank test's rope multiplies: sd or mad (effect-size ROPE: "

@@ -29,7 +29,7 @@ def test_posterior_plot_shades_the_rope_and_states_the_probabilities():
 
 
 def test_simplex_plot_of_the_signed_rank_test():
-    res = rg.bayesian_signed_rank(X, Y, rope=0.002, n_samples=3000, names=("A", "B"))
+    res = rg.bayesian_signed_rank(X, Y, rope=0.002, n_draws=3000, names=("A", "B"))
     fig = simplex_plot(res)
     text = _texts(fig)
     assert f"= {res.p_right:.3f}" in text and "P(rope ±0.002)" in text

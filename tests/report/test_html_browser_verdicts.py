@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranger_eval.cli.aso import run_aso
-from ranger_eval.cli.bayes import run_bayes
+from ranger_eval.pipeline.aso import run_aso
+from ranger_eval.pipeline.bayes import run_bayes
 from tests.report.test_html_browser import (
     CHROMIUM,
     Session,
@@ -47,7 +47,7 @@ def test_aso_report_in_chromium(request: pytest.FixtureRequest, tmp_path: Path) 
     src = tmp_path / "runs.csv"
     pd.DataFrame(rows, columns=["dataset", "system", "seed", "value"]).to_csv(src, index=False)
     run = run_aso(src, tmp_path / "aso", "ranger-eval aso runs.csv --html", figures="svg",
-                  html=True, n_bootstrap=200)
+                  html=True, n_resamples=200)
     page_path = tmp_path / "aso" / "report.html"
     assert page_path in run.written
     _check_page(session, page_path, 2)

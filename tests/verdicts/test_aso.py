@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ranger_eval as rg
-from ranger_eval.errors import VerdictError
+from ranger_eval import settings as S
+from ranger_eval.errors import RenamedKeywordError, SettingsError, VerdictError
 from ranger_eval.verdicts.aso import MIN_SCORES, _aso_core, violation_ratio
 from ranger_eval.verdicts.aso import deepsig_draws as deepsig_indices
 
@@ -59,7 +60,7 @@ def _gap_sd(res: rg.ASOResult, a: object, b: object, rounds_other: int,
     dev = boot - boot.mean()
     kurt = float(np.mean(dev ** 4) / np.mean(dev ** 2) ** 2) if np.any(dev) else 3.0
     c = math.sqrt(res.n_a * res.n_b / (res.n_a + res.n_b))
-    margin = res.sigma_hat * norm.ppf(res.confidence_level) / c
+    margin = res.sigma_hat * norm.ppf(res.level) / c
     return margin * math.sqrt((kurt - 1) / 4 * (1 / rounds_ours + 1 / rounds_other))
 
 
@@ -71,7 +72,7 @@ def _mc_tolerance(res: rg.ASOResult, a: object, b: object, rounds_ours: int = 10
 def test_within_monte_carlo_error_of_deepsig_with_our_draws() -> None:
     gaps, over = [], []
     for i, f in enumerate(FIX):
-        res = rg.aso(f["a"], f["b"], confidence_level=f["confidence_level"], seed=0)
+        res = rg.aso(f["a"], f["b"], level=f["confidence_level"], seed=0)
         assert res.violation_ratio == pytest.approx(f["deepsig_violation_ratio"], rel=1e-12,
                                                     abs=1e-15)
         gap = abs(res.epsilon_min - f["deepsig_epsilon_min"])
@@ -130,7 +131,7 @@ def test_deepsig_disagrees_with_itself_by_monte_carlo_error() -> None:
     gaps = []
     for f in SPREAD:
         gap = abs(f["deepsig_epsilon_min"] - f["deepsig_epsilon_min_second_seed"])
-        res = rg.aso(f["a"], f["b"], confidence_level=f["confidence_level"])
+        res = rg.aso(f["a"], f["b"], level=f["confidence_level"])
         assert gap <= max(1e-12, 4 * _gap_sd(res, f["a"], f["b"], B_LARGE)), f
         gaps.append(gap)
     assert max(gaps) > 0.01  # the reason the contract is stated with Monte-Carlo error
@@ -138,8 +139,8 @@ def test_deepsig_disagrees_with_itself_by_monte_carlo_error() -> None:
 
 def _default_gap(f: dict[str, object]) -> tuple[float, float]:
     """(ε_min of rg.aso at its defaults − deepsig's at 1000 rounds, Monte-Carlo sd of that gap)."""
-    res = rg.aso(f["a"], f["b"], confidence_level=f["confidence_level"])
-    assert res.n_bootstrap == 1000 and res.seed == 0
+    res = rg.aso(f["a"], f["b"], level=f["confidence_level"])
+    assert res.n_resamples == 1000 and res.seed == 0
     return res.epsilon_min - float(f["deepsig_epsilon_min"]), _gap_sd(res, f["a"], f["b"],
                                                                      B_LARGE)
 
@@ -181,7 +182,8 @@ def test_deepsig_itself_when_installed() -> None:
 @pytest.mark.parametrize("j", range(len(ORACLE["multi"])))
 def test_multi_aso_within_monte_carlo_error_of_deepsig(j: int) -> None:
     case = ORACLE["multi"][j]
-    mat = rg.multi_aso(case["scores"], confidence_level=case["confidence_level"], seed=0)
+    mat = rg.multi_aso(case["scores"], level=case["confidence_level"], correction="deepsig",
+                       seed=0)
     names = list(case["scores"])
     assert list(mat.index) == names == list(mat.columns)
     expect = np.array(case["deepsig_matrix"])
@@ -191,7 +193,7 @@ def test_multi_aso_within_monte_carlo_error_of_deepsig(j: int) -> None:
     for r in range(k):
         for c in range(r + 1, k):
             res = rg.aso(case["scores"][names[r]], case["scores"][names[c]],
-                         confidence_level=level, seed=0)
+                         level=level, seed=0)
             assert mat.iloc[r, c] == pytest.approx(res.epsilon_min, abs=1e-12)
             tol = _mc_tolerance(res, case["scores"][names[r]], case["scores"][names[c]])
             assert abs(mat.iloc[r, c] - expect[r, c]) <= tol
@@ -199,24 +201,28 @@ def test_multi_aso_within_monte_carlo_error_of_deepsig(j: int) -> None:
     assert np.all(np.diag(mat.to_numpy()) == np.diag(expect))
 
 
-def test_multi_aso_cells_are_aso_at_the_bonferroni_level() -> None:
+@pytest.mark.parametrize(("correction", "level"), [("deepsig", 0.95 + 0.05 / 3),
+                                                  ("bonferroni", 1 - 0.05 / 3)])
+def test_multi_aso_cells_are_aso_at_the_corrected_level(correction: str, level: float) -> None:
     rng = np.random.default_rng(3)
     scores = {s: rng.normal(mu, 1, 12) for s, mu in [("x", 0.0), ("y", 0.4), ("z", 0.8)]}
-    mat = rg.multi_aso(scores, n_bootstrap=300, seed=4)
-    level = 0.95 + 0.05 / 3
+    mat = rg.multi_aso(scores, n_resamples=300, seed=4, correction=correction)
+    assert mat.attrs["confidence_level"] == pytest.approx(level)
     names = list(scores)
     for i, r in enumerate(names):
         for c in names[i + 1:]:
-            upper = rg.aso(scores[r], scores[c], confidence_level=level, n_bootstrap=300, seed=4)
+            upper = rg.aso(scores[r], scores[c], level=level, n_resamples=300, seed=4)
             assert mat.loc[r, c] == pytest.approx(upper.epsilon_min, abs=1e-12)
             # the reverse direction: deepsig's symmetry, 1 − ε with the same σ̂
             reverse = np.clip(1 - upper.violation_ratio + _margin(upper, level), 0, 1)
             assert mat.loc[c, r] == pytest.approx(reverse, abs=1e-12)
     assert np.all(np.diag(mat.to_numpy()) == 1.0)
-    plain = rg.multi_aso(scores, n_bootstrap=300, seed=4, use_bonferroni=False)
+    plain = rg.multi_aso(scores, n_resamples=300, seed=4, correction="none")
     assert plain.loc["x", "y"] == pytest.approx(
-        rg.aso(scores["x"], scores["y"], n_bootstrap=300, seed=4).epsilon_min, abs=1e-12)
-    assert "corr:bonferroni" in mat.attrs["signature"] and "corr:none" in plain.attrs["signature"]
+        rg.aso(scores["x"], scores["y"], n_resamples=300, seed=4).epsilon_min, abs=1e-12)
+    assert f"corr:{correction}" in mat.attrs["signature"]
+    assert "corr:none" in plain.attrs["signature"]
+    assert mat.attrs["settings"] == S.ASOSettings(n_resamples=300, seed=4, correction=correction)
 
 
 def _margin(res: rg.ASOResult, level: float) -> float:
@@ -232,14 +238,14 @@ def test_multi_aso_on_scores_with_a_seed_column() -> None:
              "value": float(rng.normal(mu, 1))}
             for s, mu in [("base", 0.0), ("new", 0.5)] for seed in range(6) for i in range(4)]
     df = pd.DataFrame(rows)
-    mat = rg.multi_aso(rg.Scores(df), n_bootstrap=200, seed=1)
+    mat = rg.multi_aso(rg.Scores(df), n_resamples=200, seed=1)
     runs = df.groupby(["system", "seed"])["value"].mean()
     direct = rg.multi_aso({"base": runs["base"].to_numpy(), "new": runs["new"].to_numpy()},
-                          n_bootstrap=200, seed=1)
+                          n_resamples=200, seed=1)
     pd.testing.assert_frame_equal(mat, direct)
-    flipped = rg.multi_aso(rg.Scores(df), n_bootstrap=200, seed=1, higher_is_better=False)
+    flipped = rg.multi_aso(rg.Scores(df), n_resamples=200, seed=1, higher_is_better=False)
     neg = rg.multi_aso({"base": -runs["base"].to_numpy(), "new": -runs["new"].to_numpy()},
-                       n_bootstrap=200, seed=1)
+                       n_resamples=200, seed=1)
     pd.testing.assert_frame_equal(flipped, neg)
     with pytest.raises(VerdictError, match="seed column"):
         rg.multi_aso(rg.Scores(df.drop(columns="seed").drop_duplicates(
@@ -275,8 +281,8 @@ def test_bad_distributions_are_clear_errors(a: list[object], match: str) -> None
     assert MIN_SCORES == 5
 
 
-@pytest.mark.parametrize("kw", [{"confidence_level": 1.0}, {"confidence_level": 0.3},
-                                {"n_bootstrap": 1}, {"n_bootstrap": 10.5}, {"seed": -1}])
+@pytest.mark.parametrize("kw", [{"level": 1.0}, {"level": 0.3},
+                                {"n_resamples": 1}, {"n_resamples": 10.5}, {"seed": -1}])
 def test_bad_settings_are_clear_errors(kw: dict[str, object]) -> None:
     with pytest.raises(VerdictError, match=next(iter(kw))):
         rg.aso([1, 2, 3, 4, 5], [1, 2, 3, 4, 6], **kw)  # type: ignore[arg-type]
@@ -284,7 +290,7 @@ def test_bad_settings_are_clear_errors(kw: dict[str, object]) -> None:
 
 def test_identical_distributions_warn_and_give_half() -> None:
     with pytest.warns(RuntimeWarning, match="same quantile function"):
-        res = rg.aso([1, 2, 3, 4, 5], [5, 4, 3, 2, 1], n_bootstrap=50)
+        res = rg.aso([1, 2, 3, 4, 5], [5, 4, 3, 2, 1], n_resamples=50)
     assert res.violation_ratio == 0.5
 
 
@@ -297,10 +303,10 @@ def test_invariants(a: list[int], b: list[int], shift: int, scale: int) -> None:
     of the scores; seeded results are reproducible."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = rg.aso(a, b, n_bootstrap=40, seed=2)
+        res = rg.aso(a, b, n_resamples=40, seed=2)
         moved = rg.aso([shift + scale * x for x in a[::-1]], [shift + scale * x for x in b],
-                       n_bootstrap=40, seed=2)
-        again = rg.aso(a, b, n_bootstrap=40, seed=2)
+                       n_resamples=40, seed=2)
+        again = rg.aso(a, b, n_resamples=40, seed=2)
     assert 0.0 <= res.epsilon_min <= 1.0 and 0.0 <= res.violation_ratio <= 1.0
     assert moved.violation_ratio == pytest.approx(res.violation_ratio, abs=1e-6)
     assert again == res
@@ -311,9 +317,31 @@ def test_multi_aso_of_two_systems_has_no_correction_and_no_nan() -> None:
     # 1, or NaN when the distributions do not overlap (σ̂ = 0); its aso(num_comparisons=1) and
     # rg.multi_aso leave the level as it is
     a, b = [0.90, 0.91, 0.92, 0.93, 0.94], [0.1, 0.2, 0.3, 0.4, 0.5]
-    mat = rg.multi_aso({"A": a, "B": b}, n_bootstrap=100, seed=0)
+    mat = rg.multi_aso({"A": a, "B": b}, n_resamples=100, seed=0)
     assert mat.attrs["confidence_level"] == 0.95
-    one = rg.aso(a, b, n_bootstrap=100, seed=0)
+    one = rg.aso(a, b, n_resamples=100, seed=0)
     assert mat.loc["A", "B"] == one.epsilon_min == 0.0
     assert mat.loc["B", "A"] == 1.0
     assert not mat.isna().any().any()
+
+
+def test_aso_records_its_settings_and_takes_a_settings_object() -> None:
+    a, b = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [0.4, 0.5, 0.55, 0.6, 0.7, 0.75]
+    res = rg.aso(a, b, level=0.9, n_resamples=60, seed=3)
+    assert res.settings == S.ASOSettings(level=0.9, n_resamples=60, seed=3)
+    same = rg.aso(a, b, settings=res.settings)
+    assert same == res and same.settings is res.settings
+    assert rg.aso(treatment=a, control=b, n_resamples=60) == rg.aso(a, b, n_resamples=60)
+    with pytest.raises(SettingsError, match=r"aso: level=0\.8 given together with settings="):
+        rg.aso(a, b, level=0.8, settings=res.settings)
+
+
+@pytest.mark.parametrize(("old", "new"), [({"confidence_level": 0.9}, "level"),
+                                          ({"n_bootstrap": 100}, "n_resamples"),
+                                          ({"a": [1.0] * 5}, "treatment")])
+def test_aso_renamed_keywords_name_their_replacement(old: dict[str, object], new: str) -> None:
+    data = ([1.0, 2, 3, 4, 5], [2.0, 3, 4, 5, 6])[: 2 - ("a" in old)]
+    with pytest.raises(RenamedKeywordError, match=f"it is called '{new}' now"):
+        rg.aso(*data, **old)  # type: ignore[arg-type]
+    with pytest.raises(RenamedKeywordError, match="'use_bonferroni': it is called 'correction'"):
+        rg.multi_aso({"a": [1.0, 2, 3, 4, 5], "b": [2.0, 3, 4, 5, 6]}, use_bonferroni=True)

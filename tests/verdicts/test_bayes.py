@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ranger_eval as rg
-from ranger_eval.errors import VerdictError
+from ranger_eval import settings as S
+from ranger_eval.errors import RenamedKeywordError, SettingsError, VerdictError
 from ranger_eval.stats.bayes import signed_rank_theta
 
 ORACLE = json.loads((Path(__file__).parents[1] / "oracles" / "baycomp_oracle.json").read_text())
@@ -37,7 +38,7 @@ def test_dirichlet_tests_equal_baycomp_for_the_same_draws(case, test):
     and its posterior sample."""
     fn = rg.bayesian_signed_rank if test == "signed_rank" else rg.bayesian_sign_test
     res = fn(case["x"], case["y"], rope=case["rope"], prior=case["prior"],
-             n_samples=case["n_samples"], seed=case["seed"])
+             n_draws=case["n_samples"], seed=case["seed"])
     np.testing.assert_allclose(res.probabilities, case[test], rtol=1e-12, atol=1e-15)
     assert res.samples is not None
     np.testing.assert_allclose(res.samples[:5], case[test + "_head"], rtol=1e-12, atol=1e-15)
@@ -69,7 +70,7 @@ def test_against_baycomp_directly():
     rng = np.random.default_rng(5)
     x = rng.normal(0.7, 0.05, 12)
     y = x + rng.normal(0.01, 0.02, 12)
-    got = rg.bayesian_signed_rank(x, y, rope=0.01, n_samples=2000, seed=9)
+    got = rg.bayesian_signed_rank(x, y, rope=0.01, n_draws=2000, seed=9)
     want = baycomp.SignedRankTest.probs(x, y, 0.01, nsamples=2000, random_state=9)
     np.testing.assert_allclose(got.probabilities, want, rtol=1e-12)
     got = rg.bayesian_correlated_ttest(x, y, rope=0.01, runs=2)
@@ -120,7 +121,7 @@ def test_dirichlet_probabilities_are_a_distribution(xs, rope):
     if not np.any(y - x):
         y = y + 0.001
     for fn in (rg.bayesian_signed_rank, rg.bayesian_sign_test):
-        res = fn(x, y, rope=rope, n_samples=500, seed=1)
+        res = fn(x, y, rope=rope, n_draws=500, seed=1)
         assert sum(res.probabilities) == pytest.approx(1, abs=1e-12)
         assert all(0 <= p <= 1 for p in res.probabilities)
 
@@ -138,12 +139,12 @@ def test_verdict_sentences_and_signature():
     better = rg.bayesian_correlated_ttest(x, worse, rope=0.01, names=("A", "B"))
     assert better.verdict().startswith("A is better than B by more than the ROPE (P(A better) ")
     mixed = rg.bayesian_signed_rank([0.1, 0.5, 0.3, 0.9], [0.2, 0.4, 0.35, 0.85], rope=0.01,
-                                    names=("A", "B"), n_samples=2000)
+                                    names=("A", "B"), n_draws=2000)
     assert mixed.verdict().startswith("A vs B: inconclusive at 0.95 (P(A better) ")
     assert "P(rope) " in mixed.verdict()
     assert str(res.signature).endswith("|kind:bayes|test:correlated-t|rope:0.0012|runs:1")
     assert mixed.signature.fields["prior"] == "0.5"
-    assert mixed.signature.fields["n_samples"] == "2000"
+    assert mixed.signature.fields["n_draws"] == "2000"
     assert mixed.signature.fields["seed"] == "0"
     sign = rg.bayesian_sign_test([0.1, 0.5, 0.3], [0.2, 0.4, 0.4], rope=0.01, prior_place="left")
     assert sign.signature.fields["prior"] == "1@left"
@@ -163,7 +164,7 @@ def test_zero_variance_is_baycomps_point_mass_with_a_warning():
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: rg.bayesian_correlated_ttest([1, 2, 3], [1, 2, 4], rope=-0.1), "rope must be"),
+    (lambda: rg.bayesian_correlated_ttest([1, 2, 3], [1, 2, 4], rope=-0.1), "rope: must be"),
     (lambda: rg.bayesian_correlated_ttest([1, 2, 3, 4], [1, 2, 4, 3], runs=3), "not a multiple"),
     (lambda: rg.bayesian_correlated_ttest([1, 2, 3, 4], [1, 2, 4, 3], runs=4), "2 folds"),
     (lambda: rg.bayesian_correlated_ttest([1, 2, 3], [1, 2], rope=0.1), "same length"),
@@ -171,10 +172,39 @@ def test_zero_variance_is_baycomps_point_mass_with_a_warning():
     (lambda: rg.bayesian_sign_test([1, 2, 3], [1, 2, 3]), "identical"),
     (lambda: rg.bayesian_signed_rank([1, 2, 3], [1, 2, 4], prior=0), "prior"),
     (lambda: rg.bayesian_sign_test([1, 2, 3], [1, 2, 4], prior_place="middle"), "prior_place"),
-    (lambda: rg.bayesian_signed_rank([1, 2, 3], [1, 2, 4], n_samples=0), "n_samples"),
+    (lambda: rg.bayesian_signed_rank([1, 2, 3], [1, 2, 4], n_draws=0), "n_draws"),
 ])
 def test_bad_arguments_raise_verdict_errors(call, match):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(VerdictError, match=match):
             call()
+
+
+def test_results_carry_their_settings_and_take_a_settings_object():
+    x, y = [0.1, 0.5, 0.3, 0.9, 0.4], [0.2, 0.4, 0.35, 0.85, 0.5]
+    res = rg.bayesian_sign_test(x, y, rope=0.01, prior_place="left", n_draws=300)
+    assert res.settings == S.BayesSettings(test="sign", rope=0.01, prior_place="left",
+                                           n_draws=300)
+    again = rg.bayesian_sign_test(x, y, settings=res.settings)
+    assert again.probabilities == res.probabilities and again.settings is res.settings
+    t = rg.bayesian_correlated_ttest(x, y, rope=0.01)
+    assert t.settings == S.BayesSettings(rope=0.01) and t.runs == 1
+    with pytest.raises(SettingsError, match="settings.test is 'sign'"):
+        rg.bayesian_signed_rank(x, y, settings=res.settings)
+    with pytest.raises(SettingsError, match="rope=0.02 given together with settings="):
+        rg.bayesian_sign_test(x, y, rope=0.02, settings=res.settings)
+    # treatment first, as baycomp's x: p_left is P(treatment better)
+    assert rg.bayesian_signed_rank(treatment=x, control=y, n_draws=300).probabilities == \
+        rg.bayesian_signed_rank(x, y, n_draws=300).probabilities
+
+
+@pytest.mark.parametrize(("fn", "old", "new"), [
+    (rg.bayesian_signed_rank, {"n_samples": 100}, "n_draws"),
+    (rg.bayesian_sign_test, {"n_samples": 100}, "n_draws"),
+    (rg.bayesian_correlated_ttest, {"x": [1.0, 2.0]}, "treatment"),
+])
+def test_renamed_keywords_name_their_replacement(fn, old, new):
+    data = ([1.0, 2.0, 3.0], [1.5, 2.5, 3.5])[: 2 - ("x" in old)]
+    with pytest.raises(RenamedKeywordError, match=f"it is called '{new}' now"):
+        fn(*data, **old)

@@ -22,7 +22,7 @@ def test_at_most_one_direction_of_a_pair_dominates(k: int, n: int, spread: float
     rows = [("d", f"s{i}", str(r), 0.5 + spread * i + rng.normal(0, 0.02))
             for i in range(k) for r in range(n)]
     runs = pd.DataFrame(rows, columns=["dataset", "system", "seed", "value"]).assign(metric="m")
-    res = aso_groups(runs, n_bootstrap=40, seed=seed % 1000, threshold=threshold)
+    res = aso_groups(runs, n_resamples=40, seed=seed % 1000, threshold=threshold)
     eps = res.groups[0].matrix.to_numpy()
     off = ~np.eye(k, dtype=bool)
     assert np.all((eps >= 0) & (eps <= 1)) and not np.isnan(eps).any()

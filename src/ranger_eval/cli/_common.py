@@ -52,8 +52,10 @@ RENAMED_OPTIONS: dict[str, tuple[str, str]] = {
     "--alpha": ("--level", "the confidence level; alpha = 1 - level, e.g. --alpha 0.05 is "
                            "--level 0.95"),
     "--lower-is-better": ("--higher-is-better false", "one direction flag, higher_is_better"),
-    "--n-samples": ("--n-draws", "the number of posterior draws; n_samples would say the sample "
-                                 "column's word"),
+    "--n-bootstrap": ("--n-resamples", "n_resamples counts every resample: bootstrap, "
+                                       "permutation, simulation"),
+    "--n-samples": ("--n-draws", "n_draws counts posterior draws; a sample is a generation "
+                                 "of the sample column"),
 }
 
 
@@ -75,11 +77,14 @@ class RangerGroup(TyperGroup):
     reported with its new name."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        command = self.commands.get(next((a for a in args if not a.startswith("-")), ""))
+        takes = {o for p in command.params for o in (*p.opts, *p.secondary_opts)} \
+            if command is not None else set()
         for arg in args:
             if arg == "--":
                 break
             old = arg.split("=", 1)[0]
-            if old in RENAMED_OPTIONS:
+            if old in RENAMED_OPTIONS and old not in takes:  # a command may still take it
                 new, meaning = RENAMED_OPTIONS[old]
                 raise fail(f"option {old} is called {new} now ({meaning})")
         return list(super().parse_args(ctx, args))

@@ -5,21 +5,18 @@ SCORES is a run table (``system, seed, value[, dataset, metric]``: one score per
 scores with a ``seed`` column (any input ``compare`` reads; a run's score is its mean over the
 items). Without seeds there are no distributions to compare: the error names ``compare``.
 
-Writes ``aso.md`` (every verdict in words and the matrices), ``aso.csv`` (one row per ordered
-pair), ``aso.tex``, ``aso.json`` (the full result), a heatmap of each matrix (``aso`` or
-``aso-DATASET-METRIC``), ``manifest.json`` with the signature, and with ``--html`` the one-file
-``report.html``. The run is :func:`run_aso`: it reads the file, calls
-:func:`~ranger_eval.verdicts.aso.aso_groups` and hands the result to the writers.
+This module only parses the options (one per :class:`~ranger_eval.settings.ASOSettings` field,
+from its metadata: ``setting_option``) and calls :func:`ranger_eval.pipeline.aso.run_aso`, which
+reads the file, runs :func:`~ranger_eval.verdicts.aso.aso_groups` and writes ``aso.md``,
+``aso.csv``, ``aso.tex``, ``aso.json``, the heatmaps, ``manifest.json`` (and ``report.html``).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from ..pipeline import CommandRun
 from ..settings import ASOSettings
 from ._common import (
     command_line,
@@ -31,15 +28,6 @@ from ._common import (
 )
 from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 
-ASO_OUTPUTS = ("aso.md", "aso.csv", "aso.tex", "aso.json")
-
-
-def figure_stem(prefix: str, groups: Sequence[tuple[str, ...]], i: int) -> str:
-    """``prefix`` for one group, else ``prefix-SUFFIX`` (:func:`figure_suffix`)."""
-    from ..report.verdicts import figure_suffix
-
-    return prefix if len(groups) == 1 else f"{prefix}-{figure_suffix(groups[i], i)}"
-
 
 def split(option: str | None) -> list[str] | None:
     """A comma-separated option as a list (None when not given)."""
@@ -47,37 +35,6 @@ def split(option: str | None) -> list[str] | None:
         return None
     parts = [p.strip() for p in option.split(",") if p.strip()]
     return parts or None
-
-
-def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,
-            figures: str | None = None, html: bool = False, **options: Any) -> CommandRun:
-    """Read ``scores`` (:func:`~ranger_eval.io.runs.read_runs`), run
-    :func:`~ranger_eval.verdicts.aso.aso_groups` with the :class:`ASOSettings` ``options`` (None:
-    the default), write the tables, the heatmaps and the manifest (and ``report.html``)."""
-    from ..io.runs import read_runs
-    from ..output import OutputFolder
-    from ..pipeline import collecting_warnings, finish_outputs
-    from ..plots.aso import aso_heatmap
-    from ..report.verdicts import aso_csv, aso_json, aso_latex, aso_markdown
-    from ..verdicts.aso import aso_groups
-
-    settings = ASOSettings.from_options(options)
-    path = Path(scores)
-    notes: list[str] = []
-    with collecting_warnings(notes):
-        result = aso_groups(read_runs(path), **settings.as_dict())
-    folder = OutputFolder(out, [path], figures)
-    folder.claim(ASO_OUTPUTS)
-    folder.text("aso.md", aso_markdown(result))
-    folder.text("aso.csv", aso_csv(result))
-    folder.text("aso.tex", aso_latex(result))
-    folder.text("aso.json", aso_json(result))
-    keys = [(g.dataset, g.metric) for g in result.groups]
-    for i in range(len(keys)):
-        folder.figure(lambda i=i: aso_heatmap(result, i), figure_stem("aso", keys, i),
-                      ("pdf", "png"))
-    notes += finish_outputs(folder, str(result.signature), command, html, notes)
-    return CommandRun(result, tuple(folder.written), tuple(notes))
 
 
 def register(app: typer.Typer) -> None:
@@ -91,7 +48,7 @@ def register(app: typer.Typer) -> None:
         metric: Annotated[str | None, setting_option(ASOSettings, "metrics", "--metric")] = None,
         systems: Annotated[str | None, setting_option(ASOSettings, "systems")] = None,
         level: Annotated[float | None, setting_option(ASOSettings, "level")] = None,
-        n_bootstrap: Annotated[int | None, setting_option(ASOSettings, "n_bootstrap")] = None,
+        n_resamples: Annotated[int | None, setting_option(ASOSettings, "n_resamples")] = None,
         seed: Annotated[int | None, setting_option(ASOSettings, "seed")] = None,
         threshold: Annotated[float | None, setting_option(ASOSettings, "threshold")] = None,
         correction: Annotated[str | None, setting_option(ASOSettings, "correction")] = None,
@@ -103,10 +60,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Almost Stochastic Order of score distributions over seeds: ε_min of every pair of
         systems per dataset × metric, the verdicts in words, heatmaps and manifest.json."""
+        from ..pipeline.aso import run_aso
+
         imports_done()
         run = run_aso(scores, out, command_line(), figures=figures, html=html,
                       datasets=split(dataset), metrics=split(metric), systems=split(systems),
-                      level=level, n_bootstrap=n_bootstrap, seed=seed,
+                      level=level, n_resamples=n_resamples, seed=seed,
                       threshold=threshold, correction=correction,
                       higher_is_better=true_or_false("--higher-is-better", higher_is_better))
         warn(run.warnings)

@@ -57,7 +57,7 @@ def aso_heatmap(result: Any, group: int = 0) -> Figure:
                 f"{n * (n - 1) // 2} pairs)" if result.correction in how and n > 2 else ""))
     foot = (f"Cell: ε_min of the row over the column (rows: system and its number of runs); "
             f"blue: the row almost stochastically dominates the column (ε_min < τ = {tau:g}); "
-            f"{level}; {result.n_bootstrap} bootstrap resamples, seed {result.seed}.")
+            f"{level}; {result.n_resamples} bootstrap resamples, seed {result.seed}.")
     foot_lines = wrap_parts(foot.split(" "), " ", width - 0.5,
                             lambda t: text_width_in(t, size - 1))
     foot_h = 0.3 + (size - 1) / 72 * 1.3 * len(foot_lines)  # signature line, then the footer

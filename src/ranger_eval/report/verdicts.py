@@ -100,7 +100,7 @@ def aso_caption(result: Any) -> str:
         "ε_min is the upper confidence bound of the violation ratio ε_W2 of the row system over "
         "the column system (the share of the squared Wasserstein-2 distance between their "
         "quantile functions where the column is above the row), from "
-        f"{result.n_bootstrap} bootstrap resamples (seed {result.seed}); the row almost "
+        f"{result.n_resamples} bootstrap resamples (seed {result.seed}); the row almost "
         f"stochastically dominates the column when ε_min < τ = {result.threshold:g}. "
         f"Confidence level {_pct(result.level)}"
         + {"bonferroni": ", Bonferroni-corrected for the pairs of each dataset × metric (not "
@@ -193,7 +193,7 @@ def bayes_caption(result: Any) -> str:
                f"within and above the ROPE, + {result.prior:g} on the ROPE)")
         return (f"{how}, of every pair of systems across datasets (one score per dataset; a "
                 "pair on the datasets where both have one); each probability is the share of "
-                f"{result.n_samples:,} posterior draws (seed {result.seed}) in which that outcome "
+                f"{result.n_draws:,} posterior draws (seed {result.seed}) in which that outcome "
                 "is the most probable, with its Monte-Carlo standard error √(p(1 − p)/draws) "
                 f"(MC s.e.); {rope}; {verdict}")
     runs = ("runs = the seeds (each seed one repetition)" if result.from_seeds

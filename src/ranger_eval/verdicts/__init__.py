@@ -13,14 +13,16 @@ every dataset × metric of run scores, ``aso_groups``, as ``ranger-eval aso``).
 cross-validation folds (``correlated_ttests``, as ``ranger-eval bayes``).
 """
 from ..stats.ppi import PPI_METHODS, PPIResult
-from .aso import ASOAnalysis, ASOResult, aso, aso_groups, multi_aso
+from .aso import ASOAnalysis, ASOGroup, ASOResult, aso, aso_groups, multi_aso
 from .bayes import (
     BayesAnalysis,
+    BayesGroup,
     BayesResult,
     bayesian_correlated_ttest,
     bayesian_sign_test,
     bayesian_signed_rank,
     correlated_ttests,
+    dataset_tests,
 )
 from .bradley_terry import Ratings, battle_counts, battles_from_scores, bradley_terry
 from .ppi import ppi_mean, ppi_mean_difference
@@ -28,4 +30,5 @@ from .ppi import ppi_mean, ppi_mean_difference
 __all__ = ["ASOResult", "PPI_METHODS", "PPIResult", "Ratings", "battle_counts", "battles_from_scores", "bradley_terry",
            "aso", "multi_aso", "ASOAnalysis", "aso_groups", "BayesAnalysis", "correlated_ttests",
            "ppi_mean", "ppi_mean_difference", "BayesResult", "bayesian_correlated_ttest",
-           "bayesian_sign_test", "bayesian_signed_rank"]
+           "bayesian_sign_test", "bayesian_signed_rank", "ASOGroup", "BayesGroup",
+           "dataset_tests"]

@@ -49,7 +49,7 @@ differed by up to 0.028 on 5–30 scores and 0.010 on 50–200 (18 pairs; replay
 two seeds on all 52 pairs of 50–200 scores: up to 0.022, 5 pairs above 0.01); :func:`aso` at its
 defaults against deepsig was within 0.01 on 47 of 52 pairs of 50–200 scores, at most 0.016,
 with no systematic difference (mean signed gap 0.0004). To agree with another run to 0.01, raise
-``n_bootstrap`` on both sides (10,000 rounds: ~0.04 s for 30 scores, ~1.5 s for 1,000).
+``n_resamples`` on both sides (10,000 rounds: ~0.04 s for 30 scores, ~1.5 s for 1,000).
 
 **Minimum sample size: 5 scores per distribution** (``MIN_SCORES``). The bound rests on the
 bootstrap distribution of ε, and n scores have only C(2n − 1, n) distinct resamples: 1, 3, 10
@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,8 +72,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from ..errors import VerdictError
+from ..errors import VerdictError, renamed_keywords
 from ..scores import Scores
+from ..settings import ASOSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 
 __all__ = ["ASOAnalysis", "ASOGroup", "ASOResult", "MIN_SCORES", "aso", "aso_groups", "bound_level", "format_epsilon",
@@ -84,27 +85,38 @@ MIN_SCORES = 5
 #: Step of the quantile grid (deepsig's default ``dt``).
 DT = 0.005
 _BLOCK = 250  # bootstrap rounds sorted at once (memory: block × n floats)
+#: The defaults of every keyword that is a setting (:class:`~ranger_eval.settings.ASOSettings`).
+_DEFAULT = ASOSettings()
+#: Keywords renamed for the one vocabulary (docs/architecture.md, Glossary).
+_RENAMED = {"confidence_level": "level", "n_bootstrap": "n_resamples",
+            "use_bonferroni": "correction"}
 
 
 @dataclass(frozen=True)
 class ASOResult:
-    """The Almost Stochastic Order test of A over B (module docstring for every formula).
+    """The Almost Stochastic Order test of A (the treatment, tested as the better one) over B
+    (the control) (module docstring for every formula).
 
     ``epsilon_min`` is the upper confidence bound of the violation ratio: small values (below
-    ``threshold``, e.g. 0.2) mean that A almost stochastically dominates B.
+    ``threshold``, e.g. 0.2) mean that A almost stochastically dominates B. ``level`` is the
+    bound's confidence level, ``n_resamples`` the bootstrap rounds (``n_degenerate`` of them
+    had W₂² = 0), ``settings`` the :class:`~ranger_eval.settings.ASOSettings` of the call.
+    ``to_dict`` keeps the JSON keys of earlier releases (``confidence_level``,
+    ``n_bootstrap``, ``n_bootstrap_degenerate``).
     """
 
     epsilon_min: float
     violation_ratio: float
     sigma_hat: float
-    confidence_level: float
+    level: float
     n_a: int
     n_b: int
-    n_bootstrap: int
+    n_resamples: int
     seed: int | None
     name_a: str = "A"
     name_b: str = "B"
-    n_bootstrap_degenerate: int = 0
+    n_degenerate: int = 0
+    settings: ASOSettings | None = field(default=None, compare=False, repr=False)
 
     def dominates(self, threshold: float = 0.2) -> bool:
         """True when ε_min < ``threshold``: A almost stochastically dominates B."""
@@ -123,17 +135,17 @@ class ASOResult:
 
     @property
     def signature(self) -> Signature:
-        return make_signature("aso", {"level": self.confidence_level,
-                                      "n_resamples": self.n_bootstrap, "seed": self.seed,
+        return make_signature("aso", {"level": self.level,
+                                      "n_resamples": self.n_resamples, "seed": self.seed,
                                       "n_scores": (self.n_a, self.n_b)})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: every field and the signature."""
         return {"name_a": self.name_a, "name_b": self.name_b, "epsilon_min": self.epsilon_min,
                 "violation_ratio": self.violation_ratio, "sigma_hat": self.sigma_hat,
-                "confidence_level": self.confidence_level, "n_a": self.n_a, "n_b": self.n_b,
-                "n_bootstrap": self.n_bootstrap, "seed": self.seed,
-                "n_bootstrap_degenerate": self.n_bootstrap_degenerate,
+                "confidence_level": self.level, "n_a": self.n_a, "n_b": self.n_b,
+                "n_bootstrap": self.n_resamples, "seed": self.seed,
+                "n_bootstrap_degenerate": self.n_degenerate,
                 "signature": str(self.signature)}
 
 
@@ -164,10 +176,12 @@ def _ratios(f: np.ndarray, g: np.ndarray, dt: float = DT) -> tuple[np.ndarray, n
     return np.minimum(ratio, 1.0), zero
 
 
-def violation_ratio(a: object, b: object) -> float:
-    """ε_W2 of A over B: the share of the squared Wasserstein-2 distance between the quantile
-    functions where B is above A (module docstring; 0.5 for equal quantile functions)."""
-    xa, xb = _scores(a, "a"), _scores(b, "b")
+@renamed_keywords(a="treatment", b="control")
+def violation_ratio(treatment: object, control: object) -> float:
+    """ε_W2 of the treatment (A) over the control (B): the share of the squared Wasserstein-2
+    distance between the quantile functions where B is above A (module docstring; 0.5 for equal
+    quantile functions)."""
+    xa, xb = _scores(treatment, "treatment"), _scores(control, "control")
     sa, sb = np.sort(xa), np.sort(xb)
     ratio, _ = _ratios(sa[_grid_index(len(sa))], sb[_grid_index(len(sb))])
     return float(ratio)
@@ -199,19 +213,6 @@ def _scores(x: object, name: str) -> np.ndarray:
             f"({math.comb(2 * arr.size - 1, arr.size)} here), too few for its σ̂ "
             "(deepsig issue #16: one score against five is not evidence)")
     return arr
-
-
-def _check_settings(confidence_level: float, n_bootstrap: int, seed: int | None) -> None:
-    if not (isinstance(confidence_level, (int, float)) and 0.5 <= float(confidence_level) < 1):
-        raise VerdictError(f"ASO confidence_level={confidence_level!r}: it must be in [0.5, 1), "
-                           "e.g. 0.95")
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) \
-            or n_bootstrap < 2:
-        raise VerdictError(f"ASO n_bootstrap={n_bootstrap!r}: it must be an integer ≥ 2 "
-                           "(σ̂ is the spread of the bootstrap ratios; 1000 is usual)")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                             or seed < 0):
-        raise VerdictError(f"ASO seed={seed!r}: it must be a non-negative integer or None")
 
 
 def _boot_ratios(sa: np.ndarray, sb: np.ndarray, idx_a: np.ndarray,
@@ -251,21 +252,21 @@ def _aso_core(xa: np.ndarray, xb: np.ndarray, level: float, idx_a: np.ndarray,
     return float(ratio), sigma, _eps(float(ratio), sigma, const, level), degenerate
 
 
-def _draw(n: int, m: int, n_bootstrap: int, seed: int | None) -> tuple[np.ndarray, np.ndarray]:
+def _draw(n: int, m: int, n_resamples: int, seed: int | None) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    return (rng.integers(0, n, size=(n_bootstrap, n)), rng.integers(0, m, size=(n_bootstrap, m)))
+    return (rng.integers(0, n, size=(n_resamples, n)), rng.integers(0, m, size=(n_resamples, m)))
 
 
-def deepsig_draws(n: int, m: int, n_bootstrap: int,
+def deepsig_draws(n: int, m: int, n_resamples: int,
                   seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The resamples ``deepsig.aso(..., seed=seed, num_jobs=1)`` draws, as indices into the
     sorted scores (for checking against deepsig; :func:`aso` draws its own): round b = 1…B seeds
     NumPy's legacy generator with seed + b, draws u ~ U(0, 1) for A then for B, and takes
     F⁻¹(u), the order statistic clip(⌈n u⌉ − 1, 0, n − 1)."""
-    ia = np.empty((n_bootstrap, n), np.int64)
-    ib = np.empty((n_bootstrap, m), np.int64)
+    ia = np.empty((n_resamples, n), np.int64)
+    ib = np.empty((n_resamples, m), np.int64)
     state = np.random.RandomState()
-    for b in range(n_bootstrap):
+    for b in range(n_resamples):
         state.seed(seed + b + 1)
         ua, ub = state.uniform(0, 1, n), state.uniform(0, 1, m)
         ia[b] = np.clip(np.ceil(n * ua).astype(np.int64) - 1, 0, n - 1)
@@ -273,26 +274,53 @@ def deepsig_draws(n: int, m: int, n_bootstrap: int,
     return ia, ib
 
 
-def aso(a: object, b: object, *, confidence_level: float = 0.95, n_bootstrap: int = 1000,
-        seed: int | None = 0, names: tuple[str, str] = ("A", "B")) -> ASOResult:
-    """Almost Stochastic Order of A over B (Dror et al. 2019; deepsig's ``aso``).
+@renamed_keywords(**_RENAMED, a="treatment", b="control")
+def aso(treatment: object, control: object, *, level: float = _DEFAULT.level,
+        n_resamples: int = _DEFAULT.n_resamples, seed: int | None = _DEFAULT.seed,
+        names: tuple[str, str] = ("A", "B"), settings: ASOSettings | None = None) -> ASOResult:
+    """Almost Stochastic Order of ``treatment`` over ``control`` (Dror et al. 2019; deepsig's
+    ``aso(scores_a, scores_b)``).
 
-    ``a`` and ``b`` are score distributions (one score per run, e.g. per seed; higher is better;
-    lengths may differ; at least :data:`MIN_SCORES` each). Returns ε_min, the (1 −
-    ``confidence_level``) upper bound of the violation ratio ε_W2(A, B) (module docstring:
-    ε_min = clip(ε − σ̂ Φ⁻¹(1 − confidence_level) / √(nm/(n+m)), 0, 1)); A almost stochastically
-    dominates B when ε_min < τ (τ = 0.2 in :meth:`ASOResult.verdict`). ``seed`` seeds
-    ``numpy.random.default_rng`` for the ``n_bootstrap`` resamples (None: fresh entropy);
-    ``names`` are the systems' names in the verdict.
+    Parameters
+    ----------
+    treatment, control
+        Score distributions (one score per run, e.g. per seed; higher is better; lengths may
+        differ; at least :data:`MIN_SCORES` each). ``treatment`` is the one tested as the
+        better: ε_min(treatment, control) small means it almost stochastically dominates
+        ``control`` (positional use ``aso(a, b)`` asks whether A dominates B, as deepsig).
+    level
+        Confidence level of the one-sided bound, in [0.5, 1) (deepsig's ``confidence_level``).
+    n_resamples
+        Bootstrap rounds of the violation ratio, drawn from ``numpy.random.default_rng(seed)``
+        (``seed=None``: fresh entropy).
+    names
+        The two systems' names in the verdict (treatment's first).
+    settings
+        An :class:`~ranger_eval.settings.ASOSettings` instead of the keywords (its ``level``,
+        ``n_resamples`` and ``seed``; a keyword differing from its default next to it is an
+        error).
+
+    Returns
+    -------
+    ASOResult
+        ε_min = clip(ε − σ̂ Φ⁻¹(1 − level) / √(nm/(n+m)), 0, 1), the (1 − ``level``) upper bound
+        of the violation ratio ε_W2(treatment, control) (module docstring); the treatment
+        almost stochastically dominates when ε_min < τ (τ = 0.2 in :meth:`ASOResult.verdict`).
+        ``.settings`` is the settings object of the call.
+
+    References
+    ----------
+    Dror, Shlomov & Reichart (2019), "Deep Dominance", ACL; del Barrio, Cuesta-Albertos &
+    Matrán (2018); Ulmer, Hardmeier & Frellsen (2022), deepsig.
     """
-    _check_settings(confidence_level, n_bootstrap, seed)
-    xa, xb = _scores(a, "a"), _scores(b, "b")
-    idx_a, idx_b = _draw(len(xa), len(xb), int(n_bootstrap), seed)
-    ratio, sigma, eps, degenerate = _aso_core(xa, xb, float(confidence_level), idx_a, idx_b)
-    return ASOResult(eps, ratio, sigma, float(confidence_level), len(xa), len(xb),
-                     int(n_bootstrap), None if seed is None else int(seed),
-                     name_a=str(names[0]), name_b=str(names[1]),
-                     n_bootstrap_degenerate=degenerate)
+    s = resolve_settings(ASOSettings, {"level": level, "n_resamples": n_resamples, "seed": seed},
+                         settings, where="aso")
+    xa, xb = _scores(treatment, "treatment"), _scores(control, "control")
+    idx_a, idx_b = _draw(len(xa), len(xb), s.n_resamples, s.seed)
+    ratio, sigma, eps, degenerate = _aso_core(xa, xb, s.level, idx_a, idx_b)
+    return ASOResult(eps, ratio, sigma, s.level, len(xa), len(xb), s.n_resamples, s.seed,
+                     name_a=str(names[0]), name_b=str(names[1]), n_degenerate=degenerate,
+                     settings=s)
 
 
 def _distributions(scores_by_system: object, *, dataset: str | None, metric: str | None,
@@ -334,51 +362,56 @@ def _distributions(scores_by_system: object, *, dataset: str | None, metric: str
     return {name: sign * _scores(v, repr(name)) for name, v in out.items()}
 
 
-def multi_aso(scores_by_system: object, *, confidence_level: float = 0.95,
-              n_bootstrap: int = 1000, seed: int | None = 0, use_bonferroni: bool = True,
-              higher_is_better: bool = True, dataset: str | None = None,
-              metric: str | None = None) -> pd.DataFrame:
+@renamed_keywords(**_RENAMED)
+def multi_aso(scores_by_system: object, *, level: float = _DEFAULT.level,
+              n_resamples: int = _DEFAULT.n_resamples, seed: int | None = _DEFAULT.seed,
+              correction: str = _DEFAULT.correction,
+              higher_is_better: bool = _DEFAULT.higher_is_better, dataset: str | None = None,
+              metric: str | None = None, settings: ASOSettings | None = None) -> pd.DataFrame:
     """ε_min of every ordered pair of systems (deepsig's ``multi_aso``), as a DataFrame.
 
     Cell [row A, column B] is ε_min of A over B (small: A almost stochastically dominates B);
-    the diagonal is 1 as in deepsig. With ``use_bonferroni`` the confidence level is
-    ``confidence_level + (1 − confidence_level)/K`` for the K = k(k − 1)/2 pairs — deepsig's
-    rule, kept to reproduce its matrices; it is not Bonferroni's 1 − (1 − confidence_level)/K
-    (it is less conservative for K > 1). For two systems (K = 1) the level is left as it is, as
-    deepsig's ``aso(num_comparisons=1)`` does: deepsig's ``multi_aso`` raises it to 1 there,
-    which makes every bound 1, or NaN when σ̂ = 0 (two distributions that do not overlap).
-    For Bonferroni's, pass ``confidence_level=bound_level(level, k, "bonferroni")`` with
-    ``use_bonferroni=False``, as :func:`aso_groups` and ``ranger-eval aso`` do. Each pair
+    the diagonal is 1 as in deepsig. Each of the K = k(k − 1)/2 bounds is at the confidence
+    level :func:`bound_level` gives for ``correction``: ``"bonferroni"`` (the default,
+    1 − (1 − level)/K), ``"deepsig"`` (deepsig's ``use_bonferroni=True`` rule
+    level + (1 − level)/K, kept to reproduce its matrices; it is not Bonferroni's and is less
+    conservative for K > 1; for two systems, K = 1, the level is left as it is, as deepsig's
+    ``aso(num_comparisons=1)``: deepsig's ``multi_aso`` raises it to 1 there, which makes every
+    bound 1, or NaN when σ̂ = 0) or ``"none"`` (deepsig's ``use_bonferroni=False``). Each pair
     uses the bootstrap draws :func:`aso` would use with the same ``seed``, and the reverse
-    direction is 1 − ε with the same σ̂ (deepsig's symmetry). ``scores_by_system``: a mapping
-    system → scores, a DataFrame with a column per system, or :class:`~ranger_eval.Scores` with a
-    ``seed`` column (each run's score is its mean over items of one ``dataset`` and ``metric``).
-    ``higher_is_better=False`` negates the scores first. ``attrs`` holds the signature, the
-    corrected confidence level and the number of scores per system.
+    direction is 1 − ε with the same σ̂ (deepsig's symmetry).
+
+    ``scores_by_system``: a mapping system → scores, a DataFrame with a column per system, or
+    :class:`~ranger_eval.Scores` with a ``seed`` column (each run's score is its mean over items
+    of one ``dataset`` and ``metric``). ``higher_is_better=False`` negates the scores first.
+    ``settings``: an :class:`~ranger_eval.settings.ASOSettings` instead of the keywords (its
+    ``level``, ``n_resamples``, ``seed``, ``correction``, ``higher_is_better``). ``attrs``
+    holds the signature, the corrected confidence level (``confidence_level``), the number of
+    scores per system and the settings object of the call (``attrs["settings"]``).
     """
-    _check_settings(confidence_level, n_bootstrap, seed)
+    s = resolve_settings(ASOSettings, {
+        "level": level, "n_resamples": n_resamples, "seed": seed, "correction": correction,
+        "higher_is_better": higher_is_better}, settings, where="multi_aso")
     dists = _distributions(scores_by_system, dataset=dataset, metric=metric,
-                           higher_is_better=bool(higher_is_better))
+                           higher_is_better=s.higher_is_better)
     names = list(dists)
     k = len(names)
-    level = float(confidence_level)
-    if use_bonferroni and k > 2:  # K = 1: no correction (deepsig's would set the level to 1)
-        level += (1 - level) / (k * (k - 1) / 2)
+    bound = bound_level(s.level, k, s.correction)
     eps = np.eye(k)
     for i in range(k):
         for j in range(i + 1, k):
             xa, xb = dists[names[i]], dists[names[j]]
-            idx_a, idx_b = _draw(len(xa), len(xb), int(n_bootstrap), seed)
-            ratio, sigma, eps[i, j], _ = _aso_core(xa, xb, level, idx_a, idx_b)
+            idx_a, idx_b = _draw(len(xa), len(xb), s.n_resamples, s.seed)
+            ratio, sigma, eps[i, j], _ = _aso_core(xa, xb, bound, idx_a, idx_b)
             const = math.sqrt(len(xa) * len(xb) / (len(xa) + len(xb)))
-            eps[j, i] = _eps(1 - ratio, sigma, const, level)
+            eps[j, i] = _eps(1 - ratio, sigma, const, bound)
     frame = pd.DataFrame(eps, index=pd.Index(names, name="system"),
                          columns=pd.Index(names, name="over"))
-    frame.attrs["confidence_level"] = level
+    frame.attrs["confidence_level"] = bound
     frame.attrs["n_scores"] = {n: int(len(d)) for n, d in dists.items()}
     frame.attrs["signature"] = str(make_signature("aso", {
-        "level": float(confidence_level), "corr": "bonferroni" if use_bonferroni else "none",
-        "n_resamples": int(n_bootstrap), "seed": seed}))
+        "level": s.level, "corr": s.correction, "n_resamples": s.n_resamples, "seed": s.seed}))
+    frame.attrs["settings"] = s
     return frame
 
 
@@ -449,18 +482,18 @@ class ASOAnalysis:
 
     groups: tuple[ASOGroup, ...]
     level: float
-    n_bootstrap: int
-    seed: int
+    n_resamples: int
+    seed: int | None
     threshold: float
     correction: str
     higher_is_better: bool
     skipped: tuple[str, ...] = ()
+    #: the :class:`~ranger_eval.settings.ASOSettings` of the call
+    settings: ASOSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def signature(self) -> Signature:
         """``kind:aso|level:…|n_resamples:…|seed:…|threshold:…|corr:…``."""
-        from ..settings import ASOSettings, signature_fields
-
         return make_signature("aso", signature_fields(ASOSettings, self, {}))
 
     def to_frame(self) -> pd.DataFrame:
@@ -484,9 +517,10 @@ class ASOAnalysis:
         return [(g, g.verdicts(self.threshold)) for g in self.groups]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly: settings, every matrix, verdict and skipped group, the signature."""
+        """JSON-friendly: settings, every matrix, verdict and skipped group, the signature
+        (``n_bootstrap``: the JSON key of earlier releases for ``n_resamples``)."""
         return {
-            "level": self.level, "n_bootstrap": self.n_bootstrap,
+            "level": self.level, "n_bootstrap": self.n_resamples,
             "seed": self.seed, "threshold": self.threshold, "correction": self.correction,
             "higher_is_better": self.higher_is_better, "skipped": list(self.skipped),
             "groups": [{"dataset": g.dataset, "metric": g.metric,
@@ -502,7 +536,7 @@ class ASOAnalysis:
 def bound_level(level: float, k: int, correction: str) -> float:
     """The confidence level of each of the K = k(k − 1)/2 bounds of a matrix of k systems:
     Bonferroni's 1 − (1 − level)/K; deepsig's ``multi_aso`` rule level + (1 − level)/K (what
-    ``multi_aso(use_bonferroni=True)`` does, as deepsig 1.2.8: it is not Bonferroni's and is less
+    ``multi_aso(correction="deepsig")`` does, deepsig 1.2.8's ``use_bonferroni=True``: it is not Bonferroni's and is less
     conservative for K > 1; for K = 1, two systems, ``level`` itself, where deepsig's
     ``multi_aso`` would use 1 and give bounds of 1 or NaN); or ``level`` itself (``none``)."""
     pairs = k * (k - 1) / 2
@@ -513,21 +547,32 @@ def bound_level(level: float, k: int, correction: str) -> float:
     return level
 
 
-def aso_groups(runs: pd.DataFrame | Scores, **settings: Any) -> ASOAnalysis:
-    """:func:`multi_aso` of every dataset × metric of run scores.
+@renamed_keywords(**_RENAMED)
+def aso_groups(runs: pd.DataFrame | Scores, *, level: float = _DEFAULT.level,
+               n_resamples: int = _DEFAULT.n_resamples, seed: int | None = _DEFAULT.seed,
+               threshold: float = _DEFAULT.threshold, correction: str = _DEFAULT.correction,
+               higher_is_better: bool = _DEFAULT.higher_is_better,
+               datasets: Sequence[str] | None = _DEFAULT.datasets,
+               metrics: Sequence[str] | None = _DEFAULT.metrics,
+               systems: Sequence[str] | None = _DEFAULT.systems,
+               settings: ASOSettings | None = None) -> ASOAnalysis:
+    """:func:`multi_aso` of every dataset × metric of run scores (``ranger-eval aso``).
 
     ``runs``: a frame with columns dataset, metric, system, seed, value (one score per run;
     :func:`ranger_eval.io.runs.read_runs`) or :class:`~ranger_eval.Scores` with a ``seed``
-    column (each run's mean over its items). ``settings``: the fields of
-    :class:`~ranger_eval.settings.ASOSettings` (``level``, ``n_bootstrap``,
-    ``seed``, ``threshold``, ``correction``, ``higher_is_better``, ``datasets``, ``metrics``,
-    ``systems``). A dataset × metric with fewer than two of the chosen systems is left out and
-    named in ``skipped`` and a warning; a system with fewer than :data:`MIN_SCORES` runs is a
-    :class:`~ranger_eval.errors.VerdictError` naming the dataset, metric and system.
+    column (each run's mean over its items). The keywords are the fields of
+    :class:`~ranger_eval.settings.ASOSettings` (or pass ``settings=``): ``level``,
+    ``n_resamples``, ``seed``, ``threshold``, ``correction``, ``higher_is_better`` and the
+    ``datasets``, ``metrics``, ``systems`` compared (default: all). A dataset × metric with
+    fewer than two of the chosen systems is left out and named in ``skipped`` and a warning; a
+    system with fewer than :data:`MIN_SCORES` runs is a
+    :class:`~ranger_eval.errors.VerdictError` naming the dataset, metric and system. The result
+    carries the settings object (``.settings``).
     """
-    from ..settings import ASOSettings
-
-    s = ASOSettings.from_keywords(settings, where="aso_groups")
+    s = resolve_settings(ASOSettings, {
+        "level": level, "n_resamples": n_resamples, "seed": seed, "threshold": threshold,
+        "correction": correction, "higher_is_better": higher_is_better, "datasets": datasets,
+        "metrics": metrics, "systems": systems}, settings, where="aso_groups")
     if isinstance(runs, Scores):
         from ..io.runs import runs_from_scores
 
@@ -564,10 +609,7 @@ def aso_groups(runs: pd.DataFrame | Scores, **settings: Any) -> ASOAnalysis:
                     f"only C(2n-1, n) distinct resamples ({math.comb(2 * values.size - 1, values.size)}"
                     " here), too few for its σ̂ (deepsig issue #16)")
             dists[name] = values
-        matrix = multi_aso(dists, confidence_level=bound_level(s.level, len(here),
-                                                              s.correction),
-                           n_bootstrap=s.n_bootstrap, seed=s.seed, use_bonferroni=False,
-                           higher_is_better=s.higher_is_better)
+        matrix = multi_aso(dists, settings=s)
         groups.append(ASOGroup(str(dataset), str(metric), matrix,
                                dict(matrix.attrs["n_scores"]),
                                float(matrix.attrs["confidence_level"])))
@@ -578,5 +620,5 @@ def aso_groups(runs: pd.DataFrame | Scores, **settings: Any) -> ASOAnalysis:
     if not groups:
         raise VerdictError("ASO: no dataset × metric has two systems to compare"
                            + (f" ({'; '.join(skipped[:5])})" if skipped else ""))
-    return ASOAnalysis(tuple(groups), s.level, s.n_bootstrap, s.seed, s.threshold,
-                       s.correction, s.higher_is_better, tuple(skipped))
+    return ASOAnalysis(tuple(groups), s.level, s.n_resamples, s.seed, s.threshold,
+                       s.correction, s.higher_is_better, tuple(skipped), settings=s)

@@ -10,10 +10,12 @@ orientation and defaults:
   ICML 2014; ``baycomp.SignedRankTest``);
 - :func:`bayesian_sign_test` — across datasets (``baycomp.SignTest``).
 
-**Orientation** (baycomp's). Let d = y − x (``higher_is_better=True``; d = x − y otherwise, so
-that "left" always means the first argument is better). ``p_left`` = P(d < −rope), the first
-argument ``x`` is better by more than the ROPE; ``p_rope`` = P(|d| ≤ rope), practically
-equivalent; ``p_right`` = P(d > rope), ``y`` is better by more than the ROPE. With ``rope=0``
+**Orientation** (baycomp's). The first argument is the ``treatment`` (baycomp's x, the one whose
+superiority is "left"), the second the ``control`` (baycomp's y). Let d = control − treatment
+(``higher_is_better=True``; treatment − control otherwise, so that "left" always means the
+treatment is better). ``p_left`` = P(d < −rope), the treatment is better by more than the ROPE;
+``p_rope`` = P(|d| ≤ rope), practically equivalent; ``p_right`` = P(d > rope), the control is
+better by more than the ROPE. With ``rope=0``
 ``p_rope`` is 0 and ``p_left + p_right = 1``, as baycomp's two-value answer.
 
 **Correlated t-test** (closed form). With n = len(x) scores from ``runs`` repetitions of
@@ -29,7 +31,7 @@ Student t with n − 1 degrees of freedom, location d̄ and scale
 w ~ Dirichlet(prior, 1, …, 1) over {0, d_1, …, d_n}; each draw gives
 θ_left = Σ_{i,j} w_i w_j H(−(d_i + d_j) − 2·rope), θ_right = Σ_{i,j} w_i w_j H(d_i + d_j − 2·rope)
 (H the Heaviside step with H(0) = ½; with rope = 0 only θ_right and θ_left = 1 − θ_right),
-θ_rope = 1 − θ_left − θ_right. Each probability is the share of the ``n_samples`` draws in which
+θ_rope = 1 − θ_left − θ_right. Each probability is the share of the ``n_draws`` draws in which
 that θ is the largest (baycomp's ``argmax``, ties to the first). Computed for all draws at once as
 the quadratic forms ``einsum("si,ij,sj->s", W, H, W)``, in blocks
 (:mod:`ranger_eval.stats.bayes`, shared with the rank test over many systems).
@@ -43,7 +45,7 @@ draws not won by the rope cell (baycomp's ``with_rope=False``).
 **Random numbers.** The Dirichlet draws are those of ``numpy.random.RandomState(seed)
 .dirichlet`` — baycomp's generator for ``random_state=seed`` — so the same seed gives exactly
 baycomp's probabilities. For another seed, each probability differs from the exact posterior
-probability p by Monte-Carlo error with standard error √(p (1 − p) / n_samples) (≤ 0.0022 at
+probability p by Monte-Carlo error with standard error √(p (1 − p) / n_draws) (≤ 0.0022 at
 50,000 samples), reported as ``mc_se``.
 
 **Out of scope: the hierarchical model** across datasets (Corani et al., Machine Learning 2017;
@@ -63,8 +65,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..errors import VerdictError
+from ..errors import SettingsError, VerdictError, renamed_keywords
 from ..formatting import format_probability as _p
+from ..settings import PRIOR_PLACES, BayesSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 from ..stats.bayes import signed_rank_probabilities, winner_shares
 
@@ -72,8 +75,13 @@ __all__ = ["PRIOR_PLACES", "BayesAnalysis", "BayesGroup", "BayesResult",
            "bayesian_correlated_ttest", "bayesian_sign_test", "bayesian_signed_rank",
            "correlated_ttests", "dataset_tests"]
 
-#: Where the sign test's prior strength goes (baycomp's ``SignTest.LEFT/ROPE/RIGHT``).
-PRIOR_PLACES = ("left", "rope", "right")
+#: The defaults of every keyword that is a setting (:class:`~ranger_eval.settings.BayesSettings`).
+_DEFAULT = BayesSettings()
+#: Baycomp's prior strengths when ``prior=None``.
+_BAYCOMP_PRIOR = {"signed-rank": 0.5, "sign": 1.0}
+#: Keywords renamed for the one vocabulary (docs/architecture.md, Glossary).
+_RENAMED = {"n_samples": "n_draws"}
+_PAIR = {"x": "treatment", "y": "control"}
 _EPS = 0.0001        # baycomp's stabiliser added to every Dirichlet parameter of the sign test
 
 
@@ -82,8 +90,10 @@ class BayesResult:
     """The posterior probabilities of one Bayesian comparison (module docstring for formulas).
 
     ``mean``, ``scale`` and ``df`` are the Student posterior of the correlated t-test (``None``
-    for the Dirichlet-process tests); ``samples`` holds the Dirichlet tests' posterior draws
-    (columns θ_left, θ_rope, θ_right) for the simplex plot.
+    for the Dirichlet-process tests); ``n_draws`` the Dirichlet tests' number of posterior
+    draws and ``samples`` the draws themselves (columns θ_left, θ_rope, θ_right) for the simplex
+    plot; ``settings`` the :class:`~ranger_eval.settings.BayesSettings` of the call.
+    ``to_dict`` keeps the JSON key ``n_samples`` of earlier releases for ``n_draws``.
     """
 
     test: str
@@ -100,9 +110,10 @@ class BayesResult:
     runs: int | None = None
     prior: float | None = None
     prior_place: str | None = None
-    n_samples: int | None = None
+    n_draws: int | None = None
     seed: int | None = None
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+    settings: BayesSettings | None = field(default=None, repr=False, compare=False)
 
     @property
     def probabilities(self) -> tuple[float, float, float]:
@@ -111,11 +122,11 @@ class BayesResult:
 
     @property
     def mc_se(self) -> tuple[float, float, float] | None:
-        """Monte-Carlo standard errors √(p (1 − p) / n_samples) of the three probabilities
+        """Monte-Carlo standard errors √(p (1 − p) / n_draws) of the three probabilities
         (``None`` for the closed-form correlated t-test)."""
-        if self.n_samples is None:
+        if self.n_draws is None:
             return None
-        return tuple(math.sqrt(p * (1 - p) / self.n_samples)  # type: ignore[return-value]
+        return tuple(math.sqrt(p * (1 - p) / self.n_draws)  # type: ignore[return-value]
                      for p in self.probabilities)
 
     def verdict(self, *, level: float = 0.95) -> str:
@@ -141,14 +152,14 @@ class BayesResult:
 
     @property
     def signature(self) -> Signature:
-        """``kind:bayes|test:…|rope:…|runs:…|prior:…|n_samples:…|seed:…``."""
+        """``kind:bayes|test:…|rope:…|runs:…|prior:…|n_draws:…|seed:…``."""
         prior = None
         if self.prior is not None:
             prior = f"{self.prior:g}" if self.prior_place in (None, "rope") \
                 else f"{self.prior:g}@{self.prior_place}"
         return make_signature("bayes", {
             "test": self.test, "rope": self.rope, "runs": self.runs, "prior": prior,
-            "n_samples": self.n_samples, "seed": self.seed})
+            "n_draws": self.n_draws, "seed": self.seed})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: probabilities, posterior parameters, settings and the signature."""
@@ -157,7 +168,7 @@ class BayesResult:
             "p_rope": self.p_rope, "p_right": self.p_right, "rope": self.rope, "n": self.n,
             "higher_is_better": self.higher_is_better, "mean": self.mean, "scale": self.scale,
             "df": self.df, "runs": self.runs, "prior": self.prior,
-            "prior_place": self.prior_place, "n_samples": self.n_samples, "seed": self.seed,
+            "prior_place": self.prior_place, "n_samples": self.n_draws, "seed": self.seed,
             "mc_se": None if self.mc_se is None else list(self.mc_se),
             "signature": str(self.signature),
         }
@@ -208,44 +219,45 @@ def _differences(x: object, y: object, *, rope: float, higher_is_better: bool,
     return d, (nm[0], nm[1])
 
 
-def _samples_setting(n_samples: int, seed: int, what: str) -> None:
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
-            or n_samples < 1:
-        raise VerdictError(f"{what}: n_samples must be a positive integer, got {n_samples!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
-            or not 0 <= seed < 2 ** 32:
-        raise VerdictError(f"{what}: seed must be an integer in [0, 2**32), got {seed!r}")
-
-
-def _prior_value(prior: float, what: str) -> float:
-    try:
-        p = float(prior)
-    except (TypeError, ValueError):
-        raise VerdictError(f"{what}: prior must be a number > 0, got {prior!r}") from None
-    if not math.isfinite(p) or p <= 0:
-        raise VerdictError(f"{what}: prior (the Dirichlet prior strength) must be a finite "
-                           f"number > 0, got {prior!r}")
-    return p
+def _test_settings(test: str, keywords: dict[str, Any], settings: BayesSettings | None,
+                   what: str) -> BayesSettings:
+    """The settings of one of the three tests: the keywords (with ``test``) checked once, or
+    ``settings``, whose ``test`` must be this one."""
+    if settings is None:
+        return resolve_settings(BayesSettings, {"test": test, **keywords}, None, where=what)
+    s = resolve_settings(BayesSettings, keywords, settings, where=what)
+    if s.test != test:
+        raise SettingsError(f"{what}: settings.test is {s.test!r}; this function is "
+                            f"test={test!r} (dataclasses.replace(settings, test={test!r}))")
+    return s
 
 
 # ------------------------------------------------------------------------------------ tests
 
-def bayesian_correlated_ttest(x: object, y: object, *, rope: float = 0.0, runs: int = 1,
-                              higher_is_better: bool = True,
-                              names: Sequence[str] | None = None) -> BayesResult:
+@renamed_keywords(**_PAIR)
+def bayesian_correlated_ttest(treatment: object, control: object, *,
+                              rope: float = _DEFAULT.rope, runs: int | None = _DEFAULT.runs,
+                              higher_is_better: bool = _DEFAULT.higher_is_better,
+                              names: Sequence[str] | None = None,
+                              settings: BayesSettings | None = None) -> BayesResult:
     """Corani & Benavoli's Bayesian correlated t-test on one dataset (module docstring).
 
-    ``x``, ``y``: the scores of two systems on the same n = runs × k folds of (repeated)
-    k-fold cross-validation, in the same order. Equal to ``baycomp.two_on_single(x, y, rope,
-    runs)`` (closed form; module docstring for the posterior).
+    ``treatment``, ``control``: the scores of two systems on the same n = runs × k folds of
+    (repeated) k-fold cross-validation, in the same order; ``p_left`` is the probability that
+    the treatment is better by more than ``rope``. ``runs=None`` is 1 (one cross-validation).
+    Equal to ``baycomp.two_on_single(treatment, control, rope, runs)`` (closed form; module
+    docstring for the posterior). ``settings``: a :class:`~ranger_eval.settings.BayesSettings`
+    with ``test="correlated-t"`` instead of the keywords; the result carries it
+    (``.settings``).
     """
     what = "bayesian_correlated_ttest"
-    d, nm = _differences(x, y, rope=rope, higher_is_better=higher_is_better, names=names,
-                         what=what)
+    s = _test_settings("correlated-t", {"rope": rope, "runs": runs,
+                                        "higher_is_better": higher_is_better}, settings, what)
+    rope, higher_is_better = s.rope, s.higher_is_better
+    runs = 1 if s.runs is None else s.runs
+    d, nm = _differences(treatment, control, rope=rope, higher_is_better=higher_is_better,
+                         names=names, what=what)
     n = d.size
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise VerdictError(f"{what}: runs (repetitions of cross-validation) must be a positive "
-                           f"integer, got {runs!r}")
     if n % runs:
         raise VerdictError(f"{what}: {n} scores cannot come from {runs} runs of the same "
                            f"k-fold cross-validation ({n} is not a multiple of {runs})")
@@ -278,61 +290,77 @@ def bayesian_correlated_ttest(x: object, y: object, *, rope: float = 0.0, runs: 
             pe = 1 - pl - pr
     return BayesResult(test="correlated-t", p_left=pl, p_rope=pe, p_right=pr, rope=r, n=n,
                        names=nm, higher_is_better=higher_is_better, mean=mean,
-                       scale=math.sqrt(var), df=df, runs=int(runs))
+                       scale=math.sqrt(var), df=df, runs=int(runs), settings=s)
 
 
-def bayesian_signed_rank(x: object, y: object, *, rope: float = 0.0, prior: float = 0.5,
-                         n_samples: int = 50_000, seed: int = 0, higher_is_better: bool = True,
-                         names: Sequence[str] | None = None) -> BayesResult:
+@renamed_keywords(**_RENAMED, **_PAIR)
+def bayesian_signed_rank(treatment: object, control: object, *, rope: float = _DEFAULT.rope,
+                         prior: float | None = _DEFAULT.prior, n_draws: int = _DEFAULT.n_draws,
+                         seed: int = _DEFAULT.seed,
+                         higher_is_better: bool = _DEFAULT.higher_is_better,
+                         names: Sequence[str] | None = None,
+                         settings: BayesSettings | None = None) -> BayesResult:
     """Benavoli et al.'s Bayesian signed-rank test across datasets (module docstring).
 
-    ``x``, ``y``: one (mean) score per dataset for each system, paired by dataset. Exactly
-    ``baycomp.SignedRankTest.probs(x, y, rope, prior=prior, nsamples=n_samples,
-    random_state=seed)``; Monte-Carlo standard errors in ``.mc_se``.
+    ``treatment``, ``control``: one (mean) score per dataset for each system, paired by
+    dataset; ``p_left`` is the probability that the treatment is better by more than
+    ``rope``. ``prior=None`` is baycomp's 0.5. Exactly ``baycomp.SignedRankTest.probs(
+    treatment, control, rope, prior=prior, nsamples=n_draws, random_state=seed)``; Monte-Carlo
+    standard errors in ``.mc_se``. ``settings``: a :class:`~ranger_eval.settings.BayesSettings`
+    with ``test="signed-rank"`` instead of the keywords; the result carries it (``.settings``).
     """
     what = "bayesian_signed_rank"
-    d, nm = _differences(x, y, rope=rope, higher_is_better=higher_is_better, names=names,
-                         what=what)
-    p = _prior_value(prior, what)
-    _samples_setting(n_samples, seed, what)
-    r = float(rope)
-    (pl, pe, pr), theta = signed_rank_probabilities(d, r, p, int(n_samples), int(seed))
+    s = _test_settings("signed-rank", {"rope": rope, "prior": prior, "n_draws": n_draws,
+                                       "seed": seed, "higher_is_better": higher_is_better},
+                       settings, what)
+    d, nm = _differences(treatment, control, rope=s.rope, higher_is_better=s.higher_is_better,
+                         names=names, what=what)
+    p = _BAYCOMP_PRIOR["signed-rank"] if s.prior is None else s.prior
+    r = s.rope
+    (pl, pe, pr), theta = signed_rank_probabilities(d, r, p, s.n_draws, s.seed)
     return BayesResult(test="signed-rank", p_left=pl, p_rope=pe, p_right=pr, rope=r, n=d.size,
-                       names=nm, higher_is_better=higher_is_better, prior=p,
-                       n_samples=int(n_samples), seed=int(seed), samples=theta)
+                       names=nm, higher_is_better=s.higher_is_better, prior=p,
+                       n_draws=s.n_draws, seed=s.seed, samples=theta, settings=s)
 
 
-def bayesian_sign_test(x: object, y: object, *, rope: float = 0.0, prior: float = 1.0,
-                       prior_place: str = "rope", n_samples: int = 50_000, seed: int = 0,
-                       higher_is_better: bool = True,
-                       names: Sequence[str] | None = None) -> BayesResult:
-    """The Bayesian sign test across datasets (module docstring); baycomp's default prior
-    strength 1 on the ROPE. Exactly ``baycomp.SignTest.probs(x, y, rope, prior=prior,
-    nsamples=n_samples, random_state=seed)`` (``prior=(SignTest.LEFT, s)`` is
-    ``prior_place="left"``)."""
+@renamed_keywords(**_RENAMED, **_PAIR)
+def bayesian_sign_test(treatment: object, control: object, *, rope: float = _DEFAULT.rope,
+                       prior: float | None = _DEFAULT.prior,
+                       prior_place: str = _DEFAULT.prior_place, n_draws: int = _DEFAULT.n_draws,
+                       seed: int = _DEFAULT.seed,
+                       higher_is_better: bool = _DEFAULT.higher_is_better,
+                       names: Sequence[str] | None = None,
+                       settings: BayesSettings | None = None) -> BayesResult:
+    """The Bayesian sign test across datasets (module docstring); ``prior=None`` is baycomp's
+    prior strength 1, on the ROPE (``prior_place``). ``treatment``, ``control``: one (mean)
+    score per dataset, paired by dataset; ``p_left`` is the probability that the treatment is
+    better by more than ``rope``. Exactly ``baycomp.SignTest.probs(treatment, control, rope,
+    prior=prior, nsamples=n_draws, random_state=seed)`` (``prior=(SignTest.LEFT, s)`` is
+    ``prior_place="left"``). ``settings``: a :class:`~ranger_eval.settings.BayesSettings` with
+    ``test="sign"`` instead of the keywords; the result carries it (``.settings``)."""
     what = "bayesian_sign_test"
-    d, nm = _differences(x, y, rope=rope, higher_is_better=higher_is_better, names=names,
-                         what=what)
-    p = _prior_value(prior, what)
-    if prior_place not in PRIOR_PLACES:
-        raise VerdictError(f"{what}: prior_place must be one of {', '.join(PRIOR_PLACES)}, got "
-                           f"{prior_place!r}")
-    _samples_setting(n_samples, seed, what)
-    r = float(rope)
+    s = _test_settings("sign", {"rope": rope, "prior": prior, "prior_place": prior_place,
+                                "n_draws": n_draws, "seed": seed,
+                                "higher_is_better": higher_is_better}, settings, what)
+    d, nm = _differences(treatment, control, rope=s.rope, higher_is_better=s.higher_is_better,
+                         names=names, what=what)
+    p = _BAYCOMP_PRIOR["sign"] if s.prior is None else s.prior
+    prior_place, n_draws, seed = s.prior_place, s.n_draws, s.seed
+    r = s.rope
     n_left = int(np.count_nonzero(d < -r))
     n_right = int(np.count_nonzero(d > r))
     alpha = np.array([n_left, d.size - n_left - n_right, n_right], dtype=np.float64) + _EPS
     alpha[PRIOR_PLACES.index(prior_place)] += p
-    theta = np.random.RandomState(int(seed)).dirichlet(alpha, int(n_samples))
+    theta = np.random.RandomState(seed).dirichlet(alpha, n_draws)
     pl, pe, pr = winner_shares(theta, r > 0)
     if r == 0 and not math.isfinite(pl):
         raise VerdictError(f"{what}: every posterior draw favours the ROPE cell with rope=0 "
                            f"({nm[0]} and {nm[1]} tie on {d.size - n_left - n_right} of "
                            f"{d.size} datasets); give rope > 0")
     return BayesResult(test="sign", p_left=pl, p_rope=pe, p_right=pr, rope=r, n=d.size,
-                       names=nm, higher_is_better=higher_is_better, prior=p,
-                       prior_place=prior_place, n_samples=int(n_samples), seed=int(seed),
-                       samples=theta)
+                       names=nm, higher_is_better=s.higher_is_better, prior=p,
+                       prior_place=prior_place, n_draws=n_draws, seed=seed,
+                       samples=theta, settings=s)
 
 
 # ------------------------------------------------------------------ every pair of every group
@@ -351,7 +379,9 @@ class BayesAnalysis:
     cross-validation scores (:func:`correlated_ttests`), with the settings that made them;
     ``runs`` is the setting (None: each system's seeds); ``test`` is ``correlated-t`` or, across
     datasets (:func:`dataset_tests`), ``signed-rank`` or ``sign`` with the Dirichlet process's
-    ``prior`` (the one used), ``n_samples`` and ``seed``."""
+    ``prior`` (the one used), ``n_draws`` and ``seed``; ``settings`` the
+    :class:`~ranger_eval.settings.BayesSettings` of the call. ``to_dict`` keeps the JSON key
+    ``n_samples`` of earlier releases for ``n_draws``."""
 
     groups: tuple[BayesGroup, ...]
     rope: float
@@ -361,8 +391,10 @@ class BayesAnalysis:
     from_seeds: bool = False
     test: str = "correlated-t"
     prior: float | None = None
-    n_samples: int | None = None
+    n_draws: int | None = None
     seed: int | None = None
+    prior_place: str = "rope"
+    settings: BayesSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def runs_given(self) -> bool:
@@ -372,15 +404,14 @@ class BayesAnalysis:
     def signature(self) -> Signature:
         """``kind:bayes|test:correlated-t|rope:…|runs:…|level:…`` (runs ``seeds``: the seed
         column's seeds are the runs), or ``kind:bayes|test:signed-rank|rope:…|level:…|prior:…|
-        n_samples:…|seed:…``."""
-        from ..settings import BayesSettings, signature_fields
-
+        n_draws:…|seed:…`` (prior ``S@left`` / ``S@right`` when the sign test puts it there)."""
         if self.test == "correlated-t":
             runs = "seeds" if self.from_seeds else 1 if self.runs is None else self.runs
-            formatted: dict[str, Any] = {"runs": runs, "prior": None, "n_samples": None,
+            formatted: dict[str, Any] = {"runs": runs, "prior": None, "n_draws": None,
                                          "seed": None}
         else:
-            formatted = {"runs": None, "prior": f"{self.prior:g}"}
+            place = "" if self.prior_place == "rope" else f"@{self.prior_place}"
+            formatted = {"runs": None, "prior": f"{self.prior:g}{place}"}
         return make_signature("bayes", signature_fields(BayesSettings, self, formatted))
 
     def to_frame(self) -> Any:
@@ -403,7 +434,7 @@ class BayesAnalysis:
         return {
             "test": self.test, "rope": self.rope, "runs": self.runs, "level": self.level,
             "higher_is_better": self.higher_is_better, "from_seeds": self.from_seeds,
-            "prior": self.prior, "n_samples": self.n_samples, "seed": self.seed,
+            "prior": self.prior, "n_samples": self.n_draws, "seed": self.seed,
             "groups": [{"dataset": g.dataset, "metric": g.metric, "pairs": [
                 {"a": r.names[0], "b": r.names[1], "n": r.n, "runs": r.runs, "mean": r.mean,
                  "scale": r.scale, "df": r.df, "p_left": r.p_left, "p_rope": r.p_rope,
@@ -415,22 +446,33 @@ class BayesAnalysis:
         }
 
 
-def correlated_ttests(scores: Any, **settings: Any) -> BayesAnalysis:
-    """:func:`bayesian_correlated_ttest` of every pair of systems on every dataset × metric.
+def correlated_ttests(scores: Any, *, rope: float = _DEFAULT.rope,
+                      runs: int | None = _DEFAULT.runs, level: float = _DEFAULT.level,
+                      higher_is_better: bool = _DEFAULT.higher_is_better,
+                      datasets: Sequence[str] | None = _DEFAULT.datasets,
+                      metrics: Sequence[str] | None = _DEFAULT.metrics,
+                      systems: Sequence[str] | None = _DEFAULT.systems,
+                      settings: BayesSettings | None = None) -> BayesAnalysis:
+    """:func:`bayesian_correlated_ttest` of every pair of systems on every dataset × metric
+    (``ranger-eval bayes``).
 
     ``scores``: :class:`~ranger_eval.Scores` of cross-validation: an item is a fold, matched by
     id between systems; with a ``seed`` column a seed is one repetition (run) of the
-    cross-validation, matched by seed. ``settings``: the fields of
-    :class:`~ranger_eval.settings.BayesSettings` (``rope``, ``runs``, ``level``,
-    ``higher_is_better``, ``datasets``, ``metrics``, ``systems``). ``runs`` defaults to the
-    number of seeds (1 without a seed column); given with a seed column it must equal it. Items
-    one system lacks, a seed one system lacks, or a run without every fold are errors naming the
-    dataset, metric and systems (never dropped).
+    cross-validation, matched by seed. The keywords are fields of
+    :class:`~ranger_eval.settings.BayesSettings` (or pass ``settings=`` with
+    ``test="correlated-t"``): ``rope``, ``runs``, ``level`` (of the verdicts),
+    ``higher_is_better`` and the ``datasets``, ``metrics``, ``systems`` compared. ``runs``
+    defaults to the number of seeds (1 without a seed column); given with a seed column it must
+    equal it. Items one system lacks, a seed one system lacks, or a run without every fold are
+    errors naming the dataset, metric and systems (never dropped). The result carries the
+    settings object (``.settings``).
     """
     from ..scores import Scores
-    from ..settings import BayesSettings
 
-    s = BayesSettings.from_keywords(settings, where="correlated_ttests")
+    s = resolve_settings(BayesSettings, {
+        "rope": rope, "runs": runs, "level": level, "higher_is_better": higher_is_better,
+        "datasets": datasets, "metrics": metrics, "systems": systems}, settings,
+        where="correlated_ttests")
     if s.test != "correlated-t":
         raise VerdictError(f"correlated_ttests: test={s.test!r} compares one score per dataset; "
                            "use dataset_tests")
@@ -475,10 +517,11 @@ def correlated_ttests(scores: Any, **settings: Any) -> BayesAnalysis:
     if not groups:
         raise VerdictError("no dataset × metric to compare")
     return BayesAnalysis(tuple(groups), s.rope, s.runs, s.level, s.higher_is_better,
-                         from_seeds=scores.has_seeds)
+                         from_seeds=scores.has_seeds, settings=s)
 
 
-def _pair_ttest(xa: Any, xb: Any, where: str, a: str, b: str, s: Any) -> BayesResult:
+def _pair_ttest(xa: Any, xb: Any, where: str, a: str, b: str,
+                s: BayesSettings) -> BayesResult:
     """One pair's correlated t-test: ``xa``, ``xb`` are the two systems' values indexed by item
     (fold) or by (seed, item); folds matched by id and runs by seed, every run with every fold
     (a hole is an error naming the system, fold and seed, never dropped)."""
@@ -524,25 +567,41 @@ def _pair_ttest(xa: Any, xb: Any, where: str, a: str, b: str, s: Any) -> BayesRe
     return result
 
 
-def dataset_tests(table: Any, **settings: Any) -> BayesAnalysis:
-    """:func:`bayesian_signed_rank` or :func:`bayesian_sign_test` (``test``) of every pair of
-    systems across datasets (baycomp's ``two_on_multiple``): one score per dataset and system.
+@renamed_keywords(**_RENAMED)
+def dataset_tests(table: Any, *, test: str = _DEFAULT.test, rope: float = _DEFAULT.rope,
+                  prior: float | None = _DEFAULT.prior, prior_place: str = _DEFAULT.prior_place,
+                  n_draws: int = _DEFAULT.n_draws, seed: int = _DEFAULT.seed,
+                  level: float = _DEFAULT.level,
+                  higher_is_better: bool = _DEFAULT.higher_is_better,
+                  datasets: Sequence[str] | None = _DEFAULT.datasets,
+                  metrics: Sequence[str] | None = _DEFAULT.metrics,
+                  systems: Sequence[str] | None = _DEFAULT.systems,
+                  settings: BayesSettings | None = None) -> BayesAnalysis:
+    """:func:`bayesian_signed_rank` or :func:`bayesian_sign_test` (``test``, which must be
+    given: its default is the settings' ``correlated-t``) of every pair of systems across
+    datasets (baycomp's ``two_on_multiple``; ``ranger-eval bayes --test signed-rank|sign``):
+    one score per dataset and system.
 
     ``table``: a DataFrame with one row per dataset and one column per system (the index: the
     dataset names; empty cells are missing results), or :class:`~ranger_eval.Scores` (each
-    dataset's mean per system and metric, seeds averaged; one analysis per metric).
-    ``settings``: the fields of :class:`~ranger_eval.settings.BayesSettings` (``test``,
-    ``rope``, ``prior`` (default: baycomp's, 0.5 for signed-rank, 1 for sign), ``n_samples``,
-    ``seed``, ``level``, ``higher_is_better``, ``datasets``, ``metrics``, ``systems``). A pair
-    is compared on the datasets where both have a result; the datasets left out are named in a
-    warning; fewer than two shared datasets is a :class:`VerdictError` naming the pair.
+    dataset's mean per system and metric, seeds averaged; one analysis per metric). The
+    keywords are the fields of :class:`~ranger_eval.settings.BayesSettings` (or pass
+    ``settings=``): ``test``, ``rope``, ``prior`` (default: baycomp's, 0.5 for signed-rank, 1
+    for sign), ``prior_place`` (the sign test's), ``n_draws``, ``seed``, ``level``,
+    ``higher_is_better``, ``datasets``, ``metrics``, ``systems``. A pair is compared on the
+    datasets where both have a result; the datasets left out are named in a warning; fewer
+    than two shared datasets is a :class:`VerdictError` naming the pair. The result carries the
+    settings object (``.settings``).
     """
     import pandas as pd
 
     from ..scores import Scores
-    from ..settings import BayesSettings
 
-    s = BayesSettings.from_keywords(settings, where="dataset_tests")
+    s = resolve_settings(BayesSettings, {
+        "test": test, "rope": rope, "prior": prior, "prior_place": prior_place,
+        "n_draws": n_draws, "seed": seed, "level": level, "higher_is_better": higher_is_better,
+        "datasets": datasets, "metrics": metrics, "systems": systems}, settings,
+        where="dataset_tests")
     if s.test == "correlated-t":
         raise VerdictError("dataset_tests: test='correlated-t' compares the folds of one "
                            "dataset; use correlated_ttests, or test='signed-rank' or 'sign'")
@@ -556,7 +615,7 @@ def dataset_tests(table: Any, **settings: Any) -> BayesAnalysis:
     else:
         raise VerdictError(f"dataset_tests: table must be a DataFrame (datasets × systems) or "
                            f"Scores, got {type(table).__name__}")
-    prior = s.prior if s.prior is not None else (0.5 if s.test == "signed-rank" else 1.0)
+    prior = _BAYCOMP_PRIOR[s.test] if s.prior is None else s.prior
     groups = []
     for metric, wide in tables.items():
         if s.metrics is not None and metric not in s.metrics:
@@ -593,15 +652,21 @@ def dataset_tests(table: Any, **settings: Any) -> BayesAnalysis:
                                   f"results of both; left out {len(left)}: "
                                   f"{', '.join(left[:5])}{' …' if len(left) > 5 else ''}",
                                   UserWarning, stacklevel=2)
-                fn = bayesian_signed_rank if s.test == "signed-rank" else bayesian_sign_test
                 try:
-                    results.append(fn(x[both], y[both], rope=s.rope, prior=prior,
-                                      n_samples=s.n_samples, seed=s.seed,
-                                      higher_is_better=s.higher_is_better, names=(a, b)))
+                    if s.test == "signed-rank":
+                        results.append(bayesian_signed_rank(
+                            x[both], y[both], rope=s.rope, prior=prior, n_draws=s.n_draws,
+                            seed=s.seed, higher_is_better=s.higher_is_better, names=(a, b)))
+                    else:
+                        results.append(bayesian_sign_test(
+                            x[both], y[both], rope=s.rope, prior=prior,
+                            prior_place=s.prior_place, n_draws=s.n_draws, seed=s.seed,
+                            higher_is_better=s.higher_is_better, names=(a, b)))
                 except VerdictError as exc:
                     raise VerdictError(f"{where}: {exc}") from None
         groups.append(BayesGroup(f"{len(wide)} datasets", metric, tuple(results)))
     if not groups:
         raise VerdictError("no metric to compare")
     return BayesAnalysis(tuple(groups), s.rope, None, s.level, s.higher_is_better,
-                         test=s.test, prior=prior, n_samples=s.n_samples, seed=s.seed)
+                         test=s.test, prior=prior, n_draws=s.n_draws, seed=s.seed,
+                         prior_place=s.prior_place, settings=s)

@@ -1,0 +1,73 @@
+"""``ranger-eval aso``: from a file of run scores to its folder (:func:`run_aso`).
+
+Reads a run table (``system, seed, value[, dataset, metric]``: one score per run; or per-item
+scores with a ``seed`` column, a run's score being its mean over the items;
+:func:`~ranger_eval.io.runs.read_runs`), runs :func:`~ranger_eval.verdicts.aso.aso_groups` with
+the command's :class:`~ranger_eval.settings.ASOSettings`, and writes ``aso.md`` (every verdict in
+words and the matrices), ``aso.csv`` (one row per ordered pair), ``aso.tex``, ``aso.json`` (the
+full result), a heatmap of each matrix (``aso`` or ``aso-DATASET-METRIC``), ``manifest.json``
+with the signature, and with ``html`` the one-file ``report.html``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..io.runs import read_runs
+from ..output import OutputFolder
+from ..plots.aso import aso_heatmap
+from ..report.verdicts import aso_csv, aso_json, aso_latex, aso_markdown, figure_suffix
+from ..settings import ASOSettings
+from ..verdicts.aso import aso_groups
+from . import collecting_warnings, finish_outputs
+from ._run import CommandRun
+
+__all__ = ["ASO_OUTPUTS", "figure_stem", "run_aso", "split"]
+
+ASO_OUTPUTS = ("aso.md", "aso.csv", "aso.tex", "aso.json")
+
+
+def figure_stem(prefix: str, groups: Sequence[tuple[str, ...]], i: int) -> str:
+    """``prefix`` for one group, else ``prefix-SUFFIX`` (:func:`~ranger_eval.report.verdicts.
+    figure_suffix`)."""
+    return prefix if len(groups) == 1 else f"{prefix}-{figure_suffix(groups[i], i)}"
+
+
+def split(option: str | None) -> list[str] | None:
+    """A comma-separated option as a list (None when not given or empty)."""
+    if option is None:
+        return None
+    parts = [p.strip() for p in option.split(",") if p.strip()]
+    return parts or None
+
+
+def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,
+            figures: str | None = None, html: bool = False,
+            settings: ASOSettings | None = None, **options: Any) -> CommandRun:
+    """Read ``scores``, run :func:`~ranger_eval.verdicts.aso.aso_groups` with ``settings`` (an
+    :class:`~ranger_eval.settings.ASOSettings`; default: the defaults) updated by the
+    ``options`` that are not None (its field names: ``level=0.9``, ``n_resamples=…``), write
+    the tables, the heatmaps and the manifest (and ``report.html`` with ``html``).
+
+    Returns the :class:`~ranger_eval.pipeline.CommandRun` (``result``: the
+    :class:`~ranger_eval.verdicts.ASOAnalysis`; ``settings``: the settings used;
+    ``command="aso"``)."""
+    settings = ASOSettings.from_options(options, settings)
+    path = Path(scores)
+    notes: list[str] = []
+    with collecting_warnings(notes):
+        result = aso_groups(read_runs(path), settings=settings)
+    folder = OutputFolder(out, [path], figures)
+    folder.claim(ASO_OUTPUTS)
+    folder.text("aso.md", aso_markdown(result))
+    folder.text("aso.csv", aso_csv(result))
+    folder.text("aso.tex", aso_latex(result))
+    folder.text("aso.json", aso_json(result))
+    keys = [(g.dataset, g.metric) for g in result.groups]
+    for i in range(len(keys)):
+        folder.figure(lambda i=i: aso_heatmap(result, i), figure_stem("aso", keys, i),
+                      ("pdf", "png"))
+    notes += finish_outputs(folder, str(result.signature), command, html, notes)
+    return CommandRun(result, tuple(folder.written), tuple(notes), settings=settings,
+                      command="aso")
