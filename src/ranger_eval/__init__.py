@@ -69,6 +69,8 @@ _EXPORTS: dict[str, str] = {
     "RankSettings": "settings",
     "ASOSettings": "settings",
     "BayesSettings": "settings",
+    "ArenaSettings": "settings",
+    "PlanSettings": "settings",
     "ppi_mean": "verdicts",
     "ppi_mean_difference": "verdicts",
     "PPIResult": "verdicts",

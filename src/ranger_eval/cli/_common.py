@@ -52,6 +52,8 @@ RENAMED_OPTIONS: dict[str, tuple[str, str]] = {
     "--alpha": ("--level", "the confidence level; alpha = 1 - level, e.g. --alpha 0.05 is "
                            "--level 0.95"),
     "--lower-is-better": ("--higher-is-better false", "one direction flag, higher_is_better"),
+    "--n-simulations": ("--n-resamples", "one word for every resample count: simulations, "
+                                         "bootstrap rounds, permutations"),
 }
 
 
