@@ -941,7 +941,7 @@ class PlanSettings(_Settings):
     test: str | None = _setting(
         None, "Planned test: " + ", ".join(PLAN_TESTS) + "; with --pilot: "
         + ", ".join(PILOT_TESTS) + " (auto: paired-t, the default with --pilot).",
-        _choice(tuple(dict.fromkeys(PLAN_TESTS + PILOT_TESTS)), "planned test", optional=True),
+        _choice(tuple(dict.fromkeys(PLAN_TESTS + PILOT_TESTS)), "test", optional=True),
         yaml=None, signature="test")
     alternative: str = _setting(
         "two-sided", "two-sided, greater or less.", _choice(ALTERNATIVES, "alternative"),

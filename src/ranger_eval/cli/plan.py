@@ -9,6 +9,7 @@ only parses them and calls :func:`ranger_eval.pipeline.plan.run_plan`."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -31,7 +32,7 @@ def register(app: typer.Typer) -> None:
     @app.command("plan")
     @friendly_errors
     def plan(  # noqa: PLR0913 - one option per keyword of ranger_eval.plan
-        test: str | None = setting_option(PlanSettings, "test", "--test"),  # noqa: UP007
+        test: Annotated[str | None, setting_option(PlanSettings, "test")] = None,
         effect: float | None = typer.Option(  # noqa: UP007
             None, "--effect", help="True difference treatment - control, in the metric's units "
             f"(standardised without --sd) {_NUMBER}."),
@@ -39,9 +40,8 @@ def register(app: typer.Typer) -> None:
             None, "--n", help=f"Items (per group for welch and proportions-z) {_NUMBER}."),
         power: float | None = typer.Option(  # noqa: UP007
             None, "--power", help=f"Power, e.g. 0.8 {_NUMBER}."),
-        level: float | None = setting_option(PlanSettings, "level", "--level"),  # noqa: UP007
-        alternative: str | None = setting_option(  # noqa: UP007
-            PlanSettings, "alternative", "--alternative"),
+        level: Annotated[float | None, setting_option(PlanSettings, "level")] = None,
+        alternative: Annotated[str | None, setting_option(PlanSettings, "alternative")] = None,
         sd: float | None = typer.Option(  # noqa: UP007
             None, "--sd", help="SD of the item-level differences (paired-t) or of the scores "
             "(welch); the between-item SD with --within-sd."),
@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
         k_samples: int = typer.Option(1, "--k-samples", help="Samples per item (averaged)."),
         within_sd: float | None = typer.Option(  # noqa: UP007
             None, "--within-sd", help="SD of one system's samples on one item."),
-        margin: float | None = setting_option(PlanSettings, "margin", "--margin"),  # noqa: UP007
+        margin: Annotated[float | None, setting_option(PlanSettings, "margin")] = None,
         pilot: Path | None = typer.Option(  # noqa: UP007
             None, "--pilot", help="Pilot scores (table, tool output or YAML): simulate from "
             "its per-item differences."),
@@ -69,9 +69,8 @@ def register(app: typer.Typer) -> None:
             None, "--cluster", metavar="FIELD",
             help="Pilot: " + CLUSTER_HELP[0].lower() + CLUSTER_HELP[1:]
             + " The simulations draw whole clusters and the plan answers in whole clusters."),
-        n_resamples: int | None = setting_option(  # noqa: UP007
-            PlanSettings, "n_resamples", "--n-resamples"),
-        seed: int | None = setting_option(PlanSettings, "seed", "--seed"),  # noqa: UP007
+        n_resamples: Annotated[int | None, setting_option(PlanSettings, "n_resamples")] = None,
+        seed: Annotated[int | None, setting_option(PlanSettings, "seed")] = None,
         out: OutOption = default_out("plan"),
     ) -> None:
         """Plan a comparison: solve for the one of --effect, --n, --power left out; writes
