@@ -882,11 +882,11 @@ class ArenaSettings(_Settings):
     anchor: str | tuple[str, float] | None = _setting(
         None, "Fix one model's rating: MODEL=RATING (Python: (MODEL, RATING)).", _anchor,
         yaml=None, signature="anchor", metavar="MODEL=RATING")
+    level: float = _setting(0.95, "Confidence level of the rating and rank intervals.", _level,
+                            yaml=None, signature="level")
     n_resamples: int = _setting(
         1000, "Bootstrap rounds of the intervals, 0 (none) to 10^8.", _whole(0, MAX_RESAMPLES),
         yaml=None, signature="n_resamples")
-    level: float = _setting(0.95, "Confidence level of the rating and rank intervals.", _level,
-                            yaml=None, signature="level")
     seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), yaml=None,
                          signature="seed")
     metric: str | None = _setting(

@@ -359,7 +359,7 @@ def plan_from_pilot(
         power_normal=p_norm, type_s_normal=ts_norm, type_m_normal=tm_norm, n_pilot=int(d.size),
         pilot_mean=float(d.mean()), pilot_sd=pilot_sd, n_resamples=int(n_resamples),
         seed=seed,
-        n_clusters=sim.clusters_for(n))
+        n_clusters=sim.clusters_for(n), settings=settings)
 
 
 def _solve_n(sim: _Simulator, effect: float, power: float, sd: float, alternative: str,
