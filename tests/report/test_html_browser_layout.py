@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranger_eval.pipeline.arena import run_arena
 from ranger_eval.pipeline import run_compare, run_rank
+from ranger_eval.pipeline.arena import run_arena
 from ranger_eval.report.html import write_html_report
 from tests.report.test_html_browser import (
     CHROMIUM,

@@ -14,7 +14,7 @@ only parses the options (generated from :class:`~ranger_eval.settings.ArenaSetti
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
