@@ -3,7 +3,7 @@
 One input: ``--battles`` (default 1,000,000) seeded battles among ``--models`` (default 100)
 models with true strengths N(0, 1) and 20 % ties, in LMArena's schema. Timed in one process:
 
-* ours: ``bradley_terry(battles, n_bootstrap=--rounds)`` (default 1,000 rounds): the fit, the
+* ours: ``bradley_terry(battles, n_resamples=--rounds)`` (default 1,000 rounds): the fit, the
   sandwich SEs and the bootstrap (multinomial counts of the ~15k distinct rows, refitted by a
   batched warm-started Newton);
 * FastChat's approach (fastchat/serve/monitor/elo_analysis.py, ``get_bootstrap_result``): each
@@ -59,7 +59,7 @@ def main() -> None:
     args = ap.parse_args()
     frame = battles(args.battles, args.models)
     t0 = time.perf_counter()
-    res = rg.bradley_terry(frame, n_bootstrap=args.rounds, seed=0)
+    res = rg.bradley_terry(frame, n_resamples=args.rounds, seed=0)
     ours = time.perf_counter() - t0
     print(f"ranger-eval {rg.__version__}: {args.battles:,} battles, {args.models} models, "
           f"{res.n_distinct:,} distinct rows, {args.rounds} bootstrap rounds: {ours:.1f} s "

@@ -112,13 +112,13 @@ def main() -> None:
     ap.add_argument("--datasets", default="2000,100000,1000000")
     ap.add_argument("--items", type=int, default=2)
     ap.add_argument("--old-max", type=int, default=4000)
-    ap.add_argument("--n-bootstrap", type=int, default=1000)
+    ap.add_argument("--n-resamples", type=int, default=1000)
     ap.add_argument("--no-items", action="store_true")
     args = ap.parse_args()
     sizes = [int(g) for g in args.datasets.split(",")]
     print(f"ranger_eval {rg.__version__}, numpy {np.__version__}; 2 systems, "
           f"{'dataset-level table' if args.no_items else f'{args.items} items per dataset'}, "
-          f"{args.n_bootstrap} resamples")
+          f"{args.n_resamples} resamples")
     rg.win_rate(pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 1.0]}))  # imports, not timed
     old_points: list[tuple[int, float]] = []
     for g in sizes:
@@ -134,13 +134,13 @@ def main() -> None:
             with warnings.catch_warnings():  # the item bootstrap's bias warning (2 items)
                 warnings.simplefilter("ignore", UserWarning)
                 t0 = time.perf_counter()
-                res = rg.win_rate(data, n_resamples=args.n_bootstrap, seed=0)
+                res = rg.win_rate(data, n_resamples=args.n_resamples, seed=0)
                 best = min(best, time.perf_counter() - t0)
         line = (f"G={g:>9,}  new {best:8.3f} s ({best / g * 1e6:6.2f} µs/dataset)  "
                 f"B: {res.win_rate['B']:.4f} [{res.ci_low['B']:.4f}, {res.ci_high['B']:.4f}]")
         if g <= args.old_max:
             t0 = time.perf_counter()
-            lo, hi = old_win_rate(None if args.no_items else df, wide, args.n_bootstrap)
+            lo, hi = old_win_rate(None if args.no_items else df, wide, args.n_resamples)
             old = time.perf_counter() - t0
             old_points.append((g, old))
             line += f"  | old {old:8.2f} s  B: [{lo:.4f}, {hi:.4f}]  ({old / best:,.0f}×)"

@@ -37,10 +37,10 @@ def test_arena_outputs_equal_the_api(tmp_path: Path, battles: pd.DataFrame, suff
     out = tmp_path / "out"
     figures = "png" if suffix == "csv" else "none"   # drawing is tested once
     result = CliRunner().invoke(app, ["arena", str(src), "--anchor", "model-b=1100",
-                                      "--n-bootstrap", "50", "--figures", figures, "--html",
+                                      "--n-resamples", "50", "--figures", figures, "--html",
                                       "-o", str(out)])
     assert result.exit_code == 0, result.output
-    expected = rg.bradley_terry(battles, anchor=("model-b", 1100), n_bootstrap=50)
+    expected = rg.bradley_terry(battles, anchor=("model-b", 1100), n_resamples=50)
     board = pd.read_csv(out / "arena.csv")
     pd.testing.assert_frame_equal(board, expected.to_frame(), check_dtype=False, rtol=1e-12)
     payload = json.loads((out / "arena.json").read_text())
@@ -85,7 +85,7 @@ def test_figures_fit_a_page(n_models: int) -> None:
     winner = rng.choice(["model_a", "model_b"], keep.sum())
     winner[:n_models] = "tie"
     res = rg.bradley_terry(pd.DataFrame({"model_a": names[a[keep]], "model_b": names[b[keep]],
-                                         "winner": winner}), n_bootstrap=20)
+                                         "winner": winner}), n_resamples=20)
     for fig in (ratings_plot(res), win_probability_heatmap(res)):
         w, h = fig.get_size_inches()
         assert w <= 8.5 and h <= 11
@@ -105,10 +105,10 @@ def test_arena_from_per_item_scores(tmp_path: Path) -> None:
     frame.to_csv(src, index=False)
     out = tmp_path / "o"
     result = CliRunner().invoke(app, ["arena", str(src), "--higher-is-better", "false",
-                                      "--n-bootstrap", "30", "--figures", "none", "-o", str(out)])
+                                      "--n-resamples", "30", "--figures", "none", "-o", str(out)])
     assert not (out / "report.html").exists()  # no --html, no page (as every command)
     assert result.exit_code == 0, result.output
-    expected = rg.bradley_terry(battle_counts(frame, higher_is_better=False), n_bootstrap=30)
+    expected = rg.bradley_terry(battle_counts(frame, higher_is_better=False), n_resamples=30)
     pd.testing.assert_frame_equal(pd.read_csv(out / "arena.csv"), expected.to_frame(),
                                   check_dtype=False, rtol=1e-12)
     assert expected.n_battles == 3 * 40

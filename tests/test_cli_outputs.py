@@ -57,13 +57,13 @@ def test_arena_writes_report_html_only_with_html_and_in_its_default_folder(
                             "winner": ["model_a"] * 6 + ["tie"]})
     battles.to_csv("battles.csv", index=False)
     runner = CliRunner()
-    result = runner.invoke(app, ["arena", "battles.csv", "--n-bootstrap", "0",
+    result = runner.invoke(app, ["arena", "battles.csv", "--n-resamples", "0",
                                  "--figures", "none"])
     assert result.exit_code == 0, result.output
     out = tmp_path / "ranger-arena"
     assert (out / "arena.csv").is_file()
     assert not (out / "report.html").exists() and not (out / "arena.html").exists()
-    result = runner.invoke(app, ["arena", "battles.csv", "--n-bootstrap", "0",
+    result = runner.invoke(app, ["arena", "battles.csv", "--n-resamples", "0",
                                  "--figures", "none", "--html"])
     assert result.exit_code == 0, result.output
     page = (out / "report.html").read_text()
@@ -72,7 +72,7 @@ def test_arena_writes_report_html_only_with_html_and_in_its_default_folder(
     # the page is not in the manifest (as for every command); a run without --html removes it
     assert "report.html" not in {f["file"] for f in
                                  json.loads((out / "manifest.json").read_text())["files"]}
-    result = runner.invoke(app, ["arena", "battles.csv", "--n-bootstrap", "0",
+    result = runner.invoke(app, ["arena", "battles.csv", "--n-resamples", "0",
                                  "--figures", "none"])
     assert result.exit_code == 0, result.output
     assert not (out / "report.html").exists()

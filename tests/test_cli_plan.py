@@ -56,10 +56,10 @@ def test_plan_from_pilot(tmp_path: Path) -> None:
     frame.to_csv(pilot, index=False)
     out = tmp_path / "p"
     _invoke(["--pilot", str(pilot), "--treatment", "B", "--control", "A", "--effect", "0.02",
-             "--n", "100", "--n-simulations", "300", "--seed", "7", "-o", str(out)])
+             "--n", "100", "--n-resamples", "300", "--seed", "7", "-o", str(out)])
     payload = json.loads((out / "plan.json").read_text())
     expected = rg.plan_from_pilot(frame, treatment="B", control="A", effect=0.02, n=100,
-                                  n_simulations=300, seed=7)
+                                  n_resamples=300, seed=7)
     assert payload["result"]["power"] == expected.power
     assert payload["result"]["type_m"] == pytest.approx(expected.type_m)
     assert "Card et al. 2020" in (out / "plan.md").read_text()

@@ -167,7 +167,7 @@ def test_mde_of_a_clustered_two_proportion_row_uses_its_t_interval() -> None:
     assert row.test == "proportions-z" and not row.significant
     df = row.n_clusters - 1.0
     se = (row.ci_high - row.ci_low) / 2.0 / sps.t.isf(0.025, df)
-    assert row.mde == pytest.approx(se * detectable_noncentrality(df, alpha=0.05, power=0.8,
+    assert row.mde == pytest.approx(se * detectable_noncentrality(df, level=0.95, power=0.8,
                                                                   alternative="two-sided"),
                                     rel=1e-12)
 
@@ -257,7 +257,7 @@ def test_mde_of_a_clustered_paired_row_uses_the_bell_mccaffrey_df() -> None:
     assert row.ci_df == pytest.approx(bm, rel=1e-12) and bm < row.n_clusters - 1
     se = (row.ci_high - row.ci_low) / 2.0 / sps.t.isf(0.025, bm)
     assert row.mde == pytest.approx(se * detectable_noncentrality(
-        bm, alpha=0.05, power=0.8, alternative="two-sided"), rel=1e-12)
+        bm, level=0.95, power=0.8, alternative="two-sided"), rel=1e-12)
     # the clustered McNemar row borrows the CR2 interval, and its mde its df
     binary = rg.compare(rg.Scores(_frame(binary=True, n_clusters=6, seed=3))).table
     assert (binary.ci_df < binary.n_clusters - 1).all()

@@ -172,7 +172,7 @@ def test_clustered_rows_are_the_cluster_robust_ppi_of_r(case: dict, cluster_se: 
     if not row["significant"]:  # mde: the row's se on its own df (comparison.mde)
         from ranger_eval.stats.power import detectable_noncentrality
 
-        lam = detectable_noncentrality(float(want["df"]), alpha=0.05, power=0.8,
+        lam = detectable_noncentrality(float(want["df"]), level=0.95, power=0.8,
                                        alternative="two-sided")
         assert row["mde"] == pytest.approx(want["se"] * lam, rel=1e-9)
     with pytest.warns(UserWarning):

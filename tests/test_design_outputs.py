@@ -326,7 +326,7 @@ RANK = Command(
     ),
 )
 ARENA = Command(
-    args=("arena", "{scores}", "--out", "{out}", "--n-bootstrap", "200", "--html"),
+    args=("arena", "{scores}", "--out", "{out}", "--n-resamples", "200", "--html"),
     outputs=(
         Output("arena.md", bradley_terry_text),
         Output("arena.tex", bradley_terry_text),

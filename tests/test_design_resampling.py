@@ -167,7 +167,7 @@ def test_bradley_terry_cluster_sandwich_equals_statsmodels() -> None:
     counts = battle_counts(rg.Scores(frame))
     assert counts.unit == "cluster(passage)"
     assert int(counts.cluster_count.sum()) == 30        # 3 datasets × 10 passages
-    res = rg.bradley_terry(counts, anchor=("D", 1000), n_bootstrap=0)
+    res = rg.bradley_terry(counts, anchor=("D", 1000), n_resamples=0)
     assert res.resample == "cluster(passage)"
     assert "battles:scores(items)|resample:cluster(passage)" in str(res.signature)
     free = ["A", "B", "C"]
@@ -177,7 +177,7 @@ def test_bradley_terry_cluster_sandwich_equals_statsmodels() -> None:
     np.testing.assert_allclose(res.ratings[free].to_numpy(), 1000 + factor * params, rtol=1e-9)
     np.testing.assert_allclose(res.se[free].to_numpy(), factor * se_c, rtol=1e-8)
     plain = rg.bradley_terry(battle_counts(rg.Scores(frame.drop(columns="cluster"))),
-                             anchor=("D", 1000), n_bootstrap=0)
+                             anchor=("D", 1000), n_resamples=0)
     assert plain.resample == "items"
     np.testing.assert_allclose(plain.se[free].to_numpy(), factor * se_i, rtol=1e-8)
     assert (se_c > 1.5 * se_i).all()
@@ -196,9 +196,9 @@ def test_bradley_terry_cluster_bootstrap_spread_is_the_cluster_se() -> None:
 
     frame = _bt_fixture()
     res = rg.bradley_terry(battle_counts(rg.Scores(frame)), anchor=("D", 1000),
-                           n_bootstrap=1500, seed=1)
+                           n_resamples=1500, seed=1)
     plain = rg.bradley_terry(battle_counts(rg.Scores(frame.drop(columns="cluster"))),
-                             anchor=("D", 1000), n_bootstrap=1500, seed=1)
+                             anchor=("D", 1000), n_resamples=1500, seed=1)
     boot_c = res.bootstrap.std(axis=0, ddof=1)[:3]
     boot_i = plain.bootstrap.std(axis=0, ddof=1)[:3]
     np.testing.assert_allclose(boot_c, res.se[["A", "B", "C"]].to_numpy(), rtol=0.25)
@@ -213,7 +213,7 @@ def test_bradley_terry_cluster_bootstrap_equals_a_direct_cluster_bootstrap() -> 
 
     frame = _clustered(n_datasets=2, n_clusters=8, per=5, seed=3)
     rows = _bt_rows(frame)
-    res = rg.bradley_terry(battle_counts(rg.Scores(frame)), n_bootstrap=1200, seed=2)
+    res = rg.bradley_terry(battle_counts(rg.Scores(frame)), n_resamples=1200, seed=2)
     keys = (rows.dataset + "\x00" + rows.cluster).to_numpy()
     units = np.unique(keys)
     groups = {u: rows[keys == u][["model_a", "model_b", "winner"]] for u in units}
@@ -222,7 +222,7 @@ def test_bradley_terry_cluster_bootstrap_equals_a_direct_cluster_bootstrap() -> 
     for _ in range(400):
         drawn = pd.concat([groups[u] for u in rng.choice(units, units.size)], ignore_index=True)
         try:
-            direct.append(rg.bradley_terry(drawn, n_bootstrap=0).ratings.to_numpy())
+            direct.append(rg.bradley_terry(drawn, n_resamples=0).ratings.to_numpy())
         except rg.RangerError:   # a round without a finite fit, left out as bradley_terry does
             continue
     sd_direct = np.std(direct, axis=0, ddof=1)

@@ -125,7 +125,7 @@ def test_signatures_say_level_never_alpha(tmp_path):
             rg.rank_systems(df, level=0.9).signature,
             rg.rank_test(df.groupby(["dataset", "system"])["value"].mean().unstack(),
                          level=0.9).signature,
-            rg.plan("paired-t", effect=0.3, power=0.8, alpha=0.1).signature]
+            rg.plan("paired-t", effect=0.3, power=0.8, level=0.9).signature]
     for sig in sigs:
         assert "|alpha:" not in sig and sig.fields["level"] == "0.9", sig
         assert signature_level(sig.fields) == 0.9

@@ -365,7 +365,7 @@ def test_bradley_terry_from_scores(dims: tuple[int, int, int, int], perm: int, s
 
     def fit(frame: pd.DataFrame, **kw: object) -> rg.Ratings | None:
         try:
-            return quiet(lambda: rg.bradley_terry(battle_counts(frame), n_bootstrap=60,
+            return quiet(lambda: rg.bradley_terry(battle_counts(frame), n_resamples=60,
                                                   seed=2, **kw))
         except rg.RangerError:   # a system that won (or lost) every battle: no finite ratings
             return None
@@ -428,7 +428,7 @@ def test_bradley_terry_from_battles(k: int, n: int, seed: int, perm: int, init: 
     names = sorted(set(battles.model_a) | set(battles.model_b))
 
     def fit(frame: pd.DataFrame, **kw: object) -> rg.Ratings:
-        return quiet(lambda: rg.bradley_terry(frame, ties=ties, n_bootstrap=60, seed=4,
+        return quiet(lambda: rg.bradley_terry(frame, ties=ties, n_resamples=60, seed=4,
                                               **kw))
 
     free = fit(battles)
@@ -458,9 +458,9 @@ def test_the_anchor_does_not_move_the_rank_intervals() -> None:
     and the ratings' distances are those of the unanchored fit, whichever model is anchored."""
     battles = battles_table(5, 600, 11).replace(
         {f"m{j}": name for j, name in enumerate(["alpha", "bravo", "charlie", "delta", "echo"])})
-    free = rg.bradley_terry(battles, n_bootstrap=200)
+    free = rg.bradley_terry(battles, n_resamples=200)
     for model in ("alpha", "delta", "echo"):
-        pinned = rg.bradley_terry(battles, n_bootstrap=200, anchor=(model, 1000))
+        pinned = rg.bradley_terry(battles, n_resamples=200, anchor=(model, 1000))
         pd.testing.assert_series_equal(pinned.rank_low, free.rank_low)
         pd.testing.assert_series_equal(pinned.rank_high, free.rank_high)
         pd.testing.assert_frame_equal(pinned.win_probability, free.win_probability)
@@ -475,7 +475,7 @@ def test_rank_intervals_hold_jointly_in_the_bootstrap(level: float) -> None:
     """The simultaneous rank intervals hold every model's rank in at least ``level`` of the
     rounds (their defining property), and contain each round-wise marginal interval."""
     battles = battles_table(6, 400, 5)
-    res = rg.bradley_terry(battles, n_bootstrap=300, level=level, seed=9)
+    res = rg.bradley_terry(battles, n_resamples=300, level=level, seed=9)
     boot = res.bootstrap
     ranks = 1 + (boot[:, None, :] > boot[:, :, None]).sum(axis=2)
     inside = (ranks >= res.rank_low.to_numpy()) & (ranks <= res.rank_high.to_numpy())

@@ -17,7 +17,7 @@ import ranger_eval as rg
 from ranger_eval import settings as S
 from ranger_eval.errors import AggregateError, CompareError, ConfigError, SettingsError
 
-ALL = (S.CompareSettings, S.RankSettings, S.MetaSettings)
+ALL = (S.CompareSettings, S.RankSettings, S.MetaSettings, S.ArenaSettings, S.PlanSettings)
 
 
 def test_exported_and_frozen():
@@ -144,7 +144,9 @@ def _click_params(command: str) -> dict:
                                               ("rank", S.RankSettings),
                                               ("meta", S.MetaSettings),
                                               ("aso", S.ASOSettings),
-                                              ("bayes", S.BayesSettings)])
+                                              ("bayes", S.BayesSettings),
+                                              ("arena", S.ArenaSettings),
+                                              ("plan", S.PlanSettings)])
 def test_cli_options_are_the_settings_fields(command, cls):
     """Each option of a settings field: parser default None (not given: the YAML or the
     settings default applies), the field's help, the settings default shown."""
@@ -176,6 +178,12 @@ INPUT_OUTPUT_OPTIONS = {
     "rank": {"input", "out", "figures", "html", "system_from", "bounds", "cluster"},
     "aso": {"scores", "out", "figures", "html"},
     "bayes": {"scores", "out", "figures", "html", "input_format", "system_from"},
+    "arena": {"battles", "out", "figures", "html", "cluster"},
+    # plan: besides the pilot file and its selection, the quantity solved for and the values
+    # that describe the data expected (PlanSettings' docstring says why they are no settings)
+    "plan": {"out", "pilot", "treatment", "control", "dataset", "metric", "cluster", "effect",
+             "n", "power", "sd", "p_control", "p_treatment", "correlation", "icc",
+             "cluster_size", "k_samples", "within_sd"},
 }
 
 
@@ -183,7 +191,9 @@ INPUT_OUTPUT_OPTIONS = {
                                               ("rank", S.RankSettings),
                                               ("meta", S.MetaSettings),
                                               ("aso", S.ASOSettings),
-                                              ("bayes", S.BayesSettings)])
+                                              ("bayes", S.BayesSettings),
+                                              ("arena", S.ArenaSettings),
+                                              ("plan", S.PlanSettings)])
 def test_every_option_is_a_settings_field_or_an_input_output_option(command, cls):
     params = _click_params(command)
     from_fields = {flag.replace("-", "_") for flag in S.cli_options(cls).values()}
@@ -236,7 +246,8 @@ def test_yaml_sections_are_the_settings_fields(tmp_path):
     cfg = tmp_path / "e.yaml"
     cfg.write_text("scores: s.csv\n")
     exp = load_experiment(cfg)
-    for cls in ALL:  # a file that sets nothing gives every default
+    for cls in (S.CompareSettings, S.RankSettings, S.MetaSettings):  # a file that sets nothing
+        # gives every default (arena and plan have no YAML section)
         assert exp.settings(cls) == cls()
 
 
@@ -438,3 +449,53 @@ def test_verdict_signatures_record_the_signature_fields(cls, kind, result):
     assert fields["kind"] == kind and keys - {"runs"} <= set(fields)
     assert res.settings is not None and isinstance(res.settings, cls)
     assert "n_samples" not in fields and "n_bootstrap" not in fields
+def test_arena_and_plan_settings_checks_and_yaml():
+    """ArenaSettings and PlanSettings: one error per bad value naming the key; no experiment-YAML
+    section (yaml=None for every field: arena reads battles, a plan precedes its experiment)."""
+    cases = [
+        (S.ArenaSettings, {"ties": "thurstone"}, "ties: unknown tie model 'thurstone'"),
+        (S.ArenaSettings, {"scale": 0}, "scale: must be a positive, finite number; got 0"),
+        (S.ArenaSettings, {"base": 1}, "base: 1 gives no scale"),
+        (S.ArenaSettings, {"n_resamples": -1}, "n_resamples: must be a whole number from 0"),
+        (S.ArenaSettings, {"anchor": ("a", float("inf"))}, "anchor: the rating of 'a' must be"),
+        (S.ArenaSettings, {"level": 95}, "level: must be strictly between 0 and 1"),
+        (S.PlanSettings, {"level": 0.3}, "level: must be a number in [0.5, 1)"),
+        (S.PlanSettings, {"n_resamples": 99}, "n_resamples: must be a whole number from 100"),
+        (S.PlanSettings, {"test": "t-test"}, "test: unknown test 't-test'"),
+        (S.PlanSettings, {"margin": 0}, "margin: must be a positive"),
+    ]
+    for cls, kwargs, message in cases:
+        with pytest.raises(SettingsError) as info:
+            cls(**kwargs)
+        assert message in str(info.value), (kwargs, str(info.value))
+    assert S.ArenaSettings(anchor={"m": 1200}).anchor == ("m", 1200.0)
+    assert S.PlanSettings(level=0.95).alpha == 0.05  # exactly: the former alpha=0.05
+    for cls in (S.ArenaSettings, S.PlanSettings):
+        assert all(m.yaml is None for _, m in S.settings_fields(cls).values())
+
+
+def test_arena_and_plan_signature_keys_are_in_their_results_signatures():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    models = ["a", "b", "c"]
+    rows = [(x, y, w) for _ in range(20) for x, y in (("a", "b"), ("b", "c"), ("a", "c"))
+            for w in (["model_a", "model_b", "tie"][rng.integers(3)],)]
+    battles = pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
+    r = rg.bradley_terry(battles, n_resamples=30, anchor=(models[0], 1100.0))
+    keys = list(dict.fromkeys(m.signature for _, m in S.settings_fields(S.ArenaSettings).values()
+                              if m.signature))
+    assert [k for k in r.signature.fields if k in keys] == keys
+    assert (r.signature.fields["n_resamples"], r.signature.fields["anchor"]) == ("30", "a=1100")
+    p = rg.plan("paired-t", effect=0.2, power=0.8, sd=1.0, margin=0.5, level=0.9)
+    plan_keys = [k for k in ("test", "margin", "alt", "level") if k in p.signature.fields]
+    assert plan_keys == ["test", "margin", "alt", "level"] and p.signature.fields["level"] == "0.9"
+    frame = pd.DataFrame({"dataset": "d", "system": np.repeat(["A", "B"], 30),
+                          "item": [f"i{k}" for k in range(30)] * 2,
+                          "value": rng.normal(size=60)})
+    q = rg.plan_from_pilot(frame, treatment="B", control="A", effect=0.3, n=20, n_resamples=200,
+                           seed=4)
+    assert (q.signature.fields["n_resamples"], q.signature.fields["seed"]) == ("200", "4")
+    every = {m.signature for _, m in S.settings_fields(S.PlanSettings).values()}
+    assert every <= set(p.signature.fields) | set(q.signature.fields)

@@ -47,12 +47,6 @@ SECOND_WORDS = {
     "correct": "continuity_correction",
 }
 
-#: The one planned exception to ``level`` (issue 20 §4 spells ``rg.plan(test, *, ..., alpha=0.05,
-#: ...)``): power planning states the significance level of the planned test, as every power tool
-#: does (docs/architecture.md's glossary says so).
-ALPHA_PLANNED = {"plan", "Plan", "plan_from_pilot", "PilotPlan", "power_of",
-                 "detectable_noncentrality", "minimum_detectable_effect", "retrodesign"}
-
 #: ``method`` is not the multiplicity procedure (that is ``correction``) anywhere; where it is a
 #: parameter, it is one of these (metafor's and scipy's own words, kept on purpose).
 METHOD_MEANS = {
@@ -154,8 +148,7 @@ def test_no_public_name_takes_a_second_word_for_a_glossary_concept() -> None:
     public = _public()
     assert len(public) > 100  # the walk sees the package, not an empty list
     found = [f"{name}({p}=): say {SECOND_WORDS[p]}" for name, obj in sorted(public.items())
-             for p in _parameters(obj) if p in SECOND_WORDS
-             and not (p == "alpha" and name in ALPHA_PLANNED)]
+             for p in _parameters(obj) if p in SECOND_WORDS]
     assert found == []
 
 
@@ -202,6 +195,14 @@ def test_only_data_is_positional() -> None:
     (rg.bayesian_sign_test, 2, {"n_samples": 1000}, "n_draws"),
     (rg.bayesian_correlated_ttest, 0, {"x": [1.0]}, "treatment"),
     (rg.verdicts.dataset_tests, 1, {"n_samples": 1000}, "n_draws"),
+    (rg.bradley_terry, 1, {"n_bootstrap": 100}, "n_resamples"),
+    (rg.plan, 1, {"alpha": 0.05}, "level"),
+    (rg.plan_from_pilot, 1, {"alpha": 0.05}, "level"),
+    (rg.plan_from_pilot, 1, {"n_simulations": 500}, "n_resamples"),
+    (stats.power.power_of, 1, {"alpha": 0.05}, "level"),
+    (stats.power.detectable_noncentrality, 1, {"alpha": 0.05}, "level"),
+    (stats.power.minimum_detectable_effect, 1, {"alpha": 0.05}, "level"),
+    (stats.power.retrodesign, 2, {"alpha": 0.05}, "level"),
     (rg.multi_forest_plot, 1, {"lower_is_better": True}, "higher_is_better"),
 ])
 def test_a_renamed_keyword_names_its_replacement(fn, n_data, old, new) -> None:
@@ -211,9 +212,38 @@ def test_a_renamed_keyword_names_its_replacement(fn, n_data, old, new) -> None:
         fn(*[None] * n_data, **old)
 
 
-#: Options renamed on another branch of the same change (rank's posterior draws, arena's
-#: bootstrap rounds); empty once those branches are merged.
-RENAMED_ELSEWHERE = {("arena", "--n-bootstrap")}
+#: The resample count's other names (issue 28: ``n_resamples`` is the only one); checked on the
+#: Python keywords and command-line options of arena and plan (the other commands' own tests).
+RESAMPLE_WORDS = {"n_bootstrap", "n_simulations", "repeats"}
+
+
+def test_arena_and_plan_say_level_and_n_resamples() -> None:
+    from ranger_eval.stats import pilot, power
+    from ranger_eval.verdicts.bradley_terry import battle_counts, table_battle_counts
+
+    funcs = (rg.bradley_terry, battle_counts, table_battle_counts,
+             rg.plan, rg.plan_from_pilot, power.power_of, power.detectable_noncentrality,
+             power.minimum_detectable_effect, power.retrodesign, rg.Ratings, power.Plan,
+             pilot.PilotPlan, rg.ArenaSettings, rg.PlanSettings)
+    found = [f"{getattr(f, '__name__', f)}({p}=)" for f in funcs for p in _parameters(f)
+             if p in RESAMPLE_WORDS or p in SECOND_WORDS]
+    assert found == []
+    assert "level" in _parameters(rg.plan) and "n_resamples" in _parameters(rg.bradley_terry)
+
+
+@pytest.mark.parametrize(("args", "new"), [
+    (["plan", "--test", "paired-t", "--effect", "0.3", "--power", "0.8", "--alpha", "0.05"],
+     "--level"),
+    (["plan", "--n-simulations", "300"], "--n-resamples"),
+])
+def test_renamed_plan_options_name_their_replacement(args, new) -> None:
+    from typer.testing import CliRunner
+
+    from ranger_eval.cli import app
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert f"option {args[-2]} is called {new} now" in result.output
 
 
 def test_cli_options_use_the_glossary_words() -> None:
@@ -228,9 +258,9 @@ def test_cli_options_use_the_glossary_words() -> None:
         for param in command.params:
             for opt in (*param.opts, *param.secondary_opts):
                 word = opt.lstrip("-").replace("-", "_")
-                if (word in SECOND_WORDS or opt in RENAMED_OPTIONS) and not (
-                        command_name == "plan" and opt == "--alpha") and (  # ALPHA_PLANNED
-                        command_name, opt) not in RENAMED_ELSEWHERE:
+                if word in SECOND_WORDS or opt in RENAMED_OPTIONS:
+                    found.append(f"{command_name} {opt}")
+                if word in RESAMPLE_WORDS or word in COUNT_WORDS:  # every command
                     found.append(f"{command_name} {opt}")
                 if word == "method" and command_name != "meta":  # meta's τ² estimator only
                     found.append(f"{command_name} {opt}")

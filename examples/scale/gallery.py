@@ -108,7 +108,7 @@ def run(command: str, n: int, base: Path) -> Path:
     else:
         source = data / f"battles-{n}.csv"
         battles(n, rng).to_csv(source, index=False)
-        extra = ["--n-bootstrap", "200"]
+        extra = ["--n-resamples", "200"]
     html = ["--html"] if has_html_option(command) else []
     args = [*cli(), command, str(source), "--out", str(folder), "--figures", "png", *html, *extra]
     print("$", " ".join(args[1:]) if len(args) == 2 else " ".join(args), flush=True)

@@ -72,6 +72,8 @@ _EXPORTS: dict[str, str] = {
     "WinRateSettings": "settings",
     "RankIntervalSettings": "settings",
     "ErrorReductionSettings": "settings",
+    "ArenaSettings": "settings",
+    "PlanSettings": "settings",
     "ppi_mean": "verdicts",
     "ppi_mean_difference": "verdicts",
     "PPIResult": "verdicts",

@@ -18,6 +18,7 @@ pipeline's defaults and the lazy backend all read these fields, so a default is 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -38,6 +39,7 @@ __all__ = [
     "ALTERNATIVES",
     "APPROACHES",
     "ASO_CORRECTIONS",
+    "ArenaSettings",
     "BAYES_TESTS",
     "CLUSTER_SES",
     "COMPARE_TESTS",
@@ -53,11 +55,15 @@ __all__ = [
     "META_TESTS",
     "MISSING",
     "PAIR_ORDERS",
+    "PILOT_TESTS",
+    "PLAN_TESTS",
+    "PlanSettings",
     "POSTHOCS",
     "PRIOR_PLACES",
     "RANK_ORDERS",
     "ROPE_MODES",
     "SEED_POLICIES",
+    "TIE_MODELS",
     "CompareSettings",
     "ErrorReductionSettings",
     "MetaSettings",
@@ -904,6 +910,156 @@ class BayesSettings(_Selection):
             raise SettingsError(f"prior_place: {self.prior_place!r} is where the sign test puts "
                                 f"its prior; test={self.test!r} has its prior on the "
                                 "pseudo-observation 0 (or none)")
+
+
+#: How ties enter the Bradley–Terry likelihood (:func:`~ranger_eval.bradley_terry`): half a
+#: win each (FastChat / LMArena) or Davidson's (1970) tie parameter.
+TIE_MODELS: tuple[str, ...] = ("half", "davidson")
+
+
+def _finite(*, positive: bool = False) -> Check:
+    """A finite real number (``positive``: > 0), as a float."""
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, Real) or not (
+                math.isfinite(float(value)) and (not positive or float(value) > 0)):
+            raise _Bad(f"must be a {'positive, ' if positive else ''}finite number; "
+                       f"got {value!r}")
+        return float(value)
+    return check
+
+
+def _anchor(value: Any) -> str | tuple[str, float] | None:
+    """None, a model name (rated ``init_rating``), ``(MODEL, RATING)`` or ``{MODEL: RATING}``
+    (→ the tuple); whether the model is in the battles is checked by ``bradley_terry``."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, Mapping) and len(value) == 1:
+        ((name, rating),) = value.items()
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        name, rating = value
+    else:
+        raise _Bad(f"give (MODEL, RATING), {{MODEL: RATING}} or a model name (rated "
+                   f"init_rating); got {value!r}")
+    if isinstance(rating, bool) or not isinstance(rating, Real) or not math.isfinite(
+            float(rating)):
+        raise _Bad(f"the rating of {str(name)!r} must be a finite number; got {rating!r}")
+    return str(name), float(rating)
+
+
+@dataclass(frozen=True)
+class ArenaSettings(_Settings):
+    """The settings of :func:`~ranger_eval.bradley_terry` and ``ranger-eval arena``: how ties
+    enter the likelihood, the Elo scale of the ratings (``scale``, ``base``, ``init_rating``,
+    ``anchor``), the bootstrap of the intervals (``n_resamples`` rounds, 0 for none; ``level``;
+    ``seed``) and, when the arena is given per-item scores instead of battles, which metric's
+    items are battles and its direction (:func:`~ranger_eval.verdicts.bradley_terry.battle_counts`).
+
+    What is a setting: every choice of the analyst that does not describe the data (the battles
+    themselves, the ``--cluster`` field that groups the items of a scores file, the files read
+    and written are inputs and outputs). The signature keys are those of
+    :attr:`Ratings.signature <ranger_eval.verdicts.Ratings.signature>` (``tie_model``, ``elo`` =
+    scale, base, init_rating, ``anchor``, ``level``, ``n_resamples``, ``seed``). Command line and
+    Python only: the experiment YAML has no arena section (an arena reads a battles table or a
+    scores file, not an experiment)."""
+
+    command: ClassVar[str] = "arena"
+    section: ClassVar[str] = "arena"
+
+    ties: str = _setting(
+        "half", "half (a tie is half a win each, as FastChat) or davidson.",
+        _choice(TIE_MODELS, "tie model"), yaml=None, signature="tie_model")
+    scale: float = _setting(400.0, "Elo scale, > 0.", _finite(positive=True), yaml=None,
+                            signature="elo")
+    base: float = _setting(10.0, "Elo base, > 0 and not 1.", _finite(positive=True), yaml=None,
+                           signature="elo")
+    init_rating: float = _setting(1000.0, "Mean rating (without --anchor).", _finite(),
+                                  yaml=None, signature="elo")
+    anchor: str | tuple[str, float] | None = _setting(
+        None, "Fix one model's rating: MODEL=RATING (Python: (MODEL, RATING)).", _anchor,
+        yaml=None, signature="anchor", metavar="MODEL=RATING")
+    level: float = _setting(0.95, "Confidence level of the rating and rank intervals.", _level,
+                            yaml=None, signature="level")
+    n_resamples: int = _setting(
+        1000, "Bootstrap rounds of the intervals, 0 (none) to 10^8.", _whole(0, MAX_RESAMPLES),
+        yaml=None, signature="n_resamples")
+    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), yaml=None,
+                         signature="seed")
+    metric: str | None = _setting(
+        None, "Per-item scores given: the metric whose items are battles.", _name, yaml=None)
+    higher_is_better: bool = _setting(
+        True, "Per-item scores given: whether higher scores win.", _bool, yaml=None,
+        metavar="true|false")
+
+    def _check_combinations(self) -> None:
+        if self.base == 1:
+            raise SettingsError("base: 1 gives no scale (every base^x is 1); use e.g. base=10")
+
+
+#: Tests :func:`~ranger_eval.plan` knows (formulas in :mod:`ranger_eval.stats.power`).
+PLAN_TESTS: tuple[str, ...] = ("paired-t", "welch", "proportions-z", "mcnemar", "mcnemar-exact")
+#: Tests :func:`~ranger_eval.plan_from_pilot` simulates (``auto`` is ``paired-t``).
+PILOT_TESTS: tuple[str, ...] = ("auto", "paired-t", "wilcoxon", "sign")
+
+
+def _plan_level(value: Any) -> float:
+    """The confidence level of a planned test, in [0.5, 1): the test is at α = 1 − level,
+    at most 0.5."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.5 <= float(value) < 1:
+        raise _Bad(f"must be a number in [0.5, 1), e.g. 0.95 (the planned test is at "
+                   f"alpha = 1 - level); got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class PlanSettings(_Settings):
+    """The settings of :func:`~ranger_eval.plan`, :func:`~ranger_eval.plan_from_pilot` and
+    ``ranger-eval plan``: the planned test and its ``alternative``, its confidence ``level``
+    (the test is at α = 1 − level, to 12 decimals: ``level=0.95`` plans at α = 0.05 exactly),
+    the ``margin`` that makes it an equivalence or non-inferiority test (:func:`plan` only), and
+    the pilot simulation's ``n_resamples`` (simulated experiments) and ``seed``.
+
+    What is a setting: the choices of the analysis to be run. Not settings, so plain keywords:
+    the one quantity solved for (``effect``, ``n``, ``power``: exactly one is left out, so none
+    has a default), the values that describe the data expected (``sd``, ``p_control``,
+    ``p_treatment``, ``correlation``, ``icc``, ``cluster_size``, ``k_samples``, ``within_sd``)
+    and what a pilot file is read for (``treatment``, ``control``, ``dataset``, ``metric``).
+    ``test`` has no default for :func:`plan` (None there is an error naming the tests); for
+    :func:`plan_from_pilot` None is ``auto`` (the paired t). The signature keys are those of
+    :attr:`Plan.signature <ranger_eval.stats.power.Plan.signature>` and
+    :attr:`PilotPlan.signature <ranger_eval.stats.pilot.PilotPlan.signature>` (``margin``: with a
+    margin; ``n_resamples`` and ``seed``: a pilot's). Command line and Python only: the
+    experiment YAML has no plan section (a plan is made before the experiment it plans)."""
+
+    command: ClassVar[str] = "plan"
+    section: ClassVar[str] = "plan"
+
+    test: str | None = _setting(
+        None, "Planned test: " + ", ".join(PLAN_TESTS) + "; with --pilot: "
+        + ", ".join(PILOT_TESTS) + " (auto: paired-t, the default with --pilot).",
+        _choice(tuple(dict.fromkeys(PLAN_TESTS + PILOT_TESTS)), "test", optional=True),
+        yaml=None, signature="test")
+    alternative: str = _setting(
+        "two-sided", "two-sided, greater or less.", _choice(ALTERNATIVES, "alternative"),
+        yaml=None, signature="alt")
+    level: float = _setting(
+        0.95, "Confidence level of the planned test, in [0.5, 1): it is at alpha = 1 - level.",
+        _plan_level, yaml=None, signature="level")
+    margin: float | None = _setting(
+        None, "Equivalence (two-sided) or non-inferiority (one-sided) margin, > 0, in the "
+        "metric's units (not with --pilot).", _margin, yaml=None, signature="margin")
+    n_resamples: int = _setting(
+        2000, "Pilot: simulated experiments, 100 to 10^8.", _whole(100, MAX_RESAMPLES),
+        yaml=None, signature="n_resamples")
+    seed: int = _setting(0, "Pilot: seed of the simulations, ≥ 0.", _whole(0), yaml=None,
+                         signature="seed")
+
+    @property
+    def alpha(self) -> float:
+        """The significance level of the planned test, 1 − ``level`` to 12 decimals (derived,
+        never a second setting)."""
+        return round(1.0 - self.level, 12)
 
 
 # --------------------------------------------------------------------------- views

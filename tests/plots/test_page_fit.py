@@ -181,7 +181,7 @@ def _ratings(k: int) -> object:
             rows += [{"model_a": names[i], "model_b": names[j],
                       "winner": "model_a" if w else "model_b"} for w in wins]
             rows.append({"model_a": names[i], "model_b": names[j], "winner": "tie"})
-    return rg.bradley_terry(pd.DataFrame(rows), n_bootstrap=20)
+    return rg.bradley_terry(pd.DataFrame(rows), n_resamples=20)
 
 
 @pytest.mark.slow  # 0.6-2.7 s: two figures laid out and drawn twice

@@ -236,14 +236,14 @@ def arena_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report.html."""
     import json
 
-    from ranger_eval.cli.arena import run_arena
+    from ranger_eval.pipeline.arena import run_arena
 
     base = tmp_path_factory.mktemp("browser")
     fixture = Path(__file__).resolve().parents[1] / "oracles" / "bradley_terry_oracle.json"
     battles = pd.DataFrame(json.loads(fixture.read_text())["fixtures"]["ties_6"]["battles"])
     battles.to_csv(base / "battles.csv", index=False)
     run_arena(base / "battles.csv", base / "arena", "ranger-eval arena battles.csv --html",
-              figures="png", html=True, n_bootstrap=200)
+              figures="png", html=True, n_resamples=200)
     return base / "arena" / "report.html"
 
 

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ranger_eval.cli.arena import run_arena
 from ranger_eval.pipeline import run_compare, run_rank
+from ranger_eval.pipeline.arena import run_arena
 from ranger_eval.report.html import write_html_report
 from tests.report.test_html_browser import (
     CHROMIUM,
@@ -66,7 +66,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                          "winner": "model_a" if u < p else "model_b"}
                         for u in rng.random(15)]
     pd.DataFrame(battles).to_csv(base / "battles.csv", index=False)
-    run_arena(base / "battles.csv", base / "arena", figures="none", n_bootstrap=50, html=True)
+    run_arena(base / "battles.csv", base / "arena", figures="none", n_resamples=50, html=True)
     return {"compare": write_html_report(base / "compare"),
             "rank": write_html_report(base / "rank"),
             "arena": base / "arena" / "report.html"}

@@ -25,7 +25,10 @@ def _id(case: dict) -> str:
 
 @pytest.mark.parametrize("case", R["cases"] + SM["cases"], ids=_id)
 def test_plan_matches_oracle(case: dict) -> None:
-    result = rg.plan(**case["args"])
+    args = dict(case["args"])
+    if "alpha" in args:  # the oracles' significance level (R sig.level, statsmodels alpha)
+        args["level"] = 1 - args.pop("alpha")
+    result = rg.plan(**args)
     got = getattr(result, case["field"])
     # PowerTOST's Owen's Q integrates to rel.tol 1e-8 of a difference of O(1) terms: a power of
     # 2e-9 (two of its cases) is good to ~1e-13 absolute only
@@ -123,13 +126,13 @@ def test_mde_inverts_t_power() -> None:
     ({"effect": 0.3, "power": 0.01}, "not above the test's false-positive rate"),
     ({"effect": 0.0, "power": 0.8}, "cannot be detected"),
     ({"effect": -0.2, "power": 0.8, "alternative": "greater"}, "points the other way"),
-    ({"effect": 0.0, "power": 0.8, "sd": 1.0, "margin": -0.1}, "margin must be > 0"),
-    ({"effect": 0.0, "power": 0.8, "sd": 1.0, "margin": 0.0}, "margin must be > 0"),
+    ({"effect": 0.0, "power": 0.8, "sd": 1.0, "margin": -0.1}, "margin: must be a positive"),
+    ({"effect": 0.0, "power": 0.8, "sd": 1.0, "margin": 0.0}, "margin: must be a positive"),
     ({"effect": 0.3, "power": 0.8, "sd": 1.0, "margin": 0.2}, "outside the equivalence margin"),
     ({"effect": 0.3, "power": 0.8, "margin": 0.5}, "give sd= too"),
     ({"effect": 0.3, "power": 0.8, "k_samples": 5}, "needs within_sd="),
     ({"effect": 0.3, "power": 0.8, "within_sd": 0.2}, "within_sd needs sd="),
-    ({"effect": 0.3, "power": 0.8, "alpha": 0.0}, "alpha must be > 0"),
+    ({"effect": 0.3, "power": 0.8, "level": 1.0}, r"level: must be a number in \[0.5, 1\)"),
     ({"effect": 0.3, "power": 0.8, "icc": 1.5}, "icc must be"),
     ({"effect": 0.3, "n": 10, "cluster_size": 10},
      r"n=10 items cannot fill 2 whole cluster\(s\) of cluster_size=10: .* pass n=20 or more"),

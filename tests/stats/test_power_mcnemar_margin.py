@@ -37,7 +37,7 @@ def test_exact_equivalence_power_is_equivnoninf_mcnempow(case: dict) -> None:
 @pytest.mark.parametrize("case", EQUIV[::5], ids=lambda c: "a={alpha},n={n},m={margin},"
                          "p10={p10},p01={p01}".format(**c))
 def test_plan_mcnemar_exact_with_a_margin_is_that_power(case: dict) -> None:
-    plan = rg.plan("mcnemar-exact", n=case["n"], alpha=case["alpha"], margin=case["margin"],
+    plan = rg.plan("mcnemar-exact", n=case["n"], level=1 - case["alpha"], margin=case["margin"],
                    **_design(case["p10"], case["p01"]))
     assert plan.hypothesis == "equivalence" and plan.solved_for == "power"
     assert plan.power == pytest.approx(case["power"], rel=1e-9, abs=1e-13)
@@ -66,7 +66,7 @@ def test_oracle_counts() -> None:
 def test_large_sample_power_approaches_the_exact_power() -> None:
     for hyp, alternative, p10, p01 in (("equivalence", "two-sided", 0.12, 0.10),
                                        ("non-inferiority", "greater", 0.10, 0.12)):
-        kwargs = dict(n=1500, alpha=0.05, margin=0.05, alternative=alternative,
+        kwargs = dict(n=1500, level=0.95, margin=0.05, alternative=alternative,
                       **_design(p10, p01))
         exact = rg.plan("mcnemar-exact", **kwargs)
         approx = rg.plan("mcnemar", **kwargs)

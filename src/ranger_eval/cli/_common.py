@@ -56,6 +56,8 @@ RENAMED_OPTIONS: dict[str, tuple[str, str]] = {
                                        "permutation, simulation"),
     "--n-samples": ("--n-draws", "n_draws counts posterior draws; a sample is a generation "
                                  "of the sample column"),
+    "--n-simulations": ("--n-resamples", "one word for every resample count: simulations, "
+                                         "bootstrap rounds, permutations"),
 }
 
 

@@ -1,12 +1,20 @@
 """``ranger-eval plan``: power, sample size or minimum detectable effect of a planned comparison,
 from parameters (``--test paired-t --effect 0.02 --sd 0.1 --power 0.8``) or simulated from a pilot
-file (``--pilot pilot.csv --treatment B --control A --effect 0.02 --power 0.8``)."""
+file (``--pilot pilot.csv --treatment B --control A --effect 0.02 --power 0.8``).
+
+The options of the analysis (``--test``, ``--alternative``, ``--level``, ``--margin``,
+``--n-resamples``, ``--seed``) are generated from :class:`~ranger_eval.settings.PlanSettings`;
+the others describe the quantity solved for, the data expected or the pilot file. This module
+only parses them and calls :func:`ranger_eval.pipeline.plan.run_plan`."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
+from ..errors import ConfigError
+from ..settings import PlanSettings
 from ._common import (
     CLUSTER_HELP,
     command_line,
@@ -15,7 +23,7 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import OutOption, default_out
+from ._options import OutOption, default_out, setting_option
 
 _NUMBER = "(leave out the one to solve for)"
 
@@ -24,9 +32,7 @@ def register(app: typer.Typer) -> None:
     @app.command("plan")
     @friendly_errors
     def plan(  # noqa: PLR0913 - one option per keyword of ranger_eval.plan
-        test: str | None = typer.Option(  # noqa: UP007
-            None, "--test", help="Planned test: paired-t, welch, proportions-z, mcnemar, "
-            "mcnemar-exact; with --pilot: auto (paired-t), paired-t, wilcoxon, sign."),
+        test: Annotated[str | None, setting_option(PlanSettings, "test")] = None,
         effect: float | None = typer.Option(  # noqa: UP007
             None, "--effect", help="True difference treatment - control, in the metric's units "
             f"(standardised without --sd) {_NUMBER}."),
@@ -34,10 +40,8 @@ def register(app: typer.Typer) -> None:
             None, "--n", help=f"Items (per group for welch and proportions-z) {_NUMBER}."),
         power: float | None = typer.Option(  # noqa: UP007
             None, "--power", help=f"Power, e.g. 0.8 {_NUMBER}."),
-        alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the planned "
-                                    "test."),
-        alternative: str = typer.Option("two-sided", "--alternative",
-                                        help="two-sided, greater or less."),
+        level: Annotated[float | None, setting_option(PlanSettings, "level")] = None,
+        alternative: Annotated[str | None, setting_option(PlanSettings, "alternative")] = None,
         sd: float | None = typer.Option(  # noqa: UP007
             None, "--sd", help="SD of the item-level differences (paired-t) or of the scores "
             "(welch); the between-item SD with --within-sd."),
@@ -53,9 +57,7 @@ def register(app: typer.Typer) -> None:
         k_samples: int = typer.Option(1, "--k-samples", help="Samples per item (averaged)."),
         within_sd: float | None = typer.Option(  # noqa: UP007
             None, "--within-sd", help="SD of one system's samples on one item."),
-        margin: float | None = typer.Option(  # noqa: UP007
-            None, "--margin", help="Equivalence (two-sided) or non-inferiority (one-sided) "
-            "margin, in the metric's units."),
+        margin: Annotated[float | None, setting_option(PlanSettings, "margin")] = None,
         pilot: Path | None = typer.Option(  # noqa: UP007
             None, "--pilot", help="Pilot scores (table, tool output or YAML): simulate from "
             "its per-item differences."),
@@ -67,40 +69,46 @@ def register(app: typer.Typer) -> None:
             None, "--cluster", metavar="FIELD",
             help="Pilot: " + CLUSTER_HELP[0].lower() + CLUSTER_HELP[1:]
             + " The simulations draw whole clusters and the plan answers in whole clusters."),
-        n_simulations: int = typer.Option(2000, "--n-simulations",
-                                          help="Pilot: simulated experiments."),
-        seed: int = typer.Option(0, "--seed", help="Pilot: seed of the simulations."),
+        n_resamples: Annotated[int | None, setting_option(PlanSettings, "n_resamples")] = None,
+        seed: Annotated[int | None, setting_option(PlanSettings, "seed")] = None,
         out: OutOption = default_out("plan"),
     ) -> None:
         """Plan a comparison: solve for the one of --effect, --n, --power left out; writes
         plan.md, plan.json and manifest.json."""
-        from ..errors import ConfigError
-        from ..pipeline import run_plan
+        from ..pipeline.plan import run_plan
 
         imports_done()
+        settings = PlanSettings.from_options({
+            "test": test, "level": level, "alternative": alternative,
+            "n_resamples": n_resamples, "seed": seed, "margin": margin})
         if pilot is not None:
             if n is not None and float(n) != int(n):
                 raise ConfigError(f"option --n: a whole number of items with --pilot; got {n}")
-            run = run_plan(out, command_line(), test=test, pilot=pilot, metric=metric,
+            if margin is not None:
+                raise ConfigError("option --margin: a plan from --pilot simulates superiority "
+                                  "tests; plan an equivalence or non-inferiority test without "
+                                  "--pilot (with the pilot's SD as --sd)")
+            run = run_plan(out, command_line(), pilot=pilot, metric=metric,
                            effect=effect, n=None if n is None else int(n), power=power,
-                           alpha=alpha, alternative=alternative, treatment=treatment,
-                           control=control, dataset=dataset, n_simulations=n_simulations,
-                           seed=seed, cluster=cluster)
+                           treatment=treatment, control=control, dataset=dataset,
+                           cluster=cluster, settings=settings)
         else:
             pilot_only = {"--treatment": treatment, "--control": control, "--dataset": dataset,
-                          "--metric": metric, "--cluster": cluster}
+                          "--metric": metric, "--cluster": cluster,
+                          "--n-resamples": n_resamples, "--seed": seed}
             stray = [k for k, v in pilot_only.items() if v is not None]
             if stray:
                 raise ConfigError(f"option {', '.join(stray)}: only with --pilot (a pilot "
-                                  "file's systems, dataset, metric and cluster field; without "
-                                  "a pilot, --icc and --cluster-size describe the clusters)")
+                                  "file's systems, dataset, metric and cluster field, and its "
+                                  "simulations; without a pilot, --icc and --cluster-size "
+                                  "describe the clusters and the power is computed exactly)")
             whole = n is not None and float(n).is_integer()
-            run = run_plan(out, command_line(), test=test, effect=effect,
-                           n=int(n) if whole and n is not None else n, power=power, alpha=alpha,
-                           alternative=alternative, sd=sd, p_control=p_control,
+            run = run_plan(out, command_line(), effect=effect,
+                           n=int(n) if whole and n is not None else n, power=power,
+                           sd=sd, p_control=p_control,
                            p_treatment=p_treatment, correlation=correlation, icc=icc,
                            cluster_size=cluster_size, k_samples=k_samples, within_sd=within_sd,
-                           margin=margin)
+                           settings=settings)
         warn(run.warnings)
         typer.echo(run.result.summary())
         report_written(run.written)

@@ -65,7 +65,7 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
 
             crit = np.asarray(sps.t.isf(alpha / sides, uniq), dtype=np.float64)
             lam = np.array([detectable_noncentrality(None if np.isinf(v) else float(v),
-                                                     alpha=alpha, power=MDE_POWER,
+                                                     level=level, power=MDE_POWER,
                                                      alternative=alternative) for v in uniq])
             mde[todo] = half[todo] / crit[inverse] * lam[inverse]
     table["mde"] = mde

@@ -153,7 +153,7 @@ class MetaResult(_ResultText):
         if not self.pvalue > 1.0 - self.level:
             return math.nan
         return minimum_detectable_effect(float(self.se), None if self.df is None
-                                         else float(self.df), alpha=1.0 - self.level)
+                                         else float(self.df), level=self.level)
 
     @property
     def verdict(self) -> MarginVerdict | None:

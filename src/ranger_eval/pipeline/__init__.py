@@ -69,9 +69,6 @@ from ._run import CommandRun
 
 __all__ = [
     "CommandRun",
-    "PLAN_OUTPUTS",
-    "PlanRun",
-    "run_plan",
     "COMPARE_OUTPUTS",
     "MAX_RESAMPLES",
     "check_format",
@@ -1551,62 +1548,4 @@ def _direction(metric: str, hib: Any) -> bool:
         return bool(hib[metric])
     known = metric_direction(metric)
     return True if known is None else known
-
-
-# --------------------------------------------------------------------------- plan
-#: Files ``ranger-eval plan`` writes (besides manifest.json).
-PLAN_OUTPUTS = ("plan.json", "plan.md")
-
-
-@dataclass(frozen=True)
-class PlanRun:
-    """``ranger-eval plan``: the plan (from parameters or simulated from a pilot), the files
-    written, the warnings."""
-
-    result: Any
-    written: tuple[Path, ...]
-    warnings: tuple[str, ...]
-
-
-def run_plan(out: str | Path, command: str | None = None, *, test: str | None = None,
-             pilot: str | Path | None = None, metric: str | None = None,
-             format: str | None = None, system_from: str | None = None,
-             cluster: str | None = None, **options: Any) -> PlanRun:
-    """``ranger-eval plan``: :func:`ranger_eval.plan` on the given parameters, or (with
-    ``pilot``, a scores file or experiment YAML; ``cluster``, the field of each item's cluster,
-    as ``--cluster``) :func:`ranger_eval.plan_from_pilot`; writes
-    ``plan.json`` (the full result and its signature), ``plan.md`` and the manifest.
-    ``options`` are the keywords of the function called (``None`` values left out)."""
-    from ..report.plan import plan_markdown
-    from ..stats.pilot import plan_from_pilot
-    from ..stats.power import PLAN_TESTS, plan
-
-    caught: list[str] = []
-    given = {k: v for k, v in options.items() if v is not None}
-    with collecting_warnings(caught):
-        if pilot is not None:
-            scores, _ = load_scores_input(pilot, [metric] if metric else None, format,
-                                          system_from, cluster)
-            for role in ("treatment", "control"):
-                if role not in given:
-                    hint = Hint(role)
-                    raise ConfigError(f"a pilot needs the two systems: {hint.text} (systems in "
-                                      f"{pilot}: {_some(scores.systems)})", hints=[hint])
-            result: Any = plan_from_pilot(scores, test=test or "auto", metric=metric, **given)
-            inputs: list[Path] = [Path(pilot)]
-        else:
-            if test is None:
-                hint = Hint("test")
-                raise ConfigError(f"name the planned test ({', '.join(PLAN_TESTS)}), or "
-                                  f"give a pilot file; {hint.text}", hints=[hint])
-            result = plan(test, **given)
-            inputs = []
-        folder = OutputFolder(out, inputs, None)
-        folder.claim(PLAN_OUTPUTS)
-        folder.text("plan.json", json.dumps({"result": result.to_dict(),
-                                             "signature": str(result.signature)},
-                                            indent=2, allow_nan=False) + "\n")
-        folder.text("plan.md", plan_markdown(result))
-    caught += finish_outputs(folder, str(result.signature), command, False, caught)
-    return PlanRun(result, tuple(folder.written), tuple(caught))
 

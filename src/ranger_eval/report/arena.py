@@ -43,11 +43,11 @@ def arena_caption(ratings: Any) -> str:
         units = f"clusters ({name})"
         over = (f" over clusters ({name}): every battle of the items of one {name} drawn "
                 "together, as they share its scores")
-    boot = (f"{ratings.level * 100:g} % percentile intervals from {ratings.n_bootstrap} "
-            f"bootstrap rounds{over} (seed {ratings.seed})" if ratings.n_bootstrap
+    boot = (f"{ratings.level * 100:g} % percentile intervals from {ratings.n_resamples} "
+            f"bootstrap rounds{over} (seed {ratings.seed})" if ratings.n_resamples
             else "no bootstrap")
-    failed = (f"; {ratings.n_bootstrap_failed} rounds without finite ratings left out"
-              if ratings.n_bootstrap_failed else "")
+    failed = (f"; {ratings.n_resamples_failed} rounds without finite ratings left out"
+              if ratings.n_resamples_failed else "")
     made = ""
     if ratings.source == "scores(items)":
         made = (" made from per-item scores (every item a battle between every pair of systems "

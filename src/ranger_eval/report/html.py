@@ -1286,7 +1286,8 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
     if not board or not all(isinstance(r, dict) for r in board):
         raise ReportError(f"{path}: {where}leaderboard is empty or not a list of rows")
     level = _float(result, "level", path, where)
-    n_boot = int(_float(result, "n_bootstrap", path, where))
+    n_boot = int(_float(result, "n_resamples" if "n_resamples" in result else "n_bootstrap",
+                        path, where))  # n_bootstrap: arena.json written before issue 28
     source = str(result.get("source", "table"))
     made = {"scores(items)": " made from per-item scores (every item a battle between every "
                              "pair of systems, won by the better score, equal scores a tie)",
@@ -1304,7 +1305,7 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
            + f" (seed {result.get('seed')})." if n_boot else "no bootstrap (no intervals).")
         + f" Ratings and their intervals are {_reference(result)}; the rank intervals and win "
         "probabilities do not depend on that choice.")
-    failed = result.get("n_bootstrap_failed")
+    failed = result.get("n_resamples_failed", result.get("n_bootstrap_failed"))
     if isinstance(failed, int) and failed:
         a.sentences.append(f"{failed} bootstrap rounds had no finite ratings and were left "
                            "out.")

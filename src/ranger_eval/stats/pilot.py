@@ -25,7 +25,7 @@ result also carries the normal closed forms of the same three quantities with th
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -33,18 +33,16 @@ import pandas as pd
 from scipy import special
 from scipy import stats as sps
 
-from ..errors import Hint
+from ..errors import Hint, renamed_keywords
 from ..scores import Scores, as_scores
+from ..settings import PILOT_TESTS, PlanSettings, resolve_settings
 from ..signature import Signature, make_signature
-from ._validation import StatsInputError, check_alternative, check_choice, check_seed
+from ._validation import StatsInputError, check_choice
 from .power import plan, retrodesign, solved_for
 
 __all__ = ["PILOT_TESTS", "PilotPlan", "plan_from_pilot"]
-
-#: Tests :func:`plan_from_pilot` simulates (``auto`` is ``paired-t``).
-PILOT_TESTS = ("auto", "paired-t", "wilcoxon", "sign")
 _BLOCK = 256                # columns of draws per seeded block (prefixes are reproducible)
-_MAX_DRAWS = 50_000_000     # n_simulations × n held at once
+_MAX_DRAWS = 50_000_000     # n_resamples × n held at once
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ class PilotPlan:
     control: str
     test: str
     alternative: str
-    alpha: float
+    level: float
     solved_for: str
     n: int
     effect: float
@@ -74,19 +72,26 @@ class PilotPlan:
     n_pilot: int
     pilot_mean: float
     pilot_sd: float
-    n_simulations: int
+    n_resamples: int
     seed: int
     n_clusters: int | None = None
+    #: the settings object of the call (:class:`~ranger_eval.settings.PlanSettings`)
+    settings: PlanSettings | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def alpha(self) -> float:
+        """The simulated test's significance level, 1 − ``level`` (to 12 decimals)."""
+        return round(1.0 - self.level, 12)
 
     @property
     def signature(self) -> Signature:
         return make_signature("plan", {
-            "test": self.test, "alt": self.alternative, "level": f"{1.0 - self.alpha:.6g}",
-            "solve": self.solved_for, "n_simulations": self.n_simulations, "seed": self.seed,
+            "test": self.test, "alt": self.alternative, "level": f"{self.level:.6g}",
+            "solve": self.solved_for, "n_resamples": self.n_resamples, "seed": self.seed,
         })
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "settings"}
         out["signature"] = str(self.signature)
         return out
 
@@ -101,7 +106,7 @@ class PilotPlan:
                 + (f" in {self.n_clusters} whole clusters (the pilot's clusters drawn whole)"
                    if self.n_clusters is not None else "")
                 + " and a true difference of "
-                f"{self.effect:.4g}, {self.n_simulations} simulated experiments from the "
+                f"{self.effect:.4g}, {self.n_resamples} simulated experiments from the "
                 f"{self.n_pilot}-item pilot reach power {self.power:.3f}{errors}.")
 
 
@@ -109,12 +114,12 @@ class _Simulator:
     """Draws, tests and summarises simulated experiments of n items."""
 
     def __init__(self, centred: np.ndarray, test: str, alternative: str, alpha: float,
-                 n_simulations: int, seed: int) -> None:
+                 n_resamples: int, seed: int) -> None:
         self.centred = centred
         self.test = test
         self.alternative = alternative
         self.alpha = alpha
-        self.n_simulations = n_simulations
+        self.n_resamples = n_resamples
         self.seed = seed
         self._blocks: list[np.ndarray] = []
 
@@ -126,19 +131,19 @@ class _Simulator:
         return None
 
     def indices(self, n: int, population: int) -> np.ndarray:
-        """n_simulations × n draws from ``range(population)``; block j of columns from seed
+        """n_resamples × n draws from ``range(population)``; block j of columns from seed
         (seed, j), so the first n columns are the same whatever larger n is drawn later."""
-        if self.n_simulations * n > _MAX_DRAWS:
+        if self.n_resamples * n > _MAX_DRAWS:
             raise StatsInputError(
-                f"{self.n_simulations} simulations of {n} draws exceed {_MAX_DRAWS:,}; "
-                "pass fewer n_simulations= or use plan() with the pilot's SD")
+                f"{self.n_resamples} simulations of {n} draws exceed {_MAX_DRAWS:,}; "
+                "pass fewer n_resamples= or use plan() with the pilot's SD")
         while len(self._blocks) * _BLOCK < n:
             rng = np.random.default_rng([self.seed, len(self._blocks)])
-            self._blocks.append(rng.integers(0, population, size=(self.n_simulations, _BLOCK)))
+            self._blocks.append(rng.integers(0, population, size=(self.n_resamples, _BLOCK)))
         return np.concatenate(self._blocks, axis=1)[:, :n]
 
     def draws(self, n: int) -> np.ndarray:
-        """n_simulations × n pilot values (centred)."""
+        """n_resamples × n pilot values (centred)."""
         return self.centred[self.indices(n, self.centred.size)]
 
     def run(self, n: int, effect: float) -> tuple[float, float | None, float | None]:
@@ -196,8 +201,8 @@ class _ClusterSimulator(_Simulator):
     """Whole clusters resampled; the CR1 cluster-robust paired t on C − 1 df."""
 
     def __init__(self, centred: np.ndarray, codes: np.ndarray, alternative: str, alpha: float,
-                 n_simulations: int, seed: int) -> None:
-        super().__init__(centred, "paired-t", alternative, alpha, n_simulations, seed)
+                 n_resamples: int, seed: int) -> None:
+        super().__init__(centred, "paired-t", alternative, alpha, n_resamples, seed)
         self.sums = np.bincount(codes, weights=centred)
         self.sizes = np.bincount(codes).astype(np.float64)
         self.mean_size = float(self.sizes.mean())
@@ -236,6 +241,10 @@ def cluster_robust_t(sums: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, n
     return estimate, np.where((se > 0) | (estimate != 0), t, 0.0)
 
 
+_DEFAULT = PlanSettings()
+
+
+@renamed_keywords(n_simulations="n_resamples", alpha="level")
 def plan_from_pilot(
     scores: Scores | Any,
     *,
@@ -244,33 +253,41 @@ def plan_from_pilot(
     effect: float | None = None,
     n: int | None = None,
     power: float | None = None,
-    test: str = "auto",
-    n_simulations: int = 2000,
-    seed: int = 0,
-    alpha: float = 0.05,
-    alternative: str = "two-sided",
+    test: str | None = _DEFAULT.test,
+    n_resamples: int = _DEFAULT.n_resamples,
+    seed: int = _DEFAULT.seed,
+    level: float = _DEFAULT.level,
+    alternative: str = _DEFAULT.alternative,
     dataset: str | None = None,
     metric: str | None = None,
+    settings: PlanSettings | None = None,
 ) -> PilotPlan:
     """Simulate experiments from pilot per-item scores and solve the one unknown among
     ``effect`` (the true mean difference treatment − control, in the metric's units), ``n``
     (items) and ``power``; report Type S and Type M error too (module docstring).
 
     ``scores`` hold the pilot (one dataset × metric, or name them with ``dataset=``/
-    ``metric=``); ``test``: one of :data:`PILOT_TESTS`. ``n`` is solved as the smallest n
+    ``metric=``); ``test``: one of :data:`PILOT_TESTS` (None: ``auto``, the paired t).
+    ``n_resamples`` simulated experiments (≥ 100) at ``seed``; the tests are at
+    α = 1 − ``level``. ``n`` is solved as the smallest n
     whose simulated power reaches ``power``, ``effect`` as the smallest true difference that
-    does (in the direction of ``alternative``; positive for two-sided).
+    does (in the direction of ``alternative``; positive for two-sided). ``settings``: a
+    :class:`~ranger_eval.settings.PlanSettings` instead of ``test``, ``n_resamples``,
+    ``seed``, ``level`` and ``alternative`` (no ``margin``: the simulation plans superiority
+    tests); the result carries it as ``.settings``.
     """
+    settings = resolve_settings(PlanSettings, {
+        "test": test, "n_resamples": n_resamples, "seed": seed, "level": level,
+        "alternative": alternative}, settings, where="plan_from_pilot")
+    if settings.margin is not None:
+        raise StatsInputError(f"margin={settings.margin!r}: a plan from a pilot simulates "
+                              "superiority tests only; plan() takes a margin (with the "
+                              "pilot's SD as sd=)")
     scores = as_scores(scores, what="pilot scores", error=StatsInputError)
-    test = check_choice("test", test, PILOT_TESTS)
+    test = check_choice("test", settings.test or "auto", PILOT_TESTS)
     test = "paired-t" if test == "auto" else test
-    alternative = check_alternative(alternative)
-    if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)) \
-            or n_simulations < 100:
-        raise StatsInputError(f"n_simulations must be an integer ≥ 100; got {n_simulations!r}")
-    seed = check_seed(seed)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= 0.5:
-        raise StatsInputError(f"alpha must be in (0, 0.5]; got {alpha!r}")
+    alternative, n_resamples, seed = settings.alternative, settings.n_resamples, settings.seed
+    alpha = settings.alpha
     unknown = [solved_for(effect, n, power)]  # exactly one left out
     if dataset is None:
         if len(scores.datasets) != 1:
@@ -300,9 +317,9 @@ def plan_from_pilot(
         assert paired.clusters is not None
         codes = pd.factorize(pd.Series(paired.clusters, dtype=object), sort=True)[0]
         sim: _Simulator = _ClusterSimulator(d - d.mean(), codes, alternative, float(alpha),
-                                            int(n_simulations), seed)
+                                            int(n_resamples), seed)
     else:
-        sim = _Simulator(d - d.mean(), test, alternative, float(alpha), int(n_simulations),
+        sim = _Simulator(d - d.mean(), test, alternative, float(alpha), int(n_resamples),
                          seed)
     sign = -1.0 if alternative == "less" else 1.0
 
@@ -319,7 +336,7 @@ def plan_from_pilot(
 
     if n is None:
         assert effect is not None and power is not None
-        n = _solve_n(sim, float(effect), float(power), pilot_sd, alternative, float(alpha))
+        n = _solve_n(sim, float(effect), float(power), pilot_sd, alternative, settings.level)
     elif effect is None:
         assert power is not None
         effect = sign * _solve_effect(sim, int(n), float(power), sign, pilot_sd)
@@ -330,31 +347,31 @@ def plan_from_pilot(
     achieved, type_s, type_m = sim.run(n, float(effect))
     se = sim.se(n)
     if effect != 0:
-        p_norm, s_norm, m_norm = retrodesign(float(effect), se, alpha=float(alpha))
+        p_norm, s_norm, m_norm = retrodesign(float(effect), se, level=settings.level)
         ts_norm: float | None = s_norm
         tm_norm: float | None = m_norm
     else:
         p_norm, ts_norm, tm_norm = float(alpha), None, None
     return PilotPlan(
         dataset=dataset, metric=paired.metric, treatment=treatment, control=control, test=test,
-        alternative=alternative, alpha=float(alpha), solved_for=unknown[0], n=n,
+        alternative=alternative, level=settings.level, solved_for=unknown[0], n=n,
         effect=float(effect), power=achieved, type_s=type_s, type_m=type_m,
         power_normal=p_norm, type_s_normal=ts_norm, type_m_normal=tm_norm, n_pilot=int(d.size),
-        pilot_mean=float(d.mean()), pilot_sd=pilot_sd, n_simulations=int(n_simulations),
+        pilot_mean=float(d.mean()), pilot_sd=pilot_sd, n_resamples=int(n_resamples),
         seed=seed,
-        n_clusters=sim.clusters_for(n))
+        n_clusters=sim.clusters_for(n), settings=settings)
 
 
 def _solve_n(sim: _Simulator, effect: float, power: float, sd: float, alternative: str,
-             alpha: float) -> int:
+             level: float) -> int:
     """Smallest n (bisection over integers, common random numbers) with simulated power ≥
     target, starting from the normal-theory n of the paired t test with the pilot's SD."""
-    guess = plan("paired-t", effect=effect, sd=sd, power=power, alpha=alpha,
+    guess = plan("paired-t", effect=effect, sd=sd, power=power, level=level,
                  alternative=alternative).n
     hi = max(guess, 4)
     while sim.run(hi, effect)[0] < power:
         hi *= 2
-        if sim.n_simulations * hi > _MAX_DRAWS:
+        if sim.n_resamples * hi > _MAX_DRAWS:
             raise StatsInputError(
                 f"the simulated power stays below {power:g} up to n = {hi // 2} items; the "
                 "effect is too small for the pilot's variability")

@@ -71,22 +71,21 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 from scipy import integrate, optimize, special
 from scipy import stats as sps
 
-from ..errors import Hint
+from ..errors import Hint, renamed_keywords
+from ..settings import PLAN_TESTS, PlanSettings, resolve_settings
 from ..signature import Signature, make_signature
-from ._validation import StatsInputError, check_alternative, check_choice
+from ._validation import StatsInputError, check_choice
 
 __all__ = ["PLAN_TESTS", "Plan", "plan", "power_of", "detectable_noncentrality",
            "minimum_detectable_effect", "retrodesign"]
 
-#: Tests :func:`plan` knows.
-PLAN_TESTS = ("paired-t", "welch", "proportions-z", "mcnemar", "mcnemar-exact")
 #: The large-sample McNemar power, as each front end names it (``--test mcnemar``).
 _MCNEMAR = Hint("test", "mcnemar", form="set")
 _BINARY = ("proportions-z", "mcnemar", "mcnemar-exact")
@@ -111,7 +110,7 @@ class Plan:
     test: str
     hypothesis: str
     alternative: str
-    alpha: float
+    level: float
     solved_for: str
     n: int
     n_exact: float
@@ -132,17 +131,24 @@ class Plan:
     p_treatment: float | None
     correlation: float | None
     margin: float | None
+    #: the settings object of the call (:class:`~ranger_eval.settings.PlanSettings`)
+    settings: PlanSettings | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def alpha(self) -> float:
+        """The planned test's significance level, 1 − ``level`` (to 12 decimals)."""
+        return round(1.0 - self.level, 12)
 
     @property
     def signature(self) -> Signature:
-        """``kind:plan`` with the test, hypothesis, alternative, level (1 − α), the solved unknown and the
-        design (ICC, cluster size, samples per item) — enough to redo the calculation."""
+        """``kind:plan`` with the test, hypothesis, alternative, level, the solved unknown and
+        the design (ICC, cluster size, samples per item) — enough to redo the calculation."""
         return make_signature("plan", {
             "test": self.test,
             "hyp": None if self.hypothesis == "superiority" else self.hypothesis,
             "margin": self.margin,
             "alt": self.alternative,
-            "level": f"{1.0 - self.alpha:.6g}",
+            "level": f"{self.level:.6g}",
             "solve": self.solved_for,
             "icc": self.icc,
             "cluster_size": self.cluster_size,
@@ -150,8 +156,8 @@ class Plan:
         })
 
     def to_dict(self) -> dict[str, Any]:
-        """All fields and the signature, JSON-friendly."""
-        out = asdict(self)
+        """All fields (but the settings object) and the signature, JSON-friendly."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "settings"}
         out["signature"] = str(self.signature)
         return out
 
@@ -619,14 +625,18 @@ def _listed(words: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
+_DEFAULT = PlanSettings()
+
+
+@renamed_keywords(alpha="level")
 def plan(
-    test: str,
+    test: str | None = _DEFAULT.test,
     *,
     effect: float | None = None,
     n: float | None = None,
     power: float | None = None,
-    alpha: float = 0.05,
-    alternative: str = "two-sided",
+    level: float = _DEFAULT.level,
+    alternative: str = _DEFAULT.alternative,
     sd: float | None = None,
     p_control: float | None = None,
     p_treatment: float | None = None,
@@ -635,29 +645,47 @@ def plan(
     cluster_size: int = 1,
     k_samples: int = 1,
     within_sd: float | None = None,
-    margin: float | None = None,
+    margin: float | None = _DEFAULT.margin,
+    settings: PlanSettings | None = None,
 ) -> Plan:
     """Solve the one unknown among ``effect``, ``n`` and ``power`` of a planned comparison.
 
-    ``test``: one of :data:`PLAN_TESTS` (formulas in the module docstring). ``alpha`` is the
-    significance level of the planned test (the one place Ranger says α rather than ``level``:
-    planning is stated this way by every power tool). ``effect`` is the true difference
+    ``test``: one of :data:`PLAN_TESTS` (formulas in the module docstring). ``level`` is the
+    confidence level of the planned test, which is at α = 1 − level (to 12 decimals:
+    ``level=0.95`` is α = 0.05). ``effect`` is the true difference
     treatment − control in the metric's units (with ``sd``), a standardised difference (Cohen's
     d, without ``sd``), or for the binary tests p_t − p_c (or give ``p_treatment``).
     ``alternative`` ``"greater"`` plans a test that the treatment is better. With ``margin``
     Δ > 0 the plan is for equivalence (two-sided) or non-inferiority (one-sided); then
     ``effect`` may be 0 (the systems truly equal). ``icc`` and ``cluster_size`` give the design
     effect of clustered items, ``k_samples`` and ``within_sd`` the repeated samples per item.
+    ``settings``: a :class:`~ranger_eval.settings.PlanSettings` instead of ``test``, ``level``,
+    ``alternative`` and ``margin`` (its pilot fields must stay at their defaults); the result
+    carries it as ``.settings``.
     Impossible targets (power ≥ 1 or ≤ α, no effect to detect, …) raise ``StatsInputError``.
     """
-    test = check_choice("test", test, PLAN_TESTS)
-    alternative = check_alternative(alternative)
-    alpha = _number("alpha", alpha, low=0.0, high=0.5, high_open=False)
+    settings = resolve_settings(PlanSettings, {"test": test, "level": level,
+                                               "alternative": alternative, "margin": margin},
+                                settings, where="plan")
+    pilot_only = [(name, Hint(name, getattr(settings, name), form="set"))
+                  for name in ("n_resamples", "seed")
+                  if getattr(settings, name) != getattr(_DEFAULT, name)]
+    if pilot_only:
+        said = [hint for _, hint in pilot_only]
+        raise StatsInputError(
+            f"{' and '.join(h.text for h in said)}: only a plan simulated from a pilot "
+            "(plan_from_pilot, --pilot) has simulations; plan() computes its power exactly",
+            hints=said)
+    if settings.test is None:
+        hint = Hint("test")
+        raise StatsInputError(f"name the planned test ({', '.join(PLAN_TESTS)}); {hint.text}",
+                              hints=[hint])
+    test = check_choice("test", settings.test, PLAN_TESTS)
+    alternative, margin = settings.alternative, settings.margin
+    alpha = settings.alpha
     icc = _number("icc", icc, low=0.0, high=1.0, low_open=False, high_open=False)
     cluster_size = _integer("cluster_size", cluster_size, 1)
     k_samples = _integer("k_samples", k_samples, 1)
-    if margin is not None:
-        margin = _number("margin", margin, low=0.0)
     hypothesis = _hypothesis(margin, alternative)
 
     if p_treatment is not None:
@@ -790,7 +818,7 @@ def plan(
             power_at_n = design.power(float(n_int), effect)
     standardized = None if test in _BINARY else effect / scale
     return Plan(
-        test=test, hypothesis=hypothesis, alternative=alternative, alpha=alpha,
+        test=test, hypothesis=hypothesis, alternative=alternative, level=settings.level,
         solved_for=solve, n=n_int, n_exact=float(n_exact),
         n_clusters=n_int // cluster_size, power=float(power),
         power_at_n=float(power_at_n), effect=float(effect),
@@ -799,7 +827,7 @@ def plan(
         k_samples=k_samples, sd=sd, within_sd=within_sd, item_sd=item_sd,
         p_control=p_control,
         p_treatment=None if p_control is None else p_control + float(effect),
-        correlation=correlation, margin=margin)
+        correlation=correlation, margin=margin, settings=settings)
 
 
 def _check_effect(design: _Design, effect: float, solve: str) -> None:
@@ -845,23 +873,28 @@ def _check_joint(design: _Design, effect: float) -> None:
             f"{pt:g}: it must lie in [{lo:.4g}, {hi:.4g}]")
 
 
+@renamed_keywords(alpha="level")
 def power_of(test: str, *, n: float, effect: float, **design: Any) -> float:
     """The power alone (:func:`plan` with ``power=None``)."""
     return plan(test, n=n, effect=effect, **design).power
 
 
-def detectable_noncentrality(df: float | None, *, alpha: float = 0.05, power: float = 0.8,
-                             alternative: str = "two-sided") -> float:
-    """λ such that a t test on ``df`` degrees of freedom (a z test when ``df`` is None or
-    infinite) whose statistic has noncentrality λ rejects with probability ``power``: both tails
+@renamed_keywords(alpha="level")
+def detectable_noncentrality(df: float | None, *, level: float = _DEFAULT.level,
+                             power: float = 0.8, alternative: str = _DEFAULT.alternative
+                             ) -> float:
+    """λ such that a t test at α = 1 − ``level`` on ``df`` degrees of freedom (a z test when
+    ``df`` is None or infinite) whose statistic has noncentrality λ rejects with probability
+    ``power`` (α is 1 − level as computed, unrounded, as compare's ``mde`` column and
+    ``MetaResult.mde`` always had it): both tails
     counted for a two-sided test (the exact inversion of ``paired-t``'s power above). The
     minimum detectable effect of a test with standard error se is λ·se; Bloom's (1995)
     t_{1-α/2,ν} + t_{power,ν} is its approximation without the far tail and the noncentral t's
     skew. NaN for ``df`` < 1."""
     if df is not None and not df >= 1:
         return float("nan")
-    return _noncentrality(None if df is None or math.isinf(df) else float(df), float(alpha),
-                          float(power), alternative)
+    return _noncentrality(None if df is None or math.isinf(df) else float(df),
+                          1.0 - float(level), float(power), alternative)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -884,24 +917,29 @@ def _noncentrality(df: float | None, alpha: float, power: float, alternative: st
     return _root(lambda nc: achieved(nc) - power, 0.0, hi)
 
 
-def minimum_detectable_effect(se: float, df: float | None = None, *, alpha: float = 0.05,
-                              power: float = 0.8, alternative: str = "two-sided") -> float:
+@renamed_keywords(alpha="level")
+def minimum_detectable_effect(se: float, df: float | None = None, *,
+                              level: float = _DEFAULT.level, power: float = 0.8,
+                              alternative: str = _DEFAULT.alternative) -> float:
     """The smallest true difference a test with standard error ``se`` detects with ``power``:
     :func:`detectable_noncentrality` (``df``) × ``se`` (Bloom 1995, "Minimum detectable
     effects", with the exact noncentral t). NaN for a zero or non-finite ``se`` or ``df`` < 1;
     for a one-sided test, the effect in the tested direction (positive)."""
     if not (math.isfinite(se) and se > 0):
         return float("nan")
-    return detectable_noncentrality(df, alpha=alpha, power=power, alternative=alternative) * se
+    return detectable_noncentrality(df, level=level, power=power, alternative=alternative) * se
 
 
-def retrodesign(effect: float, se: float, *, alpha: float = 0.05) -> tuple[float, float, float]:
-    """Power, Type S and Type M error of a two-sided z test of a true effect A with standard
+@renamed_keywords(alpha="level")
+def retrodesign(effect: float, se: float, *, level: float = _DEFAULT.level
+                ) -> tuple[float, float, float]:
+    """Power, Type S and Type M error of a two-sided z test at α = 1 − ``level`` (to 12
+    decimals, as :func:`plan`) of a true effect A with standard
     error s (Gelman & Carlin 2014, closed form as R ``retrodesign::retro_design_closed_form``):
     λ = A/s, z = z_{1-α/2}; power = 1 − Φ(z − λ) + Φ(−z − λ); Type S = Φ(−z − λ)/power (for
     A ≥ 0); Type M = [φ(λ + z) + φ(λ − z) + λ(Φ(λ + z) + Φ(λ − z) − 1)] /
     [λ(1 − Φ(λ + z) + Φ(λ − z))], in absolute value."""
-    z = sps.norm.isf(alpha / 2)
+    z = sps.norm.isf(round(1.0 - level, 12) / 2)
     lam = effect / se
     p_hi = sps.norm.sf(z - lam)
     p_lo = sps.norm.cdf(-z - lam)

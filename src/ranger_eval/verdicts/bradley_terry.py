@@ -30,7 +30,7 @@ P(i beats j) = 1 / (1 + base^{(R_j − R_i)/scale}). Without an anchor the mean 
   resampling of FastChat's bootstrap — and refits by Newton warm-started at the estimate,
   many rounds at once. A round in which some group of models never lost (or never won) to
   the others has no finite maximum-likelihood estimate; it is left out, counted in
-  ``n_bootstrap_failed`` and in a warning.
+  ``n_resamples_failed`` and in a warning.
 - Battles made from per-item scores (:func:`battle_counts`) are not independent: the battles
   of one item share its scores. They come as item patterns (the outcome on every pair of
   systems) with counts; the bootstrap then draws items (multinomially over the patterns) and
@@ -88,16 +88,14 @@ from scipy import sparse
 from scipy.sparse import csgraph
 from scipy.special import expit
 
-from ..errors import Hint, VerdictError
+from ..errors import Hint, VerdictError, renamed_keywords
 from ..formatting import preview
 from ..io.battles import WINNER_LABELS, Battles, encode_battles
+from ..settings import TIE_MODELS, ArenaSettings, resolve_settings
 from ..signature import Signature, make_signature
 
 __all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battle_counts", "battles_from_scores",
            "bradley_terry", "table_battle_counts"]
-
-#: How ties enter the likelihood.
-TIE_MODELS = ("half", "davidson")
 
 #: ``Ratings.rank_method``: the rank intervals' construction (module docstring)
 RANK_METHOD = ("simultaneous percentile intervals of each bootstrap round's ranks (Mandel & "
@@ -137,8 +135,8 @@ class Ratings:
     base: float
     init_rating: float
     anchor: tuple[str, float] | None
-    n_bootstrap: int
-    n_bootstrap_failed: int
+    n_resamples: int
+    n_resamples_failed: int
     level: float
     seed: int
     bootstrap: np.ndarray = field(repr=False)
@@ -159,6 +157,8 @@ class Ratings:
     relative_to: str = "mean"
     #: how ``rank_low``/``rank_high`` were made (module docstring)
     rank_method: str = RANK_METHOD
+    #: the settings object of the call (:class:`~ranger_eval.settings.ArenaSettings`)
+    settings: ArenaSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def reference_text(self) -> str:
@@ -205,7 +205,7 @@ class Ratings:
         anchor = None if self.anchor is None else f"{self.anchor[0]}={self.anchor[1]:g}"
         return make_signature("arena", {
             "battles": self.source, "resample": self.resample, "tie_model": self.ties, "elo": (self.scale, self.base, self.init_rating),
-            "anchor": anchor, "level": self.level, "n_resamples": self.n_bootstrap,
+            "anchor": anchor, "level": self.level, "n_resamples": self.n_resamples,
             "seed": self.seed})
 
     def to_dict(self) -> dict[str, Any]:
@@ -218,8 +218,8 @@ class Ratings:
             "anchor": None if self.anchor is None else list(self.anchor),
             "relative_to": self.relative_to, "reference_text": self.reference_text,
             "rank_method": self.rank_method,
-            "level": self.level, "n_bootstrap": self.n_bootstrap,
-            "n_bootstrap_failed": self.n_bootstrap_failed, "seed": self.seed,
+            "level": self.level, "n_resamples": self.n_resamples,
+            "n_resamples_failed": self.n_resamples_failed, "seed": self.seed,
             "n_battles": self.n_battles, "n_distinct": self.n_distinct,
             "total_weight": self.total_weight,
             "leaderboard": self.to_frame().to_dict(orient="records"),
@@ -594,47 +594,33 @@ def _anchor(anchor: object, models: tuple[str, ...], init_rating: float
     return name, value
 
 
-def _positive(name: str, value: float) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise VerdictError(f"bradley_terry: {name}={value!r} is not a number") from None
-    if not (math.isfinite(v) and v > 0):
-        raise VerdictError(f"bradley_terry: {name}={value!r} must be finite and positive")
-    return v
+_DEFAULT = ArenaSettings()
 
 
-def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, base: float = 10,
-                  init_rating: float = 1000, anchor: object = None, n_bootstrap: int = 1000,
-                  level: float = 0.95, seed: int = 0) -> Ratings:
+@renamed_keywords(n_bootstrap="n_resamples")
+def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
+                  scale: float = _DEFAULT.scale, base: float = _DEFAULT.base,
+                  init_rating: float = _DEFAULT.init_rating, anchor: object = _DEFAULT.anchor,
+                  n_resamples: int = _DEFAULT.n_resamples, level: float = _DEFAULT.level,
+                  seed: int = _DEFAULT.seed, settings: ArenaSettings | None = None) -> Ratings:
     """Bradley–Terry ratings of models from pairwise battles (module docstring: model, fit,
     scale, sandwich standard errors, bootstrap intervals, rank intervals).
 
     ``battles``: a table (pandas, Arrow, polars, …) with ``model_a``, ``model_b``, ``winner``
     and optionally ``weight``. ``ties``: ``"half"`` or ``"davidson"``. ``anchor``:
-    ``(MODEL, RATING)`` (or ``{MODEL: RATING}``) pins one model's rating. ``n_bootstrap=0``
-    skips the bootstrap (intervals and rank intervals are then NaN).
+    ``(MODEL, RATING)`` (or ``{MODEL: RATING}``, or a model name rated ``init_rating``) pins
+    one model's rating. ``n_resamples`` bootstrap rounds (0 skips the bootstrap: intervals and
+    rank intervals are then NaN). ``settings``: an
+    :class:`~ranger_eval.settings.ArenaSettings` instead of the keywords (its ``metric`` and
+    ``higher_is_better`` are for per-item scores, :func:`battle_counts`); the result carries
+    it as ``.settings``.
     """
-    if ties not in TIE_MODELS:
-        raise VerdictError(f"bradley_terry: ties={ties!r}; choose one of {', '.join(TIE_MODELS)}")
-    scale = _positive("scale", scale)
-    base = _positive("base", base)
-    if base == 1:
-        raise VerdictError("bradley_terry: base=1 gives no scale; use e.g. base=10")
-    try:
-        init = float(init_rating)
-    except (TypeError, ValueError):
-        raise VerdictError(f"bradley_terry: init_rating={init_rating!r} is not a number") from None
-    if not math.isfinite(init):
-        raise VerdictError(f"bradley_terry: init_rating={init_rating!r} is not finite")
-    if not (isinstance(level, (int, float)) and 0 < float(level) < 1):
-        raise VerdictError(f"bradley_terry: level={level!r} must be between 0 and 1")
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) \
-            or n_bootstrap < 0:
-        raise VerdictError(f"bradley_terry: n_bootstrap={n_bootstrap!r} must be a whole number "
-                           "≥ 0")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise VerdictError(f"bradley_terry: seed={seed!r} must be a whole number ≥ 0")
+    keywords = {"ties": ties, "scale": scale, "base": base, "init_rating": init_rating,
+                "anchor": anchor, "n_resamples": n_resamples, "level": level, "seed": seed}
+    settings = resolve_settings(ArenaSettings, keywords, settings, where="bradley_terry")
+    ties, scale, base = settings.ties, settings.scale, settings.base
+    init, level, seed = settings.init_rating, settings.level, settings.seed
+    n_resamples = settings.n_resamples
     pairs = _battles(battles)
     models = pairs.models
     p = len(models)
@@ -652,7 +638,7 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         if n_ties == pairs.m.sum():
             raise VerdictError("bradley_terry: every battle is a tie: the Davidson tie "
                                "parameter ν would be infinite")
-    anchor_ = _anchor(anchor, models, init)
+    anchor_ = _anchor(settings.anchor, models, init)
     # one fit for every location: θ of the first model by name held at 0; the anchor and
     # init_rating only move the ratings' zero afterwards (module docstring)
     fit_ref = 0
@@ -681,17 +667,17 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         return anchor_[1] + factor * (theta - theta[..., [ref]])
 
     rating = to_rating(x[:p])
-    boot, failed = _bootstrap(pairs, x, p, ties, fit_ref, int(n_bootstrap), int(seed))
+    boot, failed = _bootstrap(pairs, x, p, ties, fit_ref, n_resamples, seed)
     if failed:
-        warnings.warn(f"bradley_terry: {failed} of {n_bootstrap} bootstrap rounds left out: in "
+        warnings.warn(f"bradley_terry: {failed} of {n_resamples} bootstrap rounds left out: in "
                       "them some models never lost (or never won) to the others, so their "
-                      "maximum-likelihood ratings are infinite", UserWarning, stacklevel=2)
+                      "maximum-likelihood ratings are infinite", UserWarning, stacklevel=3)
     boot_r = to_rating(boot[:, :p]) if boot.size else np.empty((0, p))
     if boot_r.shape[0]:
-        alpha = 1.0 - float(level)
+        alpha = 1.0 - level
         lo = np.quantile(boot_r, alpha / 2, axis=0)
         hi = np.quantile(boot_r, 1 - alpha / 2, axis=0)
-        rank_low, rank_high = bootstrap_rank_intervals(boot[:, :p], float(level))
+        rank_low, rank_high = bootstrap_rank_intervals(boot[:, :p], level)
     else:
         lo = hi = np.full(p, np.nan)
         rank_low = rank_high = np.full(p, np.nan)
@@ -721,12 +707,12 @@ def bradley_terry(battles: object, *, ties: str = "half", scale: float = 400, ba
         n_battles_by_model=pd.Series(counts, index=index, name="n_battles"),
         n_battles=pairs.n_battles, n_distinct=int(pairs.row_count.size),
         total_weight=float(pairs.m.sum()), ties=ties, tie_parameter=nu, scale=scale, base=base,
-        init_rating=init, anchor=anchor_, n_bootstrap=int(n_bootstrap),
-        n_bootstrap_failed=failed, level=float(level), seed=int(seed), bootstrap=boot_r,
+        init_rating=init, anchor=anchor_, n_resamples=n_resamples,
+        n_resamples_failed=failed, level=level, seed=seed, bootstrap=boot_r,
         source=pairs.source, resample="battles" if pairs.cluster_rows is None else
         pairs.unit if pairs.unit is not None else
         "datasets" if pairs.source == "scores(datasets)" else "items",
-        relative_to="mean" if anchor_ is None else "anchor")
+        relative_to="mean" if anchor_ is None else "anchor", settings=settings)
 
 
 def reference_text(relative_to: str, anchor: Any, init_rating: float) -> str:
@@ -1054,8 +1040,9 @@ def _distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq_rows, counts.astype(np.int64)
 
 
-def battle_counts(scores: object, *, higher_is_better: bool = True,
-                  metric: str | None = None) -> Battles:
+def battle_counts(scores: object, *, higher_is_better: bool = _DEFAULT.higher_is_better,
+                  metric: str | None = _DEFAULT.metric,
+                  settings: ArenaSettings | None = None) -> Battles:
     """Per-item scores as battle counts for :func:`bradley_terry`: the battles of
     :func:`battles_from_scores` (every item a battle between every pair of systems scored on
     it, won by the better score, a tie when the scores are equal after averaging seeds), kept
@@ -1064,18 +1051,25 @@ def battle_counts(scores: object, *, higher_is_better: bool = True,
     ``bincount``; no row per battle, no loop over datasets), so a million datasets cost a
     few array operations; ``bradley_terry`` on it equals ``bradley_terry`` on the rows of
     :func:`battles_from_scores` (fit and bootstrap: the bootstrap draws battles) and its
-    signature says ``battles:scores(items)``."""
-    cells = _score_cells(scores, higher_is_better, metric, "battle_counts")
+    signature says ``battles:scores(items)``. ``settings``: an
+    :class:`~ranger_eval.settings.ArenaSettings` whose ``metric`` and ``higher_is_better``
+    are used instead of the keywords (its other fields are :func:`bradley_terry`'s)."""
+    settings = resolve_settings(ArenaSettings, {"higher_is_better": higher_is_better,
+                                                "metric": metric}, settings,
+                                where="battle_counts")
+    cells = _score_cells(scores, settings.higher_is_better, settings.metric, "battle_counts")
     return _counts(cells, "battle_counts")
 
 
-def table_battle_counts(table: pd.DataFrame, *, higher_is_better: bool = True) -> Battles:
+def table_battle_counts(table: pd.DataFrame, *,
+                        higher_is_better: bool = _DEFAULT.higher_is_better,
+                        settings: ArenaSettings | None = None) -> Battles:
     """A dataset-level table (datasets × systems, NaN where a system has no result) as battle
     counts: every dataset a battle between every pair of systems with a result on it (equal
-    results a tie); the signature says ``battles:scores(datasets)``."""
-    if not isinstance(higher_is_better, bool):
-        raise VerdictError(f"table_battle_counts: higher_is_better={higher_is_better!r} must "
-                           "be True or False")
+    results a tie); the signature says ``battles:scores(datasets)``. ``settings``: an
+    :class:`~ranger_eval.settings.ArenaSettings` whose ``higher_is_better`` is used."""
+    higher_is_better = resolve_settings(ArenaSettings, {"higher_is_better": higher_is_better},
+                                        settings, where="table_battle_counts").higher_is_better
     values = table.to_numpy(dtype=np.float64, na_value=np.nan)
     cells = _Cells(tuple(str(c) for c in table.columns),
                    values if higher_is_better else -values,

@@ -1,0 +1,70 @@
+"""``ranger-eval arena``: a Bradley–Terry leaderboard from a battles file or per-item scores.
+
+:func:`run_arena` reads the file, fits :func:`ranger_eval.bradley_terry` with the command's
+:class:`~ranger_eval.settings.ArenaSettings` and hands the result to the report and plot
+writers: ``arena.md``, ``arena.csv``, ``arena.tex``, ``arena.json`` (the full result), the
+figures ``arena_ratings`` (ratings with intervals) and ``arena_win_probability`` (heatmap),
+``manifest.json`` with the signature and, with ``html``, ``report.html``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..io.battles import read_battles
+from ..io.tables import is_item_table, read_scores, read_table
+from ..output import OutputFolder
+from ..plots.arena import ratings_plot, win_probability_heatmap
+from ..report.arena import arena_csv, arena_json, arena_latex, arena_markdown
+from ..settings import ArenaSettings
+from ..verdicts.bradley_terry import battle_counts, bradley_terry
+from . import collecting_warnings, finish_outputs
+from ._run import CommandRun
+
+__all__ = ["ARENA_OUTPUTS", "run_arena"]
+
+#: Files ``ranger-eval arena`` writes (besides the figures and manifest.json).
+ARENA_OUTPUTS = ("arena.md", "arena.csv", "arena.tex", "arena.json")
+
+
+def run_arena(battles: str | Path, out: str | Path, command: str | None = None, *,
+              figures: str | None = None, html: bool = False, cluster: str | None = None,
+              settings: ArenaSettings | None = None, **options: Any) -> CommandRun:
+    """Read ``battles``, fit :func:`ranger_eval.bradley_terry`, write the leaderboard
+    (Markdown, CSV, LaTeX, JSON), the two figures, the manifest and (``html``) report.html.
+
+    ``settings`` (default: the defaults) with ``options`` (:class:`ArenaSettings` fields; None
+    values: not given) on top. A per-item scores table (dataset, system, item, value) instead
+    of battles becomes battles by :func:`~ranger_eval.verdicts.bradley_terry.battle_counts`
+    (the settings' ``metric`` and ``higher_is_better``; counts of the distinct outcomes, not a
+    row per battle); with ``cluster`` (``--cluster FIELD``, or a ``cluster`` column) the battles
+    of a cluster's items are resampled together (:mod:`ranger_eval.design`). Returns the
+    :class:`CommandRun` (``result``: the :class:`~ranger_eval.verdicts.Ratings`)."""
+    settings = ArenaSettings.from_options(options, settings)
+    path = Path(battles)
+    notes: list[str] = []
+    with collecting_warnings(notes):
+        columns = read_table(path).columns
+        if "winner" not in columns and is_item_table(columns):
+            # per-item scores: every item a battle between every pair of systems
+            fitted: Any = battle_counts(read_scores(path, cluster=cluster), settings=settings)
+        else:
+            if cluster is not None:
+                raise ConfigError(
+                    f"{path}: --cluster {cluster} groups the items of per-item scores, but "
+                    "this is a battles table (model_a, model_b, winner); leave --cluster out")
+            fitted = read_battles(path)[1]
+        result = bradley_terry(fitted, settings=settings)
+    folder = OutputFolder(out, [path], figures)
+    folder.claim(ARENA_OUTPUTS)
+    folder.text("arena.md", arena_markdown(result))
+    folder.text("arena.csv", arena_csv(result))
+    folder.text("arena.tex", arena_latex(result))
+    folder.text("arena.json", arena_json(result))
+    folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
+    folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
+                  ("pdf", "png"))
+    notes += finish_outputs(folder, str(result.signature), command, html, notes)
+    return CommandRun(result, tuple(folder.written), tuple(notes), settings=settings,
+                      command="arena")
