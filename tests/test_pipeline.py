@@ -46,7 +46,7 @@ def test_compare_honours_config_level_and_compare_section(tmp_path, files):
     cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon\n  correction: holm\n  seed: 3",
                 files)
     run = run_compare(cfg, tmp_path / "out", figures="none")
-    comp = run.comparison
+    comp = run.result
     assert comp.level == 0.9 and set(comp.table["test"]) == {"wilcoxon"}
     sig = comp.signature.fields
     assert sig["test"] == "wilcoxon" and sig["corr"] == "holm" and sig["level"] == "0.9"
@@ -56,7 +56,7 @@ def test_compare_honours_config_level_and_compare_section(tmp_path, files):
 def test_command_line_options_override_the_config(tmp_path, files):
     cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon", files)
     run = run_compare(cfg, tmp_path / "out", test="paired-t", level=0.95, figures="none")
-    assert run.comparison.level == 0.95 and set(run.comparison.table["test"]) == {"paired-t"}
+    assert run.result.level == 0.95 and set(run.result.table["test"]) == {"paired-t"}
 
 
 @pytest.mark.parametrize("layout", ["top", "section"])
@@ -71,11 +71,11 @@ def test_each_command_uses_its_settings_and_accepts_the_others(tmp_path, files, 
             "aggregate:\n  posthoc: holm\n  control: a\n  level: 0.8")
     cfg = _yaml(tmp_path, body, files)
     comp = run_compare(cfg, tmp_path / "c", figures="none")
-    assert set(comp.comparison.table["test"]) == {"wilcoxon"} and comp.settings.level == 0.9
-    assert (comp.settings.seed, len(comp.comparison.table)) == (4, 6)
+    assert set(comp.result.table["test"]) == {"wilcoxon"} and comp.settings.level == 0.9
+    assert (comp.settings.seed, len(comp.result.table)) == (4, 6)
     rank = run_rank(cfg, tmp_path / "r", figures="none")
     assert rank.settings.posthoc == "holm" and rank.settings.level == 0.8  # its section wins
-    assert rank.rank_test.posthoc == "holm" and rank.settings.test == "auto"
+    assert rank.parts["rank_test"].posthoc == "holm" and rank.settings.test == "auto"
     run = run_meta(cfg, tmp_path / "m", figures="none")
     assert (run.result.result.test, run.result.result.method) == ("knha", "DL")
     assert run.result.result.level == 0.9
@@ -159,7 +159,7 @@ def test_every_output_carries_the_signature(tmp_path, files):
     assert json.loads((out / "summary.json").read_text())["signature"] == sig
     assert sig.encode() in (out / "forest.svg").read_bytes()  # the figure footer
     crun = run_compare(cfg, tmp_path / "cmp", n_resamples=50, figures="svg")
-    csig = str(crun.comparison.signature)
+    csig = str(crun.result.signature)
     for name in ("comparison.md", "comparison.tex", "comparison.html", "leaderboard.md",
                  "leaderboard.tex"):
         text = (tmp_path / "cmp" / name).read_text()
@@ -249,7 +249,7 @@ def test_meta_and_compare_read_tidy_tables_and_trec_csv(tmp_path):
     assert list(eff.names) == ["dl19"] and int(eff.n[0]) == 30  # 'all' rows excluded
     assert run.result.result.estimate > 0
     crun = run_compare(trec, tmp_path / "c", n_resamples=50, figures="none")
-    assert set(crun.comparison.table["metric"]) == {"nDCG@10"}
+    assert set(crun.result.table["metric"]) == {"nDCG@10"}
     result = CliRunner().invoke(app, ["meta", str(trec), "--control", "bm25", "--treatment",
                                       "splade", "--measure", "md", "--out", str(tmp_path / "cli"),
                                       "--figures", "none"])
@@ -320,7 +320,7 @@ def test_compare_shows_display_names_everywhere(tmp_path, files):
     cfg = _named_yaml(tmp_path, files, "compare:\n  pairs: baseline\n  baseline: a")
     run = run_compare(cfg, tmp_path / "c", n_resamples=50, figures="svg", html=True,
                       per_dataset_figures=True)
-    comp = run.comparison
+    comp = run.result
     assert comp.systems == ("Alpha Net", "Beta-2", "c") and comp.baseline == "Alpha Net"
     assert set(comp.datasets) == {"Task One", "Task Two"}
     assert {"graph-Task_One-score.svg", "heatmap.svg"} <= {p.name for p in run.written}
@@ -330,7 +330,7 @@ def test_compare_shows_display_names_everywhere(tmp_path, files):
     # the ids are accepted on the command line too, and mean the same systems
     again = run_compare(cfg, tmp_path / "c2", n_resamples=50, figures="none",
                         systems=["b", "a"], baseline="Beta-2")
-    assert again.comparison.systems == ("Beta-2", "Alpha Net")
+    assert again.result.systems == ("Beta-2", "Alpha Net")
 
 
 def test_rank_and_meta_show_display_names(tmp_path, files):
@@ -338,8 +338,8 @@ def test_rank_and_meta_show_display_names(tmp_path, files):
 
     cfg = _named_yaml(tmp_path, files, "meta:\n  control: a\n  treatment: b")
     run = run_rank(cfg, tmp_path / "r", figures="svg", n_resamples=50)
-    assert set(run.ranking.order) == {"Alpha Net", "Beta-2", "c"}
-    assert set(run.ranking.datasets) == {"Task One", "Task Two"}
+    assert set(run.parts["ranking"].order) == {"Alpha Net", "Beta-2", "c"}
+    assert set(run.parts["ranking"].datasets) == {"Task One", "Task Two"}
     text = _all_text(tmp_path / "r")
     assert "Alpha Net" in text and "Beta-2" in text
     assert "Alpha Net" in (tmp_path / "r" / "cd.svg").read_text()
@@ -570,7 +570,7 @@ def test_compare_and_rank_metrics_that_tasks_lack_are_said(tmp_path):
 
     path = _lm_eval_like(tmp_path)
     run = run_compare(path, tmp_path / "o", figures="none", metrics=["acc", "f1"])
-    assert {str(d) for d in run.comparison.to_frame()["dataset"]} == {"boolq", "rte", "cb"}
+    assert {str(d) for d in run.result.to_frame()["dataset"]} == {"boolq", "rte", "cb"}
     said = [w for w in run.warnings if w.startswith("left out 1 of 4 dataset(s) without metric")]
     assert len(said) == 1 and "wic (no metric 'acc', 'f1' (its metrics: mcc))" in said[0]
     assert "rte has no 'f1' (its metrics: acc)" in said[0]
@@ -646,9 +646,9 @@ def test_yaml_names_the_systems_of_logs(tmp_path):
     for name, text in variants.items():
         (tmp_path / name).write_text(text + "compare: {test: paired-t}\n")
         run = run_compare(tmp_path / name, tmp_path / name.replace(".yaml", ""), figures="none")
-        systems = set(run.comparison.table[["system_a", "system_b"]].to_numpy().ravel())
+        systems = set(run.result.table[["system_a", "system_b"]].to_numpy().ravel())
         assert systems in ({"baseline", "cot"}, {"plain", "cot"}), name
-        pvalues.add(round(float(run.comparison.table["pvalue"].iloc[0]), 15))
+        pvalues.add(round(float(run.result.table["pvalue"].iloc[0]), 15))
     assert len(pvalues) == 1
     cfg = tmp_path / "meta.yaml"
     cfg.write_text(variants["systems.yaml"] + "meta: {control: baseline, treatment: cot, "
@@ -659,7 +659,7 @@ def test_yaml_names_the_systems_of_logs(tmp_path):
     # --system-from on the command line overrides the YAML's system_from
     run = run_compare(tmp_path / "folder.yaml", tmp_path / "o5", figures="none",
                       system_from="generate_config.temperature")
-    assert set(run.comparison.table[["system_a", "system_b"]].to_numpy().ravel()) == {
+    assert set(run.result.table[["system_a", "system_b"]].to_numpy().ravel()) == {
         "temperature=0.0", "temperature=0.7"}
 
 
