@@ -10,11 +10,22 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from ranger_eval import report
+from ranger_eval.aggregate import Ranking, RankTest, WinRate
 from ranger_eval.cli import app
 from ranger_eval.errors import ConfigError, InputError
 from ranger_eval.io import load_experiment
-from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta, run_rank
+from ranger_eval.pipeline import (
+    OutputFolder,
+    compare_settings,
+    rank_summary,
+    run_compare,
+    run_meta,
+    run_rank,
+)
 from ranger_eval.report.tables import latex_signature
+from ranger_eval.settings import RankSettings
+from ranger_eval.verdicts import Ratings
 
 
 def _write_scores(folder, rng, systems=("a", "b", "c"), tasks=("t1", "t2"), n=40):
@@ -76,6 +87,17 @@ def test_each_command_uses_its_settings_and_accepts_the_others(tmp_path, files, 
     rank = run_rank(cfg, tmp_path / "r", figures="none")
     assert rank.settings.posthoc == "holm" and rank.settings.level == 0.8  # its section wins
     assert rank.parts["rank_test"].posthoc == "holm" and rank.settings.test == "auto"
+    # the one run record: the ranking, and every result of the command by name (read-only)
+    assert rank.command == "rank" and isinstance(rank.settings, RankSettings)
+    assert set(rank.parts) == {"rank_test", "ranking", "bradley_terry", "win_rate"}
+    assert isinstance(rank.parts["rank_test"], RankTest) and isinstance(rank.result, Ranking)
+    assert rank.result is rank.parts["ranking"] and isinstance(rank.parts["win_rate"], WinRate)
+    assert isinstance(rank.parts["bradley_terry"], Ratings)
+    with pytest.raises(TypeError):
+        rank.parts["ranking"] = None  # type: ignore[index]
+    summary = rank_summary(rank)  # what `ranger-eval rank` prints
+    assert summary.startswith(report.to_markdown(rank.result))
+    assert "\nBradley–Terry leaderboard (bradley_terry.md): " in summary
     run = run_meta(cfg, tmp_path / "m", figures="none")
     assert (run.result.result.test, run.result.result.method) == ("knha", "DL")
     assert run.result.result.level == 0.9
@@ -739,3 +761,71 @@ def test_meta_and_rank_read_a_folder_of_logs(tmp_path):
     result = CliRunner().invoke(app, ["rank", str(INSPECT_SYSTEMS / "eval"), "--system-from",
                                       "run_idd", "--out", str(tmp_path / "r")])
     assert result.exit_code == 2 and "option --system-from: unknown source" in result.output
+
+
+# --------------------------------------------------------------------------- one run record
+def test_every_command_returns_one_command_run_with_its_named_results(tmp_path, files):
+    """compare, meta and report return the one run record (rank's: in
+    test_each_command_uses_its_settings_and_accepts_the_others; trec's: below): the main result, its settings and
+    command name, and the other results by name."""
+    import ranger_eval as rg
+    from ranger_eval.io import Experiment
+    from ranger_eval.pipeline import CommandRun, ExperimentResult, run_report
+    from ranger_eval.settings import CompareSettings, MetaSettings
+
+    cfg = _yaml(tmp_path, "control: a\ntreatment: b\nmeasure: MD", files)
+    comp = run_compare(cfg, tmp_path / "c", figures="none", n_resamples=50)
+    assert isinstance(comp, CommandRun) and comp.command == "compare"
+    assert isinstance(comp.result, rg.Comparison) and isinstance(comp.settings, CompareSettings)
+    assert dict(comp.parts) == {} and comp.written[-1].name == "manifest.json"
+
+    meta = run_meta(cfg, tmp_path / "m", figures="none")
+    assert meta.command == "meta" and isinstance(meta.result, ExperimentResult)
+    assert isinstance(meta.settings, MetaSettings) and meta.settings.measure == "MD"
+    assert isinstance(meta.parts["experiment"], Experiment)
+
+    report = run_report(tmp_path / "c")
+    assert report.command == "report" and report.written == (report.result,)
+    assert report.result == tmp_path / "c" / "report.html" and report.result.is_file()
+
+
+def test_rank_summary_of_a_dataset_level_table_is_its_rank_test(tmp_path):
+    from ranger_eval import report
+    from ranger_eval.pipeline import rank_summary
+
+    wide = pd.DataFrame({"dataset": ["d1", "d2", "d3"], "A": [0.1, 0.2, 0.3],
+                         "B": [0.2, 0.3, 0.5], "C": [0.0, 0.1, 0.2]})
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    run = run_rank(tmp_path / "wide.csv", tmp_path / "w", figures="none", bradley_terry=False)
+    assert run.parts["ranking"] is None and run.result is run.parts["rank_test"]
+    assert rank_summary(run) == report.to_markdown(run.parts["rank_test"])
+
+
+def test_trec_run_renders_what_the_command_prints(tmp_path):
+    from ranger_eval.pipeline import run_trec
+
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\nq2 Q0 d9 1 3.0 sys\n")
+    run = run_trec(tmp_path / "qrels", [tmp_path / "run"], ["AP", "NumRet"], per_query=True)
+    assert run.command == "trec" and run.written == () and run.warnings == ()
+    assert run.result.splitlines() == ["AP                    \tq1\t1.0000",
+                                       "NumRet                \tq1\t2",
+                                       "AP                    \tq2\t0.0000",
+                                       "NumRet                \tq2\t1",
+                                       "AP                    \tall\t0.5000",
+                                       "NumRet                \tall\t3"]
+    ((name, per_query, summary),) = run.parts["runs"]
+    assert name == "sys" and len(per_query) == 4 and list(summary["measure"]) == ["AP", "NumRet"]
+    with pytest.raises(ConfigError, match="option --format: unknown format 'xml'"):
+        run_trec(tmp_path / "qrels", [tmp_path / "run"], format="xml")
+
+
+def test_the_pipeline_namespace_is_lazy_and_complete():
+    """Every public name of ``ranger_eval.pipeline`` resolves (from its command's module), and
+    an unknown one is an AttributeError."""
+    import ranger_eval.pipeline as pipeline
+
+    assert all(getattr(pipeline, name) is not None for name in pipeline.__all__)
+    assert set(pipeline.__all__) <= set(dir(pipeline))
+    with pytest.raises(AttributeError, match="no attribute 'run_nothing'"):
+        pipeline.run_nothing  # noqa: B018
