@@ -829,3 +829,14 @@ def test_the_pipeline_namespace_is_lazy_and_complete():
     assert set(pipeline.__all__) <= set(dir(pipeline))
     with pytest.raises(AttributeError, match="no attribute 'run_nothing'"):
         pipeline.run_nothing  # noqa: B018
+
+
+def test_one_slug_names_compare_figures_and_the_html_report_finds_them():
+    """compare's per-group figure names and the HTML report's lookup use the one slug."""
+    from ranger_eval.formatting import slug
+    from ranger_eval.pipeline import compare as compare_module
+    from ranger_eval.report import html
+
+    assert slug("nDCG@10 (dev)") == "nDCG@10_dev" and slug("a/b c") == "a_b_c"
+    assert slug("  ") == "x"
+    assert compare_module.slug is slug and html._slug is slug
