@@ -90,8 +90,8 @@ def test_bounds_option_reaches_the_leaderboard_and_signature(tmp_path: Path) -> 
         tmp_path / "s.csv", index=False)
     run = run_compare(tmp_path / "s.csv", tmp_path / "out", figures="none",
                       bounds=["f1=0,1"])
-    assert run.comparison.signature.fields["mean_ci"] == "korn-graubard"
-    board = run.comparison.leaderboard()
+    assert run.result.signature.fields["mean_ci"] == "korn-graubard"
+    board = run.result.leaderboard()
     assert board.ci_high is not None and (board.ci_high <= 1.0).all()
     with pytest.raises(ConfigError, match="option --bounds: metric 'f1' is declared in "
                                           r"\[0, 0.5\]"):

@@ -116,9 +116,16 @@ def test_zero_variance_task_is_a_clear_error(tmp_path):
 
 def test_help_and_version_run_as_console_script():
     done = subprocess.run(
-        [sys.executable, "-m", "ranger_eval.cli", "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-X", "importtime", "-m", "ranger_eval.cli", "--help"],
+        capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and "meta" in done.stdout and "demo" in done.stdout
+    # the help imports no command's pipeline (pandas, numpy, the analyses): every command
+    # module of the CLI imports ranger_eval.pipeline (CommandRun) at its top, whose names load
+    # from their command's module on first use
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert not imported & {"pandas", "numpy", "ranger_eval.pipeline.compare",
+                           "ranger_eval.pipeline._common"}, sorted(imported)
     assert runner.invoke(app, ["--version"]).output.startswith("ranger-eval ")
 
 

@@ -32,7 +32,7 @@ def test_compare_writes_plain_csv_one_json_and_a_full_manifest(tmp_path):
     table = tmp_path / "scores.csv"
     _scores().to_csv(table, index=False)
     run = run_compare(table, tmp_path / "out", figures="none", n_resamples=100)
-    comp = run.comparison
+    comp = run.result
     sig = str(comp.signature)
     out = tmp_path / "out"
     board = pd.read_csv(out / "leaderboard.csv")  # issue 27: mean, se, n, clusters, interval
@@ -95,8 +95,8 @@ def test_json_of_a_comparison_spells_infinite_bounds(tmp_path):
                       alternative="greater")
     result = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))
     assert set(result["comparisons"]["ci_high"]) == {"inf"}  # one-sided intervals
-    assert np.isinf(run.comparison.table["ci_high"]).all()
-    check_csv(tmp_path / "out" / "comparison.csv", list(run.comparison.table.columns))
+    assert np.isinf(run.result.table["ci_high"]).all()
+    check_csv(tmp_path / "out" / "comparison.csv", list(run.result.table.columns))
 
 
 def test_the_ranking_graph_is_signed_by_the_ranking(tmp_path):
@@ -123,19 +123,19 @@ def test_meta_and_rank_of_a_table_are_plain(tmp_path):
                                    "weight"]},
                   {"summary.json": str(meta.result.result.signature)})
     rank = run_rank(table, tmp_path / "rank", figures="none", n_resamples=100)
-    assert rank.ranking is not None
-    assert rank.win_rates is not None
+    assert rank.parts["ranking"] is not None
+    assert rank.parts["win_rate"] is not None
     check_folder(tmp_path / "rank",
-                  {"ranking.csv": list(rank.ranking.to_frame().columns),
-                   "ranktest.csv": list(rank.rank_test.to_frame().columns),
-                   "winrate.csv": list(rank.win_rates.to_frame().columns),
+                  {"ranking.csv": list(rank.parts["ranking"].to_frame().columns),
+                   "ranktest.csv": list(rank.parts["rank_test"].to_frame().columns),
+                   "winrate.csv": list(rank.parts["win_rate"].to_frame().columns),
                    "bradley_terry.csv": ["model", "rating", "ci_low", "ci_high", "se",
                                          "rank_low", "rank_high", "n_battles", "relative_to"]},
-                  {"ranktest.csv": str(rank.rank_test.signature),
-                   "winrate.csv": str(rank.win_rates.signature)})
+                  {"ranktest.csv": str(rank.parts["rank_test"].signature),
+                   "winrate.csv": str(rank.parts["win_rate"].signature)})
     # a table that rank wrote is read back by rank (dataset-level: wide means)
     wide = pd.read_csv(tmp_path / "rank" / "ranking.csv")
-    assert list(wide["system"]) == list(rank.ranking.order)
+    assert list(wide["system"]) == list(rank.parts["ranking"].order)
 
 
 def test_trec_csv_and_tsv_are_plain(tmp_path):

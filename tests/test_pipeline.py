@@ -10,11 +10,22 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from ranger_eval import report
+from ranger_eval.aggregate import Ranking, RankTest, WinRate
 from ranger_eval.cli import app
 from ranger_eval.errors import ConfigError, InputError
 from ranger_eval.io import load_experiment
-from ranger_eval.pipeline import OutputFolder, compare_settings, run_compare, run_meta, run_rank
+from ranger_eval.pipeline import (
+    OutputFolder,
+    compare_settings,
+    rank_summary,
+    run_compare,
+    run_meta,
+    run_rank,
+)
 from ranger_eval.report.tables import latex_signature
+from ranger_eval.settings import RankSettings
+from ranger_eval.verdicts import Ratings
 
 
 def _write_scores(folder, rng, systems=("a", "b", "c"), tasks=("t1", "t2"), n=40):
@@ -46,7 +57,7 @@ def test_compare_honours_config_level_and_compare_section(tmp_path, files):
     cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon\n  correction: holm\n  seed: 3",
                 files)
     run = run_compare(cfg, tmp_path / "out", figures="none")
-    comp = run.comparison
+    comp = run.result
     assert comp.level == 0.9 and set(comp.table["test"]) == {"wilcoxon"}
     sig = comp.signature.fields
     assert sig["test"] == "wilcoxon" and sig["corr"] == "holm" and sig["level"] == "0.9"
@@ -56,7 +67,7 @@ def test_compare_honours_config_level_and_compare_section(tmp_path, files):
 def test_command_line_options_override_the_config(tmp_path, files):
     cfg = _yaml(tmp_path, "level: 0.9\ncompare:\n  test: wilcoxon", files)
     run = run_compare(cfg, tmp_path / "out", test="paired-t", level=0.95, figures="none")
-    assert run.comparison.level == 0.95 and set(run.comparison.table["test"]) == {"paired-t"}
+    assert run.result.level == 0.95 and set(run.result.table["test"]) == {"paired-t"}
 
 
 @pytest.mark.parametrize("layout", ["top", "section"])
@@ -71,11 +82,22 @@ def test_each_command_uses_its_settings_and_accepts_the_others(tmp_path, files, 
             "aggregate:\n  posthoc: holm\n  control: a\n  level: 0.8")
     cfg = _yaml(tmp_path, body, files)
     comp = run_compare(cfg, tmp_path / "c", figures="none")
-    assert set(comp.comparison.table["test"]) == {"wilcoxon"} and comp.settings.level == 0.9
-    assert (comp.settings.seed, len(comp.comparison.table)) == (4, 6)
+    assert set(comp.result.table["test"]) == {"wilcoxon"} and comp.settings.level == 0.9
+    assert (comp.settings.seed, len(comp.result.table)) == (4, 6)
     rank = run_rank(cfg, tmp_path / "r", figures="none")
     assert rank.settings.posthoc == "holm" and rank.settings.level == 0.8  # its section wins
-    assert rank.rank_test.posthoc == "holm" and rank.settings.test == "auto"
+    assert rank.parts["rank_test"].posthoc == "holm" and rank.settings.test == "auto"
+    # the one run record: the ranking, and every result of the command by name (read-only)
+    assert rank.command == "rank" and isinstance(rank.settings, RankSettings)
+    assert set(rank.parts) == {"rank_test", "ranking", "bradley_terry", "win_rate"}
+    assert isinstance(rank.parts["rank_test"], RankTest) and isinstance(rank.result, Ranking)
+    assert rank.result is rank.parts["ranking"] and isinstance(rank.parts["win_rate"], WinRate)
+    assert isinstance(rank.parts["bradley_terry"], Ratings)
+    with pytest.raises(TypeError):
+        rank.parts["ranking"] = None  # type: ignore[index]
+    summary = rank_summary(rank)  # what `ranger-eval rank` prints
+    assert summary.startswith(report.to_markdown(rank.result))
+    assert "\nBradley–Terry leaderboard (bradley_terry.md): " in summary
     run = run_meta(cfg, tmp_path / "m", figures="none")
     assert (run.result.result.test, run.result.result.method) == ("knha", "DL")
     assert run.result.result.level == 0.9
@@ -159,7 +181,7 @@ def test_every_output_carries_the_signature(tmp_path, files):
     assert json.loads((out / "summary.json").read_text())["signature"] == sig
     assert sig.encode() in (out / "forest.svg").read_bytes()  # the figure footer
     crun = run_compare(cfg, tmp_path / "cmp", n_resamples=50, figures="svg")
-    csig = str(crun.comparison.signature)
+    csig = str(crun.result.signature)
     for name in ("comparison.md", "comparison.tex", "comparison.html", "leaderboard.md",
                  "leaderboard.tex"):
         text = (tmp_path / "cmp" / name).read_text()
@@ -249,7 +271,7 @@ def test_meta_and_compare_read_tidy_tables_and_trec_csv(tmp_path):
     assert list(eff.names) == ["dl19"] and int(eff.n[0]) == 30  # 'all' rows excluded
     assert run.result.result.estimate > 0
     crun = run_compare(trec, tmp_path / "c", n_resamples=50, figures="none")
-    assert set(crun.comparison.table["metric"]) == {"nDCG@10"}
+    assert set(crun.result.table["metric"]) == {"nDCG@10"}
     result = CliRunner().invoke(app, ["meta", str(trec), "--control", "bm25", "--treatment",
                                       "splade", "--measure", "md", "--out", str(tmp_path / "cli"),
                                       "--figures", "none"])
@@ -320,7 +342,7 @@ def test_compare_shows_display_names_everywhere(tmp_path, files):
     cfg = _named_yaml(tmp_path, files, "compare:\n  pairs: baseline\n  baseline: a")
     run = run_compare(cfg, tmp_path / "c", n_resamples=50, figures="svg", html=True,
                       per_dataset_figures=True)
-    comp = run.comparison
+    comp = run.result
     assert comp.systems == ("Alpha Net", "Beta-2", "c") and comp.baseline == "Alpha Net"
     assert set(comp.datasets) == {"Task One", "Task Two"}
     assert {"graph-Task_One-score.svg", "heatmap.svg"} <= {p.name for p in run.written}
@@ -330,7 +352,7 @@ def test_compare_shows_display_names_everywhere(tmp_path, files):
     # the ids are accepted on the command line too, and mean the same systems
     again = run_compare(cfg, tmp_path / "c2", n_resamples=50, figures="none",
                         systems=["b", "a"], baseline="Beta-2")
-    assert again.comparison.systems == ("Beta-2", "Alpha Net")
+    assert again.result.systems == ("Beta-2", "Alpha Net")
 
 
 def test_rank_and_meta_show_display_names(tmp_path, files):
@@ -338,8 +360,8 @@ def test_rank_and_meta_show_display_names(tmp_path, files):
 
     cfg = _named_yaml(tmp_path, files, "meta:\n  control: a\n  treatment: b")
     run = run_rank(cfg, tmp_path / "r", figures="svg", n_resamples=50)
-    assert set(run.ranking.order) == {"Alpha Net", "Beta-2", "c"}
-    assert set(run.ranking.datasets) == {"Task One", "Task Two"}
+    assert set(run.parts["ranking"].order) == {"Alpha Net", "Beta-2", "c"}
+    assert set(run.parts["ranking"].datasets) == {"Task One", "Task Two"}
     text = _all_text(tmp_path / "r")
     assert "Alpha Net" in text and "Beta-2" in text
     assert "Alpha Net" in (tmp_path / "r" / "cd.svg").read_text()
@@ -570,7 +592,7 @@ def test_compare_and_rank_metrics_that_tasks_lack_are_said(tmp_path):
 
     path = _lm_eval_like(tmp_path)
     run = run_compare(path, tmp_path / "o", figures="none", metrics=["acc", "f1"])
-    assert {str(d) for d in run.comparison.to_frame()["dataset"]} == {"boolq", "rte", "cb"}
+    assert {str(d) for d in run.result.to_frame()["dataset"]} == {"boolq", "rte", "cb"}
     said = [w for w in run.warnings if w.startswith("left out 1 of 4 dataset(s) without metric")]
     assert len(said) == 1 and "wic (no metric 'acc', 'f1' (its metrics: mcc))" in said[0]
     assert "rte has no 'f1' (its metrics: acc)" in said[0]
@@ -646,9 +668,9 @@ def test_yaml_names_the_systems_of_logs(tmp_path):
     for name, text in variants.items():
         (tmp_path / name).write_text(text + "compare: {test: paired-t}\n")
         run = run_compare(tmp_path / name, tmp_path / name.replace(".yaml", ""), figures="none")
-        systems = set(run.comparison.table[["system_a", "system_b"]].to_numpy().ravel())
+        systems = set(run.result.table[["system_a", "system_b"]].to_numpy().ravel())
         assert systems in ({"baseline", "cot"}, {"plain", "cot"}), name
-        pvalues.add(round(float(run.comparison.table["pvalue"].iloc[0]), 15))
+        pvalues.add(round(float(run.result.table["pvalue"].iloc[0]), 15))
     assert len(pvalues) == 1
     cfg = tmp_path / "meta.yaml"
     cfg.write_text(variants["systems.yaml"] + "meta: {control: baseline, treatment: cot, "
@@ -659,7 +681,7 @@ def test_yaml_names_the_systems_of_logs(tmp_path):
     # --system-from on the command line overrides the YAML's system_from
     run = run_compare(tmp_path / "folder.yaml", tmp_path / "o5", figures="none",
                       system_from="generate_config.temperature")
-    assert set(run.comparison.table[["system_a", "system_b"]].to_numpy().ravel()) == {
+    assert set(run.result.table[["system_a", "system_b"]].to_numpy().ravel()) == {
         "temperature=0.0", "temperature=0.7"}
 
 
@@ -739,3 +761,82 @@ def test_meta_and_rank_read_a_folder_of_logs(tmp_path):
     result = CliRunner().invoke(app, ["rank", str(INSPECT_SYSTEMS / "eval"), "--system-from",
                                       "run_idd", "--out", str(tmp_path / "r")])
     assert result.exit_code == 2 and "option --system-from: unknown source" in result.output
+
+
+# --------------------------------------------------------------------------- one run record
+def test_every_command_returns_one_command_run_with_its_named_results(tmp_path, files):
+    """compare, meta and report return the one run record (rank's: in
+    test_each_command_uses_its_settings_and_accepts_the_others; trec's: below): the main result, its settings and
+    command name, and the other results by name."""
+    import ranger_eval as rg
+    from ranger_eval.io import Experiment
+    from ranger_eval.pipeline import CommandRun, ExperimentResult, run_report
+    from ranger_eval.settings import CompareSettings, MetaSettings
+
+    cfg = _yaml(tmp_path, "control: a\ntreatment: b\nmeasure: MD", files)
+    comp = run_compare(cfg, tmp_path / "c", figures="none", n_resamples=50)
+    assert isinstance(comp, CommandRun) and comp.command == "compare"
+    assert isinstance(comp.result, rg.Comparison) and isinstance(comp.settings, CompareSettings)
+    assert dict(comp.parts) == {} and comp.written[-1].name == "manifest.json"
+
+    meta = run_meta(cfg, tmp_path / "m", figures="none")
+    assert meta.command == "meta" and isinstance(meta.result, ExperimentResult)
+    assert isinstance(meta.settings, MetaSettings) and meta.settings.measure == "MD"
+    assert isinstance(meta.parts["experiment"], Experiment)
+
+    report = run_report(tmp_path / "c")
+    assert report.command == "report" and report.written == (report.result,)
+    assert report.result == tmp_path / "c" / "report.html" and report.result.is_file()
+
+
+def test_rank_summary_of_a_dataset_level_table_is_its_rank_test(tmp_path):
+    from ranger_eval import report
+    from ranger_eval.pipeline import rank_summary
+
+    wide = pd.DataFrame({"dataset": ["d1", "d2", "d3"], "A": [0.1, 0.2, 0.3],
+                         "B": [0.2, 0.3, 0.5], "C": [0.0, 0.1, 0.2]})
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    run = run_rank(tmp_path / "wide.csv", tmp_path / "w", figures="none", bradley_terry=False)
+    assert run.parts["ranking"] is None and run.result is run.parts["rank_test"]
+    assert rank_summary(run) == report.to_markdown(run.parts["rank_test"])
+
+
+def test_trec_run_renders_what_the_command_prints(tmp_path):
+    from ranger_eval.pipeline import run_trec
+
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\nq2 Q0 d9 1 3.0 sys\n")
+    run = run_trec(tmp_path / "qrels", [tmp_path / "run"], ["AP", "NumRet"], per_query=True)
+    assert run.command == "trec" and run.written == () and run.warnings == ()
+    assert run.result.splitlines() == ["AP                    \tq1\t1.0000",
+                                       "NumRet                \tq1\t2",
+                                       "AP                    \tq2\t0.0000",
+                                       "NumRet                \tq2\t1",
+                                       "AP                    \tall\t0.5000",
+                                       "NumRet                \tall\t3"]
+    ((name, per_query, summary),) = run.parts["runs"]
+    assert name == "sys" and len(per_query) == 4 and list(summary["measure"]) == ["AP", "NumRet"]
+    with pytest.raises(ConfigError, match="option --format: unknown format 'xml'"):
+        run_trec(tmp_path / "qrels", [tmp_path / "run"], format="xml")
+
+
+def test_the_pipeline_namespace_is_lazy_and_complete():
+    """Every public name of ``ranger_eval.pipeline`` resolves (from its command's module), and
+    an unknown one is an AttributeError."""
+    import ranger_eval.pipeline as pipeline
+
+    assert all(getattr(pipeline, name) is not None for name in pipeline.__all__)
+    assert set(pipeline.__all__) <= set(dir(pipeline))
+    with pytest.raises(AttributeError, match="no attribute 'run_nothing'"):
+        pipeline.run_nothing  # noqa: B018
+
+
+def test_one_slug_names_compare_figures_and_the_html_report_finds_them():
+    """compare's per-group figure names and the HTML report's lookup use the one slug."""
+    from ranger_eval.formatting import slug
+    from ranger_eval.pipeline import compare as compare_module
+    from ranger_eval.report import html
+
+    assert slug("nDCG@10 (dev)") == "nDCG@10_dev" and slug("a/b c") == "a_b_c"
+    assert slug("  ") == "x"
+    assert compare_module.slug is slug and html._slug is slug

@@ -40,8 +40,8 @@ def test_rank_writes_the_leaderboard_of_the_api(tmp_path: Path) -> None:
     src = _scores(tmp_path)
     run = run_rank(src, tmp_path / "out", figures="none", seed=3, level=0.9)
     expected = rg.bradley_terry(battle_counts(rg.read_scores(src)), level=0.9, seed=3)
-    assert run.bradley_terry is not None
-    pd.testing.assert_series_equal(run.bradley_terry.ratings, expected.ratings, rtol=1e-12)
+    assert run.parts["bradley_terry"] is not None
+    pd.testing.assert_series_equal(run.parts["bradley_terry"].ratings, expected.ratings, rtol=1e-12)
     out = tmp_path / "out"
     pd.testing.assert_frame_equal(pd.read_csv(out / "bradley_terry.csv"), expected.to_frame(),
                                   check_dtype=False, rtol=1e-12)
@@ -70,7 +70,7 @@ def test_rank_without_bradley_terry_and_lower_is_better(tmp_path: Path) -> None:
     # lower is better: the battles are won by the lower score
     run = run_rank(src, tmp_path / "low", figures="none", higher_is_better=False)
     expected = rg.bradley_terry(battle_counts(rg.read_scores(src), higher_is_better=False))
-    pd.testing.assert_series_equal(run.bradley_terry.ratings, expected.ratings, rtol=1e-12)
+    pd.testing.assert_series_equal(run.parts["bradley_terry"].ratings, expected.ratings, rtol=1e-12)
 
 
 def test_rank_of_a_dataset_level_table(tmp_path: Path) -> None:
@@ -82,10 +82,10 @@ def test_rank_of_a_dataset_level_table(tmp_path: Path) -> None:
     table.to_csv(src, index=False)
     run = run_rank(src, tmp_path / "out", figures="none")
     expected = rg.bradley_terry(table_battle_counts(table.set_index("dataset")))
-    assert "battles:scores(datasets)|resample:datasets" in str(run.bradley_terry.signature)
+    assert "battles:scores(datasets)|resample:datasets" in str(run.parts["bradley_terry"].signature)
     assert "bootstrap rounds over datasets" in (tmp_path / "out" / "bradley_terry.md").read_text()
-    assert run.bradley_terry.n_battles == 8 * 3
-    pd.testing.assert_series_equal(run.bradley_terry.ratings, expected.ratings, rtol=1e-12)
+    assert run.parts["bradley_terry"].n_battles == 8 * 3
+    pd.testing.assert_series_equal(run.parts["bradley_terry"].ratings, expected.ratings, rtol=1e-12)
 
 
 def test_rank_says_why_there_is_no_leaderboard(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_rank_says_why_there_is_no_leaderboard(tmp_path: Path) -> None:
     src = tmp_path / "s.csv"
     pd.DataFrame(rows, columns=["dataset", "system", "item", "value"]).to_csv(src, index=False)
     run = run_rank(src, tmp_path / "out", figures="none")
-    assert run.bradley_terry is None
+    assert run.parts["bradley_terry"] is None
     assert any(re.search("no Bradley–Terry leaderboard.*'B'.* never lost", w)
                for w in run.warnings), run.warnings
     out = tmp_path / "out"

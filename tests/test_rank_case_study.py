@@ -43,7 +43,7 @@ def test_bakeoff_ranking_cd_and_naive_average(bakeoff, tmp_path):
     assert list(ranks)[:3] == ["HC2", "MR-Hydra", "MR"]
     assert payload["rank_test"]["critical_difference"] == pytest.approx(6.0730, abs=5e-4)
     # the tie-corrected statistic equals scipy's Friedman test
-    tc = run_rank(bakeoff, tmp_path / "tc", figures="none").rank_test
+    tc = run_rank(bakeoff, tmp_path / "tc", figures="none").parts["rank_test"]
     chi2 = friedmanchisquare(*wide.to_numpy().T).statistic
     assert tc.n_datasets == 112 and tc.statistic <= chi2 + 1e-9
     # HC2 is first, but not significantly better than the next five (one CD-clique)
@@ -76,13 +76,13 @@ def _tidy(tmp_path, seed=0):
 def test_rank_per_item_scores_writes_ranking_graph_and_cd(tmp_path):
     path = _tidy(tmp_path)
     run = run_rank(path, tmp_path / "out", comparisons="all")
-    assert run.ranking is not None and run.ranking.order == ("top", "mid", "base")
-    assert run.rank_test.n_datasets == 3
+    assert run.parts["ranking"] is not None and run.parts["ranking"].order == ("top", "mid", "base")
+    assert run.parts["rank_test"].n_datasets == 3
     names = {p.name for p in run.written}
     assert {"graph.png", "graph.pdf", "cd.png", "ranktest.md", "ranking.json"} <= names
     assert names <= set(RANK_OUTPUTS)
     md = (tmp_path / "out" / "ranking.md").read_text()
-    assert str(run.ranking.signature) in md and "standardized mean" in md
+    assert str(run.parts["ranking"].signature) in md and "standardized mean" in md
 
 
 def test_rank_reads_the_aggregate_section_and_accepts_meta_keys_unused(tmp_path):
@@ -91,8 +91,8 @@ def test_rank_reads_the_aggregate_section_and_accepts_meta_keys_unused(tmp_path)
     cfg.write_text(f"scores: {path.name}\naggregate:\n  comparisons: first-vs-rest\n"
                    "  weights: {accuracy: 2, f1: 1}\n  posthoc: holm\n  control: top\n")
     run = run_rank(cfg, tmp_path / "o1", figures="none")  # the settings are checked
-    assert run.ranking.comparisons == "first-vs-rest" and run.rank_test.posthoc == "holm"
-    assert set(run.ranking.pairwise["a"]) == {"top"}
+    assert run.parts["ranking"].comparisons == "first-vs-rest" and run.parts["rank_test"].posthoc == "holm"
+    assert set(run.parts["ranking"].pairwise["a"]) == {"top"}
     # the meta-analysis settings at the top level (original Ranger layout): accepted, unused
     cfg.write_text(f"scores: {path.name}\ncontrol: top\ntreatment: base\ntest: knha\n")
     result = CliRunner().invoke(app, ["rank", str(cfg), "--out", str(tmp_path / "o2"),
@@ -125,8 +125,8 @@ def test_wide_parquet_with_index_and_rank_test_plot(tmp_path):
     path = tmp_path / "wide.parquet"
     wide.to_parquet(path)  # the dataset names are the index
     run = run_rank(path, tmp_path / "out", posthoc="bonferroni-dunn", control="d")
-    assert run.rank_test.n_datasets == 12 and set(run.rank_test.average_ranks.index) == set("abcd")
-    fig = run.rank_test.plot(title="four systems")
+    assert run.parts["rank_test"].n_datasets == 12 and set(run.parts["rank_test"].average_ranks.index) == set("abcd")
+    fig = run.parts["rank_test"].plot(title="four systems")
     texts = [t.get_text() for t in fig.findobj(match=lambda a: hasattr(a, "get_text"))]
     assert "four systems" in texts
 

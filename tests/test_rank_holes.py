@@ -32,7 +32,7 @@ d7,0.88,,,
 def test_wide_table_with_empty_cells(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text(WIDE)
     run = run_rank(tmp_path / "t.csv", tmp_path / "out", figures="none", html=True)
-    rt = run.rank_test
+    rt = run.parts["rank_test"]
     assert (rt.test, rt.n_missing, rt.n_cells, rt.dropped_datasets) == (
         "skillings-mack", 3, 24, ("d7",))
     assert any("'d7'" in w and "fewer than two results dropped" in w for w in run.warnings)
@@ -59,9 +59,9 @@ def test_per_item_scores_without_a_dataset(tmp_path: Path) -> None:
             for d in range(5) for s in "ABC" if (d, s) != (2, "B") for i in range(4)]
     pd.DataFrame(rows).to_csv(tmp_path / "items.csv", index=False)
     run = run_rank(tmp_path / "items.csv", tmp_path / "out", figures="none")
-    assert run.ranking is None  # the post-op ranking needs every system everywhere
+    assert run.parts["ranking"] is None  # the post-op ranking needs every system everywhere
     assert any("1 dataset × system cell(s) have no scores" in w for w in run.warnings)
-    assert run.rank_test.test == "skillings-mack" and run.rank_test.n_missing == 1
+    assert run.parts["rank_test"].test == "skillings-mack" and run.parts["rank_test"].n_missing == 1
 
 
 @pytest.mark.slow  # the figure layout measures text with matplotlib (~1 s cold)

@@ -35,9 +35,9 @@ def test_rank_writes_the_win_rates_of_the_api(tmp_path: Path) -> None:
     src = _scores(tmp_path)
     run = run_rank(src, tmp_path / "out", figures="none", seed=3, level=0.9)
     expected = rg.win_rate(rg.read_scores(src), level=0.9, seed=3)
-    assert run.win_rates is not None and run.win_rates.resample == "datasets+items"
+    assert run.parts["win_rate"] is not None and run.parts["win_rate"].resample == "datasets+items"
     for name in ("win_rate", "ci_low", "ci_high"):
-        pd.testing.assert_series_equal(getattr(run.win_rates, name), getattr(expected, name))
+        pd.testing.assert_series_equal(getattr(run.parts["win_rate"], name), getattr(expected, name))
     out = tmp_path / "out"
     pd.testing.assert_frame_equal(pd.read_csv(out / "winrate.csv", comment="#"),
                                   expected.to_frame(), check_dtype=False, rtol=1e-12)
@@ -64,13 +64,13 @@ def test_rank_of_a_table_bootstraps_the_datasets(tmp_path: Path) -> None:
     table.to_csv(path)
     run = run_rank(path, tmp_path / "out", figures="none", seed=1)
     expected = rg.win_rate(table, seed=1)
-    assert run.win_rates is not None and run.win_rates.resample == "datasets"
-    pd.testing.assert_series_equal(run.win_rates.ci_low, expected.ci_low)
+    assert run.parts["win_rate"] is not None and run.parts["win_rate"].resample == "datasets"
+    pd.testing.assert_series_equal(run.parts["win_rate"].ci_low, expected.ci_low)
     assert json.loads((tmp_path / "out" / "ranking.json").read_text())["win_rate"][
         "systems"][0]["system"] == "A"
 
 
 def test_rank_without_a_seed_records_the_one_it_drew(tmp_path: Path) -> None:
     run = run_rank(_scores(tmp_path), tmp_path / "out", figures="none")
-    assert run.win_rates is not None and isinstance(run.win_rates.seed, int)
-    assert f"seed:{run.win_rates.seed}" in str(run.win_rates.signature)
+    assert run.parts["win_rate"] is not None and isinstance(run.parts["win_rate"].seed, int)
+    assert f"seed:{run.parts['win_rate'].seed}" in str(run.parts["win_rate"].signature)

@@ -167,10 +167,10 @@ def test_samples_with_seeds_average_within_seed() -> None:
 
 
 def test_display_names_keep_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ranger_eval.pipeline as pipeline
+    import ranger_eval.pipeline._common as common  # where with_display_names reads them
 
-    monkeypatch.setattr(pipeline, "display_names", lambda exp: ({"A": "Alpha"}, {}))
-    renamed = pipeline.with_display_names(Scores(_table(3)), None)
+    monkeypatch.setattr(common, "display_names", lambda exp: ({"A": "Alpha"}, {}))
+    renamed = common.with_display_names(Scores(_table(3)), None)
     assert renamed.systems == ("Alpha", "B") and renamed.samples_label == "3"
     assert (renamed.sample_stats()["k_samples"] == 3).all()
 

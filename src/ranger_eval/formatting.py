@@ -8,11 +8,12 @@ The rule for the digits is the same in every style; only the markup of exponents
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 
 __all__ = ["format_correction", "format_level", "format_percent", "format_probability",
            "format_pvalue", "format_sci",
-           "preview", "show", "STYLES"]
+           "preview", "show", "slug", "STYLES"]
 
 STYLES: tuple[str, ...] = ("text", "unicode", "latex", "html")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -136,3 +137,11 @@ def preview(values: Iterable[object], limit: int = 10) -> str:
     values = list(values)
     shown = ", ".join(show(v) for v in values[:limit])
     return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
+
+
+def slug(text: str) -> str:
+    """The file-name form of a dataset or metric name: every run of characters other than
+    letters, digits and ``@.+=-`` becomes one ``_`` (``"nDCG@10 (dev)"`` → ``"nDCG@10_dev"``),
+    ``"x"`` when nothing is left. ``compare`` names its per-group figures with it
+    (``graph-DATASET-METRIC.png``) and the HTML report finds them by it."""
+    return re.sub(r"[^A-Za-z0-9@.+=-]+", "_", text).strip("_") or "x"

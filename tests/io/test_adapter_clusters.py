@@ -167,7 +167,7 @@ def test_compare_leaderboard_se_equals_inspects_own_clustered_stderr(tmp_path: P
                       system_from="task_args.strong")
     means = pd.DataFrame(json.loads((tmp_path / "out" / "comparison.json").read_text())["means"])
     csv = pd.read_csv(tmp_path / "out" / "leaderboard.csv").set_index("system")
-    assert run.comparison.signature.fields["cluster"] == "passage"
+    assert run.result.signature.fields["cluster"] == "passage"
     for system, (se, n_passages) in want.items():
         i = board.systems.index(system)
         assert board.se[i, 0] == pytest.approx(se, rel=1e-12)

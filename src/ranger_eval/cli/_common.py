@@ -6,6 +6,7 @@ printed as ``ranger-eval: warning: …``. A :class:`~ranger_eval.errors.RangerEr
 """
 from __future__ import annotations
 
+import gc
 import shlex
 import sys
 from collections.abc import Callable, Iterable
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from ..errors import ANY, Hint, in_callers_words, speaking
+from ..errors import ANY, ConfigError, Hint, InputError, in_callers_words, speaking
 from ..settings import (
     CompareSettings,
     MetaSettings,
@@ -67,8 +68,6 @@ def true_or_false(option: str, value: str | None) -> bool | None:
         return None
     words = {"true": True, "false": False}
     if value.strip().lower() not in words:
-        from ..errors import ConfigError
-
         raise ConfigError(f"option {option}: expected true or false; got {value!r}")
     return words[value.strip().lower()]
 
@@ -247,8 +246,6 @@ def imports_done() -> None:
     which live until the process ends anyway. It takes 0.2 s off a one-second command
     (benchmarks/cli_bench.py)."""
     if ONE_COMMAND_PROCESS:
-        import gc
-
         gc.freeze()
 
 
@@ -267,8 +264,6 @@ def friendly_errors(func: F) -> F:
         except typer.Exit:
             raise
         except FileNotFoundError as exc:  # a reader that did not check: still an InputError
-            from ..errors import InputError
-
             error = InputError(f"{exc.filename}: file not found" if exc.filename
                                else str(exc))
             raise fail(str(error)) from error

@@ -139,7 +139,7 @@ def register(app: typer.Typer) -> None:
         bounds: BoundsOption = None,
     ) -> None:
         """Compare systems pairwise: tests, corrections, effect sizes, tables and plots."""
-        from ..pipeline import run_compare
+        from ..pipeline import compare_summary, run_compare
 
         imports_done()
 
@@ -153,17 +153,5 @@ def register(app: typer.Typer) -> None:
             per_dataset_figures=per_dataset_figures, cluster=cluster, bounds=bounds,
         )
         warn(run.warnings)
-        comp = run.comparison
-        from ..pipeline import capped_comparison
-        from ..report import to_markdown
-
-        n_sig = int(comp.table["significant"].sum())
-        shown, _, note = capped_comparison(comp, warn=False)  # the warning is in run.warnings
-        typer.echo(to_markdown(shown.leaderboard()) + ("" if note is None else f"\n{note}"))
-        typer.echo(f"{len(comp.table)} comparisons, {n_sig} significant")
-        from ..report.tables import hypothesis_sentence
-
-        verdict = hypothesis_sentence(comp)
-        if verdict:
-            typer.echo(verdict)
+        typer.echo(compare_summary(run.result))
         report_written(run.written)

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
         metrics (ranking, CD diagram, connected graph in ranking/). They illustrate the workflow
         and are not real results.
         """
-        from ..pipeline import run_demo
+        from ..pipeline import demo_summary, run_demo
 
         imports_done()
 
@@ -33,9 +33,5 @@ def register(app: typer.Typer) -> None:
             f"synthetic example data written to {out / 'example'} (simulated, not real results)"
         )
         warn(run.warnings)
-        typer.echo(run.meta.result.result.summary())
-        from ..report import to_markdown
-
-        typer.echo("")
-        typer.echo(to_markdown(run.rank.ranking))
+        typer.echo(demo_summary(run))
         report_written(run.written)

@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--cluster", metavar="FIELD", help=CLUSTER_HELP)] = None,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
-        from ..pipeline import run_rank
+        from ..pipeline import rank_summary, run_rank
 
         imports_done()
 
@@ -86,12 +86,5 @@ def register(app: typer.Typer) -> None:
             bradley_terry=true_or_false("--bradley-terry", bradley_terry),
         )
         warn(run.warnings)
-        from ..report import to_markdown
-
-        typer.echo(to_markdown(run.ranking if run.ranking is not None else run.rank_test))
-        if run.bradley_terry is not None:
-            from ..report.arena import rank_sentences
-
-            typer.echo("Bradley–Terry leaderboard (bradley_terry.md): "
-                       + " ".join(rank_sentences(run.bradley_terry)[:1]))
+        typer.echo(rank_summary(run))
         report_written(run.written)

@@ -15,10 +15,10 @@ def register(app: typer.Typer) -> None:
         folder: Path = typer.Argument(..., help="Output folder of meta, compare, rank or demo."),
     ) -> None:
         """Write FOLDER/report.html: figures, sortable tables, results as JSON, plain reading."""
-        from ..pipeline import write_report
+        from ..pipeline import run_report
 
         imports_done()
 
-        path, warnings = write_report(folder, command_line())
-        warn(warnings)
-        typer.echo(f"wrote: {path}")
+        run = run_report(folder, command_line())
+        warn(run.warnings)
+        typer.echo(f"wrote: {run.result}")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import typer
 
+from ..errors import InputError
+from ..signature import FIELDS, RETIRED, describe_fields, parse_signature, signature_level
 from ._common import friendly_errors
 
 
@@ -15,9 +17,6 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Explain the reproducibility signature printed under every table and figure."""
-        from ..errors import InputError
-        from ..signature import FIELDS, RETIRED, describe_fields, parse_signature, signature_level
-
         if text is None:
             typer.echo(describe_fields())
             return

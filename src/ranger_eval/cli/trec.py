@@ -17,136 +17,11 @@ shares no topic with the qrels (trec_eval would print nothing, or zeros with ``-
 """
 from __future__ import annotations
 
-import json
-import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
-from ..errors import ConfigError, Said
 from ._common import cli_message, fail, friendly_errors, imports_done, warn
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from ..ir.evaluation import PreparedQrels
-
-FORMATS = ("trec", "tsv", "csv", "json")
-DEFAULT_MEASURES = ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "RR", "P@5", "P@10", "nDCG",
-                    "nDCG@10")
-
-
-def _run_names(runs: list[Path]) -> tuple[list[str], list[str]]:
-    """The name of each run and the notes that say where a name did not come from the data.
-
-    A run is named by its run tag (:func:`ranger_eval.ir.readers.run_tag`); by its file name
-    (its path when two runs share a file name) when it has no tag, mixes tags, or shares its tag
-    with another run given."""
-    from ..ir.readers import run_tag
-
-    files = [p.name for p in runs]
-    if len(set(files)) != len(files):
-        files = [str(p) for p in runs]
-    tags = [run_tag(p) for p in runs]
-    names: list[str] = []
-    untagged: list[str] = []
-    shared: list[str] = []
-    for file, tag in zip(files, tags, strict=True):
-        if tag is not None and tags.count(tag) == 1 and (tag not in files or tag == file):
-            names.append(tag)
-            continue
-        names.append(file)
-        (untagged if tag is None else shared).append(file if tag is None else f"{file} ({tag})")
-    notes = []
-    if untagged:
-        notes.append(f"{', '.join(untagged)}: named by the file name: no single run tag "
-                     "(4-field run, or several tags in the file)")
-    if shared:
-        notes.append(f"{', '.join(shared)}: named by the file name: the run tag is not unique "
-                     "among the runs given")
-    return names, notes
-
-
-def _as_written(frame: pd.DataFrame, asked: list[str]) -> pd.DataFrame:
-    """``frame`` with its measures named as the user wrote them (``-m map`` → ``map``)."""
-    from ..ir.measures import written_names
-
-    written = written_names(asked)
-    return frame.assign(measure=frame["measure"].map(lambda m: written.get(m, m)))
-
-
-def _fmt_value(value: float, count: bool) -> str:
-    return str(int(round(value))) if count else f"{value:6.4f}"
-
-
-def _plain(value: float, count: bool) -> int | float:
-    return int(round(value)) if count else float(value)
-
-
-def _render(blocks: list[tuple[str, pd.DataFrame, pd.DataFrame]], fmt: str, per_query: bool,
-            prefix: bool) -> str:
-    """blocks: (run name, per-query DataFrame, summary DataFrame)."""
-    from ..ir.measures import parse_measure
-
-    counts: dict[str, bool] = {}
-
-    def is_count(m: str) -> bool:
-        if m not in counts:
-            counts[m] = parse_measure(m).is_count
-        return counts[m]
-
-    rows: list[tuple[str, str, str, float]] = []
-    for name, per_q, summary in blocks:
-        if per_query:
-            rows.extend((name, m, q, v) for q, m, v in per_q[["query_id", "measure", "value"]]
-                        .itertuples(index=False))
-        rows.extend((name, m, "all", v) for m, v in summary[["measure", "value"]]
-                    .itertuples(index=False))
-    if fmt == "trec":
-        lines = []
-        for run, m, q, v in rows:
-            line = f"{m:<22}\t{q}\t{_fmt_value(v, is_count(m))}"
-            lines.append(f"{run}\t{line}" if prefix else line)
-        return "\n".join(lines) + "\n"
-    if fmt == "json":
-        recs = [{"run": r, "measure": m, "query_id": q, "value": _plain(v, is_count(m))}
-                for r, m, q, v in rows]
-        return json.dumps(recs, indent=1) + "\n"
-    import csv
-    import io
-
-    buf = io.StringIO()
-    writer = csv.writer(buf, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
-    writer.writerow(["run", "measure", "query_id", "value"])
-    writer.writerows((r, m, q, _plain(v, is_count(m))) for r, m, q, v in rows)
-    return buf.getvalue()
-
-
-def _trec_eval_complete_num_rel(summary: pd.DataFrame, qrels: PreparedQrels, level: int,
-                                run: str, notes: list[str]) -> pd.DataFrame:
-    """trec_eval's ``num_rel`` ``all`` value under ``-c`` (m_num_rel.c, te_calc_avg_num_rel):
-    the number of qrels documents with a label > 0 over all qrels topics, whatever ``-l`` says,
-    where its per-topic values count labels >= ``-l``. The two differ only when ``-l`` is not 1
-    (and the qrels hold labels 0 or >= 2): the trec_eval value is printed and a note appended to
-    ``notes`` gives both."""
-    from ..ir.measures import parse_measure
-
-    rows = [i for i, m in enumerate(summary["measure"])
-            if (pm := parse_measure(m)).name == "NumRel" and pm.rel is None]
-    if not rows:
-        return summary
-    trec_value = float((qrels.label > 0).sum())
-    per_topic = float(summary["value"].iloc[rows[0]])
-    if trec_value == per_topic:
-        return summary
-    out = summary.copy()
-    out.loc[out.index[rows], "value"] = trec_value
-    notes.append(
-        f"{run}: NumRel 'all' = {int(trec_value)} as trec_eval -c prints it: the qrels documents "
-        f"with a label > 0 over all {qrels.n_topics} qrels topics, whatever -l says; the "
-        f"per-topic NumRel values (label >= {level}) sum to {int(per_topic)}")
-    return out
 
 
 def register(app: typer.Typer) -> None:
@@ -179,45 +54,18 @@ def register(app: typer.Typer) -> None:
                  "failing."),
     ) -> None:
         """Evaluate runs against qrels with trec_eval semantics."""
-        from ..ir import evaluation, measures
-        from ..ir.errors import IgnoredTopicsWarning, NoCommonTopicsError
+        from ..ir.errors import NoCommonTopicsError
+        from ..pipeline.trec import run_trec
 
         imports_done()
 
-        if fmt not in FORMATS:
-            raise ConfigError(f"option --format: unknown format {fmt!r}; use one of "
-                              f"{', '.join(FORMATS)}")
         try:
-            asked = list(measure) if measure else list(DEFAULT_MEASURES)
-            ms = measures.parse_measures(asked)
-            notes: list[str] = []
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", IgnoredTopicsWarning)
-                q = evaluation.prepare_qrels(qrels)
-                # one batch call: the qrels are indexed once and the runs parsed concurrently;
-                # systems are keyed by position, so a run given twice is printed twice
-                many = evaluation.evaluate_many(
-                    q, {str(i): run for i, run in enumerate(runs)}, ms,
-                    missing="zero" if complete else "drop",
-                    score_precision="float32" if float32 else "float64",
-                    max_docs=max_docs, relevance_level=level, allow_no_overlap=allow_no_overlap)
-                system = many["system"].to_numpy()
-                blocks = []
-                names, name_notes = _run_names(runs)
-                if len(runs) > 1 or fmt != "trec":  # the names are printed
-                    notes += name_notes
-                for i, name in enumerate(names):
-                    per_q = (many[system == str(i)].drop(columns="system")
-                             .reset_index(drop=True))
-                    summary = evaluation.summarize(per_q)
-                    per_q, summary = _as_written(per_q, asked), _as_written(summary, asked)
-                    if complete:
-                        summary = _trec_eval_complete_num_rel(summary, q, level, name, notes)
-                    blocks.append((name, per_q, summary))
+            run = run_trec(qrels, runs, measure, per_query=per_query, complete=complete,
+                           max_docs=max_docs, relevance_level=level, format=fmt,
+                           float32=float32, allow_no_overlap=allow_no_overlap)
         except NoCommonTopicsError as exc:
             raise fail(exc.describe("use --allow-no-overlap to evaluate it anyway")) from None
         except (ValueError, OSError, TypeError) as exc:
             raise fail(cli_message(exc)) from None
-        warn([*(Said(str(w.message), getattr(w.message, "hints", ())) for w in caught),
-              *notes])
-        typer.echo(_render(blocks, fmt, per_query, prefix=len(runs) > 1), nl=False)
+        warn(run.warnings)
+        typer.echo(run.result, nl=False)

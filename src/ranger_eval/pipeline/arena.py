@@ -19,7 +19,7 @@ from ..plots.arena import ratings_plot, win_probability_heatmap
 from ..report.arena import arena_csv, arena_json, arena_latex, arena_markdown
 from ..settings import ArenaSettings
 from ..verdicts.bradley_terry import battle_counts, bradley_terry
-from . import collecting_warnings, finish_outputs
+from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
 
 __all__ = ["ARENA_OUTPUTS", "run_arena"]

@@ -20,7 +20,7 @@ from ..plots.aso import aso_heatmap
 from ..report.verdicts import aso_csv, aso_json, aso_latex, aso_markdown, figure_suffix
 from ..settings import ASOSettings
 from ..verdicts.aso import aso_groups
-from . import collecting_warnings, finish_outputs
+from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
 
 __all__ = ["ASO_OUTPUTS", "figure_stem", "run_aso", "split"]

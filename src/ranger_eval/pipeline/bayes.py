@@ -26,9 +26,10 @@ from ..plots.bayes import posterior_plot, simplex_plot
 from ..report.verdicts import bayes_csv, bayes_json, bayes_latex, bayes_markdown
 from ..settings import BayesSettings
 from ..verdicts.bayes import correlated_ttests, dataset_tests
-from . import collecting_warnings, finish_outputs, read_rank_input
+from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
 from .aso import figure_stem, split
+from .rank import read_rank_input
 
 __all__ = ["BAYES_OUTPUTS", "MAX_POSTERIOR_FIGURES", "dataset_table", "run_bayes"]
 

@@ -13,7 +13,7 @@ from ..report.plan import plan_markdown
 from ..settings import PLAN_TESTS, PlanSettings, settings_fields
 from ..stats.pilot import plan_from_pilot
 from ..stats.power import plan
-from . import _some, collecting_warnings, finish_outputs, load_scores_input
+from ._common import _some, collecting_warnings, finish_outputs, load_scores_input
 from ._run import CommandRun
 
 __all__ = ["PLAN_OUTPUTS", "run_plan"]

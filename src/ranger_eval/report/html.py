@@ -43,6 +43,7 @@ import pandas as pd
 from ..atomic import write_text
 from ..errors import ReportError
 from ..formatting import format_level, format_percent, format_pvalue
+from ..formatting import slug as _slug
 from ..signature import parse_signature, signature_level
 from .tables import jsonable
 
@@ -717,11 +718,6 @@ def _compare(a: _Analysis) -> None:
     a.tables.append(_table(f"t{a.index}-comparison", "All pairwise tests", caption,
                            headers, rows))
     a.data["slugs"] = {_slug(d) + "-" + _slug(m_): f"{d} · {m_}" for d, m_ in groups}
-
-
-def _slug(text: str) -> str:
-    """The file-name form of a dataset or metric name (as the figures' names use it)."""
-    return re.sub(r"[^A-Za-z0-9@.+=-]+", "_", text).strip("_") or "x"
 
 
 def _md_cells(line: str) -> list[str]:

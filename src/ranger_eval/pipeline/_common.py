@@ -1,0 +1,548 @@
+"""What every command's pipeline shares: option values checked and blamed on their option,
+warnings collected into the run, an experiment's per-item scores read once, display names,
+and the last steps of every output folder (manifest, ``report.html``).
+
+Each command has a module of its own (:mod:`.compare`, :mod:`.rank`, :mod:`.meta`, :mod:`.trec`,
+:mod:`.report`, :mod:`.demo` …) built from these parts; this module imports none of them.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from .. import ir
+from ..errors import (
+    ConfigError,
+    InputError,
+    RangerError,
+    Said,
+    SettingsError,
+    in_callers_words,
+    suggest,
+)
+from ..io import (
+    Experiment,
+    IRConfig,
+    adapters,
+    load_experiment,
+    read_item_scores,
+    read_scores,
+)
+from ..io.logtree import recording_log_trees
+from ..ir.measures import written_names
+from ..output import OutputFolder
+from ..progress import progress_bar
+from ..report.html import REPORT_FILE, write_html_report
+from ..scores import Scores
+from ..settings import check_value, check_whole, cli_options, settings_fields
+
+__all__ = [
+    "YAML_SUFFIXES",
+    "CollectedScores",
+    "check_format",
+    "collect_scores",
+    "collecting_warnings",
+    "display_names",
+    "finish_outputs",
+    "load_scores_input",
+    "only_metrics",
+    "option_error",
+    "parse_bounds",
+    "settings_options",
+    "with_display_names",
+    "with_option_bounds",
+    "write_report",
+]
+
+T = TypeVar("T")
+#: The suffixes of an experiment YAML (any other input is a scores table or a tool's output).
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+# --------------------------------------------------------------------------- option values
+def option_error(option: str, message: str) -> ConfigError:
+    """``option --OPTION: message``: a bad command-line value, blamed on the option (never on the
+    input file). ``option`` is the Python name (``n_resamples`` → ``--n-resamples``)."""
+    return ConfigError(f"option --{option.replace('_', '-')}: {message}")
+
+
+def parse_bounds(values: Sequence[str] | None) -> dict[str, list[float]] | None:
+    """``--bounds METRIC=LO,HI`` (each value once per metric) as the YAML ``bounds:`` mapping
+    ``{metric: [lo, hi]}``; None when not given. A value that is not ``METRIC=LO,HI`` with two
+    numbers is ``option --bounds: …``."""
+    if not values:
+        return None
+    out: dict[str, list[float]] = {}
+    for value in values:
+        metric, eq, rest = str(value).rpartition("=")
+        parts = rest.split(",")
+        try:
+            if not eq or not metric.strip() or len(parts) != 2:
+                raise ValueError
+            lo, hi = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise option_error("bounds", f"expected METRIC=LO,HI (e.g. f1=0,1); got "
+                                         f"{value!r}") from None
+        out[metric.strip()] = [lo, hi]
+    return out
+
+
+def with_option_bounds(scores: Scores, bounds: dict[str, list[float]] | None) -> Scores:
+    """``scores`` with the ranges of ``--bounds`` declared (over those the YAML or a reader
+    gave); a range the scores contradict, an unknown metric or lo ≥ hi is
+    ``option --bounds: …``."""
+    if not bounds:
+        return scores
+    return _checked("bounds", lambda: scores.with_bounds(bounds))
+
+
+def _checked(option: str, check: Callable[[], T]) -> T:
+    """``check()``; a :class:`RangerError` it raises is re-raised as ``option --OPTION: …``
+    (a settings error's own ``OPTION: `` prefix dropped)."""
+    try:
+        return check()
+    except RangerError as exc:
+        raise option_error(option, str(exc).removeprefix(f"{option}: ")) from exc
+
+
+def _whole(option: str, value: object, low: int, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]``, else ``option --OPTION: …`` naming the range."""
+    return _checked(option, lambda: check_whole(option, value, low, high))
+
+
+def check_format(value: str | None, option: str = "format") -> str | None:
+    """An input ``format``: None, ``auto``, ``table`` or an adapter's name (aliases and case
+    folded to the canonical name, e.g. ``lm_eval`` → ``lm-eval``)."""
+    if value is None or value in ("auto", "table"):
+        return value
+    try:
+        return adapters.normalize_format(value)
+    except RangerError:
+        choices = ("auto", *adapters.FORMATS)
+        raise option_error(option, f"unknown format {value!r}; use one of {', '.join(choices)}"
+                           + suggest(value, choices)) from None
+
+
+def settings_options(cls: type[Any], options: dict[str, Any], prefix: str = ""
+                     ) -> dict[str, Any]:
+    """``options`` with each value (not None) of a field of the settings class ``cls`` (key
+    ``prefix + field``) checked alone by that field's check and in canonical spelling (names
+    are case-insensitive where the analysis says so: ``--method reml`` is ``REML``); a bad
+    value is a :class:`ConfigError` ``option --OPTION: …`` naming the value and what is
+    accepted. Other keys are returned unchanged."""
+    flags = cli_options(cls)
+    out = dict(options)
+    for key, value in options.items():
+        name = key.removeprefix(prefix) if key.startswith(prefix) else None
+        if value is not None and name in settings_fields(cls):
+            try:
+                out[key] = check_value(cls, name, value)
+            except SettingsError as exc:
+                raise option_error(flags.get(name, name),
+                                   str(exc).removeprefix(f"{name}: ")) from exc
+    return out
+
+
+
+# --------------------------------------------------------------------------- warnings
+@contextmanager
+def collecting_warnings(sink: list[str], trees: list[Any] | None = None) -> Iterator[None]:
+    """Record every warning raised inside the block as one line of text in ``sink`` (a
+    :class:`~ranger_eval.errors.Said`: with the warning's hints, which the command line says as
+    its options), and (``trees``) every folder tree of logs read inside it
+    (:class:`~ranger_eval.io.logtree.LogTree`, for ``manifest.json``'s ``inputs``)."""
+    with warnings.catch_warnings(record=True) as caught, recording_log_trees() as read:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        try:
+            yield
+        except RangerError as exc:  # its warnings are lost: say what the trees left out
+            skips = "; ".join(f"{t.folder}: skipped {len(t.skipped)}: {t.skipped_text()}"
+                              for t in read if t.skipped)
+            if skips and exc.args:
+                exc.args = (f"{exc.args[0]} (while reading the logs, {skips})", *exc.args[1:])
+            raise
+    for w in caught:  # in the caller's words: the command line's options during a command
+        hints = getattr(w.message, "hints", ())
+        sink.append(Said(in_callers_words(" ".join(str(w.message).split()), hints), hints))
+    if trees is not None:
+        trees.extend(read)
+
+
+# --------------------------------------------------------------------------- scores of an experiment
+@dataclass(frozen=True)
+class CollectedScores:
+    """Per-item scores of an experiment's systems, and what could not be scored.
+
+    ``skipped`` maps a task id to the reason it has no scores at all (an IR task without qrels,
+    or fewer than two of the requested systems with a file); ``missing`` lists the
+    ``(system, task)`` pairs without a file on tasks that were still scored. Both are also
+    warned about: nothing is left out silently.
+    """
+
+    scores: Scores
+    skipped: dict[str, str]
+    missing: tuple[tuple[str, str], ...] = ()
+
+
+def _collect_task(exp: Experiment, task: Any, systems: list[str], measures: list[str],
+                  ir_cfg: IRConfig, frames: list[pd.DataFrame], skipped: dict[str, str],
+                  missing: list[tuple[str, str]]) -> None:
+    """Per-item scores of one task (appended to ``frames``), or why it has none."""
+    cfg = exp.config
+    if exp.is_ir and task.qrels is None:
+        skipped[task.id] = "no qrels"
+        return
+    have = [s for s in systems if task.id in cfg.systems[s].files]
+    lacking = [s for s in systems if s not in have]
+    if len(have) < min(2, len(systems)):
+        skipped[task.id] = f"no file for {', '.join(lacking)}"
+        return
+    missing += [(s, task.id) for s in lacking]
+    if task.qrels is not None:
+        runs = {s: exp.path(cfg.systems[s].files[task.id]) for s in have}
+        evaluation = ir.evaluate_many(
+            exp.path(task.qrels), runs, measures, missing=ir_cfg.missing,
+            score_precision=ir_cfg.score_precision, progress=False,
+        )
+        frame = ir.to_scores(evaluation, task.id).frame
+        # the measures as the user wrote them (map, ndcg@10), not ir_measures' AP, nDCG@10
+        written = written_names(measures, verbatim=True)
+        frames.append(frame.assign(metric=frame["metric"].map(lambda m: written.get(m, m))))
+        return
+    for sys_id in have:
+        sys_cfg = cfg.systems[sys_id]
+        path = exp.path(sys_cfg.files[task.id])
+        if adapters.input_format(path) is not None:  # an evaluation log (.eval, lm-eval, HELM ...)
+            frames.append(_log_task_frame(exp, path, task.id, sys_id))
+            continue
+        series = read_item_scores(
+            path,
+            item_column=sys_cfg.item_column,
+            value_column=sys_cfg.value_column,
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": task.id,
+                    "system": sys_id,
+                    "metric": cfg.metric or "score",
+                    "item": series.index.to_numpy(),
+                    "value": series.to_numpy(),
+                }
+            )
+        )
+
+
+def _log_task_frame(exp: Experiment, path: Path, task_id: str, sys_id: str) -> pd.DataFrame:
+    """The rows of an evaluation log listed as ``systems.<sys_id>.files.<task_id>``: the
+    system is ``sys_id``; the dataset is ``task_id`` (the log's own task of that name, or its
+    only one); with ``metric:`` only that metric."""
+    cfg = exp.config
+    where = f"{exp.source}: systems.{sys_id}.files.{task_id}: {path}"
+    sys_cfg = cfg.systems[sys_id]
+    columns = {k for k in ("item_column", "value_column") if k in sys_cfg.model_fields_set}
+    if columns:
+        raise ConfigError(f"{exp.source}: systems.{sys_id}.{sorted(columns)[0]}: not used for "
+                          f"{path.name}, an evaluation log (its items and values are the "
+                          f"log's own); remove the key")
+    frame = read_scores(path, format=cfg.format, system=sys_id).raw_frame
+    datasets = list(dict.fromkeys(frame["dataset"].astype(str)))
+    if task_id in datasets:
+        frame = frame[frame["dataset"].astype(str) == task_id]
+    elif len(datasets) > 1:
+        raise ConfigError(f"{where} holds {len(datasets)} tasks ({_some(datasets)}), none named "
+                          f"{task_id!r}: name the task after one of them, or list the log as "
+                          f"`systems: {{{sys_id}: {path.name}}}` (every task it holds)")
+    if cfg.metric is not None:
+        metrics = list(dict.fromkeys(frame["metric"].astype(str)))
+        if cfg.metric not in metrics:
+            raise ConfigError(f"{where} has no metric {cfg.metric!r} (its metrics: "
+                              f"{_some(metrics)})")
+        frame = frame[frame["metric"].astype(str) == cfg.metric]
+    return frame.assign(dataset=task_id).reset_index(drop=True)
+
+
+def _read_inputs(inputs: Sequence[tuple[Path, str | None]], format: str | None,
+                 system_from: str | list[str] | None, cluster: str | None = None) -> Scores:
+    """The ``scores:`` entries (or the logs of ``systems: {name: path}``) as one Scores: each
+    (path, system) read with :func:`read_scores` (the system, when named, replaces the logs'
+    own; ``cluster`` names the field of each item's cluster); two inputs holding one key are
+    an error naming both files."""
+    if all(system is None for _, system in inputs):
+        return read_scores([p for p, _ in inputs], format=format, system_from=system_from,
+                           cluster=cluster)
+    frames = [read_scores(p, format=format, system=system, system_from=system_from,
+                          cluster=cluster).raw_frame
+              for p, system in inputs]
+    return adapters.concat_inputs(frames, [p for p, _ in inputs],
+                         source=f"{len(inputs)} inputs ({inputs[0][0]}, ...)")
+
+
+def collect_scores(
+    exp: Experiment, systems: list[str] | None = None, measures: list[str] | None = None
+) -> CollectedScores:
+    """Per-item scores of ``systems`` (default: all) on every task of the experiment.
+
+    Score files are read with :func:`read_item_scores` (metric = the config's ``metric`` or
+    ``"score"``). IR tasks (with ``qrels``) are evaluated from the systems' TREC runs with
+    :func:`ranger_eval.ir.evaluate_many` on ``measures`` (default: the ``ir.measure``); the metric
+    is the measure name. A config with a tidy ``scores`` table is read as it is.
+    """
+    cfg = exp.config
+    logs = {k: exp.log_paths(k) for k, c in cfg.systems.items() if c.logs}
+    if cfg.scores is not None or logs:
+        inputs = ([(p, k) for k, paths in logs.items() for p in paths] if logs
+                  else exp.score_inputs)
+        scores = _read_inputs(inputs, cfg.format, cfg.system_from, cfg.cluster)
+        if cfg.metric is not None and cfg.metric not in scores.metrics:
+            adapters.check_corpus_metrics([p for p, _ in inputs], [cfg.metric], cfg.format)
+        left_out: dict[str, str] = {}
+        if cfg.metric is not None and cfg.metric in scores.metrics:
+            scores, left_out = only_metrics(scores, [cfg.metric], stacklevel=3)
+        if systems is not None:
+            scores = scores.filter(systems=systems)
+        if cfg.bounds:
+            scores = scores.with_bounds(cfg.bounds)
+        return CollectedScores(scores, left_out)
+    systems = list(cfg.systems) if systems is None else list(systems)
+    ir_cfg = cfg.ir or IRConfig()
+    measures = measures or [ir_cfg.measure]
+    frames: list[pd.DataFrame] = []
+    skipped: dict[str, str] = {}
+    missing: list[tuple[str, str]] = []
+    with progress_bar("reading scores", total=len(cfg.tasks)) as advance:
+        for task in cfg.tasks:
+            _collect_task(exp, task, systems, measures, ir_cfg, frames, skipped, missing)
+            advance(description=f"reading scores: {task.id}")
+    if skipped:
+        kind = "collection" if exp.is_ir else "task"
+        warnings.warn(
+            f"skipped {kind}(s): " + "; ".join(f"{k} ({v})" for k, v in skipped.items()),
+            stacklevel=2,
+        )
+    if missing:
+        warnings.warn(
+            "no file for " + "; ".join(f"{s} on {t}" for s, t in missing)
+            + " (left out of those tasks)",
+            stacklevel=2,
+        )
+    if not frames:
+        raise ConfigError(f"{exp.source}: no scores: no task has files for the systems {systems}")
+    if any("sample" in f.columns for f in frames):  # a log of one epoch: K = 1 per item
+        frames = [f if "sample" in f.columns else f.assign(sample="1") for f in frames]
+    scores = Scores(pd.concat(frames, ignore_index=True), source=str(exp.source))
+    scores = _known_bounds(scores, exp.is_ir)
+    if cfg.bounds:
+        scores = scores.with_bounds(cfg.bounds)
+    return CollectedScores(scores, skipped, tuple(missing))
+
+
+def _known_bounds(scores: Scores, is_ir: bool) -> Scores:
+    """``scores`` with the IR measures evaluated from runs (nDCG, AP, P@k, R@k, RR …, every
+    measure but the counts) declared in [0, 1] (:func:`ranger_eval.ir.measure_bounds`), where
+    their values lie inside: the intervals of their means stay in range (issue 27 §3)."""
+    if not is_ir:
+        return scores
+    f = scores.frame
+    bounds = {m: b for m, b in ir.measure_bounds(scores.metrics).items()
+              if f.loc[f["metric"] == m, "value"].between(*b).all()}
+    return scores.with_bounds(bounds) if bounds else scores
+
+def only_metrics(scores: Scores, metrics: Sequence[str], *, stacklevel: int = 2
+                 ) -> tuple[Scores, dict[str, str]]:
+    """The rows of ``metrics`` only (``--metric``, the YAML's ``metric``), saying what that
+    leaves out: one warning names every dataset without some of them and the metrics it has;
+    the datasets without any of them are returned as left out (dataset → reason, e.g.
+    ``{"wic": "no metric 'acc' (its metrics: mcc)"}``) for ``skipped``. A metric that no
+    dataset has is an error listing the metrics there are (:meth:`Scores.filter`)."""
+    kept = scores.filter(metrics=metrics)
+    pairs = scores.frame[["dataset", "metric"]].drop_duplicates()
+    wanted = list(dict.fromkeys(str(m) for m in metrics))
+    has = pairs.groupby("dataset", sort=False)["metric"].agg(list)
+    lacking = {d: [m for m in wanted if m not in got] for d, got in has.items()}
+    lacking = {d: ms for d, ms in lacking.items() if ms}
+    if not lacking:
+        return kept, {}
+    left_out = {str(d): f"no metric {_some(map(repr, ms))} (its metrics: {_some(has[d])})"
+                for d, ms in lacking.items() if len(ms) == len(wanted)}
+    partly = [f"{d} has no {_some(map(repr, ms))} (its metrics: {_some(has[d])})"
+              for d, ms in lacking.items() if len(ms) < len(wanted)]
+    parts = ([f"left out {len(left_out)} of {len(has)} dataset(s) without metric "
+              f"{_some(map(repr, wanted))}: "
+              + "; ".join(f"{d} ({why})" for d, why in list(left_out.items())[:20])
+              + (f"; … ({len(left_out)} in all)" if len(left_out) > 20 else "")]
+             if left_out else [])
+    if partly:
+        parts.append("; ".join(partly[:20]) + (f"; … ({len(partly)} in all)"
+                                               if len(partly) > 20 else ""))
+    warnings.warn(". ".join(parts), stacklevel=stacklevel)
+    return kept, left_out
+
+
+# --------------------------------------------------------------------------- display names
+def display_names(exp: Experiment | None) -> tuple[dict[str, str], dict[str, str]]:
+    """(system id → display name, task id → display name) of an experiment's ``name`` keys.
+
+    Only ids with a name of their own are listed. Two systems (or two tasks) shown under the same
+    name would merge in every table and figure, so that is a :class:`ConfigError`.
+    """
+    if exp is None:
+        return {}, {}
+    result = []
+    for kind, labels in (("systems", exp.system_labels), ("tasks", exp.task_labels)):
+        seen: dict[str, str] = {}
+        for ident, label in labels.items():
+            if label in seen:
+                raise ConfigError(
+                    f"{exp.source}: {kind}: {seen[label]!r} and {ident!r} are both shown as "
+                    f"{label!r}; give each a distinct `name`"
+                )
+            seen[label] = ident
+        result.append({k: v for k, v in labels.items() if v != k})
+    return result[0], result[1]
+
+
+def with_display_names(scores: Scores, exp: Experiment | None) -> Scores:
+    """``scores`` with systems and datasets renamed to the experiment's display names, so that
+    every table, figure and report of ``compare`` and ``rank`` shows them (as ``meta`` does)."""
+    systems, tasks = display_names(exp)
+    systems = {k: v for k, v in systems.items() if k in scores.systems}
+    tasks = {k: v for k, v in tasks.items() if k in scores.datasets}
+    if not systems and not tasks:
+        return scores
+    frame = scores.raw_frame  # with its samples, if any (averaged again below)
+    for column, mapping in (("system", systems), ("dataset", tasks)):
+        if mapping:
+            clash = sorted(set(mapping.values()) & (set(frame[column]) - set(mapping)))
+            if clash:
+                raise ConfigError(
+                    f"{exp.source if exp else ''}: display name(s) {', '.join(map(repr, clash))} "
+                    f"are also the id of another {column} in the scores; rename one of them"
+                )
+            frame[column] = frame[column].map(lambda v, m=mapping: m.get(v, v))
+    return Scores(frame, source=str(exp.source) if exp else None)
+
+
+def _shown(value: Any, mapping: dict[str, str]) -> Any:
+    """A setting naming systems (or tasks) by id or by display name, as display names."""
+    if value is None or not mapping:
+        return value
+    if isinstance(value, str):
+        return mapping.get(value, value)
+    if isinstance(value, dict):
+        return {mapping.get(k, k): v for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_shown(v, mapping) for v in value)
+    return value
+
+
+# --------------------------------------------------------------------------- HTML report
+def write_report(folder: str | Path, command: str | None = None) -> tuple[Path, tuple[str, ...]]:
+    """``folder/report.html`` from the files an earlier run wrote there (and its subfolders with
+    their own manifest); returns the path and the warnings (e.g. a file changed since the run)."""
+    caught: list[str] = []
+    with collecting_warnings(caught):
+        path = write_html_report(folder, command=command)
+    return path, tuple(caught)
+
+
+def _drop_stale_report(folder: Path) -> None:
+    """A run without ``--html`` removes the report.html an earlier run wrote there (it would
+    describe the old results); only a file Ranger wrote (its marker inside) is removed."""
+    old = folder / REPORT_FILE
+    try:
+        if old.is_file() and b"ranger-results" in old.read_bytes()[:2_000_000]:
+            old.unlink()
+    except OSError:
+        pass
+
+
+def finish_outputs(folder: OutputFolder, signature: str, command: str | None,
+                   html: bool, warnings: Sequence[str] = (),
+                   trees: Sequence[Any] = ()) -> list[str]:
+    """Manifest (with the run's ``warnings``, as :func:`collecting_warnings` recorded them, and
+    the folder trees of logs read, ``trees``, under ``inputs``), then (with ``html``) the
+    one-file report; returns warnings of the report."""
+    folder.finish(signature, command, warnings, inputs=[t.to_dict() for t in trees])
+    if not html:
+        _drop_stale_report(folder.path)
+        return []
+    path, warnings = write_report(folder.path, command)
+    folder.written.append(path)
+    return list(warnings)
+
+
+# --------------------------------------------------------------------------- inputs of a command
+def _experiment_inputs(exp: Experiment) -> list[Path]:
+    cfg = exp.config
+    paths = [p for p in [exp.source] if p is not None]
+    paths += exp.scores_paths
+    paths += [exp.path(t.qrels) for t in cfg.tasks if t.qrels]
+    for sys_cfg in cfg.systems.values():
+        paths += [exp.path(f) for f in [*sys_cfg.files.values(), *sys_cfg.logs]]
+    return paths
+
+
+
+def _some(names: Iterable[Any], limit: int = 10) -> str:
+    """``a, b, c`` (at most ``limit`` names, then ``… (N in all)``)."""
+    names = [str(n) for n in names]
+    more = f", … ({len(names)} in all)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+
+def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
+    cfg = exp.config
+    if cfg.scores is None and len(cfg.systems) < 2:
+        raise ConfigError(
+            f"{exp.source}: systems: compare needs at least two systems "
+            f"(defined: {', '.join(cfg.systems) or 'none'})"
+        )
+    scores = collect_scores(exp, measures=metrics if exp.is_ir else None).scores
+    if metrics and not exp.is_ir:
+        scores, _ = only_metrics(scores, metrics)
+    return scores
+
+
+def load_scores_input(path: str | Path, metrics: list[str] | None = None,
+                      format: str | None = None, system_from: str | None = None,
+                      cluster: str | None = None) -> tuple[Scores, Experiment | None]:
+    """Scores from an experiment YAML, a tidy scores table, an evaluation tool's output or a
+    folder of those (and the experiment, if a YAML); ``system_from`` names the systems of
+    logs (``--system-from``, over the YAML's ``system_from``), ``cluster`` the field of each
+    item's cluster (``--cluster``, over the YAML's ``cluster``)."""
+    path = Path(path)
+    if path.suffix.lower() in YAML_SUFFIXES:
+        exp = load_experiment(path, **_system_from_override(system_from),
+                              **({} if cluster is None else {"cluster": cluster}))
+        return _experiment_scores(exp, metrics), exp
+    scores = read_scores(path, format=format, system_from=_checked_system_from(system_from),
+                         cluster=cluster)
+    if metrics:
+        if any(m not in scores.metrics for m in metrics):
+            adapters.check_corpus_metrics([path], metrics, format)
+        scores, _ = only_metrics(scores, metrics)
+    return scores, None
+
+
+def _checked_system_from(value: str | None) -> str | None:
+    """``--system-from`` checked (an unknown source is ``option --system-from: …``)."""
+    if value is not None:
+        try:
+            adapters.check_system_from(value)
+        except InputError as exc:
+            raise option_error("system-from", str(exc).removeprefix("system_from: ")) from None
+    return value
+
+
+def _system_from_override(value: str | None) -> dict[str, Any]:
+    """``--system-from`` as a YAML override (``system_from``), or nothing."""
+    return {} if value is None else {"system_from": _checked_system_from(value)}
