@@ -173,14 +173,14 @@ def _read_analysis(folder: Path, root: Path, index: int) -> _Analysis:
     except ValueError:
         pass
     if kind not in _KIND_TITLES:
-        kind = next((k for k, f in (("meta", "summary.json"), ("compare", "comparison.csv"),
+        kind = next((k for k, f in (("meta", "summary.json"), ("compare", "comparison.json"),
                                     ("rank", "ranking.json"), ("aso", "aso.json"),
                                     ("bayes", "bayes.json"), ("arena", "arena.json"))
                      if f in files), "")
     if not kind:
         raise ReportError(
             f"{folder / 'manifest.json'}: lists no result the report can show "
-            "(summary.json, comparison.csv or ranking.json)"
+            "(summary.json, comparison.json or ranking.json)"
         )
     a = _Analysis(folder, rel, index, manifest, kind, files)
     {"meta": _meta, "compare": _compare, "rank": _rank, "aso": _aso, "bayes": _bayes,
@@ -407,16 +407,10 @@ def _table(tid: str, title: str, caption: str, headers: Sequence[str],
 
 
 # --------------------------------------------------------------------------- meta-analysis
-def _labels(a: _Analysis, summary: Mapping[str, Any]) -> tuple[str, str]:
-    """(treatment, control) as the run labelled them: summary.json's labels if it has them,
-    else the ``*treatment* over *control*`` of summary.md, else the ids."""
+def _labels(summary: Mapping[str, Any]) -> tuple[str, str]:
+    """(treatment, control) as the run labelled them: summary.json's labels, else its ids."""
     control = str(summary.get("control_label") or summary.get("control") or "control")
     treatment = str(summary.get("treatment_label") or summary.get("treatment") or "treatment")
-    md = _path(a, "summary.md", required=False) if "control_label" not in summary else None
-    if md is not None:
-        m = re.search(r"of \*(.+?)\* over \*(.+?)\*", md.read_text(encoding="utf-8"))
-        if m:
-            treatment, control = m.group(1), m.group(2)
     return treatment, control
 
 
@@ -439,7 +433,7 @@ def _meta(a: _Analysis) -> None:
     if len(yi) != len(names):
         raise ReportError(f"{path}: result.yi and result.names differ in length")
     I2, tau2 = _float(res, "I2", path, w), _float(res, "tau2", path, w)
-    treatment, control = _labels(a, summary)
+    treatment, control = _labels(summary)
     alpha = round(1.0 - level, 12)
     pct = format_level(level)
 
@@ -566,10 +560,31 @@ _COMPARISON_COLUMNS = ("dataset", "metric", "system_a", "system_b", "mean_a", "m
                        "pvalue_adjusted", "significant")
 
 
+def _read_comparisons(path: Path) -> pd.DataFrame:
+    """The ``comparisons`` table of comparison.json (an object of columns; ±∞ written as the
+    strings ``"inf"``/``"-inf"``, NaN as null)."""
+    table = _get(_read_json_object(path), "comparisons", path, dict)
+    try:
+        comp = pd.DataFrame(table)
+    except ValueError as exc:
+        raise ReportError(f"{path}: \"comparisons\" is not a table of columns: {exc}") from None
+    missing = [c for c in _COMPARISON_COLUMNS if c not in comp.columns]
+    if missing:
+        raise ReportError(f"{path}: \"comparisons\" lacks column(s) {', '.join(missing)}")
+    for name in comp.columns:
+        col = comp[name]
+        if col.dtype == object and col.map(lambda v: v is None or v in ("inf", "-inf")
+                                           or (isinstance(v, (int, float))
+                                               and not isinstance(v, bool))).all() \
+                and col.map(lambda v: isinstance(v, (int, float))).any():
+            comp[name] = pd.to_numeric(col.replace({"inf": math.inf, "-inf": -math.inf}))
+    return comp
+
+
 def _compare(a: _Analysis) -> None:
-    path = _path(a, "comparison.csv")
+    path = _path(a, "comparison.json")
     assert path is not None
-    comp = _read_csv(path, _COMPARISON_COLUMNS)
+    comp = _read_comparisons(path)
     # a report of a large run stays a few MB: the table and the embedded JSON hold the first
     # TABLE_MAX_ROWS tests (about 1.3 kB each), the sentences count them all
     shown_tests = comp.iloc[:TABLE_MAX_ROWS]
@@ -662,7 +677,7 @@ def _compare(a: _Analysis) -> None:
         a.bullets.append(f"… and {len(pairs) - limit} more pairs: see the table.")
 
     # tables: the leaderboard first, then every test
-    lp = _path(a, "leaderboard.md", required=False)
+    lp = _path(a, "leaderboard.json", required=False)
     if lp is not None:
         board = _leaderboard(lp)
         a.data["leaderboard"] = board["json"]
@@ -724,71 +739,44 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9@.+=-]+", "_", text).strip("_") or "x"
 
 
-def _md_cells(line: str) -> list[str]:
-    body = line.strip()
-    body = body[1:] if body.startswith("|") else body
-    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
-
-
 def _leaderboard(path: Path) -> dict[str, Any]:
-    """The Markdown leaderboard as table cells (bold best, superscript letters) and JSON."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    start = next((i for i in range(len(lines) - 1) if lines[i].lstrip().startswith("|")
-                  and re.match(r"^\s*\|?\s*:?-{3,}", lines[i + 1])), None)
-    if start is None:
-        raise ReportError(f"{path}: no Markdown table")
-    headers = _md_cells(lines[start])
-    headers[0] = headers[0] or "letter"
-    body = []
-    i = start + 2
-    while i < len(lines) and lines[i].lstrip().startswith("|"):
-        cells = _md_cells(lines[i])
-        if len(cells) != len(headers):
-            raise ReportError(f"{path}:{i + 1}: {len(cells)} cells, the header has "
-                              f"{len(headers)}")
-        body.append(cells)
-        i += 1
-    note = " ".join(ln.strip() for ln in lines[i:] if ln.strip() and not ln.strip()
-                    .startswith("`"))
+    """leaderboard.json (:func:`ranger_eval.report.tables.leaderboard_dict`) as table cells
+    (bold best, superscript letters, the interval under the mean where the column is narrow)
+    and the JSON the page embeds."""
+    board = _read_json_object(path)
+    headers = ["letter", "system", *map(str, _get(board, "headers", path, list))]
+    extras = [str(h) for h in board.get("extras") or []]
+    caption = str(board.get("caption") or "")
+    note = " ".join(t for t in (caption, str(board.get("note") or "")) if t)
     rows, js = [], []
-    for cells in body:
-        row = [_text(cells[0]), _text(cells[1])]
+    for r in _get(board, "rows", path, list):
+        cells = _get(r, "cells", path, list, "rows[].")
+        row = [_text(r.get("letter", "")), _text(r.get("system", ""))]
         values: list[dict[str, Any]] = []
-        for h, c in zip(headers[2:], cells[2:], strict=True):
-            if h in _BOARD_EXTRAS and values:  # a mean's se, n or clusters column
-                try:
-                    x: float = float(c.replace(_MINUS, "-"))
-                except ValueError:
-                    x = math.nan
-                values[-1][_BOARD_EXTRAS[h]] = (int(x) if h != "se" and math.isfinite(x)
-                                                else jsonable(x))
-                row.append(_Cell(_e(c), x, True))
-                continue
-            m = re.fullmatch(r"(\*\*)?([^*<\[]*?)(\*\*)?(?:<sup>([^<]*)</sup>)?"
-                             r"(?:\s*\[([^\]]*)\])?", c)
-            if not m:
-                row.append(_text(c))
-                values.append({"text": c})
-                continue
-            num, best, beats = m.group(2).strip(), bool(m.group(1)), m.group(4) or ""
-            try:
-                v = float(num.replace(_MINUS, "-"))
-            except ValueError:
-                v = math.nan
-            shown = f"<strong>{_e(num)}</strong>" if best else _e(num)
+        for c in cells:
+            v = math.nan if c.get("mean") is None else float(c["mean"])
+            num, beats = str(c.get("text", "–")), str(c.get("beats") or "")
+            shown = f"<strong>{_e(num)}</strong>" if c.get("best") else _e(num)
             if beats:
                 shown += f"<sup>{_e(beats)}</sup>"
             shown = f'<span class="mean">{shown}</span>'
-            entry = {"mean": jsonable(v), "best": best, "beats": beats}
-            if m.group(5):  # the mean's confidence interval, "[lo, hi]"
-                shown += f' <span class="ci">[{_e(m.group(5))}]</span>'
-                entry["ci"] = m.group(5)
-            # the interval goes under the mean when the column is narrow (many letters)
+            entry: dict[str, Any] = {"mean": jsonable(v), "best": bool(c.get("best")),
+                                     "beats": beats}
+            if c.get("ci"):  # the mean's confidence interval, "lo, hi"
+                shown += f' <span class="ci">[{_e(c["ci"])}]</span>'
+                entry["ci"] = str(c["ci"])
             row.append(_Cell(shown, v, True, stack=True))
+            for h in extras:  # the mean's se, n or clusters column
+                key = _BOARD_EXTRAS[h]
+                x = c.get(key)
+                text = str(c.get("se_text", "–")) if key == "se" else (
+                    "–" if x is None else str(x))
+                entry[key] = jsonable(math.nan if x is None else x) if key == "se" else x
+                row.append(_Cell(_e(text), math.nan if x is None else float(x), True))
             values.append(entry)
         rows.append(row)
-        js.append({"letter": cells[0], "system": cells[1], "cells": values})
+        js.append({"letter": str(r.get("letter", "")), "system": str(r.get("system", "")),
+                   "cells": values})
     return {"headers": headers, "rows": rows, "note": note,
             "json": {"columns": [h for h in headers[2:] if h not in _BOARD_EXTRAS],
                      "rows": js, "note": note}}
