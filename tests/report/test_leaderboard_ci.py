@@ -60,7 +60,7 @@ def test_clustered_intervals_are_describes_and_are_printed(tmp_path: Path) -> No
 
 
 def test_html_report_keeps_the_interval_of_each_cell(tmp_path: Path) -> None:
-    from ranger_eval.report.html import _leaderboard
+    from ranger_eval.report.html.compare import _leaderboard
 
     board = rg.compare(_scores(True)).leaderboard()
     path = tmp_path / "leaderboard.json"  # the HTML report reads the JSON, never the Markdown

@@ -13,6 +13,7 @@ files these functions write.
 from typing import Any
 
 from .meta import meta_markdown
+from .registry import to_csv, to_html, to_json, to_latex, to_markdown
 from .tables import (
     comparison_csv,
     comparison_html,
@@ -28,7 +29,6 @@ from .tables import (
     leaderboard_markdown,
     why_both_hold,
 )
-from .registry import to_csv, to_html, to_json, to_latex, to_markdown
 
 __all__ = [
     "comparison_csv",

@@ -31,7 +31,6 @@ from ..comparison import Comparison, Leaderboard, metric_directions
 from ..csvtext import csv_text
 from ..errors import ReportError
 from ..formatting import format_level, format_pvalue
-from ..meta import MetaResult
 from ..pairing import factorize
 from .registry import to_csv, to_html, to_json, to_latex, to_markdown
 
