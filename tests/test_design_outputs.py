@@ -144,6 +144,19 @@ def leaderboard_intervals_are_wider(c: Run, p: Run, name: str) -> None:
     assert "cluster-robust" in c.text(name) and "cluster-robust" not in p.text(name)
 
 
+def leaderboard_json(c: Run, p: Run, name: str) -> None:
+    """leaderboard.json (what the HTML report reads): the cluster-robust caption, each mean's
+    cluster count and its wider interval."""
+    from_clustered_tests(c, p, name)
+    jc, jp = json.loads(c.text(name)), json.loads(p.text(name))
+    assert "cluster-robust" in jc["caption"] and "cluster-robust" not in jp["caption"]
+    cells_c = [x for r in jc["rows"] for x in r["cells"]]
+    cells_p = [x for r in jp["rows"] for x in r["cells"]]
+    assert cells_c and all(x["n_clusters"] == N_CLUSTERS for x in cells_c)
+    assert all(x["ci_high"] - x["ci_low"] > 1.5 * (y["ci_high"] - y["ci_low"])
+               for x, y in zip(cells_c, cells_p, strict=True))
+
+
 def leaderboard_csv(c: Run, p: Run, name: str) -> None:
     """Each mean's n, n_clusters and se (rg.describe's: cluster-robust with clusters), its
     interval: the clusters counted and the se larger with a strong cluster effect."""
@@ -271,6 +284,7 @@ COMPARE = Command(
         Output("leaderboard.md", leaderboard_intervals_are_wider),
         Output("leaderboard.tex", leaderboard_intervals_are_wider),
         Output("leaderboard.csv", leaderboard_csv),
+        Output("leaderboard.json", leaderboard_json),
         Output("report.html", report_names_clusters),
         Output("graph*.*", from_clustered_tests),
         Output("pvalues*.*", from_clustered_tests),

@@ -835,8 +835,8 @@ def test_one_slug_names_compare_figures_and_the_html_report_finds_them():
     """compare's per-group figure names and the HTML report's lookup use the one slug."""
     from ranger_eval.formatting import slug
     from ranger_eval.pipeline import compare as compare_module
-    from ranger_eval.report import html
+    from ranger_eval.report.html import compare as html_compare
 
     assert slug("nDCG@10 (dev)") == "nDCG@10_dev" and slug("a/b c") == "a_b_c"
     assert slug("  ") == "x"
-    assert compare_module.slug is slug and html._slug is slug
+    assert compare_module.slug is slug and html_compare._slug is slug

@@ -2,6 +2,7 @@
 the t interval of the mean, cluster-robust when the scores have clusters (rg.describe)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,12 @@ import pytest
 from scipy import stats
 
 import ranger_eval as rg
-from ranger_eval.report import leaderboard_csv, leaderboard_html, leaderboard_markdown
+from ranger_eval.report import (
+    leaderboard_csv,
+    leaderboard_html,
+    leaderboard_markdown,
+    to_json,
+)
 
 
 def _scores(clusters: bool) -> pd.DataFrame:
@@ -54,11 +60,19 @@ def test_clustered_intervals_are_describes_and_are_printed(tmp_path: Path) -> No
 
 
 def test_html_report_keeps_the_interval_of_each_cell(tmp_path: Path) -> None:
-    from ranger_eval.report.html import _leaderboard
+    from ranger_eval.report.html.compare import _leaderboard
 
     board = rg.compare(_scores(True)).leaderboard()
-    path = tmp_path / "leaderboard.md"
-    path.write_text(leaderboard_markdown(board), encoding="utf-8")
+    path = tmp_path / "leaderboard.json"  # the HTML report reads the JSON, never the Markdown
+    path.write_text(to_json(board), encoding="utf-8")
     parsed = _leaderboard(path)
     cells = [c for r in parsed["json"]["rows"] for c in r["cells"]]
     assert all("ci" in c and np.isfinite(c["mean"]) for c in cells)
+    lo, hi = board.interval(0, 0)  # type: ignore[misc]
+    assert cells[0]["ci"] == f"{lo:.4f}, {hi:.4f}"
+    # the cells the page shows are the Markdown's, cell for cell
+    md_rows = [ln for ln in leaderboard_markdown(board).splitlines() if ln.startswith("| ")][1:]
+    for md_row, row in zip(md_rows, parsed["rows"], strict=True):
+        shown = [c.strip() for c in md_row.strip("| ").split(" | ")]
+        assert [re.sub(r"<[^>]+>", "", c.html) for c in row] == [
+            re.sub(r"\*\*|<sup>|</sup>", "", c) for c in shown]

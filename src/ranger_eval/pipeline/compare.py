@@ -60,6 +60,7 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
     "comparison.tex",
     "comparison.html",
     "leaderboard.csv",
+    "leaderboard.json",
     "leaderboard.md",
     "leaderboard.tex",
     "heatmap.pdf",
@@ -226,6 +227,7 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
     out.text("comparison.html", html_table)
     board = shown.leaderboard()
     out.text("leaderboard.csv", report.to_csv(board))
+    out.text("leaderboard.json", report.to_json(board, note))  # what the HTML report reads
     out.text("leaderboard.md", report.to_markdown(board) + ("" if note is None else
                                                             f"\n{note}\n"))
     out.text("leaderboard.tex", ("" if note is None else f"% {note}\n")

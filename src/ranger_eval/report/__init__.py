@@ -1,14 +1,19 @@
-"""Tables and reports: Markdown, LaTeX, HTML and CSV renderings of result objects.
+"""Tables and reports: Markdown, LaTeX, CSV, JSON and HTML renderings of result objects.
 
-``to_markdown(result)``, ``to_latex``, ``to_html`` and ``to_csv`` render a Comparison, a
-Leaderboard or a MetaResult; every rendering carries the result's signature. Reports never
-compute statistics: they format the fields of the result objects they are given. The
-renderings of rankings (:mod:`ranger_eval.report.ranking`) are imported when first used: they
-import :mod:`ranger_eval.aggregate`, which a comparison or meta-analysis does not need.
+One registry (:mod:`ranger_eval.report.registry`): ``to_markdown(result)``, ``to_latex``,
+``to_csv`` and ``to_json`` render every result type the commands write (a Comparison, its
+Leaderboard, a MetaResult, a rank test, Ranking, WinRate, Bradley–Terry Ratings, an ASO or
+Bayesian analysis, a Plan), ``to_html`` the tables that have an HTML form; every rendering
+carries the result's signature. Reports never compute statistics: they format the fields of
+the result objects they are given. The renderings of the result types of other layers
+(rankings, verdicts, plans) are imported when first used: a comparison does not need them.
+The one-file HTML report of an output folder (:mod:`ranger_eval.report.html`) reads the JSON
+files these functions write.
 """
 from typing import Any
 
 from .meta import meta_markdown
+from .registry import to_csv, to_html, to_json, to_latex, to_markdown
 from .tables import (
     comparison_csv,
     comparison_html,
@@ -19,12 +24,9 @@ from .tables import (
     latex_escape,
     leaderboard_csv,
     leaderboard_html,
+    leaderboard_json,
     leaderboard_latex,
     leaderboard_markdown,
-    to_csv,
-    to_html,
-    to_latex,
-    to_markdown,
     why_both_hold,
 )
 
@@ -38,6 +40,7 @@ __all__ = [
     "latex_escape",
     "leaderboard_csv",
     "leaderboard_html",
+    "leaderboard_json",
     "leaderboard_latex",
     "leaderboard_markdown",
     "meta_markdown",
@@ -47,6 +50,7 @@ __all__ = [
     "ranking_markdown",
     "to_csv",
     "to_html",
+    "to_json",
     "to_latex",
     "to_markdown",
     "why_both_hold",

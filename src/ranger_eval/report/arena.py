@@ -9,6 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..verdicts.bradley_terry import Ratings
+from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import latex_escape, latex_table, plain_csv
 
 __all__ = ["RANK_TEXT", "arena_caption", "arena_csv", "arena_dict", "arena_json", "arena_latex",
@@ -169,3 +171,9 @@ def arena_json(ratings: Any) -> str:
     """The full result (``Ratings.to_dict``) as JSON; NaN (no bootstrap) is written as null."""
     return json.dumps({"result": arena_dict(ratings), "signature": str(ratings.signature)},
                       indent=2, allow_nan=False) + "\n"
+
+
+to_markdown.register(Ratings)(arena_markdown)
+to_latex.register(Ratings)(arena_latex)
+to_csv.register(Ratings)(arena_csv)
+to_json.register(Ratings)(arena_json)

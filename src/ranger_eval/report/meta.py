@@ -2,15 +2,18 @@
 table (``summary.tex``) with the same rows, caption and signature."""
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ..formatting import format_level, format_percent, format_pvalue
 from ..meta import MetaResult
-from .tables import latex_escape, latex_table, to_latex, to_markdown
+from .registry import to_csv, to_json, to_latex, to_markdown
+from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["meta_latex", "meta_markdown", "meta_mde_sentence"]
+__all__ = ["meta_csv", "meta_json", "meta_latex", "meta_markdown", "meta_mde_sentence"]
 
 
 #: Above this many datasets the Markdown/LaTeX summaries list only the summary row (a table of
@@ -159,5 +162,28 @@ def _signed(value: float, decimals: int = 4) -> str:
     return text.replace("-", "$-$", 1)
 
 
-to_markdown.register(MetaResult)(lambda result: meta_markdown(result))
-to_latex.register(MetaResult)(lambda result: meta_latex(result))
+def meta_csv(result: MetaResult, path: str | Path | None = None) -> str:
+    """The per-dataset effects and weights (``MetaResult.to_frame``) as plain CSV."""
+    return plain_csv(result.to_frame(), path)
+
+
+def meta_json(result: MetaResult, *, header: Mapping[str, Any] | None = None) -> str:
+    """``summary.json`` of ``ranger-eval meta``: the run's ``header`` fields (title, the two
+    systems and their labels, measure, skipped datasets) first, then ``result``
+    (``MetaResult.to_dict``), the sentences where the test of no effect and the margin's
+    verdict seem to disagree (``disagreements``, only when there are some) and the
+    ``signature``."""
+    # imported here: ranger_eval.aggregate (the agreement sentences) is not needed to render
+    # a comparison, which imports this module with the report package
+    from ..aggregate.agreement import margin_disagreements
+
+    why = margin_disagreements(result)
+    payload = {**(header or {}), "result": result.to_dict(),
+               **({"disagreements": why} if why else {}), "signature": str(result.signature)}
+    return json.dumps(payload, indent=2, allow_nan=False) + "\n"
+
+
+to_markdown.register(MetaResult)(meta_markdown)
+to_latex.register(MetaResult)(meta_latex)
+to_csv.register(MetaResult)(meta_csv)
+to_json.register(MetaResult)(meta_json)

@@ -2,12 +2,17 @@
 a table of every input and result, the signature."""
 from __future__ import annotations
 
+import json
 import math
+
+import pandas as pd
 
 from ..stats.pilot import PilotPlan
 from ..stats.power import Plan
+from .registry import to_csv, to_json, to_latex, to_markdown
+from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["plan_markdown"]
+__all__ = ["plan_csv", "plan_json", "plan_latex", "plan_markdown"]
 
 
 def _value(value: object) -> str:
@@ -18,20 +23,56 @@ def _value(value: object) -> str:
     return str(value)
 
 
+def _quantities(result: Plan | PilotPlan) -> list[tuple[str, object]]:
+    """Every field of the plan but its signature, in ``to_dict`` order."""
+    return [(k, v) for k, v in result.to_dict().items() if k != "signature"]
+
+
+def _solved(result: Plan | PilotPlan, key: str) -> bool:
+    return key == result.solved_for or (key == "n_exact" and result.solved_for == "n")
+
+
 def plan_markdown(result: Plan | PilotPlan) -> str:
     """The plan's summary sentence, its fields as a two-column table, and the signature."""
-    solved = result.solved_for
     lines = ["# Plan", "", result.summary(), ""]
     if isinstance(result, PilotPlan):
         lines += [f"Simulated from the pilot ({result.n_pilot} items of {result.dataset}, "
                   f"{result.metric}; Card et al. 2020); the normal closed form at the pilot's SD "
                   f"gives power {result.power_normal:.3f} (Gelman & Carlin 2014).", ""]
     lines += ["| quantity | value |", "|---|---:|"]
-    for key, value in result.to_dict().items():
-        if key == "signature":
-            continue
-        name = f"**{key}** (solved)" if key == solved or (key == "n_exact" and solved == "n") \
-            else key
+    for key, value in _quantities(result):
+        name = f"**{key}** (solved)" if _solved(result, key) else key
         lines.append(f"| {name} | {_value(value)} |")
     lines += ["", f"`{result.signature}`", ""]
     return "\n".join(lines)
+
+
+def plan_latex(result: Plan | PilotPlan) -> str:
+    """The quantities of :func:`plan_markdown` as a booktabs table (the solved one in bold);
+    the summary sentence is the caption, the signature the footnote."""
+    rows = [[f"\\textbf{{{latex_escape(k)}}} (solved)" if _solved(result, k) else latex_escape(k),
+             latex_escape(_value(v))] for k, v in _quantities(result)]
+    return latex_table(["Quantity", "Value"], rows, "lr", caption=latex_escape(result.summary()),
+                       label="tab:plan", signature=str(result.signature))
+
+
+def plan_csv(result: Plan | PilotPlan) -> str:
+    """Every quantity of the plan as plain CSV: ``quantity, value, solved`` (values at full
+    precision; empty where not applicable)."""
+    frame = pd.DataFrame({"quantity": [k for k, _ in _quantities(result)],
+                          "value": [v for _, v in _quantities(result)],
+                          "solved": [_solved(result, k) for k, _ in _quantities(result)]})
+    return plain_csv(frame)
+
+
+def plan_json(result: Plan | PilotPlan) -> str:
+    """``plan.json`` of ``ranger-eval plan``: the full result (``to_dict``) and its signature."""
+    return json.dumps({"result": result.to_dict(), "signature": str(result.signature)},
+                      indent=2, allow_nan=False) + "\n"
+
+
+for _cls in (Plan, PilotPlan):
+    to_markdown.register(_cls)(plan_markdown)
+    to_latex.register(_cls)(plan_latex)
+    to_csv.register(_cls)(plan_csv)
+    to_json.register(_cls)(plan_json)

@@ -7,8 +7,10 @@ Registered with :func:`ranger_eval.report.to_markdown`, ``to_latex`` and ``to_cs
 """
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -17,18 +19,13 @@ from ..aggregate.ranking import Ranking
 from ..aggregate.ranktests import RankTest
 from ..aggregate.winrate import WinRate
 from ..formatting import format_pvalue
-from .tables import (
-    _md_escape,
-    latex_escape,
-    latex_table,
-    plain_csv,
-    to_csv,
-    to_latex,
-    to_markdown,
-)
+from .registry import to_csv, to_json, to_latex, to_markdown
+from .tables import _md_escape, jsonable, latex_escape, latex_table, plain_csv
 
 __all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex",
-           "win_rate_markdown", "win_rate_latex", "bayes_rank_markdown", "bayes_rank_latex"]
+           "win_rate_markdown", "win_rate_latex", "bayes_rank_markdown", "bayes_rank_latex",
+           "rank_test_csv", "ranking_csv", "win_rate_csv", "bayes_rank_csv", "rank_json",
+           "ranking_json", "win_rate_json"]
 
 
 def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
@@ -335,6 +332,63 @@ def win_rate_csv(w: WinRate, path: str | Path | None = None) -> str:
     return plain_csv(w.to_frame(), path)
 
 
+def _result_json(result: Any) -> str:
+    """``{"result": result.to_dict(), "signature": …}`` (NaN as null)."""
+    return json.dumps({"result": jsonable(result.to_dict()), "signature": str(result.signature)},
+                      indent=2, allow_nan=False) + "\n"
+
+
+def ranking_json(r: Ranking) -> str:
+    """The ranking alone (``Ranking.to_dict``) as JSON; ``ranking.json`` of ``ranger-eval
+    rank`` is :func:`rank_json` of its rank test with this ranking."""
+    return _result_json(r)
+
+
+def win_rate_json(w: WinRate) -> str:
+    """The win rates (``WinRate.to_dict``) as JSON."""
+    return _result_json(w)
+
+
+def rank_json(rank_test: RankTest | BayesianRankTest, *, ranking: Ranking | None = None,
+              naive: pd.Series | None = None, bradley_terry: Any | None = None,
+              win_rates: WinRate | None = None) -> str:
+    """``ranking.json`` of ``ranger-eval rank``: ``rank_test`` and ``ranking`` (their
+    ``to_dict``), the ``naive_means``, the Bradley–Terry leaderboard (a ``Ratings``, or the
+    text of why there is none: ``{"skipped": why}``; left out when None), the ``win_rate``, the
+    sentences where the two verdicts on a pair seem to disagree (``disagreements``: the
+    pairwise tests against Nemenyi/CD, or against the Bayesian ROPE decisions) and the
+    signature (the ranking's, else the rank test's)."""
+    # imported here: the agreement sentences import ranger_eval.aggregate's package
+    from ..aggregate.agreement import bayesian_disagreements, rank_disagreements
+    from .arena import arena_dict
+
+    test_dict = rank_test.to_dict()
+    ranking_dict = ranking.to_dict() if ranking is not None else None
+    disagreements = ([] if ranking_dict is None else
+                     bayesian_disagreements(ranking_dict, test_dict)
+                     if test_dict.get("approach") == "bayesian"
+                     else rank_disagreements(ranking_dict, test_dict))
+    main = ranking if ranking is not None else rank_test
+    board: dict[str, Any] = {}
+    if isinstance(bradley_terry, str):
+        board = {"bradley_terry": {"skipped": bradley_terry}}
+    elif bradley_terry is not None:
+        board = {"bradley_terry": arena_dict(bradley_terry)}
+    payload = {"rank_test": test_dict,
+               "ranking": ranking_dict,
+               "naive_means": None if naive is None else {str(k): float(v)
+                                                          for k, v in naive.items()},
+               **board,
+               **({"win_rate": win_rates.to_dict()} if win_rates is not None else {}),
+               **({"disagreements": disagreements} if disagreements else {}),
+               "signature": str(main.signature)}
+    return json.dumps(payload, indent=2, allow_nan=False) + "\n"
+
+
+to_json.register(RankTest)(rank_json)
+to_json.register(BayesianRankTest)(rank_json)
+to_json.register(Ranking)(ranking_json)
+to_json.register(WinRate)(win_rate_json)
 to_markdown.register(WinRate)(win_rate_markdown)
 to_latex.register(WinRate)(win_rate_latex)
 to_csv.register(WinRate)(win_rate_csv)

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Mapping, Sequence
-from functools import singledispatch
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +31,8 @@ from ..comparison import Comparison, Leaderboard, metric_directions
 from ..csvtext import csv_text
 from ..errors import ReportError
 from ..formatting import format_level, format_pvalue
-from ..meta import MetaResult
 from ..pairing import factorize
+from .registry import to_csv, to_html, to_json, to_latex, to_markdown
 
 __all__ = [
     "comparison_csv",
@@ -47,6 +46,8 @@ __all__ = [
     "latex_signature",
     "latex_table",
     "leaderboard_csv",
+    "leaderboard_dict",
+    "leaderboard_json",
     "leaderboard_html",
     "leaderboard_latex",
     "leaderboard_markdown",
@@ -54,6 +55,7 @@ __all__ = [
     "to_csv",
     "to_html",
     "to_latex",
+    "to_json",
     "to_markdown",
 ]
 
@@ -843,56 +845,65 @@ def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
     return plain_csv(flat, path)
 
 
-# --------------------------------------------------------------------------- dispatch
-#: Modules that register renderings for result types of layers imported only when used
-#: (:mod:`ranger_eval.aggregate`'s Ranking and RankTest): imported on the first such result, so
-#: that rendering a comparison does not import them.
-_LAZY_RENDERINGS = ("ranger_eval.report.ranking",)
+def leaderboard_dict(board: Leaderboard, note: str | None = None) -> dict[str, Any]:
+    """The leaderboard as the Markdown shows it, in JSON form: ``headers`` (every column after
+    ``letter, system``), one row per system with one cell per mean (``mean``, its ``text`` as
+    the tables print it, ``best``, ``beats`` letters, ``ci`` text and ``ci_low``/``ci_high``
+    where there is an interval; ``se`` with its ``se_text``, ``n`` and ``n_clusters`` where
+    the design is known), the ``caption`` and the run's ``note`` (what the figures leave out),
+    for the HTML report (never the Markdown read back)."""
+    dec = _board_decimals(board)
+    se_dec = _se_decimals(board) if board.has_counts else dec
+    best = board.best()
+    rows = []
+    for i, s in enumerate(board.systems):
+        cells = []
+        for j in range(len(board.columns)):
+            v = float(board.means[i, j])
+            cell: dict[str, Any] = {
+                "mean": jsonable(v),
+                "text": _num(v, dec, "markdown") if math.isfinite(v) else "–",
+                "best": bool(best[i, j]), "beats": str(board.beats[i][j])}
+            ci = board.interval(i, j)
+            if ci is not None:
+                cell.update(ci=f"{_num(ci[0], dec, 'markdown')}, {_num(ci[1], dec, 'markdown')}",
+                            ci_low=jsonable(float(ci[0])), ci_high=jsonable(float(ci[1])))
+            if board.has_counts:
+                se_text, *counts = _board_extra_cells(board, i, j, "markdown", se_dec)
+                assert board.se is not None
+                cell.update(se=jsonable(float(board.se[i, j])), se_text=se_text)
+                keys = ["n", "n_clusters"][:len(counts)]
+                cell.update({k: None if c == "–" else int(c)
+                             for k, c in zip(keys, counts, strict=True)})
+            cells.append(cell)
+        rows.append({"letter": board.letters[i], "system": s, "cells": cells})
+    return {"kind": "leaderboard", "headers": _board_headers(board),
+            "columns": [h for h in board.headers()], "extras": _board_extra_headers(board),
+            "level": board.level, "rows": rows, "caption": _board_caption(board), "note": note,
+            "signature": str(board.signature)}
 
 
-def _unsupported(kind: str) -> Callable[..., str]:
-    def render(result: Any, *args: Any, **kwargs: Any) -> str:
-        import importlib
-        import sys
+def leaderboard_json(board: Leaderboard, note: str | None = None) -> str:
+    """:func:`leaderboard_dict` as JSON (``leaderboard.json`` of ``ranger-eval compare``)."""
+    import json
 
-        dispatcher = _DISPATCHERS[kind]
-        for name in _LAZY_RENDERINGS:
-            if name not in sys.modules:
-                importlib.import_module(name)
-                if dispatcher.dispatch(type(result)) is not render:
-                    return str(dispatcher(result, *args, **kwargs))
-        raise ReportError(f"no {kind} rendering for {type(result).__name__}")
-
-    return render
+    return json.dumps(leaderboard_dict(board, note), indent=2, allow_nan=False,
+                      ensure_ascii=False) + "\n"
 
 
-to_markdown = singledispatch(_unsupported("Markdown"))
-to_latex = singledispatch(_unsupported("LaTeX"))
-to_html = singledispatch(_unsupported("HTML"))
-to_csv = singledispatch(_unsupported("CSV"))
-to_markdown.__doc__ = "Markdown table of a result (Comparison, Leaderboard, MetaResult, …)."
-to_latex.__doc__ = "LaTeX (booktabs) table of a result."
-to_html.__doc__ = "HTML table of a result."
-to_csv.__doc__ = "Plain CSV of a result (header on line 1; the signature is ``result.signature``)."
-_DISPATCHERS = {"Markdown": to_markdown, "LaTeX": to_latex, "HTML": to_html, "CSV": to_csv}
-
-# The Markdown and LaTeX summaries of a MetaResult are registered by report/meta.py, which
-# imports this module (one way: this module never imports it).
-
-
-def _meta_csv(result: MetaResult, path: str | Path | None = None) -> str:
-    return plain_csv(result.to_frame(), path)
-
-
-to_csv.register(MetaResult)(_meta_csv)
+# --------------------------------------------------------------------------- registry
+# The renderings of a MetaResult are registered by report/meta.py, which imports this module
+# (one way: this module never imports it).
 to_markdown.register(Comparison)(comparison_markdown)
 to_latex.register(Comparison)(comparison_latex)
 to_html.register(Comparison)(comparison_html)
 to_csv.register(Comparison)(comparison_csv)
+to_json.register(Comparison)(comparison_json)
 to_markdown.register(Leaderboard)(leaderboard_markdown)
 to_latex.register(Leaderboard)(leaderboard_latex)
 to_html.register(Leaderboard)(leaderboard_html)
 to_csv.register(Leaderboard)(leaderboard_csv)
+to_json.register(Leaderboard)(leaderboard_json)
 
 
 def jsonable(value: Any) -> Any:

@@ -16,7 +16,9 @@ from typing import Any
 import pandas as pd
 
 from ..formatting import format_probability
-from ..verdicts.aso import format_epsilon
+from ..verdicts.aso import ASOAnalysis, format_epsilon
+from ..verdicts.bayes import BayesAnalysis
+from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import jsonable, latex_escape, latex_table, plain_csv
 
 __all__ = ["BAYES_TITLES", "bayes_headers", "figure_names", "figure_suffix", "aso_caption", "aso_csv", "aso_group_lines", "aso_json", "aso_latex", "aso_markdown",
@@ -263,3 +265,13 @@ def bayes_json(result: Any) -> str:
     """The full result (``BayesAnalysis.to_dict``) as JSON."""
     return _result_json(result)
 
+
+
+to_markdown.register(ASOAnalysis)(aso_markdown)
+to_latex.register(ASOAnalysis)(aso_latex)
+to_csv.register(ASOAnalysis)(aso_csv)
+to_json.register(ASOAnalysis)(aso_json)
+to_markdown.register(BayesAnalysis)(bayes_markdown)
+to_latex.register(BayesAnalysis)(bayes_latex)
+to_csv.register(BayesAnalysis)(bayes_csv)
+to_json.register(BayesAnalysis)(bayes_json)

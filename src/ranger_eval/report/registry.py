@@ -1,0 +1,79 @@
+"""The one report registry: :func:`to_markdown`, :func:`to_latex`, :func:`to_csv`,
+:func:`to_json` (and :func:`to_html` for the tables that have an HTML form) render every
+result type the commands write.
+
+Each is a :func:`functools.singledispatch` function; the per-type renderers (``arena_markdown``,
+``aso_json``, ``comparison_csv`` …) are its registered implementations, in the module of their
+result family:
+
+============================  =============================================  ==================
+result type                   registered in                                  command
+============================  =============================================  ==================
+``Comparison``, ``Leaderboard``  :mod:`ranger_eval.report.tables`            ``compare``
+``MetaResult``                :mod:`ranger_eval.report.meta`                 ``meta``, ``demo``
+``RankTest``, ``BayesianRankTest``, ``Ranking``, ``WinRate``  :mod:`~ranger_eval.report.ranking`  ``rank``
+``Ratings`` (Bradley–Terry)   :mod:`ranger_eval.report.arena`                ``arena``, ``rank``
+``ASOAnalysis``, ``BayesAnalysis``  :mod:`ranger_eval.report.verdicts`       ``aso``, ``bayes``
+``Plan``, ``PilotPlan``       :mod:`ranger_eval.report.plan`                 ``plan``
+============================  =============================================  ==================
+
+A pipeline module calls only these generic functions. The modules that register result types
+of layers a comparison does not need (aggregate, verdicts, the power analysis) are imported on
+the first result of a type not yet registered (:data:`LAZY_RENDERINGS`), so that rendering a
+comparison does not import them (import time of ``ranger-eval compare``).
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from functools import singledispatch
+from typing import Any
+
+from ..errors import ReportError
+
+__all__ = ["LAZY_RENDERINGS", "to_csv", "to_html", "to_json", "to_latex", "to_markdown"]
+
+#: Modules that register renderings for result types of layers imported only when used.
+LAZY_RENDERINGS = ("ranger_eval.report.meta", "ranger_eval.report.ranking",
+                   "ranger_eval.report.arena", "ranger_eval.report.verdicts",
+                   "ranger_eval.report.plan")
+
+
+def _unsupported(kind: str) -> Callable[..., str]:
+    def render(result: Any, *args: Any, **kwargs: Any) -> str:
+        dispatcher = _DISPATCHERS[kind]
+        for name in LAZY_RENDERINGS:
+            if name not in sys.modules:
+                importlib.import_module(name)
+                if dispatcher.dispatch(type(result)) is not render:
+                    return str(dispatcher(result, *args, **kwargs))
+        raise ReportError(f"no {kind} rendering for {type(result).__name__}")
+
+    return render
+
+
+to_markdown = singledispatch(_unsupported("Markdown"))
+to_latex = singledispatch(_unsupported("LaTeX"))
+to_html = singledispatch(_unsupported("HTML"))
+to_csv = singledispatch(_unsupported("CSV"))
+to_json = singledispatch(_unsupported("JSON"))
+to_markdown.__doc__ = "Markdown report of a result (every result type the commands write)."
+to_latex.__doc__ = "LaTeX (booktabs) table of a result, with its caption and signature."
+to_html.__doc__ = "HTML table of a result (Comparison, Leaderboard)."
+to_csv.__doc__ = "Plain CSV of a result (header on line 1; the signature is ``result.signature``)."
+to_json.__doc__ = ("The JSON file a command writes for a result: full precision, strict JSON "
+                   "(NaN as null), with the signature.")
+_DISPATCHERS = {"Markdown": to_markdown, "LaTeX": to_latex, "HTML": to_html, "CSV": to_csv,
+                "JSON": to_json}
+
+
+def renderer(dispatcher: Callable[..., str], cls: type) -> Callable[..., str]:
+    """The implementation ``dispatcher`` (one of the five) uses for ``cls``, importing the
+    modules of :data:`LAZY_RENDERINGS` first: a rendering of ``cls`` or a ReportError."""
+    for name in LAZY_RENDERINGS:
+        importlib.import_module(name)
+    found: Callable[..., str] = dispatcher.dispatch(cls)  # type: ignore[attr-defined]
+    if found is dispatcher.dispatch(object):  # type: ignore[attr-defined]
+        raise ReportError(f"no rendering for {cls.__name__}")
+    return found
