@@ -185,4 +185,4 @@ def test_duplicate_check_finds_the_first_repeat_whatever_the_blocks(data, block)
     with mock.patch.object(readers, "_SORT_BLOCK", block):
         for inline in (False, True):
             with readers.one_thread() if inline else contextlib.nullcontext():
-                assert readers._duplicate_pair(qcodes, docs, pairs) == expected
+                assert readers.hashing._duplicate_pair(qcodes, docs, pairs) == expected
