@@ -334,9 +334,9 @@ def test_effect_sizes_errors():
         effect_sizes(scores, treatment="B", control="A", datasets=["cola"])
     with pytest.raises(EffectSizeError, match="twice"):
         effect_sizes(scores, treatment="B", control="A", datasets=["negative", "negative"])
-    with pytest.raises(EffectSizeError, match="same system 'A'"):
+    with pytest.raises(EffectSizeError, match=r"treatment: must differ from control \(both 'A'\)"):
         effect_sizes(scores, treatment="A", control="A")
-    with pytest.raises(EffectSizeError, match="valid measures"):
+    with pytest.raises(EffectSizeError, match=r"measure: unknown effect measure .OR.; use one of MD, SMD"):
         effect_sizes(scores, treatment="B", control="A", measure="OR")
     with pytest.raises(EffectSizeError, match=r"1 of \d+ dataset\(s\) have no defined ZCOR "
                        r"effect: 'tiny_n3' \(needs at least 4 paired items, got 3\)"):

@@ -268,11 +268,12 @@ class ReportError(RangerError):
     """A table or report cannot be written from the given result."""
 
 
-class SettingsError(ConfigError, CompareError, AggregateError):
+class SettingsError(ConfigError, CompareError, AggregateError, EffectSizeError):
     """An invalid analysis setting (a field of ``CompareSettings``, ``RankSettings`` or
     ``MetaSettings``); the message names the key and the value. One class wherever the setting
     comes from (Python keyword, command-line option, YAML key); also the error of the analysis it
-    configures, so ``except CompareError`` around ``compare`` still catches a bad ``level``."""
+    configures, so ``except CompareError`` around ``compare`` (``except EffectSizeError`` around
+    ``effect_sizes``) still catches a bad ``level``."""
 
 
 class RenamedKeywordError(RangerError, TypeError):

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EffectSizeError, Hint
+from ..settings import MetaSettings, resolve_settings
 from .measures import _check_level
 from .results import BootstrapEffectSize
 from .seeds import _Combined, _seed_policy, _var
@@ -30,6 +31,9 @@ from .seeds import _Combined, _seed_policy, _var
 if TYPE_CHECKING:
     from ..scores import SystemRuns
     from ..setmetrics import SetMetric
+
+#: MetaSettings' defaults: the keyword defaults of :func:`effect_size_bootstrap` (one place)
+_DEFAULT = MetaSettings()
 
 
 def _check_resampling(n_resamples: object, seed: object) -> tuple[int, int | None]:
@@ -126,15 +130,16 @@ def effect_size_bootstrap(
     treatment: object,
     control: object,
     *,
-    metric_fn: object,
+    metric_fn: object = _DEFAULT.metric_fn,
     labels: object | None = None,
-    n_resamples: int = 1000,
-    seed: int | None = 0,
-    level: float = 0.95,
-    seeds: str = "balanced",
+    n_resamples: int = _DEFAULT.n_resamples,
+    seed: int | None = _DEFAULT.seed,
+    level: float = _DEFAULT.level,
+    seeds: str = _DEFAULT.seeds,
     dataset: str | None = None,
     clusters: object | None = None,
     cluster_name: str = "cluster",
+    settings: MetaSettings | None = None,
 ) -> BootstrapEffectSize:
     """Effect of ``treatment`` over ``control`` on a set-level metric, paired bootstrap variance.
 
@@ -150,9 +155,36 @@ def effect_size_bootstrap(
     for both systems and every seed; :func:`ranger_eval.setmetrics.cluster_bootstrap_values`),
     as :func:`effect_sizes` does for scores with a cluster column; ``cluster_name`` names the
     field in the signature (``resample:cluster(passage)``). Raises :class:`EffectSizeError`.
+
+    ``settings`` (a :class:`~ranger_eval.settings.MetaSettings`) gives ``metric_fn``,
+    ``n_resamples``, ``seed``, ``level`` and ``seeds`` at once (its other fields are not read
+    here; ``treatment`` and ``control`` are the data, not the settings' system names); the
+    keywords' defaults are its defaults and a keyword that differs from its default beside it
+    is a :class:`~ranger_eval.errors.SettingsError`. ``metric_fn`` is required: the keyword or
+    ``settings.metric_fn``. The result records the settings object (``.settings``).
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.settings import MetaSettings
+    >>> labels = [0, 1, 1, 0, 1, 0, 1, 1]
+    >>> e = rg.effect_size_bootstrap([0, 1, 1, 0, 1, 0, 1, 0], [0, 1, 0, 0, 1, 1, 1, 0],
+    ...                              labels=labels,
+    ...                              settings=MetaSettings(metric_fn="accuracy", n_resamples=200))
+    >>> round(e.yi, 3), e.n_resamples, e.settings.metric_fn
+    (0.25, 200, 'accuracy')
     """
     from ..setmetrics import get_metric
 
+    settings = resolve_settings(MetaSettings, {
+        "metric_fn": metric_fn, "n_resamples": n_resamples, "seed": seed, "level": level,
+        "seeds": seeds}, settings, where="effect_size_bootstrap")
+    metric_fn, n_resamples, seed = settings.metric_fn, settings.n_resamples, settings.seed
+    level, seeds = settings.level, settings.seeds
+    if metric_fn is None:
+        raise EffectSizeError("effect_size_bootstrap: metric_fn is required (a set-level "
+                              "metric's name, a SetMetric or a callable; the keyword or "
+                              "settings.metric_fn)")
     level = _check_level(level)
     n_resamples, seed = _check_resampling(n_resamples, seed)
     policy = _seed_policy(seeds)
@@ -191,7 +223,7 @@ def effect_size_bootstrap(
         n_seeds_control=res.n_seeds_control, vi_items=res.vi_items, vi_seeds=res.vi_seeds,
         boot=res.boot,
         resample="item" if codes is None else f"cluster({cluster_name})",
-        n_units=res.n if codes is None else int(codes.max()) + 1,
+        n_units=res.n if codes is None else int(codes.max()) + 1, settings=settings,
     )
 
 

@@ -14,6 +14,7 @@ from .results import EffectSizes
 
 if TYPE_CHECKING:
     from ..scores import Scores
+    from ..settings import MetaSettings
 
 
 def _judged(scores: Scores) -> bool:
@@ -23,7 +24,8 @@ def _judged(scores: Scores) -> bool:
 
 
 def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, control: str,
-                 measure: str | None, metric: str | None, level: float) -> EffectSizes:
+                 measure: str | None, metric: str | None, level: float,
+                 settings: MetaSettings | None = None) -> EffectSizes:
     """Effect sizes of judge scores with human scores (a ``human_value`` column with at least
     one human score): per dataset, yi is the prediction-powered (PPI++) estimate of the mean
     paired difference of **human** scores, treatment − control, and vi its variance se²
@@ -81,5 +83,5 @@ def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, contr
         treatment=treatment, control=control,
         metric=metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None),
         level=level, metrics=tuple(metrics), samples=scores.samples_label, ppi="ppi++",
-        cluster=scores.cluster_name if scores.has_cluster else None,
+        cluster=scores.cluster_name if scores.has_cluster else None, settings=settings,
     )

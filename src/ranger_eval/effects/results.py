@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EffectSizeError
+from ..settings import MetaSettings
 from ..signature import Signature, make_signature
 from .measures import GENERIC, EffectSize, _check_level, z_critical
 
@@ -44,6 +45,8 @@ class BootstrapEffectSize(EffectSize):
     resample: str = "item"
     #: the units drawn from: the items, or the clusters
     n_units: int = 0
+    #: the settings object of the :func:`~ranger_eval.effect_size_bootstrap` call
+    settings: MetaSettings | None = field(default=None, compare=False, repr=False)
 
     def percentile_interval(self) -> tuple[float, float]:
         """The bootstrap percentile interval of the difference at ``level`` (item part only)."""
@@ -124,6 +127,9 @@ class EffectSizes:
     cluster: str | None = None
     #: "ppi++" when yi and vi are prediction-powered (judge scores with human scores)
     ppi: str | None = None
+    #: the settings object of the :func:`~ranger_eval.effect_sizes` call that made these effects
+    #: (None when made directly, e.g. :meth:`from_arrays`)
+    settings: MetaSettings | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         names = tuple(str(x) for x in self.names)

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .. import settings as _settings
 from ..design import resolve_design
-from ..errors import EffectSizeError, Hint, RangerWarning, check_choice
+from ..errors import EffectSizeError, Hint, RangerWarning, SettingsError, check_choice
+from ..settings import DEGENERATE, MetaSettings, resolve_settings
 from .bootstrap import _check_resampling, _metric_effect
 from .measures import _check_level, _reason, canonical_measure, table_effects
 from .ppi import _judged, _ppi_effects
@@ -42,7 +42,9 @@ if TYPE_CHECKING:
     from ..setmetrics import SetMetric
 
 #: What :func:`effect_sizes` does with degenerate datasets (module docstring, "Many datasets").
-DEGENERATE_POLICIES = _settings.DEGENERATE
+DEGENERATE_POLICIES = DEGENERATE
+#: MetaSettings' defaults: the keyword defaults of :func:`effect_sizes` (one place)
+_DEFAULT = MetaSettings()
 
 
 def degenerate_text(problems: dict[str, str], limit: int = 20) -> str:
@@ -91,18 +93,19 @@ def _refuse_clustered(scores: Scores, chosen: Sequence[str], what: str) -> None:
 def effect_sizes(
     scores: Scores | pd.DataFrame,
     *,
-    treatment: str,
-    control: str,
+    treatment: str | None = _DEFAULT.treatment,
+    control: str | None = _DEFAULT.control,
     measure: str | None = None,
     metric: str | None = None,
     datasets: Sequence[str] | None = None,
     missing: str = "error",
-    level: float = 0.95,
-    metric_fn: object | None = None,
-    n_resamples: int = 1000,
-    seed: int | None = 0,
-    seeds: str = "balanced",
-    degenerate: str = "error",
+    level: float = _DEFAULT.level,
+    metric_fn: object | None = _DEFAULT.metric_fn,
+    n_resamples: int = _DEFAULT.n_resamples,
+    seed: int | None = _DEFAULT.seed,
+    seeds: str = _DEFAULT.seeds,
+    degenerate: str = _DEFAULT.degenerate,
+    settings: MetaSettings | None = None,
 ) -> EffectSizes:
     """Effect of ``treatment`` over ``control`` on every dataset of ``scores`` (items paired by id
     with ``Scores.pair_runs``; ``missing`` is its policy). ``datasets`` selects and orders datasets
@@ -114,16 +117,60 @@ def effect_sizes(
     ``"pearson"``, or a callable; :mod:`ranger_eval.setmetrics`) from the ``label`` and
     ``prediction`` columns (or, for ``fn(values)``, the values): yi is its difference (measure
     "MD", the default then) and vi its paired bootstrap variance over ``n_resamples`` resamples
-    drawn with ``seed`` (module docstring). With a ``seed`` column the runs are combined as in the
-    module docstring ("Seeds"); ``seeds="allow-unbalanced"`` accepts systems with different seeds.
+    drawn with ``seed`` (module docstring of :mod:`~ranger_eval.effects.bootstrap`). With a
+    ``seed`` column the runs are combined as in :mod:`ranger_eval.effects.seeds`;
+    ``seeds="allow-unbalanced"`` accepts systems with different seeds.
     ``degenerate`` (:data:`DEGENERATE_POLICIES`): ``"error"`` raises one error listing every
     dataset whose effect is undefined, ``"drop"`` leaves those and the zero-variance datasets out
-    with a warning and records them in ``EffectSizes.skipped`` (module docstring, "Many
-    datasets").
+    with a warning and records them in ``EffectSizes.skipped`` (module docstring).
+
+    Settings: ``settings`` (a :class:`~ranger_eval.settings.MetaSettings`, the settings of
+    ``ranger-eval meta``) gives ``measure``, ``level``, ``metric_fn``, ``n_resamples``, ``seed``,
+    ``seeds`` and ``degenerate`` at once, and ``treatment``/``control`` when the keywords are
+    absent; the keywords' defaults are its defaults, a keyword that differs from its default
+    beside ``settings`` is a :class:`~ranger_eval.errors.SettingsError` (as is a ``treatment`` or
+    ``control`` keyword that differs from the one in ``settings``). Its other fields (``method``,
+    ``test``, ``order``, ``margin``) are the meta-analysis' and are not read here. The result
+    records the settings object in ``EffectSizes.settings``. One default differs on purpose:
+    the ``measure`` keyword defaults to None, "the data's measure": SMD for per-item scores, MD
+    (the raw difference) for a set-level ``metric_fn`` (given, or declared by the scores'
+    ``set_metric`` column) and for judge scores with human scores, the only measure those have;
+    ``MetaSettings().measure`` is "SMD", and in a settings object that default is read the same
+    way (as ``ranger-eval meta`` reads an absent ``--measure``), so ``settings=MetaSettings()``
+    and no keyword give the same numbers. An explicit ``measure="SMD"`` keyword with a
+    ``metric_fn`` is an error.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.settings import MetaSettings
+    >>> df = pd.DataFrame({"dataset": "d", "metric": "acc", "item": list(range(4)) * 2,
+    ...                    "system": ["A"] * 4 + ["B"] * 4,
+    ...                    "value": [0.1, 0.4, 0.35, 0.8, 0.3, 0.5, 0.45, 0.95]})
+    >>> eff = rg.effect_sizes(df, settings=MetaSettings(control="A", treatment="B", measure="MD"))
+    >>> round(float(eff.yi[0]), 3), eff.measure, eff.settings.measure
+    (0.137, 'MD', 'MD')
     """
     from ..scores import Scores, seed_imbalance
 
-    requested = measure  # None: "SMD", or "MD" for judge scores with human scores
+    keywords: dict[str, Any] = {
+        "level": level, "metric_fn": metric_fn, "n_resamples": n_resamples, "seed": seed,
+        "seeds": seeds, "degenerate": degenerate,
+    }
+    if measure is not None:  # None is no MetaSettings value: "the data's measure" (docstring)
+        keywords["measure"] = measure
+    treatment, control = _systems(treatment, control, settings)
+    if settings is None:
+        keywords.update(treatment=str(treatment), control=str(control))
+    settings = resolve_settings(MetaSettings, keywords, settings, where="effect_sizes")
+    level, metric_fn = settings.level, settings.metric_fn
+    n_resamples, seed = settings.n_resamples, settings.seed
+    seeds, degenerate = settings.seeds, settings.degenerate
+    # None: "SMD", or "MD" for a set-level metric and for judge scores with human scores
+    requested = (measure if measure is not None
+                 else None if settings.measure == _DEFAULT.measure else settings.measure)
+    measure = requested
     if metric_fn is None:  # an adapter's corpus-level metric (lm-eval f1 …) is set-level
         if not isinstance(scores, Scores):
             scores = Scores(scores)
@@ -166,7 +213,7 @@ def effect_sizes(
             raise EffectSizeError("datasets is empty")
     if bootstrap_metric is None and _judged(scores):  # judge scores corrected by human scores
         return _ppi_effects(scores, chosen, treatment=str(treatment), control=str(control),
-                            measure=requested, metric=metric, level=level)
+                            measure=requested, metric=metric, level=level, settings=settings)
     if bootstrap_metric is None and not scores.has_seeds:
         # one columnar pass over all datasets (linear in the number of rows)
         table = scores.pair_all(treatment, control, metric=metric, datasets=chosen,
@@ -185,7 +232,7 @@ def effect_sizes(
             dropped={chosen[i]: int(table.n_dropped[i])
                      for i in np.flatnonzero(table.n_dropped).tolist()},
             metrics=metrics_t, samples=scores.samples_label,
-            cluster=scores.cluster_name,
+            cluster=scores.cluster_name, settings=settings,
         )
     design = resolve_design(scores)
     if design.clustered and bootstrap_metric is None:
@@ -264,7 +311,27 @@ def effect_sizes(
         seed=results[0].seed if bootstrap_metric is not None else None,
         seed_rule="+".join(sorted(rules)) or None,
         cluster=design.cluster_name,
+        settings=settings,
     )
+
+
+def _systems(treatment: str | None, control: str | None,
+             settings: MetaSettings | None) -> tuple[str, str]:
+    """The two systems of an :func:`effect_sizes` call: the keywords, else the settings' (one
+    source each: a keyword that differs from the settings' system is a SettingsError)."""
+    chosen = []
+    for role, given in (("treatment", treatment), ("control", control)):
+        held = None if settings is None else getattr(settings, role)
+        if given is not None and held is not None and str(given) != held:
+            raise SettingsError(
+                f"effect_sizes: {role}={given!r} given together with settings= whose {role} is "
+                f"{held!r}; pass one or the other")
+        value = given if given is not None else held
+        if value is None:
+            raise EffectSizeError(f"effect_sizes: {role} is required (the keyword, or the "
+                                  f"{role} of settings=)")
+        chosen.append(value)
+    return chosen[0], chosen[1]
 
 
 def _with_policy(policy: str, problems: dict[str, str], **fields: Any) -> EffectSizes:
