@@ -79,9 +79,9 @@ def test_effect_size_bootstrap_errors():
     kw = {"metric_fn": "mcc", "labels": c["labels"]}
     with pytest.raises(EffectSizeError, match="n_resamples must be an integer >= 2"):
         effect_size_bootstrap(*args, **kw, n_resamples=1)
-    with pytest.raises(EffectSizeError, match="seed must be a non-negative integer"):
+    with pytest.raises(EffectSizeError, match="seed: must be a whole number ≥ 0; got -3"):
         effect_size_bootstrap(*args, **kw, seed=-3)
-    with pytest.raises(EffectSizeError, match="unknown seeds 'some'"):
+    with pytest.raises(EffectSizeError, match="seeds: unknown seeds policy .some.; use one of balanced, allow-unbalanced"):
         effect_size_bootstrap(*args, **kw, seeds="some")
     with pytest.raises(EffectSizeError, match=r"dataset 'x', metric pearson: metric 'pearson' is undefined .*control"):
         effect_size_bootstrap([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], metric_fn="pearson", labels=[1.0, 2.0, 2.5],

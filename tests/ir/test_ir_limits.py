@@ -1,4 +1,4 @@
-"""TREC reader limits (issue 11): over-long lines and ids, decompression bombs, other compressions
+"""TREC reader limits: over-long lines and ids, decompression bombs, other compressions
 and non-regular files are errors naming the file (and the line), found with bounded work."""
 from __future__ import annotations
 

@@ -23,14 +23,23 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EffectSizeError, Hint
+from ..setmetrics import (
+    SetMetric,
+    bootstrap_values,
+    cluster_bootstrap_values,
+    encode,
+    get_metric,
+    undefined_resamples,
+)
 from ..settings import MetaSettings, resolve_settings
+from ..stats.clustered import cluster_codes
+from ..stats.resampling import StatsInputError
 from .measures import _check_level
 from .results import BootstrapEffectSize
 from .seeds import _Combined, _seed_policy, _var
 
 if TYPE_CHECKING:
     from ..scores import SystemRuns
-    from ..setmetrics import SetMetric
 
 #: MetaSettings' defaults: the keyword defaults of :func:`effect_size_bootstrap` (one place)
 _DEFAULT = MetaSettings()
@@ -66,8 +75,6 @@ def _bootstrap_metric(
 ) -> _Combined:
     """yi, vi of metric(treatment) − metric(control) from runs (seeds) on the same items;
     ``clusters`` (int codes 0 … C − 1 per item, the design's units) draws whole clusters."""
-    from ..setmetrics import bootstrap_values, cluster_bootstrap_values, encode, undefined_resamples
-
     st, sc = len(treatment), len(control)
     names = list(run_names[0]) + list(run_names[1]) if run_names else (
         [f"treatment run {i}" if st > 1 else "treatment" for i in range(st)]
@@ -147,7 +154,7 @@ def effect_size_bootstrap(
     …), a :class:`~ranger_eval.setmetrics.SetMetric` or a callable ``fn(labels, predictions)`` /
     ``fn(values)``. ``treatment`` and ``control`` are the systems' predictions (or values)
     aligned by position with ``labels``; 2-D input is seeds × items, the seeds combined as in the
-    module docstring ("Seeds"; rows paired in order; different numbers of rows need
+    :mod:`ranger_eval.effects.seeds` (rows paired in order; different numbers of rows need
     ``seeds="allow-unbalanced"``). yi = metric(treatment) − metric(control), vi = the variance of
     the differences over ``n_resamples`` paired bootstrap resamples (seeded; ddof = 1) plus the
     between-seed part. ``clusters`` (one cluster id per item, aligned with the items; None:
@@ -174,8 +181,6 @@ def effect_size_bootstrap(
     >>> round(e.yi, 3), e.n_resamples, e.settings.metric_fn
     (0.25, 200, 'accuracy')
     """
-    from ..setmetrics import get_metric
-
     settings = resolve_settings(MetaSettings, {
         "metric_fn": metric_fn, "n_resamples": n_resamples, "seed": seed, "level": level,
         "seeds": seeds}, settings, where="effect_size_bootstrap")
@@ -201,9 +206,6 @@ def effect_size_bootstrap(
         )
     codes = None
     if clusters is not None:
-        from ..stats.clustered import cluster_codes
-        from ..stats.resampling import StatsInputError
-
         try:  # one id per item, none missing
             cluster_codes(clusters, t_runs[0].size, name="clusters")
         except StatsInputError as exc:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EffectSizeError, Hint
+from ..stats.judged import align_pair, has_human_scores, item_cluster_codes, judged_items
 from .measures import canonical_measure
 from .results import EffectSizes
 
@@ -18,8 +19,6 @@ if TYPE_CHECKING:
 
 
 def _judged(scores: Scores) -> bool:
-    from ..stats.judged import has_human_scores
-
     return has_human_scores(scores)
 
 
@@ -44,8 +43,6 @@ def _ppi_effects(scores: Scores, chosen: Sequence[str], *, treatment: str, contr
     raw difference (measure "MD", the default here) has this variance; standardised measures
     and set-level metrics are errors naming the dataset. The signature records ``ppi:ppi++``.
     """
-    from ..stats.judged import align_pair, item_cluster_codes, judged_items
-
     if measure is not None and canonical_measure(measure) != "MD":
         hint = Hint("measure", "MD")
         raise EffectSizeError(

@@ -98,7 +98,7 @@ class EffectSizes:
     names, non-finite ``yi`` or negative/non-finite ``vi``.
     ``n_resamples``/``seed`` are set when ``vi`` comes from the paired bootstrap of a set-level
     metric (``metric`` is then that metric); ``seed_rule`` ("paired" or "unpaired") when seeds
-    were combined (module docstring, "Seeds"). :attr:`signature` records them. ``skipped`` maps
+    were combined (:mod:`ranger_eval.effects.seeds`). :attr:`signature` records them. ``skipped`` maps
     each dataset left out by ``effect_sizes(..., degenerate="drop")`` to the reason.
     """
 
@@ -123,7 +123,7 @@ class EffectSizes:
     #: ``Scores.samples_label``: K samples per item averaged before the effect (None: no samples)
     samples: str | None = None
     #: the cluster field's name (``Scores.cluster_name``, e.g. "passage") when the scores have a
-    #: cluster column: vi is cluster-robust (module docstring)
+    #: cluster column: vi is cluster-robust (:mod:`ranger_eval.effects.variances`)
     cluster: str | None = None
     #: "ppi++" when yi and vi are prediction-powered (judge scores with human scores)
     ppi: str | None = None

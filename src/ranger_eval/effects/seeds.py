@@ -44,7 +44,7 @@ from .measures import EffectSize, effect_size
 if TYPE_CHECKING:
     from ..scores import SystemRuns
 
-#: Seed policies of :func:`effect_sizes` (see the module docstring, "Seeds").
+#: Seed policies of :func:`effect_sizes` (see the module docstring).
 SEED_POLICIES = _settings.SEED_POLICIES
 
 

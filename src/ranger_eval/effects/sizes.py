@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..design import resolve_design
 from ..errors import EffectSizeError, Hint, RangerWarning, SettingsError, check_choice
+from ..scores import Scores, seed_imbalance
+from ..setmetrics import SetMetric, get_metric
 from ..settings import DEGENERATE, MetaSettings, resolve_settings
 from .bootstrap import _check_resampling, _metric_effect
 from .measures import _check_level, _reason, canonical_measure, table_effects
@@ -37,11 +39,7 @@ from .results import EffectSizes
 from .seeds import _Combined, _item_effect, _seed_policy
 from .variances import _zero_reasons, cluster_robust_variances
 
-if TYPE_CHECKING:
-    from ..scores import Scores
-    from ..setmetrics import SetMetric
-
-#: What :func:`effect_sizes` does with degenerate datasets (module docstring, "Many datasets").
+#: What :func:`effect_sizes` does with degenerate datasets (module docstring).
 DEGENERATE_POLICIES = DEGENERATE
 #: MetaSettings' defaults: the keyword defaults of :func:`effect_sizes` (one place)
 _DEFAULT = MetaSettings()
@@ -152,8 +150,6 @@ def effect_sizes(
     >>> round(float(eff.yi[0]), 3), eff.measure, eff.settings.measure
     (0.137, 'MD', 'MD')
     """
-    from ..scores import Scores, seed_imbalance
-
     keywords: dict[str, Any] = {
         "level": level, "metric_fn": metric_fn, "n_resamples": n_resamples, "seed": seed,
         "seeds": seeds, "degenerate": degenerate,
@@ -177,8 +173,6 @@ def effect_sizes(
         metric_fn = _declared_metric_fn(scores, metric)
     bootstrap_metric: SetMetric | None = None
     if metric_fn is not None:
-        from ..setmetrics import get_metric
-
         bootstrap_metric = get_metric(metric_fn, error=EffectSizeError)
         if measure is not None and str(measure).upper() != "MD":
             raise EffectSizeError(

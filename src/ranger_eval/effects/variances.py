@@ -58,8 +58,7 @@ def _zero_reasons(names: Sequence[str], yi: np.ndarray, vi: np.ndarray) -> dict[
 
 
 def cluster_robust_variances(table: PairedTable, measure: str, vi: np.ndarray) -> np.ndarray:
-    """``vi`` of every dataset of ``table`` made cluster-robust (module docstring, "Clustered
-    items"): MD takes V_CR1 = C/(C − 1) · sum_k (S_k − m_k · mean(d))² / n², SMD, SMCC and SMCR
+    """``vi`` of every dataset of ``table`` made cluster-robust (module docstring): MD takes V_CR1 = C/(C − 1) · sum_k (S_k − m_k · mean(d))² / n², SMD, SMCC and SMCR
     their variance times deff = V_CR1 / (sd(d)²/n). Datasets whose clusters each hold one item
     keep ``vi`` unchanged (bit for bit); one cluster, or ZCOR with clusters, raises
     :class:`EffectSizeError` naming the dataset."""
