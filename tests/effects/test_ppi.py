@@ -15,7 +15,7 @@ from scipy import stats
 import ranger_eval as rg
 from ranger_eval.errors import EffectSizeError
 
-ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "ppi_oracle.json").read_text())
+ORACLE = json.loads((Path(__file__).resolve().parent.parent / "oracles" / "ppi_oracle.json").read_text())
 
 
 def _frame(case: dict, dataset: str = "d") -> pd.DataFrame:

@@ -23,7 +23,7 @@ from ranger_eval.effects import (
 )
 from ranger_eval.scores import Scores
 
-ORACLES = Path(__file__).resolve().parent / "oracles"
+ORACLES = Path(__file__).resolve().parent.parent / "oracles"
 
 RTOL = 1e-9
 ORACLE = json.loads((ORACLES / "metafor_escalc.json").read_text())

@@ -20,7 +20,7 @@ from ranger_eval.effects import (
 from ranger_eval.errors import ScoresError
 from tests.helpers.setmetric_cases import tidy_case as _tidy
 
-ORACLE = json.loads((Path(__file__).parent / "oracles" / "setmetrics_oracle.json").read_text())
+ORACLE = json.loads((Path(__file__).parent.parent / "oracles" / "setmetrics_oracle.json").read_text())
 CASES = {c["name"]: c for c in ORACLE["cases"]}
 B, SEED = ORACLE["n_resamples"], ORACLE["seed"]
 
