@@ -268,13 +268,14 @@ class ReportError(RangerError):
     """A table or report cannot be written from the given result."""
 
 
-class SettingsError(ConfigError, CompareError, AggregateError, VerdictError, StatsInputError):
+class SettingsError(ConfigError, CompareError, AggregateError, VerdictError, StatsInputError,
+                    EffectSizeError):
     """An invalid analysis setting (a field of a settings object: ``CompareSettings``,
-    ``ArenaSettings``, ``PlanSettings``, …); the message names the key and the value. One class
-    wherever the setting comes from (Python keyword, command-line option, YAML key); also the
-    error of the analysis it configures, so ``except CompareError`` around ``compare`` still
-    catches a bad ``level`` (``VerdictError`` around ``bradley_terry``, ``StatsInputError``
-    around ``plan``)."""
+    ``MetaSettings``, ``ArenaSettings``, ``PlanSettings``, …); the message names the key and the
+    value. One class wherever the setting comes from (Python keyword, command-line option, YAML
+    key); also the error of the analysis it configures, so ``except CompareError`` around
+    ``compare`` still catches a bad ``level`` (``VerdictError`` around ``bradley_terry``,
+    ``StatsInputError`` around ``plan``, ``EffectSizeError`` around ``effect_sizes``)."""
 
 
 class RenamedKeywordError(RangerError, TypeError):

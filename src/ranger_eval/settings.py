@@ -266,6 +266,12 @@ def _metric_fn(value: Any) -> Any:
     return value
 
 
+def _one_metric_fn(value: Any) -> Any:
+    """One set-level metric: a name, or (from Python) a callable or ``SetMetric``, which
+    :func:`~ranger_eval.effect_sizes` resolves and checks."""
+    return _name(value) if value is None or isinstance(value, str) else value
+
+
 def _weights(value: Any) -> dict[str, float] | None:
     if value is None:
         return None
@@ -665,13 +671,15 @@ class MetaSettings(_Settings):
     order: str = _setting(
         "given", "Row order: given, effect, weight, name.",
         _choice(META_ORDERS, "row order", ignore_case=True), yaml="both")
-    metric_fn: str | None = _setting(
+    metric_fn: Any = _setting(
         None, "Set-level metric from label/prediction columns (mcc, f1, macro_f1, pearson, "
-        "spearman, …): effect and variance by paired bootstrap.", _name)
+        "spearman, …): effect and variance by paired bootstrap.", _one_metric_fn)
     n_resamples: int = _setting(
         1000, "Bootstrap resamples of a set-level metric's effect, 1 to 10^8.",
         _whole(1, MAX_RESAMPLES), cli=False)
-    seed: int = _setting(0, "Seed of the bootstrap, ≥ 0.", _whole(0), cli=False)
+    seed: int | None = _setting(
+        0, "Seed of the bootstrap, ≥ 0 (None: fresh randomness, Python only).",
+        _whole(0, optional=True), cli=False)
     seeds: str = _setting(
         "balanced", "Seeds policy: balanced or allow-unbalanced.",
         _choice(SEED_POLICIES, "seeds policy", ignore_case=True))

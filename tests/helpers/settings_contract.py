@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -22,8 +22,13 @@ def _defaults_equal(a: Any, b: Any) -> bool:
         return False
 
 
-def check_entry_point(func: Callable[..., Any], cls: type) -> list[str]:
-    """The keywords of ``func`` that are fields of ``cls`` (asserting the contract)."""
+def check_entry_point(func: Callable[..., Any], cls: type,
+                      differ: Mapping[str, Any] | None = None) -> list[str]:
+    """The keywords of ``func`` that are fields of ``cls`` (asserting the contract).
+
+    ``differ``: parameters whose default differs from the field's on purpose (documented in
+    ``func``'s docstring), each with the default it must have (``inspect.Parameter.empty``: a
+    required parameter, e.g. data named like a field); checked, not skipped."""
     params = inspect.signature(func).parameters
     assert "settings" in params, f"{func.__name__} takes no settings="
     assert params["settings"].default is None
@@ -32,7 +37,13 @@ def check_entry_point(func: Callable[..., Any], cls: type) -> list[str]:
     fields = {f.name for f in dataclasses.fields(cls)}
     shared = [name for name in params if name in fields]
     assert shared, f"{func.__name__} shares no keyword with {cls.__name__}"
+    for name, want in (differ or {}).items():
+        assert name in shared, f"{func.__name__} has no keyword {name} shared with {cls.__name__}"
+        assert _defaults_equal(params[name].default, want), (name, params[name].default, want)
+        assert not _defaults_equal(want, getattr(default, name)), f"{name}: no difference"
     for name in shared:
+        if name in (differ or {}):
+            continue
         got = params[name].default
         want = getattr(default, name)
         assert _defaults_equal(got, want), (

@@ -304,7 +304,7 @@ def test_duplicate_check_compares_colliding_hashes_exactly() -> None:
     import numpy as np
     import pyarrow as pa
 
-    from ranger_eval.ir.readers import _duplicate_pair
+    from ranger_eval.ir.readers.hashing import _duplicate_pair
 
     same = np.full(4, 7, dtype=np.uint64)  # every row collides
     docs = pa.array(["a", "b", "a", "c"])
@@ -322,14 +322,8 @@ def test_duplicate_check_sorts_blocks_of_whole_queries_alike_on_any_thread_count
     import numpy as np
     import pyarrow as pa
 
-    from ranger_eval.ir.readers import (
-        _SORT_BLOCK,
-        _duplicate_pair,
-        _sorted_hashes,
-        hash_strings,
-        one_thread,
-        pair_hash,
-    )
+    from ranger_eval.ir.readers import hash_strings, one_thread, pair_hash
+    from ranger_eval.ir.readers.hashing import _SORT_BLOCK, _duplicate_pair, _sorted_hashes
 
     rng = np.random.default_rng(3)
     sizes = rng.integers(1, 2_000, 150)

@@ -1,4 +1,4 @@
-"""evaluate_many (issue 13 §2): one call for many runs gives exactly what evaluate gives per run,
+"""evaluate_many: one call for many runs gives exactly what evaluate gives per run,
 with warnings in run order and the first bad run's error; ``ranger-eval trec`` uses it."""
 from __future__ import annotations
 

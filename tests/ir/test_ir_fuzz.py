@@ -1,4 +1,4 @@
-"""Fuzzing the TREC run and qrels readers (issue 11) with hypothesis.
+"""Fuzzing the TREC run and qrels readers with hypothesis.
 
 * Random bytes (and valid files with random byte edits): the reader returns a table or raises a
   RangerError whose message names the file; never another exception.

@@ -1,4 +1,4 @@
-"""TREC reader limits (issue 11): over-long lines and ids, decompression bombs, other compressions
+"""TREC reader limits: over-long lines and ids, decompression bombs, other compressions
 and non-regular files are errors naming the file (and the line), found with bounded work."""
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def test_line_cap_boundary_on_both_paths(tmp_path: Path, monkeypatch: pytest.Mon
     """A line of exactly MAX_LINE_BYTES bytes (newline excluded) is read; one more byte is an
     error, on the fast path and on the general one (a comment line makes the file irregular),
     in the first segment and in a later one."""
-    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 4096)
-    monkeypatch.setattr(readers, "_SEGMENT", 1 << 14)
+    monkeypatch.setattr(readers.text, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(readers.text, "_SEGMENT", 1 << 14)
     head = "# comment\n" if irregular else ""
     filler = "".join(f"1 Q0 d{i} {i} {-i}.5 r\n" for i in range(3000))  # several segments
     prefix = "2 Q0 "
@@ -107,8 +107,8 @@ def test_gzip_bombs_on_every_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                                   member: bytes) -> None:
     """Blank lines (general path), irregular qrels and NUL bytes (one endless line) are all
     stopped: by the size cap or the line cap, never by running out of memory."""
-    monkeypatch.setattr(readers, "MAX_GZIP_BASE", 1 << 20)
-    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1 << 16)
+    monkeypatch.setattr(readers.text, "MAX_GZIP_BASE", 1 << 20)
+    monkeypatch.setattr(readers.text, "MAX_LINE_BYTES", 1 << 16)
     p = write(tmp_path, _bomb(member, 200), "bomb.gz")
     with pytest.raises(TrecFormatError, match=rf"{p}(:1)?: (the gzip data expand|NUL byte)"):
         ir.read_qrels(p)

@@ -182,7 +182,7 @@ def test_duplicate_check_finds_the_first_repeat_whatever_the_blocks(data, block)
             expected = (seen[key], i)
             break
         seen[key] = i
-    with mock.patch.object(readers, "_SORT_BLOCK", block):
+    with mock.patch.object(readers.hashing, "_SORT_BLOCK", block):
         for inline in (False, True):
             with readers.one_thread() if inline else contextlib.nullcontext():
-                assert readers._duplicate_pair(qcodes, docs, pairs) == expected
+                assert readers.hashing._duplicate_pair(qcodes, docs, pairs) == expected

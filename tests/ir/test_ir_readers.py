@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from ranger_eval import ir
@@ -80,9 +81,9 @@ def test_fast_and_general_paths_agree(tmp_path: Path) -> None:
     regular = "\n".join(lines) + "\n"
     irregular = "\n".join(x.replace(" ", "  ", 1) if i % 2 else x
                           for i, x in enumerate(lines)) + "\n"
-    assert readers._fast_delimiter(regular.encode()) == " "
-    assert readers._fast_delimiter(irregular.encode()) == " "  # the CSV reader then rejects it
-    assert readers._fast_parse(irregular.encode(), "run", readers.pa.float64()) is None
+    assert readers.fast._fast_delimiter(regular.encode()) == " "
+    assert readers.fast._fast_delimiter(irregular.encode()) == " "  # the CSV reader then rejects it
+    assert readers.fast._fast_parse(irregular.encode(), "run", pa.float64()) is None
     a = ir.read_run(write(tmp_path, regular, "a.txt"))
     b = ir.read_run(write(tmp_path, irregular, "b.txt"))
     pd.testing.assert_frame_equal(a, b)
@@ -104,13 +105,13 @@ def test_dataframe_inputs_accepted(tmp_path: Path) -> None:
 def test_hash_strings_equal_iff_equal_strings() -> None:
     vals = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgh\x00", "x" * 17, "x" * 16 + "y",
             "é#ü", "a"]
-    arr = readers.pa.array(vals)
+    arr = pa.array(vals)
     h = readers.hash_strings(arr)
     for i, a in enumerate(vals):
         for j, b in enumerate(vals):
             assert (h[i] == h[j]) == (a == b), (a, b)
     # slices and chunked arrays hash the same strings identically
-    chunked = readers.pa.chunked_array([arr.slice(0, 4), arr.slice(4)])
+    chunked = pa.chunked_array([arr.slice(0, 4), arr.slice(4)])
     np.testing.assert_array_equal(readers.hash_strings(chunked), h)
     np.testing.assert_array_equal(readers.hash_strings(arr.slice(3)), h[3:])
 
@@ -119,7 +120,7 @@ def test_general_path_in_small_chunks(tmp_path: Path, monkeypatch: pytest.Monkey
     text = "# c\n1 Q0 d1 1 3.5 sys\n\n1  Q0 d2 2 2.25 sys\n# x\n\n2 Q0 d1 1 -1e-3 sys\n"
     p = write(tmp_path, text)
     whole = readers.load_run(p)
-    monkeypatch.setattr(readers, "_LINES_PER_CHUNK", 2)
+    monkeypatch.setattr(readers.general, "_LINES_PER_CHUNK", 2)
     chunked = readers.load_run(p)
     same_run(ir.read_run(p))
     assert [chunked.number(i) for i in range(3)] == [whole.number(i) for i in range(3)] == [2, 4, 7]
@@ -153,7 +154,7 @@ def test_crlf_gives_exactly_the_lf_results(tmp_path: Path, variant: str) -> None
         rp = write(tmp_path, r, f"run{len(eol)}.txt")
         qp = write(tmp_path, q, f"qrels{len(eol)}.txt")
         if variant == "regular":
-            assert readers._fast_parse_file(rp, "run", readers.pa.float64()) is not None
+            assert readers.fast._fast_parse_file(rp, "run", pa.float64()) is not None
         with pytest.warns(ir.IgnoredTopicsWarning, match="7 run topic"):
             ev = ir.evaluate(qp, rp, ["AP", "nDCG@10", "P@5", "NumRel"], missing="zero")
         results.append((ir.read_run(rp), ir.read_qrels(qp), ev))

@@ -1,7 +1,7 @@
 """Generate setmetrics_oracle.json: set-level metrics, their paired bootstrap variance and exact
 permutation p-values, computed by scikit-learn, scipy and sacrebleu (no ranger_eval).
 
-Oracle for tests/test_setmetrics.py, tests/test_effects_bootstrap.py and
+Oracle for tests/test_setmetrics.py, tests/effects/test_bootstrap.py and
 tests/test_compare_setmetrics.py. For every case (fixed data, stored in the JSON):
 
 * ``values``: the metric of each system on all items: ``sklearn.metrics.accuracy_score``,

@@ -1,4 +1,4 @@
-"""effect_sizes over many datasets in one columnar pass (issue 11): the same numbers as
+"""effect_sizes over many datasets in one columnar pass: the same numbers as
 effect_size per dataset, the same errors and warnings, extreme scores, and linear scaling."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """effect_sizes (and so the meta-analysis) of judge scores with a human_value column: yi and vi
-are the prediction-powered paired difference and its variance (effects._ppi_effects), checked
+are the prediction-powered paired difference and its variance (effects/ppi.py, _ppi_effects), checked
 against ppi_py through tests/oracles/ppi_oracle.json."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from scipy import stats
 import ranger_eval as rg
 from ranger_eval.errors import EffectSizeError
 
-ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "ppi_oracle.json").read_text())
+ORACLE = json.loads((Path(__file__).resolve().parent.parent / "oracles" / "ppi_oracle.json").read_text())
 
 
 def _frame(case: dict, dataset: str = "d") -> pd.DataFrame:
@@ -53,7 +53,7 @@ def test_standardised_measures_are_refused_and_clusters_are_cluster_robust() -> 
     clustered = df.assign(cluster=df["item"].str[:2])
     eff = rg.effect_sizes(clustered, treatment="T", control="C")
     with pytest.warns(UserWarning, match="clusters rejects a true null"):
-        # effect sizes take the CR1 variance, as their clustered MD does (effects.py)
+        # effect sizes take the CR1 variance, as their clustered MD does (effects/variances.py)
         ref = rg.ppi_mean_difference(clustered, treatment="T", control="C", cluster_se="CR1")
     assert ref.n_clusters > 1 and ref.df == ref.n_clusters - 1
     assert (eff.yi[0], eff.vi[0]) == pytest.approx((ref.estimate, ref.se ** 2), rel=1e-12)

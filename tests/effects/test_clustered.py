@@ -1,5 +1,5 @@
-"""effect_sizes / meta_analysis with a cluster column: cluster-robust variances (effects.py,
-"Clustered items"), equal to the CR1 kernel matched to R sandwich::vcovCL
+"""effect_sizes / meta_analysis with a cluster column: cluster-robust variances (effects/variances.py),
+equal to the CR1 kernel matched to R sandwich::vcovCL
 (tests/stats/test_clustered.py), and the unclustered numbers when every cluster has one item."""
 from __future__ import annotations
 
