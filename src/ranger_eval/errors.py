@@ -276,7 +276,7 @@ class SettingsError(ConfigError, CompareError, AggregateError):
 
 
 class RenamedKeywordError(RangerError, TypeError):
-    """A keyword argument that was renamed (one vocabulary, issue 19); the message names the new
+    """A keyword argument that was renamed (one word per concept across the API, docs/architecture.md glossary); the message names the new
     keyword. Also a ``TypeError``, like any other unexpected keyword."""
 
 

@@ -230,7 +230,7 @@ def measure_bounds(names: Iterable[str]) -> dict[str, tuple[float, float]]:
     or trec_eval name, :func:`parse_measure`): [0, 1] for nDCG, AP, RR, P, R, Rprec, Success
     and Judged at any cutoff or relevance level; the counts (NumRet, NumRel, NumRelRet) and
     names that are no measure are left out. Intervals of their means stay in the range
-    (:meth:`ranger_eval.Scores.with_bounds`, issue 27 §3)."""
+    (:meth:`ranger_eval.Scores.with_bounds`: no interval leaves its metric's range)."""
     out: dict[str, tuple[float, float]] = {}
     for name in names:
         try:
