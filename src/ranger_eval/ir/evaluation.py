@@ -621,8 +621,14 @@ def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: P
     >>> run = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": ["b", "a", "c", "d"],
     ...                     "score": [2.0, 1.0, 3.0, 1.0]})
     >>> table = evaluate(qrels, run, ["nDCG@10", "AP", "RR"])
-    >>> [(q, m, round(v, 4)) for q, m, v in table.itertuples(index=False)]
-    [('1', 'nDCG@10', 0.6309), ('1', 'AP', 0.5), ('1', 'RR', 0.5), ('2', 'nDCG@10', 1.0), ('2', 'AP', 1.0), ('2', 'RR', 1.0)]
+    >>> for query_id, measure, value in table.itertuples(index=False):
+    ...     print(query_id, measure, round(value, 4))
+    1 nDCG@10 0.6309
+    1 AP 0.5
+    1 RR 0.5
+    2 nDCG@10 1.0
+    2 AP 1.0
+    2 RR 1.0
     """
     _check_options(missing, score_precision, max_docs, relevance_level)
     ms = parse_measures(measures)

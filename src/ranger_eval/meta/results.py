@@ -140,7 +140,8 @@ class MetaResult(_ResultText):
 
     @property
     def mde(self) -> float:
-        """Minimum detectable summary effect of a non-significant meta-analysis (no effect or too few datasets?):
+        """Minimum detectable summary effect of a non-significant meta-analysis (no effect, or
+        too few datasets?):
         the true summary effect its test (z, or t on k − 1 df for ``t``/``knha``) at
         α = 1 − level would detect with 80 % power given its standard error, λ·se
         (:func:`ranger_eval.stats.power.minimum_detectable_effect`); NaN when the summary is

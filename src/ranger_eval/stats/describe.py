@@ -79,7 +79,8 @@ from .bounded import INTERVAL_METHODS, bounded_intervals
 __all__ = ["COLUMNS", "auto_intervals", "describe", "describe_arrays", "describe_sums",
            "describe_table", "known_bounds", "too_few_units"]
 
-#: the columns of :func:`describe`'s table, in order (``interval`` added last, so the earlier columns keep their positions)
+#: the columns of :func:`describe`'s table, in order (``interval`` added last, so the earlier
+#: columns keep their positions)
 COLUMNS = ("dataset", "metric", "system", "n", "n_clusters", "mean", "se", "ci_low", "ci_high",
            "icc", "design_effect", "k_samples", "within_sd", "var_between", "var_within",
            "interval")

@@ -98,7 +98,8 @@ def cohens_dz(x: object, y: object | None = None) -> float:
 
     References
     ----------
-    Cohen, J. (1988), Statistical Power Analysis for the Behavioral Sciences, 2nd ed., Erlbaum, eq. 2.3.5; Lakens, D. (2013), "Calculating and reporting effect sizes to facilitate
+    Cohen, J. (1988), Statistical Power Analysis for the Behavioral Sciences, 2nd ed., Erlbaum,
+    eq. 2.3.5; Lakens, D. (2013), "Calculating and reporting effect sizes to facilitate
     cumulative science", Frontiers in Psychology 4:863, eq. 6.
 
     Examples

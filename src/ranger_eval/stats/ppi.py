@@ -48,7 +48,8 @@ human scores ``y`` and the judge's scores ``yhat`` of m items; boolean masks say
 labelled and which unlabelled in that row (other items are not used), so every pair of systems
 of a dataset × metric, each with its own labelled set, is one matrix operation.
 
-**Clustered items** (``clusters=``: questions about one passage are not independent). θ̂_λ − θ is, to first order, a sum of
+**Clustered items** (``clusters=``: questions about one passage are not independent). θ̂_λ − θ
+is, to first order, a sum of
 per-item influence terms: ψ_i = (r_i − r̄)/n for a labelled item (r = y − λ·yhat, r̄ its mean)
 and φ_j = λ·(f_j − f̄)/N for an unlabelled one (f = yhat, f̄ the unlabelled mean); the
 independent-items variance above is Σψ_i² + Σφ_j². When items come in clusters (several

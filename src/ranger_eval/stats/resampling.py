@@ -500,7 +500,7 @@ def westfall_young_counts(
     alternative: str = "two-sided",
     batch: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Raw and step-down max-T exceedance counts of every row of ``diffs`` on the sign vectors of ``flips``.
+    """Raw and step-down max-T exceedance counts of each row of ``diffs`` on the signs of ``flips``.
 
     p = count / 2^n when the flips are exhaustive, else (1 + count)/(1 + B), as for the raw test;
     see :class:`_MaxT` for the algorithm (step-down minP/maxT with successive maxima).
@@ -728,8 +728,9 @@ def permutation_test(
     References
     ----------
     Pitman, E. J. G. (1937), "Significance tests which may be applied to samples from any
-    populations", Supplement to JRSS 4:119–130; Phipson, B. & Smyth, G. K. (2010), "Permutation p-values should never be zero", Statistical
-    Applications in Genetics and Molecular Biology 9(1):39 (p = (1 + count)/(1 + B)).
+    populations", Supplement to JRSS 4:119–130; Phipson, B. & Smyth, G. K. (2010), "Permutation
+    p-values should never be zero", Statistical Applications in Genetics and Molecular
+    Biology 9(1):39 (p = (1 + count)/(1 + B)).
 
     Examples
     --------
