@@ -130,8 +130,45 @@ class Design:
 
 
 def resolve_design(scores: Scores | pd.DataFrame) -> Design:
-    """The design of ``scores``: the resampling unit (cluster if the table has a ``cluster``
-    column, else item), the cluster field's name, samples and seeds (module docstring)."""
+    """The design of ``scores``, resolved once for every bootstrap, permutation and interval.
+
+    The resampling unit is the cluster if the table has a ``cluster`` column, else the item;
+    also the cluster field's name, and whether there are samples and seeds (module docstring).
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        The scores (a frame is validated into :class:`~ranger_eval.Scores` first).
+
+    Returns
+    -------
+    Design
+        ``unit``, ``cluster_name``, ``has_samples``, ``has_seeds``; its ``label`` is the
+        signature's ``resample:`` field and ``caption()`` the phrase of captions.
+
+    Raises
+    ------
+    ScoresError
+        A table that is not valid scores.
+
+    References
+    ----------
+    Field, C. A. & Welsh, A. H. (2007), "Bootstrapping clustered data", JRSS B 69:369–390;
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust inference",
+    Journal of Human Resources 50:317–372, sec. VI.A.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> table = pd.DataFrame({"dataset": "qa", "system": ["A"] * 4 + ["B"] * 4,
+    ...                       "item": ["q1", "q2", "q3", "q4"] * 2,
+    ...                       "cluster": ["p1", "p1", "p2", "p2"] * 2,
+    ...                       "value": [1, 0, 1, 1, 0, 0, 1, 0]})
+    >>> design = rg.resolve_design(table)
+    >>> design.unit, design.label, design.has_seeds
+    ('cluster', 'cluster(cluster)', False)
+    """
     if not isinstance(scores, Scores):
         scores = Scores(scores)
     clustered = scores.has_cluster

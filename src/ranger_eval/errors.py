@@ -279,8 +279,9 @@ class SettingsError(ConfigError, CompareError, AggregateError, VerdictError, Sta
 
 
 class RenamedKeywordError(RangerError, TypeError):
-    """A keyword argument that was renamed (one vocabulary, issue 19); the message names the new
-    keyword. Also a ``TypeError``, like any other unexpected keyword."""
+    """A keyword argument that was renamed (one word per concept across the API, the glossary of
+    docs/architecture.md); the message names the new keyword. Also a ``TypeError``, like any
+    other unexpected keyword."""
 
 
 # --------------------------------------------------------------------------- shared validators

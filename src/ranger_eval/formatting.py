@@ -37,8 +37,38 @@ def _sci(mantissa: str, exp: int, style: str) -> str:
 
 
 def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
-    """``value`` in scientific notation with up to ``digits`` significant digits (``3.2×10⁻⁶``);
-    trailing zeros of the mantissa are dropped, as Python's ``g`` format does (``5e-05``)."""
+    """A number in scientific notation with up to ``digits`` significant digits.
+
+    Trailing zeros of the mantissa are dropped, as Python's ``g`` format does (``5e-05``).
+
+    Parameters
+    ----------
+    value : float
+        The number.
+    digits : int, default 2
+        Significant digits of the mantissa (at least 1).
+    style : {"text", "unicode", "latex", "html"}, default "unicode"
+        Markup of the exponent.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        An unknown ``style``.
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import format_sci
+    >>> format_sci(3.2e-6)
+    '3.2×10⁻⁶'
+    >>> format_sci(5e-5, style="text")
+    '5e-05'
+    >>> format_sci(12345, 3, style="html")
+    '1.23&times;10<sup>4</sup>'
+    """
     _check_style(style)
     mantissa, exponent = f"{float(value):.{max(digits, 1) - 1}e}".split("e")
     if "." in mantissa:
@@ -47,14 +77,40 @@ def format_sci(value: float, digits: int = 2, style: str = "unicode") -> str:
 
 
 def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str = "") -> str:
-    """A p-value with ``digits`` significant digits: exactly Python's ``f"{p:.{digits}g}"``
-    (``0.008676``, ``7.943e-21``) in ``"text"`` style; the other styles only change the markup of
-    the exponent (``7.943×10⁻²¹`` in ``"unicode"``). The one rule for values too small to print:
-    ``p < 1e-300`` (:data:`P_FLOOR`), including a p-value of exactly 0 (a survival function that
-    underflowed the double range, or the limit of an infinite statistic), is written as the bound
-    ``< 1e-300`` (``< 10⁻³⁰⁰`` in ``"unicode"``), never as ``0``; NaN as ``NA``. ``prefix`` (e.g.
-    ``"p = "``) is put in front, and ``"p = "`` becomes ``"p < "`` for the bound. Every table,
-    figure, report and terminal line writes p-values through this function.
+    """A p-value with ``digits`` significant digits, the one way every output writes p-values.
+
+    In ``"text"`` style exactly Python's ``f"{p:.{digits}g}"`` (``0.008676``, ``7.943e-21``); the
+    other styles only change the markup of the exponent (``7.943×10⁻²¹`` in ``"unicode"``). The one
+    rule for values too small to print: ``p < 1e-300`` (:data:`P_FLOOR`), including a p-value of
+    exactly 0 (a survival function that underflowed the double range, or the limit of an infinite
+    statistic), is written as the bound ``< 1e-300`` (``< 10⁻³⁰⁰`` in ``"unicode"``), never as
+    ``0``; NaN as ``NA``. Every table, figure, report and terminal line writes p-values through this
+    function.
+
+    Parameters
+    ----------
+    p : float
+        The p-value.
+    digits : int, default 4
+        Significant digits.
+    style : {"text", "unicode", "latex", "html"}, default "text"
+        Markup of the exponent.
+    prefix : str, default ""
+        Put in front (e.g. ``"p = "``); ``"p = "`` becomes ``"p < "`` for the bound.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import format_pvalue
+    >>> format_pvalue(0.0086759), format_pvalue(7.9431e-21)
+    ('0.008676', '7.943e-21')
+    >>> format_pvalue(7.9431e-21, style="unicode")
+    '7.943×10⁻²¹'
+    >>> format_pvalue(0.0, prefix="p = "), format_pvalue(float("nan"))
+    ('p < 1e-300', 'NA')
     """
     _check_style(style)
     p = float(p)
@@ -72,10 +128,31 @@ def format_pvalue(p: float, digits: int = 4, style: str = "text", *, prefix: str
 
 
 def format_probability(p: float, decimals: int = 2) -> str:
-    """A posterior probability after ``= `` or as a bound, never rounded to a false 0 or 1:
-    ``"= 0.93"``, ``"< 0.01"`` (0 < p below half the last digit), ``"> 0.99"`` (below 1 but
-    rounding to it); an exact 0 or 1 (a share of Monte-Carlo draws) stays ``"= 0.00"`` /
-    ``"= 1.00"``; NaN is ``"= n/a"``."""
+    """A posterior probability after ``= `` or as a bound, never rounded to a false 0 or 1.
+
+    ``"= 0.93"``; ``"< 0.01"`` for 0 < p below half the last digit; ``"> 0.99"`` below 1 but
+    rounding to it; an exact 0 or 1 (a share of Monte-Carlo draws) stays ``"= 0.00"`` /
+    ``"= 1.00"``; NaN is ``"= n/a"``.
+
+    Parameters
+    ----------
+    p : float
+        The probability.
+    decimals : int, default 2
+        Decimals shown.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import format_probability
+    >>> format_probability(0.93), format_probability(0.001), format_probability(0.999)
+    ('= 0.93', '< 0.01', '> 0.99')
+    >>> format_probability(1.0)
+    '= 1.00'
+    """
     if not math.isfinite(p):
         return "= n/a"
     unit = 10.0 ** -decimals
@@ -87,10 +164,29 @@ def format_probability(p: float, decimals: int = 2) -> str:
 
 
 def format_percent(fraction: float, decimals: int = 1, *, floor: bool = True) -> str:
-    """``fraction`` as a percentage with ``decimals`` decimals (``0.1614 → "16.14%"``).
+    """A fraction as a percentage with ``decimals`` decimals (``0.1614 → "16.14%"``).
 
-    With ``floor``, a positive value that would round to zero is written ``<0.1%`` (at the given
-    decimals), so a small weight never reads as nothing.
+    Parameters
+    ----------
+    fraction : float
+        The fraction (1 is 100%); NaN gives ``"NA"``.
+    decimals : int, default 1
+        Decimals of the percentage.
+    floor : bool, default True
+        Write a positive value that would round to zero as ``<0.1%`` (at the given decimals), so
+        a small weight never reads as nothing.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import format_percent
+    >>> format_percent(0.1614, 2)
+    '16.14%'
+    >>> format_percent(0.0004), format_percent(0.0004, floor=False)
+    ('<0.1%', '0.0%')
     """
     pct = 100.0 * float(fraction)
     if math.isnan(pct):
@@ -102,8 +198,25 @@ def format_percent(fraction: float, decimals: int = 1, *, floor: bool = True) ->
 
 
 def format_level(level: float) -> str:
-    """A confidence level as a percentage with as many decimals as it has: 0.95 → ``"95%"``,
-    0.9999 → ``"99.99%"``, 0.999 → ``"99.9%"`` (never rounded up to ``"100%"``)."""
+    """A confidence level as a percentage with as many decimals as it has.
+
+    0.95 → ``"95%"``, 0.9999 → ``"99.99%"``, 0.999 → ``"99.9%"`` (never rounded up to ``"100%"``).
+
+    Parameters
+    ----------
+    level : float
+        The level, in (0, 1).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import format_level
+    >>> format_level(0.95), format_level(0.9999)
+    ('95%', '99.99%')
+    """
     pct = round(100.0 * float(level), 10)
     text = f"{pct:.10f}".rstrip("0").rstrip(".")
     return f"{text}%"
@@ -120,20 +233,72 @@ CORRECTION_NAMES: dict[str, str] = {
 
 
 def format_correction(name: str) -> str:
-    """Display name of a multiplicity correction (``"holm-sidak"`` → ``"Holm–Šídák"``); an
-    unknown name is returned unchanged."""
+    """Display name of a multiplicity correction; an unknown name is returned unchanged.
+
+    Parameters
+    ----------
+    name : str
+        Ranger's option name (a key of :data:`CORRECTION_NAMES`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import format_correction
+    >>> format_correction("holm-sidak"), format_correction("fdr_bh")
+    ('Holm–Šídák', 'Benjamini–Hochberg (FDR)')
+    """
     return CORRECTION_NAMES.get(str(name), str(name))
 
 
 def show(value: object) -> str:
-    """``repr`` of a value as the user wrote it (``1.0``, not ``np.float64(1.0)``)."""
+    """``repr`` of a value as the user wrote it (``1.0``, not ``np.float64(1.0)``).
+
+    Parameters
+    ----------
+    value : object
+        Any value; numpy scalars are shown as the Python scalar they hold.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.formatting import show
+    >>> show(np.float64(1.0)), show("q1")
+    ('1.0', "'q1'")
+    """
     if type(value).__module__ == "numpy" and hasattr(value, "item"):
         value = value.item()
     return repr(value)
 
 
 def preview(values: Iterable[object], limit: int = 10) -> str:
-    """The first ``limit`` values (:func:`show`), then ``… (N more)``: how errors list ids."""
+    """The first ``limit`` values (each as :func:`show`), then ``… (N more)``: how errors list ids.
+
+    Parameters
+    ----------
+    values : iterable
+        The values to list.
+    limit : int, default 10
+        How many are written out.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import preview
+    >>> preview(["q1", "q2"])
+    "'q1', 'q2'"
+    >>> preview(range(12), limit=3)
+    '0, 1, 2, … (9 more)'
+    """
     values = list(values)
     shown = ", ".join(show(v) for v in values[:limit])
     return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")

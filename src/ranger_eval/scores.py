@@ -14,7 +14,8 @@ With a ``seed`` column every (system, seed) is one *run*. :meth:`Scores.runs` gi
 runs as a seeds × items matrix and :func:`seed_imbalance` says whether a set of systems is
 balanced: the same number of seeds for every system and every seed scoring every item.
 
-Evaluations as they are run (issue 20) add three optional columns:
+Evaluations as they are run (clustered items, repeated samples, judge scores) add three
+optional columns:
 
 ``cluster``
     the cluster of an item (several questions about one passage, document, conversation, prompt

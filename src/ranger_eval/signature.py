@@ -170,9 +170,38 @@ def _value(value: object) -> str:
 
 
 def make_signature(kind: str, fields: Mapping[str, object]) -> Signature:
-    """``ranger-eval:VERSION|kind:KIND|key:value|…``; ``None`` values are left out.
+    """The reproducibility signature ``ranger-eval:VERSION|kind:KIND|key:value|…`` of a result.
 
-    Keys must be documented in :data:`FIELDS` (so ``ranger-eval signature`` explains them all).
+    ``None`` values are left out. Keys must be documented in :data:`FIELDS` (so ``ranger-eval
+    signature`` explains them all); retired keys are refused with their replacement.
+
+    Parameters
+    ----------
+    kind : str
+        The kind of analysis, a key of :data:`KINDS`.
+    fields : mapping of str to object
+        The settings that decide the result, in the order they are written.
+
+    Returns
+    -------
+    Signature
+        A ``str`` subclass.
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, or an undocumented or retired field.
+
+    References
+    ----------
+    Post, M. (2018), "A call for clarity in reporting BLEU scores", WMT (sacrebleu's signature,
+    the model of this one).
+
+    Examples
+    --------
+    >>> from ranger_eval.signature import make_signature
+    >>> make_signature("test", {"level": 0.95, "seed": 0, "n_resamples": None})
+    'ranger-eval:...|kind:test|level:0.95|seed:0'
     """
     if kind not in KINDS:
         raise ValueError(f"unknown signature kind {kind!r}")
@@ -194,8 +223,26 @@ EXAMPLE = f"{TOOL}:{__version__}|kind:compare|test:paired-t|alt:two-sided|corr:h
 def parse_signature(text: str) -> dict[str, str]:
     """The ``key: value`` pairs of a signature, in order (the tool's version under ``ranger-eval``).
 
-    Text that is not a signature raises ``ValueError`` naming the offending field and showing
-    what a signature looks like (``ranger-eval signature`` reports it as an ``InputError``).
+    Parameters
+    ----------
+    text : str
+        A signature, as a result, a manifest or a figure footer writes it.
+
+    Returns
+    -------
+    dict of str to str
+
+    Raises
+    ------
+    ValueError
+        Text that is not a signature: the message names the offending field and shows what a
+        signature looks like (``ranger-eval signature`` reports it as an ``InputError``).
+
+    Examples
+    --------
+    >>> from ranger_eval import parse_signature
+    >>> parse_signature("ranger-eval:0.9.0|kind:compare|test:paired-t|corr:holm|seed:0")
+    {'ranger-eval': '0.9.0', 'kind': 'compare', 'test': 'paired-t', 'corr': 'holm', 'seed': '0'}
     """
     out: dict[str, str] = {}
     shape = f"a signature is key:value fields separated by |, e.g. {EXAMPLE}"
@@ -212,9 +259,27 @@ def parse_signature(text: str) -> dict[str, str]:
 
 
 def signature_level(fields: Mapping[str, str]) -> float | None:
-    """The confidence level a parsed signature records: its ``level`` field, or ``1 − alpha``
-    from the ``alpha`` field older signatures wrote (``alpha:0.05`` → 0.95, rounded to 12
-    digits); ``None`` when it records neither or the value is not a number."""
+    """The confidence level a parsed signature records.
+
+    Its ``level`` field, or ``1 − alpha`` from the ``alpha`` field older signatures wrote
+    (``alpha:0.05`` → 0.95, rounded to 12 digits).
+
+    Parameters
+    ----------
+    fields : mapping of str to str
+        A parsed signature (:func:`parse_signature`).
+
+    Returns
+    -------
+    float or None
+        ``None`` when it records neither or the value is not a number.
+
+    Examples
+    --------
+    >>> from ranger_eval.signature import signature_level
+    >>> signature_level({"level": "0.9"}), signature_level({"alpha": "0.05"}), signature_level({})
+    (0.9, 0.95, None)
+    """
     try:
         if "level" in fields:
             return float(fields["level"])
@@ -226,7 +291,18 @@ def signature_level(fields: Mapping[str, str]) -> float | None:
 
 
 def describe_fields() -> str:
-    """A plain-text table of every signature field and kind (what ``ranger-eval signature`` prints)."""
+    """A plain-text table of every signature field and kind (what ``ranger-eval signature`` prints).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from ranger_eval.signature import describe_fields
+    >>> print(describe_fields().splitlines()[0])
+    Fields of a ranger-eval reproducibility signature (key:value, separated by |):
+    """
     width = max(map(len, FIELDS))
     lines = ["Fields of a ranger-eval reproducibility signature (key:value, separated by |):", ""]
     lines += [f"  {k:<{width}}  {v}" for k, v in FIELDS.items()]

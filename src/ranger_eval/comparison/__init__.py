@@ -71,7 +71,7 @@ Conventions
   (``"Tango score"``; :func:`ranger_eval.stats.tango_interval`, R ``ratesci::pairbinci``; the
   score test it inverts is McNemar's at θ = 0; the p-value stays McNemar's exact one): it
   stays in [−1, 1], does not collapse to a point when no pair is discordant, and held its
-  coverage at n = 15 where the paired t interval these rows carried before issue 27 did not
+  coverage at n = 15 where the paired t interval these rows carried before did not
   (benchmarks/interval_coverage.py). The sign, Mann–Whitney and permutation tests define no
   interval of the mean difference: theirs is the paired t interval (paired data) or the Welch
   interval (unpaired), so named; the two-proportion z-test has the Wald interval of p_a - p_b

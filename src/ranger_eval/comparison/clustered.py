@@ -1,4 +1,5 @@
-"""The cluster-robust path of :func:`~ranger_eval.comparison.compare` (issue 20 §1).
+"""The cluster-robust path of :func:`~ranger_eval.comparison.compare` (items in clusters are
+not independent).
 
 With a ``cluster`` column in the scores, every pair of a dataset × metric is tested with the
 cluster-robust version of its test (:mod:`ranger_eval.stats.clustered`), without being asked:

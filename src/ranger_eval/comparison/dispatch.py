@@ -229,7 +229,7 @@ def _classical(
         return _Outcome(r.statistic, r.pvalue, lo, hi, how)
     else:  # pragma: no cover - guarded by _check_choice
         raise CompareError(f"unknown test {test!r}")
-    if test == "mcnemar" and interval is None:  # Tango's score interval (issue 27 §3)
+    if test == "mcnemar" and interval is None:  # Tango's score interval: stays in [-1, 1]
         b = np.count_nonzero((x == 1) & (y == 0))
         c = np.count_nonzero((x == 0) & (y == 1))
         lo_t, hi_t = stats.tango_interval(b, c, x.size, level=level, alternative=alternative)

@@ -1,4 +1,4 @@
-"""Non-inferiority and equivalence in :func:`~ranger_eval.comparison.compare` (issue 20 §5):
+"""Non-inferiority and equivalence in :func:`~ranger_eval.comparison.compare`:
 the margins of each pair in the metric's direction, and the pair's test, interval and p-value
 from the kernels of :mod:`ranger_eval.stats.equivalence`.
 
@@ -22,7 +22,7 @@ two-sided 1 − 2α interval, Schuirmann 1987), the other side infinite for non-
 ``ci_method`` names it. ``significant`` then means that the hypothesis is shown (equivalence or
 non-inferiority at the adjusted level).
 
-With clusters (issue 20 §1; a dataset × metric whose clusters each hold one item is not
+With clusters (a dataset × metric whose clusters each hold one item is not
 clustered) every pair takes the two one-sided versions of the cluster-robust t of
 :mod:`ranger_eval.comparison.clustered`: paired pairs (numeric or 0/1) the CR2 t of the mean
 difference with Bell–McCaffrey degrees of freedom (``cluster_se="CR1"``: the CR1 t on C − 1

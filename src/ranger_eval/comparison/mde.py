@@ -1,7 +1,8 @@
 """The ``mde`` column of a comparison: what a non-significant test could have detected.
 
 For every row whose (adjusted) test is not significant, ``mde`` is the minimum detectable
-effect at the row's n and 80 % power (issue 20 §4): λ·se, where se is the standard error implied
+effect at the row's n and 80 % power (so a reader can tell "no effect" from "too few items"):
+λ·se, where se is the standard error implied
 by the row's confidence interval (its half-width over the t quantile on the row's degrees of
 freedom: n − 1 for a paired test, n_a + n_b − 2 for an unpaired one; for a clustered row the
 df of its cluster-robust t interval, the ``ci_df`` column (Bell–McCaffrey's for CR2, C − 1 for

@@ -1,4 +1,4 @@
-""":func:`compare` on judge scores with human scores: prediction-powered tests (issue 20 §3).
+""":func:`compare` on judge scores with human scores: prediction-powered tests.
 
 When the scores carry a ``human_value`` column with at least one human score, ``value`` is
 taken to be an automatic judge's score and every pair's test is the prediction-powered (PPI++)

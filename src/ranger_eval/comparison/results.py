@@ -172,7 +172,7 @@ class Comparison:
         ``n_clusters`` (describe's: n without clusters, each item its own), ``ci_low``/``ci_high`` at ``level`` and
         ``interval`` (``t``, ``wilson``, ``korn-graubard``; ``ppi++`` for the prediction-powered
         means of judge scores, whose se is not describe's and is NaN). comparison.json's
-        ``means`` (issue 27 §1)."""
+        ``means``."""
         means = self.means
         cols = ["se", "n_clusters", "ci_low", "ci_high", "interval"]
         if means.empty:

@@ -43,11 +43,35 @@ NA_TEXT = ["", "NA", "NaN", "nan", "null", "None"]
 def read_values(path: str | Path) -> np.ndarray:
     """Read a one-value-per-line file (the Ranger format) as float64; line ``i`` is item ``i``.
 
-    Blank lines at the end are ignored; a blank line before the last value, a non-numeric line
-    or a NaN/infinite value is an error naming the file and line. Read as a stream of 1 MiB
-    blocks under the decisions of :mod:`ranger_eval.io.files` (gzip, UTF-8, LF/CRLF, line
-    length), each block converted at once; a block with a bad line is re-read line by line to
-    name it.
+    Blank lines at the end are ignored. Read as a stream of 1 MiB blocks under the decisions of
+    :mod:`ranger_eval.io.files` (gzip, UTF-8, LF/CRLF, line length), each block converted at once;
+    a block with a bad line is re-read line by line to name it.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file (optionally gzip-compressed).
+
+    Returns
+    -------
+    ndarray of float64
+
+    Raises
+    ------
+    InputError
+        An empty file, a blank line before the last value, a non-numeric line or a NaN/infinite
+        value: the message names the file and line.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from ranger_eval import read_values
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp, "A.txt")
+    ...     _ = path.write_text("0.5\\n1\\n0.25\\n")
+    ...     values = read_values(path)
+    >>> values.tolist()
+    [0.5, 1.0, 0.25]
     """
     parts: list[np.ndarray] = []
     done = 0  # lines converted so far
@@ -106,9 +130,38 @@ def _values_block(lines: list[str], done: int, path: Path, blank: list[int | Non
 
 
 def read_table(path: str | Path, *, id_columns: Sequence[str] = ()) -> pd.DataFrame:
-    """Any table (CSV/TSV/JSONL/Parquet, optionally gzip-compressed) as read for Ranger: the
-    columns :data:`ID_COLUMNS` and ``id_columns`` as the exact strings written, Ranger's own
-    ``# ranger-eval:`` signature line skipped. Errors name the file."""
+    """Any table (CSV/TSV/JSONL/Parquet, optionally gzip-compressed) as read for Ranger.
+
+    The columns :data:`ID_COLUMNS` and ``id_columns`` are read as the exact strings written (an id
+    ``007`` stays ``"007"``); Ranger's own ``# ranger-eval:`` signature line is skipped.
+
+    Parameters
+    ----------
+    path : str or Path
+        The table; its suffix decides the format.
+    id_columns : sequence of str, default ()
+        Further columns read as exact strings.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        An unknown suffix or a table that cannot be parsed: the message names the file.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from ranger_eval.io.tables import read_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp, "scores.csv")
+    ...     _ = path.write_text("item,value\\n007,0.5\\n8,1\\n")
+    ...     frame = read_table(path)
+    >>> frame["item"].tolist(), frame["value"].tolist()
+    (['007', '8'], [0.5, 1.0])
+    """
     return _read_frame(Path(path), tuple(id_columns))
 
 
@@ -417,8 +470,38 @@ def read_item_scores(
     """Per-item values of one system on one dataset, indexed by item id (as strings).
 
     ``.txt`` files are one value per line (ids ``"1", "2", …``); tables need ``item_column`` and
-    ``value_column`` (the item column is read as the exact strings written). Duplicate item ids
-    are an error.
+    ``value_column`` (the item column is read as the exact strings written).
+
+    Parameters
+    ----------
+    path : str or Path
+        A one-value-per-line file or a table.
+    item_column : str, default "item"
+        The table's column of item ids.
+    value_column : str, default "value"
+        The table's column of scores.
+
+    Returns
+    -------
+    pandas.Series
+        Float values indexed by item id (index name ``item``).
+
+    Raises
+    ------
+    InputError
+        A missing column, an empty table, a non-numeric value or duplicate item ids (each named
+        with its file and line).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from ranger_eval import read_item_scores
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp, "A.csv")
+    ...     _ = path.write_text("item,value\\nq1,0.5\\nq2,1\\n")
+    ...     values = read_item_scores(path)
+    >>> values.to_dict()
+    {'q1': 0.5, 'q2': 1.0}
     """
     path = Path(path)
     if _table_suffix(path) in (".txt", ".dat", ".scores", ""):
@@ -462,8 +545,9 @@ def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None =
                 system: str | None = None,
                 system_from: str | Sequence[str] | None = None,
                 cluster: str | None = None) -> Scores:
-    """Per-item scores from a file or folder, or several of them (e.g. the files a config's
-    ``scores: runs/*.jsonl`` pattern matched), concatenated in the order given.
+    """Per-item scores from a file or folder, or several of them, concatenated in the order given.
+
+    Inputs:
 
     * a tidy table (CSV/TSV/JSONL/Parquet) with ``dataset, system, item, value[, metric, seed]``;
     * the ``--format csv/tsv/json`` output of ``ranger-eval trec`` (``run, measure, query_id,
@@ -471,22 +555,50 @@ def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None =
     * the output of an evaluation tool (lm-evaluation-harness, Inspect AI, HELM, PyTerrier,
       trec_eval -q, tsml), recognised by its content (or a ``.eval`` extension) or named by
       ``format`` (:mod:`ranger_eval.io.adapters`);
-    * a folder of those (e.g. an Inspect log folder): every file or run folder an adapter
-      reads and every table in it, in name order; the other entries are skipped with a
-      warning that names each and says why.
+    * a folder of those (e.g. an Inspect log folder): every file or run folder an adapter reads
+      and every table in it, in name order; the other entries are skipped with a warning that
+      names each and says why.
 
-    ``system`` names the (one) system of every input; ``system_from`` names the systems of
-    evaluation logs after other fields than the model (``run_id``, ``task_args.<key>``,
-    ``file`` ...; see :data:`ranger_eval.io.adapters.SYSTEM_SOURCES`), so that several logs of
-    one model can be compared. With several inputs, a path given twice is an error, and so is
-    a row (dataset, system, metric, item, seed) found in two inputs: the message names both
-    files and the ``system_from`` that tells them apart.
+    Parameters
+    ----------
+    path : str, Path or sequence of them
+        The inputs (e.g. the files a config's ``scores: runs/*.jsonl`` pattern matched).
+    format : str, optional
+        The adapter to read evaluation logs with (default: recognised by content).
+    system : str, optional
+        The (one) system of every input.
+    system_from : str or sequence of str, optional
+        Name the systems of evaluation logs after other fields than the model (``run_id``,
+        ``task_args.<key>``, ``file`` ...; :data:`ranger_eval.io.adapters.SYSTEM_SOURCES`), so
+        that several logs of one model can be compared.
+    cluster : str, optional
+        The field that holds each item's cluster (``--cluster``, YAML ``cluster:``;
+        :data:`CLUSTER_FORMATS`): a table's column (read as exact strings), an Inspect
+        sample-metadata key or an lm-evaluation-harness ``doc`` field; it becomes the ``cluster``
+        column of the scores. A table with a ``cluster`` column has clusters without it.
 
-    ``cluster`` names the field that holds each item's cluster (``--cluster``, YAML
-    ``cluster:``; :data:`CLUSTER_FORMATS`): a table's column (read as exact strings), an
-    Inspect sample-metadata key or an lm-evaluation-harness ``doc`` field; it becomes the
-    ``cluster`` column of the scores. An input without that field is an error naming it (and
-    the file and line, or sample). A table with a ``cluster`` column has clusters without it.
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    InputError
+        No input; a path given twice; a row (dataset, system, metric, item, seed) found in two
+        inputs (the message names both files and the ``system_from`` that tells them apart); an
+        input without the ``cluster`` field (named with the file and line, or sample).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from ranger_eval import read_scores
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp, "scores.csv")
+    ...     _ = path.write_text("dataset,system,item,value\\n"
+    ...                         "qa,A,q1,1\\nqa,A,q2,0\\nqa,B,q1,0\\nqa,B,q2,0\\n")
+    ...     scores = read_scores(path)
+    >>> scores.systems
+    ('A', 'B')
     """
     from . import adapters
 

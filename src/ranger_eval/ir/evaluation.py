@@ -569,19 +569,66 @@ def evaluate(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels, run: P
              relevance_level: int = 1, allow_no_overlap: bool = False) -> pd.DataFrame:
     """Per-query values of ``measures`` for one run, as trec_eval 10 computes them.
 
-    ``qrels``/``run``: paths (TREC formats, see :mod:`ranger_eval.ir.readers`) or DataFrames
-    (``query_id, doc_id, relevance`` / ``query_id, doc_id, score``). ``missing``: what a qrels topic
-    absent from the run gets — ``"zero"`` (an empty ranking, like ``trec_eval -c``), ``"drop"``
-    (like plain trec_eval; counted in a warning) or ``"error"``. Run topics without qrels are ignored
-    with a warning. ``score_precision="float32"`` rounds scores to float32 before ranking (trec_eval 9,
-    pytrec_eval, ir_measures). ``max_docs`` keeps the top N documents per topic (trec_eval ``-M``);
-    ``relevance_level`` is the default threshold of binary measures (trec_eval ``-l``).
-    A run that shares no topic with the qrels (another collection, mismatched ids) raises
-    :class:`~ranger_eval.ir.NoCommonTopicsError` (a ``MissingTopicsError``) whatever ``missing``
-    says, unless ``allow_no_overlap=True`` (then a loud ``IgnoredTopicsWarning``).
+    Run topics without qrels are ignored with a warning. Measures are named canonically
+    (``ndcg_cut.10`` → ``nDCG@10``); topics come in byte order.
 
-    Returns a DataFrame ``[query_id, measure, value]``, one row per (topic, measure), topics in byte
-    order, measures named canonically (``ndcg_cut.10`` → ``nDCG@10``).
+    Parameters
+    ----------
+    qrels : path or DataFrame
+        TREC qrels (:mod:`ranger_eval.ir.readers`) or a frame ``query_id, doc_id, relevance``.
+    run : path or DataFrame
+        A TREC run or a frame ``query_id, doc_id, score``.
+    measures : str, Measure or iterable of them
+        The measures (:func:`parse_measures`).
+    missing : {"zero", "drop", "error"}, default "zero"
+        What a qrels topic absent from the run gets: an empty ranking (``trec_eval -c``), nothing
+        (plain trec_eval; counted in a warning), or an error.
+    score_precision : {"float64", "float32"}, default "float64"
+        "float32" rounds scores to float32 before ranking (trec_eval 9, pytrec_eval, ir_measures).
+    max_docs : int, optional
+        Keep the top N documents per topic (trec_eval ``-M``).
+    relevance_level : int, default 1
+        The default threshold of binary measures (trec_eval ``-l``).
+    allow_no_overlap : bool, default False
+        Accept a run that shares no topic with the qrels (then a loud ``IgnoredTopicsWarning``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``[query_id, measure, value]``, one row per (topic, measure); its ``attrs`` carry the
+        signature.
+
+    Raises
+    ------
+    NoCommonTopicsError
+        A run that shares no topic with the qrels (another collection, mismatched ids), whatever
+        ``missing`` says, unless ``allow_no_overlap=True``.
+    MeasureError
+        An unknown measure.
+
+    References
+    ----------
+    NIST ``trec_eval`` 10 (https://github.com/usnistgov/trec_eval), whose values these equal;
+    Järvelin, K. & Kekäläinen, J. (2002), "Cumulated gain-based evaluation of IR techniques",
+    ACM TOIS 20:422–446 (nDCG).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.ir import evaluate
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
+    ...                       "relevance": [1, 0, 2]})
+    >>> run = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": ["b", "a", "c", "d"],
+    ...                     "score": [2.0, 1.0, 3.0, 1.0]})
+    >>> table = evaluate(qrels, run, ["nDCG@10", "AP", "RR"])
+    >>> for query_id, measure, value in table.itertuples(index=False):
+    ...     print(query_id, measure, round(value, 4))
+    1 nDCG@10 0.6309
+    1 AP 0.5
+    1 RR 0.5
+    2 nDCG@10 1.0
+    2 AP 1.0
+    2 RR 1.0
     """
     _check_options(missing, score_precision, max_docs, relevance_level)
     ms = parse_measures(measures)

@@ -196,7 +196,36 @@ def written_names(specs: str | Measure | Iterable[str | Measure], *,
 
 
 def parse_measure(spec: str | Measure) -> Measure:
-    """Parse one measure name (ir_measures or trec_eval syntax) into a :class:`Measure`."""
+    """Parse one measure name (ir_measures or trec_eval syntax) into a :class:`Measure`.
+
+    Parameters
+    ----------
+    spec : str or Measure
+        ``nDCG@10``, ``ndcg_cut.10``, ``P_5``, ``AP(rel=2)`` …; a ``Measure`` is returned as is.
+
+    Returns
+    -------
+    Measure
+
+    Raises
+    ------
+    MeasureError
+        Not a string, an unknown name, or a trec_eval list naming several measures (use
+        :func:`parse_measures`).
+
+    References
+    ----------
+    MacAvaney, S., Macdonald, C. & Ounis, I. (2022), "Streamlining evaluation with ir-measures",
+    ECIR (the names); NIST ``trec_eval`` 10 (its measure names and cutoffs).
+
+    Examples
+    --------
+    >>> from ranger_eval.ir import parse_measure
+    >>> parse_measure("nDCG@10")
+    Measure(name='nDCG', cutoff=10, rel=None)
+    >>> str(parse_measure("P_5"))
+    'P@5'
+    """
     if isinstance(spec, Measure):
         return spec
     if not isinstance(spec, str):
@@ -230,7 +259,7 @@ def measure_bounds(names: Iterable[str]) -> dict[str, tuple[float, float]]:
     or trec_eval name, :func:`parse_measure`): [0, 1] for nDCG, AP, RR, P, R, Rprec, Success
     and Judged at any cutoff or relevance level; the counts (NumRet, NumRel, NumRelRet) and
     names that are no measure are left out. Intervals of their means stay in the range
-    (:meth:`ranger_eval.Scores.with_bounds`, issue 27 §3)."""
+    (:meth:`ranger_eval.Scores.with_bounds`: no interval leaves its metric's range)."""
     out: dict[str, tuple[float, float]] = {}
     for name in names:
         try:

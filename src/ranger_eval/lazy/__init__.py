@@ -1,4 +1,4 @@
-"""Scores larger than memory: tidy Parquet tables scanned lazily (issue 13 §4; docs/large.md).
+"""Scores larger than memory: tidy Parquet tables scanned lazily (docs/large.md).
 
 ``open_scores(path)`` gives a :class:`LazyScores`; ``ranger_eval.compare(lazy, ...)`` runs the
 classical tests from per-pair sufficient statistics (and streams one group at a time for the

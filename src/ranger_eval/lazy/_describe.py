@@ -1,6 +1,6 @@
 """``describe`` on :class:`~ranger_eval.lazy.LazyScores` (either engine) from sufficient
 statistics: the table of :func:`ranger_eval.describe`, to floating-point summation order, with
-no row of the scores in memory (issue 27 §1, §3).
+no row of the scores in memory.
 
 Per dataset × metric × system the engine already keeps, from its scans:
 

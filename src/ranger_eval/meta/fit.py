@@ -28,7 +28,8 @@ such study and only the estimator asked for.
 With ``test="knha"`` and all effects identical, s² = 0 gives se = 0 (as metafor); the statistic is then
 ±inf (0 when the estimate is 0) and the p-value 0 (1 when the estimate is 0) instead of NaN.
 
-Extreme values (issue 11). The model is equivariant under ``y → c + a·y``, ``v → a²·v``, so inputs
+Extreme values (scores × 1e-300 or near the float64 limit must give the same answer). The model
+is equivariant under ``y → c + a·y``, ``v → a²·v``, so inputs
 outside the range where every intermediate (weights, their squares and the four-weight products
 of tr P²) fits in float64 — vi outside [1e-60, 1e60] or |yi| > 1e30 — are fitted on standardised
 data (``a`` a power of two near ``(min vi · max vi)^(1/4)``, exact even for subnormal vi; ``c`` the
@@ -59,7 +60,8 @@ _SAFE_V_LO, _SAFE_V_HI, _SAFE_Y = 1e-60, 1e60, 1e30
 #: largest accepted distance of an effect from the median effect, in units of the (geometric)
 #: mid-range standard error sqrt(sqrt(min vi · max vi)).
 Y_SPREAD_MAX = 1e30
-#: kept for compatibility: variances below this are rescaled (not rejected) since issue 11
+#: kept for compatibility: variances below this are rescaled (not rejected), see Extreme
+#: values above
 VI_MIN = _SAFE_V_LO
 
 

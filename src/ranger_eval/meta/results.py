@@ -143,7 +143,8 @@ class MetaResult(_ResultText):
 
     @property
     def mde(self) -> float:
-        """Minimum detectable summary effect of a non-significant meta-analysis (issue 20 §4):
+        """Minimum detectable summary effect of a non-significant meta-analysis (no effect, or
+        too few datasets?):
         the true summary effect its test (z, or t on k − 1 df for ``t``/``knha``) at
         α = 1 − level would detect with 80 % power given its standard error, λ·se
         (:func:`ranger_eval.stats.power.minimum_detectable_effect`); NaN when the summary is
@@ -172,7 +173,7 @@ class MetaResult(_ResultText):
     @property
     def few_datasets_caution(self) -> str | None:
         """Why τ² and the prediction interval of a random-effects model of k < 3 datasets mean
-        little (issue 27 §4), or None (k ≥ 3, or a fixed-effect model, which has no τ²).
+        little, or None (k ≥ 3, or a fixed-effect model, which has no τ²).
 
         With one study τ² has no degree of freedom at all (metafor sets it to 0) and the
         prediction interval is the confidence interval by construction. With two, τ² is

@@ -1,4 +1,4 @@
-"""The equivalence / non-inferiority verdict of a meta-analysis against a margin (issue 20 §5).
+"""The equivalence / non-inferiority verdict of a meta-analysis against a margin.
 
 A summary effect θ (treatment − control, positive = the treatment is better, as the forest
 plot's "Favours" sides) is judged against a margin m > 0 in the effect measure's units by

@@ -46,7 +46,8 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 #: rcParams used while a figure is built (only inside ``rc_context``). ``text.parse_math`` off and
 #: ``text.usetex`` off make every text (titles, ticks, legends, names) literal: a system called
-#: ``$x_1$ & 50%`` is drawn as typed, never as mathtext or TeX (issue 11).
+#: ``$x_1$ & 50%`` is drawn as typed, never as mathtext or TeX (a name is data,
+#: not markup).
 FIGURE_RC: dict[RcKeyType, Any] = {
     "font.family": "sans-serif",
     "font.sans-serif": [FONT_FAMILY],
@@ -94,7 +95,7 @@ def add_signature(fig: Figure, signature: object, size: float = FONT_SIZE - 2.5)
 def save_rc(svg_fonttype: str = "none") -> dict[RcKeyType, Any]:
     """rcParams used while saving: TrueType (Type 42) fonts in PDF/PS, editable or outlined SVG text,
     reproducible SVG ids, and literal text (no mathtext, no TeX) for any tick label created while
-    saving (issue 11)."""
+    saving (a name is data, not markup)."""
     if svg_fonttype not in ("none", "path"):
         raise PlotError(f"svg_fonttype must be 'none' or 'path', got {svg_fonttype!r}")
     return {

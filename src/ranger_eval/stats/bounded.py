@@ -60,8 +60,41 @@ INTERVAL_METHODS = ("auto", "t")
 
 
 def wilson(successes: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson score interval of ``successes`` out of ``n`` (arrays), as statsmodels'
-    ``proportion_confint(method="wilson")`` (module docstring formula)."""
+    """The Wilson score interval of ``successes`` out of ``n`` (arrays), clipped to [0, 1].
+
+    Formula in the module docstring; equals statsmodels'
+    ``proportion_confint(x, n, alpha, method="wilson")``.
+
+    Parameters
+    ----------
+    successes : ndarray
+        Successes x per group (need not be integers: a rescaled mean times n).
+    n : ndarray
+        Trials per group.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Lower and upper bounds.
+
+    References
+    ----------
+    Wilson, E. B. (1927), "Probable inference, the law of succession, and statistical inference",
+    JASA 22:209–212; Brown, L. D., Cai, T. T. & DasGupta, A. (2001), "Interval estimation for a
+    binomial proportion", Statistical Science 16:101–133.
+
+    Examples
+    --------
+    A pass@3 mean of 0.875 on 8 items (the t interval would be [0.698, 1.052]):
+
+    >>> import numpy as np
+    >>> from ranger_eval.stats.bounded import wilson
+    >>> low, high = wilson(np.array([7.0]), np.array([8.0]), 0.95)
+    >>> round(float(low[0]), 4), round(float(high[0]), 4)
+    (0.5291, 0.9776)
+    """
     x = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     z = _sps.norm.isf((1.0 - level) / 2.0)
@@ -75,8 +108,45 @@ def wilson(successes: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarr
 
 def korn_graubard(mean: np.ndarray, se: np.ndarray, n: np.ndarray, n_clusters: np.ndarray,
                   level: float) -> tuple[np.ndarray, np.ndarray]:
-    """The Korn–Graubard interval of means in [0, 1] with standard errors ``se`` from ``n``
-    items in ``n_clusters`` clusters (arrays; module docstring formula and degenerate cases)."""
+    """The Korn–Graubard interval of means in [0, 1] from their cluster-robust standard errors.
+
+    The Clopper–Pearson interval on the effective sample size n_eff = p̂(1 − p̂)/se² ·
+    (t_{n−1, α/2} / t_{C−1, α/2})², as R's ``survey::svyciprop(method="beta")``; formula and
+    degenerate cases in the module docstring.
+
+    Parameters
+    ----------
+    mean : ndarray
+        Means in [0, 1] (clipped).
+    se : ndarray
+        Their standard errors (CR1 with clusters).
+    n : ndarray
+        Items per group.
+    n_clusters : ndarray
+        Clusters per group (``n`` without clusters).
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Lower and upper bounds.
+
+    References
+    ----------
+    Korn, E. L. & Graubard, B. I. (1998), "Confidence intervals for proportions with small expected
+    number of positive counts estimated from survey data", Survey Methodology 24:193–201;
+    Lumley, T., R package ``survey`` (``svyciprop``, method "beta").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.bounded import korn_graubard
+    >>> low, high = korn_graubard(np.array([0.875]), np.array([0.125]), np.array([8.0]),
+    ...                           np.array([4.0]), 0.95)
+    >>> round(float(low[0]), 4), round(float(high[0]), 4)
+    (0.2738, 0.9999)
+    """
     p = np.clip(np.asarray(mean, dtype=np.float64), 0.0, 1.0)
     se = np.asarray(se, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
@@ -104,11 +174,47 @@ def bounded_intervals(
     mean: np.ndarray, se: np.ndarray, n: np.ndarray, n_clusters: np.ndarray, *,
     lower: np.ndarray, upper: np.ndarray, binary: np.ndarray, clustered: bool, level: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per group: ``(ci_low, ci_high, method)`` for the groups with finite ``lower`` <
-    ``upper`` bounds (the others are NaN and ``"t"``, for the caller to fill). ``binary``
-    marks groups whose per-item values are all 0 or 1 (Wilson without clusters, or when every
-    cluster holds one item); the rest get
-    the Korn–Graubard interval on the rescaled mean (module docstring)."""
+    """Intervals of many groups' means that stay in each group's known range (vectorised).
+
+    Per group with finite ``lower`` < ``upper``: Wilson when ``binary`` and not clustered (or every
+    cluster holds one item), else Korn–Graubard on the rescaled mean (y − lower)/(upper − lower),
+    mapped back. Groups without known bounds are NaN and ``"t"``, for the caller to fill.
+
+    Parameters
+    ----------
+    mean, se, n, n_clusters : ndarray
+        Per group: the mean, its standard error, the items and the clusters.
+    lower, upper : ndarray
+        The metric's bounds per group (NaN or infinite when unknown).
+    binary : ndarray of bool
+        Groups whose per-item values are all 0 or 1 (at the bounds).
+    clustered : bool
+        Whether the scores have clusters.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    (ndarray, ndarray, ndarray)
+        ``ci_low``, ``ci_high`` and the interval's name per group (``"wilson"``,
+        ``"korn-graubard"`` or ``"t"``).
+
+    References
+    ----------
+    Wilson (1927); Korn & Graubard (1998), Survey Methodology 24:193–201 (see :func:`wilson` and
+    :func:`korn_graubard`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.bounded import bounded_intervals
+    >>> low, high, how = bounded_intervals(
+    ...     np.array([0.875, 0.6]), np.array([0.125, 0.05]), np.array([8.0, 20.0]),
+    ...     np.array([8.0, 20.0]), lower=np.zeros(2), upper=np.ones(2),
+    ...     binary=np.array([True, False]), clustered=False, level=0.95)
+    >>> low.round(4).tolist(), high.round(4).tolist(), how.tolist()
+    ([0.5291, 0.495], [0.9776, 0.6987], ['wilson', 'korn-graubard'])
+    """
     mean = np.asarray(mean, dtype=np.float64)
     lower = np.asarray(lower, dtype=np.float64)
     upper = np.asarray(upper, dtype=np.float64)

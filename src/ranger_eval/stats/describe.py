@@ -79,7 +79,8 @@ from .bounded import INTERVAL_METHODS, bounded_intervals
 __all__ = ["COLUMNS", "auto_intervals", "describe", "describe_arrays", "describe_sums",
            "describe_table", "known_bounds", "too_few_units"]
 
-#: the columns of :func:`describe`'s table, in order (``interval`` added last, issue 27)
+#: the columns of :func:`describe`'s table, in order (``interval`` added last, so the earlier
+#: columns keep their positions)
 COLUMNS = ("dataset", "metric", "system", "n", "n_clusters", "mean", "se", "ci_low", "ci_high",
            "icc", "design_effect", "k_samples", "within_sd", "var_between", "var_within",
            "interval")
@@ -213,33 +214,69 @@ def describe_arrays(
 def describe(scores: Scores | object, *, level: float = 0.95,
              groups: Iterable[tuple[str, str]] | None = None, bounds: object = None,
              interval: str = "auto", systems: Iterable[str] | None = None) -> pd.DataFrame:
-    """One row per dataset × metric × system (datasets, metrics and systems in order of first
-    appearance) with columns :data:`COLUMNS`: ``n`` items, ``n_clusters``, ``mean``, its ``se``
-    and ``level`` confidence interval, ``icc``, ``design_effect``, ``k_samples``, ``within_sd``
-    and the two parts of the mean's variance (``var_between``, ``var_within``). The formulas and
-    their sources are in the module docstring: CR1 standard error and t on C − 1 df when the
-    scores have a ``cluster`` column (exactly Inspect AI's ``stderr(cluster=…)`` and
-    ``ci(cluster=…)``), the iid ones (ddof = 1, n − 1 df) otherwise; repeated samples are
-    averaged per item first (Miller 2024, §4), seeds next. The table's ``attrs`` hold ``level``
-    and ``clustered``.
+    """The mean of every dataset × metric × system with its standard error and interval.
 
-    ``interval="auto"`` (default) keeps the interval of a metric with a known range inside it:
-    Wilson for 0/1 scores without clusters, Korn–Graubard with clusters and for other bounded
-    metrics (column ``interval``; module docstring). ``bounds`` declares ranges, as
-    :meth:`~ranger_eval.Scores.with_bounds` (``{metric: (lo, hi)}`` or one pair): a score
-    outside its range is an error naming the metric, the bound and the value.
-    ``interval="t"`` gives mean ± t · se for every group (Inspect's ``ci(method="t")``).
+    One row per dataset × metric × system (datasets, metrics and systems in order of first
+    appearance) with columns :data:`COLUMNS`: ``n`` items, ``n_clusters``, ``mean``, its ``se`` and
+    ``level`` confidence interval, ``icc``, ``design_effect``, ``k_samples``, ``within_sd`` and the
+    two parts of the mean's variance (``var_between``, ``var_within``). The formulas are in the
+    module docstring: CR1 standard error and t on C − 1 df when the scores have a ``cluster``
+    column (exactly Inspect AI's ``stderr(cluster=…)`` and ``ci(cluster=…)``), the iid ones
+    (ddof = 1, n − 1 df) otherwise; repeated samples are averaged per item first, seeds next. The
+    table's ``attrs`` hold ``level`` and ``clustered``.
 
-    A group with fewer than two clusters (or items) has no standard error: a
-    :class:`~ranger_eval.errors.StatsInputError` names it (and counts the others).
-    ``groups`` (dataset, metric) limits the table to those groups, selected before anything is
-    computed (the leaderboard of a comparison capped to its first groups); ``systems`` limits
-    it to those systems (and the 0/1 detection to their scores, as :meth:`Scores.filter`).
+    ``interval="auto"`` keeps the interval of a metric with a known range inside it: Wilson for
+    0/1 scores without clusters, Korn–Graubard with clusters and for other bounded metrics
+    (column ``interval``). Other score backends: if ``scores`` has a callable
+    ``__ranger_describe__`` (the lazy engines' :class:`~ranger_eval.lazy.LazyScores`),
+    ``describe`` returns its table, computed from the backend's sufficient statistics.
 
-    Other score backends: if ``scores`` has a callable ``__ranger_describe__`` (the lazy
-    engines' :class:`~ranger_eval.lazy.LazyScores`), ``describe`` returns
-    ``scores.__ranger_describe__(level=, groups=, bounds=, interval=, systems=)``, the same
-    table from the backend's sufficient statistics.
+    Parameters
+    ----------
+    scores : Scores or table-like
+        Per-item scores (a pandas, Arrow or polars table is validated into ``Scores``).
+    level : float, default 0.95
+        Confidence level of the intervals.
+    groups : iterable of (dataset, metric), optional
+        Limit the table to these groups, selected before anything is computed.
+    bounds : mapping or pair, optional
+        Declared ranges, as :meth:`~ranger_eval.Scores.with_bounds` (``{metric: (lo, hi)}`` or
+        one pair); a score outside its range is an error naming the metric, bound and value.
+    interval : {"auto", "t"}, default "auto"
+        "t" gives mean ± t · se for every group (Inspect's ``ci(method="t")``).
+    systems : iterable of str, optional
+        Limit the table to these systems (and the 0/1 detection to their scores).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns :data:`COLUMNS`.
+
+    Raises
+    ------
+    StatsInputError
+        A group with fewer than two clusters (or items), which has no standard error (the
+        message names it and counts the others); a bad ``level`` or ``interval``.
+
+    References
+    ----------
+    Miller, E. (2024), "Adding error bars to evals: a statistical approach to language model
+    evaluations", arXiv:2411.00640, §2–§4; Cameron, A. C. & Miller, D. L. (2015), Journal of Human
+    Resources 50:317–372 (CR1); Wilson (1927), JASA 22:209; Korn, E. L. & Graubard, B. I. (1998),
+    Survey Methodology 24:193.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> table = pd.DataFrame({"dataset": "qa", "system": ["A"] * 4 + ["B"] * 4,
+    ...                       "item": ["q1", "q2", "q3", "q4"] * 2, "metric": "accuracy",
+    ...                       "value": [1, 0, 1, 1, 0, 0, 1, 0]})
+    >>> summary = rg.describe(table)
+    >>> summary[["system", "n", "mean", "ci_low", "ci_high", "interval"]].round(4)
+      system  n  mean  ci_low  ci_high interval
+    0      A  4  0.75  0.3006   0.9544   wilson
+    1      B  4  0.25  0.0456   0.6994   wilson
     """
     level = check_level(level, error=StatsInputError)
     if interval not in INTERVAL_METHODS:

@@ -39,7 +39,8 @@ Kernels (each returns a :class:`MarginTests`):
   method="Score", skew=FALSE, bcf=FALSE)`` and, for the interval, ``PropCIs::scoreci.mp``.
   At θ = 0 it is McNemar's asymptotic z. :func:`tango_interval` is its score interval on its
   own (two-sided at ``level``, or one-sided for ``alternative="greater"``/``"less"``), the
-  interval of :func:`~ranger_eval.compare`'s McNemar rows (issue 27 §3): it stays in [−1, 1]
+  interval of :func:`~ranger_eval.compare`'s McNemar rows (so that their intervals stay in
+  range): it stays in [−1, 1]
   and, unlike the paired t interval, does not collapse to a point when no pair is discordant.
 
 The score intervals are found by bisection on the monotone statistic (80 halvings of [−1, 1]:

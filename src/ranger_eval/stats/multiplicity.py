@@ -33,13 +33,51 @@ _ALIASES = CORRECTION_ALIASES
 
 @renamed_keywords(method="correction", alpha="level")
 def adjust_pvalues(p: object, *, correction: str = "holm", level: float = 0.95) -> np.ndarray:
-    """Adjusted p-values, same shape as ``p``; ``adjusted <= alpha = 1 - level`` is the rejection
-    rule.
+    """Adjusted p-values for multiple testing, as statsmodels' ``multipletests``.
 
-    ``correction``: the multiplicity procedure, one of :data:`ADJUST_METHODS` (aliases:
-    "hochberg", "bh", "by", "benjamini-hochberg", "benjamini-yekutieli"). ``level`` only matters
-    for the two-stage FDR methods ("fdr_tsbh", "fdr_tsbky"), whose adjusted values depend on
-    ``alpha = 1 - level``, as in statsmodels.
+    The rejection rule is ``adjusted <= alpha = 1 - level``. The closed forms (p₍₁₎ ≤ … ≤ p₍ₘ₎):
+    Bonferroni min(1, m·p); Šidák 1 − (1 − p)^m; Holm step-down max_{j≤i} (m − j + 1)·p₍ⱼ₎ (and
+    Holm–Šídák); Simes–Hochberg step-up min_{j≥i} (m − j + 1)·p₍ⱼ₎; Benjamini–Hochberg
+    min_{j≥i} m·p₍ⱼ₎/j, Benjamini–Yekutieli the same times Σₖ 1/k. Hommel and the two-stage FDR
+    methods are delegated to statsmodels.
+
+    Parameters
+    ----------
+    p : array_like
+        p-values in [0, 1] (any shape).
+    correction : str, default "holm"
+        The multiplicity procedure, one of :data:`ADJUST_METHODS` (aliases: "hochberg", "bh",
+        "by", "benjamini-hochberg", "benjamini-yekutieli"). ``method`` was the old keyword.
+    level : float, default 0.95
+        Matters only for the two-stage FDR methods ("fdr_tsbh", "fdr_tsbky"), whose adjusted
+        values depend on alpha = 1 - level. ``alpha`` was the old keyword.
+
+    Returns
+    -------
+    ndarray
+        Adjusted p-values, the shape of ``p``.
+
+    Raises
+    ------
+    StatsInputError
+        An unknown correction, "westfall-young" (it needs the resampling distribution, not
+        p-values), or p-values outside [0, 1] or NaN.
+
+    References
+    ----------
+    Holm, S. (1979), "A simple sequentially rejective multiple test procedure", Scandinavian
+    Journal of Statistics 6:65–70; Hochberg, Y. (1988), Biometrika 75:800–802; Hommel, G. (1988),
+    Biometrika 75:383–386; Benjamini, Y. & Hochberg, Y. (1995), JRSS B 57:289–300; Benjamini, Y. &
+    Yekutieli, D. (2001), Annals of Statistics 29:1165–1188; Benjamini, Krieger & Yekutieli (2006),
+    Biometrika 93:491–507.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import adjust_pvalues
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.2]).round(4).tolist()
+    [0.04, 0.09, 0.09, 0.2]
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.2], correction="fdr_bh").round(4).tolist()
+    [0.04, 0.0533, 0.0533, 0.2]
     """
     key = _ALIASES.get(str(correction).lower(), str(correction).lower())
     if key in RESAMPLING_CORRECTIONS:

@@ -48,7 +48,8 @@ human scores ``y`` and the judge's scores ``yhat`` of m items; boolean masks say
 labelled and which unlabelled in that row (other items are not used), so every pair of systems
 of a dataset × metric, each with its own labelled set, is one matrix operation.
 
-**Clustered items** (``clusters=``, issue 20 §1 and §3). θ̂_λ − θ is, to first order, a sum of
+**Clustered items** (``clusters=``: questions about one passage are not independent). θ̂_λ − θ
+is, to first order, a sum of
 per-item influence terms: ψ_i = (r_i − r̄)/n for a labelled item (r = y − λ·yhat, r̄ its mean)
 and φ_j = λ·(f_j − f̄)/N for an unlabelled one (f = yhat, f̄ the unlabelled mean); the
 independent-items variance above is Σψ_i² + Σφ_j². When items come in clusters (several
@@ -60,7 +61,7 @@ u_c = Σ_{i∈c} ψ_i + Σ_{j∈c} φ_j (Liang & Zeger 1986; Cameron & Miller 20
     se² = C/(C − 1) · Σ_c u_c²,   t = θ̂/se on C − 1 degrees of freedom
 
 with C the clusters holding at least one item of the row, as the clustered mean and paired
-difference of ``compare`` use (issue 20 §1). For a fixed λ this is exactly R
+difference of ``compare`` use. For a fixed λ this is exactly R
 ``sandwich::vcovCL(type = "HC0", cadjust = TRUE)`` of the stacked regression of
 (y − λ·yhat on the labelled items, yhat on the unlabelled ones) on two indicators, combined as
 (1, λ) (tests/oracles/ppi_clustered_oracle.R). λ is PPI++'s weight above: the estimator is

@@ -500,10 +500,41 @@ def westfall_young_counts(
     alternative: str = "two-sided",
     batch: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(raw counts, step-down max-T counts) of every row of ``diffs`` on the sign vectors of
-    ``flips``; p = count / 2^n (exact) or (1 + count)/(1 + B) as the raw test. See
-    :class:`_MaxT` for the algorithm (Westfall & Young 1993, "Resampling-Based Multiple
-    Testing", Algorithm 2.8, step-down minP/maxT with successive maxima)."""
+    """Raw and step-down max-T exceedance counts of each row of ``diffs`` on the signs of ``flips``.
+
+    p = count / 2^n when the flips are exhaustive, else (1 + count)/(1 + B), as for the raw test;
+    see :class:`_MaxT` for the algorithm (step-down minP/maxT with successive maxima).
+
+    Parameters
+    ----------
+    diffs : array_like
+        Paired differences, pairs × n.
+    flips : SignFlips
+        The sign matrix (its n, resample count and seed).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The side of every test.
+    batch : int, optional
+        Sign vectors per batch.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The raw counts and the Westfall–Young adjusted counts, one per row.
+
+    References
+    ----------
+    Westfall, P. H. & Young, S. S. (1993), Resampling-Based Multiple Testing, Wiley, Algorithm 2.8.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> diffs = np.array([[0.11, 0.02, 0.08, 0.05, 0.07, -0.01],
+    ...                   [0.01, -0.02, 0.03, 0.00, -0.01, 0.02]])
+    >>> from ranger_eval.stats.resampling import SignFlips, westfall_young_counts
+    >>> raw, adjusted = westfall_young_counts(diffs, SignFlips(6, 10_000, 0))
+    >>> raw.tolist(), adjusted.tolist()
+    ([4, 44], [8, 44])
+    """
     count, mt = flips._counts(diffs, alternative, batch, None, maxt=True)
     assert mt is not None
     return count, mt
@@ -520,10 +551,44 @@ def paired_permutation_test(
 ) -> TestResult:
     """Paired (sign-flip) permutation test of mean(x - y) = 0.
 
-    Statistic: mean difference. Under H0 each difference is symmetric about 0, so its sign is
-    flipped at random (Fisher 1935; scipy ``permutation_test(permutation_type="samples")``).
-    Exact enumeration of all 2^n sign vectors when 2^n <= n_resamples, else Monte-Carlo with
+    Statistic: the mean difference. Under H0 each difference is symmetric about 0, so its sign is
+    flipped at random (scipy ``permutation_test(permutation_type="samples")``). Exact enumeration
+    of all 2^n sign vectors when 2^n <= n_resamples, else Monte-Carlo with
     p = (1 + #extreme)/(1 + B). See :class:`SignFlips` for the random stream.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired scores aligned by item, or ``x`` alone as the differences.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    n_resamples : int, default 10000
+        Resamples drawn (all arrangements are enumerated when there are no more than this).
+    seed : int or None, default 0
+        Seed of the PCG64 stream (the same seed gives the same p-value for any ``batch``).
+    batch : int, optional
+        Resamples per batch (default: what fits in ``BATCH_BYTES``).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` and ``estimate`` the mean difference, ``pvalue``, ``method`` ("exact" or
+        "monte-carlo"), ``n_resamples`` (the arrangements counted), ``seed``.
+
+    References
+    ----------
+    Fisher, R. A. (1935), The Design of Experiments, Oliver & Boyd (the randomisation test);
+    Phipson, B. & Smyth, G. K. (2010), "Permutation p-values should never be zero", Statistical
+    Applications in Genetics and Molecular Biology 9(1):39 (p = (1 + count)/(1 + B)).
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import paired_permutation_test
+    >>> x = [0.81, 0.62, 0.90, 0.55, 0.73, 0.68]
+    >>> y = [0.70, 0.60, 0.82, 0.50, 0.66, 0.69]
+    >>> r = paired_permutation_test(x, y)
+    >>> r.method, r.n_resamples, round(r.pvalue, 4)
+    ('exact', 64, 0.0625)
     """
     check_alternative(alternative)
     d, e = paired_scaled(x, y)  # x - y = d · 2^e
@@ -547,11 +612,48 @@ def paired_permutation_test_many(
     correction: str | None = None,
     advance: Callable[[int], object] | None = None,
 ) -> ManyTestResult:
-    """:func:`paired_permutation_test` for every row of ``diffs`` (pairs x n), one sign matrix.
+    """:func:`paired_permutation_test` for every row of ``diffs`` (pairs × n) on one sign matrix.
 
-    Pass ``flips`` to reuse a :class:`SignFlips` (then ``n_resamples`` and ``seed`` are its own).
-    ``correction="westfall-young"`` adds step-down max-T adjusted p-values (``pvalue_adjusted``);
-    ``advance(rows)`` is called after each batch of sign vectors.
+    Parameters
+    ----------
+    diffs : array_like
+        Paired differences, one row per pair of systems.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The side of every test.
+    n_resamples : int, default 10000
+        Resamples drawn (all arrangements are enumerated when there are no more than this).
+    seed : int or None, default 0
+        Seed of the PCG64 stream (the same seed gives the same p-value for any ``batch``).
+    batch : int, optional
+        Resamples per batch (default: what fits in ``BATCH_BYTES``).
+    flips : SignFlips, optional
+        A sign matrix to reuse (then ``n_resamples`` and ``seed`` are its own).
+    correction : {None, "westfall-young"}, default None
+        "westfall-young" adds step-down max-T adjusted p-values (``pvalue_adjusted``).
+        ``adjust`` was the old keyword.
+    advance : callable, optional
+        Called with the number of sign vectors after each batch (progress bars).
+
+    Returns
+    -------
+    ManyTestResult
+        Arrays of ``statistic``, ``pvalue`` (and ``pvalue_adjusted``), one entry per row.
+
+    References
+    ----------
+    Westfall, P. H. & Young, S. S. (1993), Resampling-Based Multiple Testing, Wiley, Algorithm 2.8;
+    Phipson, B. & Smyth, G. K. (2010), "Permutation p-values should never be zero", Statistical
+    Applications in Genetics and Molecular Biology 9(1):39 (p = (1 + count)/(1 + B)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> diffs = np.array([[0.11, 0.02, 0.08, 0.05, 0.07, -0.01],
+    ...                   [0.01, -0.02, 0.03, 0.00, -0.01, 0.02]])
+    >>> from ranger_eval.stats import paired_permutation_test_many
+    >>> r = paired_permutation_test_many(diffs, correction="westfall-young")
+    >>> r.pvalue.round(4).tolist(), r.pvalue_adjusted.round(4).tolist()
+    ([0.0625, 0.6875], [0.125, 0.6875])
     """
     check_alternative(alternative)
     d = _as_matrix(diffs)
@@ -594,10 +696,50 @@ def permutation_test(
 ) -> TestResult:
     """Unpaired permutation test of mean(x) - mean(y) = 0 (labels exchangeable under H0).
 
-    Each resample assigns n_x of the pooled N values to ``x`` uniformly at random: the n_x
-    smallest of N raw PCG64 words (one per value) of that row. Exact enumeration of all
-    C(N, n_x) assignments (itertools order) when that number is <= n_resamples. Two-sided:
-    |mean difference| at least as large as observed.
+    Each resample assigns n_x of the pooled N values to ``x`` uniformly at random: the n_x smallest
+    of N raw PCG64 words (one per value) of that row. Exact enumeration of all C(N, n_x)
+    assignments (itertools order) when that number is <= n_resamples. Two-sided: |mean
+    difference| at least as large as observed.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two samples (at least 3 values in total).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    n_resamples : int, default 10000
+        Resamples drawn (all arrangements are enumerated when there are no more than this).
+    seed : int or None, default 0
+        Seed of the PCG64 stream (the same seed gives the same p-value for any ``batch``).
+    batch : int, optional
+        Resamples per batch (default: what fits in ``BATCH_BYTES``).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` and ``estimate`` the difference in means, ``pvalue``, ``method``,
+        ``n_resamples``, ``seed`` (None when exact).
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 3 values, non-finite values, or a bad ``n_resamples``/``seed``/``batch``.
+
+    References
+    ----------
+    Pitman, E. J. G. (1937), "Significance tests which may be applied to samples from any
+    populations", Supplement to JRSS 4:119–130; Phipson, B. & Smyth, G. K. (2010), "Permutation
+    p-values should never be zero", Statistical Applications in Genetics and Molecular
+    Biology 9(1):39 (p = (1 + count)/(1 + B)).
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import permutation_test
+    >>> x = [0.81, 0.62, 0.90, 0.55, 0.73, 0.68]
+    >>> y = [0.70, 0.60, 0.82, 0.50, 0.66, 0.69]
+    >>> r = permutation_test(x, y)
+    >>> r.method, r.n_resamples, round(r.pvalue, 3)
+    ('exact', 924, 0.461)
     """
     check_alternative(alternative)
     xa = as_vector(x, "x", 1)
@@ -826,8 +968,53 @@ def paired_bootstrap_many(
     indices: BootstrapIndices | None = None,
     advance: Callable[[int], object] | None = None,
 ) -> ManyTestResult:
-    """:func:`paired_bootstrap` for every row of ``diffs`` (pairs x n) with one index matrix
-    (``advance(rows)`` is called after each batch of resamples)."""
+    """:func:`paired_bootstrap` for every row of ``diffs`` (pairs × n) with one index matrix.
+
+    Parameters
+    ----------
+    diffs : array_like
+        Paired differences, one row per pair of systems.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The side of every test and interval.
+    n_resamples : int, default 10000
+        Resamples drawn (all arrangements are enumerated when there are no more than this).
+    seed : int or None, default 0
+        Seed of the PCG64 stream (the same seed gives the same p-value for any ``batch``).
+    batch : int, optional
+        Resamples per batch (default: what fits in ``BATCH_BYTES``).
+    level : float, default 0.95
+        Confidence level of the intervals.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    indices : BootstrapIndices, optional
+        An index matrix to reuse (then ``n_resamples`` and ``seed`` are its own).
+    advance : callable, optional
+        Called with the number of resamples after each batch (progress bars).
+
+    Returns
+    -------
+    ManyTestResult
+        Arrays of ``estimate`` (mean difference), ``pvalue``, ``ci_low``, ``ci_high``.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993), An Introduction to the Bootstrap, Chapman & Hall,
+    ch. 13–14 (percentile and BCa intervals) and sec. 16.4 (the shifted-null p-value);
+    Berg-Kirkpatrick, T., Burkett, D. & Klein, D. (2012), "An empirical investigation of statistical
+    significance in NLP", EMNLP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> diffs = np.array([[0.11, 0.02, 0.08, 0.05, 0.07, -0.01],
+    ...                   [0.01, -0.02, 0.03, 0.00, -0.01, 0.02]])
+    >>> from ranger_eval.stats import paired_bootstrap_many
+    >>> r = paired_bootstrap_many(diffs, n_resamples=2000)
+    >>> r.pvalue.round(4).tolist()
+    [0.002, 0.5647]
+    >>> r.ci_low.round(4).tolist(), r.ci_high.round(4).tolist()
+    ([0.02, -0.0083], [0.0833, 0.0183])
+    """
     check_alternative(alternative)
     check_choice("ci_method", ci_method, _CI_METHODS)
     level = check_level(level)
@@ -863,14 +1050,52 @@ def paired_bootstrap(
 ) -> TestResult:
     """Paired bootstrap of the mean difference: interval and a p-value.
 
-    Items are resampled with replacement (the pairs stay together). Interval: percentile or
-    BCa (Efron & Tibshirani 1993, ch. 13-14), computed like ``scipy.stats.bootstrap`` (linear
-    quantiles; one-sided intervals use alpha = 1 - level). p-value by the shift method: the
-    centred bootstrap means theta* - theta approximate the null distribution, two-sided
-    p = (1 + #{|theta* - theta| >= |theta|})/(1 + B) (Efron & Tibshirani 1993, sec. 16.4;
-    Berg-Kirkpatrick et al. 2012). Constant differences: the interval is the point itself.
-    If the BCa bias correction is infinite (every bootstrap mean on one side of the estimate,
-    possible only for tiny n) the percentile interval is returned for that pair.
+    Items are resampled with replacement (the pairs stay together). Interval: percentile or BCa,
+    computed like ``scipy.stats.bootstrap`` (linear quantiles; one-sided intervals use
+    alpha = 1 - level). p-value by the shift method: the centred bootstrap means theta* - theta
+    approximate the null distribution, two-sided p = (1 + #{|theta* - theta| >= |theta|})/(1 + B).
+    Constant differences: the interval is the point itself. If the BCa bias correction is infinite
+    (every bootstrap mean on one side of the estimate, possible only for tiny n) the percentile
+    interval is returned for that pair.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired scores aligned by item, or ``x`` alone as the differences.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    n_resamples : int, default 10000
+        Resamples drawn (all arrangements are enumerated when there are no more than this).
+    seed : int or None, default 0
+        Seed of the PCG64 stream (the same seed gives the same p-value for any ``batch``).
+    batch : int, optional
+        Resamples per batch (default: what fits in ``BATCH_BYTES``).
+    level : float, default 0.95
+        Confidence level of the interval.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+
+    Returns
+    -------
+    TestResult
+        ``estimate`` mean difference, ``pvalue``, ``ci_low``, ``ci_high``, ``method`` (the
+        interval), ``n_resamples``, ``seed``.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993), An Introduction to the Bootstrap, Chapman & Hall,
+    ch. 13–14 (percentile and BCa intervals) and sec. 16.4 (the shifted-null p-value);
+    Berg-Kirkpatrick, T., Burkett, D. & Klein, D. (2012), "An empirical investigation of statistical
+    significance in NLP", EMNLP.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import paired_bootstrap
+    >>> x = [0.81, 0.62, 0.90, 0.55, 0.73, 0.68]
+    >>> y = [0.70, 0.60, 0.82, 0.50, 0.66, 0.69]
+    >>> r = paired_bootstrap(x, y, n_resamples=2000)
+    >>> round(r.pvalue, 4), round(r.ci_low, 4), round(r.ci_high, 4)
+    (0.002, 0.02, 0.0833)
     """
     d, e = paired_scaled(x, y)  # x - y = d · 2^e
     r = paired_bootstrap_many(

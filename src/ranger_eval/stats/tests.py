@@ -87,9 +87,43 @@ def one_sided_ci(low: float, high: float, alternative: str) -> tuple[float, floa
 def paired_ttest(
     x: object, y: object | None = None, *, alternative: str = "two-sided", level: float = 0.95
 ) -> TestResult:
-    """Paired t test of mean(x - y) = 0: t = mean(d) / (sd(d)/sqrt(n)), df = n - 1.
+    """Paired t test of mean(x - y) = 0.
 
-    Wraps ``scipy.stats.ttest_rel`` (statistic, p-value and interval). Estimate: mean(d).
+    t = mean(d) / (sd(d) / sqrt(n)) with d = x - y and df = n - 1; statistic, p-value and interval
+    are ``scipy.stats.ttest_rel``'s (computed as ``ttest_1samp`` on d). Estimate: mean(d).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Scores of the two systems aligned by item; or ``x`` alone as the differences ``x - y``.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    level : float, default 0.95
+        Confidence level of the interval, in (0, 1).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` t, ``pvalue``, ``df``, ``estimate`` mean difference, ``ci_low``/``ci_high``.
+
+    Raises
+    ------
+    StatsInputError
+        Unequal lengths, fewer than 2 pairs, non-finite scores, or a bad ``alternative``/``level``.
+
+    References
+    ----------
+    Student (1908), "The probable error of a mean", Biometrika 6(1):1–25 (the t statistic).
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import paired_ttest
+    >>> r = paired_ttest([0.81, 0.62, 0.90, 0.55, 0.73, 0.68],
+    ...                  [0.70, 0.60, 0.82, 0.50, 0.66, 0.69])
+    >>> round(r.statistic, 3), round(r.pvalue, 4), r.df
+    (3.024, 0.0293, 5.0)
+    >>> round(r.estimate, 4), round(r.ci_low, 4), round(r.ci_high, 4)
+    (0.0533, 0.008, 0.0987)
     """
     sps = _scipy_stats()
     check_alternative(alternative)
@@ -118,10 +152,43 @@ def paired_ttest(
 def welch_ttest(
     x: object, y: object, *, alternative: str = "two-sided", level: float = 0.95
 ) -> TestResult:
-    """Welch's unequal-variance t test: t = (mean x - mean y)/sqrt(s_x^2/n_x + s_y^2/n_y).
+    """Welch's unequal-variance t test of mean(x) = mean(y) on two independent samples.
 
-    Welch–Satterthwaite df. Wraps ``scipy.stats.ttest_ind(equal_var=False)``.
-    Two constant samples: df is undefined (``None``) and the statistic is 0 or +-inf.
+    t = (mean x - mean y) / sqrt(s_x^2/n_x + s_y^2/n_y) with the Welch–Satterthwaite df; wraps
+    ``scipy.stats.ttest_ind(equal_var=False)``. Estimate: mean x - mean y. Two constant samples:
+    df is undefined (``None``) and the statistic is 0 or +-inf.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two samples (at least 2 values each; lengths may differ).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    level : float, default 0.95
+        Confidence level of the interval.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` t, ``pvalue``, ``df``, ``estimate``, ``ci_low``/``ci_high``, ``n``, ``n_y``.
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 2 values in a sample, non-finite values, or a bad ``alternative``/``level``.
+
+    References
+    ----------
+    Welch, B. L. (1947), "The generalization of 'Student's' problem when several different
+    population variances are involved", Biometrika 34:28–35.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import welch_ttest
+    >>> r = welch_ttest([0.81, 0.62, 0.90, 0.55, 0.73, 0.68],
+    ...                 [0.70, 0.60, 0.82, 0.50, 0.66, 0.69])
+    >>> round(r.statistic, 3), round(r.pvalue, 4), round(r.df, 2)
+    (0.786, 0.4508, 9.72)
     """
     sps = _scipy_stats()
     check_alternative(alternative)
@@ -167,28 +234,69 @@ def wilcoxon(
     """Wilcoxon signed-rank test with the Hodges–Lehmann estimate and its interval.
 
     Statistic and p-value: ``scipy.stats.wilcoxon`` (same ``zero_method``, ``method``, and its
-    ``correction`` as ``continuity_correction``), except that ``method="auto"`` switches where R's ``wilcox.test`` does: the exact
-    signed-rank distribution when there are fewer than 50 non-zero differences and neither ties
-    nor zeros, otherwise the normal approximation (scipy's own "auto" stays exact at n = 50).
-    With ties or zeros and n <= 13 the p-value is scipy's exact permutation distribution (R
-    would use the normal approximation there).
+    ``correction`` as ``continuity_correction``), except that ``method="auto"`` switches where R's
+    ``wilcox.test`` does: the exact signed-rank distribution when there are fewer than 50 non-zero
+    differences and neither ties nor zeros, otherwise the normal approximation (scipy's own "auto"
+    stays exact at n = 50). With ties or zeros and n <= 13 the p-value is scipy's exact permutation
+    distribution (R would use the normal approximation there).
 
-    Estimate and interval: exactly R's
-    ``wilcox.test(d, conf.int=TRUE, correct=continuity_correction)``,
-    whatever ``zero_method`` (R drops zero differences). Exact branch (as above): the median of
-    the Walsh averages (d_i + d_j)/2, i <= j, and [w_(q), w_(N-q+1)], q = qsignrank(alpha/2, n).
-    Otherwise R's normal-approximation roots (tolerance 1e-4) of the standardised statistic as a
-    function of the shift (:func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval`).
-    When the requested level is not achievable (small n) the interval is R's, at the level R
-    reports; ``level`` holds that achieved level and a ``UserWarning`` says so.
-    So ``wilcoxon(d, continuity_correction=True)`` reproduces R's default ``wilcox.test(d, conf.int=TRUE)``
-    (estimate, interval, p-value; the statistic is R's V for one-sided tests and min(V, N - V)
-    for two-sided ones, as in scipy).
+    Estimate and interval: exactly R's ``wilcox.test(d, conf.int=TRUE,
+    correct=continuity_correction)``, whatever ``zero_method`` (R drops zero differences). Exact
+    branch (as above): the median of the Walsh averages (d_i + d_j)/2, i <= j, and
+    [w_(q), w_(N-q+1)], q = qsignrank(alpha/2, n). Otherwise R's normal-approximation roots
+    (tolerance 1e-4) of the standardised statistic as a function of the shift
+    (:func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval`). When the requested level is
+    not achievable (small n) the interval is R's, at the level R reports; ``level`` holds that
+    achieved level and a ``UserWarning`` says so. So ``wilcoxon(d, continuity_correction=True)``
+    reproduces R's default ``wilcox.test(d, conf.int=TRUE)`` (estimate, interval, p-value; the
+    statistic is R's V for one-sided tests and min(V, N - V) for two-sided ones, as in scipy).
 
     Degenerate data: all differences zero — statistic 0 and p = 1 (``zsplit``: the zeros split
     evenly, statistic n(n+1)/4 and scipy's p-value, 1 for two-sided tests), estimate 0 and
     interval [0, 0]; all non-zero differences equal to c (R: NaN interval) — estimate c and
     interval [c, c].
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired scores aligned by item, or ``x`` alone as the differences.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    zero_method : {"wilcox", "pratt", "zsplit"}, default "wilcox"
+        Treatment of zero differences in the statistic (scipy's meaning).
+    continuity_correction : bool, default False
+        Continuity correction of the normal approximation (``correction`` was the old keyword).
+    method : {"auto", "exact", "asymptotic", "approx"}, default "auto"
+        Null distribution of the statistic ("auto": R's switch described above).
+    level : float, default 0.95
+        Confidence level of the Hodges–Lehmann interval.
+
+    Returns
+    -------
+    TestResult
+        ``statistic``, ``pvalue``, ``estimate`` (Hodges–Lehmann pseudo-median), ``ci_low``,
+        ``ci_high``, ``level`` (the achieved level), ``method``.
+
+    Raises
+    ------
+    StatsInputError
+        Unequal lengths, non-finite values, or a bad choice of ``zero_method``/``method``/``level``.
+
+    References
+    ----------
+    Wilcoxon, F. (1945), "Individual comparisons by ranking methods", Biometrics Bulletin 1:80–83;
+    Hodges, J. L. & Lehmann, E. L. (1963), "Estimates of location based on rank tests", Annals of
+    Mathematical Statistics 34:598–611; R Core Team, ``stats::wilcox.test`` (the interval).
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import wilcoxon
+    >>> r = wilcoxon([0.81, 0.62, 0.90, 0.55, 0.73, 0.68],
+    ...              [0.70, 0.60, 0.82, 0.50, 0.66, 0.69])
+    >>> r.statistic, round(r.pvalue, 4), round(r.estimate, 4)
+    (1.0, 0.0625, 0.05)
+    >>> round(r.ci_low, 3), round(r.ci_high, 3)
+    (-0.01, 0.11)
     """
     sps = _scipy_stats()
     check_alternative(alternative)
@@ -248,11 +356,36 @@ def _wilcoxon_interval(
 
 
 def sign_test(x: object, y: object | None = None, *, alternative: str = "two-sided") -> TestResult:
-    """Sign test: statistic = number of positive differences among the non-zero ones.
+    """Sign test: the statistic is the number of positive differences among the non-zero ones.
 
     p-value: exact binomial test with probability 1/2 (``scipy.stats.binomtest``); zero
     differences are dropped (their count is ``n - n_pos - n_neg``). Estimate: median difference.
     All differences zero: statistic 0, p = 1.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired scores aligned by item, or ``x`` alone as the differences.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` (count of positive differences), ``pvalue``, ``estimate`` median difference.
+
+    References
+    ----------
+    Dixon, W. J. & Mood, A. M. (1946), "The statistical sign test", Journal of the American
+    Statistical Association 41:557–566.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import sign_test
+    >>> r = sign_test([0.81, 0.62, 0.90, 0.55, 0.73, 0.68],
+    ...               [0.70, 0.60, 0.82, 0.50, 0.66, 0.69])
+    >>> r.statistic, round(r.pvalue, 4), round(r.estimate, 4)
+    (5.0, 0.2188, 0.06)
     """
     sps = _scipy_stats()
     check_alternative(alternative)
@@ -281,10 +414,39 @@ def mannwhitney(
     use_continuity: bool = True,
     method: str = "auto",
 ) -> TestResult:
-    """Mann–Whitney U test (unpaired): statistic U of ``x``, ``scipy.stats.mannwhitneyu``.
+    """Mann–Whitney U test of two independent samples (``scipy.stats.mannwhitneyu``).
 
-    Estimate: probability of superiority U / (n_x n_y) = P(X > Y) + P(X = Y)/2.
-    All values equal: statistic n_x n_y / 2, p = 1.
+    The statistic is U of ``x``. Estimate: the probability of superiority U / (n_x n_y) =
+    P(X > Y) + P(X = Y)/2. All values equal: statistic n_x n_y / 2, p = 1.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two samples.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` tends to score higher.
+    use_continuity : bool, default True
+        Continuity correction of the normal approximation (scipy's meaning).
+    method : {"auto", "exact", "asymptotic"}, default "auto"
+        Null distribution of U (scipy's meaning).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` U, ``pvalue``, ``estimate`` probability of superiority, ``n``, ``n_y``.
+
+    References
+    ----------
+    Mann, H. B. & Whitney, D. R. (1947), "On a test of whether one of two random variables is
+    stochastically larger than the other", Annals of Mathematical Statistics 18:50–60.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import mannwhitney
+    >>> r = mannwhitney([0.81, 0.62, 0.90, 0.55, 0.73, 0.68],
+    ...                 [0.70, 0.60, 0.82, 0.50, 0.66, 0.69])
+    >>> r.statistic, round(r.pvalue, 4), round(r.estimate, 4)
+    (22.0, 0.5887, 0.6111)
     """
     sps = _scipy_stats()
     check_alternative(alternative)
@@ -337,17 +499,52 @@ def mcnemar(
 ) -> TestResult:
     """McNemar's test on paired binary outcomes (e.g. per-item correctness of two systems).
 
-    b = #(x=1, y=0), c = #(x=0, y=1), m = b + c. Exact: under H0, b ~ Binomial(m, 1/2);
-    two-sided statistic min(b, c), p = min(1, 2 P(B <= min(b, c))) (statsmodels
-    ``mcnemar(exact=True)``); one-sided statistic b. ``mid_p`` subtracts half the probability
-    of the observed value (Fagerland, Lydersen & Laake 2013). Asymptotic (``exact=False``):
-    two-sided chi2 = (|b - c| - k)^2 / m with k = 1 under ``continuity_correction`` and b != c,
-    else 0 —
-    exactly R's ``mcnemar.test`` (YATES = 1 only if ``any(x - t(x) != 0)``), so b = c gives
-    statistic 0 and p = 1 (statsmodels subtracts 1 even then: 1/m, p < 1); one-sided
-    z = (b - c -+ k)/sqrt(m), k = 1 under ``continuity_correction`` (the binomial tail's continuity
-    correction). Estimate: (b - c)/n, the accuracy difference.
+    b = #(x=1, y=0), c = #(x=0, y=1), m = b + c. Exact: under H0, b ~ Binomial(m, 1/2); two-sided
+    statistic min(b, c), p = min(1, 2 P(B <= min(b, c))) (statsmodels ``mcnemar(exact=True)``);
+    one-sided statistic b. ``mid_p`` subtracts half the probability of the observed value.
+    Asymptotic (``exact=False``): two-sided chi2 = (|b - c| - k)^2 / m with k = 1 under
+    ``continuity_correction`` and b != c, else 0 — exactly R's ``mcnemar.test`` (YATES = 1 only if
+    ``any(x - t(x) != 0)``), so b = c gives statistic 0 and p = 1 (statsmodels subtracts 1 even
+    then: 1/m, p < 1); one-sided z = (b - c -+ k)/sqrt(m), k = 1 under ``continuity_correction``
+    (the binomial tail's continuity correction). Estimate: (b - c)/n, the accuracy difference.
     No discordant pairs (m = 0): statistic 0, p = 1.
+
+    Parameters
+    ----------
+    x, y : array_like of {0, 1} or bool
+        Paired binary outcomes aligned by item.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` is right more often.
+    exact : bool, default True
+        Exact binomial test; False for the chi-square / normal approximation.
+    mid_p : bool, default False
+        Mid-p exact test (needs ``exact=True``).
+    continuity_correction : bool, default True
+        Continuity correction of the asymptotic test (``correction`` was the old keyword).
+
+    Returns
+    -------
+    TestResult
+        ``statistic``, ``pvalue``, ``estimate`` difference in proportions, ``method``.
+
+    Raises
+    ------
+    StatsInputError
+        Non-binary values, unequal lengths, no pair, or ``mid_p`` without ``exact``.
+
+    References
+    ----------
+    McNemar, Q. (1947), "Note on the sampling error of the difference between correlated
+    proportions or percentages", Psychometrika 12:153–157; Fagerland, M. W., Lydersen, S. &
+    Laake, P. (2013), "The McNemar test for binary matched-pairs data: mid-p and asymptotic are
+    better than exact conditional", BMC Medical Research Methodology 13:91 (the mid-p test).
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import mcnemar
+    >>> r = mcnemar([1, 1, 0, 1, 1, 0, 1, 1], [0, 1, 0, 0, 1, 0, 0, 1])
+    >>> r.statistic, round(r.pvalue, 4), r.estimate
+    (0.0, 0.25, 0.375)
     """
     sps = _scipy_stats()
     check_alternative(alternative)
@@ -411,12 +608,42 @@ def proportions_ztest(
     alternative: str = "two-sided",
     prop_var: float | bool = False,
 ) -> TestResult:
-    """z test for one proportion or the difference of two (``statsmodels`` ``proportions_ztest``).
+    """z test for one proportion or the difference of two (statsmodels ``proportions_ztest``).
 
     Two samples: z = (p1 - p2 - value)/sqrt(p(1 - p)(1/n1 + 1/n2)) with the pooled p (or
-    ``prop_var``); one sample: z = (p1 - value)/sqrt(p1(1 - p1)/n1). Zero variance (all
-    successes or all failures): statistic 0 and p = 1 when the numerator is 0, else +-inf.
-    Estimate: p1 - p2 (two samples) or p1.
+    ``prop_var``); one sample: z = (p1 - value)/sqrt(p1(1 - p1)/n1). Zero variance (all successes
+    or all failures): statistic 0 and p = 1 when the numerator is 0, else +-inf. Estimate: p1 - p2
+    (two samples) or p1.
+
+    Parameters
+    ----------
+    count : int or array_like of 2 ints
+        Successes of one sample, or of the two samples.
+    nobs : int or array_like of 2 ints
+        Trials of one sample, or of the two samples.
+    value : float, optional
+        The proportion (one sample) or difference (two samples) under H0; default 0.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means the first proportion is larger.
+    prop_var : float or False, default False
+        A proportion to use in the variance instead of the estimate (statsmodels' meaning).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` z, ``pvalue``, ``estimate``.
+
+    References
+    ----------
+    Seabold, S. & Perktold, J. (2010), "statsmodels: Econometric and statistical modeling with
+    Python" (``statsmodels.stats.proportion.proportions_ztest``, whose formula this follows).
+
+    Examples
+    --------
+    >>> from ranger_eval.stats import proportions_ztest
+    >>> r = proportions_ztest([45, 30], [60, 60])
+    >>> round(r.statistic, 3), round(r.pvalue, 4), round(r.estimate, 4)
+    (2.828, 0.0047, 0.25)
     """
     check_alternative(alternative)
     counts = np.atleast_1d(np.asarray(count, dtype=np.float64))
@@ -468,14 +695,42 @@ def proportions_ztest(
 
 def wilson_interval(successes: object, n: object, level: float = 0.95
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson (1927) score interval of the proportions ``successes / n`` at ``level``
-    (vectorised), with z = Φ⁻¹(1 − α/2)::
+    """Wilson (1927) score interval of the proportions ``successes / n`` at ``level`` (vectorised).
+
+    With z = Φ⁻¹(1 − α/2)::
 
         (x + z²/2) / (n + z²)  ±  z / (n + z²) · √(x(n − x)/n + z²/4)
 
     Recommended over the Wald and the conservative Clopper–Pearson intervals by Brown, Cai &
-    DasGupta (2001, Statistical Science 16:101–133): it stays inside [0, 1] and is not degenerate
-    at x = 0 or x = n. Equals statsmodels' ``proportion_confint(x, n, alpha, method="wilson")``.
+    DasGupta (2001): it stays inside [0, 1] and is not degenerate at x = 0 or x = n. Equals
+    statsmodels' ``proportion_confint(x, n, alpha, method="wilson")``.
+
+    Parameters
+    ----------
+    successes : array_like
+        Successes x per proportion.
+    n : array_like
+        Trials per proportion (broadcast with ``successes``).
+    level : float, default 0.95
+        Confidence level.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Lower and upper bounds.
+
+    References
+    ----------
+    Wilson, E. B. (1927), "Probable inference, the law of succession, and statistical inference",
+    JASA 22:209–212; Brown, L. D., Cai, T. T. & DasGupta, A. (2001), "Interval estimation for a
+    binomial proportion", Statistical Science 16:101–133.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.tests import wilson_interval
+    >>> low, high = wilson_interval([0, 7], [10, 10])
+    >>> [round(float(v), 4) for v in low], [round(float(v), 4) for v in high]
+    ([0.0, 0.3968], [0.2775, 0.8922])
     """
     x = np.asarray(successes, dtype=float)
     nn = np.asarray(n, dtype=float)

@@ -176,7 +176,7 @@ class Builder:
     def bound(self, metric: str, lo: float = 0.0, hi: float = 1.0) -> None:
         """Record that ``metric`` lies in [lo, hi] by the tool's metadata; the scores declare
         it (:meth:`~ranger_eval.Scores.with_bounds`) when every value of the metric is inside,
-        so that the intervals of its means stay in range (issue 27 §3)."""
+        so that the intervals of its means stay in range."""
         self.bounds[metric] = (float(lo), float(hi))
 
     def cluster(self, where: str, dataset: str, item: str, fields: object, what: str) -> None:

@@ -102,7 +102,7 @@ def doc_hash(doc: Any) -> str:
 
 
 #: lm-eval's per-item metrics whose values lie in [0, 1] (accuracies, exact match, per-item
-#: F1 and the like, pass@k): their intervals stay in [0, 1] (issue 27 §3). A
+#: F1 and the like, pass@k): their intervals stay in [0, 1]. A
 #: metric written on another scale (0–100) is not declared (the values decide,
 #: ``Builder.bound``); perplexities, BLEU, chrF, TER, likelihoods and the Brier score (in
 #: [0, 2] over several classes) are not ranged.

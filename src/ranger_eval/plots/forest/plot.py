@@ -18,7 +18,7 @@ from .options import ForestColumns, ForestStyle
 
 __all__ = ["forest_plot"]
 
-#: Keywords of forest_plot before issue 19 and what replaces them.
+#: Former keywords of forest_plot (before the one vocabulary) and what replaces them.
 _RENAMED = {
     "lower_is_better": "higher_is_better",
     "labels": "columns=ForestColumns(labels=...)",

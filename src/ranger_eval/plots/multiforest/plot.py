@@ -18,7 +18,7 @@ from .systems import check_results, dataset_rows, system_values
 
 __all__ = ["multi_forest_plot"]
 
-#: Keywords of multi_forest_plot before issue 19 and what replaces them.
+#: Former keywords of multi_forest_plot (before the one vocabulary) and what replaces them.
 _RENAMED = {
     "lower_is_better": "higher_is_better",
     "labels": "columns=MultiForestColumns(labels=...)",
