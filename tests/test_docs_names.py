@@ -4,7 +4,7 @@ Issue 19 renamed keywords, options, YAML keys and modules outright (no shims at 
 for "a line in the README and docs/architecture.md for every name that changed". This test reads
 README.md and every Markdown file under docs/ and fails when an old name appears as current API
 (``rank_test(alpha=…)``, ``--lower-is-better``, ``result.signature()``, …) outside the sections
-that list the renames (README "Changes on main …", architecture "Renamed in this refactor" and
+that list the renames (README "Changes on main …", architecture "Renamed keywords, options and keys" and
 the Glossary, whose "not" column names the old words). It also checks that each old name is
 listed in both rename sections, so a user of main finds every change.
 """
@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Headings (text after the #'s, prefix match) of the sections where old names are allowed.
-RENAME_SECTIONS = ("Changes on main", "Renamed in this refactor", "Glossary")
+RENAME_SECTIONS = ("Changes on main", "Renamed keywords, options and keys", "Glossary")
 
 
 @dataclass(frozen=True)
