@@ -1008,7 +1008,7 @@ class LazyScores:
         >>> lazy = open_scores(folder.name + "/scores.parquet")
         >>> result = lazy.compare(test="paired-t")
         >>> row = result.table.iloc[0]
-        >>> row["system_a"], row["system_b"], round(row["diff"], 3), round(row["pvalue"], 4)
+        >>> row["system_a"], row["system_b"], round(float(row["diff"]), 3), round(float(row["pvalue"]), 4)
         ('a', 'b', 0.1, 0.0917)
         >>> folder.cleanup()
         """
