@@ -40,7 +40,39 @@ DEMO_MARGIN = 0.1
 
 
 def write_demo(folder: str | Path, seed: int = 2023) -> Path:
-    """Write the demo's score files and ``experiment.yaml`` into ``folder``; return the YAML path."""
+    """Write the demo's score files and ``experiment.yaml`` into ``folder``; return the YAML path.
+
+    Six tasks (:data:`DEMO_TASKS`), one 0/1 score file per task and system under
+    ``folder/scores/<system>/<task>.txt``; the YAML asks for a REML random-effects meta-analysis of
+    the SMD of ``compressed`` against ``baseline`` with a non-inferiority margin of
+    :data:`DEMO_MARGIN`. The data are simulated and the same for the same ``seed``.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Where to write; created if missing, existing demo files are overwritten.
+    seed : int, default 2023
+        Seed of ``numpy.random.default_rng`` for the simulated scores.
+
+    Returns
+    -------
+    Path
+        ``folder / "experiment.yaml"``, ready for :func:`ranger_eval.load_experiment` or
+        ``ranger-eval meta``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval import load_experiment
+    >>> from ranger_eval.demo import write_demo
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_demo(folder)
+    ...     experiment = load_experiment(path)
+    ...     sorted(p.name for p in (path.parent / "scores" / "baseline").iterdir())[:2]
+    ['entail.txt', 'nli.txt']
+    >>> path.name, experiment.config.metric, len(experiment.config.tasks)
+    ('experiment.yaml', 'accuracy', 6)
+    """
     folder = Path(folder)
     rng = np.random.default_rng(seed)
     files: dict[str, dict[str, str]] = {"baseline": {}, "compressed": {}}
@@ -98,6 +130,29 @@ def write_multi_demo(folder: str | Path, seed: int = 2023) -> Path:
     Four made-up languages with their own items; five systems; three metrics per item:
     ``exact_match`` (0/1), ``edit_sim`` (higher is better) and ``latency_ms`` (lower is better).
     The data are simulated and illustrate the ranking workflow only.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Where to write; created if missing.
+    seed : int, default 2023
+        Seed of the simulation (``numpy.random.default_rng(seed + 1)``).
+
+    Returns
+    -------
+    Path
+        ``folder / "experiment.yaml"``, whose ``scores:`` key names ``scores.csv``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from ranger_eval.demo import write_multi_demo
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_multi_demo(folder)
+    ...     table = pd.read_csv(path.parent / "scores.csv")
+    >>> table.shape, sorted(table["metric"].unique())
+    ((19500, 5), ['edit_sim', 'exact_match', 'latency_ms'])
     """
     import pandas as pd
 

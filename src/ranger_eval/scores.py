@@ -455,7 +455,32 @@ class Scores:
         ranges add to (and replace) those already known. A value outside its metric's range
         is a :class:`ScoresError` naming the metric, the bound and the value (with its
         dataset, system and item); so is a metric the scores do not have. ``option`` is the
-        name the messages give the argument (``bounds`` in Python and YAML)."""
+        name the messages give the argument (``bounds`` in Python and YAML).
+
+        Parameters
+        ----------
+        bounds : (float, float) or dict of {str: (float, float)}
+            One range for every metric, or one per metric.
+        option : str, default "bounds"
+            The name the messages use for ``bounds`` (a CLI option when called from the CLI).
+
+        Returns
+        -------
+        Scores
+            A new table with the ranges declared (used by bounded intervals and effect sizes).
+
+        Raises
+        ------
+        ScoresError
+            A malformed range, or a value outside its metric's range.
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7], "b": [0.7, 0.6, 0.8, 0.5]}})
+        >>> len(scores.with_bounds((0, 1)))
+        8
+        """
         given = check_bounds(bounds, self.metrics, option=option)
         frame = self._df if self._raw is None else self._raw
         for metric, (lo, hi) in given.items():
@@ -591,6 +616,30 @@ class Scores:
         """Build from ``{dataset: {system: values}}`` where position ``i`` is item ``i``.
 
         This is the Ranger one-value-per-line convention: the line (position) is the item id.
+
+        Parameters
+        ----------
+        values : dict of {str: dict of {str: array_like}}
+            ``{dataset: {system: per-item values}}``; position ``i`` of every list is item ``i + 1``.
+        metric : str, default "score"
+            The metric name of every row.
+
+        Returns
+        -------
+        Scores
+            Item ids are the 1-based positions, as strings (``"1"``, ``"2"``, …).
+
+        Raises
+        ------
+        ScoresError
+            A missing or non-finite value (named by dataset, system and item).
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7], "b": [0.7, 0.6, 0.8, 0.5]}})
+        >>> scores.datasets, scores.systems, scores.metrics, len(scores)
+        (('qa',), ('a', 'b'), ('score',), 8)
         """
         frames = []
         for dataset, systems in values.items():
@@ -614,7 +663,32 @@ class Scores:
     @classmethod
     def concat(cls, parts: Iterable[Scores]) -> Scores:
         """Stack several Scores (e.g. one per dataset); duplicate keys are an error. Scores
-        with samples are stacked as given (before averaging) and averaged again."""
+        with samples are stacked as given (before averaging) and averaged again.
+
+        Parameters
+        ----------
+        parts : iterable of Scores
+            The tables to stack, in order.
+
+        Returns
+        -------
+        Scores
+            One table; datasets, systems and metrics in order of first appearance.
+
+        Raises
+        ------
+        ScoresError
+            A (dataset, system, metric, item[, seed]) key in two parts, or no parts.
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7], "b": [0.7, 0.6, 0.8, 0.5]}})
+        >>> more = Scores.from_arrays({"mt": {"a": [1, 0, 1], "b": [0, 0, 1]}})
+        >>> both = Scores.concat([scores, more])
+        >>> both.datasets, len(both)
+        (('qa', 'mt'), 14)
+        """
         frames = [q._df if q._raw is None else q._raw for q in map(Scores, parts)]
         if not frames:
             raise ScoresError("no scores to concatenate")
@@ -628,7 +702,30 @@ class Scores:
         metrics: Iterable[str] | None = None,
     ) -> Scores:
         """Rows of the given datasets/systems/metrics; an unknown name is an error. With
-        samples the rows as given are selected and averaged again."""
+        samples the rows as given are selected and averaged again.
+
+        Parameters
+        ----------
+        datasets, systems, metrics : iterable of str, optional
+            Keep only these (default: all).
+
+        Returns
+        -------
+        Scores
+            A new table; ``self`` is unchanged.
+
+        Raises
+        ------
+        ScoresError
+            A name that is not in the table (with the names that are).
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7], "b": [0.7, 0.6, 0.8, 0.5]}})
+        >>> scores.filter(systems=["b"]).systems
+        ('b',)
+        """
         base = self._df if self._raw is None else self._raw
         df = base
         for col, wanted, known in (
@@ -655,6 +752,30 @@ class Scores:
 
         With a ``seed`` column the per-item value is the mean over seeds (the usual way to
         compare neural models trained with several random seeds on the same items).
+
+        Parameters
+        ----------
+        dataset, system : str
+            Which values.
+        metric : str, optional
+            Required when the dataset has several metrics.
+
+        Returns
+        -------
+        pandas.Series
+            The values, indexed by item id in table order.
+
+        Raises
+        ------
+        ScoresError
+            An unknown dataset, system or metric.
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7], "b": [0.7, 0.6, 0.8, 0.5]}})
+        >>> scores.values("qa", "a").tolist()
+        [0.8, 0.6, 0.9, 0.7]
         """
         metric = self._resolve_metric(dataset, metric)
         df = self._df
@@ -784,6 +905,39 @@ class Scores:
         (pairing is checked for all datasets, in order, before anything is computed). Needs a
         table without a ``seed`` column (use :meth:`pair_runs` per dataset otherwise).
         ``stacklevel`` is passed on to the ``missing="intersect"`` warning.
+
+        Parameters
+        ----------
+        treatment, control : str
+            The two systems.
+        metric : str, optional
+            The metric (default: each dataset's only one).
+        datasets : sequence of str, optional
+            Which datasets, in this order (default: all).
+        missing : {"error", "intersect"}, default "error"
+            As in :meth:`pair`.
+        stacklevel : int, default 2
+            Of the warning that counts dropped items.
+
+        Returns
+        -------
+        PairedTable
+            Every dataset's aligned values concatenated, with ``offsets`` marking the datasets;
+            ``pair(k)`` is the k-th dataset's :class:`PairedScores`.
+
+        Raises
+        ------
+        ScoresError
+            As :meth:`pair`, naming the dataset.
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6], "b": [0.7, 0.6]},
+        ...                              "mt": {"a": [1, 0, 1], "b": [0, 0, 1]}})
+        >>> table = scores.pair_all("a", "b")
+        >>> table.datasets, table.k, table.pair(1).n
+        (('qa', 'mt'), 2, 3)
         """
         if missing not in MISSING_POLICIES:
             raise ScoresError(f"unknown missing policy {missing!r}; use one of {MISSING_POLICIES}")
@@ -880,7 +1034,28 @@ class Scores:
         """Integer codes, row by row, of a key column of :attr:`table` (``dataset``,
         ``system``, ``metric`` or ``item``) and its distinct values in order of first
         appearance: computed once and cached (shared with the other views; do not modify
-        them), so columnar code needs no second pass over the strings."""
+        them), so columnar code needs no second pass over the strings.
+
+        Parameters
+        ----------
+        column : {"dataset", "system", "metric", "item"}
+            The key column.
+
+        Returns
+        -------
+        codes : numpy.ndarray
+            One integer per row of :attr:`table`.
+        values : pandas.Index
+            The distinct values; ``values[codes]`` is the column.
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7], "b": [0.7, 0.6, 0.8, 0.5]}})
+        >>> codes, systems = scores.codes("system")
+        >>> codes.tolist(), list(systems)
+        ([0, 0, 0, 0, 1, 1, 1, 1], ['a', 'b'])
+        """
         if column not in ("dataset", "system", "metric", "item"):
             raise ScoresError(f"codes: {column!r} is not a key column (dataset, system, "
                               "metric, item)")
@@ -921,6 +1096,35 @@ class Scores:
         ``missing="error"`` (default) raises when the item sets differ, listing up to 10 ids per
         side; ``missing="intersect"`` keeps the common items, counts the dropped ones in
         ``n_dropped`` and warns.
+
+        Parameters
+        ----------
+        dataset : str
+            The dataset to align on.
+        treatment, control : str
+            The two systems.
+        metric : str, optional
+            Required when the dataset has several metrics.
+        missing : {"error", "intersect"}, default "error"
+            What to do when the item sets differ.
+
+        Returns
+        -------
+        PairedScores
+            ``treatment`` and ``control`` arrays aligned by ``items``, with ``n`` and ``n_dropped``.
+
+        Raises
+        ------
+        ScoresError
+            Unknown names, or different item sets with ``missing="error"``.
+
+        Examples
+        --------
+        >>> from ranger_eval import Scores
+        >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7], "b": [0.7, 0.6, 0.8, 0.5]}})
+        >>> paired = scores.pair("qa", "a", "b")
+        >>> paired.n, (paired.treatment - paired.control).round(2).tolist()
+        (4, [0.1, 0.0, 0.1, 0.2])
         """
         if missing not in MISSING_POLICIES:
             raise ScoresError(f"unknown missing policy {missing!r}; use one of {MISSING_POLICIES}")

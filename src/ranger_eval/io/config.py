@@ -724,6 +724,38 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
 
     Overrides come from command-line options: an invalid one is reported as ``option --KEY``,
     not as a key of the file. Relative paths inside the file are resolved against its folder.
+    The YAML is read with a safe loader that refuses duplicate keys, within the size and depth
+    limits of :mod:`ranger_eval.io.files` (``RANGER_EVAL_MAX_DEPTH``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The experiment YAML (docs/config.md lists its keys).
+    **overrides
+        Keys that replace the file's, by their option names (``level=0.9``, ``method="DL"``).
+
+    Returns
+    -------
+    Experiment
+        The validated ``config`` (an ``ExperimentConfig``), the folder ``base`` its paths are
+        resolved against, and helpers that list its score files and labels.
+
+    Raises
+    ------
+    ConfigError
+        Unreadable or invalid YAML, an unknown or invalid key (named with its line), or an invalid
+        override (named as ``--KEY``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval import load_experiment
+    >>> from ranger_eval.demo import write_demo
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_demo(folder)
+    ...     experiment = load_experiment(path, level=0.9)
+    >>> experiment.config.metric, experiment.config.level, list(experiment.config.systems)
+    ('accuracy', 0.9, ['baseline', 'compressed'])
     """
     path = Path(path)
     try:

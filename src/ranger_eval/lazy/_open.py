@@ -32,6 +32,49 @@ def open_scores(path: Any, *, engine: str | None = None, client: Any = None,
     ``distributed.Client``; default: dask's current scheduler), reading Parquet in partitions of
     whole row groups of about ``partition_rows`` rows (:mod:`ranger_eval.lazy._dask`;
     docs/large.md says when to use which).
+
+    Parameters
+    ----------
+    path : str, Path, list of them, or dask.dataframe.DataFrame
+        Tidy scores with columns ``dataset``, ``system``, ``item``, ``value`` (and optionally
+        ``metric``, ``seed``, a cluster column).
+    engine : {"duckdb", "dask"}, optional
+        Default: ``"duckdb"`` for paths, ``"dask"`` for a dask DataFrame.
+    client : distributed.Client, optional
+        Dask engine only.
+    threads : int, optional
+        DuckDB engine only: its thread count (default: DuckDB's).
+    memory_limit : str, optional
+        DuckDB engine only, e.g. ``"4GB"``.
+    partition_rows : int, optional
+        Dask engine with Parquet paths only: about how many rows a partition reads.
+
+    Returns
+    -------
+    LazyScores
+        The scanned table's catalog (datasets, systems, metrics); statistics are computed on
+        first use and kept.
+
+    Raises
+    ------
+    ScoresError
+        Unknown engine, an option of the other engine, a missing column or file, or a table in
+        memory (which needs :class:`ranger_eval.Scores`, not a lazy engine).
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> from ranger_eval import open_scores
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+    ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+    ...              ).to_parquet(folder.name + "/scores.parquet")
+    >>> lazy = open_scores(folder.name + "/scores.parquet")
+    >>> lazy.systems, lazy.datasets
+    (('a', 'b'), ('qa',))
+    >>> len(lazy.compare().table)
+    1
+    >>> folder.cleanup()
     """
     is_frame = _is_dask_frame(path)
     if engine is None:

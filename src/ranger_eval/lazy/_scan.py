@@ -530,7 +530,28 @@ class LazyScores:
         )
 
     def groups(self) -> list[tuple[str, str, tuple[str, ...]]]:
-        """(dataset, metric, systems present) per group, datasets and systems in order."""
+        """(dataset, metric, systems present) per group, datasets and systems in order.
+
+        Returns
+        -------
+        list of (str, str, tuple of str)
+            One entry per dataset × metric; ``metric`` is ``"score"`` when the table has none.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval import open_scores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = open_scores(folder.name + "/scores.parquet")
+        >>> lazy.groups()
+        [('qa', 'score', ('a', 'b'))]
+        >>> lazy.groups_systems("qa", "score")
+        ('a', 'b')
+        >>> folder.cleanup()
+        """
         if self._groups is None:
             self._groups = self._list_groups()
         return list(self._groups)
@@ -552,6 +573,33 @@ class LazyScores:
 
         ``columns="all"`` keeps metadata columns (``label``, ``prediction``, …); ``"keys"``
         reads only the key columns, ``value`` and ``seed``.
+
+        Parameters
+        ----------
+        datasets, metrics, systems : sequence of str, optional
+            Keep only these (default: all); an unknown name raises ScoresError.
+        columns : {"all", "keys"}, default "all"
+            Which columns to read besides the keys.
+
+        Returns
+        -------
+        Scores
+            The rows in file order, validated as any ``Scores``.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval import open_scores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+        ...               "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = open_scores(folder.name + "/scores.parquet")
+        >>> scores = lazy.load(systems=["b"])
+        >>> scores.systems, len(scores)
+        (('b',), 4)
+        >>> folder.cleanup()
         """
         from ..scores import Scores
 
@@ -778,7 +826,31 @@ class LazyScores:
                 advance()
 
     def groups_systems(self, dataset: str, metric: str) -> tuple[str, ...]:
-        """The systems with scores on ``dataset`` × ``metric``, in order of first appearance."""
+        """The systems with scores on ``dataset`` × ``metric``, in order of first appearance.
+
+        Parameters
+        ----------
+        dataset, metric : str
+            One group of :meth:`groups`.
+
+        Returns
+        -------
+        tuple of str
+            Its systems (empty for a group the table lacks).
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval import open_scores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = open_scores(folder.name + "/scores.parquet")
+        >>> lazy.groups_systems("qa", "score")
+        ('a', 'b')
+        >>> folder.cleanup()
+        """
         for d, m, here in self.groups():
             if (d, m) == (dataset, metric):
                 return here
@@ -880,13 +952,66 @@ class LazyScores:
 
     def describe(self, **kwargs: Any) -> pd.DataFrame:
         """Same as ``ranger_eval.describe(self, **kwargs)``: each system's mean, its (cluster-
-        robust) standard error and interval from the sufficient statistics."""
+        robust) standard error and interval from the sufficient statistics.
+
+        Parameters
+        ----------
+        **kwargs
+            The keywords of :func:`ranger_eval.describe` (``level``, ``cluster``, …).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per dataset × metric × system.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval import open_scores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+        ...               "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = open_scores(folder.name + "/scores.parquet")
+        >>> table = lazy.describe()
+        >>> list(table["system"]), [round(m, 3) for m in table["mean"]]
+        (['a', 'b'], [0.75, 0.65])
+        >>> folder.cleanup()
+        """
         from ._describe import describe_lazy
 
         return describe_lazy(self, **kwargs)
 
     def compare(self, **kwargs: Any) -> Comparison:
-        """Same as ``ranger_eval.compare(self, **kwargs)``."""
+        """Same as ``ranger_eval.compare(self, **kwargs)``, from the sufficient statistics.
+
+        Parameters
+        ----------
+        **kwargs
+            The keywords of :func:`ranger_eval.compare` (``settings=``, ``test``, ``level``, …).
+
+        Returns
+        -------
+        Comparison
+            As :func:`ranger_eval.compare` returns for the same table in memory.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval import open_scores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+        ...               "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = open_scores(folder.name + "/scores.parquet")
+        >>> result = lazy.compare(test="paired-t")
+        >>> row = result.table.iloc[0]
+        >>> row["system_a"], row["system_b"], round(float(row["diff"]), 3), round(float(row["pvalue"]), 4)
+        ('a', 'b', 0.1, 0.0917)
+        >>> folder.cleanup()
+        """
         from ._compare import compare_lazy
 
         return compare_lazy(self, **kwargs)

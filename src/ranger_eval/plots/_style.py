@@ -495,6 +495,43 @@ def save_figure(
     ``svg_fonttype="none"`` or converts it to outlines with ``"path"``; raster formats use ``dpi``.
     Metadata dates are omitted so the vector files are reproducible. rcParams are only changed
     inside ``rc_context``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Any figure (those of :mod:`ranger_eval.plots` or your own).
+    path_or_stem : str or PathLike
+        A stem (every format in ``formats``, default PDF, SVG and PNG) or a file name with a suffix.
+    formats : sequence of str, optional
+        Suffixes to write, e.g. ``["png", "svg"]``.
+    dpi : float, default 300
+        Resolution of raster formats.
+    svg_fonttype : {"none", "path"}, default "none"
+        Text in SVG files as text or as outlines.
+
+    Returns
+    -------
+    list of Path
+        The files written, in ``formats`` order; each is written atomically.
+
+    Raises
+    ------
+    PlotError
+        An unknown format or ``svg_fonttype``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import tempfile
+    >>> from matplotlib.figure import Figure
+    >>> from ranger_eval import save_figure
+    >>> fig = Figure(figsize=(2, 1.5))
+    >>> _ = fig.add_subplot().plot([0, 1], [1, 0])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = save_figure(fig, folder + "/line", formats=["png", "svg"])
+    ...     [p.name for p in paths]
+    ['line.png', 'line.svg']
     """
     path = Path(path_or_stem)
     suffix = path.suffix.lower().lstrip(".")

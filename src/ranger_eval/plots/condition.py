@@ -33,7 +33,46 @@ def condition_boxplots(
     result: ConditionComparison, *, partition: tuple[str, ...] | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Draw the pooled scores of ``partition`` (default: every partition, one panel each)."""
+    """Draw the pooled scores of ``partition`` (default: every partition, one panel each).
+
+    Parameters
+    ----------
+    result : ConditionComparison
+        The result of :func:`ranger_eval.aggregate.condition_and_compare`.
+    partition : tuple of str, optional
+        One partition (a key of ``result.rankings``); default every partition, one panel each.
+    title : str, optional
+        Drawn above the panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Boxplots of the pooled per-item scores of each compared group, coloured by ``color``.
+
+    Raises
+    ------
+    PlotError
+        An unknown ``partition``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval import plots
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": "qa", "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6, "item": list(range(6)) * 3,
+    ...     "value": [0.61, 0.72, 0.55, 0.80, 0.67, 0.70, 0.74, 0.81, 0.69, 0.88, 0.79, 0.83,
+    ...               0.60, 0.70, 0.58, 0.79, 0.66, 0.69]}))
+    >>> from ranger_eval.aggregate import condition_and_compare
+    >>> params = pd.DataFrame({"system": ["a", "b", "c"], "size": ["small", "large", "large"]})
+    >>> fig = plots.condition_boxplots(condition_and_compare(scores, params, compare=["size"]))
+    >>> len(fig.axes)
+    1
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
+    """
     keys = list(result.rankings)
     if partition is not None:
         if partition not in result.rankings:

@@ -150,6 +150,31 @@ def funnel_plot(
     style : the look (:class:`FunnelStyle`: font and the size of the plotting area).
 
     Returns a :class:`matplotlib.figure.Figure` (not registered with pyplot).
+
+    Raises
+    ------
+    PlotError
+        A meta-regression (funnel plots are of intercept-only models), non-finite effects or
+        variances, or a ``regtest`` of another number of studies.
+
+    References
+    ----------
+    Sterne, J. A. C. & Egger, M. (2001). Funnel plots for detecting bias in meta-analysis. Journal of
+    Clinical Epidemiology 54(10):1046–1055. Egger, M. et al. (1997). Bias in meta-analysis detected
+    by a simple, graphical test. BMJ 315:629–634.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import ranger_eval as rg
+    >>> result = rg.meta_analysis(yi=[0.12, 0.30, -0.05, 0.22, 0.18],
+    ...                           vi=[0.01, 0.02, 0.015, 0.03, 0.012])
+    >>> fig = rg.funnel_plot(result, regtest=rg.regtest(result))
+    >>> len(fig.axes), fig.axes[0].get_ylabel()
+    (1, 'Standard error')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
     """
     style = FunnelStyle() if style is None else style
     if not isinstance(style, FunnelStyle):

@@ -62,7 +62,37 @@ def _group(comp: Any, dataset: str | None, metric: str | None) -> tuple[str, str
 def nonsignificance_graph(comp: Any, *, dataset: str | None = None,
                           metric: str | None = None) -> Any:
     """networkx Graph: nodes = systems (attribute ``mean``), edges = non-significant pairs
-    (attributes ``pvalue_adjusted``, ``diff``)."""
+    (attributes ``pvalue_adjusted``, ``diff``).
+
+    Parameters
+    ----------
+    comp : Comparison
+        The result of :func:`ranger_eval.compare`.
+    dataset, metric : str, optional
+        The combination (required when the comparison has several).
+
+    Returns
+    -------
+    networkx.Graph
+        One node per system, one edge per compared pair that is not significant after the
+        comparison's correction.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval import plots
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": "qa", "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6, "item": list(range(6)) * 3,
+    ...     "value": [0.61, 0.72, 0.55, 0.80, 0.67, 0.70, 0.74, 0.81, 0.69, 0.88, 0.79, 0.83,
+    ...               0.60, 0.70, 0.58, 0.79, 0.66, 0.69]}))
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> graph = plots.nonsignificance_graph(comparison)
+    >>> sorted(graph.nodes), sorted(graph.edges)
+    (['a', 'b', 'c'], [('a', 'c')])
+    """
     import networkx as nx
 
     _, _, rows, means = _group(comp, dataset, metric)
@@ -233,6 +263,52 @@ def comparison_graph(
     Only compared pairs can be edges (with ``pairs="baseline"`` only the baseline's pairs).
     Above :data:`GRAPH_MAX_SYSTEMS` systems the figure is the sorted pair matrix instead.
     Returns a matplotlib Figure; rcParams are only changed inside ``rc_context``.
+
+    Parameters
+    ----------
+    comp : Comparison
+        The result of :func:`ranger_eval.compare` (or a ranking's comparison).
+    dataset, metric : str, optional
+        The combination to draw; required when the comparison has several.
+    cliques : bool, default False
+        Also shade the maximal groups of mutually indistinguishable systems.
+    title : str, optional
+        Drawn above the graph.
+    height : float, default 4.2
+        Figure height in inches.
+    decimals : int, default 3
+        Decimals of the means in the node labels.
+    signature : object, optional
+        The footer's signature (default: the comparison's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Nodes are systems (best first), edges join the pairs whose adjusted p-value is above
+        α = 1 − level (not significantly different).
+
+    Raises
+    ------
+    PlotError
+        An unknown or missing ``dataset``/``metric``, or not a comparison.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval import plots
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": "qa", "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6, "item": list(range(6)) * 3,
+    ...     "value": [0.61, 0.72, 0.55, 0.80, 0.67, 0.70, 0.74, 0.81, 0.69, 0.88, 0.79, 0.83,
+    ...               0.60, 0.70, 0.58, 0.79, 0.66, 0.69]}))
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> fig = plots.comparison_graph(comparison)
+    >>> len(fig.axes)
+    1
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
     """
     dataset, metric, rows, means_df = _group(comp, dataset, metric)
     names = list(means_df["system"])

@@ -408,6 +408,47 @@ def comparison_heatmap(
     rows in blocks side by side, the sorted pair matrix of a single column, or the pairs
     significant on the most columns) and its footer says so. Returns a matplotlib Figure; rcParams are only
     changed inside ``rc_context``.
+
+    Parameters
+    ----------
+    comp : Comparison
+        The result of :func:`ranger_eval.compare`.
+    datasets, metrics : list of str, optional
+        Keep only these columns (default: all).
+    annotate : bool, default True
+        Write the difference and adjusted p-value in each cell.
+    decimals : int, default 3
+        Decimals of the differences.
+    title : str, optional
+        Default "Pairwise differences (A − B)", with the metric when there is one.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Cells coloured by the signed effect size, stars by the adjusted p-value.
+
+    Raises
+    ------
+    PlotError
+        Not a comparison, an unknown dataset or metric, or nothing left to draw.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval import plots
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": "qa", "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6, "item": list(range(6)) * 3,
+    ...     "value": [0.61, 0.72, 0.55, 0.80, 0.67, 0.70, 0.74, 0.81, 0.69, 0.88, 0.79, 0.83,
+    ...               0.60, 0.70, 0.58, 0.79, 0.66, 0.69]}))
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> fig = plots.comparison_heatmap(comparison)
+    >>> len(fig.axes)
+    1
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
     """
     the_plan = heatmap_plan(comp, datasets=datasets, metrics=metrics, annotate=annotate,
                             decimals=decimals)

@@ -64,6 +64,26 @@ def pval_transform(p: Any) -> np.ndarray:
     """emmeans' p-value scale: Φ((ln p + 2.5)/3) / Φ(2.5/3), p clamped to [5e-5, 1].
 
     Returns values in (0, 1]; 1 for p = 1. (The plot's x coordinate is 1 minus this.)
+
+    Parameters
+    ----------
+    p : array_like
+        P-values.
+
+    Returns
+    -------
+    numpy.ndarray
+        The transformed values, same shape as ``p``.
+
+    References
+    ----------
+    Lenth, R. V. emmeans (R package), the ``pwpp`` p-value scale.
+
+    Examples
+    --------
+    >>> from ranger_eval.plots import pval_transform
+    >>> [round(float(v), 4) for v in pval_transform([1.0, 0.05, 0.001])]
+    [1.0, 0.5446, 0.0889]
     """
     pp = np.clip(np.asarray(p, dtype=float), P_MIN, 1.0)
     return ndtr((np.log(pp) - _CENTRE) / _SCALE) / _DIV
@@ -88,6 +108,53 @@ def pvalue_plot(
     ``pairs="successive"``) are simply absent. Beyond :data:`PWPP_MAX_PAIRS` compared pairs
     each pair is drawn as its two end dots without the segment (see the module). Returns a matplotlib Figure; rcParams are only
     changed inside ``rc_context``.
+
+    Parameters
+    ----------
+    comp : Comparison
+        The result of :func:`ranger_eval.compare`.
+    dataset, metric : str, optional
+        The combination (required when the comparison has several).
+    adjusted : bool, default True
+        Plot the adjusted p-values (False: the raw ones).
+    title : str, optional
+        Drawn above the plot.
+    decimals : int, default 3
+        Decimals of the means beside the system names.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row per system, pairs as segments at their p-value on the scale of
+        :func:`pval_transform`.
+
+    Raises
+    ------
+    PlotError
+        Not a comparison, or an unknown or missing ``dataset``/``metric``.
+
+    References
+    ----------
+    Lenth, R. V. (2024). emmeans: Estimated marginal means, aka least-squares means, R package
+    (``pwpp``, the pairwise p-value plot).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval import plots
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": "qa", "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6, "item": list(range(6)) * 3,
+    ...     "value": [0.61, 0.72, 0.55, 0.80, 0.67, 0.70, 0.74, 0.81, 0.69, 0.88, 0.79, 0.83,
+    ...               0.60, 0.70, 0.58, 0.79, 0.66, 0.69]}))
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> fig = plots.pvalue_plot(comparison)
+    >>> len(fig.axes)
+    1
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
     """
     from .graph import _group
 

@@ -58,12 +58,175 @@ to_latex = singledispatch(_unsupported("LaTeX"))
 to_html = singledispatch(_unsupported("HTML"))
 to_csv = singledispatch(_unsupported("CSV"))
 to_json = singledispatch(_unsupported("JSON"))
-to_markdown.__doc__ = "Markdown report of a result (every result type the commands write)."
-to_latex.__doc__ = "LaTeX (booktabs) table of a result, with its caption and signature."
-to_html.__doc__ = "HTML table of a result (Comparison, Leaderboard)."
-to_csv.__doc__ = "Plain CSV of a result (header on line 1; the signature is ``result.signature``)."
-to_json.__doc__ = ("The JSON file a command writes for a result: full precision, strict JSON "
-                   "(NaN as null), with the signature.")
+to_markdown.__doc__ = """Markdown report of a result (every result type the commands write).
+
+    Dispatches on the type of ``result`` (:func:`functools.singledispatch`); the registered
+    renderings are those of the module table above.
+
+    Parameters
+    ----------
+    result : Comparison, MetaResult, RankTest, Ranking, Ratings, Plan, …
+        A result of the package (see the table of the module for the types and the
+        modules that register their renderings).
+    *args, **kwargs
+        Passed to the type's rendering (e.g. ``signature=``, ``level=``).
+
+    Returns
+    -------
+    str
+        The table, its notes (e.g. the minimum detectable effect of a non-significant pair) and
+        the signature.
+
+    Raises
+    ------
+    ReportError
+        No rendering is registered for the type of ``result``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report import to_markdown
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.66],
+    ...                                        "b": [0.7, 0.6, 0.82, 0.5, 0.7, 0.69]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> print(to_markdown(comparison).splitlines()[0])
+    | dataset | metric | system A | system B | mean A | mean B | diff (A−B) | 95% CI | ...
+    >>> to_markdown(3)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.ReportError: no Markdown rendering for int
+    """
+to_latex.__doc__ = """LaTeX (booktabs) table of a result, with its caption and signature.
+
+    The table needs ``\\usepackage{booktabs,graphicx}`` (its first line says so).
+
+    Parameters
+    ----------
+    result : Comparison, MetaResult, RankTest, Ranking, Ratings, Plan, …
+        A result of the package (see the table of the module for the types and the
+        modules that register their renderings).
+    *args, **kwargs
+        Passed to the type's rendering (e.g. ``signature=``, ``level=``).
+
+    Returns
+    -------
+    str
+        A ``table`` environment.
+
+    Raises
+    ------
+    ReportError
+        No rendering is registered for the type of ``result``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report import to_latex
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.66],
+    ...                                        "b": [0.7, 0.6, 0.82, 0.5, 0.7, 0.69]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> print(to_latex(comparison).splitlines()[1])
+    \\begin{table}[t]
+    """
+to_html.__doc__ = """HTML table of a result (Comparison, Leaderboard).
+
+    Other result types raise ReportError: the HTML report (:mod:`ranger_eval.report.html`)
+    draws them from their JSON files.
+
+    Parameters
+    ----------
+    result : Comparison, MetaResult, RankTest, Ranking, Ratings, Plan, …
+        A result of the package (see the table of the module for the types and the
+        modules that register their renderings).
+    *args, **kwargs
+        Passed to the type's rendering (e.g. ``signature=``, ``level=``).
+
+    Returns
+    -------
+    str
+        A ``<table>`` element with its caption.
+
+    Raises
+    ------
+    ReportError
+        No rendering is registered for the type of ``result``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report import to_html
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.66],
+    ...                                        "b": [0.7, 0.6, 0.82, 0.5, 0.7, 0.69]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> to_html(comparison).splitlines()[0]
+    '<table class="ranger-comparison">'
+    """
+to_csv.__doc__ = """Plain CSV of a result (header on line 1; the signature is ``result.signature``).
+
+    Numbers at full precision, one row per comparison (or per system, dataset, …).
+
+    Parameters
+    ----------
+    result : Comparison, MetaResult, RankTest, Ranking, Ratings, Plan, …
+        A result of the package (see the table of the module for the types and the
+        modules that register their renderings).
+    *args, **kwargs
+        Passed to the type's rendering (e.g. ``signature=``, ``level=``).
+
+    Returns
+    -------
+    str
+        The CSV text.
+
+    Raises
+    ------
+    ReportError
+        No rendering is registered for the type of ``result``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report import to_csv
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.66],
+    ...                                        "b": [0.7, 0.6, 0.82, 0.5, 0.7, 0.69]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> to_csv(comparison).splitlines()[0].split(",")[:7]
+    ['dataset', 'metric', 'system_a', 'system_b', 'mean_a', 'mean_b', 'diff']
+    """
+to_json.__doc__ = """The JSON file a command writes for a result: full precision, strict JSON (NaN as null), with the signature.
+
+    The HTML report reads these files (never the Markdown).
+
+    Parameters
+    ----------
+    result : Comparison, MetaResult, RankTest, Ranking, Ratings, Plan, …
+        A result of the package (see the table of the module for the types and the
+        modules that register their renderings).
+    *args, **kwargs
+        Passed to the type's rendering (e.g. ``signature=``, ``level=``).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Raises
+    ------
+    ReportError
+        No rendering is registered for the type of ``result``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report import to_json
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.66],
+    ...                                        "b": [0.7, 0.6, 0.82, 0.5, 0.7, 0.69]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> import json
+    >>> record = json.loads(to_json(comparison))
+    >>> record["kind"], record["systems"], record["level"]
+    ('compare', ['a', 'b'], 0.95)
+    """
 _DISPATCHERS = {"Markdown": to_markdown, "LaTeX": to_latex, "HTML": to_html, "CSV": to_csv,
                 "JSON": to_json}
 

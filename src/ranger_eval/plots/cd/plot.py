@@ -50,6 +50,36 @@ def cd_diagram(
         Decimals of the average ranks and of the CD (2).
     footer
         Print what the bars mean, the Friedman test and the signature under the diagram.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The diagram (not registered with pyplot); save it with :func:`ranger_eval.save_figure`.
+
+    Raises
+    ------
+    PlotError
+        Not a rank test result, or a ``width`` too narrow for the labels.
+
+    References
+    ----------
+    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. Journal of
+    Machine Learning Research 7:1–30.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> table = pd.DataFrame({"A": [0.71, 0.65, 0.80, 0.62, 0.77, 0.69],
+    ...                       "B": [0.74, 0.69, 0.83, 0.66, 0.80, 0.70],
+    ...                       "C": [0.70, 0.61, 0.79, 0.60, 0.75, 0.64]})
+    >>> fig = rg.cd_diagram(rg.rank_test(table), title="Three systems")
+    >>> len(fig.axes)
+    1
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
     """
     options = CDOptions(title=title, width=width, reverse=reverse, labels=dict(labels or {}),
                         decimals=decimals, footer=footer)

@@ -84,6 +84,31 @@ def forest_plot(
 
     Returns a :class:`matplotlib.figure.Figure` (not registered with pyplot); save it with
     :func:`ranger_eval.plots.save_figure`.
+
+    Raises
+    ------
+    PlotError
+        ``result`` is not a fitted meta-analysis, has a non-finite effect or variance, or an
+        option is invalid (an unknown ``order``, a bad ``xlim``).
+
+    References
+    ----------
+    Viechtbauer, W. (2010). Conducting meta-analyses in R with the metafor package. Journal of
+    Statistical Software 36(3). Riley, R. D., Higgins, J. P. T. & Deeks, J. J. (2011).
+    Interpretation of random effects meta-analyses. BMJ 342:d549.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import ranger_eval as rg
+    >>> result = rg.meta_analysis(yi=[0.12, 0.30, -0.05, 0.22, 0.18],
+    ...                           vi=[0.01, 0.02, 0.015, 0.03, 0.012])
+    >>> fig = rg.forest_plot(result, title="Five datasets")
+    >>> len(fig.axes), bool(fig.get_figwidth() > 0)
+    (1, True)
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
     """
     _check_result(result)
     columns = ForestColumns() if columns is None else columns

@@ -79,6 +79,26 @@ def multi_forest_plot(
     style : the look (:class:`MultiForestStyle`: font, plot width, colours and markers).
 
     Returns a :class:`matplotlib.figure.Figure` (not registered with pyplot).
+
+    Raises
+    ------
+    PlotError
+        An empty mapping, a value that is not a fitted meta-analysis, or results of different
+        measures or levels.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import ranger_eval as rg
+    >>> result = rg.meta_analysis(yi=[0.12, 0.30, -0.05, 0.22, 0.18],
+    ...                           vi=[0.01, 0.02, 0.015, 0.03, 0.012])
+    >>> other = rg.meta_analysis(yi=[0.10, 0.20, 0.00], vi=[0.01, 0.02, 0.02])
+    >>> fig = rg.multi_forest_plot({"large": result, "small": other})
+    >>> len(fig.axes)
+    1
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
     """
     items = check_results(results)
     columns = MultiForestColumns() if columns is None else columns
