@@ -41,7 +41,7 @@ rank of system ``j`` on dataset ``i`` and ``R_j = (1/N) Σ_i r_ij`` its average 
   (:func:`two_system_tests`), also on :attr:`RankTest.wilcoxon` and :attr:`RankTest.sign_test`.
 
 **Missing cells** (NaN in a wide table; a system without a score on a dataset in a tidy table or
-``Scores``; issue 21 §4). A dataset with fewer than two results ranks nothing: it is dropped,
+``Scores``). A dataset with fewer than two results ranks nothing: it is dropped,
 with a warning naming it (``RankTest.dropped_datasets``). If cells are still missing, the
 omnibus test is the Skillings–Mack test (Skillings & Mack 1981), which is the Friedman
 statistic on a complete table (:mod:`.skillings_mack` has the formulas; with
