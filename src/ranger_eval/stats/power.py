@@ -667,7 +667,7 @@ def plan(
     Parameters
     ----------
     test : {"paired-t", "welch", "proportions-z", "mcnemar", "mcnemar-exact"}, optional
-        The planned test (None: the settings' test, "paired-t" by default).
+        The planned test (required: None is an error naming the tests).
     effect : float, optional
         True difference treatment − control (metric units with ``sd``, Cohen's d without; for
         the binary tests p_t − p_c).
