@@ -580,6 +580,16 @@ def standardized_means(
     ``higher_is_better``: direction for lists without a ``higher_is_better`` column, as a bool or
     ``{metric: bool}``; else the direction comes from the metric name (:func:`metric_direction`).
 
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per (dataset[, metric], system): ``dataset, system, mean, sd, n`` [, ``metric``,
+        ``weight``, ``higher_is_better``].
+    higher_is_better : mapping of str to bool or bool, optional
+        Direction for lists without a ``higher_is_better`` column.
+    scale : {"se", "sd"}, default "se"
+        Standardise by the t-test denominator or by the pooled SD.
+
     Returns
     -------
     pandas.Series
