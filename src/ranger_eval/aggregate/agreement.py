@@ -1,4 +1,4 @@
-"""Where two procedures of one output folder answer differently, say why both can hold (issue 27 §4).
+"""Where two procedures of one output folder answer differently, say why both can hold.
 
 Each function compares two verdicts written to one output folder, item by item (a pair of
 systems, a summary effect), and returns one sentence per kind of disagreement: what each

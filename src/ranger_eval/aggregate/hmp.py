@@ -117,6 +117,29 @@ def harmonic_mean_p(
     TRUE``); see the module docstring for the formula. Differences from R, all on input R would
     accept with a warning or turn into ``NA``: NaN p-values and ``L`` smaller than the number of
     p-values are errors here.
+
+    Returns
+    -------
+    HarmonicMeanP
+        ``pvalue`` (the asymptotically exact combined p-value), ``pvalue_adjusted`` (p.hmp / Σw),
+        ``hmp`` (the weighted harmonic mean), ``L``, ``weights``, ``signature``.
+
+    Raises
+    ------
+    AggregateError
+        P-values outside [0, 1] or NaN, negative weights, Σ w > 1, ``L`` below the count.
+
+    References
+    ----------
+    Wilson, D. J. (2019), "The harmonic mean p-value for combining dependent tests", PNAS
+    116:1195–1200; R ``harmonicmeanp::p.hmp`` 3.0.1.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> h = rg.harmonic_mean_p([0.01, 0.2, 0.5, 0.03])
+    >>> round(h.hmp, 5), round(h.pvalue, 5), h.L
+    (0.0285, 0.03293, 4)
     """
     try:
         p = np.atleast_1d(np.asarray(pvalues, dtype=float))

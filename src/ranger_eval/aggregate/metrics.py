@@ -378,6 +378,17 @@ def aggregate_metrics(
     residual), which agrees with ``scipy.stats.zscore(ddof=1)`` to ~1e-15. When the rows come
     in blocks per (dataset, system[, seed], metric) listing the same items in the same order,
     items are matched by comparing the blocks; otherwise by hashing the item ids.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> df = pd.DataFrame({"dataset": "d", "metric": ["acc"] * 8 + ["f1"] * 8,
+    ...                    "item": list(range(4)) * 4, "system": (["A"] * 4 + ["B"] * 4) * 2,
+    ...                    "value": [.8, .6, .9, .5, .7, .5, .8, .6, .7, .5, .8, .4, .6, .5, .7, .4]})
+    >>> agg = rg.aggregate_metrics(df)
+    >>> agg.metrics, agg.frame.groupby("system")["value"].mean().round(4).to_dict()
+    (('aggregate',), {'A': 0.168, 'B': -0.168})
     """
     if not isinstance(name, str) or not name.strip():
         raise AggregateError(f"name must be a non-empty string; got {name!r}")
@@ -569,8 +580,41 @@ def standardized_means(
     ``higher_is_better``: direction for lists without a ``higher_is_better`` column, as a bool or
     ``{metric: bool}``; else the direction comes from the metric name (:func:`metric_direction`).
 
-    Returns a Series indexed by system, sorted descending (ties keep the order of first
-    appearance), named ``"standardized_mean"``.
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per (dataset[, metric], system): ``dataset, system, mean, sd, n`` [, ``metric``,
+        ``weight``, ``higher_is_better``].
+    higher_is_better : mapping of str to bool or bool, optional
+        Direction for lists without a ``higher_is_better`` column.
+    scale : {"se", "sd"}, default "se"
+        Standardise by the t-test denominator or by the pooled SD.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by system, sorted descending (ties keep the order of first appearance), named
+        ``"standardized_mean"``.
+
+    Raises
+    ------
+    AggregateError
+        Missing columns, a system absent from a list, or no known direction.
+
+    References
+    ----------
+    Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025), "Statistical multi-metric evaluation
+    and visualization of LLM system predictive performance", IBM Research, §6.3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> summary = pd.DataFrame({"dataset": ["d1", "d1", "d2", "d2"], "system": ["A", "B"] * 2,
+    ...                         "mean": [.8, .7, .6, .65], "sd": [.1, .1, .2, .2],
+    ...                         "n": [50, 50, 40, 40]})
+    >>> rg.standardized_means(summary, higher_is_better=True).round(4).to_dict()
+    {'A': 0.9705, 'B': -0.9705}
     """
     summary = as_frame(summary, what="standardized_means", error=AggregateError,
                        index_columns=("dataset", "metric", "system"))

@@ -235,6 +235,64 @@ def rank_systems(
     than its default next to it is a :class:`~ranger_eval.errors.SettingsError` naming the
     clash. Every :class:`Ranking` returned carries the settings object of the call
     (``.settings``).
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Per-item long-format scores on one or more datasets and metrics.
+    comparisons : {"successive", "all", "first-vs-rest"}, default "successive"
+        Which pairs of the ranking are tested (neighbours, all pairs, or the first against
+        every other).
+    level : float, default 0.95
+        The tests are significant at alpha = 1 − level.
+    correction : str, default "holm-sidak"
+        Multiplicity correction, as :func:`~ranger_eval.comparison.compare`.
+    weights : mapping of str to float, optional
+        Metric weights of the standardised aggregate (IBM §6.1); 0 leaves a metric out.
+    higher_is_better : mapping of str to bool or bool, optional
+        Metric directions; default: known metric names decide.
+    dataset_weights : mapping of str to float, optional
+        Dataset weights of the aggregation (IBM §6.2/§6.3; default equal).
+    test, n_resamples, seed
+        Passed to :func:`~ranger_eval.comparison.compare`.
+    by : str or sequence of str, optional
+        Item metadata column(s): one ranking per level (IBM §10.1).
+    settings : RankSettings, optional
+        The keywords above as one object.
+
+    Returns
+    -------
+    Ranking or dict of tuple to Ranking
+        ``order`` (best first), standardised ``means``, the ``comparison`` of the tested pairs,
+        ``cliques`` of systems not told apart, ``topsis`` closeness and ``settings``; with ``by`` a
+        dict ``{level values: Ranking}``.
+
+    Raises
+    ------
+    AggregateError
+        Bad scores, weights or directions.
+    SettingsError
+        A bad setting or a keyword that clashes with ``settings``.
+
+    References
+    ----------
+    Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025), "Statistical multi-metric evaluation
+    and visualization of LLM system predictive performance", IBM Research (§5–§7, §10).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> values = [.8, .6, .9, .5, .7, .7, .6, .8, .7, .6, .8, .5, .6, .7, .5, .7,
+    ...           .5, .4, .6, .3, .5, .6, .4, .5]
+    >>> df = pd.DataFrame({"dataset": ["d1"] * 24 + ["d2"] * 24, "metric": "acc",
+    ...                    "item": list(range(8)) * 6, "system": (["A"] * 8 + ["B"] * 8 + ["C"] * 8) * 2,
+    ...                    "value": values * 2})
+    >>> r = rg.rank_systems(df, test="paired-t")
+    >>> r.order, r.cliques
+    (('A', 'B', 'C'), (('A',), ('B',), ('C',)))
+    >>> r.naive_means.round(4).to_dict()
+    {'A': 0.7, 'B': 0.6375, 'C': 0.475}
     """
     # one check, the settings': SettingsError (an AggregateError) naming the key and value
     settings = resolve_settings(RankSettings, {

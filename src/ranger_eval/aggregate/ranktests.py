@@ -41,7 +41,7 @@ rank of system ``j`` on dataset ``i`` and ``R_j = (1/N) Σ_i r_ij`` its average 
   (:func:`two_system_tests`), also on :attr:`RankTest.wilcoxon` and :attr:`RankTest.sign_test`.
 
 **Missing cells** (NaN in a wide table; a system without a score on a dataset in a tidy table or
-``Scores``; issue 21 §4). A dataset with fewer than two results ranks nothing: it is dropped,
+``Scores``). A dataset with fewer than two results ranks nothing: it is dropped,
 with a warning naming it (``RankTest.dropped_datasets``). If cells are still missing, the
 omnibus test is the Skillings–Mack test (Skillings & Mack 1981), which is the Friedman
 statistic on a complete table (:mod:`.skillings_mack` has the formulas; with
@@ -748,8 +748,42 @@ def rank_test(
         :class:`~ranger_eval.errors.SettingsError` naming the clash. The result carries the
         settings object of the call (``.settings``).
 
-    The formulas are in the module docstring. Raises :class:`~ranger_eval.errors.AggregateError`
-    for bad input (missing scores, fewer than 2 datasets or systems, unknown options).
+    The formulas are in the module docstring.
+
+    Returns
+    -------
+    RankTest or BayesianRankTest
+        ``average_ranks``, Friedman's ``statistic`` and ``pvalue``, ``iman_davenport`` (F) and
+        its p-value, ``critical_difference``, the ``pairwise`` post-hoc table, the ``cliques``
+        of systems not told apart, and ``settings``; with ``approach="bayesian"`` the posterior
+        probabilities and decision of every pair.
+
+    Raises
+    ------
+    AggregateError
+        Bad input: missing scores, fewer than 2 datasets or systems, unknown options.
+
+    References
+    ----------
+    Demšar, J. (2006), "Statistical comparisons of classifiers over multiple data sets", JMLR
+    7:1–30 (Friedman eq. 3, Iman–Davenport eq. 4, Nemenyi's critical difference).
+    Benavoli, A., Corani, G. & Mangili, F. (2016), "Should we really use post-hoc tests based on
+    mean-ranks?", JMLR 17:1–10 (the Wilcoxon post-hoc with Holm).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> table = pd.DataFrame({"A": [.81, .72, .65, .90, .77, .70],
+    ...                       "B": [.79, .70, .66, .85, .74, .69],
+    ...                       "C": [.70, .65, .60, .80, .70, .61]}, index=list("pqrstu"))
+    >>> r = rg.rank_test(table)
+    >>> r.average_ranks.round(3).to_dict()
+    {'A': 1.167, 'B': 1.833, 'C': 3.0}
+    >>> round(r.statistic, 3), round(r.pvalue, 5), round(r.critical_difference, 3)
+    (10.333, 0.0057, 1.353)
+    >>> r.cliques
+    [('A', 'B'), ('B', 'C')]
     """
     # one check, the settings': SettingsError (an AggregateError) naming the key and value
     if not isinstance(tie_correction, (bool, np.bool_)):

@@ -1,4 +1,4 @@
-"""Rank tests for tables with missing cells, and Conover's post-hoc test (issue 21 §4).
+"""Rank tests for tables with missing cells, and Conover's post-hoc test.
 
 Kernels of :func:`ranger_eval.aggregate.rank_test`; all work on ``oriented`` scores, an
 ``N × k`` array (datasets × systems) in which a smaller value is better and NaN marks a missing

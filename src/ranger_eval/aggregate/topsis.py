@@ -118,6 +118,30 @@ def topsis(
     Returns a ``pd.Series`` named ``"topsis"`` indexed like ``matrix`` (input order) with values in
     [0, 1], larger is better. The formula is in the module docstring. All alternatives equal on
     every weighted criterion leaves the closeness undefined (0/0): an error.
+
+    Returns
+    -------
+    pandas.Series
+        Closeness in [0, 1] per alternative (larger is better), named ``"topsis"``.
+
+    Raises
+    ------
+    AggregateError
+        Non-finite values, bad weights or directions, or an undefined closeness.
+
+    References
+    ----------
+    Hwang, C.-L. & Yoon, K. (1981), *Multiple Attribute Decision Making: Methods and
+    Applications*, Springer.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> m = pd.DataFrame({"acc": [.8, .7, .6], "latency": [120, 80, 60]}, index=["A", "B", "C"])
+    >>> rg.topsis(m, weights={"acc": 2, "latency": 1},
+    ...           higher_is_better={"acc": True, "latency": False}).round(4).to_dict()
+    {'A': 0.4604, 'B': 0.5938, 'C': 0.5396}
     """
     matrix = as_frame(matrix, what="topsis (alternatives in rows, criteria in columns)",
                       error=AggregateError)

@@ -465,8 +465,37 @@ def win_rate(
         settings object of the call (``.settings``).
 
     Equal to HELM's ``compute_aggregate_row_win_rates(table, "mean")`` with datasets as HELM's
-    columns and systems as its rows (tests/oracles/win_rate_oracle.py). Raises
-    :class:`~ranger_eval.errors.AggregateError` for bad input.
+    columns and systems as its rows (tests/oracles/win_rate_oracle.py).
+
+    Returns
+    -------
+    WinRate
+        ``win_rate``, ``ci_low``, ``ci_high`` and ``n_datasets`` (Series by system), the
+        ``per_dataset`` win rates, ``skipped`` datasets, ``signature`` and ``settings``.
+
+    Raises
+    ------
+    AggregateError
+        Bad input (non-numeric scores, a bad level or resample count, an unknown metric).
+
+    References
+    ----------
+    Liang, P. et al. (2022), "Holistic Evaluation of Language Models" (HELM), §4, and HELM's
+    ``compute_aggregate_row_win_rates``. The win rate on dataset d:
+    w_dj = (#{i ≠ j: s_dj better than s_di} + ½ #{i ≠ j: s_di = s_dj}) / (m − 1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> table = pd.DataFrame({"A": [.81, .72, .65, .90, .77, .70],
+    ...                       "B": [.79, .70, .66, .85, .74, .69],
+    ...                       "C": [.70, .65, .60, .80, .70, .61]}, index=list("pqrstu"))
+    >>> w = rg.win_rate(table, n_resamples=200)
+    >>> w.win_rate.round(4).to_dict()
+    {'A': 0.9167, 'B': 0.5833, 'C': 0.0}
+    >>> w.ci_low.to_dict(), w.ci_high.to_dict()
+    ({'A': 0.75, 'B': 0.5, 'C': 0.0}, {'A': 1.0, 'B': 0.75, 'C': 0.0})
     """
     hib = _direction(higher_is_better)
     # one check, the settings': SettingsError (an AggregateError) naming the key and value

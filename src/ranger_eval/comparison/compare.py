@@ -105,6 +105,94 @@ def compare(
     ``scores.__ranger_compare__(systems=..., pairs=..., ..., seeds=...)`` -- called with every
     argument of ``compare`` except ``scores`` as keywords -- before anything else; the backend
     must return a :class:`Comparison`.
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Long-format scores: ``dataset``, ``metric``, ``item``, ``system``, ``value`` (plus optional
+        ``seed``, ``sample``, ``cluster``, metadata columns), or a backend with
+        ``__ranger_compare__``.
+    systems : sequence of str, optional
+        The systems to compare, in this order (default: all, in order of first appearance).
+    test : str, default "auto"
+        The test: "auto" (chosen from the data), "paired-t", "welch", "wilcoxon", "sign",
+        "mannwhitney", "mcnemar", "proportions-z", "permutation" or "bootstrap".
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``system_a`` scores higher.
+    pairs : {"all", "baseline", "successive"} or sequence of (str, str), default "all"
+        Which pairs are tested (see above).
+    baseline : str, optional
+        The baseline system of ``pairs="baseline"``.
+    correction : str, default "holm-sidak"
+        Multiplicity correction of the p-values within each family ("none", "bonferroni",
+        "holm", "holm-sidak", "fdr_bh", "westfall-young", ...).
+    family : {"dataset-metric", "dataset", "all"}, default "dataset-metric"
+        The family within which p-values are adjusted.
+    level : float, default 0.95
+        Confidence level of the intervals; a pair is significant when its adjusted p-value is
+        below 1 − level.
+    n_resamples : int, default 10000
+        Resamples of the permutation and bootstrap tests.
+    seed : int or None, default 0
+        Seed of the resampling (None: fresh entropy, not reproducible).
+    paired : bool, optional
+        Force paired (True) or unpaired (False) tests; None infers it from the item ids.
+    missing : {"error", "intersect"}, default "error"
+        Items one system lacks: an error listing them, or the common items (counted in a warning).
+    datasets, metrics : sequence of str, optional
+        Restrict the comparison to these datasets / metrics.
+    by : str or sequence of str, optional
+        Item metadata columns to compare within (one comparison per level).
+    metric_fn : str, callable or list, optional
+        Set-level metric(s) computed from ``label``/``prediction``.
+    seeds : {"balanced", "allow-unbalanced"}, default "balanced"
+        Whether unequal numbers of seeds per system are an error.
+    hypothesis : {"superiority", "non-inferiority", "equivalence"}, default "superiority"
+        The null hypothesis tested.
+    margin : float, optional
+        The non-inferiority / equivalence margin, in the metric's units.
+    cluster_se : {"CR2", "CR1"}, default "CR2"
+        Variance of the clustered paired t.
+    settings : CompareSettings, optional
+        All of the above as one checked object (instead of the keywords).
+
+    Returns
+    -------
+    Comparison
+        ``table`` (one row per dataset × metric × pair: means, ``diff``, ``ci_low``/``ci_high``,
+        ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``effect_size``, ``significant``, ...),
+        ``settings`` and ``signature``.
+
+    Raises
+    ------
+    CompareError
+        A bad setting (:class:`~ranger_eval.errors.SettingsError`) or a comparison that cannot be
+        run, naming the dataset, metric and systems.
+    ScoresError
+        Malformed scores or unpaired items.
+
+    References
+    ----------
+    Westfall, P. H. & Young, S. S. (1993), *Resampling-Based Multiple Testing*, Wiley
+    (Algorithm 2.8, the step-down max-T adjustment).
+    Statistical Significance in Natural Language Processing", ACL (choice of test).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> df = pd.DataFrame({"dataset": "d", "metric": "acc", "item": list(range(8)) * 3,
+    ...                    "system": ["A"] * 8 + ["B"] * 8 + ["C"] * 8,
+    ...                    "value": [.8, .6, .9, .5, .7, .7, .6, .8, .7, .6, .8, .5, .6, .7, .5, .7,
+    ...                              .5, .4, .6, .3, .5, .6, .4, .5]})
+    >>> c = rg.compare(df, test="paired-t")
+    >>> c.table[["system_a", "system_b", "diff", "pvalue_adjusted"]].round(4)
+      system_a system_b    diff  pvalue_adjusted
+    0        A        B  0.0625           0.0112
+    1        A        C  0.2250           0.0001
+    2        B        C  0.1625           0.0001
+    >>> c.settings.correction, bool(c.table["significant"].all())
+    ('holm-sidak', True)
     """
     keywords = dict(
         systems=systems, pairs=pairs, baseline=baseline, test=test, alternative=alternative,

@@ -148,6 +148,56 @@ def rank_intervals(
     passes one instead of the keywords (a keyword other than its default next to it is a
     :class:`~ranger_eval.errors.SettingsError` naming the clash), and the result carries the
     settings object of the call (``.settings``).
+
+    Parameters
+    ----------
+    scores : Scores, pandas.DataFrame or Comparison
+        Long-format scores (or a :class:`Comparison`, whose scores are used).
+    dataset, metric : str, optional
+        The dataset and metric to rank on (needed when the scores have several).
+    systems : sequence of str, optional
+        The systems to rank, in this order (default: all).
+    level : float, default 0.95
+        Joint coverage of the k rank intervals.
+    n_resamples : int, default 2000
+        Bootstrap resamples.
+    seed : int or None, default 0
+        Seed of the bootstrap index stream.
+    settings : RankIntervalSettings, optional
+        ``level``, ``n_resamples`` and ``seed`` as one object.
+
+    Returns
+    -------
+    RankIntervals
+        ``systems``, ``means``, ``rank_low``/``rank_high`` (1 = best), ``critical_value`` c,
+        ``mean_ci_low``/``mean_ci_high``, the bootstrap draws and ``settings``.
+
+    Raises
+    ------
+    ScoresError
+        Item sets that overlap only partly.
+    CompareError
+        Fewer than 2 clusters in a clustered dataset, or a bad setting.
+
+    References
+    ----------
+    Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024), "Inference for Ranks with
+    Applications to Mobility across Neighbourhoods and Academic Achievement across Countries",
+    Review of Economic Studies 91(1):476–518.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> df = pd.DataFrame({"dataset": "d", "metric": "acc", "item": list(range(8)) * 3,
+    ...                    "system": ["A"] * 8 + ["B"] * 8 + ["C"] * 8,
+    ...                    "value": [.8, .6, .9, .5, .7, .7, .6, .8, .7, .6, .8, .5, .6, .7, .5, .7,
+    ...                              .5, .4, .6, .3, .5, .6, .4, .5]})
+    >>> r = rg.rank_intervals(df, n_resamples=500)
+    >>> r.systems, r.rank_low.tolist(), r.rank_high.tolist()
+    (('A', 'B', 'C'), [1, 2, 3], [1, 2, 3])
+    >>> round(r.critical_value, 3)
+    2.25
     """
     from ..stats._scale import exponent as _exponent
     from ..stats.clustered import cluster_bootstrap_means

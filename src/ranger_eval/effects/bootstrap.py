@@ -170,6 +170,47 @@ def effect_size_bootstrap(
     is a :class:`~ranger_eval.errors.SettingsError`. ``metric_fn`` is required: the keyword or
     ``settings.metric_fn``. The result records the settings object (``.settings``).
 
+    Parameters
+    ----------
+    treatment, control : array_like
+        The systems' predictions (or values), 1-D or seeds × items.
+    metric_fn : str, SetMetric or callable
+        The set-level metric (required, here or in ``settings``).
+    labels : array_like, optional
+        Gold labels aligned with the items.
+    n_resamples : int, default 1000
+        Paired bootstrap resamples.
+    seed : int or None, default 0
+        Seed of the bootstrap.
+    level : float, default 0.95
+        Level of the effect's interval.
+    seeds : {"balanced", "allow-unbalanced"}, default "balanced"
+        Whether the two systems may have different numbers of seed rows.
+    dataset : str, optional
+        Names the data in error messages.
+    clusters : array_like, optional
+        One cluster id per item (whole clusters are resampled).
+    cluster_name : str, default "cluster"
+        The cluster field's name in the signature.
+    settings : MetaSettings, optional
+        ``metric_fn``, ``n_resamples``, ``seed``, ``level`` and ``seeds`` as one object.
+
+    Returns
+    -------
+    BootstrapEffectSize
+        ``yi`` = metric(treatment) − metric(control), ``vi`` (bootstrap variance plus the
+        between-seed part), ``n_resamples`` and ``settings``.
+
+    Raises
+    ------
+    EffectSizeError
+        Misaligned input, no ``metric_fn``, or an undefined metric.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. J. (1993), *An Introduction to the Bootstrap*, Chapman & Hall
+    (the bootstrap variance of a statistic).
+
     Examples
     --------
     >>> import ranger_eval as rg

@@ -247,6 +247,44 @@ def effect_size(
     Series with an array, stay positional.
     ``measure`` is one of ``MEASURES`` (formulas and degenerate cases in the module docstring);
     ``dataset`` only names the data in error messages. Raises :class:`EffectSizeError`.
+
+    Parameters
+    ----------
+    treatment, control : array_like or pandas.Series
+        Per-item scores of the two systems (Series are paired by their index).
+    measure : {"MD", "SMD", "SMCC", "SMCR", "ZCOR"}, default "SMD"
+        The effect measure (module docstring).
+    level : float, default 0.95
+        Level of the effect's confidence interval.
+    dataset : str, optional
+        Names the data in error messages.
+
+    Returns
+    -------
+    EffectSize
+        ``yi`` (effect), ``vi`` (sampling variance), ``n``, ``measure``, the two means.
+
+    Raises
+    ------
+    EffectSizeError
+        Too few items, different lengths or ids, non-finite scores, an undefined effect.
+
+    References
+    ----------
+    Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009), *Introduction to
+    Meta-Analysis*, Wiley, eqs. 4.27–4.28 (paired SMD: S_within = sd(d) / sqrt(2(1 − r)),
+    yi = J·mean(d)/S_within). metafor's ``escalc`` (MC, SMCC, SMCR, ZCOR).
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> t, c = [0.3, 0.5, 0.45, 0.95, 0.6], [0.1, 0.4, 0.35, 0.8, 0.5]
+    >>> e = rg.effect_size(t, c)
+    >>> e.measure, round(e.yi, 4), round(e.vi, 5), e.n
+    ('SMD', 0.4065, 0.00442, 5)
+    >>> md = rg.effect_size(t, c, measure="MD")
+    >>> round(md.yi, 4), round(md.vi, 6)
+    (0.13, 0.0004)
     """
     measure = canonical_measure(measure, dataset)
     level = _check_level(level)

@@ -138,6 +138,48 @@ def effect_sizes(
     and no keyword give the same numbers. An explicit ``measure="SMD"`` keyword with a
     ``metric_fn`` is an error.
 
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Per-item scores of (at least) the two systems.
+    treatment, control : str, optional
+        The two systems (required, here or in ``settings``).
+    measure : {"MD", "SMD", "SMCC", "SMCR", "ZCOR"}, optional
+        The effect measure (None: the data's measure, see above).
+    metric : str, optional
+        The metric to read (None: each dataset's only metric).
+    datasets : sequence of str, optional
+        Datasets to use, in this order.
+    missing : {"error", "intersect"}, default "error"
+        Policy for items one system lacks.
+    level : float, default 0.95
+        Level of the per-dataset intervals.
+    metric_fn : str or callable, optional
+        A set-level metric (see above).
+    n_resamples : int, default 1000
+        Bootstrap resamples of a set-level metric's variance.
+    seed : int or None, default 0
+        Seed of that bootstrap.
+    seeds : {"balanced", "allow-unbalanced"}, default "balanced"
+        Whether systems may have different seeds.
+    degenerate : {"error", "drop"}, default "error"
+        What to do with datasets whose effect is undefined.
+    settings : MetaSettings, optional
+        The settings of ``ranger-eval meta`` (see above).
+
+    Returns
+    -------
+    EffectSizes
+        Per-dataset ``yi``, ``vi``, ``names``, ``n``, the means, ``measure``, ``skipped`` and
+        ``settings``; the input of :func:`~ranger_eval.meta_analysis`.
+
+    Raises
+    ------
+    EffectSizeError
+        Undefined effects (with ``degenerate="error"``), unknown systems or metrics.
+    SettingsError
+        A bad setting or a keyword that clashes with ``settings``.
+
     Examples
     --------
     >>> import pandas as pd

@@ -93,17 +93,28 @@ def meta_analysis(
 ) -> MetaResult | MetaRegressionResult:
     """Fit a fixed- or random-effects meta-analysis exactly as ``metafor::rma.uni``.
 
+    y_i = mu + u_i + e_i with u_i ~ N(0, tau²) and e_i ~ N(0, v_i); mu is the inverse-variance
+    weighted mean with weights 1 / (v_i + tau²) (tau² = 0 for ``method="FE"``). Formulas: see the
+    module docstring.
+
     Parameters
     ----------
-    yi : array-like of effect sizes, or an ``EffectSizes`` (its ``names``, ``measure`` are used and
-        it is stored in ``effects``; ``vi`` must then be None).
-    vi : array-like of sampling variances (finite, > 0).
-    method : "FE" (alias "EE"), "DL", "HE", "HS", "SJ", "ML", "REML", "EB" or "PM".
-    test : "z", "t" (t with k-1 df) or "knha" (Knapp–Hartung / HKSJ).
-    level : confidence level in (0, 1) for the CI, PI and the τ²/I² CIs.
-    names : study labels (default "1".."k", or the EffectSizes' names); repeated labels are
+    yi : array_like or EffectSizes
+        Effect sizes, or an ``EffectSizes`` (its ``names``, ``measure`` are used and it is stored
+        in ``effects``; ``vi`` must then be None).
+    vi : array_like, optional
+        Sampling variances (finite, > 0); required unless ``yi`` is an ``EffectSizes``.
+    method : {"FE", "EE", "DL", "HE", "HS", "SJ", "ML", "REML", "EB", "PM"}, default "REML"
+        Estimator of tau² ("FE", alias "EE": a fixed/equal-effects model).
+    test : {"z", "t", "knha"}, default "z"
+        z, t with k-1 df, or Knapp–Hartung / HKSJ.
+    level : float, default 0.95
+        Confidence level in (0, 1) for the CI, PI and the τ²/I² CIs.
+    names : sequence, optional
+        Study labels (default "1".."k", or the EffectSizes' names); repeated labels are
         numbered like metafor's ``slab`` ("a", "a" → "a.1", "a.2").
-    moderators : fit a meta-regression instead (``rma(yi, vi, mods = ~ ...)``) and return a
+    moderators : DataFrame, mapping, str or sequence of str, optional
+        Fit a meta-regression instead (``rma(yi, vi, mods = ~ ...)``) and return a
         :class:`MetaRegressionResult`. A pandas DataFrame (one row per study: in study order with
         the default index, else matched to the study names by its index), a mapping column name →
         one value per study, or with an ``EffectSizes`` input a column name or list of names of its
@@ -115,21 +126,54 @@ def meta_analysis(
         (metafor's ``rma.uni`` allows them all); k must exceed the number of coefficients p, and
         missing values, constant or redundant columns are errors (metafor drops such studies or
         columns with a warning).
-    margin : a margin of equivalence / non-inferiority (> 0, in the effect measure's units): the
+    margin : float, optional
+        A margin of equivalence / non-inferiority (> 0, in the effect measure's units): the
         result's :attr:`~MetaResult.verdict` says whether the confidence interval, and separately
         the prediction interval, lies within ±margin (:mod:`ranger_eval.meta.verdict`); not
-        with ``moderators``. ``higher_is_better=False`` (the effect of a lower-is-better
-        metric) makes non-inferiority an upper bound below +margin.
-    settings : a :class:`~ranger_eval.settings.MetaSettings` instead of ``method``, ``test``,
+        with ``moderators``.
+    higher_is_better : bool, default True
+        False (the effect of a lower-is-better metric) makes non-inferiority an upper bound below
+        +margin.
+    settings : MetaSettings, optional
+        A :class:`~ranger_eval.settings.MetaSettings` instead of ``method``, ``test``,
         ``level`` and ``margin`` (the settings of ``ranger-eval meta``; its other fields, which
         choose and compute the effects (``control``, ``treatment``, ``measure``, ``metric_fn``,
         ``n_resamples``, ``seed``, ``seeds``, ``degenerate``) or order the rows (``order``), are
-        not the model's and are ignored here). A keyword other than its default next to it is a
-        :class:`~ranger_eval.errors.MetaInputError` naming the clash. The result carries the
-        settings object of the call (``.settings``).
+        not the model's and are ignored here). The result carries the settings object of the call
+        (``.settings``).
 
-    Formulas and references: see the module docstring (Viechtbauer 2005, 2010; Borenstein et al.
-    2009, ch. 11–16, 19–20; metafor's ``rma.uni``, ``predict.rma``, ``confint.rma.uni``).
+    Returns
+    -------
+    MetaResult or MetaRegressionResult
+        ``estimate``, ``se``, ``ci_low``/``ci_high``, ``statistic``, ``pvalue``, ``tau2``, ``I2``,
+        ``H2``, ``Q`` with ``Q_pvalue``, ``pi_low``/``pi_high`` (prediction interval), ``weights``,
+        ``settings``; with ``moderators`` the coefficients of the meta-regression.
+
+    Raises
+    ------
+    MetaInputError
+        Bad effects or variances, a bad setting, a keyword other than its default next to
+        ``settings`` (naming the clash), or ``margin`` with ``moderators``.
+
+    References
+    ----------
+    Viechtbauer, W. (2010), "Conducting meta-analyses in R with the metafor package", Journal of
+    Statistical Software 36(3). Viechtbauer, W. (2005), "Bias and efficiency of meta-analytic
+    variance estimators in the random-effects model", Journal of Educational and Behavioral
+    Statistics 30(3). Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009),
+    *Introduction to Meta-Analysis*, Wiley, ch. 11–16, 19–20. metafor's ``rma.uni``,
+    ``predict.rma``, ``confint.rma.uni``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> m = rg.meta_analysis([0.10, 0.30, 0.25, 0.05, 0.40], [0.01, 0.02, 0.015, 0.01, 0.03])
+    >>> round(m.estimate, 4), round(m.ci_low, 4), round(m.ci_high, 4), round(m.pvalue, 5)
+    (0.1791, 0.0618, 0.2963, 0.00276)
+    >>> round(m.tau2, 4), round(m.pi_low, 4), round(m.pi_high, 4), m.k
+    (0.0032, 0.0176, 0.3406, 5)
+    >>> round(rg.meta_analysis([0.10, 0.30], [0.01, 0.02], method="FE").estimate, 4)
+    0.1667
     """
     if settings is not None:  # the object's values, once the keywords are seen not to clash
         settings = _meta_settings(method, test, level, margin, settings)

@@ -114,7 +114,48 @@ def regtest(
 ) -> RegTestResult:
     """Egger's regression test for funnel-plot asymmetry of a fitted model (metafor ``regtest``;
     see :class:`RegTestResult`). ``ni`` gives sample sizes for the predictors ni, ninv, sqrtni,
-    sqrtninv (default: ``result.effects.n``)."""
+    sqrtninv (default: ``result.effects.n``).
+
+    Parameters
+    ----------
+    result : MetaResult or MetaRegressionResult
+        The fitted model (its method, test and level are reused).
+    model : {"rma", "lm"}, default "rma"
+        Add the predictor as a moderator to the fitted model ("rma"), or Egger's original weighted
+        regression ``lm(yi ~ X + sei, weights = 1/vi)`` ("lm").
+    predictor : {"sei", "vi", "ni", "ninv", "sqrtni", "sqrtninv"}, default "sei"
+        The predictor of the asymmetry: standard error, variance, or a function of sample size.
+    ni : array_like, optional
+        Sample sizes for the ``ni``-based predictors (default ``result.effects.n``).
+
+    Returns
+    -------
+    RegTestResult
+        ``statistic`` (z, or t with ``df``), ``pvalue``, ``slope`` (the "bias") and the limit
+        estimate as the predictor → 0 with its interval.
+
+    Raises
+    ------
+    MetaInputError
+        An unknown model or predictor, or sample sizes that are missing for an ``ni`` predictor.
+
+    References
+    ----------
+    Egger, M., Davey Smith, G., Schneider, M. & Minder, C. (1997), "Bias in meta-analysis detected
+    by a simple, graphical test", BMJ 315:629–634. Sterne, J. A. C. & Egger, M. (2005), "Regression
+    methods to detect publication and other bias in meta-analysis", in *Publication Bias in
+    Meta-Analysis*, Wiley. metafor's ``regtest``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> m = rg.meta_analysis([0.10, 0.30, 0.25, 0.05, 0.40], [0.01, 0.02, 0.015, 0.01, 0.03])
+    >>> r = rg.regtest(m)
+    >>> round(r.statistic, 4), round(r.pvalue, 5), r.df
+    (2.1332, 0.03291, None)
+    >>> round(r.limit_estimate, 4)
+    -0.3947
+    """
     if not isinstance(result, (MetaResult, MetaRegressionResult)):
         raise MetaInputError(
             f"regtest needs a fitted MetaResult or MetaRegressionResult, got {type(result).__name__}"

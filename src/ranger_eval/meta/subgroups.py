@@ -181,6 +181,48 @@ def subgroup_analysis(
     the levels of a categorical moderator (a pandas Categorical's order, else sorted); the first
     is the reference level of the regression. A subgroup of one study is fitted as metafor does
     (τ² = 0, z test).
+
+    Parameters
+    ----------
+    yi, vi, names
+        As :func:`meta_analysis` (``yi`` may be an ``EffectSizes``).
+    groups : sequence, pandas.Series or str
+        One subgroup label per study, or with an ``EffectSizes`` the name of an ``extra`` column.
+    method : str, default "REML"
+        Estimator of tau², as :func:`meta_analysis`.
+    test : {"z", "t", "knha"}, default "z"
+        As :func:`meta_analysis`.
+    level : float, default 0.95
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    SubgroupResult
+        ``fits`` (subgroup → its :class:`MetaResult`), ``Q_between`` with ``Q_between_pvalue``
+        (separate tau² per subgroup), ``regression`` (the meta-regression with common tau²) and
+        ``Q_within``.
+
+    Raises
+    ------
+    MetaInputError
+        Bad effects, variances or group labels.
+
+    References
+    ----------
+    Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009), *Introduction to
+    Meta-Analysis*, Wiley, ch. 19 (subgroup analyses). metafor's ``rma.uni`` with ``subset`` and
+    ``mods = ~ factor(group)``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> s = rg.subgroup_analysis([0.10, 0.30, 0.25, 0.05, 0.40, 0.20],
+    ...                          [0.01, 0.02, 0.015, 0.01, 0.03, 0.02],
+    ...                          ["a", "a", "b", "b", "b", "a"])
+    >>> s.groups, [round(s.fits[g].estimate, 4) for g in s.groups]
+    (('a', 'b'), [0.175, 0.1996])
+    >>> round(s.Q_between, 4), round(s.Q_between_pvalue, 4)
+    (0.0405, 0.8404)
     """
     y, v, method_c, test_c, level_f, names_t, measure, effects = _validate(
         yi, vi, method, test, level, names

@@ -1,4 +1,4 @@
-"""Power, Type S and Type M error by simulation from a pilot's per-item scores (issue 20 §4).
+"""Power, Type S and Type M error by simulation from a pilot's per-item scores.
 
 :func:`plan_from_pilot` follows Card et al. (EMNLP 2020, "With Little Power Comes Great
 Responsibility", §3): the pilot's per-item differences d_i = treatment_i − control_i, centred at
@@ -275,6 +275,59 @@ def plan_from_pilot(
     :class:`~ranger_eval.settings.PlanSettings` instead of ``test``, ``n_resamples``,
     ``seed``, ``level`` and ``alternative`` (no ``margin``: the simulation plans superiority
     tests); the result carries it as ``.settings``.
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        The pilot's per-item scores.
+    treatment, control : str
+        The two systems.
+    effect, n, power : float or int, optional
+        Exactly one of them is None and solved for.
+    test : {"auto", "paired-t", "wilcoxon", "sign"}, optional
+        The planned test (None: ``auto``, the paired t).
+    n_resamples : int, default 2000
+        Simulated experiments (≥ 100).
+    seed : int, default 0
+        Seed of the simulations.
+    level : float, default 0.95
+        The tests are at α = 1 − level.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        Direction of the planned test.
+    dataset, metric : str, optional
+        The pilot's dataset and metric, when the scores hold several.
+    settings : PlanSettings, optional
+        ``test``, ``n_resamples``, ``seed``, ``level`` and ``alternative`` as one object.
+
+    Returns
+    -------
+    PilotPlan
+        ``solved_for``, ``n``, ``effect``, ``power``, ``type_s`` and ``type_m`` (simulated), their
+        normal-approximation counterparts, the pilot's ``pilot_mean``/``pilot_sd`` and ``settings``.
+
+    Raises
+    ------
+    StatsInputError
+        Not exactly one unknown, unknown systems, too few pilot items or simulations.
+
+    References
+    ----------
+    Card, D., Henderson, P., Khandelwal, U., Jia, R., Mahowald, K. & Jurafsky, D. (2020), "With
+    Little Power Comes Great Responsibility", EMNLP, §3. Gelman, A. & Carlin, J. (2014), "Beyond
+    power calculations: assessing Type S (sign) and Type M (magnitude) errors", Perspectives on
+    Psychological Science 9(6):641–651.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> pilot = pd.DataFrame({"dataset": "d", "metric": "acc", "item": list(range(8)) * 2,
+    ...                       "system": ["A"] * 8 + ["B"] * 8,
+    ...                       "value": [.8, .6, .9, .5, .7, .7, .6, .8, .7, .6, .8, .5, .6, .7, .5, .7]})
+    >>> p = rg.plan_from_pilot(pilot, treatment="A", control="B", effect=0.05, power=0.8,
+    ...                        n_resamples=200)
+    >>> p.solved_for, p.n, p.power, p.type_s
+    ('n', 11, 0.83, 0.0)
     """
     settings = resolve_settings(PlanSettings, {
         "test": test, "n_resamples": n_resamples, "seed": seed, "level": level,

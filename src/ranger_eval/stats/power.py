@@ -1,4 +1,4 @@
-"""Power, sample size and minimum detectable effect of the tests Ranger runs (issue 20 §4).
+"""Power, sample size and minimum detectable effect of the tests Ranger runs.
 
 :func:`plan` solves the one unknown among ``effect``, ``n`` and ``power`` of a planned comparison
 of two systems, for the tests ``compare`` runs:
@@ -30,7 +30,7 @@ of two systems, for the tests ``compare`` runs:
     of discordant pairs D ~ Bin(n, p_d): Σ_D P(D)·P(reject | D), the test one-sided at α/2 in the
     direction of the effect for a two-sided test (R ``exact2x2::powerPaired2x2(strict=FALSE)``).
 
-**Equivalence and non-inferiority** (issue 20 §5): with ``margin`` Δ > 0 (in the metric's units),
+**Equivalence and non-inferiority**: with ``margin`` Δ > 0 (in the metric's units),
 ``alternative="two-sided"`` plans the two one-sided tests (TOST) of H₀: |δ| ≥ Δ (equivalence),
 ``"greater"`` the non-inferiority test H₀: δ ≤ −Δ (the treatment loses at most Δ), ``"less"``
 H₀: δ ≥ Δ (for a metric where lower is better). For ``paired-t`` and ``welch`` the TOST power is
@@ -663,6 +663,68 @@ def plan(
     ``alternative`` and ``margin`` (its pilot fields must stay at their defaults); the result
     carries it as ``.settings``.
     Impossible targets (power ≥ 1 or ≤ α, no effect to detect, …) raise ``StatsInputError``.
+
+    Parameters
+    ----------
+    test : {"paired-t", "welch", "proportions-z", "mcnemar", "mcnemar-exact"}, optional
+        The planned test (required: None is an error naming the tests).
+    effect : float, optional
+        True difference treatment − control (metric units with ``sd``, Cohen's d without; for
+        the binary tests p_t − p_c).
+    n : float, optional
+        Items (per group for ``welch`` and ``proportions-z``).
+    power : float, optional
+        Target power, in (α, 1). Exactly one of ``effect``, ``n``, ``power`` is None.
+    level : float, default 0.95
+        Confidence level; the test is at α = 1 − level.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" plans a test that the treatment is better.
+    sd : float, optional
+        SD of the per-item differences (paired) or of the scores (welch).
+    p_control, p_treatment : float, optional
+        Accuracies of the binary tests.
+    correlation : float, optional
+        Item-level correlation φ of the two systems' 0/1 scores (McNemar).
+    icc : float, default 0.0
+        Intra-cluster correlation of the items.
+    cluster_size : int, default 1
+        Items per cluster (design effect 1 + (m − 1)·ICC).
+    k_samples : int, default 1
+        Repeated samples per item.
+    within_sd : float, optional
+        SD of the samples within an item.
+    margin : float, optional
+        Equivalence / non-inferiority margin Δ > 0, in the metric's units.
+    settings : PlanSettings, optional
+        ``test``, ``level``, ``alternative`` and ``margin`` as one object.
+
+    Returns
+    -------
+    Plan
+        ``solved_for``, ``n`` (whole items, or clusters × size), ``n_exact``, ``power``,
+        ``power_at_n``, ``effect``, ``standardized_effect``, ``design_effect`` and ``settings``.
+
+    Raises
+    ------
+    StatsInputError
+        Impossible targets (power ≥ 1 or ≤ α, no effect to detect, …) or not exactly one unknown.
+
+    References
+    ----------
+    Cohen, J. (1988), *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed., ch. 2
+    (noncentral t). Connor, R. J. (1987), "Sample size for testing differences in proportions for
+    the paired-sample design", Biometrics 43:207–211 (McNemar). Kish, L. (1965), *Survey
+    Sampling*; Donner, A. & Klar, N. (2000), *Design and Analysis of Cluster Randomization Trials
+    in Health Research* (design effect).
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> p = rg.plan("paired-t", effect=0.3, power=0.8)
+    >>> p.solved_for, p.n
+    ('n', 90)
+    >>> round(rg.plan("paired-t", effect=0.3, n=100).power, 4)
+    0.8439
     """
     settings = resolve_settings(PlanSettings, {"test": test, "level": level,
                                                "alternative": alternative, "margin": margin},
@@ -809,7 +871,7 @@ def plan(
         n_exact = n
     assert effect is not None and power is not None
     n_int = max(int(math.ceil(n_exact - 1e-9 * max(1.0, n_exact))), 1)
-    # whole clusters: n = C·m, C rounded up (issue 27 §4); the power at that n is recomputed
+    # whole clusters (a cluster is sampled whole): n = C·m, C rounded up; power at n recomputed
     n_int = int(math.ceil(n_int / cluster_size)) * cluster_size
     power_at_n = design.power(float(n_int), effect)
     if solve == "n" and test == "mcnemar-exact":  # not monotone in n: whole clusters until reached

@@ -312,6 +312,23 @@ def aso(treatment: object, control: object, *, level: float = _DEFAULT.level,
     ----------
     Dror, Shlomov & Reichart (2019), "Deep Dominance", ACL; del Barrio, Cuesta-Albertos &
     Matrán (2018); Ulmer, Hardmeier & Frellsen (2022), deepsig.
+
+    Raises
+    ------
+    VerdictError
+        Fewer than :data:`MIN_SCORES` scores, NaN or infinite scores, a level outside
+        [0.5, 1), or two equal names.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> a = [0.82, 0.80, 0.85, 0.79, 0.83, 0.81, 0.84, 0.80]
+    >>> b = [0.78, 0.77, 0.80, 0.76, 0.79, 0.78, 0.81, 0.75]
+    >>> r = rg.aso(a, b, n_resamples=200)
+    >>> round(r.epsilon_min, 4)
+    0.0032
+    >>> r.verdict()
+    'A almost stochastically dominates B (ε_min = 0.00 < 0.2)'
     """
     s = resolve_settings(ASOSettings, {"level": level, "n_resamples": n_resamples, "seed": seed},
                          settings, where="aso")
@@ -388,6 +405,56 @@ def multi_aso(scores_by_system: object, *, level: float = _DEFAULT.level,
     ``level``, ``n_resamples``, ``seed``, ``correction``, ``higher_is_better``). ``attrs``
     holds the signature, the corrected confidence level (``confidence_level``), the number of
     scores per system and the settings object of the call (``attrs["settings"]``).
+
+    Parameters
+    ----------
+    scores_by_system : mapping, pandas.DataFrame or Scores
+        The runs' scores of every system (see above).
+    level : float, default 0.95
+        Family confidence level, in [0.5, 1).
+    n_resamples : int, default 1000
+        Bootstrap rounds of each violation ratio.
+    seed : int or None, default 0
+        Seed of the bootstrap (``numpy.random.default_rng``).
+    correction : {"bonferroni", "deepsig", "none"}, default "bonferroni"
+        The level of each bound (see above).
+    higher_is_better : bool, default True
+        False negates the scores first.
+    dataset, metric : str, optional
+        With :class:`~ranger_eval.Scores`: the dataset and metric whose runs are compared.
+    settings : ASOSettings, optional
+        The keywords above as one object.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ε_min of row over column for every ordered pair; ``attrs`` holds ``signature``,
+        ``confidence_level``, ``n_scores`` and ``settings``.
+
+    Raises
+    ------
+    VerdictError
+        Too few or non-finite scores, a bad level or correction.
+
+    References
+    ----------
+    Dror, Shlomov & Reichart (2019), "Deep Dominance", ACL; Ulmer, Hardmeier & Frellsen (2022),
+    deepsig (``multi_aso``).
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> a = [0.82, 0.80, 0.85, 0.79, 0.83, 0.81, 0.84, 0.80]
+    >>> b = [0.78, 0.77, 0.80, 0.76, 0.79, 0.78, 0.81, 0.75]
+    >>> m = rg.multi_aso({"A": a, "B": b, "C": [x - 0.02 for x in b]}, n_resamples=200)
+    >>> m.round(3)
+    over      A      B      C
+    system
+    A       1.0  0.004  0.000
+    B       1.0  1.000  0.145
+    C       1.0  1.000  1.000
+    >>> round(m.attrs["confidence_level"], 4)
+    0.9833
     """
     s = resolve_settings(ASOSettings, {
         "level": level, "n_resamples": n_resamples, "seed": seed, "correction": correction,

@@ -249,6 +249,48 @@ def bayesian_correlated_ttest(treatment: object, control: object, *,
     docstring for the posterior). ``settings``: a :class:`~ranger_eval.settings.BayesSettings`
     with ``test="correlated-t"`` instead of the keywords; the result carries it
     (``.settings``).
+
+    Parameters
+    ----------
+    treatment, control : array_like
+        Scores of the two systems on the same cross-validation folds, in the same order.
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, in the metric's units.
+    runs : int, optional
+        Number of repetitions of the k-fold cross-validation (None: 1).
+    higher_is_better : bool, default True
+        False negates the scores first.
+    names : sequence of two str, optional
+        The systems' names in the verdict (treatment's first).
+    settings : BayesSettings, optional
+        The keywords above as one object (``test="correlated-t"``).
+
+    Returns
+    -------
+    BayesResult
+        ``p_left`` (treatment better by more than ``rope``), ``p_rope``, ``p_right``, the
+        posterior's ``mean``, ``scale`` and ``df``, and ``settings``.
+
+    Raises
+    ------
+    VerdictError
+        Unequal lengths, non-finite scores, a bad ``rope`` or ``runs``.
+
+    References
+    ----------
+    Corani, G. & Benavoli, A. (2015), "A Bayesian approach for comparing cross-validated
+    algorithms on multiple data sets", Machine Learning 100:285–304 (eq. 8). Benavoli, A.,
+    Corani, G., Demšar, J. & Zaffalon, M. (2017), "Time for a change: a tutorial for comparing
+    multiple classifiers through Bayesian analysis", JMLR 18.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> x = [0.81, 0.72, 0.65, 0.90, 0.77, 0.70, 0.66, 0.88, 0.74, 0.69]
+    >>> y = [0.79, 0.70, 0.66, 0.85, 0.74, 0.69, 0.62, 0.86, 0.70, 0.70]
+    >>> r = rg.bayesian_correlated_ttest(x, y, rope=0.01, runs=1)
+    >>> round(r.p_left, 4), round(r.p_rope, 4), round(r.p_right, 4)
+    (0.8663, 0.1293, 0.0044)
     """
     what = "bayesian_correlated_ttest"
     s = _test_settings("correlated-t", {"rope": rope, "runs": runs,
@@ -308,6 +350,51 @@ def bayesian_signed_rank(treatment: object, control: object, *, rope: float = _D
     treatment, control, rope, prior=prior, nsamples=n_draws, random_state=seed)``; Monte-Carlo
     standard errors in ``.mc_se``. ``settings``: a :class:`~ranger_eval.settings.BayesSettings`
     with ``test="signed-rank"`` instead of the keywords; the result carries it (``.settings``).
+
+    Parameters
+    ----------
+    treatment, control : array_like
+        One (mean) score per dataset for each system, paired by dataset.
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, in the metric's units.
+    prior : float, optional
+        Strength of the Dirichlet process prior at the pseudo-observation 0 (None: 0.5).
+    n_draws : int, default 50000
+        Posterior draws.
+    seed : int, default 0
+        Seed of ``numpy.random.RandomState`` (as baycomp's ``random_state``).
+    higher_is_better : bool, default True
+        False negates the scores first.
+    names : sequence of two str, optional
+        The systems' names in the verdict (treatment's first).
+    settings : BayesSettings, optional
+        The keywords above as one object (``test="signed-rank"``).
+
+    Returns
+    -------
+    BayesResult
+        ``p_left``, ``p_rope``, ``p_right`` (shares of the draws in which each θ is the largest),
+        ``mc_se`` and ``settings``.
+
+    Raises
+    ------
+    VerdictError
+        Unequal lengths, non-finite scores, a bad ``rope``, ``prior`` or ``n_draws``.
+
+    References
+    ----------
+    Benavoli, A., Corani, G., Mangili, F., Zaffalon, M. & Ruggeri, F. (2014), "A Bayesian
+    Wilcoxon signed-rank test based on the Dirichlet process", ICML. Benavoli, Corani, Demšar &
+    Zaffalon (2017), JMLR 18.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> x = [0.81, 0.72, 0.65, 0.90, 0.77, 0.70, 0.66, 0.88, 0.74, 0.69]
+    >>> y = [0.79, 0.70, 0.66, 0.85, 0.74, 0.69, 0.62, 0.86, 0.70, 0.70]
+    >>> r = rg.bayesian_signed_rank(x, y, rope=0.01, n_draws=2000)
+    >>> r.p_left, r.p_rope, r.p_right
+    (0.99, 0.008, 0.002)
     """
     what = "bayesian_signed_rank"
     s = _test_settings("signed-rank", {"rope": rope, "prior": prior, "n_draws": n_draws,
@@ -337,7 +424,54 @@ def bayesian_sign_test(treatment: object, control: object, *, rope: float = _DEF
     better by more than ``rope``. Exactly ``baycomp.SignTest.probs(treatment, control, rope,
     prior=prior, nsamples=n_draws, random_state=seed)`` (``prior=(SignTest.LEFT, s)`` is
     ``prior_place="left"``). ``settings``: a :class:`~ranger_eval.settings.BayesSettings` with
-    ``test="sign"`` instead of the keywords; the result carries it (``.settings``)."""
+    ``test="sign"`` instead of the keywords; the result carries it (``.settings``).
+
+    Parameters
+    ----------
+    treatment, control : array_like
+        One (mean) score per dataset for each system, paired by dataset.
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, in the metric's units.
+    prior : float, optional
+        Prior strength (None: 1).
+    prior_place : {"rope", "left", "right"}, default "rope"
+        The Dirichlet cell that receives the prior.
+    n_draws : int, default 50000
+        Posterior draws.
+    seed : int, default 0
+        Seed of ``numpy.random.RandomState`` (as baycomp's ``random_state``).
+    higher_is_better : bool, default True
+        False negates the scores first.
+    names : sequence of two str, optional
+        The systems' names in the verdict (treatment's first).
+    settings : BayesSettings, optional
+        The keywords above as one object (``test="sign"``).
+
+    Returns
+    -------
+    BayesResult
+        ``p_left``, ``p_rope``, ``p_right`` and ``settings``.
+
+    Raises
+    ------
+    VerdictError
+        Unequal lengths, non-finite scores, a bad ``rope``, ``prior`` or ``n_draws``.
+
+    References
+    ----------
+    Benavoli, A., Corani, G., Demšar, J. & Zaffalon, M. (2017), "Time for a change: a tutorial for
+    comparing multiple classifiers through Bayesian analysis", JMLR 18 (θ ~ Dirichlet(n_left + ε,
+    n_rope + ε + prior, n_right + ε)); baycomp's ``SignTest``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> x = [0.81, 0.72, 0.65, 0.90, 0.77, 0.70, 0.66, 0.88, 0.74, 0.69]
+    >>> y = [0.79, 0.70, 0.66, 0.85, 0.74, 0.69, 0.62, 0.86, 0.70, 0.70]
+    >>> r = rg.bayesian_sign_test(x, y, rope=0.01, n_draws=2000)
+    >>> r.p_left, r.p_rope, r.p_right
+    (0.981, 0.003, 0.016)
+    """
     what = "bayesian_sign_test"
     s = _test_settings("sign", {"rope": rope, "prior": prior, "prior_place": prior_place,
                                 "n_draws": n_draws, "seed": seed,

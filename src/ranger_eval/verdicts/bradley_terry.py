@@ -614,6 +614,62 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
     :class:`~ranger_eval.settings.ArenaSettings` instead of the keywords (its ``metric`` and
     ``higher_is_better`` are for per-item scores, :func:`battle_counts`); the result carries
     it as ``.settings``.
+
+    Parameters
+    ----------
+    battles : table or Battles
+        One row per battle (``model_a``, ``model_b``, ``winner`` ∈ {``model_a``, ``model_b``,
+        ``tie``, ``tie (bothbad)``}, optional ``weight``), or the counts of :func:`battle_counts`.
+    ties : {"half", "davidson"}, default "half"
+        A tie as half a win for each side, or Davidson's tie model.
+    scale, base, init_rating : float, default 400, 10, 1000
+        Rating = init_rating + scale · θ / ln(base) (the Elo scale).
+    anchor : tuple, mapping or str, optional
+        Pins one model's rating (default: the ratings are relative to their mean).
+    n_resamples : int, default 1000
+        Bootstrap rounds (0 skips the bootstrap).
+    level : float, default 0.95
+        Level of the rating and rank intervals.
+    seed : int, default 0
+        Seed of the bootstrap.
+    settings : ArenaSettings, optional
+        The keywords above as one object.
+
+    Returns
+    -------
+    Ratings
+        ``ratings``, ``se`` (sandwich), ``se_model``, ``ci_low``/``ci_high`` and
+        ``rank_low``/``rank_high`` (bootstrap), ``win_probability`` matrix, battle counts and
+        ``settings``.
+
+    Raises
+    ------
+    VerdictError
+        A malformed table, unknown winners, or a model that never lost or never won (no finite
+        maximum-likelihood rating).
+
+    References
+    ----------
+    Bradley, R. A. & Terry, M. E. (1952), "Rank analysis of incomplete block designs: I. The
+    method of paired comparisons", Biometrika 39:324–345. Zermelo, E. (1929). Davidson, R. R.
+    (1970), "On extending the Bradley–Terry model to accommodate ties in paired comparison
+    experiments", JASA 65:317–328. Huber (1967), White (1982) (sandwich standard errors).
+    Mandel & Betensky (2008) (simultaneous rank intervals).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> battles = pd.DataFrame({
+    ...     "model_a": ["A", "A", "A", "B", "B", "C", "A", "B", "C"],
+    ...     "model_b": ["B", "C", "B", "C", "A", "A", "C", "C", "B"],
+    ...     "winner": ["model_a", "model_a", "model_b", "model_a", "tie", "model_b", "model_a",
+    ...                "model_b", "model_a"]})
+    >>> r = rg.bradley_terry(battles, n_resamples=0)
+    >>> r.ratings.round(1).to_dict()
+    {'A': 1127.7, 'B': 957.3, 'C': 915.0}
+    >>> round(float(r.win_probability.loc["A", "B"]), 3)
+    0.727
     """
     keywords = {"ties": ties, "scale": scale, "base": base, "init_rating": init_rating,
                 "anchor": anchor, "n_resamples": n_resamples, "level": level, "seed": seed}
@@ -1053,7 +1109,40 @@ def battle_counts(scores: object, *, higher_is_better: bool = _DEFAULT.higher_is
     :func:`battles_from_scores` (fit and bootstrap: the bootstrap draws battles) and its
     signature says ``battles:scores(items)``. ``settings``: an
     :class:`~ranger_eval.settings.ArenaSettings` whose ``metric`` and ``higher_is_better``
-    are used instead of the keywords (its other fields are :func:`bradley_terry`'s)."""
+    are used instead of the keywords (its other fields are :func:`bradley_terry`'s).
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Per-item scores of at least two systems.
+    higher_is_better : bool, default True
+        Whether the larger score wins.
+    metric : str, optional
+        The metric, when the scores hold several.
+    settings : ArenaSettings, optional
+        Its ``metric`` and ``higher_is_better`` instead of the keywords.
+
+    Returns
+    -------
+    Battles
+        ``models``, the distinct rows (``a``, ``b``, ``outcome``) and their ``count``.
+
+    Raises
+    ------
+    VerdictError
+        Fewer than two systems, or an unknown metric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> df = pd.DataFrame({"dataset": "d", "metric": "acc", "item": list(range(4)) * 3,
+    ...                    "system": ["A"] * 4 + ["B"] * 4 + ["C"] * 4,
+    ...                    "value": [.8, .6, .9, .5, .7, .7, .8, .6, .5, .8, .6, .7]})
+    >>> b = rg.battle_counts(df)
+    >>> b.models, b.count.tolist(), int(b.count.sum())
+    (('A', 'B', 'C'), [2, 2, 2, 2, 2, 2], 12)
+    """
     settings = resolve_settings(ArenaSettings, {"higher_is_better": higher_is_better,
                                                 "metric": metric}, settings,
                                 where="battle_counts")
@@ -1090,6 +1179,36 @@ def battles_from_scores(scores: object, *, higher_is_better: bool = True,
     :func:`bradley_terry`, which signs its result ``battles:scores(items)``. A pair × item
     where one system has no score is no battle; such pairs are counted in a warning. One row
     per battle: for many items, :func:`battle_counts` gives the same fit from counts.
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Per-item scores of at least two systems.
+    higher_is_better : bool, default True
+        Whether the larger score wins.
+    metric : str, optional
+        The metric, when the scores hold several.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model_a``, ``model_b``, ``winner``, ``dataset``, ``metric``, ``item``.
+
+    Raises
+    ------
+    VerdictError
+        Fewer than two systems, or an unknown metric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> df = pd.DataFrame({"dataset": "d", "metric": "acc", "item": list(range(4)) * 3,
+    ...                    "system": ["A"] * 4 + ["B"] * 4 + ["C"] * 4,
+    ...                    "value": [.8, .6, .9, .5, .7, .7, .8, .6, .5, .8, .6, .7]})
+    >>> b = rg.battles_from_scores(df)
+    >>> len(b), b.loc[:1, ["model_a", "model_b", "winner", "item"]].values.tolist()
+    (12, [['A', 'B', 'model_a', '0'], ['A', 'B', 'model_b', '1']])
     """
     cells = _score_cells(scores, higher_is_better, metric, "battles_from_scores",
                          ordered=True)

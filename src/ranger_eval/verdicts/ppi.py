@@ -144,11 +144,56 @@ def ppi_mean(
     variance is cluster-robust (module docstring): ``cluster_se="CR2"`` (default; Bell–McCaffrey
     df) or ``"CR1"`` (t on C − 1 df), as ``compare``'s ``cluster_se``.
 
-    Returns a frozen :class:`~ranger_eval.stats.ppi.PPIResult` (``estimate``, ``se``, ``ci_low``,
-    ``ci_high``, ``lam``, ``n_labelled``, ``n_unlabelled``, ``method``, ``signature`` …). Raises
-    :class:`VerdictError` naming the dataset, metric and system when there is no
-    ``human_value`` column, fewer than 2 human scores, or (PPI methods) fewer than 2 items
-    without one.
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Judge scores in ``value``, human scores in ``human_value`` (NaN where unlabelled).
+    system : str
+        The system whose mean is estimated.
+    dataset, metric : str, optional
+        Needed when the scores hold several.
+    method : {"ppi++", "ppi", "classical"}, default "ppi++"
+        λ̂ tuned, λ = 1, or λ = 0.
+    level : float, default 0.95
+        Level of the interval.
+    cluster_se : {"CR2", "CR1"}, default "CR2"
+        The cluster-robust variance, with a ``cluster`` column.
+
+    Returns
+    -------
+    PPIResult
+        A frozen :class:`~ranger_eval.stats.ppi.PPIResult` (``estimate``, ``se``, ``ci_low``,
+        ``ci_high``, ``lam``, ``n_labelled``, ``n_unlabelled``, ``method``, ``signature`` …).
+
+    Raises
+    ------
+    VerdictError
+        Naming the dataset, metric and system when there is no ``human_value`` column, fewer
+        than 2 human scores, or (PPI methods) fewer than 2 items without one.
+
+    References
+    ----------
+    Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023),
+    "Prediction-powered inference", Science 382:669–674. Angelopoulos, A. N., Duchi, J. C. &
+    Zrnic, T. (2023), "PPI++: Efficient prediction-powered inference", arXiv:2311.01453.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> nan = float("nan")
+    >>> df = pd.DataFrame({
+    ...     "dataset": "d", "metric": "acc", "item": list(range(10)) * 2,
+    ...     "system": ["A"] * 10 + ["B"] * 10,
+    ...     "value": [.9, .7, .8, .6, .75, .85, .65, .7, .8, .9,
+    ...               .6, .5, .7, .4, .55, .65, .45, .5, .6, .7],
+    ...     "human_value": [1, 1, 1, 0, 1] + [nan] * 5 + [1, 0, 1, 0, 0] + [nan] * 5})
+    >>> r = rg.ppi_mean(df, system="A")
+    >>> round(r.estimate, 4), round(r.ci_low, 4), round(r.ci_high, 4), r.lam
+    (0.83, 0.5281, 1.1319, 1.0)
+    >>> d = rg.ppi_mean_difference(df, treatment="A", control="B")
+    >>> round(d.estimate, 4), round(d.pvalue, 4), d.n_labelled, d.n_unlabelled
+    (0.4, 0.0679, 5, 5)
     """
     scores = as_scores(scores, what="ppi_mean", error=VerdictError)
     method = _method(method)
@@ -207,6 +252,42 @@ def ppi_mean_difference(
     it); items where only one system has a human score count as unlabelled, in ``n_partial`` and
     a warning. ``cluster_se``: the cluster-robust variance with a ``cluster`` column, as
     :func:`ppi_mean`.
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Judge scores in ``value``, human scores in ``human_value`` (NaN where unlabelled).
+    treatment, control : str
+        The two systems, judged on the same items.
+    dataset, metric : str, optional
+        Needed when the scores hold several.
+    method : {"ppi++", "ppi", "classical"}, default "ppi++"
+        As :func:`ppi_mean`.
+    level : float, default 0.95
+        Level of the interval.
+    cluster_se : {"CR2", "CR1"}, default "CR2"
+        The cluster-robust variance, with a ``cluster`` column.
+
+    Returns
+    -------
+    PPIResult
+        ``estimate`` (treatment − control), ``se``, ``ci_low``/``ci_high``, ``pvalue``, ``lam``,
+        ``n_labelled``, ``n_unlabelled``, ``n_partial``.
+
+    Raises
+    ------
+    VerdictError
+        No ``human_value`` column, items scored by one system only, too few labelled items.
+
+    References
+    ----------
+    Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023),
+    "Prediction-powered inference", Science 382:669–674. Angelopoulos, Duchi & Zrnic (2023),
+    "PPI++: Efficient prediction-powered inference", arXiv:2311.01453.
+
+    Examples
+    --------
+    See :func:`ppi_mean`.
     """
     scores = as_scores(scores, what="ppi_mean_difference", error=VerdictError)
     method = _method(method)
