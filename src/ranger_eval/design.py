@@ -52,6 +52,34 @@ class Design:
     without clusters); ``has_samples`` / ``samples_label`` and ``has_seeds`` say whether
     generations per item (averaged within their item) and training seeds are present.
     Build it with :func:`resolve_design`.
+
+    Parameters
+    ----------
+    unit : {"cluster", "item"}
+        The resampling unit.
+    cluster_name : str or None
+        The user's name of the cluster field (None without clusters).
+    has_samples : bool
+        The table had a ``sample`` column (K generations per item, averaged per item).
+    has_seeds : bool
+        The table has a ``seed`` column.
+    samples_label : str, optional
+        K (``"5"``) or the range of K (``"3-5"``); None without samples.
+    scores : Scores, optional
+        The table itself, needed by :meth:`units`, :meth:`n_units` and :meth:`row_units`.
+
+    References
+    ----------
+    Field, C. A. & Welsh, A. H. (2007), "Bootstrapping clustered data", JRSS B 69:369–390;
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust inference",
+    Journal of Human Resources 50:317–372, sec. VI.A.
+
+    Examples
+    --------
+    >>> from ranger_eval import Scores, resolve_design
+    >>> design = resolve_design(Scores.from_arrays({"qa": {"a": [1, 0, 1], "b": [0, 0, 1]}}))
+    >>> design.unit, design.label, design.caption(3)
+    ('item', 'item', 'resampling items, n = 3')
     """
 
     unit: Literal["cluster", "item"]
@@ -89,7 +117,32 @@ class Design:
     def caption(self, n_units: int | None = None) -> str:
         """The plain phrase of captions and footers: ``resampling clusters (passage),
         n_clusters = 40`` or ``resampling items, n = 200`` (without the count when
-        ``n_units`` is None)."""
+        ``n_units`` is None).
+
+        Parameters
+        ----------
+        n_units : int, optional
+            The number of resampling units to state (clusters or items).
+
+        Returns
+        -------
+        str
+            The phrase, without a final full stop.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import ranger_eval as rg
+        >>> table = pd.DataFrame({"dataset": "qa", "system": ["A"] * 4 + ["B"] * 4,
+        ...                       "item": ["q1", "q2", "q3", "q4"] * 2,
+        ...                       "cluster": ["p1", "p1", "p2", "p2"] * 2,
+        ...                       "value": [1, 0, 1, 1, 0, 0, 1, 0]})
+        >>> design = rg.resolve_design(table)
+        >>> design.caption(2)
+        'resampling clusters (cluster), n_clusters = 2'
+        >>> design.caption()
+        'resampling clusters (cluster)'
+        """
         text = f"resampling {self.unit_name}"
         return text if n_units is None else f"{text}, {self.count_name} = {int(n_units)}"
 
@@ -104,21 +157,99 @@ class Design:
         aligned with ``items`` (e.g. a pairing group's items): the cluster codes in sorted
         cluster-id order (:meth:`Scores.cluster_codes`), or ``0 … n − 1`` (one unit per item,
         in the given order) without clusters. An item unknown in the dataset is a
-        :class:`~ranger_eval.errors.ScoresError` when clustered."""
+        :class:`~ranger_eval.errors.ScoresError` when clustered.
+
+        Parameters
+        ----------
+        dataset : str
+            Which dataset.
+        items : sequence of str or numpy.ndarray
+            Item ids of that dataset.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 unit codes aligned with ``items``.
+
+        Raises
+        ------
+        ScoresError
+            Clustered and an item is unknown, or the design was built without its scores.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import ranger_eval as rg
+        >>> table = pd.DataFrame({"dataset": "qa", "system": ["A"] * 4 + ["B"] * 4,
+        ...                       "item": ["q1", "q2", "q3", "q4"] * 2,
+        ...                       "cluster": ["p1", "p1", "p2", "p2"] * 2,
+        ...                       "value": [1, 0, 1, 1, 0, 0, 1, 0]})
+        >>> design = rg.resolve_design(table)
+        >>> design.units("qa", ["q4", "q1", "q2"]).tolist()
+        [1, 0, 0]
+        """
         arr = np.asarray(items, dtype=object)
         if not self.clustered:
             return np.arange(arr.size, dtype=np.int64)
         return self._need_scores().cluster_codes(dataset, arr)
 
     def n_units(self, dataset: str, items: Sequence[str] | np.ndarray) -> int:
-        """The number of resampling units among ``items`` of ``dataset`` (clusters, or items)."""
+        """The number of resampling units among ``items`` of ``dataset`` (clusters, or items).
+
+        Parameters
+        ----------
+        dataset : str
+            Which dataset.
+        items : sequence of str or numpy.ndarray
+            Item ids of that dataset.
+
+        Returns
+        -------
+        int
+            U, the number of distinct units (0 for no items).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import ranger_eval as rg
+        >>> table = pd.DataFrame({"dataset": "qa", "system": ["A"] * 4 + ["B"] * 4,
+        ...                       "item": ["q1", "q2", "q3", "q4"] * 2,
+        ...                       "cluster": ["p1", "p1", "p2", "p2"] * 2,
+        ...                       "value": [1, 0, 1, 1, 0, 0, 1, 0]})
+        >>> design = rg.resolve_design(table)
+        >>> design.n_units("qa", ["q1", "q2", "q3"])
+        2
+        """
         codes = self.units(dataset, items)
         return int(codes.max()) + 1 if codes.size else 0
 
     def row_units(self) -> np.ndarray:
         """The resampling unit of every row of the scores' :attr:`~Scores.table`, as int64
         codes unique across datasets (units are nested within datasets): (dataset, cluster id)
-        with clusters, (dataset, item) without; for columnar engines that resample rows."""
+        with clusters, (dataset, item) without; for columnar engines that resample rows.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 codes, one per row, 0 … U − 1 in order of first appearance.
+
+        Raises
+        ------
+        ScoresError
+            The design was built without its scores.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import ranger_eval as rg
+        >>> table = pd.DataFrame({"dataset": "qa", "system": ["A"] * 4 + ["B"] * 4,
+        ...                       "item": ["q1", "q2", "q3", "q4"] * 2,
+        ...                       "cluster": ["p1", "p1", "p2", "p2"] * 2,
+        ...                       "value": [1, 0, 1, 1, 0, 0, 1, 0]})
+        >>> design = rg.resolve_design(table)
+        >>> design.row_units().tolist()
+        [0, 0, 1, 1, 0, 0, 1, 1]
+        """
         scores = self._need_scores()
         if self.clustered:
             return scores._row_cluster_codes()[0].copy()

@@ -107,7 +107,25 @@ class Hint:
     ``form`` ``"pass"`` says it as an instruction (``pass cluster='passage'``), ``"set"`` as the
     setting alone, for a sentence of its own (``read the log with cluster='passage'``; the command
     line: ``read the log with --cluster passage``). Warnings carry hints too
-    (:class:`RangerWarning`)."""
+    (:class:`RangerWarning`).
+
+    Parameters
+    ----------
+    keyword : str
+        The keyword argument.
+    value : object, optional
+        Its value (default :data:`ANY`: the keyword alone).
+    form : {"pass", "set"}, default "pass"
+        An instruction, or the setting alone.
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import Hint
+    >>> Hint("missing", "intersect").text, Hint("metric").text
+    ("pass missing='intersect'", 'pass metric=')
+    >>> Hint("cluster", "passage", form="set").text
+    "cluster='passage'"
+    """
 
     keyword: str
     value: object = ANY
@@ -136,7 +154,26 @@ _SPEAKER: ContextVar[Callable[[Hint], str | None] | None] = ContextVar("ranger_s
 def speaking(words: Callable[[Hint], str | None]) -> Iterator[None]:
     """Within the block, :func:`in_callers_words` says each hint with ``words`` (the command
     line's: ``--cluster passage``); ``words`` returns None for a hint the front end has no
-    words for (then the text says the Python words are the Python API's)."""
+    words for (then the text says the Python words are the Python API's).
+
+    Parameters
+    ----------
+    words : callable
+        :class:`Hint` → the front end's words for it, or None.
+
+    Yields
+    ------
+    None
+        The block runs with ``words`` as the speaker; the previous one is restored after it.
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import Hint, in_callers_words, speaking
+    >>> hint = Hint("missing", "intersect")
+    >>> with speaking(lambda h: "pass --missing intersect" if h.keyword == "missing" else None):
+    ...     in_callers_words("items differ; pass missing='intersect'", [hint])
+    'items differ; pass --missing intersect'
+    """
     token = _SPEAKER.set(words)
     try:
         yield
@@ -146,7 +183,31 @@ def speaking(words: Callable[[Hint], str | None]) -> Iterator[None]:
 
 def in_callers_words(text: str, hints: Iterable[Hint]) -> str:
     """``text`` with the Python words of each hint (:attr:`Hint.text`) replaced by the running
-    front end's (:func:`speaking`); unchanged from the Python API."""
+    front end's (:func:`speaking`); unchanged from the Python API.
+
+    Parameters
+    ----------
+    text : str
+        A message in the Python API's words.
+    hints : iterable of Hint
+        The hints whose :attr:`Hint.text` the message contains.
+
+    Returns
+    -------
+    str
+        The message as the running front end says it (a hint it has no words for becomes
+        ``in the Python API, pass …``).
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import Hint, in_callers_words, speaking
+    >>> text = "several metrics; pass metric="
+    >>> in_callers_words(text, [Hint("metric")])
+    'several metrics; pass metric='
+    >>> with speaking(lambda h: None):
+    ...     in_callers_words(text, [Hint("metric")])
+    'several metrics; in the Python API, pass metric='
+    """
     words_of = _SPEAKER.get()
     if words_of is None:
         return text
@@ -171,7 +232,22 @@ class RangerWarning(UserWarning):
 
 class Said(str):
     """The one-line text of a warning together with its :class:`Hint` s (a ``str``: written to
-    manifests and results as the Python API says it; the command line renders the hints)."""
+    manifests and results as the Python API says it; the command line renders the hints).
+
+    Parameters
+    ----------
+    text : str
+        The warning's text in the Python API's words.
+    hints : sequence of Hint, optional
+        The hints the text contains.
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import Hint, Said
+    >>> said = Said("2 items dropped; pass missing='intersect'", [Hint("missing", "intersect")])
+    >>> isinstance(said, str), [h.keyword for h in said.hints]
+    (True, ['missing'])
+    """
 
     hints: tuple[Hint, ...]
 
@@ -302,7 +378,29 @@ CORRECTION_ALIASES: dict[str, str] = {
 
 
 def suggest(value: object, choices: Sequence[str]) -> str:
-    """`` (did you mean 'REML'?)`` when ``value`` is close to one of ``choices``, else ``""``."""
+    """`` (did you mean 'REML'?)`` when ``value`` is close to one of ``choices``, else ``""``.
+
+    A case-insensitive exact match wins; otherwise :func:`difflib.get_close_matches` with
+    cutoff 0.6 on the lower-cased names.
+
+    Parameters
+    ----------
+    value : object
+        The refused value (its ``str``).
+    choices : sequence of str
+        The valid names.
+
+    Returns
+    -------
+    str
+        The suffix to append to an error message, or ``""``.
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import suggest
+    >>> suggest("reml", ["REML", "DL"]), suggest("zzz", ["REML", "DL"])
+    (" (did you mean 'REML'?)", '')
+    """
     text = str(value)
     lowered = {c.lower(): c for c in choices}
     if text.lower() in lowered:
@@ -314,7 +412,39 @@ def suggest(value: object, choices: Sequence[str]) -> str:
 def check_choice(
     name: str, value: object, choices: Sequence[str], *, error: type[RangerError] = RangerError
 ) -> str:
-    """Return ``value`` if it is one of ``choices``; else raise ``error`` listing them."""
+    """Return ``value`` if it is one of ``choices``; else raise ``error`` listing them.
+
+    Parameters
+    ----------
+    name : str
+        What the value is, for the message (``"order"``).
+    value : object
+        The value to check (case-sensitive).
+    choices : sequence of str
+        The valid values.
+    error : type, default RangerError
+        The :class:`RangerError` subclass to raise.
+
+    Returns
+    -------
+    str
+        ``value`` unchanged.
+
+    Raises
+    ------
+    RangerError
+        Of class ``error``: not one of ``choices`` (with a :func:`suggest` ion).
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import ConfigError, check_choice
+    >>> check_choice("order", "effect", ["given", "effect"])
+    'effect'
+    >>> check_choice("order", "efect", ["given", "effect"], error=ConfigError)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.ConfigError: unknown order 'efect': order must be one of 'given', 'effect' (did you mean 'effect'?)
+    """
     if not isinstance(value, str) or value not in choices:
         raise error(
             f"unknown {name} {value!r}: {name} must be one of "
@@ -334,12 +464,63 @@ def _fraction(name: str, value: object, example: str, error: type[RangerError]) 
 
 
 def check_level(level: object, *, error: type[RangerError] = RangerError) -> float:
-    """A confidence level strictly between 0 and 1 (e.g. 0.95), as a float."""
+    """A confidence level strictly between 0 and 1 (e.g. 0.95), as a float.
+
+    Parameters
+    ----------
+    level : object
+        The value to check (a real number, not a bool).
+    error : type, default RangerError
+        The :class:`RangerError` subclass to raise.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    RangerError
+        Of class ``error``: not a number strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import check_level
+    >>> check_level(0.9)
+    0.9
+    >>> check_level(1.5)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.RangerError: level: must be strictly between 0 and 1 (e.g. 0.95); got 1.5
+    """
     return _fraction("level", level, "0.95", error)
 
 
 def check_alternative(alternative: object, *, error: type[RangerError] = RangerError) -> str:
-    """One of ``"two-sided"``, ``"greater"``, ``"less"``."""
+    """One of ``"two-sided"``, ``"greater"``, ``"less"``.
+
+    Parameters
+    ----------
+    alternative : object
+        The value to check.
+    error : type, default RangerError
+        The :class:`RangerError` subclass to raise.
+
+    Returns
+    -------
+    str
+        ``alternative`` unchanged.
+
+    Raises
+    ------
+    RangerError
+        Of class ``error``: another value (listing the three).
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import check_alternative
+    >>> check_alternative("less")
+    'less'
+    """
     return check_choice("alternative", alternative, ALTERNATIVES, error=error)
 
 
@@ -347,6 +528,39 @@ def check_correction(correction: object, *, error: type[RangerError] = RangerErr
     """A multiplicity correction: a statsmodels ``multipletests`` name, an alias, or ``"none"``.
 
     Returns the canonical statsmodels name (aliases resolved, lower case).
+
+    Parameters
+    ----------
+    correction : object
+        A name of :data:`CORRECTIONS` or :data:`CORRECTION_ALIASES`, in any case.
+    error : type, default RangerError
+        The :class:`RangerError` subclass to raise.
+
+    Returns
+    -------
+    str
+        The canonical name (``"BH"`` → ``"fdr_bh"``).
+
+    Raises
+    ------
+    RangerError
+        Of class ``error``: not a string, or an unknown name (listing the valid ones).
+
+    References
+    ----------
+    Holm, S. (1979), "A simple sequentially rejective multiple test procedure", Scandinavian
+    Journal of Statistics 6:65–70; Benjamini, Y. & Hochberg, Y. (1995), "Controlling the false
+    discovery rate", JRSS B 57:289–300 (statsmodels ``multipletests`` names the rest).
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import check_correction
+    >>> check_correction("BH"), check_correction("Holm")
+    ('fdr_bh', 'holm')
+    >>> check_correction("holmes")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.RangerError: unknown correction 'holmes'; valid: ... (did you mean 'holm'?)
     """
     if not isinstance(correction, str):
         raise error(f"correction must be a method name; got {correction!r}")
@@ -382,6 +596,29 @@ def reject_renamed(kwargs: Mapping[str, object], renames: Mapping[str, str], *, 
     """Raise :class:`RenamedKeywordError` if ``kwargs`` holds a key of ``renames`` (old → new).
 
     ``where`` names the function or command in the message, e.g. ``"rank_test"``.
+
+    Parameters
+    ----------
+    kwargs : mapping of {str: object}
+        The keywords of the call.
+    renames : mapping of {str: str}
+        Old keyword → new keyword.
+    where : str
+        The function or command.
+
+    Raises
+    ------
+    RenamedKeywordError
+        An old keyword, naming the new one (``alpha`` also converted to its ``level``).
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import reject_renamed
+    >>> reject_renamed({"level": 0.95}, {"alpha": "level"}, where="plan")
+    >>> reject_renamed({"alpha": 0.05}, {"alpha": "level"}, where="plan")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.RenamedKeywordError: plan() has no keyword 'alpha': it is called 'level' now (...): alpha=0.05 is level=0.95
     """
     for old, new in renames.items():
         if old in kwargs:
@@ -394,7 +631,31 @@ def reject_renamed(kwargs: Mapping[str, object], renames: Mapping[str, str], *, 
 def renamed_keywords(**renames: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Decorator: calling the function with an old keyword (``old="new"`` pairs) raises
     :class:`RenamedKeywordError` naming the new one, instead of Python's bare "unexpected keyword
-    argument". The signature seen by :func:`inspect.signature` is the function's own."""
+    argument". The signature seen by :func:`inspect.signature` is the function's own.
+
+    Parameters
+    ----------
+    **renames : str
+        ``old="new"`` pairs.
+
+    Returns
+    -------
+    callable
+        The decorator.
+
+    Examples
+    --------
+    >>> from ranger_eval.errors import renamed_keywords
+    >>> @renamed_keywords(n_bootstrap="n_resamples")
+    ... def count(*, n_resamples=10):
+    ...     return n_resamples
+    >>> count(n_resamples=3)
+    3
+    >>> count(n_bootstrap=3)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.RenamedKeywordError: count() has no keyword 'n_bootstrap': it is called 'n_resamples' now
+    """
 
     def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         old_names = frozenset(renames)

@@ -58,7 +58,25 @@ __all__ = [
 def per_seed_sd(per_seed: np.ndarray) -> float:
     """SD (ddof=1) of a system's per-seed means, NaN for one seed; computed on the values times
     a power of two (:func:`ranger_eval.stats._scale.std`) so it neither under- nor overflows at
-    1e±300."""
+    1e±300.
+
+    Parameters
+    ----------
+    per_seed : numpy.ndarray
+        One mean per seed.
+
+    Returns
+    -------
+    float
+        The sample standard deviation, NaN for fewer than two seeds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.pairing import per_seed_sd
+    >>> round(per_seed_sd(np.array([0.7, 0.8, 0.9])), 6), per_seed_sd(np.array([0.7]))
+    (0.1, nan)
+    """
     if per_seed.size < 2:
         return math.nan
     from .stats import _scale
@@ -167,6 +185,30 @@ def factorize(column: pd.Series, sort: bool = False) -> tuple[np.ndarray, np.nda
     a column made of long runs of one value (dataset, metric, system of a tidy table) by its
     run heads (one vectorised comparison of neighbours), others by ``dictionary_encode``; about
     5x faster than hashing every row again. Other columns go through ``pd.factorize``.
+
+    Parameters
+    ----------
+    column : pandas.Series
+        A string column.
+    sort : bool, default False
+        Number the distinct values in sorted order instead of order of first appearance.
+
+    Returns
+    -------
+    codes : numpy.ndarray
+        int64, one per row.
+    uniques : numpy.ndarray
+        object, the distinct values; ``uniques[codes]`` is the column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.pairing import factorize
+    >>> codes, uniques = factorize(pd.Series(["b", "a", "b", "c"]))
+    >>> codes.tolist(), uniques.tolist()
+    ([0, 1, 0, 2], ['b', 'a', 'c'])
+    >>> factorize(pd.Series(["b", "a", "b", "c"]), sort=True)[0].tolist()
+    [1, 0, 1, 2]
     """
     if not is_arrow_strings(column):
         pd_codes, uniques = pd.factorize(column, sort=sort)
@@ -498,7 +540,43 @@ def system_pairs(
     order: str | Sequence[tuple[str, str]],
     baseline: str | None,
 ) -> list[tuple[str, str]]:
-    """The pairs to test among ``names`` (``means`` orders the ``"successive"`` pairs)."""
+    """The pairs to test among ``names`` (``means`` orders the ``"successive"`` pairs).
+
+    Parameters
+    ----------
+    names : list of str
+        The systems compared on this dataset × metric, in table order.
+    means : dict of {str: float}
+        Each system's mean (orders ``"successive"``; its keys are the known systems).
+    dataset, metric : str
+        Named in the messages.
+    order : {"all", "baseline", "successive"} or sequence of (str, str)
+        Every pair in table order; each system against ``baseline``; neighbours by mean,
+        highest first (ties keep the given order); or these pairs.
+    baseline : str or None
+        The baseline of ``order="baseline"``.
+
+    Returns
+    -------
+    list of (str, str)
+        The (system A, system B) pairs.
+
+    Raises
+    ------
+    CompareError
+        A given pair that is not two known, different systems; a baseline without scores.
+
+    Examples
+    --------
+    >>> from ranger_eval.pairing import system_pairs
+    >>> means = {"a": 0.9, "b": 0.7, "c": 0.8}
+    >>> system_pairs(["a", "b", "c"], means, "qa", "score", "all", None)
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    >>> system_pairs(["a", "b", "c"], means, "qa", "score", "successive", None)
+    [('a', 'c'), ('c', 'b')]
+    >>> system_pairs(["a", "b", "c"], means, "qa", "score", "baseline", "c")
+    [('a', 'c'), ('b', 'c')]
+    """
     if not isinstance(order, str):
         pairs = []
         for pair in order:
@@ -532,5 +610,22 @@ def system_pairs(
 
 
 def is_binary(v: np.ndarray) -> bool:
-    """Every value is exactly 0 or 1 (McNemar's test and the two-proportion z-test apply)."""
+    """Every value is exactly 0 or 1 (McNemar's test and the two-proportion z-test apply).
+
+    Parameters
+    ----------
+    v : numpy.ndarray
+        Scores.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.pairing import is_binary
+    >>> is_binary(np.array([0.0, 1.0, 1.0])), is_binary(np.array([0.0, 0.5]))
+    (True, False)
+    """
     return bool(np.all((v == 0.0) | (v == 1.0)))

@@ -527,7 +527,29 @@ class Scores:
     def sample_stats(self) -> pd.DataFrame:
         """Per row of :attr:`table` (same order): ``k_samples`` (K, the samples averaged into
         the row; 1 without a ``sample`` column) and ``within_var``, the variance (ddof = 1) of
-        the row's K sample values (NaN for K = 1): the within-item part of Miller (2024, §4)."""
+        the row's K sample values (NaN for K = 1): the within-item part of Miller (2024, §4).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``k_samples`` (int64) and ``within_var`` (float64), one row per row of
+            :attr:`table`; a copy.
+
+        References
+        ----------
+        Miller, E. (2024), "Adding Error Bars to Evals: A Statistical Approach to Language Model
+        Evaluations", arXiv:2411.00640, §4 (resampling answers within a question).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from ranger_eval import Scores
+        >>> scores = Scores(pd.DataFrame({"dataset": "qa", "system": "a", "item": ["q1"] * 3 + ["q2"] * 3,
+        ...                               "sample": [1, 2, 3] * 2, "value": [1, 0, 1, 1, 1, 1]}))
+        >>> stats = scores.sample_stats()
+        >>> stats["k_samples"].tolist(), [round(v, 4) for v in stats["within_var"]]
+        ([3, 3], [0.3333, 0.0])
+        """
         if self._within is not None:
             return self._within.copy()
         return pd.DataFrame({"k_samples": np.ones(len(self._df), dtype=np.int64),
@@ -546,7 +568,34 @@ class Scores:
     def item_clusters(self, dataset: str) -> pd.Series:
         """Cluster id of every item of ``dataset`` (index: the item ids, sorted), for scores
         with a ``cluster`` column (a :class:`ScoresError` otherwise or for an unknown dataset).
-        Computed for all datasets in one pass on first use and cached."""
+        Computed for all datasets in one pass on first use and cached.
+
+        Parameters
+        ----------
+        dataset : str
+            Which dataset (clusters are nested within datasets).
+
+        Returns
+        -------
+        pandas.Series
+            Cluster id (object) per item id, index named ``item``, sorted; a copy.
+
+        Raises
+        ------
+        ScoresError
+            The table has no ``cluster`` column, or ``dataset`` is unknown.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from ranger_eval import Scores
+        >>> scores = Scores(pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+        ...                               "item": ["q1", "q2", "q3", "q4"] * 2,
+        ...                               "cluster": ["p1", "p1", "p2", "p2"] * 2,
+        ...                               "value": [1, 0, 1, 1, 0, 0, 1, 0]}))
+        >>> scores.item_clusters("qa").to_dict()
+        {'q1': 'p1', 'q2': 'p1', 'q3': 'p2', 'q4': 'p2'}
+        """
         if not self.has_cluster:
             raise ScoresError("the scores have no 'cluster' column")
         by_ds = self._cluster_cache.get("by_dataset")
@@ -566,7 +615,37 @@ class Scores:
         """Integer cluster codes (int64, 0 … C − 1, in sorted cluster-id order) of ``items`` of
         ``dataset``, aligned with ``items`` (e.g. a :class:`~ranger_eval.pairing.Group`'s or a
         :class:`PairedScores`' items); C = the clusters among these items. An item unknown in
-        the dataset is a :class:`ScoresError`."""
+        the dataset is a :class:`ScoresError`.
+
+        Parameters
+        ----------
+        dataset : str
+            Which dataset.
+        items : sequence of str or numpy.ndarray
+            Item ids of that dataset, in the order wanted.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 codes aligned with ``items``; code c is the c-th cluster id in sorted order
+            among the clusters these items belong to.
+
+        Raises
+        ------
+        ScoresError
+            No ``cluster`` column, an unknown dataset, or an item not in the dataset.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from ranger_eval import Scores
+        >>> scores = Scores(pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+        ...                               "item": ["q1", "q2", "q3", "q4"] * 2,
+        ...                               "cluster": ["p2", "p2", "p1", "p1"] * 2,
+        ...                               "value": [1, 0, 1, 1, 0, 0, 1, 0]}))
+        >>> scores.cluster_codes("qa", ["q1", "q3", "q4"]).tolist()
+        [1, 0, 0]
+        """
         mapping = self.item_clusters(dataset)
         labels = mapping.reindex(pd.Index(np.asarray(items, dtype=object)))
         unknown = labels.isna().to_numpy(dtype=bool)
@@ -804,6 +883,37 @@ class Scores:
         ``predictions=True`` also reads the ``label`` (one per item: every row of an item must
         agree) and ``prediction`` columns, which must then exist and be non-empty on this
         system's rows. Raises :class:`ScoresError` naming the dataset, system, item and seed.
+
+        Parameters
+        ----------
+        dataset, system : str
+            Which runs.
+        metric : str, optional
+            Required when the dataset has several metrics.
+        predictions : bool, default False
+            Also read the labels and predictions (for set-level metrics such as F1).
+
+        Returns
+        -------
+        SystemRuns
+            ``items`` sorted, ``seeds`` in natural order (``("",)`` without a seed column),
+            ``values`` seeds × items with NaN where a seed did not score an item.
+
+        Raises
+        ------
+        ScoresError
+            Unknown names; with ``predictions=True`` also missing or empty ``label`` /
+            ``prediction`` values, an item with two labels, or a ``sample`` column.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from ranger_eval import Scores
+        >>> scores = Scores(pd.DataFrame({"dataset": "qa", "system": "a", "item": ["q1", "q2"] * 2,
+        ...                               "seed": ["1", "1", "2", "2"], "value": [1, 0, 1, 1]}))
+        >>> runs = scores.runs("qa", "a")
+        >>> runs.seeds, runs.items.tolist(), runs.values.tolist()
+        (('1', '2'), ['q1', 'q2'], [[1.0, 0.0], [1.0, 1.0]])
         """
         metric = self._resolve_metric(dataset, metric)
         df = self._df
@@ -873,6 +983,42 @@ class Scores:
         Item ids are matched as in :meth:`pair` (an item belongs to a system when any of its
         seeds scored it); ``missing`` is the same policy. With ``predictions=True`` the two
         systems must give every common item the same label.
+
+        Parameters
+        ----------
+        dataset : str
+            Which dataset.
+        treatment, control : str
+            The two systems.
+        metric : str, optional
+            Required when the dataset has several metrics.
+        missing : {"error", "intersect"}, default "error"
+            As in :meth:`pair`: items scored by only one system are an error, or dropped with a
+            warning that counts them.
+        predictions : bool, default False
+            As in :meth:`runs`.
+
+        Returns
+        -------
+        PairedRuns
+            ``treatment`` and ``control`` :class:`SystemRuns` on the common ``items``;
+            ``n_dropped`` counts the items left out.
+
+        Raises
+        ------
+        ScoresError
+            As :meth:`runs`; items that differ under ``missing="error"``; different labels.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from ranger_eval import Scores
+        >>> scores = Scores(pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+        ...                               "item": ["q1", "q2"] * 4, "seed": ["1", "1", "2", "2"] * 2,
+        ...                               "value": [1, 0, 1, 1, 0, 0, 1, 0]}))
+        >>> pair = scores.pair_runs("qa", "a", "b")
+        >>> pair.n, pair.treatment.values.tolist(), pair.control.values.tolist()
+        (2, [[1.0, 0.0], [1.0, 1.0]], [[0.0, 0.0], [1.0, 0.0]])
         """
         if missing not in MISSING_POLICIES:
             raise ScoresError(f"unknown missing policy {missing!r}; use one of {MISSING_POLICIES}")

@@ -142,6 +142,30 @@ class Setting:
     ``flag``: when not None, the command-line option is a flag (no value) that sets the field
     to ``flag`` (``--drop-degenerate`` → ``degenerate="drop"``); ``metavar``: the value's
     placeholder in ``--help`` (``true|false``).
+
+    Parameters
+    ----------
+    help : str
+        The one-line help.
+    check : callable
+        Value → canonical value, raising ``_Bad(reason)`` for a refused value.
+    cli : bool or str, default True
+        Whether the command has an option for the field, or the option's name.
+    yaml : {"section", "top", "both"} or None, default "section"
+        Where the experiment YAML takes the field.
+    signature : str, optional
+        The signature key recording the field.
+    flag : object, optional
+        The value a flag option sets.
+    metavar : str, optional
+        The value's placeholder in ``--help``.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import CompareSettings, settings_fields
+    >>> default, meta = settings_fields(CompareSettings)["n_resamples"]
+    >>> default, meta.cli, meta.yaml, meta.signature
+    (10000, True, 'section', 'n_resamples')
     """
 
     help: str
@@ -399,6 +423,71 @@ class CompareSettings(_Settings):
     ``metric_fn``; Westfall & Young 1993, Algorithm 2.8); a set-level ``metric_fn`` only with a
     resampling test on paired items. Whether the systems, baseline, datasets and metrics exist is
     checked by :func:`~ranger_eval.compare` against the scores.
+
+    Parameters
+    ----------
+    systems : Sequence[str], optional
+        Systems to compare, comma-separated, in table order (default: all).
+    test : str, default 'auto'
+        auto, paired-t, welch, wilcoxon, sign, mannwhitney, mcnemar, proportions-z, permutation,
+        bootstrap.
+    alternative : str, default 'two-sided'
+        two-sided, greater or less (system A vs B).
+    pairs : str | Sequence[tuple[str, str]], default 'all'
+        Pairs to test: all, baseline or successive.
+    baseline : str, optional
+        Baseline system (with --pairs baseline).
+    correction : str, default 'holm-sidak'
+        Multiplicity correction (statsmodels multipletests name, or none).
+    family : str, default 'dataset-metric'
+        Adjust within: dataset-metric, dataset or all.
+    level : float, default 0.95
+        Confidence level; alpha = 1 - level.
+    n_resamples : int, default 10000
+        Resamples of the permutation/bootstrap tests, 1 to 10^8.
+    seed : int, default 0
+        Seed of the resampling tests and plots, ≥ 0.
+    paired : bool, optional
+        Pair by item id (None: when the items match).
+    missing : str, default 'error'
+        Items one system lacks: error (listing them) or intersect (the common items, counted in
+        a warning).
+    datasets : Sequence[str], optional
+        Datasets to compare (default: all).
+    metrics : Sequence[str], optional
+        Metric(s), comma-separated (IR: measures such as nDCG@10,AP).
+    by : Sequence[str] | str, optional
+        Item metadata column(s), comma-separated: compare per level.
+    metric_fn : Any, optional
+        Set-level metric(s), comma-separated (mcc, f1, macro_f1, pearson …):
+        permutation/bootstrap test on the metric itself.
+    seeds : str, default 'balanced'
+        Seeds policy: balanced or allow-unbalanced.
+    hypothesis : str, default 'superiority'
+        superiority (a difference), non-inferiority (no loss beyond --margin) or equivalence (no
+        difference beyond ±margin; two one-sided tests).
+    margin : float, optional
+        Margin of non-inferiority/equivalence, > 0, in the metric's units.
+    cluster_se : str, default 'CR2'
+        Cluster-robust variance of the clustered paired t and of the prediction-powered t (with
+        a cluster column): CR2 with Bell-McCaffrey df, or CR1 with t on C - 1 df (statsmodels,
+        sandwich HC1); unpaired differences use the CR1 regression either way.
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import CompareSettings
+    >>> settings = CompareSettings(correction="BH", n_resamples=2000)
+    >>> settings.correction, settings.n_resamples
+    ('fdr_bh', 2000)
+    >>> CompareSettings(n_resamples=0)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: n_resamples: must be a whole number from 1 to ...
     """
 
     command: ClassVar[str] = "compare"
@@ -545,7 +634,72 @@ class RankSettings(_Settings):
     (:func:`~ranger_eval.aggregate.rank_test`); YAML section ``aggregate:``. The ``signature``
     keys are those of the ranking's signature (:attr:`Ranking.signature
     <ranger_eval.aggregate.Ranking.signature>`, in field order: order, test, corr, alpha,
-    n_resamples, seed, weights); ``posthoc`` is the rank test's."""
+    n_resamples, seed, weights); ``posthoc`` is the rank test's.
+
+    Parameters
+    ----------
+    comparisons : str, default 'successive'
+        successive, all or first-vs-rest (per-item scores).
+    test : str, default 'auto'
+        Pairwise test (as compare).
+    correction : str, default 'holm-sidak'
+        Multiplicity correction of the pairwise tests.
+    level : float, default 0.95
+        Confidence level; the tests are significant at alpha = 1 - level.
+    n_resamples : int, default 10000
+        Resamples of the permutation/bootstrap tests, 1 to 10^8.
+    seed : int, default 0
+        Seed of resampling tests, ≥ 0.
+    weights : Mapping[str, float], optional
+        Metric weights of the aggregate metric.
+    higher_is_better : Mapping[str, bool] | bool, optional
+        Whether higher values are better, for every metric (the YAML also takes a mapping of
+        metric to true/false; default: known metric names decide, else true).
+    dataset_weights : Mapping[str, float], optional
+        Weights of the datasets in the aggregation (default: equal).
+    posthoc : str, default 'nemenyi'
+        nemenyi, bonferroni-dunn, holm, wilcoxon or conover.
+    control : str, optional
+        Control system (bonferroni-dunn, holm).
+    tie_correction : bool, default True
+        Divide Friedman's statistic by its tie correction, as R friedman.test,
+        scipy.stats.friedmanchisquare and autorank do; false: Demšar's untied formula (the rank
+        test's signature records it).
+    approach : str, default 'frequentist'
+        frequentist (Friedman and a post-hoc test) or bayesian (autorank: the Bayesian signed-
+        rank test of every pair with a ROPE; decisions at probability level).
+    rope : float, default 0.1
+        Bayesian approach: half-width of the region of practical equivalence, ≥ 0 (times each
+        pair's pooled SD or MAD with rope_mode effsize; in the metric's units with absolute).
+    rope_mode : str, default 'effsize'
+        Bayesian approach: effsize (rope × pooled SD, or × pooled MAD·1.4826 when a system is
+        not normal; autorank) or absolute.
+    bradley_terry : bool, default True
+        Also write a Bradley–Terry leaderboard (bradley_terry.md/.csv/.tex, ratings figure):
+        every item a battle between every pair of systems on the rank's metric (the aggregate
+        with several metrics; every dataset with a dataset-level table), equal scores a tie;
+        1,000 bootstrap rounds at the seed.
+    prior : float, default 0.5
+        Bayesian approach: Dirichlet prior strength of the pseudo-observation 0, > 0.
+    n_draws : int, default 50000
+        Bayesian approach: posterior draws per pair, 1 to 10^8.
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import RankSettings
+    >>> settings = RankSettings(posthoc="holm", control="a")
+    >>> settings.posthoc, settings.alpha
+    ('holm', 0.05)
+    >>> RankSettings(level=1.5)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: level: must be strictly between 0 and 1 (e.g. 0.95); got 1.5
+    """
 
     command: ClassVar[str] = "rank"
     section: ClassVar[str] = "aggregate"
@@ -648,7 +802,56 @@ class MetaSettings(_Settings):
     (:func:`~ranger_eval.effects.effect_sizes`) and their meta-analysis
     (:func:`~ranger_eval.meta.meta_analysis`, metafor's ``method`` and ``test``); YAML: the
     ``meta:`` section or, for the original Ranger layout, the top level. Names of estimators,
-    tests and measures are case-insensitive (``reml`` → ``REML``)."""
+    tests and measures are case-insensitive (``reml`` → ``REML``).
+
+    Parameters
+    ----------
+    control : str, optional
+        Control system (overrides the file).
+    treatment : str, optional
+        Treatment system (overrides the file).
+    measure : str, default 'SMD'
+        Effect measure: MD, SMD, SMCC, SMCR, ZCOR.
+    method : str, default 'REML'
+        τ² estimator: FE, DL, HE, HS, SJ, ML, REML, EB, PM.
+    test : str, default 'z'
+        Test for the summary: z, t or knha.
+    level : float, default 0.95
+        Confidence level.
+    order : str, default 'given'
+        Row order: given, effect, weight, name.
+    metric_fn : Any, optional
+        Set-level metric from label/prediction columns (mcc, f1, macro_f1, pearson, spearman,
+        …): effect and variance by paired bootstrap.
+    n_resamples : int, default 1000
+        Bootstrap resamples of a set-level metric's effect, 1 to 10^8.
+    seed : int, default 0
+        Seed of the bootstrap, ≥ 0 (None: fresh randomness, Python only).
+    seeds : str, default 'balanced'
+        Seeds policy: balanced or allow-unbalanced.
+    degenerate : str, default 'error'
+        Datasets whose effect is undefined or has zero variance: error (one error listing them)
+        or drop (left out with a warning).
+    margin : float, optional
+        Margin of equivalence/non-inferiority, > 0, in the effect measure's units: the summary
+        says whether the CI (and the prediction interval) lies within ±margin.
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import MetaSettings
+    >>> settings = MetaSettings(method="reml", treatment="b", control="a")
+    >>> settings.method, settings.measure
+    ('REML', 'SMD')
+    >>> MetaSettings(measure="XYZ")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: measure: unknown effect measure 'XYZ'; use one of MD, ...
+    """
 
     command: ClassVar[str] = "meta"
     section: ClassVar[str] = "meta"
@@ -710,7 +913,35 @@ class WinRateSettings(_Settings):
 
     Not :class:`RankSettings`: the win rate's bootstrap has 1,000 replicates by default where
     the rank command's resampling tests have 10,000 (``RankSettings.n_resamples``), and 0 is
-    allowed (no interval); one class per default keeps every number as it was."""
+    allowed (no interval); one class per default keeps every number as it was.
+
+    Parameters
+    ----------
+    higher_is_better : bool, default True
+        Whether the larger score wins.
+    level : float, default 0.95
+        Level of the percentile-bootstrap interval.
+    n_resamples : int, default 1000
+        Bootstrap replicates of the interval, 0 (no interval) to 10^7.
+    seed : int, default 0
+        Seed of numpy's default_rng, ≥ 0 (None: fresh entropy).
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import WinRateSettings
+    >>> settings = WinRateSettings(n_resamples=0)
+    >>> settings.n_resamples, settings.level
+    (0, 0.95)
+    >>> WinRateSettings(seed=-1)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: seed: must be a whole number ≥ 0; got -1
+    """
 
     command: ClassVar[str] = "win_rate"
     section: ClassVar[str] = "win_rate"
@@ -736,7 +967,33 @@ class RankIntervalSettings(_Settings):
 
     Not :class:`CompareSettings`: the joint bootstrap of the ranks has 2,000 resamples by
     default where compare's tests have 10,000; a class of its own keeps that default (and every
-    number) as it was."""
+    number) as it was.
+
+    Parameters
+    ----------
+    level : float, default 0.95
+        Joint confidence level of the k rank intervals.
+    n_resamples : int, default 2000
+        Resamples of the joint bootstrap, 1 to 10^8.
+    seed : int, default 0
+        Seed of the bootstrap, ≥ 0 (None: fresh entropy).
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import RankIntervalSettings
+    >>> settings = RankIntervalSettings(level=0.9)
+    >>> settings.level, settings.n_resamples
+    (0.9, 2000)
+    >>> RankIntervalSettings(n_resamples=0)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: n_resamples: must be a whole number from 1 to ...
+    """
 
     command: ClassVar[str] = "rank_intervals"
     section: ClassVar[str] = "rank_intervals"
@@ -758,7 +1015,33 @@ class ErrorReductionSettings(_Settings):
     reduction per dataset and its paired-bootstrap variance). Python only.
 
     Not :class:`MetaSettings`: the error reduction's variance has 50 bootstrap resamples by
-    default (Søgaard's protocol) where meta's set-level effects have 1,000."""
+    default (Søgaard's protocol) where meta's set-level effects have 1,000.
+
+    Parameters
+    ----------
+    n_resamples : int, default 50
+        Paired bootstrap resamples of each dataset's variance, 2 to 10^8.
+    seed : int, default 0
+        Seed of the bootstrap, ≥ 0.
+    missing : str, default 'error'
+        Items one system lacks: error (listing them) or intersect (the common items).
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import ErrorReductionSettings
+    >>> settings = ErrorReductionSettings(n_resamples=100)
+    >>> settings.n_resamples, settings.missing
+    (100, 'error')
+    >>> ErrorReductionSettings(n_resamples=1)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: n_resamples: must be a whole number from 2 to ...
+    """
 
     command: ClassVar[str] = "error_reduction"
     section: ClassVar[str] = "error_reduction"
@@ -839,7 +1122,47 @@ class ASOSettings(_Selection):
     ``correction`` the multiplicity rule of a matrix's bounds (deepsig's
     ``use_bonferroni=True`` is ``correction="deepsig"``); ``threshold`` τ decides "A almost
     stochastically dominates B" (ε_min < τ). ``seed=None`` draws fresh entropy (Python only;
-    the command needs a seed). Command line and Python only (no experiment-YAML section)."""
+    the command needs a seed). Command line and Python only (no experiment-YAML section).
+
+    Parameters
+    ----------
+    higher_is_better : bool, default True
+        Whether higher scores are better.
+    datasets : Sequence[str], optional
+        Dataset(s), comma-separated (default: all).
+    metrics : Sequence[str], optional
+        Metric(s), comma-separated (default: all).
+    systems : Sequence[str], optional
+        Systems, comma-separated, in this order (default: all).
+    level : float, default 0.95
+        Confidence level of the bound ε_min, in [0.5, 1).
+    n_resamples : int, default 1000
+        Bootstrap resamples of the violation ratio, 2 to 10^8.
+    seed : int, default 0
+        Seed of the bootstrap, ≥ 0.
+    threshold : float, default 0.2
+        τ: A almost stochastically dominates B when ε_min < τ, in (0, 0.5].
+    correction : str, default 'bonferroni'
+        Correction of the k(k-1)/2 bounds of a dataset × metric: bonferroni (each at 1 - (1 -
+        level)/K), deepsig (multi_aso's rule level + (1 - level)/K, to reproduce deepsig) or
+        none.
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import ASOSettings
+    >>> settings = ASOSettings(correction="deepsig")
+    >>> settings.correction, settings.threshold
+    ('deepsig', 0.2)
+    >>> ASOSettings(threshold=0.7)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: threshold: must be a number in (0, 0.5] (Dror et al. ...
+    """
 
     command: ClassVar[str] = "aso"
     section: ClassVar[str] = "aso"
@@ -874,7 +1197,54 @@ class BayesSettings(_Selection):
     settings of the three test functions and of :func:`~ranger_eval.verdicts.bayes.
     correlated_ttests` and :func:`~ranger_eval.verdicts.bayes.dataset_tests` (their keyword
     defaults are these fields'). ``level`` is the posterior probability a verdict needs.
-    Command line and Python only (no experiment-YAML section)."""
+    Command line and Python only (no experiment-YAML section).
+
+    Parameters
+    ----------
+    higher_is_better : bool, default True
+        Whether higher scores are better.
+    datasets : Sequence[str], optional
+        Dataset(s), comma-separated (default: all).
+    metrics : Sequence[str], optional
+        Metric(s), comma-separated (default: all).
+    systems : Sequence[str], optional
+        Systems, comma-separated, in this order (default: all).
+    test : str, default 'correlated-t'
+        correlated-t (one dataset's cross-validation folds), signed-rank or sign (across
+        datasets, one score per dataset).
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, ≥ 0, in the metric's units.
+    runs : int, optional
+        Repetitions of the cross-validation (default: the seed column's seeds, else 1); the
+        items are runs × k folds.
+    level : float, default 0.95
+        Posterior probability a verdict needs, in (0.5, 1).
+    prior : float, optional
+        Dirichlet prior strength of signed-rank/sign, > 0 (default: baycomp's, 0.5 and 1).
+    prior_place : str, default 'rope'
+        Where the sign test puts its prior strength: rope, left or right (baycomp's
+        SignTest.ROPE/LEFT/RIGHT).
+    n_draws : int, default 50000
+        Posterior draws of signed-rank/sign, 1 to 10^8.
+    seed : int, default 0
+        Seed of the posterior draws of signed-rank/sign, ≥ 0.
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import BayesSettings
+    >>> settings = BayesSettings(test="sign", rope=0.01)
+    >>> settings.test, settings.rope, settings.n_draws
+    ('sign', 0.01, 50000)
+    >>> BayesSettings(level=0.5)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: level: must be a probability in (0.5, 1), e.g. 0.95 (a ...
+    """
 
     command: ClassVar[str] = "bayes"
     section: ClassVar[str] = "bayes"
@@ -970,7 +1340,47 @@ class ArenaSettings(_Settings):
     :attr:`Ratings.signature <ranger_eval.verdicts.Ratings.signature>` (``tie_model``, ``elo`` =
     scale, base, init_rating, ``anchor``, ``level``, ``n_resamples``, ``seed``). Command line and
     Python only: the experiment YAML has no arena section (an arena reads a battles table or a
-    scores file, not an experiment)."""
+    scores file, not an experiment).
+
+    Parameters
+    ----------
+    ties : str, default 'half'
+        half (a tie is half a win each, as FastChat) or davidson.
+    scale : float, default 400.0
+        Elo scale, > 0.
+    base : float, default 10.0
+        Elo base, > 0 and not 1.
+    init_rating : float, default 1000.0
+        Mean rating (without --anchor).
+    anchor : str | tuple[str, float], optional
+        Fix one model's rating: MODEL=RATING (Python: (MODEL, RATING)).
+    level : float, default 0.95
+        Confidence level of the rating and rank intervals.
+    n_resamples : int, default 1000
+        Bootstrap rounds of the intervals, 0 (none) to 10^8.
+    seed : int, default 0
+        Seed of the bootstrap, ≥ 0.
+    metric : str, optional
+        Per-item scores given: the metric whose items are battles.
+    higher_is_better : bool, default True
+        Per-item scores given: whether higher scores win.
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import ArenaSettings
+    >>> settings = ArenaSettings(ties="davidson", anchor={"gpt": 1200})
+    >>> settings.ties, settings.anchor
+    ('davidson', ('gpt', 1200.0))
+    >>> ArenaSettings(base=1)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: base: 1 gives no scale (every base^x is 1); use e.g. base=10
+    """
 
     command: ClassVar[str] = "arena"
     section: ClassVar[str] = "arena"
@@ -1038,7 +1448,41 @@ class PlanSettings(_Settings):
     :attr:`Plan.signature <ranger_eval.stats.power.Plan.signature>` and
     :attr:`PilotPlan.signature <ranger_eval.stats.pilot.PilotPlan.signature>` (``margin``: with a
     margin; ``n_resamples`` and ``seed``: a pilot's). Command line and Python only: the
-    experiment YAML has no plan section (a plan is made before the experiment it plans)."""
+    experiment YAML has no plan section (a plan is made before the experiment it plans).
+
+    Parameters
+    ----------
+    test : str, optional
+        Planned test: paired-t, welch, proportions-z, mcnemar, mcnemar-exact; with --pilot:
+        auto, paired-t, wilcoxon, sign (auto: paired-t, the default with --pilot).
+    alternative : str, default 'two-sided'
+        two-sided, greater or less.
+    level : float, default 0.95
+        Confidence level of the planned test, in [0.5, 1): it is at alpha = 1 - level.
+    margin : float, optional
+        Equivalence (two-sided) or non-inferiority (one-sided) margin, > 0, in the metric's
+        units (not with --pilot).
+    n_resamples : int, default 2000
+        Pilot: simulated experiments, 100 to 10^8.
+    seed : int, default 0
+        Pilot: seed of the simulations, ≥ 0.
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import PlanSettings
+    >>> settings = PlanSettings(test="mcnemar", level=0.9)
+    >>> settings.test, settings.alpha
+    ('mcnemar', 0.1)
+    >>> PlanSettings(level=0.3)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: level: must be a number in [0.5, 1), e.g. 0.95 (the ...
+    """
 
     command: ClassVar[str] = "plan"
     section: ClassVar[str] = "plan"
@@ -1072,7 +1516,25 @@ class PlanSettings(_Settings):
 
 # --------------------------------------------------------------------------- views
 def settings_fields(cls: type[_Settings]) -> dict[str, tuple[Any, Setting]]:
-    """``{name: (default, Setting)}`` of a settings class, in field order."""
+    """``{name: (default, Setting)}`` of a settings class, in field order.
+
+    Parameters
+    ----------
+    cls : type
+        A settings class (:class:`CompareSettings`, :class:`PlanSettings`, …).
+
+    Returns
+    -------
+    dict of {str: (object, Setting)}
+        Each field's default and its :class:`Setting` metadata.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import WinRateSettings, settings_fields
+    >>> fields = settings_fields(WinRateSettings)
+    >>> list(fields), fields["level"][0], fields["level"][1].signature
+    (['higher_is_better', 'level', 'n_resamples', 'seed'], 0.95, 'level')
+    """
     return {f.name: (f.default, f.metadata["ranger"])
             for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
 
@@ -1085,7 +1547,30 @@ def signature_fields(cls: type[_Settings], result: object,
     when the result spells it its own way (compare's ``level`` to 6 digits,
     ``pairs`` = ``baseline(NAME)``), else the result's attribute of the field's name; so a new
     field marked for the signature shows up in it without a second list, and one the result does
-    not hold is an ``AttributeError`` (``tests/test_settings.py`` checks every field)."""
+    not hold is an ``AttributeError`` (``tests/test_settings.py`` checks every field).
+
+    Parameters
+    ----------
+    cls : type
+        The settings class of the result.
+    result : object
+        The result, holding an attribute per recorded field.
+    formatted : mapping of {str: object}
+        Keys whose value the result spells its own way (used instead of the attribute).
+
+    Returns
+    -------
+    dict of {str: object}
+        Signature key → value, in field order.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from ranger_eval.settings import WinRateSettings, signature_fields
+    >>> result = SimpleNamespace(level=0.9, n_resamples=100, seed=3)
+    >>> signature_fields(WinRateSettings, result, {"level": "0.900"})
+    {'level': '0.900', 'n_resamples': 100, 'seed': 3}
+    """
     out: dict[str, Any] = {}
     for name, (_, meta) in settings_fields(cls).items():
         key = meta.signature
@@ -1096,7 +1581,37 @@ def signature_fields(cls: type[_Settings], result: object,
 
 def check_value(cls: type[_Settings], name: str, value: Any) -> Any:
     """``value`` checked (and made canonical) as field ``name`` of ``cls`` is, alone: a
-    :class:`SettingsError` ``NAME: reason`` (e.g. one command-line option or YAML key)."""
+    :class:`SettingsError` ``NAME: reason`` (e.g. one command-line option or YAML key).
+
+    Parameters
+    ----------
+    cls : type
+        The settings class.
+    name : str
+        One of its fields.
+    value : object
+        The value to check.
+
+    Returns
+    -------
+    object
+        The canonical value (``"dl"`` → ``"DL"``, sequences → tuples, …).
+
+    Raises
+    ------
+    SettingsError
+        A refused value, ``NAME: reason; got VALUE``.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import MetaSettings, check_value
+    >>> check_value(MetaSettings, "method", "dl")
+    'DL'
+    >>> check_value(MetaSettings, "method", "xx")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: method: unknown τ² estimator 'xx'; use one of FE, EE, DL, ...
+    """
     try:
         return settings_fields(cls)[name][1].check(value)
     except _Bad as exc:
@@ -1105,7 +1620,38 @@ def check_value(cls: type[_Settings], name: str, value: Any) -> Any:
 
 def check_whole(name: str, value: Any, low: int, high: int | None = None) -> int:
     """``value`` as an int in ``[low, high]``, else :class:`SettingsError` ``NAME: must be a
-    whole number …; got VALUE`` (the rule of ``n_resamples`` and ``seed``)."""
+    whole number …; got VALUE`` (the rule of ``n_resamples`` and ``seed``).
+
+    Parameters
+    ----------
+    name : str
+        The key named in the error.
+    value : object
+        An integral number (a bool or a float is refused).
+    low : int
+        The smallest value allowed.
+    high : int, optional
+        The largest value allowed (default: no bound).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    SettingsError
+        Not a whole number in range.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import check_whole
+    >>> check_whole("n_resamples", 5, 1, 10)
+    5
+    >>> check_whole("n_resamples", 20, 1, 10)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: n_resamples: must be a whole number from 1 to 10 (10^1); got 20
+    """
     try:
         return int(_whole(low, high)(value))
     except _Bad as exc:
@@ -1135,6 +1681,38 @@ def resolve_settings(cls: type[_S], keywords: Mapping[str, Any], settings: _S | 
     from its default is a :class:`SettingsError` naming the clash (one source per value: change
     the object with ``dataclasses.replace(settings, level=0.9)``); a keyword at its default
     cannot be told from an absent one and is no clash. ``where`` is the function's name.
+
+    Parameters
+    ----------
+    cls : type
+        The analysis' settings class.
+    keywords : mapping of {str: object}
+        The call's keywords that are fields of ``cls``.
+    settings : settings object or None
+        The call's ``settings=``.
+    where : str
+        The function's name, for the messages.
+
+    Returns
+    -------
+    settings object
+        ``settings`` itself, or a new ``cls(**keywords)``.
+
+    Raises
+    ------
+    SettingsError
+        A refused keyword value, ``settings`` of another class, or a keyword that differs from
+        its default given together with ``settings``.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import WinRateSettings, resolve_settings
+    >>> resolve_settings(WinRateSettings, {"level": 0.9}, None, where="win_rate")
+    WinRateSettings(higher_is_better=True, level=0.9, n_resamples=1000, seed=0)
+    >>> resolve_settings(WinRateSettings, {"level": 0.9}, WinRateSettings(seed=1), where="win_rate")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: win_rate: level=0.9 given together with settings=; pass one or the other ...
     """
     if settings is None:
         return cls.from_keywords(keywords, where=where)
@@ -1152,6 +1730,24 @@ def resolve_settings(cls: type[_S], keywords: Mapping[str, Any], settings: _S | 
 
 def cli_options(cls: type[_Settings]) -> dict[str, str]:
     """``{field: option name}`` of the fields the command line sets (``n_resamples`` →
-    ``n-resamples``; ``metrics`` → ``metric``)."""
+    ``n-resamples``; ``metrics`` → ``metric``).
+
+    Parameters
+    ----------
+    cls : type
+        A settings class.
+
+    Returns
+    -------
+    dict of {str: str}
+        Field name → option name without the ``--``, in field order.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import MetaSettings, cli_options
+    >>> options = cli_options(MetaSettings)
+    >>> options["metric_fn"], options["degenerate"], "n_resamples" in options
+    ('metric-fn', 'drop-degenerate', False)
+    """
     return {name: (meta.cli if isinstance(meta.cli, str) else name.replace("_", "-"))
             for name, (_, meta) in settings_fields(cls).items() if meta.cli}

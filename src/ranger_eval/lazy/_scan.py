@@ -299,7 +299,42 @@ class LazyScores:
     @classmethod
     def from_parquet(cls, path: str | Path | Sequence[str | Path], *, threads: int | None = None,
                      memory_limit: str | None = None) -> LazyScores:
-        """Open a Parquet file, a folder of Parquet files or a list of files (see the class)."""
+        """Open a Parquet file, a folder of Parquet files or a list of files (see the class).
+
+        Parameters
+        ----------
+        path : str, Path or sequence of them
+            A ``.parquet`` file, a folder (every ``*.parquet`` below it, in sorted path order) or
+            a list of files.
+        threads : int, optional
+            DuckDB's thread count (default: DuckDB's own).
+        memory_limit : str, optional
+            DuckDB's memory limit, e.g. ``"4GB"``.
+
+        Returns
+        -------
+        LazyScores
+            Opened and checked (schema, empty or non-finite values); nothing is loaded.
+
+        Raises
+        ------
+        ScoresError
+            No Parquet file at ``path``, a missing column, a non-numeric, empty or non-finite
+            value, named by file and row; DuckDB not installed.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval.lazy import LazyScores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = LazyScores.from_parquet(folder.name)
+        >>> lazy
+        LazyScores(8 rows in 1 file(s): 1 dataset(s), 2 system(s), 1 metric(s))
+        >>> folder.cleanup()
+        """
         return cls(_files(path), threads=threads, memory_limit=memory_limit)
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
@@ -409,6 +444,29 @@ class LazyScores:
         Analyses detect duplicates on their own, cheaply: the scans of
         :meth:`sufficient_statistics` count each encoded (system, item) key, and :meth:`load`
         validates like ``Scores``. Returns ``self``.
+
+        Returns
+        -------
+        LazyScores
+            ``self``, so that ``LazyScores.from_parquet(path).validate()`` chains.
+
+        Raises
+        ------
+        ScoresError
+            Rows that share a (dataset, system, metric, item[, seed]) key, naming files and rows.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval.lazy import LazyScores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": "a", "item": ["w", "x", "w"],
+        ...               "value": [1.0, 0.0, 1.0]}).to_parquet(folder.name + "/dup.parquet")
+        >>> LazyScores.from_parquet(folder.name).validate()
+        Traceback (most recent call last):
+        ...
+        ranger_eval.errors.ScoresError: rows share a key (dataset, system, metric, item) in ...: qa/a/score/w (2 rows: ... row 0, ... row 2)
+        >>> folder.cleanup()
         """
         self._raise_duplicates(self._connect(), "TRUE")
         return self
@@ -504,7 +562,28 @@ class LazyScores:
         """Per dataset × metric × system, the rows (every seed as stored) whose value is
         neither 0 nor 1 (columns dataset, metric, system, nonbinary): the 0/1 detection of
         :func:`ranger_eval.describe` for a table with seeds (without seeds the per-system
-        statistics count them). One aggregate scan on first use, kept."""
+        statistics count them). One aggregate scan on first use, kept.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``dataset``, ``metric``, ``system``, ``nonbinary`` (int64), one row per group
+            present (in the engine's order; sort for a stable display); a copy.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval.lazy import LazyScores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = LazyScores.from_parquet(folder.name)
+        >>> counts = lazy.nonbinary_counts().sort_values("system")
+        >>> counts["system"].tolist(), counts["nonbinary"].tolist()
+        (['a', 'b'], [4, 4])
+        >>> folder.cleanup()
+        """
         cached = self.__dict__.get("_nonbinary")
         if cached is None:
             self._check_unchanged()
@@ -634,7 +713,36 @@ class LazyScores:
 
     def filter(self, *, datasets: Iterable[str] | None = None, systems: Iterable[str] | None = None,
                metrics: Iterable[str] | None = None) -> Scores:
-        """Like :meth:`Scores.filter`: the selection, loaded into memory."""
+        """Like :meth:`Scores.filter`: the selection, loaded into memory.
+
+        Parameters
+        ----------
+        datasets, systems, metrics : iterable of str, optional
+            Keep only these (default: all).
+
+        Returns
+        -------
+        Scores
+            The selected rows in memory (:meth:`load` with ``columns="all"``).
+
+        Raises
+        ------
+        ScoresError
+            An unknown name (with the names that are known).
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval.lazy import LazyScores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = LazyScores.from_parquet(folder.name)
+        >>> lazy.filter(systems=["b"]).systems
+        ('b',)
+        >>> folder.cleanup()
+        """
         return self.load(datasets=None if datasets is None else list(datasets),
                          systems=None if systems is None else list(systems),
                          metrics=None if metrics is None else list(metrics))
@@ -683,6 +791,46 @@ class LazyScores:
         pair is computed from its group's rows in memory (:meth:`load`), scaled by the binary
         exponent of that largest |score| (exact: a power of two), as the in-memory tests
         rescale (:mod:`ranger_eval.stats._scale`; rules in :mod:`ranger_eval.lazy._stats`).
+
+        Parameters
+        ----------
+        systems : sequence of str, optional
+            Only pairs of these systems (default: all).
+        pairs : sequence of (str, str), optional
+            Only these (a, b) pairs; a pair with a system absent from a group is skipped there.
+        datasets, metrics : sequence of str, optional
+            Only these groups (default: all).
+        moments : bool, default True
+            False leaves ``sum_pa`` … ``m2_ab`` NaN.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per dataset × metric × pair, columns :data:`PAIR_COLUMNS`.
+
+        Raises
+        ------
+        ScoresError
+            A duplicate key, or files changed since opening.
+
+        References
+        ----------
+        Chan, T. F., Golub, G. H. & LeVeque, R. J. (1983), "Algorithms for computing the sample
+        variance: analysis and recommendations", The American Statistician 37:242–247.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval.lazy import LazyScores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = LazyScores.from_parquet(folder.name)
+        >>> row = lazy.sufficient_statistics().iloc[0]
+        >>> row["system_a"], row["system_b"], int(row["n"]), round(float(row["sum_d"]), 6), round(float(row["m2_d"]), 6)
+        ('a', 'b', 4, 0.4, 0.02)
+        >>> folder.cleanup()
         """
         groups = self.groups()
         if datasets is not None:
@@ -743,7 +891,44 @@ class LazyScores:
         the CR1/CR2 paired t, the clustered McNemar tests and the CR1 regression of an unpaired
         difference need (:mod:`ranger_eval.lazy._compare`). DuckDB computes them with one
         GROUP BY over the requested rows; Dask with a groupby aggregation. Kept per dataset ×
-        metric for later calls."""
+        metric for later calls.
+
+        Parameters
+        ----------
+        systems : sequence of str, optional
+            Only these systems (default: all).
+        datasets, metrics : sequence of str, optional
+            Only these groups (default: all).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns :data:`CLUSTER_COLUMNS` (``n`` int64, ``sum`` float64).
+
+        Raises
+        ------
+        ScoresError
+            The table has no ``cluster`` column.
+
+        References
+        ----------
+        Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust
+        inference", Journal of Human Resources 50:317–372.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval.lazy import LazyScores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "cluster": list("ppqq") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> stats = LazyScores.from_parquet(folder.name).cluster_statistics(systems=["a"])
+        >>> stats["cluster"].tolist(), stats["n"].tolist(), [round(x, 6) for x in stats["sum"]]
+        (['p', 'q'], [2, 2], [1.4, 1.6])
+        >>> folder.cleanup()
+        """
         if not self.has_cluster:
             raise ScoresError(f"{self._where()} has no 'cluster' column")
         cache: dict[tuple[str, str], pd.DataFrame] = self.__dict__.setdefault(
@@ -1020,7 +1205,49 @@ class LazyScores:
                      metric: str | None = None, datasets: Sequence[str] | None = None,
                      missing: str = "error", level: float = 0.95, **kwargs: Any) -> EffectSizes:
         """Like :func:`ranger_eval.effect_sizes`, from the sufficient statistics (see
-        :func:`ranger_eval.lazy.effect_sizes_lazy`)."""
+        :func:`ranger_eval.lazy.effect_sizes_lazy`).
+
+        Parameters
+        ----------
+        treatment, control : str
+            The two systems (y_i = treatment − control).
+        measure : {"MD", "SMD", "SMCC", "SMCR", "ZCOR"}, optional
+            The effect-size measure (default as :func:`ranger_eval.effect_sizes`).
+        metric : str, optional
+            Required when a dataset has several metrics.
+        datasets : sequence of str, optional
+            Which datasets (default: all).
+        missing : {"error", "intersect"}, default "error"
+            Items scored by only one system: an error, or dropped with a counting warning.
+        level : float, default 0.95
+            Confidence level of the per-dataset intervals.
+        **kwargs
+            The other keywords of :func:`ranger_eval.effect_sizes` (``settings=`` …).
+
+        Returns
+        -------
+        EffectSizes
+            One estimate ``yi`` and sampling variance ``vi`` per dataset, as in memory.
+
+        Raises
+        ------
+        EffectSizeError
+            An unknown measure or a setting the sufficient statistics cannot serve.
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from ranger_eval.lazy import LazyScores
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+        ...               "value": [0.8, 0.6, 0.9, 0.7, 0.7, 0.6, 0.8, 0.5]}
+        ...              ).to_parquet(folder.name + "/scores.parquet")
+        >>> lazy = LazyScores.from_parquet(folder.name)
+        >>> es = lazy.effect_sizes(treatment="a", control="b", measure="MD")
+        >>> es.names, [round(float(y), 6) for y in es.yi], [round(float(v), 6) for v in es.vi]
+        (('qa',), [0.1], [0.001667])
+        >>> folder.cleanup()
+        """
         from ._compare import effect_sizes_lazy
 
         return effect_sizes_lazy(self, treatment=treatment, control=control, measure=measure,
