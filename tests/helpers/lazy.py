@@ -1,5 +1,5 @@
 """The lazy engines the lazy tests run on (DuckDB always, Dask in the slow tier) and how a
-pandas table is opened on each: shared by tests/test_lazy_clusters.py and test_lazy_describe.py."""
+pandas table is opened on each: shared by tests/lazy/test_lazy_clusters.py and test_lazy_describe.py."""
 from __future__ import annotations
 
 import importlib.util

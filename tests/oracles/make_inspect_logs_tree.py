@@ -20,7 +20,7 @@ solver answers from a seeded random stream (right with probability 0.7 for alpha
 
 Rewrites the folder; the inspect_ai version is in every log (``eval.packages``). The names are
 Inspect's own pattern ``<time>_<task>_<id>.<ext>`` with fixed times and ids, so that the tests
-can name them. tests/io/test_logtree.py and tests/test_cli_log_tree.py read the tree;
+can name them. tests/io/test_logtree.py and tests/cli/test_cli_log_tree.py read the tree;
 docs/guide/data/inspect-tree/logs is a copy of it (copy it again after running this script).
 """
 from __future__ import annotations

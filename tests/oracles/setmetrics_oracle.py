@@ -2,7 +2,7 @@
 permutation p-values, computed by scikit-learn, scipy and sacrebleu (no ranger_eval).
 
 Oracle for tests/test_setmetrics.py, tests/effects/test_bootstrap.py and
-tests/test_compare_setmetrics.py. For every case (fixed data, stored in the JSON):
+tests/comparison/test_compare_setmetrics.py. For every case (fixed data, stored in the JSON):
 
 * ``values``: the metric of each system on all items: ``sklearn.metrics.accuracy_score``,
   ``f1_score`` (binary, ``pos_label``), ``f1_score(average="macro")``, ``matthews_corrcoef``,

@@ -35,7 +35,7 @@ def _uniform_paired_t(
     statistics are the one-pair engine's own (:func:`~ranger_eval.stats.many.paired_moments`,
     :meth:`~ranger_eval.stats.many.PairedMoments.ttest` and ``cohens_dz``, system means as
     ``ndarray.mean`` of each row), so every number equals the group-by-group result bit for bit
-    (tests/test_compare_groups.py checks it). Group order: datasets in order, then metrics in
+    (tests/comparison/test_compare_groups.py checks it). Group order: datasets in order, then metrics in
     order of first appearance within the dataset, as :func:`align_groups`.
     """
     from ..stats import EFFECT_THRESHOLDS, many

@@ -27,7 +27,7 @@ from ranger_eval.meta import (
 )
 from ranger_eval.signature import FIELDS
 
-FIXTURE = Path(__file__).parent / "oracles" / "metafor_modreg.json"
+FIXTURE = Path(__file__).parents[1] / "oracles" / "metafor_modreg.json"
 ORACLE = json.loads(FIXTURE.read_text())
 DATASETS = {ds["name"]: ds for ds in ORACLE["datasets"]}
 

@@ -17,7 +17,7 @@ from ranger_eval.cli import app
 from ranger_eval.errors import SettingsError, VerdictError
 from ranger_eval.verdicts.bayes import correlated_ttests, dataset_tests
 
-ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "baycomp_oracle.json")
+ORACLE = json.loads((Path(__file__).resolve().parents[1] / "oracles" / "baycomp_oracle.json")
                     .read_text())
 
 

@@ -310,7 +310,7 @@ def test_every_config_key_is_documented():
         TaskConfig,
     )
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
     internal = {"top_level_meta_keys"}
     for model in (ExperimentConfig, CompareSection, AggregateSection, IRConfig, SystemConfig,
                   TaskConfig):
@@ -607,7 +607,7 @@ def test_compare_and_rank_metrics_that_tasks_lack_are_said(tmp_path):
 
 
 # --------------------------------------------------------------- several logs of one model
-INSPECT_SYSTEMS = Path(__file__).resolve().parent / "oracles" / "inspect_systems"
+INSPECT_SYSTEMS = Path(__file__).resolve().parents[1] / "oracles" / "inspect_systems"
 
 
 def _mcnemar_oracle(a, b) -> float:

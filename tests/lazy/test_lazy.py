@@ -20,7 +20,7 @@ from ranger_eval.lazy import PAIR_COLUMNS, merge_statistics, open_scores  # noqa
 
 RTOL = 1e-9
 ATOL = 1e-12  # for quantities that are 0 up to summation order (a zero mean difference)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _frame(seed: int = 0, n: int = 40, binary: bool = False, systems: tuple[str, ...] = ("A", "B", "C"),
@@ -387,7 +387,7 @@ def test_group_statistics_property(data: st.DataObject) -> None:
 
 
 # --------------------------------------------------------------------------- bad input
-# Every check below runs on both engines (tests/test_lazy_dask.py: the Dask engine on a cluster):
+# Every check below runs on both engines (tests/lazy/test_lazy_dask.py: the Dask engine on a cluster):
 # the same error class and message.
 def test_missing_column(tmp_path: Path, engine: str) -> None:
     p = _write(_frame().drop(columns="item"), tmp_path / "bad.parquet")
@@ -605,7 +605,7 @@ def _extreme_frames(draw: st.DrawFn) -> pd.DataFrame:
     return df if seeded else df.drop(columns="seed")
 
 
-# Dask takes about a second an example here: its run is in the slow run (tests/test_lazy_dask.py
+# Dask takes about a second an example here: its run is in the slow run (tests/lazy/test_lazy_dask.py
 # checks the Dask engine's extremes on a cluster in the default run)
 @pytest.mark.parametrize("engine", ["duckdb", pytest.param("dask", marks=pytest.mark.slow)],
                          indirect=True)

@@ -17,7 +17,7 @@ from ranger_eval.report.html import render_html_report
 from ranger_eval.report.ranking import win_rate_sentence
 
 # whole rank runs (1–3 s each): CI's deep pass; the default tier sees the win rates through the
-# demo (tests/test_cli.py) and tests/test_outputs_plain.py
+# demo (tests/cli/test_cli.py) and tests/test_outputs_plain.py
 pytestmark = pytest.mark.slow
 
 

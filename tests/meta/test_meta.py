@@ -20,7 +20,7 @@ from ranger_eval.meta import (
     meta_analysis,
 )
 
-FIXTURE = Path(__file__).parent / "oracles" / "metafor_meta.json"
+FIXTURE = Path(__file__).parents[1] / "oracles" / "metafor_meta.json"
 ORACLE = json.loads(FIXTURE.read_text())
 DATASETS = {ds["name"]: ds for ds in ORACLE["datasets"]}
 
@@ -204,7 +204,7 @@ def test_fisher_scoring_that_oscillates_still_converges():
     # metafor 3.8: rma(y, v, method="REML") -> "Fisher scoring algorithm did not converge.";
     # with control=list(stepadj=0.5) it converges to tau2 = 0.0559267954021977
     # (tests/oracles/metafor_modreg.json, case "reml_oscillates"; more cases in
-    # tests/test_meta_regression.py)
+    # tests/meta/test_meta_regression.py)
     y = [0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0]
     v = [1, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2]
     res = meta_analysis(y, v, method="REML")

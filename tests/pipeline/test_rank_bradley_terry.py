@@ -21,7 +21,7 @@ from ranger_eval.verdicts.bradley_terry import battle_counts, table_battle_count
 
 BT_FILES = {"bradley_terry.md", "bradley_terry.csv", "bradley_terry.tex"}
 # whole rank runs (1–3 s each): CI's deep pass; the default tier sees the leaderboard through
-# the demo (tests/test_cli.py, tests/report/test_html.py) and the API tests of battle_counts
+# the demo (tests/cli/test_cli.py, tests/report/test_html.py) and the API tests of battle_counts
 pytestmark = pytest.mark.slow
 
 

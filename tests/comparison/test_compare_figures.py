@@ -37,8 +37,8 @@ def test_per_dataset_figures_only_when_asked(tmp_path: Path) -> None:
     md = (tmp_path / "default" / "comparison.md").read_text()
     assert "each of the 3 dataset × metric groups are not drawn by default" in md
     assert "--per-dataset-figures" in md
-    # asked for: tests/test_compare_rank_llm.py (--per-dataset-figures) and
-    # tests/test_pipeline.py (per_dataset_figures=True; one dataset's figures by default)
+    # asked for: tests/comparison/test_compare_rank_llm.py (--per-dataset-figures) and
+    # tests/pipeline/test_pipeline.py (per_dataset_figures=True; one dataset's figures by default)
 
 
 @pytest.mark.slow

@@ -1,5 +1,12 @@
-"""Wilcoxon signed-rank and McNemar tests against R (wilcox.test, mcnemar.test) and scipy at their
-degenerate and branch-switching cases (tests/oracles/stats_r_tests.R)."""
+"""The Wilcoxon signed-rank test (``stats.wilcoxon``) and its Hodges–Lehmann estimate and
+interval: against scipy.stats.wilcoxon (statistic and p-value, every zero method, exact and
+asymptotic), against R's wilcox.test (estimate, interval, p-value, the exact/asymptotic switch at
+n = 50; tests/oracles/stats_r_oracles.R and stats_r_tests.R) and at the degenerate cases (every
+difference zero, constant differences, unachievable levels).
+
+The Wilcoxon path of ``compare`` (dispatch, the Hodges–Lehmann columns of the comparison table,
+the clustered signed-rank test) is tested in tests/comparison/; the Wilcoxon post-hoc of the rank
+tests in tests/aggregate/."""
 from __future__ import annotations
 
 import json
@@ -10,10 +17,14 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from ranger_eval.stats import ALTERNATIVES, mcnemar, wilcoxon
+from ranger_eval.stats import ALTERNATIVES, wilcoxon
+from ranger_eval.stats._hodges_lehmann import hodges_lehmann, walsh_select
+from tests.helpers.samples import paired_sample
 
 ALT = {"two.sided": "two-sided", "greater": "greater", "less": "less"}
 TIGHT = dict(rel=1e-9, abs=1e-12)
+CASES = range(24)
+TOL = dict(rtol=1e-10, atol=1e-12)
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +32,39 @@ def r_oracle(oracles) -> dict:
     return json.loads((oracles / "stats_r_tests.json").read_text())
 
 
-# --- 1. zero_method="zsplit" with every difference zero ------------------------------------------
+# --- 1. statistic and p-value equal scipy.stats.wilcoxon ------------------------------------------
+
+@pytest.mark.parametrize("seed", CASES)
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_wilcoxon_equals_scipy(seed: int, alternative: str) -> None:
+    x, y = paired_sample(seed)
+    if seed % 2:  # discrete scores: ties and zero differences (n > 50: scipy's exact
+        # permutation fallback for small tied samples takes seconds)
+        x, y = paired_sample(seed + 100)
+        while x.size <= 50:
+            x, y = np.concatenate([x, x + 0.3]), np.concatenate([y, y])
+        x, y = np.round(x * 4) / 4, np.round(y * 4) / 4
+        if not np.any(x != y):
+            y = y + 0.25
+    zero_method, cc = ("wilcox", "pratt", "zsplit")[seed % 3], bool(seed % 4 == 1)
+    ours = wilcoxon(x, y, alternative=alternative, zero_method=zero_method,
+                    continuity_correction=cc)
+    # our "auto" switches to the normal approximation at n = 50 like R (scipy's at n = 51)
+    ref = sps.wilcoxon(x, y, alternative=alternative, zero_method=zero_method, correction=cc,
+                       method="asymptotic" if x.size >= 50 else "auto")
+    np.testing.assert_allclose([ours.statistic, ours.pvalue], [ref.statistic, ref.pvalue], **TOL)
+
+
+def test_wilcoxon_methods_equal_scipy() -> None:
+    x, y = paired_sample(3)
+    for method in ("exact", "approx", "auto"):
+        for alt in ALTERNATIVES:
+            ours = wilcoxon(x[:20], y[:20], alternative=alt, method=method)
+            ref = sps.wilcoxon(x[:20], y[:20], alternative=alt, method=method)
+            np.testing.assert_allclose([ours.statistic, ours.pvalue], [ref.statistic, ref.pvalue], **TOL)
+
+
+# --- 2. zero_method="zsplit" with every difference zero ------------------------------------------
 
 @pytest.mark.parametrize("n", [2, 5, 14, 30, 50, 51, 60])
 def test_wilcoxon_zsplit_all_zero_splits_the_rank_sum(n: int) -> None:
@@ -60,34 +103,39 @@ def test_wilcoxon_all_zero_other_zero_methods_keep_statistic_zero() -> None:
         assert (res.statistic, res.pvalue, res.estimate) == (0.0, 1.0, 0.0)
 
 
-# --- 2. McNemar's asymptotic test equals R's mcnemar.test --------------------------------------
+# --- 3. Hodges–Lehmann estimate and interval; R's exact/asymptotic switch -----------------------
 
-def _pairs(a: int, b: int, c: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-    x = np.array([1] * a + [1] * b + [0] * c + [0] * d)
-    y = np.array([1] * a + [0] * b + [1] * c + [0] * d)
-    return x, y
+def _r_oracle(oracles) -> dict:
+    return json.loads((oracles / "stats_r_oracles.json").read_text())
 
 
-def test_mcnemar_asymptotic_equals_r_mcnemar_test(r_oracle: dict) -> None:
-    cases = r_oracle["mcnemar"]
-    assert {(k["b"] - k["c"]) for k in cases} >= {0, 1, -1}
-    for k in cases:
-        x, y = _pairs(k["a"], k["b"], k["c"], k["d"])
-        ours = mcnemar(x, y, exact=False, continuity_correction=k["correct"])
-        if k["statistic"] is None:  # b = c = 0: R gives NaN; ours is the defined "no evidence"
-            assert (ours.statistic, ours.pvalue) == (0.0, 1.0)
-            continue
-        assert ours.statistic == pytest.approx(k["statistic"], rel=1e-12, abs=1e-15), k
-        assert ours.pvalue == pytest.approx(k["p_value"], rel=1e-12), k
+def test_hodges_lehmann_and_interval_equal_r_wilcox_test(oracles) -> None:
+    cases = _r_oracle(oracles)["wilcox"]
+    assert len(cases) >= 20
+    alt = {"two.sided": "two-sided", "greater": "greater", "less": "less"}
+    for case in cases:
+        res = wilcoxon(case["d"], alternative=alt[case["alternative"]], level=case["level"])
+        assert res.estimate == pytest.approx(case["estimate"], rel=1e-9, abs=1e-12)
+        lo = -math.inf if case["ci_low"] is None else case["ci_low"]
+        hi = math.inf if case["ci_high"] is None else case["ci_high"]
+        assert res.ci_low == pytest.approx(lo, rel=1e-9, abs=1e-12)
+        assert res.ci_high == pytest.approx(hi, rel=1e-9, abs=1e-12)
 
 
-def test_mcnemar_b_equals_c_has_no_correction_and_p_one() -> None:
-    x, y = _pairs(10, 10, 10, 20)  # statsmodels: (|0| - 1)^2 / 20 = 0.05, p = 0.823
-    res = mcnemar(x, y, exact=False, continuity_correction=True)
-    assert (res.statistic, res.pvalue) == (0.0, 1.0)
+def test_hodges_lehmann_equals_brute_force_walsh_median() -> None:
+    """Large n takes the selection path (no materialisation); compare with the full matrix.
+    (wilcoxon() itself uses R's normal-approximation roots for n >= 50, within R's tol.root.)"""
+    rng = np.random.default_rng(7)
+    for n, data in [(1500, rng.normal(size=1500)), (900, rng.integers(-3, 4, 900) / 2.0)]:
+        d = np.sort(data)
+        w = np.sort((d[:, None] + d[None, :])[np.triu_indices(n)] / 2.0)
+        assert hodges_lehmann(d, max_enum=1000) == np.median(w)
+        assert hodges_lehmann(d) == np.median(w)
+        if n == 1500:
+            assert wilcoxon(d).estimate == pytest.approx(np.median(w), abs=2e-4)
+        for k in rng.integers(1, w.size + 1, 6):
+            assert walsh_select(d, int(k), max_enum=1000) == w[k - 1]
 
-
-# --- 3. Wilcoxon: R's exact/asymptotic switch, Hodges-Lehmann estimate and interval ---------------
 
 def _r_case_id(k: dict) -> str:
     return f"n{k['n']}-{k['kind']}-{k['alternative']}-{'cc' if k['correct'] else 'nocc'}"

@@ -16,7 +16,7 @@ from ranger_eval.comparison import COLUMNS, compare
 from ranger_eval.errors import CompareError, ScoresError
 from tests.helpers.setmetric_cases import tidy_case as _tidy
 
-ORACLE = json.loads((Path(__file__).parent / "oracles" / "setmetrics_oracle.json").read_text())
+ORACLE = json.loads((Path(__file__).parents[1] / "oracles" / "setmetrics_oracle.json").read_text())
 CASES = {c["name"]: c for c in ORACLE["cases"]}
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ranger_eval.cli import app
 
-TREE = Path(__file__).resolve().parent / "oracles" / "inspect_tree" / "logs"
+TREE = Path(__file__).resolve().parents[1] / "oracles" / "inspect_tree" / "logs"
 runner = CliRunner()
 
 

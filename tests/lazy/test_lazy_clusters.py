@@ -80,7 +80,7 @@ def _assert_same(lazy_c: rg.Comparison, mem_c: rg.Comparison) -> None:
                                    atol=ATOL, err_msg=c)
     assert lazy_c.tests_used == mem_c.tests_used
     # the design in the signature: cluster:cluster and cse:CR2/CR1, and the leaderboard's
-    # mean_ci field (describe from the lazy statistics, tests/test_lazy_describe.py), as in
+    # mean_ci field (describe from the lazy statistics, tests/lazy/test_lazy_describe.py), as in
     # memory
     assert lazy_c.signature.split("|") == mem_c.signature.split("|")
 

@@ -97,7 +97,7 @@ def test_plan_from_a_clustered_pilot_log_reads_its_clusters(tmp_path: Path) -> N
     pilot's passages whole (two Inspect runs' 7 passages), the plan answers in whole clusters
     and says so, and equals rg.plan_from_pilot on the same scores; --cluster without --pilot
     names both options."""
-    logs = Path(__file__).resolve().parent / "oracles" / "inspect_clusters" / "json"
+    logs = Path(__file__).resolve().parents[1] / "oracles" / "inspect_clusters" / "json"
     out = tmp_path / "out"
     scores = rg.read_scores(logs / "strong.json", cluster="passage", system="strong")
     weak = rg.read_scores(logs / "weak.json", cluster="passage", system="weak")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ranger_eval.meta import METHODS, MetaInputError, meta_analysis
 
-ORACLE = json.loads((Path(__file__).parent / "oracles" / "metafor_extreme.json").read_text())
+ORACLE = json.loads((Path(__file__).parents[1] / "oracles" / "metafor_extreme.json").read_text())
 FIELDS = {"estimate": "estimate", "se": "se", "tau2": "tau2", "I2": "I2", "H2": "H2", "QE": "Q",
           "pval": "pvalue", "ci_lb": "ci_low", "ci_ub": "ci_high", "pi_lb": "pi_low",
           "pi_ub": "pi_high"}

@@ -23,7 +23,7 @@ import ranger_eval as rg
 from ranger_eval.io import load_experiment
 from ranger_eval.pipeline import collect_scores
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "glue" / "experiment.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "glue" / "experiment.yaml"
 TASKS = ["mnli", "mrpc", "qnli", "qqp", "rte", "sst2", "wnli"]
 N = {"mnli": 9815, "mrpc": 408, "qnli": 5463, "qqp": 40430, "rte": 277, "sst2": 872, "wnli": 71}
 # ../shared/corpus/README.md, GLUE table: effect, ci_low, ci_upp, weight

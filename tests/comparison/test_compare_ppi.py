@@ -18,7 +18,7 @@ from ranger_eval.errors import CompareError, VerdictError
 from ranger_eval.stats.judged import JudgedPair
 from ranger_eval.stats.ppi import PPIResult, prediction_powered_mean
 
-ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "ppi_oracle.json").read_text())
+ORACLE = json.loads((Path(__file__).resolve().parents[1] / "oracles" / "ppi_oracle.json").read_text())
 DIFF_CASES = [c for c in ORACLE["cases"] if "treatment" in c]
 
 
@@ -126,7 +126,7 @@ def test_what_would_test_the_judge_instead_is_an_error(kwargs: dict, match: str)
         rg.compare(_judged(), **kwargs)
 
 
-ORACLE_CL = json.loads((Path(__file__).resolve().parent / "oracles"
+ORACLE_CL = json.loads((Path(__file__).resolve().parents[1] / "oracles"
                         / "ppi_clustered_oracle.json").read_text())["cases"]
 
 

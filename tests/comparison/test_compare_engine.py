@@ -23,7 +23,7 @@ from ranger_eval.stats import many
 from ranger_eval.stats.resampling import SignFlips, westfall_young_counts
 
 ORACLE = json.loads(
-    (Path(__file__).parent / "oracles" / "westfall_young_multtest.json").read_text()
+    (Path(__file__).parents[1] / "oracles" / "westfall_young_multtest.json").read_text()
 )
 COLS = ["dataset", "system", "metric", "item", "value"]
 

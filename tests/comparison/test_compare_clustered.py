@@ -185,7 +185,7 @@ def test_mcnemar_with_equal_or_many_clusters_is_yang_sun_hardins_modified_test()
                                                             rel=1e-12)
 
 
-ORACLES = Path(__file__).resolve().parent / "oracles"
+ORACLES = Path(__file__).resolve().parents[1] / "oracles"
 
 
 def _oracle_cases() -> list[dict]:

@@ -20,7 +20,7 @@ from ranger_eval.errors import SettingsError, VerdictError
 from ranger_eval.io.runs import read_runs, runs_from_scores
 from ranger_eval.verdicts.aso import aso_groups, format_epsilon, pair_verdict
 
-ORACLE = json.loads((Path(__file__).resolve().parent / "oracles" / "aso_oracle.json")
+ORACLE = json.loads((Path(__file__).resolve().parents[1] / "oracles" / "aso_oracle.json")
                     .read_text())
 
 

@@ -330,7 +330,7 @@ def test_warning_hints_speak_each_callers_language(tmp_path: Path) -> None:
     from ranger_eval.errors import RangerWarning
     from ranger_eval.io import read_scores
 
-    logs = Path(__file__).parent / "oracles" / "inspect_clusters" / "json"
+    logs = Path(__file__).parents[1] / "oracles" / "inspect_clusters" / "json"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         read_scores(logs / "weak.json")

@@ -14,7 +14,7 @@ import pytest
 import ranger_eval as rg
 from ranger_eval.errors import CompareError, SettingsError
 
-ORACLES = Path(__file__).parent / "oracles"
+ORACLES = Path(__file__).parents[1] / "oracles"
 PY = json.loads((ORACLES / "equivalence_oracles.json").read_text())
 R = json.loads((ORACLES / "equivalence_oracles_R.json").read_text())
 

@@ -15,7 +15,7 @@ from ranger_eval.cli import app
 from ranger_eval.output import footer_signature
 from ranger_eval.plots.arena import ratings_plot, win_probability_heatmap
 
-FIXTURE = Path(__file__).resolve().parent / "oracles" / "bradley_terry_oracle.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "oracles" / "bradley_terry_oracle.json"
 
 
 @pytest.fixture(scope="module")

@@ -495,7 +495,7 @@ def test_mcnemar_rows_carry_tangos_score_interval_equal_to_ratesci():
     import json
     from pathlib import Path
 
-    cases = json.loads((Path(__file__).parent / "oracles" / "tango_interval_R.json")
+    cases = json.loads((Path(__file__).parents[1] / "oracles" / "tango_interval_R.json")
                        .read_text())["tango"]
     rows = []
     for k, case in enumerate(c for c in cases if c["level"] == 0.95):

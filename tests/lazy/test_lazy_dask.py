@@ -23,7 +23,7 @@ dd = pytest.importorskip("dask.dataframe", reason="the Dask engine needs the 'da
 distributed = pytest.importorskip("distributed", reason="the cluster tests need distributed")
 
 from ranger_eval.lazy import PAIR_COLUMNS, open_scores  # noqa: E402
-from tests.test_lazy import (  # noqa: E402
+from tests.lazy.test_lazy import (  # noqa: E402
     _assert_same_table,
     _frame,
     _write,
