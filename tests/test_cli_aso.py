@@ -231,13 +231,13 @@ def test_heatmap_and_html_report(tmp_path: Path) -> None:
 
 
 def test_tables_never_round_across_tau() -> None:
-    from ranger_eval.report.verdicts import aso_markdown
+    from ranger_eval.report import to_markdown
     from ranger_eval.verdicts.aso import ASOAnalysis, ASOGroup
 
     matrix = pd.DataFrame([[1.0, 0.1996], [0.9, 1.0]], index=["A", "B"], columns=["A", "B"])
     res = ASOAnalysis((ASOGroup("d", "m", matrix, {"A": 5, "B": 5}, 0.95),), 0.95, 100, 0,
                       0.2, "bonferroni", True)
-    md = aso_markdown(res)
+    md = to_markdown(res)
     assert "| A (5 runs) | – | 0.1996 |" in md and "(ε_min = 0.1996 < 0.2)" in md
 
 
