@@ -51,7 +51,7 @@ def test_aso_command_equals_multi_aso_and_deepsig(tmp_path: Path, j: int) -> Non
     bonferroni = 1 - (1 - case["confidence_level"]) / (k * (k - 1) / 2)
     api = rg.multi_aso(case["scores"], level=case["confidence_level"], correction="bonferroni",
                        n_resamples=100, seed=0)
-    assert api.attrs["confidence_level"] == pytest.approx(bonferroni, rel=1e-15)
+    assert api.attrs["level"] == pytest.approx(bonferroni, rel=1e-15)
     got = np.array(group["epsilon_min"])
     np.testing.assert_allclose(got, api.to_numpy(), rtol=1e-12, atol=0)
     assert group["level"] == pytest.approx(bonferroni, rel=1e-15)
