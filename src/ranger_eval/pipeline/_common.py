@@ -26,6 +26,7 @@ from ..errors import (
     in_callers_words,
     suggest,
 )
+from ..formatting import preview
 from ..io import (
     Experiment,
     IRConfig,
@@ -493,9 +494,7 @@ def _experiment_inputs(exp: Experiment) -> list[Path]:
 
 def _some(names: Iterable[Any], limit: int = 10) -> str:
     """``a, b, c`` (at most ``limit`` names, then ``… (N in all)``)."""
-    names = [str(n) for n in names]
-    more = f", … ({len(names)} in all)" if len(names) > limit else ""
-    return ", ".join(names[:limit]) + more
+    return preview(names, limit, quote=False, tail=", … ({total} in all)")
 
 
 
