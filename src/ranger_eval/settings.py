@@ -97,7 +97,8 @@ SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
 RANK_ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")
 POSTHOCS: tuple[str, ...] = ("nemenyi", "bonferroni-dunn", "holm", "wilcoxon", "conover")
 #: How rank_test decides between systems: Demšar's frequentist rank tests, or autorank's
-#: Bayesian signed-rank test of every pair with a ROPE (issue 21 §1).
+#: Bayesian signed-rank test of every pair with a ROPE (Benavoli et al. 2017), which can also
+#: say two systems are practically equivalent.
 APPROACHES: tuple[str, ...] = ("frequentist", "bayesian")
 #: How the Bayesian rank test's ROPE is set (autorank's ``rope_mode``).
 ROPE_MODES: tuple[str, ...] = ("effsize", "absolute")
@@ -106,14 +107,14 @@ META_TESTS: tuple[str, ...] = ("z", "t", "knha")
 MEASURES: tuple[str, ...] = ("MD", "SMD", "SMCC", "SMCR", "ZCOR")
 META_ORDERS: tuple[str, ...] = ("given", "effect", "weight", "name")
 DEGENERATE: tuple[str, ...] = ("error", "drop")
-#: What a comparison sets out to show (issue 20 §5): a difference (superiority, the classical
+#: What a comparison sets out to show: a difference (superiority, the classical
 #: two-sided or one-sided test), no loss beyond a margin (non-inferiority) or no difference
 #: beyond a margin either way (equivalence, two one-sided tests).
 HYPOTHESES: tuple[str, ...] = ("superiority", "non-inferiority", "equivalence")
 #: The tests that have a non-inferiority / equivalence version (``comparison.hypothesis``).
 MARGIN_TESTS: tuple[str, ...] = ("auto", "paired-t", "welch", "proportions-z", "mcnemar")
-#: The cluster-robust variances of compare's clustered paired t (issue 20 §1;
-#: :mod:`ranger_eval.comparison.clustered`): CR2 with Bell–McCaffrey df (default) or CR1 with t
+#: The cluster-robust variances of compare's clustered paired t
+#: (:mod:`ranger_eval.comparison.clustered`): CR2 with Bell–McCaffrey df (default) or CR1 with t
 #: on C − 1 df (statsmodels, sandwich HC1, Inspect).
 CLUSTER_SES: tuple[str, ...] = ("CR2", "CR1")
 _RESAMPLING = ("permutation", "bootstrap")

@@ -348,7 +348,8 @@ def collect_scores(
 def _known_bounds(scores: Scores, is_ir: bool) -> Scores:
     """``scores`` with the IR measures evaluated from runs (nDCG, AP, P@k, R@k, RR …, every
     measure but the counts) declared in [0, 1] (:func:`ranger_eval.ir.measure_bounds`), where
-    their values lie inside: the intervals of their means stay in range (issue 27 §3)."""
+    their values lie inside: the intervals of their means stay in range (a bootstrap or t
+    interval of a mean nDCG near 1 would otherwise reach past 1)."""
     if not is_ir:
         return scores
     f = scores.frame

@@ -178,7 +178,8 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     test_dict = rank_test.to_dict()
     ranking_dict = ranking.to_dict() if ranking is not None else None
     # the two verdicts on each pair (frequentist pairwise tests against Nemenyi/CD or against
-    # the Bayesian ROPE decisions), explained where they differ (issue 27 §4)
+    # the Bayesian ROPE decisions), explained where they differ: a reader who sees a pair
+    # significant in one table and not in the other is told why both hold
     disagreements = ([] if ranking_dict is None else
                      bayesian_disagreements(ranking_dict, test_dict)
                      if test_dict.get("approach") == "bayesian"
@@ -302,7 +303,8 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
             means = agg.table.groupby(["dataset", "system"], sort=False)["value"].mean()
             table = means.unstack("system")
             n_holes = int(table.isna().to_numpy().sum())
-            if n_holes:  # systems without scores on some datasets (issue 21 §4)
+            if n_holes:  # systems without scores on some datasets: Skillings–Mack ranks them,
+                         # the post-op ranking cannot
                 warnings.warn(
                     f"rank: {n_holes} dataset × system cell(s) have no scores; the post-op "
                     "ranking (IBM §6) needs every system on every dataset and is left out: the "
