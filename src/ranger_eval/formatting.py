@@ -277,15 +277,27 @@ def show(value: object) -> str:
     return repr(value)
 
 
-def preview(values: Iterable[object], limit: int = 10) -> str:
-    """The first ``limit`` values (each as :func:`show`), then ``… (N more)``: how errors list ids.
+def preview(values: Iterable[object], limit: int = 10, *, quote: bool = True,
+            tail: str = ", … ({more} more)", shown: int | None = None,
+            last: str = ", ") -> str:
+    """The first ``limit`` values (each as :func:`show`), then ``… (N more)``: how errors list
+    ids; the options give the other lists of names the messages and reports write.
 
     Parameters
     ----------
     values : iterable
         The values to list.
     limit : int, default 10
-        How many are written out.
+        How many are written out; with more values, the first ``shown`` and the ``tail``.
+    quote : bool, default True
+        Each value as :func:`show` (strings quoted); False: as ``str`` (names in sentences).
+    tail : str, default ``", … ({more} more)"``
+        Written after the values shown when some are not: ``{more}`` is the count left out,
+        ``{total}`` the count of all (``", … ({total} in all)"``, ``" and {more} more"``).
+    shown : int, optional
+        How many are written out when there are more than ``limit`` (default ``limit``).
+    last : str, default ``", "``
+        Between the last two values when all are written (``" and "``: "a, b and c").
 
     Returns
     -------
@@ -298,10 +310,20 @@ def preview(values: Iterable[object], limit: int = 10) -> str:
     "'q1', 'q2'"
     >>> preview(range(12), limit=3)
     '0, 1, 2, … (9 more)'
+    >>> preview(["a", "b", "c"], quote=False, last=" and ")
+    'a, b and c'
+    >>> preview("abcdef", 4, quote=False, tail=" and {more} more", shown=2, last=" and ")
+    'a, b and 4 more'
+    >>> preview("abcdef", 4, quote=False, tail=", … ({total} in all)")
+    'a, b, c, d, … (6 in all)'
     """
-    values = list(values)
-    shown = ", ".join(show(v) for v in values[:limit])
-    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "")
+    items = [show(v) if quote else str(v) for v in values]
+    if len(items) > limit:
+        n = limit if shown is None else shown
+        return ", ".join(items[:n]) + tail.format(more=len(items) - n, total=len(items))
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + last + items[-1]
 
 
 def slug(text: str) -> str:

@@ -97,7 +97,8 @@ SEED_POLICIES: tuple[str, ...] = ("balanced", "allow-unbalanced")
 RANK_ORDERS: tuple[str, ...] = ("successive", "all", "first-vs-rest")
 POSTHOCS: tuple[str, ...] = ("nemenyi", "bonferroni-dunn", "holm", "wilcoxon", "conover")
 #: How rank_test decides between systems: Demšar's frequentist rank tests, or autorank's
-#: Bayesian signed-rank test of every pair with a ROPE (Benavoli et al. 2017, as autorank does).
+#: Bayesian signed-rank test of every pair with a ROPE (Benavoli et al. 2017), which can also
+#: say two systems are practically equivalent.
 APPROACHES: tuple[str, ...] = ("frequentist", "bayesian")
 #: How the Bayesian rank test's ROPE is set (autorank's ``rope_mode``).
 ROPE_MODES: tuple[str, ...] = ("effsize", "absolute")
@@ -112,8 +113,8 @@ DEGENERATE: tuple[str, ...] = ("error", "drop")
 HYPOTHESES: tuple[str, ...] = ("superiority", "non-inferiority", "equivalence")
 #: The tests that have a non-inferiority / equivalence version (``comparison.hypothesis``).
 MARGIN_TESTS: tuple[str, ...] = ("auto", "paired-t", "welch", "proportions-z", "mcnemar")
-#: The cluster-robust variances of compare's clustered paired t, for items that share a passage
-#: or prompt (:mod:`ranger_eval.comparison.clustered`): CR2 with Bell–McCaffrey df (default) or CR1 with t
+#: The cluster-robust variances of compare's clustered paired t
+#: (:mod:`ranger_eval.comparison.clustered`): CR2 with Bell–McCaffrey df (default) or CR1 with t
 #: on C − 1 df (statsmodels, sandwich HC1, Inspect).
 CLUSTER_SES: tuple[str, ...] = ("CR2", "CR1")
 _RESAMPLING = ("permutation", "bootstrap")

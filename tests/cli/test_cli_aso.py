@@ -51,7 +51,7 @@ def test_aso_command_equals_multi_aso_and_deepsig(tmp_path: Path, j: int) -> Non
     bonferroni = 1 - (1 - case["confidence_level"]) / (k * (k - 1) / 2)
     api = rg.multi_aso(case["scores"], level=case["confidence_level"], correction="bonferroni",
                        n_resamples=100, seed=0)
-    assert api.attrs["confidence_level"] == pytest.approx(bonferroni, rel=1e-15)
+    assert api.attrs["level"] == pytest.approx(bonferroni, rel=1e-15)
     got = np.array(group["epsilon_min"])
     np.testing.assert_allclose(got, api.to_numpy(), rtol=1e-12, atol=0)
     assert group["level"] == pytest.approx(bonferroni, rel=1e-15)
@@ -231,13 +231,13 @@ def test_heatmap_and_html_report(tmp_path: Path) -> None:
 
 
 def test_tables_never_round_across_tau() -> None:
-    from ranger_eval.report.verdicts import aso_markdown
+    from ranger_eval.report import to_markdown
     from ranger_eval.verdicts.aso import ASOAnalysis, ASOGroup
 
     matrix = pd.DataFrame([[1.0, 0.1996], [0.9, 1.0]], index=["A", "B"], columns=["A", "B"])
     res = ASOAnalysis((ASOGroup("d", "m", matrix, {"A": 5, "B": 5}, 0.95),), 0.95, 100, 0,
                       0.2, "bonferroni", True)
-    md = aso_markdown(res)
+    md = to_markdown(res)
     assert "| A (5 runs) | – | 0.1996 |" in md and "(ε_min = 0.1996 < 0.2)" in md
 
 

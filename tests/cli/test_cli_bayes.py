@@ -237,3 +237,25 @@ def test_run_bayes_is_the_pipeline_and_returns_the_command_run(tmp_path: Path) -
     sig = rg.parse_signature(json.loads((tmp_path / "out" / "manifest.json").read_text())
                              ["signature"])
     assert sig["prior"] == "1@left" and sig["n_draws"] == "300"
+
+
+def test_bayes_json_uses_n_draws_and_the_report_reads_files_of_earlier_releases(
+        tmp_path: Path) -> None:
+    """bayes.json says ``n_draws`` (the glossary's word); the HTML report of a folder whose
+    bayes.json an earlier release wrote (``n_samples``) reads the same count from it."""
+    src = tmp_path / "table.csv"
+    pd.DataFrame({"dataset": [f"d{i}" for i in range(5)], "a": [0.1, 0.2, 0.3, 0.4, 0.5],
+                  "b": [0.2, 0.25, 0.31, 0.5, 0.55]}).to_csv(src, index=False)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["bayes", str(src), "--test", "sign", "--n-draws", "1234",
+                                      "--figures", "none", "--html", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    saved = json.loads((out / "bayes.json").read_text())
+    assert saved["result"]["n_draws"] == 1234 and "n_samples" not in saved["result"]
+    page = (out / "report.html").read_text()
+    assert "(1234 posterior draws" in page
+    saved["result"]["n_samples"] = saved["result"].pop("n_draws")
+    (out / "bayes.json").write_text(json.dumps(saved, indent=2))
+    again = CliRunner().invoke(app, ["report", str(out)])
+    assert again.exit_code == 0, again.output
+    assert "(1234 posterior draws" in (out / "report.html").read_text()

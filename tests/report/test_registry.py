@@ -97,20 +97,20 @@ def test_every_result_type_renders_in_the_four_forms(result: Any) -> None:
 
 
 def test_the_named_renderers_are_the_registered_ones() -> None:
-    """The per-type functions the commands called stay importable: they are what the
-    registry dispatches to."""
+    """The per-type renderings, private to their report module (the commands call only the
+    registry), are what the registry dispatches to."""
     from ranger_eval.report import arena, plan, ranking, verdicts
     from ranger_eval.stats.power import Plan
     from ranger_eval.verdicts.aso import ASOAnalysis
     from ranger_eval.verdicts.bayes import BayesAnalysis
     from ranger_eval.verdicts.bradley_terry import Ratings
 
-    assert to_markdown.dispatch(Ratings) is arena.arena_markdown
-    assert to_json.dispatch(Ratings) is arena.arena_json
-    assert to_latex.dispatch(ASOAnalysis) is verdicts.aso_latex
-    assert to_csv.dispatch(BayesAnalysis) is verdicts.bayes_csv
-    assert to_json.dispatch(Plan) is plan.plan_json
-    assert to_json.dispatch(rg.WinRate) is ranking.win_rate_json
+    assert to_markdown.dispatch(Ratings) is arena._arena_markdown
+    assert to_json.dispatch(Ratings) is arena._arena_json
+    assert to_latex.dispatch(ASOAnalysis) is verdicts._aso_latex
+    assert to_csv.dispatch(BayesAnalysis) is verdicts._bayes_csv
+    assert to_json.dispatch(Plan) is plan._plan_json
+    assert to_json.dispatch(rg.WinRate) is ranking._win_rate_json
 
 
 def test_an_unknown_type_is_a_report_error() -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import ranger_eval as rg
 from ranger_eval import settings as S
 from ranger_eval.errors import RenamedKeywordError, SettingsError, VerdictError
-from ranger_eval.verdicts.aso import MIN_SCORES, _aso_core, violation_ratio
+from ranger_eval.verdicts.aso import MIN_SCORES, _aso_core, aso_groups, violation_ratio
 from ranger_eval.verdicts.aso import deepsig_draws as deepsig_indices
 
 ORACLE = json.loads((Path(__file__).resolve().parents[1] / "oracles" / "aso_oracle.json")
@@ -189,7 +189,7 @@ def test_multi_aso_within_monte_carlo_error_of_deepsig(j: int) -> None:
     expect = np.array(case["deepsig_matrix"])
     k = len(names)
     level = 0.95 + 0.05 / (k * (k - 1) / 2)
-    assert mat.attrs["confidence_level"] == pytest.approx(level)
+    assert mat.attrs["level"] == pytest.approx(level)
     for r in range(k):
         for c in range(r + 1, k):
             res = rg.aso(case["scores"][names[r]], case["scores"][names[c]],
@@ -207,7 +207,7 @@ def test_multi_aso_cells_are_aso_at_the_corrected_level(correction: str, level: 
     rng = np.random.default_rng(3)
     scores = {s: rng.normal(mu, 1, 12) for s, mu in [("x", 0.0), ("y", 0.4), ("z", 0.8)]}
     mat = rg.multi_aso(scores, n_resamples=300, seed=4, correction=correction)
-    assert mat.attrs["confidence_level"] == pytest.approx(level)
+    assert mat.attrs["level"] == pytest.approx(level)
     names = list(scores)
     for i, r in enumerate(names):
         for c in names[i + 1:]:
@@ -318,7 +318,7 @@ def test_multi_aso_of_two_systems_has_no_correction_and_no_nan() -> None:
     # rg.multi_aso leave the level as it is
     a, b = [0.90, 0.91, 0.92, 0.93, 0.94], [0.1, 0.2, 0.3, 0.4, 0.5]
     mat = rg.multi_aso({"A": a, "B": b}, n_resamples=100, seed=0)
-    assert mat.attrs["confidence_level"] == 0.95
+    assert mat.attrs["level"] == 0.95
     one = rg.aso(a, b, n_resamples=100, seed=0)
     assert mat.loc["A", "B"] == one.epsilon_min == 0.0
     assert mat.loc["B", "A"] == 1.0
@@ -345,3 +345,18 @@ def test_aso_renamed_keywords_name_their_replacement(old: dict[str, object], new
         rg.aso(*data, **old)  # type: ignore[arg-type]
     with pytest.raises(RenamedKeywordError, match="'use_bonferroni': it is called 'correction'"):
         rg.multi_aso({"a": [1.0, 2, 3, 4, 5], "b": [2.0, 3, 4, 5, 6]}, use_bonferroni=True)
+
+
+def test_json_keys_are_the_glossary_words() -> None:
+    """``ASOResult.to_dict`` and ``ASOAnalysis.to_dict`` (aso.json) say ``level``,
+    ``n_resamples`` and ``n_resamples_degenerate``, as the other results do."""
+    one = rg.aso([0.1, 0.2, 0.3, 0.4, 0.5], [0.3, 0.4, 0.5, 0.6, 0.7], n_resamples=50, seed=1)
+    d = one.to_dict()
+    assert (d["level"], d["n_resamples"], d["n_resamples_degenerate"]) == \
+        (one.level, 50, one.n_degenerate)
+    assert not {"confidence_level", "n_bootstrap", "n_bootstrap_degenerate"} & set(d)
+    runs = pd.DataFrame({"dataset": "d", "metric": "m", "system": ["a"] * 5 + ["b"] * 5,
+                         "seed": list(range(5)) * 2,
+                         "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.3, 0.4, 0.5, 0.6, 0.7]})
+    whole = aso_groups(runs, n_resamples=50, seed=1).to_dict()
+    assert whole["n_resamples"] == 50 and "n_bootstrap" not in whole

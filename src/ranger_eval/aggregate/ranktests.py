@@ -72,6 +72,7 @@ from scipy.special import log_ndtr, ndtr
 from .._frames import as_frame, float_values, id_strings
 from .._lazymodule import lazy_module
 from ..errors import AggregateError, Hint, renamed_keywords
+from ..formatting import preview
 from ..settings import POSTHOCS as _POSTHOCS
 from ..settings import RankSettings, resolve_settings
 from ..signature import Signature, make_signature
@@ -491,8 +492,8 @@ def _holes_text(df: pd.DataFrame, present: np.ndarray, limit: int = 3) -> str:
 
 
 def _names(names: Sequence[object], limit: int = 5) -> str:
-    shown = ", ".join(repr(str(x)) for x in names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    """Quoted names of an error or warning: "'a', 'b' and 3 more"."""
+    return preview([str(x) for x in names], limit, tail=" and {more} more")
 
 
 def _usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, tuple[str, ...]]:

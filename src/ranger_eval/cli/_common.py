@@ -33,7 +33,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 SYSTEM_FROM_HELP = ("Name the systems of evaluation logs after run_id, file, task_args.<key>, "
                     "generate_config.<key> … instead of the model (several logs of one model); "
                     "comma-separated to combine.")
-#: ``--cluster`` of compare, meta, rank and arena (clustered questions, issues 20 and 27)
+#: ``--cluster`` of compare, meta, rank and arena: items of one cluster (questions on one
+#: passage) are not independent, so their variances and resamples treat a cluster as one unit
 CLUSTER_HELP = ("The field holding each item's cluster (passage, document, template, subject): "
                 "a table's column, an Inspect sample-metadata key or an lm-eval doc field. "
                 "Tests then treat clusters, not items, as independent.")

@@ -26,6 +26,7 @@ from ..errors import (
     in_callers_words,
     suggest,
 )
+from ..formatting import preview
 from ..io import (
     Experiment,
     IRConfig,
@@ -347,7 +348,8 @@ def collect_scores(
 def _known_bounds(scores: Scores, is_ir: bool) -> Scores:
     """``scores`` with the IR measures evaluated from runs (nDCG, AP, P@k, R@k, RR …, every
     measure but the counts) declared in [0, 1] (:func:`ranger_eval.ir.measure_bounds`), where
-    their values lie inside: the intervals of their means stay in range (issue 27 §3)."""
+    their values lie inside: the intervals of their means stay in range (a bootstrap or t
+    interval of a mean nDCG near 1 would otherwise reach past 1)."""
     if not is_ir:
         return scores
     f = scores.frame
@@ -493,9 +495,7 @@ def _experiment_inputs(exp: Experiment) -> list[Path]:
 
 def _some(names: Iterable[Any], limit: int = 10) -> str:
     """``a, b, c`` (at most ``limit`` names, then ``… (N in all)``)."""
-    names = [str(n) for n in names]
-    more = f", … ({len(names)} in all)" if len(names) > limit else ""
-    return ", ".join(names[:limit]) + more
+    return preview(names, limit, quote=False, tail=", … ({total} in all)")
 
 
 

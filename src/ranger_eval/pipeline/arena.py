@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import report
 from ..errors import ConfigError
 from ..io.battles import read_battles
 from ..io.tables import is_item_table, read_scores, read_table
 from ..output import OutputFolder
 from ..plots.arena import ratings_plot, win_probability_heatmap
-from ..report.arena import arena_csv, arena_json, arena_latex, arena_markdown
 from ..settings import ArenaSettings
 from ..verdicts.bradley_terry import battle_counts, bradley_terry
 from ._common import collecting_warnings, finish_outputs
@@ -58,10 +58,10 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
         result = bradley_terry(fitted, settings=settings)
     folder = OutputFolder(out, [path], figures)
     folder.claim(ARENA_OUTPUTS)
-    folder.text("arena.md", arena_markdown(result))
-    folder.text("arena.csv", arena_csv(result))
-    folder.text("arena.tex", arena_latex(result))
-    folder.text("arena.json", arena_json(result))
+    folder.text("arena.md", report.to_markdown(result))
+    folder.text("arena.csv", report.to_csv(result))
+    folder.text("arena.tex", report.to_latex(result))
+    folder.text("arena.json", report.to_json(result))
     folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
     folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
                   ("pdf", "png"))

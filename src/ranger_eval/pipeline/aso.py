@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import report
 from ..io.runs import read_runs
 from ..output import OutputFolder
 from ..plots.aso import aso_heatmap
-from ..report.verdicts import aso_csv, aso_json, aso_latex, aso_markdown, figure_suffix
+from ..report.verdicts import figure_suffix
 from ..settings import ASOSettings
 from ..verdicts.aso import aso_groups
 from ._common import collecting_warnings, finish_outputs
@@ -60,10 +61,10 @@ def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,
         result = aso_groups(read_runs(path), settings=settings)
     folder = OutputFolder(out, [path], figures)
     folder.claim(ASO_OUTPUTS)
-    folder.text("aso.md", aso_markdown(result))
-    folder.text("aso.csv", aso_csv(result))
-    folder.text("aso.tex", aso_latex(result))
-    folder.text("aso.json", aso_json(result))
+    folder.text("aso.md", report.to_markdown(result))
+    folder.text("aso.csv", report.to_csv(result))
+    folder.text("aso.tex", report.to_latex(result))
+    folder.text("aso.json", report.to_json(result))
     keys = [(g.dataset, g.metric) for g in result.groups]
     for i in range(len(keys)):
         folder.figure(lambda i=i: aso_heatmap(result, i), figure_stem("aso", keys, i),

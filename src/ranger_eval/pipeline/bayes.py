@@ -19,11 +19,11 @@ from typing import Any
 
 import pandas as pd
 
+from .. import report
 from ..errors import InputError
 from ..io.tables import read_scores
 from ..output import OutputFolder
 from ..plots.bayes import posterior_plot, simplex_plot
-from ..report.verdicts import bayes_csv, bayes_json, bayes_latex, bayes_markdown
 from ..settings import BayesSettings
 from ..verdicts.bayes import correlated_ttests, dataset_tests
 from ._common import collecting_warnings, finish_outputs
@@ -64,10 +64,10 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
                                    settings=settings)
     folder = OutputFolder(out, [path], figures)
     folder.claim(BAYES_OUTPUTS)
-    folder.text("bayes.md", bayes_markdown(result))
-    folder.text("bayes.csv", bayes_csv(result))
-    folder.text("bayes.tex", bayes_latex(result))
-    folder.text("bayes.json", bayes_json(result))
+    folder.text("bayes.md", report.to_markdown(result))
+    folder.text("bayes.csv", report.to_csv(result))
+    folder.text("bayes.tex", report.to_latex(result))
+    folder.text("bayes.json", report.to_json(result))
     pairs = [(g.dataset, g.metric, r.names[0], r.names[1], r)
              for g in result.groups for r in g.results]
     keys = [(d, m, a, b) for d, m, a, b, _ in pairs]

@@ -7,7 +7,6 @@ when the figure is drawn, not with ``--figures none``; every other import is at 
 """
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,14 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..aggregate.agreement import margin_disagreements
+from .. import report
 from ..comparison import declared_set_metrics, metric_directions
 from ..effects import EffectSizes, degenerate_text, effect_sizes, zero_variance_reasons
 from ..errors import ConfigError, EffectSizeError, Hint, RangerError, ScoresError
 from ..io import Experiment, IRConfig, experiment_from_table, load_experiment
 from ..meta import MetaResult, meta_analysis
 from ..output import FIGURE_FORMATS, OutputFolder
-from ..report.meta import meta_latex, meta_markdown
 from ..scores import Scores
 from ..settings import MetaSettings
 from ._common import (
@@ -236,7 +234,6 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
     cfg = exp.config
     control = exp.system_label(cfg.control)
     treatment = exp.system_label(cfg.treatment)
-    signature = str(res.result.signature)
     start = len(out.written)
     k = len(res.result.names)
     if k > FOREST_MAX_ROWS:
@@ -253,26 +250,16 @@ def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder
     frame.insert(0, "task_id", [ids.get(d, d) for d in frame["dataset"]])
     frame["weight"] = res.result.weights
     out.text("effects.csv", frame.to_csv(index=False, lineterminator="\n"))
-    payload = {
-        "title": res.title,
-        "control": cfg.control,
-        "treatment": cfg.treatment,
-        "control_label": control,
-        "treatment_label": treatment,
-        "measure": cfg.measure,
-        "skipped": res.skipped,
-        "result": res.result.to_dict(),
-        # the test of no effect against the margin's verdict, where they seem to disagree
-        **({"disagreements": why} if (why := margin_disagreements(res.result)) else {}),
-        "signature": signature,
-    }
-    out.text("summary.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
+    header = {"title": res.title, "control": cfg.control, "treatment": cfg.treatment,
+              "control_label": control, "treatment_label": treatment, "measure": cfg.measure,
+              "skipped": res.skipped}
+    out.text("summary.json", report.to_json(res.result, header=header))
     details: dict[str, Any] = dict(
         n=dict(zip(res.result.names, np.asarray(res.effects.n).tolist(), strict=True)),
         title=res.title, control=control, treatment=treatment, skipped=res.skipped,
     )
-    out.text("summary.md", meta_markdown(res.result, **details))
-    out.text("summary.tex", meta_latex(res.result, **details))
+    out.text("summary.md", report.to_markdown(res.result, **details))
+    out.text("summary.tex", report.to_latex(res.result, **details))
     out.flush()
     return out.written[start:]
 

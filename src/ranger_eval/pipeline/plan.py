@@ -3,13 +3,12 @@ comparison, from parameters (:func:`ranger_eval.plan`) or simulated from a pilot
 (:func:`ranger_eval.plan_from_pilot`); writes ``plan.json``, ``plan.md`` and the manifest."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from .. import report
 from ..errors import ConfigError, Hint
 from ..output import OutputFolder
-from ..report.plan import plan_markdown
 from ..settings import PLAN_TESTS, PlanSettings, settings_fields
 from ..stats.pilot import plan_from_pilot
 from ..stats.power import plan
@@ -62,10 +61,8 @@ def run_plan(out: str | Path, command: str | None = None, *,
             inputs = []
         folder = OutputFolder(out, inputs, None)
         folder.claim(PLAN_OUTPUTS)
-        folder.text("plan.json", json.dumps({"result": result.to_dict(),
-                                             "signature": str(result.signature)},
-                                            indent=2, allow_nan=False) + "\n")
-        folder.text("plan.md", plan_markdown(result))
+        folder.text("plan.json", report.to_json(result))
+        folder.text("plan.md", report.to_markdown(result))
     caught += finish_outputs(folder, str(result.signature), command, False, caught)
     return CommandRun(result, tuple(folder.written), tuple(caught), settings=settings,
                       command="plan")

@@ -10,7 +10,6 @@ input only).
 from __future__ import annotations
 
 import dataclasses
-import json
 import warnings
 from collections.abc import Sequence
 from functools import partial
@@ -28,7 +27,7 @@ from ..io import Experiment, adapters, load_experiment, read_scores
 from ..io.files import check_input_file
 from ..io.tables import ITEM_TABLE, check_ids, is_item_table, read_table, row_location
 from ..output import FIGURE_FORMATS, OutputFolder
-from ..report.arena import arena_csv, arena_dict, arena_latex, arena_markdown, rank_sentences
+from ..report.arena import rank_sentences
 from ..scores import Scores
 from ..settings import CompareSettings, RankSettings, settings_fields
 from ..verdicts.bradley_terry import battle_counts, bradley_terry, table_battle_counts
@@ -179,7 +178,8 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     test_dict = rank_test.to_dict()
     ranking_dict = ranking.to_dict() if ranking is not None else None
     # the two verdicts on each pair (frequentist pairwise tests against Nemenyi/CD or against
-    # the Bayesian ROPE decisions), explained where they differ (issue 27 §4)
+    # the Bayesian ROPE decisions), explained where they differ: a reader who sees a pair
+    # significant in one table and not in the other is told why both hold
     disagreements = ([] if ranking_dict is None else
                      bayesian_disagreements(ranking_dict, test_dict)
                      if test_dict.get("approach") == "bayesian"
@@ -188,15 +188,8 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
                                                 disagreements))
     out.text("ranking.csv", report.to_csv(main))
     out.text("ranking.tex", report.to_latex(main, **extra))
-    payload = {"rank_test": test_dict,
-               "ranking": ranking_dict,
-               "naive_means": None if naive is None else {str(k): float(v)
-                                                          for k, v in naive.items()},
-               **_bradley_terry_payload(bradley_terry),
-               **({"win_rate": win_rates.to_dict()} if win_rates is not None else {}),
-               **({"disagreements": disagreements} if disagreements else {}),
-               "signature": str(main.signature)}
-    out.text("ranking.json", json.dumps(payload, indent=2, allow_nan=False) + "\n")
+    out.text("ranking.json", report.to_json(rank_test, ranking=ranking, naive=naive,
+                                            bradley_terry=bradley_terry, win_rates=win_rates))
     if ranking is not None:
         rank_signature = rank_test.signature
         out.text("ranktest.md", report.to_markdown(rank_test), rank_signature)
@@ -216,21 +209,12 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     return out.written[start:]
 
 
-def _bradley_terry_payload(bradley_terry: Any | None) -> dict[str, Any]:
-    """ranking.json's ``bradley_terry``: the leaderboard (``Ratings``, NaN as null), or
-    ``{"skipped": why}``; nothing when it was switched off."""
-    if bradley_terry is None:
-        return {}
-    if isinstance(bradley_terry, str):
-        return {"bradley_terry": {"skipped": bradley_terry}}
-    return {"bradley_terry": arena_dict(bradley_terry)}
-
-
 def _write_bradley_terry(ratings: Any, out: OutputFolder) -> None:
     sig = ratings.signature
-    out.text("bradley_terry.md", arena_markdown(ratings, title="Bradley–Terry leaderboard"), sig)
-    out.text("bradley_terry.csv", arena_csv(ratings), sig)
-    out.text("bradley_terry.tex", arena_latex(ratings), sig)
+    out.text("bradley_terry.md", report.to_markdown(ratings, title="Bradley–Terry leaderboard"),
+             sig)
+    out.text("bradley_terry.csv", report.to_csv(ratings), sig)
+    out.text("bradley_terry.tex", report.to_latex(ratings), sig)
     out.figure(partial(bradley_terry_figure, ratings), "bradley_terry_ratings",
                ("pdf", "svg", "png"), signature=sig)
 
@@ -319,7 +303,8 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
             means = agg.table.groupby(["dataset", "system"], sort=False)["value"].mean()
             table = means.unstack("system")
             n_holes = int(table.isna().to_numpy().sum())
-            if n_holes:  # systems without scores on some datasets (issue 21 §4)
+            if n_holes:  # systems without scores on some datasets: Skillings–Mack ranks them,
+                         # the post-op ranking cannot
                 warnings.warn(
                     f"rank: {n_holes} dataset × system cell(s) have no scores; the post-op "
                     "ranking (IBM §6) needs every system on every dataset and is left out: the "

@@ -13,8 +13,8 @@ from ..verdicts.bradley_terry import Ratings
 from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["RANK_TEXT", "arena_caption", "arena_csv", "arena_dict", "arena_json", "arena_latex",
-           "arena_markdown", "leaderboard_sentences", "rank_sentences", "relative_header"]
+__all__ = ["RANK_TEXT", "arena_caption", "arena_dict", "leaderboard_sentences", "rank_sentences",
+           "relative_header"]
 
 #: Most models whose rank interval :func:`rank_sentences` states one by one (the table has all).
 SENTENCE_MODELS = 20
@@ -113,7 +113,7 @@ def leaderboard_sentences(board: list[dict[str, Any]], level: float) -> list[str
     return [first, f"{each}{more}."]
 
 
-def arena_markdown(ratings: Any, *, title: str = "Arena leaderboard") -> str:
+def _arena_markdown(ratings: Any, *, title: str = "Arena leaderboard") -> str:
     """The leaderboard table with intervals, the verdicts in words (:func:`rank_sentences`),
     the caption and the signature."""
     board = ratings.to_frame()
@@ -132,7 +132,7 @@ def arena_markdown(ratings: Any, *, title: str = "Arena leaderboard") -> str:
     return "\n".join(lines)
 
 
-def arena_latex(ratings: Any) -> str:
+def _arena_latex(ratings: Any) -> str:
     """The leaderboard as a booktabs table with the caption and the signature."""
     board = ratings.to_frame()
     rows = [[latex_escape(r.model), f"{r.rating:.1f}", latex_escape(_ci(r.ci_low, r.ci_high)),
@@ -144,7 +144,7 @@ def arena_latex(ratings: Any) -> str:
                        signature=str(ratings.signature))
 
 
-def arena_csv(ratings: Any) -> str:
+def _arena_csv(ratings: Any) -> str:
     """The leaderboard as plain CSV (one row per model, best first)."""
     return plain_csv(pd.DataFrame(ratings.to_frame()))
 
@@ -167,13 +167,13 @@ def arena_dict(ratings: Any) -> dict[str, Any]:
     return cleaned
 
 
-def arena_json(ratings: Any) -> str:
+def _arena_json(ratings: Any) -> str:
     """The full result (``Ratings.to_dict``) as JSON; NaN (no bootstrap) is written as null."""
     return json.dumps({"result": arena_dict(ratings), "signature": str(ratings.signature)},
                       indent=2, allow_nan=False) + "\n"
 
 
-to_markdown.register(Ratings)(arena_markdown)
-to_latex.register(Ratings)(arena_latex)
-to_csv.register(Ratings)(arena_csv)
-to_json.register(Ratings)(arena_json)
+to_markdown.register(Ratings)(_arena_markdown)
+to_latex.register(Ratings)(_arena_latex)
+to_csv.register(Ratings)(_arena_csv)
+to_json.register(Ratings)(_arena_json)

@@ -13,7 +13,7 @@ from ..meta import MetaResult
 from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["meta_csv", "meta_json", "meta_latex", "meta_markdown", "meta_mde_sentence"]
+__all__ = ["meta_latex", "meta_markdown", "meta_mde_sentence"]
 
 
 #: Above this many datasets the Markdown/LaTeX summaries list only the summary row (a table of
@@ -162,12 +162,12 @@ def _signed(value: float, decimals: int = 4) -> str:
     return text.replace("-", "$-$", 1)
 
 
-def meta_csv(result: MetaResult, path: str | Path | None = None) -> str:
+def _meta_csv(result: MetaResult, path: str | Path | None = None) -> str:
     """The per-dataset effects and weights (``MetaResult.to_frame``) as plain CSV."""
     return plain_csv(result.to_frame(), path)
 
 
-def meta_json(result: MetaResult, *, header: Mapping[str, Any] | None = None) -> str:
+def _meta_json(result: MetaResult, *, header: Mapping[str, Any] | None = None) -> str:
     """``summary.json`` of ``ranger-eval meta``: the run's ``header`` fields (title, the two
     systems and their labels, measure, skipped datasets) first, then ``result``
     (``MetaResult.to_dict``), the sentences where the test of no effect and the margin's
@@ -185,5 +185,5 @@ def meta_json(result: MetaResult, *, header: Mapping[str, Any] | None = None) ->
 
 to_markdown.register(MetaResult)(meta_markdown)
 to_latex.register(MetaResult)(meta_latex)
-to_csv.register(MetaResult)(meta_csv)
-to_json.register(MetaResult)(meta_json)
+to_csv.register(MetaResult)(_meta_csv)
+to_json.register(MetaResult)(_meta_json)

@@ -12,7 +12,7 @@ from ..stats.power import Plan
 from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import latex_escape, latex_table, plain_csv
 
-__all__ = ["plan_csv", "plan_json", "plan_latex", "plan_markdown"]
+__all__: list[str] = []  # the renderings are reached through the registry
 
 
 def _value(value: object) -> str:
@@ -32,7 +32,7 @@ def _solved(result: Plan | PilotPlan, key: str) -> bool:
     return key == result.solved_for or (key == "n_exact" and result.solved_for == "n")
 
 
-def plan_markdown(result: Plan | PilotPlan) -> str:
+def _plan_markdown(result: Plan | PilotPlan) -> str:
     """The plan's summary sentence, its fields as a two-column table, and the signature."""
     lines = ["# Plan", "", result.summary(), ""]
     if isinstance(result, PilotPlan):
@@ -47,8 +47,8 @@ def plan_markdown(result: Plan | PilotPlan) -> str:
     return "\n".join(lines)
 
 
-def plan_latex(result: Plan | PilotPlan) -> str:
-    """The quantities of :func:`plan_markdown` as a booktabs table (the solved one in bold);
+def _plan_latex(result: Plan | PilotPlan) -> str:
+    """The quantities of :func:`_plan_markdown` as a booktabs table (the solved one in bold);
     the summary sentence is the caption, the signature the footnote."""
     rows = [[f"\\textbf{{{latex_escape(k)}}} (solved)" if _solved(result, k) else latex_escape(k),
              latex_escape(_value(v))] for k, v in _quantities(result)]
@@ -56,7 +56,7 @@ def plan_latex(result: Plan | PilotPlan) -> str:
                        label="tab:plan", signature=str(result.signature))
 
 
-def plan_csv(result: Plan | PilotPlan) -> str:
+def _plan_csv(result: Plan | PilotPlan) -> str:
     """Every quantity of the plan as plain CSV: ``quantity, value, solved`` (values at full
     precision; empty where not applicable)."""
     frame = pd.DataFrame({"quantity": [k for k, _ in _quantities(result)],
@@ -65,14 +65,14 @@ def plan_csv(result: Plan | PilotPlan) -> str:
     return plain_csv(frame)
 
 
-def plan_json(result: Plan | PilotPlan) -> str:
+def _plan_json(result: Plan | PilotPlan) -> str:
     """``plan.json`` of ``ranger-eval plan``: the full result (``to_dict``) and its signature."""
     return json.dumps({"result": result.to_dict(), "signature": str(result.signature)},
                       indent=2, allow_nan=False) + "\n"
 
 
 for _cls in (Plan, PilotPlan):
-    to_markdown.register(_cls)(plan_markdown)
-    to_latex.register(_cls)(plan_latex)
-    to_csv.register(_cls)(plan_csv)
-    to_json.register(_cls)(plan_json)
+    to_markdown.register(_cls)(_plan_markdown)
+    to_latex.register(_cls)(_plan_latex)
+    to_csv.register(_cls)(_plan_csv)
+    to_json.register(_cls)(_plan_json)

@@ -22,10 +22,7 @@ from ..formatting import format_pvalue
 from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import _md_escape, jsonable, latex_escape, latex_table, plain_csv
 
-__all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex",
-           "win_rate_markdown", "win_rate_latex", "bayes_rank_markdown", "bayes_rank_latex",
-           "rank_test_csv", "ranking_csv", "win_rate_csv", "bayes_rank_csv", "rank_json",
-           "ranking_json", "win_rate_json"]
+__all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex"]
 
 
 def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
@@ -111,7 +108,7 @@ def rank_test_latex(res: RankTest, naive: pd.Series | None = None, *,
                         str(res.signature), label)
 
 
-def rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
+def _rank_test_csv(res: RankTest, path: str | Path | None = None) -> str:
     return plain_csv(res.to_frame(), path)
 
 
@@ -151,7 +148,7 @@ def _bayes_rank_caption(res: BayesianRankTest) -> str:
             + (f" ({groups})." if groups else "; there are none."))
 
 
-def bayes_rank_markdown(res: BayesianRankTest, naive: pd.Series | None = None) -> str:
+def _bayes_rank_markdown(res: BayesianRankTest, naive: pd.Series | None = None) -> str:
     """Markdown: one row per system (central tendency, spread, average rank, the decision of
     the first system against it, groups), what was done, every pair's verdict in words, the
     signature."""
@@ -167,7 +164,7 @@ def bayes_rank_markdown(res: BayesianRankTest, naive: pd.Series | None = None) -
     return "\n".join(lines)
 
 
-def bayes_rank_latex(res: BayesianRankTest, naive: pd.Series | None = None, *,
+def _bayes_rank_latex(res: BayesianRankTest, naive: pd.Series | None = None, *,
                      label: str = "tab:ranger-ranktest") -> str:
     """Booktabs table of the systems' rows; the caption says the method and the first system's
     verdict against every other; ``label``; signature."""
@@ -178,7 +175,7 @@ def bayes_rank_latex(res: BayesianRankTest, naive: pd.Series | None = None, *,
                         f"{_bayes_rank_caption(res)} {said}", str(res.signature), label)
 
 
-def bayes_rank_csv(res: BayesianRankTest, path: str | Path | None = None) -> str:
+def _bayes_rank_csv(res: BayesianRankTest, path: str | Path | None = None) -> str:
     return plain_csv(res.to_frame(), path)
 
 
@@ -224,7 +221,7 @@ def ranking_latex(r: Ranking, *, label: str = "tab:ranger-ranking") -> str:
                         label)
 
 
-def ranking_csv(r: Ranking, path: str | Path | None = None) -> str:
+def _ranking_csv(r: Ranking, path: str | Path | None = None) -> str:
     return plain_csv(r.to_frame(), path)
 
 
@@ -314,7 +311,7 @@ def _win_rate_caption(w: WinRate) -> str:
     return text
 
 
-def win_rate_markdown(w: WinRate) -> str:
+def _win_rate_markdown(w: WinRate) -> str:
     """Markdown: one row per system (win rate, interval, datasets counted), the result in
     words, the signature."""
     lines = _md_table(_win_rate_rows(w), ["---", "---:", "---:", "---:"])
@@ -322,13 +319,13 @@ def win_rate_markdown(w: WinRate) -> str:
     return "\n".join(lines)
 
 
-def win_rate_latex(w: WinRate, *, label: str = "tab:ranger-winrate") -> str:
-    """Booktabs table of :func:`win_rate_markdown`'s rows, caption, ``label``, signature."""
+def _win_rate_latex(w: WinRate, *, label: str = "tab:ranger-winrate") -> str:
+    """Booktabs table of :func:`_win_rate_markdown`'s rows, caption, ``label``, signature."""
     return _latex_table(_win_rate_rows(w), "lrrr", _win_rate_caption(w), str(w.signature),
                         label)
 
 
-def win_rate_csv(w: WinRate, path: str | Path | None = None) -> str:
+def _win_rate_csv(w: WinRate, path: str | Path | None = None) -> str:
     return plain_csv(w.to_frame(), path)
 
 
@@ -338,18 +335,18 @@ def _result_json(result: Any) -> str:
                       indent=2, allow_nan=False) + "\n"
 
 
-def ranking_json(r: Ranking) -> str:
+def _ranking_json(r: Ranking) -> str:
     """The ranking alone (``Ranking.to_dict``) as JSON; ``ranking.json`` of ``ranger-eval
-    rank`` is :func:`rank_json` of its rank test with this ranking."""
+    rank`` is :func:`_rank_json` of its rank test with this ranking."""
     return _result_json(r)
 
 
-def win_rate_json(w: WinRate) -> str:
+def _win_rate_json(w: WinRate) -> str:
     """The win rates (``WinRate.to_dict``) as JSON."""
     return _result_json(w)
 
 
-def rank_json(rank_test: RankTest | BayesianRankTest, *, ranking: Ranking | None = None,
+def _rank_json(rank_test: RankTest | BayesianRankTest, *, ranking: Ranking | None = None,
               naive: pd.Series | None = None, bradley_terry: Any | None = None,
               win_rates: WinRate | None = None) -> str:
     """``ranking.json`` of ``ranger-eval rank``: ``rank_test`` and ``ranking`` (their
@@ -385,19 +382,19 @@ def rank_json(rank_test: RankTest | BayesianRankTest, *, ranking: Ranking | None
     return json.dumps(payload, indent=2, allow_nan=False) + "\n"
 
 
-to_json.register(RankTest)(rank_json)
-to_json.register(BayesianRankTest)(rank_json)
-to_json.register(Ranking)(ranking_json)
-to_json.register(WinRate)(win_rate_json)
-to_markdown.register(WinRate)(win_rate_markdown)
-to_latex.register(WinRate)(win_rate_latex)
-to_csv.register(WinRate)(win_rate_csv)
-to_markdown.register(BayesianRankTest)(bayes_rank_markdown)
-to_latex.register(BayesianRankTest)(bayes_rank_latex)
-to_csv.register(BayesianRankTest)(bayes_rank_csv)
+to_json.register(RankTest)(_rank_json)
+to_json.register(BayesianRankTest)(_rank_json)
+to_json.register(Ranking)(_ranking_json)
+to_json.register(WinRate)(_win_rate_json)
+to_markdown.register(WinRate)(_win_rate_markdown)
+to_latex.register(WinRate)(_win_rate_latex)
+to_csv.register(WinRate)(_win_rate_csv)
+to_markdown.register(BayesianRankTest)(_bayes_rank_markdown)
+to_latex.register(BayesianRankTest)(_bayes_rank_latex)
+to_csv.register(BayesianRankTest)(_bayes_rank_csv)
 to_markdown.register(RankTest)(rank_test_markdown)
 to_latex.register(RankTest)(rank_test_latex)
-to_csv.register(RankTest)(rank_test_csv)
+to_csv.register(RankTest)(_rank_test_csv)
 to_markdown.register(Ranking)(ranking_markdown)
 to_latex.register(Ranking)(ranking_latex)
-to_csv.register(Ranking)(ranking_csv)
+to_csv.register(Ranking)(_ranking_csv)

@@ -2,9 +2,9 @@
 :func:`to_json` (and :func:`to_html` for the tables that have an HTML form) render every
 result type the commands write.
 
-Each is a :func:`functools.singledispatch` function; the per-type renderers (``arena_markdown``,
-``aso_json``, ``comparison_csv`` …) are its registered implementations, in the module of their
-result family:
+Each is a :func:`functools.singledispatch` function; the per-type renderers (``_arena_markdown``,
+``_aso_json``, ``comparison_csv`` …) are its registered implementations, in the module of their
+result family (private where nothing but the registry calls them):
 
 ============================  =============================================  ==================
 result type                   registered in                                  command

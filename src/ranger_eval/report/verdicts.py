@@ -21,9 +21,8 @@ from ..verdicts.bayes import BayesAnalysis
 from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import jsonable, latex_escape, latex_table, plain_csv
 
-__all__ = ["BAYES_TITLES", "bayes_headers", "figure_names", "figure_suffix", "aso_caption", "aso_csv", "aso_group_lines", "aso_json", "aso_latex", "aso_markdown",
-           "bayes_caption", "bayes_csv", "bayes_group_lines", "bayes_json", "bayes_latex",
-           "bayes_markdown"]
+__all__ = ["BAYES_TITLES", "aso_caption", "aso_group_lines", "bayes_caption", "bayes_group_lines",
+           "bayes_headers", "figure_names", "figure_suffix"]
 
 
 def _pct(level: float) -> str:
@@ -113,7 +112,7 @@ def aso_caption(result: Any) -> str:
         + f"; the diagonal is 1, as deepsig's.{direction}{skipped}")
 
 
-def aso_markdown(result: Any) -> str:
+def _aso_markdown(result: Any) -> str:
     """Per dataset × metric: the verdicts in words, the ε_min matrix; the caption and the
     signature."""
     data = result.to_dict()
@@ -138,12 +137,12 @@ def aso_markdown(result: Any) -> str:
     return "\n".join(lines)
 
 
-def aso_csv(result: Any) -> str:
+def _aso_csv(result: Any) -> str:
     """One row per ordered pair of every dataset × metric (``ASOAnalysis.to_frame``)."""
     return plain_csv(pd.DataFrame(result.to_frame()))
 
 
-def aso_latex(result: Any) -> str:
+def _aso_latex(result: Any) -> str:
     """Every ε_min matrix as one booktabs table (rows: dataset · metric · system)."""
     data = result.to_dict()
     names = list(dict.fromkeys(n for g in data["groups"] for n in g["systems"]))
@@ -163,7 +162,7 @@ def aso_latex(result: Any) -> str:
                        label="tab:aso", signature=str(result.signature))
 
 
-def aso_json(result: Any) -> str:
+def _aso_json(result: Any) -> str:
     """The full result (``ASOAnalysis.to_dict``) as JSON."""
     return _result_json(result)
 
@@ -227,7 +226,7 @@ def bayes_headers(test: str) -> list[str]:
     return ["datasets", *probs, "MC s.e."]
 
 
-def bayes_markdown(result: Any) -> str:
+def _bayes_markdown(result: Any) -> str:
     """Per dataset × metric (across datasets: per metric): the verdicts, the table of posterior
     probabilities; the caption and the signature."""
     data = result.to_dict()
@@ -244,12 +243,12 @@ def bayes_markdown(result: Any) -> str:
     return "\n".join(lines)
 
 
-def bayes_csv(result: Any) -> str:
+def _bayes_csv(result: Any) -> str:
     """One row per pair of every dataset × metric (``BayesAnalysis.to_frame``)."""
     return plain_csv(pd.DataFrame(result.to_frame()))
 
 
-def bayes_latex(result: Any) -> str:
+def _bayes_latex(result: Any) -> str:
     """The posterior probabilities of every pair as one booktabs table."""
     data = result.to_dict()
     heads = [latex_escape(h).replace("B − A", "B $-$ A") for h in bayes_headers(result.test)]
@@ -261,17 +260,17 @@ def bayes_latex(result: Any) -> str:
                        signature=str(result.signature))
 
 
-def bayes_json(result: Any) -> str:
+def _bayes_json(result: Any) -> str:
     """The full result (``BayesAnalysis.to_dict``) as JSON."""
     return _result_json(result)
 
 
 
-to_markdown.register(ASOAnalysis)(aso_markdown)
-to_latex.register(ASOAnalysis)(aso_latex)
-to_csv.register(ASOAnalysis)(aso_csv)
-to_json.register(ASOAnalysis)(aso_json)
-to_markdown.register(BayesAnalysis)(bayes_markdown)
-to_latex.register(BayesAnalysis)(bayes_latex)
-to_csv.register(BayesAnalysis)(bayes_csv)
-to_json.register(BayesAnalysis)(bayes_json)
+to_markdown.register(ASOAnalysis)(_aso_markdown)
+to_latex.register(ASOAnalysis)(_aso_latex)
+to_csv.register(ASOAnalysis)(_aso_csv)
+to_json.register(ASOAnalysis)(_aso_json)
+to_markdown.register(BayesAnalysis)(_bayes_markdown)
+to_latex.register(BayesAnalysis)(_bayes_latex)
+to_csv.register(BayesAnalysis)(_bayes_csv)
+to_json.register(BayesAnalysis)(_bayes_json)

@@ -101,7 +101,8 @@ class ASOResult:
     ``threshold``, e.g. 0.2) mean that A almost stochastically dominates B. ``level`` is the
     bound's confidence level, ``n_resamples`` the bootstrap rounds (``n_degenerate`` of them
     had W₂² = 0), ``settings`` the :class:`~ranger_eval.settings.ASOSettings` of the call.
-    ``to_dict`` keeps the JSON keys of earlier releases (``confidence_level``,
+    ``to_dict`` uses the glossary's words (``level``, ``n_resamples``,
+    ``n_resamples_degenerate``; earlier releases wrote ``confidence_level``,
     ``n_bootstrap``, ``n_bootstrap_degenerate``).
     """
 
@@ -143,9 +144,9 @@ class ASOResult:
         """JSON-friendly: every field and the signature."""
         return {"name_a": self.name_a, "name_b": self.name_b, "epsilon_min": self.epsilon_min,
                 "violation_ratio": self.violation_ratio, "sigma_hat": self.sigma_hat,
-                "confidence_level": self.level, "n_a": self.n_a, "n_b": self.n_b,
-                "n_bootstrap": self.n_resamples, "seed": self.seed,
-                "n_bootstrap_degenerate": self.n_degenerate,
+                "level": self.level, "n_a": self.n_a, "n_b": self.n_b,
+                "n_resamples": self.n_resamples, "seed": self.seed,
+                "n_resamples_degenerate": self.n_degenerate,
                 "signature": str(self.signature)}
 
 
@@ -403,7 +404,7 @@ def multi_aso(scores_by_system: object, *, level: float = _DEFAULT.level,
     of one ``dataset`` and ``metric``). ``higher_is_better=False`` negates the scores first.
     ``settings``: an :class:`~ranger_eval.settings.ASOSettings` instead of the keywords (its
     ``level``, ``n_resamples``, ``seed``, ``correction``, ``higher_is_better``). ``attrs``
-    holds the signature, the corrected confidence level (``confidence_level``), the number of
+    holds the signature, the corrected confidence level (``level``), the number of
     scores per system and the settings object of the call (``attrs["settings"]``).
 
     Parameters
@@ -453,7 +454,7 @@ def multi_aso(scores_by_system: object, *, level: float = _DEFAULT.level,
     A       1.0  0.004  0.000
     B       1.0  1.000  0.145
     C       1.0  1.000  1.000
-    >>> round(m.attrs["confidence_level"], 4)
+    >>> round(m.attrs["level"], 4)
     0.9833
     """
     s = resolve_settings(ASOSettings, {
@@ -474,7 +475,7 @@ def multi_aso(scores_by_system: object, *, level: float = _DEFAULT.level,
             eps[j, i] = _eps(1 - ratio, sigma, const, bound)
     frame = pd.DataFrame(eps, index=pd.Index(names, name="system"),
                          columns=pd.Index(names, name="over"))
-    frame.attrs["confidence_level"] = bound
+    frame.attrs["level"] = bound
     frame.attrs["n_scores"] = {n: int(len(d)) for n, d in dists.items()}
     frame.attrs["signature"] = str(make_signature("aso", {
         "level": s.level, "corr": s.correction, "n_resamples": s.n_resamples, "seed": s.seed}))
@@ -585,9 +586,9 @@ class ASOAnalysis:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: settings, every matrix, verdict and skipped group, the signature
-        (``n_bootstrap``: the JSON key of earlier releases for ``n_resamples``)."""
+        (``n_resamples``; earlier releases wrote ``n_bootstrap``)."""
         return {
-            "level": self.level, "n_bootstrap": self.n_resamples,
+            "level": self.level, "n_resamples": self.n_resamples,
             "seed": self.seed, "threshold": self.threshold, "correction": self.correction,
             "higher_is_better": self.higher_is_better, "skipped": list(self.skipped),
             "groups": [{"dataset": g.dataset, "metric": g.metric,
@@ -679,7 +680,7 @@ def aso_groups(runs: pd.DataFrame | Scores, *, level: float = _DEFAULT.level,
         matrix = multi_aso(dists, settings=s)
         groups.append(ASOGroup(str(dataset), str(metric), matrix,
                                dict(matrix.attrs["n_scores"]),
-                               float(matrix.attrs["confidence_level"])))
+                               float(matrix.attrs["level"])))
     if skipped:
         warnings.warn(f"ASO: left out {len(skipped)} dataset × metric group(s) with fewer than "
                       f"two systems: {'; '.join(skipped[:5])}"

@@ -168,7 +168,7 @@ class BayesResult:
             "p_rope": self.p_rope, "p_right": self.p_right, "rope": self.rope, "n": self.n,
             "higher_is_better": self.higher_is_better, "mean": self.mean, "scale": self.scale,
             "df": self.df, "runs": self.runs, "prior": self.prior,
-            "prior_place": self.prior_place, "n_samples": self.n_draws, "seed": self.seed,
+            "prior_place": self.prior_place, "n_draws": self.n_draws, "seed": self.seed,
             "mc_se": None if self.mc_se is None else list(self.mc_se),
             "signature": str(self.signature),
         }
@@ -568,7 +568,7 @@ class BayesAnalysis:
         return {
             "test": self.test, "rope": self.rope, "runs": self.runs, "level": self.level,
             "higher_is_better": self.higher_is_better, "from_seeds": self.from_seeds,
-            "prior": self.prior, "n_samples": self.n_draws, "seed": self.seed,
+            "prior": self.prior, "n_draws": self.n_draws, "seed": self.seed,
             "groups": [{"dataset": g.dataset, "metric": g.metric, "pairs": [
                 {"a": r.names[0], "b": r.names[1], "n": r.n, "runs": r.runs, "mean": r.mean,
                  "scale": r.scale, "df": r.df, "p_left": r.p_left, "p_rope": r.p_rope,

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ...errors import ReportError
-from ...formatting import format_pvalue
+from ...formatting import format_pvalue, preview
 from ...signature import parse_signature
 from ..tables import jsonable
 
@@ -240,12 +240,9 @@ def _alpha(value: float) -> str:
 
 
 def _names(names: Sequence[str], limit: int = 10) -> str:
-    names = list(names)
-    if len(names) > limit:
-        names = names[: limit - 2] + [f"{len(names) - limit + 2} more"]
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    """Names in a sentence: "a, b and c"; past ``limit``, "a, …, h and 4 more"."""
+    return preview(names, limit, quote=False, tail=" and {more} more", shown=limit - 2,
+                   last=" and ")
 
 
 def _plural(n: int, word: str, many: str | None = None) -> str:

@@ -108,7 +108,7 @@ def _rank(a: _Analysis) -> None:
     if isinstance(stat, (int, float)) and isinstance(p, (int, float)) and len(avg) > 2:
         text = (f"Friedman test over {_plural(n_data, 'dataset')} and {len(avg)} systems: "
                 f"χ²_F{_ties(rt)} = {float(stat):.2f}, {_p(float(p))}")
-        if rt.get("test") == "skillings-mack":  # a dataset lacks some systems: Friedman needs the full table
+        if rt.get("test") == "skillings-mack":  # Friedman with missing cells (Skillings & Mack 1981)
             text = (f"{_skillings_mack(rt)} over {_plural(n_data, 'dataset')} and {len(avg)} "
                     f"systems: T = {float(stat):.2f}, {_p(float(p))}")
         decide = float(p)
