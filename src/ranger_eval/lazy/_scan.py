@@ -33,6 +33,10 @@ import pandas as pd
 from ..errors import ScoresError
 from ..formatting import preview as _preview
 from ..progress import progress_bar
+from ..scores import Scores
+from ..stats._scale import SAFE_HI, SAFE_LO, exponent
+from ._compare import compare_lazy, effect_sizes_lazy
+from ._describe import describe_lazy
 from ._numeric import (
     OWN_FIELDS,
     PAIR_FIELDS,
@@ -553,8 +557,6 @@ class LazyScores:
         ``columns="all"`` keeps metadata columns (``label``, ``prediction``, …); ``"keys"``
         reads only the key columns, ``value`` and ``seed``.
         """
-        from ..scores import Scores
-
         conds = [f"{col} IN ({', '.join(_lit(w) for w in wanted)})"
                  for col, wanted in self._selection(datasets, metrics, systems)]
         meta = [c for c in self._schema.columns if c not in (*KEYS, "value", "seed")]
@@ -868,27 +870,19 @@ class LazyScores:
     # ------------------------------------------------------------------ analyses
     def __ranger_compare__(self, **kwargs: Any) -> Comparison:
         """The hook :func:`ranger_eval.compare` calls: see :func:`ranger_eval.lazy.compare_lazy`."""
-        from ._compare import compare_lazy
-
         return compare_lazy(self, **kwargs)
 
     def __ranger_describe__(self, **kwargs: Any) -> pd.DataFrame:
         """The hook :func:`ranger_eval.describe` calls: see :mod:`ranger_eval.lazy._describe`."""
-        from ._describe import describe_lazy
-
         return describe_lazy(self, **kwargs)
 
     def describe(self, **kwargs: Any) -> pd.DataFrame:
         """Same as ``ranger_eval.describe(self, **kwargs)``: each system's mean, its (cluster-
         robust) standard error and interval from the sufficient statistics."""
-        from ._describe import describe_lazy
-
         return describe_lazy(self, **kwargs)
 
     def compare(self, **kwargs: Any) -> Comparison:
         """Same as ``ranger_eval.compare(self, **kwargs)``."""
-        from ._compare import compare_lazy
-
         return compare_lazy(self, **kwargs)
 
     def effect_sizes(self, *, treatment: str, control: str, measure: str | None = None,
@@ -896,8 +890,6 @@ class LazyScores:
                      missing: str = "error", level: float = 0.95, **kwargs: Any) -> EffectSizes:
         """Like :func:`ranger_eval.effect_sizes`, from the sufficient statistics (see
         :func:`ranger_eval.lazy.effect_sizes_lazy`)."""
-        from ._compare import effect_sizes_lazy
-
         return effect_sizes_lazy(self, treatment=treatment, control=control, measure=measure,
                                  metric=metric, datasets=datasets, missing=missing, level=level,
                                  **kwargs)
@@ -912,8 +904,6 @@ def _safe(g: GroupStatistics, i: int, j: int) -> bool:
     """Whether the plain float64 statistics of systems i and j are exact enough: their largest
     |score| is 0 or within [SAFE_LO, SAFE_HI] of :mod:`ranger_eval.stats._scale` (an overflowed
     seed mean, inf, is not)."""
-    from ..stats._scale import SAFE_HI, SAFE_LO
-
     top = _top(g, i, j)
     return top == 0.0 or SAFE_LO <= top <= SAFE_HI
 
@@ -938,8 +928,6 @@ class _ExtremeGroup:
     def statistics(self, a: str, b: str, e: int | None) -> tuple[int, GroupStatistics]:
         """(e, statistics of the group's scores times 2^-e); ``e`` None: the binary exponent of
         the largest |row value| of systems a and b (:func:`ranger_eval.stats._scale.exponent`)."""
-        from ..stats._scale import exponent
-
         if self._frame is None:
             self._frame = self._lazy.load(datasets=[self._d], metrics=[self._m],
                                           systems=list(self._systems), columns="keys").frame
