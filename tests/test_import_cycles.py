@@ -111,6 +111,7 @@ def test_the_finder_sees_cycles_and_only_inside_the_packages() -> None:
 # --------------------------------------------------------------------------- imports at the top
 SRC = Path(__file__).resolve().parents[1] / "src" / "ranger_eval"
 ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+_INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from \.|from ranger_eval|import ranger_eval)", re.M)
 _PAIR = re.compile(r"`(ranger_eval[\w.]*)`\s*→\s*`(ranger_eval[\w.]*)`")
 
 
@@ -134,8 +135,11 @@ def function_level_imports(path: Path) -> list[tuple[str, str, int]]:
     """(importer, imported, line) of every import of a ``ranger_eval`` module inside a function
     of the file at ``path``."""
     module, package = _module_name(path)
+    text = path.read_text(encoding="utf-8")
+    if not _INDENTED_IMPORT.search(text):  # no indented import at all: nothing to parse
+        return []
     found = []
-    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for fn in ast.walk(ast.parse(text)):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for node in ast.walk(fn):
