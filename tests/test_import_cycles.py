@@ -9,7 +9,10 @@ everything).
 """
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +106,81 @@ def test_the_finder_sees_cycles_and_only_inside_the_packages() -> None:
     assert import_cycles(g, ("p", "q")) == [["p.a", "p.b", "p.c"], ["q.x"]]
     assert import_cycles(g, ("p", "r")) == [["p.a", "p.b", "p.c"], ["p.d", "r.y"]]
     assert import_cycles(g, ("p.d", "p.e")) == []
+
+
+# --------------------------------------------------------------------------- imports at the top
+SRC = Path(__file__).resolve().parents[1] / "src" / "ranger_eval"
+ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+_INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from \.|from ranger_eval|import ranger_eval)", re.M)
+_PAIR = re.compile(r"`(ranger_eval[\w.]*)`\s*→\s*`(ranger_eval[\w.]*)`")
+
+
+def kept_lazy(text: str) -> list[tuple[str, str]]:
+    """The importer → imported prefix pairs of the "Imports" section of architecture.md: the one
+    list of function-level imports of ``ranger_eval`` modules."""
+    section = text.split("\n## Imports\n", 1)[1].split("\n## ", 1)[0]
+    return _PAIR.findall(section)
+
+
+def _module_name(path: Path) -> tuple[str, str]:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    if parts[-1] == "__init__":
+        name = ".".join(parts[:-1])
+        return name, name
+    name = ".".join(parts)
+    return name, name.rsplit(".", 1)[0]
+
+
+def function_level_imports(path: Path) -> list[tuple[str, str, int]]:
+    """(importer, imported, line) of every import of a ``ranger_eval`` module inside a function
+    of the file at ``path``."""
+    module, package = _module_name(path)
+    text = path.read_text(encoding="utf-8")
+    if not _INDENTED_IMPORT.search(text):  # no indented import at all: nothing to parse
+        return []
+    found = []
+    for fn in ast.walk(ast.parse(text)):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    targets = [".".join(base + ([node.module] if node.module else []))]
+                    if node.module is None:  # from . import x: the submodules
+                        targets = [f"{targets[0]}.{a.name}" for a in node.names]
+                else:
+                    targets = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            found += [(module, t, node.lineno) for t in targets
+                      if t == "ranger_eval" or t.startswith("ranger_eval.")]
+    return sorted(set(found))
+
+
+def _inside_one(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def test_function_level_imports_are_the_listed_ones() -> None:
+    allowed = kept_lazy(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert len(allowed) >= 5
+    stray = [
+        f"{importer}:{line} imports {imported}"
+        for path in sorted(SRC.rglob("*.py"))
+        for importer, imported, line in function_level_imports(path)
+        if not any(_inside_one(importer, a) and _inside_one(imported, b) for a, b in allowed)
+    ]
+    assert stray == [], ("move these imports to the top of their module, or add the pair with "
+                         "its measured reason to the Imports section of docs/architecture.md: "
+                         + "; ".join(stray))
+
+
+def test_the_import_walk_finds_function_level_imports() -> None:
+    assert kept_lazy("x\n## Imports\n- `ranger_eval.a` → `ranger_eval.b`: why\n## Next\n"
+                     "- `ranger_eval.c` → `ranger_eval.d`\n") == [("ranger_eval.a", "ranger_eval.b")]
+    found = function_level_imports(SRC / "aggregate" / "ranking.py")
+    assert ("ranger_eval.aggregate.ranking", "ranger_eval.plots.graph") in [f[:2] for f in found]
+    assert all(imported != "ranger_eval.aggregate.metrics" for _, imported, _ in found)

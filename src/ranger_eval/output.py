@@ -16,6 +16,7 @@ from typing import Any
 from . import atomic
 from ._version import __version__
 from .errors import ConfigError
+from .progress import progress_bar
 
 __all__ = ["FIGURE_FORMATS", "OutputFolder", "figure_workers", "warm_figure_modules"]
 
@@ -306,7 +307,6 @@ class OutputFolder:
             return []
         import gc
 
-        from .progress import progress_bar
 
         results: list[tuple[list[str], str | None]] = [([], None) for _ in jobs]
         order = sorted(range(len(jobs)), key=lambda i: -costs[i])  # stable: queue order

@@ -36,7 +36,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import CompareError, Hint
-from .scores import Scores
+from .scores import Scores, seed_imbalance
+from .stats import _scale
+from .stats._scale import mean as _mean
 
 __all__ = [
     "MIN_BLOCK_ROWS",
@@ -79,7 +81,6 @@ def per_seed_sd(per_seed: np.ndarray) -> float:
     """
     if per_seed.size < 2:
         return math.nan
-    from .stats import _scale
 
     return _scale.std(per_seed)
 
@@ -134,7 +135,6 @@ class Group:
         once: every pair, mean row and test choice reads them)."""
         object.__setattr__(self, "_position", {s: i for i, s in enumerate(self.names)})
         rows = [self.row(s) for s in self.names]
-        from .stats._scale import mean as _mean  # no overflow near the float64 limit
 
         object.__setattr__(self, "means", tuple(_mean(r) for r in rows))
         object.__setattr__(self, "binary", tuple(is_binary(r) for r in rows))
@@ -506,8 +506,6 @@ def _check_seeds(
     scores: Scores, g: pd.DataFrame, dataset: str, metric: str, names: Sequence[str]
 ) -> None:
     """CompareError when the systems' seeds are unbalanced (``seeds="balanced"``)."""
-    from .scores import seed_imbalance
-
     sub = g[g["system"].isin(list(names))]
     per = sub.groupby("system", sort=False).agg(
         n_seeds=("seed", "nunique"), n_items=("item", "nunique"), rows=("value", "size")

@@ -90,6 +90,7 @@ import pandas as pd
 from .errors import EffectSizeError, RangerError, suggest
 from .stats._scale import row_exponents, scaled_rows
 from .stats.many import ranks_from_codes
+from .stats.resampling import BootstrapIndices, SignFlips
 
 __all__ = [
     "NAMES",
@@ -751,8 +752,6 @@ def bootstrap_values(
     ``BootstrapIndices(n, n_resamples, seed)``), so differences between runs are paired.
     Returns the (n_resamples × R) matrix and the seed actually used (``None`` draws one).
     """
-    from .stats.resampling import BootstrapIndices
-
     idx = BootstrapIndices(enc.n, n_resamples, seed)
     out = np.empty((idx.n_resamples, enc.n_runs))
     rows = _rows(enc, batch)
@@ -778,8 +777,6 @@ def cluster_bootstrap_values(
     for every run (paired). A resample holds sum of its clusters' sizes items; resamples of
     equal size are evaluated together. With one item per cluster in item order this is
     :func:`bootstrap_values`. Returns the (n_resamples × R) matrix and the seed used."""
-    from .stats.resampling import BootstrapIndices
-
     codes = np.asarray(codes, dtype=np.int64).reshape(-1)
     if codes.size != enc.n:
         raise ValueError(f"codes: {codes.size} cluster codes for {enc.n} items")
@@ -825,8 +822,6 @@ def permutation_statistics(
     Returns the (resamples × contrasts) statistics, whether they are exact, and the seed (None
     when exact).
     """
-    from .stats.resampling import SignFlips
-
     flips = SignFlips(enc.n, n_resamples, seed)
     n = enc.n
     ar = np.arange(n, dtype=np.int64)

@@ -69,5 +69,6 @@ def test_option_objects_are_public() -> None:
                  "MultiForestStyle", "FunnelStyle"):
         cls = getattr(plots, name)
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
-        assert name == "PlotStyle" or getattr(rg, name) is cls, name
+        assert name in plots.__all__, name
+        assert not hasattr(rg, name), name  # style objects live in rg.plots, not at the top level
     assert issubclass(plots.ForestStyle, plots.PlotStyle)

@@ -57,6 +57,7 @@ import pandas as pd
 
 from .._lazymodule import lazy_module
 from ..design import resolve_design
+from ..effects import effect_sizes
 from ..errors import AggregateError, Hint, check_choice, check_level
 from ..formatting import format_level, format_pvalue
 from ..meta import METHODS, MetaResult, meta_analysis
@@ -953,8 +954,6 @@ def predictive_check(
             effects = error_reduction(scores, treatment=treatment, control=control, metric=metric,
                                       n_resamples=n_res, seed=seed)
         else:
-            from ..effects import effect_sizes
-
             effects = effect_sizes(scores, treatment=treatment, control=control, measure=effect,
                                    metric=metric)
     data = _as_input(effects)

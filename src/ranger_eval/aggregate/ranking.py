@@ -43,6 +43,7 @@ from ..settings import RANK_ORDERS, RankSettings, resolve_settings, signature_fi
 from ..signature import Signature, make_signature
 from .comparisons import aggregate_comparisons
 from .metrics import aggregate_metrics, metric_direction, standardized_means
+from .topsis import _closeness, kendall_tau
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -402,8 +403,6 @@ def _topsis(per: pd.Series, higher_is_better: Mapping[str, bool] | bool | None,
     """TOPSIS over the systems' per-(dataset, metric) means, weighted by metric × dataset weights,
     (``per``, :func:`_cell_means`), min–max normalised (pymcdm's default, as in the IBM paper's
     §7.4, and location free), and Kendall's τ between its order and ``order``."""
-    from .topsis import _closeness, kendall_tau
-
     means = per.unstack("system")
     matrix = means.T.reindex(order)  # systems × (dataset, metric) criteria
     # criterion weights w_metric · w_dataset and directions, per level of the criteria's

@@ -87,6 +87,7 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame, float_values, id_strings
+from ..design import resolve_design
 from ..errors import AggregateError, renamed_keywords
 from ..scores import CLUSTER, CLUSTER_NAME
 from ..settings import WinRateSettings, resolve_settings
@@ -638,8 +639,6 @@ def _scores_cells(scores: Any, metric: str | None
     the item bootstrap is the design's (:func:`~ranger_eval.design.resolve_design`): whole
     clusters with a ``cluster`` column, else items; returned as its label (``items`` or
     ``cluster(NAME)``)."""
-    from ..design import resolve_design
-
     design = resolve_design(scores)
     label = design.label if design.clustered else "items"
     metrics = tuple(scores.metrics)

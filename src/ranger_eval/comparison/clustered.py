@@ -77,8 +77,12 @@ import numpy as np
 
 from ..errors import CompareError, Hint
 from ..pairing import Group
+from ..stats import clustered as cl
+from ..stats import many
+from ..stats.clustered import NOT_CLUSTERED, cluster_codes, cluster_sums, clustered_signed_rank
+from ..stats.results import ManyTestResult
 from .dispatch import _context, _Outcome, _PairData
-from .engine import _GroupWork
+from .engine import _buckets, _GroupWork, _pair_rows
 
 if TYPE_CHECKING:
     from ..stats.results import ManyTestResult
@@ -123,7 +127,6 @@ def group_clusters(scores: object, group: Group) -> GroupClusters | None:
     every cluster of the group holds one item (then the group is not clustered)."""
     if not getattr(scores, "has_cluster", False):
         return None
-    from ..stats.clustered import cluster_codes
 
     mapping = scores.item_clusters(str(group.dataset))  # type: ignore[attr-defined]
     ids = mapping.reindex(np.asarray(group.items, dtype=object)).to_numpy(dtype=object)
@@ -134,8 +137,6 @@ def group_clusters(scores: object, group: Group) -> GroupClusters | None:
 
 
 def _refuse(test: str, group: Group, d: _PairData) -> CompareError:
-    from ..stats.clustered import NOT_CLUSTERED
-
     if test == "permutation":
         why, alt, what = ("whole clusters cannot be permuted between two systems scored on "
                           "different items", "welch",
@@ -154,8 +155,6 @@ def _pair_sums(group: Group, gc: GroupClusters, d: _PairData,
                totals: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(cluster sums of d = x − y, cluster sizes) over the pair's common items; ``totals``
     (systems × C cluster sums of a complete group) gives them as a difference of two rows."""
-    from ..stats.clustered import cluster_codes, cluster_sums
-
     if totals is not None and d.items is None:
         sizes = np.bincount(gc.codes, minlength=gc.n_clusters)
         return totals[group.index(d.a)] - totals[group.index(d.b)], sizes
@@ -182,16 +181,12 @@ def clustered_outcomes(
     docstring). Pairs of one test and one cluster structure are tested together: the paired
     CR2 (or ``cluster_se="CR1"``) t, McNemar, bootstrap and permutation kernels take a pairs × C
     matrix of cluster sums (one shared resampling matrix over the C clusters)."""
-    from ..stats import clustered as cl
-
     out: dict[int, _Outcome] = {}
     n_cl: dict[int, int] = {}
     dfs: dict[int, float] = {}
     paired_sums: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     totals = None  # a complete group: the systems' cluster sums, once (pairs are row differences)
     if group.complete and gc.n_clusters >= 2 and any(d.paired for d in data):
-        from ..stats.clustered import cluster_sums
-
         totals = cluster_sums(group.matrix, gc.codes, gc.n_clusters)
     for i, (d, test) in enumerate(zip(data, chosen, strict=True)):
         if test in cl.NOT_CLUSTERED or (test == "permutation" and not d.paired):
@@ -303,9 +298,6 @@ def prepare_clustered(
 def _signed_ranks(pairs: list[_PairData], gc: GroupClusters, alternative: str
                   ) -> ManyTestResult:
     """Rosner, Glynn & Lee's clustered signed-rank test of each pair (statistic Z)."""
-    from ..stats.clustered import clustered_signed_rank
-    from ..stats.results import ManyTestResult
-
     res = [clustered_signed_rank(d.x, d.y, clusters=gc.codes if d.items is None
                                  else gc.codes[d.items], alternative=alternative) for d in pairs]
     return ManyTestResult(
@@ -317,9 +309,6 @@ def _signed_ranks(pairs: list[_PairData], gc: GroupClusters, alternative: str
 def _paired_dz(group: Group, data: list[_PairData]) -> dict[int, float]:
     """d_z of every paired pair of at least 2 items, from the paired moments of each bucket of
     equally shaped pairs (as the unclustered engine computes them: the same numbers)."""
-    from ..stats import many
-    from .engine import _buckets, _pair_rows
-
     dz: dict[int, float] = {}
     idx = [i for i, d in enumerate(data) if d.paired and d.x.size >= 2]
     for sub in _buckets(data, idx).values():

@@ -16,6 +16,7 @@ from ..errors import CompareError, Hint, ScoresError
 from ..pairing import align_groups, block_layout, factorize, group_pairs, scores_table
 from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings, resolve_settings
+from ..stats import effect_label
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
 from .clustered import group_clusters, prepare_clustered
 from .dispatch import _choose_test, _context, _pair_data, _pair_means
@@ -222,7 +223,6 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
     by, metric_fn, seeds = settings.by, settings.metric_fn, settings.seeds
     hypothesis, margin = settings.hypothesis, settings.margin
     cluster_se = settings.cluster_se
-    from ..stats import effect_label
 
     if not isinstance(scores, Scores):  # a table-like input: _frames' rules, compare's errors
         scores = Scores(as_frame(scores, what="compare", error=CompareError,

@@ -13,9 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import stats
 from ..errors import CompareError, Hint, ScoresError
 from ..pairing import Group, is_binary
 from ..scores import items_only_in
+from ..stats import StatsInputError
+from ..stats._scale import mean as _mean
 from .choices import BINARY_ONLY, PAIRED_ONLY, UNPAIRED_ONLY
 
 if TYPE_CHECKING:
@@ -120,8 +123,6 @@ def _pair_binary(group: Group, pd_: _PairData) -> bool:
 
 def _pair_means(group: Group, pd_: _PairData) -> tuple[float, float]:
     """mean(x), mean(y) of a pair (cached per system for own items)."""
-    from ..stats._scale import mean as _mean
-
     if pd_.own:
         return group.means[group.index(pd_.a)], group.means[group.index(pd_.b)]
     return _mean(pd_.x), _mean(pd_.y)
@@ -169,8 +170,6 @@ def _interval(r: TestResult) -> tuple[float, float]:
 def _t_interval(pd_: _PairData, alternative: str, level: float) -> tuple[float, float, str]:
     """The t interval of the mean difference, for tests that define none of their own: paired
     t (mean(d) ± t_{n-1} s_d/sqrt(n)) for paired data, Welch's otherwise; with its name."""
-    from .. import stats
-
     if pd_.paired:
         r = stats.paired_ttest(pd_.x, pd_.y, alternative=alternative, level=level)
         lo, hi = _interval(r)
@@ -203,8 +202,6 @@ def _classical(
     interval: tuple[float, float, str] | None = None,
 ) -> _Outcome:
     """One pair, one test (``interval``: its t interval when already computed)."""
-    from .. import stats
-
     x, y = pd_.x, pd_.y
     if test == "paired-t":
         r = stats.paired_ttest(x, y, alternative=alternative, level=level)
@@ -241,8 +238,6 @@ def _classical(
 def _effect(pd_: _PairData, group: Group) -> tuple[float, str]:
     """Effect size of a pair and its name: Cohen's h for 0/1 scores, d_z = mean(d)/sd(d) when
     paired, Cohen's d with the pooled SD when unpaired (:mod:`ranger_eval.stats.effectsize`)."""
-    from .. import stats
-
     if _pair_binary(group, pd_):
         return float(stats.cohens_h(*_pair_means(group, pd_))), "cohens_h"
     if pd_.paired:
@@ -254,8 +249,6 @@ def _effect(pd_: _PairData, group: Group) -> tuple[float, str]:
 def _context(group: Group, pairs: list[_PairData]) -> Iterator[None]:
     """Re-raise a statistical input error with the dataset, metric and systems it concerns
     (the one pair when the error names its row of a vectorised kernel: ``exc.row``)."""
-    from ..stats import StatsInputError
-
     try:
         yield
     except StatsInputError as exc:

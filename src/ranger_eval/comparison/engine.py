@@ -13,8 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import stats
 from ..errors import CompareError
 from ..pairing import Group
+from ..progress import progress_bar
+from ..stats import SignFlips, StatsInputError, many
+from ..stats.equivalence import tango_interval
+from ..stats.many import PairedMoments
 from .dispatch import (
     _check_outcome,
     _classical,
@@ -44,8 +49,6 @@ def _stack_diffs(data: list[_PairData], idx: list[int]) -> np.ndarray:
     """The pairs' differences x - y, one row each; a difference beyond float64 (scores near
     ±1.8e308 of opposite signs) raises naming the pair and the two scores (the caller adds the
     dataset and metric)."""
-    from ..stats import StatsInputError
-
     with np.errstate(over="ignore"):
         d = np.stack([data[i].x - data[i].y for i in idx])
     if not np.isfinite(d).all():
@@ -110,12 +113,7 @@ class _Shared:
     def run(self) -> None:
         """The shared work: one t-distribution call over every queued paired-moments row, then
         the sign-flip counts of the queued permutation tests, one matrix per number of items."""
-        from ..progress import progress_bar
-        from ..stats import SignFlips
-        from ..stats.many import PairedMoments
-
         if self.tango:  # Tango's score interval of every McNemar row, one bisection
-            from ..stats.equivalence import tango_interval
 
             lo, hi = tango_interval(
                 np.concatenate([b for b, *_ in self.tango]),
@@ -178,10 +176,6 @@ class _GroupWork:
         ``westfall_young`` computes the step-down max-T adjusted p-values of the group's paired
         permutation tests here (one joint null per group).
         """
-        from .. import stats
-        from ..progress import progress_bar
-        from ..stats import many
-
         group, data, chosen = self.group, self.data, self.chosen
         alternative, level = shared.alternative, shared.level
         n_resamples, seed = shared.n_resamples, shared.seed
@@ -311,8 +305,6 @@ class _GroupWork:
     def _effects(self, dz: dict[int, float]) -> None:
         """Effect size of every pair (see :func:`_effect`): d_z from the paired moments,
         Cohen's d vectorised per shape, Cohen's h from the cached means."""
-        from ..stats import many
-
         group, data = self.group, self.data
         numeric = []
         for i, d in enumerate(data):

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..pairing import factorize, scores_table
 from ..scores import Scores
+from ..stats import EFFECT_THRESHOLDS, many
 from .choices import COLUMNS
 
 
@@ -38,8 +39,6 @@ def _uniform_paired_t(
     (tests/comparison/test_compare_groups.py checks it). Group order: datasets in order, then metrics in
     order of first appearance within the dataset, as :func:`align_groups`.
     """
-    from ..stats import EFFECT_THRESHOLDS, many
-
     df = scores_table(scores)
     if df.empty or scores.has_seeds:
         return None

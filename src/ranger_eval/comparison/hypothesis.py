@@ -40,6 +40,8 @@ import numpy as np
 
 from ..errors import CompareError, Hint
 from ..pairing import Group
+from ..stats import clustered as cl
+from ..stats import equivalence as eq
 from .dispatch import _Outcome, _PairData
 
 #: the interval of each test's margin version, as the ``ci_method`` column names it
@@ -76,8 +78,6 @@ def _clustered_moments(group: Group, d: _PairData, codes: np.ndarray, cluster_se
     """(θ̂, se, df, ci_method) of the cluster-robust t of one pair (module docstring); ``codes``
     the clusters of the group's items; ``cluster_se`` the variance of a paired pair (CR2 with
     Bell–McCaffrey df, or CR1 on C − 1 df)."""
-    from ..stats import clustered as cl
-
     if d.paired:
         items = d.items if d.items is not None else np.arange(group.items.size)
         r = cl.clustered_ttest_many(d.x - d.y, codes[items], level=0.95, vcov=cluster_se)
@@ -99,8 +99,6 @@ def margin_outcomes(group: Group, data: list[_PairData], chosen: list[str], *,
     """The outcome of every pair of ``group`` under ``hypothesis`` with ``margin``: the pairs of
     each test in one call of its kernel; with ``clusters`` (the cluster code of each of the
     group's items) the two one-sided cluster-robust t tests."""
-    from ..stats import equivalence as eq
-
     low, upp = margins(hypothesis, margin, higher_is_better)
     if clusters is not None:
         for c in chosen:

@@ -10,12 +10,16 @@ import numpy as np
 import pandas as pd
 
 from ..design import Design, resolve_design
-from ..errors import CompareError, ScoresError
+from ..errors import CompareError, ScoresError, StatsInputError
 from ..formatting import preview as _preview
 from ..pairing import align_groups
 from ..scores import Scores
 from ..settings import RankIntervalSettings, resolve_settings
 from ..signature import Signature, make_signature
+from ..stats._scale import exponent as _exponent
+from ..stats.clustered import cluster_bootstrap_means
+from ..stats.describe import describe
+from ..stats.many import average_ranks
 from .results import Comparison, _select_group
 
 #: the defaults of rank_intervals' keywords: those of its settings object (one place)
@@ -91,8 +95,6 @@ class RankIntervals:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system: mean, bootstrap SE, rank, rank interval."""
-        from ..stats.many import average_ranks
-
         return pd.DataFrame(
             {
                 "dataset": self.dataset,
@@ -199,10 +201,6 @@ def rank_intervals(
     >>> round(r.critical_value, 3)
     2.25
     """
-    from ..stats._scale import exponent as _exponent
-    from ..stats.clustered import cluster_bootstrap_means
-    from ..stats.many import average_ranks
-
     comp: Comparison | None = None
     if isinstance(scores, Comparison):
         comp = scores
@@ -330,9 +328,6 @@ def _mean_intervals(sub: Scores, names: list[str], level: float
     """The systems' mean intervals as the leaderboard gives them (:func:`ranger_eval.describe`
     of the dataset × metric ``sub``, in the order of ``names``), for the figure's first panel;
     the fields' defaults where describe has no interval (a group too small for one)."""
-    from ..errors import StatsInputError
-    from ..stats.describe import describe
-
     try:
         table = describe(sub, level=level, systems=names).set_index("system")
     except StatsInputError:

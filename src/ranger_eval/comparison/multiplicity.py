@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..stats import adjust_pvalues
+from ..stats.multiplicity import _ALIASES, _CLOSED_FORM
+
 # --------------------------------------------------------------------------- compare
 
 def _adjust_families(out: np.ndarray, pvalues: np.ndarray, families: np.ndarray,
@@ -15,8 +18,6 @@ def _adjust_families(out: np.ndarray, pvalues: np.ndarray, families: np.ndarray,
     (Bonferroni, Šidák, Holm, Holm–Šídák, Simes–Hochberg, BH, BY, ``none``), so the values are
     those of the one-family call bit for bit. ``False`` (nothing written) for another method or
     an invalid p-value (the one-family call raises its error)."""
-    from ..stats.multiplicity import _ALIASES, _CLOSED_FORM
-
     key = _ALIASES.get(str(correction).lower(), str(correction).lower())
     if key != "none" and key not in _CLOSED_FORM:
         return False
@@ -64,8 +65,6 @@ def adjust_by_family(table: pd.DataFrame, correction: str, family: str, level: f
     dataset, or all rows. ``adjusted`` gives the values when they come from the joint resampling
     null (Westfall–Young) instead of the p-values."""
     if adjusted is None:
-        from ..stats import adjust_pvalues
-
         if family == "dataset-metric":
             key = table["dataset"].astype(str) + "\x1f" + table["metric"].astype(str)
         elif family == "dataset":

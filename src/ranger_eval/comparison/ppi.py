@@ -75,8 +75,10 @@ from ..errors import CompareError, StatsInputError
 from ..pairing import Group, align_groups, factorize, scores_table
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
+from ..stats.equivalence import t_margin_tests
 from ..stats.judged import check_ppi_counts, has_human_scores
 from ..stats.ppi import PPIRows, few_clusters, few_clusters_message, prediction_powered_rows
+from .clustered import group_clusters
 from .dispatch import _PairData
 
 __all__ = ["PPI_CLUSTERED_INTERVALS", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "human_matrices",
@@ -213,7 +215,6 @@ def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alterna
     else:
         if margin is None:
             raise CompareError(f"hypothesis={hypothesis!r} needs a margin")
-        from ..stats.equivalence import t_margin_tests
 
         if hypothesis == "equivalence":
             low, upp = -margin, margin
@@ -337,8 +338,6 @@ def ppi_intervals(scores: Scores, means: pd.DataFrame, level: float,
     interval at ``level`` (:func:`ranger_eval.ppi_mean`; with clusters the cluster-robust t
     interval of ``cluster_se``): the leaderboard's brackets around the means that ``compare``
     reports for judge scores with human scores."""
-    from .clustered import group_clusters
-
     groups = align_groups(scores, None)
     found: dict[tuple[str, str, str], tuple[float, float]] = {}
     wanted = {(str(d), str(m)) for d, m in means[["dataset", "metric"]].itertuples(index=False)}

@@ -12,10 +12,11 @@ import pandas as pd
 from .._version import __version__
 from ..atomic import write_text
 from ..csvtext import csv_text
-from ..errors import CompareError
+from ..errors import CompareError, StatsInputError
 from ..scores import Scores
 from ..settings import CompareSettings, signature_fields
 from ..signature import Signature, make_signature
+from ..stats.describe import describe
 from .leaderboard import Leaderboard, build_leaderboard, metric_directions
 from .ppi import PPI_MEAN_INTERVAL, ppi_intervals
 
@@ -305,9 +306,6 @@ class Comparison:
         confidence interval at ``level``, inside the metric's range when it has one. None for
         no means; a group with fewer than two items or clusters is describe's error (named),
         never a leaderboard without its standard errors."""
-        from ..errors import StatsInputError
-        from ..stats.describe import describe
-
         if means.empty:
             return None
         wanted = pd.MultiIndex.from_frame(means[["dataset", "metric"]].astype(str)).unique()

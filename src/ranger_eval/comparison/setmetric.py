@@ -13,7 +13,17 @@ import pandas as pd
 from ..errors import CompareError, Hint, ScoresError
 from ..formatting import preview as _preview
 from ..pairing import per_seed_sd, select_systems, system_pairs
-from ..scores import Scores
+from ..scores import Scores, check_same_labels, common_items, seed_imbalance
+from ..setmetrics import (
+    bootstrap_values,
+    encode,
+    get_metric,
+    permutation_statistics,
+    tolerance,
+    undefined_resamples,
+)
+from ..stats import effect_label
+from ..stats._scale import std as _std
 
 if TYPE_CHECKING:
     from ..scores import SystemRuns
@@ -23,8 +33,6 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- set-level metrics
 def _set_metrics(metric_fn: object | None) -> list[SetMetric]:
     """The set-level metrics of ``metric_fn`` (one spec or a list of them)."""
-    from ..setmetrics import get_metric
-
     if metric_fn is None:
         return []
     specs = list(metric_fn) if isinstance(metric_fn, (list, tuple)) else [metric_fn]
@@ -53,11 +61,6 @@ def _metric_rows(
     seeds: str,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Comparison rows and per-system means of set-level metrics (module docstring)."""
-    from ..scores import check_same_labels, common_items, seed_imbalance
-    from ..setmetrics import bootstrap_values, encode, permutation_statistics, tolerance
-    from ..stats import effect_label
-    from ..stats._scale import std as _std
-
     rows: list[dict[str, Any]] = []
     mean_rows: list[dict[str, Any]] = []
     df = scores.frame
@@ -224,8 +227,6 @@ def _finite_resamples(
 ) -> None:
     """CompareError when the metric is undefined on some resamples (counted, first column
     named): a p-value or interval from the defined ones alone would be biased."""
-    from ..setmetrics import undefined_resamples
-
     undefined = undefined_resamples(values, columns)
     if undefined is not None:
         count, col = undefined

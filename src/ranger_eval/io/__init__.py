@@ -6,6 +6,7 @@ This layer only reads and validates; turning a config into scores and analyses i
 from __future__ import annotations
 
 from ..errors import ConfigError, InputError
+from .battles import Battles
 from .config import (
     CompareSection,
     Experiment,
@@ -20,6 +21,7 @@ from .files import Limits, current_limits, limits
 from .tables import read_item_scores, read_scores, read_table, read_values
 
 __all__ = [
+    "Battles",
     "CompareSection",
     "ConfigError",
     "Experiment",

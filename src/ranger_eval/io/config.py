@@ -44,6 +44,8 @@ from ..settings import (
     check_value,
     settings_fields,
 )
+from .adapters import check_system_from
+from .adapters._json import _too_deep
 from .files import MAX_CONFIG_BYTES, current_limits, open_text
 
 __all__ = [
@@ -292,8 +294,6 @@ class ExperimentConfig(_Model):
     @field_validator("system_from")
     @classmethod
     def _system_from(cls, v: str | list[str] | None) -> str | list[str] | None:
-        from .adapters import check_system_from
-
         try:
             check_system_from(v)
         except InputError as exc:
@@ -765,7 +765,6 @@ def load_experiment(path: str | Path, **overrides: Any) -> Experiment:
         raise ConfigError(str(exc)) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
-    from .adapters._json import _too_deep
 
     if _too_deep(text, current_limits().max_depth):  # flow collections: [[[...]]] / {{...}}
         raise ConfigError(f"{path}: invalid YAML (nested more than "

@@ -34,6 +34,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..scores import Scores
+from . import adapters
 
 __all__ = ["LogTree", "SkippedInput", "TakenInput", "read_log_tree", "recording_log_trees"]
 
@@ -164,8 +165,6 @@ def read_log_tree(folder: str | Path, *, format: str | None = None, system: str 
     :func:`ranger_eval.io.read_scores`; ``read_table`` reads a score table among the logs
     (:func:`ranger_eval.io.read_scores`, passed in by it: this module sits below the table
     reader, which calls it for folders)."""
-    from . import adapters
-
 
     def read_scores(path: Path, **options: Any) -> Scores:
         if read_table is None:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..scores import DEFAULT_METRIC, Scores
+from . import adapters
 from .tables import (
     _check_frame_values,
     _raise_duplicates,
@@ -73,8 +74,6 @@ def read_runs(path: str | Path) -> pd.DataFrame:
     """The run scores in ``path`` as a frame with the columns :data:`RUN_COLUMNS` (module
     docstring for the layouts); a missing ``dataset`` or ``metric`` column is one dataset
     ``data`` or one metric ``score``."""
-    from . import adapters
-
     path = Path(path)
     if path.is_dir() or adapters.input_format(path) is not None:
         return runs_from_scores(read_scores(path), where=str(path))

@@ -25,7 +25,10 @@ import pandas as pd
 
 from ..errors import InputError, RangerError, ScoresError
 from ..scores import CLUSTER_NAME, DEFAULT_METRIC, Scores
+from . import adapters
+from .adapters._json import iter_jsonl, load_json
 from .files import check_input_file, current_limits, open_text
+from .logtree import read_log_tree, record
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 #: Columns read as exact strings, never type-inferred.
@@ -271,8 +274,6 @@ def _wider_row_error(path: Path, sep: str, skip: int, width: int) -> InputError:
 
 
 def _read_jsonl(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame:
-    from .adapters._json import iter_jsonl
-
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     for number, obj in iter_jsonl(path, expected="a JSON Lines table"):
@@ -312,8 +313,6 @@ def _read_json_records(path: Path, id_names: tuple[str, ...]) -> pd.DataFrame | 
     """A JSON array of flat objects, one a row (``ranger-eval trec --format json``); errors
     name the (1-based) row, as for Parquet. ``None`` when the file holds no array (then it is
     no table: an unknown file type, or a log no adapter knows)."""
-    from .adapters._json import load_json
-
     expected = "a JSON table (an array of objects, one a row, as `ranger-eval trec --format json`)"
     records = load_json(path, expected=expected)
     if not isinstance(records, list):
@@ -600,8 +599,6 @@ def read_scores(path: str | Path | Sequence[str | Path], *, format: str | None =
     >>> scores.systems
     ('A', 'B')
     """
-    from . import adapters
-
     if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
         raise InputError(f"cluster: {cluster!r} is not a field name; name the column, "
                          "metadata key or doc field that holds each item's cluster")
@@ -653,8 +650,6 @@ def _read_runs(path: Path, fmt: str, system: str | None, sources: Sequence[str],
     """One tool output; an lm-eval folder of several runs (results files) is read run by run
     when their systems are named (``system``/``system_from``), or when two runs hold one key
     (then the error names both results files and the ``system_from`` that tells them apart)."""
-    from . import adapters
-
     runs = adapters.run_inputs(path, fmt)
     named = system is not None or any(s != "model" for s in sources)
     opts = {} if cluster is None else {"cluster": cluster}
@@ -678,8 +673,6 @@ def _read_folder(folder: Path, format: str | None, system: str | None,
     """Every input of a folder tree of logs (:func:`ranger_eval.io.logtree.read_log_tree`);
     what is skipped is named in a warning, never dropped silently, and the tree is handed to
     the caller's :func:`~ranger_eval.io.logtree.recording_log_trees` block."""
-    from .logtree import read_log_tree, record
-
     table = (*TABLE_SUFFIXES, ".jsonl", ".ndjson", ".parquet")
     tree = read_log_tree(folder, format=format, system=system, system_from=system_from,
                          cluster=cluster, table_suffixes=table, read_table=read_scores)

@@ -22,7 +22,7 @@ from .measures import Measure, measure_bounds, parse_measure, parse_measures
 # `import ranger_eval.ir` and measure parsing stay fast.
 _LAZY = {
     "IREvaluation": "evaluation", "evaluate": "evaluation", "evaluate_many": "evaluation",
-    "prepare_qrels": "evaluation", "summarize": "evaluation", "to_scores": "evaluation",
+    "prepare_qrels": "evaluation", "PreparedQrels": "evaluation", "summarize": "evaluation", "to_scores": "evaluation",
     "read_qrels": "readers", "read_run": "readers",
 }
 
@@ -42,6 +42,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from .evaluation import (
         IREvaluation,
+        PreparedQrels,
         evaluate,
         evaluate_many,
         prepare_qrels,
@@ -58,6 +59,7 @@ __all__ = [
     "MeasureError",
     "MissingTopicsError",
     "NoCommonTopicsError",
+    "PreparedQrels",
     "TrecFormatError",
     "evaluate",
     "evaluate_many",

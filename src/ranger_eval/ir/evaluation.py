@@ -45,9 +45,17 @@ import pyarrow.compute as pc
 from .._frames import as_frame, float_values, id_strings
 from ..errors import Hint, IRError, TrecFormatError
 from ..progress import progress_bar
+from ..scores import Scores
 from ..signature import Signature, make_signature
 from .errors import IgnoredTopicsWarning, MeasureError, MissingTopicsError, NoCommonTopicsError
-from .measures import COUNT_MEASURES, MEASURES, Measure, parse_measure, parse_measures
+from .measures import (
+    COUNT_MEASURES,
+    MEASURES,
+    Measure,
+    measure_bounds,
+    parse_measure,
+    parse_measures,
+)
 from .readers import (
     PathLike,
     QrelsTable,
@@ -748,10 +756,6 @@ def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None)
     measures in [0, 1] (all but the counts) are declared so (:func:`~ranger_eval.ir.measures.
     measure_bounds`): the intervals of their means stay in range.
     """
-    from ranger_eval.scores import Scores
-
-    from .measures import measure_bounds
-
     if "system" in evaluation.columns:
         systems = evaluation["system"].astype(str).to_numpy()
         if system is not None:

@@ -52,14 +52,29 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .. import stats
 from ..comparison import (
     COLUMNS,
     TESTS,
     Comparison,
     adjust_by_family,
+    compare,
 )
+from ..comparison.clustered import CR1, CR2
+from ..comparison.compare import _unused_cluster_se
 from ..comparison.dispatch import items_differ_error
 from ..comparison.mde import with_mde
+from ..effects import (
+    DEGENERATE_POLICIES,
+    MEASURES,
+    MIN_N,
+    R_TOL,
+    SHIFT_TOL,
+    EffectSizes,
+    effect_sizes,
+    hedges_j,
+    metafor_cmi,
+)
 from ..errors import (
     CompareError,
     EffectSizeError,
@@ -69,8 +84,14 @@ from ..errors import (
     check_choice,
     check_level,
 )
+from ..formatting import preview as _preview
 from ..pairing import system_pairs
+from ..setmetrics import get_metric
 from ..settings import CompareSettings
+from ..stats import clustered as cl
+from ..stats import effect_label
+from ..stats._scale import SAFE_HI, SAFE_LO
+from ..stats.equivalence import tango_interval
 from ..stats.tests import degenerate_t, one_sided_ci
 
 if TYPE_CHECKING:
@@ -92,8 +113,6 @@ def _extreme(s: dict[str, Any]) -> bool:
     system's largest |value| is non-zero and outside the safe range [SAFE_LO, SAFE_HI] of
     :mod:`ranger_eval.stats._scale` (the rule the in-memory tests rescale by), or a sum is not
     finite (it overflowed)."""
-    from ..stats._scale import SAFE_HI, SAFE_LO
-
     if int(s.get("scale", 0)) != 0:  # statistics of rescaled scores (LazyScores docstring)
         return True
     for lo, hi in (("min_d", "max_d"), ("min_a", "max_a"), ("min_b", "max_b")):
@@ -158,8 +177,6 @@ def _welch(s: dict[str, Any], alternative: str, level: float
 
 def _tango(s: dict[str, Any], alternative: str, level: float) -> tuple[float, float]:
     """Tango's score interval of the McNemar rows (as the in-memory engine)."""
-    from ..stats.equivalence import tango_interval
-
     b = int(round((s["sum_abs_d"] + s["sum_d"]) / 2.0))
     c = int(round((s["sum_abs_d"] - s["sum_d"]) / 2.0))
     lo, hi = tango_interval(b, c, int(s["n"]), level=level, alternative=alternative)
@@ -187,7 +204,6 @@ def _proportions(s: dict[str, Any], alternative: str, level: float
                  ) -> tuple[float, float, float, float]:
     from statsmodels.stats.proportion import confint_proportions_2indep
 
-    from .. import stats
 
     r = stats.proportions_ztest([s["sum_a"], s["sum_b"]], [s["n_a"], s["n_b"]],
                                 alternative=alternative)
@@ -207,8 +223,6 @@ def _ratio(num: float, den: float) -> float:
 
 
 def _effect(s: dict[str, Any], paired: bool, binary: bool) -> tuple[float, str]:
-    from .. import stats
-
     if binary:
         return float(stats.cohens_h(s["sum_a"] / s["n_a"], s["sum_b"] / s["n_b"])), "cohens_h"
     if paired:
@@ -265,9 +279,6 @@ def _clustered_test(gc: _GroupClusters, s: dict[str, Any], a: str, b: str, chose
     """(statistic, p, ci_low, ci_high, ci_method, ci_df) of pair (a, b) of a clustered group, as
     :func:`ranger_eval.comparison.clustered.clustered_outcomes` computes them (module
     docstring)."""
-    from ..comparison.clustered import CR1, CR2
-    from ..stats import clustered as cl
-
     sizes = gc.sizes
     if paired:
         sums = (gc.row(a) - gc.row(b))[None, :]
@@ -373,8 +384,6 @@ def _first_nonbinary(lazy: LazyScores, d: str, m: str, system: str) -> float:
 
 def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paired: Any) -> None:
     """ScoresError listing the items only one of the two systems scored."""
-    from ..formatting import preview as _preview
-
     parts = []
     for x, y in ((a, b), (b, a)):
         ids = lazy._only_in(d, m, x, y)
@@ -386,8 +395,6 @@ def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paire
 def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
                   ) -> tuple[pd.DataFrame, pd.DataFrame, tuple[str, ...]]:
     """One group loaded and compared in memory, unadjusted."""
-    from ..comparison import compare
-
     scores = lazy.load(datasets=[d], metrics=None if m is None else [m])
     sub = dict(kw)
     sub.update(correction="none", datasets=None,
@@ -400,12 +407,9 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
     """:func:`ranger_eval.compare` on lazily scanned scores (module docstring); same arguments,
     same :class:`~ranger_eval.comparison.Comparison` (its ``scores`` is the ``LazyScores``)."""
     kw = _check_args(lazy, kwargs)
-    from ..stats import effect_label
 
     clustered = lazy.has_cluster
     if not clustered and kw["cluster_se"] != CompareSettings().cluster_se:
-        from ..comparison.compare import _unused_cluster_se
-
         _unused_cluster_se(kw["cluster_se"])  # said once, not by every streamed group
         kw["cluster_se"] = CompareSettings().cluster_se
     extra_cols = ["n_clusters", "ci_df"] if clustered else []
@@ -570,7 +574,6 @@ def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
     present = set(means_df["system"])
     order_sys = tuple(kw["systems"]) if kw["systems"] is not None else tuple(
         s for s in lazy.systems if s in present)
-    from ..setmetrics import get_metric
 
     set_metrics: tuple[str, ...] = ()
     if kw["metric_fn"] is not None:
@@ -611,18 +614,6 @@ def effect_sizes_lazy(
     systems, or a degenerate dataset (no defined effect; with ``degenerate="drop"`` also zero
     variance) load the two systems' rows and use the in-memory function, which names every
     degenerate dataset at once or leaves them out (its ``degenerate`` policy)."""
-    from ..effects import (
-        DEGENERATE_POLICIES,
-        MEASURES,
-        MIN_N,
-        R_TOL,
-        SHIFT_TOL,
-        EffectSizes,
-        effect_sizes,
-        hedges_j,
-        metafor_cmi,
-    )
-
     measure = "SMD" if measure is None else measure
     level = check_level(level, error=EffectSizeError)
     drop = check_choice("degenerate", kwargs.get("degenerate", "error"), DEGENERATE_POLICIES,

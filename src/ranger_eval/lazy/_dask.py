@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScoresError
+from ..scores import Scores
 from ._numeric import OWN_FIELDS, PAIR_FIELDS, GroupStatistics, group_statistics, matrix_from_codes
 from ._scan import (
     CLUSTER,
@@ -657,8 +658,6 @@ class DaskScores(LazyScores):
              systems: Sequence[str] | None = None, columns: str = "all") -> Scores:
         """The selected rows as an in-memory :class:`~ranger_eval.Scores` (as the DuckDB engine:
         rows in file and row order, metadata columns with ``columns="all"``)."""
-        from ..scores import Scores
-
         self._check_unchanged()
         frame = self._norm
         for col, wanted in self._selection(datasets, metrics, systems):

@@ -33,6 +33,10 @@ import pandas as pd
 from ..errors import ScoresError
 from ..formatting import preview as _preview
 from ..progress import progress_bar
+from ..scores import Scores
+from ..stats._scale import SAFE_HI, SAFE_LO, exponent
+from ._compare import compare_lazy, effect_sizes_lazy
+from ._describe import describe_lazy
 from ._numeric import (
     OWN_FIELDS,
     PAIR_FIELDS,
@@ -680,8 +684,6 @@ class LazyScores:
         (('b',), 4)
         >>> folder.cleanup()
         """
-        from ..scores import Scores
-
         conds = [f"{col} IN ({', '.join(_lit(w) for w in wanted)})"
                  for col, wanted in self._selection(datasets, metrics, systems)]
         meta = [c for c in self._schema.columns if c not in (*KEYS, "value", "seed")]
@@ -1125,14 +1127,10 @@ class LazyScores:
     # ------------------------------------------------------------------ analyses
     def __ranger_compare__(self, **kwargs: Any) -> Comparison:
         """The hook :func:`ranger_eval.compare` calls: see :func:`ranger_eval.lazy.compare_lazy`."""
-        from ._compare import compare_lazy
-
         return compare_lazy(self, **kwargs)
 
     def __ranger_describe__(self, **kwargs: Any) -> pd.DataFrame:
         """The hook :func:`ranger_eval.describe` calls: see :mod:`ranger_eval.lazy._describe`."""
-        from ._describe import describe_lazy
-
         return describe_lazy(self, **kwargs)
 
     def describe(self, **kwargs: Any) -> pd.DataFrame:
@@ -1164,8 +1162,6 @@ class LazyScores:
         (['a', 'b'], [0.75, 0.65])
         >>> folder.cleanup()
         """
-        from ._describe import describe_lazy
-
         return describe_lazy(self, **kwargs)
 
     def compare(self, **kwargs: Any) -> Comparison:
@@ -1197,8 +1193,6 @@ class LazyScores:
         ('a', 'b', 0.1, 0.0917)
         >>> folder.cleanup()
         """
-        from ._compare import compare_lazy
-
         return compare_lazy(self, **kwargs)
 
     def effect_sizes(self, *, treatment: str, control: str, measure: str | None = None,
@@ -1248,8 +1242,6 @@ class LazyScores:
         (('qa',), [0.1], [0.001667])
         >>> folder.cleanup()
         """
-        from ._compare import effect_sizes_lazy
-
         return effect_sizes_lazy(self, treatment=treatment, control=control, measure=measure,
                                  metric=metric, datasets=datasets, missing=missing, level=level,
                                  **kwargs)
@@ -1264,8 +1256,6 @@ def _safe(g: GroupStatistics, i: int, j: int) -> bool:
     """Whether the plain float64 statistics of systems i and j are exact enough: their largest
     |score| is 0 or within [SAFE_LO, SAFE_HI] of :mod:`ranger_eval.stats._scale` (an overflowed
     seed mean, inf, is not)."""
-    from ..stats._scale import SAFE_HI, SAFE_LO
-
     top = _top(g, i, j)
     return top == 0.0 or SAFE_LO <= top <= SAFE_HI
 
@@ -1290,8 +1280,6 @@ class _ExtremeGroup:
     def statistics(self, a: str, b: str, e: int | None) -> tuple[int, GroupStatistics]:
         """(e, statistics of the group's scores times 2^-e); ``e`` None: the binary exponent of
         the largest |row value| of systems a and b (:func:`ranger_eval.stats._scale.exponent`)."""
-        from ..stats._scale import exponent
-
         if self._frame is None:
             self._frame = self._lazy.load(datasets=[self._d], metrics=[self._m],
                                           systems=list(self._systems), columns="keys").frame

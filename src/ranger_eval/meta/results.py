@@ -14,7 +14,8 @@ import numpy as np
 from ..errors import MetaInputError
 from ..formatting import format_level, format_pvalue
 from ..settings import MetaSettings, signature_fields
-from ..signature import Signature, make_signature, parse_signature
+from ..signature import FIELDS, Signature, make_signature, parse_signature
+from ..stats.power import minimum_detectable_effect
 from ._distributions import _crit
 from .fit import _fit_any
 from .verdict import MarginVerdict, margin_verdict
@@ -149,8 +150,6 @@ class MetaResult(_ResultText):
         α = 1 − level would detect with 80 % power given its standard error, λ·se
         (:func:`ranger_eval.stats.power.minimum_detectable_effect`); NaN when the summary is
         significant (or its se is not positive)."""
-        from ..stats.power import minimum_detectable_effect
-
         if not self.pvalue > 1.0 - self.level:
             return math.nan
         return minimum_detectable_effect(float(self.se), None if self.df is None
@@ -358,8 +357,6 @@ class MetaResult(_ResultText):
 
 def _sig_fields(fields: dict[str, object]) -> dict[str, object]:
     """Signature fields, leaving out keys not (yet) documented in ``signature.FIELDS``."""
-    from ..signature import FIELDS
-
     return {key: val for key, val in fields.items() if key in FIELDS}
 
 

@@ -31,6 +31,7 @@ from matplotlib.patches import FancyArrowPatch
 from ..formatting import format_correction
 from ._page import PAGE_H, PAGE_W
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
+from .matrix import pair_matrix
 
 __all__ = ["comparison_graph", "nonsignificance_graph", "edge_width"]
 
@@ -313,8 +314,6 @@ def comparison_graph(
     dataset, metric, rows, means_df = _group(comp, dataset, metric)
     names = list(means_df["system"])
     if len(names) > GRAPH_MAX_SYSTEMS:
-        from .matrix import pair_matrix
-
         return pair_matrix(
             comp, dataset, metric, title=title, decimals=decimals, signature=signature,
             note=(f"{len(names)} systems: drawn as a sorted matrix instead of a graph (a graph "

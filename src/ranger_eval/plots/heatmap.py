@@ -34,6 +34,7 @@ from ._style import (
     text_width_in,
 )
 from ._text import wrap_parts
+from .matrix import pair_matrix
 
 if TYPE_CHECKING:
     from matplotlib.typing import ColorType
@@ -454,8 +455,6 @@ def comparison_heatmap(
                             decimals=decimals)
     table = _table(comp, datasets, metrics)
     if the_plan.matrix:
-        from .matrix import pair_matrix
-
         (dataset, metric), = the_plan.cols
         return pair_matrix(comp, dataset, metric, title=title, note=the_plan.note,
                            decimals=decimals)

@@ -41,6 +41,7 @@ from ._cells import A_BETTER, B_BETTER
 from ._page import COMPACT_ROW, MIN_FONT, PAGE_H, PAGE_W
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 from ._text import wrap_parts
+from .graph import _group
 
 __all__ = ["pvalue_plot", "pval_transform", "P_TICKS", "P_MIN", "PWPP_MAX_PAIRS"]
 
@@ -156,8 +157,6 @@ def pvalue_plot(
     >>> import matplotlib.pyplot as plt
     >>> plt.close(fig)
     """
-    from .graph import _group
-
     dataset, metric, rows, means_df = _group(comp, dataset, metric)
     order = np.argsort(-means_df["mean"].to_numpy(dtype=float), kind="stable")
     names = [means_df["system"].iloc[i] for i in order]

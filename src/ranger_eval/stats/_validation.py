@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import errors
 from ..errors import ALTERNATIVES, StatsInputError
+from ._scale import scaled_difference
 
 __all__ = ["ALTERNATIVES", "StatsInputError"]
 
@@ -106,8 +107,6 @@ def paired_scaled(
     """``(d', e)`` with ``x - y = d' · 2^e`` (:func:`ranger_eval.stats._scale.scaled_difference`:
     ``e = 0`` and ``d' = x - y`` for scores in the safe range), validated as
     :func:`paired_differences`."""
-    from ._scale import scaled_difference
-
     xa, ya = _paired_vectors(x, y, min_n, names)
     return scaled_difference(xa, ya)
 

@@ -81,14 +81,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._scale import unscale
 from ._validation import (
     StatsInputError,
     as_vector,
     check_alternative,
+    check_choice,
     check_level,
     paired_scaled,
 )
+from .many import _degenerate_t, _one_sided, average_ranks
+from .resampling import (
+    _CI_METHODS,
+    BootstrapIndices,
+    SignFlips,
+    _as_matrix,
+    _bootstrap_core,
+    _tolerance,
+)
 from .results import ManyTestResult, TestResult
+from .tests import _binary
 
 if TYPE_CHECKING:
     from .resampling import BootstrapIndices
@@ -179,7 +191,6 @@ def _t_result(est: np.ndarray, se: np.ndarray, df: np.ndarray, alternative: str,
     ``stdtrit``); se = 0 gives the limits of :func:`~ranger_eval.stats.tests.degenerate_t`."""
     from scipy import special
 
-    from .many import _degenerate_t, _one_sided
 
     with np.errstate(divide="ignore", invalid="ignore"):
         t = est / se
@@ -270,7 +281,6 @@ def clustered_ttest_from_sums(
     ``se`` are set; ``method`` is the ``vcov``."""
     check_alternative(alternative)
     level = check_level(level)
-    from ._validation import check_choice
 
     check_choice("vcov", vcov, VCOVS)
     s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
@@ -313,8 +323,6 @@ def clustered_ttest_many(
 
 
 def _one(r: ManyTestResult, scale_exp: int, test: str) -> TestResult:
-    from ._scale import unscale
-
     one = r[0]
     if scale_exp == 0:
         return one
@@ -438,7 +446,6 @@ def clustered_mcnemar_from_sums(sums: object, n: int | object, *,
     check_alternative(alternative)
     from scipy.special import chdtrc, ndtr
 
-    from ._validation import check_choice
 
     check_choice("method", method, MCNEMAR_METHODS)
     s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
@@ -492,9 +499,6 @@ def clustered_mcnemar(
     method = method)`` (module docstring): ``"obuchowski"`` (default; Obuchowski 1998),
     ``"durkalski"`` (Durkalski et al. 2003), ``"yang"`` (Yang, Sun & Hardin 2010), or
     ``"auto"``: :func:`mcnemar_method` of the cluster sizes, as ``compare`` chooses."""
-    from ._validation import check_choice
-    from .tests import _binary
-
     check_choice("method", method, (*MCNEMAR_METHODS, "auto"))
     xa, ya = _binary(x, "x"), _binary(y, "y")
     if xa.size != ya.size:
@@ -523,9 +527,6 @@ def cluster_bootstrap_many(
     1993, eq. 14.15 with clusters as the sampling units). Rows whose cluster means are all
     equal get the point interval. With one item per cluster this is exactly
     :func:`~ranger_eval.stats.resampling.paired_bootstrap_many`."""
-    from ._validation import check_choice
-    from .resampling import _CI_METHODS, BootstrapIndices, _bootstrap_core, _tolerance
-
     check_alternative(alternative)
     check_choice("ci_method", ci_method, _CI_METHODS)
     level = check_level(level)
@@ -566,8 +567,6 @@ def cluster_bootstrap_means(
     VI.A), the resample of :func:`cluster_bootstrap_many`. With ``codes`` None these are exactly
     :meth:`BootstrapIndices.means <ranger_eval.stats.resampling.BootstrapIndices.means>` of
     the items (bit for bit). Fewer than 2 clusters is a :class:`StatsInputError`."""
-    from .resampling import BootstrapIndices, _as_matrix
-
     v = _as_matrix(values, "values")
     n = v.shape[1]
     if codes is None:
@@ -615,8 +614,6 @@ def cluster_permutation_test_many(
     from one :class:`~ranger_eval.stats.resampling.SignFlips` over C clusters (exact enumeration
     when 2^C <= B). Statistic: the mean difference sum S / n. With one item per cluster this is
     exactly :func:`~ranger_eval.stats.resampling.paired_permutation_test_many`."""
-    from .resampling import SignFlips
-
     s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
     m = np.asarray(sizes, dtype=np.float64).reshape(-1)
     c = m.size
@@ -643,7 +640,6 @@ def clustered_signed_rank(
     check_alternative(alternative)
     from scipy.special import ndtr
 
-    from .many import average_ranks
 
     d, _ = paired_scaled(x, y)  # signs and ranks are scale free
     codes, _c = cluster_codes(clusters, d.size)

@@ -19,6 +19,7 @@ import pandas as pd
 from ..errors import Hint, RangerError
 from ..formatting import preview
 from ..scores import HUMAN_VALUE, Scores
+from .clustered import cluster_codes
 from .ppi import PPIResult, prediction_powered_mean
 
 __all__ = ["JudgedItems", "JudgedPair", "align_pair", "check_ppi_counts", "checked_ppi",
@@ -133,7 +134,6 @@ def item_cluster_codes(scores: Scores, dataset: str, items: pd.Series) -> np.nda
     no cluster column, or one item per cluster (then the numbers are ppi_py's exactly)."""
     if not scores.has_cluster:
         return None
-    from .clustered import cluster_codes
 
     ids = scores.item_clusters(dataset).reindex(items.to_numpy(dtype=object))
     codes, c = cluster_codes(ids.to_numpy(dtype=object), len(ids),

@@ -73,6 +73,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from ..errors import VerdictError, renamed_keywords
+from ..io.runs import runs_from_scores
 from ..scores import Scores
 from ..settings import ASOSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
@@ -642,8 +643,6 @@ def aso_groups(runs: pd.DataFrame | Scores, *, level: float = _DEFAULT.level,
         "correction": correction, "higher_is_better": higher_is_better, "datasets": datasets,
         "metrics": metrics, "systems": systems}, settings, where="aso_groups")
     if isinstance(runs, Scores):
-        from ..io.runs import runs_from_scores
-
         runs = runs_from_scores(runs)
     frame = runs
     for col, chosen, noun in (("dataset", s.datasets, "dataset"), ("metric", s.metrics, "metric"),

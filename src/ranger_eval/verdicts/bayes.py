@@ -67,6 +67,7 @@ from scipy import stats
 
 from ..errors import SettingsError, VerdictError, renamed_keywords
 from ..formatting import format_probability as _p
+from ..scores import Scores
 from ..settings import PRIOR_PLACES, BayesSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 from ..stats.bayes import signed_rank_probabilities, winner_shares
@@ -601,8 +602,6 @@ def correlated_ttests(scores: Any, *, rope: float = _DEFAULT.rope,
     errors naming the dataset, metric and systems (never dropped). The result carries the
     settings object (``.settings``).
     """
-    from ..scores import Scores
-
     s = resolve_settings(BayesSettings, {
         "rope": rope, "runs": runs, "level": level, "higher_is_better": higher_is_better,
         "datasets": datasets, "metrics": metrics, "systems": systems}, settings,
@@ -729,7 +728,6 @@ def dataset_tests(table: Any, *, test: str = _DEFAULT.test, rope: float = _DEFAU
     """
     import pandas as pd
 
-    from ..scores import Scores
 
     s = resolve_settings(BayesSettings, {
         "test": test, "rope": rope, "prior": prior, "prior_place": prior_place,

@@ -88,9 +88,12 @@ from scipy import sparse
 from scipy.sparse import csgraph
 from scipy.special import expit
 
+from ..design import resolve_design
 from ..errors import Hint, VerdictError, renamed_keywords
 from ..formatting import preview
 from ..io.battles import WINNER_LABELS, Battles, encode_battles
+from ..pairing import scores_table
+from ..scores import Scores, as_scores
 from ..settings import TIE_MODELS, ArenaSettings, resolve_settings
 from ..signature import Signature, make_signature
 
@@ -908,10 +911,6 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
     codes of dataset, item and system; cells = distinct dataset × item (``ordered``: in
     dataset order, then item id order); seeds averaged per cell and system by two bincounts;
     systems without a score of this metric left out."""
-    from ..design import resolve_design
-    from ..pairing import scores_table
-    from ..scores import Scores, as_scores
-
     if not isinstance(higher_is_better, bool):
         raise VerdictError(f"{what}: higher_is_better={higher_is_better!r} must be True or "
                            "False")

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ...errors import Hint, InputError, suggest
 from ...scores import Scores
+from ...setmetrics import NAMES, metric
 from . import beir, helm, inspectai, lmeval, pyterrier, trec_eval, tsml
 from ._common import CORPUS_COLUMNS, REPORTED_COLUMNS, AdapterResult
 from ._naming import (
@@ -184,7 +185,6 @@ def pairs_as_scores(corpus: pd.DataFrame | None) -> Scores | None:
     notes them)."""
     if corpus is None or corpus.empty:
         return None
-    from ...setmetrics import NAMES, metric
 
     declared = {str(m) for m in corpus["set_metric"].dropna()}
     of_values = {m for m in declared if m in NAMES and metric(m, error=InputError).inputs

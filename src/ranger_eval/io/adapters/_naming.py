@@ -40,9 +40,12 @@ from typing import Any
 
 import pandas as pd
 
-from ...errors import InputError, suggest
+from ...errors import InputError, ScoresError, suggest
 from ...scores import Scores, concat_frames
+from . import helm, inspectai, lmeval
 from ._common import AdapterResult
+from ._json import load_json
+from ._sniff import input_format
 
 __all__ = ["SYSTEM_SOURCES", "check_system_from", "log_fields", "name_systems"]
 
@@ -75,8 +78,6 @@ def check_system_from(spec: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def _inspect_fields(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    from . import inspectai
-
     log = inspectai._Log()
     it = (inspectai._iter_eval_log(path, log) if inspectai._is_zip(path)
           else inspectai._iter_json_log(path, log))
@@ -96,8 +97,6 @@ def _inspect_fields(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _lmeval_fields(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    from . import lmeval
-
     out = []
     for rp, results, _ in lmeval._pairs(path, []):
         model = lmeval.system_name(results, rp)
@@ -114,9 +113,6 @@ def _lmeval_fields(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _helm_fields(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    from . import helm
-    from ._json import load_json
-
     folder, _ = helm._run_folder(path)
     _, model = helm._names(folder)
     spec_path = folder / "run_spec.json"
@@ -142,7 +138,6 @@ def run_inputs(path: Path, fmt: str) -> list[Path]:
     of an lm-eval output folder; ``[path]`` for every other input."""
     if fmt != "lm-eval" or not path.is_dir():
         return [path]
-    from . import lmeval
 
     return list(dict.fromkeys(rp for rp, _, _ in lmeval._pairs(path, [])))
 
@@ -229,8 +224,6 @@ _TELLING = ("task_args", "model_args", "generate_config", "config")
 
 def _differences(a: Path, b: Path) -> list[str]:
     """``source (value in a / value in b)`` for each field that tells two logs apart."""
-    from ._sniff import input_format
-
     try:
         fa, fb = input_format(a), input_format(b)
         if fa is None or fa != fb:
@@ -289,8 +282,6 @@ def concat_inputs(frames: Sequence[pd.DataFrame], paths: Sequence[Path],
     """Several inputs' tidy frames as one :class:`Scores`; inputs without seeds get seed
     ``"0"`` when others have seeds. Two inputs holding one key are an error naming both
     (:func:`shared_key_error`)."""
-    from ...errors import ScoresError
-
     if any("seed" in f.columns for f in frames):  # one run without seeds is seed "0"
         frames = [f if "seed" in f.columns else f.assign(seed="0") for f in frames]
     if any("sample" in f.columns for f in frames):  # one generation per item is K = 1

@@ -11,6 +11,7 @@ from ...errors import InputError
 from ..files import check_input_file, open_text
 from . import lmeval, pyterrier, tsml
 from ._json import JsonStream
+from .lmeval import RESULTS_RE, SAMPLES_RE, _pairs
 
 __all__ = ["EXTENSIONS", "TreeInputs", "detect", "folder_inputs", "input_format",
            "tree_inputs"]
@@ -172,8 +173,6 @@ def tree_inputs(folder: str | Path, table_suffixes: tuple[str, ...] = ()) -> Tre
     ``table_suffixes`` (tidy tables, also gzip-compressed); an lm-eval results file takes the
     ``samples_*`` files of its run as its parts. Every other entry is skipped with its reason:
     hidden entries (not searched), files no adapter reads, files that cannot be opened."""
-    from .lmeval import RESULTS_RE, SAMPLES_RE, _pairs
-
     inputs: list[Path] = []
     skipped: list[tuple[Path, str]] = []
     lmeval_files: list[Path] = []

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ...errors import InputError
+from ...setmetrics import metric as set_metric
 from ..files import check_input_file, open_text
 from ._common import AdapterResult, Builder, agrees, format_number
 from ._json import JsonStream, iter_jsonl, load_json, snippet
@@ -674,8 +675,6 @@ def tool_aggregate(aggregation: str, items: list[Any]) -> float | None:
     chrf++, ter: sacrebleu's corpus scores of the predictions against one reference each;
     brier_score: mean over items of Σ_k (p_k − 1[k = gold])².
     """
-    from ...setmetrics import metric as set_metric
-
     if not items:
         return None
     if aggregation in MEAN_AGGREGATIONS:

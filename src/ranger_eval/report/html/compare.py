@@ -15,7 +15,7 @@ from ...errors import ReportError
 from ...formatting import format_level
 from ...formatting import slug as _slug
 from ...signature import signature_level
-from ..tables import jsonable
+from ..tables import jsonable, mde_sentence, test_label
 from .common import (
     TABLE_MAX_ROWS,
     _alpha,
@@ -99,7 +99,6 @@ def _compare(a: _Analysis) -> None:
         f"(α = {_alpha(alpha)}). “Beats” below means {better}."
     )
     if "mde" in comp.columns:  # what the non-significant pairs could have detected
-        from ..tables import mde_sentence
 
         detectable = mde_sentence(comp.assign(mde=pd.to_numeric(comp["mde"], errors="coerce")),
                                   1.0 - alpha)
@@ -194,8 +193,6 @@ def _compare(a: _Analysis) -> None:
             shown += f'<span class="note">{_e(note)}</span>' if note else ""
             row.append(_Cell(shown, float(r["effect_size"]), True))
         if "test" in comp:
-            from ..tables import test_label  # "paired-t (30 clusters)" for clustered rows
-
             row.append(_text(test_label(r["test"], r.get("n_clusters"))))
         if "pvalue" in comp:
             row.append(_pcell(r["pvalue"]))
