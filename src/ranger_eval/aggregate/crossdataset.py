@@ -274,10 +274,62 @@ def error_reduction(
     reduction is undefined) on the data or on some bootstrap resample, for scores outside [0, 1],
     or for fewer than 2 items.
 
-    ``settings``: an :class:`~ranger_eval.settings.ErrorReductionSettings` instead of
-    ``n_resamples``, ``seed`` and ``missing`` (a keyword other than its default next to it is a
-    :class:`~ranger_eval.errors.SettingsError` naming the clash); the result carries the
-    settings object of the call (``.settings``).
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Scores in [0, 1] of both systems on every dataset.
+    treatment, control : str
+        The two systems; the reduction is of the control's error by the treatment.
+    metric : str, optional
+        Needed when the scores hold several metrics.
+    n_resamples : int, default 50
+        Paired bootstrap resamples per dataset (Søgaard's 50).
+    seed : int, default 0
+        Seed of the bootstrap (per dataset, see the module docstring).
+    datasets : sequence of str, optional
+        Selects and orders datasets (default: all, in order of first appearance).
+    missing : {"error", "intersect"}, default "error"
+        Items one system lacks: an error listing them, or the common items only.
+    settings : ErrorReductionSettings, optional
+        Instead of ``n_resamples``, ``seed`` and ``missing`` (a keyword other than its default
+        next to it is a :class:`~ranger_eval.errors.SettingsError` naming the clash).
+
+    Returns
+    -------
+    ErrorReduction
+        ``yi``, ``vi``, ``n``, ``e_control``, ``e_treatment`` aligned with ``names``; usable
+        wherever an ``EffectSizes`` is; ``.settings`` the settings object of the call.
+
+    Raises
+    ------
+    AggregateError
+        Unknown system or dataset, scores outside [0, 1], fewer than 2 items, a control with no
+        error on the data or on a resample.
+
+    References
+    ----------
+    Søgaard, A. (2013), "Estimating effect size across datasets", Proceedings of NAACL-HLT 2013. §2–3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> rng = np.random.default_rng(0)
+    >>> old = rng.uniform(0.3, 0.9, size=(4, 20))
+    >>> new = np.minimum(old + rng.uniform(0.0, 0.1, size=(4, 20)), 1.0)
+    >>> df = pd.DataFrame({
+    ...     "dataset": np.repeat([f"d{i}" for i in range(4)], 40), "metric": "acc",
+    ...     "item": np.tile(np.arange(20), 2 * 4),
+    ...     "system": np.tile(np.repeat(["new", "old"], 20), 4),
+    ...     "value": np.stack([new, old], axis=1).ravel()})
+    >>> er = rg.error_reduction(df, treatment="new", control="old", n_resamples=200, seed=1)
+    >>> er.to_frame()[["dataset", "yi", "vi", "n"]].round(4)
+      dataset      yi      vi   n
+    0      d0  0.1751  0.0005  20
+    1      d1  0.1368  0.0007  20
+    2      d2  0.1187  0.0003  20
+    3      d3  0.1278  0.0005  20
     """
     # one check, the settings': SettingsError (an AggregateError) naming the key and value
     settings = resolve_settings(ErrorReductionSettings, {
@@ -408,6 +460,35 @@ def gumbel_fit(x: Any) -> tuple[float, float]:
     fitted to the sample ``x`` — the same estimates as ``scipy.stats.gumbel_r.fit(x)``, solved to
     machine precision (see :func:`_gumbel_mle`). All-equal values give ``(value, 0.0)``; one value
     is valid.
+
+    Parameters
+    ----------
+    x : array_like of float
+        The sample (flattened); at least one finite value.
+
+    Returns
+    -------
+    tuple of float
+        ``(loc, scale)``, the fitted α and β.
+
+    Raises
+    ------
+    AggregateError
+        An empty sample or a non-finite value.
+
+    References
+    ----------
+    Evans, M., Hastings, N. & Peacock, B. (2000), *Statistical Distributions*, 3rd ed., Wiley
+    (the maximum-likelihood equations of the Gumbel distribution).
+
+    Examples
+    --------
+    >>> from ranger_eval.aggregate.crossdataset import gumbel_fit
+    >>> loc, scale = gumbel_fit([0.1, 0.4, 0.2, 0.9, 0.3])
+    >>> round(loc, 6), round(scale, 6)
+    (0.258445, 0.187258)
+    >>> gumbel_fit([2.0, 2.0])
+    (2.0, 0.0)
     """
     arr = np.asarray(x, dtype=np.float64).reshape(-1)
     if arr.size == 0 or not np.isfinite(arr).all():
@@ -434,7 +515,34 @@ def _ad_critical_5(dist: str, n: int) -> float:
 def anderson_darling(x: Any, dist: str = "norm") -> tuple[float, float]:
     """``(A², 5% critical value)`` of the Anderson–Darling test of ``x`` against ``dist`` ("norm"
     or "gumbel_r", parameters estimated): the statistic of ``scipy.stats.anderson``. ``(nan, nan)``
-    with fewer than 3 values or no spread (the test is undefined there)."""
+    with fewer than 3 values or no spread (the test is undefined there).
+
+    Parameters
+    ----------
+    x : array_like of float
+        The sample (flattened).
+    dist : {"norm", "gumbel_r"}, default "norm"
+        The distribution tested against.
+
+    Returns
+    -------
+    tuple of float
+        ``(A², critical value at 5%)``; the distribution is rejected at 5% when A² exceeds it.
+
+    References
+    ----------
+    Stephens, M. A. (1974), "EDF statistics for goodness of fit and some comparisons", JASA
+    69:730–737. D'Agostino, R. B. & Stephens, M. A. (1986), *Goodness-of-Fit Techniques*, Dekker.
+
+    Examples
+    --------
+    >>> from ranger_eval.aggregate.crossdataset import anderson_darling
+    >>> a2, crit = anderson_darling([0.1, 0.4, 0.2, 0.9, 0.3])
+    >>> round(a2, 4), crit
+    (0.4015, 0.606)
+    >>> anderson_darling([1.0, 2.0])
+    (nan, nan)
+    """
     arr = np.asarray(x, dtype=np.float64).reshape(-1)
     span = float(np.ptp(arr)) if arr.size else 0.0
     if arr.size < _MIN_AD or not span > 0.0:
@@ -647,8 +755,61 @@ def cross_dataset_estimates(
 
     Normality (Søgaard §2.3 used Anderson–Darling tests): ``scipy.stats.anderson`` on each
     estimator's input (see :class:`CrossDatasetEstimates`), with its 5% critical value.
-    Raises :class:`AggregateError` naming the dataset for non-finite effects, ``vi ≤ 0`` or missing
-    sizes.
+
+    Parameters
+    ----------
+    effects : ErrorReduction or EffectSizes
+        Anything with ``yi``, ``vi`` > 0, ``n`` and ``names``.
+    sizes : sequence of int or mapping, optional
+        The dataset sizes ``n_i`` of the micro-average (aligned with ``names``, or a mapping
+        name → size); default the effects' ``n``.
+    method : str, default "DL"
+        The τ² estimator of the random-effects fit (any of :func:`ranger_eval.meta_analysis`).
+    level : float, default 0.95
+        Level of the intervals.
+    gumbel_weights : {"FE", "RE"}, default "FE"
+        The weights of the Gumbel estimator: ``1/v_i`` or ``1/(v_i + τ²)``.
+
+    Returns
+    -------
+    CrossDatasetEstimates
+        ``table``: one row per estimator with ``estimate``, ``se``, ``ci_low``, ``ci_high``,
+        ``detail`` and the Anderson–Darling check of its input; ``goodness_of_fit``; the
+        ``fixed``/``random`` meta-analysis fits; ``gumbel_loc``, ``gumbel_scale``.
+
+    Raises
+    ------
+    AggregateError
+        Non-finite effects, ``vi ≤ 0`` or missing sizes (naming the dataset); a bad ``method``,
+        ``level`` or ``gumbel_weights``.
+
+    References
+    ----------
+    Søgaard, A. (2013), "Estimating effect size across datasets", Proceedings of NAACL-HLT 2013. §2. DerSimonian, R. & Laird, N. (1986), "Meta-analysis in clinical
+    trials", Controlled Clinical Trials 7:177–188.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> rng = np.random.default_rng(0)
+    >>> old = rng.uniform(0.3, 0.9, size=(4, 20))
+    >>> new = np.minimum(old + rng.uniform(0.0, 0.1, size=(4, 20)), 1.0)
+    >>> df = pd.DataFrame({
+    ...     "dataset": np.repeat([f"d{i}" for i in range(4)], 40), "metric": "acc",
+    ...     "item": np.tile(np.arange(20), 2 * 4),
+    ...     "system": np.tile(np.repeat(["new", "old"], 20), 4),
+    ...     "value": np.stack([new, old], axis=1).ravel()})
+    >>> er = rg.error_reduction(df, treatment="new", control="old", n_resamples=200, seed=1)
+    >>> e = rg.cross_dataset_estimates(er)
+    >>> e.table[["estimator", "estimate", "se"]].round(4)
+      estimator  estimate      se
+    0     macro    0.1396  0.0111
+    1     micro    0.1396  0.0111
+    2     fixed    0.1375  0.0107
+    3    random    0.1384  0.0131
+    4    gumbel    0.1382  0.0434
     """
     data = _as_input(effects, sizes)
     method_c = check_choice("method", method.upper() if isinstance(method, str) else method,
@@ -930,6 +1091,75 @@ def predictive_check(
     and its error is ``estimate − mean(y of the held-out datasets)``. Reported per k and estimator:
     mean absolute error, its SD, and the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``,
     two-sided) of the absolute errors against the macro-average's over the repeats.
+
+    Parameters
+    ----------
+    scores : Scores, pandas.DataFrame, ErrorReduction or EffectSizes
+        Scores of both systems on every dataset, or per-dataset effects already computed.
+    treatment, control : str, optional
+        The two systems (needed with scores).
+    k : int or iterable of int, default (5, 10, 20)
+        Numbers of estimation datasets; each ``k + n_test`` must not exceed the datasets.
+    n_test : int, default 5
+        Held-out datasets per draw.
+    repeats : int, default 20
+        Draws per k (at least 2).
+    seed : int, default 0
+        Seed of the draws and of the error-reduction bootstrap.
+    effect : str, default "error_reduction"
+        The per-dataset effect computed from scores: ``"error_reduction"`` or an
+        ``effect_sizes`` measure ("MD", "SMD", "SMCC", "SMCR", "ZCOR").
+    method : str, default "DL"
+        The τ² estimator of the random-effects estimate.
+    n_resamples : int, default 50
+        Bootstrap resamples of :func:`error_reduction` (Søgaard's 50).
+    metric : str, optional
+        Needed when the scores hold several metrics.
+    gumbel_weights : {"FE", "RE"}, default "FE"
+        As :func:`cross_dataset_estimates`.
+
+    Returns
+    -------
+    PredictiveCheck
+        ``errors`` per (k, repeat, estimator); ``to_frame()`` per k and estimator (``mae``,
+        ``sd``, ``se``, ``mean_error``, ``wins``, ``wilcoxon_statistic``, ``pvalue``);
+        ``summary()``; ``draws``; ``effects``.
+
+    Raises
+    ------
+    AggregateError
+        Scores without ``treatment``/``control``, a k too large for the datasets, bad counts,
+        seed or choices.
+
+    References
+    ----------
+    Søgaard, A. (2013), "Estimating effect size across datasets", Proceedings of NAACL-HLT 2013. §3, Figures 2–3. Wilcoxon, F. (1945), "Individual comparisons by
+    ranking methods", Biometrics Bulletin 1(6):80–83.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> rng = np.random.default_rng(0)
+    >>> old = rng.uniform(0.3, 0.9, size=(8, 20))
+    >>> new = np.minimum(old + rng.uniform(0.0, 0.1, size=(8, 20)), 1.0)
+    >>> df = pd.DataFrame({
+    ...     "dataset": np.repeat([f"d{i}" for i in range(8)], 40), "metric": "acc",
+    ...     "item": np.tile(np.arange(20), 2 * 8),
+    ...     "system": np.tile(np.repeat(["new", "old"], 20), 8),
+    ...     "value": np.stack([new, old], axis=1).ravel()})
+    >>> er = rg.error_reduction(df, treatment="new", control="old", n_resamples=100)
+    >>> pc = rg.predictive_check(er, k=3, n_test=3, repeats=8)
+    >>> pc.to_frame()[["k", "estimator", "mae", "pvalue"]].round(4)
+       k estimator     mae  pvalue
+    0  3     macro  0.0144     NaN
+    1  3     micro  0.0144  1.0000
+    2  3     fixed  0.0180  0.0391
+    3  3    random  0.0163  0.1484
+    4  3    gumbel  0.0186  0.0078
+    >>> pc.draws[3].shape
+    (8, 6)
     """
     effect = check_choice("effect", effect, EFFECTS, error=AggregateError)
     method_c = check_choice("method", method.upper() if isinstance(method, str) else method,

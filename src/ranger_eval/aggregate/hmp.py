@@ -101,22 +101,22 @@ def harmonic_mean_p(
 ) -> HarmonicMeanP:
     """Combine p-values by Wilson's asymptotically exact harmonic mean p-value.
 
-    Parameters
-    ----------
-    pvalues
-        One or more p-values in ``[0, 1]`` (a p-value of 0 gives a combined p-value of 0).
-    weights
-        Non-negative weights, one per p-value, with ``Σ w ≤ 1`` (up to 1e-6, as R); a sum below 1
-        means the p-values are a subset of ``L`` tests. Default ``1/L`` each. A zero weight
-        removes its p-value from the harmonic mean.
-    L
-        Total number of tests in the family (default: the number of p-values). Must be at least
-        the number of p-values.
-
     Returns the quantities of R ``harmonicmeanp::p.hmp(p, w, L)`` (version 3.0.1, ``multilevel =
     TRUE``); see the module docstring for the formula. Differences from R, all on input R would
     accept with a warning or turn into ``NA``: NaN p-values and ``L`` smaller than the number of
     p-values are errors here.
+
+    Parameters
+    ----------
+    pvalues : array_like of float
+        One or more p-values in ``[0, 1]`` (a p-value of 0 gives a combined p-value of 0).
+    weights : array_like of float, optional
+        Non-negative weights, one per p-value, with ``Σ w ≤ 1`` (up to 1e-6, as R); a sum below 1
+        means the p-values are a subset of ``L`` tests. Default ``1/L`` each. A zero weight
+        removes its p-value from the harmonic mean.
+    L : int, optional
+        Total number of tests in the family (default: the number of p-values). Must be at least
+        the number of p-values.
 
     Returns
     -------

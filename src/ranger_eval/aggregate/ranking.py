@@ -514,7 +514,73 @@ def condition_and_compare(
     hyper-parameter θ. Systems with the same ``condition`` values form a partition; inside it,
     the per-item scores of systems with the same ``compare`` values are pooled (item ids become
     ``item@system``, so pooled groups are unpaired) and ranked first-vs-rest. ``color`` must be a
-    subset of ``compare``. ``level``: confidence level of the rankings (see :func:`rank_systems`).
+    subset of ``compare``.
+
+    Parameters
+    ----------
+    scores : Scores or pandas.DataFrame
+        Per-item scores of every system named in ``params``.
+    params : pandas.DataFrame
+        One row per system (index = system name, or a ``system`` column), one column per
+        hyper-parameter.
+    condition : sequence of str, default ()
+        Hyper-parameters whose values partition the systems (none: one partition).
+    compare : sequence of str
+        Hyper-parameters whose values form the pooled groups compared inside a partition.
+    color : sequence of str, default ()
+        A subset of ``compare`` whose values colour the boxplots of :meth:`ConditionComparison.plot`.
+    level : float, default 0.95
+        Confidence level of the rankings (see :func:`rank_systems`).
+    correction : str, default "holm-sidak"
+        Multiplicity correction of the pairwise tests.
+    test : str, default "auto"
+        Pairwise test, as :func:`~ranger_eval.compare` (pooled groups are unpaired).
+    higher_is_better : bool or mapping, optional
+        Direction of every metric (default: higher is better).
+    weights : mapping, optional
+        Metric weights of the aggregate metric.
+    seed : int, default 0
+        Seed of the resampling tests.
+
+    Returns
+    -------
+    ConditionComparison
+        ``partitions`` (condition values → pooled :class:`Scores`), ``rankings`` (→ first-vs-rest
+        :class:`Ranking`), ``members`` (pooled group → its systems), ``colors``.
+
+    Raises
+    ------
+    AggregateError
+        An unknown hyper-parameter, ``color`` not within ``compare``, ``condition`` and
+        ``compare`` sharing a name, a system without a ``params`` row, a partition with fewer
+        than two compare values.
+
+    References
+    ----------
+    Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025), "Statistical multi-metric evaluation
+    and visualization of LLM system predictive performance", §10.2 (condition-and-compare).
+
+    Examples
+    --------
+    Four systems, two models at two temperatures: is temperature 0 better within each model?
+
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> vals = {"m1-t0": [.8, .6, .9, .5, .7, .7], "m1-t1": [.6, .5, .7, .4, .6, .5],
+    ...         "m2-t0": [.7, .7, .8, .6, .8, .6], "m2-t1": [.5, .6, .6, .4, .5, .6]}
+    >>> df = pd.DataFrame([{"dataset": "d", "metric": "acc", "item": i, "system": s, "value": v}
+    ...                    for s, vs in vals.items() for i, v in enumerate(vs)])
+    >>> params = pd.DataFrame({"model": ["m1", "m1", "m2", "m2"],
+    ...                        "temperature": [0.0, 1.0, 0.0, 1.0]}, index=list(vals))
+    >>> cc = rg.condition_and_compare(df, params, condition=["model"], compare=["temperature"],
+    ...                               test="welch")
+    >>> for part, ranking in cc.rankings.items():
+    ...     print(part, ranking.cliques)
+    ('m1',) (('temperature=0.0',), ('temperature=1.0',))
+    ('m2',) (('temperature=0.0',), ('temperature=1.0',))
+    >>> pooled = rg.condition_and_compare(df, params, compare=["temperature"], test="welch")
+    >>> pooled.members[()]
+    {'temperature=0.0': ('m1-t0', 'm2-t0'), 'temperature=1.0': ('m1-t1', 'm2-t1')}
     """
     scores = as_scores(scores, what="condition_and_compare", error=AggregateError)
     params = as_frame(params, what="condition_and_compare: params (system → hyper-parameters)",

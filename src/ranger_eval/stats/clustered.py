@@ -143,7 +143,36 @@ def cluster_codes(clusters: object, n: int, name: str = "clusters") -> tuple[np.
     """(codes, C): integer codes 0..C-1 of the cluster identifiers, numbered in order of first
     appearance (so one item per cluster gives codes 0..n-1 in item order), and the number C of
     clusters. Identifiers are compared as given (pandas ``factorize``); a missing one (None,
-    NaN) or an empty string raises :class:`StatsInputError` naming its position."""
+    NaN) or an empty string raises :class:`StatsInputError` naming its position.
+
+    Parameters
+    ----------
+    clusters : array_like
+        One cluster id per item.
+    n : int
+        The number of items.
+    name : str, default "clusters"
+        The keyword named in errors.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int
+        Each item's cluster code.
+    C : int
+        The number of clusters.
+
+    Raises
+    ------
+    StatsInputError
+        A count other than ``n`` or a missing id.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import cluster_codes
+    >>> codes, c = cluster_codes(["b", "a", "b", "c"], 4)
+    >>> codes.tolist(), c
+    ([0, 1, 0, 2], 3)
+    """
     import pandas as pd
 
     arr = np.asarray(clusters, dtype=object).reshape(-1) if not isinstance(
@@ -173,7 +202,29 @@ def _need_clusters(c: int, what: str) -> None:
 def cluster_sums(values: np.ndarray, codes: np.ndarray, c: int) -> np.ndarray:
     """Per-cluster sums of the last axis of ``values`` (a vector or a rows x items matrix):
     shape (..., C). Sums run in item order within each cluster (a stable sort by code, then
-    ``numpy.add.reduceat``)."""
+    ``numpy.add.reduceat``).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        A vector of n items or a rows × n matrix.
+    codes : numpy.ndarray of int
+        Each item's cluster code, 0 … C − 1 (:func:`cluster_codes`).
+    c : int
+        The number of clusters C.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (..., C).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.clustered import cluster_sums
+    >>> cluster_sums(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0, 1, 0, 1]), 2).tolist()
+    [4.0, 6.0]
+    """
     v = np.asarray(values, dtype=np.float64)
     order = np.argsort(codes, kind="stable")
     sc = codes[order]
@@ -224,7 +275,33 @@ def bell_mccaffrey_df(sizes: object) -> float:
         df = (tr G)^2 / ||G||_F^2.
 
     G is the Gram matrix of the vectors g_k = (I − H) A_k 1_k / n whose squared projections of
-    the data sum to V_CR2. One item per cluster gives df = n − 1 (the paired t)."""
+    the data sum to V_CR2. One item per cluster gives df = n − 1 (the paired t).
+
+    Parameters
+    ----------
+    sizes : array_like of int
+        The cluster sizes m_k.
+
+    Returns
+    -------
+    float
+        The Satterthwaite degrees of freedom.
+
+    References
+    ----------
+    Bell, R. M. & McCaffrey, D. F. (2002), "Bias reduction in standard errors for linear
+    regression with multi-stage samples", Survey Methodology 28(2):169–181. Pustejovsky, J. E.
+    & Tipton, E. (2018), "Small-sample methods for cluster-robust variance estimation and
+    hypothesis testing in fixed effects models", J. Business & Economic Statistics 36(4):672–683.
+
+    Examples
+    --------
+    Equal clusters give C − 1; unequal ones fewer:
+
+    >>> from ranger_eval.stats.clustered import bell_mccaffrey_df
+    >>> round(bell_mccaffrey_df([2, 2, 2, 2]), 4), round(bell_mccaffrey_df([1, 2, 5, 8]), 4)
+    (3.0, 1.8599)
+    """
     m = np.asarray(sizes, dtype=np.float64).reshape(-1)
     n = float(m.sum())
     a = 1.0 / (n * np.sqrt(1.0 - m / n))
@@ -245,7 +322,37 @@ def bell_mccaffrey_df_rows(blocks: tuple[tuple[np.ndarray, np.ndarray, np.ndarra
         D = Σ_b a_b² m_b,  v_b = a_b m_b / √n_b,   df = (tr G)² / ||G||_F²,
 
     in O(C) per row: tr G = Σ D − Σ_b |v_b|², ||G||_F² = Σ D² − 2 Σ_b Σ_k D_k v_bk² +
-    Σ_b Σ_b' (v_b'v_b')². One block of all rows is :func:`bell_mccaffrey_df`."""
+    Σ_b Σ_b' (v_b'v_b')². One block of all rows is :func:`bell_mccaffrey_df`.
+
+    Parameters
+    ----------
+    blocks : tuple of (a, m, n)
+        Per block: the weights a_bk (rows × C), the cluster sizes m_bk (rows × C) and the item
+        counts n_b (rows).
+
+    Returns
+    -------
+    numpy.ndarray
+        One df per row.
+
+    References
+    ----------
+    Bell, R. M. & McCaffrey, D. F. (2002), "Bias reduction in standard errors for linear
+    regression with multi-stage samples", Survey Methodology 28(2):169–181. Pustejovsky, J. E.
+    & Tipton, E. (2018), "Small-sample methods for cluster-robust variance estimation and
+    hypothesis testing in fixed effects models", J. Business & Economic Statistics 36(4):672–683.
+
+    Examples
+    --------
+    One block of four clusters of 2 items is :func:`bell_mccaffrey_df`:
+
+    >>> import numpy as np
+    >>> from ranger_eval.stats.clustered import bell_mccaffrey_df_rows
+    >>> m = np.array([[2.0, 2.0, 2.0, 2.0]])
+    >>> a = 1.0 / (8 * np.sqrt(1 - m / 8))
+    >>> bell_mccaffrey_df_rows(((a, m, np.array([8.0])),)).round(4).tolist()
+    [3.0]
+    """
     big_d = sum(a * a * m for a, m, _ in blocks)
     vs = [a * m / np.sqrt(np.maximum(n, 1.0))[:, None] for a, m, n in blocks]
     trace = big_d.sum(axis=1) - sum(np.einsum("ij,ij->i", v, v) for v in vs)
@@ -278,7 +385,48 @@ def clustered_ttest_from_sums(
       alpha = 5 %; benchmarks/cluster_validity.py).
 
     Both reduce to the paired t test when every cluster has one item. ``n_clusters`` and
-    ``se`` are set; ``method`` is the ``vcov``."""
+    ``se`` are set; ``method`` is the ``vcov``.
+
+    Parameters
+    ----------
+    sums : array_like
+        Cluster sums of the differences, rows × C.
+    sizes : array_like of int
+        The C cluster sizes.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    level : float, default 0.95
+        Confidence level of the interval.
+    vcov : {"CR1", "CR2"}, default "CR1"
+        The cluster-robust variance.
+
+    Returns
+    -------
+    ManyTestResult
+        Per row: ``statistic``, ``pvalue``, ``estimate``, ``se``, ``ci_low``/``ci_high``,
+        ``df``; ``n_clusters``.
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 2 clusters, mismatched shapes, a bad choice.
+
+    References
+    ----------
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust
+    inference", Journal of Human Resources 50(2):317–372.
+    Bell, R. M. & McCaffrey, D. F. (2002), "Bias reduction in standard errors for linear
+    regression with multi-stage samples", Survey Methodology 28(2):169–181. Pustejovsky, J. E.
+    & Tipton, E. (2018), "Small-sample methods for cluster-robust variance estimation and
+    hypothesis testing in fixed effects models", J. Business & Economic Statistics 36(4):672–683.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import clustered_ttest_from_sums
+    >>> r = clustered_ttest_from_sums([[0.1, 0.1, 0.1, 0.3]], [2, 2, 2, 2])
+    >>> r.estimate.round(4).tolist(), r.se.round(4).tolist(), r.pvalue.round(4).tolist()
+    ([0.075], [0.025], [0.0577])
+    """
     check_alternative(alternative)
     level = check_level(level)
 
@@ -311,7 +459,45 @@ def clustered_ttest_many(
     vcov: str = "CR1",
 ) -> ManyTestResult:
     """:func:`clustered_paired_ttest` of every row of ``diffs`` (pairs x n) with one cluster id
-    per column, from the rows' cluster sums (:func:`clustered_ttest_from_sums`)."""
+    per column, from the rows' cluster sums (:func:`clustered_ttest_from_sums`).
+
+    Parameters
+    ----------
+    diffs : array_like
+        Paired differences, pairs × n items.
+    clusters : array_like
+        One cluster id per item (column).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    level : float, default 0.95
+        Confidence level of the interval.
+    vcov : {"CR1", "CR2"}, default "CR1"
+        The cluster-robust variance.
+
+    Returns
+    -------
+    ManyTestResult
+        One test per row.
+
+    Raises
+    ------
+    StatsInputError
+        A non-finite difference, a missing cluster id, fewer than 2 clusters.
+
+    References
+    ----------
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust
+    inference", Journal of Human Resources 50(2):317–372.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.clustered import clustered_ttest_many
+    >>> d = np.array([[.1, 0, .1, 0, .1, 0, .1, .2], [0, .1, 0, .1, .1, 0, .2, .1]])
+    >>> r = clustered_ttest_many(d, ["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"])
+    >>> r.pvalue.round(4).tolist(), r.n_clusters
+    ([0.0577, 0.0577], 4)
+    """
     d = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
     if not np.isfinite(d).all():
         r, i = (int(v) for v in np.argwhere(~np.isfinite(d))[0])
@@ -345,7 +531,49 @@ def clustered_paired_ttest(
     ``sandwich::vcovCL(lm(d ~ 1), cluster = ~c, type = "HC1")``; with one item per cluster,
     :func:`~ranger_eval.stats.tests.paired_ttest`. ``y=None`` tests the mean of ``x``.
     ``vcov="CR2"``: Bell–McCaffrey CR2 with Satterthwaite df (:func:`clustered_ttest_from_sums`;
-    R clubSandwich), the version ``compare`` uses."""
+    R clubSandwich), the version ``compare`` uses.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired scores (``y=None``: ``x`` is the differences).
+    clusters : array_like
+        One cluster id per pair.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    level : float, default 0.95
+        Confidence level of the interval.
+    vcov : {"CR1", "CR2"}, default "CR1"
+        The cluster-robust variance.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` t, ``pvalue``, ``df`` (C − 1 for CR1), ``estimate``, ``se``,
+        ``ci_low``/``ci_high``, ``n_clusters``.
+
+    Raises
+    ------
+    StatsInputError
+        Unequal lengths, non-finite scores, a missing cluster id, fewer than 2 clusters.
+
+    References
+    ----------
+    Liang, K.-Y. & Zeger, S. L. (1986), "Longitudinal data analysis using generalized linear
+    models", Biometrika 73(1):13–22.
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust
+    inference", Journal of Human Resources 50(2):317–372.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import clustered_paired_ttest
+    >>> x = [.8, .6, .9, .5, .7, .7, .6, .8]
+    >>> y = [.7, .6, .8, .5, .6, .7, .5, .6]
+    >>> clusters = ["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"]
+    >>> r = clustered_paired_ttest(x, y, clusters=clusters)
+    >>> round(r.statistic, 4), round(r.pvalue, 4), r.df, round(r.estimate, 4), round(r.se, 4)
+    (3.0, 0.0577, 3.0, 0.075, 0.025)
+    """
     check_alternative(alternative)
     level = check_level(level)
     d, e = paired_scaled(x, y)  # x - y = d · 2^e: t and p are scale free
@@ -362,7 +590,47 @@ def clustered_mean_test(
     """Mean of one system with its cluster-robust (CR1) standard error ``se`` and the t interval
     on C - 1 df; tests mean = ``value``. ``se`` is exactly Inspect's ``stderr(cluster=...)``
     (Miller 2024, "Adding Error Bars to Evals", appendix A, with the finite-cluster factor
-    C/(C - 1)) and the interval Inspect's ``ci(cluster=...)``."""
+    C/(C - 1)) and the interval Inspect's ``ci(cluster=...)``.
+
+    Parameters
+    ----------
+    x : array_like
+        The system's scores.
+    clusters : array_like
+        One cluster id per score.
+    value : float, default 0.0
+        The mean under the null hypothesis.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means the mean exceeds ``value``.
+    level : float, default 0.95
+        Confidence level of the interval.
+
+    Returns
+    -------
+    TestResult
+        ``estimate`` the mean, ``se``, ``ci_low``/``ci_high``, ``statistic``, ``pvalue``,
+        ``df`` = C − 1.
+
+    Raises
+    ------
+    StatsInputError
+        Non-finite scores, a missing cluster id, fewer than 2 clusters.
+
+    References
+    ----------
+    Miller, E. (2024), "Adding error bars to evals: A statistical approach to language model
+    evaluations", arXiv:2411.00640.
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust
+    inference", Journal of Human Resources 50(2):317–372.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import clustered_mean_test
+    >>> y = [.7, .6, .8, .5, .6, .7, .5, .6]
+    >>> r = clustered_mean_test(y, clusters=["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"])
+    >>> round(r.estimate, 4), round(r.se, 4), round(r.ci_low, 4), round(r.ci_high, 4)
+    (0.625, 0.025, 0.5454, 0.7046)
+    """
     xa = as_vector(x, "x", 2)
     r = clustered_paired_ttest(xa - value if value else xa, None, clusters=clusters,
                                alternative=alternative, level=level)
@@ -384,7 +652,45 @@ def clustered_unpaired_ttest(
     regression of the score on an indicator of ``x`` with R ``vcovCL(type = "HC1")`` /
     statsmodels ``cov_type="cluster"`` standard errors, t on G - 1 df (G clusters over both
     samples; module docstring). Cluster ids of the two samples share one namespace (a cluster
-    may hold items of both)."""
+    may hold items of both).
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two independent samples.
+    clusters_x, clusters_y : array_like
+        One cluster id per value of each sample (one namespace).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    level : float, default 0.95
+        Confidence level of the interval.
+
+    Returns
+    -------
+    TestResult
+        ``estimate`` mean(x) − mean(y), ``se``, ``statistic``, ``pvalue``, ``df`` = G − 1,
+        ``ci_low``/``ci_high``, ``n_clusters``.
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 3 values, id counts that do not match, fewer than 2 clusters.
+
+    References
+    ----------
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust
+    inference", Journal of Human Resources 50(2):317–372.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import clustered_unpaired_ttest
+    >>> x = [.8, .6, .9, .5, .7, .7, .6, .8]
+    >>> y = [.7, .6, .8, .5, .6, .7, .5, .6]
+    >>> clusters = ["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"]
+    >>> r = clustered_unpaired_ttest(x, y, clusters_x=clusters, clusters_y=clusters)
+    >>> round(r.estimate, 4), round(r.se, 4), round(r.pvalue, 4), r.df
+    (0.075, 0.0259, 0.0626, 3.0)
+    """
     check_alternative(alternative)
     level = check_level(level)
     xa = as_vector(x, "x", 1)
@@ -426,7 +732,32 @@ def mcnemar_method(sizes: object) -> str:
     recommend for clusters of ``sizes`` pairs: ``"yang"`` (their modified Obuchowski test) when
     every cluster has the same size or there are at least 50 clusters, else ``"durkalski"``
     (Durkalski et al. 2003). Obuchowski's own test, the most conservative in their simulations,
-    is never chosen."""
+    is never chosen.
+
+    Parameters
+    ----------
+    sizes : array_like of int
+        The pairs in each cluster.
+
+    Returns
+    -------
+    str
+        ``"yang"`` or ``"durkalski"``.
+
+    References
+    ----------
+    Yang, Z., Sun, X. & Hardin, J. W. (2010), "A note on the tests for clustered matched-pair
+    binary data", Biometrical Journal 52(5):638–652. Obuchowski, N. A. (1998), "On the
+    comparison of correlated proportions for clustered data", Statistics in Medicine
+    17:1495–1507. Durkalski, V. L. et al. (2003), "A non-parametric approach to testing for
+    clustered matched-pair binary data", Statistics in Medicine 22:2417–2428.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import mcnemar_method
+    >>> mcnemar_method([3, 3, 3]), mcnemar_method([1, 2, 5]), mcnemar_method([1, 2] * 30)
+    ('yang', 'durkalski', 'yang')
+    """
     m = np.asarray(sizes).reshape(-1)
     if m.size >= YSH_MANY_CLUSTERS or np.all(m == m[0]):
         return "yang"
@@ -442,7 +773,44 @@ def clustered_mcnemar_from_sums(sums: object, n: int | object, *,
     need the cluster sizes: pass ``n`` as the C pair counts n_k (a number n, the total, is
     enough for Obuchowski's). p from chi^2_1 (one-sided: z = sign(sum) sqrt(X^2), normal
     tail); no discordant pair: statistic 0, p = 1. Estimate: sum S / n, the difference in
-    proportions."""
+    proportions.
+
+    Parameters
+    ----------
+    sums : array_like
+        Cluster sums b_k − c_k, rows × C.
+    n : int or array_like of int
+        The total number of pairs, or the C pair counts n_k (needed by "durkalski"/"yang").
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    method : {"obuchowski", "durkalski", "yang"}, default "obuchowski"
+        The statistic.
+
+    Returns
+    -------
+    ManyTestResult
+        Per row: ``statistic`` X², ``pvalue``, ``estimate`` (the difference in proportions).
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 2 clusters, mismatched shapes, a bad choice.
+
+    References
+    ----------
+    Yang, Z., Sun, X. & Hardin, J. W. (2010), "A note on the tests for clustered matched-pair
+    binary data", Biometrical Journal 52(5):638–652. Obuchowski, N. A. (1998), "On the
+    comparison of correlated proportions for clustered data", Statistics in Medicine
+    17:1495–1507. Durkalski, V. L. et al. (2003), "A non-parametric approach to testing for
+    clustered matched-pair binary data", Statistics in Medicine 22:2417–2428.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import clustered_mcnemar_from_sums
+    >>> r = clustered_mcnemar_from_sums([[1, 1, 0, 1, 1]], 10)
+    >>> r.statistic.round(4).tolist(), r.pvalue.round(4).tolist(), r.estimate.tolist()
+    ([3.2], [0.0736], [0.4])
+    """
     check_alternative(alternative)
     from scipy.special import chdtrc, ndtr
 
@@ -498,7 +866,46 @@ def clustered_mcnemar(
     """Clustered McNemar test of paired 0/1 outcomes, as R ``clust.bin.pair(ak, bk, ck, dk,
     method = method)`` (module docstring): ``"obuchowski"`` (default; Obuchowski 1998),
     ``"durkalski"`` (Durkalski et al. 2003), ``"yang"`` (Yang, Sun & Hardin 2010), or
-    ``"auto"``: :func:`mcnemar_method` of the cluster sizes, as ``compare`` chooses."""
+    ``"auto"``: :func:`mcnemar_method` of the cluster sizes, as ``compare`` chooses.
+
+    Parameters
+    ----------
+    x, y : array_like of {0, 1}
+        Paired binary outcomes.
+    clusters : array_like
+        One cluster id per pair.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    method : {"obuchowski", "durkalski", "yang", "auto"}, default "obuchowski"
+        The statistic.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` X², ``pvalue``, ``estimate`` (the difference in proportions), ``method``.
+
+    Raises
+    ------
+    StatsInputError
+        Non-binary values, unequal lengths, a missing cluster id, fewer than 2 clusters.
+
+    References
+    ----------
+    Yang, Z., Sun, X. & Hardin, J. W. (2010), "A note on the tests for clustered matched-pair
+    binary data", Biometrical Journal 52(5):638–652. Obuchowski, N. A. (1998), "On the
+    comparison of correlated proportions for clustered data", Statistics in Medicine
+    17:1495–1507. Durkalski, V. L. et al. (2003), "A non-parametric approach to testing for
+    clustered matched-pair binary data", Statistics in Medicine 22:2417–2428.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import clustered_mcnemar
+    >>> x = [1, 1, 0, 1, 1, 0, 1, 1, 1, 0]
+    >>> y = [0, 1, 0, 0, 1, 0, 0, 1, 0, 0]
+    >>> r = clustered_mcnemar(x, y, clusters=[1, 1, 2, 2, 3, 3, 4, 4, 5, 5])
+    >>> round(r.statistic, 4), round(r.pvalue, 4), round(r.estimate, 4), r.method
+    (3.2, 0.0736, 0.4, 'Obuchowski')
+    """
     check_choice("method", method, (*MCNEMAR_METHODS, "auto"))
     xa, ya = _binary(x, "x"), _binary(y, "y")
     if xa.size != ya.size:
@@ -526,7 +933,48 @@ def cluster_bootstrap_many(
     jackknife leaving one cluster out, theta_(k) = (sum S - S_k)/(n - m_k) (Efron & Tibshirani
     1993, eq. 14.15 with clusters as the sampling units). Rows whose cluster means are all
     equal get the point interval. With one item per cluster this is exactly
-    :func:`~ranger_eval.stats.resampling.paired_bootstrap_many`."""
+    :func:`~ranger_eval.stats.resampling.paired_bootstrap_many`.
+
+    Parameters
+    ----------
+    sums : array_like
+        Cluster sums of the differences, rows × C.
+    sizes : array_like of int
+        The C cluster sizes.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    n_resamples : int, default 10000
+        Bootstrap resamples B.
+    seed : int or None, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Confidence level of the interval.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The interval.
+    batch : int, optional
+        Resamples per batch (memory bound).
+    indices : BootstrapIndices, optional
+        A shared index matrix over the C clusters, instead of one drawn from ``seed``.
+    advance : callable, optional
+        Called with each batch's size (progress).
+
+    Returns
+    -------
+    ManyTestResult
+        Per row: ``estimate``, ``pvalue``, ``ci_low``/``ci_high``.
+
+    References
+    ----------
+    Field, C. A. & Welsh, A. H. (2007), "Bootstrapping clustered data", JRSS B 69(3):369–390.
+    Efron, B. & Tibshirani, R. J. (1993), *An Introduction to the Bootstrap*, Chapman & Hall.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import cluster_bootstrap_many
+    >>> r = cluster_bootstrap_many([[0.1, 0.0, 0.2, 0.3]], [2, 2, 2, 2], n_resamples=999, seed=1)
+    >>> r.estimate.round(4).tolist(), r.ci_low.round(4).tolist(), r.ci_high.round(4).tolist()
+    ([0.075], [0.025], [0.125])
+    """
     check_alternative(alternative)
     check_choice("ci_method", ci_method, _CI_METHODS)
     level = check_level(level)
@@ -566,7 +1014,49 @@ def cluster_bootstrap_means(
     row's sum over cluster k, m_k its items; Field & Welsh 2007; Cameron & Miller 2015, sec.
     VI.A), the resample of :func:`cluster_bootstrap_many`. With ``codes`` None these are exactly
     :meth:`BootstrapIndices.means <ranger_eval.stats.resampling.BootstrapIndices.means>` of
-    the items (bit for bit). Fewer than 2 clusters is a :class:`StatsInputError`."""
+    the items (bit for bit). Fewer than 2 clusters is a :class:`StatsInputError`.
+
+    Parameters
+    ----------
+    values : array_like
+        rows × n items.
+    codes : array_like of int, optional
+        Each item's cluster code (None: the items are the units).
+    n_resamples : int, default 2000
+        Bootstrap resamples.
+    seed : int or None, default 0
+        Seed of the resampling.
+    batch : int, optional
+        Resamples per batch (memory bound).
+    advance : callable, optional
+        Called with each batch's size (progress).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_resamples, rows).
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 2 clusters.
+
+    References
+    ----------
+    Field, C. A. & Welsh, A. H. (2007), "Bootstrapping clustered data", JRSS B 69(3):369–390.
+
+    Examples
+    --------
+    Two systems on the same resampled clusters (the rows stay paired):
+
+    >>> import numpy as np
+    >>> from ranger_eval.stats.clustered import cluster_bootstrap_means
+    >>> values = np.array([[.8, .6, .9, .5, .7, .7, .6, .8], [.7, .6, .8, .5, .6, .7, .5, .6]])
+    >>> m = cluster_bootstrap_means(values, np.array([0, 0, 1, 1, 2, 2, 3, 3]), n_resamples=3,
+    ...                             seed=1)
+    >>> m.round(4).tolist()
+    [[0.7, 0.6], [0.7, 0.625], [0.7, 0.625]]
+    """
     v = _as_matrix(values, "values")
     n = v.shape[1]
     if codes is None:
@@ -613,7 +1103,46 @@ def cluster_permutation_test_many(
     of cluster sums (rows x C): the resampled statistics are sum_k s_k S_k with s in {-1, +1}^C
     from one :class:`~ranger_eval.stats.resampling.SignFlips` over C clusters (exact enumeration
     when 2^C <= B). Statistic: the mean difference sum S / n. With one item per cluster this is
-    exactly :func:`~ranger_eval.stats.resampling.paired_permutation_test_many`."""
+    exactly :func:`~ranger_eval.stats.resampling.paired_permutation_test_many`.
+
+    Parameters
+    ----------
+    sums : array_like
+        Cluster sums of the differences, rows × C.
+    sizes : array_like of int
+        The C cluster sizes.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+    n_resamples : int, default 10000
+        Random sign flips (all 2^C when that is no more).
+    seed : int or None, default 0
+        Seed of the flips.
+    batch : int, optional
+        Flips per batch (memory bound).
+    flips : SignFlips, optional
+        Shared sign flips over the C clusters, instead of ones drawn from ``seed``.
+    advance : callable, optional
+        Called with each batch's size (progress).
+
+    Returns
+    -------
+    ManyTestResult
+        Per row: ``estimate`` (the mean difference), ``pvalue``.
+
+    References
+    ----------
+    Cameron, A. C., Gelbach, J. B. & Miller, D. L. (2008), "Bootstrap-based improvements for
+    inference with clustered errors", Review of Economics and Statistics 90(3):414–427.
+
+    Examples
+    --------
+    Four clusters: all 16 sign patterns are enumerated.
+
+    >>> from ranger_eval.stats.clustered import cluster_permutation_test_many
+    >>> r = cluster_permutation_test_many([[0.1, 0.1, 0.1, 0.3]], [2, 2, 2, 2])
+    >>> r.estimate.round(4).tolist(), r.pvalue.round(4).tolist()
+    ([0.075], [0.125])
+    """
     s = np.atleast_2d(np.asarray(sums, dtype=np.float64))
     m = np.asarray(sizes, dtype=np.float64).reshape(-1)
     c = m.size
@@ -636,7 +1165,42 @@ def clustered_signed_rank(
     docstring), equal to R ``clusrank::clusWilcox.test(x, y, cluster = c, paired = TRUE,
     method = "rgl")``. ``statistic`` is Z; ``estimate`` the median difference; ``n`` counts all
     pairs, ``n_clusters`` the clusters with a non-zero difference. No non-zero difference:
-    Z = 0, p = 1. Fewer than 2 clusters with non-zero differences: :class:`StatsInputError`."""
+    Z = 0, p = 1. Fewer than 2 clusters with non-zero differences: :class:`StatsInputError`.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired scores (``y=None``: ``x`` is the differences).
+    clusters : array_like
+        One cluster id per pair.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means ``x`` scores higher.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` Z, ``pvalue``, ``n`` the pairs, ``n_clusters``.
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 2 clusters with a non-zero difference, unequal lengths, a missing id.
+
+    References
+    ----------
+    Rosner, B., Glynn, R. J. & Lee, M.-L. T. (2006), "The Wilcoxon signed rank test for paired
+    comparisons of clustered data", Biometrics 62(1):185–192.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.clustered import clustered_signed_rank
+    >>> x = [.8, .6, .9, .5, .7, .7, .6, .8]
+    >>> y = [.7, .6, .8, .5, .6, .7, .5, .6]
+    >>> clusters = ["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"]
+    >>> r = clustered_signed_rank(x, y, clusters=clusters)
+    >>> round(r.statistic, 4), round(r.pvalue, 4), r.n, r.n_clusters
+    (1.7556, 0.0792, 8, 4)
+    """
     check_alternative(alternative)
     from scipy.special import ndtr
 

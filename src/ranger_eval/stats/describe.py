@@ -97,8 +97,41 @@ def describe_sums(n: np.ndarray, n_clusters: np.ndarray, *, total: np.ndarray,
     m_k the cluster sizes; without clusters S_k = y_k − ȳ, m_k = 1: ``sum_s2`` = ``between`` =
     ``total``, ``sum_m2`` = n). :func:`describe_arrays` forms them from the per-item values,
     the lazy engines (:mod:`ranger_eval.lazy`) from per-system and per-cluster counts and sums;
-    both then share these formulas. Returns ``se``, ``half`` (t_{(1+level)/2, C−1} · se),
-    ``icc``, ``design_effect`` and ``df`` (C − 1)."""
+    both then share these formulas.
+
+    Parameters
+    ----------
+    n, n_clusters : numpy.ndarray
+        Per group, its items and clusters C.
+    total, sum_s2, between, sum_m2 : numpy.ndarray
+        Per group, the sums defined above.
+    level : float, default 0.95
+        Level of the t interval.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``se``, ``half`` (t_{(1+level)/2, C−1} · se), ``icc`` (NaN without clusters),
+        ``design_effect`` and ``df`` (C − 1).
+
+    References
+    ----------
+    Cameron, A. C. & Miller, D. L. (2015), "A practitioner's guide to cluster-robust
+    inference", Journal of Human Resources 50(2):317–372 (the CR1-style clustered standard
+    error); Kish, L. (1965), *Survey Sampling*, Wiley (the design effect 1 + (m − 1)·icc).
+
+    Examples
+    --------
+    Four unclustered values 0.2, 0.4, 0.6, 0.8 (deviations from their mean 0.5):
+
+    >>> import numpy as np
+    >>> from ranger_eval.stats.describe import describe_sums
+    >>> t = np.array([0.2])  # Σ (y − ȳ)² = 0.09 + 0.01 + 0.01 + 0.09
+    >>> out = describe_sums(np.array([4.0]), np.array([4.0]), total=t, sum_s2=t, between=t,
+    ...                     sum_m2=np.array([4.0]))
+    >>> round(float(out["se"][0]), 4), round(float(out["half"][0]), 4), out["df"].tolist()
+    (0.1291, 0.4109, [3.0])
+    """
     n = np.asarray(n, dtype=np.float64)
     c = np.asarray(n_clusters, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -120,7 +153,30 @@ def describe_sums(n: np.ndarray, n_clusters: np.ndarray, *, total: np.ndarray,
 def too_few_units(group: tuple[object, object, object], count: int, n_few: int,
                   clustered: bool) -> StatsInputError:
     """The error of a dataset × metric × system ``group`` with fewer than 2 clusters (or
-    items): no standard error; ``n_few`` groups are so (the in-memory and lazy describe)."""
+    items): no standard error; ``n_few`` groups are so (the in-memory and lazy describe).
+
+    Parameters
+    ----------
+    group : tuple
+        The group's (dataset, metric, system).
+    count : int
+        Its clusters (or items).
+    n_few : int
+        How many groups have fewer than 2.
+    clustered : bool
+        Whether the unit is the cluster.
+
+    Returns
+    -------
+    StatsInputError
+        The error to raise.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.describe import too_few_units
+    >>> print(too_few_units(("d", "acc", "A"), 1, 1, clustered=False))
+    describe: dataset 'd', metric 'acc', system 'A' has 1 item; a standard error needs at least 2 items
+    """
     d, m, s = group
     unit = "cluster" if clustered else "item"
     return StatsInputError(
@@ -145,6 +201,38 @@ def describe_arrays(
     Each group must hold at least two clusters (the caller reports which ones do not).
     Values are scaled by a power of two per group, so neither squares nor sums overflow near
     ±1.8e308 nor underflow near 1e-308.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per item.
+    group : numpy.ndarray
+        Each item's group code.
+    cluster : numpy.ndarray or None
+        Each item's cluster code (distinct across groups), or None.
+    n_groups : int
+        Number of groups.
+    level : float, default 0.95
+        Level of the t interval.
+    within_var, k_samples, within_weight : numpy.ndarray, optional
+        Per item: the variance of its K samples, K, and 1/R.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Per group: ``n``, ``n_clusters``, ``mean``, ``se``, ``ci_low``, ``ci_high``, ``icc``,
+        ``design_effect``, ``k_samples``, ``within_sd``, ``var_between``, ``var_within``, ``df``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.describe import describe_arrays
+    >>> y = np.array([0.2, 0.4, 0.6, 0.8, 1.0, 0.3, 0.5])
+    >>> out = describe_arrays(y, np.array([0, 0, 0, 0, 1, 1, 1]), None, n_groups=2)
+    >>> out["n"].tolist(), out["mean"].round(4).tolist(), out["se"].round(4).tolist()
+    ([4, 3], [0.5, 0.6], [0.1291, 0.2082])
+    >>> out["ci_low"].round(4).tolist(), out["ci_high"].round(4).tolist()
+    ([0.0891, -0.2957], [0.9109, 1.4957])
     """
     values = np.asarray(values, dtype=np.float64)
     group = np.asarray(group, dtype=np.int64)
@@ -404,7 +492,38 @@ def auto_intervals(out: dict[str, np.ndarray], *, lower: np.ndarray, upper: np.n
     """Replace, in ``out`` (:func:`describe_arrays`' columns), the t interval of every group
     with a known range (``lower``/``upper`` finite) by the one that stays inside it
     (:func:`~ranger_eval.stats.bounded.bounded_intervals`; ``binary``: the group's per-item
-    values are all at a bound) and set ``out["interval"]`` to the method of each group."""
+    values are all at a bound) and set ``out["interval"]`` to the method of each group.
+
+    Parameters
+    ----------
+    out : dict of str to numpy.ndarray
+        :func:`describe_arrays`' columns; changed in place.
+    lower, upper : numpy.ndarray
+        Per group, the known range (NaN: none).
+    binary : numpy.ndarray of bool
+        Per group, whether every value is at a bound.
+    clustered : bool
+        Whether the standard errors are clustered.
+    level : float
+        Level of the intervals.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    Group 0 has the range [0, 1], group 1 none (its t interval stays):
+
+    >>> import numpy as np
+    >>> from ranger_eval.stats.describe import auto_intervals, describe_arrays
+    >>> y = np.array([0.2, 0.4, 0.6, 0.8, 1.0, 0.3, 0.5])
+    >>> out = describe_arrays(y, np.array([0, 0, 0, 0, 1, 1, 1]), None, n_groups=2)
+    >>> auto_intervals(out, lower=np.array([0.0, np.nan]), upper=np.array([1.0, np.nan]),
+    ...                binary=np.array([False, False]), clustered=False, level=0.95)
+    >>> out["interval"].tolist(), out["ci_low"].round(4).tolist()
+    (['korn-graubard', 't'], [0.2388, -0.2957])
+    """
     b_lo, b_hi, method = bounded_intervals(
         out["mean"], out["se"], out["n"], out["n_clusters"], lower=lower, upper=upper,
         binary=binary, clustered=clustered, level=level)
@@ -417,7 +536,40 @@ def auto_intervals(out: dict[str, np.ndarray], *, lower: np.ndarray, upper: np.n
 def describe_table(datasets: np.ndarray, metrics: np.ndarray, systems: np.ndarray,
                    out: dict[str, np.ndarray], *, level: float, clustered: bool) -> pd.DataFrame:
     """:func:`describe`'s table (columns :data:`COLUMNS`, ``attrs`` ``level``, ``clustered``
-    and ``intervals``) from each group's names and the statistics ``out``."""
+    and ``intervals``) from each group's names and the statistics ``out``.
+
+    Parameters
+    ----------
+    datasets, metrics, systems : numpy.ndarray
+        Each group's names.
+    out : dict of str to numpy.ndarray
+        :func:`describe_arrays`' columns with ``interval`` (:func:`auto_intervals`).
+    level : float
+        Level of the intervals.
+    clustered : bool
+        Whether the standard errors are clustered.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.describe import auto_intervals, describe_arrays, describe_table
+    >>> out = describe_arrays(np.array([0.2, 0.4, 0.6, 0.8]), np.zeros(4, dtype=int), None,
+    ...                       n_groups=1)
+    >>> auto_intervals(out, lower=np.array([np.nan]), upper=np.array([np.nan]),
+    ...                binary=np.array([False]), clustered=False, level=0.95)
+    >>> t = describe_table(np.array(["d"]), np.array(["acc"]), np.array(["A"]), out,
+    ...                    level=0.95, clustered=False)
+    >>> t[["system", "n", "mean", "ci_low", "interval"]].round(4)
+      system  n  mean  ci_low interval
+    0      A  4   0.5  0.0891        t
+    >>> t.attrs["intervals"]
+    ('t',)
+    """
     table = pd.DataFrame({"dataset": datasets, "metric": metrics, "system": systems,
                           **{c: out[c] for c in COLUMNS[3:]}})
     table.attrs.update({"level": level, "clustered": clustered,
@@ -429,7 +581,31 @@ def known_bounds(declared: dict[str, tuple[float, float]], metric_of: np.ndarray
                  zero_one: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per group, its known range: the declared one of its metric (``metric_of``: the group's
     metric name), else [0, 1] where ``zero_one`` (every score of the group's dataset × metric
-    is 0 or 1), else NaN."""
+    is 0 or 1), else NaN.
+
+    Parameters
+    ----------
+    declared : dict of str to (float, float)
+        Declared ranges per metric.
+    metric_of : numpy.ndarray
+        Each group's metric name.
+    zero_one : numpy.ndarray of bool
+        Each group's dataset × metric has only 0/1 scores.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)`` per group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.describe import known_bounds
+    >>> lo, hi = known_bounds({"f1": (0.0, 100.0)}, np.array(["f1", "acc", "bleu"]),
+    ...                       np.array([False, True, False]))
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.0, nan], [100.0, 1.0, nan])
+    """
     lo = np.full(len(metric_of), np.nan)
     hi = np.full(len(metric_of), np.nan)
     names = np.asarray(metric_of, dtype=object)

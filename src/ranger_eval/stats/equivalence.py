@@ -131,7 +131,46 @@ def t_margin_tests(estimate: object, se: object, df: object, *, low: object, upp
     ``t_low = (θ̂ − low)/se``, ``p_low = P(T_df ≥ t_low)``; ``t_upp = (θ̂ − upp)/se``,
     ``p_upp = P(T_df ≤ t_upp)``; interval ``θ̂ ∓ t_{df, level} · se`` on each finite side. A zero
     standard error (all differences equal) is certainty: θ̂ strictly inside a margin rejects
-    it (p = 0), θ̂ on or beyond it does not (p = 1)."""
+    it (p = 0), θ̂ on or beyond it does not (p = 1).
+
+    Parameters
+    ----------
+    estimate, se, df : array_like
+        Per row: θ̂, its standard error (≥ 0) and degrees of freedom (> 0).
+    low, upp : float or array_like
+        The margins (``-inf``/``inf`` for a one-sided, non-inferiority test).
+    level : float, default 0.95
+        Confidence on each finite side (the test is at α = 1 − level).
+
+    Returns
+    -------
+    MarginTests
+        ``estimate``, ``stat_low``/``p_low``, ``stat_upp``/``p_upp``, ``pvalue``, ``statistic``,
+        ``ci_low``/``ci_high``, ``df``.
+
+    Raises
+    ------
+    StatsInputError
+        A negative or NaN ``se``, ``df`` ≤ 0, bad margins or level.
+
+    References
+    ----------
+    Schuirmann, D. J. (1987), "A comparison of the two one-sided tests procedure and the power
+    approach for assessing the equivalence of average bioavailability", J. Pharmacokinetics
+    and Biopharmaceutics 15:657–680.
+
+    Examples
+    --------
+    Is a mean paired difference of 0.075 (se 0.025, 7 df) within ±0.05? No: the upper test
+    does not reject.
+
+    >>> from ranger_eval.stats.equivalence import t_margin_tests
+    >>> r = t_margin_tests(0.075, 0.025, 7.0, low=-0.05, upp=0.05)
+    >>> r.p_low.round(4).tolist(), r.p_upp.round(4).tolist(), r.pvalue.round(4).tolist()
+    ([0.0008], [0.8247], [0.8247])
+    >>> r.ci_low.round(4).tolist(), r.ci_high.round(4).tolist()
+    ([0.0276], [0.1224])
+    """
     level = _check_level(level)
     est = np.atleast_1d(np.asarray(estimate, dtype=float))
     s = np.broadcast_to(np.asarray(se, dtype=float), est.shape)
@@ -159,7 +198,32 @@ Moments = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def paired_t_margins(x: np.ndarray, y: np.ndarray) -> Moments:
     """(θ̂, se, df) of the paired mean difference, mean(x − y), sd(x − y)/sqrt(n) and n − 1, of
-    every row of ``x`` and ``y`` (1-D: one pair of systems; 2-D: pairs × n items)."""
+    every row of ``x`` and ``y`` (1-D: one pair of systems; 2-D: pairs × n items).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Paired scores, n items or pairs × n items.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(estimate, se, df)`` per row, the input of :func:`t_margin_tests`.
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 2 pairs.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.equivalence import paired_t_margins
+    >>> import numpy as np
+    >>> x = np.array([.8, .6, .9, .5, .7, .7, .6, .8])
+    >>> y = np.array([.7, .6, .8, .5, .6, .7, .5, .6])
+    >>> [a.round(4).tolist() for a in paired_t_margins(x, y)]
+    [[0.075], [0.025], [7.0]]
+    """
     d = np.atleast_2d(np.asarray(x, dtype=float) - np.asarray(y, dtype=float))
     n = d.shape[1]
     if n < 2:
@@ -172,7 +236,37 @@ def welch_margins(x: np.ndarray, y: np.ndarray) -> Moments:
     """(θ̂, se, df) of Welch's unpaired difference, mean(x) − mean(y), sqrt(v_x/n_x + v_y/n_y)
     and the Welch–Satterthwaite degrees of freedom, of every row of ``x`` (rows × n_x) and
     ``y`` (rows × n_y); a zero standard error takes n_x + n_y − 2 df (its p-values do not
-    depend on them)."""
+    depend on them).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        The two samples, n_x and n_y values or rows × n_x and rows × n_y.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(estimate, se, df)`` per row, the input of :func:`t_margin_tests`.
+
+    Raises
+    ------
+    StatsInputError
+        Fewer than 2 values in a sample.
+
+    References
+    ----------
+    Welch, B. L. (1947), "The generalization of 'Student's' problem when several different
+    population variances are involved", Biometrika 34(1–2):28–35.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.equivalence import welch_margins
+    >>> import numpy as np
+    >>> x = np.array([.8, .6, .9, .5, .7, .7, .6, .8])
+    >>> y = np.array([.7, .6, .8, .5, .6, .7, .5, .6])
+    >>> [a.round(4).tolist() for a in welch_margins(x, y)]
+    [[0.075], [0.059], [13.2921]]
+    """
     xa, ya = np.atleast_2d(np.asarray(x, dtype=float)), np.atleast_2d(np.asarray(y, dtype=float))
     nx, ny = xa.shape[1], ya.shape[1]
     if nx < 2 or ny < 2:
@@ -226,7 +320,37 @@ def _mn_statistic(c1: np.ndarray, n1: np.ndarray, c0: np.ndarray, n0: np.ndarray
 def tango_statistic(b: np.ndarray, c: np.ndarray, n: np.ndarray,
                     theta: np.ndarray) -> np.ndarray:
     """Tango's (1998, eq. 3) score statistic of H0 p_first − p_second = θ for paired 0/1 scores
-    (module docstring); 0 where its numerator is 0 (as ``ratesci``)."""
+    (module docstring); 0 where its numerator is 0 (as ``ratesci``).
+
+    Parameters
+    ----------
+    b, c : numpy.ndarray
+        Pairs where only the first (``b``) or only the second (``c``) system scores 1.
+    n : numpy.ndarray
+        Pairs in all.
+    theta : numpy.ndarray
+        The difference under H0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Z(θ) per row.
+
+    References
+    ----------
+    Tango, T. (1998), "Equivalence test and confidence interval for the difference in
+    proportions for the paired-sample design", Statistics in Medicine 17:891–908.
+
+    Examples
+    --------
+    At θ = 0 it is McNemar's z, (b − c)/√(b + c):
+
+    >>> import numpy as np
+    >>> from ranger_eval.stats.equivalence import tango_statistic
+    >>> tango_statistic(np.array([5.0]), np.array([2.0]), np.array([40.0]),
+    ...                 np.array([0.0])).round(4).tolist()
+    [1.1339]
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         A = 2 * n
         B = -b - c + (2 * n - b + c) * theta
@@ -274,7 +398,43 @@ def proportions_margin_tests(count1: object, nobs1: object, count2: object, nobs
                              low: object, upp: object, level: float = 0.95) -> MarginTests:
     """Two one-sided Miettinen–Nurminen score tests of p1 − p2 against ``(low, upp)`` for two
     independent proportions ``count1/nobs1`` and ``count2/nobs2`` (module docstring), with the
-    score interval (the θ where the statistic equals ±z_level)."""
+    score interval (the θ where the statistic equals ±z_level).
+
+    Parameters
+    ----------
+    count1, nobs1, count2, nobs2 : array_like
+        Successes and trials of the two systems, per row.
+    low, upp : float or array_like
+        The margins (``-inf``/``inf`` for a one-sided, non-inferiority test).
+    level : float, default 0.95
+        Confidence on each finite side (the test is at α = 1 − level).
+
+    Returns
+    -------
+    MarginTests
+        As :func:`t_margin_tests`, with z statistics (``df`` = inf).
+
+    Raises
+    ------
+    StatsInputError
+        Counts outside ``0 ≤ count ≤ nobs``, margins outside (−1, 1).
+
+    References
+    ----------
+    Miettinen, O. & Nurminen, M. (1985), "Comparative analysis of two rates", Statistics in
+    Medicine 4:213–226. Farrington, C. P. & Manning, G. (1990), "Test statistics and sample
+    size formulae for comparative binomial trials with null hypothesis of non-zero risk
+    difference or non-unity relative risk", Statistics in Medicine 9:1447–1454.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.equivalence import proportions_margin_tests
+    >>> r = proportions_margin_tests(30, 40, 28, 40, low=-0.1, upp=0.1)
+    >>> r.estimate.round(4).tolist(), r.pvalue.round(4).tolist()
+    ([0.05], [0.3098])
+    >>> r.ci_low.round(4).tolist(), r.ci_high.round(4).tolist()
+    ([-0.117], [0.2167])
+    """
     level = _check_level(level)
     c1 = np.atleast_1d(np.asarray(count1, dtype=float))
     n1, c2, n2 = (np.broadcast_to(np.asarray(v, dtype=float), c1.shape)
@@ -296,7 +456,41 @@ def paired_proportions_margin_tests(b: object, c: object, n: object, *, low: obj
                                     upp: object, level: float = 0.95) -> MarginTests:
     """Two one-sided Tango score tests of p_first − p_second against ``(low, upp)`` for paired
     0/1 scores: ``b`` pairs where only the first system scores 1, ``c`` where only the second
-    does, ``n`` pairs in all (module docstring), with Tango's score interval."""
+    does, ``n`` pairs in all (module docstring), with Tango's score interval.
+
+    Parameters
+    ----------
+    b, c : array_like
+        Pairs where only the first (``b``) or only the second (``c``) system scores 1.
+    n : array_like
+        Pairs in all.
+    low, upp : float or array_like
+        The margins (``-inf``/``inf`` for a one-sided, non-inferiority test).
+    level : float, default 0.95
+        Confidence on each finite side (the test is at α = 1 − level).
+
+    Returns
+    -------
+    MarginTests
+        As :func:`t_margin_tests`, with z statistics (``df`` = inf).
+
+    Raises
+    ------
+    StatsInputError
+        ``b + c > n``, negative counts, margins outside (−1, 1).
+
+    References
+    ----------
+    Tango, T. (1998), "Equivalence test and confidence interval for the difference in
+    proportions for the paired-sample design", Statistics in Medicine 17:891–908.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.equivalence import paired_proportions_margin_tests
+    >>> r = paired_proportions_margin_tests(5, 2, 40, low=-0.1, upp=0.1)
+    >>> r.estimate.round(4).tolist(), r.p_low.round(4).tolist(), r.p_upp.round(4).tolist()
+    ([0.075], [0.0098], [0.3533])
+    """
     level = _check_level(level)
     bb = np.atleast_1d(np.asarray(b, dtype=float))
     cc, nn = (np.broadcast_to(np.asarray(v, dtype=float), bb.shape) for v in (c, n))
@@ -325,6 +519,38 @@ def tango_interval(b: object, c: object, n: object, *, level: float = 0.95,
     method="Score_closed", skew=FALSE, bcf=FALSE, cc=FALSE)`` (the closed form, Yang, Sun &
     Hardin 2013) and ``PropCIs::scoreci.mp`` (tests/oracles/tango_interval.R). Always inside
     [−1, 1]; with b = c = 0 a proper interval around 0 (the paired t gives the point 0).
+
+    Parameters
+    ----------
+    b, c : array_like
+        Pairs where only the first (``b``) or only the second (``c``) system scores 1.
+    n : array_like
+        Pairs in all.
+    level : float, default 0.95
+        Confidence level.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        A one-sided interval for a one-sided test.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(low, high)`` per row.
+
+    Raises
+    ------
+    StatsInputError
+        ``b + c > n``, negative counts, a bad ``level`` or ``alternative``.
+
+    References
+    ----------
+    Tango, T. (1998), "Equivalence test and confidence interval for the difference in
+    proportions for the paired-sample design", Statistics in Medicine 17:891–908.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.equivalence import tango_interval
+    >>> [a.round(4).tolist() for a in tango_interval(5, 2, 40)]
+    [[-0.0657], [0.2234]]
     """
     level = _check_level(level)
     if alternative not in ("two-sided", "greater", "less"):

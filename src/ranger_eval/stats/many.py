@@ -255,6 +255,28 @@ def paired_moments(
     formed a few rows at a time (about :data:`CHUNK_BYTES`), so each row is read from cache by
     the four passes (difference, sum, centring and square, sum) and no pairs x items matrix is
     ever stored.
+
+    Parameters
+    ----------
+    values : array_like
+        systems × items (at least 2 items).
+    ia, ib : array_like of int, optional
+        Row indices of the first and second system of each pair.
+
+    Returns
+    -------
+    PairedMoments
+        Per pair: ``n``, ``mean``, ``ss``, ``constant``, ``first``, ``cancellation``, ``exp``.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.many import paired_moments
+    >>> import numpy as np
+    >>> v = np.array([[.8, .6, .9, .5, .7, .7, .6, .8], [.7, .6, .8, .5, .6, .7, .5, .6],
+    ...               [.5, .4, .6, .3, .5, .6, .4, .5]])
+    >>> m = paired_moments(v, [0, 0, 1], [1, 2, 2])
+    >>> m.mean.round(4).tolist(), m.ss.round(4).tolist()
+    ([0.075, 0.225, 0.15], [0.035, 0.035, 0.02])
     """
     v = _matrix(values, "values", 2)
     rows_v, n = v.shape
@@ -356,6 +378,34 @@ def paired_ttest_many(
     t = mean(d)/(sd(d)/sqrt(n)) computed as ``scipy.stats.ttest_1samp(axis=1)`` does
     (:class:`PairedMoments`, bit for bit); rows of equal differences get the documented limit
     (statistic 0 or +-inf, interval = the point).
+
+    Parameters
+    ----------
+    diffs : array_like
+        Paired differences, pairs × n.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means the first system scores higher.
+    level : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    ManyTestResult
+        Per row: ``statistic``, ``pvalue``, ``estimate``, ``ci_low``/``ci_high``, ``df``.
+
+    References
+    ----------
+    Student (1908), "The probable error of a mean", Biometrika 6(1):1–25.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.many import paired_ttest_many
+    >>> import numpy as np
+    >>> v = np.array([[.8, .6, .9, .5, .7, .7, .6, .8], [.7, .6, .8, .5, .6, .7, .5, .6],
+    ...               [.5, .4, .6, .3, .5, .6, .4, .5]])
+    >>> r = paired_ttest_many(v[[0, 0, 1]] - v[[1, 2, 2]])
+    >>> r.statistic.round(4).tolist(), r.pvalue.round(4).tolist()
+    ([3.0, 9.0, 7.9373], [0.0199, 0.0, 0.0001])
     """
     check_alternative(alternative)
     level = check_level(level)
@@ -369,6 +419,35 @@ def welch_ttest_many(
     and ``y`` (pairs x n_y), one ``scipy.stats.ttest_ind(equal_var=False, axis=1)`` call.
 
     Two constant rows: statistic 0 or +-inf, interval = the point, df NaN (undefined).
+
+    Parameters
+    ----------
+    x, y : array_like
+        pairs × n_x and pairs × n_y.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means the first system scores higher.
+    level : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    ManyTestResult
+        Per row: ``statistic``, ``pvalue``, ``estimate``, ``ci_low``/``ci_high``, ``df``.
+
+    References
+    ----------
+    Welch, B. L. (1947), "The generalization of 'Student's' problem when several different
+    population variances are involved", Biometrika 34(1–2):28–35.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.many import welch_ttest_many
+    >>> import numpy as np
+    >>> v = np.array([[.8, .6, .9, .5, .7, .7, .6, .8], [.7, .6, .8, .5, .6, .7, .5, .6],
+    ...               [.5, .4, .6, .3, .5, .6, .4, .5]])
+    >>> r = welch_ttest_many(v[:1], v[1:2])
+    >>> r.statistic.round(4).tolist(), r.pvalue.round(4).tolist(), r.df.round(4).tolist()
+    ([1.271], [0.2255], [13.2921])
     """
     check_alternative(alternative)
     level = check_level(level)
@@ -413,6 +492,35 @@ def mcnemar_many(x: object, y: object, *, alternative: str = "two-sided") -> Man
     b = #(x=1, y=0), c = #(x=0, y=1), m = b + c; two-sided statistic min(b, c) and
     p = min(1, 2 F(min(b, c); m, 1/2)); "greater": statistic b, p = P(B >= b); "less":
     p = P(B <= b); m = 0: statistic 0, p = 1. One vectorised ``scipy.stats.binom`` call.
+
+    Parameters
+    ----------
+    x, y : array_like of {0, 1}
+        pairs × n binary matrices.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means the first system scores higher.
+
+    Returns
+    -------
+    ManyTestResult
+        Per row: ``statistic``, ``pvalue``.
+
+    References
+    ----------
+    McNemar, Q. (1947), "Note on the sampling error of the difference between correlated
+    proportions or percentages", Psychometrika 12(2):153–157.
+
+    Examples
+    --------
+    b = 4 items right only for x, c = 0 only for y: p = 2 · (1/2)^4.
+
+    >>> import numpy as np
+    >>> from ranger_eval.stats.many import mcnemar_many
+    >>> x = np.array([[1, 1, 0, 1, 1, 0, 1, 1, 1, 0]])
+    >>> y = np.array([[0, 1, 0, 0, 1, 0, 0, 1, 0, 0]])
+    >>> r = mcnemar_many(x, y)
+    >>> r.statistic.tolist(), r.pvalue.tolist()
+    ([0.0], [0.125])
     """
     check_alternative(alternative)
     xa = _matrix(x, "x", 1)
@@ -473,7 +581,27 @@ def proportions_ztest_many(
 ) -> ManyTestResult:
     """Two-sample pooled z test of p_a = p_b for every pair (vectorised
     :func:`~ranger_eval.stats.tests.proportions_ztest`; statsmodels' arithmetic, so the same
-    bits). Zero pooled variance: statistic 0 and p = 1 when p_a = p_b, else +-inf."""
+    bits). Zero pooled variance: statistic 0 and p = 1 when p_a = p_b, else +-inf.
+
+    Parameters
+    ----------
+    count_a, n_a, count_b, n_b : array_like
+        Successes and trials of the two systems, per pair.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means the first system scores higher.
+
+    Returns
+    -------
+    ManyTestResult
+        Per pair: ``statistic`` z, ``pvalue``.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.many import proportions_ztest_many
+    >>> r = proportions_ztest_many([30, 45], [40, 60], [20, 30], [40, 60])
+    >>> r.statistic.round(4).tolist(), r.pvalue.round(4).tolist()
+    ([2.3094, 2.8284], [0.0209, 0.0047])
+    """
     check_alternative(alternative)
     c1, n1, c2, n2 = _counts(count_a, n_a, count_b, n_b)
     from scipy import stats as sps
@@ -508,7 +636,28 @@ def wald_interval_many(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Wald interval of p_a - p_b: diff -+ z sqrt(p_a(1 - p_a)/n_a + p_b(1 - p_b)/n_b), z the
     normal quantile at alpha/2 (one-sided: alpha, the other bound infinite); statsmodels
-    ``confint_proportions_2indep(method="wald", compare="diff")`` arithmetic."""
+    ``confint_proportions_2indep(method="wald", compare="diff")`` arithmetic.
+
+    Parameters
+    ----------
+    count_a, n_a, count_b, n_b : array_like
+        Successes and trials of the two systems, per pair.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater" means the first system scores higher.
+    level : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(low, high)`` per pair.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.many import wald_interval_many
+    >>> [a.round(4).tolist() for a in wald_interval_many([30], [40], [20], [40])]
+    [[0.045], [0.455]]
+    """
     check_alternative(alternative)
     level = check_level(level)
     c1, n1, c2, n2 = _counts(count_a, n_a, count_b, n_b)
@@ -533,13 +682,63 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def cohens_dz_many(diffs: object) -> np.ndarray:
     """Cohen's d_z = mean(d)/sd(d) (ddof = 1) of every row (as
-    :func:`~ranger_eval.stats.effectsize.cohens_dz`; equal differences: 0 or +-inf)."""
+    :func:`~ranger_eval.stats.effectsize.cohens_dz`; equal differences: 0 or +-inf).
+
+    Parameters
+    ----------
+    diffs : array_like
+        Paired differences, pairs × n.
+
+    Returns
+    -------
+    numpy.ndarray
+        One d_z per row.
+
+    References
+    ----------
+    Cohen, J. (1988), *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
+    Lawrence Erlbaum.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.many import cohens_dz_many
+    >>> import numpy as np
+    >>> v = np.array([[.8, .6, .9, .5, .7, .7, .6, .8], [.7, .6, .8, .5, .6, .7, .5, .6],
+    ...               [.5, .4, .6, .3, .5, .6, .4, .5]])
+    >>> cohens_dz_many(v[[0, 0, 1]] - v[[1, 2, 2]]).round(4).tolist()
+    [1.0607, 3.182, 2.8062]
+    """
     return paired_moments(_matrix(diffs, "diffs", 2)).cohens_dz()
 
 
 def cohens_d_many(x: object, y: object) -> np.ndarray:
     """Unpaired Cohen's d with the pooled SD for every row pair (as
-    :func:`~ranger_eval.stats.effectsize.cohens_d`)."""
+    :func:`~ranger_eval.stats.effectsize.cohens_d`).
+
+    Parameters
+    ----------
+    x, y : array_like
+        pairs × n_x and pairs × n_y.
+
+    Returns
+    -------
+    numpy.ndarray
+        One d per row pair.
+
+    References
+    ----------
+    Cohen, J. (1988), *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
+    Lawrence Erlbaum.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.many import cohens_d_many
+    >>> import numpy as np
+    >>> v = np.array([[.8, .6, .9, .5, .7, .7, .6, .8], [.7, .6, .8, .5, .6, .7, .5, .6],
+    ...               [.5, .4, .6, .3, .5, .6, .4, .5]])
+    >>> cohens_d_many(v[:1], v[1:2]).round(4).tolist()
+    [0.6355]
+    """
     xa = _matrix(x, "x", 2)
     ya = _matrix(y, "y", 2)
     e = row_exponents(xa, ya)
@@ -554,7 +753,27 @@ def cohens_d_many(x: object, y: object) -> np.ndarray:
 def ranks_from_codes(codes: np.ndarray, k: int) -> np.ndarray:
     """Average ranks (1-based, ties averaged) of every row of ``codes``, the values' tie-group
     codes (0 … k − 1 in increasing value), without sorting: group g of W_g entries after C_g
-    smaller ones has rank C_g + (W_g + 1)/2 (``scipy.stats.rankdata(method="average")``)."""
+    smaller ones has rank C_g + (W_g + 1)/2 (``scipy.stats.rankdata(method="average")``).
+
+    Parameters
+    ----------
+    codes : numpy.ndarray of int
+        rows × n tie-group codes, 0 … k − 1 in increasing value.
+    k : int
+        The number of tie groups.
+
+    Returns
+    -------
+    numpy.ndarray
+        rows × n average ranks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.many import ranks_from_codes
+    >>> ranks_from_codes(np.array([[0, 2, 1, 1], [1, 0, 0, 0]]), 3).tolist()
+    [[1.0, 4.0, 2.5, 2.5], [4.0, 2.0, 2.0, 2.0]]
+    """
     b = codes.shape[0]
     off = (np.arange(b, dtype=np.int64) * k)[:, None]
     flat = (codes + off).ravel()
@@ -571,7 +790,27 @@ def average_ranks(values: object) -> np.ndarray:
     ``scipy.stats.rankdata(values, axis=-1, method="average")`` (a row with a NaN is all NaN, as
     there). One stable sort per row; a run of equal sorted values from position i to j (0-based)
     gets rank (i + j)/2 + 1. Ranking bootstrap means this way does not import scipy.stats (half a
-    second)."""
+    second).
+
+    Parameters
+    ----------
+    values : array_like
+        A vector or a matrix (ranked row by row).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ranks, the shape of ``values``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.many import average_ranks
+    >>> average_ranks([0.3, 0.1, 0.3, 0.2]).tolist()
+    [3.5, 1.0, 3.5, 2.0]
+    >>> average_ranks(np.array([[1.0, 2.0, 2.0], [3.0, 1.0, 2.0]])).tolist()
+    [[1.0, 2.5, 2.5], [3.0, 1.0, 2.0]]
+    """
     a = np.asarray(values, dtype=np.float64)
     if a.ndim not in (1, 2):
         raise StatsInputError(f"average_ranks: values must be a vector or a matrix; got {a.shape}")

@@ -937,7 +937,35 @@ def _check_joint(design: _Design, effect: float) -> None:
 
 @renamed_keywords(alpha="level")
 def power_of(test: str, *, n: float, effect: float, **design: Any) -> float:
-    """The power alone (:func:`plan` with ``power=None``)."""
+    """The power alone (:func:`plan` with ``power=None``).
+
+    Parameters
+    ----------
+    test : str
+        One of :data:`PLAN_TESTS`.
+    n : float
+        Items (or pairs) per system.
+    effect : float
+        The true difference, as :func:`plan` reads it.
+    **design
+        Any other keyword of :func:`plan` (``level``, ``alternative``, ``sd``, ``icc``, …).
+
+    Returns
+    -------
+    float
+        The probability that the planned test rejects.
+
+    Raises
+    ------
+    StatsInputError
+        As :func:`plan`.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.power import power_of
+    >>> round(power_of("paired-t", n=100, effect=0.3), 4)
+    0.8439
+    """
     return plan(test, n=n, effect=effect, **design).power
 
 
@@ -952,7 +980,39 @@ def detectable_noncentrality(df: float | None, *, level: float = _DEFAULT.level,
     counted for a two-sided test (the exact inversion of ``paired-t``'s power above). The
     minimum detectable effect of a test with standard error se is λ·se; Bloom's (1995)
     t_{1-α/2,ν} + t_{power,ν} is its approximation without the far tail and the noncentral t's
-    skew. NaN for ``df`` < 1."""
+    skew. NaN for ``df`` < 1.
+
+    Parameters
+    ----------
+    df : float or None
+        Degrees of freedom of the t test; None or ``inf`` for a z test.
+    level : float, default 0.95
+        The test is at α = 1 − level.
+    power : float, default 0.8
+        The probability of rejecting.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        A one-sided test counts one tail.
+
+    Returns
+    -------
+    float
+        The noncentrality λ (NaN for ``df`` < 1).
+
+    References
+    ----------
+    Bloom, H. S. (1995), "Minimum detectable effects: A simple way to report the statistical
+    power of experimental designs", Evaluation Review 19(5):547–556.
+
+    Examples
+    --------
+    For a z test it is z_{0.975} + z_{0.8}; a t test on few degrees of freedom needs more:
+
+    >>> from ranger_eval.stats.power import detectable_noncentrality
+    >>> round(detectable_noncentrality(None), 4), round(detectable_noncentrality(20), 4)
+    (2.8016, 2.9455)
+    >>> round(detectable_noncentrality(20, alternative="greater"), 4)
+    2.5751
+    """
     if df is not None and not df >= 1:
         return float("nan")
     return _noncentrality(None if df is None or math.isinf(df) else float(df),
@@ -986,7 +1046,39 @@ def minimum_detectable_effect(se: float, df: float | None = None, *,
     """The smallest true difference a test with standard error ``se`` detects with ``power``:
     :func:`detectable_noncentrality` (``df``) × ``se`` (Bloom 1995, "Minimum detectable
     effects", with the exact noncentral t). NaN for a zero or non-finite ``se`` or ``df`` < 1;
-    for a one-sided test, the effect in the tested direction (positive)."""
+    for a one-sided test, the effect in the tested direction (positive).
+
+    Parameters
+    ----------
+    se : float
+        Standard error of the estimated difference.
+    df : float, optional
+        Degrees of freedom of the t test (default: a z test).
+    level : float, default 0.95
+        The test is at α = 1 − level.
+    power : float, default 0.8
+        The probability of detecting the effect.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The test's alternative.
+
+    Returns
+    -------
+    float
+        The minimum detectable effect, in the units of ``se`` (NaN when undefined).
+
+    References
+    ----------
+    Bloom, H. S. (1995), "Minimum detectable effects: A simple way to report the statistical
+    power of experimental designs", Evaluation Review 19(5):547–556.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.power import minimum_detectable_effect
+    >>> round(minimum_detectable_effect(0.05, 30), 4), round(minimum_detectable_effect(0.05), 4)
+    (0.1448, 0.1401)
+    >>> minimum_detectable_effect(0.0)
+    nan
+    """
     if not (math.isfinite(se) and se > 0):
         return float("nan")
     return detectable_noncentrality(df, level=level, power=power, alternative=alternative) * se
@@ -1000,7 +1092,39 @@ def retrodesign(effect: float, se: float, *, level: float = _DEFAULT.level
     error s (Gelman & Carlin 2014, closed form as R ``retrodesign::retro_design_closed_form``):
     λ = A/s, z = z_{1-α/2}; power = 1 − Φ(z − λ) + Φ(−z − λ); Type S = Φ(−z − λ)/power (for
     A ≥ 0); Type M = [φ(λ + z) + φ(λ − z) + λ(Φ(λ + z) + Φ(λ − z) − 1)] /
-    [λ(1 − Φ(λ + z) + Φ(λ − z))], in absolute value."""
+    [λ(1 − Φ(λ + z) + Φ(λ − z))], in absolute value.
+
+    Parameters
+    ----------
+    effect : float
+        The assumed true effect A.
+    se : float
+        The standard error s of its estimate (> 0).
+    level : float, default 0.95
+        The test is at α = 1 − level.
+
+    Returns
+    -------
+    tuple of float
+        ``(power, type_s, type_m)``: the probability of a significant result, the probability
+        that a significant estimate has the wrong sign, and the expected exaggeration ratio
+        |estimate|/|A| of a significant estimate.
+
+    References
+    ----------
+    Gelman, A. & Carlin, J. (2014), "Beyond power calculations: Assessing Type S (sign) and
+    Type M (magnitude) errors", Perspectives on Psychological Science 9(6):641–651.
+
+    Examples
+    --------
+    A true effect twice its standard error, and one well below it:
+
+    >>> from ranger_eval.stats.power import retrodesign
+    >>> [round(x, 4) for x in retrodesign(0.1, 0.05)]
+    [0.516, 0.0001, 1.3863]
+    >>> [round(x, 4) for x in retrodesign(0.02, 0.05)]
+    [0.0685, 0.1334, 5.9431]
+    """
     z = sps.norm.isf(round(1.0 - level, 12) / 2)
     lam = effect / se
     p_hi = sps.norm.sf(z - lam)

@@ -287,7 +287,21 @@ def ppi_mean_difference(
 
     Examples
     --------
-    See :func:`ppi_mean`.
+    Two systems on eight items, five of them judged by humans for both systems:
+
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> nan = float("nan")
+    >>> df = pd.DataFrame({
+    ...     "dataset": "d", "metric": "acc", "item": list(range(8)) * 2,
+    ...     "system": ["A"] * 8 + ["B"] * 8,
+    ...     "value": [.9, .8, .7, .85, .6, .75, .8, .7, .7, .6, .65, .6, .5, .55, .7, .6],
+    ...     "human_value": [1, 1, 0, 1, 1] + [nan] * 3 + [0, 1, 0, 0, 1] + [nan] * 3})
+    >>> d = rg.ppi_mean_difference(df, treatment="A", control="B")
+    >>> round(d.estimate, 4), round(d.ci_low, 4), round(d.ci_high, 4), round(d.pvalue, 4)
+    (0.3733, -0.0158, 0.7625, 0.0601)
+    >>> d.n_labelled, d.n_unlabelled, d.n_partial
+    (5, 3, 0)
     """
     scores = as_scores(scores, what="ppi_mean_difference", error=VerdictError)
     method = _method(method)
