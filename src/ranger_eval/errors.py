@@ -161,10 +161,11 @@ def speaking(words: Callable[[Hint], str | None]) -> Iterator[None]:
     words : callable
         :class:`Hint` → the front end's words for it, or None.
 
-    Yields
-    ------
-    None
-        The block runs with ``words`` as the speaker; the previous one is restored after it.
+    Returns
+    -------
+    contextlib.AbstractContextManager of None
+        A context manager (the generator yields nothing): its block runs with ``words`` as the
+        speaker, and the previous speaker is restored after it, even on an exception.
 
     Examples
     --------
@@ -605,6 +606,11 @@ def reject_renamed(kwargs: Mapping[str, object], renames: Mapping[str, str], *, 
         Old keyword → new keyword.
     where : str
         The function or command.
+
+    Returns
+    -------
+    None
+        Returns quietly when no old keyword is present.
 
     Raises
     ------

@@ -330,5 +330,24 @@ def slug(text: str) -> str:
     """The file-name form of a dataset or metric name: every run of characters other than
     letters, digits and ``@.+=-`` becomes one ``_`` (``"nDCG@10 (dev)"`` → ``"nDCG@10_dev"``),
     ``"x"`` when nothing is left. ``compare`` names its per-group figures with it
-    (``graph-DATASET-METRIC.png``) and the HTML report finds them by it."""
+    (``graph-DATASET-METRIC.png``) and the HTML report finds them by it.
+
+    Parameters
+    ----------
+    text : str
+        A dataset, metric or system name.
+
+    Returns
+    -------
+    str
+        The name with unsafe runs replaced by ``_`` and leading/trailing ``_`` stripped; never empty.
+
+    Examples
+    --------
+    >>> from ranger_eval.formatting import slug
+    >>> slug("nDCG@10 (dev)")
+    'nDCG@10_dev'
+    >>> slug("MS MARCO / passage"), slug("!!!")
+    ('MS_MARCO_passage', 'x')
+    """
     return re.sub(r"[^A-Za-z0-9@.+=-]+", "_", text).strip("_") or "x"

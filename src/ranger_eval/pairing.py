@@ -90,7 +90,43 @@ def select_systems(scores: Scores, here: set[str], systems: Sequence[str] | None
                     where: str, *, order: Sequence[str] | None = None) -> list[str]:
     """The systems to compare on one dataset (× metric): ``systems`` if given (all must have
     scores there), else those present, in ``scores`` order (``order``: ``scores.systems``
-    when the caller already has it); at least two."""
+    when the caller already has it); at least two.
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores; their system order is the default order.
+    here : set of str
+        The systems with scores on this dataset (× metric).
+    systems : sequence of str or None
+        The systems asked for, in the order wanted; None for all present.
+    where : str
+        The dataset (and metric) for the error messages, e.g. ``"dataset 'qa'"``.
+    order : sequence of str, optional
+        ``scores.systems``, when the caller has it already.
+
+    Returns
+    -------
+    list of str
+        The systems to compare, at least two.
+
+    Raises
+    ------
+    CompareError
+        A requested system without scores here, or fewer than two systems.
+
+    Examples
+    --------
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pairing import select_systems
+    >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6], "b": [0.7, 0.6], "c": [0.5, 0.5]}})
+    >>> select_systems(scores, {"a", "b", "c"}, None, "dataset 'qa'")
+    ['a', 'b', 'c']
+    >>> select_systems(scores, {"a", "b"}, ["a", "c"], "dataset 'qa'")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.CompareError: dataset 'qa': no scores for system(s) 'c'; systems there: 'a', 'b'
+    """
     present = [s for s in (scores.systems if order is None else order) if s in here]
     if systems is not None:
         absent = [s for s in systems if s not in present]
@@ -158,19 +194,77 @@ class Group:
 
 def scores_table(scores: Scores) -> pd.DataFrame:
     """The scores' tidy table for reading (``Scores.frame`` returns a copy; the engine only
-    reads, so it uses the stored table, ``Scores.table``, when there is one)."""
+    reads, so it uses the stored table, ``Scores.table``, when there is one).
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset × system × metric × item (× seed); not to be modified.
+
+    Examples
+    --------
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pairing import scores_table
+    >>> table = scores_table(Scores.from_arrays({"qa": {"a": [0.8, 0.6], "b": [0.7, 0.6]}}))
+    >>> table.columns.tolist(), len(table)
+    (['dataset', 'system', 'metric', 'item', 'value'], 4)
+    """
     df = getattr(scores, "table", None)
     return df if isinstance(df, pd.DataFrame) else scores.frame
 
 
 def is_arrow_strings(column: pd.Series) -> bool:
-    """The column holds pyarrow-backed strings (how Scores stores identifiers)."""
+    """The column holds pyarrow-backed strings (how Scores stores identifiers).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        Any column.
+
+    Returns
+    -------
+    bool
+        True for a ``pd.StringDtype`` column with ``storage="pyarrow"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pairing import is_arrow_strings, scores_table
+    >>> table = scores_table(Scores.from_arrays({"qa": {"a": [0.8, 0.6], "b": [0.7, 0.6]}}))
+    >>> is_arrow_strings(table["system"]), is_arrow_strings(table["value"])
+    (True, False)
+    """
     dtype = column.dtype
     return isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow"
 
 
 def arrow_array(column: pd.Series) -> Any:
-    """The pyarrow array behind an Arrow-backed string column (no copy when it is one chunk)."""
+    """The pyarrow array behind an Arrow-backed string column (no copy when it is one chunk).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        A column for which :func:`is_arrow_strings` is True.
+
+    Returns
+    -------
+    pyarrow.Array
+        The column's values as one Arrow array (chunks combined when there are several).
+
+    Examples
+    --------
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pairing import arrow_array, scores_table
+    >>> table = scores_table(Scores.from_arrays({"qa": {"a": [0.8, 0.6], "b": [0.7, 0.6]}}))
+    >>> arrow_array(table["system"]).to_pylist()
+    ['a', 'a', 'b', 'b']
+    """
     import pyarrow as pa
 
     chunked = pa.chunked_array(column)
@@ -255,6 +349,40 @@ def align_groups(
     and one copy of each item list are encoded and the matrix is filled block by block;
     otherwise every row is encoded (:func:`_groups_by_rows`). Both give the same groups.
     ``layout``: the table's :func:`block_layout` when the caller has it.
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores to align.
+    systems : sequence of str or None
+        The systems to keep on every dataset (see :func:`select_systems`); None for all present.
+    seeds : {"allow-unbalanced", "balanced"}, default "allow-unbalanced"
+        Whether systems with different numbers of seeds per item are accepted (their seeds are
+        averaged per item) or refused.
+    layout : tuple or None or True, default True
+        The table's :func:`block_layout` (None: not in blocks); True computes it here.
+
+    Returns
+    -------
+    list of Group
+        One per dataset × metric; empty for empty scores.
+
+    Raises
+    ------
+    CompareError
+        A requested system without scores, fewer than two systems, or unbalanced seeds when
+        they are refused.
+
+    Examples
+    --------
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pairing import align_groups
+    >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9], "b": [0.7, 0.6, 0.8]}})
+    >>> [group] = align_groups(scores, None)
+    >>> group.dataset, group.metric, group.names, group.items.tolist()
+    ('qa', 'score', ('a', 'b'), ['1', '2', '3'])
+    >>> group.matrix.tolist()
+    [[0.8, 0.6, 0.9], [0.7, 0.6, 0.8]]
     """
     df = scores_table(scores)
     if df.empty:
@@ -346,7 +474,33 @@ def block_layout(df: pd.DataFrame) -> tuple[Any, ...] | None:
     patterns (a block whose items equal, in order, those of the last block of the same length
     that started a pattern reuses its codes; Arrow compares the strings), and the pattern's
     sorted item codes. ``None`` when the identifiers are not Arrow strings or the rows are not
-    in blocks (fewer than :data:`MIN_BLOCK_ROWS` rows per block)."""
+    in blocks (fewer than :data:`MIN_BLOCK_ROWS` rows per block).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A tidy scores table (:func:`scores_table`).
+
+    Returns
+    -------
+    tuple or None
+        ``(starts, ends, dataset_codes, metric_codes, system_codes, pattern_of_block,
+        pattern_item_codes, (dataset_names, metric_names, system_names), items)``, as
+        :func:`align_groups` reads it; None when the table is not in blocks.
+
+    Examples
+    --------
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pairing import block_layout, scores_table
+    >>> scores = Scores.from_arrays({"qa": {"a": [i % 2 for i in range(100)],
+    ...                                     "b": [i % 3 == 0 for i in range(100)]}})
+    >>> layout = block_layout(scores_table(scores))
+    >>> layout[0].tolist(), layout[1].tolist(), layout[5].tolist()  # starts, ends, patterns
+    ([0, 100], [100, 200], [0, 0])
+    >>> small = Scores.from_arrays({"qa": {"a": [0.8, 0.6], "b": [0.7, 0.6]}})
+    >>> block_layout(scores_table(small)) is None  # 2 rows per block: not worth it
+    True
+    """
     cols = ("dataset", "metric", "system", "item")
     if not all(is_arrow_strings(df[c]) for c in cols):
         return None
@@ -525,7 +679,38 @@ def group_pairs(
     group: Group, order: str | Sequence[tuple[str, str]], baseline: str | None
 ) -> list[tuple[str, str]]:
     """:func:`system_pairs` of a :class:`Group` (its systems, their means, its dataset and
-    metric for the error messages)."""
+    metric for the error messages).
+
+    Parameters
+    ----------
+    group : Group
+        The aligned systems of one dataset × metric.
+    order : {"all", "successive", "baseline"} or sequence of (str, str)
+        Which pairs, as for :func:`system_pairs`.
+    baseline : str or None
+        The system every other one is compared with, for ``order="baseline"``.
+
+    Returns
+    -------
+    list of (str, str)
+        The pairs to test.
+
+    Raises
+    ------
+    CompareError
+        A given pair that is not two known, different systems; a baseline without scores.
+
+    Examples
+    --------
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pairing import align_groups, group_pairs
+    >>> scores = Scores.from_arrays({"qa": {"a": [0.8, 0.6], "b": [0.7, 0.6], "c": [0.5, 0.5]}})
+    >>> [group] = align_groups(scores, None)
+    >>> group_pairs(group, "successive", None)
+    [('a', 'b'), ('b', 'c')]
+    >>> group_pairs(group, "baseline", "c")
+    [('a', 'c'), ('b', 'c')]
+    """
     means = {s: group.mean(s) for s in group.names}
     return system_pairs(list(group.names), means, group.dataset, group.metric, order, baseline)
 

@@ -166,7 +166,24 @@ class PairedTable:
 
 
 def seed_order(seeds: Iterable[object]) -> list[str]:
-    """Seed labels in natural order: numerically when every label is a number, else as text."""
+    """Seed labels in natural order: numerically when every label is a number, else as text.
+
+    Parameters
+    ----------
+    seeds : iterable
+        Seed labels (any values; compared as their ``str``).
+
+    Returns
+    -------
+    list of str
+        The labels as text, sorted.
+
+    Examples
+    --------
+    >>> from ranger_eval.scores import seed_order
+    >>> seed_order([10, 2, 1]), seed_order(["b", "a10", "a2"])
+    (['1', '2', '10'], ['a10', 'a2', 'b'])
+    """
     labels = [str(s) for s in seeds]
     try:
         return sorted(labels, key=lambda s: (float(s), s))
@@ -251,6 +268,30 @@ def seed_imbalance(runs: Sequence[SystemRuns]) -> str | None:
 
     Balanced: every system has the same number of seeds, and every seed of a system scored
     every item of that system.
+
+    Parameters
+    ----------
+    runs : sequence of SystemRuns
+        The systems' runs on one dataset and metric.
+
+    Returns
+    -------
+    str or None
+        The first imbalance found, in words; None when the seeds are balanced.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.scores import SystemRuns, seed_imbalance
+    >>> items = np.array(["q1", "q2"], dtype=object)
+    >>> a = SystemRuns("qa", "acc", "a", items, ("0", "1"), np.array([[1.0, 0.0], [1.0, np.nan]]))
+    >>> b = SystemRuns("qa", "acc", "b", items, ("0",), np.array([[1.0, 1.0]]))
+    >>> seed_imbalance([a, b])
+    "the systems have different numbers of seeds: 'a' has 2 seeds ('0', '1'); 'b' has 1 seed ('0')"
+    >>> seed_imbalance([a])
+    "system 'a': seed '1' did not score 1 of its 2 items ('q2')"
+    >>> seed_imbalance([b, b]) is None
+    True
     """
     counts = {r.system: r.n_seeds for r in runs}
     if len(set(counts.values())) > 1:
@@ -1353,7 +1394,45 @@ def as_scores(data: object, *, what: str, error: type[RangerError]) -> Scores:
     """``data`` as :class:`Scores`: a Scores as it is, any table-like input (``_frames`` rules,
     docs/api-inputs.md) through :func:`~ranger_eval._frames.as_frame`, whose container errors
     (duplicated or ambiguous MultiIndex columns, an id both index and column, a plain array …)
-    name the entry point ``what`` and raise its ``error``; cell errors are the Scores' own."""
+    name the entry point ``what`` and raise its ``error``; cell errors are the Scores' own.
+
+    Parameters
+    ----------
+    data : Scores or table-like
+        A :class:`Scores`, DataFrame, mapping of columns, structured array or Arrow table with
+        the tidy columns (``dataset``, ``system``, ``item``, ``value`` …).
+    what : str
+        The entry point named in the container errors, e.g. ``"compare"``.
+    error : type of RangerError
+        The error class the entry point raises for a bad container.
+
+    Returns
+    -------
+    Scores
+        ``data`` itself when it is one, else a new Scores.
+
+    Raises
+    ------
+    RangerError
+        ``error`` for a container that is not a table; :class:`ScoresError` for bad columns or
+        cells.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from ranger_eval.errors import CompareError
+    >>> from ranger_eval.scores import as_scores
+    >>> table = pd.DataFrame({"dataset": "qa", "system": ["a", "a", "b", "b"],
+    ...                       "item": ["q1", "q2", "q1", "q2"], "value": [1, 0, 1, 1]})
+    >>> scores = as_scores(table, what="compare", error=CompareError)
+    >>> scores.systems, len(scores), as_scores(scores, what="compare", error=CompareError) is scores
+    (('a', 'b'), 4, True)
+    >>> as_scores(np.array([1, 2]), what="compare", error=CompareError)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.CompareError: compare: a plain numpy array (dtype int64, shape (2,)) has no column names; ...
+    """
     if isinstance(data, Scores):
         return data
     return Scores(as_frame(data, what=what, error=error, index_columns=KEY_COLUMNS))
@@ -1530,7 +1609,54 @@ def common_items(
 ) -> tuple[np.ndarray, int]:
     """Sorted common item ids of two systems and how many were dropped (``missing`` policy:
     ``"error"`` raises :class:`ScoresError` listing up to 10 ids per side, ``"intersect"`` warns).
-    ``where`` names the data in messages (e.g. ``"dataset 'd'"``)."""
+    ``where`` names the data in messages (e.g. ``"dataset 'd'"``).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        The item ids of the two systems.
+    name_a, name_b : str
+        The two systems' names, for the messages.
+    where : str
+        The data, for the messages (``"dataset 'qa'"``).
+    missing : {"error", "intersect"}
+        What to do with items scored for only one system.
+    stacklevel : int, default 2
+        The warning's stack level, counted from the caller of this function.
+
+    Returns
+    -------
+    common : numpy.ndarray
+        The sorted common item ids (object array).
+    dropped : int
+        How many ids were scored for one system only.
+
+    Raises
+    ------
+    ScoresError
+        Items differ and ``missing="error"``, or no item is common.
+
+    Warns
+    -----
+    UserWarning
+        ``missing="intersect"`` dropped items (the warning counts them).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from ranger_eval.scores import common_items
+    >>> a, b = np.array(["q1", "q2", "q3"]), np.array(["q3", "q1"])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     common, dropped = common_items(a, b, "a", "b", "dataset 'qa'", "intersect")
+    >>> common.tolist(), dropped
+    (['q1', 'q3'], 1)
+    >>> common_items(a, b, "a", "b", "dataset 'qa'", "error")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.ScoresError: items of 'a' and 'b' differ on dataset 'qa': 1 only in 'a': 'q2' (pass missing='intersect' to use the common items)
+    """
     ia, ib = pd.Index(a), pd.Index(b)
     only_a = ia.difference(ib)
     only_b = ib.difference(ia)
@@ -1554,7 +1680,38 @@ def common_items(
 
 
 def check_same_labels(a: SystemRuns, b: SystemRuns) -> None:
-    """Two systems' runs (aligned on the same items) must give every item the same label."""
+    """Two systems' runs (aligned on the same items) must give every item the same label.
+
+    Parameters
+    ----------
+    a, b : SystemRuns
+        Two systems' runs on the same items, with ``labels``.
+
+    Returns
+    -------
+    None
+        Returns quietly when every item has one label.
+
+    Raises
+    ------
+    ScoresError
+        Naming the first item whose labels differ (and how many differ).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.scores import SystemRuns, check_same_labels
+    >>> items = np.array(["q1", "q2"], dtype=object)
+    >>> a = SystemRuns("qa", "acc", "a", items, ("",), np.array([[1.0, 0.0]]),
+    ...                labels=np.array(["x", "y"], dtype=object))
+    >>> b = SystemRuns("qa", "acc", "b", items, ("",), np.array([[1.0, 0.0]]),
+    ...                labels=np.array(["x", "z"], dtype=object))
+    >>> check_same_labels(a, a)
+    >>> check_same_labels(a, b)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.ScoresError: dataset 'qa' (metric 'acc'): item 'q2' has label 'y' for 'a' but 'z' for 'b'; an item has one gold label
+    """
     assert a.labels is not None and b.labels is not None
     differ = np.flatnonzero(np.asarray(a.labels != b.labels, dtype=bool))
     if differ.size:

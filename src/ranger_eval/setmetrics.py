@@ -164,7 +164,40 @@ class SetMetric:
 
 def metric(name: str, *, pos_label: Any = 1, error: type[RangerError] = EffectSizeError) -> SetMetric:
     """The named metric ``name`` (one of :data:`NAMES`); ``pos_label`` sets the positive class of
-    ``"f1"`` (e.g. ``metric("f1", pos_label="spam")``)."""
+    ``"f1"`` (e.g. ``metric("f1", pos_label="spam")``).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`; ``"bleu"``, ``"chrf"``, ``"chrf++"`` and ``"ter"`` need sacrebleu.
+    pos_label : object, default 1
+        The positive class of ``"f1"``.
+    error : type of RangerError, default EffectSizeError
+        The error class raised (the calling entry point's).
+
+    Returns
+    -------
+    SetMetric
+        The metric, with its ``inputs``, ``kind`` and ``higher_is_better``.
+
+    Raises
+    ------
+    RangerError
+        ``error`` for an unknown name (with the closest known one) or a missing sacrebleu.
+
+    Examples
+    --------
+    >>> from ranger_eval.setmetrics import metric
+    >>> f1 = metric("f1", pos_label="spam")
+    >>> f1.name, f1.inputs, f1.kind, f1.pos_label
+    ('f1', 'label-prediction', 'classification', 'spam')
+    >>> metric("rmse").higher_is_better
+    False
+    >>> metric("acuracy")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.EffectSizeError: unknown metric_fn 'acuracy'; named metrics: ... (did you mean 'accuracy'?)
+    """
     if not isinstance(name, str) or name not in NAMES:
         raise error(
             f"unknown metric_fn {name!r}; named metrics: {', '.join(NAMES)} (or pass a callable "
@@ -191,6 +224,42 @@ def custom(
 
     ``inputs=None`` reads it from the signature: one required positional parameter → ``"values"``,
     two → ``"label-prediction"``. ``name`` defaults to the function's ``__name__``.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(labels, predictions)`` or ``fn(values)`` → float, on one system's items.
+    inputs : {"label-prediction", "values"}, optional
+        What ``fn`` takes; read from its signature when omitted.
+    name : str, optional
+        The metric's name in results; ``fn.__name__`` by default.
+    higher_is_better : bool, default True
+        Informative only (effects are always treatment − control).
+    error : type of RangerError, default EffectSizeError
+        The error class raised (the calling entry point's).
+
+    Returns
+    -------
+    SetMetric
+        ``kind="custom"``; calling it calls ``fn``.
+
+    Raises
+    ------
+    RangerError
+        ``error`` when ``fn`` is not callable, its signature cannot be read or has neither one
+        nor two required positional parameters, or ``inputs`` is unknown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.setmetrics import custom
+    >>> def top(values):
+    ...     return float(np.max(values))
+    >>> m = custom(top)
+    >>> m.name, m.inputs, m.kind
+    ('top', 'values', 'custom')
+    >>> custom(lambda labels, predictions: 0.0, name="zero").inputs
+    'label-prediction'
     """
     if not callable(fn):
         raise error(f"metric_fn must be a metric name or a callable, got {type(fn).__name__}")
@@ -224,7 +293,36 @@ def custom(
 
 
 def get_metric(spec: object, *, error: type[RangerError] = EffectSizeError) -> SetMetric:
-    """A :class:`SetMetric` from a name, a :class:`SetMetric` or a callable."""
+    """A :class:`SetMetric` from a name, a :class:`SetMetric` or a callable.
+
+    Parameters
+    ----------
+    spec : str or SetMetric or callable
+        A name of :data:`NAMES` (:func:`metric`), a metric (returned as is) or a callable
+        (:func:`custom`).
+    error : type of RangerError, default EffectSizeError
+        The error class raised (the calling entry point's).
+
+    Returns
+    -------
+    SetMetric
+        The metric.
+
+    Raises
+    ------
+    RangerError
+        ``error`` for anything else, an unknown name or an unusable callable.
+
+    Examples
+    --------
+    >>> from ranger_eval.setmetrics import get_metric
+    >>> get_metric("mcc").name, get_metric(lambda values: 0.0).inputs
+    ('mcc', 'values')
+    >>> get_metric(3)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.EffectSizeError: metric_fn must be a metric name (accuracy, ...) or a callable, got 3
+    """
     if isinstance(spec, SetMetric):
         return spec
     if isinstance(spec, str):
@@ -580,7 +678,44 @@ def encode(
 ) -> EncodedRuns:
     """Encode ``labels`` (n) and the ``predictions`` of R runs (each n, aligned by item) for
     ``metric``. For ``"values"`` metrics ``predictions`` are the runs' per-item values and
-    ``labels`` is ignored. ``runs`` names the runs in messages. Raises ``error``."""
+    ``labels`` is ignored. ``runs`` names the runs in messages. Raises ``error``.
+
+    Parameters
+    ----------
+    metric : SetMetric
+        The metric (:func:`get_metric`).
+    labels : array_like or None
+        The n items' gold labels; None for ``"values"`` metrics.
+    predictions : sequence of array_like
+        R runs, each n predictions (or per-item values) aligned with ``labels``.
+    runs : sequence of str, optional
+        The runs' names, for the messages.
+    where : str, default ""
+        The data, for the messages; ``"metric 'NAME'"`` when empty.
+    error : type of RangerError, default EffectSizeError
+        The error class raised (the calling entry point's).
+
+    Returns
+    -------
+    EncodedRuns
+        The encoded labels and the R·n predictions; :meth:`EncodedRuns.value` evaluates a run
+        on all items, :meth:`EncodedRuns.evaluate` on resamples.
+
+    Raises
+    ------
+    RangerError
+        ``error`` for no runs, runs of different lengths, missing labels, labels of another
+        length, or values the metric cannot read.
+
+    Examples
+    --------
+    >>> from ranger_eval.setmetrics import encode, metric
+    >>> labels = [1, 0, 1, 1, 0, 1]
+    >>> enc = encode(metric("accuracy"), labels, [[1, 0, 1, 0, 0, 1], [1, 1, 0, 0, 0, 1]],
+    ...              runs=["a", "b"])
+    >>> enc.n, enc.n_runs, round(enc.value(0), 4), enc.value(1)
+    (6, 2, 0.8333, 0.5)
+    """
     where = where or f"metric {metric.name!r}"
     preds = [_as_1d(p, "predictions", where, error) for p in predictions]
     if not preds:
@@ -715,7 +850,38 @@ def _encode_text(
 def compute(spec: object, labels: object | None, predictions: object) -> float:
     """The metric ``spec`` (a name, :class:`SetMetric` or callable) of one system on all items:
     ``compute("mcc", labels, predictions)``; for ``"values"`` metrics pass ``labels=None`` and
-    the values as ``predictions``. NaN when undefined (e.g. a correlation of constant data)."""
+    the values as ``predictions``. NaN when undefined (e.g. a correlation of constant data).
+
+    Parameters
+    ----------
+    spec : str or SetMetric or callable
+        The metric (:func:`get_metric`).
+    labels : array_like or None
+        The items' gold labels; None for ``"values"`` metrics.
+    predictions : array_like
+        The system's prediction (or value) per item, aligned with ``labels``.
+
+    Returns
+    -------
+    float
+        The metric on all items; NaN when undefined.
+
+    Raises
+    ------
+    EffectSizeError
+        An unknown metric, missing labels, or inputs of different lengths.
+
+    Examples
+    --------
+    >>> from ranger_eval.setmetrics import compute
+    >>> labels, predictions = [1, 0, 1, 1, 0, 1], [1, 0, 1, 0, 0, 1]
+    >>> round(compute("accuracy", labels, predictions), 4), round(compute("mcc", labels, predictions), 4)
+    (0.8333, 0.7071)
+    >>> compute(lambda values: max(values), None, [3.0, 1.0, 2.0])
+    3.0
+    >>> compute("pearson", [1.0, 2.0, 3.0], [2.0, 2.0, 2.0])
+    nan
+    """
     m = get_metric(spec)
     return encode(m, labels, [predictions]).value(0)
 
@@ -731,7 +897,29 @@ def undefined_resamples(values: np.ndarray, columns: Sequence[str]) -> tuple[int
     """For a resamples × columns matrix of metric values (:func:`bootstrap_values`,
     :func:`permutation_statistics`): the number of resamples on which the metric is undefined
     (a non-finite value; e.g. a correlation of a resample with constant values) and the column
-    of the first such value, or None when every value is finite."""
+    of the first such value, or None when every value is finite.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Resamples × columns metric values (or statistics).
+    columns : sequence of str
+        The columns' names (runs or contrasts).
+
+    Returns
+    -------
+    tuple of (int, str) or None
+        (resamples with a non-finite value, the column of the first one); None when all are
+        finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.setmetrics import undefined_resamples
+    >>> values = np.array([[0.5, 1.0], [np.nan, 0.2], [0.1, np.inf]])
+    >>> undefined_resamples(values, ["a", "b"]), undefined_resamples(np.ones((2, 2)), ["a", "b"])
+    ((2, 'a'), None)
+    """
     bad_rows = ~np.isfinite(values).all(axis=1)
     if not bad_rows.any():
         return None
@@ -751,6 +939,39 @@ def bootstrap_values(
     All runs see the same resampled items (row b of
     ``BootstrapIndices(n, n_resamples, seed)``), so differences between runs are paired.
     Returns the (n_resamples × R) matrix and the seed actually used (``None`` draws one).
+
+    Parameters
+    ----------
+    enc : EncodedRuns
+        The encoded runs (:func:`encode`).
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    seed : int or None, default 0
+        Seed of the resample indices; None draws one (returned).
+    batch : int, optional
+        Resamples evaluated at once; by default as many as fit in 64 MiB.
+
+    Returns
+    -------
+    values : numpy.ndarray
+        n_resamples × R: the metric of each run on each resample.
+    seed : int
+        The seed used.
+
+    References
+    ----------
+    Efron, B. and Tibshirani, R. J. (1993), An Introduction to the Bootstrap, Chapman & Hall.
+
+    Examples
+    --------
+    >>> from ranger_eval.setmetrics import bootstrap_values, encode, metric
+    >>> labels = [1, 0, 1, 1, 0, 1]
+    >>> enc = encode(metric("accuracy"), labels, [[1, 0, 1, 0, 0, 1], [1, 1, 0, 0, 0, 1]])
+    >>> values, seed = bootstrap_values(enc, n_resamples=200, seed=1)
+    >>> values.shape, seed
+    ((200, 2), 1)
+    >>> round(float((values[:, 0] - values[:, 1]).mean()), 4)  # paired: same items per row
+    0.3442
     """
     idx = BootstrapIndices(enc.n, n_resamples, seed)
     out = np.empty((idx.n_resamples, enc.n_runs))
@@ -776,7 +997,48 @@ def cluster_bootstrap_values(
     every drawn cluster (Field & Welsh 2007; Cameron & Miller 2015, sec. VI.A), the same items
     for every run (paired). A resample holds sum of its clusters' sizes items; resamples of
     equal size are evaluated together. With one item per cluster in item order this is
-    :func:`bootstrap_values`. Returns the (n_resamples × R) matrix and the seed used."""
+    :func:`bootstrap_values`. Returns the (n_resamples × R) matrix and the seed used.
+
+    Parameters
+    ----------
+    enc : EncodedRuns
+        The encoded runs (:func:`encode`).
+    codes : numpy.ndarray
+        Each item's cluster, an int in 0 … C − 1.
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    seed : int or None, default 0
+        Seed of the cluster draws; None draws one (returned).
+
+    Returns
+    -------
+    values : numpy.ndarray
+        n_resamples × R: the metric of each run on each resample.
+    seed : int
+        The seed used.
+
+    Raises
+    ------
+    ValueError
+        ``codes`` of another length than the items.
+
+    References
+    ----------
+    Field, C. A. and Welsh, A. H. (2007), "Bootstrapping clustered data", Journal of the Royal
+    Statistical Society B 69(3). Cameron, A. C. and Miller, D. L. (2015), "A practitioner's
+    guide to cluster-robust inference", Journal of Human Resources 50(2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.setmetrics import cluster_bootstrap_values, encode, metric
+    >>> labels = [1, 0, 1, 1, 0, 1]
+    >>> enc = encode(metric("accuracy"), labels, [[1, 0, 1, 0, 0, 1], [1, 1, 0, 0, 0, 1]])
+    >>> values, seed = cluster_bootstrap_values(enc, np.array([0, 0, 1, 1, 2, 2]),
+    ...                                         n_resamples=200, seed=1)
+    >>> values.shape, seed, round(float(values[:, 0].mean()), 4)
+    ((200, 2), 1, 0.8308)
+    """
     codes = np.asarray(codes, dtype=np.int64).reshape(-1)
     if codes.size != enc.n:
         raise ValueError(f"codes: {codes.size} cluster codes for {enc.n} items")
@@ -821,6 +1083,45 @@ def permutation_statistics(
     All 2^n swaps are enumerated when 2^n <= n_resamples (row 0 is the observed data).
     Returns the (resamples × contrasts) statistics, whether they are exact, and the seed (None
     when exact).
+
+    Parameters
+    ----------
+    enc : EncodedRuns
+        The encoded runs (:func:`encode`).
+    contrasts : sequence of sequence of (int, int)
+        Per contrast, the (a, b) run indices of its pairs (one pair per seed).
+    n_resamples : int, default 10000
+        Random swaps when enumerating all 2^n is more.
+    seed : int or None, default 0
+        Seed of the random swaps; None draws one.
+    batch : int, optional
+        Resamples evaluated at once; by default as many as fit in 64 MiB.
+
+    Returns
+    -------
+    statistics : numpy.ndarray
+        Resamples × contrasts; row 0 is the observed statistic when exact.
+    exact : bool
+        All 2^n swaps were enumerated.
+    seed : int or None
+        The seed used; None when exact.
+
+    References
+    ----------
+    Noreen, E. W. (1989), Computer-Intensive Methods for Testing Hypotheses, Wiley (approximate
+    randomisation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.setmetrics import encode, metric, permutation_statistics
+    >>> labels = [1, 0, 1, 1, 0, 1]
+    >>> enc = encode(metric("accuracy"), labels, [[1, 0, 1, 0, 0, 1], [1, 1, 0, 0, 0, 1]])
+    >>> stats, exact, seed = permutation_statistics(enc, [[(0, 1)]])
+    >>> stats.shape, exact, seed, round(float(stats[0, 0]), 4)  # 2^6 swaps: exact
+    ((64, 1), True, None, 0.3333)
+    >>> float(np.mean(np.abs(stats[:, 0]) >= abs(stats[0, 0]) - 1e-12))  # two-sided p-value
+    0.5
     """
     flips = SignFlips(enc.n, n_resamples, seed)
     n = enc.n

@@ -709,7 +709,44 @@ def expand_globs(raw: dict[str, Any], base: Path, source: Path | str) -> dict[st
 
 def experiment_from_table(path: str | Path, **overrides: Any) -> Experiment:
     """An experiment over one scores table or tool output (no YAML): ``scores: path`` plus the
-    command-line ``overrides`` (e.g. control, treatment, metric, format)."""
+    command-line ``overrides`` (e.g. control, treatment, metric, format).
+
+    The file is not read here; its path is made absolute and the experiment's folder is the
+    file's folder.
+
+    Parameters
+    ----------
+    path : str or Path
+        The scores table or tool output.
+    **overrides
+        Experiment keys by their option names (``control="bm25"``, ``level=0.9``); None values
+        are ignored, as for :func:`load_experiment`.
+
+    Returns
+    -------
+    Experiment
+        The validated ``config`` (``scores`` is the absolute ``path``) and ``base``, the file's
+        folder.
+
+    Raises
+    ------
+    ConfigError
+        An invalid override, named as its command-line option (``option --level``).
+
+    Examples
+    --------
+    >>> from ranger_eval.io.config import experiment_from_table
+    >>> exp = experiment_from_table("scores.csv", control="bm25", treatment="dense",
+    ...                             metric="ndcg@10")
+    >>> exp.config.control, exp.config.treatment, exp.config.metric
+    ('bm25', 'dense', 'ndcg@10')
+    >>> exp.config.scores.endswith("scores.csv")
+    True
+    >>> experiment_from_table("scores.csv", level=2)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.ConfigError: option --level: must be strictly between 0 and 1 (e.g. 0.95); got 2
+    """
     path = Path(path)
     raw, _ = _apply_overrides({"scores": str(path.resolve())}, overrides)
     try:

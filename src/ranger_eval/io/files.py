@@ -115,14 +115,63 @@ def _env_limits() -> Limits:
 
 def current_limits() -> Limits:
     """The limits in force: those of the innermost ``with limits(...)``, else the defaults
-    with the ``RANGER_EVAL_MAX_*`` environment variables applied."""
+    with the ``RANGER_EVAL_MAX_*`` environment variables applied.
+
+    Returns
+    -------
+    Limits
+        The frozen limits every reader of this thread/task checks against.
+
+    Raises
+    ------
+    InputError
+        A ``RANGER_EVAL_MAX_*`` variable that is not a positive number.
+
+    Examples
+    --------
+    >>> from ranger_eval.io.files import current_limits, limits
+    >>> with limits(max_depth=20):
+    ...     current_limits().max_depth
+    20
+    """
     return _LIMITS.get() or _env_limits()
 
 
 @contextlib.contextmanager
 def limits(**changes: float) -> Iterator[Limits]:
     """``with limits(max_line_length=10_000_000): ...`` reads with other limits in that block
-    (thread- and task-local). Unknown names are an error."""
+    (thread- and task-local). Unknown names are an error.
+
+    Parameters
+    ----------
+    **changes : float
+        New values for fields of :class:`Limits` (``max_line_length``, ``max_record_length``,
+        ``max_decompressed_bytes``, ``max_ratio``, ``ratio_after_bytes``, ``max_depth``); the
+        others keep the values in force (:func:`current_limits`).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager of Limits
+        A context manager whose ``as`` target is the new :class:`Limits`; the previous limits
+        are restored when the block ends.
+
+    Raises
+    ------
+    InputError
+        An unknown limit name, or a value that is not a positive number.
+
+    Examples
+    --------
+    >>> from ranger_eval.io.files import current_limits, limits
+    >>> with limits(max_line_length=10_000_000) as lim:
+    ...     lim.max_line_length, current_limits().max_line_length
+    (10000000, 10000000)
+    >>> with limits(max_lines=5):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.InputError: unknown limit(s) max_lines; the limits are max_line_length, ...
+    """
     unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(Limits)})
     if unknown:
         raise InputError(f"unknown limit(s) {', '.join(unknown)}; the limits are "

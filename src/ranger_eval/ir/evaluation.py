@@ -161,7 +161,36 @@ def _table_input(src: object, kind: str) -> object:
 
 def prepare_qrels(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels) -> PreparedQrels:
     """Read (if needed) and encode qrels once, for repeated evaluations. ``qrels`` may be any
-    table-like input (:func:`_table_input`)."""
+    table-like input (:func:`_table_input`).
+
+    Parameters
+    ----------
+    qrels : path or DataFrame or QrelsTable or PreparedQrels
+        The relevance judgements; a PreparedQrels is returned as is.
+
+    Returns
+    -------
+    PreparedQrels
+        Topic order, sorted (topic, doc) keys, labels and the pair filter, to pass as ``qrels``
+        to :func:`evaluate` or :func:`evaluate_many` again and again.
+
+    Raises
+    ------
+    RangerError
+        Unreadable or malformed qrels (named by file and line).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.ir import evaluate, prepare_qrels
+    >>> qrels = prepare_qrels(pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
+    ...                                     "relevance": [1, 0, 2]}))
+    >>> qrels.n_topics, list(qrels.topic_names)
+    (2, ['1', '2'])
+    >>> run = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "c"], "score": [1.0, 1.0]})
+    >>> evaluate(qrels, run, "AP")["value"].tolist()
+    [1.0, 1.0]
+    """
     if isinstance(qrels, PreparedQrels):
         return qrels
     t = load_qrels(_table_input(qrels, "qrels"))  # type: ignore[arg-type]
@@ -694,6 +723,43 @@ def evaluate_many(qrels: PathLike | pd.DataFrame | QrelsTable | PreparedQrels,
 
     ``runs`` maps a system name to a run. Returns ``[system, query_id, measure, value]``. A rich
     progress bar is shown on stderr when it is a terminal (``progress=None``) or when ``progress=True``.
+
+    Parameters
+    ----------
+    qrels : path or DataFrame or QrelsTable or PreparedQrels
+        The relevance judgements (``query_id, doc_id, relevance``), read once.
+    runs : mapping of {str: path or DataFrame or RunTable}
+        System name → its run (``query_id, doc_id, score``).
+    measures : str or Measure or iterable of them
+        The measures (:func:`~ranger_eval.ir.measures.parse_measures`).
+    missing, score_precision, max_docs, relevance_level, allow_no_overlap
+        As for :func:`evaluate`, applied to every run.
+    progress : bool, optional
+        Show a progress bar; by default when stderr is a terminal.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``[system, query_id, measure, value]``, systems in the order of ``runs``.
+
+    Raises
+    ------
+    RangerError
+        The first bad run's error (in the order of ``runs``), or bad qrels or options.
+
+    Examples
+    --------
+    >>> from ranger_eval.ir import evaluate_many
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
+    ...                       "relevance": [1, 0, 2]})
+    >>> runs = {"bm25": pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["b", "a", "c"],
+    ...                               "score": [2.0, 1.0, 3.0]}),
+    ...         "dense": pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "d"],
+    ...                                "score": [1.0, 2.0]})}
+    >>> table = evaluate_many(qrels, runs, ["AP", "RR"], progress=False)
+    >>> table.groupby(["system", "measure"])["value"].mean().to_dict()
+    {('bm25', 'AP'): 0.75, ('bm25', 'RR'): 0.75, ('dense', 'AP'): 0.5, ('dense', 'RR'): 0.5}
     """
     _check_options(missing, score_precision, max_docs, relevance_level)
     if not isinstance(runs, Mapping) or not runs:
@@ -740,6 +806,29 @@ def summarize(evaluation: pd.DataFrame) -> pd.DataFrame:
     One trec_eval value differs: under ``-c`` its ``num_rel`` ``all`` counts the qrels documents
     with a label > 0 over all qrels topics whatever ``-l`` says (m_num_rel.c), not the sum of its
     per-topic values (labels ≥ ``-l``); this sums them, ``ranger-eval trec -c`` prints trec_eval's.
+
+    Parameters
+    ----------
+    evaluation : pandas.DataFrame
+        The output of :func:`evaluate` or :func:`evaluate_many`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``[(system,) measure, value, num_q]``: one row per (system ×) measure.
+
+    Examples
+    --------
+    >>> from ranger_eval.ir import evaluate_many, summarize
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
+    ...                       "relevance": [1, 0, 2]})
+    >>> runs = {"bm25": pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["b", "a", "c"],
+    ...                               "score": [2.0, 1.0, 3.0]}),
+    ...         "dense": pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "d"],
+    ...                                "score": [1.0, 2.0]})}
+    >>> summarize(evaluate_many(qrels, runs, ["AP"], progress=False)).values.tolist()
+    [['bm25', 'AP', 0.75, 2], ['dense', 'AP', 0.5, 2]]
     """
     keys = ["system", "measure"] if "system" in evaluation.columns else ["measure"]
     g = evaluation.groupby(keys, sort=False)["value"]
@@ -755,6 +844,34 @@ def to_scores(evaluation: pd.DataFrame, dataset: str, system: str | None = None)
     Columns: dataset, system, metric (= measure), item (= query id as string), value. The
     measures in [0, 1] (all but the counts) are declared so (:func:`~ranger_eval.ir.measures.
     measure_bounds`): the intervals of their means stay in range.
+
+    Parameters
+    ----------
+    evaluation : pandas.DataFrame
+        The output of :func:`evaluate` (one system) or :func:`evaluate_many`.
+    dataset : str
+        The dataset name of every row.
+    system : str, optional
+        The system name, for an :func:`evaluate` output (which has no ``system`` column).
+
+    Returns
+    -------
+    Scores
+        Per-query values ready for :func:`ranger_eval.compare`.
+
+    Examples
+    --------
+    >>> from ranger_eval.ir import evaluate_many, to_scores
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"],
+    ...                       "relevance": [1, 0, 2]})
+    >>> runs = {"bm25": pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["b", "a", "c"],
+    ...                               "score": [2.0, 1.0, 3.0]}),
+    ...         "dense": pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "d"],
+    ...                                "score": [1.0, 2.0]})}
+    >>> scores = to_scores(evaluate_many(qrels, runs, ["AP", "RR"], progress=False), "toy")
+    >>> scores.datasets, scores.systems, scores.metrics, len(scores)
+    (('toy',), ('bm25', 'dense'), ('AP', 'RR'), 8)
     """
     if "system" in evaluation.columns:
         systems = evaluation["system"].astype(str).to_numpy()

@@ -237,7 +237,34 @@ def parse_measure(spec: str | Measure) -> Measure:
 
 
 def parse_measures(specs: str | Measure | Iterable[str | Measure]) -> tuple[Measure, ...]:
-    """Parse one or several measure names, expanding trec_eval lists; duplicates removed."""
+    """Parse one or several measure names, expanding trec_eval lists; duplicates removed.
+
+    Parameters
+    ----------
+    specs : str or Measure or iterable of them
+        ir_measures-style (``nDCG@10``, ``P(rel=2)@10``) or trec_eval names (``ndcg_cut.10``,
+        ``P_5,10``; ``ndcg_cut`` alone expands to trec_eval's cutoffs).
+
+    Returns
+    -------
+    tuple of Measure
+        In the order given, without duplicates.
+
+    Raises
+    ------
+    MeasureError
+        A name that is no measure, with the supported ones.
+
+    Examples
+    --------
+    >>> from ranger_eval.ir.measures import parse_measures
+    >>> [str(m) for m in parse_measures(["AP", "AP", "ndcg_cut.10", "P_5,10"])]
+    ['AP', 'nDCG@10', 'P@5', 'P@10']
+    >>> parse_measures("set_F")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.MeasureError: unknown measure 'set_F' in 'set_F'; supported: nDCG, AP, ...
+    """
     if isinstance(specs, (str, Measure)):
         specs = [specs]
     out: list[Measure] = []
@@ -259,7 +286,24 @@ def measure_bounds(names: Iterable[str]) -> dict[str, tuple[float, float]]:
     or trec_eval name, :func:`parse_measure`): [0, 1] for nDCG, AP, RR, P, R, Rprec, Success
     and Judged at any cutoff or relevance level; the counts (NumRet, NumRel, NumRelRet) and
     names that are no measure are left out. Intervals of their means stay in the range
-    (:meth:`ranger_eval.Scores.with_bounds`: no interval leaves its metric's range)."""
+    (:meth:`ranger_eval.Scores.with_bounds`: no interval leaves its metric's range).
+
+    Parameters
+    ----------
+    names : iterable of str
+        Metric names (of a scores table).
+
+    Returns
+    -------
+    dict of {str: (float, float)}
+        The bounded measures among ``names`` → (0.0, 1.0).
+
+    Examples
+    --------
+    >>> from ranger_eval.ir.measures import measure_bounds
+    >>> measure_bounds(["nDCG@10", "NumRet", "accuracy", "P_5"])
+    {'nDCG@10': (0.0, 1.0), 'P_5': (0.0, 1.0)}
+    """
     out: dict[str, tuple[float, float]] = {}
     for name in names:
         try:

@@ -405,7 +405,41 @@ def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
 
 def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
     """:func:`ranger_eval.compare` on lazily scanned scores (module docstring); same arguments,
-    same :class:`~ranger_eval.comparison.Comparison` (its ``scores`` is the ``LazyScores``)."""
+    same :class:`~ranger_eval.comparison.Comparison` (its ``scores`` is the ``LazyScores``).
+
+    Parameters
+    ----------
+    lazy : LazyScores
+        Scores scanned from Parquet/CSV files (:func:`ranger_eval.open_scores`).
+    **kwargs
+        The keywords of :func:`ranger_eval.compare` (``test``, ``level``, ``settings`` …).
+
+    Returns
+    -------
+    Comparison
+        The same rows as :func:`ranger_eval.compare` on the loaded scores.
+
+    Raises
+    ------
+    CompareError
+        As :func:`ranger_eval.compare`; an unknown keyword is named.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from ranger_eval import open_scores
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+    ...               "value": [0.9, 0.7, 0.8, 0.6, 0.7, 0.6, 0.8, 0.4]}
+    ...              ).to_parquet(folder.name + "/scores.parquet")
+    >>> lazy = open_scores(folder.name + "/scores.parquet")
+    >>> from ranger_eval.lazy._compare import compare_lazy
+    >>> comparison = compare_lazy(lazy, test="paired-t")
+    >>> comparison.table[["system_a", "system_b", "diff", "pvalue"]].round(4).values.tolist()
+    [['a', 'b', 0.125, 0.0796]]
+    >>> folder.cleanup()
+    """
     kw = _check_args(lazy, kwargs)
 
     clustered = lazy.has_cluster
@@ -613,7 +647,48 @@ def effect_sizes_lazy(
     control's SD; ZCOR atanh r). Seeds, ``metric_fn``, items that differ between the two
     systems, or a degenerate dataset (no defined effect; with ``degenerate="drop"`` also zero
     variance) load the two systems' rows and use the in-memory function, which names every
-    degenerate dataset at once or leaves them out (its ``degenerate`` policy)."""
+    degenerate dataset at once or leaves them out (its ``degenerate`` policy).
+
+    Parameters
+    ----------
+    lazy : LazyScores
+        Scores scanned from files (:func:`ranger_eval.open_scores`).
+    treatment, control : str
+        The two systems; effects are treatment − control.
+    measure, metric, datasets, missing, level, **kwargs
+        As for :func:`ranger_eval.effect_sizes`.
+
+    Returns
+    -------
+    EffectSizes
+        One effect ``yi`` and sampling variance ``vi`` per dataset.
+
+    Raises
+    ------
+    EffectSizeError
+        As :func:`ranger_eval.effect_sizes`.
+
+    References
+    ----------
+    Viechtbauer, W. (2010), "Conducting meta-analyses in R with the metafor package", Journal
+    of Statistical Software 36(3) (the ``escalc`` measures).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from ranger_eval import open_scores
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4, "item": list("wxyz") * 2,
+    ...               "value": [0.9, 0.7, 0.8, 0.6, 0.7, 0.6, 0.8, 0.4]}
+    ...              ).to_parquet(folder.name + "/scores.parquet")
+    >>> lazy = open_scores(folder.name + "/scores.parquet")
+    >>> from ranger_eval.lazy._compare import effect_sizes_lazy
+    >>> effects = effect_sizes_lazy(lazy, treatment="a", control="b")
+    >>> effects.measure, effects.names, effects.yi.round(4).tolist(), effects.vi.round(4).tolist()
+    ('SMD', ('qa',), [0.5512], [0.0574])
+    >>> folder.cleanup()
+    """
     measure = "SMD" if measure is None else measure
     level = check_level(level, error=EffectSizeError)
     drop = check_choice("degenerate", kwargs.get("degenerate", "error"), DEGENERATE_POLICIES,

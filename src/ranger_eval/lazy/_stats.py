@@ -110,6 +110,51 @@ def merge_statistics(parts: list[pd.DataFrame]) -> pd.DataFrame:
     counts as n = 0 there. Parts of different ``scale`` are first brought to the largest scale
     of the parts holding the row (exact powers of two: location columns times 2^(e_i − e),
     second moments times 4^(e_i − e)); the result carries that scale.
+
+    Parameters
+    ----------
+    parts : list of pandas.DataFrame
+        Sufficient-statistic tables (columns :data:`PAIR_COLUMNS`) of disjoint item chunks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset × metric × pair: the statistics of all the items.
+
+    Raises
+    ------
+    ValueError
+        No parts.
+
+    References
+    ----------
+    Chan, T. F., Golub, G. H. and LeVeque, R. J. (1979), "Updating formulae and a pairwise
+    algorithm for computing sample variances", Stanford report STAN-CS-79-773 (merging second
+    moments).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from ranger_eval import open_scores
+    >>> from ranger_eval.lazy._stats import merge_statistics
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+    ...                       "item": list("wxyz") * 2,
+    ...                       "value": [0.9, 0.7, 0.8, 0.6, 0.7, 0.6, 0.8, 0.4]})
+    >>> table.to_parquet(folder.name + "/all.parquet")
+    >>> table[table["item"] < "y"].to_parquet(folder.name + "/part1.parquet")
+    >>> table[table["item"] >= "y"].to_parquet(folder.name + "/part2.parquet")
+    >>> parts = [open_scores(folder.name + f"/{name}.parquet").sufficient_statistics()
+    ...          for name in ("part1", "part2")]
+    >>> merged = merge_statistics(parts)
+    >>> whole = open_scores(folder.name + "/all.parquet").sufficient_statistics()
+    >>> columns = ["n", "sum_d", "m2_d"]
+    >>> merged[columns].round(12).values.tolist() == whole[columns].round(12).values.tolist()
+    True
+    >>> [int(n) for n in merged["n"]], round(float(merged["sum_d"].iloc[0]), 4)
+    ([4], 0.5)
+    >>> folder.cleanup()
     """
     if not parts:
         raise ValueError("merge_statistics needs at least one table")

@@ -149,7 +149,11 @@ def funnel_plot(
     xlim : fixed x range; default covers the studies and the funnel's base, plus 10% per side.
     style : the look (:class:`FunnelStyle`: font and the size of the plotting area).
 
-    Returns a :class:`matplotlib.figure.Figure` (not registered with pyplot).
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The funnel plot, not registered with pyplot; save it with
+        :func:`ranger_eval.plots.save_figure`.
 
     Raises
     ------

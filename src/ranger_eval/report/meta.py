@@ -36,6 +36,44 @@ def meta_markdown(
     datasets that could not be analysed, with the reason (reported, never silently left out).
     With more than ``max_rows`` datasets only the summary row is listed, with a note pointing to
     ``effects.csv`` (which always has every dataset).
+
+    Parameters
+    ----------
+    result : MetaResult
+        The result of :func:`ranger_eval.meta_analysis` (one estimate per dataset).
+    n : mapping of {str: int}, optional
+        Items per dataset, for the ``n`` column (left empty for a dataset not in it).
+    title : str, optional
+        A ``#`` heading above the text.
+    control, treatment : str, default "control", "treatment"
+        The two systems' names, for the first sentence.
+    skipped : mapping of {str: str}, optional
+        Datasets that could not be analysed → why; listed under "Not analysed".
+    max_rows : int, default :data:`TABLE_MAX_ROWS` (500)
+        Above this many datasets only the summary row is listed.
+
+    Returns
+    -------
+    str
+        The Markdown text: the model sentence, the table of effects with the summary row, the
+        test and heterogeneity line, the skipped datasets, the signature line.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.meta import meta_markdown
+    >>> result = rg.meta_analysis([0.10, 0.30, 0.25], [0.01, 0.02, 0.015], names=["qa", "mt", "sum"])
+    >>> text = meta_markdown(result, n={"qa": 100}, control="bm25", treatment="dense",
+    ...                      skipped={"nli": "one system only"})
+    >>> print("\\n".join(text.splitlines()[2:8]))
+    | task | n | effect | 95% CI | weight |
+    |---|---:|---:|---|---:|
+    | qa | 100 | 0.100000 | [-0.095996, 0.295996] | 46.15% |
+    | mt |  | 0.300000 | [0.022819, 0.577181] | 23.08% |
+    | sum |  | 0.250000 | [0.009954, 0.490046] | 30.77% |
+    | **summary** | | **0.192308** | [0.059154, 0.325461] | 100% |
+    >>> print(text.splitlines()[-3])
+    Not analysed: nli (one system only).
     """
     r = result
     pct = format_level(r.level)

@@ -90,7 +90,37 @@ def skillings_mack_sentence(res: RankTest) -> str:
 
 def rank_test_markdown(res: RankTest, naive: pd.Series | None = None) -> str:
     """Markdown: one row per system (position, average rank, groups; with ``naive`` also the
-    plain mean over datasets and the rank it gives), the test line, the signature."""
+    plain mean over datasets and the rank it gives), the test line, the signature.
+
+    Parameters
+    ----------
+    res : RankTest
+        The result of :func:`ranger_eval.rank_test`.
+    naive : pandas.Series, optional
+        Each system's plain mean over the datasets (e.g. ``table.mean()``), shown beside the
+        average rank with the rank it would give.
+
+    Returns
+    -------
+    str
+        The table, the caption with the test's numbers, the signature line.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.ranking import rank_test_markdown
+    >>> table = pd.DataFrame({"A": [.81, .72, .65, .90, .77, .70],
+    ...                       "B": [.79, .70, .66, .85, .74, .69],
+    ...                       "C": [.70, .65, .60, .80, .70, .61]}, index=list("pqrstu"))
+    >>> result = rg.rank_test(table)
+    >>> print("\\n".join(rank_test_markdown(result, table.mean()).splitlines()[:5]))
+    | rank | system | average rank | groups | naive mean | naive rank |
+    |---:|---|---:|---|---:|---:|
+    | 1 | A | 1.167 | 1 | 0.7583 | 1 |
+    | 2 | B | 1.833 | 1,2 | 0.7383 | 2 |
+    | 3 | C | 3.000 | 2 | 0.6767 | 3 |
+    """
     rows = _rank_test_rows(res, naive)
     lines = _md_table(rows, ["---:", "---", "---:", "---"] + ["---:"] * (rows.shape[1] - 4))
     caption = _rank_test_caption(res)
@@ -102,7 +132,38 @@ def rank_test_markdown(res: RankTest, naive: pd.Series | None = None) -> str:
 
 def rank_test_latex(res: RankTest, naive: pd.Series | None = None, *,
                     label: str = "tab:ranger-ranktest") -> str:
-    """Booktabs table of :func:`rank_test_markdown`'s rows, caption, ``label``, signature."""
+    """Booktabs table of :func:`rank_test_markdown`'s rows, caption, ``label``, signature.
+
+    Parameters
+    ----------
+    res : RankTest
+        The result of :func:`ranger_eval.rank_test`.
+    naive : pandas.Series, optional
+        Each system's plain mean over the datasets (e.g. ``table.mean()``), shown beside the
+        average rank with the rank it would give.
+    label : str, default "tab:ranger-ranktest"
+        The table's ``\\label``.
+
+    Returns
+    -------
+    str
+        A ``table`` environment (needs ``booktabs`` and ``graphicx``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.ranking import rank_test_latex
+    >>> table = pd.DataFrame({"A": [.81, .72, .65, .90, .77, .70],
+    ...                       "B": [.79, .70, .66, .85, .74, .69],
+    ...                       "C": [.70, .65, .60, .80, .70, .61]}, index=list("pqrstu"))
+    >>> result = rg.rank_test(table)
+    >>> lines = rank_test_latex(result, label="tab:ranks").splitlines()
+    >>> print(lines[4])
+    \\label{tab:ranks}
+    >>> print(lines[11])
+    2 & B & 1.833 & 1,2 \\\\
+    """
     rows = _rank_test_rows(res, naive)
     return _latex_table(rows, "rlrl" + "r" * (rows.shape[1] - 4), _rank_test_caption(res),
                         str(res.signature), label)
@@ -204,6 +265,37 @@ def _ranking_caption(r: Ranking) -> str:
 
 
 def ranking_markdown(r: Ranking) -> str:
+    """Markdown: one row per system (rank, score, groups, naive mean and rank, TOPSIS), the
+    caption, the table of pairwise tests, the signature.
+
+    Parameters
+    ----------
+    r : Ranking
+        The result of :func:`ranger_eval.rank_systems`.
+
+    Returns
+    -------
+    str
+        The Markdown text.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.ranking import ranking_markdown
+    >>> values = [.8, .6, .9, .5, .7, .7, .6, .8, .7, .6, .8, .5, .6, .7, .5, .7,
+    ...           .5, .4, .6, .3, .5, .6, .4, .5]
+    >>> df = pd.DataFrame({"dataset": ["d1"] * 24 + ["d2"] * 24, "metric": "acc",
+    ...                    "item": list(range(8)) * 6,
+    ...                    "system": (["A"] * 8 + ["B"] * 8 + ["C"] * 8) * 2, "value": values * 2})
+    >>> ranking = rg.rank_systems(df, test="paired-t")
+    >>> print("\\n".join(ranking_markdown(ranking).splitlines()[:5]))
+    | rank | system | standardized mean | groups | naive mean | naive rank | TOPSIS |
+    |---:|---|---:|---|---:|---:|---:|
+    | 1 | A | 1.3707 | 1 | 0.7000 | 1 | 1.000 |
+    | 2 | B | 0.4768 | 2 | 0.6375 | 2 | 0.722 |
+    | 3 | C | -1.8474 | 3 | 0.4750 | 3 | 0.000 |
+    """
     lines = _md_table(_ranking_rows(r), ["---:", "---", "---:", "---", "---:", "---:", "---:"])
     pw = r.pairwise.assign(
         pvalue_adjusted=[format_pvalue(p, 3) for p in r.pairwise["pvalue_adjusted"]],
@@ -216,7 +308,37 @@ def ranking_markdown(r: Ranking) -> str:
 
 
 def ranking_latex(r: Ranking, *, label: str = "tab:ranger-ranking") -> str:
-    """Booktabs table of the ranking rows, caption, ``label``, signature footnote."""
+    """Booktabs table of the ranking rows, caption, ``label``, signature footnote.
+
+    Parameters
+    ----------
+    r : Ranking
+        The result of :func:`ranger_eval.rank_systems`.
+    label : str, default "tab:ranger-ranking"
+        The table's ``\\label``.
+
+    Returns
+    -------
+    str
+        A ``table`` environment (needs ``booktabs`` and ``graphicx``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.ranking import ranking_latex
+    >>> values = [.8, .6, .9, .5, .7, .7, .6, .8, .7, .6, .8, .5, .6, .7, .5, .7,
+    ...           .5, .4, .6, .3, .5, .6, .4, .5]
+    >>> df = pd.DataFrame({"dataset": ["d1"] * 24 + ["d2"] * 24, "metric": "acc",
+    ...                    "item": list(range(8)) * 6,
+    ...                    "system": (["A"] * 8 + ["B"] * 8 + ["C"] * 8) * 2, "value": values * 2})
+    >>> ranking = rg.rank_systems(df, test="paired-t")
+    >>> lines = ranking_latex(ranking).splitlines()
+    >>> print(lines[4])
+    \\label{tab:ranger-ranking}
+    >>> print(lines[10])
+    1 & A & 1.3707 & 1 & 0.7000 & 1 & 1.000 \\\\
+    """
     return _latex_table(_ranking_rows(r), "rlrlrrr", _ranking_caption(r), str(r.signature),
                         label)
 

@@ -85,7 +85,24 @@ _LATEX_UNICODE = {
 def latex_escape(text: object) -> str:
     """Escape LaTeX's special characters (``\\ & % $ # _ { } ~ ^``) in ``text``, and write the
     Greek letters and symbols Ranger's captions use (α, χ², τ, ×, −, –, →, ≥ …) so that
-    pdfLaTeX typesets them."""
+    pdfLaTeX typesets them.
+
+    Parameters
+    ----------
+    text : object
+        Anything; its ``str`` is escaped.
+
+    Returns
+    -------
+    str
+        The text, safe inside a LaTeX table cell or caption.
+
+    Examples
+    --------
+    >>> from ranger_eval.report.tables import latex_escape
+    >>> print(latex_escape("50% of R&D_1 ≥ α"))
+    50\\% of R\\&D\\_1 $\\geq$ $\\alpha$
+    """
     return "".join(_LATEX_SPECIAL.get(ch) or _LATEX_UNICODE.get(ch, ch) for ch in str(text))
 
 
@@ -302,7 +319,35 @@ def hypothesis_sentence(comp: Comparison) -> str | None:
 def why_both_hold(markdown: str, sentences: Sequence[str]) -> str:
     """``markdown`` with each sentence that explains two seemingly disagreeing verdicts
     (:mod:`ranger_eval.aggregate.agreement`) as a "**Why both hold.**" paragraph, before the
-    signature line that ends the file; unchanged without sentences."""
+    signature line that ends the file; unchanged without sentences.
+
+    Parameters
+    ----------
+    markdown : str
+        A Markdown report ending with its signature line (`` `ranger-eval:...` ``).
+    sentences : sequence of str
+        The explanations, one paragraph each.
+
+    Returns
+    -------
+    str
+        The report with the paragraphs inserted before the signature (appended when there is
+        no signature line).
+
+    Examples
+    --------
+    >>> from ranger_eval.report.tables import why_both_hold
+    >>> text = "| a | b |\\n\\n`ranger-eval:0.1|kind:compare`\\n"
+    >>> print(why_both_hold(text, ["The difference is small but certain."]))
+    | a | b |
+    <BLANKLINE>
+    **Why both hold.** The difference is small but certain.
+    <BLANKLINE>
+    `ranger-eval:0.1|kind:compare`
+    <BLANKLINE>
+    >>> why_both_hold(text, []) == text
+    True
+    """
     if not sentences:
         return markdown
     why = "\n\n".join(f"**Why both hold.** {s}" for s in sentences)
@@ -348,7 +393,44 @@ def comparison_markdown(
     comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
 ) -> str:
     """GitHub-flavoured Markdown table of the comparison rows, then (for a non-inferiority or
-    equivalence comparison) the verdict in words, then the signature line."""
+    equivalence comparison) the verdict in words, then the signature line.
+
+    Parameters
+    ----------
+    comp : Comparison or pandas.DataFrame
+        The result of :func:`ranger_eval.compare`, or its ``table`` (then ``signature`` is
+        required).
+    signature : str, optional
+        The signature line, for a bare table (a Comparison carries its own).
+    level : float, optional
+        The confidence level of the interval column's header, for a bare table (default 0.95;
+        a Comparison's own level otherwise, 2·level − 1 for equivalence).
+
+    Returns
+    -------
+    str
+        The Markdown text: header, one row per pair, the verdict (if any), the signature.
+
+    Raises
+    ------
+    ReportError
+        A bare table without ``signature``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import comparison_markdown
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> print(comparison_markdown(comparison))  # doctest: +NORMALIZE_WHITESPACE
+    | dataset | metric | system A | system B | mean A | mean B | diff (A−B) | 95% CI | test | p | p adj. | effect size | significant |
+    |---|---|---|---|---:|---:|---:|:---:|---|---:|---:|---:|:---:|
+    | qa | score | a | b | 0.7667 | 0.6833 | 0.0833 | [0.0116, 0.1550] | paired-t | 0.031 | 0.031 | 1.22 Cohen's d_z (very large) | yes |
+    <BLANKLINE>
+    `ranger-eval:...|kind:compare|test:paired-t|alt:two-sided|pairs:all|corr:holm-sidak|family:dataset-metric|level:0.95|n_resamples:10000|seed:0`
+    <BLANKLINE>
+    """
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "markdown", level)
     align = ["---"] * 4 + ["---:"] * 3 + [":---:", "---", "---:", "---:", "---:", ":---:"]
@@ -385,7 +467,44 @@ def comparison_latex(
     label: str = "tab:ranger-comparison",
 ) -> str:
     """A booktabs table of the comparison rows (caption, ``label``; scaled to the line width when
-    wider), the signature as a footnote line that wraps."""
+    wider), the signature as a footnote line that wraps.
+
+    Parameters
+    ----------
+    comp : Comparison or pandas.DataFrame
+        The result of :func:`ranger_eval.compare`, or its ``table`` (then ``signature`` is
+        required).
+    signature : str, optional
+        The signature line, for a bare table (a Comparison carries its own).
+    level : float, optional
+        The confidence level of the interval column's header, for a bare table (default 0.95;
+        a Comparison's own level otherwise, 2·level − 1 for equivalence).
+    label : str, default "tab:ranger-comparison"
+        The table's ``\\label``.
+
+    Returns
+    -------
+    str
+        A ``table`` environment (needs ``booktabs`` and ``graphicx``: :data:`LATEX_PACKAGES`).
+
+    Raises
+    ------
+    ReportError
+        A bare table without ``signature``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import comparison_latex
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> text = comparison_latex(comparison, label="tab:qa")
+    >>> print(text.splitlines()[4])
+    \\label{tab:qa}
+    >>> print(next(line for line in text.splitlines() if line.startswith("qa &")))
+    qa & score & a & b & 0.7667 & 0.6833 & 0.0833 & [0.0116, 0.1550] & paired-t & 0.031 & 0.031 & 1.22 Cohen's d\\_z (very large) & yes \\\\
+    """
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "latex", level)
     plain_cols = {0, 1, 2, 3, 8}  # free text: escape; the others are already LaTeX
@@ -416,7 +535,41 @@ def comparison_latex(
 def comparison_html(
     comp: Comparison | pd.DataFrame, signature: str | None = None, *, level: float | None = None
 ) -> str:
-    """An HTML ``<table>`` of the comparison rows; significant rows have class ``significant``."""
+    """An HTML ``<table>`` of the comparison rows; significant rows have class ``significant``.
+
+    Parameters
+    ----------
+    comp : Comparison or pandas.DataFrame
+        The result of :func:`ranger_eval.compare`, or its ``table`` (then ``signature`` is
+        required).
+    signature : str, optional
+        The signature line, for a bare table (a Comparison carries its own).
+    level : float, optional
+        The confidence level of the interval column's header, for a bare table (default 0.95;
+        a Comparison's own level otherwise, 2·level − 1 for equivalence).
+
+    Returns
+    -------
+    str
+        A ``<table class="ranger-comparison">`` with the signature as its caption, then the
+        verdict and detectable-effect sentences when there are any.
+
+    Raises
+    ------
+    ReportError
+        A bare table without ``signature``.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import comparison_html
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> html = comparison_html(comparison)
+    >>> html.splitlines()[0], html.count('<tr class="significant">')
+    ('<table class="ranger-comparison">', 1)
+    """
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "html", level)
     verdict = hypothesis_sentence(comp) if isinstance(comp, Comparison) else None
@@ -470,7 +623,33 @@ def comparison_csv(comp: Comparison, path: str | Path | None = None) -> str:
 
     When the scores say that lower is better for some dataset × metric (the adapters' metadata:
     perplexity, TER, Brier score …), a last column ``higher_is_better`` says so for every row,
-    so that a reader of the file (and the HTML report) knows which mean is the better one."""
+    so that a reader of the file (and the HTML report) knows which mean is the better one.
+
+    Parameters
+    ----------
+    comp : Comparison
+        The result of :func:`ranger_eval.compare`.
+    path : str or Path, optional
+        Also write the text there, atomically.
+
+    Returns
+    -------
+    str
+        The CSV text (``\\n`` line ends, floats with all their digits).
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import comparison_csv
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> header, row = comparison_csv(comparison).splitlines()
+    >>> header.split(",")[:10]
+    ['dataset', 'metric', 'system_a', 'system_b', 'mean_a', 'mean_b', 'diff', 'ci_low', 'ci_high', 'test']
+    >>> row.split(",")[:7]
+    ['qa', 'score', 'a', 'b', '0.7666666666666666', '0.6833333333333332', '0.08333333333333337']
+    """
     return plain_csv(_comparison_rows(comp), path)
 
 
@@ -575,7 +754,30 @@ def comparison_json_parts(comp: Comparison) -> list[bytes]:
     :meth:`~ranger_eval.comparison.Comparison.described_means`) and the ``signature``. The two tables are objects of columns
     (``pandas.DataFrame(result["comparisons"])`` gives the table); NaN is ``null`` and ±∞ is
     ``"inf"``/``"-inf"``; floats are written with the shortest text that reads back to the same
-    double."""
+    double.
+
+    Parameters
+    ----------
+    comp : Comparison
+        The result of :func:`ranger_eval.compare`.
+
+    Returns
+    -------
+    list of bytes
+        UTF-8 parts whose concatenation is :func:`comparison_json`'s text.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import comparison_json_parts
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> from ranger_eval.report.tables import comparison_json
+    >>> parts = comparison_json_parts(comparison)
+    >>> b"".join(parts).decode("utf-8") == comparison_json(comparison)
+    True
+    """
     import json
 
     head = {
@@ -610,7 +812,32 @@ def comparison_json_parts(comp: Comparison) -> list[bytes]:
 
 def comparison_json(comp: Comparison) -> str:
     """The whole comparison as one JSON object at full precision (the text of
-    :func:`comparison_json_parts`, whose docstring says what it holds)."""
+    :func:`comparison_json_parts`, whose docstring says what it holds).
+
+    Parameters
+    ----------
+    comp : Comparison
+        The result of :func:`ranger_eval.compare`.
+
+    Returns
+    -------
+    str
+        The JSON text (``comparison.json`` of ``ranger-eval compare``).
+
+    Examples
+    --------
+    >>> import json
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import comparison_json
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> result = json.loads(comparison_json(comparison))
+    >>> result["kind"], result["tests_used"], result["comparisons"]["diff"]
+    ('compare', ['paired-t'], [0.08333333333333337])
+    >>> list(result["means"])[:4]
+    ['dataset', 'metric', 'system', 'mean']
+    """
     return b"".join(comparison_json_parts(comp)).decode("utf-8")
 
 
@@ -736,7 +963,34 @@ def _board_decimals(board: Leaderboard) -> int:
 
 
 def leaderboard_markdown(board: Leaderboard) -> str:
-    """Markdown leaderboard: letter, system, one column per dataset × metric, then the signature."""
+    """Markdown leaderboard: letter, system, one column per dataset × metric, then the signature.
+
+    Parameters
+    ----------
+    board : Leaderboard
+        :meth:`Comparison.leaderboard <ranger_eval.comparison.Comparison.leaderboard>` of a
+        comparison.
+
+    Returns
+    -------
+    str
+        The table (best mean in bold, superscript letters of the systems beaten, intervals in
+        brackets), the caption that explains it, the signature line.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import leaderboard_markdown
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> board = comparison.leaderboard()
+    >>> print("\\n".join(leaderboard_markdown(board).splitlines()[:4]))
+    | | system | qa | se | n |
+    |---|---|---:|---:|---:|
+    | a | a | **0.7667**<sup>b</sup> [0.6533, 0.8800] | 0.0441 | 6 |
+    | b | b | 0.6833 [0.5606, 0.8060] | 0.0477 | 6 |
+    """
     dec = _board_decimals(board)
     se_dec = _se_decimals(board) if board.has_counts else dec
     best = board.best()
@@ -763,7 +1017,33 @@ def leaderboard_markdown(board: Leaderboard) -> str:
 
 def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboard") -> str:
     """Booktabs leaderboard with caption and ``label`` (scaled to the line width when wider);
-    the signature as a footnote line that wraps."""
+    the signature as a footnote line that wraps.
+
+    Parameters
+    ----------
+    board : Leaderboard
+        :meth:`Comparison.leaderboard <ranger_eval.comparison.Comparison.leaderboard>` of a
+        comparison.
+    label : str, default "tab:ranger-leaderboard"
+        The table's ``\\label``.
+
+    Returns
+    -------
+    str
+        A ``table`` environment (needs ``booktabs`` and ``graphicx``: :data:`LATEX_PACKAGES`).
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import leaderboard_latex
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> board = comparison.leaderboard()
+    >>> text = leaderboard_latex(board)
+    >>> print(next(line for line in text.splitlines() if line.startswith("a & a")))
+    a & a & \\textbf{0.7667}$^{b}$ [0.6533, 0.8800] & 0.0441 & 6 \\\\
+    """
     dec = _board_decimals(board)
     se_dec = _se_decimals(board) if board.has_counts else dec
     best = board.best()
@@ -789,7 +1069,32 @@ def leaderboard_latex(board: Leaderboard, *, label: str = "tab:ranger-leaderboar
 
 
 def leaderboard_html(board: Leaderboard) -> str:
-    """HTML leaderboard; caption with the signature."""
+    """HTML leaderboard; caption with the signature.
+
+    Parameters
+    ----------
+    board : Leaderboard
+        :meth:`Comparison.leaderboard <ranger_eval.comparison.Comparison.leaderboard>` of a
+        comparison.
+
+    Returns
+    -------
+    str
+        A ``<table class="ranger-leaderboard">`` whose caption explains the cells and ends with
+        the signature.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import leaderboard_html
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> board = comparison.leaderboard()
+    >>> html = leaderboard_html(board)
+    >>> html.splitlines()[0], "kind:compare" in html
+    ('<table class="ranger-leaderboard">', True)
+    """
     dec = _board_decimals(board)
     se_dec = _se_decimals(board) if board.has_counts else dec
     best = board.best()
@@ -826,7 +1131,35 @@ def leaderboard_html(board: Leaderboard) -> str:
 def leaderboard_csv(board: Leaderboard, path: str | Path | None = None) -> str:
     """One row per system: ``letter, system`` and per column ``<col> mean`` (with
     ``<col> se``, ``<col> n``, ``<col> n_clusters`` when known, and ``<col> ci_low``,
-    ``<col> ci_high``, ``<col> interval`` when the intervals are known), ``<col> beats``."""
+    ``<col> ci_high``, ``<col> interval`` when the intervals are known), ``<col> beats``.
+
+    Parameters
+    ----------
+    board : Leaderboard
+        :meth:`Comparison.leaderboard <ranger_eval.comparison.Comparison.leaderboard>` of a
+        comparison.
+    path : str or Path, optional
+        Also write the text there, atomically.
+
+    Returns
+    -------
+    str
+        The CSV text at full precision.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import leaderboard_csv
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> board = comparison.leaderboard()
+    >>> header, first, second = leaderboard_csv(board).splitlines()
+    >>> header
+    'letter,system,qa mean,qa se,qa n,qa n_clusters,qa ci_low,qa ci_high,qa interval,qa beats'
+    >>> first.split(",")[:3], first.split(",")[-1]
+    (['a', 'a', '0.7666666666666666'], 'b')
+    """
     columns: dict[str, Any] = {"letter": list(board.letters), "system": list(board.systems)}
     for j, h in enumerate(board.headers()):  # collected first: one frame, not a column at a time
         columns[f"{h} mean"] = board.means[:, j]
@@ -884,7 +1217,37 @@ def leaderboard_dict(board: Leaderboard, note: str | None = None) -> dict[str, A
 
 
 def leaderboard_json(board: Leaderboard, note: str | None = None) -> str:
-    """:func:`leaderboard_dict` as JSON (``leaderboard.json`` of ``ranger-eval compare``)."""
+    """:func:`leaderboard_dict` as JSON (``leaderboard.json`` of ``ranger-eval compare``).
+
+    Parameters
+    ----------
+    board : Leaderboard
+        :meth:`Comparison.leaderboard <ranger_eval.comparison.Comparison.leaderboard>` of a
+        comparison.
+    note : str, optional
+        What the run's figures leave out, stored under ``note``.
+
+    Returns
+    -------
+    str
+        Indented JSON, ending with a newline.
+
+    Examples
+    --------
+    >>> import json
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.tables import leaderboard_json
+    >>> scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+    ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    >>> comparison = rg.compare(scores, test="paired-t")
+    >>> board = comparison.leaderboard()
+    >>> result = json.loads(leaderboard_json(board))
+    >>> result["kind"], result["headers"], [row["system"] for row in result["rows"]]
+    ('leaderboard', ['qa', 'se', 'n'], ['a', 'b'])
+    >>> cell = result["rows"][0]["cells"][0]
+    >>> cell["text"], cell["best"], cell["beats"]
+    ('0.7667', True, 'b')
+    """
     import json
 
     return json.dumps(leaderboard_dict(board, note), indent=2, allow_nan=False,

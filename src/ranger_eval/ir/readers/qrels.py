@@ -48,7 +48,35 @@ def load_qrels(src: PathLike | pd.DataFrame | QrelsTable) -> QrelsTable:
 
 
 def read_qrels(path: PathLike) -> pd.DataFrame:
-    """Read TREC qrels (``qid iter docid relevance``) into ``[query_id, doc_id, relevance]``."""
+    """Read TREC qrels (``qid iter docid relevance``) into ``[query_id, doc_id, relevance]``.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The qrels file (plain or compressed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id`` and ``doc_id`` as strings, ``relevance`` as int64, in file order.
+
+    Raises
+    ------
+    TrecFormatError
+        A malformed line, named by file, line and text.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> from ranger_eval.ir.readers.qrels import read_qrels
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder, "qrels.txt")
+    ...     _ = path.write_text("1 0 a 1\\n1 0 b 0\\n2 0 c 2\\n")
+    ...     qrels = read_qrels(path)
+    >>> qrels.values.tolist()
+    [['1', 'a', 1], ['1', 'b', 0], ['2', 'c', 2]]
+    """
     t = load_qrels(path)
     return pd.DataFrame({"query_id": t.query_id.to_pandas(), "doc_id": t.doc_id.to_pandas(),
                          "relevance": t.relevance})

@@ -54,6 +54,35 @@ def read_run(path: PathLike) -> pd.DataFrame:
     Extra trailing fields are ignored, as by trec_eval; the rank field is ignored (rankings are
     rebuilt from scores). Raises :class:`TrecFormatError` naming file, line and text on bad input
     and :class:`DuplicateEntryError` when a document occurs twice for one query.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The run file (plain or compressed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query_id`` and ``doc_id`` as strings, ``score`` as float64, in file order.
+
+    Raises
+    ------
+    TrecFormatError
+        A malformed line.
+    DuplicateEntryError
+        A document twice for one query.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> from ranger_eval.ir.readers.runs import read_run
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder, "run.txt")
+    ...     _ = path.write_text("1 Q0 b 1 2.0 bm25\\n1 Q0 a 2 1.0 bm25\\n2 Q0 c 1 3.0 bm25\\n")
+    ...     run = read_run(path)
+    >>> run.values.tolist()
+    [['1', 'b', 2.0], ['1', 'a', 1.0], ['2', 'c', 3.0]]
     """
     t = load_run(path)
     return pd.DataFrame({"query_id": _plain(t.query_id).to_pandas(),

@@ -82,8 +82,11 @@ def forest_plot(
         summary CI and PI and 0, plus study CIs unless they are extreme outliers.
     style : the look (:class:`ForestStyle`: font, figure size, stripes).
 
-    Returns a :class:`matplotlib.figure.Figure` (not registered with pyplot); save it with
-    :func:`ranger_eval.plots.save_figure`.
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The forest plot, not registered with pyplot; save it with
+        :func:`ranger_eval.plots.save_figure`.
 
     Raises
     ------

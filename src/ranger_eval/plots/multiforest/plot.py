@@ -78,7 +78,11 @@ def multi_forest_plot(
     xlim : fixed x range; whiskers beyond it end in arrows. Default as ``forest_plot``.
     style : the look (:class:`MultiForestStyle`: font, plot width, colours and markers).
 
-    Returns a :class:`matplotlib.figure.Figure` (not registered with pyplot).
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The multi-forest plot, not registered with pyplot; save it with
+        :func:`ranger_eval.plots.save_figure`.
 
     Raises
     ------
