@@ -292,7 +292,7 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
             scores, _ = load_scores_input(input, metrics, format, system_from, cluster)
         scores = with_option_bounds(scores, ranges)
         # the metrics were chosen while reading (IR measures are evaluated by those names)
-        comp = compare(scores, **dataclasses.replace(settings, metrics=None).as_dict())
+        comp = compare(scores, settings=dataclasses.replace(settings, metrics=None))
         write_compare_outputs(comp, folder, per_dataset_figures=per_dataset_figures)
     caught += finish_outputs(folder, str(comp.signature), command, html, caught, trees)
     return CommandRun(comp, tuple(folder.written), tuple(caught), settings, "compare")

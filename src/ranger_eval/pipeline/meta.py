@@ -132,8 +132,7 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     if extra_measures:
         eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
     eff = eff.rename(exp.task_labels)
-    res = meta_analysis(eff, method=settings.method, test=settings.test, level=settings.level,
-                        margin=settings.margin,
+    res = meta_analysis(eff, settings=settings,  # the command's settings, recorded by the result
                         higher_is_better=_effect_direction(
                             scores, ir_cfg.measure if exp.is_ir else cfg.metric)
                         if settings.margin else True)
