@@ -232,3 +232,20 @@ def test_a_given_n_must_be_whole_clusters() -> None:
                                               r"cluster_size=5: .* pass n=5 or more"):
         rg.plan("proportions-z", effect=0.1, p_control=0.5, icc=0.3, cluster_size=5, n=3)
     assert rg.plan("paired-t", effect=0.02, sd=0.1, icc=0.3, cluster_size=5, n=2000).n == 2000
+
+
+def test_plan_takes_its_test_positionally_beside_a_settings_object():
+    """plan("paired-t", settings=PlanSettings(level=0.9)) is one analysis: the positional test
+    fills the settings' empty test; a different test in both places is a clash."""
+    from ranger_eval.errors import SettingsError
+    from ranger_eval.settings import PlanSettings
+
+    s = PlanSettings(level=0.9)
+    by_object = rg.plan("paired-t", effect=0.3, power=0.8, settings=s)
+    by_keywords = rg.plan("paired-t", effect=0.3, power=0.8, level=0.9)
+    assert (by_object.n, by_object.power_at_n) == (by_keywords.n, by_keywords.power_at_n)
+    assert by_object.settings == PlanSettings(test="paired-t", level=0.9)
+    same = PlanSettings(test="paired-t", level=0.9)
+    assert rg.plan("paired-t", effect=0.3, power=0.8, settings=same).settings is same
+    with pytest.raises(SettingsError, match="plan: test='welch' given together with settings="):
+        rg.plan("welch", effect=0.3, power=0.8, settings=same)

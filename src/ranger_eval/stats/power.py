@@ -68,6 +68,7 @@ within-item SD σ_w of one system's single score, the variance of an item's mean
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -726,6 +727,12 @@ def plan(
     >>> round(rg.plan("paired-t", effect=0.3, n=100).power, 4)
     0.8439
     """
+    if isinstance(settings, PlanSettings) and test is not None and settings.test in (None, test):
+        # the planned test given positionally beside a settings object that names none (or the
+        # same): plan("paired-t", settings=PlanSettings(level=0.9)) is one analysis, no clash
+        if settings.test is None:
+            settings = dataclasses.replace(settings, test=test)
+        test = _DEFAULT.test
     settings = resolve_settings(PlanSettings, {"test": test, "level": level,
                                                "alternative": alternative, "margin": margin},
                                 settings, where="plan")
