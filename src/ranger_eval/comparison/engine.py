@@ -230,6 +230,9 @@ class _GroupWork:
             for (paired, na, nb), sub in _buckets(data, idx).items():
                 pairs = [data[i] for i in sub]
                 small = min(na, nb) < (1 if test == "mcnemar" else 2)
+                if test == "wilcoxon" and paired and not small:
+                    self._wilcoxon(sub, alternative, level)
+                    continue
                 if test in ("wilcoxon", "sign", "mannwhitney") or small or (
                         test == "permutation" and not paired):
                     for i in sub:
@@ -301,6 +304,32 @@ class _GroupWork:
                         lo_i, hi_i = float(r.ci_low[j]), float(r.ci_high[j])
                     out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), lo_i, hi_i, how)
         self._effects(dz)
+
+    def _wilcoxon(self, sub: list[int], alternative: str, level: float) -> None:
+        """Wilcoxon signed-rank tests with R's Hodges–Lehmann interval of pairs of one shape,
+        as one :func:`~ranger_eval.stats.many.wilcoxon_many` call on their differences (the
+        numbers of :func:`~ranger_eval.stats.wilcoxon` pair by pair, bit for bit). Pairs with a
+        score beyond 2^1000 in magnitude go pair by pair: their difference is formed on scaled
+        scores there (:func:`~ranger_eval.stats._scale.scaled_difference`)."""
+        group, data, out = self.group, self.data, self.out
+        huge = math.ldexp(1.0, 1000)
+        big = [i for i in sub if max(float(np.max(np.abs(data[i].x))),
+                                     float(np.max(np.abs(data[i].y)))) > huge]
+        for i in big:
+            with _context(group, [data[i]]):
+                out[i] = _classical("wilcoxon", data[i], alternative, level)
+        rest = [i for i in sub if i not in set(big)]
+        if not rest:
+            return
+        pairs = [data[i] for i in rest]
+        with _context(group, pairs):
+            values, ia, ib = _pair_rows(group, data, rest)
+            r = many.wilcoxon_many(values[ia] - values[ib], alternative=alternative,
+                                   level=level)
+        assert r.ci_low is not None and r.ci_high is not None
+        for j, i in enumerate(rest):
+            out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), float(r.ci_low[j]),
+                              float(r.ci_high[j]), "Hodges-Lehmann")
 
     def _effects(self, dz: dict[int, float]) -> None:
         """Effect size of every pair (see :func:`_effect`): d_z from the paired moments,

@@ -313,3 +313,243 @@ def r_asymptotic_interval(
 
     est = r_zeroin(w0, mumin, mumax, w0(mumin), w0(mumax), tol)
     return est, lo, hi, out_level
+
+
+# --------------------------------------------------------------------------------------------
+# The same normal-approximation branch for many rows at once (all-pairs Wilcoxon)
+# --------------------------------------------------------------------------------------------
+
+def signrank_parts_rows(x: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row r of ``x``: (V, nx, ties) of ``x[r] - mu[r]`` as :func:`r_signrank_z` computes
+    them — V the sum of the average ranks of |xd| over the positive xd, nx the number of
+    non-zero xd, ties = sum(t^3 - t) over the tie groups of |xd| (zeros dropped first).
+
+    One sort per call: the IEEE-754 bits of xd shifted left by one (|xd|'s bits, monotone for
+    non-negative floats) with the complement of the sign bit in the free bit, so equal |xd|
+    stay adjacent whatever their signs (a zero, +0.0, gets key 0 or 1). Rows without ties take
+    V = sum over positives of their 1-based position among the non-zero values (one matrix-vector
+    product); rows with ties go through the tie groups. Ranks are multiples of 1/2 and every
+    partial sum is far below 2^53, so V and ties are exact and equal the one-row computation
+    whatever the summation order."""
+    m, n = x.shape
+    if m == 0 or n == 0:
+        return np.zeros(m), np.zeros(m), np.zeros(m)
+    xd = np.subtract(x, mu[:, None])
+    bits = xd.view(np.uint64)
+    keys = bits << np.uint64(1)
+    bits >>= np.uint64(63)
+    bits ^= np.uint64(1)
+    keys |= bits
+    keys.sort(axis=1)
+    nzero = np.count_nonzero(keys < 2, axis=1)
+    val = keys >> np.uint64(1)
+    tied = np.any((val[:, 1:] == val[:, :-1]) & (val[:, 1:] != 0), axis=1)
+    keys &= np.uint64(1)
+    pos = keys.astype(np.float64)
+    # a zero is +0.0 (x != 0 and x - mu = 0 only for x == mu), marked positive: not counted
+    npos = pos.sum(axis=1) - nzero
+    v = pos @ np.arange(1.0, n + 1.0)  # integer partial sums: exact
+    nzf = nzero.astype(np.float64)
+    v = v - nzf * (nzf + 1) / 2 - nzf * npos
+    ties = np.zeros(m)
+    if tied.any():
+        t_rows = np.flatnonzero(tied)
+        v[t_rows], ties[t_rows] = _tied_parts(val[t_rows], pos[t_rows], nzero[t_rows])
+    return v, (n - nzero).astype(np.float64), ties
+
+
+def _tied_parts(val: np.ndarray, pos: np.ndarray, nzero: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(V, ties) of rows whose sorted |xd| (``val``, bit patterns; ``pos`` the positive marks)
+    have tie groups: average ranks per group, the zero group (first) dropped."""
+    m, n = val.shape
+    flat = val.ravel()
+    new = np.empty(flat.size, dtype=bool)
+    new[0] = True
+    np.not_equal(flat[1:], flat[:-1], out=new[1:])
+    new[::n] = True  # every row starts a group
+    start = np.flatnonzero(new)
+    size = np.diff(np.append(start, flat.size))
+    row = start // n
+    avg = (start - row * n - nzero[row]) + (size + 1) / 2.0
+    npos = np.add.reduceat(pos.ravel(), start)
+    nonzero_group = flat[start] != 0
+    v = np.bincount(row, weights=np.where(nonzero_group, npos * avg, 0.0), minlength=m)
+    t = size.astype(np.float64)
+    ties = np.bincount(row, weights=np.where(nonzero_group, t**3 - t, 0.0), minlength=m)
+    return v, ties
+
+
+def signrank_z_rows(v: np.ndarray, nx: np.ndarray, ties: np.ndarray, alternative: str,
+                    correct: bool) -> np.ndarray:
+    """:func:`r_signrank_z` of every row from its :func:`signrank_parts_rows` (same operations
+    in the same order, so the same floats; NaN where nx = 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        zd = v - nx * (nx + 1) / 4
+        sigma = np.sqrt(nx * (nx + 1) * (2 * nx + 1) / 24 - ties / 48)
+        corr: np.ndarray | float = 0.0
+        if correct:
+            corr = {"two-sided": 0.5 * np.sign(zd), "greater": 0.5, "less": -0.5}[alternative]
+        z = (zd - corr) / sigma
+    return np.where(nx == 0, np.nan, z)
+
+
+def r_zeroin_rows(f: Callable[[np.ndarray, np.ndarray], np.ndarray], ax: np.ndarray,
+                  bx: np.ndarray, fa: np.ndarray, fb: np.ndarray, tol: float,
+                  maxit: int = 1000) -> np.ndarray:
+    """:func:`r_zeroin` on many rows in lockstep: every row takes exactly the steps the one-row
+    version takes (elementwise IEEE operations in the same order), so the roots are the same
+    floats. ``f(rows, mu)`` evaluates the function of the given rows at ``mu``."""
+    eps = sys.float_info.epsilon
+    a, b = ax.astype(np.float64).copy(), bx.astype(np.float64).copy()
+    fa, fb = fa.astype(np.float64).copy(), fb.astype(np.float64).copy()
+    c, fc = a.copy(), fa.copy()
+    out = np.full(a.size, np.nan)
+    done = np.zeros(a.size, dtype=bool)
+    out[fa == 0.0] = a[fa == 0.0]
+    done |= fa == 0.0
+    hit = ~done & (fb == 0.0)
+    out[hit] = b[hit]
+    done |= hit
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(maxit + 1):
+            act = np.flatnonzero(~done)
+            if not act.size:
+                return out
+            A, B, C = a[act], b[act], c[act]
+            FA, FB, FC = fa[act], fb[act], fc[act]
+            prev_step = B - A
+            sw = np.abs(FC) < np.abs(FB)
+            A, B, C = np.where(sw, B, A), np.where(sw, C, B), np.where(sw, B, C)
+            FA, FB, FC = np.where(sw, FB, FA), np.where(sw, FC, FB), np.where(sw, FB, FC)
+            tol_act = 2 * eps * np.abs(B) + tol / 2
+            new_step = (C - B) / 2
+            conv = (np.abs(new_step) <= tol_act) | (FB == 0.0)
+            cb = C - B
+            sec = A == C
+            t1s = FB / FA
+            p_s, q_s = cb * t1s, 1.0 - t1s
+            q_i = FA / FC
+            t1 = FB / FC
+            t2 = FB / FA
+            p_i = t2 * (cb * q_i * (q_i - t1) - (B - A) * (t1 - 1.0))
+            q_i = (q_i - 1.0) * (t1 - 1.0) * (t2 - 1.0)
+            p = np.where(sec, p_s, p_i)
+            q = np.where(sec, q_s, q_i)
+            q = np.where(p > 0, -q, q)
+            p = np.where(p > 0, p, -p)
+            interp = (np.abs(prev_step) >= tol_act) & (np.abs(FA) > np.abs(FB))
+            take = interp & (p < (0.75 * cb * q - np.abs(tol_act * q) / 2)) & (
+                p < np.abs(prev_step * q / 2))
+            new_step = np.where(take, p / q, new_step)
+            small = np.abs(new_step) < tol_act
+            new_step = np.where(small, np.where(new_step > 0, tol_act, -tol_act), new_step)
+            # rows that converged return b (after the swap); the others step
+            out[act[conv]] = B[conv]
+            done[act[conv]] = True
+            go = ~conv
+            act, A, B, C, FA, FB, FC = (v[go] for v in (act, A, B, C, FA, FB, FC))
+            new_step = new_step[go]
+            A, FA = B, FB
+            B = B + new_step
+            FB = f(act, B)
+            same = ((FB > 0) & (FC > 0)) | ((FB < 0) & (FC < 0))
+            C, FC = np.where(same, A, C), np.where(same, FA, FC)
+            a[act], b[act], c[act], fa[act], fb[act], fc[act] = A, B, C, FA, FB, FC
+    rest = ~done
+    out[rest] = b[rest]
+    return out
+
+
+def r_asymptotic_interval_rows(
+    x: np.ndarray, level: float, alternative: str, correct: bool, tol: float = R_TOL_ROOT
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`r_asymptotic_interval` of every row of ``x`` (each row: one pair's non-zero
+    differences, not all equal), bit for bit: the signed-rank statistic of all rows at one
+    shift per row is one sorted matrix (:func:`signrank_parts_rows`), and the three roots of
+    every row (two bounds and the estimate) are found together by :func:`r_zeroin_rows`.
+    Returns (estimate, low, high, achieved level), one entry per row."""
+    m = x.shape[0]
+    mumin, mumax = x.min(axis=1), x.max(axis=1)
+    vmin, nmin, tmin = signrank_parts_rows(x, mumin)
+    vmax, nmax, tmax = signrank_parts_rows(x, mumax)
+    w_min = signrank_z_rows(vmin, nmin, tmin, alternative, correct)
+    w_max = signrank_z_rows(vmax, nmax, tmax, alternative, correct)
+    alpha = np.full(m, 1.0 - level)
+    for r in range(m):  # R doubles alpha until the quantile is reachable (small n with ties)
+        a = float(alpha[r])
+        if alternative == "two-sided":
+            while w_min[r] - _qnorm_upper(a / 2) < 0 or w_max[r] + _qnorm_upper(a / 2) > 0:
+                a *= 2
+        elif alternative == "greater":
+            while w_min[r] - _qnorm_upper(a) < 0:
+                a *= 2
+        else:
+            while w_max[r] + _qnorm_upper(a / 2) > 0:
+                a *= 2
+        alpha[r] = a
+    out_level = np.where((alpha >= 1) | (1 - level < alpha * 0.75),
+                         1 - np.minimum(1.0, alpha), level)
+    median = np.median(x, axis=1)
+    lo, hi = np.full(m, -math.inf), np.full(m, math.inf)
+    ok = alpha < 1
+    # the root problems: (row, quantile, continuity correction) stacked
+    rows: list[np.ndarray] = []
+    zqs: list[np.ndarray] = []
+    which: list[str] = []
+    if alternative in ("two-sided", "greater"):
+        half = alpha / 2 if alternative == "two-sided" else alpha
+        r_ = np.flatnonzero(ok)
+        rows.append(r_)
+        zqs.append(np.array([_qnorm_upper(float(h)) for h in half[r_]]))
+        which.append("lo")
+    if alternative in ("two-sided", "less"):
+        half = alpha / 2 if alternative == "two-sided" else alpha
+        r_ = np.flatnonzero(ok)
+        rows.append(r_)
+        zqs.append(np.array([-_qnorm_upper(float(h)) for h in half[r_]]))
+        which.append("hi")
+    w0_min = signrank_z_rows(vmin, nmin, tmin, alternative, False)
+    w0_max = signrank_z_rows(vmax, nmax, tmax, alternative, False)
+    rows.append(np.arange(m))
+    zqs.append(np.zeros(m))
+    which.append("est")
+    sizes = [r_.size for r_ in rows]
+    prow = np.concatenate(rows)
+    zq = np.concatenate(zqs)
+    cc = np.concatenate([np.full(s, w != "est") for s, w in zip(sizes, which, strict=True)])
+    fa = np.where(cc, w_min[prow], w0_min[prow]) - np.where(cc, zq, 0.0)
+    fb = np.where(cc, w_max[prow], w0_max[prow]) - np.where(cc, zq, 0.0)
+
+    def f(idx: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        pr = prow[idx]
+        v, nx, ties = signrank_parts_rows(x[pr], mu)
+        out = np.empty(idx.size)
+        c = cc[idx]
+        if c.any():
+            out[c] = signrank_z_rows(v[c], nx[c], ties[c], alternative, correct) - zq[idx[c]]
+        if (~c).any():
+            out[~c] = signrank_z_rows(v[~c], nx[~c], ties[~c], alternative, False)
+        return out
+
+    roots = r_zeroin_rows(f, mumin[prow], mumax[prow], fa, fb, tol)
+    at = 0
+    est = np.empty(m)
+    for r_, s, w in zip(rows, sizes, which, strict=True):
+        got = roots[at:at + s]
+        at += s
+        if w == "lo":
+            lo[r_] = got
+        elif w == "hi":
+            hi[r_] = got
+        else:
+            est[r_] = got
+    # alpha >= 1: the bound(s) collapse onto the median, as in R
+    if alternative == "two-sided":
+        lo = np.where(ok, lo, median)
+        hi = np.where(ok, hi, median)
+    elif alternative == "greater":
+        lo = np.where(ok, lo, median)
+    else:
+        hi = np.where(ok, hi, median)
+    return est, lo, hi, out_level

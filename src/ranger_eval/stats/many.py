@@ -17,6 +17,11 @@ column operations and one vectorised distribution call:
   ``confint_proportions_2indep(method="wald")``);
 * :func:`cohens_dz_many`, :func:`cohens_d_many` -- the effect sizes of
   :mod:`ranger_eval.stats.effectsize`;
+* :func:`wilcoxon_many` -- the Wilcoxon signed-rank test with R's Hodges–Lehmann estimate and
+  interval (:func:`ranger_eval.stats.wilcoxon`): rows in the normal-approximation branch as one
+  ``scipy.stats.wilcoxon(axis=1)`` call and one lockstep root search of R's ``uniroot``
+  (:func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval_rows`), the others
+  (exact branch, permutation p-values, degenerate rows, extreme scales) one by one;
 * :func:`average_ranks` -- row-wise average ranks (ties get the mean of their positions),
   ``scipy.stats.rankdata(values, axis=1, method="average")`` without importing scipy.stats;
 * :func:`paired_moments` -- the numbers both paired statistics need (mean(d), the centred sum
@@ -34,7 +39,9 @@ scores' unit, locations are scaled back, and one beyond float64 raises
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,6 +70,7 @@ __all__ = [
     "cohens_d_many",
     "average_ranks",
     "ranks_from_codes",
+    "wilcoxon_many",
 ]
 
 
@@ -79,6 +87,19 @@ def _matrix(a: object, name: str, min_n: int) -> np.ndarray:
     if m.shape[1] < min_n:
         raise StatsInputError(f"{name} needs at least {min_n} items per pair; got {m.shape[1]}")
     return m
+
+
+@contextlib.contextmanager
+def _row_context(row: int) -> Iterator[None]:
+    """A :class:`StatsInputError` raised for one row names it (``exc.row``, `` (row r)``)."""
+    try:
+        yield
+    except StatsInputError as exc:
+        if getattr(exc, "row", None) is None:
+            new = StatsInputError(f"{exc} (row {row})")
+            new.row = row  # type: ignore[attr-defined]
+            raise new from None
+        raise
 
 
 def _rows_equal(m: np.ndarray) -> np.ndarray:
@@ -831,3 +852,90 @@ def average_ranks(values: object) -> np.ndarray:
     np.put_along_axis(out, order, (first + last) / 2.0 + 1.0, axis=1)
     out[np.isnan(rows).any(axis=1)] = np.nan
     return out.reshape(a.shape)
+
+
+def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float = 0.95
+                  ) -> ManyTestResult:
+    """:func:`~ranger_eval.stats.wilcoxon` (``zero_method="wilcox"``, ``method="auto"``, no
+    continuity correction: what :func:`ranger_eval.compare` runs) of every row of ``diffs``, bit
+    for bit.
+
+    Rows whose p-value and interval both come from the normal approximation (R's switch: ties,
+    zeros or n >= 50; with ties or zeros only when n > 13, below which scipy permutes) are
+    vectorised: statistic and p-value from one ``scipy.stats.wilcoxon(method="asymptotic",
+    axis=1)`` call (the same ranks and sums as one row at a time: sums of half-integers are
+    exact), the estimate and interval from
+    :func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval_rows` on the rows' non-zero
+    differences, grouped by their number. The other rows (R's exact branch, scipy's permutation
+    p-values, rows that are all zero or constant, rows of extreme scale) run
+    :func:`~ranger_eval.stats.wilcoxon` one by one. A row whose level is not achievable warns
+    as the one-row function does; ``level`` of the result is the requested one.
+
+    Parameters
+    ----------
+    diffs : array_like
+        One row of paired differences x - y per pair (finite, at least 2 columns).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+    level : float, default 0.95
+        Confidence level of the Hodges–Lehmann interval.
+
+    Returns
+    -------
+    ManyTestResult
+        ``statistic``, ``pvalue``, ``estimate``, ``ci_low``, ``ci_high`` per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.many import wilcoxon_many
+    >>> d = np.random.default_rng(0).normal(0.05, 0.2, (3, 60))
+    >>> r = wilcoxon_many(d)
+    >>> [round(float(p), 4) for p in r.pvalue]
+    [0.7446, 0.0002, 0.0018]
+    """
+    from ._hodges_lehmann import R_EXACT_BELOW_N, r_asymptotic_interval_rows
+    from .tests import _scipy_stats, wilcoxon
+
+    check_alternative(alternative)
+    level = check_level(level)
+    d = _matrix(diffs, "diffs", 2)
+    m, n = d.shape
+    stat, p = np.empty(m), np.empty(m)
+    est, lo, hi = np.empty(m), np.empty(m), np.empty(m)
+    e = row_exponents(d)
+    a = np.sort(np.abs(d), axis=1)
+    nzero = np.count_nonzero(a == 0, axis=1)
+    tied = (nzero > 0) | np.any(a[:, 1:] == a[:, :-1], axis=1)
+    nz_min = np.where(d != 0, d, np.inf).min(axis=1)
+    nz_max = np.where(d != 0, d, -np.inf).max(axis=1)
+    degenerate = (nzero == n) | (nz_min == nz_max)
+    vec = (e == 0) & ~degenerate & (np.where(tied, n > 13, n >= R_EXACT_BELOW_N))
+    for r in np.flatnonzero(~vec):
+        with _row_context(int(r)):
+            one = wilcoxon(d[r], alternative=alternative, level=level)
+        stat[r], p[r] = one.statistic, one.pvalue
+        est[r], lo[r], hi[r] = one.estimate, one.ci_low, one.ci_high
+    rows = np.flatnonzero(vec)
+    if rows.size:
+        res = _scipy_stats().wilcoxon(d[rows], zero_method="wilcox", correction=False,
+                                      alternative=alternative, method="asymptotic", axis=1)
+        stat[rows] = res.statistic
+        p[rows] = res.pvalue
+        count = n - nzero[rows]
+        for k in np.unique(count):
+            sub = rows[count == k]
+            x = d[sub]
+            x = x[x != 0].reshape(sub.size, int(k))  # row order kept: each row's non-zero values
+            es, lo_s, hi_s, achieved = r_asymptotic_interval_rows(x, level, alternative, False)
+            est[sub], lo[sub], hi[sub] = es, lo_s, hi_s
+            for j in np.flatnonzero(achieved != level):
+                warnings.warn(
+                    f"Wilcoxon interval: confidence level {level:g} is not achievable with "
+                    f"{int(k)} non-zero difference(s); the interval is at level "
+                    f"{achieved[j]:g} (as R's wilcox.test)", UserWarning, stacklevel=2,
+                )
+    return ManyTestResult(
+        test="Wilcoxon signed-rank test", statistic=stat, pvalue=p, alternative=alternative,
+        n=n, method="auto", estimate=est, ci_low=lo, ci_high=hi, level=level,
+        estimate_name="Hodges-Lehmann pseudo-median",
+    )
