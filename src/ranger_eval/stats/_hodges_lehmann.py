@@ -319,43 +319,61 @@ def r_asymptotic_interval(
 # The same normal-approximation branch for many rows at once (all-pairs Wilcoxon)
 # --------------------------------------------------------------------------------------------
 
-def signrank_parts_rows(x: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row r of ``x``: (V, nx, ties) of ``x[r] - mu[r]`` as :func:`r_signrank_z` computes
-    them — V the sum of the average ranks of |xd| over the positive xd, nx the number of
-    non-zero xd, ties = sum(t^3 - t) over the tie groups of |xd| (zeros dropped first).
+_CHUNK = 1 << 16  # values per block of rows: the scratch arrays stay in cache
 
-    One sort per call: the IEEE-754 bits of xd shifted left by one (|xd|'s bits, monotone for
+
+def signrank_parts_rows(x: np.ndarray, mu: np.ndarray, rows: np.ndarray | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row r of ``x`` (or of ``x[rows]``): (V, nx, ties) of ``x[r] - mu[r]`` as
+    :func:`r_signrank_z` computes them — V the sum of the average ranks of |xd| over the
+    positive xd, nx the number of non-zero xd, ties = sum(t^3 - t) over the tie groups of |xd|
+    (zeros dropped first).
+
+    One sort per row: the IEEE-754 bits of xd shifted left by one (|xd|'s bits, monotone for
     non-negative floats) with the complement of the sign bit in the free bit, so equal |xd|
-    stay adjacent whatever their signs (a zero, +0.0, gets key 0 or 1). Rows without ties take
-    V = sum over positives of their 1-based position among the non-zero values (one matrix-vector
-    product); rows with ties go through the tie groups. Ranks are multiples of 1/2 and every
-    partial sum is far below 2^53, so V and ties are exact and equal the one-row computation
-    whatever the summation order."""
-    m, n = x.shape
+    stay adjacent whatever their signs (a zero, +0.0, gets key 1). Rows without ties take
+    V = sum over positives of their 1-based position among the non-zero values (an integer
+    matrix-vector product); rows where two neighbouring keys differ by at most 1 (a possible
+    tie) go through the tie groups. Ranks are multiples of 1/2 and every partial sum is far
+    below 2^53, so V and ties are exact and equal the one-row computation whatever the
+    summation order. Rows are processed in blocks of about ``_CHUNK`` values."""
+    idx = np.arange(x.shape[0]) if rows is None else rows
+    m, n = idx.size, x.shape[1]
+    v, nx, ties = np.zeros(m), np.zeros(m), np.zeros(m)
     if m == 0 or n == 0:
-        return np.zeros(m), np.zeros(m), np.zeros(m)
-    xd = np.subtract(x, mu[:, None])
-    bits = xd.view(np.uint64)
-    keys = bits << np.uint64(1)
-    bits >>= np.uint64(63)
-    bits ^= np.uint64(1)
-    keys |= bits
-    keys.sort(axis=1)
-    nzero = np.count_nonzero(keys < 2, axis=1)
-    val = keys >> np.uint64(1)
-    tied = np.any((val[:, 1:] == val[:, :-1]) & (val[:, 1:] != 0), axis=1)
-    keys &= np.uint64(1)
-    pos = keys.astype(np.float64)
-    # a zero is +0.0 (x != 0 and x - mu = 0 only for x == mu), marked positive: not counted
-    npos = pos.sum(axis=1) - nzero
-    v = pos @ np.arange(1.0, n + 1.0)  # integer partial sums: exact
-    nzf = nzero.astype(np.float64)
-    v = v - nzf * (nzf + 1) / 2 - nzf * npos
-    ties = np.zeros(m)
-    if tied.any():
-        t_rows = np.flatnonzero(tied)
-        v[t_rows], ties[t_rows] = _tied_parts(val[t_rows], pos[t_rows], nzero[t_rows])
-    return v, (n - nzero).astype(np.float64), ties
+        return v, nx, ties
+    step = max(1, _CHUNK // n)
+    ranks = np.arange(1, n + 1, dtype=np.uint64)
+    for lo in range(0, m, step):
+        sl = slice(lo, min(m, lo + step))
+        xd = np.subtract(x[idx[sl]], mu[sl, None])
+        bits = xd.view(np.uint64)
+        keys = bits << np.uint64(1)
+        bits >>= np.uint64(63)
+        bits ^= np.uint64(1)
+        keys |= bits
+        keys.sort(axis=1)
+        nzero = np.count_nonzero(keys < 2, axis=1)
+        gap = np.subtract(keys[:, 1:], keys[:, :-1], out=bits[:, 1:])
+        maybe_tied = np.any(gap <= 1, axis=1)  # superset of the rows with ties (or 2+ zeros)
+        keys &= np.uint64(1)
+        marks = keys.sum(axis=1).astype(np.int64)
+        npos = marks - nzero  # a zero is +0.0 (x - mu = 0 only for x == mu): marked, not counted
+        pos_rank = (keys @ ranks).astype(np.int64)
+        # positions among the non-zero values: rank - nzero, zeros (first) excluded
+        vv = pos_rank - nzero * (nzero + 1) // 2 - nzero * npos
+        v[sl] = vv.astype(np.float64)
+        nx[sl] = (n - nzero).astype(np.float64)
+        if maybe_tied.any():
+            t_rows = np.flatnonzero(maybe_tied)
+            xd_t = np.subtract(x[idx[sl][t_rows]], mu[sl][t_rows, None])
+            kt = (np.abs(xd_t).view(np.uint64) << np.uint64(1)) | (xd_t > 0).view(
+                np.uint8).astype(np.uint64)
+            kt.sort(axis=1)
+            vt, tt = _tied_parts(kt >> np.uint64(1), (kt & np.uint64(1)).astype(np.float64),
+                                 nzero[t_rows])
+            v[lo + t_rows], ties[lo + t_rows] = vt, tt
+    return v, nx, ties
 
 
 def _tied_parts(val: np.ndarray, pos: np.ndarray, nzero: np.ndarray
@@ -522,8 +540,7 @@ def r_asymptotic_interval_rows(
     fb = np.where(cc, w_max[prow], w0_max[prow]) - np.where(cc, zq, 0.0)
 
     def f(idx: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        pr = prow[idx]
-        v, nx, ties = signrank_parts_rows(x[pr], mu)
+        v, nx, ties = signrank_parts_rows(x, mu, prow[idx])
         out = np.empty(idx.size)
         c = cc[idx]
         if c.any():

@@ -862,9 +862,10 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
 
     Rows whose p-value and interval both come from the normal approximation (R's switch: ties,
     zeros or n >= 50; with ties or zeros only when n > 13, below which scipy permutes) are
-    vectorised: statistic and p-value from one ``scipy.stats.wilcoxon(method="asymptotic",
-    axis=1)`` call (the same ranks and sums as one row at a time: sums of half-integers are
-    exact), the estimate and interval from
+    vectorised: statistic and p-value are ``scipy.stats.wilcoxon(method="asymptotic")``'s
+    operations in its order on R+ and the tie term of every row
+    (:func:`~ranger_eval.stats._hodges_lehmann.signrank_parts_rows`: sums of half-integers, exact
+    whatever the order, so the same floats as scipy row by row), the estimate and interval from
     :func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval_rows` on the rows' non-zero
     differences, grouped by their number. The other rows (R's exact branch, scipy's permutation
     p-values, rows that are all zero or constant, rows of extreme scale) run
@@ -893,8 +894,10 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
     >>> [round(float(p), 4) for p in r.pvalue]
     [0.7446, 0.0002, 0.0018]
     """
-    from ._hodges_lehmann import R_EXACT_BELOW_N, r_asymptotic_interval_rows
-    from .tests import _scipy_stats, wilcoxon
+    from scipy.special import ndtr
+
+    from ._hodges_lehmann import R_EXACT_BELOW_N, r_asymptotic_interval_rows, signrank_parts_rows
+    from .tests import wilcoxon
 
     check_alternative(alternative)
     level = check_level(level)
@@ -903,9 +906,10 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
     stat, p = np.empty(m), np.empty(m)
     est, lo, hi = np.empty(m), np.empty(m), np.empty(m)
     e = row_exponents(d)
-    a = np.sort(np.abs(d), axis=1)
-    nzero = np.count_nonzero(a == 0, axis=1)
-    tied = (nzero > 0) | np.any(a[:, 1:] == a[:, :-1], axis=1)
+    # ranks of |d| per row, zeros dropped: V = R+, the non-zero count and the tie term
+    v, count, tie_term = signrank_parts_rows(d, np.zeros(m))
+    nzero = n - count.astype(np.int64)
+    tied = (nzero > 0) | (tie_term > 0)
     nz_min = np.where(d != 0, d, np.inf).min(axis=1)
     nz_max = np.where(d != 0, d, -np.inf).max(axis=1)
     degenerate = (nzero == n) | (nz_min == nz_max)
@@ -917,10 +921,20 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
         est[r], lo[r], hi[r] = one.estimate, one.ci_low, one.ci_high
     rows = np.flatnonzero(vec)
     if rows.size:
-        res = _scipy_stats().wilcoxon(d[rows], zero_method="wilcox", correction=False,
-                                      alternative=alternative, method="asymptotic", axis=1)
-        stat[rows] = res.statistic
-        p[rows] = res.pvalue
+        # scipy.stats.wilcoxon(method="asymptotic", correction=False), its operations in order
+        r_plus, cnt, tc = v[rows], count[rows], tie_term[rows]
+        r_minus = cnt * (cnt + 1) / 2 - r_plus  # average ranks sum to cnt(cnt+1)/2: exact
+        mn = cnt * (cnt + 1.) * 0.25
+        se = cnt * (cnt + 1.) * (2. * cnt + 1.)
+        se = np.sqrt((se - tc / 2) / 24)
+        z = (r_plus - mn) / se
+        if alternative == "less":
+            p[rows] = ndtr(z)
+        elif alternative == "greater":
+            p[rows] = ndtr(-z)
+        else:
+            p[rows] = 2 * ndtr(-np.abs(z))
+        stat[rows] = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
         count = n - nzero[rows]
         for k in np.unique(count):
             sub = rows[count == k]
