@@ -16,9 +16,18 @@ import warnings
 import numpy as np
 import pytest
 import scipy.stats as sps
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranger_eval.stats import ALTERNATIVES, wilcoxon
-from ranger_eval.stats._hodges_lehmann import hodges_lehmann, walsh_select
+from ranger_eval.stats._hodges_lehmann import (
+    hodges_lehmann,
+    hodges_lehmann_ci,
+    r_asymptotic_interval,
+    r_asymptotic_interval_rows,
+    walsh_select,
+)
+from ranger_eval.stats.many import wilcoxon_many
 from tests.helpers.samples import paired_sample
 
 ALT = {"two.sided": "two-sided", "greater": "greater", "less": "less"}
@@ -198,3 +207,91 @@ def test_wilcoxon_constant_nonzero_differences_defined() -> None:
         assert res.pvalue < 0.05
         one = wilcoxon(d, alternative="greater")
         assert (one.ci_low, one.ci_high) == (0.5, math.inf)
+
+
+# --- 3. the all-pairs kernel: wilcoxon_many equals wilcoxon row by row, bit for bit -------------
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _hostile_rows(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Rows of every kind the kernel separates: continuous, ties, zeros, all zero, constant,
+    one non-zero value, symmetric (a midpoint tie at the first bisection), extreme scales."""
+    rows = [rng.normal(0.05, 0.2, n), np.round(rng.normal(0.05, 0.2, n) * 5) / 5,
+            np.where(np.arange(n) % 3 == 0, 0.0, rng.normal(0.1, 0.3, n)),
+            np.zeros(n), np.full(n, 0.25), np.r_[np.zeros(n - 1), 0.5],
+            np.linspace(-1.0, 1.0, n) + 0.125, rng.normal(0, 1, n) * 1e-300,
+            rng.normal(0, 1, n) * 1e300, np.round(rng.normal(0, 0.3, n) * 3) / 3 - 1 / 3]
+    return np.stack(rows)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 12, 14, 30, 49, 50, 51, 97,
+                               pytest.param(13, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_wilcoxon_many_equals_wilcoxon_bit_for_bit(n: int, alternative: str) -> None:
+    rng = np.random.default_rng(n)
+    d = _hostile_rows(n, rng)
+    level = 0.9 if n % 2 else 0.95
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        many = wilcoxon_many(d, alternative=alternative, level=level)
+        for r, row in enumerate(d):
+            one = wilcoxon(row, alternative=alternative, level=level)
+            got = (many.statistic[r], many.pvalue[r], many.estimate[r], many.ci_low[r],
+                   many.ci_high[r])
+            want = (one.statistic, one.pvalue, one.estimate, one.ci_low, one.ci_high)
+            assert all(_same(float(a), float(b)) for a, b in zip(got, want, strict=True)), (
+                r, got, want)
+
+
+def test_wilcoxon_many_warns_like_wilcoxon_when_the_level_is_unachievable() -> None:
+    d = np.array([[0.4, -0.1, 0.7, 1.3, 0.0, 0.0, 0.2, 0.2, -0.2, 0.5, 0.5, 0.1, 0.9, 0.3],
+                  [0.4, -0.1, 0.7, 1.3, 0.0, 0.0, 0.2, 0.2, -0.2, 0.5, 0.5, 0.1, 0.9, 0.3]])
+    with pytest.warns(UserWarning, match="not achievable with 12 non-zero") as rec:
+        wilcoxon_many(d, level=0.9999)
+    with pytest.warns(UserWarning, match="not achievable with 12 non-zero") as rec_one:
+        wilcoxon(d[0], level=0.9999)
+    assert len(rec) == 2 * len(rec_one)
+
+
+@pytest.mark.parametrize("correct", [False, True])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_asymptotic_interval_rows_equal_the_one_row_roots(correct: bool, alternative: str) -> None:
+    """R's uniroot in lockstep over rows takes every step of the one-row version: same floats
+    (rows with ties, zeros dropped beforehand, tiny and large n, an unreachable quantile)."""
+    rng = np.random.default_rng(11)
+    for n in (2, 4, 9, 60, 300):
+        x = np.stack([rng.normal(0.1, 1, n), np.round(rng.normal(0.1, 1, n) * 2) / 2 + 0.25,
+                      np.r_[rng.normal(0, 1, n - 1), 1e-3], np.linspace(-1, 2, n)])
+        x = np.where(x == 0, 0.5, x)
+        est, lo, hi, lev = r_asymptotic_interval_rows(x, 0.95, alternative, correct)
+        for r in range(x.shape[0]):
+            want = r_asymptotic_interval(x[r], 0.95, alternative, correct)
+            assert (est[r], lo[r], hi[r], lev[r]) == want, (n, r)
+
+
+# --- 4. the Walsh-average selection equals the full O(n^2) matrix ---------------------------------
+
+def _walsh_sorted(d: np.ndarray) -> np.ndarray:
+    n = d.size
+    return np.sort((d[:, None] + d[None, :])[np.triu_indices(n)] / 2.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.0, 0.25, 1.0, 3.0]) | st.floats(-5, 5),
+                min_size=1, max_size=40),
+       st.integers(1, 64))
+def test_walsh_selection_equals_all_walsh_averages(values: list[float], max_enum: int) -> None:
+    """Hostile inputs (ties, zeros, n = 1-3, a window forced to shrink many times by a tiny
+    max_enum): the selected order statistics, the median and R's exact interval equal those of
+    the sorted n(n+1)/2 Walsh averages exactly."""
+    d = np.sort(np.asarray(values))
+    w = _walsh_sorted(d)
+    for k in {1, w.size, (w.size + 1) // 2, max(1, w.size // 3)}:
+        assert walsh_select(d, k, max_enum=max_enum) == w[k - 1]
+    assert hodges_lehmann(d, max_enum=max_enum) == np.median(w)
+    if d.size >= 2:
+        lo, hi, _ = hodges_lehmann_ci(d, 0.9, "two-sided", max_enum=max_enum)
+        assert (lo, hi) == hodges_lehmann_ci(d, 0.9, "two-sided", max_enum=w.size)[:2]
+        assert lo in w and hi in w
