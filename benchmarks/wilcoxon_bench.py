@@ -82,7 +82,7 @@ def main() -> None:
         print(f"round: ours {ours:.3f} s, scipy loop {peer:.3f} s, ratio {peer / ours:.2f}x",
               flush=True)
     table = comp.to_frame()
-    ours_p = dict(zip(zip(table["dataset"], table["system_a"], table["system_b"]),
+    ours_p = dict(zip(zip(table["dataset"], table["system_a"], table["system_b"], strict=True),
                       table["pvalue"], strict=True))
     ref = dict(zip([(f"d{d}", f"s{i:02d}", f"s{j:02d}") for d in range(DATASETS)
                     for i, j in pairs], p_ref, strict=True))
