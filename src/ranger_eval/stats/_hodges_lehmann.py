@@ -353,12 +353,16 @@ def signrank_parts_rows(x: np.ndarray, mu: np.ndarray, rows: np.ndarray | None =
         bits ^= np.uint64(1)
         keys |= bits
         keys.sort(axis=1)
-        nzero = np.count_nonzero(keys < 2, axis=1)
+        nzero = np.zeros(keys.shape[0], dtype=np.int64)
+        zrows = np.flatnonzero(keys[:, 0] < 2)  # zeros sort first
+        if zrows.size:
+            nzero[zrows] = np.count_nonzero(keys[zrows] < 2, axis=1)
         gap = np.subtract(keys[:, 1:], keys[:, :-1], out=bits[:, 1:])
         maybe_tied = np.any(gap <= 1, axis=1)  # superset of the rows with ties (or 2+ zeros)
         keys &= np.uint64(1)
-        marks = keys.sum(axis=1).astype(np.int64)
-        npos = marks - nzero  # a zero is +0.0 (x - mu = 0 only for x == mu): marked, not counted
+        npos = np.zeros(keys.shape[0], dtype=np.int64)
+        if zrows.size:  # a zero is +0.0 (x - mu = 0 only for x == mu): marked, not counted
+            npos[zrows] = keys[zrows].sum(axis=1).astype(np.int64) - nzero[zrows]
         pos_rank = (keys @ ranks).astype(np.int64)
         # positions among the non-zero values: rank - nzero, zeros (first) excluded
         vv = pos_rank - nzero * (nzero + 1) // 2 - nzero * npos
