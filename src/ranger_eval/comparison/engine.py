@@ -172,7 +172,9 @@ class _GroupWork:
         t interval of the rank, sign and permutation tests and d_z (McNemar rows carry Tango's
         score interval, :func:`~ranger_eval.stats.tango_interval`); permutation and
         bootstrap tests share one sign-flip / bootstrap index matrix (defined by n, B and the
-        seed alone, so every pair sees the same resamples). Rank and sign tests run pair by pair.
+        seed alone, so every pair sees the same resamples). Wilcoxon's signed-rank tests with
+        their Hodges–Lehmann intervals are one :func:`~ranger_eval.stats.many.wilcoxon_many` call
+        per shape (:meth:`_wilcoxon`); sign and Mann–Whitney tests run pair by pair.
         ``westfall_young`` computes the step-down max-T adjusted p-values of the group's paired
         permutation tests here (one joint null per group).
         """

@@ -320,6 +320,8 @@ def r_asymptotic_interval(
 # --------------------------------------------------------------------------------------------
 
 _CHUNK = 1 << 16  # values per block of rows: the scratch arrays stay in cache
+_INF_BITS = np.uint64(0x7FF0000000000000)  # +inf: the padding of rows with fewer values
+_PAD_KEY = np.uint64(0xFFE0000000000001)  # its sort key (bits << 1, positive mark)
 
 
 def signrank_parts_rows(x: np.ndarray, mu: np.ndarray, rows: np.ndarray | None = None
@@ -327,7 +329,8 @@ def signrank_parts_rows(x: np.ndarray, mu: np.ndarray, rows: np.ndarray | None =
     """Per row r of ``x`` (or of ``x[rows]``): (V, nx, ties) of ``x[r] - mu[r]`` as
     :func:`r_signrank_z` computes them — V the sum of the average ranks of |xd| over the
     positive xd, nx the number of non-zero xd, ties = sum(t^3 - t) over the tie groups of |xd|
-    (zeros dropped first).
+    (zeros dropped first). Rows may end with +inf padding (rows of fewer values): it is
+    left out.
 
     One sort per row: the IEEE-754 bits of xd shifted left by one (|xd|'s bits, monotone for
     non-negative floats) with the complement of the sign bit in the free bit, so equal |xd|
@@ -353,21 +356,32 @@ def signrank_parts_rows(x: np.ndarray, mu: np.ndarray, rows: np.ndarray | None =
         bits ^= np.uint64(1)
         keys |= bits
         keys.sort(axis=1)
+        npad = np.zeros(keys.shape[0], dtype=np.int64)
+        prows = np.flatnonzero(keys[:, -1] == _PAD_KEY)  # +inf padding sorts last
+        if prows.size:
+            npad[prows] = np.count_nonzero(keys[prows] == _PAD_KEY, axis=1)
         nzero = np.zeros(keys.shape[0], dtype=np.int64)
         zrows = np.flatnonzero(keys[:, 0] < 2)  # zeros sort first
         if zrows.size:
             nzero[zrows] = np.count_nonzero(keys[zrows] < 2, axis=1)
         gap = np.subtract(keys[:, 1:], keys[:, :-1], out=bits[:, 1:])
-        maybe_tied = np.any(gap <= 1, axis=1)  # superset of the rows with ties (or 2+ zeros)
+        close = gap <= 1  # superset of the rows with ties (or 2+ zeros)
+        if prows.size:
+            close &= keys[:, 1:] != _PAD_KEY
+        maybe_tied = np.any(close, axis=1)
         keys &= np.uint64(1)
         npos = np.zeros(keys.shape[0], dtype=np.int64)
         if zrows.size:  # a zero is +0.0 (x - mu = 0 only for x == mu): marked, not counted
-            npos[zrows] = keys[zrows].sum(axis=1).astype(np.int64) - nzero[zrows]
+            npos[zrows] = (keys[zrows].sum(axis=1).astype(np.int64) - nzero[zrows]
+                           - npad[zrows])  # padding is marked positive too
         pos_rank = (keys @ ranks).astype(np.int64)
         # positions among the non-zero values: rank - nzero, zeros (first) excluded
-        vv = pos_rank - nzero * (nzero + 1) // 2 - nzero * npos
+        # padding: the last npad positions, marked positive
+        length = n - npad
+        vv = pos_rank - (n * (n + 1) - length * (length + 1)) // 2
+        vv = vv - nzero * (nzero + 1) // 2 - nzero * npos
         v[sl] = vv.astype(np.float64)
-        nx[sl] = (n - nzero).astype(np.float64)
+        nx[sl] = (length - nzero).astype(np.float64)
         if maybe_tied.any():
             t_rows = np.flatnonzero(maybe_tied)
             xd_t = np.subtract(x[idx[sl][t_rows]], mu[sl][t_rows, None])
@@ -395,7 +409,7 @@ def _tied_parts(val: np.ndarray, pos: np.ndarray, nzero: np.ndarray
     row = start // n
     avg = (start - row * n - nzero[row]) + (size + 1) / 2.0
     npos = np.add.reduceat(pos.ravel(), start)
-    nonzero_group = flat[start] != 0
+    nonzero_group = (flat[start] != 0) & (flat[start] != _INF_BITS)  # no zeros, no padding
     v = np.bincount(row, weights=np.where(nonzero_group, npos * avg, 0.0), minlength=m)
     t = size.astype(np.float64)
     ties = np.bincount(row, weights=np.where(nonzero_group, t**3 - t, 0.0), minlength=m)
@@ -487,12 +501,15 @@ def r_asymptotic_interval_rows(
     x: np.ndarray, level: float, alternative: str, correct: bool, tol: float = R_TOL_ROOT
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`r_asymptotic_interval` of every row of ``x`` (each row: one pair's non-zero
-    differences, not all equal), bit for bit: the signed-rank statistic of all rows at one
+    differences, not all equal; rows of fewer values end with +inf padding), bit for bit: the signed-rank statistic of all rows at one
     shift per row is one sorted matrix (:func:`signrank_parts_rows`), and the three roots of
     every row (two bounds and the estimate) are found together by :func:`r_zeroin_rows`.
     Returns (estimate, low, high, achieved level), one entry per row."""
-    m = x.shape[0]
-    mumin, mumax = x.min(axis=1), x.max(axis=1)
+    m, n = x.shape
+    s = np.sort(x, axis=1)  # +inf padding last
+    length = np.count_nonzero(np.isfinite(s), axis=1)
+    at = np.arange(m)
+    mumin, mumax = s[:, 0], s[at, length - 1]
     vmin, nmin, tmin = signrank_parts_rows(x, mumin)
     vmax, nmax, tmax = signrank_parts_rows(x, mumax)
     w_min = signrank_z_rows(vmin, nmin, tmin, alternative, correct)
@@ -512,7 +529,9 @@ def r_asymptotic_interval_rows(
         alpha[r] = a
     out_level = np.where((alpha >= 1) | (1 - level < alpha * 0.75),
                          1 - np.minimum(1.0, alpha), level)
-    median = np.median(x, axis=1)
+    half_len = length // 2  # np.median of the row's values, as the one-row version takes it
+    median = np.where(length % 2 == 1, s[at, half_len],
+                      (s[at, np.maximum(half_len - 1, 0)] + s[at, half_len]) / 2)
     lo, hi = np.full(m, -math.inf), np.full(m, math.inf)
     ok = alpha < 1
     # the root problems: (row, quantile, continuity correction) stacked

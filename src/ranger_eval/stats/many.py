@@ -867,7 +867,7 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
     (:func:`~ranger_eval.stats._hodges_lehmann.signrank_parts_rows`: sums of half-integers, exact
     whatever the order, so the same floats as scipy row by row), the estimate and interval from
     :func:`~ranger_eval.stats._hodges_lehmann.r_asymptotic_interval_rows` on the rows' non-zero
-    differences, grouped by their number. The other rows (R's exact branch, scipy's permutation
+    differences (+inf padding after them). The other rows (R's exact branch, scipy's permutation
     p-values, rows that are all zero or constant, rows of extreme scale) run
     :func:`~ranger_eval.stats.wilcoxon` one by one. A row whose level is not achievable warns
     as the one-row function does; ``level`` of the result is the requested one.
@@ -949,19 +949,16 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
         else:
             p[rows] = 2 * ndtr(-np.abs(z))
         stat[rows] = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
-        count = n - nzero[rows]
-        for k in np.unique(count):
-            sub = rows[count == k]
-            x = d[sub]
-            x = x[x != 0].reshape(sub.size, int(k))  # row order kept: each row's non-zero values
-            es, lo_s, hi_s, achieved = r_asymptotic_interval_rows(x, level, alternative, False)
-            est[sub], lo[sub], hi[sub] = es, lo_s, hi_s
-            for j in np.flatnonzero(achieved != level):
-                warnings.warn(
-                    f"Wilcoxon interval: confidence level {level:g} is not achievable with "
-                    f"{int(k)} non-zero difference(s); the interval is at level "
-                    f"{achieved[j]:g} (as R's wilcox.test)", UserWarning, stacklevel=2,
-                )
+        # each row's non-zero differences, +inf padding after them (left out by the kernel)
+        x = np.sort(np.where(d[rows] != 0, d[rows], np.inf), axis=1)
+        es, lo_s, hi_s, achieved = r_asymptotic_interval_rows(x, level, alternative, False)
+        est[rows], lo[rows], hi[rows] = es, lo_s, hi_s
+        for j in np.flatnonzero(achieved != level):
+            warnings.warn(
+                f"Wilcoxon interval: confidence level {level:g} is not achievable with "
+                f"{int(count[rows[j]])} non-zero difference(s); the interval is at level "
+                f"{achieved[j]:g} (as R's wilcox.test)", UserWarning, stacklevel=2,
+            )
     return ManyTestResult(
         test="Wilcoxon signed-rank test", statistic=stat, pvalue=p, alternative=alternative,
         n=n, method="auto", estimate=est, ci_low=lo, ci_high=hi, level=level,
