@@ -573,11 +573,11 @@ def r_asymptotic_interval_rows(
         return out
 
     roots = r_zeroin_rows(f, mumin[prow], mumax[prow], fa, fb, tol)
-    at = 0
+    first = 0
     est = np.empty(m)
-    for r_, s, w in zip(rows, sizes, which, strict=True):
-        got = roots[at:at + s]
-        at += s
+    for r_, size, w in zip(rows, sizes, which, strict=True):
+        got = roots[first:first + size]
+        first += size
         if w == "lo":
             lo[r_] = got
         elif w == "hi":
