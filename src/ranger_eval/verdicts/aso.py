@@ -637,6 +637,62 @@ def aso_groups(runs: pd.DataFrame | Scores, *, level: float = _DEFAULT.level,
     system with fewer than :data:`MIN_SCORES` runs is a
     :class:`~ranger_eval.errors.VerdictError` naming the dataset, metric and system. The result
     carries the settings object (``.settings``).
+
+    Parameters
+    ----------
+    runs : DataFrame or Scores
+        One score per run (dataset, metric, system, seed, value), or Scores with a ``seed``
+        column.
+    level : float, default 0.95
+        Confidence level of each ε_min bound (before the correction).
+    n_resamples : int, default 1000
+        Bootstrap rounds of the violation ratio.
+    seed : int or None, default 0
+        Seed of the bootstrap (None: fresh entropy, not reproducible).
+    threshold : float, default 0.2
+        ε_min below it reads as "almost stochastically dominates".
+    correction : {"bonferroni", "deepsig", "none"}, default "bonferroni"
+        Multiplicity correction of the bounds within a dataset × metric (:func:`bound_level`).
+    higher_is_better : bool, default True
+        Direction of the scores.
+    datasets, metrics, systems : sequence of str, optional
+        The subsets compared, in this order (default: all, in order of appearance).
+    settings : ASOSettings, optional
+        All of the above in one object (the keywords must then be left at their defaults).
+
+    Returns
+    -------
+    ASOAnalysis
+        ``groups`` (one :class:`ASOGroup` per dataset × metric: the ε_min ``matrix``, its
+        ``verdicts()``), the settings used, and ``skipped``.
+
+    Raises
+    ------
+    VerdictError
+        An unknown dataset, metric or system, or a system with fewer than :data:`MIN_SCORES`
+        runs.
+
+    References
+    ----------
+    Dror, Shlomov & Reichart (2019), "Deep Dominance — How to Properly Compare Deep Neural
+    Models", ACL 2019. del Barrio, Cuesta-Albertos & Matrán (2018), "An optimal transportation
+    approach for assessing almost stochastic order", in *The Mathematics of the Uncertain*,
+    Springer. Ulmer, Hardmeier & Frellsen (2022), "deep-significance: Easy and meaningful
+    statistical significance testing in the age of neural networks", arXiv:2204.06815.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.verdicts.aso import aso_groups
+    >>> runs = pd.DataFrame({"dataset": "d", "metric": "acc", "system": ["A"] * 5 + ["B"] * 5,
+    ...                      "seed": list(range(5)) * 2,
+    ...                      "value": [0.81, 0.83, 0.80, 0.84, 0.79, 0.78, 0.81, 0.77, 0.80, 0.76]})
+    >>> result = aso_groups(runs, n_resamples=200, seed=0)
+    >>> group = result.groups[0]
+    >>> round(float(group.matrix.loc["A", "B"]), 3), round(float(group.matrix.loc["B", "A"]), 3)
+    (0.084, 1.0)
+    >>> group.verdicts()
+    ['A almost stochastically dominates B (ε_min = 0.08 < 0.2)']
     """
     s = resolve_settings(ASOSettings, {
         "level": level, "n_resamples": n_resamples, "seed": seed, "threshold": threshold,
