@@ -595,7 +595,7 @@ def pair_verdict(name_a: str, name_b: str, eps_ab: float, eps_ba: float,
     Raises
     ------
     VerdictError
-        ``threshold`` outside (0, 0.5].
+        ``threshold`` outside (0, 1].
 
     Examples
     --------
