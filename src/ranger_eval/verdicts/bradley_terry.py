@@ -1155,7 +1155,34 @@ def table_battle_counts(table: pd.DataFrame, *,
     """A dataset-level table (datasets × systems, NaN where a system has no result) as battle
     counts: every dataset a battle between every pair of systems with a result on it (equal
     results a tie); the signature says ``battles:scores(datasets)``. ``settings``: an
-    :class:`~ranger_eval.settings.ArenaSettings` whose ``higher_is_better`` is used."""
+    :class:`~ranger_eval.settings.ArenaSettings` whose ``higher_is_better`` is used.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Datasets (rows) × systems (columns), NaN where a system has no result (a pair with a
+        hole on a dataset is no battle there, counted in a warning).
+    higher_is_better : bool, default True
+        Direction of the scores.
+    settings : ArenaSettings, optional
+        Its ``higher_is_better`` instead of the keyword.
+
+    Returns
+    -------
+    Battles
+        Rows of (``a``, ``b``, ``outcome``) codes into ``models`` with their ``count``:
+        outcome 0 ``a`` won, 1 ``b`` won, 2 a tie.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.verdicts.bradley_terry import table_battle_counts
+    >>> table = pd.DataFrame({"A": [0.8, 0.7, 0.9], "B": [0.6, 0.7, 0.95], "C": [0.5, 0.6, 0.85]},
+    ...                      index=["d1", "d2", "d3"])
+    >>> b = table_battle_counts(table)
+    >>> b.models, b.a.tolist(), b.b.tolist(), b.outcome.tolist(), b.count.tolist()
+    (('A', 'B', 'C'), [0, 0, 0, 0, 1], [1, 1, 1, 2, 2], [0, 1, 2, 0, 0], [1, 1, 1, 3, 3])
+    """
     higher_is_better = resolve_settings(ArenaSettings, {"higher_is_better": higher_is_better},
                                         settings, where="table_battle_counts").higher_is_better
     values = table.to_numpy(dtype=np.float64, na_value=np.nan)
