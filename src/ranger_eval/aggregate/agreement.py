@@ -56,13 +56,18 @@ def _verdicts(rows: Iterable[Mapping[str, Any]]) -> dict[frozenset[str], bool]:
 
 
 def _pairs(pairs: list[frozenset[str]], order: list[str]) -> str:
-    def key(p: frozenset[str]) -> tuple[int, int]:
-        i, j = sorted(order.index(s) if s in order else len(order) for s in p)
-        return i, j
+    """The pairs in words, by ``order`` (average ranks), then by name: a pair is a frozenset, whose
+    iteration order follows string hashing, so a tie (or a system absent from ``order``) must be
+    broken by name for the sentence to be the same in every run."""
+    def place(s: str) -> tuple[int, str]:
+        return (order.index(s) if s in order else len(order)), s
+
+    def key(p: frozenset[str]) -> tuple[tuple[int, str], ...]:
+        return tuple(sorted(map(place, p)))
 
     said = []
     for p in sorted(pairs, key=key):
-        a, b = sorted(p, key=lambda s: order.index(s) if s in order else len(order))
+        a, b = sorted(p, key=place)
         said.append(f"{a} vs {b}")
     if len(said) > 6:
         said = [*said[:5], f"{len(said) - 5} more pairs"]
@@ -200,7 +205,8 @@ def bayesian_disagreements(ranking: Mapping[str, Any], bayes: Mapping[str, Any])
     >>> ranking = {"pairwise": [
     ...     {"a": "A", "b": "B", "test": "paired t-test", "significant": True},
     ...     {"a": "A", "b": "C", "test": "paired t-test", "significant": False}]}
-    >>> bayes = {"rope_mode": "absolute", "pairwise": [
+    >>> bayes = {"rope_mode": "absolute", "n_datasets": 8, "average_ranks": {"A": 1.4, "B": 1.6, "C": 3.0},
+    ...          "pairwise": [
     ...     {"a": "A", "b": "B", "decision": "equivalent", "p_rope": 0.97, "rope": 0.01},
     ...     {"a": "A", "b": "C", "decision": "inconclusive", "p_rope": 0.3, "rope": 0.01}]}
     >>> print(bayesian_disagreements(ranking, bayes)[0])
