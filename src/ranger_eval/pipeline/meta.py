@@ -90,6 +90,36 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     IR tasks are evaluated on the ``ir.measure`` (the effect's metric) and the ``ir.columns``
     measures (shown as control → treatment means); tasks that cannot be scored are reported in
     ``skipped``.
+
+    Parameters
+    ----------
+    exp : Experiment
+        A loaded experiment (:func:`ranger_eval.load_experiment`); its
+        :class:`~ranger_eval.settings.MetaSettings` (YAML ``meta:`` section or top-level keys)
+        name the control, treatment, effect measure and τ² estimator.
+
+    Returns
+    -------
+    ExperimentResult
+        ``scores``, the per-task ``effects`` (:class:`~ranger_eval.effects.EffectSizes`), the
+        ``result`` of :func:`ranger_eval.meta_analysis` (carrying the settings), the title and
+        the ``skipped`` tasks with their reasons.
+
+    Raises
+    ------
+    ConfigError
+        No control or treatment, or an unknown one.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval import load_experiment
+    >>> from ranger_eval.demo import write_demo
+    >>> from ranger_eval.pipeline import run_experiment
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     res = run_experiment(load_experiment(write_demo(folder)))
+    >>> res.result.k, res.effects.measure, round(float(res.result.estimate), 4), res.skipped
+    (6, 'SMD', -0.0532, {})
     """
     cfg = exp.config
     settings = exp.settings(MetaSettings)
