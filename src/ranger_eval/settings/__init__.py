@@ -18,8 +18,8 @@ pipeline's defaults and the lazy backend all read these fields, so a default is 
 The package: ``_base`` (:class:`Setting`, the value checks, the shared base class and the views
 :func:`settings_fields`, :func:`signature_fields`, :func:`check_value`, :func:`check_whole`,
 :func:`resolve_settings`, :func:`cli_options`, the lists of choices) and one module per family:
-``compare``, ``rank`` (Rank, WinRate, RankInterval, ErrorReduction), ``meta``, ``verdicts`` (ASO,
-Bayes), ``arena``, ``plan``. Import every name from ``ranger_eval.settings``.
+``compare``, ``describe``, ``rank`` (Rank, WinRate, RankInterval, ErrorReduction), ``meta``, ``verdicts`` (ASO,
+Bayes, PPI), ``arena``, ``plan``. Import every name from ``ranger_eval.settings``.
 """
 from __future__ import annotations
 
@@ -58,6 +58,10 @@ from .arena import (
 from .compare import (
     CompareSettings,
 )
+from .describe import (
+    DESCRIBE_INTERVALS,
+    DescribeSettings,
+)
 from .meta import (
     MetaSettings,
 )
@@ -76,9 +80,11 @@ from .rank import (
 from .verdicts import (
     ASO_CORRECTIONS,
     BAYES_TESTS,
+    PPI_METHODS,
     PRIOR_PLACES,
     ASOSettings,
     BayesSettings,
+    PPISettings,
 )
 
 __all__ = [
@@ -111,6 +117,10 @@ __all__ = [
     "SEED_POLICIES",
     "TIE_MODELS",
     "CompareSettings",
+    "DESCRIBE_INTERVALS",
+    "DescribeSettings",
+    "PPI_METHODS",
+    "PPISettings",
     "ErrorReductionSettings",
     "MetaSettings",
     "RankIntervalSettings",

@@ -9,10 +9,12 @@ from typing import Any, ClassVar
 
 from ..errors import SettingsError
 from ._base import (
+    CLUSTER_SES,
     MAX_RESAMPLES,
     _Bad,
     _bool,
     _choice,
+    _level,
     _names,
     _prior_check,
     _rope_check,
@@ -253,3 +255,54 @@ class BayesSettings(_Selection):
             raise SettingsError(f"prior_place: {self.prior_place!r} is where the sign test puts "
                                 f"its prior; test={self.test!r} has its prior on the "
                                 "pseudo-observation 0 (or none)")
+
+
+#: The prediction-powered estimators (:func:`~ranger_eval.ppi_mean`): λ̂ tuned (PPI++), λ = 1
+#: (PPI) or λ = 0 (the classical mean of the human scores alone).
+PPI_METHODS: tuple[str, ...] = ("ppi++", "ppi", "classical")
+
+
+@dataclass(frozen=True)
+class PPISettings(_Settings):
+    """The settings of :func:`~ranger_eval.ppi_mean` and :func:`~ranger_eval.ppi_mean_difference`
+    (prediction-powered inference, Angelopoulos et al. 2023). Python only (no command has
+    options for them; ``compare`` runs its own prediction-powered t with
+    ``CompareSettings.cluster_se``).
+
+    Not :class:`CompareSettings`: the estimator ``method`` (λ) is no field of ``compare``, whose
+    other twenty fields (tests, pairs, corrections, resamples) mean nothing to one estimate.
+
+    Parameters
+    ----------
+    method : {'ppi++', 'ppi', 'classical'}, default 'ppi++'
+        λ̂ tuned, λ = 1, or λ = 0.
+    level : float, default 0.95
+        Level of the interval.
+    cluster_se : {'CR2', 'CR1'}, default 'CR2'
+        The cluster-robust variance, with a ``cluster`` column (any case).
+
+    Raises
+    ------
+    SettingsError
+        A refused value, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import PPISettings
+    >>> PPISettings(cluster_se="cr1")
+    PPISettings(method='ppi++', level=0.95, cluster_se='CR1')
+    """
+
+    command: ClassVar[str] = "ppi_mean"
+    section: ClassVar[str] = "ppi"
+
+    method: str = _setting(
+        "ppi++", "λ̂ tuned (ppi++), λ = 1 (ppi) or λ = 0 (classical).",
+        _choice(PPI_METHODS, "prediction-powered estimator"), cli=False, yaml=None,
+        signature="ppi")
+    level: float = _setting(
+        0.95, "Level of the interval.", _level, cli=False, yaml=None, signature="level")
+    cluster_se: str = _setting(
+        "CR2", "The cluster-robust variance with a cluster column: CR2 (Bell-McCaffrey df) or "
+        "CR1 (t on C - 1 df).", _choice(CLUSTER_SES, "cluster-robust variance", ignore_case=True),
+        cli=False, yaml=None, signature="cse")
