@@ -62,6 +62,7 @@ METHOD_MEANS = {
     "RankIntervals": "the interval's method, a description",
     # the estimator of prediction-powered inference (issue 20's ``method="ppi++"``)
     "ppi_mean": "ppi estimator", "ppi_mean_difference": "ppi estimator",
+    "PPISettings": "ppi estimator",
     "PPIResult": "ppi estimator", "prediction_powered_mean": "ppi estimator",
     # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin; issue 20)
     "clustered_mcnemar": "clustered McNemar statistic",

@@ -104,13 +104,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy import special
 
 from ..errors import StatsInputError
+from ..settings import PPI_METHODS as _PPI_METHODS
+from ..settings import PPISettings
 from ..signature import Signature, make_signature
 from . import _scale
 from ._validation import check_choice, check_level
@@ -121,7 +123,7 @@ __all__ = ["FEW_CLUSTERS", "PPI_METHODS", "PPIResult", "PPIRows", "few_clusters"
            "ppi_lambda", "prediction_powered_mean", "prediction_powered_rows"]
 
 #: the estimators: power-tuned λ (default), λ = 1, λ = 0 (human scores only)
-PPI_METHODS = ("ppi++", "ppi", "classical")
+PPI_METHODS = _PPI_METHODS  # one place: the settings' choices (PPISettings.method)
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,9 @@ class PPIResult:
     df: float = math.inf
     cluster: str | None = None
     cluster_se: str | None = None
+    #: the settings object of the call that made this result (:func:`~ranger_eval.ppi_mean`,
+    #: :func:`~ranger_eval.ppi_mean_difference`; None from the kernels)
+    settings: PPISettings | None = field(default=None, compare=False, repr=False)
 
     def confidence_interval(self) -> tuple[float, float]:
         """``(ci_low, ci_high)``."""
@@ -167,6 +172,7 @@ class PPIResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain dictionary of all fields and the signature (JSON-friendly)."""
         out = asdict(self)
+        del out["settings"]  # the fields above record it (method, level, cluster_se)
         out["systems"] = list(self.systems)
         out["signature"] = str(self.signature)
         return out
