@@ -107,7 +107,6 @@ def _draw_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, 1])
 
 
-
 # =============================================================================== Gumbel fit
 def _gumbel_mle(x: np.ndarray, max_iter: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise maximum-likelihood ``(loc, scale)`` of ``scipy.stats.gumbel_r`` (vectorised).

@@ -337,4 +337,3 @@ def error_reduction(
         control=control, metric=common, metrics=tuple(metrics), resample=design.label,
         cluster=design.cluster_name, settings=settings,
     )
-
