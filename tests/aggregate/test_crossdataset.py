@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import ranger_eval.aggregate.crossdataset as cd
+import ranger_eval.aggregate.errorreduction as er_module
 from ranger_eval.aggregate import (
     CrossDatasetEstimates,
     ErrorReduction,
@@ -158,7 +159,7 @@ def test_error_reduction_variance_does_not_depend_on_other_datasets():
 def test_error_reduction_batches_give_the_same_numbers():
     scores = binary_scores(3)
     a = error_reduction(scores, treatment="treat", control="ctrl", n_resamples=37)
-    with mock.patch.object(cd, "_MAX_CELLS", 500):  # a few rows per batch
+    with mock.patch.object(er_module, "_MAX_CELLS", 500):  # a few rows per batch
         b = error_reduction(scores, treatment="treat", control="ctrl", n_resamples=37)
     np.testing.assert_array_equal(a.vi, b.vi)
 
