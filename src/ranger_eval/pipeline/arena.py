@@ -18,7 +18,8 @@ from ..io.tables import is_item_table, read_scores, read_table
 from ..output import OutputFolder
 from ..plots.arena import ratings_plot, win_probability_heatmap
 from ..settings import ArenaSettings
-from ..verdicts.bradley_terry import battle_counts, bradley_terry
+from ..verdicts.battle_counts import battle_counts
+from ..verdicts.bradley_terry import bradley_terry
 from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
 

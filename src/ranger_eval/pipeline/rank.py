@@ -30,7 +30,8 @@ from ..output import FIGURE_FORMATS, OutputFolder
 from ..report.arena import rank_sentences
 from ..scores import Scores
 from ..settings import CompareSettings, RankSettings, settings_fields
-from ..verdicts.bradley_terry import battle_counts, bradley_terry, table_battle_counts
+from ..verdicts.battle_counts import battle_counts, table_battle_counts
+from ..verdicts.bradley_terry import bradley_terry
 from ._common import (
     YAML_SUFFIXES,
     _checked_system_from,
