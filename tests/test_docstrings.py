@@ -14,7 +14,8 @@ PUBLIC = ("ranger_eval", "ranger_eval.stats", "ranger_eval.plots", "ranger_eval.
           "ranger_eval.comparison", "ranger_eval.effects", "ranger_eval.lazy", "ranger_eval.report",
           "ranger_eval.settings", "ranger_eval.scores", "ranger_eval.design",
           "ranger_eval.errors", "ranger_eval.signature", "ranger_eval.formatting",
-          "ranger_eval.pairing", "ranger_eval.setmetrics")
+          "ranger_eval.pairing", "ranger_eval.setmetrics", "ranger_eval.pipeline",
+          "ranger_eval.output")
 
 
 def _dispatcher(obj: object) -> bool:
