@@ -428,12 +428,13 @@ def test_condition_and_compare_result_carries_its_settings():
 
 
 # --------------------------------------------------------------------------- Søgaard's estimators
-def _effects(d: int = 10) -> rg.ErrorReduction:
+def _effects(d: int = 8, n: int = 30) -> rg.ErrorReduction:
     rng = np.random.default_rng(4)
-    rows = [{"dataset": f"d{j}", "metric": "acc", "system": s, "item": i,
-             "value": float(rng.random() < (0.6 if s == "a" else 0.75))}
-            for j in range(d) for s in ("a", "b") for i in range(40)]
-    return rg.error_reduction(pd.DataFrame(rows), treatment="b", control="a", n_resamples=30)
+    frame = pd.DataFrame({
+        "dataset": np.repeat([f"d{j}" for j in range(d)], 2 * n), "metric": "acc",
+        "system": np.tile(np.repeat(["a", "b"], n), d), "item": np.tile(np.arange(n), 2 * d),
+        "value": (rng.random(2 * n * d) < np.tile(np.repeat([0.6, 0.75], n), d)).astype(float)})
+    return rg.error_reduction(frame, treatment="b", control="a", n_resamples=30)
 
 
 def test_cross_dataset_estimates_result_carries_its_settings():
