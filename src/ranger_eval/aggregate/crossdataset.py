@@ -54,7 +54,6 @@ from ..meta import MetaResult, meta_analysis
 from ..scores import as_scores
 from ..settings import (
     CROSS_DATASET_EFFECTS,
-    GUMBEL_WEIGHTS,
     CrossDatasetSettings,
     PredictiveCheckSettings,
     resolve_settings,
