@@ -46,6 +46,8 @@ ENTRY_POINTS = [
     (rg.ppi_mean, S.PPISettings),
     (rg.ppi_mean_difference, S.PPISettings),
     (rg.describe, S.DescribeSettings),
+    (rg.cross_dataset_estimates, S.CrossDatasetSettings),
+    (rg.predictive_check, S.PredictiveCheckSettings),
 ]
 
 #: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,
@@ -54,10 +56,6 @@ NO_SETTINGS = {
     "effect_size": "one dataset's effect from two arrays: a building block of effect_sizes, "
                    "whose MetaSettings it follows",
     "funnel_plot": "a figure of a meta-analysis result (its level only draws the funnel)",
-    "cross_dataset_estimates": "not yet: aggregate/crossdataset.py is being split by another "
-                               "helper (issue 28 wave 2); it joins after that move",
-    "predictive_check": "not yet: aggregate/crossdataset.py is being split by another helper "
-                        "(issue 28 wave 2); it joins after that move (repeats → n_resamples)",
 }
 ANALYSIS_WORDS = {"level", "seed", "n_resamples", "n_draws", "correction"}
 
@@ -427,3 +425,35 @@ def test_condition_and_compare_result_carries_its_settings():
     for key, ranking in cc.rankings.items():
         assert str(again.rankings[key].signature) == str(ranking.signature)
         assert again.rankings[key].comparisons == "first-vs-rest"
+
+
+# --------------------------------------------------------------------------- Søgaard's estimators
+def _effects(d: int = 8, n: int = 30) -> rg.ErrorReduction:
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({
+        "dataset": np.repeat([f"d{j}" for j in range(d)], 2 * n), "metric": "acc",
+        "system": np.tile(np.repeat(["a", "b"], n), d), "item": np.tile(np.arange(n), 2 * d),
+        "value": (rng.random(2 * n * d) < np.tile(np.repeat([0.6, 0.75], n), d)).astype(float)})
+    return rg.error_reduction(frame, treatment="b", control="a", n_resamples=30)
+
+
+def test_cross_dataset_estimates_result_carries_its_settings():
+    er = _effects()
+    check_result_settings(rg.cross_dataset_estimates(er, level=0.9, method="pm"),
+                          S.CrossDatasetSettings, level=0.9, method="PM")
+    s = S.CrossDatasetSettings(gumbel_weights="RE")
+    res = rg.cross_dataset_estimates(er, settings=s)
+    assert res.settings is s and res.gumbel_weights == "RE"
+    assert S.CrossDatasetSettings().method == "DL" != S.MetaSettings().method  # Søgaard's τ²
+
+
+def test_predictive_check_result_carries_its_settings():
+    er = _effects()
+    res = rg.predictive_check(er, k=(2, 4), n_test=3, n_resamples=5, seed=1)
+    check_result_settings(res, S.PredictiveCheckSettings, k=(2, 4), n_resamples=5, seed=1)
+    assert res.n_resamples == 5 and res.effects.n_resamples == 30
+    s = S.PredictiveCheckSettings(k=(2, 4), n_test=3, n_resamples=5, seed=1)
+    again = rg.predictive_check(er, settings=s)
+    assert again.settings is s and again.signature == res.signature
+    with pytest.raises(SettingsError, match="predictive_check: n_resamples=6 given together"):
+        rg.predictive_check(er, n_resamples=6, settings=s)

@@ -18,7 +18,8 @@ pipeline's defaults and the lazy backend all read these fields, so a default is 
 The package: ``_base`` (:class:`Setting`, the value checks, the shared base class and the views
 :func:`settings_fields`, :func:`signature_fields`, :func:`check_value`, :func:`check_whole`,
 :func:`resolve_settings`, :func:`cli_options`, the lists of choices) and one module per family:
-``compare``, ``describe``, ``rank`` (Rank, WinRate, RankInterval, ErrorReduction), ``meta``, ``verdicts`` (ASO,
+``compare``, ``describe``, ``rank`` (Rank, WinRate, RankInterval, ErrorReduction,
+CrossDataset, PredictiveCheck), ``meta``, ``verdicts`` (ASO,
 Bayes, PPI), ``arena``, ``plan``. Import every name from ``ranger_eval.settings``.
 """
 from __future__ import annotations
@@ -71,8 +72,12 @@ from .plan import (
     PlanSettings,
 )
 from .rank import (
+    CROSS_DATASET_EFFECTS,
+    GUMBEL_WEIGHTS,
     MAX_WIN_RATE_RESAMPLES,
+    CrossDatasetSettings,
     ErrorReductionSettings,
+    PredictiveCheckSettings,
     RankIntervalSettings,
     RankSettings,
     WinRateSettings,
@@ -94,9 +99,11 @@ __all__ = [
     "ArenaSettings",
     "BAYES_TESTS",
     "CLUSTER_SES",
+    "CROSS_DATASET_EFFECTS",
     "COMPARE_TESTS",
     "DEGENERATE",
     "FAMILIES",
+    "GUMBEL_WEIGHTS",
     "HYPOTHESES",
     "MARGIN_TESTS",
     "MAX_RESAMPLES",
@@ -121,7 +128,9 @@ __all__ = [
     "DescribeSettings",
     "PPI_METHODS",
     "PPISettings",
+    "CrossDatasetSettings",
     "ErrorReductionSettings",
+    "PredictiveCheckSettings",
     "MetaSettings",
     "RankIntervalSettings",
     "RankSettings",

@@ -1,20 +1,25 @@
 """The settings of the rankings: :class:`RankSettings` (``ranger-eval rank``), :class:`WinRateSettings`,
-:class:`RankIntervalSettings` and :class:`ErrorReductionSettings`."""
+:class:`RankIntervalSettings`, :class:`ErrorReductionSettings` and Søgaard's cross-dataset
+analyses, :class:`CrossDatasetSettings` and :class:`PredictiveCheckSettings`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from numbers import Integral
+from typing import Any, ClassVar
 
 from ..errors import Hint, SettingsError
 from ._base import (
     APPROACHES,
     COMPARE_TESTS,
     MAX_RESAMPLES,
+    MEASURES,
+    META_METHODS,
     MISSING,
     POSTHOCS,
     RANK_ORDERS,
     ROPE_MODES,
+    _Bad,
     _bool,
     _choice,
     _correction,
@@ -353,3 +358,150 @@ class ErrorReductionSettings(_Settings):
     missing: str = _setting(
         "error", "Items one system lacks: error (listing them) or intersect (the common items).",
         _choice(MISSING, "missing policy"), cli=False, yaml=None)
+
+
+#: The per-dataset effects of :func:`~ranger_eval.aggregate.predictive_check` computed from
+#: scores: Søgaard's error reduction or an ``effect_sizes`` measure.
+CROSS_DATASET_EFFECTS: tuple[str, ...] = ("error_reduction", *MEASURES)
+#: The weights of Søgaard's Gumbel estimator: ``1/v`` (fixed effect) or ``1/(v + τ²)``.
+GUMBEL_WEIGHTS: tuple[str, ...] = ("FE", "RE")
+
+
+def _ks(value: Any) -> tuple[int, ...]:
+    """One number of estimation datasets or several (→ tuple), each ≥ 1, none twice."""
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        values: tuple[Any, ...] = (value,)
+    elif isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise _Bad(f"must be a whole number ≥ 1 or a list of them; got {value!r}")
+    else:
+        values = tuple(value)
+    if not values:
+        raise _Bad("must list at least one number of estimation datasets; got none")
+    out = tuple(int(_whole(1)(v)) for v in values)
+    if len(set(out)) != len(out):
+        raise _Bad(f"lists a value twice: {list(out)}")
+    return out
+
+
+@dataclass(frozen=True)
+class CrossDatasetSettings(_Settings):
+    """The settings of :func:`~ranger_eval.aggregate.cross_dataset_estimates` (Søgaard's five
+    cross-dataset estimates: macro, micro, fixed, random, Gumbel). Python only. The
+    ``signature`` keys are those of the result's signature (method, level, weights =
+    ``gumbel:FE``).
+
+    Not :class:`MetaSettings`: the random-effects τ² estimator defaults to DerSimonian–Laird
+    (Søgaard's §2.2, eq. 1) where meta's is REML; a class of its own keeps every number.
+
+    Parameters
+    ----------
+    method : str, default 'DL'
+        τ² estimator of the random-effects estimate (any of meta_analysis').
+    level : float, default 0.95
+        Level of the intervals.
+    gumbel_weights : str, default 'FE'
+        Weights of the Gumbel estimator: FE (1/v) or RE (1/(v + τ²)).
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import CrossDatasetSettings
+    >>> settings = CrossDatasetSettings(method="reml")
+    >>> settings.method, settings.level, settings.gumbel_weights
+    ('REML', 0.95, 'FE')
+    >>> CrossDatasetSettings(gumbel_weights="x")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: gumbel_weights: unknown Gumbel weights 'x'; use one of FE, RE
+    """
+
+    command: ClassVar[str] = "cross_dataset_estimates"
+    section: ClassVar[str] = "cross_dataset_estimates"
+
+    method: str = _setting(
+        "DL", "τ² estimator of the random-effects estimate (any of meta_analysis').",
+        _choice(META_METHODS, "τ² estimator", ignore_case=True), cli=False, yaml=None,
+        signature="method")
+    level: float = _setting(
+        0.95, "Level of the intervals.", _level, cli=False, yaml=None, signature="level")
+    gumbel_weights: str = _setting(
+        "FE", "Weights of the Gumbel estimator: FE (1/v) or RE (1/(v + τ²)).",
+        _choice(GUMBEL_WEIGHTS, "Gumbel weights"), cli=False, yaml=None, signature="weights")
+
+
+@dataclass(frozen=True)
+class PredictiveCheckSettings(_Settings):
+    """The settings of :func:`~ranger_eval.aggregate.predictive_check` (Søgaard's held-out
+    evaluation of the cross-dataset estimators, §3). Python only. The ``signature`` keys are
+    those of the result's signature (k, method_detail = ``holdout:n_test=N``, n_resamples,
+    seed, measure, method, weights).
+
+    ``n_resamples`` counts the repeated random splits per k (Søgaard's 20), the glossary's
+    word for every resampling count. The error reduction's bootstrap computed from scores has
+    :class:`ErrorReductionSettings`' default (50); another count is
+    ``error_reduction(..., n_resamples=B)`` passed as the data.
+
+    Parameters
+    ----------
+    k : tuple of int, default (5, 10, 20)
+        Numbers of estimation datasets (one or several, each ≥ 1).
+    n_test : int, default 5
+        Held-out datasets per split, ≥ 1.
+    n_resamples : int, default 20
+        Random splits per k (Søgaard's 20), 2 to 10^8.
+    seed : int, default 0
+        Seed of the splits and of the error-reduction bootstrap, ≥ 0.
+    effect : str, default 'error_reduction'
+        Per-dataset effect computed from scores: error_reduction, MD, SMD, SMCC, SMCR or ZCOR.
+    method : str, default 'DL'
+        τ² estimator of the random-effects estimate (any of meta_analysis').
+    gumbel_weights : str, default 'FE'
+        Weights of the Gumbel estimator: FE (1/v) or RE (1/(v + τ²)).
+
+    Raises
+    ------
+    SettingsError
+        A refused value or combination, naming the key and the value.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import PredictiveCheckSettings
+    >>> settings = PredictiveCheckSettings(k=3, n_resamples=50)
+    >>> settings.k, settings.n_resamples, settings.n_test
+    ((3,), 50, 5)
+    >>> PredictiveCheckSettings(n_resamples=1)
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.SettingsError: n_resamples: must be a whole number from 2 to ...
+    """
+
+    command: ClassVar[str] = "predictive_check"
+    section: ClassVar[str] = "predictive_check"
+
+    k: tuple[int, ...] = _setting(
+        (5, 10, 20), "Numbers of estimation datasets (one or several, each ≥ 1).", _ks,
+        cli=False, yaml=None, signature="k")
+    n_test: int = _setting(
+        5, "Held-out datasets per split, ≥ 1.", _whole(1), cli=False, yaml=None,
+        signature="method_detail")
+    n_resamples: int = _setting(
+        20, "Random splits per k (Søgaard's 20), 2 to 10^8.", _whole(2, MAX_RESAMPLES),
+        cli=False, yaml=None, signature="n_resamples")
+    seed: int = _setting(
+        0, "Seed of the splits and of the error-reduction bootstrap, ≥ 0.", _whole(0),
+        cli=False, yaml=None, signature="seed")
+    effect: str = _setting(
+        "error_reduction", "Per-dataset effect computed from scores: "
+        + ", ".join(CROSS_DATASET_EFFECTS[:-1]) + " or " + CROSS_DATASET_EFFECTS[-1] + ".",
+        _choice(CROSS_DATASET_EFFECTS, "effect"), cli=False, yaml=None, signature="measure")
+    method: str = _setting(
+        "DL", "τ² estimator of the random-effects estimate (any of meta_analysis').",
+        _choice(META_METHODS, "τ² estimator", ignore_case=True), cli=False, yaml=None,
+        signature="method")
+    gumbel_weights: str = _setting(
+        "FE", "Weights of the Gumbel estimator: FE (1/v) or RE (1/(v + τ²)).",
+        _choice(GUMBEL_WEIGHTS, "Gumbel weights"), cli=False, yaml=None, signature="weights")
