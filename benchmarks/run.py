@@ -126,6 +126,64 @@ def p_compare(out: str, _: dict | None) -> list[Row]:
     return rows
 
 
+def compare_children(timeout: float) -> list[Row]:
+    """compare_bench.py through its ``--child KIND`` workers (one JSON line each), interleaved.
+
+    The whole script also runs autorank (15 ``autorank`` calls: minutes on a busy 2-core
+    machine, beyond the 10-minute budget), so the quick run drives the workers itself: ours and
+    the scipy loop alternate three times (one process each) and the median of each is used;
+    ranx and the permutation peers once (extrapolated by the script as usual). If the workers'
+    interface changes, the row says so and ``python benchmarks/compare_bench.py --quick`` still
+    measures everything.
+    """
+    script = str(HERE / "compare_bench.py")
+
+    def child(kind: str) -> dict | str:
+        cmd = [sys.executable, script, "--child", kind, "--items", "1000", "--resamples",
+               "10000", "--repeat", "1"]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return f"timed out after {timeout:.0f} s"
+        try:
+            return dict(json.loads(p.stdout.strip().splitlines()[-1]))
+        except (ValueError, IndexError):
+            return (p.stderr.strip().splitlines() or ["no output"])[-1][:150]
+
+    def med(runs: list[dict | str]) -> tuple[float | None, str]:
+        ok = sorted(r["seconds"] for r in runs if isinstance(r, dict))
+        errs = [r for r in runs if isinstance(r, str)]
+        return (ok[len(ok) // 2] if ok else None), (errs[0] if errs else "")
+
+    def note(err: str, pkg: str) -> str:
+        if "No module named" in err and not _installed(pkg):
+            return "peer not installed"
+        return err
+
+    ours_runs, scipy_runs = [], []
+    for _ in range(3):
+        ours_runs.append(child("ours-t"))
+        scipy_runs.append(child("scipy-t"))
+    ours, e0 = med(ours_runs)
+    sc, e1 = med(scipy_runs)
+    rx, e2 = med([child("ranx-t")])
+    w = "all-pairs paired t, 20 sys x 5 ds x 3 metrics x 1,000 items (2,850 tests)"
+    rows = [Row("compare_bench.py", w, f"{_v('scipy')} ttest_rel loop (median of 3 interleaved)",
+                ours, sc, note=e0 or e1),
+            Row("compare_bench.py", w, f"{_v('ranx')} student", ours, rx, note=note(e2, "ranx")),
+            Row("compare_bench.py", w, f"{_v('autorank')}", None, None,
+                note="not in the quick run (minutes); python benchmarks/compare_bench.py --quick")]
+    op, e3 = med([child("ours-perm")])
+    sp, e4 = med([child("scipy-perm")])
+    rf, e5 = med([child("ranx-fisher")])
+    w = "all-pairs permutation, 2,850 tests x 10,000 resamples, 1,000 items"
+    rows += [Row("compare_bench.py", w, f"{_v('scipy')} permutation_test (extrapolated)", op, sp,
+                 note=e3 or e4),
+             Row("compare_bench.py", w, f"{_v('ranx')} fisher (extrapolated)", op, rf,
+                 note=e3 or note(e5, "ranx"))]
+    return rows
+
+
 def p_sig(out: str, _: dict | None) -> list[Row]:
     """sig_bench.py: ``ranger_eval (best of 3) <s>``, ``scipy permutation_test <s>``, deepsig."""
     ours = _f(r"^ranger_eval \(best of 3\)\s+([\d.]+)", out)
@@ -324,11 +382,13 @@ class Bench:
     args: list[str]
     parse: Callable[[str, dict | None], list[Row]]
     json_arg: str | None = None  # the script's own --json PATH option, if any
+    runner: Callable[[float], list[Row]] | None = None  # drives the script's workers itself
 
 
 def benches(tmp: Path) -> list[Bench]:
     return [
-        Bench("compare", "compare_bench.py", ["--quick", "--repeat", "3"], p_compare),
+        Bench("compare", "compare_bench.py", ["--quick", "--repeat", "3"], p_compare,
+              runner=compare_children),
         Bench("wilcoxon", "wilcoxon_bench.py", ["--quick"], p_wilcoxon),
         Bench("sig", "sig_bench.py", ["--systems", "3", "--deepsig-resamples", "50"], p_sig),
         Bench("aggregate", "aggregate_bench.py", [], p_aggregate),
@@ -368,6 +428,9 @@ def run_one(b: Bench, tmp: Path, timeout: float) -> tuple[list[Row], float]:
     path = HERE / b.script
     if not path.exists():
         return [], 0.0
+    if b.runner is not None:
+        t0 = time.perf_counter()
+        return b.runner(timeout), time.perf_counter() - t0
     cmd = [sys.executable, str(path), *b.args]
     js_path = tmp / f"{b.name}.json"
     if b.json_arg:
