@@ -272,8 +272,7 @@ def p_meta(out: str, _: dict | None) -> list[Row]:
                          r"([\d.]+)s", out):
         rows.append(Row("meta_scale_bench.py", f"meta-analysis {m.group(2)}, k = 2,000 datasets",
                         f"statsmodels {m.group(1)} combine_effects", float(m.group(4)),
-                        float(m.group(3)), note="one call each, ours the first in its process "
-                        "(cold); printed to 1 ms"))
+                        float(m.group(3)), note="best of 5 warm calls each"))
     if not any("metafor" in r.peer for r in rows):
         rows.append(Row("meta_scale_bench.py", "meta-analysis REML, k = 2,000 datasets",
                         "metafor rma()", note=_f_text(r"metafor: (.*)", out) or "failed"))
