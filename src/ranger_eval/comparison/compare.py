@@ -293,7 +293,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             and paired is not False and not scores.has_cluster and hypothesis == "superiority"
             and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))
             and not prefer_grouped(layout, len(scores_table(scores)))):
-        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
+        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level,
+                                    test)
     if uniform is not None:  # many small groups: array operations across groups
         table = with_mde(adjust_by_family(uniform[0], correction, family, level),
                          level=level, alternative=alternative)
@@ -302,7 +303,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             pairs=pairs if isinstance(pairs, str) else "custom", baseline=baseline,
             alternative=alternative,
             correction=correction_key, family=family, level=float(level),
-            n_resamples=int(n_resamples), seed=seed, tests_used=("paired-t",),
+            n_resamples=int(n_resamples), seed=seed, tests_used=uniform[2],
             set_metrics=(), seeds=seeds, hypothesis=hypothesis, margin=margin,
         )
     groups = [] if set_metrics else align_groups(scores, systems, seeds, layout=layout)

@@ -18,7 +18,6 @@ from ..errors import CompareError
 from ..pairing import Group
 from ..progress import progress_bar
 from ..stats import SignFlips, StatsInputError, many
-from ..stats.equivalence import tango_interval
 from ..stats.many import PairedMoments
 from .dispatch import (
     _check_outcome,
@@ -29,6 +28,7 @@ from .dispatch import (
     _pair_binary,
     _PairData,
     _t_interval,
+    tango_rows,
 )
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class _Shared:
         the sign-flip counts of the queued permutation tests, one matrix per number of items."""
         if self.tango:  # Tango's score interval of every McNemar row, one bisection
 
-            lo, hi = tango_interval(
+            lo, hi = tango_rows(
                 np.concatenate([b for b, *_ in self.tango]),
                 np.concatenate([c for _, c, *_ in self.tango]),
                 np.concatenate([np.full(b.size, n) for b, _, n, *_ in self.tango]),
