@@ -97,10 +97,14 @@ def test_all_binary_groups_are_mcnemar_and_equal_group_by_group(
     rows = [(f"d{d}", s, f"q{i}", float(rng.random() < 0.6)) for d in range(150)
             for s in ("A", "B") for i in range(2 + d % 3)]
     df = pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
-    fast, slow = _both(df, monkeypatch)
-    _assert_same(fast, slow)
-    assert fast.tests_used == ("mcnemar",)
-    assert len(fast.table) == 150
+    for alternative in ("two-sided", "greater"):
+        for test in ("auto", "mcnemar"):
+            fast, slow = _both(df, monkeypatch, test=test, alternative=alternative)
+            _assert_same(fast, slow)
+            assert fast.tests_used == ("mcnemar",)
+            assert len(fast.table) == 150
+    assert _uniform_paired_t(rg.Scores(_hostile(2)), None, "all", None, "two-sided", 0.95,
+                             "mcnemar") is None  # non-binary pairs: the group path's error
 
 
 def _outcome(df: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, grouped: bool, **kwargs: object

@@ -289,7 +289,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         )
     uniform = None
     judged = has_human_scores(scores)  # judge scores with human scores: comparison.ppi
-    if (not set_metrics and not westfall_young and test in ("auto", "paired-t") and not judged
+    if (not set_metrics and not westfall_young and test in ("auto", "paired-t", "mcnemar")
+            and not judged
             and paired is not False and not scores.has_cluster and hypothesis == "superiority"
             and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))
             and not prefer_grouped(layout, len(scores_table(scores)))):

@@ -49,7 +49,7 @@ def _uniform_paired_t(
     operations across groups instead of one :class:`_GroupWork` per group, in the common case
     of many small uniform groups: no seeds, every group scored by every system on the same items
     (at least 2, ``complete``), and ``test`` "auto" (McNemar for a pair of 0/1 systems, the
-    paired t test otherwise) or "paired-t"; ``pairs`` "all", "baseline", "successive" or a
+    paired t test otherwise), "paired-t" or "mcnemar" (every pair 0/1); ``pairs`` "all", "baseline", "successive" or a
     list of pairs of known systems, as ``rank`` passes. ``None`` when any of that does not
     hold, or a
     value is extreme (|x| > 2^1000), non-finite, or any pair's result would be refused by
@@ -154,7 +154,9 @@ def _uniform_paired_t(
     # pairs of two 0/1 systems: McNemar (test "auto") with Tango's interval, and Cohen's h
     pair_bin = (np.take_along_axis(binary, pa_g, axis=1)
                 & np.take_along_axis(binary, pb_g, axis=1))  # groups × pairs
-    mcnemar = pair_bin if test == "auto" else np.zeros_like(pair_bin)
+    if test == "mcnemar" and not pair_bin.all():
+        return None  # the group-by-group path names the non-binary value
+    mcnemar = pair_bin if test in ("auto", "mcnemar") else np.zeros_like(pair_bin)
     parts, rows_of, mc_parts = [], [], []
     for g, v2 in buckets:
         base = (np.arange(g.size) * k)[:, None]
