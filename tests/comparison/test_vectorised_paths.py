@@ -19,7 +19,7 @@ from ranger_eval import stats
 from ranger_eval.comparison.dispatch import cohens_h_of_means, tango_rows
 from ranger_eval.comparison.fastpath import _uniform_paired_t, prefer_grouped
 from ranger_eval.pairing import block_layout, scores_table
-from ranger_eval.stats.many import mcnemar_counts_many, mcnemar_many
+from ranger_eval.stats.many import mcnemar_counts_many, mcnemar_many, wald_interval_many
 
 COMPARE = sys.modules["ranger_eval.comparison.compare"]
 
@@ -206,3 +206,29 @@ def test_cohens_h_of_means_equals_the_scalar_function() -> None:
     pa, pb = rng.integers(0, 8, 50) / 7, rng.integers(0, 5, 50) / 4
     h = cohens_h_of_means(pa, pb)
     assert [float(v) for v in h] == [stats.cohens_h(a, b) for a, b in zip(pa, pb, strict=True)]
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less"])
+def test_two_proportion_rows_of_all_groups_equal_each_pair_alone(alternative: str) -> None:
+    """Disjoint items (unpaired 0/1 pairs → the two-proportion z test with the Wald interval):
+    the rows of every group, tested in one call, equal the one-pair test of each pair."""
+    rng = np.random.default_rng(10)
+    rows = []
+    for d in range(12):
+        for s, sys_name in enumerate(("A", "B", "C")):
+            n = 1 + (d + s) % 4  # unequal sizes, n = 1 included
+            v = (rng.random(n) < 0.5).astype(float) if d % 3 else np.full(n, float(s % 2))
+            rows += [(f"d{d}", sys_name, f"{sys_name}{i}", float(v[i])) for i in range(n)]
+    df = pd.DataFrame(rows, columns=["dataset", "system", "item", "value"])
+    comp = rg.compare(df, alternative=alternative, correction="none")
+    assert set(comp.table["test"]) == {"proportions-z"}
+    for row in comp.table.itertuples():
+        sub = df[df.dataset == row.dataset]
+        x = sub[sub.system == row.system_a]["value"].to_numpy()
+        y = sub[sub.system == row.system_b]["value"].to_numpy()
+        one = stats.proportions_ztest([x.sum(), y.sum()], [x.size, y.size],
+                                      alternative=alternative)
+        lo, hi = wald_interval_many([x.sum()], [x.size], [y.sum()], [y.size],
+                                    alternative=alternative, level=0.95)
+        assert (row.statistic, row.pvalue) == (one.statistic, one.pvalue)
+        assert (row.ci_low, row.ci_high) == (lo[0], hi[0])
