@@ -416,7 +416,7 @@ MORE_ENTRIES: dict[str, tuple[Callable[[Any], Any], type[RangerError], Callable[
     "error_reduction": (lambda x: rg.error_reduction(x, treatment="B", control="A").to_frame(),
                         AggregateError, _unit),
     "predictive_check": (lambda x: rg.predictive_check(
-        x, treatment="B", control="A", k=(1,), n_test=1, repeats=2, effect="MD").table,
+        x, treatment="B", control="A", k=(1,), n_test=1, n_resamples=2, effect="MD").table,
         AggregateError, _tidy),
     "standardized_means": (lambda x: rg.standardized_means(x, higher_is_better=True),
                            AggregateError, _summary),

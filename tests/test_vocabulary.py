@@ -55,6 +55,7 @@ METHOD_MEANS = {
     "predictive_check": "tau2", "MetaSettings": "tau2", "MetaResult": "tau2",
     "MetaRegressionResult": "tau2", "SubgroupResult": "tau2", "RegTestResult": "tau2",
     "CrossDatasetEstimates": "tau2", "PredictiveCheck": "tau2", "ExperimentConfig": "tau2",
+    "CrossDatasetSettings": "tau2", "PredictiveCheckSettings": "tau2",
     # how one test computes its p-value (scipy's ``method``: exact, asymptotic, ...) and the
     # results that record it (``method_detail`` of the signature)
     "wilcoxon": "p-value computation", "mannwhitney": "p-value computation",
@@ -62,6 +63,7 @@ METHOD_MEANS = {
     "RankIntervals": "the interval's method, a description",
     # the estimator of prediction-powered inference (issue 20's ``method="ppi++"``)
     "ppi_mean": "ppi estimator", "ppi_mean_difference": "ppi estimator",
+    "PPISettings": "ppi estimator",
     "PPIResult": "ppi estimator", "prediction_powered_mean": "ppi estimator",
     # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin; issue 20)
     "clustered_mcnemar": "clustered McNemar statistic",
@@ -199,6 +201,7 @@ def test_only_data_is_positional() -> None:
     (rg.plan, 1, {"alpha": 0.05}, "level"),
     (rg.plan_from_pilot, 1, {"alpha": 0.05}, "level"),
     (rg.plan_from_pilot, 1, {"n_simulations": 500}, "n_resamples"),
+    (rg.predictive_check, 1, {"repeats": 20}, "n_resamples"),
     (stats.power.power_of, 1, {"alpha": 0.05}, "level"),
     (stats.power.detectable_noncentrality, 1, {"alpha": 0.05}, "level"),
     (stats.power.minimum_detectable_effect, 1, {"alpha": 0.05}, "level"),
@@ -274,10 +277,8 @@ COUNT_WORDS = {"n_bootstrap": "n_resamples", "repeats": "n_resamples",
                "use_bonferroni": "correction"}
 
 #: The rank and meta families: every public function and result of ``ranger_eval.aggregate``,
-#: ``ranger_eval.meta`` and the rank intervals, with their settings classes.
-#: ``predictive_check(repeats=)`` is the one exception: its ``n_resamples`` already counts the
-#: error reduction's bootstrap, and ``repeats`` the held-out splits (Søgaard's protocol).
-COUNT_PLANNED = {"predictive_check": "repeats", "PredictiveCheck": "repeats"}
+#: ``ranger_eval.meta`` and the rank intervals, with their settings classes (no exception:
+#: ``predictive_check``'s held-out splits are ``n_resamples`` too).
 
 
 def test_rank_and_meta_families_count_resamples_and_draws_in_one_word() -> None:
@@ -288,11 +289,13 @@ def test_rank_and_meta_families_count_resamples_and_draws_in_one_word() -> None:
     objects |= {"rank_intervals": comparison.rank_intervals,
                 "RankIntervals": comparison.RankIntervals}
     objects |= {c.__name__: c for c in (S.RankSettings, S.MetaSettings, S.WinRateSettings,
-                                        S.RankIntervalSettings, S.ErrorReductionSettings)}
+                                        S.RankIntervalSettings, S.ErrorReductionSettings,
+                                        S.CrossDatasetSettings, S.PredictiveCheckSettings)}
     objects = {n: o for n, o in objects.items() if inspect.isfunction(o) or inspect.isclass(o)}
-    assert {"rank_test", "win_rate", "meta_analysis", "error_reduction"} <= set(objects)
+    assert {"rank_test", "win_rate", "meta_analysis", "error_reduction",
+            "predictive_check", "PredictiveCheck"} <= set(objects)
     found = [f"{name}({p}=): say {COUNT_WORDS[p]}" for name, obj in sorted(objects.items())
-             for p in _parameters(obj) if p in COUNT_WORDS and COUNT_PLANNED.get(name) != p]
+             for p in _parameters(obj) if p in COUNT_WORDS]
     assert found == []
 
 

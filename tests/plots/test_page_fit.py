@@ -164,7 +164,7 @@ def test_predictive_plot_of_200_datasets_fits_a_page() -> None:
     from tests.aggregate.test_crossdataset import predictive_effects
 
     res = predictive_check(predictive_effects(200), k=tuple(range(2, 190, 4)), n_test=5,
-                           repeats=3, seed=1)
+                           n_resamples=3, seed=1)
     _check(predictive_plot(res))  # 47 k values: tick labels thinned, a long signature wrapped
 
 
