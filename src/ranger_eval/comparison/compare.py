@@ -21,7 +21,7 @@ from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
 from .clustered import group_clusters, prepare_clustered
 from .dispatch import _choose_test, _context, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
-from .fastpath import _uniform_paired_t
+from .fastpath import _uniform_paired_t, prefer_grouped
 from .hypothesis import margin_outcomes
 from .leaderboard import metric_directions
 from .mde import with_mde
@@ -289,10 +289,13 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         )
     uniform = None
     judged = has_human_scores(scores)  # judge scores with human scores: comparison.ppi
-    if (not set_metrics and not westfall_young and test in ("auto", "paired-t") and not judged
+    if (not set_metrics and not westfall_young and test in ("auto", "paired-t", "mcnemar")
+            and not judged
             and paired is not False and not scores.has_cluster and hypothesis == "superiority"
-            and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
-        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
+            and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))
+            and not prefer_grouped(layout, len(scores_table(scores)))):
+        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level,
+                                    test)
     if uniform is not None:  # many small groups: array operations across groups
         table = with_mde(adjust_by_family(uniform[0], correction, family, level),
                          level=level, alternative=alternative)
@@ -301,7 +304,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             pairs=pairs if isinstance(pairs, str) else "custom", baseline=baseline,
             alternative=alternative,
             correction=correction_key, family=family, level=float(level),
-            n_resamples=int(n_resamples), seed=seed, tests_used=("paired-t",),
+            n_resamples=int(n_resamples), seed=seed, tests_used=uniform[2],
             set_metrics=(), seeds=seeds, hypothesis=hypothesis, margin=margin,
         )
     groups = [] if set_metrics else align_groups(scores, systems, seeds, layout=layout)
