@@ -1,4 +1,4 @@
-"""Coverage of ranger_eval's default confidence intervals at small n (issue 27 §3), by
+"""Coverage of ranger_eval's default confidence intervals at small n, by
 simulation: 95 % intervals, n = 15, 30, 60, 100 items, 10,000 replicates per cell (Monte-Carlo
 standard error of a coverage near 95 % is 0.22 %), each default next to the t / Wald interval.
 

@@ -1,4 +1,4 @@
-"""Python-API inputs that are not the tidy pandas table the docs show (issue 18, class 2).
+"""Python-API inputs that are not the tidy pandas table the docs show.
 
 Every entry point that takes a table (``Scores``, ``compare``, ``effect_sizes``, ``rank_test``,
 ``ir.evaluate``) gives, for each input container and dtype, either exactly the result of the plain

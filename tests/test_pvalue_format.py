@@ -1,4 +1,4 @@
-"""One p-value formatter everywhere (issue 19 point 8): ``formatting.format_pvalue`` writes every
+"""One p-value formatter everywhere: ``formatting.format_pvalue`` writes every
 p-value, with one rule for values below the smallest printable number (``< 1e-300``, never ``0``)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One vocabulary (issue 19): renamed keywords are errors that name their replacement."""
+"""One vocabulary: renamed keywords are errors that name their replacement."""
 from __future__ import annotations
 
 import inspect

@@ -435,7 +435,7 @@ def test_bad_input(table: object, kwargs: dict, match: str) -> None:
 
 
 def test_missing_system_in_tidy_table_is_a_hole() -> None:
-    """A system without a score on a dataset of a tidy table is a missing cell (issue 21 §4):
+    """A system without a score on a dataset of a tidy table is a missing cell:
     the Skillings–Mack test runs on it, as on the wide table with that cell NaN."""
     long = _tidy(demsar_table())
     long = long[~((long["dataset"] == "wine") & (long["system"] == "C4.5+m"))]

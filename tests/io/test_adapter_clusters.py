@@ -1,4 +1,4 @@
-"""Clusters read from the logs (issue 20, §1): an Inspect sample-metadata key, an lm-eval ``doc``
+"""Clusters read from the logs: an Inspect sample-metadata key, an lm-eval ``doc``
 field, a table's column (``cluster=`` / ``--cluster`` / YAML ``cluster:``).
 
 tests/oracles/inspect_clusters/ holds real Inspect logs (make_inspect_logs_clusters.py) whose

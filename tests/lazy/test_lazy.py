@@ -1,4 +1,4 @@
-"""ranger_eval.lazy: Parquet scores scanned lazily give the in-memory numbers (issue 13 §4)."""
+"""ranger_eval.lazy: Parquet scores scanned lazily give the in-memory numbers."""
 from __future__ import annotations
 
 import importlib.util
@@ -503,7 +503,7 @@ def test_dask_example_matches(tmp_path: Path) -> None:
     _assert_same_table(got, open_scores(folder).sufficient_statistics())
 
 
-# ------------------------------------------------------------------ extreme magnitudes (issue 18)
+# ------------------------------------------------------------------ extreme magnitudes
 def _exact_statistics(df: pd.DataFrame) -> dict[tuple[str, str, str, str], dict[str, object]]:
     """PAIR_COLUMNS of ``df`` in exact rational arithmetic (``fractions.Fraction`` of every float
     score; seeds averaged per item), keyed by (dataset, metric, system_a, system_b)."""

@@ -485,7 +485,7 @@ print("matplotlib" in sys.modules)
     assert out.stdout.strip().splitlines()[-1] == "False"
 
 
-# ------------------------------------------------------------- degenerate tasks in `meta` (issue 18)
+# ------------------------------------------------------------- degenerate tasks in `meta`
 def _degenerate_table(tmp_path):
     """Five tasks: two with identical systems (zero variance), one with a constant control."""
     rng = np.random.default_rng(7)
@@ -552,7 +552,7 @@ def test_meta_drop_degenerate_warns_and_records_skipped(tmp_path):
         run_meta(yaml_path, tmp_path / "o4", figures="none")
 
 
-# ------------------------------------------------------------- `--metric` that some tasks lack (issue 18)
+# ------------------------------------------------------------- `--metric` that some tasks lack
 def _lm_eval_like(tmp_path):
     """boolq and cb have acc and f1, rte only acc, wic only mcc (as lm-eval tasks do)."""
     rng = np.random.default_rng(3)

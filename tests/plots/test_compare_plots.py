@@ -110,7 +110,7 @@ def test_stars():
     assert [stars(p) for p in (0.0005, 0.005, 0.03, 0.2)] == ["***", "**", "*", "ns"]
     assert stars(0.03, level=0.99) == "ns"
     with pytest.raises(TypeError, match="level"):
-        stars(0.03, alpha=0.01)  # the confidence level is the one knob (issue 19)
+        stars(0.03, alpha=0.01)  # the confidence level is the one knob
 
 
 def test_pvalue_transform_is_emmeans():

@@ -1,4 +1,4 @@
-"""Numeric extremes in the significance tests (issue 18, class 1).
+"""Numeric extremes in the significance tests.
 
 * Oracle: ``tests/oracles/extremes_oracle.json`` (``make_extremes_oracle.py``, mpmath at 60
   digits, p-values from the regularised incomplete beta function): paired t, Welch, d_z and d at
