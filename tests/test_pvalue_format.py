@@ -38,7 +38,7 @@ def test_never_prints_zero(p: float) -> None:
 
 
 def test_a_zero_pvalue_reads_the_same_in_the_forest_footer_summary_and_terminal() -> None:
-    """Issue 19 point 8: p = 0 (an underflow) was 'p = 0' in the forest footer and summary.md,
+    """p = 0 (an underflow) was 'p = 0' in the forest footer and summary.md,
     '< .0001' in the terminal summary and '< 10⁻³⁰⁰' in the CD diagram."""
     import matplotlib
 

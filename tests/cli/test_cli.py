@@ -130,7 +130,7 @@ def test_help_and_version_run_as_console_script():
 
 
 def test_gc_freeze_only_in_a_one_command_process(monkeypatch):
-    """Issue 13 §3: the executable freezes the garbage collector's view of the imported modules
+    """The executable freezes the garbage collector's view of the imported modules
     (0.2 s of a one-second command); in-process callers (the library, CliRunner) are left
     alone."""
     import gc

@@ -1,4 +1,4 @@
-"""Issue 19 point 8: one input model and one wording across commands (help, errors, names)."""
+"""One input model and one wording across commands (help, errors, names)."""
 from __future__ import annotations
 
 from pathlib import Path

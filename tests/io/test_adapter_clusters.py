@@ -150,7 +150,7 @@ def test_the_signature_names_the_users_cluster_field(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # run_compare writes every output (~1.3 s)
 def test_compare_leaderboard_se_equals_inspects_own_clustered_stderr(tmp_path: Path) -> None:
-    """Issue 27 §1: both logs read as the folder the Inspect adapter reads with the cluster
+    """Both logs read as the folder the Inspect adapter reads with the cluster
     field, compared; every output of the leaderboard (the Leaderboard, leaderboard.csv and
     comparison.json's means) gives Inspect's own stderr(cluster="passage") to 1e-12, the
     number of passages, and an interval inside [0, 1] (C/I scores are declared in [0, 1])."""

@@ -614,7 +614,7 @@ def _extreme_frames(draw: st.DrawFn) -> pd.DataFrame:
 @given(df=_extreme_frames())
 def test_sufficient_statistics_scaled_back_are_exact(tmp_path: Path, engine: str,
                                                      df: pd.DataFrame) -> None:
-    """Issue 18 class 1: at every magnitude from 1e-300 to 1e300 the public statistics, scaled
+    """At every magnitude from 1e-300 to 1e300 the public statistics, scaled
     back by ``scale``, are the exact statistics of the scores (not inf, not an underflowed 0),
     on both engines; a merge of parts that split the items at different scales too."""
     path = _write(df, tmp_path / f"x-{engine}.parquet")

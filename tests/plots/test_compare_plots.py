@@ -260,7 +260,7 @@ def _binary_scores(n: int = 120) -> pd.DataFrame:
 
 
 def test_boxplots_of_binary_values_show_wilson_proportions():
-    """Issue 12 §3: 0/1 data get proportions with Wilson intervals, not boxplots of 0s and 1s."""
+    """0/1 data get proportions with Wilson intervals, not boxplots of 0s and 1s."""
     from statsmodels.stats.proportion import proportion_confint
 
     from ranger_eval.scores import Scores

@@ -187,7 +187,7 @@ def _ratings(k: int) -> object:
 @pytest.mark.slow  # 0.6-2.7 s: two figures laid out and drawn twice
 @pytest.mark.parametrize("k", [2, 10, 50])
 def test_arena_figures_fit_a_page_and_use_their_canvas(k: int) -> None:
-    """Issue 27: the win-probability heatmap left half its width empty (the one-line signature
+    """The win-probability heatmap left half its width empty (the one-line signature
     footer was wider than the figure, and the saved tight box grew to it)."""
     from ranger_eval.output import footer_signature
     from ranger_eval.plots._style import _tight_bbox_inches

@@ -1,4 +1,4 @@
-"""Issue 19: the figures are built from parts small enough to read alone, so no function or
+"""The figures are built from parts small enough to read alone, so no function or
 method defined in :mod:`ranger_eval.plots` takes more than a dozen parameters (the options travel
 in small frozen objects such as :class:`ranger_eval.plots.ForestStyle`)."""
 from __future__ import annotations
