@@ -35,7 +35,7 @@ def test_compare_writes_plain_csv_one_json_and_a_full_manifest(tmp_path):
     comp = run.result
     sig = str(comp.signature)
     out = tmp_path / "out"
-    board = pd.read_csv(out / "leaderboard.csv")  # issue 27: mean, se, n, clusters, interval
+    board = pd.read_csv(out / "leaderboard.csv")  # mean, se, n, clusters, interval
     check_folder(out, {"comparison.csv": list(comp.table.columns),
                        "leaderboard.csv": list(board.columns)},
                  {"comparison.csv": sig, "comparison.json": sig, "comparison.md": sig,

@@ -472,7 +472,7 @@ def test_result_views_and_signature() -> None:
     assert fields["corr"] == "holm"
     assert fields["pairs"] == "baseline(C4.5)"
     assert fields["level"] == "0.9" and "alpha" not in fields
-    assert fields["tie_correction"] == "yes"  # the default since issue 21 (R, scipy, autorank)
+    assert fields["tie_correction"] == "yes"  # tie-corrected by default, as R, scipy and autorank
     untied = rank_test(demsar_table(), posthoc="holm", control="C4.5", level=0.9,
                        tie_correction=False)
     assert parse_signature(untied.signature)["tie_correction"] == "no"

@@ -241,7 +241,7 @@ def test_westfall_young_needs_paired_permutation_tests():
         compare(df, correction="westfall-yung")
 
 
-# --------------------------------------------------------------------------- issue 11
+# --------------------------------------------------------------------------- disjoint items
 def test_rank_intervals_of_disjoint_items_bootstrap_each_system_independently():
     rng = np.random.default_rng(12)
     rows = [("d", s, "m", f"{s}{i}", float(rng.normal(mu, 0.2)))
@@ -377,7 +377,7 @@ def test_factorize_of_arrow_strings_equals_pandas():
 
 
 def test_compare_takes_only_the_scores_positionally():
-    """Everything after the data is keyword-only (issue 19: one calling convention)."""
+    """Everything after the data is keyword-only (one calling convention)."""
     df = pd.DataFrame({"dataset": "d", "system": ["A"] * 3 + ["B"] * 3,
                        "item": ["1", "2", "3"] * 2, "value": [0.1, 0.5, 0.3, 0.2, 0.4, 0.9]})
     with pytest.raises(TypeError, match="positional"):

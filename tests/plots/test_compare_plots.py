@@ -187,7 +187,7 @@ def test_boxplots_from_scores():
         comparison_boxplots(Scores(_scores()))  # type: ignore[arg-type]
 
 
-# --------------------------------------------------------------------------- issue 12 §3
+# --------------------------------------------------------------------------- readable at a glance
 
 
 def test_graph_baseline_pairs_untested_look_different():

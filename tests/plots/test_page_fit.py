@@ -1,5 +1,5 @@
 """Every figure of a command fits one page with readable, non-overlapping text from 2 to 50
-systems and from 1 to 200 datasets (issue 19 point 7: a 65-inch heatmap at 17 TREC runs, a
+systems and from 1 to 200 datasets (they used to be a 65-inch heatmap at 17 TREC runs, a
 59-inch one at 54 datasets, rank-axis labels running together, a tangled graph).
 
 The comparison is real (``compare`` on one dataset); the 54- and 200-dataset tables repeat its

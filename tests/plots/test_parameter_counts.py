@@ -14,8 +14,8 @@ import ranger_eval.plots as plots
 
 MAX_PARAMETERS = 12
 
-#: Functions of figures not yet split (issue 19, point 1: the CD diagram, graph and heatmap have
-#: their own owner); each entry must still exceed the limit, so the list can only shrink.
+#: Functions of figures not yet split (name → parameter count); each entry must still exceed the
+#: limit, so the list can only shrink.
 KNOWN_EXCEPTIONS: dict[str, int] = {}
 
 
