@@ -10,7 +10,7 @@ item ids are strings, one metric) with ``--systems × --datasets × --items`` ro
 ``--seed`` into ``--data`` (reused when it exists with the same parameters; never in the repo).
 Every measurement runs in its own subprocess; peak memory is that subprocess's ru_maxrss.
 
-``--mode engines`` (issue 13 §4, step 1) times the computation of per-(dataset, metric,
+``--mode engines`` times the computation of per-(dataset, metric,
 system-pair) paired sufficient statistics (n, Σd, centred Σ(d − mean)², min, max) with
 
 * DuckDB + numpy (ours, ``LazyScores.sufficient_statistics``, opening and validation included):

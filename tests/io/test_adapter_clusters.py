@@ -124,7 +124,7 @@ def test_the_signature_names_the_users_cluster_field(tmp_path: Path) -> None:
     frame.to_csv(path, index=False)
     scores = read_scores(path, cluster="passage")
     assert scores.cluster_name == "passage"
-    # the cluster field, then the cluster-robust variance (CR2 by default, issue 20 §1)
+    # the cluster field, then the cluster-robust variance (CR2 by default)
     assert rg.compare(scores).signature.endswith("|cluster:passage|cse:CR2")
     assert "|cluster:passage" in rg.effect_sizes(scores, treatment="B", control="A",
                                                  measure="MD").signature
