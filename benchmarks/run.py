@@ -364,7 +364,7 @@ def p_ir_batch(out: str, _: dict | None) -> list[Row]:
 
 
 def p_wilcoxon(out: str, _: dict | None) -> list[Row]:
-    """wilcoxon_bench.py (new in issue 29): any ``... <s> s ... scipy`` ratio line, if no JSON line."""
+    """wilcoxon_bench.py: any ``... <s> s ... scipy`` ratio line, if no JSON line."""
     ratio = _f(r"([\d.]+)\s*[x×]\s*(?:the\s+)?scipy", out) or _f(r"scipy[^\n]*?([\d.]+)\s*[x×]", out)
     return [Row("wilcoxon_bench.py", "all-pairs Wilcoxon", f"{_v('scipy')} wilcoxon loop",
                 1.0 if ratio else None, ratio, note="" if ratio else "no ratio found in output")]

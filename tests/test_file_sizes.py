@@ -1,4 +1,4 @@
-"""No source file of 1,200 lines or more (issue 28 §3: a newcomer reads a module whole).
+"""No source file of 1,200 lines or more (a newcomer reads a module whole).
 
 Every ``src/ranger_eval/**/*.py`` is counted from the checkout (not the installed package); the
 failure names each long file and its length, longest first. A file that grows past the limit is

@@ -1,4 +1,4 @@
-"""One frozen settings object per analysis (issue 19): every default in one place, checked once.
+"""One frozen settings object per analysis: every default in one place, checked once.
 
 The defaults of ``compare``, the CLI, the YAML and the lazy backend are all read from the fields
 of :class:`CompareSettings`, :class:`RankSettings` and :class:`MetaSettings`; the tests below walk

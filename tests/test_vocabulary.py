@@ -1,4 +1,4 @@
-"""One vocabulary (issue 19): renamed keywords are errors that name their replacement."""
+"""One vocabulary: renamed keywords are errors that name their replacement."""
 from __future__ import annotations
 
 import inspect
@@ -61,11 +61,11 @@ METHOD_MEANS = {
     "wilcoxon": "p-value computation", "mannwhitney": "p-value computation",
     "TestResult": "p-value computation", "ManyTestResult": "p-value computation",
     "RankIntervals": "the interval's method, a description",
-    # the estimator of prediction-powered inference (issue 20's ``method="ppi++"``)
+    # the estimator of prediction-powered inference (``method="ppi++"``)
     "ppi_mean": "ppi estimator", "ppi_mean_difference": "ppi estimator",
     "PPISettings": "ppi estimator",
     "PPIResult": "ppi estimator", "prediction_powered_mean": "ppi estimator",
-    # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin; issue 20)
+    # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin)
     "clustered_mcnemar": "clustered McNemar statistic",
 }
 
@@ -162,7 +162,7 @@ def test_method_is_never_the_multiplicity_procedure() -> None:
 
 def test_only_data_is_positional() -> None:
     """Every public function of ``ranger_eval`` takes its data positionally and everything
-    else by keyword (issue 19: keyword-only arguments after the data)."""
+    else by keyword (keyword-only arguments after the data)."""
     functions = {n: getattr(rg, n) for n in rg.__all__ if inspect.isfunction(getattr(rg, n))}
     assert set(functions) == set(DATA), "declare the data of a new public function in DATA"
     wrong = {}
@@ -215,7 +215,7 @@ def test_a_renamed_keyword_names_its_replacement(fn, n_data, old, new) -> None:
         fn(*[None] * n_data, **old)
 
 
-#: The resample count's other names (issue 28: ``n_resamples`` is the only one); checked on the
+#: The resample count's other names (``n_resamples`` is the only one); checked on the
 #: Python keywords and command-line options of arena and plan (the other commands' own tests).
 RESAMPLE_WORDS = {"n_bootstrap", "n_simulations", "repeats"}
 
@@ -270,7 +270,7 @@ def test_cli_options_use_the_glossary_words() -> None:
     assert found == []
 
 
-#: The resample and draw counts' second words (issue 28 §2: ``n_resamples`` counts resamples,
+#: The resample and draw counts' second words (``n_resamples`` counts resamples,
 #: ``n_draws`` posterior draws).
 COUNT_WORDS = {"n_bootstrap": "n_resamples", "repeats": "n_resamples",
                "n_simulations": "n_resamples", "n_samples": "n_draws",

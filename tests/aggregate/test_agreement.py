@@ -1,4 +1,4 @@
-"""Issue 27 §4: where two procedures of one output folder answer differently — the ranking's
+"""Where two procedures of one output folder answer differently — the ranking's
 pairwise tests (harmonic-mean p) and the rank test (Nemenyi, the CD diagram), the same tests and
 the Bayesian ROPE decisions, a test of no difference and an equivalence / margin verdict — the
 reading says what each asks and why both hold, and says nothing when they agree."""

@@ -1,4 +1,4 @@
-"""compare on many small dataset × metric groups (issue 18, class 3): the array path across
+"""compare on many small dataset × metric groups: the array path across
 groups (``_uniform_paired_t``) gives exactly the numbers of comparing each group alone, the
 vectorised family adjustment equals one call per family, and the human reports of
 ``ranger-eval compare`` are capped above ``REPORT_MAX_GROUPS`` groups while comparison.csv stays

@@ -1,4 +1,4 @@
-"""Issue 11: every text of every figure is drawn literally (no mathtext, no TeX).
+"""Every text of every figure is drawn literally (no mathtext, no TeX).
 
 Each plot function is fed system, dataset and metric names (and titles) full of mathtext and TeX
 syntax; the figure must draw without error, and the name must appear verbatim as text in the SVG
