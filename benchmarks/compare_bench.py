@@ -1,6 +1,6 @@
 """All-pairs comparison benchmark: ``ranger_eval.compare`` against plain scipy loops and peers.
 
-Workload (issue 13 §1): 20 systems × 5 datasets × 3 metrics × 10,000 items, all pairs
+Workload: 20 systems × 5 datasets × 3 metrics × 10,000 items, all pairs
 (190 per dataset × metric, 2,850 tests).
 
 * paired t-tests: ``rg.compare(scores, test="paired-t")`` vs a plain loop over
@@ -14,7 +14,7 @@ Workload (issue 13 §1): 20 systems × 5 datasets × 3 metrics × 10,000 items, 
 Each measurement runs in its own subprocess (same data from the same seed; imports done before
 the clock starts, for every tool); ``--repeat R`` keeps the best of R runs of the t-test
 timings (ours and the scipy loop alike: the machine is shared). The script prints seconds,
-ratios to ours, the goals of issue 13 (≥ 5× faster than the scipy loop; permutation ≤ 10 s),
+ratios to ours, the goals (≥ 5× faster than the scipy loop; permutation ≤ 10 s),
 the load average, and max |Δp| between ours and scipy. Usage::
 
     python benchmarks/compare_bench.py              # full workload

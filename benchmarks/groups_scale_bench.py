@@ -1,5 +1,5 @@
 """Scale in the number of groups: G datasets × 2 systems × n items through ``ranger-eval compare``,
-``ranger-eval rank`` and ``ranger-eval meta`` (issue 18, class 3).
+``ranger-eval rank`` and ``ranger-eval meta``.
 
     python benchmarks/groups_scale_bench.py [--groups 10000,100000,1000000] [--items 2]
                                             [--commands compare,rank] [--figures none]
@@ -18,7 +18,7 @@ entries; it also profiles the whole ``ranger-eval compare`` / ``rank`` run of ea
 ``--commands`` (``pipeline.run_compare`` / ``run_rank`` on the table, ``--figures none``:
 reading, the analysis, outputs) to ``compare_cli_G.prof`` / ``rank_cli_G.prof``. ``--binary``
 makes the scores 0/1 (compare's auto choice is then McNemar with Tango's interval) and
-``--format csv`` writes the table as CSV (issue 29: 1,000,000 tiny binary datasets from CSV).
+``--format csv`` writes the table as CSV (the scale target: 1,000,000 tiny binary datasets read from CSV).
 
 With 2 items per dataset every test has n = 2: the paired t statistic is defined (1 degree of
 freedom) unless the two differences are equal, when compare reports it as degenerate (p = 1 or

@@ -1,4 +1,4 @@
-"""Every vectorised path of ``compare`` gives the group-by-group numbers bit for bit (issue 29):
+"""Every vectorised path of ``compare`` gives the group-by-group numbers bit for bit:
 the all-groups array path (``_uniform_paired_t``: paired t, McNemar with Tango's interval,
 Cohen's d_z and h) and the grouped engine chosen for few large groups (``prefer_grouped``), on
 hostile shapes — ties, zeros, all-equal pairs, identical systems, n = 1–3, NaN scores, unequal

@@ -22,7 +22,7 @@ from .dispatch import cohens_h_of_means, tango_rows
 #: group, ~0.5 ms of Python each) beats the uniform path (a lexsort of every row of the table):
 #: measured crossover ~2,000 rows per group on 1M-row tables (2,000 groups × 5 systems × 100
 #: items: uniform 0.30 s, grouped 0.96 s; 500 × 5 × 400: 0.25 s vs 0.24 s; 15 × 20 × 10,000,
-#: issue 29's 2,850-test workload: 1.1–3.3 s vs 0.29–0.49 s).
+#: the 2,850-test workload of benchmarks/compare_bench.py: 1.1–3.3 s vs 0.29–0.49 s).
 GROUPED_ROWS_PER_GROUP = 2048
 
 
