@@ -18,7 +18,7 @@ from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings, resolve_settings
 from ..stats import effect_label
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
-from .clustered import group_clusters, prepare_clustered
+from .clustered import groups_clusters, prepare_clustered
 from .dispatch import _choose_test, _context, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t, prefer_grouped
@@ -326,6 +326,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
     if judged:  # every pair by the prediction-powered (PPI++) z test of human scores
         refuse_ppi(scores, test=test, correction=correction_key, set_metrics=bool(set_metrics))
         humans = human_matrices(scores, groups)
+    # clusters of every group's items, in one pass (None: not clustered)
+    all_clusters = groups_clusters(scores, groups)
     for gi, group in enumerate(groups):
         for j, s in enumerate(group.names):
             mean_rows.append(
@@ -343,7 +345,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
         if judged:
             work = _GroupWork(group, data, [PPI_TEST] * len(data))
-            gc = group_clusters(scores, group)  # None: no clusters, or one item per cluster
+            gc = all_clusters[gi]
             part, own, judged_counts, judged_dfs = ppi_group(
                 group, humans[gi], data, alternative=alternative, level=level,
                 hypothesis=hypothesis, margin=margin,
@@ -356,7 +358,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             continue
         chosen = [_choose_test(test, d, group) for d in data]
         work = _GroupWork(group, data, chosen)
-        gc = group_clusters(scores, group)  # None: no clusters, or one item per cluster
+        gc = all_clusters[gi]
         if gc is None:
             work.prepare(shared, westfall_young)
         else:
@@ -365,7 +367,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
                 n_resamples=int(n_resamples), seed=seed, cluster_se=cluster_se)
         works.append(work)
     shared.run()  # one t-distribution call, one sign-flip product per number of items
-    for work in works:
+    for gi, work in enumerate(works):
         group, data, chosen = work.group, work.data, work.chosen
         if id(work) in judged_rows:
             part, judged_counts, judged_dfs = judged_rows[id(work)]
@@ -383,7 +385,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             ci_df.extend([math.nan] * len(data))
         if hypothesis != "superiority":
             assert margin is not None  # CompareSettings: a margin with every such hypothesis
-            gc = group_clusters(scores, group)
+            gc = all_clusters[gi]
             with _context(group, data):
                 outcomes = margin_outcomes(
                     group, data, chosen, hypothesis=hypothesis, margin=margin, level=level,
