@@ -294,3 +294,28 @@ def test_clustered_compare_equals_its_group_by_group_path(
     monkeypatch.undo()
     _assert_same(fast, slow)
     assert fast.table["n_clusters"].notna().any() and fast.table["n_clusters"].isna().any()
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"cluster_se": "CR1", "alternative": "greater"}, {"test": "mcnemar", "metric": "acc"},
+    {"test": "permutation", "n_resamples": 200, "seed": 1},
+    {"test": "bootstrap", "n_resamples": 200, "seed": 2, "level": 0.9},
+])
+def test_clustered_t_of_all_groups_equals_each_dataset_alone(kwargs: dict) -> None:
+    """The clustered paired t tests of every group run as one call per vector of cluster
+    sizes (ClusteredT): each row equals compare on its dataset alone, bit for bit, beside
+    the McNemar, permutation and bootstrap rows that borrow (or replace) its interval."""
+    df = _clustered(9)
+    kwargs = {"missing": "intersect", **kwargs}
+    metric = kwargs.pop("metric", None)
+    if metric is not None:
+        df = df[df.metric == metric]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        together = rg.compare(df, **kwargs).table
+        keep = [c for c in together.columns if c not in ("pvalue_adjusted", "significant")]
+        together = together[keep].reset_index(drop=True)
+        alone = pd.concat([rg.compare(df[df.dataset == d], **kwargs).table[keep]
+                           for d in df.dataset.unique()], ignore_index=True)
+    pd.testing.assert_frame_equal(together, alone, check_exact=True)
+    assert together["n_clusters"].notna().sum() >= 6

@@ -18,7 +18,7 @@ from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings, resolve_settings
 from ..stats import effect_label
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
-from .clustered import groups_clusters, prepare_clustered
+from .clustered import ClusteredT, groups_clusters, prepare_clustered
 from .dispatch import _choose_test, _context, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t, prefer_grouped
@@ -317,8 +317,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             "metric_fn: a set-level metric of clustered items would need a cluster bootstrap "
             "of the whole item vector, which ranger-eval does not have; compare per-item scores "
             "(the cluster-robust tests) or drop the cluster column only if items are independent")
-    # id(work) -> outcomes, n_clusters, df of the t intervals
-    clustered: dict[int, tuple[list[Any], list[int], list[float]]] = {}
+    clustered: dict[int, Any] = {}  # id(work) -> its clustered tests (_PendingClustered)
+    cluster_t = ClusteredT(alternative, level, cluster_se)
     n_clusters: list[float] = [math.nan] * len(rows)
     ci_df: list[float] = [math.nan] * len(rows)
     # id(work) -> PPI rows, n_clusters, df of the intervals (comparison.ppi)
@@ -363,10 +363,11 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             work.prepare(shared, westfall_young)
         else:
             clustered[id(work)] = prepare_clustered(
-                work, gc, westfall_young=westfall_young, alternative=alternative, level=level,
-                n_resamples=int(n_resamples), seed=seed, cluster_se=cluster_se)
+                work, gc, cluster_t, westfall_young=westfall_young,
+                n_resamples=int(n_resamples), seed=seed)
         works.append(work)
     shared.run()  # one t-distribution call, one sign-flip product per number of items
+    cluster_t.run()  # one clustered t call per vector of cluster sizes
     for gi, work in enumerate(works):
         group, data, chosen = work.group, work.data, work.chosen
         if id(work) in judged_rows:
@@ -376,7 +377,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             ci_df.extend(judged_dfs)
             continue
         if id(work) in clustered:
-            outcomes, counts, dfs = clustered[id(work)]
+            outcomes, counts, dfs = clustered[id(work)].result()
             n_clusters.extend(counts)
             ci_df.extend(dfs)
         else:
