@@ -232,3 +232,90 @@ def test_two_proportion_rows_of_all_groups_equal_each_pair_alone(alternative: st
                                     alternative=alternative, level=0.95)
         assert (row.statistic, row.pvalue) == (one.statistic, one.pvalue)
         assert (row.ci_low, row.ci_high) == (lo[0], hi[0])
+
+
+def _clustered(seed: int) -> pd.DataFrame:
+    """Hostile clustered scores: datasets of unequal sizes with two metrics, cluster ids that
+    are numbers in one dataset and strings elsewhere, a dataset whose clusters hold one item
+    each (not clustered), one item missing for one system, 0/1 and continuous metrics."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in range(9):
+        n = 3 + d % 4
+        for metric in ("acc", "f1"):
+            for s in ("A", "B", "C"):
+                for i in range(n):
+                    if d == 4 and s == "C" and i == 0:
+                        continue  # an item one system lacks
+                    cl: object = i if d == 6 else f"p{i // (1 if d == 3 else 2)}"
+                    v = float(rng.random() < 0.5) if metric == "acc" else round(
+                        float(rng.normal(0.5, 0.2)), 2)
+                    rows.append((f"d{d}", metric, s, f"q{(i * 7) % n}", cl, v))
+    return pd.DataFrame(rows, columns=["dataset", "metric", "system", "item", "cluster",
+                                       "value"])
+
+
+def test_clusters_of_all_groups_at_once_equal_each_group_alone() -> None:
+    from ranger_eval.comparison.clustered import group_clusters, groups_clusters
+    from ranger_eval.pairing import align_groups
+
+    scores = rg.Scores(_clustered(7))
+    groups = align_groups(scores, None)
+    together = groups_clusters(scores, groups)
+    assert len(together) == len(groups)
+    seen_none = seen_clustered = False
+    for group, gc in zip(groups, together, strict=True):
+        alone = group_clusters(scores, group)
+        if alone is None:
+            assert gc is None
+            seen_none = True
+            continue
+        assert gc is not None and gc.n_clusters == alone.n_clusters
+        assert gc.codes.dtype == alone.codes.dtype
+        np.testing.assert_array_equal(gc.codes, alone.codes)
+        seen_clustered = True
+    assert seen_none and seen_clustered
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"cluster_se": "CR1", "alternative": "less"},
+                                    {"test": "paired-t", "alternative": "greater"}])
+def test_clustered_compare_equals_its_group_by_group_path(
+        kwargs: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ranger_eval.comparison import clustered as cl_mod
+
+    df = _clustered(8)
+    kwargs = {"missing": "intersect", **kwargs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = rg.compare(df, **kwargs)
+        monkeypatch.setattr(COMPARE, "groups_clusters", lambda scores, groups: [
+            cl_mod.group_clusters(scores, g) for g in groups])
+        slow = rg.compare(df, **kwargs)
+    monkeypatch.undo()
+    _assert_same(fast, slow)
+    assert fast.table["n_clusters"].notna().any() and fast.table["n_clusters"].isna().any()
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"cluster_se": "CR1", "alternative": "greater"}, {"test": "mcnemar", "metric": "acc"},
+    {"test": "permutation", "n_resamples": 200, "seed": 1},
+    {"test": "bootstrap", "n_resamples": 200, "seed": 2, "level": 0.9},
+])
+def test_clustered_t_of_all_groups_equals_each_dataset_alone(kwargs: dict) -> None:
+    """The clustered paired t tests of every group run as one call per vector of cluster
+    sizes (ClusteredT): each row equals compare on its dataset alone, bit for bit, beside
+    the McNemar, permutation and bootstrap rows that borrow (or replace) its interval."""
+    df = _clustered(9)
+    kwargs = {"missing": "intersect", **kwargs}
+    metric = kwargs.pop("metric", None)
+    if metric is not None:
+        df = df[df.metric == metric]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        together = rg.compare(df, **kwargs).table
+        keep = [c for c in together.columns if c not in ("pvalue_adjusted", "significant")]
+        together = together[keep].reset_index(drop=True)
+        alone = pd.concat([rg.compare(df[df.dataset == d], **kwargs).table[keep]
+                           for d in df.dataset.unique()], ignore_index=True)
+    pd.testing.assert_frame_equal(together, alone, check_exact=True)
+    assert together["n_clusters"].notna().sum() >= 6
