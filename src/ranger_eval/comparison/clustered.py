@@ -74,9 +74,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ..errors import CompareError, Hint
-from ..pairing import Group
+from ..pairing import Group, scores_table
+from ..scores.columns import CLUSTER
 from ..stats import clustered as cl
 from ..stats import many
 from ..stats.clustered import NOT_CLUSTERED, cluster_codes, cluster_sums, clustered_signed_rank
@@ -145,11 +147,6 @@ def groups_clusters(scores: object, groups: list[Group]) -> list[GroupClusters |
     id) takes :func:`group_clusters` itself, which names it."""
     if not getattr(scores, "has_cluster", False) or not groups:
         return [None] * len(groups)
-    import pandas as pd
-
-    from ..pairing import scores_table
-    from ..scores.columns import CLUSTER
-
     table = scores_table(scores)  # type: ignore[arg-type]
     first = table[["dataset", "item", CLUSTER]].drop_duplicates(["dataset", "item"])
     sizes = np.array([g.items.size for g in groups], dtype=np.int64)
