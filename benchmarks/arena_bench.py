@@ -63,7 +63,7 @@ def main() -> None:
     ours = time.perf_counter() - t0
     print(f"ranger-eval {rg.__version__}: {args.battles:,} battles, {args.models} models, "
           f"{res.n_distinct:,} distinct rows, {args.rounds} bootstrap rounds: {ours:.1f} s "
-          f"({res.n_bootstrap_failed} rounds left out)")
+          f"({res.n_resamples_failed} rounds left out)")
 
     from bradley_terry_oracle import compute_elo_mle_with_tie
 

@@ -1,7 +1,7 @@
 """Speed of the clustered paths of ``compare`` against the unclustered ones, and of the
 one-mean cluster-robust standard error against Inspect AI's ``stderr(cluster=...)``.
 
-Workload (issue 20, Performance; the items of issue 13's compare benchmark): 20 systems ×
+Workload (the items of ``compare_bench.py``): 20 systems ×
 5 datasets × 3 metrics, all pairs (190 per dataset × metric, 2,850 tests), N items per dataset
 in clusters of 10 (N/10 clusters; default N = 10,000):
 

@@ -1,4 +1,4 @@
-"""Validity of the cluster-robust tests under the null, measured by simulation (issue 20 §1).
+"""Validity of the cluster-robust tests under the null, measured by simulation.
 
     python benchmarks/cluster_validity.py [--replicates 10000] [--resamples 999] [--quick]
                                           [--kinds binary,binary-equal]
@@ -16,7 +16,7 @@ correlation ICC 0.1 / 0.5 / 0.9:
   binary-equal: the same with every cluster of one size m, drawn once per scenario from 2..20
   (where Yang, Sun & Hardin's rule takes their modified Obuchowski test at any C).
 
-* ppi: judge scores with human scores for some items (issue 20 §3), the prediction-powered
+* ppi: judge scores with human scores for some items, the prediction-powered
   (PPI++) test of a zero mean human score difference: per item a human difference
   h_i = u_k + e_i (as continuous), a judge that tracks it, f_i = 0.8 h_i + b_k + ε_i + 0.3 with
   a bias b_k ~ N(0, 0.25) shared within the cluster and ε_i ~ N(0, 0.25), and a human score on

@@ -1,9 +1,10 @@
 """Scale in the number of groups: G datasets × 2 systems × n items through ``ranger-eval compare``,
-``ranger-eval rank`` and ``ranger-eval meta`` (issue 18, class 3).
+``ranger-eval rank`` and ``ranger-eval meta``.
 
     python benchmarks/groups_scale_bench.py [--groups 10000,100000,1000000] [--items 2]
                                             [--commands compare,rank] [--figures none]
                                             [--api] [--profile G] [--seed 0]
+                                            [--binary] [--format parquet|csv]
 
 The tidy table (columns dataset, system, item, value; 4·G rows for 2 items) is written once per G
 to a temporary Parquet file (not timed). Each command then runs in its own subprocess,
@@ -13,9 +14,11 @@ the largest child so far, so commands run from the smallest G up). ``--api`` als
 ``rg.compare(rg.Scores(df))`` in a worker process. Time per group (µs) is printed so linearity
 is visible: it should stay roughly constant as G grows. ``--profile G`` writes a cProfile of
 the API compare at that G to ``compare_G.prof`` in the temporary folder and prints the top
-entries; with ``rank`` among ``--commands`` it also profiles the whole ``ranger-eval rank`` run
-(``pipeline.run_rank`` on the Parquet table, ``--figures none``: reading, ranking, outputs) to
-``rank_G.prof``.
+entries; it also profiles the whole ``ranger-eval compare`` / ``rank`` run of each of
+``--commands`` (``pipeline.run_compare`` / ``run_rank`` on the table, ``--figures none``:
+reading, the analysis, outputs) to ``compare_cli_G.prof`` / ``rank_cli_G.prof``. ``--binary``
+makes the scores 0/1 (compare's auto choice is then McNemar with Tango's interval) and
+``--format csv`` writes the table as CSV (the scale target: 1,000,000 tiny binary datasets read from CSV).
 
 With 2 items per dataset every test has n = 2: the paired t statistic is defined (1 degree of
 freedom) unless the two differences are equal, when compare reports it as degenerate (p = 1 or
@@ -39,15 +42,21 @@ from pathlib import Path
 import numpy as np
 
 
-def make_table(groups: int, items: int = 2, seed: int = 0):  # noqa: ANN201
+def make_table(groups: int, items: int = 2, seed: int = 0, binary: bool = False):  # noqa: ANN201
     """Tidy scores: ``groups`` datasets ("d0", ...) × systems A, B × ``items`` items ("q0", ...),
-    values A ~ N(0.5, 0.1) per item, B = A + N(0.02, 0.05)."""
+    values A ~ N(0.5, 0.1) per item, B = A + N(0.02, 0.05); ``binary``: 0/1 scores instead
+    (A ~ Bernoulli(0.6), B = A except 20 % of items redrawn ~ Bernoulli(0.65)), which
+    ``compare``'s auto choice tests by McNemar."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
     total = groups * items
-    a = rng.normal(0.5, 0.1, size=total)
-    b = a + rng.normal(0.02, 0.05, size=total)
+    if binary:
+        a = (rng.random(total) < 0.6).astype(np.float64)
+        b = np.where(rng.random(total) < 0.2, (rng.random(total) < 0.65).astype(np.float64), a)
+    else:
+        a = rng.normal(0.5, 0.1, size=total)
+        b = a + rng.normal(0.02, 0.05, size=total)
     ds = np.repeat(np.arange(groups), items)
     it = np.tile(np.arange(items), groups)
     dlab = pd.array([f"d{i}" for i in range(groups)], dtype="str")
@@ -64,11 +73,12 @@ def _children_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
 
 
-def api_worker(groups: int, items: int, seed: int, out: str, profile: bool) -> None:
+def api_worker(groups: int, items: int, seed: int, out: str, profile: bool,
+               binary: bool = False) -> None:
     """Time ``Scores`` and ``compare`` in this process (optionally under cProfile)."""
     import ranger_eval as rg
 
-    df = make_table(groups, items, seed)
+    df = make_table(groups, items, seed, binary)
     t0 = time.perf_counter()
     scores = rg.Scores(df)
     t_scores = time.perf_counter() - t0
@@ -92,23 +102,34 @@ def api_worker(groups: int, items: int, seed: int, out: str, profile: bool) -> N
                                      "peak_mb": peak}))
 
 
-def rank_profile_worker(groups: int, items: int, seed: int, out: str) -> None:
-    """cProfile of ``ranger-eval rank`` as the CLI runs it (``pipeline.run_rank``), in this
-    process, on the Parquet table of ``groups`` datasets; prints the top entries."""
+def _write(df, path: Path | str, fmt: str) -> None:  # noqa: ANN001
+    """The table as Parquet or CSV (``--format``)."""
+    if fmt == "csv":
+        df.to_csv(path, index=False)
+    else:
+        df.to_parquet(path)
+
+
+def cli_profile_worker(command: str, groups: int, items: int, seed: int, out: str,
+                       binary: bool, fmt: str) -> None:
+    """cProfile of ``ranger-eval rank`` or ``compare`` as the CLI runs it
+    (``pipeline.run_rank`` / ``run_compare``), in this process, on the table of ``groups``
+    datasets: reading, the analysis, the outputs; prints the top entries."""
     import cProfile
     import pstats
 
-    from ranger_eval.pipeline import run_rank
+    from ranger_eval import pipeline
 
-    table = out + ".parquet"
-    make_table(groups, items, seed).to_parquet(table)
+    run = pipeline.run_rank if command == "rank" else pipeline.run_compare
+    table = f"{out}.{fmt}"
+    _write(make_table(groups, items, seed, binary), table, fmt)
     prof = cProfile.Profile()
     t0 = time.perf_counter()
-    prof.runcall(run_rank, table, out + "_out", figures="none")
+    prof.runcall(run, table, out + "_out", figures="none")
     wall = time.perf_counter() - t0
     prof.dump_stats(out + ".prof")
     Path(table).unlink()
-    print(f"rank under cProfile: {wall:.1f} s")
+    print(f"{command} under cProfile: {wall:.1f} s")
     pstats.Stats(out + ".prof").sort_stats("cumulative").print_stats(40)
 
 
@@ -127,37 +148,45 @@ def main() -> None:
     ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--prof", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--rank-prof", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--binary", action="store_true",
+                    help="0/1 scores (compare's auto choice: McNemar) instead of continuous")
+    ap.add_argument("--format", choices=("parquet", "csv"), default="parquet",
+                    help="file format of the table the commands read (default parquet)")
+    ap.add_argument("--cli-prof", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker is not None:
-        if a.rank_prof:
-            rank_profile_worker(a.worker, a.items, a.seed, a.out)
+        if a.cli_prof:
+            cli_profile_worker(a.cli_prof, a.worker, a.items, a.seed, a.out, a.binary,
+                               a.format)
         else:
-            api_worker(a.worker, a.items, a.seed, a.out, a.prof)
+            api_worker(a.worker, a.items, a.seed, a.out, a.prof, a.binary)
         return
     import ranger_eval
 
     print(f"ranger_eval {ranger_eval.__version__}, numpy {np.__version__}, python "
-          f"{sys.version.split()[0]}, {os.cpu_count()} cores; {a.items} items per dataset")
+          f"{sys.version.split()[0]}, {os.cpu_count()} cores; {a.items} items per dataset"
+          f"{', 0/1 scores' if a.binary else ''}, {a.format}")
+    flags = ["--items", str(a.items), "--seed", str(a.seed), "--format", a.format,
+             *(["--binary"] if a.binary else [])]
     tmp = Path(tempfile.mkdtemp(prefix="groups_scale_"))
     exe = [sys.executable, "-m", "ranger_eval.cli"]
     sizes = sorted(int(float(x)) for x in a.groups.split(","))
     if a.profile:
         out = str(tmp / f"compare_{a.profile}")
         subprocess.run([sys.executable, __file__, "--worker", str(a.profile), "--out", out,
-                        "--items", str(a.items), "--seed", str(a.seed), "--prof"], check=True)
+                        *flags, "--prof"], check=True)
         print(f"profile: {out}.prof")
-        if "rank" in a.commands.split(","):
-            out = str(tmp / f"rank_{a.profile}")
-            subprocess.run([sys.executable, __file__, "--worker", str(a.profile), "--out", out,
-                            "--items", str(a.items), "--seed", str(a.seed), "--rank-prof"],
-                           check=True)
-            print(f"profile: {out}.prof")
+        for cmd in ("compare", "rank"):
+            if cmd in a.commands.split(","):
+                out = str(tmp / f"{cmd}_cli_{a.profile}")
+                subprocess.run([sys.executable, __file__, "--worker", str(a.profile), "--out",
+                                out, *flags, "--cli-prof", cmd], check=True)
+                print(f"profile: {out}.prof")
     for g in sizes:
-        table = tmp / f"g{g}.parquet"
-        make_table(g, a.items, a.seed).to_parquet(table)
+        table = tmp / f"g{g}.{a.format}"
+        _write(make_table(g, a.items, a.seed, a.binary), table, a.format)
         print(f"\nG={g:,} ({4 * g * a.items // 2:,} rows, {table.stat().st_size / 1e6:.0f} MB "
-              "Parquet)")
+              f"{a.format})")
         for cmd in a.commands.split(","):
             before = _children_peak_mb()
             t0 = time.perf_counter()
@@ -172,8 +201,8 @@ def main() -> None:
             print(f"  {cmd:8s} {wall:7.2f} s  {wall / g * 1e6:6.1f} µs/group  {mem}  {status}")
         if a.api:
             out = str(tmp / f"api{g}.json")
-            subprocess.run([sys.executable, __file__, "--worker", str(g), "--out", out,
-                            "--items", str(a.items), "--seed", str(a.seed)], check=True)
+            subprocess.run([sys.executable, __file__, "--worker", str(g), "--out", out, *flags],
+                           check=True)
             r = json.loads(Path(out).read_text())
             print(f"  API Scores {r['scores_s']:.2f} s, compare {r['compare_s']:.2f} s "
                   f"({r['compare_s'] / g * 1e6:.1f} µs/group), peak {r['peak_mb']:.0f} MB")

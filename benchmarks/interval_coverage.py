@@ -1,4 +1,4 @@
-"""Coverage of ranger_eval's default confidence intervals at small n (issue 27 §3), by
+"""Coverage of ranger_eval's default confidence intervals at small n, by
 simulation: 95 % intervals, n = 15, 30, 60, 100 items, 10,000 replicates per cell (Monte-Carlo
 standard error of a coverage near 95 % is 0.22 %), each default next to the t / Wald interval.
 
@@ -20,7 +20,7 @@ systems A and B on the same items, ``test="auto"``), beside the t / Wald interva
 
 * ``paired 0/1`` — joint outcomes (both right, only A, only B, both wrong) with probabilities
   (0.65, 0.15, 0.05, 0.15), difference 0.1: ``auto`` picks McNemar's exact test, whose rows
-  carry Tango's score interval since issue 27 (before: the paired t interval, shown beside it
+  carry Tango's score interval (formerly the paired t interval, shown beside it
   with the Wald z); and the same with a design (p_control, p_treatment, φ) drawn per replicate
   from the 92-design grid of ``benchmarks/paired_binary_intervals.py`` (the average over it);
 * ``paired bounded, logit-normal`` (the representative case) — an item difficulty

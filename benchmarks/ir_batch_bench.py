@@ -5,7 +5,7 @@
                                         [--tools ranger_eval,ranger_eval[loop],...]
                                         [--trec-eval PATH]
 
-Workload (issue 13 §2): one qrels file and --runs TREC runs of --queries × --docs lines each
+Workload: one qrels file and --runs TREC runs of --queries × --docs lines each
 (20 runs × 500 × 1,000 = 20 × 500,000 lines by default), read from files and evaluated with
 nDCG@10, AP and RR per query. The qrels have 1 to --max-judged judged documents per query (labels
 0-3). Every run ranks --docs documents per query drawn from a per-query pool of 4 × --docs

@@ -6,7 +6,7 @@
 
 The single-run counterpart of ir_batch_bench.py (many runs, one qrels). Workload: a synthetic TREC
 run (6 columns ``qid Q0 docid rank score tag``; --queries × --docs lines, 1,500 × 1,000 by
-default, the one-run case of issue 18) and qrels (``qid 0 docid label``; 1 to --max-judged judged
+default) and qrels (``qid 0 docid label``; 1 to --max-judged judged
 documents per query, labels 0-3, about 70% of them retrieved by the run, ranked mostly near the
 top, the rest unretrieved). Docids are "doc" + a random integer below 8,000,000 (lengths vary, so
 byte order differs from numeric order); query ids are random integers written in numeric order.

@@ -10,7 +10,7 @@ item ids are strings, one metric) with ``--systems × --datasets × --items`` ro
 ``--seed`` into ``--data`` (reused when it exists with the same parameters; never in the repo).
 Every measurement runs in its own subprocess; peak memory is that subprocess's ru_maxrss.
 
-``--mode engines`` (issue 13 §4, step 1) times the computation of per-(dataset, metric,
+``--mode engines`` times the computation of per-(dataset, metric,
 system-pair) paired sufficient statistics (n, Σd, centred Σ(d − mean)², min, max) with
 
 * DuckDB + numpy (ours, ``LazyScores.sufficient_statistics``, opening and validation included):
@@ -22,7 +22,7 @@ system-pair) paired sufficient statistics (n, Σd, centred Σ(d − mean)², min
 * Polars (streaming engine), the same pivot as a lazy group_by;
 * Polars (streaming engine), the same self-join.
 
-``--mode dask`` (issue 18) times the same pipeline on the two engines of ``ranger_eval.lazy``:
+``--mode dask`` times the same pipeline on the two engines of ``ranger_eval.lazy``:
 DuckDB on this machine (``open_scores(path)``) and Dask on a ``distributed.LocalCluster`` of
 ``--dask-workers`` worker processes with one thread each (``open_scores(path, engine="dask",
 client=client)``; cluster start-up is timed apart). Its CPU time adds the workers' (they are

@@ -1,6 +1,6 @@
 """Which interval for a paired difference of 0/1 scores (the McNemar rows of ``rg.compare``)?
-Exact coverage of four published 95 % intervals over a grid of LLM-evaluation designs
-(issue 27 §3), at n = 15, 30, 60, 100 paired items.
+Exact coverage of four published 95 % intervals over a grid of LLM-evaluation designs,
+at n = 15, 30, 60, 100 paired items.
 
 Each design is a pair of accuracies (p_control, p_treatment) and the φ correlation of the two
 systems' per-item outcomes (both systems find the same items hard):
@@ -35,7 +35,7 @@ z = Φ⁻¹(0.975)):
   R ``PropCIs::diffpropci.mp``.
 
 Beside them, for reference, the Wald z (b − c)/n ± z √((b + c)/n − ((b − c)/n)²)/√n and the
-paired t (the McNemar rows' interval before issue 27).
+paired t (the McNemar rows' former interval).
 
 Printed: per n and method the average coverage over the designs, the lowest (worst case), the
 share of designs below 93.5 % and above 96.5 %, and the mean width at the representative design

@@ -1,4 +1,4 @@
-"""Prediction-powered mean speed: ranger_eval.ppi_mean vs ppi_py.ppi_mean_ci (issue 20: 1M items < 1 s).
+"""Prediction-powered mean speed: ranger_eval.ppi_mean vs ppi_py.ppi_mean_ci (target: 1M items < 1 s).
 
     python benchmarks/ppi_bench.py [--n 1000000] [--labelled 0.05] [--repeat 5]
     python benchmarks/ppi_bench.py --compare [--systems 20] [--datasets 5] [--items 2000]

@@ -2,13 +2,13 @@
 
 100 synthetic datasets (0/1 correctness of a control and a treatment, 200–2,000 items each,
 heterogeneous true error reductions); ``predictive_check`` with k = 5, 10, 20, 30, 40, 50,
-n_test = 5 and 200 repeats per k: error reductions with 50 paired bootstrap resamples, then all
+n_test = 5 and 200 random splits per k (``n_resamples``): error reductions with 50 paired bootstrap resamples, then all
 five estimators (random effects by DerSimonian–Laird, vectorised) on 1,200 draws. Prints the time
 end to end, of the effects and of the draws + estimators alone, and, for comparison, with the
 random-effects estimator fitted by ``meta_analysis`` per draw (``method="REML"``, no closed form).
 Timings are single runs after a warm-up (expect some noise on a shared machine).
 
-Usage: python benchmarks/predictive_bench.py [--repeats 200] [--datasets 100]
+Usage: python benchmarks/predictive_bench.py [--n-resamples 200] [--datasets 100]
 """
 from __future__ import annotations
 
@@ -45,29 +45,30 @@ def synthetic_scores(n_datasets: int, seed: int = 0) -> Scores:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--n-resamples", type=int, default=200,
+                        help="random held-out splits per k")
     args = parser.parse_args()
     ks = tuple(k for k in (5, 10, 20, 30, 40, 50) if k + 5 <= args.datasets)
 
     scores = synthetic_scores(args.datasets)
     # warm-up (imports, scipy's first calls) on a small problem, not timed
     predictive_check(synthetic_scores(8, seed=1), treatment="treatment", control="control",
-                     k=(2,), n_test=2, repeats=2)
+                     k=(2,), n_test=2, n_resamples=2)
 
     t0 = time.perf_counter()
     full = predictive_check(scores, treatment="treatment", control="control", k=ks, n_test=5,
-                            repeats=args.repeats, seed=0)
+                            n_resamples=args.n_resamples, seed=0)
     t1 = time.perf_counter()
     er = error_reduction(scores, treatment="treatment", control="control", n_resamples=50)
     t2 = time.perf_counter()
-    res = predictive_check(er, k=ks, n_test=5, repeats=args.repeats, seed=0)
+    res = predictive_check(er, k=ks, n_test=5, n_resamples=args.n_resamples, seed=0)
     t3 = time.perf_counter()
-    reml = predictive_check(er, k=ks, n_test=5, repeats=args.repeats, seed=0, method="REML")
+    reml = predictive_check(er, k=ks, n_test=5, n_resamples=args.n_resamples, seed=0, method="REML")
     t4 = time.perf_counter()
 
-    draws = len(ks) * args.repeats
+    draws = len(ks) * args.n_resamples
     print(f"{args.datasets} datasets ({len(scores):,} score rows), k = {ks}, n_test = 5, "
-          f"{args.repeats} repeats ({draws} draws × 5 estimators)")
+          f"{args.n_resamples} splits ({draws} draws × 5 estimators)")
     print(f"  predictive_check from Scores (effects, draws, estimators)  {t1 - t0:7.3f} s")
     print(f"  separately: error_reduction alone (50 paired bootstraps)    {t2 - t1:7.3f} s")
     print(f"  separately: predictive_check on the effects (DL vectorised) {t3 - t2:7.3f} s")

@@ -1,5 +1,5 @@
 """``rg.win_rate`` at scale: the bootstrap by multinomial counts over distinct win-rate vectors
-(issue 21 §5) against the direct bootstrap it replaced (commit 4c79e22's ``_bootstrap``, kept
+against the direct bootstrap it replaced (commit 4c79e22's ``_bootstrap``, kept
 below verbatim as ``old_win_rate``: N datasets drawn per replicate, ``np.nonzero(draw == d)``
 per dataset for the item resample, so quadratic in the datasets).
 

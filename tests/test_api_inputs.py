@@ -1,4 +1,4 @@
-"""Python-API inputs that are not the tidy pandas table the docs show (issue 18, class 2).
+"""Python-API inputs that are not the tidy pandas table the docs show.
 
 Every entry point that takes a table (``Scores``, ``compare``, ``effect_sizes``, ``rank_test``,
 ``ir.evaluate``) gives, for each input container and dtype, either exactly the result of the plain
@@ -374,8 +374,7 @@ def test_row_order_and_container_do_not_change_results(n: int, seed: int, contai
 
 
 # ------------------------------------------- the other public entry points that take tables
-# (issue 18, class 2: "and the new entry points of the other open issues"). Each reads its table
-# through _frames.as_frame (rank_systems, aggregate_metrics, condition_and_compare,
+# Each reads its table through _frames.as_frame (rank_systems, aggregate_metrics, condition_and_compare,
 # error_reduction and predictive_check through scores.as_scores), so every container and dtype
 # gives the plain DataFrame's result and every container error names the entry point.
 
@@ -416,7 +415,7 @@ MORE_ENTRIES: dict[str, tuple[Callable[[Any], Any], type[RangerError], Callable[
     "error_reduction": (lambda x: rg.error_reduction(x, treatment="B", control="A").to_frame(),
                         AggregateError, _unit),
     "predictive_check": (lambda x: rg.predictive_check(
-        x, treatment="B", control="A", k=(1,), n_test=1, repeats=2, effect="MD").table,
+        x, treatment="B", control="A", k=(1,), n_test=1, n_resamples=2, effect="MD").table,
         AggregateError, _tidy),
     "standardized_means": (lambda x: rg.standardized_means(x, higher_is_better=True),
                            AggregateError, _summary),

@@ -1,4 +1,4 @@
-"""Known ranges without a declaration (issue 27 §3): IR measures, lm-eval accuracies and
+"""Known ranges without a declaration: IR measures, lm-eval accuracies and
 Inspect C/I scores are declared in [0, 1] by their readers, ``--bounds METRIC=LO,HI`` by the
 user; the intervals of their means then stay in range."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every output a command writes honours the design (issue 27 §1), or says why it need not.
+"""Every output a command writes honours the design, or says why it need not.
 
 Each command runs twice on the same scores: with a cluster column (``--cluster passage``;
 clusters with a strong shared effect, ICC ≈ 0.85) and without it. Every file of the output

@@ -1,4 +1,4 @@
-"""The win rate's and Bradley–Terry's bootstraps resample the design's unit (issue 27 §1).
+"""The win rate's and Bradley–Terry's bootstraps resample the design's unit.
 
 With a ``cluster`` column (:func:`ranger_eval.design.resolve_design`), ``rg.win_rate`` draws
 whole clusters within each drawn dataset and ``rg.bradley_terry`` on ``battle_counts`` draws the

@@ -1,12 +1,17 @@
-"""The README and docs/ use no name that issue 19 removed or renamed, except where they say so.
+"""The README and docs/ use no removed or renamed name, except where they say so, and cite no
+issue a reader cannot open.
 
-Issue 19 renamed keywords, options, YAML keys and modules outright (no shims at 0.1.0) and asks
-for "a line in the README and docs/architecture.md for every name that changed". This test reads
+Version 0.1.0 renamed keywords, options, YAML keys and modules outright (no shims), so the README
+and docs/architecture.md carry a line for every name that changed. This test reads
 README.md and every Markdown file under docs/ and fails when an old name appears as current API
 (``rank_test(alpha=…)``, ``--lower-is-better``, ``result.signature()``, …) outside the sections
 that list the renames (README "Changes on main …", architecture "Renamed keywords, options and keys" and
 the Glossary, whose "not" column names the old words). It also checks that each old name is
 listed in both rename sections, so a user of main finds every change.
+
+A reader of the repository cannot open the project's own issue tracker, so no file under src/ or
+docs/, nor README.md or DEVELOPING.md, cites "issue N": a comment states the reason itself. Another
+project's issue is cited with its name and number (``deepsig issue #16``), which GitHub can open.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ class Old:
     listed: str
 
 
-#: Every name issue 19 removed or renamed that a document could still use as current API.
+#: Every name removed or renamed at 0.1.0 that a document could still use as current API.
 OLD_NAMES = (
     Old("alpha= of rank_test/rank_systems/condition_and_compare/adjust_pvalues",
         r"\b(rank_test|rank_systems|condition_and_compare|adjust_pvalues)\([^()]*\balpha\s*=",
@@ -137,7 +142,7 @@ def test_scanner_flags_old_names_outside_the_rename_sections() -> None:
 @pytest.mark.parametrize("path", _documents(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_removed_name_used_as_current_api(path: Path) -> None:
     stale = stale_uses(path.read_text(encoding="utf-8"))
-    assert not stale, "\n".join(f"{path.relative_to(ROOT)}:{line}: {name} (renamed in issue 19)"
+    assert not stale, "\n".join(f"{path.relative_to(ROOT)}:{line}: {name} (renamed; see the rename sections)"
                                 for line, name in stale)
 
 
@@ -147,3 +152,45 @@ def test_every_old_name_is_listed_in_the_rename_section(doc: str) -> None:
     assert section, f"{doc} has no rename section ({', '.join(RENAME_SECTIONS)})"
     missing = [old.name for old in OLD_NAMES if not re.search(old.listed, section)]
     assert not missing, f"{doc} does not list: {missing}"
+
+
+#: "issue 19", "Issue 27 §4", "issues 18 and 19", "issue #28", "issue-27": a citation of an issue.
+_ISSUE = re.compile(r"\b(?:[Ii]ssues?)\s*[-#]?\s*\d+")
+#: Other projects whose issues are cited by name and number (``deepsig issue #16``): those open.
+EXTERNAL_TRACKERS = ("deepsig",)
+_EXTERNAL = re.compile(r"\b(?:" + "|".join(EXTERNAL_TRACKERS) + r")(?:'s)?\s+$", re.IGNORECASE)
+
+
+def issue_citations(text: str) -> list[tuple[int, str]]:
+    """(line, citation) for every "issue N" of ``text`` that does not name another project's
+    tracker (a URL such as ``…/issues/16`` opens and is not a citation here)."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for m in _ISSUE.finditer(line):
+            if not _EXTERNAL.search(line[:m.start()]):
+                found.append((number, m.group(0)))
+    return found
+
+
+def _cited_files() -> list[Path]:
+    src = sorted(p for p in (ROOT / "src").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                 and p.suffix not in {".pyc", ".png", ".pdf"})
+    return [ROOT / "README.md", ROOT / "DEVELOPING.md", *sorted((ROOT / "docs").rglob("*.md")), *src]
+
+
+def test_issue_scanner_flags_project_issues_and_keeps_other_projects() -> None:
+    text = ("# see issue 19\n"
+            "(Issue 27 §4: why)\n"
+            "issues 18 and 19; issue #28; issue-27\n"
+            "deepsig issue #16 and deepsig's issue #16\n"
+            "https://github.com/Kaleidophon/deep-significance/issues/16\n"
+            "an issue with 2 systems\n")
+    assert issue_citations(text) == [(1, "issue 19"), (2, "Issue 27"), (3, "issues 18"),
+                                     (3, "issue #28"), (3, "issue-27")]
+
+
+def test_no_file_cites_an_issue_a_reader_cannot_open() -> None:
+    cited = [f"{path.relative_to(ROOT)}:{line}: {citation}"
+             for path in _cited_files()
+             for line, citation in issue_citations(path.read_text(encoding="utf-8"))]
+    assert not cited, ("state the reason instead of citing the issue:\n" + "\n".join(cited))

@@ -110,7 +110,7 @@ def test_signature_command_documents_every_field():
 
 
 def test_signatures_say_level_never_alpha(tmp_path):
-    """Issue 27 §4: one vocabulary in signatures, ``level:`` (α = 1 − level is derived); an
+    """One vocabulary in signatures, ``level:`` (α = 1 − level is derived); an
     older signature's ``alpha:`` is still read and explained."""
     import pandas as pd
 

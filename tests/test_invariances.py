@@ -1,4 +1,4 @@
-"""Invariances across commands (issue 27 §2), as property tests: re-ordering the rows of a
+"""Invariances across commands, as property tests: re-ordering the rows of a
 scores table or renaming its systems changes no result (they map one to one, modulo the
 renaming), and shifting every score of an unbounded metric by a constant changes no p-value,
 rank or interval width (means and interval bounds move by the constant). Bradley–Terry's

@@ -1,4 +1,4 @@
-"""Plain outputs (issue 19 point 5): every CSV that a command writes has its header on line 1 and
+"""Plain outputs: every CSV that a command writes has its header on line 1 and
 reads unchanged with ``pandas.read_csv`` and ``csv.DictReader``; ``manifest.json`` lists every
 file of the folder with the signature of the result it holds; every command writes one JSON with
 its full result at full precision; no lock file is left behind."""
@@ -35,7 +35,7 @@ def test_compare_writes_plain_csv_one_json_and_a_full_manifest(tmp_path):
     comp = run.result
     sig = str(comp.signature)
     out = tmp_path / "out"
-    board = pd.read_csv(out / "leaderboard.csv")  # issue 27: mean, se, n, clusters, interval
+    board = pd.read_csv(out / "leaderboard.csv")  # mean, se, n, clusters, interval
     check_folder(out, {"comparison.csv": list(comp.table.columns),
                        "leaderboard.csv": list(board.columns)},
                  {"comparison.csv": sig, "comparison.json": sig, "comparison.md": sig,
@@ -48,7 +48,7 @@ def test_compare_writes_plain_csv_one_json_and_a_full_manifest(tmp_path):
     assert result["signature"] == sig and result["level"] == comp.level
     rows, means = pd.DataFrame(result["comparisons"]), pd.DataFrame(result["means"])
     assert len(rows) == len(comp.table) and len(means) == len(comp.means)
-    # the means carry the leaderboard's design and interval (issue 27 §1): describe's numbers
+    # the means carry the leaderboard's design and interval: describe's numbers
     described = comp.described_means()
     for key in ("se", "n_clusters", "ci_low", "ci_high"):
         assert means[key].tolist() == described[key].tolist(), key
@@ -101,7 +101,7 @@ def test_json_of_a_comparison_spells_infinite_bounds(tmp_path):
 
 def test_the_ranking_graph_is_signed_by_the_ranking(tmp_path):
     """The demo's graph footer carried the comparison's kind:compare signature next to a
-    kind:rank table (issue 19 point 8): a figure is signed by the result it draws."""
+    kind:rank table: a figure is signed by the result it draws."""
     import matplotlib.pyplot as plt
 
     from ranger_eval.aggregate import rank_systems

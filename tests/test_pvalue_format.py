@@ -1,4 +1,4 @@
-"""One p-value formatter everywhere (issue 19 point 8): ``formatting.format_pvalue`` writes every
+"""One p-value formatter everywhere: ``formatting.format_pvalue`` writes every
 p-value, with one rule for values below the smallest printable number (``< 1e-300``, never ``0``)."""
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_never_prints_zero(p: float) -> None:
 
 
 def test_a_zero_pvalue_reads_the_same_in_the_forest_footer_summary_and_terminal() -> None:
-    """Issue 19 point 8: p = 0 (an underflow) was 'p = 0' in the forest footer and summary.md,
+    """p = 0 (an underflow) was 'p = 0' in the forest footer and summary.md,
     '< .0001' in the terminal summary and '< 10⁻³⁰⁰' in the CD diagram."""
     import matplotlib
 

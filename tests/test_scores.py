@@ -219,7 +219,7 @@ def test_pair_runs_missing_items_policy():
     assert p.n == 1 and p.n_dropped == 1
 
 
-# ------------------------------------------------------------- pair_all (columnar, issue 11)
+# ------------------------------------------------------------- pair_all (columnar)
 def _multi(k=4):
     frames = []
     for d in range(k):

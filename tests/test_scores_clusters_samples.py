@@ -1,4 +1,4 @@
-"""Scores' optional columns of issue 20: cluster, sample, human_value."""
+"""Scores' optional columns: cluster, sample, human_value."""
 from __future__ import annotations
 
 import warnings

@@ -1,4 +1,4 @@
-"""Issue 19 point 9: a table of labels and predictions (for ``metric_fn=``) needs no ``value``."""
+"""A table of labels and predictions (for ``metric_fn=``) needs no ``value``."""
 from __future__ import annotations
 
 import numpy as np

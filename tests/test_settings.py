@@ -1,4 +1,4 @@
-"""One frozen settings object per analysis (issue 19): every default in one place, checked once.
+"""One frozen settings object per analysis: every default in one place, checked once.
 
 The defaults of ``compare``, the CLI, the YAML and the lazy backend are all read from the fields
 of :class:`CompareSettings`, :class:`RankSettings` and :class:`MetaSettings`; the tests below walk
@@ -29,8 +29,10 @@ def test_exported_and_frozen():
 
 
 #: Python-only settings (no command, no YAML section): the analyses whose defaults differ from
-#: their command's (win rates 1,000 resamples, rank intervals 2,000, error reductions 50).
-PYTHON_ONLY = (S.WinRateSettings, S.RankIntervalSettings, S.ErrorReductionSettings)
+#: their command's (win rates 1,000 resamples, rank intervals 2,000, error reductions 50) or
+#: that have no command (Søgaard's cross-dataset estimates and predictive check).
+PYTHON_ONLY = (S.WinRateSettings, S.RankIntervalSettings, S.ErrorReductionSettings,
+               S.CrossDatasetSettings, S.PredictiveCheckSettings)
 
 
 @pytest.mark.parametrize("cls", ALL + PYTHON_ONLY)
@@ -430,6 +432,10 @@ def test_python_only_settings_have_no_option_and_no_yaml_key(cls):
     assert S.cli_options(cls) == {}
     assert all(meta.yaml is None for _, meta in fields.values())
     assert getattr(rg, cls.__name__) is cls
+    if "n_resamples" not in fields:  # the cross-dataset estimates resample nothing
+        with pytest.raises(SettingsError, match=r"level: must be strictly between 0 and 1"):
+            cls(level=95)
+        return
     with pytest.raises(SettingsError, match=r"n_resamples: must be a whole number"):
         cls(n_resamples=-1)
 @pytest.mark.parametrize(("cls", "kind", "result"), [

@@ -41,7 +41,45 @@ ENTRY_POINTS = [
     (rg.plan_from_pilot, S.PlanSettings),
     (rg.effect_sizes, S.MetaSettings),
     (rg.effect_size_bootstrap, S.MetaSettings),
+    (rg.condition_and_compare, S.RankSettings),
+    (rg.subgroup_analysis, S.MetaSettings),
+    (rg.ppi_mean, S.PPISettings),
+    (rg.ppi_mean_difference, S.PPISettings),
+    (rg.describe, S.DescribeSettings),
+    (rg.cross_dataset_estimates, S.CrossDatasetSettings),
+    (rg.predictive_check, S.PredictiveCheckSettings),
 ]
+
+#: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,
+#: correction) but no settings=, each with its reason
+NO_SETTINGS = {
+    "effect_size": "one dataset's effect from two arrays: a building block of effect_sizes, "
+                   "whose MetaSettings it follows",
+    "funnel_plot": "a figure of a meta-analysis result (its level only draws the funnel)",
+}
+ANALYSIS_WORDS = {"level", "seed", "n_resamples", "n_draws", "correction"}
+
+
+def test_every_top_level_analysis_takes_settings():
+    """Every function of ``ranger_eval`` with an analysis keyword takes ``settings=`` and has a
+    row above, except the listed few (each with its reason)."""
+    rows = {func for func, _ in ENTRY_POINTS}
+    missing, unlisted = [], []
+    for name in rg.__all__:
+        func = getattr(rg, name)
+        if not inspect.isfunction(func):
+            continue
+        params = inspect.signature(func).parameters
+        if not ANALYSIS_WORDS & set(params) or name in NO_SETTINGS:
+            continue
+        if "settings" not in params:
+            missing.append(name)
+        elif func not in rows:
+            unlisted.append(name)
+    assert not missing, f"no settings=: {missing}"
+    assert not unlisted, f"no row in ENTRY_POINTS: {unlisted}"
+    for name in NO_SETTINGS:  # the exceptions are real functions still lacking settings=
+        assert "settings" not in inspect.signature(getattr(rg, name)).parameters, name
 
 #: defaults that differ from the settings' on purpose (each explained in the function's docstring
 #: and tested below): effect_sizes' measure None is "the data's measure" (SMD, or MD for a
@@ -319,3 +357,103 @@ def test_effect_size_bootstrap_takes_settings():
         rg.effect_size_bootstrap(t, c, labels=labels)
     replaced = dataclasses.replace(s, seed=None)
     assert rg.effect_size_bootstrap(t, c, labels=labels, settings=replaced).settings.seed is None
+
+
+# --------------------------------------------------------------------------- wave 2
+def _judged() -> pd.DataFrame:
+    nan = float("nan")
+    return pd.DataFrame({
+        "dataset": "d", "metric": "acc", "item": list(range(10)) * 2,
+        "system": ["A"] * 10 + ["B"] * 10,
+        "value": [.9, .7, .8, .6, .75, .85, .65, .7, .8, .9,
+                  .6, .5, .7, .4, .55, .65, .45, .5, .6, .7],
+        "human_value": [1, 1, 1, 0, 1] + [nan] * 5 + [1, 0, 1, 0, 0] + [nan] * 5})
+
+
+def test_ppi_results_carry_their_settings():
+    df = _judged()
+    r = rg.ppi_mean(df, system="A", level=0.9, method="ppi")
+    check_result_settings(r, S.PPISettings, level=0.9, method="ppi")
+    s = S.PPISettings(level=0.9, method="ppi")
+    again = rg.ppi_mean(df, system="A", settings=s)
+    assert again.settings is s and again.to_dict() == r.to_dict()
+    assert "settings" not in r.to_dict()  # the JSON keeps its keys
+    d = rg.ppi_mean_difference(df, treatment="A", control="B", settings=s)
+    assert d.settings is s
+    assert d.to_dict() == rg.ppi_mean_difference(df, treatment="A", control="B", level=0.9,
+                                                 method="ppi").to_dict()
+    with pytest.raises(SettingsError, match="ppi_mean: level=0.8 given together with settings="):
+        rg.ppi_mean(df, system="A", level=0.8, settings=s)
+    with pytest.warns(UserWarning, match="has no effect"):
+        assert rg.ppi_mean(df, system="A", cluster_se="cr1").settings.cluster_se == "CR1"
+
+
+def test_describe_takes_its_settings():
+    df = _items(n_datasets=1)
+    s = S.DescribeSettings(level=0.9, interval="t")
+    assert rg.describe(df, settings=s).equals(rg.describe(df, level=0.9, interval="t"))
+    with pytest.raises(SettingsError, match="describe: level=0.8 given together"):
+        rg.describe(df, settings=s, level=0.8)
+
+
+def test_subgroup_analysis_result_carries_its_settings():
+    y, v = [0.10, 0.30, 0.25, 0.05, 0.40, 0.20], [0.01, 0.02, 0.015, 0.01, 0.03, 0.02]
+    g = ["a", "a", "b", "b", "b", "a"]
+    r = rg.subgroup_analysis(y, v, g, method="dl", level=0.9)
+    check_result_settings(r, S.MetaSettings, method="DL", level=0.9)
+    s = S.MetaSettings(method="DL", level=0.9)
+    again = rg.subgroup_analysis(y, v, g, settings=s)
+    assert again.settings is s and again.to_dict() == r.to_dict()
+    with pytest.raises(MetaInputError, match="subgroup_analysis: test='t' given together"):
+        rg.subgroup_analysis(y, v, g, test="t", settings=s)
+
+
+def test_condition_and_compare_result_carries_its_settings():
+    vals = {"m1-t0": [.8, .6, .9, .5, .7, .7], "m1-t1": [.6, .5, .7, .4, .6, .5],
+            "m2-t0": [.7, .7, .8, .6, .8, .6], "m2-t1": [.5, .6, .6, .4, .5, .6]}
+    df = pd.DataFrame([{"dataset": "d", "metric": "acc", "item": i, "system": name, "value": x}
+                       for name, xs in vals.items() for i, x in enumerate(xs)])
+    params = pd.DataFrame({"model": ["m1", "m1", "m2", "m2"],
+                           "temperature": [0.0, 1.0, 0.0, 1.0]}, index=list(vals))
+    cc = rg.condition_and_compare(df, params, condition=["model"], compare=["temperature"],
+                                  test="welch", level=0.9)
+    check_result_settings(cc, S.RankSettings, test="welch", level=0.9)
+    s = S.RankSettings(test="welch", level=0.9, comparisons="all")  # comparisons: first-vs-rest
+    again = rg.condition_and_compare(df, params, condition=["model"], compare=["temperature"],
+                                     settings=s)
+    assert again.settings is s
+    for key, ranking in cc.rankings.items():
+        assert str(again.rankings[key].signature) == str(ranking.signature)
+        assert again.rankings[key].comparisons == "first-vs-rest"
+
+
+# --------------------------------------------------------------------------- Søgaard's estimators
+def _effects(d: int = 8, n: int = 30) -> rg.ErrorReduction:
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({
+        "dataset": np.repeat([f"d{j}" for j in range(d)], 2 * n), "metric": "acc",
+        "system": np.tile(np.repeat(["a", "b"], n), d), "item": np.tile(np.arange(n), 2 * d),
+        "value": (rng.random(2 * n * d) < np.tile(np.repeat([0.6, 0.75], n), d)).astype(float)})
+    return rg.error_reduction(frame, treatment="b", control="a", n_resamples=30)
+
+
+def test_cross_dataset_estimates_result_carries_its_settings():
+    er = _effects()
+    check_result_settings(rg.cross_dataset_estimates(er, level=0.9, method="pm"),
+                          S.CrossDatasetSettings, level=0.9, method="PM")
+    s = S.CrossDatasetSettings(gumbel_weights="RE")
+    res = rg.cross_dataset_estimates(er, settings=s)
+    assert res.settings is s and res.gumbel_weights == "RE"
+    assert S.CrossDatasetSettings().method == "DL" != S.MetaSettings().method  # Søgaard's τ²
+
+
+def test_predictive_check_result_carries_its_settings():
+    er = _effects()
+    res = rg.predictive_check(er, k=(2, 4), n_test=3, n_resamples=5, seed=1)
+    check_result_settings(res, S.PredictiveCheckSettings, k=(2, 4), n_resamples=5, seed=1)
+    assert res.n_resamples == 5 and res.effects.n_resamples == 30
+    s = S.PredictiveCheckSettings(k=(2, 4), n_test=3, n_resamples=5, seed=1)
+    again = rg.predictive_check(er, settings=s)
+    assert again.settings is s and again.signature == res.signature
+    with pytest.raises(SettingsError, match="predictive_check: n_resamples=6 given together"):
+        rg.predictive_check(er, n_resamples=6, settings=s)

@@ -1,4 +1,4 @@
-"""One vocabulary (issue 19): renamed keywords are errors that name their replacement."""
+"""One vocabulary: renamed keywords are errors that name their replacement."""
 from __future__ import annotations
 
 import inspect
@@ -55,15 +55,17 @@ METHOD_MEANS = {
     "predictive_check": "tau2", "MetaSettings": "tau2", "MetaResult": "tau2",
     "MetaRegressionResult": "tau2", "SubgroupResult": "tau2", "RegTestResult": "tau2",
     "CrossDatasetEstimates": "tau2", "PredictiveCheck": "tau2", "ExperimentConfig": "tau2",
+    "CrossDatasetSettings": "tau2", "PredictiveCheckSettings": "tau2",
     # how one test computes its p-value (scipy's ``method``: exact, asymptotic, ...) and the
     # results that record it (``method_detail`` of the signature)
     "wilcoxon": "p-value computation", "mannwhitney": "p-value computation",
     "TestResult": "p-value computation", "ManyTestResult": "p-value computation",
     "RankIntervals": "the interval's method, a description",
-    # the estimator of prediction-powered inference (issue 20's ``method="ppi++"``)
+    # the estimator of prediction-powered inference (``method="ppi++"``)
     "ppi_mean": "ppi estimator", "ppi_mean_difference": "ppi estimator",
+    "PPISettings": "ppi estimator",
     "PPIResult": "ppi estimator", "prediction_powered_mean": "ppi estimator",
-    # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin; issue 20)
+    # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin)
     "clustered_mcnemar": "clustered McNemar statistic",
 }
 
@@ -160,7 +162,7 @@ def test_method_is_never_the_multiplicity_procedure() -> None:
 
 def test_only_data_is_positional() -> None:
     """Every public function of ``ranger_eval`` takes its data positionally and everything
-    else by keyword (issue 19: keyword-only arguments after the data)."""
+    else by keyword (keyword-only arguments after the data)."""
     functions = {n: getattr(rg, n) for n in rg.__all__ if inspect.isfunction(getattr(rg, n))}
     assert set(functions) == set(DATA), "declare the data of a new public function in DATA"
     wrong = {}
@@ -199,6 +201,7 @@ def test_only_data_is_positional() -> None:
     (rg.plan, 1, {"alpha": 0.05}, "level"),
     (rg.plan_from_pilot, 1, {"alpha": 0.05}, "level"),
     (rg.plan_from_pilot, 1, {"n_simulations": 500}, "n_resamples"),
+    (rg.predictive_check, 1, {"repeats": 20}, "n_resamples"),
     (stats.power.power_of, 1, {"alpha": 0.05}, "level"),
     (stats.power.detectable_noncentrality, 1, {"alpha": 0.05}, "level"),
     (stats.power.minimum_detectable_effect, 1, {"alpha": 0.05}, "level"),
@@ -212,7 +215,7 @@ def test_a_renamed_keyword_names_its_replacement(fn, n_data, old, new) -> None:
         fn(*[None] * n_data, **old)
 
 
-#: The resample count's other names (issue 28: ``n_resamples`` is the only one); checked on the
+#: The resample count's other names (``n_resamples`` is the only one); checked on the
 #: Python keywords and command-line options of arena and plan (the other commands' own tests).
 RESAMPLE_WORDS = {"n_bootstrap", "n_simulations", "repeats"}
 
@@ -267,17 +270,15 @@ def test_cli_options_use_the_glossary_words() -> None:
     assert found == []
 
 
-#: The resample and draw counts' second words (issue 28 §2: ``n_resamples`` counts resamples,
+#: The resample and draw counts' second words (``n_resamples`` counts resamples,
 #: ``n_draws`` posterior draws).
 COUNT_WORDS = {"n_bootstrap": "n_resamples", "repeats": "n_resamples",
                "n_simulations": "n_resamples", "n_samples": "n_draws",
                "use_bonferroni": "correction"}
 
 #: The rank and meta families: every public function and result of ``ranger_eval.aggregate``,
-#: ``ranger_eval.meta`` and the rank intervals, with their settings classes.
-#: ``predictive_check(repeats=)`` is the one exception: its ``n_resamples`` already counts the
-#: error reduction's bootstrap, and ``repeats`` the held-out splits (Søgaard's protocol).
-COUNT_PLANNED = {"predictive_check": "repeats", "PredictiveCheck": "repeats"}
+#: ``ranger_eval.meta`` and the rank intervals, with their settings classes (no exception:
+#: ``predictive_check``'s held-out splits are ``n_resamples`` too).
 
 
 def test_rank_and_meta_families_count_resamples_and_draws_in_one_word() -> None:
@@ -288,11 +289,13 @@ def test_rank_and_meta_families_count_resamples_and_draws_in_one_word() -> None:
     objects |= {"rank_intervals": comparison.rank_intervals,
                 "RankIntervals": comparison.RankIntervals}
     objects |= {c.__name__: c for c in (S.RankSettings, S.MetaSettings, S.WinRateSettings,
-                                        S.RankIntervalSettings, S.ErrorReductionSettings)}
+                                        S.RankIntervalSettings, S.ErrorReductionSettings,
+                                        S.CrossDatasetSettings, S.PredictiveCheckSettings)}
     objects = {n: o for n, o in objects.items() if inspect.isfunction(o) or inspect.isclass(o)}
-    assert {"rank_test", "win_rate", "meta_analysis", "error_reduction"} <= set(objects)
+    assert {"rank_test", "win_rate", "meta_analysis", "error_reduction",
+            "predictive_check", "PredictiveCheck"} <= set(objects)
     found = [f"{name}({p}=): say {COUNT_WORDS[p]}" for name, obj in sorted(objects.items())
-             for p in _parameters(obj) if p in COUNT_WORDS and COUNT_PLANNED.get(name) != p]
+             for p in _parameters(obj) if p in COUNT_WORDS]
     assert found == []
 
 

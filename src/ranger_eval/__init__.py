@@ -83,6 +83,8 @@ _EXPORTS: dict[str, str] = {
     "WinRateSettings": "settings",
     "RankIntervalSettings": "settings",
     "ErrorReductionSettings": "settings",
+    "CrossDatasetSettings": "settings",
+    "PredictiveCheckSettings": "settings",
     "ArenaSettings": "settings",
     "PlanSettings": "settings",
     "ppi_mean": "verdicts",

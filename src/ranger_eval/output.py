@@ -50,7 +50,25 @@ def warm_figure_modules(formats: Iterable[str] = FIGURE_FORMATS) -> None:
     backend, :mod:`ranger_eval.plots`, and per format the PDF backend with fontTools' subsetter,
     the SVG backend, PIL's PNG writer) and open the fonts, with their PDF subsets when PDFs are
     written (:func:`ranger_eval.plots.warm_fonts`), so that the processes forked to draw figures
-    start with all of it instead of each loading it again."""
+    start with all of it instead of each loading it again.
+
+    Parameters
+    ----------
+    formats : iterable of str, default FIGURE_FORMATS
+        The formats that will be written.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import sys
+    >>> from ranger_eval.output import warm_figure_modules
+    >>> warm_figure_modules(["svg"])
+    >>> "matplotlib.backends.backend_svg" in sys.modules
+    True
+    """
     import matplotlib.backends.backend_agg  # noqa: F401
 
     from .plots import _style
@@ -67,7 +85,25 @@ def warm_figure_modules(formats: Iterable[str] = FIGURE_FORMATS) -> None:
 
 def figure_workers() -> int:
     """Processes that draw figures: ``RANGER_EVAL_FIGURE_WORKERS`` if set, else up to 2 of the
-    CPUs this process may use (1 means draw in this process)."""
+    CPUs this process may use (1 means draw in this process).
+
+    Returns
+    -------
+    int
+        The number of processes (at least 1).
+
+    Raises
+    ------
+    ConfigError
+        ``RANGER_EVAL_FIGURE_WORKERS`` that is not a whole number.
+
+    Examples
+    --------
+    >>> import os
+    >>> from ranger_eval.output import figure_workers
+    >>> 1 <= figure_workers() <= max(2, int(os.environ.get("RANGER_EVAL_FIGURE_WORKERS") or 2))
+    True
+    """
     import os
 
     env = os.environ.get("RANGER_EVAL_FIGURE_WORKERS", "").strip()

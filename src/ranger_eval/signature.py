@@ -63,7 +63,8 @@ FIELDS: dict[str, str] = {
     "family": "family within which p-values are adjusted: dataset-metric, dataset or all",
     "alpha": "significance level 1 - level, as signatures of ranger-eval before 0.2 wrote it "
              "(compare, rank, plan); read as level = 1 - alpha, no longer written",
-    "n_resamples": "resamples of the permutation/bootstrap tests",
+    "n_resamples": "resamples of the data: permutations, bootstrap rounds, simulated samples "
+                   "(a pilot plan), random splits (a predictive check)",
     "seed": "seed of the resampling",
     "ci": "confidence intervals that are not their test's own, as test=interval (the sign, "
           "Mann-Whitney and permutation tests carry the t interval of the difference; McNemar "

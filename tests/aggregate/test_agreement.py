@@ -1,4 +1,4 @@
-"""Issue 27 §4: where two procedures of one output folder answer differently — the ranking's
+"""Where two procedures of one output folder answer differently — the ranking's
 pairwise tests (harmonic-mean p) and the rank test (Nemenyi, the CD diagram), the same tests and
 the Bayesian ROPE decisions, a test of no difference and an equivalence / margin verdict — the
 reading says what each asks and why both hold, and says nothing when they agree."""
@@ -256,3 +256,22 @@ def test_compare_equivalence_writes_why_both_hold(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "disagreements" not in json.loads((plain / "comparison.json").read_text())
     assert "Why both hold" not in (plain / "comparison.md").read_text()
+
+
+@pytest.mark.slow  # six interpreter start-ups
+def test_pair_sentences_do_not_depend_on_string_hashing():
+    """A pair is a frozenset; without average ranks (or with tied ranks) its two names were said in
+    the set's iteration order, which changes with PYTHONHASHSEED from run to run."""
+    import subprocess
+    import sys
+
+    code = ("from ranger_eval.aggregate.agreement import rank_disagreements as r\n"
+            "x = {'pairwise': [{'a': 'alpha', 'b': 'beta', 'test': 'paired t-test', "
+            "'significant': True}]}\n"
+            "y = {'posthoc': 'nemenyi', 'n_datasets': 5, 'pairwise': [{'a': 'alpha', "
+            "'b': 'beta', 'significant': False}]}\n"
+            "print(r(x, y)[0])")
+    said = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)},
+                           check=True).stdout for seed in range(6)}
+    assert len(said) == 1 and "alpha vs beta" in said.pop()

@@ -1,4 +1,4 @@
-"""rank_test(approach="bayesian") (issue 21 §1): autorank's Bayesian decisions, posterior
+"""rank_test(approach="bayesian"): autorank's Bayesian decisions, posterior
 probabilities, central tendencies and spreads on its own examples (tests/oracles/
 autorank_bayes_oracle.py, the same draws: exact), the settings it refuses, the diagram's groups
 and the verdicts in words."""

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import ranger_eval.aggregate.crossdataset as cd
+import ranger_eval.aggregate.errorreduction as er_module
 from ranger_eval.aggregate import (
     CrossDatasetEstimates,
     ErrorReduction,
@@ -38,11 +39,23 @@ from ranger_eval.aggregate import (
 )
 from ranger_eval.aggregate.crossdataset import ESTIMATORS, anderson_darling
 from ranger_eval.effects import effect_sizes
-from ranger_eval.errors import AggregateError, PlotError, RangerError
+from ranger_eval.errors import (
+    AggregateError,
+    PlotError,
+    RangerError,
+    RenamedKeywordError,
+    SettingsError,
+)
 from ranger_eval.meta import meta_analysis
 from ranger_eval.plots import save_figure
 from ranger_eval.plots.predictive import predictive_plot
 from ranger_eval.scores import Scores
+from ranger_eval.settings import (
+    CrossDatasetSettings,
+    ErrorReductionSettings,
+    PredictiveCheckSettings,
+    settings_fields,
+)
 from ranger_eval.signature import parse_signature
 from tests.helpers.layout import assert_texts_clean, texts
 
@@ -158,7 +171,7 @@ def test_error_reduction_variance_does_not_depend_on_other_datasets():
 def test_error_reduction_batches_give_the_same_numbers():
     scores = binary_scores(3)
     a = error_reduction(scores, treatment="treat", control="ctrl", n_resamples=37)
-    with mock.patch.object(cd, "_MAX_CELLS", 500):  # a few rows per batch
+    with mock.patch.object(er_module, "_MAX_CELLS", 500):  # a few rows per batch
         b = error_reduction(scores, treatment="treat", control="ctrl", n_resamples=37)
     np.testing.assert_array_equal(a.vi, b.vi)
 
@@ -538,7 +551,7 @@ def predictive_effects(d: int = 30, seed: int = 0) -> Effects:
 def test_predictive_matches_oracle(oracle):
     fx = oracle["predictive"]
     eff = make_effects(fx["yi"], fx["vi"], fx["n"])
-    res = predictive_check(eff, k=fx["k"], n_test=fx["n_test"], repeats=fx["repeats"],
+    res = predictive_check(eff, k=fx["k"], n_test=fx["n_test"], n_resamples=fx["repeats"],
                            seed=fx["seed"])
     exp = fx["expected"]
     for k in fx["k"]:
@@ -561,7 +574,7 @@ def test_predictive_matches_oracle(oracle):
 def test_predictive_estimates_equal_cross_dataset_estimates_per_draw():
     eff = predictive_effects(25, seed=3)
     for method in ("DL", "REML"):
-        res = predictive_check(eff, k=(4, 11), n_test=3, repeats=6, seed=2, method=method)
+        res = predictive_check(eff, k=(4, 11), n_test=3, n_resamples=6, seed=2, method=method)
         for k, draws in res.draws.items():
             for r, row in enumerate(draws[:3]):
                 sub = make_effects(eff.yi[row[:k]], eff.vi[row[:k]], eff.n[row[:k]])
@@ -575,7 +588,7 @@ def test_predictive_estimates_equal_cross_dataset_estimates_per_draw():
 
 def test_predictive_draws():
     eff = predictive_effects(20)
-    res = predictive_check(eff, k=(2, 10, 15), n_test=5, repeats=30, seed=1)
+    res = predictive_check(eff, k=(2, 10, 15), n_test=5, n_resamples=30, seed=1)
     for k, draws in res.draws.items():
         assert draws.shape == (30, k + 5)
         assert all(len(set(row)) == k + 5 for row in draws.tolist())  # disjoint, no repeats
@@ -599,37 +612,113 @@ def test_predictive_seeded():
 
 
 def test_predictive_from_scores_equals_from_effects():
+    """The scores path computes the error reduction with ErrorReductionSettings' 50 resamples
+    and the seed: the same as passing that ErrorReduction."""
     scores = binary_scores(14, seed=8)
     direct = predictive_check(scores, treatment="treat", control="ctrl", k=(3, 6), n_test=4,
-                              repeats=8, seed=3, n_resamples=40)
-    er = error_reduction(scores, treatment="treat", control="ctrl", n_resamples=40, seed=3)
-    via = predictive_check(er, k=(3, 6), n_test=4, repeats=8, seed=3)
+                              n_resamples=8, seed=3)
+    er = error_reduction(scores, treatment="treat", control="ctrl", n_resamples=50, seed=3)
+    via = predictive_check(er, k=(3, 6), n_test=4, n_resamples=8, seed=3)
     pd.testing.assert_frame_equal(direct.errors, via.errors)
     assert direct.signature == via.signature
     np.testing.assert_array_equal(direct.effects.vi, er.vi)
+    assert direct.effects.n_resamples == 50 == ErrorReductionSettings().n_resamples
     md = predictive_check(scores, treatment="treat", control="ctrl", k=(3, 6), n_test=4,
-                          repeats=8, effect="MD")
-    assert md.effect == "MD" and md.n_resamples is None
+                          n_resamples=8, effect="MD")
+    assert md.effect == "MD" and md.n_resamples == 8
+    assert parse_signature(md.signature)["method_detail"] == "holdout:n_test=4"
     np.testing.assert_allclose(
         md.effects.yi, effect_sizes(scores, treatment="treat", control="ctrl", measure="MD").yi)
+
+
+#: ``to_frame()["mae"]`` and ``["pvalue"]`` of the two calls below, computed by the code before
+#: the splits were called ``n_resamples`` (``repeats=8``; the scores path's ``n_resamples=50``
+#: then set the error reduction's bootstrap): the rename changes no number.
+_BEFORE_DEFAULT_MAE = [0.16703133764092448, 0.16573289683829623, 0.12470644069337607,
+                       0.15652562347074017, 0.1260886884357248, 0.11680725800301976,
+                       0.11138333387491976, 0.10135261455783393, 0.10572189398659426,
+                       0.10333903031566635]
+_BEFORE_ER100_MAE = [0.12885919794415043, 0.1301923296349026, 0.0958724923013826,
+                     0.1168417589023272, 0.0987428598722842, 0.15198943670026988,
+                     0.14945616755199592, 0.16972978290359692, 0.15091565556854555,
+                     0.17199478218683123]
+_BEFORE_ER100_P = [math.nan, 0.25, 0.0546875, 0.109375, 0.0546875, math.nan, 1.0, 0.3828125,
+                   1.0, 0.3671875]
+
+
+@pytest.mark.slow  # two error reductions and two checks: ~0.6 s
+def test_predictive_numbers_unchanged_by_the_rename():
+    scores = binary_scores(9, seed=8, n_range=(40, 90))
+    default = predictive_check(scores, treatment="treat", control="ctrl", k=(3, 5), n_test=4,
+                               seed=3)
+    assert default.n_resamples == 20 and default.effects.n_resamples == 50
+    np.testing.assert_allclose(default.table["mae"], _BEFORE_DEFAULT_MAE, rtol=1e-12)
+    er = error_reduction(scores, treatment="treat", control="ctrl", n_resamples=100, seed=3)
+    res = predictive_check(er, k=(3, 5), n_test=4, n_resamples=8, seed=3)
+    np.testing.assert_allclose(res.table["mae"], _BEFORE_ER100_MAE, rtol=1e-12)
+    np.testing.assert_allclose(res.table["pvalue"], _BEFORE_ER100_P, rtol=1e-12)
+    assert (res.table["n_resamples"] == 8).all() and "repeats" not in res.table
+    fields = parse_signature(res.signature)
+    assert fields["n_resamples"] == "8"
+    assert fields["method_detail"] == "holdout:n_test=4;effects:n_resamples=100"
+    assert parse_signature(default.signature)["method_detail"] == (
+        "holdout:n_test=4;effects:n_resamples=50")
+
+
+def test_predictive_settings_object():
+    eff = predictive_effects(15)
+    s = PredictiveCheckSettings(k=(3, 6), n_test=4, n_resamples=6, seed=2, method="reml")
+    by_settings = predictive_check(eff, settings=s)
+    by_keywords = predictive_check(eff, k=[3, 6], n_test=4, n_resamples=6, seed=2,
+                                   method="REML")
+    assert by_settings.settings is s and by_keywords.settings == s
+    pd.testing.assert_frame_equal(by_settings.errors, by_keywords.errors)
+    assert by_settings.signature == by_keywords.signature
+    assert by_settings.method == "REML" and by_settings.k == (3, 6)
+    with pytest.raises(SettingsError, match=r"predictive_check: seed=1 given together with "
+                                            r"settings="):
+        predictive_check(eff, seed=1, settings=s)
+    with pytest.raises(RenamedKeywordError, match=r"predictive_check\(\) has no keyword "
+                                                  r"'repeats': it is called 'n_resamples' now"):
+        predictive_check(eff, k=3, repeats=5)
+
+
+def test_cross_dataset_settings_object():
+    eff = predictive_effects(9)
+    s = CrossDatasetSettings(method="reml", level=0.9, gumbel_weights="RE")
+    res = cross_dataset_estimates(eff, settings=s)
+    assert res.settings is s
+    plain = cross_dataset_estimates(eff, method="REML", level=0.9, gumbel_weights="RE")
+    assert plain.settings == s and plain.signature == res.signature
+    pd.testing.assert_frame_equal(plain.table, res.table)
+    default = cross_dataset_estimates(eff)
+    assert default.settings == CrossDatasetSettings() and default.method == "DL"
+    with pytest.raises(SettingsError, match=r"cross_dataset_estimates: level=0.8 given together"):
+        cross_dataset_estimates(eff, level=0.8, settings=s)
+    # every signature key the settings mark is in the result's signature
+    for cls, result in ((CrossDatasetSettings, res),
+                        (PredictiveCheckSettings, predictive_check(eff, k=3, n_test=3,
+                                                                   n_resamples=4))):
+        keys = {meta.signature for _, meta in settings_fields(cls).values()}
+        assert keys <= set(parse_signature(result.signature)), cls
 
 
 def test_predictive_equal_sizes_micro_ties_macro():
     eff = make_effects(np.random.default_rng(0).normal(0, 0.1, 15),
                        np.random.default_rng(1).uniform(0.001, 0.01, 15), np.full(15, 30))
-    res = predictive_check(eff, k=(3, 7), n_test=4, repeats=10)
+    res = predictive_check(eff, k=(3, 7), n_test=4, n_resamples=10)
     micro = res.table[res.table["estimator"] == "micro"]
     assert (micro["pvalue"] == 1.0).all() and (micro["wins"] == 0.0).all()
     # effects nearly equal: errors far below the effects' size, where rounding is relatively large
     close = make_effects(0.03 + 1e-9 * np.random.default_rng(2).normal(size=15),
                          np.full(15, 0.001), np.full(15, 30))
-    micro = predictive_check(close, k=(7, 11), n_test=4, repeats=20).table.query(
+    micro = predictive_check(close, k=(7, 11), n_test=4, n_resamples=20).table.query(
         "estimator == 'micro'")
     assert (micro["pvalue"] == 1.0).all() and (micro["wins"] == 0.0).all()
 
 
 def test_predictive_summary_and_views():
-    res = predictive_check(predictive_effects(), k=(3, 8), n_test=4, repeats=10, seed=0)
+    res = predictive_check(predictive_effects(), k=(3, 8), n_test=4, n_resamples=10, seed=0)
     assert isinstance(res, PredictiveCheck)
     s = res.summary()
     assert list(s.columns) == list(ESTIMATORS)
@@ -646,34 +735,36 @@ def test_predictive_summary_and_views():
     assert "Wilcoxon" in text and res.signature in text
     fields = parse_signature(res.signature)
     assert fields["k"] == "3,8" and fields["method"] == "DL" and fields["seed"] == "0"
-    assert fields["method_detail"] == "holdout:n_test=4,repeats=10"
+    assert fields["method_detail"] == "holdout:n_test=4" and fields["n_resamples"] == "10"
 
 
 def test_predictive_bad_arguments():
     eff = predictive_effects(12)
     with pytest.raises(AggregateError, match=r"k = 10 .* n_test = 5 .* need 15 datasets.* only 12"):
         predictive_check(eff, k=(3, 10), n_test=5)
-    with pytest.raises(AggregateError, match="twice"):
+    with pytest.raises(AggregateError, match="k: lists a value twice"):
         predictive_check(eff, k=(3, 3))
-    with pytest.raises(AggregateError, match="k must be an integer"):
+    with pytest.raises(AggregateError, match="k: must be a whole number ≥ 1; got 0"):
         predictive_check(eff, k=(0,))
-    with pytest.raises(AggregateError, match="repeats"):
-        predictive_check(eff, k=3, repeats=1)
+    with pytest.raises(AggregateError, match="k: must list at least one"):
+        predictive_check(eff, k=())
+    with pytest.raises(AggregateError, match="n_resamples: must be a whole number from 2"):
+        predictive_check(eff, k=3, n_resamples=1)
     with pytest.raises(AggregateError, match="effect"):
         predictive_check(eff, k=3, effect="ER")
     with pytest.raises(AggregateError, match="treatment= and control="):
         predictive_check(binary_scores(8), k=3)
-    one = predictive_check(eff, k=3, repeats=3)
+    one = predictive_check(eff, k=3, n_resamples=3)
     assert one.k == (3,)
 
 
 def test_predictive_is_fast():
-    """100 datasets, k up to 50, 200 repeats: the draws and estimators run in well under seconds."""
+    """100 datasets, k up to 50, 200 splits: the draws and estimators run in well under seconds."""
     import time
 
     eff = predictive_effects(100, seed=7)
     t0 = time.perf_counter()
-    res = predictive_check(eff, k=(5, 10, 20, 30, 40, 50), n_test=5, repeats=200)
+    res = predictive_check(eff, k=(5, 10, 20, 30, 40, 50), n_test=5, n_resamples=200)
     elapsed = time.perf_counter() - t0
     assert len(res.errors) == 6 * 200 * len(ESTIMATORS)
     assert elapsed < 5.0, elapsed
@@ -695,7 +786,7 @@ def assert_layout_clean(fig) -> None:
 def test_plot_layout(ks, tmp_path):
     base = predictive_effects(50)
     eff = Effects(tuple(f"$d_{i}$" for i in range(50)), base.yi, base.vi, base.n)
-    res = predictive_check(eff, k=ks, n_test=5, repeats=12)
+    res = predictive_check(eff, k=ks, n_test=5, n_resamples=12)
     before = dict(mpl.rcParams)
     fig = res.plot()
     assert dict(mpl.rcParams) == before
@@ -713,7 +804,7 @@ def test_plot_layout(ks, tmp_path):
 
 def test_plot_literal_names_and_selection():
     eff = predictive_effects(20)
-    er_like = dataclasses.replace(predictive_check(eff, k=(3, 6), repeats=5),
+    er_like = dataclasses.replace(predictive_check(eff, k=(3, 6), n_resamples=5),
                                   treatment="$new_model$", control="base_v2 (50%)")
     fig = predictive_plot(er_like, estimators=["macro", "gumbel"], title="Held-out $check$")
     strings = " ".join(t.get_text() for t in texts(fig))
@@ -793,11 +884,11 @@ def test_tsc_bakeoff_predictive_check(corpus):
     scores = tsc_scores(corpus)
     # of 112: ROCKET is perfect on some resample of 22, HC2 on all resamples of 1
     assert len(scores.datasets) == 89
-    # 20 repeats (not more) keep the test about a second: every check below holds per draw
+    # 20 splits (not more) keep the test about a second: every check below holds per draw
     res = predictive_check(scores, treatment="HC2", control="ROCKET", k=(5, 10, 20, 40),
-                           n_test=5, repeats=20, seed=0)
+                           n_test=5, n_resamples=20, seed=0)
     again = predictive_check(scores, treatment="HC2", control="ROCKET", k=(5, 10, 20, 40),
-                             n_test=5, repeats=20, seed=0)
+                             n_test=5, n_resamples=20, seed=0)
     pd.testing.assert_frame_equal(res.errors, again.errors)
     t = res.to_frame()
     assert len(t) == 4 * len(ESTIMATORS) and np.isfinite(t["mae"]).all()

@@ -1,4 +1,4 @@
-"""rank_test's Friedman statistic with tied scores (issue 21 §4): tie-corrected by default, as
+"""rank_test's Friedman statistic with tied scores: tie-corrected by default, as
 R friedman.test and scipy (oracle: tests/oracles/friedman_ties_oracle.py); Demšar's untied
 formula with tie_correction=False."""
 from __future__ import annotations

@@ -435,7 +435,7 @@ def test_bad_input(table: object, kwargs: dict, match: str) -> None:
 
 
 def test_missing_system_in_tidy_table_is_a_hole() -> None:
-    """A system without a score on a dataset of a tidy table is a missing cell (issue 21 §4):
+    """A system without a score on a dataset of a tidy table is a missing cell:
     the Skillings–Mack test runs on it, as on the wide table with that cell NaN."""
     long = _tidy(demsar_table())
     long = long[~((long["dataset"] == "wine") & (long["system"] == "C4.5+m"))]
@@ -472,7 +472,7 @@ def test_result_views_and_signature() -> None:
     assert fields["corr"] == "holm"
     assert fields["pairs"] == "baseline(C4.5)"
     assert fields["level"] == "0.9" and "alpha" not in fields
-    assert fields["tie_correction"] == "yes"  # the default since issue 21 (R, scipy, autorank)
+    assert fields["tie_correction"] == "yes"  # tie-corrected by default, as R, scipy and autorank
     untied = rank_test(demsar_table(), posthoc="holm", control="C4.5", level=0.9,
                        tie_correction=False)
     assert parse_signature(untied.signature)["tie_correction"] == "no"

@@ -1,4 +1,4 @@
-"""rank_test on tables with missing cells (issue 21 §4): the Skillings–Mack test against R
+"""rank_test on tables with missing cells: the Skillings–Mack test against R
 Skillings.Mack::Ski.Mack and PMCMRplus::skillingsMackTest, Conover's all-pairs test against
 PMCMRplus::frdAllPairsConoverTest (oracle: tests/oracles/skillings_mack_oracle.R), the
 tie-corrected covariance and the pairwise contrasts against a brute-force enumeration of the

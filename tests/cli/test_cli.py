@@ -34,7 +34,7 @@ def test_demo_writes_all_outputs(demo_cli):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["result"]["k"] == 6 and summary["result"]["method"] == "REML"
     assert summary["measure"] == "SMD"
-    # plain outputs (issue 19 point 5): every CSV reads with pandas and csv.DictReader; the
+    # plain outputs: every CSV reads with pandas and csv.DictReader; the
     # manifest signs every file, each figure by the result it draws (the ranking's graph by the
     # ranking, kind:rank, not by the comparison inside it; the CD diagram by the rank test)
     effects = ["task_id", "dataset", "yi", "vi", "se", "ci_low", "ci_high", "n", "mean_control",
@@ -130,7 +130,7 @@ def test_help_and_version_run_as_console_script():
 
 
 def test_gc_freeze_only_in_a_one_command_process(monkeypatch):
-    """Issue 13 §3: the executable freezes the garbage collector's view of the imported modules
+    """The executable freezes the garbage collector's view of the imported modules
     (0.2 s of a one-second command); in-process callers (the library, CliRunner) are left
     alone."""
     import gc

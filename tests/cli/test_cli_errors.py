@@ -1,4 +1,4 @@
-"""Issue 11: a bad command-line value is blamed on its option (``option --x: …``), names the value
+"""A bad command-line value is blamed on its option (``option --x: …``), names the value
 and what is accepted; bad paths and garbage arguments are RangerErrors, never bare exceptions."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 19 point 8: one input model and one wording across commands (help, errors, names)."""
+"""One input model and one wording across commands (help, errors, names)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -311,7 +311,7 @@ def test_a_txt_table_says_how_to_write_trec_output(tmp_path: Path) -> None:
     assert "write it with --format csv" in result.stderr
 
 
-# ------------------------------------------------------------------ issue 27 §4: both languages
+# ------------------------------------------------------------------ both languages
 def test_hint_set_form_in_python_and_cli_words() -> None:
     hint = Hint("cluster", "passage", form="set")
     assert hint.text == "cluster='passage'"

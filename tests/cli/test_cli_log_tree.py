@@ -1,4 +1,4 @@
-"""Issue 27 §5 from the command line: ``compare``, ``rank`` and ``meta`` read a folder tree of logs
+"""Folder trees of logs from the command line: ``compare``, ``rank`` and ``meta`` read a folder tree of logs
 (Inspect's ``logs/<model>/``), name what they skipped on stderr and list what they read and
 skipped in ``manifest.json``'s ``inputs``."""
 from __future__ import annotations

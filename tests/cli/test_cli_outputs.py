@@ -1,4 +1,4 @@
-"""Issue 27 §5: one default output folder pattern (``ranger-<command>``) and one HTML rule
+"""One default output folder pattern (``ranger-<command>``) and one HTML rule
 (``--html`` writes report.html, on every command that writes an analysis folder)."""
 from __future__ import annotations
 

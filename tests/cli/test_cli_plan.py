@@ -74,7 +74,7 @@ def test_pilot_options_without_pilot_are_an_error(tmp_path: Path) -> None:
 
 
 def test_plan_with_clusters_speaks_options(tmp_path: Path) -> None:
-    """Issue 27 §4: whole clusters, and the error that says so names --n and --cluster-size
+    """Whole clusters, and the error that says so names --n and --cluster-size
     (the Python API's keywords are in tests/stats/test_power.py)."""
     out = tmp_path / "o"
     result = _invoke(["--test", "paired-t", "--effect", "0.02", "--sd", "0.1", "--power", "0.8",

@@ -1,4 +1,4 @@
-"""Issue 27 §4: messages speak the caller's language. A command that triggers a warning or an
+"""Messages speak the caller's language. A command that triggers a warning or an
 error whose Python text names a keyword (``degenerate='drop'``, ``approach='bayesian'``,
 ``missing='zero'``) says the command's option instead — on stderr and in the warnings that
 manifest.json records — while the same call from Python keeps the keyword."""

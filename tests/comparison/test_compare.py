@@ -474,7 +474,7 @@ def test_rank_intervals_need_common_items():
      ("mcnemar", True, None)],
 )
 def test_signature_names_an_interval_that_is_not_the_tests_own(test, binary, ci):
-    """Issue 19: every interval in compare matches its test or says which method it is, in the
+    """Every interval in compare matches its test or says which method it is, in the
     table (``ci_method``) and in the signature (``ci:test=interval``)."""
     rng = np.random.default_rng(3)
     rows = [("d", "m", s, str(i), float(rng.normal() > 0) if binary else rng.normal())
@@ -489,7 +489,7 @@ def test_signature_names_an_interval_that_is_not_the_tests_own(test, binary, ci)
 
 
 def test_mcnemar_rows_carry_tangos_score_interval_equal_to_ratesci():
-    """Issue 27 §3: the McNemar rows' interval is Tango's score interval (R ratesci's closed
+    """The McNemar rows' interval is Tango's score interval (R ratesci's closed
     form, tests/oracles/tango_interval.R), in one compare call over many datasets; the p-value
     stays McNemar's exact one."""
     import json

@@ -1,6 +1,6 @@
 """The vectorised comparison engine: vectorised kernels equal the one-pair tests bit for bit,
 Westfall–Young max-T against multtest (exact enumeration) and a plain-loop Algorithm 2.8,
-rank intervals for disjoint items (issue 11) and the lazy-scores hook."""
+rank intervals for disjoint items and the lazy-scores hook."""
 from __future__ import annotations
 
 import itertools
@@ -241,7 +241,7 @@ def test_westfall_young_needs_paired_permutation_tests():
         compare(df, correction="westfall-yung")
 
 
-# --------------------------------------------------------------------------- issue 11
+# --------------------------------------------------------------------------- disjoint items
 def test_rank_intervals_of_disjoint_items_bootstrap_each_system_independently():
     rng = np.random.default_rng(12)
     rows = [("d", s, "m", f"{s}{i}", float(rng.normal(mu, 0.2)))
@@ -293,7 +293,7 @@ def test_lazy_scores_hook_receives_every_argument():
     assert isinstance(real, Comparison)
 
 
-# --------------------------------------------------------------------------- speed paths (issue 13)
+# --------------------------------------------------------------------------- speed paths
 def _multi_group_frame(seed: int = 21) -> pd.DataFrame:
     """Two datasets × two metrics with different numbers of items; on d2/m2 system S2 misses
     two items (an incomplete group whose pairs have different item sets)."""
@@ -377,7 +377,7 @@ def test_factorize_of_arrow_strings_equals_pandas():
 
 
 def test_compare_takes_only_the_scores_positionally():
-    """Everything after the data is keyword-only (issue 19: one calling convention)."""
+    """Everything after the data is keyword-only (one calling convention)."""
     df = pd.DataFrame({"dataset": "d", "system": ["A"] * 3 + ["B"] * 3,
                        "item": ["1", "2", "3"] * 2, "value": [0.1, 0.5, 0.3, 0.2, 0.4, 0.9]})
     with pytest.raises(TypeError, match="positional"):
@@ -389,7 +389,7 @@ def test_compare_takes_only_the_scores_positionally():
 def test_wilcoxon_rows_carry_the_hodges_lehmann_interval(alternative):
     """compare(test="wilcoxon") reports the test's own interval: the Hodges–Lehmann interval of
     stats.wilcoxon (R's wilcox.test(conf.int=TRUE), tested against R in tests/stats), bit for
-    bit, not a paired-t interval beside a rank-test p-value (issue 19 point 9)."""
+    bit, not a paired-t interval beside a rank-test p-value."""
     rng = np.random.default_rng(3)
     items = [f"q{i}" for i in range(30)]
     base = rng.normal(size=30)

@@ -1,5 +1,5 @@
 """The minimum detectable effect of non-significant comparisons (compare's ``mde`` column) and
-meta-analyses (``MetaResult.mde``), issue 20 §4."""
+meta-analyses (``MetaResult.mde``)."""
 from __future__ import annotations
 
 import json

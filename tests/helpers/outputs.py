@@ -1,4 +1,4 @@
-"""Checks of a command's output folder (issue 19 point 5): plain CSV that ``pandas.read_csv``
+"""Checks of a command's output folder: plain CSV that ``pandas.read_csv``
 and ``csv.DictReader`` read unchanged with the expected header, and a ``manifest.json`` that
 lists every file of the folder with the signature of the result it holds."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Clusters read from the logs (issue 20, §1): an Inspect sample-metadata key, an lm-eval ``doc``
+"""Clusters read from the logs: an Inspect sample-metadata key, an lm-eval ``doc``
 field, a table's column (``cluster=`` / ``--cluster`` / YAML ``cluster:``).
 
 tests/oracles/inspect_clusters/ holds real Inspect logs (make_inspect_logs_clusters.py) whose
@@ -124,7 +124,7 @@ def test_the_signature_names_the_users_cluster_field(tmp_path: Path) -> None:
     frame.to_csv(path, index=False)
     scores = read_scores(path, cluster="passage")
     assert scores.cluster_name == "passage"
-    # the cluster field, then the cluster-robust variance (CR2 by default, issue 20 §1)
+    # the cluster field, then the cluster-robust variance (CR2 by default)
     assert rg.compare(scores).signature.endswith("|cluster:passage|cse:CR2")
     assert "|cluster:passage" in rg.effect_sizes(scores, treatment="B", control="A",
                                                  measure="MD").signature
@@ -150,7 +150,7 @@ def test_the_signature_names_the_users_cluster_field(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # run_compare writes every output (~1.3 s)
 def test_compare_leaderboard_se_equals_inspects_own_clustered_stderr(tmp_path: Path) -> None:
-    """Issue 27 §1: both logs read as the folder the Inspect adapter reads with the cluster
+    """Both logs read as the folder the Inspect adapter reads with the cluster
     field, compared; every output of the leaderboard (the Leaderboard, leaderboard.csv and
     comparison.json's means) gives Inspect's own stderr(cluster="passage") to 1e-12, the
     number of passages, and an interval inside [0, 1] (C/I scores are declared in [0, 1])."""

@@ -109,7 +109,7 @@ def test_lmeval_compare_reports_lm_evals_numbers_not_the_accuracy():
         assert close(row["diff"], want, metric)
         assert 0 < row["pvalue"] <= 1 and row["ci_low"] <= row["diff"] <= row["ci_high"]
     assert set(comp.set_metrics) == set(SET_LEVEL.values())
-    # the accuracy is not the f1 (the bug of issue 18: f1 == mcc == acc)
+    # the accuracy is not the f1 (averaging per-sample entries once gave f1 == mcc == acc)
     assert means["ranger_yesno", "dummy-a", "f1"] != means["ranger_yesno", "dummy-a", "acc"]
 
 

@@ -1,4 +1,4 @@
-"""Wildcards in the input paths of an experiment YAML (issue 12): expanded relative to the YAML,
+"""Wildcards in the input paths of an experiment YAML: expanded relative to the YAML,
 sorted, an error naming the key and the pattern when nothing matches, duplicates rejected."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) of every reader in ranger_eval.io (issue 11).
+"""Property-based tests (hypothesis) of every reader in ranger_eval.io.
 
 * random bytes: never an exception other than a RangerError naming the file;
 * random line endings (LF / CRLF), a UTF-8 byte-order mark and gzip give the identical result;

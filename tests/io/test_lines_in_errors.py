@@ -1,4 +1,4 @@
-"""Issue 18, class 4: every error about a value read from a file names the file and the line as an
+"""Every error about a value read from a file names the file and the line as an
 editor numbers it (Parquet: the row), including the checks made after parsing."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Several logs of one model (issue 18, class 5): naming systems per log (``system=``,
+"""Several logs of one model: naming systems per log (``system=``,
 ``system_from``), folders of logs, and the extensions every reader knows.
 
 The logs in tests/oracles/inspect_systems/ were written by Inspect AI itself on
@@ -185,7 +185,7 @@ def test_a_folder_reads_every_log_and_table_and_names_what_it_skips(tmp_path):
         shutil.copy(p, folder / p.name)
     (folder / "notes.txt").write_text("run on Tuesday\n")
     (folder / ".DS_Store").write_bytes(b"\0\1")
-    (folder / "old").mkdir()  # sub-folders are searched (issue 27 §5)
+    (folder / "old").mkdir()  # sub-folders are searched
     (folder / "old" / "readme.md").write_text("old runs\n")
     (folder / "logs.json").write_text('{"a.eval": {"status": "success"}}')
     (folder / "extra.csv").write_text("dataset,system,item,value\nother,bm25,1,0.5\n")
@@ -233,7 +233,7 @@ def test_a_damaged_eval_file_gets_the_inspect_readers_error(tmp_path):
     folder = tmp_path / "f"
     folder.mkdir()
     shutil.copy(cut, folder / "cut.eval")
-    # in a folder, an unreadable log is skipped with the reader's reason (issue 27 §5); with
+    # in a folder, an unreadable log is skipped with the reader's reason; with
     # nothing else to read, that is the error
     with pytest.raises(InputError, match=r"none of the 1 log\(s\) or table\(s\) in this folder "
                                          r"could be read; skipped 1: cut\.eval \(not a readable "

@@ -1,4 +1,4 @@
-"""Folder trees of logs (:mod:`ranger_eval.io.logtree`, issue 27 §5): read recursively, systems
+"""Folder trees of logs (:mod:`ranger_eval.io.logtree`): read recursively, systems
 from the logs' own metadata, retried runs, duplicates refused, skips named and counted.
 
 The Inspect tree is tests/oracles/inspect_tree/logs (make_inspect_logs_tree.py: real logs of

@@ -1,4 +1,4 @@
-"""ranger_eval.lazy: Parquet scores scanned lazily give the in-memory numbers (issue 13 §4)."""
+"""ranger_eval.lazy: Parquet scores scanned lazily give the in-memory numbers."""
 from __future__ import annotations
 
 import importlib.util
@@ -503,7 +503,7 @@ def test_dask_example_matches(tmp_path: Path) -> None:
     _assert_same_table(got, open_scores(folder).sufficient_statistics())
 
 
-# ------------------------------------------------------------------ extreme magnitudes (issue 18)
+# ------------------------------------------------------------------ extreme magnitudes
 def _exact_statistics(df: pd.DataFrame) -> dict[tuple[str, str, str, str], dict[str, object]]:
     """PAIR_COLUMNS of ``df`` in exact rational arithmetic (``fractions.Fraction`` of every float
     score; seeds averaged per item), keyed by (dataset, metric, system_a, system_b)."""
@@ -614,7 +614,7 @@ def _extreme_frames(draw: st.DrawFn) -> pd.DataFrame:
 @given(df=_extreme_frames())
 def test_sufficient_statistics_scaled_back_are_exact(tmp_path: Path, engine: str,
                                                      df: pd.DataFrame) -> None:
-    """Issue 18 class 1: at every magnitude from 1e-300 to 1e300 the public statistics, scaled
+    """At every magnitude from 1e-300 to 1e300 the public statistics, scaled
     back by ``scale``, are the exact statistics of the scores (not inf, not an underflowed 0),
     on both engines; a merge of parts that split the items at different scales too."""
     path = _write(df, tmp_path / f"x-{engine}.parquet")

@@ -1,4 +1,4 @@
-"""ranger_eval.lazy with a ``cluster`` column (issue 27 §1): the lazy engines honour the design.
+"""ranger_eval.lazy with a ``cluster`` column: the lazy engines honour the design.
 
 DuckDB and Dask compute per dataset × metric × system × cluster the item count and the sum of
 the scores (``cluster_statistics``), and ``compare`` / ``effect_sizes`` give the rows of the

@@ -1,4 +1,4 @@
-"""ranger_eval.lazy on Dask (issue 18): on a ``distributed.LocalCluster`` of two worker processes,
+"""ranger_eval.lazy on Dask: on a ``distributed.LocalCluster`` of two worker processes,
 the Dask engine gives the DuckDB engine's statistics, tests and effect sizes (1e-9 relative) and
 the same errors, from Parquet files or an existing dask DataFrame."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The lazy engine's effect sizes with degenerate datasets (issue 18, class 4): every one named in
+"""The lazy engine's effect sizes with degenerate datasets: every one named in
 one error, or left out with degenerate="drop", exactly as the in-memory effect_sizes does."""
 from __future__ import annotations
 

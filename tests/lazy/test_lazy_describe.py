@@ -1,4 +1,4 @@
-"""``rg.describe`` and the leaderboards of lazily scanned scores (issue 27 §1, §3).
+"""``rg.describe`` and the leaderboards of lazily scanned scores.
 
 The lazy engines (DuckDB, Dask) describe each system's mean from their sufficient statistics
 (ranger_eval.lazy._describe); the table, the comparison's ``described_means()`` (comparison.json's

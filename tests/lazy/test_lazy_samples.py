@@ -1,5 +1,5 @@
 """The lazy backends refuse a ``sample`` column (K generations per item): only Scores averages
-the samples per item (issue 20, §2); the lazy engines would see duplicate keys or test samples
+the samples per item; the lazy engines would see duplicate keys or test samples
 as items."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""meta_analysis under extreme values (issue 11): metafor agreement on rescaled data
+"""meta_analysis under extreme values: metafor agreement on rescaled data
 (tests/oracles/metafor_extreme.R/.json), clear errors naming the study outside the accepted range,
 no NaN / ZeroDivisionError / RuntimeWarning, and order invariance (hypothesis)."""
 from __future__ import annotations

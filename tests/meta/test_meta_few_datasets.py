@@ -1,4 +1,4 @@
-"""Issue 27 §4: a random-effects meta-analysis of k = 2 datasets says that τ² and the prediction
+"""A random-effects meta-analysis of k = 2 datasets says that τ² and the prediction
 interval are not estimable in any useful sense — in the warning, the summary, the Markdown and
 LaTeX tables, the HTML reading and the forest plot's footer — and keeps metafor's numbers."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Oracle for the tie-corrected Friedman statistic of ``ranger_eval.rank_test`` (issue 21 §4).
+"""Oracle for the tie-corrected Friedman statistic of ``ranger_eval.rank_test``.
 
 Tables with tied scores within datasets, and for each the Friedman statistic and p-value of
 ``scipy.stats.friedmanchisquare`` and of R ``friedman.test`` (tests/oracles/friedman_ties_oracle.R,

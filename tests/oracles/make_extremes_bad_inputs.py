@@ -1,4 +1,4 @@
-"""Writes the bad-input cases 340-361 (issue 18, class 1: extreme scores through
+"""Writes the bad-input cases 340-361 (extreme scores through
 ``ranger-eval compare`` and the Python API).
 
 The scores are two datasets of ``extremes_oracle.json`` (unscaled paired-t p-values about 0.05 and

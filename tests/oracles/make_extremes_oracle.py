@@ -1,4 +1,4 @@
-"""High-precision oracle for the significance tests at numeric extremes (issue 18, class 1).
+"""High-precision oracle for the significance tests at numeric extremes.
 
 Writes ``extremes_oracle.json``: for a few fixed paired datasets (x, y), each multiplied in float64
 by c in {1e-300, 1e-150, 1, 1e150, 1e300} and scaled to the float64 limit (largest |value|

@@ -1,4 +1,4 @@
-"""Write the Inspect AI logs of tests/oracles/inspect_agreement/ (issue 18, class 0: the adapter
+"""Write the Inspect AI logs of tests/oracles/inspect_agreement/ (the adapter
 recomputes Inspect's own ``results`` from the samples it read).
 
 Real logs written by inspect_ai itself (a test dependency; offline, nothing downloaded) on the

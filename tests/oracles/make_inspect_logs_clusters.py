@@ -1,4 +1,4 @@
-"""Write the Inspect AI logs of tests/oracles/inspect_clusters/ (issue 20, §1: clustered
+"""Write the Inspect AI logs of tests/oracles/inspect_clusters/ (clustered
 questions read from a sample-metadata key).
 
 Real logs written by inspect_ai itself (``pip install inspect-ai``; offline, nothing is

@@ -1,4 +1,4 @@
-"""Write the Inspect AI logs of tests/oracles/inspect_systems/ (issue 18, class 5: several logs
+"""Write the Inspect AI logs of tests/oracles/inspect_systems/ (several logs
 of one model).
 
 Real logs written by inspect_ai itself (``pip install inspect-ai``; offline, nothing is

@@ -1,4 +1,4 @@
-"""Write the Inspect AI log tree of tests/oracles/inspect_tree/ (issue 27, §5: a folder tree of
+"""Write the Inspect AI log tree of tests/oracles/inspect_tree/ (a folder tree of
 logs as Inspect users keep it, one folder per model under ``logs/``).
 
 Real logs written by inspect_ai itself (``pip install inspect-ai``; offline, nothing is

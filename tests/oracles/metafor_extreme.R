@@ -1,4 +1,4 @@
-# metafor oracle for extreme values (issue 11). Run from the repository root:
+# metafor oracle for extreme values. Run from the repository root:
 #   Rscript tests/oracles/metafor_extreme.R      -> tests/oracles/metafor_extreme.json
 #
 # Each case is a well-conditioned base data set (yb, vb) moved to an extreme scale:

@@ -1,4 +1,4 @@
-# Oracle for ranger_eval.plan (issue 20 §4-5): power, sample size and effect of the planned tests.
+# Oracle for ranger_eval.plan: power, sample size and effect of the planned tests.
 #
 #   R_LIBS=LIB Rscript tests/oracles/power_oracles.R SRC > tests/oracles/power_oracles_r.json
 #

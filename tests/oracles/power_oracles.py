@@ -1,4 +1,4 @@
-"""Oracle for ranger_eval.plan from statsmodels (issue 20 §4): writes power_oracles_statsmodels.json.
+"""Oracle for ranger_eval.plan from statsmodels: writes power_oracles_statsmodels.json.
 
     python tests/oracles/power_oracles.py
 

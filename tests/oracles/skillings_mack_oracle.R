@@ -1,4 +1,4 @@
-# Oracle for ranger_eval.rank_test on tables with missing cells (issue 21 §4): the Skillings–Mack
+# Oracle for ranger_eval.rank_test on tables with missing cells: the Skillings–Mack
 # test (Skillings & Mack 1981, Technometrics 23(2):171–177) as R Skillings.Mack::Ski.Mack and
 # PMCMRplus::skillingsMackTest compute it, and Conover's all-pairs test for complete blocks as
 # PMCMRplus::frdAllPairsConoverTest.

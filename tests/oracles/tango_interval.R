@@ -1,5 +1,5 @@
 # Oracle of Tango's (1998) score interval of p1 - p2 for paired 0/1 scores, the interval of
-# compare's McNemar rows since issue 27 §3 (ranger_eval.stats.tango_interval).
+# compare's McNemar rows (ranger_eval.stats.tango_interval).
 #
 #   ratesci::pairbinci(x = c(a, b, c, d), contrast = "RD", method = "Score_closed",
 #                      skew = FALSE, bcf = FALSE, cc = FALSE, precis = 15)

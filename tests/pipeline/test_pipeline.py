@@ -72,7 +72,7 @@ def test_command_line_options_override_the_config(tmp_path, files):
 
 @pytest.mark.parametrize("layout", ["top", "section"])
 def test_each_command_uses_its_settings_and_accepts_the_others(tmp_path, files, layout):
-    """Issue 19 point 6: the meta-analysis settings at the top level (the original Ranger
+    """The meta-analysis settings at the top level (the original Ranger
     layout) or under ``meta:``, with ``compare:`` and ``aggregate:`` sections, run with every
     command; each reads its own settings and accepts the others' unused."""
     meta = "control: a\ntreatment: b\ntest: knha\nmethod: DL"
@@ -466,7 +466,7 @@ def test_meta_skips_an_unreadable_forest_with_a_warning(tmp_path):
 
 
 def test_no_figures_means_no_matplotlib(tmp_path, files):
-    """Issue 13 §3: with --figures none, compare, rank and meta never import matplotlib (the
+    """With --figures none, compare, rank and meta never import matplotlib (the
     figure functions are queued as partials of functions that import it when drawing)."""
     import subprocess
     import sys
@@ -485,7 +485,7 @@ print("matplotlib" in sys.modules)
     assert out.stdout.strip().splitlines()[-1] == "False"
 
 
-# ------------------------------------------------------------- degenerate tasks in `meta` (issue 18)
+# ------------------------------------------------------------- degenerate tasks in `meta`
 def _degenerate_table(tmp_path):
     """Five tasks: two with identical systems (zero variance), one with a constant control."""
     rng = np.random.default_rng(7)
@@ -552,7 +552,7 @@ def test_meta_drop_degenerate_warns_and_records_skipped(tmp_path):
         run_meta(yaml_path, tmp_path / "o4", figures="none")
 
 
-# ------------------------------------------------------------- `--metric` that some tasks lack (issue 18)
+# ------------------------------------------------------------- `--metric` that some tasks lack
 def _lm_eval_like(tmp_path):
     """boolq and cb have acc and f1, rte only acc, wic only mcc (as lm-eval tasks do)."""
     rng = np.random.default_rng(3)

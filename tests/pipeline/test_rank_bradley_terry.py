@@ -1,4 +1,4 @@
-"""``ranger-eval rank`` writes a Bradley–Terry leaderboard of the rank's metric (issue 21 §3):
+"""``ranger-eval rank`` writes a Bradley–Terry leaderboard of the rank's metric:
 every item a battle between every pair of systems (every dataset, for a dataset-level table),
 equal to ``bradley_terry(battle_counts(...))``; ``--bradley-terry false`` leaves it out; when no
 finite ratings exist, a warning and the report say why and the other outputs are written."""

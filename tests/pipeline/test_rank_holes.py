@@ -1,4 +1,4 @@
-"""`ranger-eval rank` on results with holes (issue 21 §4): a wide table with empty cells and
+"""`ranger-eval rank` on results with holes: a wide table with empty cells and
 per-item scores where a system lacks a dataset reach rank_test (Skillings–Mack); the Markdown,
 HTML and CD figure say which test ran and how many cells were missing."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""``ranger-eval rank`` writes HELM's mean win rates of the rank's metric beside the rank test
-(issue 21 §5): equal to ``rg.win_rate`` on the same data (per-item scores: the datasets+items
+"""``ranger-eval rank`` writes HELM's mean win rates of the rank's metric beside the rank test:
+equal to ``rg.win_rate`` on the same data (per-item scores: the datasets+items
 bootstrap; a dataset-level table: the datasets), in winrate.{md,csv,tex} and ranking.json, and the
 HTML report states the leader in words with its interval."""
 from __future__ import annotations

@@ -110,7 +110,7 @@ def test_stars():
     assert [stars(p) for p in (0.0005, 0.005, 0.03, 0.2)] == ["***", "**", "*", "ns"]
     assert stars(0.03, level=0.99) == "ns"
     with pytest.raises(TypeError, match="level"):
-        stars(0.03, alpha=0.01)  # the confidence level is the one knob (issue 19)
+        stars(0.03, alpha=0.01)  # the confidence level is the one knob
 
 
 def test_pvalue_transform_is_emmeans():
@@ -187,7 +187,7 @@ def test_boxplots_from_scores():
         comparison_boxplots(Scores(_scores()))  # type: ignore[arg-type]
 
 
-# --------------------------------------------------------------------------- issue 12 §3
+# --------------------------------------------------------------------------- readable at a glance
 
 
 def test_graph_baseline_pairs_untested_look_different():
@@ -260,7 +260,7 @@ def _binary_scores(n: int = 120) -> pd.DataFrame:
 
 
 def test_boxplots_of_binary_values_show_wilson_proportions():
-    """Issue 12 §3: 0/1 data get proportions with Wilson intervals, not boxplots of 0s and 1s."""
+    """0/1 data get proportions with Wilson intervals, not boxplots of 0s and 1s."""
     from statsmodels.stats.proportion import proportion_confint
 
     from ranger_eval.scores import Scores

@@ -147,7 +147,7 @@ def test_summary_diamond_and_markers_encode_the_model():
 
 @pytest.mark.parametrize("figsize", [None, (9.0, 4.2)])
 def test_low_weight_datasets_stay_visible(figsize):
-    """Issue 12 §3: in the fixed-effect GLUE forest RTE (0.28%) and WNLI (0.12%) used to vanish."""
+    """In the fixed-effect GLUE forest RTE (0.28%) and WNLI (0.12%) used to vanish."""
     res = glue_result(method="FE")
     fig = forest_plot(res, style=ForestStyle(figsize=figsize))
     ax = fig.axes[0]
@@ -489,7 +489,7 @@ def test_glue_corpus_end_to_end(corpus):
 
 
 def test_old_keywords_name_their_replacement():
-    """Issue 19: one word for the direction (higher_is_better) and the options in two small
+    """One word for the direction (higher_is_better) and the options in two small
     objects; an old keyword is an error naming what replaced it, not a bare TypeError."""
     res = glue_result()
     with pytest.raises(RenamedKeywordError, match="higher_is_better"):

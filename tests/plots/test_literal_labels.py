@@ -1,4 +1,4 @@
-"""Issue 11: every text of every figure is drawn literally (no mathtext, no TeX).
+"""Every text of every figure is drawn literally (no mathtext, no TeX).
 
 Each plot function is fed system, dataset and metric names (and titles) full of mathtext and TeX
 syntax; the figure must draw without error, and the name must appear verbatim as text in the SVG
@@ -118,7 +118,7 @@ def _predictive() -> Figure:
     eff = EffectSizes(names=tuple(f"$d_{i}$" for i in range(k)), yi=rng.normal(0.2, 0.1, k),
                       vi=rng.uniform(0.001, 0.01, k), n=np.full(k, 50), measure="MD",
                       mean_treatment=np.zeros(k), mean_control=np.zeros(k))
-    res = dataclasses.replace(predictive_check(eff, k=(3, 6), n_test=4, repeats=3),
+    res = dataclasses.replace(predictive_check(eff, k=(3, 6), n_test=4, n_resamples=3),
                               treatment=NAME, control="base_$1$")
     return predictive_plot(res, title=TITLE)
 

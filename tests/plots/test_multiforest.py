@@ -223,7 +223,7 @@ def test_bad_input():
 
 
 def test_old_keywords_name_their_replacement():
-    """Issue 19: higher_is_better as everywhere else, and the options in two small objects; an
+    """higher_is_better as everywhere else, and the options in two small objects; an
     old keyword is an error naming its replacement."""
     res = results()
     with pytest.raises(RenamedKeywordError, match="higher_is_better"):

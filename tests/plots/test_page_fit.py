@@ -1,5 +1,5 @@
 """Every figure of a command fits one page with readable, non-overlapping text from 2 to 50
-systems and from 1 to 200 datasets (issue 19 point 7: a 65-inch heatmap at 17 TREC runs, a
+systems and from 1 to 200 datasets (they used to be a 65-inch heatmap at 17 TREC runs, a
 59-inch one at 54 datasets, rank-axis labels running together, a tangled graph).
 
 The comparison is real (``compare`` on one dataset); the 54- and 200-dataset tables repeat its
@@ -164,7 +164,7 @@ def test_predictive_plot_of_200_datasets_fits_a_page() -> None:
     from tests.aggregate.test_crossdataset import predictive_effects
 
     res = predictive_check(predictive_effects(200), k=tuple(range(2, 190, 4)), n_test=5,
-                           repeats=3, seed=1)
+                           n_resamples=3, seed=1)
     _check(predictive_plot(res))  # 47 k values: tick labels thinned, a long signature wrapped
 
 
@@ -187,7 +187,7 @@ def _ratings(k: int) -> object:
 @pytest.mark.slow  # 0.6-2.7 s: two figures laid out and drawn twice
 @pytest.mark.parametrize("k", [2, 10, 50])
 def test_arena_figures_fit_a_page_and_use_their_canvas(k: int) -> None:
-    """Issue 27: the win-probability heatmap left half its width empty (the one-line signature
+    """The win-probability heatmap left half its width empty (the one-line signature
     footer was wider than the figure, and the saved tight box grew to it)."""
     from ranger_eval.output import footer_signature
     from ranger_eval.plots._style import _tight_bbox_inches

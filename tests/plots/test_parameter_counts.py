@@ -1,4 +1,4 @@
-"""Issue 19: the figures are built from parts small enough to read alone, so no function or
+"""The figures are built from parts small enough to read alone, so no function or
 method defined in :mod:`ranger_eval.plots` takes more than a dozen parameters (the options travel
 in small frozen objects such as :class:`ranger_eval.plots.ForestStyle`)."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ import ranger_eval.plots as plots
 
 MAX_PARAMETERS = 12
 
-#: Functions of figures not yet split (issue 19, point 1: the CD diagram, graph and heatmap have
-#: their own owner); each entry must still exceed the limit, so the list can only shrink.
+#: Functions of figures not yet split (name → parameter count); each entry must still exceed the
+#: limit, so the list can only shrink.
 KNOWN_EXCEPTIONS: dict[str, int] = {}
 
 

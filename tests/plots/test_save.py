@@ -1,4 +1,4 @@
-"""Issue 12 §3: every figure as PDF (TrueType fonts, embedded), SVG (text kept as text, or outlined
+"""Every figure as PDF (TrueType fonts, embedded), SVG (text kept as text, or outlined
 on request) and 300-dpi PNG, for plain figures and for figures with a signature footer (saved with
 a tight bounding box)."""
 from __future__ import annotations
@@ -95,7 +95,7 @@ def test_pdf_font_subsets_leave_out_layout_tables_only_while_saving(tmp_path):
 
 def test_pdf_font_subsets_are_made_once_per_process_and_depend_only_on_the_text(tmp_path,
                                                                                 monkeypatch):
-    """Issue 13 §3: a font subset is made once per glyph set and process (it holds the glyphs
+    """A font subset is made once per glyph set and process (it holds the glyphs
     asked for plus printable ASCII and the figures' symbols), so a second figure with the same
     characters does not subset the font again; the file does not depend on what was drawn
     before in the process, and renders the same text."""

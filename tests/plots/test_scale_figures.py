@@ -1,5 +1,5 @@
 """The heatmap and the p-value plot at 2, 10, 50 and 100 systems use their canvas and stay
-readable (issue 27 §5: at 50 systems the heatmap drew a 1-inch strip of 62 pairs without numbers
+readable (at 50 systems the heatmap used to draw a 1-inch strip of 62 pairs without numbers
 on a 7-inch canvas, and the p-value plot 1,225 segments over 50 rows).
 
 The comparisons are built from a real one (``compare`` of two systems) with a synthetic table of

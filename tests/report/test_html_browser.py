@@ -62,7 +62,7 @@ def compare_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
             rows += [{"dataset": dataset, "system": system, "metric": "acc", "item": f"q{i}",
                       "value": v} for i, v in enumerate(values)]
     pd.DataFrame(rows).to_csv(base / "scores.csv", index=False)
-    # per-dataset figures are drawn only when asked (issue 19): ask, so the browser sees them all
+    # per-dataset figures are drawn only when asked: ask, so the browser sees them all
     run_compare(base / "scores.csv", base / "cmp", per_dataset_figures=True,
                 command="ranger-eval compare scores.csv --per-dataset-figures")
     return write_html_report(base / "cmp")

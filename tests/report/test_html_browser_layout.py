@@ -1,4 +1,4 @@
-"""Issue 27 §5: the report pages of ``compare``, ``rank`` and ``arena`` at 1,400 px and 390 px
+"""The report pages of ``compare``, ``rank`` and ``arena`` at 1,400 px and 390 px
 in a headless Chromium: no table column is out of reach, the first column is sticky, the page
 never scrolls sideways (the browser machinery is test_html_browser's).
 

@@ -1,4 +1,4 @@
-"""The leaderboard and the reports print each system's confidence interval (issue 20, §1):
+"""The leaderboard and the reports print each system's confidence interval:
 the t interval of the mean, cluster-robust when the scores have clusters (rg.describe)."""
 from __future__ import annotations
 

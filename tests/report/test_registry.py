@@ -76,7 +76,7 @@ def result(request: pytest.FixtureRequest) -> Any:
     name = request.param
     try:
         res = RESULTS[name][1]()
-    except TypeError as exc:  # a builder's keyword renamed by the settings work (issue 28)
+    except TypeError as exc:  # a builder's keyword renamed by the settings work
         pytest.fail(f"{name}: {exc}")
     assert type(res).__name__ == name
     return res

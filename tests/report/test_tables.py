@@ -95,7 +95,7 @@ def test_leaderboard_markdown(comp):
 
 
 def test_every_leaderboard_format_has_n_and_se_equal_to_describe(comp):
-    """Issue 27 §1: n, n_clusters and se per system × dataset × metric in CSV, Markdown,
+    """n, n_clusters and se per system × dataset × metric in CSV, Markdown,
     LaTeX, HTML (and the HTML report's JSON, tests/report/test_html.py), se = describe's."""
     import io
 
@@ -225,7 +225,7 @@ def test_effect_sizes_read_as_names(comp):
 
 
 def test_ranking_renderings_are_imported_on_first_use_only():
-    """Issue 13 §3: rendering a comparison does not import ranger_eval.aggregate (the ranking
+    """Rendering a comparison does not import ranger_eval.aggregate (the ranking
     renderings register themselves when the first Ranking or RankTest is rendered), and that
     first rendering works in a fresh interpreter, through every public name."""
     import subprocess

@@ -1,4 +1,4 @@
-"""bayesian_pairwise (the kernel of rank_test(approach="bayesian"), issue 21 §1) against autorank's
+"""bayesian_pairwise (the kernel of rank_test(approach="bayesian")) against autorank's
 Bayesian decisions and posteriors on its own examples (tests/oracles/autorank_bayes_oracle.py)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Intervals that stay in the metric's range (issue 27 §3): rg.describe's Wilson interval for
+"""Intervals that stay in the metric's range: rg.describe's Wilson interval for
 0/1 scores against statsmodels, its Korn–Graubard interval for clustered 0/1 scores and bounded
 metrics against R survey::svyciprop(method="beta") (tests/oracles/bounded_oracles.py, .R), and
 the declared bounds of Scores."""

@@ -1,4 +1,4 @@
-"""Validity of the clustered tests under the null (issue 20 §1): the simulation of
+"""Validity of the clustered tests under the null: the simulation of
 benchmarks/cluster_validity.py (binary and continuous differences, ICC 0.1 / 0.5 / 0.9, cluster
 sizes 2-20 (and binary data in clusters of one size), 20 / 50 / 200 clusters, 10,000 null
 replicates each) must reject at α = 0.05 in [4 %, 6 %] of the replicates for the clustered tests

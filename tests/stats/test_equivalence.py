@@ -148,7 +148,7 @@ TANGO = json.loads((ORACLES / "tango_interval_R.json").read_text())
 
 
 def test_tango_interval_equals_ratesci_closed_form_and_propcis() -> None:
-    """The interval of compare's McNemar rows (issue 27 §3): ratesci's closed form printed to
+    """The interval of compare's McNemar rows: ratesci's closed form printed to
     15 decimals, PropCIs' bisection (stops near 1e-7) as a second check; one vectorised call."""
     cases = TANGO["tango"]
     assert len(cases) >= 16

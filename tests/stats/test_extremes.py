@@ -1,4 +1,4 @@
-"""Numeric extremes in the significance tests (issue 18, class 1).
+"""Numeric extremes in the significance tests.
 
 * Oracle: ``tests/oracles/extremes_oracle.json`` (``make_extremes_oracle.py``, mpmath at 60
   digits, p-values from the regularised incomplete beta function): paired t, Welch, d_z and d at
@@ -51,7 +51,7 @@ FITS = [c for c in CASES if not c["overflow"]]
 BEYOND = [c for c in CASES if c["overflow"]]
 
 
-def test_oracle_covers_the_issue_scales() -> None:
+def test_oracle_covers_every_scale_from_1e_minus_300_to_beyond_max() -> None:
     scales = {c["scale"] for c in CASES}
     assert {"1e-300", "1e-150", "1", "1e+150", "1e+300", "max", "beyond"} <= scales
     # at the float64 limit the squares of the differences overflow in plain float64

@@ -208,7 +208,7 @@ def test_clustered_power_is_the_t_test_on_cluster_means_monte_carlo() -> None:
 ])
 @pytest.mark.parametrize("size", [5, 7])
 def test_a_clustered_plan_answers_in_whole_clusters(test: str, kwargs: dict, size: int) -> None:
-    """Issue 27 §4: n = n_clusters × cluster_size (not "1998 items in 400 clusters of 5"), the
+    """n = n_clusters × cluster_size (not "1998 items in 400 clusters of 5"), the
     solved n rounded up to whole clusters and its power computed at that n."""
     p = rg.plan(test, power=0.8, cluster_size=size, **kwargs)
     assert p.n == p.n_clusters * size and p.n >= p.n_exact

@@ -1,4 +1,4 @@
-"""rg.plan for equivalence and non-inferiority of paired binary scores (issue 20 §4–§5):
+"""rg.plan for equivalence and non-inferiority of paired binary scores:
 Wellek's asymptotic McNemar tests against a margin on p10 − p01, their exact power equal to
 R EQUIVNONINF (mcnempow; mcnasc_ni's exact size) through tests/oracles/power_mcnemar_margin.R,
 their large-sample power close to it for large n, and ranger-eval plan reaching them."""

@@ -1,4 +1,4 @@
-"""Kernels of the comparison engine (issue 13 §1): paired moments equal scipy's paired t test and
+"""Kernels of the comparison engine: paired moments equal scipy's paired t test and
 numpy's d_z bit for bit; the sign-flip counts of many pairs from the systems' product equal the
 pairwise float64 counts, on continuous, tied and binary data."""
 from __future__ import annotations

@@ -125,7 +125,7 @@ def test_result_object_is_frozen_and_reports() -> None:
 
 
 def test_continuity_correction_is_its_own_word() -> None:
-    """``correction`` is the multiplicity procedure everywhere (issue 19); the continuity
+    """``correction`` is the multiplicity procedure everywhere; the continuity
     correction of McNemar's and Wilcoxon's tests is ``continuity_correction``."""
     from ranger_eval.errors import RenamedKeywordError
 

@@ -1,4 +1,4 @@
-"""Bayesian comparison with a ROPE (issue 21 §1) against baycomp.
+"""Bayesian comparison with a ROPE against baycomp.
 
 Oracle: tests/oracles/baycomp_oracle.py → baycomp_oracle.json (baycomp 1.0.3).
 """

@@ -56,13 +56,18 @@ def _verdicts(rows: Iterable[Mapping[str, Any]]) -> dict[frozenset[str], bool]:
 
 
 def _pairs(pairs: list[frozenset[str]], order: list[str]) -> str:
-    def key(p: frozenset[str]) -> tuple[int, int]:
-        i, j = sorted(order.index(s) if s in order else len(order) for s in p)
-        return i, j
+    """The pairs in words, by ``order`` (average ranks), then by name: a pair is a frozenset, whose
+    iteration order follows string hashing, so a tie (or a system absent from ``order``) must be
+    broken by name for the sentence to be the same in every run."""
+    def place(s: str) -> tuple[int, str]:
+        return (order.index(s) if s in order else len(order)), s
+
+    def key(p: frozenset[str]) -> tuple[tuple[int, str], ...]:
+        return tuple(sorted(map(place, p)))
 
     said = []
     for p in sorted(pairs, key=key):
-        a, b = sorted(p, key=lambda s: order.index(s) if s in order else len(order))
+        a, b = sorted(p, key=place)
         said.append(f"{a} vs {b}")
     if len(said) > 6:
         said = [*said[:5], f"{len(said) - 5} more pairs"]
@@ -73,7 +78,38 @@ def rank_disagreements(ranking: Mapping[str, Any], rank_test: Mapping[str, Any])
     """Sentences explaining the pairs on which the ranking's pairwise tests and the rank test's
     post-hoc test disagree, from their JSON forms (``Ranking.to_dict()``,
     ``RankTest.to_dict()``: ``pairwise`` rows with ``a``, ``b``, ``significant``); empty when
-    they agree on every pair both tested (or one of them tested no pairs)."""
+    they agree on every pair both tested (or one of them tested no pairs).
+
+    Parameters
+    ----------
+    ranking : mapping
+        ``Ranking.to_dict()``: ``pairwise`` rows with ``a``, ``b``, ``test``, ``significant``.
+    rank_test : mapping
+        ``RankTest.to_dict()``: ``pairwise`` rows, ``posthoc``, ``n_datasets`` and, for
+        Nemenyi, ``critical_difference`` and ``average_ranks``.
+
+    Returns
+    -------
+    list of str
+        One sentence per kind of disagreement, naming its pairs.
+
+    References
+    ----------
+    Demšar (2006), "Statistical comparisons of classifiers over multiple data sets", JMLR 7:1–30.
+
+    Examples
+    --------
+    >>> from ranger_eval.aggregate.agreement import rank_disagreements
+    >>> ranking = {"pairwise": [
+    ...     {"a": "A", "b": "B", "test": "paired t-test", "significant": True},
+    ...     {"a": "A", "b": "C", "test": "paired t-test", "significant": False}]}
+    >>> rank_test = {"posthoc": "nemenyi", "n_datasets": 5, "pairwise": [
+    ...     {"a": "A", "b": "B", "significant": False}, {"a": "A", "b": "C", "significant": False}]}
+    >>> print(rank_disagreements(ranking, rank_test)[0])
+    The ranking's pairwise tests (paired t-test) ask ... Both hold for A vs B, significant by the first and not by the second: ...
+    >>> rank_disagreements(ranking, ranking)
+    []
+    """
     mine = _verdicts(r for r in ranking.get("pairwise") or [] if isinstance(r, Mapping))
     theirs = _verdicts(r for r in rank_test.get("pairwise") or [] if isinstance(r, Mapping))
     shared = [p for p in mine if p in theirs]
@@ -143,7 +179,39 @@ def bayesian_disagreements(ranking: Mapping[str, Any], bayes: Mapping[str, Any])
     inconclusive, ``p_rope``, ``rope``). Three kinds, each said once naming its pairs:
     significant yet practically equivalent; significant yet undecided; decided better or worse
     yet not significant. Empty when they agree (significant and decided a difference, or not
-    significant and equivalent or undecided) on every pair both judged."""
+    significant and equivalent or undecided) on every pair both judged.
+
+    Parameters
+    ----------
+    ranking : mapping
+        ``Ranking.to_dict()``: ``pairwise`` rows with ``a``, ``b``, ``test``, ``significant``.
+    bayes : mapping
+        ``BayesianRankTest.to_dict()``: ``pairwise`` rows with ``a``, ``b``, ``decision``,
+        ``p_rope``, ``rope``, and ``rope_mode``, ``level``, ``n_datasets``.
+
+    Returns
+    -------
+    list of str
+        One sentence per kind of disagreement, naming its pairs.
+
+    References
+    ----------
+    Benavoli, Corani, Demšar & Zaffalon (2017), "Time for a change: a tutorial for comparing
+    multiple classifiers through Bayesian analysis", JMLR 18.
+
+    Examples
+    --------
+    >>> from ranger_eval.aggregate.agreement import bayesian_disagreements
+    >>> ranking = {"pairwise": [
+    ...     {"a": "A", "b": "B", "test": "paired t-test", "significant": True},
+    ...     {"a": "A", "b": "C", "test": "paired t-test", "significant": False}]}
+    >>> bayes = {"rope_mode": "absolute", "n_datasets": 8, "average_ranks": {"A": 1.4, "B": 1.6, "C": 3.0},
+    ...          "pairwise": [
+    ...     {"a": "A", "b": "B", "decision": "equivalent", "p_rope": 0.97, "rope": 0.01},
+    ...     {"a": "A", "b": "C", "decision": "inconclusive", "p_rope": 0.3, "rope": 0.01}]}
+    >>> print(bayesian_disagreements(ranking, bayes)[0])
+    The ranking's pairwise tests ... Both hold for A vs B, significant by the first and practically equivalent by the second (P = 0.97): ...
+    """
     mine = _verdicts(r for r in ranking.get("pairwise") or [] if isinstance(r, Mapping))
     rows = {frozenset((str(r["a"]), str(r["b"]))): r for r in bayes.get("pairwise") or []
             if isinstance(r, Mapping)}
@@ -255,7 +323,41 @@ def equivalence_disagreements(table: pd.DataFrame, *, margin: float | None, leve
     interval each row's two one-sided tests invert (the 1 − 2α interval, module docstring):
     shown equivalent while the interval excludes 0 (different and equivalent at once), or not
     shown equivalent while it contains 0 (neither different nor equivalent). Empty for other
-    hypotheses or when no row is of either kind."""
+    hypotheses or when no row is of either kind.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The comparison's rows (columns as above).
+    margin : float or None
+        The equivalence margin (None: nothing to say).
+    level : float
+        The comparison's level (α = 1 − level).
+    hypothesis : str, default "equivalence"
+        The comparison's hypothesis; any other gives ``[]``.
+
+    Returns
+    -------
+    list of str
+        One sentence per row of either kind.
+
+    References
+    ----------
+    Wellek (2010), *Testing Statistical Hypotheses of Equivalence and Noninferiority*, 2nd ed.,
+    Chapman & Hall/CRC, §1.6.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.aggregate.agreement import equivalence_disagreements
+    >>> rows = pd.DataFrame({"system_a": ["A", "A"], "system_b": ["B", "C"], "dataset": "d",
+    ...                      "metric": "acc", "diff": [0.01, 0.001], "ci_low": [0.005, -0.02],
+    ...                      "ci_high": [0.015, 0.03], "significant": [True, False]})
+    >>> for sentence in equivalence_disagreements(rows, margin=0.02, level=0.95):
+    ...     print(sentence)
+    A test of no difference asks ... Both hold for A vs B (d, acc; diff 0.01): shown equivalent, and the interval excludes 0, ...
+    A test of no difference asks ... Both hold for A vs C (d, acc; diff 0.001): not shown equivalent, and the interval contains 0, ...
+    """
     if hypothesis != "equivalence" or margin is None or table.empty:
         return []
     t = table

@@ -5,15 +5,8 @@ Søgaard (2013), *Estimating effect size across datasets*, NAACL-HLT, asks which
 per-dataset effects of a treatment over a control best predicts the effect on **new** datasets.
 
 * :func:`error_reduction` — the effect ``T_i`` of §2–3, the relative reduction of the control's
-  error on dataset i: with per-item errors ``1 − score`` (scores in [0, 1], e.g. 0/1 correctness or
-  per-resample accuracies), ``e = mean(1 − score)`` and
-
-  .. math:: T_i = (e_{control} − e_{treatment}) / e_{control}
-
-  (positive when the treatment makes fewer errors; T ≤ 1, unbounded below). Its within-dataset
-  variance ``v_i`` is the sample variance (ddof = 1) of ``T`` over ``n_resamples`` paired bootstrap
-  resamples of the items (both systems resampled with the same item indices); Søgaard took "50
-  paired bootstrap samples of the system outputs" (§3).
+  error on each dataset, with its paired-bootstrap variance (in
+  :mod:`ranger_eval.aggregate.errorreduction`, re-exported here).
 
 * :func:`cross_dataset_estimates` — five estimates of the effect across datasets, with the
   Anderson–Darling normality check Søgaard used (§2.3):
@@ -37,7 +30,7 @@ does not depend on which other datasets are analysed, nor on their order), with 
 ``integers(0, n, size=(n_resamples, n))`` index matrix over the items in ``Scores.pair`` order
 (sorted item ids), drawn in row batches of bounded size (the same numbers as one call). The
 held-out draws use ``numpy.random.default_rng([seed, 1])``: for each k in the order given, one
-``permuted(tile(arange(D), (repeats, 1)), axis=1)`` call, whose first k columns are the estimation
+``permuted(tile(arange(D), (n_resamples, 1)), axis=1)`` call, whose first k columns are the estimation
 datasets and next ``n_test`` columns the held-out ones (indices into the effects' datasets).
 """
 from __future__ import annotations
@@ -46,24 +39,32 @@ import functools
 import inspect
 import math
 import warnings
-import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .._lazymodule import lazy_module
-from ..design import resolve_design
 from ..effects import effect_sizes
-from ..errors import AggregateError, Hint, check_choice, check_level
+from ..errors import AggregateError, Hint, renamed_keywords
 from ..formatting import format_level, format_pvalue
-from ..meta import METHODS, MetaResult, meta_analysis
-from ..scores import Scores, as_scores
-from ..settings import ErrorReductionSettings, resolve_settings
+from ..meta import MetaResult, meta_analysis
+from ..scores import as_scores
+from ..settings import (
+    CROSS_DATASET_EFFECTS,
+    CrossDatasetSettings,
+    PredictiveCheckSettings,
+    resolve_settings,
+)
 from ..signature import Signature, make_signature
+from .errorreduction import (
+    MEASURE,
+    ErrorReduction,
+    _readonly,
+    error_reduction,
+)
 
 stats = lazy_module("scipy.stats")  # imported on first use: it is slow to import
 
@@ -95,13 +96,13 @@ ESTIMATOR_LABELS: dict[str, str] = {
     "random": "random effects",
     "gumbel": "Gumbel (Søgaard)",
 }
-MEASURE = "error_reduction"
-#: the defaults of error_reduction's keywords: those of its settings object (one place)
-_DEFAULT_ER = ErrorReductionSettings()
-EFFECTS: tuple[str, ...] = (MEASURE, "MD", "SMD", "SMCC", "SMCR", "ZCOR")
-GUMBEL_WEIGHTS: tuple[str, ...] = ("FE", "RE")
+#: The per-dataset effects predictive_check computes from scores (the settings' choices).
+EFFECTS: tuple[str, ...] = CROSS_DATASET_EFFECTS
+assert EFFECTS[0] == MEASURE
+#: the defaults of the keywords: those of the settings objects (one place)
+_DEFAULT_CD = CrossDatasetSettings()
+_DEFAULT_PC = PredictiveCheckSettings()
 EULER_GAMMA = float(np.euler_gamma)  # Søgaard writes 0.57721
-_MAX_CELLS = 4_000_000  # entries of one bootstrap index batch (32 MB of int64)
 _MIN_AD = 3  # fewest values on which the Anderson–Darling test is computed
 _AD_NORM_5 = 0.752  # Stephens (1974) / D'Agostino & Stephens (1986), as scipy.stats.anderson
 _AD_GUMBEL_5 = 0.757
@@ -109,302 +110,8 @@ _EPS = float(np.finfo(float).eps)
 
 
 # =============================================================================== validation
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
-        raise AggregateError(f"{name} must be an integer ≥ {minimum}; got {value!r}")
-    return int(value)
-
-
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or int(seed) < 0:
-        raise AggregateError(f"seed must be a non-negative integer; got {seed!r}")
-    return int(seed)
-
-
-def _dataset_rng(seed: int, name: str) -> np.random.Generator:
-    return np.random.default_rng([seed, 0, zlib.crc32(name.encode("utf-8"))])
-
-
 def _draw_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, 1])
-
-
-def _readonly(a: Any, dtype: Any = np.float64) -> np.ndarray:
-    out = np.array(a, dtype=dtype)
-    out.setflags(write=False)
-    return out
-
-
-# =============================================================================== error reduction
-@dataclass(frozen=True, eq=False)
-class ErrorReduction:
-    """Per-dataset error reductions ``yi`` of ``treatment`` over ``control`` and their
-    paired-bootstrap variances ``vi`` (Søgaard 2013; see the module docstring). Arrays align with
-    ``names``.
-
-    ``e_control``/``e_treatment`` are the mean per-item errors ``mean(1 − score)``; ``n`` the
-    number of paired items. Works wherever an ``EffectSizes`` does (``meta_analysis(er)``,
-    :func:`cross_dataset_estimates`).
-    """
-
-    names: tuple[str, ...]
-    yi: np.ndarray
-    vi: np.ndarray
-    n: np.ndarray
-    e_control: np.ndarray
-    e_treatment: np.ndarray
-    n_resamples: int
-    seed: int
-    treatment: str
-    control: str
-    metric: str | None = None
-    metrics: tuple[str, ...] | None = None
-    measure: str = MEASURE
-    #: the bootstrap's unit (:mod:`ranger_eval.design`): ``item``, or ``cluster(NAME)`` (whole
-    #: clusters drawn, the same for both systems)
-    resample: str = "item"
-    #: the clusters of the cluster column (its name) when the unit is the cluster, else None
-    cluster: str | None = None
-    signature: Signature = field(init=False, repr=False)
-    #: the settings object of the call that made this result (:func:`error_reduction`)
-    settings: ErrorReductionSettings | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "names", tuple(str(x) for x in self.names))
-        for name in ("yi", "vi", "e_control", "e_treatment"):
-            set_(self, name, _readonly(getattr(self, name)))
-        set_(self, "n", _readonly(self.n, np.int64))
-        set_(self, "signature", make_signature("effects", {
-            "measure": self.measure, "method_detail": "paired-bootstrap",
-            "n_resamples": self.n_resamples, "seed": self.seed, "cluster": self.cluster,
-            "resample": self.resample,
-        }))
-
-    @property
-    def se(self) -> np.ndarray:
-        return np.sqrt(self.vi)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per dataset: dataset, yi, vi, se, n, e_control, e_treatment."""
-        return pd.DataFrame({
-            "dataset": list(self.names), "yi": self.yi, "vi": self.vi, "se": self.se,
-            "n": self.n, "e_control": self.e_control, "e_treatment": self.e_treatment,
-        })
-
-    def __str__(self) -> str:
-        unit = "" if self.cluster is None else f" of whole clusters ({self.cluster})"
-        head = (f"Error reduction of {self.treatment!r} over {self.control!r} "
-                f"({self.n_resamples} paired bootstrap resamples{unit}, seed {self.seed})")
-        return f"{head}\n{self.to_frame().to_string(index=False)}\n{self.signature}"
-
-
-def _check_unit_interval(x: np.ndarray, items: np.ndarray, dataset: str, system: str) -> None:
-    bad = np.flatnonzero((x < 0.0) | (x > 1.0))
-    if bad.size:
-        i = int(bad[0])
-        raise AggregateError(
-            f"error reduction needs scores in [0, 1] (accuracy-like; error = 1 − score): dataset "
-            f"{dataset!r}, system {system!r}, item {items[i]!r} has value {float(x[i])!r}"
-            + (f" ({bad.size} values outside [0, 1])" if bad.size > 1 else "")
-        )
-
-
-def _bootstrap_reductions(
-    err_t: np.ndarray, err_c: np.ndarray, n_resamples: int, rng: np.random.Generator,
-    codes: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap ``(e_control, e_treatment)`` means: one index matrix, drawn in row batches.
-    With ``codes`` (each item's cluster, 0 … C − 1; the design's unit) the index matrix draws
-    C clusters and a resample's mean is ``Σ S_k / Σ m_k`` over the clusters drawn (S_k the
-    cluster's error sum, m_k its items)."""
-    if codes is not None:
-        c = int(codes.max()) + 1
-        s_t = np.bincount(codes, weights=err_t, minlength=c)
-        s_c = np.bincount(codes, weights=err_c, minlength=c)
-        m = np.bincount(codes, minlength=c).astype(np.float64)
-        err_t, err_c = s_t, s_c  # cluster sums, drawn like items below, then over Σ m_k
-    n = err_t.size
-    batch = max(1, _MAX_CELLS // n)
-    ec = np.empty(n_resamples)
-    et = np.empty(n_resamples)
-    for start in range(0, n_resamples, batch):
-        stop = min(start + batch, n_resamples)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        if codes is None:
-            ec[start:stop] = err_c[idx].mean(axis=1)
-            et[start:stop] = err_t[idx].mean(axis=1)
-        else:
-            size = m[idx].sum(axis=1)
-            ec[start:stop] = err_c[idx].sum(axis=1) / size
-            et[start:stop] = err_t[idx].sum(axis=1) / size
-    return ec, et
-
-
-def error_reduction(
-    scores: Scores | pd.DataFrame,
-    *,
-    treatment: str,
-    control: str,
-    metric: str | None = None,
-    n_resamples: int = _DEFAULT_ER.n_resamples,
-    seed: int = _DEFAULT_ER.seed,
-    datasets: Sequence[str] | None = None,
-    missing: str = _DEFAULT_ER.missing,
-    settings: ErrorReductionSettings | None = None,
-) -> ErrorReduction:
-    """Søgaard's error reduction of ``treatment`` over ``control`` on every dataset, with its
-    paired-bootstrap variance.
-
-    For each dataset the two systems' items are aligned by id (``Scores.pair``; ``missing`` is its
-    policy), the per-item errors are ``1 − score`` (scores must lie in [0, 1]), and
-
-    ``yi = (e_c − e_t) / e_c`` with ``e = mean(1 − score)``;
-    ``vi = var_{ddof=1}(T*_1, …, T*_B)``, ``T*_b`` the same reduction on the b-th paired bootstrap
-    resample (items drawn with replacement, the same indices for both systems), ``B = n_resamples``.
-    With a ``cluster`` column the resampling unit is the cluster (:mod:`ranger_eval.design`):
-    whole clusters are drawn (the same for both systems) and each resample's ``e`` is the ratio
-    ``Σ S_k / Σ m_k`` over the clusters drawn; the signature says ``resample:cluster(NAME)``.
-
-    ``datasets`` selects and orders datasets (default: order of first appearance). Raises
-    :class:`AggregateError` naming the dataset when the control makes no error (``e_c = 0``: the
-    reduction is undefined) on the data or on some bootstrap resample, for scores outside [0, 1],
-    or for fewer than 2 items.
-
-    Parameters
-    ----------
-    scores : Scores or pandas.DataFrame
-        Scores in [0, 1] of both systems on every dataset.
-    treatment, control : str
-        The two systems; the reduction is of the control's error by the treatment.
-    metric : str, optional
-        Needed when the scores hold several metrics.
-    n_resamples : int, default 50
-        Paired bootstrap resamples per dataset (Søgaard's 50).
-    seed : int, default 0
-        Seed of the bootstrap (per dataset, see the module docstring).
-    datasets : sequence of str, optional
-        Selects and orders datasets (default: all, in order of first appearance).
-    missing : {"error", "intersect"}, default "error"
-        Items one system lacks: an error listing them, or the common items only.
-    settings : ErrorReductionSettings, optional
-        Instead of ``n_resamples``, ``seed`` and ``missing`` (a keyword other than its default
-        next to it is a :class:`~ranger_eval.errors.SettingsError` naming the clash).
-
-    Returns
-    -------
-    ErrorReduction
-        ``yi``, ``vi``, ``n``, ``e_control``, ``e_treatment`` aligned with ``names``; usable
-        wherever an ``EffectSizes`` is; ``.settings`` the settings object of the call.
-
-    Raises
-    ------
-    AggregateError
-        Unknown system or dataset, scores outside [0, 1], fewer than 2 items, a control with no
-        error on the data or on a resample.
-
-    References
-    ----------
-    Søgaard, A. (2013), "Estimating effect size across datasets", Proceedings of NAACL-HLT 2013. §2–3.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import pandas as pd
-    >>> import ranger_eval as rg
-    >>> rng = np.random.default_rng(0)
-    >>> old = rng.uniform(0.3, 0.9, size=(4, 20))
-    >>> new = np.minimum(old + rng.uniform(0.0, 0.1, size=(4, 20)), 1.0)
-    >>> df = pd.DataFrame({
-    ...     "dataset": np.repeat([f"d{i}" for i in range(4)], 40), "metric": "acc",
-    ...     "item": np.tile(np.arange(20), 2 * 4),
-    ...     "system": np.tile(np.repeat(["new", "old"], 20), 4),
-    ...     "value": np.stack([new, old], axis=1).ravel()})
-    >>> er = rg.error_reduction(df, treatment="new", control="old", n_resamples=200, seed=1)
-    >>> er.to_frame()[["dataset", "yi", "vi", "n"]].round(4)
-      dataset      yi      vi   n
-    0      d0  0.1751  0.0005  20
-    1      d1  0.1368  0.0007  20
-    2      d2  0.1187  0.0003  20
-    3      d3  0.1278  0.0005  20
-    """
-    # one check, the settings': SettingsError (an AggregateError) naming the key and value
-    settings = resolve_settings(ErrorReductionSettings, {
-        "n_resamples": n_resamples, "seed": seed, "missing": missing}, settings,
-        where="error_reduction")
-    n_resamples, seed, missing = settings.n_resamples, settings.seed, settings.missing
-    scores = as_scores(scores, what="error_reduction", error=AggregateError)
-    treatment, control = str(treatment), str(control)
-    if treatment == control:
-        raise AggregateError(f"treatment and control are the same system {treatment!r}")
-    for system in (treatment, control):
-        if system not in scores.systems:
-            raise AggregateError(f"unknown system {system!r}; known: {list(scores.systems)}")
-    if datasets is None:
-        chosen = scores.datasets
-    else:
-        chosen = (str(datasets),) if isinstance(datasets, str) else tuple(str(d) for d in datasets)
-        unknown = [d for d in chosen if d not in scores.datasets]
-        if unknown:
-            raise AggregateError(f"unknown dataset(s) {unknown}; known: {list(scores.datasets)}")
-        if not chosen or len(set(chosen)) != len(chosen):
-            raise AggregateError(f"datasets must list each dataset once; got {list(chosen)}")
-    # one small Scores per dataset: Scores.pair scans the whole table, so pairing 100 datasets
-    # in one big table costs ~3x more than splitting it once
-    design = resolve_design(scores)
-    frame = scores.filter(systems=[treatment, control], datasets=chosen).frame
-    parts = dict(tuple(frame.groupby("dataset", sort=False)))
-    yi, vi, n, e_c, e_t, metrics = [], [], [], [], [], []
-    for name in chosen:
-        if name not in parts:
-            raise AggregateError(f"dataset {name!r} has no scores of {treatment!r} or {control!r}")
-        pair = Scores(parts[name]).pair(name, treatment, control, metric=metric, missing=missing)
-        if pair.n < 2:
-            raise AggregateError(f"dataset {name!r} has {pair.n} paired item(s); the bootstrap "
-                                 "variance of the error reduction needs at least 2")
-        _check_unit_interval(pair.treatment, pair.items, name, treatment)
-        _check_unit_interval(pair.control, pair.items, name, control)
-        err_t = 1.0 - pair.treatment
-        err_c = 1.0 - pair.control
-        ec, et = float(err_c.mean()), float(err_t.mean())
-        if ec == 0.0:
-            raise AggregateError(
-                f"dataset {name!r}: the control {control!r} makes no error (all {pair.n} items "
-                "score 1), so the error reduction (e_c − e_t)/e_c is undefined; leave the dataset "
-                "out or use an effect such as 'MD'"
-            )
-        codes = design.units(name, pair.items) if design.clustered else None
-        if codes is not None and int(codes.max()) < 1:
-            raise AggregateError(
-                f"dataset {name!r}: all {pair.n} paired items are in one cluster "
-                f"({design.cluster_name}); the cluster bootstrap of the error reduction needs at "
-                "least 2 clusters")
-        boot_c, boot_t = _bootstrap_reductions(err_t, err_c, n_resamples,
-                                               _dataset_rng(seed, name), codes)
-        zero = int(np.count_nonzero(boot_c == 0.0))
-        if zero:
-            raise AggregateError(
-                f"dataset {name!r}: the control {control!r} makes no error in {zero} of "
-                f"{n_resamples} bootstrap resamples (it errs on few items: e_c = {ec:.4g}), so the "
-                "bootstrap variance of the error reduction is undefined; leave the dataset out or "
-                "use an effect such as 'MD'"
-            )
-        yi.append((ec - et) / ec)
-        vi.append(float(np.var((boot_c - boot_t) / boot_c, ddof=1)))
-        n.append(pair.n)
-        e_c.append(ec)
-        e_t.append(et)
-        metrics.append(pair.metric)
-    common = metric if metric is not None else (metrics[0] if len(set(metrics)) == 1 else None)
-    return ErrorReduction(
-        names=chosen, yi=np.array(yi), vi=np.array(vi), n=np.array(n), e_control=np.array(e_c),
-        e_treatment=np.array(e_t), n_resamples=n_resamples, seed=seed, treatment=treatment,
-        control=control, metric=common, metrics=tuple(metrics), resample=design.label,
-        cluster=design.cluster_name, settings=settings,
-    )
 
 
 # =============================================================================== Gumbel fit
@@ -672,6 +379,8 @@ class CrossDatasetEstimates:
     gumbel_scale: float
     gumbel_mean_weight: float
     signature: Signature
+    #: the settings object of the call that made this result (:func:`cross_dataset_estimates`)
+    settings: CrossDatasetSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def k(self) -> int:
@@ -718,9 +427,10 @@ def cross_dataset_estimates(
     effects: Any,
     *,
     sizes: Any = None,
-    method: str = "DL",
-    level: float = 0.95,
-    gumbel_weights: str = "FE",
+    method: str = _DEFAULT_CD.method,
+    level: float = _DEFAULT_CD.level,
+    gumbel_weights: str = _DEFAULT_CD.gumbel_weights,
+    settings: CrossDatasetSettings | None = None,
 ) -> CrossDatasetEstimates:
     """Macro-average, micro-average, fixed effect, random effects and Søgaard's Gumbel estimate.
 
@@ -769,19 +479,23 @@ def cross_dataset_estimates(
         Level of the intervals.
     gumbel_weights : {"FE", "RE"}, default "FE"
         The weights of the Gumbel estimator: ``1/v_i`` or ``1/(v_i + τ²)``.
+    settings : CrossDatasetSettings, optional
+        Instead of ``method``, ``level`` and ``gumbel_weights`` (a keyword other than its
+        default next to it is a :class:`~ranger_eval.errors.SettingsError` naming the clash).
 
     Returns
     -------
     CrossDatasetEstimates
         ``table``: one row per estimator with ``estimate``, ``se``, ``ci_low``, ``ci_high``,
         ``detail`` and the Anderson–Darling check of its input; ``goodness_of_fit``; the
-        ``fixed``/``random`` meta-analysis fits; ``gumbel_loc``, ``gumbel_scale``.
+        ``fixed``/``random`` meta-analysis fits; ``gumbel_loc``, ``gumbel_scale``;
+        ``.settings`` the settings object of the call.
 
     Raises
     ------
     AggregateError
         Non-finite effects, ``vi ≤ 0`` or missing sizes (naming the dataset); a bad ``method``,
-        ``level`` or ``gumbel_weights``.
+        ``level`` or ``gumbel_weights`` (a :class:`~ranger_eval.errors.SettingsError`).
 
     References
     ----------
@@ -811,11 +525,12 @@ def cross_dataset_estimates(
     3    random    0.1384  0.0131
     4    gumbel    0.1382  0.0434
     """
+    # one check, the settings': SettingsError (an AggregateError) naming the key and value
+    settings = resolve_settings(CrossDatasetSettings, {
+        "method": method, "level": level, "gumbel_weights": gumbel_weights}, settings,
+        where="cross_dataset_estimates")
+    method_c, level_f, gw = settings.method, settings.level, settings.gumbel_weights
     data = _as_input(effects, sizes)
-    method_c = check_choice("method", method.upper() if isinstance(method, str) else method,
-                            METHODS, error=AggregateError)
-    level_f = check_level(level, error=AggregateError)
-    gw = check_choice("gumbel_weights", gumbel_weights, GUMBEL_WEIGHTS, error=AggregateError)
     y, v, names = data.y, data.v, data.names
     assert data.n is not None
     n = data.n
@@ -880,7 +595,7 @@ def cross_dataset_estimates(
         table=table, goodness_of_fit=gof, names=names, yi=_readonly(y), vi=_readonly(v),
         sizes=_readonly(n), measure=data.measure, method=method_c, level=level_f,
         gumbel_weights=gw, fixed=fe, random=re, gumbel_loc=g_loc, gumbel_scale=g_scale,
-        gumbel_mean_weight=g_wbar, signature=sig,
+        gumbel_mean_weight=g_wbar, signature=sig, settings=settings,
     )
 
 
@@ -910,7 +625,7 @@ def _dl_rows(y: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _estimates_rows(
     y: np.ndarray, v: np.ndarray, n: np.ndarray, method: str, gumbel_weights: str
 ) -> dict[str, np.ndarray]:
-    """Every estimator on each row of the (repeats × k) matrices."""
+    """Every estimator on each row of the (splits × k) matrices."""
     w = 1.0 / v
     out = {
         "macro": y.mean(axis=1),
@@ -961,13 +676,15 @@ class PredictiveCheck:
 
     ``errors``: one row per (k, repeat, estimator) with ``estimate`` (from the k estimation
     datasets), ``observed`` (mean effect of the ``n_test`` held-out datasets), ``error`` =
-    estimate − observed and ``abs_error``. ``to_frame()``: per k and estimator the mean absolute
-    error ``mae``, its ``sd`` (ddof = 1) and ``se`` = sd/√repeats, the mean signed error, the
-    share of repeats in which the estimator beats the macro-average (``wins``), and the two-sided
+    estimate − observed and ``abs_error``; ``repeat`` numbers the split (0 to n_resamples − 1).
+    ``to_frame()``: per k and estimator the number of splits ``n_resamples``, the mean absolute
+    error ``mae``, its ``sd`` (ddof = 1) and ``se`` = sd/√n_resamples, the mean signed error, the
+    share of splits in which the estimator beats the macro-average (``wins``), and the two-sided
     Wilcoxon signed-rank test of its absolute errors against the macro-average's
     (``wilcoxon_statistic``, ``pvalue``; NaN for the macro-average itself). ``summary()``: the
-    paper's layout. ``draws[k]``: the (repeats × (k + n_test)) dataset indices (estimation columns
-    first). ``effects``: the per-dataset effects all draws use.
+    paper's layout. ``draws[k]``: the (n_resamples × (k + n_test)) dataset indices (estimation
+    columns first). ``effects``: the per-dataset effects all draws use (an error reduction's
+    bootstrap count is ``effects.n_resamples``). ``n_resamples``: the random splits per k.
     """
 
     errors: pd.DataFrame
@@ -976,16 +693,17 @@ class PredictiveCheck:
     names: tuple[str, ...]
     k: tuple[int, ...]
     n_test: int
-    repeats: int
+    n_resamples: int
     seed: int
     effect: str
     method: str
     gumbel_weights: str
-    n_resamples: int | None
     draws: Mapping[int, np.ndarray]
     treatment: str | None
     control: str | None
     signature: Signature
+    #: the settings object of the call that made this result (:func:`predictive_check`)
+    settings: PredictiveCheckSettings | None = field(default=None, compare=False, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.copy()
@@ -1018,7 +736,7 @@ class PredictiveCheck:
     def __str__(self) -> str:
         who = "" if self.treatment is None else f" of {self.treatment!r} over {self.control!r}"
         lines = [
-            f"Predictive check ({self.effect}{who}): {self.repeats} draws per k of k datasets, "
+            f"Predictive check ({self.effect}{who}): {self.n_resamples} draws per k of k datasets, "
             f"each evaluated on {self.n_test} other datasets (of {len(self.names)})",
             f"{'k':>4}  " + "  ".join(f"{ESTIMATOR_LABELS[e]:>18}" for e in ESTIMATORS),
         ]
@@ -1042,13 +760,8 @@ class PredictiveCheck:
         return predictive_plot(self, **kwargs)
 
 
-def _check_ks(k: int | Iterable[int], n_test: int, d: int) -> tuple[int, ...]:
-    ks: tuple[Any, ...] = (k,) if isinstance(k, Integral) else tuple(k)  # type: ignore[arg-type]
-    if not ks:
-        raise AggregateError("k must list at least one number of estimation datasets")
-    out = tuple(_check_int("k", x, 1) for x in ks)
-    if len(set(out)) != len(out):
-        raise AggregateError(f"k lists a value twice: {list(out)}")
+def _check_ks(out: tuple[int, ...], n_test: int, d: int) -> tuple[int, ...]:
+    """The k values (already checked by the settings) against the number of datasets ``d``."""
     too_big = [x for x in out if x + n_test > d]
     if too_big:
         raise AggregateError(
@@ -1058,20 +771,21 @@ def _check_ks(k: int | Iterable[int], n_test: int, d: int) -> tuple[int, ...]:
     return out
 
 
+@renamed_keywords(repeats="n_resamples")
 def predictive_check(
     scores: Any,
     *,
     treatment: str | None = None,
     control: str | None = None,
-    k: int | Iterable[int] = (5, 10, 20),
-    n_test: int = 5,
-    repeats: int = 20,
-    seed: int = 0,
-    effect: str = MEASURE,
-    method: str = "DL",
-    n_resamples: int = 50,
+    k: int | Iterable[int] = _DEFAULT_PC.k,
+    n_test: int = _DEFAULT_PC.n_test,
+    n_resamples: int = _DEFAULT_PC.n_resamples,
+    seed: int = _DEFAULT_PC.seed,
+    effect: str = _DEFAULT_PC.effect,
+    method: str = _DEFAULT_PC.method,
     metric: str | None = None,
-    gumbel_weights: str = "FE",
+    gumbel_weights: str = _DEFAULT_PC.gumbel_weights,
+    settings: PredictiveCheckSettings | None = None,
 ) -> PredictiveCheck:
     """Søgaard's held-out predictive check of the five estimators (§3, Figures 2–3).
 
@@ -1081,16 +795,19 @@ def predictive_check(
     datasets. For each k we repeat the experiment 20 times and report average error."
 
     The per-dataset effects are computed once from ``scores`` (``effect="error_reduction"``:
-    :func:`error_reduction` with ``n_resamples``, ``seed``; or an ``effect_sizes`` measure such as
-    "MD" or "SMD") — or ``scores`` may already be an ErrorReduction/EffectSizes. For each k,
-    ``repeats`` times: k estimation datasets and ``n_test`` other held-out datasets are drawn
-    without replacement (see the module docstring for the seeded protocol); every estimator of
+    :func:`error_reduction` with its default of 50 bootstrap resamples, Søgaard's, and ``seed``;
+    or an ``effect_sizes`` measure such as "MD" or "SMD") — or ``scores`` may already be an
+    ErrorReduction/EffectSizes: for another bootstrap count, pass
+    ``rg.error_reduction(scores, ..., n_resamples=B)`` as the data. For each k, ``n_resamples``
+    times (the random splits; Søgaard's 20): k estimation datasets and ``n_test`` other held-out
+    datasets are drawn without replacement (see the module docstring for the seeded protocol);
+    every estimator of
     :func:`cross_dataset_estimates` (``method`` for the random-effects τ², ``gumbel_weights``) is
-    computed on the k datasets, vectorised over the repeats (DerSimonian–Laird in closed form,
+    computed on the k datasets, vectorised over the splits (DerSimonian–Laird in closed form,
     equal to ``meta_analysis(method="DL")``; other τ² estimators call ``meta_analysis`` per draw);
     and its error is ``estimate − mean(y of the held-out datasets)``. Reported per k and estimator:
     mean absolute error, its SD, and the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``,
-    two-sided) of the absolute errors against the macro-average's over the repeats.
+    two-sided) of the absolute errors against the macro-average's over the splits.
 
     Parameters
     ----------
@@ -1102,8 +819,10 @@ def predictive_check(
         Numbers of estimation datasets; each ``k + n_test`` must not exceed the datasets.
     n_test : int, default 5
         Held-out datasets per draw.
-    repeats : int, default 20
-        Draws per k (at least 2).
+    n_resamples : int, default 20
+        Random splits per k (at least 2; Søgaard's 20). ``repeats=``, its former name, is an
+        error naming it; the error reduction's bootstrap count, which this keyword used to set,
+        is :func:`error_reduction`'s ``n_resamples`` (pass its result as the data).
     seed : int, default 0
         Seed of the draws and of the error-reduction bootstrap.
     effect : str, default "error_reduction"
@@ -1111,25 +830,32 @@ def predictive_check(
         ``effect_sizes`` measure ("MD", "SMD", "SMCC", "SMCR", "ZCOR").
     method : str, default "DL"
         The τ² estimator of the random-effects estimate.
-    n_resamples : int, default 50
-        Bootstrap resamples of :func:`error_reduction` (Søgaard's 50).
     metric : str, optional
         Needed when the scores hold several metrics.
     gumbel_weights : {"FE", "RE"}, default "FE"
         As :func:`cross_dataset_estimates`.
+    settings : PredictiveCheckSettings, optional
+        Instead of ``k``, ``n_test``, ``n_resamples``, ``seed``, ``effect``, ``method`` and
+        ``gumbel_weights`` (a keyword other than its default next to it is a
+        :class:`~ranger_eval.errors.SettingsError` naming the clash).
 
     Returns
     -------
     PredictiveCheck
         ``errors`` per (k, repeat, estimator); ``to_frame()`` per k and estimator (``mae``,
         ``sd``, ``se``, ``mean_error``, ``wins``, ``wilcoxon_statistic``, ``pvalue``);
-        ``summary()``; ``draws``; ``effects``.
+        ``summary()``; ``draws``; ``effects``; ``.settings`` the settings object of the call.
+        The signature's ``n_resamples:`` is the splits; its ``method_detail`` says
+        ``holdout:n_test=N`` and, for effects with a bootstrap variance, their count
+        (``;effects:n_resamples=50``).
 
     Raises
     ------
     AggregateError
-        Scores without ``treatment``/``control``, a k too large for the datasets, bad counts,
-        seed or choices.
+        Scores without ``treatment``/``control``, a k too large for the datasets; bad counts,
+        seed or choices (a :class:`~ranger_eval.errors.SettingsError`).
+    RenamedKeywordError
+        ``repeats=`` (now ``n_resamples``).
 
     References
     ----------
@@ -1150,7 +876,7 @@ def predictive_check(
     ...     "system": np.tile(np.repeat(["new", "old"], 20), 8),
     ...     "value": np.stack([new, old], axis=1).ravel()})
     >>> er = rg.error_reduction(df, treatment="new", control="old", n_resamples=100)
-    >>> pc = rg.predictive_check(er, k=3, n_test=3, repeats=8)
+    >>> pc = rg.predictive_check(er, k=3, n_test=3, n_resamples=8)
     >>> pc.to_frame()[["k", "estimator", "mae", "pvalue"]].round(4)
        k estimator     mae  pvalue
     0  3     macro  0.0144     NaN
@@ -1161,37 +887,35 @@ def predictive_check(
     >>> pc.draws[3].shape
     (8, 6)
     """
-    effect = check_choice("effect", effect, EFFECTS, error=AggregateError)
-    method_c = check_choice("method", method.upper() if isinstance(method, str) else method,
-                            METHODS, error=AggregateError)
-    gw = check_choice("gumbel_weights", gumbel_weights, GUMBEL_WEIGHTS, error=AggregateError)
-    n_test = _check_int("n_test", n_test, 1)
-    repeats = _check_int("repeats", repeats, 2)
-    seed = _check_seed(seed)
-    n_res: int | None = None
+    # one check, the settings': SettingsError (an AggregateError) naming the key and value
+    settings = resolve_settings(PredictiveCheckSettings, {
+        "k": k, "n_test": n_test, "n_resamples": n_resamples, "seed": seed, "effect": effect,
+        "method": method, "gumbel_weights": gumbel_weights}, settings, where="predictive_check")
+    effect, method_c, gw = settings.effect, settings.method, settings.gumbel_weights
+    n_test, splits, seed = settings.n_test, settings.n_resamples, settings.seed
     if hasattr(scores, "yi") and hasattr(scores, "vi"):
         effects = scores
         effect = str(getattr(scores, "measure", None) or effect)
-        n_res = getattr(scores, "n_resamples", None)
         treatment = getattr(scores, "treatment", treatment)
         control = getattr(scores, "control", control)
     else:
         if treatment is None or control is None:
             raise AggregateError("predictive_check on scores needs treatment= and control=")
         scores = as_scores(scores, what="predictive_check", error=AggregateError)
-        if effect == MEASURE:
-            n_res = _check_int("n_resamples", n_resamples, 2)
+        if effect == MEASURE:  # ErrorReductionSettings' bootstrap count (Søgaard's 50)
             effects = error_reduction(scores, treatment=treatment, control=control, metric=metric,
-                                      n_resamples=n_res, seed=seed)
+                                      seed=seed)
         else:
             effects = effect_sizes(scores, treatment=treatment, control=control, measure=effect,
                                    metric=metric)
     data = _as_input(effects)
     assert data.n is not None
     d = data.y.size
-    ks = _check_ks(k, n_test, d)
+    ks = _check_ks(settings.k, n_test, d)
+    # the effects' own bootstrap count (error reduction, bootstrap effect sizes), if any
+    n_boot = getattr(effects, "n_resamples", None)
     rng = _draw_rng(seed)
-    base = np.tile(np.arange(d), (repeats, 1))
+    base = np.tile(np.arange(d), (splits, 1))
     frames = []
     draws: dict[int, np.ndarray] = {}
     for kk in ks:
@@ -1204,24 +928,26 @@ def predictive_check(
         for name in ESTIMATORS:
             err = est[name] - observed
             frames.append(pd.DataFrame({
-                "k": kk, "repeat": np.arange(repeats), "estimator": name, "estimate": est[name],
+                "k": kk, "repeat": np.arange(splits), "estimator": name, "estimate": est[name],
                 "observed": observed, "error": err, "abs_error": np.abs(err),
             }))
     errors = pd.concat(frames, ignore_index=True)
-    table = _summarise(errors, ks, repeats)
+    table = _summarise(errors, ks, splits)
+    detail = f"holdout:n_test={n_test}" + (
+        "" if n_boot is None else f";effects:n_resamples={n_boot}")
     sig = make_signature("aggregate", {
-        "measure": effect, "method": method_c, "k": ks, "n_resamples": n_res, "seed": seed,
-        "weights": f"gumbel:{gw}", "method_detail": f"holdout:n_test={n_test},repeats={repeats}",
+        "measure": effect, "method": method_c, "k": ks, "n_resamples": splits, "seed": seed,
+        "weights": f"gumbel:{gw}", "method_detail": detail,
     })
     return PredictiveCheck(
         errors=errors, table=table, effects=effects, names=data.names, k=ks, n_test=n_test,
-        repeats=repeats, seed=seed, effect=effect, method=method_c, gumbel_weights=gw,
-        n_resamples=n_res, draws=draws, treatment=None if treatment is None else str(treatment),
-        control=None if control is None else str(control), signature=sig,
+        n_resamples=splits, seed=seed, effect=effect, method=method_c, gumbel_weights=gw,
+        draws=draws, treatment=None if treatment is None else str(treatment),
+        control=None if control is None else str(control), signature=sig, settings=settings,
     )
 
 
-def _summarise(errors: pd.DataFrame, ks: tuple[int, ...], repeats: int) -> pd.DataFrame:
+def _summarise(errors: pd.DataFrame, ks: tuple[int, ...], splits: int) -> pd.DataFrame:
     rows = []
     for kk in ks:
         sub = errors[errors["k"] == kk]
@@ -1240,8 +966,8 @@ def _summarise(errors: pd.DataFrame, ks: tuple[int, ...], repeats: int) -> pd.Da
                 stat, p = _wilcoxon(d)
                 wins = float(np.mean(d < 0.0))
             rows.append({
-                "k": kk, "estimator": e, "repeats": repeats, "mae": float(a.mean()), "sd": sd,
-                "se": sd / math.sqrt(repeats), "mean_error": float(by[e]["error"].mean()),
+                "k": kk, "estimator": e, "n_resamples": splits, "mae": float(a.mean()),
+                "sd": sd, "se": sd / math.sqrt(splits), "mean_error": float(by[e]["error"].mean()),
                 "wins": wins, "wilcoxon_statistic": stat, "pvalue": p,
             })
     return pd.DataFrame(rows)

@@ -114,6 +114,23 @@ def metric_direction(metric: str) -> bool | None:
     ``loss``, ``time`` or ``latency`` (``word_error_rate``, ``val_loss``) is lower-is-better.
     A name that matches both ways (``accuracy_error``) or none (``score``, ``ERR`` — expected
     reciprocal rank or error?) gives ``None``: pass its direction explicitly.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name as it appears in a scores table (any case, with or without a cutoff).
+
+    Returns
+    -------
+    bool or None
+        ``True`` higher is better, ``False`` lower is better, ``None`` unknown or ambiguous
+        (also for a non-string ``metric``).
+
+    Examples
+    --------
+    >>> from ranger_eval.aggregate.metrics import metric_direction
+    >>> metric_direction("nDCG@10"), metric_direction("val_loss"), metric_direction("score")
+    (True, False, None)
     """
     if not isinstance(metric, str):
         return None

@@ -481,6 +481,8 @@ class ConditionComparison:
     rankings: dict[tuple[str, ...], Ranking]
     colors: dict[str, str]
     members: dict[tuple[str, ...], dict[str, tuple[str, ...]]]
+    #: the settings object of the call that made this result (:func:`condition_and_compare`)
+    settings: RankSettings | None = field(default=None, compare=False, repr=False)
 
     def plot(self, partition: tuple[str, ...] | None = None, **kwargs: Any) -> Figure:
         """Boxplots of the pooled scores of one partition, coloured by the ``color`` values."""
@@ -507,6 +509,7 @@ def condition_and_compare(
     higher_is_better: Mapping[str, bool] | bool | None = _DEFAULT.higher_is_better,
     weights: Mapping[str, float] | None = _DEFAULT.weights,
     seed: int | None = _DEFAULT.seed,
+    settings: RankSettings | None = None,
 ) -> ConditionComparison:
     """Partition systems by hyper-parameter values and compare pooled groups (IBM §10.2).
 
@@ -541,12 +544,17 @@ def condition_and_compare(
         Metric weights of the aggregate metric.
     seed : int, default 0
         Seed of the resampling tests.
+    settings : RankSettings, optional
+        A :class:`~ranger_eval.settings.RankSettings` instead of the keywords above (a keyword
+        other than its default next to it is a ``SettingsError``); every ranking runs with it,
+        its ``comparisons`` set to ``"first-vs-rest"`` (the §10.2 design).
 
     Returns
     -------
     ConditionComparison
         ``partitions`` (condition values → pooled :class:`Scores`), ``rankings`` (→ first-vs-rest
-        :class:`Ranking`), ``members`` (pooled group → its systems), ``colors``.
+        :class:`Ranking`), ``members`` (pooled group → its systems), ``colors`` and the call's
+        ``settings``.
 
     Raises
     ------
@@ -582,6 +590,11 @@ def condition_and_compare(
     >>> pooled.members[()]
     {'temperature=0.0': ('m1-t0', 'm2-t0'), 'temperature=1.0': ('m1-t1', 'm2-t1')}
     """
+    settings = resolve_settings(RankSettings, {
+        "level": level, "correction": correction, "test": test,
+        "higher_is_better": higher_is_better, "weights": weights, "seed": seed,
+    }, settings, where="condition_and_compare")
+    ranked = dataclasses.replace(settings, comparisons="first-vs-rest")
     scores = as_scores(scores, what="condition_and_compare", error=AggregateError)
     params = as_frame(params, what="condition_and_compare: params (system → hyper-parameters)",
                       error=AggregateError, index_columns=("system",))
@@ -628,12 +641,11 @@ def condition_and_compare(
         pooled = Scores(sub.reset_index(drop=True))
         partitions[key] = pooled
         members[key] = {lab: tuple(ss) for lab, ss in groups.items()}
-        ranking = rank_systems(pooled, comparisons="first-vs-rest", level=level,
-                               correction=correction, test=test, weights=weights,
-                               higher_is_better=higher_is_better, seed=seed)
+        ranking = rank_systems(pooled, settings=ranked)
         assert isinstance(ranking, Ranking)
         rankings[key] = ranking
     return ConditionComparison(
         condition=tuple(condition), compare=tuple(compare_cols), color=tuple(color),
         partitions=partitions, rankings=rankings, colors=colors, members=members,
+        settings=settings,
     )

@@ -342,6 +342,38 @@ def rank_table(
     dataset only ranks the systems. A missing cell (NaN, or a system without a score on a dataset
     of a tidy table) stays NaN: :func:`rank_test` handles it (Skillings–Mack); an infinite score
     is an error naming the dataset and system.
+
+    Parameters
+    ----------
+    table : DataFrame or Scores
+        A wide table (datasets × systems), a tidy table (``dataset``, ``system``, ``value``
+        columns) or a :class:`~ranger_eval.scores.Scores`; other table-like objects (Arrow,
+        polars) are converted first.
+    metric : str, optional
+        The metric to keep from a tidy table with a ``metric`` column; an error for a wide table.
+
+    Returns
+    -------
+    DataFrame
+        One row per dataset (index, as text), one column per system (as text), float cells,
+        NaN where a score is missing.
+
+    Raises
+    ------
+    AggregateError
+        Duplicate dataset or system names, a non-numeric or infinite score, several metrics on
+        one dataset, or ``metric=`` with a wide table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.aggregate.ranktests import rank_table
+    >>> tidy = pd.DataFrame({"dataset": ["d1", "d1", "d2", "d2"], "system": ["A", "B", "A", "B"],
+    ...                      "value": [0.5, 0.4, 0.7, 0.6]})
+    >>> rank_table(tidy)
+          A    B
+    d1  0.5  0.4
+    d2  0.7  0.6
     """
     if not isinstance(table, pd.DataFrame) and isinstance(getattr(table, "frame", None),
                                                           pd.DataFrame):
@@ -638,6 +670,43 @@ def two_system_tests(
     ``x[i]`` and ``y[i]`` are the two systems' scores on dataset ``i`` (aligned by position;
     two ``pd.Series`` are aligned by their index). Demšar (2006) §3.1.3; see
     :class:`WilcoxonTest` and :class:`SignTest` for the formulas.
+
+    Parameters
+    ----------
+    x, y : array_like or Series
+        One score per dataset for each system; the same length (or, two Series, the same
+        index); finite.
+    higher_is_better : bool, default True
+        Direction of the metric: with ``False`` a lower score wins (the differences are
+        ``y - x``).
+    names : tuple of str, default ("a", "b")
+        The names of ``x`` and ``y`` carried into the results.
+
+    Returns
+    -------
+    TwoSystemTests
+        ``wilcoxon`` (:class:`WilcoxonTest`: ``statistic`` T = min(R+, R-), ``r_plus``,
+        ``r_minus``, two-sided ``pvalue``) and ``sign_test`` (:class:`SignTest`: ``wins``,
+        ``losses``, ``ties``, exact binomial ``pvalue``).
+
+    Raises
+    ------
+    AggregateError
+        Different lengths or datasets, no scores, or a missing or non-finite score.
+
+    References
+    ----------
+    Demšar (2006), "Statistical comparisons of classifiers over multiple data sets", JMLR 7:1–30.
+
+    Examples
+    --------
+    >>> from ranger_eval.aggregate.ranktests import two_system_tests
+    >>> r = two_system_tests([0.81, 0.62, 0.90, 0.55, 0.73], [0.70, 0.60, 0.82, 0.50, 0.74],
+    ...                      names=("A", "B"))
+    >>> r.wilcoxon.statistic, r.wilcoxon.r_plus, r.wilcoxon.pvalue
+    (1.0, 14.0, 0.125)
+    >>> r.sign_test.wins, r.sign_test.losses, r.sign_test.pvalue
+    (4, 1, 0.375)
     """
     if isinstance(x, pd.Series) and isinstance(y, pd.Series):
         if set(x.index) != set(y.index):

@@ -256,6 +256,33 @@ def kendall_tau(order_a: object, order_b: object) -> KendallTau:
     ranks), or a sequence of item names, best first (e.g. ``rank_test.average_ranks.index``).
     Items are matched by name; both must rank the same items. τ and its p-value are
     ``scipy.stats.kendalltau`` (τ-b, ties allowed).
+
+    Parameters
+    ----------
+    order_a, order_b : Series or sequence of str
+        Scores indexed by item (higher is better) or item names best first; the same items.
+
+    Returns
+    -------
+    KendallTau
+        ``statistic`` τ-b in [-1, 1], its two-sided ``pvalue``, and ``n`` the number of items.
+
+    Raises
+    ------
+    AggregateError
+        An item listed twice, different items, fewer than 2 items, or an order that ties
+        every item.
+
+    References
+    ----------
+    Kendall (1938), "A new measure of rank correlation", Biometrika 30(1/2):81–93.
+
+    Examples
+    --------
+    >>> from ranger_eval.aggregate.topsis import kendall_tau
+    >>> k = kendall_tau(["a", "b", "c", "d"], ["a", "c", "b", "d"])
+    >>> round(k.statistic, 4), round(k.pvalue, 4), k.n
+    (0.6667, 0.3333, 4)
     """
     a = _as_scores(order_a, "order_a")
     b = _as_scores(order_b, "order_b")

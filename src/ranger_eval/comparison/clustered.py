@@ -74,9 +74,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ..errors import CompareError, Hint
-from ..pairing import Group
+from ..pairing import Group, scores_table
+from ..scores.columns import CLUSTER
 from ..stats import clustered as cl
 from ..stats import many
 from ..stats.clustered import NOT_CLUSTERED, cluster_codes, cluster_sums, clustered_signed_rank
@@ -136,6 +138,49 @@ def group_clusters(scores: object, group: Group) -> GroupClusters | None:
     return GroupClusters(codes, c)
 
 
+def groups_clusters(scores: object, groups: list[Group]) -> list[GroupClusters | None]:
+    """:func:`group_clusters` of every group at once: one lookup of every group's (dataset,
+    item) in the scores' table and one first-appearance numbering of (group, cluster id) over
+    all groups (so 100,000 datasets are not 100,000 pandas reindex calls). The codes equal
+    :func:`group_clusters`'s for each group (numbered by first appearance in item order within
+    the group); a group with an item or cluster id the lookup cannot place (a missing or empty
+    id) takes :func:`group_clusters` itself, which names it."""
+    if not getattr(scores, "has_cluster", False) or not groups:
+        return [None] * len(groups)
+    table = scores_table(scores)  # type: ignore[arg-type]
+    first = table[["dataset", "item", CLUSTER]].drop_duplicates(["dataset", "item"])
+    sizes = np.array([g.items.size for g in groups], dtype=np.int64)
+    items = np.concatenate([np.asarray(g.items, dtype=object) for g in groups])
+    ds = np.repeat(np.array([str(g.dataset) for g in groups], dtype=object), sizes)
+    tds = first["dataset"].astype(str).to_numpy(dtype=object)
+    d_codes, d_uniq = pd.factorize(np.concatenate([tds, ds]))
+    i_codes, i_uniq = pd.factorize(np.concatenate([first["item"].to_numpy(dtype=object),
+                                                   items]))
+    key = d_codes.astype(np.int64) * max(len(i_uniq), 1) + i_codes
+    t_key, g_key = key[:len(first)], key[len(first):]
+    at = pd.Index(t_key).get_indexer(g_key)
+    c_codes, c_uniq = pd.factorize(first[CLUSTER].to_numpy(dtype=object))
+    labels = np.asarray(c_uniq, dtype=object)
+    bad_label = np.array([isinstance(v, str) and v == "" for v in labels.tolist()], dtype=bool)
+    cl_code = np.where(at >= 0, c_codes[np.maximum(at, 0)], -1)
+    bad = (at < 0) | (cl_code < 0) | (bad_label[np.maximum(cl_code, 0)] if labels.size
+                                      else True)
+    gid = np.repeat(np.arange(len(groups), dtype=np.int64), sizes)
+    joint, _ = pd.factorize(gid * max(len(labels), 1) + np.maximum(cl_code, 0))
+    starts = np.r_[0, np.cumsum(sizes)]
+    out: list[GroupClusters | None] = []
+    for g, group in enumerate(groups):
+        lo, hi = int(starts[g]), int(starts[g + 1])
+        if lo == hi or bad[lo:hi].any():
+            out.append(group_clusters(scores, group))
+            continue
+        codes = joint[lo:hi]
+        codes = (codes - codes[0]).astype(np.intp)  # first appearance within the group
+        c = int(codes.max()) + 1
+        out.append(None if c == hi - lo else GroupClusters(codes, c))
+    return out
+
+
 def _refuse(test: str, group: Group, d: _PairData) -> CompareError:
     if test == "permutation":
         why, alt, what = ("whole clusters cannot be permuted between two systems scored on "
@@ -171,6 +216,74 @@ def _pair_sums(group: Group, gc: GroupClusters, d: _PairData,
     return cluster_sums(d.x - d.y, codes, c), np.bincount(codes, minlength=c)
 
 
+class ClusteredT:
+    """The clustered paired t tests of every clustered dataset × metric, queued by cluster
+    structure and run as one :func:`~ranger_eval.stats.clustered.clustered_ttest_from_sums`
+    call per distinct vector of cluster sizes (many tiny datasets share a handful), instead of
+    one call per group: every row's statistic, p-value, interval and df are those of its own
+    group's call bit for bit (row-wise reductions and elementwise t functions; the df depends
+    on the sizes alone)."""
+
+    def __init__(self, alternative: str, level: float, cluster_se: str) -> None:
+        self.alternative, self.level, self.cluster_se = alternative, level, cluster_se
+        self.jobs: dict[bytes, list[tuple[np.ndarray, np.ndarray, _PendingClustered,
+                                          list[int]]]] = {}
+
+    def add(self, sizes: np.ndarray, sums: np.ndarray, pending: _PendingClustered,
+            idx: list[int]) -> None:
+        """Queue the pairs ``idx`` of ``pending`` (rows of ``sums``) with these sizes."""
+        self.jobs.setdefault(sizes.tobytes(), []).append((sizes, sums, pending, idx))
+
+    def run(self) -> None:
+        """One t call per cluster-size vector; each group's rows go back to its pending."""
+        for jobs in self.jobs.values():
+            sums = jobs[0][1] if len(jobs) == 1 else np.concatenate([j[1] for j in jobs])
+            t = cl.clustered_ttest_from_sums(sums, jobs[0][0], alternative=self.alternative,
+                                             level=self.level, vcov=self.cluster_se)
+            assert t.ci_low is not None and t.ci_high is not None and t.df is not None
+            at = 0
+            for _, part, pending, idx in jobs:
+                rows = slice(at, at + part.shape[0])
+                pending.t.append((idx, t.statistic[rows], t.pvalue[rows], t.ci_low[rows],
+                                  t.ci_high[rows], t.df[rows]))
+                at += part.shape[0]
+        self.jobs = {}
+
+
+@dataclass
+class _PendingClustered:
+    """A clustered group's outcomes before its paired t rows come back from
+    :class:`ClusteredT` (:meth:`result` assembles them)."""
+
+    n: int
+    label: str
+    out: dict[int, _Outcome]
+    n_cl: dict[int, int]
+    dfs: dict[int, float]
+    # (rows, statistic, pvalue) of the paired tests other than the t: McNemar, signed rank,
+    # cluster permutation (their interval is the t's); bootstrap rows are in ``out``
+    extra: list[tuple[list[int], np.ndarray, np.ndarray]]
+    t: list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+
+    def result(self) -> tuple[list[_Outcome], list[int], list[float]]:
+        """Outcome, number of clusters and df of the t interval of every pair, in order."""
+        out, dfs = dict(self.out), dict(self.dfs)
+        boot = {i for i, o in self.out.items() if o.ci_method == "cluster bootstrap BCa"}
+        for idx, stat, p, lo, hi, df in self.t:
+            for j, i in enumerate(idx):
+                if i in boot:
+                    continue
+                out[i] = _Outcome(float(stat[j]), float(p[j]), float(lo[j]), float(hi[j]),
+                                  self.label)
+                dfs[i] = float(df[j])
+        for idx, stat, p in self.extra:
+            for j, i in enumerate(idx):
+                out[i] = _Outcome(float(stat[j]), float(p[j]), out[i].ci_low, out[i].ci_high,
+                                  self.label)
+        order = range(self.n)
+        return [out[i] for i in order], [self.n_cl[i] for i in order], [dfs[i] for i in order]
+
+
 def clustered_outcomes(
     group: Group, gc: GroupClusters, data: list[_PairData], chosen: list[str], *,
     alternative: str, level: float, n_resamples: int, seed: int | None,
@@ -181,6 +294,22 @@ def clustered_outcomes(
     docstring). Pairs of one test and one cluster structure are tested together: the paired
     CR2 (or ``cluster_se="CR1"``) t, McNemar, bootstrap and permutation kernels take a pairs × C
     matrix of cluster sums (one shared resampling matrix over the C clusters)."""
+    queue = ClusteredT(alternative, level, cluster_se)
+    pending = clustered_start(group, gc, data, chosen, queue, n_resamples=n_resamples,
+                              seed=seed)
+    queue.run()
+    return pending.result()
+
+
+def clustered_start(
+    group: Group, gc: GroupClusters, data: list[_PairData], chosen: list[str],
+    queue: ClusteredT, *, n_resamples: int, seed: int | None,
+) -> _PendingClustered:
+    """:func:`clustered_outcomes` of one group up to its paired t tests, which are queued on
+    ``queue`` (every group's run together by :meth:`ClusteredT.run`): the refusals, the
+    unpaired CR1 tests, the McNemar, signed-rank, permutation and bootstrap kernels and the
+    warnings, in the order and with the errors of the one-group path."""
+    alternative, level, cluster_se = queue.alternative, queue.level, queue.cluster_se
     out: dict[int, _Outcome] = {}
     n_cl: dict[int, int] = {}
     dfs: dict[int, float] = {}
@@ -206,6 +335,8 @@ def clustered_outcomes(
             out[i] = _Outcome(r.statistic, r.pvalue, r.ci_low, r.ci_high, CR1)
             n_cl[i] = r.n_clusters
             dfs[i] = float(r.df) if r.df is not None else math.nan
+    label = CR2 if cluster_se == "CR2" else CR1
+    pending = _PendingClustered(len(data), label, out, n_cl, dfs, [], [])
     # paired pairs: bucket by (cluster sizes) so each bucket is one pairs x C matrix
     buckets: dict[bytes, list[int]] = {}
     for i, (_, sizes) in paired_sums.items():
@@ -214,26 +345,20 @@ def clustered_outcomes(
         sizes = paired_sums[idx[0]][1].astype(np.float64)
         sums = np.stack([paired_sums[i][0] for i in idx])
         with _context(group, [data[i] for i in idx]):
-            t = cl.clustered_ttest_from_sums(sums, sizes, alternative=alternative, level=level,
-                                             vcov=cluster_se)
-            assert t.ci_low is not None and t.ci_high is not None and t.df is not None
-            label = CR2 if cluster_se == "CR2" else CR1
+            queue.add(sizes, sums, pending, idx)  # the t test: with every group's (run)
             tests = {chosen[i] for i in idx}
-            extra: dict[str, tuple[list[int], ManyTestResult]] = {}
-            for name in tests - {"paired-t"}:
+            for name in sorted(tests - {"paired-t"}, key=list(chosen).index):
                 rows = [j for j, i in enumerate(idx) if chosen[i] == name]
                 part = sums[rows]
                 if name == "mcnemar":
-                    extra[name] = (rows, cl.clustered_mcnemar_from_sums(
-                        part, sizes, alternative=alternative,
-                        method=cl.mcnemar_method(sizes)))
+                    res = cl.clustered_mcnemar_from_sums(
+                        part, sizes, alternative=alternative, method=cl.mcnemar_method(sizes))
                 elif name == "wilcoxon":  # Rosner-Glynn-Lee, pair by pair (ranks per pair)
-                    extra[name] = (rows, _signed_ranks([data[idx[j]] for j in rows], gc,
-                                                       alternative))
+                    res = _signed_ranks([data[idx[j]] for j in rows], gc, alternative)
                 elif name == "permutation":
-                    extra[name] = (rows, cl.cluster_permutation_test_many(
+                    res = cl.cluster_permutation_test_many(
                         part, sizes, alternative=alternative, n_resamples=n_resamples,
-                        seed=seed))
+                        seed=seed)
                 else:  # bootstrap
                     if sizes.size < FEW_CLUSTERS:
                         warnings.warn(
@@ -243,30 +368,22 @@ def clustered_outcomes(
                             "with 50; benchmarks/cluster_validity.py); test='permutation' "
                             "(signs of whole clusters) or 'paired-t' (CR2) keep their level",
                             UserWarning, stacklevel=4)
-                    extra[name] = (rows, cl.cluster_bootstrap_many(
+                    res = cl.cluster_bootstrap_many(
                         part, sizes, alternative=alternative, n_resamples=n_resamples,
-                        seed=seed, level=level))
-        for j, i in enumerate(idx):
-            lo, hi = float(t.ci_low[j]), float(t.ci_high[j])
-            out[i] = _Outcome(float(t.statistic[j]), float(t.pvalue[j]), lo, hi, label)
-            dfs[i] = float(t.df[j])
-        for name, (rows, res) in extra.items():
-            for k, j in enumerate(rows):
-                i = idx[j]
-                if name == "bootstrap":
+                        seed=seed, level=level)
                     assert res.ci_low is not None and res.ci_high is not None
-                    out[i] = _Outcome(float(res.statistic[k]), float(res.pvalue[k]),
-                                      float(res.ci_low[k]), float(res.ci_high[k]),
-                                      "cluster bootstrap BCa")
-                    dfs[i] = math.nan
-                else:
-                    out[i] = _Outcome(float(res.statistic[k]), float(res.pvalue[k]),
-                                      out[i].ci_low, out[i].ci_high, label)
+                    for k, j in enumerate(rows):
+                        out[idx[j]] = _Outcome(
+                            float(res.statistic[k]), float(res.pvalue[k]),
+                            float(res.ci_low[k]), float(res.ci_high[k]),
+                            "cluster bootstrap BCa")
+                        dfs[idx[j]] = math.nan
+                    continue
+                pending.extra.append(([idx[j] for j in rows], res.statistic, res.pvalue))
     few = [n_cl[i] for i in paired_sums if n_cl[i] < FEW_CLUSTERS_INTERVAL]
     if few:
         few_clusters_warning(group, min(few))
-    order = range(len(data))
-    return [out[i] for i in order], [n_cl[i] for i in order], [dfs[i] for i in order]
+    return pending
 
 
 def unclustered_count(n: int) -> list[float]:
@@ -275,12 +392,14 @@ def unclustered_count(n: int) -> list[float]:
 
 
 def prepare_clustered(
-    work: _GroupWork, gc: GroupClusters, *, westfall_young: bool, alternative: str,
-    level: float, n_resamples: int, seed: int | None, cluster_se: str = "CR2",
-) -> tuple[list[_Outcome], list[int], list[float]]:
-    """:func:`clustered_outcomes` of a group's pairs and their effect sizes (into
-    ``work.effects``, as the unclustered engine computes them); Westfall–Young's joint
-    item-level sign-flip null does not hold for clustered items and is refused."""
+    work: _GroupWork, gc: GroupClusters, queue: ClusteredT, *, westfall_young: bool,
+    n_resamples: int, seed: int | None,
+) -> _PendingClustered:
+    """:func:`clustered_start` of a group's pairs (their paired t tests queued on ``queue``;
+    :meth:`_PendingClustered.result` after :meth:`ClusteredT.run` gives what
+    :func:`clustered_outcomes` returns) and their effect sizes (into ``work.effects``, as the
+    unclustered engine computes them); Westfall–Young's joint item-level sign-flip null does
+    not hold for clustered items and is refused."""
     group = work.group
     if westfall_young:
         hint = Hint("correction", "holm")
@@ -288,11 +407,10 @@ def prepare_clustered(
             f"correction='westfall-young' flips the signs of single items, but dataset "
             f"{group.dataset!r} has clusters of several items; {hint.text} (or another "
             "correction) with the cluster permutation test", hints=[hint])
-    result = clustered_outcomes(group, gc, work.data, work.chosen, alternative=alternative,
-                                level=level, n_resamples=n_resamples, seed=seed,
-                                cluster_se=cluster_se)
+    pending = clustered_start(group, gc, work.data, work.chosen, queue,
+                              n_resamples=n_resamples, seed=seed)
     work._effects(_paired_dz(group, work.data))
-    return result
+    return pending
 
 
 def _signed_ranks(pairs: list[_PairData], gc: GroupClusters, alternative: str

@@ -18,10 +18,10 @@ from ..scores import KEY_COLUMNS, Scores
 from ..settings import CompareSettings, resolve_settings
 from ..stats import effect_label
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
-from .clustered import group_clusters, prepare_clustered
+from .clustered import ClusteredT, groups_clusters, prepare_clustered
 from .dispatch import _choose_test, _context, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
-from .fastpath import _uniform_paired_t
+from .fastpath import _uniform_paired_t, prefer_grouped
 from .hypothesis import margin_outcomes
 from .leaderboard import metric_directions
 from .mde import with_mde
@@ -289,10 +289,13 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         )
     uniform = None
     judged = has_human_scores(scores)  # judge scores with human scores: comparison.ppi
-    if (not set_metrics and not westfall_young and test in ("auto", "paired-t") and not judged
+    if (not set_metrics and not westfall_young and test in ("auto", "paired-t", "mcnemar")
+            and not judged
             and paired is not False and not scores.has_cluster and hypothesis == "superiority"
-            and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))):
-        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level)
+            and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))
+            and not prefer_grouped(layout, len(scores_table(scores)))):
+        uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level,
+                                    test)
     if uniform is not None:  # many small groups: array operations across groups
         table = with_mde(adjust_by_family(uniform[0], correction, family, level),
                          level=level, alternative=alternative)
@@ -301,7 +304,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             pairs=pairs if isinstance(pairs, str) else "custom", baseline=baseline,
             alternative=alternative,
             correction=correction_key, family=family, level=float(level),
-            n_resamples=int(n_resamples), seed=seed, tests_used=("paired-t",),
+            n_resamples=int(n_resamples), seed=seed, tests_used=uniform[2],
             set_metrics=(), seeds=seeds, hypothesis=hypothesis, margin=margin,
         )
     groups = [] if set_metrics else align_groups(scores, systems, seeds, layout=layout)
@@ -314,8 +317,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             "metric_fn: a set-level metric of clustered items would need a cluster bootstrap "
             "of the whole item vector, which ranger-eval does not have; compare per-item scores "
             "(the cluster-robust tests) or drop the cluster column only if items are independent")
-    # id(work) -> outcomes, n_clusters, df of the t intervals
-    clustered: dict[int, tuple[list[Any], list[int], list[float]]] = {}
+    clustered: dict[int, Any] = {}  # id(work) -> its clustered tests (_PendingClustered)
+    cluster_t = ClusteredT(alternative, level, cluster_se)
     n_clusters: list[float] = [math.nan] * len(rows)
     ci_df: list[float] = [math.nan] * len(rows)
     # id(work) -> PPI rows, n_clusters, df of the intervals (comparison.ppi)
@@ -323,6 +326,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
     if judged:  # every pair by the prediction-powered (PPI++) z test of human scores
         refuse_ppi(scores, test=test, correction=correction_key, set_metrics=bool(set_metrics))
         humans = human_matrices(scores, groups)
+    # clusters of every group's items, in one pass (None: not clustered)
+    all_clusters = groups_clusters(scores, groups)
     for gi, group in enumerate(groups):
         for j, s in enumerate(group.names):
             mean_rows.append(
@@ -340,7 +345,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         data = [_pair_data(group, a, b, test, paired, missing) for a, b in pair_list]
         if judged:
             work = _GroupWork(group, data, [PPI_TEST] * len(data))
-            gc = group_clusters(scores, group)  # None: no clusters, or one item per cluster
+            gc = all_clusters[gi]
             part, own, judged_counts, judged_dfs = ppi_group(
                 group, humans[gi], data, alternative=alternative, level=level,
                 hypothesis=hypothesis, margin=margin,
@@ -353,16 +358,17 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             continue
         chosen = [_choose_test(test, d, group) for d in data]
         work = _GroupWork(group, data, chosen)
-        gc = group_clusters(scores, group)  # None: no clusters, or one item per cluster
+        gc = all_clusters[gi]
         if gc is None:
             work.prepare(shared, westfall_young)
         else:
             clustered[id(work)] = prepare_clustered(
-                work, gc, westfall_young=westfall_young, alternative=alternative, level=level,
-                n_resamples=int(n_resamples), seed=seed, cluster_se=cluster_se)
+                work, gc, cluster_t, westfall_young=westfall_young,
+                n_resamples=int(n_resamples), seed=seed)
         works.append(work)
     shared.run()  # one t-distribution call, one sign-flip product per number of items
-    for work in works:
+    cluster_t.run()  # one clustered t call per vector of cluster sizes
+    for gi, work in enumerate(works):
         group, data, chosen = work.group, work.data, work.chosen
         if id(work) in judged_rows:
             part, judged_counts, judged_dfs = judged_rows[id(work)]
@@ -371,7 +377,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             ci_df.extend(judged_dfs)
             continue
         if id(work) in clustered:
-            outcomes, counts, dfs = clustered[id(work)]
+            outcomes, counts, dfs = clustered[id(work)].result()
             n_clusters.extend(counts)
             ci_df.extend(dfs)
         else:
@@ -380,7 +386,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             ci_df.extend([math.nan] * len(data))
         if hypothesis != "superiority":
             assert margin is not None  # CompareSettings: a margin with every such hypothesis
-            gc = group_clusters(scores, group)
+            gc = all_clusters[gi]
             with _context(group, data):
                 outcomes = margin_outcomes(
                     group, data, chosen, hypothesis=hypothesis, margin=margin, level=level,

@@ -18,7 +18,6 @@ from ..errors import CompareError
 from ..pairing import Group
 from ..progress import progress_bar
 from ..stats import SignFlips, StatsInputError, many
-from ..stats.equivalence import tango_interval
 from ..stats.many import PairedMoments
 from .dispatch import (
     _check_outcome,
@@ -29,6 +28,7 @@ from .dispatch import (
     _pair_binary,
     _PairData,
     _t_interval,
+    tango_rows,
 )
 
 if TYPE_CHECKING:
@@ -101,6 +101,34 @@ class _Shared:
     # McNemar rows: (b, c, n, work, pairs) of each bucket, for one Tango interval call
     tango: list[tuple[np.ndarray, np.ndarray, int, _GroupWork, list[int]]] = field(
         default_factory=list)
+    # two-proportion z rows: (work, pairs, count_a, n_a, count_b, n_b) of each bucket
+    proportions: list[tuple[Any, list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = (
+        field(default_factory=list))
+
+    def add_proportions(self, work: _GroupWork, sub: list[int], count_a: np.ndarray, n_a: int,
+                        count_b: np.ndarray, n_b: int) -> None:
+        """Queue the two-proportion z tests of some unpaired 0/1 pairs of one group (successes
+        and sizes of each system); :meth:`run_proportions` tests every group's at once."""
+        self.proportions.append((work, sub, count_a, np.full(count_a.size, n_a), count_b,
+                                 np.full(count_b.size, n_b)))
+
+    def run_proportions(self) -> None:
+        """The pooled two-proportion z test and Wald interval of every queued pair, one
+        vectorised call each (:func:`~ranger_eval.stats.many.proportions_ztest_many`,
+        :func:`~ranger_eval.stats.many.wald_interval_many`: elementwise, so each row equals
+        its own group's call bit for bit)."""
+        if not self.proportions:
+            return
+        ca, na, cb, nb = (np.concatenate([q[j] for q in self.proportions]) for j in (2, 3, 4, 5))
+        r = many.proportions_ztest_many(ca, na, cb, nb, alternative=self.alternative)
+        lo, hi = many.wald_interval_many(ca, na, cb, nb, alternative=self.alternative,
+                                         level=self.level)
+        at = 0
+        for work, sub, *_ in self.proportions:
+            for j, i in enumerate(sub):
+                work.out[i] = _Outcome(float(r.statistic[at + j]), float(r.pvalue[at + j]),
+                                       float(lo[at + j]), float(hi[at + j]), "Wald")
+            at += len(sub)
 
     def add_moments(self, m: Any) -> int:
         """Queue the :class:`~ranger_eval.stats.many.PairedMoments` of some pairs; returns the
@@ -113,9 +141,10 @@ class _Shared:
     def run(self) -> None:
         """The shared work: one t-distribution call over every queued paired-moments row, then
         the sign-flip counts of the queued permutation tests, one matrix per number of items."""
+        self.run_proportions()
         if self.tango:  # Tango's score interval of every McNemar row, one bisection
 
-            lo, hi = tango_interval(
+            lo, hi = tango_rows(
                 np.concatenate([b for b, *_ in self.tango]),
                 np.concatenate([c for _, c, *_ in self.tango]),
                 np.concatenate([np.full(b.size, n) for b, _, n, *_ in self.tango]),
@@ -274,16 +303,10 @@ class _GroupWork:
                         nan = np.full(len(sub), np.nan)
                         r = dataclasses.replace(r, ci_low=nan, ci_high=nan)
                         how = "Tango score"
-                    elif test == "proportions-z":
-                        ca = np.array([d.x.sum() for d in pairs])
-                        cb = np.array([d.y.sum() for d in pairs])
-                        size_a, size_b = np.full(ca.size, na), np.full(cb.size, nb)
-                        r = many.proportions_ztest_many(ca, size_a, cb, size_b,
-                                                        alternative=alternative)
-                        lo, hi = many.wald_interval_many(ca, size_a, cb, size_b,
-                                                         alternative=alternative, level=level)
-                        r = dataclasses.replace(r, ci_low=lo, ci_high=hi)
-                        how = "Wald"
+                    elif test == "proportions-z":  # queued: one call for every group
+                        shared.add_proportions(self, sub, np.array([d.x.sum() for d in pairs]),
+                                               na, np.array([d.y.sum() for d in pairs]), nb)
+                        continue
                     elif test == "permutation":  # Westfall–Young: the group's joint null
                         flips = stats.SignFlips(na, n_resamples, seed)
                         with progress_bar(f"permutation {where}", flips.size) as advance:

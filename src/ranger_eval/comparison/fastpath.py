@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,21 +14,44 @@ import pandas as pd
 from ..pairing import factorize, scores_table
 from ..scores import Scores
 from ..stats import EFFECT_THRESHOLDS, many
-from .choices import COLUMNS
-
+from .choices import COLUMNS, TESTS
+from .dispatch import cohens_h_of_means, tango_rows
 
 # --------------------------------------------------------------------------- many groups at once
+#: rows per dataset × metric group from which the grouped engine (one vectorised call per
+#: group, ~0.5 ms of Python each) beats the uniform path (a lexsort of every row of the table):
+#: measured crossover ~2,000 rows per group on 1M-row tables (2,000 groups × 5 systems × 100
+#: items: uniform 0.30 s, grouped 0.96 s; 500 × 5 × 400: 0.25 s vs 0.24 s; 15 × 20 × 10,000,
+#: the 2,850-test workload of benchmarks/compare_bench.py: 1.1–3.3 s vs 0.29–0.49 s).
+GROUPED_ROWS_PER_GROUP = 2048
+
+
+def prefer_grouped(layout: tuple[Any, ...] | None, size: int) -> bool:
+    """Whether the group-by-group engine is faster than :func:`_uniform_paired_t` for a table of
+    ``size`` rows with this :func:`~ranger_eval.pairing.block_layout`: the rows are in blocks
+    and the dataset × metric groups are large (at least :data:`GROUPED_ROWS_PER_GROUP` rows
+    each on average), so a few large groups are tested one vectorised call each instead of
+    sorting the whole table. Both paths give the same numbers bit for bit; this picks the
+    faster one only.
+    """
+    if layout is None:  # not in blocks (many tiny groups, or shuffled rows): the uniform path
+        return False
+    ds_codes, met_codes = layout[2], layout[3]
+    n_groups = np.unique(ds_codes * (int(met_codes.max()) + 1) + met_codes).size
+    return size >= GROUPED_ROWS_PER_GROUP * n_groups
+
+
 def _uniform_paired_t(
     scores: Scores, systems: Sequence[str] | None, pairs: str | Sequence[tuple[str, str]],
-    baseline: str | None, alternative: str, level: float,
-) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    baseline: str | None, alternative: str, level: float, test: str = "auto",
+) -> tuple[pd.DataFrame, pd.DataFrame, tuple[str, ...]] | None:
     """The comparison rows and mean rows of every dataset × metric at once, with array
     operations across groups instead of one :class:`_GroupWork` per group, in the common case
     of many small uniform groups: no seeds, every group scored by every system on the same items
-    (at least 2, ``complete``), no pair of binary systems, and the paired t test (``test``
-    "auto" or "paired-t"; ``pairs`` "all", "baseline", "successive" or a list of pairs of
-    known systems, as ``rank`` passes). ``None`` when any of
-    that does not hold, or a
+    (at least 2, ``complete``), and ``test`` "auto" (McNemar for a pair of 0/1 systems, the
+    paired t test otherwise), "paired-t" or "mcnemar" (every pair 0/1); ``pairs`` "all", "baseline", "successive" or a
+    list of pairs of known systems, as ``rank`` passes. ``None`` when any of that does not
+    hold, or a
     value is extreme (|x| > 2^1000), non-finite, or any pair's result would be refused by
     :func:`_check_outcome`: the caller then takes the group-by-group path, which gives the same
     numbers and names the offending group.
@@ -35,8 +59,12 @@ def _uniform_paired_t(
     Groups with the same number of items n form one groups × systems × items array; the
     statistics are the one-pair engine's own (:func:`~ranger_eval.stats.many.paired_moments`,
     :meth:`~ranger_eval.stats.many.PairedMoments.ttest` and ``cohens_dz``, system means as
-    ``ndarray.mean`` of each row), so every number equals the group-by-group result bit for bit
-    (tests/comparison/test_compare_groups.py checks it). Group order: datasets in order, then metrics in
+    ``ndarray.mean`` of each row; McNemar from each pair's discordant counts,
+    :func:`~ranger_eval.stats.many.mcnemar_counts_many`, with Tango's interval once per distinct
+    counts, :func:`~ranger_eval.comparison.dispatch.tango_rows`; Cohen's h of binary pairs by
+    :func:`~ranger_eval.comparison.dispatch.cohens_h_of_means`), so every number equals the
+    group-by-group result bit for bit (tests/comparison/test_compare_groups.py and
+    test_vectorised_paths.py check it). Group order: datasets in order, then metrics in
     order of first appearance within the dataset, as :func:`align_groups`.
     """
     df = scores_table(scores)
@@ -123,33 +151,52 @@ def _uniform_paired_t(
                                (n_groups, n_pairs))
         pb_g = np.broadcast_to(np.array([b for _, b in pair_ab], dtype=np.int64),
                                (n_groups, n_pairs))
-    if (np.take_along_axis(binary, pa_g, axis=1)
-            & np.take_along_axis(binary, pb_g, axis=1)).any():
-        return None  # McNemar / Cohen's h: the exact path
-    parts, rows_of = [], []
+    # pairs of two 0/1 systems: McNemar (test "auto") with Tango's interval, and Cohen's h
+    pair_bin = (np.take_along_axis(binary, pa_g, axis=1)
+                & np.take_along_axis(binary, pb_g, axis=1))  # groups × pairs
+    if test == "mcnemar" and not pair_bin.all():
+        return None  # the group-by-group path names the non-binary value
+    mcnemar = pair_bin if test in ("auto", "mcnemar") else np.zeros_like(pair_bin)
+    parts, rows_of, mc_parts = [], [], []
     for g, v2 in buckets:
         base = (np.arange(g.size) * k)[:, None]
-        parts.append(many.paired_moments(v2, (base + pa_g[g]).reshape(-1),
-                                         (base + pb_g[g]).reshape(-1)))
-        rows_of.append((rank[g][:, None] * n_pairs + np.arange(n_pairs)).reshape(-1))
-    m = many.PairedMoments.concat(parts)
-    t = m.ttest(alternative, level, warn=False, overflow="inf")
-    assert t.ci_low is not None and t.ci_high is not None
-    dz = m.cohens_dz()
-    at = np.concatenate(rows_of)
+        ia_all, ib_all = (base + pa_g[g]).reshape(-1), (base + pb_g[g]).reshape(-1)
+        rows = (rank[g][:, None] * n_pairs + np.arange(n_pairs)).reshape(-1)
+        by_t = ~mcnemar[g].reshape(-1)  # paired t rows (their moments also give d_z)
+        if by_t.any():
+            parts.append(many.paired_moments(v2, ia_all[by_t], ib_all[by_t]))
+            rows_of.append(rows[by_t])
+        if not by_t.all():  # McNemar rows: discordant counts b, c of each pair
+            x, y = v2[ia_all[~by_t]], v2[ib_all[~by_t]]
+            b = np.count_nonzero((x == 1.0) & (y == 0.0), axis=1)
+            c = np.count_nonzero((x == 0.0) & (y == 1.0), axis=1)
+            r = many.mcnemar_counts_many(b, c, v2.shape[1], alternative=alternative)
+            mc_parts.append((rows[~by_t], r.statistic, r.pvalue, b, c,
+                             np.full(b.size, v2.shape[1])))
     total = n_groups * n_pairs
-
-    def placed(a: np.ndarray) -> np.ndarray:
-        out = np.empty(total, dtype=a.dtype)
-        out[at] = a
-        return out
-
-    stat, pval = placed(np.asarray(t.statistic)), placed(np.asarray(t.pvalue))
-    lo, hi, es = placed(np.asarray(t.ci_low)), placed(np.asarray(t.ci_high)), placed(dz)
+    stat, pval = np.empty(total), np.empty(total)
+    lo, hi, es = np.empty(total), np.empty(total), np.empty(total)
+    m = many.PairedMoments.concat(parts)
+    if parts:
+        t = m.ttest(alternative, level, warn=False, overflow="inf")
+        assert t.ci_low is not None and t.ci_high is not None
+        at = np.concatenate(rows_of)
+        stat[at], pval[at] = t.statistic, t.pvalue
+        lo[at], hi[at], es[at] = t.ci_low, t.ci_high, m.cohens_dz()
+    if mc_parts:
+        at = np.concatenate([p[0] for p in mc_parts])
+        stat[at] = np.concatenate([p[1] for p in mc_parts])
+        pval[at] = np.concatenate([p[2] for p in mc_parts])
+        lo[at], hi[at] = tango_rows(*(np.concatenate([p[j] for p in mc_parts])
+                                      for j in (3, 4, 5)), level=level, alternative=alternative)
     gseq = np.repeat(sequence, n_pairs)
     sys_a, sys_b = pa_g[sequence].reshape(-1), pb_g[sequence].reshape(-1)
     mean_a = means[gseq, sys_a]
     mean_b = means[gseq, sys_b]
+    h_rows = pair_bin[sequence].reshape(-1)
+    mc_rows = mcnemar[sequence].reshape(-1)
+    if h_rows.any():
+        es[h_rows] = cohens_h_of_means(mean_a[h_rows], mean_b[h_rows])
     with np.errstate(over="ignore", invalid="ignore"):
         diff = mean_a - mean_b
     ok = (np.isfinite(diff) & ~np.isnan(stat) & (pval >= 0.0) & (pval <= 1.0) & ~np.isnan(lo)
@@ -175,12 +222,14 @@ def _uniform_paired_t(
         "dataset": ds_text.take(group_ds[gseq]), "metric": met_text.take(met_of_group[gseq]),
         "system_a": name_text.take(sys_a), "system_b": name_text.take(sys_b),
         "mean_a": mean_a, "mean_b": mean_b, "diff": diff, "ci_low": lo, "ci_high": hi,
-        "test": _repeated("paired-t", total), "statistic": stat, "pvalue": pval,
+        "test": _text(["paired-t", "mcnemar"]).take(mc_rows.astype(np.int64)),
+        "statistic": stat, "pvalue": pval,
         "pvalue_adjusted": np.full(total, math.nan), "effect_size": es,
-        "effect_size_name": _repeated("cohens_dz", total),
+        "effect_size_name": _text(["cohens_dz", "cohens_h"]).take(h_rows.astype(np.int64)),
         "effect_label": _text(["negligible", *EFFECT_THRESHOLDS]).take(labels),
         "significant": np.zeros(total, dtype=bool), "paired": np.ones(total, dtype=bool),
-        "n_a": n_rep, "n_b": n_rep, "ci_method": _repeated("paired t", total),
+        "n_a": n_rep, "n_b": n_rep,
+        "ci_method": _text(["paired t", "Tango score"]).take(mc_rows.astype(np.int64)),
         "seed_sd_a": np.full(total, math.nan), "seed_sd_b": np.full(total, math.nan),
     }, columns=list(COLUMNS))
     gm = np.repeat(sequence, k)
@@ -191,15 +240,12 @@ def _uniform_paired_t(
         "n": n_items[gm], "seed_sd": np.full(gm.size, math.nan),
         "n_seeds": np.ones(gm.size, dtype=np.int64),
     })
-    return table, mean_table
+    used = {"mcnemar"} if mc_rows.all() else {"paired-t", "mcnemar"} if mc_rows.any() else {
+        "paired-t"}
+    return table, mean_table, tuple(t for t in TESTS if t in used)
 
 
 def _text(values: Sequence[object] | np.ndarray) -> pd.api.extensions.ExtensionArray:
     """Distinct strings as the text array pandas makes of Python strings (``"str"`` dtype), to
     ``take`` a column from by code."""
     return pd.array(np.asarray(values, dtype=object), dtype="str")
-
-
-def _repeated(text: str, n: int) -> pd.api.extensions.ExtensionArray:
-    """A text column of ``n`` times the same string."""
-    return _text([text]).take(np.zeros(n, dtype=np.int64))

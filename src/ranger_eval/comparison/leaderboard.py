@@ -15,7 +15,29 @@ from ..errors import CompareError
 
 # --------------------------------------------------------------------------- leaderboard
 def system_letters(n: int) -> tuple[str, ...]:
-    """Letters for ``n`` systems in table order: a … z, then aa, ab, … (ranx's convention)."""
+    """Letters for ``n`` systems in table order: a … z, then aa, ab, … (ranx's convention).
+
+    Parameters
+    ----------
+    n : int
+        The number of systems (0 gives no letters).
+
+    Returns
+    -------
+    tuple of str
+        ``n`` distinct letters, the i-th for the i-th system of the table.
+
+    References
+    ----------
+    Bassani (2022), "ranx: a blazing-fast Python library for ranking evaluation and comparison",
+    ECIR 2022 (the letters of its comparison tables).
+
+    Examples
+    --------
+    >>> from ranger_eval.comparison.leaderboard import system_letters
+    >>> system_letters(3), system_letters(28)[-3:]
+    (('a', 'b', 'c'), ('z', 'aa', 'ab'))
+    """
     letters = string.ascii_lowercase
     out = []
     for i in range(n):
@@ -140,7 +162,35 @@ def metric_directions(scores: object) -> dict[tuple[str, str], bool]:
     """``(dataset, metric) -> higher_is_better`` from the scores' ``higher_is_better`` column
     (the adapters fill it from the tool's own metadata: lm-eval marks perplexity, TER, Brier
     score … lower-is-better). Groups without the column, or with only ``<NA>`` there, are left
-    out (higher is better by default); a group whose rows disagree is an error."""
+    out (higher is better by default); a group whose rows disagree is an error.
+
+    Parameters
+    ----------
+    scores : Scores or LazyScores
+        The scores; anything without a ``higher_is_better`` column gives ``{}`` (lazy scores
+        without it are answered from their column names, without reading a row).
+
+    Returns
+    -------
+    dict
+        ``(dataset, metric) -> bool`` for every group whose direction the column states.
+
+    Raises
+    ------
+    CompareError
+        A dataset × metric whose rows say both True and False.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.comparison.leaderboard import metric_directions
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": "d", "metric": "ppl", "system": ["A", "A", "B", "B"], "item": [0, 1, 0, 1],
+    ...     "value": [3.0, 4.0, 5.0, 6.0], "higher_is_better": False}))
+    >>> metric_directions(scores)
+    {('d', 'ppl'): False}
+    """
     columns = getattr(scores, "columns", None)  # lazy scores: known without reading a row
     if isinstance(columns, tuple) and "higher_is_better" not in columns:
         return {}
@@ -179,6 +229,56 @@ def build_leaderboard(
     :func:`ranger_eval.describe`) gives each mean its confidence interval at ``level``
     (and, with describe's ``interval`` column, its method); ``described`` (describe's table:
     ``n``, ``n_clusters``, ``se``) gives each mean its counts and standard error.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Pairwise comparison rows (:attr:`Comparison.table` or the like): ``dataset``, ``metric``,
+        ``system_a``, ``system_b``, ``diff`` (a − b) and ``significant``.
+    means : DataFrame
+        Per-system means: ``dataset``, ``metric``, ``system``, ``mean``.
+    systems : sequence of str
+        The table order of the systems (those without a mean are left out); it fixes the letters.
+    signature : str
+        The reproducibility signature the leaderboard carries.
+    higher_is_better : mapping, optional
+        ``(dataset, metric) -> bool``; a column not listed is higher-is-better.
+    intervals : DataFrame, optional
+        Confidence intervals of the means (``dataset, metric, system, ci_low, ci_high`` and
+        optionally ``interval``).
+    level : float, default 0.95
+        The confidence level of ``intervals`` (for the caption).
+    clustered : bool, default False
+        Whether the intervals are cluster-robust (for the caption).
+    interval_method : str, optional
+        The intervals' method when it is not the default one (e.g. ``"ppi++"``).
+    described : DataFrame, optional
+        Describe's table giving ``n``, ``n_clusters`` and ``se`` of each mean.
+    set_level : sequence of str, default ()
+        The metrics computed over the whole set (no per-item interval or standard error).
+
+    Returns
+    -------
+    Leaderboard
+        Systems × (dataset, metric) means, each system's letter and the letters it beats.
+
+    Raises
+    ------
+    CompareError
+        ``means`` is empty.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.comparison.leaderboard import build_leaderboard
+    >>> table = pd.DataFrame({"dataset": "d", "metric": "acc", "system_a": ["A", "A", "B"],
+    ...                       "system_b": ["B", "C", "C"], "diff": [-0.1, -0.2, -0.1],
+    ...                       "significant": [True, True, False]})
+    >>> means = pd.DataFrame({"dataset": "d", "metric": "acc", "system": ["A", "B", "C"],
+    ...                       "mean": [0.5, 0.6, 0.7]})
+    >>> lb = build_leaderboard(table, means, ["A", "B", "C"], signature="example")
+    >>> lb.letters, lb.columns, lb.beats
+    (('a', 'b', 'c'), (('d', 'acc'),), (('',), ('a',), ('a',)))
     """
     directions = dict(higher_is_better or {})
     if means.empty:

@@ -32,7 +32,41 @@ NORMAL_TESTS = ("proportions-z", "ppi++", "mcnemar")
 def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
              hypothesis: str = "superiority") -> pd.DataFrame:
     """``table`` with its ``mde`` column filled (module docstring); the table is changed in
-    place and returned."""
+    place and returned.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Comparison rows with ``test``, ``paired``, ``n_a``, ``n_b``, ``diff``, ``ci_low``,
+        ``ci_high``, ``significant`` and, for clustered rows, ``n_clusters`` / ``ci_df``.
+    level : float
+        The comparison's confidence level (α = 1 − level).
+    alternative : {"two-sided", "greater", "less"}
+        The tests' alternative.
+    hypothesis : str, default "superiority"
+        Any other hypothesis (non-inferiority, equivalence) gives NaN everywhere.
+
+    Returns
+    -------
+    DataFrame
+        ``table`` itself with the ``mde`` column (NaN for significant rows and rows without a
+        finite interval).
+
+    References
+    ----------
+    Bloom (1995), "Minimum detectable effects: a simple way to report the statistical power of
+    experimental designs", Evaluation Review 19(5):547–556.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.comparison.mde import with_mde
+    >>> rows = pd.DataFrame({"test": "paired t-test", "paired": True, "n_a": 20, "n_b": 20,
+    ...                      "diff": [0.02, 0.10], "ci_low": [-0.03, 0.05],
+    ...                      "ci_high": [0.07, 0.15], "significant": [False, True]})
+    >>> with_mde(rows, level=0.95, alternative="two-sided")["mde"].round(4).tolist()
+    [0.0706, nan]
+    """
     mde = np.full(len(table), np.nan)
     if len(table) and hypothesis == "superiority":
         alpha = 1.0 - level

@@ -39,7 +39,7 @@ class Comparison:
     means: pd.DataFrame
     systems: tuple[str, ...]
     scores: Scores
-    # one place: the defaults are CompareSettings' (settings.py)
+    # one place: the defaults are CompareSettings' (settings/compare.py)
     test: str = _DEFAULT.test
     pairs: str = "all"
     baseline: str | None = _DEFAULT.baseline

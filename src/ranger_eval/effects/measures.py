@@ -76,18 +76,88 @@ def _check_level(level: float) -> float:
 def z_critical(level: float) -> float:
     """Two-sided normal quantile z_{(1+level)/2} = Φ⁻¹(1 − (1 − level)/2), from the survival
     function: exactly ``scipy.stats.norm.isf((1 - level)/2)`` (which is ``-ndtri``), without
-    importing scipy.stats (half a second)."""
+    importing scipy.stats (half a second).
+
+    Parameters
+    ----------
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    float
+        The quantile z with P(|Z| ≤ z) = level for a standard normal Z.
+
+    Examples
+    --------
+    >>> from ranger_eval.effects.measures import z_critical
+    >>> round(z_critical(0.95), 6), round(z_critical(0.90), 6)
+    (1.959964, 1.644854)
+    """
     return float(-ndtri((1.0 - level) / 2.0))
 
 
 def hedges_j(df: float) -> float:
-    """Hedges' small-sample correction J = 1 − 3/(4·df − 1) (Borenstein et al. 2009, eq. 4.22)."""
+    """Hedges' small-sample correction J = 1 − 3/(4·df − 1) (Borenstein et al. 2009, eq. 4.22).
+
+    Parameters
+    ----------
+    df : float
+        Degrees of freedom of the standardiser (n − 1 for n paired items).
+
+    Returns
+    -------
+    float
+        The factor J that turns Cohen's d into Hedges' g = J · d.
+
+    References
+    ----------
+    Borenstein, Hedges, Higgins & Rothstein (2009), *Introduction to Meta-Analysis*, Wiley,
+    ch. 4. Hedges (1981), "Distribution theory for Glass's estimator of effect size and related
+    estimators", Journal of Educational Statistics 6(2):107–128.
+
+    Examples
+    --------
+    >>> from ranger_eval.effects.measures import hedges_j
+    >>> round(hedges_j(9), 6)
+    0.914286
+    """
     return 1.0 - 3.0 / (4.0 * df - 1.0)
 
 
 def metafor_cmi(m: float) -> float:
     """metafor's exact bias correction c(m) = Γ(m/2) / (sqrt(m/2) Γ((m − 1)/2)), m > 1
-    (``metafor:::.cmicalc``; Hedges 1981), used by escalc's SMCC and SMCR."""
+    (``metafor:::.cmicalc``; Hedges 1981), used by escalc's SMCC and SMCR.
+
+    Parameters
+    ----------
+    m : float
+        Degrees of freedom, greater than 1.
+
+    Returns
+    -------
+    float
+        c(m), computed on the log scale (``gammaln``) so that large m does not overflow;
+        :func:`hedges_j` is its approximation.
+
+    Raises
+    ------
+    EffectSizeError
+        ``m <= 1``.
+
+    References
+    ----------
+    Hedges (1981), "Distribution theory for Glass's estimator of effect size and related
+    estimators", Journal of Educational Statistics 6(2):107–128. Viechtbauer (2010),
+    "Conducting meta-analyses in R with the metafor package", Journal of Statistical
+    Software 36(3).
+
+    Examples
+    --------
+    >>> from ranger_eval.effects.measures import metafor_cmi
+    >>> round(metafor_cmi(10), 6)
+    0.922746
+    """
     if m <= 1:
         raise EffectSizeError(f"the bias correction c(m) needs m > 1 degrees of freedom, got {m}")
     return float(np.exp(gammaln(m / 2.0) - np.log(np.sqrt(m / 2.0)) - gammaln((m - 1.0) / 2.0)))
@@ -218,7 +288,35 @@ def _align_series(treatment: object, control: object, where: str) -> tuple[objec
 def canonical_measure(measure: object, dataset: object = None) -> str:
     """The measure's name as in ``MEASURES`` (``"smd"`` → ``"SMD"``: names are case-insensitive,
     as on the command line and in YAML); anything else is an :class:`EffectSizeError` listing the
-    valid names, with a suggestion for a near miss."""
+    valid names, with a suggestion for a near miss.
+
+    Parameters
+    ----------
+    measure : str
+        A measure name in any case (``"md"``, ``"SMD"``, ``" zcor "``).
+    dataset : str, optional
+        Named in the error message when given.
+
+    Returns
+    -------
+    str
+        One of ``MEASURES``: ``"MD"``, ``"SMD"``, ``"SMCC"``, ``"SMCR"``, ``"ZCOR"``.
+
+    Raises
+    ------
+    EffectSizeError
+        An unknown name, or not a string.
+
+    Examples
+    --------
+    >>> from ranger_eval.effects.measures import canonical_measure
+    >>> canonical_measure("smd")
+    'SMD'
+    >>> canonical_measure("smdd", "d1")
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.EffectSizeError: unknown measure 'smdd' for dataset 'd1'; ... 'SMD'?)
+    """
     if isinstance(measure, str):
         for name in MEASURES:
             if name.lower() == measure.strip().lower():
@@ -461,6 +559,49 @@ def table_effects(
     defined answer or raises its :class:`EffectSizeError` naming the dataset (the first such
     dataset in order); with a ``problems`` dict, every such error is recorded there instead
     (dataset → reason) and the dataset's yi and vi are NaN.
+
+    Parameters
+    ----------
+    table : PairedTable
+        Treatment and control values of every dataset (:meth:`Scores.pair_all`).
+    measure : str
+        One of ``MEASURES`` (any case).
+    level : float, default 0.95
+        Confidence level passed to :func:`effect_size` for the degenerate datasets.
+    problems : dict, optional
+        Collects dataset → reason for every degenerate dataset instead of raising.
+
+    Returns
+    -------
+    tuple of four ndarray
+        ``yi``, ``vi``, ``mean_treatment`` and ``mean_control``, one entry per dataset of
+        ``table``, in its order.
+
+    Raises
+    ------
+    EffectSizeError
+        An unknown measure or bad level, or (without ``problems``) the first degenerate dataset
+        without a defined answer.
+
+    References
+    ----------
+    Borenstein, Hedges, Higgins & Rothstein (2009), *Introduction to Meta-Analysis*, Wiley,
+    ch. 4 (the paired-design formulas).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.effects.measures import table_effects
+    >>> control = [0.1, 0.4, 0.35, 0.8, 0.5, 0.2, 0.3, 0.4, 0.5, 0.6]
+    >>> treatment = [0.3, 0.5, 0.45, 0.95, 0.6, 0.25, 0.3, 0.5, 0.55, 0.7]
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": (["d1"] * 5 + ["d2"] * 5) * 2, "metric": "acc",
+    ...     "system": ["A"] * 10 + ["B"] * 10, "item": list(range(5)) * 4,
+    ...     "value": control + treatment}))
+    >>> yi, vi, mean_t, mean_c = table_effects(scores.pair_all("B", "A"), "MD")
+    >>> yi.round(4).tolist(), vi.round(6).tolist()
+    ([0.13, 0.06], [0.0004, 0.00035])
     """
     measure = canonical_measure(measure)
     level = _check_level(level)

@@ -47,7 +47,28 @@ _DEFAULT = MetaSettings()
 
 def degenerate_text(problems: dict[str, str], limit: int = 20) -> str:
     """``'a' (reason); 'b' (reason)`` for at most ``limit`` datasets, then ``… (N in all)``: how
-    every error and warning about degenerate datasets lists them."""
+    every error and warning about degenerate datasets lists them.
+
+    Parameters
+    ----------
+    problems : dict of str to str
+        Dataset name → why it is degenerate, in the order to list them.
+    limit : int, default 20
+        The most datasets named; the rest are counted.
+
+    Returns
+    -------
+    str
+        The list as one line of text.
+
+    Examples
+    --------
+    >>> from ranger_eval.effects.sizes import degenerate_text
+    >>> degenerate_text({"d1": "identical systems", "d2": "one item"})
+    "'d1' (identical systems); 'd2' (one item)"
+    >>> degenerate_text({"d1": "identical systems", "d2": "one item"}, limit=1)
+    "'d1' (identical systems); … (2 in all)"
+    """
     shown = "; ".join(f"{name!r} ({why})" for name, why in list(problems.items())[:limit])
     return shown + (f"; … ({len(problems)} in all)" if len(problems) > limit else "")
 

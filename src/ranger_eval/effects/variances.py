@@ -46,7 +46,31 @@ def zero_variance_reasons(eff: EffectSizes) -> dict[str, str]:
     """Dataset → why its sampling variance is 0, for every dataset of ``eff`` with ``vi == 0``:
     identical systems (yi = 0: the two systems score every item alike) or, for MD and set-level
     metrics, the same non-zero difference on every item. A meta-analysis weights by 1/vi, so it
-    cannot use them (:func:`effect_sizes` with ``degenerate="drop"`` leaves them out)."""
+    cannot use them (:func:`effect_sizes` with ``degenerate="drop"`` leaves them out).
+
+    Parameters
+    ----------
+    eff : EffectSizes
+        Per-dataset effects.
+
+    Returns
+    -------
+    dict of str to str
+        Dataset name → reason, for the datasets with ``vi == 0`` only, in ``eff`` order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.effects import EffectSizes, zero_variance_reasons
+    >>> eff = EffectSizes(names=("d1", "d2", "d3"), yi=np.array([0.0, 0.1, 0.05]),
+    ...                   vi=np.array([0.0, 0.0, 0.001]), n=np.array([4, 4, 4]), measure="MD",
+    ...                   mean_treatment=np.array([0.5, 0.6, 0.55]),
+    ...                   mean_control=np.array([0.5, 0.5, 0.5]))
+    >>> for name, why in zero_variance_reasons(eff).items():
+    ...     print(name, "-", why)
+    d1 - identical systems: zero variance
+    d2 - treatment − control is 0.1 on every item: zero variance
+    """
     return _zero_reasons(eff.names, eff.yi, eff.vi)
 
 
@@ -58,10 +82,58 @@ def _zero_reasons(names: Sequence[str], yi: np.ndarray, vi: np.ndarray) -> dict[
 
 
 def cluster_robust_variances(table: PairedTable, measure: str, vi: np.ndarray) -> np.ndarray:
-    """``vi`` of every dataset of ``table`` made cluster-robust (module docstring): MD takes V_CR1 = C/(C − 1) · sum_k (S_k − m_k · mean(d))² / n², SMD, SMCC and SMCR
+    """``vi`` of every dataset of ``table`` made cluster-robust (see the module docstring).
+
+    MD takes V_CR1 = C/(C − 1) · sum_k (S_k − m_k · mean(d))² / n²; SMD, SMCC and SMCR take
     their variance times deff = V_CR1 / (sd(d)²/n). Datasets whose clusters each hold one item
     keep ``vi`` unchanged (bit for bit); one cluster, or ZCOR with clusters, raises
-    :class:`EffectSizeError` naming the dataset."""
+    :class:`EffectSizeError` naming the dataset.
+
+    Parameters
+    ----------
+    table : PairedTable
+        The two systems' paired values on every dataset (:meth:`Scores.pair_all`), with the
+        items' ``clusters`` (none: ``vi`` is returned unchanged).
+    measure : str
+        The effect measure: ``"MD"``, ``"SMD"``, ``"SMCC"``, ``"SMCR"`` or ``"ZCOR"``.
+    vi : ndarray
+        The measure's plain sampling variance of each dataset, in ``table.datasets`` order.
+
+    Returns
+    -------
+    ndarray
+        A new float64 array: the cluster-robust variance of each clustered dataset, ``vi`` for
+        the others.
+
+    Raises
+    ------
+    EffectSizeError
+        A clustered dataset with a single cluster, or measure ZCOR with clusters.
+
+    References
+    ----------
+    Cameron & Miller (2015), "A practitioner's guide to cluster-robust inference", Journal of
+    Human Resources 50(2):317–372. Kish (1965), *Survey Sampling* (the design effect).
+
+    Examples
+    --------
+    Three passages of two questions each; the differences agree within a passage, so the
+    cluster-robust variance of the mean difference exceeds the plain one:
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.effects import cluster_robust_variances
+    >>> scores = rg.Scores(pd.DataFrame({
+    ...     "dataset": "d", "metric": "acc", "system": ["A"] * 6 + ["B"] * 6,
+    ...     "item": list(range(6)) * 2, "cluster": ["p1", "p1", "p2", "p2", "p3", "p3"] * 2,
+    ...     "value": [0.2, 0.4, 0.5, 0.3, 0.6, 0.9, 0.3, 0.55, 0.5, 0.35, 0.9, 1.15]}))
+    >>> table = scores.pair_all("B", "A")
+    >>> d = table.treatment - table.control
+    >>> vi = np.array([d.var(ddof=1) / d.size])
+    >>> round(float(vi[0]), 6), round(float(cluster_robust_variances(table, "MD", vi)[0]), 6)
+    (0.002236, 0.005278)
+    """
     codes = table.clusters
     out = np.array(vi, dtype=np.float64)
     if codes is None or not len(table.datasets):

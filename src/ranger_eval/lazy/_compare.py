@@ -93,10 +93,10 @@ from ..stats import effect_label
 from ..stats._scale import SAFE_HI, SAFE_LO
 from ..stats.equivalence import tango_interval
 from ..stats.tests import degenerate_t, one_sided_ci
+from ._protocol import LazyTable
 
 if TYPE_CHECKING:
     from ..effects import EffectSizes
-    from ._scan import LazyScores
 
 __all__ = ["CLASSICAL", "compare_lazy", "effect_sizes_lazy"]
 
@@ -321,7 +321,7 @@ def _oriented(stats: dict[tuple[str, str, str, str], dict[str, Any]], d: str, m:
 
 
 # --------------------------------------------------------------------------- compare
-def _check_args(lazy: LazyScores, kwargs: dict[str, Any]) -> dict[str, Any]:
+def _check_args(lazy: LazyTable, kwargs: dict[str, Any]) -> dict[str, Any]:
     """compare's keywords as :class:`~ranger_eval.settings.CompareSettings` (defaults and every
     check that needs no data, once), then the names checked against the scanned scores."""
     kw = CompareSettings.from_keywords(kwargs, where="compare").as_dict()
@@ -351,7 +351,7 @@ def _check_args(lazy: LazyScores, kwargs: dict[str, Any]) -> dict[str, Any]:
     return kw
 
 
-def _groups(lazy: LazyScores, kw: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+def _groups(lazy: LazyTable, kw: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
     out = []
     for d, m, here in lazy.groups():
         if kw["datasets"] is not None and d not in kw["datasets"]:
@@ -377,12 +377,12 @@ def _groups(lazy: LazyScores, kw: dict[str, Any]) -> list[tuple[str, str, list[s
     return out
 
 
-def _first_nonbinary(lazy: LazyScores, d: str, m: str, system: str) -> float:
+def _first_nonbinary(lazy: LazyTable, d: str, m: str, system: str) -> float:
     """The value other than 0 and 1 of ``system`` on ``d`` × ``m`` with the smallest item id."""
     return lazy._first_nonbinary(d, m, system)
 
 
-def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paired: Any) -> None:
+def _mismatch(lazy: LazyTable, d: str, m: str, a: str, b: str, test: str, paired: Any) -> None:
     """ScoresError listing the items only one of the two systems scored."""
     parts = []
     for x, y in ((a, b), (b, a)):
@@ -392,7 +392,7 @@ def _mismatch(lazy: LazyScores, d: str, m: str, a: str, b: str, test: str, paire
     raise items_differ_error(a, b, d, m, test, paired, "; ".join(parts))
 
 
-def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
+def _stream_group(lazy: LazyTable, d: str, m: str | None, kw: dict[str, Any]
                   ) -> tuple[pd.DataFrame, pd.DataFrame, tuple[str, ...]]:
     """One group loaded and compared in memory, unadjusted."""
     scores = lazy.load(datasets=[d], metrics=None if m is None else [m])
@@ -403,14 +403,15 @@ def _stream_group(lazy: LazyScores, d: str, m: str | None, kw: dict[str, Any]
     return comp.table, comp.means, comp.tests_used
 
 
-def compare_lazy(lazy: LazyScores, **kwargs: Any) -> Comparison:
+def compare_lazy(lazy: LazyTable, **kwargs: Any) -> Comparison:
     """:func:`ranger_eval.compare` on lazily scanned scores (module docstring); same arguments,
     same :class:`~ranger_eval.comparison.Comparison` (its ``scores`` is the ``LazyScores``).
 
     Parameters
     ----------
     lazy : LazyScores
-        Scores scanned from Parquet/CSV files (:func:`ranger_eval.open_scores`).
+        Scores scanned from Parquet/CSV files (:func:`ranger_eval.open_scores`), either engine
+        (any :class:`~ranger_eval.lazy._protocol.LazyTable`).
     **kwargs
         The keywords of :func:`ranger_eval.compare` (``test``, ``level``, ``settings`` …).
 
@@ -638,7 +639,7 @@ def _complete(stats: dict[tuple[str, str, str, str], dict[str, Any]], d: str, m:
 
 # --------------------------------------------------------------------------- effect sizes
 def effect_sizes_lazy(
-    lazy: LazyScores, *, treatment: str, control: str, measure: str | None = None,
+    lazy: LazyTable, *, treatment: str, control: str, measure: str | None = None,
     metric: str | None = None, datasets: Any = None, missing: str = "error",
     level: float = 0.95, **kwargs: Any,
 ) -> EffectSizes:
@@ -652,7 +653,8 @@ def effect_sizes_lazy(
     Parameters
     ----------
     lazy : LazyScores
-        Scores scanned from files (:func:`ranger_eval.open_scores`).
+        Scores scanned from files (:func:`ranger_eval.open_scores`), either engine (any
+        :class:`~ranger_eval.lazy._protocol.LazyTable`).
     treatment, control : str
         The two systems; effects are treatment − control.
     measure, metric, datasets, missing, level, **kwargs

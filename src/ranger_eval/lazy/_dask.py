@@ -58,6 +58,7 @@ from ._scan import (
 
 if TYPE_CHECKING:
     from ..scores import Scores
+    from ._protocol import LazyTable
 
 __all__ = ["DEFAULT_PARTITION_ROWS", "DaskScores", "pool_statistics"]
 
@@ -710,3 +711,10 @@ class _Blank:
     def __call__(self, p: pd.DataFrame) -> Any:
         col = p[self.column]
         return (col.notna() & col.fillna("x").str.strip().eq("")).to_numpy(dtype=bool)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    def _offers_the_lazy_table(scores: DaskScores) -> LazyTable:
+        """mypy's check that the Dask engine (its overrides included) offers every member the
+        lazy analyses read (:class:`~ranger_eval.lazy._protocol.LazyTable`)."""
+        return scores

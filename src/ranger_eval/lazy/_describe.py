@@ -35,7 +35,6 @@ the scores (``lazy.load()``) to declare them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -54,14 +53,12 @@ from ..stats.describe import (
     known_bounds,
     too_few_units,
 )
-
-if TYPE_CHECKING:
-    from ._scan import LazyScores
+from ._protocol import LazyTable
 
 __all__ = ["describe_lazy"]
 
 
-def describe_lazy(lazy: LazyScores, *, level: float = 0.95,
+def describe_lazy(lazy: LazyTable, *, level: float = 0.95,
                   groups: Iterable[tuple[str, str]] | None = None, bounds: object = None,
                   interval: str = "auto", systems: Iterable[str] | None = None
                   ) -> pd.DataFrame:
@@ -111,7 +108,7 @@ def describe_lazy(lazy: LazyScores, *, level: float = 0.95,
     return table
 
 
-def _from_statistics(lazy: LazyScores, rows: list[tuple[str, str, str]],
+def _from_statistics(lazy: LazyTable, rows: list[tuple[str, str, str]],
                      chosen: list[tuple[str, str, tuple[str, ...]]], own: dict[str, np.ndarray],
                      extreme: np.ndarray, clustered: bool, level: float, interval: str
                      ) -> pd.DataFrame:
@@ -154,7 +151,7 @@ def _from_statistics(lazy: LazyScores, rows: list[tuple[str, str, str]],
     return describe_table(names[0], names[1], names[2], out, level=level, clustered=clustered)
 
 
-def _cluster_sums(lazy: LazyScores, rows: list[tuple[str, str, str]],
+def _cluster_sums(lazy: LazyTable, rows: list[tuple[str, str, str]],
                   chosen: list[tuple[str, str, tuple[str, ...]]], mean: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per row (dataset, metric, system): C, Σ_k S_k², Σ_k S_k²/m_k and Σ_k m_k², from the
@@ -178,7 +175,7 @@ def _cluster_sums(lazy: LazyScores, rows: list[tuple[str, str, str]],
     return c, sum_s2, between, sum_m2
 
 
-def _with_extreme_groups(lazy: LazyScores, table: pd.DataFrame,
+def _with_extreme_groups(lazy: LazyTable, table: pd.DataFrame,
                          rows: list[tuple[str, str, str]], extreme: np.ndarray, level: float,
                          interval: str) -> pd.DataFrame:
     """``table`` with the rows of every dataset × metric holding an extreme value replaced by

@@ -229,13 +229,13 @@ def meta_analysis(
 
 
 def _meta_settings(method: str, test: str, level: float, margin: float | None,
-                   settings: MetaSettings | None) -> MetaSettings:
+                   settings: MetaSettings | None, *, where: str = "meta_analysis") -> MetaSettings:
     """The one settings object of a :func:`meta_analysis` call (``resolve_settings``; the
     keywords are checked, with meta's own messages, by ``_validate``); an error is a
     :class:`~ranger_eval.errors.MetaInputError` naming the key, as meta's others are."""
     try:
         return resolve_settings(MetaSettings, {"method": method, "test": test, "level": level,
                                                "margin": margin}, settings,
-                                where="meta_analysis")
+                                where=where)
     except SettingsError as exc:
         raise MetaInputError(str(exc)) from None

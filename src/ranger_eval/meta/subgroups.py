@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +17,10 @@ import numpy as np
 
 from ..errors import MetaInputError
 from ..formatting import format_level
+from ..settings import MetaSettings
 from ..signature import Signature, make_signature
 from ._distributions import _chi2_sf
-from .analysis import _meta_regression, meta_analysis
+from .analysis import _meta_regression, _meta_settings, meta_analysis
 from .design import _align, _effects_column, _is_missing, _levels
 from .inputs import _validate
 from .results import (
@@ -81,6 +82,8 @@ class SubgroupResult(_ResultText):
     variable: str
     measure: str | None = None
     effects: EffectSizes | None = None
+    #: the settings object of the call that made this result (:func:`subgroup_analysis`)
+    settings: MetaSettings | None = field(default=None, compare=False, repr=False)
 
     @property
     def QM(self) -> float | None:
@@ -163,15 +166,20 @@ class SubgroupResult(_ResultText):
 
 
 
+#: the defaults of subgroup_analysis' keywords: those of its settings object (one place)
+_DEFAULT = MetaSettings()
+
+
 def subgroup_analysis(
     yi: Any,
     vi: Any = None,
     groups: Any = None,
     *,
-    method: str = "REML",
-    test: str = "z",
-    level: float = 0.95,
+    method: str = _DEFAULT.method,
+    test: str = _DEFAULT.test,
+    level: float = _DEFAULT.level,
     names: Sequence[Any] | None = None,
+    settings: MetaSettings | None = None,
 ) -> SubgroupResult:
     """Meta-analysis per subgroup plus tests of subgroup differences (see :class:`SubgroupResult`).
 
@@ -194,13 +202,17 @@ def subgroup_analysis(
         As :func:`meta_analysis`.
     level : float, default 0.95
         Confidence level in (0, 1).
+    settings : MetaSettings, optional
+        A :class:`~ranger_eval.settings.MetaSettings` instead of ``method``, ``test`` and
+        ``level`` (its other fields are the effects' and are ignored here; a keyword other than
+        its default next to it is a ``MetaInputError`` naming the clash).
 
     Returns
     -------
     SubgroupResult
         ``fits`` (subgroup → its :class:`MetaResult`), ``Q_between`` with ``Q_between_pvalue``
-        (separate tau² per subgroup), ``regression`` (the meta-regression with common tau²) and
-        ``Q_within``.
+        (separate tau² per subgroup), ``regression`` (the meta-regression with common tau²),
+        ``Q_within`` and the call's ``settings``.
 
     Raises
     ------
@@ -224,9 +236,14 @@ def subgroup_analysis(
     >>> round(s.Q_between, 4), round(s.Q_between_pvalue, 4)
     (0.0405, 0.8404)
     """
+    if settings is not None:  # the object's values, once the keywords are seen not to clash
+        settings = _meta_settings(method, test, level, None, settings, where="subgroup_analysis")
+        method, test, level = settings.method, settings.test, settings.level
     y, v, method_c, test_c, level_f, names_t, measure, effects = _validate(
         yi, vi, method, test, level, names
     )
+    if settings is None:
+        settings = _meta_settings(method, test_c, level_f, None, None, where="subgroup_analysis")
     variable, labels, membership = _subgroup_labels(groups, effects, names_t)
     method_label = "EE" if method.upper() == "EE" else method_c
 
@@ -271,7 +288,7 @@ def subgroup_analysis(
         Q_between_df=G - 1, Q_between_pvalue=_chi2_sf(q_b, G - 1), Q_within=q_w,
         Q_within_df=k - G, Q_within_pvalue=_chi2_sf(q_w, k - G) if k > G else 1.0,
         regression=regression, k=k, method=method_label, test=test_c, level=level_f,
-        names=names_t, variable=variable, measure=measure, effects=effects,
+        names=names_t, variable=variable, measure=measure, effects=effects, settings=settings,
     )
 
 

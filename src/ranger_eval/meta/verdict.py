@@ -57,7 +57,43 @@ def margin_verdict(ci: tuple[float, float], pi: tuple[float, float], margin: flo
                    higher_is_better: bool = True) -> MarginVerdict:
     """The verdicts of the confidence interval ``ci`` and the prediction interval ``pi`` of a
     summary effect against ``(−margin, margin)`` (module docstring); ``higher_is_better=False``
-    turns non-inferiority around (the effect must stay below +margin)."""
+    turns non-inferiority around (the effect must stay below +margin).
+
+    Parameters
+    ----------
+    ci : tuple of float
+        The confidence interval (low, high) of the summary effect.
+    pi : tuple of float
+        The prediction interval (low, high): the effect on a new dataset.
+    margin : float
+        m > 0, in the effect measure's units.
+    higher_is_better : bool, default True
+        Direction of the effect: with ``False`` non-inferior means below +m.
+
+    Returns
+    -------
+    MarginVerdict
+        ``summary`` (from ``ci``) and ``new_dataset`` (from ``pi``), with ``sentence()``.
+
+    Raises
+    ------
+    MetaInputError
+        A margin that is not positive and finite.
+
+    References
+    ----------
+    Wellek (2010), *Testing Statistical Hypotheses of Equivalence and Noninferiority*, 2nd ed.,
+    Chapman & Hall/CRC, §1.6.
+
+    Examples
+    --------
+    >>> from ranger_eval.meta.verdict import margin_verdict
+    >>> v = margin_verdict((0.01, 0.05), (-0.03, 0.09), 0.02)
+    >>> v.summary, v.new_dataset
+    ('non-inferior', 'inconclusive on a new dataset')
+    >>> v.sentence()
+    'Margin ±0.02: non-inferior (confidence interval); inconclusive on a new dataset (prediction interval).'
+    """
     m = float(margin)
     if not (0.0 < m < math.inf):
         raise MetaInputError(f"margin: must be a positive, finite number in the effect "

@@ -69,14 +69,57 @@ YAML_SUFFIXES = (".yaml", ".yml")
 # --------------------------------------------------------------------------- option values
 def option_error(option: str, message: str) -> ConfigError:
     """``option --OPTION: message``: a bad command-line value, blamed on the option (never on the
-    input file). ``option`` is the Python name (``n_resamples`` → ``--n-resamples``)."""
+    input file). ``option`` is the Python name (``n_resamples`` → ``--n-resamples``).
+
+    Parameters
+    ----------
+    option : str
+        The option's Python name (``n_resamples``); underscores become dashes.
+    message : str
+        What is wrong with the value and what is accepted.
+
+    Returns
+    -------
+    ConfigError
+        The error to raise (not raised here).
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import option_error
+    >>> str(option_error("n_resamples", "must be a whole number >= 1; got 0"))
+    'option --n-resamples: must be a whole number >= 1; got 0'
+    """
     return ConfigError(f"option --{option.replace('_', '-')}: {message}")
 
 
 def parse_bounds(values: Sequence[str] | None) -> dict[str, list[float]] | None:
     """``--bounds METRIC=LO,HI`` (each value once per metric) as the YAML ``bounds:`` mapping
     ``{metric: [lo, hi]}``; None when not given. A value that is not ``METRIC=LO,HI`` with two
-    numbers is ``option --bounds: …``."""
+    numbers is ``option --bounds: …``.
+
+    Parameters
+    ----------
+    values : sequence of str or None
+        The ``--bounds`` values as given, each ``METRIC=LO,HI``.
+
+    Returns
+    -------
+    dict of str to list of float, or None
+        ``{metric: [lo, hi]}``; None when no value is given.
+
+    Raises
+    ------
+    ConfigError
+        A value that is not ``METRIC=LO,HI`` with two numbers.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import parse_bounds
+    >>> parse_bounds(["f1=0,1", "bleu=0,100"])
+    {'f1': [0.0, 1.0], 'bleu': [0.0, 100.0]}
+    >>> parse_bounds(None) is None
+    True
+    """
     if not values:
         return None
     out: dict[str, list[float]] = {}
@@ -97,7 +140,37 @@ def parse_bounds(values: Sequence[str] | None) -> dict[str, list[float]] | None:
 def with_option_bounds(scores: Scores, bounds: dict[str, list[float]] | None) -> Scores:
     """``scores`` with the ranges of ``--bounds`` declared (over those the YAML or a reader
     gave); a range the scores contradict, an unknown metric or lo ≥ hi is
-    ``option --bounds: …``."""
+    ``option --bounds: …``.
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores read.
+    bounds : dict of str to list of float, or None
+        ``{metric: [lo, hi]}`` as :func:`parse_bounds` returns it; None or empty: ``scores``
+        unchanged.
+
+    Returns
+    -------
+    Scores
+        ``scores`` with those ranges declared.
+
+    Raises
+    ------
+    ConfigError
+        ``option --bounds: …``: an unknown metric, lo ≥ hi, or a value outside its range.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pipeline import with_option_bounds
+    >>> scores = Scores(pd.DataFrame({"dataset": "qa", "system": ["a", "a", "b", "b"],
+    ...                               "metric": "f1", "item": [1, 2, 1, 2],
+    ...                               "value": [0.5, 0.75, 0.25, 1.0]}))
+    >>> with_option_bounds(scores, {"f1": [0.0, 1.0]}).bounds
+    {'f1': (0.0, 1.0)}
+    """
     if not bounds:
         return scores
     return _checked("bounds", lambda: scores.with_bounds(bounds))
@@ -119,7 +192,31 @@ def _whole(option: str, value: object, low: int, high: int | None = None) -> int
 
 def check_format(value: str | None, option: str = "format") -> str | None:
     """An input ``format``: None, ``auto``, ``table`` or an adapter's name (aliases and case
-    folded to the canonical name, e.g. ``lm_eval`` → ``lm-eval``)."""
+    folded to the canonical name, e.g. ``lm_eval`` → ``lm-eval``).
+
+    Parameters
+    ----------
+    value : str or None
+        The format as given (``--format``, the YAML's ``format``).
+    option : str, default "format"
+        The option blamed for an unknown format.
+
+    Returns
+    -------
+    str or None
+        ``value`` itself for None, ``auto`` and ``table``; else the adapter's canonical name.
+
+    Raises
+    ------
+    ConfigError
+        An unknown format (``option --format: …``, naming the formats there are).
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import check_format
+    >>> check_format("lm_eval"), check_format("auto"), check_format(None)
+    ('lm-eval', 'auto', None)
+    """
     if value is None or value in ("auto", "table"):
         return value
     try:
@@ -136,7 +233,34 @@ def settings_options(cls: type[Any], options: dict[str, Any], prefix: str = ""
     ``prefix + field``) checked alone by that field's check and in canonical spelling (names
     are case-insensitive where the analysis says so: ``--method reml`` is ``REML``); a bad
     value is a :class:`ConfigError` ``option --OPTION: …`` naming the value and what is
-    accepted. Other keys are returned unchanged."""
+    accepted. Other keys are returned unchanged.
+
+    Parameters
+    ----------
+    cls : type
+        A settings class (:class:`~ranger_eval.settings.CompareSettings`, …).
+    options : dict of str to object
+        The command's options by Python name; None values are not given.
+    prefix : str, default ""
+        The prefix of the keys that name the class' fields (``meta_`` for ``meta``).
+
+    Returns
+    -------
+    dict of str to object
+        A copy of ``options``, its settings values checked and canonical.
+
+    Raises
+    ------
+    ConfigError
+        A value the field's check refuses, blamed on its option.
+
+    Examples
+    --------
+    >>> from ranger_eval.settings import CompareSettings
+    >>> from ranger_eval.pipeline import settings_options
+    >>> settings_options(CompareSettings, {"correction": "BH", "level": None, "out": "results"})
+    {'correction': 'fdr_bh', 'level': None, 'out': 'results'}
+    """
     flags = cli_options(cls)
     out = dict(options)
     for key, value in options.items():
@@ -157,7 +281,31 @@ def collecting_warnings(sink: list[str], trees: list[Any] | None = None) -> Iter
     """Record every warning raised inside the block as one line of text in ``sink`` (a
     :class:`~ranger_eval.errors.Said`: with the warning's hints, which the command line says as
     its options), and (``trees``) every folder tree of logs read inside it
-    (:class:`~ranger_eval.io.logtree.LogTree`, for ``manifest.json``'s ``inputs``)."""
+    (:class:`~ranger_eval.io.logtree.LogTree`, for ``manifest.json``'s ``inputs``).
+
+    Parameters
+    ----------
+    sink : list of str
+        Where each warning's text is appended (after the block).
+    trees : list or None, default None
+        Where the folder trees of logs read are appended; None: not recorded.
+
+    Returns
+    -------
+    contextmanager
+        A context manager (yielding None); a :class:`~ranger_eval.errors.RangerError` raised
+        inside it propagates, naming the files the log trees skipped.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from ranger_eval.pipeline import collecting_warnings
+    >>> said: list[str] = []
+    >>> with collecting_warnings(said):
+    ...     warnings.warn("2 items have no score")
+    >>> [str(s) for s in said]
+    ['2 items have no score']
+    """
     with warnings.catch_warnings(record=True) as caught, recording_log_trees() as read:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -295,6 +443,37 @@ def collect_scores(
     ``"score"``). IR tasks (with ``qrels``) are evaluated from the systems' TREC runs with
     :func:`ranger_eval.ir.evaluate_many` on ``measures`` (default: the ``ir.measure``); the metric
     is the measure name. A config with a tidy ``scores`` table is read as it is.
+
+    Parameters
+    ----------
+    exp : Experiment
+        A loaded experiment (:func:`ranger_eval.load_experiment`).
+    systems : list of str or None, default None
+        The systems to read; None: every system of the experiment.
+    measures : list of str or None, default None
+        The IR measures to evaluate runs on; None: the experiment's ``ir.measure``.
+
+    Returns
+    -------
+    CollectedScores
+        The ``scores``, the ``skipped`` tasks (task → reason) and the ``missing``
+        ``(system, task)`` files; both are also warned about.
+
+    Raises
+    ------
+    ConfigError
+        No task has files for the systems, or a log does not hold the task or metric named.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval import load_experiment
+    >>> from ranger_eval.demo import write_demo
+    >>> from ranger_eval.pipeline import collect_scores
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     got = collect_scores(load_experiment(write_demo(folder)))
+    >>> got.scores.systems, len(got.scores.datasets), got.skipped
+    (('baseline', 'compressed'), 6, {})
     """
     cfg = exp.config
     logs = {k: exp.log_paths(k) for k, c in cfg.systems.items() if c.logs}
@@ -363,7 +542,43 @@ def only_metrics(scores: Scores, metrics: Sequence[str], *, stacklevel: int = 2
     leaves out: one warning names every dataset without some of them and the metrics it has;
     the datasets without any of them are returned as left out (dataset → reason, e.g.
     ``{"wic": "no metric 'acc' (its metrics: mcc)"}``) for ``skipped``. A metric that no
-    dataset has is an error listing the metrics there are (:meth:`Scores.filter`)."""
+    dataset has is an error listing the metrics there are (:meth:`Scores.filter`).
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores read.
+    metrics : sequence of str
+        The metrics to keep.
+    stacklevel : int, default 2
+        The ``stacklevel`` of the warning (whose line it names).
+
+    Returns
+    -------
+    tuple of (Scores, dict of str to str)
+        The rows of ``metrics``, and the datasets left out entirely with the reason.
+
+    Raises
+    ------
+    InputError
+        A metric that no dataset has.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pipeline import only_metrics
+    >>> scores = Scores(pd.DataFrame({"dataset": ["qa"] * 4 + ["wic"] * 4,
+    ...                               "system": ["a", "a", "b", "b"] * 2,
+    ...                               "metric": ["acc"] * 4 + ["mcc"] * 4,
+    ...                               "item": [1, 2] * 4, "value": [1, 0, 0, 1] * 2}))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     kept, left_out = only_metrics(scores, ["acc"])
+    >>> kept.datasets, left_out
+    (('qa',), {'wic': "no metric 'acc' (its metrics: mcc)"})
+    """
     kept = scores.filter(metrics=metrics)
     pairs = scores.frame[["dataset", "metric"]].drop_duplicates()
     wanted = list(dict.fromkeys(str(m) for m in metrics))
@@ -394,6 +609,27 @@ def display_names(exp: Experiment | None) -> tuple[dict[str, str], dict[str, str
 
     Only ids with a name of their own are listed. Two systems (or two tasks) shown under the same
     name would merge in every table and figure, so that is a :class:`ConfigError`.
+
+    Parameters
+    ----------
+    exp : Experiment or None
+        A loaded experiment; None (a scores table): no display names.
+
+    Returns
+    -------
+    tuple of (dict of str to str, dict of str to str)
+        The systems' and the tasks' display names, by id.
+
+    Raises
+    ------
+    ConfigError
+        Two systems (or two tasks) with the same display name.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import display_names
+    >>> display_names(None)
+    ({}, {})
     """
     if exp is None:
         return {}, {}
@@ -413,7 +649,35 @@ def display_names(exp: Experiment | None) -> tuple[dict[str, str], dict[str, str
 
 def with_display_names(scores: Scores, exp: Experiment | None) -> Scores:
     """``scores`` with systems and datasets renamed to the experiment's display names, so that
-    every table, figure and report of ``compare`` and ``rank`` shows them (as ``meta`` does)."""
+    every table, figure and report of ``compare`` and ``rank`` shows them (as ``meta`` does).
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores of the experiment (systems and datasets by id).
+    exp : Experiment or None
+        The experiment; None: ``scores`` unchanged.
+
+    Returns
+    -------
+    Scores
+        ``scores`` with display names in place of ids.
+
+    Raises
+    ------
+    ConfigError
+        A display name that is also another system's (or dataset's) id in the scores.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval import Scores
+    >>> from ranger_eval.pipeline import with_display_names
+    >>> scores = Scores(pd.DataFrame({"dataset": "qa", "system": ["a", "b"], "item": 1,
+    ...                               "value": [0.5, 0.75]}))
+    >>> with_display_names(scores, None) is scores
+    True
+    """
     systems, tasks = display_names(exp)
     systems = {k: v for k, v in systems.items() if k in scores.systems}
     tasks = {k: v for k, v in tasks.items() if k in scores.datasets}
@@ -448,7 +712,36 @@ def _shown(value: Any, mapping: dict[str, str]) -> Any:
 # --------------------------------------------------------------------------- HTML report
 def write_report(folder: str | Path, command: str | None = None) -> tuple[Path, tuple[str, ...]]:
     """``folder/report.html`` from the files an earlier run wrote there (and its subfolders with
-    their own manifest); returns the path and the warnings (e.g. a file changed since the run)."""
+    their own manifest); returns the path and the warnings (e.g. a file changed since the run).
+
+    Parameters
+    ----------
+    folder : str or Path
+        The output folder of an earlier run (with its ``manifest.json``).
+    command : str or None, default None
+        The command line shown in the report; None: the one the manifest records.
+
+    Returns
+    -------
+    tuple of (Path, tuple of str)
+        The path of ``report.html`` and the warnings raised while writing it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ranger_eval.pipeline import run_compare, write_report
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "scores.csv")
+    >>> _ = table.write_text("dataset,system,item,value\\n" + "".join(
+    ...     f"qa,{s},{i},{(3 * i + 5 * k) % 7 / 7:.3f}\\n" for k, s in enumerate("ab")
+    ...     for i in range(8)))
+    >>> _ = run_compare(table, Path(folder.name, "out"), figures="none")
+    >>> path, said = write_report(Path(folder.name, "out"))
+    >>> path.name, said
+    ('report.html', ())
+    >>> folder.cleanup()
+    """
     caught: list[str] = []
     with collecting_warnings(caught):
         path = write_html_report(folder, command=command)
@@ -471,7 +764,41 @@ def finish_outputs(folder: OutputFolder, signature: str, command: str | None,
                    trees: Sequence[Any] = ()) -> list[str]:
     """Manifest (with the run's ``warnings``, as :func:`collecting_warnings` recorded them, and
     the folder trees of logs read, ``trees``, under ``inputs``), then (with ``html``) the
-    one-file report; returns warnings of the report."""
+    one-file report; returns warnings of the report.
+
+    Parameters
+    ----------
+    folder : OutputFolder
+        The folder the run wrote into.
+    signature : str
+        The signature of the run's result, recorded in the manifest.
+    command : str or None
+        The command line, recorded in the manifest.
+    html : bool
+        Write ``report.html`` too; False removes one an earlier run left there.
+    warnings : sequence of str, default ()
+        The run's warnings, recorded in the manifest.
+    trees : sequence, default ()
+        The folder trees of logs read (recorded under ``inputs``).
+
+    Returns
+    -------
+    list of str
+        The warnings raised while writing the report (empty without ``html``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval.output import OutputFolder
+    >>> from ranger_eval.pipeline import finish_outputs
+    >>> with tempfile.TemporaryDirectory() as name:
+    ...     out = OutputFolder(name)
+    ...     _ = out.text("notes.md", "# Notes\\n")
+    ...     said = finish_outputs(out, "ranger-eval:0.1.0|kind:notes", "notes", html=False)
+    ...     files = sorted(p.name for p in out.written)
+    >>> said, files
+    ([], ['manifest.json', 'notes.md'])
+    """
     folder.finish(signature, command, warnings, inputs=[t.to_dict() for t in trees])
     if not html:
         _drop_stale_report(folder.path)
@@ -518,7 +845,44 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
     """Scores from an experiment YAML, a tidy scores table, an evaluation tool's output or a
     folder of those (and the experiment, if a YAML); ``system_from`` names the systems of
     logs (``--system-from``, over the YAML's ``system_from``), ``cluster`` the field of each
-    item's cluster (``--cluster``, over the YAML's ``cluster``)."""
+    item's cluster (``--cluster``, over the YAML's ``cluster``).
+
+    Parameters
+    ----------
+    path : str or Path
+        An experiment YAML, a scores table, a tool's output or a folder of them.
+    metrics : list of str or None, default None
+        Keep only these metrics (``--metric``); an IR experiment evaluates its runs on them.
+    format : str or None, default None
+        The input's format (``--format``); None: detected.
+    system_from : str or None, default None
+        Where the systems of logs are named (``--system-from``).
+    cluster : str or None, default None
+        The field of each item's cluster (``--cluster``).
+
+    Returns
+    -------
+    tuple of (Scores, Experiment or None)
+        The scores, and the experiment when ``path`` is a YAML.
+
+    Raises
+    ------
+    RangerError
+        An unreadable input, an unknown metric or ``--system-from`` source.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ranger_eval.pipeline import load_scores_input
+    >>> with tempfile.TemporaryDirectory() as name:
+    ...     table = Path(name, "scores.csv")
+    ...     _ = table.write_text("dataset,system,item,value\\nqa,a,1,0.5\\nqa,a,2,0.75\\n"
+    ...                          "qa,b,1,0.25\\nqa,b,2,1.0\\n")
+    ...     scores, exp = load_scores_input(table)
+    >>> scores.systems, exp
+    (('a', 'b'), None)
+    """
     path = Path(path)
     if path.suffix.lower() in YAML_SUFFIXES:
         exp = load_experiment(path, **_system_from_override(system_from),

@@ -18,7 +18,8 @@ from ..io.tables import is_item_table, read_scores, read_table
 from ..output import OutputFolder
 from ..plots.arena import ratings_plot, win_probability_heatmap
 from ..settings import ArenaSettings
-from ..verdicts.bradley_terry import battle_counts, bradley_terry
+from ..verdicts.battle_counts import battle_counts
+from ..verdicts.bradley_terry import bradley_terry
 from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
 
@@ -40,7 +41,52 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     (the settings' ``metric`` and ``higher_is_better``; counts of the distinct outcomes, not a
     row per battle); with ``cluster`` (``--cluster FIELD``, or a ``cluster`` column) the battles
     of a cluster's items are resampled together (:mod:`ranger_eval.design`). Returns the
-    :class:`CommandRun` (``result``: the :class:`~ranger_eval.verdicts.Ratings`)."""
+    :class:`CommandRun` (``result``: the :class:`~ranger_eval.verdicts.Ratings`).
+
+    Parameters
+    ----------
+    battles : str or Path
+        A battles table (``model_a, model_b, winner``) or per-item scores.
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    figures : str or None, default None
+        Figure formats or ``"none"``.
+    html : bool, default False
+        Also write ``report.html``.
+    cluster : str or None, default None
+        The field of each item's cluster.
+    settings : ArenaSettings or None, default None
+        The settings; None: the defaults.
+    **options
+        :class:`~ranger_eval.settings.ArenaSettings` fields; None values are not given.
+
+    Returns
+    -------
+    CommandRun
+        The run.
+
+    Raises
+    ------
+    RangerError
+        A bad input or option (named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "scores.csv")
+    >>> _ = table.write_text("dataset,system,item,value\\n" + "".join(
+    ...     f"qa,{s},{i},{(3 * i + 5 * k) % 7 / 7:.3f}\\n" for k, s in enumerate("abc")
+    ...     for i in range(12)))
+    >>> from ranger_eval.pipeline import run_arena
+    >>> run = run_arena(table, Path(folder.name, "out"), figures="none", n_resamples=50, seed=0)
+    >>> run.command, type(run.result).__name__
+    ('arena', 'Ratings')
+    >>> folder.cleanup()
+    """
     settings = ArenaSettings.from_options(options, settings)
     path = Path(battles)
     notes: list[str] = []

@@ -53,7 +53,51 @@ def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,
 
     Returns the :class:`~ranger_eval.pipeline.CommandRun` (``result``: the
     :class:`~ranger_eval.verdicts.ASOAnalysis`; ``settings``: the settings used;
-    ``command="aso"``)."""
+    ``command="aso"``).
+
+    Parameters
+    ----------
+    scores : str or Path
+        A run table (``system, seed, value[, dataset, metric]``) or per-item scores with a
+        ``seed`` column: one score per run.
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    figures : str or None, default None
+        Figure formats or ``"none"``.
+    html : bool, default False
+        Also write ``report.html``.
+    settings : ASOSettings or None, default None
+        The settings; None: the defaults.
+    **options
+        :class:`~ranger_eval.settings.ASOSettings` fields; None values are not given.
+
+    Returns
+    -------
+    CommandRun
+        The run.
+
+    Raises
+    ------
+    RangerError
+        A bad input or option (named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "runs.csv")
+    >>> _ = table.write_text("system,seed,value\\n" + "".join(
+    ...     f"{s},{seed},{0.6 + 0.05 * k + (7 * seed % 5) / 100:.3f}\\n"
+    ...     for k, s in enumerate("ab") for seed in range(6)))
+    >>> from ranger_eval.pipeline import run_aso
+    >>> run = run_aso(table, Path(folder.name, "out"), figures="none", n_resamples=20, seed=0)
+    >>> run.command, type(run.result).__name__
+    ('aso', 'ASOAnalysis')
+    >>> folder.cleanup()
+    """
     settings = ASOSettings.from_options(options, settings)
     path = Path(scores)
     notes: list[str] = []

@@ -51,7 +51,54 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
 
     Returns the :class:`~ranger_eval.pipeline.CommandRun` (``result``: the
     :class:`~ranger_eval.verdicts.BayesAnalysis`; ``settings``: the settings used;
-    ``command="bayes"``)."""
+    ``command="bayes"``).
+
+    Parameters
+    ----------
+    scores : str or Path
+        Per-item scores, or one score per dataset and system (signed-rank and sign tests).
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    figures : str or None, default None
+        Figure formats or ``"none"``.
+    html : bool, default False
+        Also write ``report.html``.
+    input_format : str or None, default None
+        The input's format; None: detected.
+    system_from : str or None, default None
+        Where the systems of logs are named.
+    settings : BayesSettings or None, default None
+        The settings; None: the defaults.
+    **options
+        :class:`~ranger_eval.settings.BayesSettings` fields; None values are not given.
+
+    Returns
+    -------
+    CommandRun
+        The run.
+
+    Raises
+    ------
+    RangerError
+        A bad input or option (named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "scores.csv")
+    >>> _ = table.write_text("dataset,system,item,value\\n" + "".join(
+    ...     f"qa,{s},{i},{(3 * i + 5 * k) % 7 / 7:.3f}\\n" for k, s in enumerate("abc")
+    ...     for i in range(12)))
+    >>> from ranger_eval.pipeline import run_bayes
+    >>> run = run_bayes(table, Path(folder.name, "out"), figures="none", seed=0)
+    >>> run.command, type(run.result).__name__
+    ('bayes', 'BayesAnalysis')
+    >>> folder.cleanup()
+    """
     settings = BayesSettings.from_options(options, settings)
     path = Path(scores)
     notes: list[str] = []

@@ -73,7 +73,32 @@ COMPARE_OUTPUTS: tuple[str, ...] = (
 def compare_settings(exp: Experiment | None, options: dict[str, Any]) -> CompareSettings:
     """Command-line options (not None) over the YAML's ``compare:`` section and top-level
     ``level``/``missing`` (:meth:`Experiment.settings`), over the :class:`CompareSettings`
-    defaults."""
+    defaults.
+
+    Parameters
+    ----------
+    exp : Experiment or None
+        The experiment read (its ``compare:`` section and top-level keys); None: a scores table.
+    options : dict of str to object
+        The command-line options by field name; None values are not given.
+
+    Returns
+    -------
+    CompareSettings
+        The settings the comparison runs with.
+
+    Raises
+    ------
+    SettingsError
+        A value or a combination the settings refuse.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import compare_settings
+    >>> s = compare_settings(None, {"level": 0.9, "correction": None})
+    >>> s.level, s.correction
+    (0.9, 'holm-sidak')
+    """
     base = CompareSettings() if exp is None else exp.settings(CompareSettings)
     unknown = set(options) - set(settings_fields(CompareSettings))
     if unknown:
@@ -85,7 +110,29 @@ def compare_options(options: dict[str, Any]) -> dict[str, Any]:
     """The command-line options of ``ranger-eval compare`` checked by :class:`CompareSettings`'
     field checks (:func:`settings_options`: ``option --OPTION: …``; the correction in its
     canonical name, ``BH`` → ``fdr_bh``, as the signature records it). Combinations (a
-    baseline, Westfall–Young's conditions) are checked when the settings are built."""
+    baseline, Westfall–Young's conditions) are checked when the settings are built.
+
+    Parameters
+    ----------
+    options : dict of str to object
+        The command's options by Python name; None values are not given.
+
+    Returns
+    -------
+    dict of str to object
+        A copy of ``options``, each settings value checked and canonical.
+
+    Raises
+    ------
+    ConfigError
+        A bad value, ``option --OPTION: …``.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import compare_options
+    >>> compare_options({"correction": "BH", "seed": None})
+    {'correction': 'fdr_bh', 'seed': None}
+    """
     return settings_options(CompareSettings, options)
 
 
@@ -93,7 +140,41 @@ def compare_options(options: dict[str, Any]) -> dict[str, Any]:
 def compare_figure(kind: str, comp: Comparison, dataset: Any = None, metric: Any = None) -> Any:
     """One figure of ``ranger-eval compare``: ``graph``, ``pvalues`` or ``boxplots`` of a
     dataset × metric, or the ``heatmap`` of all; queued as a ``functools.partial``, so that
-    matplotlib is imported only when a figure is drawn (not with ``--figures none``)."""
+    matplotlib is imported only when a figure is drawn (not with ``--figures none``).
+
+    Parameters
+    ----------
+    kind : str
+        ``graph``, ``pvalues``, ``boxplots`` or ``heatmap``.
+    comp : Comparison
+        The comparison drawn.
+    dataset, metric : object, default None
+        The group drawn (not for ``heatmap``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.pipeline import compare_figure
+    >>> comp = rg.compare(pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+    ...                                 "item": [1, 2, 3, 4] * 2,
+    ...                                 "value": [0.5, 0.25, 0.75, 0.5, 0.75, 0.5, 1.0, 0.5]}))
+    >>> fig = compare_figure("heatmap", comp)
+    >>> type(fig).__name__
+    'Figure'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
+    """
     # matplotlib (0.36 s) only when a figure is drawn
     if kind == "graph":
         from ..plots.graph import comparison_graph
@@ -128,7 +209,32 @@ def capped_comparison(comp: Comparison, *, warn: bool = True
     """(the comparison the human reports show, every dataset × metric group in order, the note
     saying what was left out or ``None``): above :data:`REPORT_MAX_GROUPS` groups, the first
     ones (rows of the table and means of those groups, numbers unchanged: p-values stay
-    adjusted over every test), with a warning (``warn``)."""
+    adjusted over every test), with a warning (``warn``).
+
+    Parameters
+    ----------
+    comp : Comparison
+        The full comparison.
+    warn : bool, default True
+        Warn when groups are left out of the reports.
+
+    Returns
+    -------
+    tuple of (Comparison, list of tuple, str or None)
+        The comparison shown, every (dataset, metric) group, and the note on what was left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.pipeline import capped_comparison
+    >>> comp = rg.compare(pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+    ...                                 "item": [1, 2, 3, 4] * 2,
+    ...                                 "value": [0.5, 0.25, 0.75, 0.5, 0.75, 0.5, 1.0, 0.5]}))
+    >>> shown, groups, note = capped_comparison(comp)
+    >>> shown is comp, groups, note
+    (True, [('qa', 'score')], None)
+    """
     means = comp.means
     # groups as integer codes (dataset code × number of metrics + metric code): first
     # appearances in order without building a MultiIndex of a million tuples
@@ -182,7 +288,28 @@ def per_dataset_figures_note(n_groups: int, asked: bool) -> str | None:
     """What ``compare`` leaves out by default: with several dataset × metric groups the graph,
     p-value plot and boxplots of each group are drawn only with ``--per-dataset-figures``
     (``per_dataset_figures=True``); the heatmap shows every group. ``None`` when nothing is
-    left out (a single group's figures are the overall figures)."""
+    left out (a single group's figures are the overall figures).
+
+    Parameters
+    ----------
+    n_groups : int
+        The number of dataset × metric groups.
+    asked : bool
+        Whether ``--per-dataset-figures`` was given.
+
+    Returns
+    -------
+    str or None
+        The sentence for comparison.md, or None.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import per_dataset_figures_note
+    >>> per_dataset_figures_note(1, False) is None, per_dataset_figures_note(3, True) is None
+    (True, True)
+    >>> per_dataset_figures_note(3, False)
+    '...--per-dataset-figures...'
+    """
     if asked or n_groups <= 1:
         return None
     return (f"the graph, p-value plot and boxplots of each of the {n_groups:,} dataset × "
@@ -206,7 +333,38 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
     one ``heatmap`` of every group and, for a single dataset × metric or when
     ``per_dataset_figures``, ``graph``, ``pvalues`` and ``boxplots`` once per dataset × metric
     (suffixed with both when there are several, each figure under one name only). What the
-    figures leave out or draw differently is said in comparison.md (:func:`_figures_note`)."""
+    figures leave out or draw differently is said in comparison.md (:func:`_figures_note`).
+
+    Parameters
+    ----------
+    comp : Comparison
+        The comparison to write.
+    out : OutputFolder
+        Where to write (its ``figures`` formats decide which figures are drawn).
+    per_dataset_figures : bool, default False
+        Draw each group's figures even when there are several groups.
+
+    Returns
+    -------
+    list of Path
+        The files written (figures once drawn by :meth:`OutputFolder.flush`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.output import OutputFolder
+    >>> from ranger_eval.pipeline import write_compare_outputs
+    >>> comp = rg.compare(pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+    ...                                 "item": [1, 2, 3, 4] * 2,
+    ...                                 "value": [0.5, 0.25, 0.75, 0.5, 0.75, 0.5, 1.0, 0.5]}))
+    >>> with tempfile.TemporaryDirectory() as name:
+    ...     with OutputFolder(name, figures="none") as out:
+    ...         written = write_compare_outputs(comp, out)
+    >>> sorted(p.name for p in written)[:3]
+    ['comparison.csv', 'comparison.html', 'comparison.json']
+    """
     start = len(out.written)
     out.text("comparison.csv", report.to_csv(comp))
     out.parts("comparison.json", report.comparison_json_parts(comp))
@@ -268,7 +426,60 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
     ``per_dataset_figures`` draws each dataset × metric's graph, p-value plot and boxplots
     (``--per-dataset-figures``; by default only the heatmap when there are several). The run's
     ``result`` is the :class:`~ranger_eval.Comparison`, its ``settings`` the
-    :class:`~ranger_eval.settings.CompareSettings` resolved (display names applied)."""
+    :class:`~ranger_eval.settings.CompareSettings` resolved (display names applied).
+
+    Parameters
+    ----------
+    input : str or Path
+        An experiment YAML, a scores table, a tool's output or a folder of them.
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    figures : sequence of str, str or None, default None
+        Figure formats (``pdf``, ``svg``, ``png``) or ``"none"``; None: each figure's own.
+    html : bool, default False
+        Also write ``report.html``.
+    format : str or None, default None
+        The input's format (``--format``); None: detected.
+    system_from : str or None, default None
+        Where the systems of logs are named.
+    per_dataset_figures : bool, default False
+        Draw each dataset × metric's figures.
+    cluster : str or None, default None
+        The field of each item's cluster.
+    bounds : sequence of str or None, default None
+        ``METRIC=LO,HI`` ranges.
+    **options
+        :class:`~ranger_eval.settings.CompareSettings` fields (``level=0.9``,
+        ``n_resamples=…``, ``metrics=[…]``); None values are not given.
+
+    Returns
+    -------
+    CommandRun
+        ``result``: the :class:`~ranger_eval.Comparison`; ``written``: the files;
+        ``warnings``: the warnings raised; ``settings``: the settings used.
+
+    Raises
+    ------
+    RangerError
+        A bad input or option (named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ranger_eval.pipeline import run_compare
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "scores.csv")
+    >>> _ = table.write_text("dataset,system,item,value\\n" + "".join(
+    ...     f"qa,{s},{i},{(3 * i + 5 * k) % 7 / 7:.3f}\\n" for k, s in enumerate("ab")
+    ...     for i in range(8)))
+    >>> run = run_compare(table, Path(folder.name, "out"), figures="none", level=0.9)
+    >>> run.command, run.settings.level, [p.name for p in run.written][-1]
+    ('compare', 0.9, 'manifest.json')
+    >>> folder.cleanup()
+    """
     caught: list[str] = []
     format = check_format(format)
     ranges = parse_bounds(bounds)
@@ -301,7 +512,29 @@ def run_compare(input: str | Path, out: str | Path, command: str | None = None,
 def compare_summary(comp: Comparison) -> str:
     """What ``ranger-eval compare`` prints: the leaderboard (capped as comparison.md is, with
     its note; the warning is the run's), the number of comparisons and of significant ones,
-    and the verdict of a non-inferiority or equivalence hypothesis when there is one."""
+    and the verdict of a non-inferiority or equivalence hypothesis when there is one.
+
+    Parameters
+    ----------
+    comp : Comparison
+        The comparison of the run.
+
+    Returns
+    -------
+    str
+        The text printed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.pipeline import compare_summary
+    >>> comp = rg.compare(pd.DataFrame({"dataset": "qa", "system": ["a"] * 4 + ["b"] * 4,
+    ...                                 "item": [1, 2, 3, 4] * 2,
+    ...                                 "value": [0.5, 0.25, 0.75, 0.5, 0.75, 0.5, 1.0, 0.5]}))
+    >>> print(compare_summary(comp).splitlines()[-1])
+    1 comparisons, 0 significant
+    """
     n_sig = int(comp.table["significant"].sum())
     shown, _, note = capped_comparison(comp, warn=False)  # the warning is in the run's
     lines = [report.to_markdown(shown.leaderboard()) + ("" if note is None else f"\n{note}"),

@@ -27,6 +27,33 @@ def run_demo(out: str | Path, seed: int = 2023, command: str | None = None,
     The run's ``parts`` are the two commands' runs, ``meta`` and ``rank``; its ``result`` is the
     meta-analysis' (an :class:`~ranger_eval.pipeline.ExperimentResult`), its ``written`` and
     ``warnings`` those of both (meta's first).
+
+    Parameters
+    ----------
+    out : str or Path
+        The output folder.
+    seed : int, default 2023
+        The seed of the synthetic data.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    figures : sequence of str, str or None, default None
+        Figure formats or ``"none"``.
+    html : bool, default False
+        Also write ``report.html``.
+
+    Returns
+    -------
+    CommandRun
+        The run (see above).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval.pipeline import run_demo
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     run = run_demo(folder, figures="none")
+    >>> run.command, sorted(run.parts)
+    ('demo', ['meta', 'rank'])
     """
     seed = _whole("seed", seed, 0)
     yaml_path = write_demo(Path(out) / "example", seed=seed)
@@ -39,6 +66,26 @@ def run_demo(out: str | Path, seed: int = 2023, command: str | None = None,
 
 def demo_summary(run: CommandRun) -> str:
     """What ``ranger-eval demo`` prints after saying where the data are: the meta-analysis'
-    summary, then (after an empty line) the ranking of the second example."""
+    summary, then (after an empty line) the ranking of the second example.
+
+    Parameters
+    ----------
+    run : CommandRun
+        The run of :func:`run_demo`.
+
+    Returns
+    -------
+    str
+        The text printed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval.pipeline import demo_summary, run_demo
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     text = demo_summary(run_demo(folder, figures="none"))
+    >>> "\\n\\n" in text
+    True
+    """
     return (run.parts["meta"].result.result.summary() + "\n\n"
             + report.to_markdown(run.parts["rank"].parts["ranking"]))

@@ -47,7 +47,29 @@ __all__ = ["FOREST_MAX_ROWS", "META_OUTPUTS", "ExperimentResult", "forest_figure
 
 def meta_options(overrides: dict[str, Any]) -> dict[str, Any]:
     """The command-line options of ``ranger-eval meta`` checked by :class:`MetaSettings`' field
-    checks (``meta_KEY``: a key of the ``meta:`` section; :func:`settings_options`)."""
+    checks (``meta_KEY``: a key of the ``meta:`` section; :func:`settings_options`).
+
+    Parameters
+    ----------
+    overrides : dict of str to object
+        The command's options by Python name (``meta_method``, …); None values are not given.
+
+    Returns
+    -------
+    dict of str to object
+        A copy of ``overrides``, each settings value checked and canonical.
+
+    Raises
+    ------
+    ConfigError
+        A bad value, ``option --OPTION: …``.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import meta_options
+    >>> meta_options({"meta_method": "reml", "out": "results"})
+    {'meta_method': 'REML', 'out': 'results'}
+    """
     out = settings_options(MetaSettings, overrides)
     out = settings_options(MetaSettings, out, prefix="meta_")
     if out.get("format") is not None:
@@ -90,6 +112,36 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
     IR tasks are evaluated on the ``ir.measure`` (the effect's metric) and the ``ir.columns``
     measures (shown as control → treatment means); tasks that cannot be scored are reported in
     ``skipped``.
+
+    Parameters
+    ----------
+    exp : Experiment
+        A loaded experiment (:func:`ranger_eval.load_experiment`); its
+        :class:`~ranger_eval.settings.MetaSettings` (YAML ``meta:`` section or top-level keys)
+        name the control, treatment, effect measure and τ² estimator.
+
+    Returns
+    -------
+    ExperimentResult
+        ``scores``, the per-task ``effects`` (:class:`~ranger_eval.effects.EffectSizes`), the
+        ``result`` of :func:`ranger_eval.meta_analysis` (carrying the settings), the title and
+        the ``skipped`` tasks with their reasons.
+
+    Raises
+    ------
+    ConfigError
+        No control or treatment, or an unknown one.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval import load_experiment
+    >>> from ranger_eval.demo import write_demo
+    >>> from ranger_eval.pipeline import run_experiment
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     res = run_experiment(load_experiment(write_demo(folder)))
+    >>> res.result.k, res.effects.measure, round(float(res.result.estimate), 4), res.skipped
+    (6, 'SMD', -0.0532, {})
     """
     cfg = exp.config
     settings = exp.settings(MetaSettings)
@@ -221,7 +273,36 @@ FOREST_MAX_ROWS = 200
 def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: Any) -> Any:
     """The forest plot of ``ranger-eval meta`` (:func:`ranger_eval.plots.forest_plot`) with
     ``left_columns`` (``ForestColumns(left=...)``), imported when drawn (not with
-    ``--figures none``)."""
+    ``--figures none``).
+
+    Parameters
+    ----------
+    result : MetaResult
+        The meta-analysis drawn.
+    left_columns : object, default None
+        The columns left of the plot.
+    **options
+        Keywords of :func:`ranger_eval.plots.forest_plot`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The forest plot.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval import load_experiment
+    >>> from ranger_eval.demo import write_demo
+    >>> from ranger_eval.pipeline import forest_figure, run_experiment
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     res = run_experiment(load_experiment(write_demo(folder)))
+    >>> fig = forest_figure(res.result)
+    >>> type(fig).__name__
+    'Figure'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
+    """
     from ..plots.forest import ForestColumns, forest_plot  # matplotlib: drawn figures only
 
     return forest_plot(result, columns=ForestColumns(left=left_columns), **options)
@@ -229,7 +310,36 @@ def forest_figure(result: MetaResult, *, left_columns: Any = None, **options: An
 
 def write_meta_outputs(exp: Experiment, res: ExperimentResult, out: OutputFolder) -> list[Path]:
     """forest.{pdf,svg,png}, effects.csv, summary.json, summary.md and summary.tex, each with the
-    signature (effects.csv is plain CSV: its signature is in the folder's manifest.json)."""
+    signature (effects.csv is plain CSV: its signature is in the folder's manifest.json).
+
+    Parameters
+    ----------
+    exp : Experiment
+        The experiment analysed.
+    res : ExperimentResult
+        Its result (:func:`run_experiment`).
+    out : OutputFolder
+        Where to write.
+
+    Returns
+    -------
+    list of Path
+        The files written (figures once drawn by :meth:`OutputFolder.flush`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from ranger_eval import load_experiment
+    >>> from ranger_eval.demo import write_demo
+    >>> from ranger_eval.output import OutputFolder
+    >>> from ranger_eval.pipeline import run_experiment, write_meta_outputs
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     exp = load_experiment(write_demo(folder))
+    ...     with OutputFolder(folder + "/out", figures="none") as out:
+    ...         written = write_meta_outputs(exp, run_experiment(exp), out)
+    >>> sorted(p.name for p in written)
+    ['effects.csv', 'summary.json', 'summary.md', 'summary.tex']
+    """
     cfg = exp.config
     control = exp.system_label(cfg.control)
     treatment = exp.system_label(cfg.treatment)
@@ -274,7 +384,46 @@ def run_meta(config: str | Path, out: str | Path, command: str | None = None,
     --format csv``, lm-eval, Inspect …); ``control`` and ``treatment`` then come from
     ``overrides``. The run's ``result`` is the :class:`ExperimentResult`, its ``settings`` the
     experiment's :class:`~ranger_eval.settings.MetaSettings`, ``parts["experiment"]`` the
-    :class:`~ranger_eval.io.Experiment` read."""
+    :class:`~ranger_eval.io.Experiment` read.
+
+    Parameters
+    ----------
+    config : str or Path
+        An experiment YAML, or a scores table or tool's output.
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    figures : sequence of str, str or None, default None
+        Figure formats or ``"none"``.
+    html : bool, default False
+        Also write ``report.html``.
+    **overrides
+        Keys of the YAML (``control``, ``treatment``, ``meta_method``, …); None values are not
+        given.
+
+    Returns
+    -------
+    CommandRun
+        The run (see above).
+
+    Raises
+    ------
+    RangerError
+        A bad input or option (named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ranger_eval.demo import write_demo
+    >>> from ranger_eval.pipeline import run_meta
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> run = run_meta(write_demo(folder.name), Path(folder.name, "out"), figures="none")
+    >>> run.command, run.result.result.k
+    ('meta', 6)
+    >>> folder.cleanup()
+    """
     caught: list[str] = []
     ranges = parse_bounds(overrides.pop("bounds", None))  # --bounds: the YAML's bounds: key
     overrides = meta_options(overrides)

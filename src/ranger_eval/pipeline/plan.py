@@ -35,7 +35,51 @@ def run_plan(out: str | Path, command: str | None = None, *,
     ``settings`` (default: the defaults); the others (``effect``, ``n``, ``power``, ``sd``,
     ``treatment``, …) are the keywords of the function called. ``None`` values are not given.
     Returns the :class:`CommandRun` (``result``: a :class:`~ranger_eval.stats.power.Plan` or
-    :class:`~ranger_eval.stats.pilot.PilotPlan`)."""
+    :class:`~ranger_eval.stats.pilot.PilotPlan`).
+
+    Parameters
+    ----------
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    pilot : str or Path or None, default None
+        A pilot's scores file or experiment YAML.
+    metric : str or None, default None
+        The pilot's metric.
+    format : str or None, default None
+        The pilot's format; None: detected.
+    system_from : str or None, default None
+        Where the systems of a pilot's logs are named.
+    cluster : str or None, default None
+        The field of each item's cluster.
+    settings : PlanSettings or None, default None
+        The settings; None: the defaults.
+    **options
+        :class:`~ranger_eval.settings.PlanSettings` fields and the keywords of the function
+        called; None values are not given.
+
+    Returns
+    -------
+    CommandRun
+        The run.
+
+    Raises
+    ------
+    ConfigError
+        No test and no pilot; a pilot without ``treatment`` and ``control``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ranger_eval.pipeline import run_plan
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     run = run_plan(Path(folder, "out"), test="paired-t", effect=0.5, sd=1.0, power=0.8)
+    ...     names = [p.name for p in run.written]
+    >>> run.command, names
+    ('plan', ['plan.json', 'plan.md', 'manifest.json'])
+    """
     fields = settings_fields(PlanSettings)
     settings = PlanSettings.from_options({k: v for k, v in options.items() if k in fields},
                                          settings)

@@ -30,7 +30,8 @@ from ..output import FIGURE_FORMATS, OutputFolder
 from ..report.arena import rank_sentences
 from ..scores import Scores
 from ..settings import CompareSettings, RankSettings, settings_fields
-from ..verdicts.bradley_terry import battle_counts, bradley_terry, table_battle_counts
+from ..verdicts.battle_counts import battle_counts, table_battle_counts
+from ..verdicts.bradley_terry import bradley_terry
 from ._common import (
     YAML_SUFFIXES,
     _checked_system_from,
@@ -89,7 +90,41 @@ def read_rank_input(path: str | Path, system_from: str | None = None,
     ``item`` column, an evaluation tool's output or a folder of logs (their systems named by
     ``system_from``), a tidy dataset-level table (``dataset, system, value``), or a wide table
     (rows = datasets, columns = systems, first column the dataset names). ``cluster`` names
-    the field of each item's cluster (``--cluster``: per-item scores only)."""
+    the field of each item's cluster (``--cluster``: per-item scores only).
+
+    Parameters
+    ----------
+    path : str or Path
+        The input (YAML, tidy table, tool's output or folder, dataset-level table).
+    system_from : str or None, default None
+        Where the systems of logs are named (``--system-from``).
+    cluster : str or None, default None
+        The field of each item's cluster (``--cluster``).
+
+    Returns
+    -------
+    tuple of (Scores or None, DataFrame or None, Experiment or None)
+        Per-item scores or the dataset-level table (the other None), and the experiment of a YAML.
+
+    Raises
+    ------
+    RangerError
+        An unreadable input, or ``cluster`` with a dataset-level table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "wide.csv")
+    >>> _ = table.write_text("dataset,a,b,c\\nd1,0.61,0.70,0.52\\nd2,0.55,0.66,0.58\\n"
+    ...                      "d3,0.72,0.79,0.60\\nd4,0.48,0.45,0.50\\nd5,0.66,0.71,0.59\\n")
+    >>> from ranger_eval.pipeline import read_rank_input
+    >>> scores, wide, exp = read_rank_input(table)
+    >>> scores is None, wide.shape, exp is None
+    (True, (5, 3), True)
+    >>> folder.cleanup()
+    """
     path = Path(path)
     with_cluster = {} if cluster is None else {"cluster": cluster}
     if path.suffix.lower() in YAML_SUFFIXES:
@@ -140,7 +175,31 @@ def read_rank_input(path: str | Path, system_from: str | None = None,
 
 def rank_settings(exp: Experiment | None, options: dict[str, Any]) -> RankSettings:
     """Command-line options (not None) over the YAML's ``aggregate:`` section and top-level
-    ``level`` (:meth:`Experiment.settings`), over the :class:`RankSettings` defaults."""
+    ``level`` (:meth:`Experiment.settings`), over the :class:`RankSettings` defaults.
+
+    Parameters
+    ----------
+    exp : Experiment or None
+        The experiment read; None: a table.
+    options : dict of str to object
+        The command-line options by field name; None values are not given.
+
+    Returns
+    -------
+    RankSettings
+        The settings the ranking runs with.
+
+    Raises
+    ------
+    SettingsError
+        A value the settings refuse.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import rank_settings
+    >>> rank_settings(None, {"level": 0.9, "seed": None}).level
+    0.9
+    """
     base = RankSettings() if exp is None else exp.settings(RankSettings)
     unknown = set(options) - set(settings_fields(RankSettings))
     if unknown:
@@ -150,13 +209,65 @@ def rank_settings(exp: Experiment | None, options: dict[str, Any]) -> RankSettin
 
 def rank_options(options: dict[str, Any]) -> dict[str, Any]:
     """The command-line options of ``ranger-eval rank`` checked by :class:`RankSettings`' field
-    checks, as :func:`compare_options` checks those of ``compare``."""
+    checks, as :func:`compare_options` checks those of ``compare``.
+
+    Parameters
+    ----------
+    options : dict of str to object
+        The command's options by Python name; None values are not given.
+
+    Returns
+    -------
+    dict of str to object
+        A copy of ``options``, each settings value checked and canonical.
+
+    Raises
+    ------
+    ConfigError
+        A bad value, ``option --OPTION: …``.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline import rank_options
+    >>> rank_options({"level": 0.9, "out": "results"})
+    {'level': 0.9, 'out': 'results'}
+    """
     return settings_options(RankSettings, options)
 
 
 def cd_figure(rank_test: Any, labels: dict[str, str] | None = None) -> Any:
     """The critical-difference diagram of ``ranger-eval rank``
-    (:func:`ranger_eval.plots.cd_diagram`), imported when drawn (not with ``--figures none``)."""
+    (:func:`ranger_eval.plots.cd_diagram`), imported when drawn (not with ``--figures none``).
+
+    Parameters
+    ----------
+    rank_test : RankTest
+        The rank test drawn.
+    labels : dict of str to str or None, default None
+        Display names of the systems.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The diagram.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "wide.csv")
+    >>> _ = table.write_text("dataset,a,b,c\\nd1,0.61,0.70,0.52\\nd2,0.55,0.66,0.58\\n"
+    ...                      "d3,0.72,0.79,0.60\\nd4,0.48,0.45,0.50\\nd5,0.66,0.71,0.59\\n")
+    >>> from ranger_eval.pipeline import cd_figure, run_rank
+    >>> run = run_rank(table, Path(folder.name, "out"), figures="none")
+    >>> fig = cd_figure(run.parts["rank_test"])
+    >>> type(fig).__name__
+    'Figure'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
+    >>> folder.cleanup()
+    """
     from ..plots.cd import cd_diagram  # matplotlib: drawn figures only
 
     return cd_diagram(rank_test, labels=labels)
@@ -171,7 +282,47 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     ``bradley_terry`` (a :class:`~ranger_eval.verdicts.Ratings`, or the text of why there is
     none) bradley_terry.{md,csv,tex} and its ratings figure, and its result in ranking.json;
     with ``win_rates`` (a :class:`~ranger_eval.aggregate.WinRate`) winrate.{md,csv,tex} and
-    its result in ranking.json (``win_rate``)."""
+    its result in ranking.json (``win_rate``).
+
+    Parameters
+    ----------
+    rank_test : RankTest or BayesianRankTest
+        The rank test.
+    ranking : Ranking or None
+        The ranking of per-item scores; None for a dataset-level table.
+    out : OutputFolder
+        Where to write.
+    labels : dict of str to str or None, default None
+        Display names of the systems.
+    naive : Series or None, default None
+        The naive ranking by mean, shown beside the ranking.
+    bradley_terry : Ratings, str or None, default None
+        The Bradley–Terry leaderboard, or why there is none.
+    win_rates : WinRate or None, default None
+        The win rates.
+
+    Returns
+    -------
+    list of Path
+        The files written (figures once drawn by :meth:`OutputFolder.flush`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "wide.csv")
+    >>> _ = table.write_text("dataset,a,b,c\\nd1,0.61,0.70,0.52\\nd2,0.55,0.66,0.58\\n"
+    ...                      "d3,0.72,0.79,0.60\\nd4,0.48,0.45,0.50\\nd5,0.66,0.71,0.59\\n")
+    >>> from ranger_eval.output import OutputFolder
+    >>> from ranger_eval.pipeline import run_rank, write_rank_outputs
+    >>> run = run_rank(table, Path(folder.name, "out"), figures="none")
+    >>> with OutputFolder(Path(folder.name, "again"), figures="none") as out:
+    ...     written = write_rank_outputs(run.parts["rank_test"], None, out)
+    >>> sorted(p.name for p in written)[:2]
+    ['ranking.csv', 'ranking.json']
+    >>> folder.cleanup()
+    """
     start = len(out.written)
     main = ranking if ranking is not None else rank_test
     extra = {"naive": naive} if ranking is None and naive is not None else {}
@@ -222,7 +373,35 @@ def _write_bradley_terry(ratings: Any, out: OutputFolder) -> None:
 def bradley_terry_figure(ratings: Any) -> Any:
     """The ratings-with-intervals figure of ``rank``'s Bradley–Terry leaderboard
     (:func:`ranger_eval.plots.arena.ratings_plot`), imported when drawn (not with
-    ``--figures none``)."""
+    ``--figures none``).
+
+    Parameters
+    ----------
+    ratings : Ratings
+        The Bradley–Terry leaderboard.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "wide.csv")
+    >>> _ = table.write_text("dataset,a,b,c\\nd1,0.61,0.70,0.52\\nd2,0.55,0.66,0.58\\n"
+    ...                      "d3,0.72,0.79,0.60\\nd4,0.48,0.45,0.50\\nd5,0.66,0.71,0.59\\n")
+    >>> from ranger_eval.pipeline import bradley_terry_figure, run_rank
+    >>> run = run_rank(table, Path(folder.name, "out"), figures="none")
+    >>> fig = bradley_terry_figure(run.parts["bradley_terry"])
+    >>> type(fig).__name__
+    'Figure'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
+    >>> folder.cleanup()
+    """
     from ..plots.arena import ratings_plot  # matplotlib: drawn figures only
 
     return ratings_plot(ratings)
@@ -236,7 +415,40 @@ def rank_bradley_terry(data: Any, higher_is_better: bool, settings: RankSettings
     in the rows), fitted with ``settings.level`` and 1,000 bootstrap rounds at
     ``settings.seed`` (a fresh seed, recorded in the signature, when it is None). Returns the
     ``Ratings``, or the reason there is none (a warning says it: e.g. a system that won or
-    tied every battle has no finite rating)."""
+    tied every battle has no finite rating).
+
+    Parameters
+    ----------
+    data : Scores or DataFrame
+        Per-item scores of one metric, or a dataset-level table.
+    higher_is_better : bool
+        Whether the higher score wins a battle.
+    settings : RankSettings
+        Its ``level`` and ``seed`` are used.
+
+    Returns
+    -------
+    Ratings or str
+        The leaderboard, or the reason there is none.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "wide.csv")
+    >>> _ = table.write_text("dataset,a,b,c\\nd1,0.61,0.70,0.52\\nd2,0.55,0.66,0.58\\n"
+    ...                      "d3,0.72,0.79,0.60\\nd4,0.48,0.45,0.50\\nd5,0.66,0.71,0.59\\n")
+    >>> from ranger_eval.pipeline import rank_bradley_terry, rank_settings, read_rank_input
+    >>> _, wide, _ = read_rank_input(table)
+    >>> import warnings
+    >>> with warnings.catch_warnings():  # five datasets: some rounds have an unbeaten system
+    ...     warnings.simplefilter("ignore")
+    ...     ratings = rank_bradley_terry(wide, True, rank_settings(None, {"seed": 0}))
+    >>> type(ratings).__name__
+    'Ratings'
+    >>> folder.cleanup()
+    """
     seed = settings.seed if settings.seed is not None else \
         int(np.random.default_rng().integers(2 ** 32))
     try:
@@ -272,6 +484,51 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     ``ranking`` (:class:`~ranger_eval.aggregate.Ranking` or None), ``bradley_terry``
     (:class:`~ranger_eval.verdicts.Ratings`, None when switched off or impossible: a warning
     says why) and ``win_rate`` (:class:`~ranger_eval.aggregate.WinRate`).
+
+    Parameters
+    ----------
+    input : str or Path
+        Per-item scores (YAML, tidy table, tool's output) or a dataset-level table.
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    figures : sequence of str, str or None, default None
+        Figure formats or ``"none"``.
+    html : bool, default False
+        Also write ``report.html``.
+    system_from : str or None, default None
+        Where the systems of logs are named.
+    bounds : sequence of str or None, default None
+        ``METRIC=LO,HI`` ranges.
+    cluster : str or None, default None
+        The field of each item's cluster.
+    **options
+        :class:`~ranger_eval.settings.RankSettings` fields; None values are not given.
+
+    Returns
+    -------
+    CommandRun
+        The run (see above).
+
+    Raises
+    ------
+    RangerError
+        A bad input or option (named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "wide.csv")
+    >>> _ = table.write_text("dataset,a,b,c\\nd1,0.61,0.70,0.52\\nd2,0.55,0.66,0.58\\n"
+    ...                      "d3,0.72,0.79,0.60\\nd4,0.48,0.45,0.50\\nd5,0.66,0.71,0.59\\n")
+    >>> from ranger_eval.pipeline import run_rank
+    >>> run = run_rank(table, Path(folder.name, "out"), figures="none", seed=0)
+    >>> run.command, type(run.result).__name__, run.parts["ranking"] is None
+    ('rank', 'RankTest', True)
+    >>> folder.cleanup()
     """
     caught: list[str] = []
     ranges = parse_bounds(bounds)  # --bounds METRIC=LO,HI
@@ -358,7 +615,33 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
 
 def rank_summary(run: CommandRun) -> str:
     """What ``ranger-eval rank`` prints: the ranking (the rank test when there is no ranking,
-    the run's ``result``) and the first sentence of the Bradley–Terry leaderboard, if any."""
+    the run's ``result``) and the first sentence of the Bradley–Terry leaderboard, if any.
+
+    Parameters
+    ----------
+    run : CommandRun
+        The run of :func:`run_rank`.
+
+    Returns
+    -------
+    str
+        The text printed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "wide.csv")
+    >>> _ = table.write_text("dataset,a,b,c\\nd1,0.61,0.70,0.52\\nd2,0.55,0.66,0.58\\n"
+    ...                      "d3,0.72,0.79,0.60\\nd4,0.48,0.45,0.50\\nd5,0.66,0.71,0.59\\n")
+    >>> from ranger_eval.pipeline import rank_summary, run_rank
+    >>> run = run_rank(table, Path(folder.name, "out"), figures="none", seed=0)
+    >>> print(rank_summary(run))
+    | rank | system | average rank | groups |
+    ...
+    >>> folder.cleanup()
+    """
     text = report.to_markdown(run.result)
     ratings = run.parts.get("bradley_terry")
     if ratings is not None:

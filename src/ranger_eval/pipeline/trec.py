@@ -153,7 +153,55 @@ def run_trec(qrels: str | Path, runs: Sequence[str | Path], measures: Sequence[s
     prints in ``format`` (one of :data:`FORMATS`), ``parts["runs"]`` the (name, per-query
     table, summary table) of each run in the order given, ``warnings`` the warnings raised and
     the notes on run names and ``NumRel``. A run sharing no topic with the qrels raises
-    :class:`~ranger_eval.ir.errors.NoCommonTopicsError` unless ``allow_no_overlap``."""
+    :class:`~ranger_eval.ir.errors.NoCommonTopicsError` unless ``allow_no_overlap``.
+
+    Parameters
+    ----------
+    qrels : str or Path
+        The qrels file.
+    runs : sequence of str or Path
+        The run files.
+    measures : sequence of str or None, default None
+        The measures; None: :data:`DEFAULT_MEASURES`.
+    per_query : bool, default False
+        Also print each query's values (``-q``).
+    complete : bool, default False
+        Average over every qrels topic (``-c``).
+    max_docs : int or None, default None
+        Documents per topic evaluated (``-M``).
+    relevance_level : int, default 1
+        The lowest relevant label (``-l``).
+    format : str, default "trec"
+        The output format, one of :data:`FORMATS`.
+    float32 : bool, default False
+        Scores as trec_eval's 32-bit floats.
+    allow_no_overlap : bool, default False
+        Allow a run sharing no topic with the qrels.
+
+    Returns
+    -------
+    CommandRun
+        The run (see above).
+
+    Raises
+    ------
+    NoCommonTopicsError
+        A run sharing no topic with the qrels (unless ``allow_no_overlap``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from ranger_eval.pipeline import run_trec
+    >>> with tempfile.TemporaryDirectory() as name:
+    ...     qrels, run = Path(name, "qrels"), Path(name, "run")
+    ...     _ = qrels.write_text("1 0 d1 1\\n1 0 d2 0\\n1 0 d3 1\\n")
+    ...     _ = run.write_text("1 Q0 d1 1 3.0 bm25\\n1 Q0 d2 2 2.0 bm25\\n1 Q0 d3 3 1.0 bm25\\n")
+    ...     result = run_trec(qrels, [run], ["map", "P@2"])
+    >>> print(result.result, end="")
+    map                   	all	0.8333
+    P@2                   	all	0.5000
+    """
     if format not in FORMATS:
         raise ConfigError(f"option --format: unknown format {format!r}; use one of "
                           f"{', '.join(FORMATS)}")

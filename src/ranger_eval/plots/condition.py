@@ -5,11 +5,17 @@ One panel per partition of the ``condition`` hyper-parameters; in each, one box 
 the top), coloured by the ``color`` hyper-parameters, the mean as a diamond. A group that the
 first (best) group significantly beats is marked with ``*`` after its name. Nothing is computed
 here: the values, order and significance come from the :class:`ConditionComparison`.
+
+The figure is typed against :class:`ConditionResult`, the protocol of the members it reads,
+rather than against :class:`~ranger_eval.aggregate.ConditionComparison` itself: the result's
+``.plot()`` imports this module, so an import back (even for annotations only) would close a
+circle between ``aggregate`` and ``plots``.
 """
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 import matplotlib as mpl
 import numpy as np
@@ -21,16 +27,62 @@ from ._page import COMPACT_ROW, MIN_FONT, PAGE_H
 from ._style import FIGURE_RC, FONT_SIZE, INK, add_signature, font, text_width_in
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aggregate.ranking import ConditionComparison
+    import pandas as pd
 
-__all__ = ["condition_boxplots"]
+    from ..signature import Signature
+
+__all__ = ["ConditionResult", "PartitionRanking", "PooledScores", "condition_boxplots"]
 
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
            "#8c8c8c", "#ccb974", "#64b5cd")
 
 
+class PooledScores(Protocol):
+    """One partition's pooled scores (a :class:`~ranger_eval.Scores`): the tidy table."""
+
+    @property
+    def frame(self) -> pd.DataFrame: ...
+
+
+class PartitionRanking(Protocol):
+    """One partition's first-vs-rest ranking (a :class:`~ranger_eval.aggregate.Ranking`):
+    the groups best first, the pairwise tests (columns ``b`` and ``significant`` are read),
+    the metrics combined and the signature printed below the figure."""
+
+    @property
+    def order(self) -> tuple[str, ...]: ...
+
+    @property
+    def pairwise(self) -> pd.DataFrame: ...
+
+    @property
+    def metrics(self) -> tuple[str, ...]: ...
+
+    @property
+    def signature(self) -> Signature: ...
+
+
+class ConditionResult(Protocol):
+    """What :func:`condition_boxplots` reads from a condition-and-compare result (a
+    :class:`~ranger_eval.aggregate.ConditionComparison`): the ``condition`` columns and, per
+    partition (a tuple of condition values), the pooled scores and their ranking, and the
+    ``color`` group of each pooled group."""
+
+    @property
+    def condition(self) -> tuple[str, ...]: ...
+
+    @property
+    def partitions(self) -> Mapping[tuple[str, ...], PooledScores]: ...
+
+    @property
+    def rankings(self) -> Mapping[tuple[str, ...], PartitionRanking]: ...
+
+    @property
+    def colors(self) -> Mapping[str, str]: ...
+
+
 def condition_boxplots(
-    result: ConditionComparison, *, partition: tuple[str, ...] | None = None,
+    result: ConditionResult, *, partition: tuple[str, ...] | None = None,
     title: str | None = None,
 ) -> Figure:
     """Draw the pooled scores of ``partition`` (default: every partition, one panel each).
@@ -38,7 +90,8 @@ def condition_boxplots(
     Parameters
     ----------
     result : ConditionComparison
-        The result of :func:`ranger_eval.aggregate.condition_and_compare`.
+        The result of :func:`ranger_eval.aggregate.condition_and_compare` (any object with the
+        members of :class:`ConditionResult`).
     partition : tuple of str, optional
         One partition (a key of ``result.rankings``); default every partition, one panel each.
     title : str, optional

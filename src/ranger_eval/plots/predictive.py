@@ -1,9 +1,9 @@
 """Held-out predictive check (Søgaard 2013, Figures 2–3) as a figure: mean absolute error against k.
 
 One line per estimator (macro-average, micro-average, fixed effect, random effects, Gumbel): at each
-number k of estimation datasets, the mean over the repeats of the absolute error of the estimator's
-prediction of the mean effect on the held-out datasets, with error bars of ±1 standard error
-(SD/√repeats). Points of different estimators are dodged horizontally (at most 4 pt apart, and
+number k of estimation datasets, the mean over the random splits (``n_resamples``) of the absolute
+error of the estimator's prediction of the mean effect on the held-out datasets, with error bars of
+±1 standard error (SD/√n_resamples). Points of different estimators are dodged horizontally (at most 4 pt apart, and
 within half the gap to the next k) so that their error bars do not hide each other; the legend
 sits to the right of the axes, outside the data. The k axis is logarithmic when the largest k is 8
 or more times the smallest; tick labels that would touch are left out. Nothing is computed here:
@@ -164,7 +164,7 @@ def predictive_plot(
     who = f" of {treatment} over {control}" if treatment is not None and control is not None else ""
     heading = title if title is not None else "Predicting the effect on held-out datasets"
     n_data = len(getattr(result, "names", ()))
-    sub = (f"{what[0].upper()}{what[1:]}{who}. For each k, {result.repeats} random draws of k "
+    sub = (f"{what[0].upper()}{what[1:]}{who}. For each k, {result.n_resamples} random draws of k "
            f"datasets (of {n_data}); each estimate is compared with the mean effect on "
            f"{result.n_test} other datasets.")
     note = ("Points: mean absolute error over the draws; bars: ±1 standard error (SD/√draws). "

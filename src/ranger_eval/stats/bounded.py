@@ -45,6 +45,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as _sps
 
+from ..settings import DESCRIBE_INTERVALS
+
 __all__ = ["INTERVAL_METHODS", "INTERVAL_NAMES", "bounded_intervals", "korn_graubard",
            "wilson"]
 
@@ -56,7 +58,7 @@ INTERVAL_NAMES = {
                      "(survey::svyciprop, method = \"beta\")",
 }
 #: the ``interval=`` choices of :func:`ranger_eval.describe`
-INTERVAL_METHODS = ("auto", "t")
+INTERVAL_METHODS = DESCRIBE_INTERVALS  # one place: the settings' choices
 
 
 def wilson(successes: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:

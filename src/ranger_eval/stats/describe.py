@@ -73,6 +73,7 @@ from scipy import stats as _sps
 
 from ..errors import check_level
 from ..scores import CLUSTER, Scores, as_scores
+from ..settings import DescribeSettings, resolve_settings
 from ._validation import StatsInputError
 from .bounded import INTERVAL_METHODS, bounded_intervals
 
@@ -299,9 +300,14 @@ def describe_arrays(
     }
 
 
-def describe(scores: Scores | object, *, level: float = 0.95,
+#: the defaults of describe's keywords: those of its settings object (one place)
+_DEFAULT = DescribeSettings()
+
+
+def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
              groups: Iterable[tuple[str, str]] | None = None, bounds: object = None,
-             interval: str = "auto", systems: Iterable[str] | None = None) -> pd.DataFrame:
+             interval: str = _DEFAULT.interval, systems: Iterable[str] | None = None,
+             settings: DescribeSettings | None = None) -> pd.DataFrame:
     """The mean of every dataset × metric × system with its standard error and interval.
 
     One row per dataset × metric × system (datasets, metrics and systems in order of first
@@ -334,6 +340,11 @@ def describe(scores: Scores | object, *, level: float = 0.95,
         "t" gives mean ± t · se for every group (Inspect's ``ci(method="t")``).
     systems : iterable of str, optional
         Limit the table to these systems (and the 0/1 detection to their scores).
+    settings : DescribeSettings, optional
+        A :class:`~ranger_eval.settings.DescribeSettings` instead of ``level`` and ``interval``
+        (a keyword other than its default next to it is a ``SettingsError`` naming the clash).
+        The table records its ``level`` in ``attrs`` (a table, not a result object, so no
+        ``.settings``).
 
     Returns
     -------
@@ -366,6 +377,10 @@ def describe(scores: Scores | object, *, level: float = 0.95,
     0      A  4  0.75  0.3006   0.9544   wilson
     1      B  4  0.25  0.0456   0.6994   wilson
     """
+    if settings is not None:  # the object's values, once the keywords are seen not to clash
+        settings = resolve_settings(DescribeSettings, {"level": level, "interval": interval},
+                                    settings, where="describe")
+        level, interval = settings.level, settings.interval
     level = check_level(level, error=StatsInputError)
     if interval not in INTERVAL_METHODS:
         raise StatsInputError(f"describe: interval must be one of {', '.join(INTERVAL_METHODS)}; "

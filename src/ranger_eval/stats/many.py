@@ -63,6 +63,7 @@ __all__ = [
     "paired_moments",
     "paired_ttest_many",
     "welch_ttest_many",
+    "mcnemar_counts_many",
     "mcnemar_many",
     "proportions_ztest_many",
     "wald_interval_many",
@@ -557,8 +558,27 @@ def mcnemar_many(x: object, y: object, *, alternative: str = "two-sided") -> Man
                 f"{float(a[r, c])!r}"
             )
     xb, yb = xa.astype(bool), ya.astype(bool)
-    b = (xb & ~yb).sum(axis=1)
-    c = (~xb & yb).sum(axis=1)
+    return mcnemar_counts_many((xb & ~yb).sum(axis=1), (~xb & yb).sum(axis=1), xa.shape[1],
+                               alternative=alternative)
+
+
+def mcnemar_counts_many(b: np.ndarray, c: np.ndarray, n: int | np.ndarray, *,
+                        alternative: str = "two-sided") -> ManyTestResult:
+    """McNemar's exact test of :func:`mcnemar_many` from the discordant counts of each row:
+    ``b`` = #(x=1, y=0), ``c`` = #(x=0, y=1) (integer arrays) of ``n`` items (one number, or
+    one per row). Every row is computed alone (one elementwise ``scipy.stats.binom`` call), so
+    a row's result does not depend on the others: the all-groups path of
+    :func:`~ranger_eval.comparison.compare` calls it on every group's pairs at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.many import mcnemar_counts_many
+    >>> r = mcnemar_counts_many(np.array([4, 1]), np.array([0, 1]), 10)
+    >>> r.statistic.tolist(), r.pvalue.tolist()
+    ([0.0, 1.0], [0.125, 1.0])
+    """
+    check_alternative(alternative)
     m = b + c
     from scipy import stats as sps
 
@@ -577,9 +597,10 @@ def mcnemar_many(x: object, y: object, *, alternative: str = "two-sided") -> Man
     none = m == 0
     stat = np.where(none, 0.0, stat)
     p = np.where(none, 1.0, p)
+    n_first = int(np.max(n)) if np.ndim(n) else int(n)
     return ManyTestResult(
-        test="McNemar test", statistic=stat, pvalue=p, alternative=alternative, n=xa.shape[1],
-        method="exact", estimate=(b - c) / xa.shape[1], estimate_name="difference in proportions",
+        test="McNemar test", statistic=stat, pvalue=p, alternative=alternative, n=n_first,
+        method="exact", estimate=(b - c) / n, estimate_name="difference in proportions",
     )
 
 

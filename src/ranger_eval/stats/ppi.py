@@ -104,13 +104,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from scipy import special
 
 from ..errors import StatsInputError
+from ..settings import PPI_METHODS as _PPI_METHODS
+from ..settings import PPISettings
 from ..signature import Signature, make_signature
 from . import _scale
 from ._validation import check_choice, check_level
@@ -121,7 +123,7 @@ __all__ = ["FEW_CLUSTERS", "PPI_METHODS", "PPIResult", "PPIRows", "few_clusters"
            "ppi_lambda", "prediction_powered_mean", "prediction_powered_rows"]
 
 #: the estimators: power-tuned λ (default), λ = 1, λ = 0 (human scores only)
-PPI_METHODS = ("ppi++", "ppi", "classical")
+PPI_METHODS = _PPI_METHODS  # one place: the settings' choices (PPISettings.method)
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,9 @@ class PPIResult:
     df: float = math.inf
     cluster: str | None = None
     cluster_se: str | None = None
+    #: the settings object of the call that made this result (:func:`~ranger_eval.ppi_mean`,
+    #: :func:`~ranger_eval.ppi_mean_difference`; None from the kernels)
+    settings: PPISettings | None = field(default=None, compare=False, repr=False)
 
     def confidence_interval(self) -> tuple[float, float]:
         """``(ci_low, ci_high)``."""
@@ -167,6 +172,7 @@ class PPIResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain dictionary of all fields and the signature (JSON-friendly)."""
         out = asdict(self)
+        del out["settings"]  # the fields above record it (method, level, cluster_se)
         out["systems"] = list(self.systems)
         out["signature"] = str(self.signature)
         return out
@@ -193,7 +199,38 @@ def _as_vector(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
 def ppi_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
     """The PPI++ weight λ̂ = Ĉov(y, yhat) / ((1 + n/N) · V̂ar(all judge scores)), clipped to
     [0, 1] (Angelopoulos, Duchi & Zrnic 2023, Example 6.1; ``ppi_py.ppi._calc_lam_glm``);
-    0 when the judge scores have no spread (the estimate does not depend on λ then)."""
+    0 when the judge scores have no spread (the estimate does not depend on λ then).
+
+    Parameters
+    ----------
+    y : ndarray
+        Human scores of the n labelled items.
+    yhat : ndarray
+        The judge's scores of the same items, aligned with ``y``.
+    yhat_unlabelled : ndarray
+        The judge's scores of the N unlabelled items.
+
+    Returns
+    -------
+    float
+        λ̂ in [0, 1].
+
+    References
+    ----------
+    Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), "Prediction-powered inference",
+    Science 382(6671):669–674. Angelopoulos, Duchi & Zrnic (2023), "PPI++: Efficient
+    prediction-powered inference", arXiv:2311.01453.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.ppi import ppi_lambda
+    >>> y = np.array([1.0, 0, 1, 1, 0, 1, 0, 1])
+    >>> yhat = np.array([1.0, 0, 1, 0, 0, 1, 1, 1])
+    >>> unlabelled = np.array([1.0, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 1])
+    >>> round(ppi_lambda(y, yhat, unlabelled), 6)
+    0.274038
+    """
     n, big_n = y.size, yhat_unlabelled.size
     cov = float(np.dot(y - y.mean(), yhat - yhat.mean())) / n
     total = n + big_n
@@ -228,6 +265,50 @@ def prediction_powered_mean(
     df; "CR2": Bell–McCaffrey df). Raises
     :class:`StatsInputError` naming the argument for non-finite values, misaligned arrays, fewer
     than 2 labelled items, (PPI methods) fewer than 2 unlabelled, or fewer than 2 clusters.
+
+    Parameters
+    ----------
+    y : array_like
+        Human scores of the labelled items.
+    yhat : array_like
+        The judge's scores of the same items, aligned with ``y``.
+    yhat_unlabelled : array_like
+        The judge's scores of the items without a human score.
+    method : {"ppi++", "ppi", "classical"}, default "ppi++"
+        λ̂ (PPI++), λ = 1 (PPI) or λ = 0 (the human scores alone).
+    level : float, default 0.95
+        Confidence level of the interval.
+    clusters, clusters_unlabelled : ndarray of int, optional
+        Cluster codes of the labelled and unlabelled items (both or neither).
+    vcov : {"CR1", "CR2"}, default "CR1"
+        The cluster-robust variance with clusters.
+
+    Returns
+    -------
+    PPIResult
+        ``estimate``, ``se``, ``ci_low``/``ci_high``, ``lam``, the z (or t) ``statistic`` and
+        two-sided ``pvalue`` of mean = 0, ``n_labelled``, ``n_unlabelled``, ``df``.
+
+    Raises
+    ------
+    StatsInputError
+        As above, or a bad ``method`` or ``level``.
+
+    References
+    ----------
+    Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), "Prediction-powered inference",
+    Science 382(6671):669–674. Angelopoulos, Duchi & Zrnic (2023), "PPI++: Efficient
+    prediction-powered inference", arXiv:2311.01453.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.ppi import prediction_powered_mean
+    >>> r = prediction_powered_mean([1, 0, 1, 1, 0, 1, 0, 1], [1, 0, 1, 0, 0, 1, 1, 1],
+    ...                             [1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 1])
+    >>> round(r.estimate, 4), round(r.se, 4), round(r.lam, 4)
+    (0.6364, 0.1594, 0.274)
+    >>> round(r.ci_low, 4), round(r.ci_high, 4)
+    (0.3241, 0.9488)
     """
     method = check_choice("method", method, PPI_METHODS)
     level = check_level(level)
@@ -269,13 +350,51 @@ MEASURED = {"CR2": "5.2-6.1 % with 20 clusters, 5.1-5.2 % with 50, 4.9-5.2 % wit
 
 def few_clusters(vcov: str = "CR2") -> int:
     """Below this many clusters the cluster-robust prediction-powered test with ``vcov``
-    warns (:data:`FEW_CLUSTERS`)."""
+    warns (:data:`FEW_CLUSTERS`).
+
+    Parameters
+    ----------
+    vcov : {"CR2", "CR1"}, default "CR2"
+        The cluster-robust variance.
+
+    Returns
+    -------
+    int
+        The fewest clusters at which the measured size of the test was acceptable.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.ppi import few_clusters
+    >>> few_clusters("CR2"), few_clusters("CR1")
+    (50, 100)
+    """
     return FEW_CLUSTERS[vcov]
 
 
 def few_clusters_message(where: str, n_clusters: int, vcov: str = "CR2") -> str:
     """The warning of a cluster-robust prediction-powered test with fewer than
-    :func:`few_clusters` clusters, with its measured over-rejection."""
+    :func:`few_clusters` clusters, with its measured over-rejection.
+
+    Parameters
+    ----------
+    where : str
+        What the warning is about (e.g. ``"dataset 'd'"``), its first words.
+    n_clusters : int
+        The number of clusters.
+    vcov : {"CR2", "CR1"}, default "CR2"
+        The cluster-robust variance used.
+
+    Returns
+    -------
+    str
+        The warning text.
+
+    Examples
+    --------
+    >>> from ranger_eval.stats.ppi import few_clusters_message
+    >>> few_clusters_message("dataset 'd'", 6)
+    "dataset 'd': the cluster-robust prediction-powered test with 6 clusters rejects a true null somewhat too often (CR2 with Bell-McCaffrey df, ...); read p-values near alpha with care"
+    """
     how = "CR2 with Bell-McCaffrey df" if vcov == "CR2" else "CR1 on C - 1 df"
     return (f"{where}: the cluster-robust prediction-powered test with {n_clusters} "
             f"clusters rejects a true null somewhat too often ({how}, measured at "

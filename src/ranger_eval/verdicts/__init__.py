@@ -14,6 +14,7 @@ cross-validation folds (``correlated_ttests``, as ``ranger-eval bayes``).
 """
 from ..stats.ppi import PPI_METHODS, PPIResult
 from .aso import ASOAnalysis, ASOGroup, ASOResult, aso, aso_groups, multi_aso
+from .battle_counts import battle_counts, battles_from_scores
 from .bayes import (
     BayesAnalysis,
     BayesGroup,
@@ -24,7 +25,7 @@ from .bayes import (
     correlated_ttests,
     dataset_tests,
 )
-from .bradley_terry import Ratings, battle_counts, battles_from_scores, bradley_terry
+from .bradley_terry import Ratings, bradley_terry
 from .ppi import ppi_mean, ppi_mean_difference
 
 __all__ = ["ASOResult", "PPI_METHODS", "PPIResult", "Ratings", "battle_counts", "battles_from_scores", "bradley_terry",

@@ -182,7 +182,36 @@ def _ratios(f: np.ndarray, g: np.ndarray, dt: float = DT) -> tuple[np.ndarray, n
 def violation_ratio(treatment: object, control: object) -> float:
     """ε_W2 of the treatment (A) over the control (B): the share of the squared Wasserstein-2
     distance between the quantile functions where B is above A (module docstring; 0.5 for equal
-    quantile functions)."""
+    quantile functions).
+
+    Parameters
+    ----------
+    treatment, control : array_like
+        One score per run of A and of B (1-D; the lengths may differ).
+
+    Returns
+    -------
+    float
+        The violation ratio in [0, 1]: 0 when A's quantile function is never below B's.
+
+    Raises
+    ------
+    VerdictError
+        Scores that are not numbers, not 1-D, empty or non-finite.
+
+    References
+    ----------
+    del Barrio, Cuesta-Albertos & Matrán (2018), "An optimal transportation approach for
+    assessing almost stochastic order", in *The Mathematics of the Uncertain*, Springer.
+
+    Examples
+    --------
+    >>> from ranger_eval.verdicts.aso import violation_ratio
+    >>> violation_ratio([0.81, 0.83, 0.80, 0.84, 0.79], [0.78, 0.81, 0.77, 0.80, 0.76])
+    0.0
+    >>> violation_ratio([1, 2, 3, 4, 5], [1, 2, 3, 4, 5])
+    0.5
+    """
     xa, xb = _scores(treatment, "treatment"), _scores(control, "control")
     sa, sb = np.sort(xa), np.sort(xb)
     ratio, _ = _ratios(sa[_grid_index(len(sa))], sb[_grid_index(len(sb))])
@@ -487,7 +516,28 @@ def multi_aso(scores_by_system: object, *, level: float = _DEFAULT.level,
 # ------------------------------------------------------------------ verdicts in words, groups
 def format_epsilon(eps: float, threshold: float, decimals: int = 2) -> str:
     """ε_min with ``decimals`` decimals, or more when those would put it on the wrong side of
-    ``threshold`` (0.1996 is "0.1996", not "0.20", against τ = 0.2)."""
+    ``threshold`` (0.1996 is "0.1996", not "0.20", against τ = 0.2).
+
+    Parameters
+    ----------
+    eps : float
+        ε_min.
+    threshold : float
+        τ, the side of which the text must keep.
+    decimals : int, default 2
+        Fewest decimals shown.
+
+    Returns
+    -------
+    str
+        ``eps`` rounded to the fewest decimals (at least ``decimals``) that keep its side of τ.
+
+    Examples
+    --------
+    >>> from ranger_eval.verdicts.aso import format_epsilon
+    >>> format_epsilon(0.123, 0.2), format_epsilon(0.1996, 0.2)
+    ('0.12', '0.1996')
+    """
     below = eps < threshold
     tau = float(threshold_text(threshold))
     for places in range(decimals, max(decimals, 6) + 1):
@@ -499,7 +549,24 @@ def format_epsilon(eps: float, threshold: float, decimals: int = 2) -> str:
 
 def threshold_text(threshold: float) -> str:
     """τ as written in a verdict: ``0.2`` (``:g``), or its full ``repr`` when six digits would
-    change it."""
+    change it.
+
+    Parameters
+    ----------
+    threshold : float
+        τ.
+
+    Returns
+    -------
+    str
+        The shortest text that reads back as ``threshold``.
+
+    Examples
+    --------
+    >>> from ranger_eval.verdicts.aso import threshold_text
+    >>> threshold_text(0.2), threshold_text(0.1234567)
+    ('0.2', '0.1234567')
+    """
     text = f"{threshold:g}"
     return text if float(text) == threshold else repr(float(threshold))
 
@@ -509,7 +576,35 @@ def pair_verdict(name_a: str, name_b: str, eps_ab: float, eps_ba: float,
     """The verdict of one pair in words, from ε_min of A over B (``eps_ab``) and of B over A:
     "A almost stochastically dominates B (ε_min = 0.12 < 0.2)", or, when neither is below τ,
     "no almost stochastic order between A and B (ε_min = 0.48 and 0.52)" (A over B first).
-    With τ ≤ 0.5 at most one direction passes (ε_min(A, B) + ε_min(B, A) ≥ 1)."""
+    With τ ≤ 0.5 at most one direction passes (ε_min(A, B) + ε_min(B, A) ≥ 1).
+
+    Parameters
+    ----------
+    name_a, name_b : str
+        The two systems' names.
+    eps_ab, eps_ba : float
+        ε_min of A over B and of B over A.
+    threshold : float, default 0.2
+        τ, in (0, 0.5].
+
+    Returns
+    -------
+    str
+        The verdict sentence.
+
+    Raises
+    ------
+    VerdictError
+        ``threshold`` outside (0, 1].
+
+    Examples
+    --------
+    >>> from ranger_eval.verdicts.aso import pair_verdict
+    >>> pair_verdict("A", "B", 0.12, 0.95)
+    'A almost stochastically dominates B (ε_min = 0.12 < 0.2)'
+    >>> pair_verdict("A", "B", 0.48, 0.52)
+    'no almost stochastic order between A and B (ε_min = 0.48 and 0.52)'
+    """
     _check_threshold(threshold)
     for x, y, e in ((name_a, name_b, eps_ab), (name_b, name_a, eps_ba)):
         if e < threshold:
@@ -607,7 +702,33 @@ def bound_level(level: float, k: int, correction: str) -> float:
     Bonferroni's 1 − (1 − level)/K; deepsig's ``multi_aso`` rule level + (1 − level)/K (what
     ``multi_aso(correction="deepsig")`` does, deepsig 1.2.8's ``use_bonferroni=True``: it is not Bonferroni's and is less
     conservative for K > 1; for K = 1, two systems, ``level`` itself, where deepsig's
-    ``multi_aso`` would use 1 and give bounds of 1 or NaN); or ``level`` itself (``none``)."""
+    ``multi_aso`` would use 1 and give bounds of 1 or NaN); or ``level`` itself (``none``).
+
+    Parameters
+    ----------
+    level : float
+        The family's confidence level.
+    k : int
+        The number of systems of the matrix.
+    correction : {"bonferroni", "deepsig", "none"}
+        The multiplicity rule.
+
+    Returns
+    -------
+    float
+        The confidence level of each bound.
+
+    References
+    ----------
+    Ulmer, Hardmeier & Frellsen (2022), "deep-significance: Easy and meaningful statistical
+    significance testing in the age of neural networks", arXiv:2204.06815 (``multi_aso``).
+
+    Examples
+    --------
+    >>> from ranger_eval.verdicts.aso import bound_level
+    >>> [round(bound_level(0.95, 3, c), 6) for c in ("bonferroni", "deepsig", "none")]
+    [0.983333, 0.966667, 0.95]
+    """
     pairs = k * (k - 1) / 2
     if correction == "bonferroni":
         return 1 - (1 - level) / pairs
@@ -637,6 +758,62 @@ def aso_groups(runs: pd.DataFrame | Scores, *, level: float = _DEFAULT.level,
     system with fewer than :data:`MIN_SCORES` runs is a
     :class:`~ranger_eval.errors.VerdictError` naming the dataset, metric and system. The result
     carries the settings object (``.settings``).
+
+    Parameters
+    ----------
+    runs : DataFrame or Scores
+        One score per run (dataset, metric, system, seed, value), or Scores with a ``seed``
+        column.
+    level : float, default 0.95
+        Confidence level of each ε_min bound (before the correction).
+    n_resamples : int, default 1000
+        Bootstrap rounds of the violation ratio.
+    seed : int or None, default 0
+        Seed of the bootstrap (None: fresh entropy, not reproducible).
+    threshold : float, default 0.2
+        ε_min below it reads as "almost stochastically dominates".
+    correction : {"bonferroni", "deepsig", "none"}, default "bonferroni"
+        Multiplicity correction of the bounds within a dataset × metric (:func:`bound_level`).
+    higher_is_better : bool, default True
+        Direction of the scores.
+    datasets, metrics, systems : sequence of str, optional
+        The subsets compared, in this order (default: all, in order of appearance).
+    settings : ASOSettings, optional
+        All of the above in one object (the keywords must then be left at their defaults).
+
+    Returns
+    -------
+    ASOAnalysis
+        ``groups`` (one :class:`ASOGroup` per dataset × metric: the ε_min ``matrix``, its
+        ``verdicts()``), the settings used, and ``skipped``.
+
+    Raises
+    ------
+    VerdictError
+        An unknown dataset, metric or system, or a system with fewer than :data:`MIN_SCORES`
+        runs.
+
+    References
+    ----------
+    Dror, Shlomov & Reichart (2019), "Deep Dominance — How to Properly Compare Deep Neural
+    Models", ACL 2019. del Barrio, Cuesta-Albertos & Matrán (2018), "An optimal transportation
+    approach for assessing almost stochastic order", in *The Mathematics of the Uncertain*,
+    Springer. Ulmer, Hardmeier & Frellsen (2022), "deep-significance: Easy and meaningful
+    statistical significance testing in the age of neural networks", arXiv:2204.06815.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.verdicts.aso import aso_groups
+    >>> runs = pd.DataFrame({"dataset": "d", "metric": "acc", "system": ["A"] * 5 + ["B"] * 5,
+    ...                      "seed": list(range(5)) * 2,
+    ...                      "value": [0.81, 0.83, 0.80, 0.84, 0.79, 0.78, 0.81, 0.77, 0.80, 0.76]})
+    >>> result = aso_groups(runs, n_resamples=200, seed=0)
+    >>> group = result.groups[0]
+    >>> round(float(group.matrix.loc["A", "B"]), 3), round(float(group.matrix.loc["B", "A"]), 3)
+    (0.084, 1.0)
+    >>> group.verdicts()
+    ['A almost stochastically dominates B (ε_min = 0.08 < 0.2)']
     """
     s = resolve_settings(ASOSettings, {
         "level": level, "n_resamples": n_resamples, "seed": seed, "threshold": threshold,

@@ -601,6 +601,59 @@ def correlated_ttests(scores: Any, *, rope: float = _DEFAULT.rope,
     equal it. Items one system lacks, a seed one system lacks, or a run without every fold are
     errors naming the dataset, metric and systems (never dropped). The result carries the
     settings object (``.settings``).
+
+    Parameters
+    ----------
+    scores : Scores
+        Per-fold scores (item = fold), optionally with a ``seed`` column (seed = run).
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, in score units.
+    runs : int, optional
+        Repetitions of the cross-validation when there is no seed column (default 1).
+    level : float, default 0.95
+        Posterior probability a verdict needs.
+    higher_is_better : bool, default True
+        Direction of the scores.
+    datasets, metrics, systems : sequence of str, optional
+        The subsets compared (default: all).
+    settings : BayesSettings, optional
+        All of the above in one object (``test="correlated-t"``).
+
+    Returns
+    -------
+    BayesAnalysis
+        One :class:`BayesGroup` per dataset × metric with a :class:`BayesResult` per pair
+        (``p_left``, ``p_rope``, ``p_right``, ``verdict``); ``to_frame()`` gives one row each.
+
+    Raises
+    ------
+    VerdictError
+        Not Scores, another ``test``, an unknown dataset/metric/system, fewer than two systems,
+        unmatched folds or seeds, or ``runs`` given with a seed column.
+
+    References
+    ----------
+    Corani & Benavoli (2015), "A Bayesian approach for comparing cross-validated algorithms on
+    multiple data sets", Machine Learning 100:285–304. Nadeau & Bengio (2003), "Inference for
+    the generalization error", Machine Learning 52:239–281. Benavoli, Corani, Demšar & Zaffalon
+    (2017), "Time for a change: a tutorial for comparing multiple classifiers through Bayesian
+    analysis", JMLR 18.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.verdicts.bayes import correlated_ttests
+    >>> folds = rg.Scores(pd.DataFrame({
+    ...     "dataset": "d", "metric": "acc", "system": ["A"] * 10 + ["B"] * 10,
+    ...     "item": list(range(10)) * 2,
+    ...     "value": [0.81, 0.83, 0.80, 0.84, 0.82, 0.85, 0.79, 0.83, 0.81, 0.80,
+    ...               0.78, 0.80, 0.79, 0.80, 0.77, 0.83, 0.78, 0.80, 0.79, 0.78]}))
+    >>> row = correlated_ttests(folds, rope=0.01).to_frame().iloc[0]
+    >>> [round(float(row[p]), 4) for p in ("p_left", "p_rope", "p_right")]
+    [0.9888, 0.0111, 0.0001]
+    >>> row["verdict"]
+    'A is better than B by more than the ROPE (P(A better) = 0.99, ROPE ±0.01)'
     """
     s = resolve_settings(BayesSettings, {
         "rope": rope, "runs": runs, "level": level, "higher_is_better": higher_is_better,
@@ -725,6 +778,64 @@ def dataset_tests(table: Any, *, test: str = _DEFAULT.test, rope: float = _DEFAU
     datasets where both have a result; the datasets left out are named in a warning; fewer
     than two shared datasets is a :class:`VerdictError` naming the pair. The result carries the
     settings object (``.settings``).
+
+    Parameters
+    ----------
+    table : DataFrame or Scores
+        Datasets × systems scores, or Scores (one analysis per metric).
+    test : {"signed-rank", "sign"}
+        The test; must be given (the settings' default ``"correlated-t"`` is refused).
+    rope : float, default 0.0
+        Half-width of the region of practical equivalence, in score units.
+    prior : float, optional
+        Strength of the Dirichlet process prior (default: baycomp's, 0.5 signed-rank, 1 sign).
+    prior_place : {"rope", "left", "right"}, default "rope"
+        Where the sign test puts its prior pseudo-observation.
+    n_draws : int, default 50000
+        Posterior draws (Monte Carlo).
+    seed : int, default 0
+        Seed of the draws.
+    level : float, default 0.95
+        Posterior probability a verdict needs.
+    higher_is_better : bool, default True
+        Direction of the scores.
+    datasets, metrics, systems : sequence of str, optional
+        The subsets compared (default: all).
+    settings : BayesSettings, optional
+        All of the above in one object.
+
+    Returns
+    -------
+    BayesAnalysis
+        One :class:`BayesGroup` per metric with a :class:`BayesResult` per pair of systems;
+        ``to_frame()`` gives one row each, with the Monte Carlo error ``mc_se``.
+
+    Raises
+    ------
+    VerdictError
+        ``test="correlated-t"``, a table of another type, an unknown dataset/metric/system, or a
+        pair with fewer than two shared datasets.
+
+    References
+    ----------
+    Benavoli, Corani, Mangili, Zaffalon & Ruggeri (2014), "A Bayesian Wilcoxon signed-rank test
+    based on the Dirichlet process", ICML 2014. Benavoli, Corani, Demšar & Zaffalon (2017),
+    "Time for a change: a tutorial for comparing multiple classifiers through Bayesian
+    analysis", JMLR 18.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ranger_eval.verdicts.bayes import dataset_tests
+    >>> wide = pd.DataFrame({"A": [0.81, 0.72, 0.90, 0.65, 0.77, 0.88],
+    ...                      "B": [0.78, 0.70, 0.86, 0.66, 0.74, 0.85]},
+    ...                     index=[f"d{i}" for i in range(6)])
+    >>> row = dataset_tests(wide, test="signed-rank", rope=0.01, n_draws=2000,
+    ...                     seed=0).to_frame().iloc[0]
+    >>> [float(row[p]) for p in ("p_left", "p_rope", "p_right")]
+    [0.994, 0.0025, 0.0035]
+    >>> row["verdict"]
+    'A is better than B by more than the ROPE (P(A better) = 0.99, ROPE ±0.01)'
     """
     import pandas as pd
 

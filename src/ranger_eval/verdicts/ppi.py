@@ -51,6 +51,7 @@ import pandas as pd
 from ..errors import Hint, VerdictError
 from ..formatting import preview
 from ..scores import Scores, as_scores
+from ..settings import PPISettings, resolve_settings
 from ..stats.clustered import VCOVS
 from ..stats.judged import align_pair, checked_ppi, item_cluster_codes, judged_items
 from ..stats.ppi import PPI_METHODS, PPIResult, few_clusters, few_clusters_message
@@ -97,6 +98,32 @@ def _resolve(scores: Scores, dataset: str | None, metric: str | None) -> tuple[s
     return dataset, _metric(scores, in_dataset, dataset, metric)
 
 
+#: the defaults of ppi_mean's and ppi_mean_difference's keywords: their settings object's
+_DEFAULT = PPISettings()
+
+
+def _settings(method: str, level: float, cluster_se: str, settings: PPISettings | None,
+              where: str) -> tuple[str, float, str]:
+    """The call's ``method``, ``level`` and ``cluster_se``: those of ``settings`` when given
+    (a keyword other than its default next to it is a SettingsError naming the clash)."""
+    if settings is None:
+        return method, level, cluster_se
+    settings = resolve_settings(PPISettings, {"method": method, "level": level,
+                                              "cluster_se": cluster_se}, settings, where=where)
+    return settings.method, settings.level, settings.cluster_se
+
+
+def _record(result: PPIResult, settings: PPISettings | None, cluster_se: str,
+            where: str) -> PPIResult:
+    """``result`` carrying the call's settings (built from its checked values when the call
+    passed keywords)."""
+    if settings is None:
+        settings = resolve_settings(PPISettings, {
+            "method": result.method, "level": result.level,
+            "cluster_se": cluster_se}, None, where=where)
+    return replace(result, settings=settings)
+
+
 def _method(method: object) -> str:
     if method not in PPI_METHODS:
         raise VerdictError(f"method must be one of {', '.join(PPI_METHODS)}; got {method!r}")
@@ -123,9 +150,10 @@ def ppi_mean(
     system: str,
     dataset: str | None = None,
     metric: str | None = None,
-    method: str = "ppi++",
-    level: float = 0.95,
-    cluster_se: str = "CR2",
+    method: str = _DEFAULT.method,
+    level: float = _DEFAULT.level,
+    cluster_se: str = _DEFAULT.cluster_se,
+    settings: PPISettings | None = None,
 ) -> PPIResult:
     """The prediction-powered estimate and confidence interval of ``system``'s mean human score.
 
@@ -158,6 +186,10 @@ def ppi_mean(
         Level of the interval.
     cluster_se : {"CR2", "CR1"}, default "CR2"
         The cluster-robust variance, with a ``cluster`` column.
+    settings : PPISettings, optional
+        A :class:`~ranger_eval.settings.PPISettings` instead of ``method``, ``level`` and
+        ``cluster_se`` (a keyword other than its default next to it is a ``SettingsError``);
+        the result carries the call's settings (``.settings``).
 
     Returns
     -------
@@ -195,6 +227,8 @@ def ppi_mean(
     >>> round(d.estimate, 4), round(d.pvalue, 4), d.n_labelled, d.n_unlabelled
     (0.4, 0.0679, 5, 5)
     """
+    given = settings
+    method, level, cluster_se = _settings(method, level, cluster_se, settings, "ppi_mean")
     scores = as_scores(scores, what="ppi_mean", error=VerdictError)
     method = _method(method)
     cluster_se = _cluster_se(cluster_se, scores, "ppi_mean")
@@ -209,8 +243,9 @@ def ppi_mean(
                          clusters=None if codes is None else (codes[labelled],
                                                               codes[~labelled]),
                          vcov=cluster_se)
-    return _finish(replace(result, dataset=dataset, metric=metric, systems=(str(system),)),
-                   scores, codes, what)
+    return _record(_finish(replace(result, dataset=dataset, metric=metric,
+                                   systems=(str(system),)), scores, codes, what),
+                   given, cluster_se, "ppi_mean")
 
 
 def _finish(result: PPIResult, scores: Scores, codes: np.ndarray | None,
@@ -232,9 +267,10 @@ def ppi_mean_difference(
     control: str,
     dataset: str | None = None,
     metric: str | None = None,
-    method: str = "ppi++",
-    level: float = 0.95,
-    cluster_se: str = "CR2",
+    method: str = _DEFAULT.method,
+    level: float = _DEFAULT.level,
+    cluster_se: str = _DEFAULT.cluster_se,
+    settings: PPISettings | None = None,
 ) -> PPIResult:
     """The prediction-powered estimate and interval of the mean paired difference
     ``treatment − control`` of human scores, for two systems judged on the same items.
@@ -267,6 +303,10 @@ def ppi_mean_difference(
         Level of the interval.
     cluster_se : {"CR2", "CR1"}, default "CR2"
         The cluster-robust variance, with a ``cluster`` column.
+    settings : PPISettings, optional
+        A :class:`~ranger_eval.settings.PPISettings` instead of ``method``, ``level`` and
+        ``cluster_se`` (a keyword other than its default next to it is a ``SettingsError``);
+        the result carries the call's settings (``.settings``).
 
     Returns
     -------
@@ -303,6 +343,8 @@ def ppi_mean_difference(
     >>> d.n_labelled, d.n_unlabelled, d.n_partial
     (5, 3, 0)
     """
+    given = settings
+    method, level, cluster_se = _settings(method, level, cluster_se, settings, "ppi_mean_difference")
     scores = as_scores(scores, what="ppi_mean_difference", error=VerdictError)
     method = _method(method)
     cluster_se = _cluster_se(cluster_se, scores, "ppi_mean_difference")
@@ -327,6 +369,7 @@ def ppi_mean_difference(
     codes = item_cluster_codes(scores, dataset, t.items)
     result = pair.difference(what=what, method=method, level=level, error=VerdictError,
                              clusters=codes, vcov=cluster_se)
-    return _finish(replace(result, dataset=dataset, metric=metric,
-                           systems=(str(treatment), str(control)), n_partial=n_partial),
-                   scores, codes, what)
+    return _record(_finish(replace(result, dataset=dataset, metric=metric,
+                                   systems=(str(treatment), str(control)),
+                                   n_partial=n_partial), scores, codes, what),
+                   given, cluster_se, "ppi_mean_difference")

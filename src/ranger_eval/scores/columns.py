@@ -1,0 +1,24 @@
+"""The column names of a Scores table and their roles: required and optional columns, the
+cluster, sample and human-value columns, bounds, the default metric and missing-value policies.
+"""
+from __future__ import annotations
+
+REQUIRED = ("dataset", "system", "item", "value")
+OPTIONAL = ("metric", "seed", "sample", "cluster", "human_value", "label", "prediction")
+LABEL = "label"
+PREDICTION = "prediction"
+#: optional column: the cluster (passage, document, conversation, template …) of an item
+CLUSTER = "cluster"
+#: key of a frame's ``attrs`` holding the user's name of the cluster field (module docstring)
+CLUSTER_NAME = "ranger_eval.cluster_name"
+#: key of a frame's ``attrs`` holding the declared range of each metric, ``{metric: (lo, hi)}``
+#: (:meth:`Scores.with_bounds`; YAML ``bounds:``)
+BOUNDS = "ranger_eval.bounds"
+#: optional column: which of K generations of one system on one item a row is
+SAMPLE = "sample"
+#: optional column: a human score of the row's output where one exists (NaN elsewhere)
+HUMAN_VALUE = "human_value"
+DEFAULT_METRIC = "score"
+MISSING_POLICIES = ("error", "intersect")
+#: identifier columns; index levels with these names become columns (``df.reset_index()``)
+KEY_COLUMNS = ("dataset", "system", "metric", "item", "seed", "sample")
