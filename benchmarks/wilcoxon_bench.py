@@ -79,7 +79,7 @@ def main() -> None:
                  for d in range(DATASETS) for i, j in pairs]
         peer = time.perf_counter() - t0
         rows.append((ours, peer))
-        print(f"round: ours {ours:.3f} s, scipy loop {peer:.3f} s, ratio {peer / ours:.2f}x",
+        print(f"round: ours {ours:.3f} s, peer loop {peer:.3f} s, ratio {peer / ours:.2f}x",
               flush=True)
     table = comp.to_frame()
     ours_p = dict(zip(zip(table["dataset"], table["system_a"], table["system_b"], strict=True),
