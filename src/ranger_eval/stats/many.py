@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._hodges_lehmann import R_EXACT_BELOW_N, r_asymptotic_interval_rows, signrank_parts_rows
 from ._scale import (
     SAFE_HI,
     SAFE_LO,
@@ -57,6 +58,7 @@ from ._scale import (
 from ._validation import StatsInputError, check_alternative, check_level
 from .resampling import _index  # row indices, checked the same way
 from .results import ManyTestResult
+from .tests import wilcoxon
 
 __all__ = [
     "PairedMoments",
@@ -930,9 +932,6 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
     [0.0163, 0.0116, -0.0079]
     """
     from scipy.special import ndtr
-
-    from ._hodges_lehmann import R_EXACT_BELOW_N, r_asymptotic_interval_rows, signrank_parts_rows
-    from .tests import wilcoxon
 
     check_alternative(alternative)
     level = check_level(level)
