@@ -15,7 +15,6 @@ from ..errors import MetaInputError
 from ..formatting import format_level, format_pvalue
 from ..settings import MetaSettings, signature_fields
 from ..signature import FIELDS, Signature, make_signature, parse_signature
-from ..stats.power import minimum_detectable_effect
 from ._distributions import _crit
 from .fit import _fit_any
 from .verdict import MarginVerdict, margin_verdict
@@ -152,6 +151,8 @@ class MetaResult(_ResultText):
         significant (or its se is not positive)."""
         if not self.pvalue > 1.0 - self.level:
             return math.nan
+        from ..stats.power import minimum_detectable_effect  # lazy: docs/architecture.md, Imports
+
         return minimum_detectable_effect(float(self.se), None if self.df is None
                                          else float(self.df), level=self.level)
 
