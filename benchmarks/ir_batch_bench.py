@@ -3,7 +3,10 @@
     python benchmarks/ir_batch_bench.py [--runs 20] [--queries 500] [--docs 1000] [--max-judged 20]
                                         [--repeats 1] [--data DIR] [--seed 0]
                                         [--tools ranger_eval,ranger_eval[loop],...]
-                                        [--trec-eval PATH]
+                                        [--trec-eval PATH] [--interleave N]
+
+    # the issue-29 row: 10 runs x 200,000 lines, ratios from 7 interleaved repeats in one process
+    python benchmarks/ir_batch_bench.py --runs 10 --queries 200 --docs 1000 --interleave 7
 
 Workload: one qrels file and --runs TREC runs of --queries × --docs lines each
 (20 runs × 500 × 1,000 = 20 × 500,000 lines by default), read from files and evaluated with
@@ -28,6 +31,11 @@ a fresh process, after the import) and "warm" (best of --repeats more calls):
   trec_eval            the trec_eval binary (--trec-eval PATH, or `trec_eval` on PATH) run once per
                        run as a process, ``trec_eval -c -m ndcg_cut.10 -m map -m recip_rank -q``,
                        its output read back (2 processes at a time, like the 2-core pool elsewhere)
+With ``--interleave N`` the tools run instead in this one process, one call of each in turn,
+N times after a warm-up call each: the ratio of each round (peer / ranger_eval batch) is taken
+from calls made seconds apart, so load from other processes on a shared machine hits both sides
+alike; the median ratio over the rounds is reported, in wall time and in CPU time (all threads),
+with the peak RSS of the process after ranger_eval's calls (before any peer ran).
 Agreement: the per-query values of every tool on the first run are compared with ranger_eval's
 (pytrec_eval ranks float32 scores, so small differences are expected only where float32 rounding
 ties scores; ranx breaks ties differently).
@@ -317,6 +325,57 @@ def report(results: list[dict], meta: dict) -> None:
         print(_table(rows, ["tool", "common q", *MEASURES]))
 
 
+def interleaved(tools: list[str], qrels: Path, runs: list[Path], rounds: int,
+                trec_eval: str | None) -> None:
+    """Run ``tools`` in this process, one call each in turn, ``rounds`` times after a warm-up
+    call each; print the median per-round ratios (wall and CPU) to ranger_eval's batch call."""
+    import gc
+    import resource
+    import statistics
+
+    order = ["ranger_eval", *[t for t in tools if t != "ranger_eval"]]
+    jobs, rss = {}, 0.0
+    for name in order:
+        try:
+            version, job, _, note = _tool(name, str(qrels), [str(r) for r in runs], trec_eval)
+        except ImportError as exc:
+            print(f"  {name}: not installed ({exc})")
+            continue
+        job()  # warm-up (imports, numba compilation, page cache)
+        if name == "ranger_eval":  # ru_maxrss: KiB on Linux; before any peer ran
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        jobs[name] = (version, job, note)
+    wall: dict[str, list[float]] = {n: [] for n in jobs}
+    cpu: dict[str, list[float]] = {n: [] for n in jobs}
+    for _ in range(rounds):
+        for name, (_, job, _) in jobs.items():
+            gc.collect()
+            t, c = time.perf_counter(), time.process_time()
+            res = job()
+            wall[name].append(time.perf_counter() - t)
+            cpu[name].append(time.process_time() - c)
+            del res
+    base = "ranger_eval"
+    rows = []
+    for name, (version, _, note) in jobs.items():
+        ratio_w = [p / b for p, b in zip(wall[name], wall[base], strict=True)]
+        ratio_c = [p / b for p, b in zip(cpu[name], cpu[base], strict=True)]
+        rows.append([name, version, f"{statistics.median(wall[name]):.3f}",
+                     f"{statistics.median(cpu[name]):.3f}",
+                     f"{statistics.median(ratio_w):.2f}x", f"{statistics.median(ratio_c):.2f}x",
+                     f"{min(ratio_w):.2f}-{max(ratio_w):.2f}", note])
+    print(f"\ninterleaved: {rounds} rounds in one process (median per-round ratio to "
+          f"ranger_eval's batch call; cpu = all threads of the process)")
+    print(_table(rows, ["tool", "version", "wall s", "cpu s", "wall ratio", "cpu ratio",
+                        "wall ratio range", "note"]))
+    print(f"peak RSS after ranger_eval's calls: {rss:.0f} MiB")
+    if "pytrec_eval" in jobs:
+        s = statistics.median([p / b for p, b in zip(wall["pytrec_eval"], wall[base],
+                                                     strict=True)])
+        print(f"  batch vs pytrec_eval  {s:6.2f}x faster (target >= 8x)  "
+              f"{'MET' if s >= 8 else 'NOT MET'}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -329,6 +388,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--trec-eval", default=None, help="path of a trec_eval binary")
+    ap.add_argument("--interleave", type=int, default=0, metavar="N",
+                    help="run the tools in this process, in turn, N rounds; report median ratios")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--qrels", help=argparse.SUPPRESS)
     ap.add_argument("--run-list", help=argparse.SUPPRESS)
@@ -349,6 +410,9 @@ def main(argv: list[str] | None = None) -> None:
         t = time.perf_counter()
         qrels, runs, meta = generate(folder, a.runs, a.queries, a.docs, a.max_judged, a.seed)
         print(f"data in {folder} ({time.perf_counter() - t:.1f} s)", flush=True)
+        if a.interleave > 0:
+            interleaved(tools, qrels, runs, a.interleave, trec_eval)
+            return
         results = []
         for tool in tools:
             print(f"running {tool} ...", flush=True)
