@@ -244,21 +244,28 @@ def describe_arrays(
     y = np.ldexp(values, -exp[group])  # |y| < 1 in every group
     mean_s = np.bincount(group, weights=y, minlength=n_groups) / n
     dev = y - mean_s[group]
+    dev2 = dev * dev
+    total = np.bincount(group, weights=dev2, minlength=n_groups)
     if cluster is None:
-        ccode = np.arange(values.size, dtype=np.int64)
+        # every item its own cluster (m = 1, S_k = dev): the cluster sums below are then the
+        # item sums, added in the same order, so the same floats, without five row-length
+        # arrays (ccode, cl_group, m, s_k and its square) at 1,000,000 datasets
+        c = n
+        sum_s2 = between = total
+        sum_m2 = n
     else:
         ccode = pd.factorize(np.asarray(cluster, dtype=np.int64))[0].astype(np.int64)
-    n_cl = int(ccode.max()) + 1 if ccode.size else 0
-    cl_group = np.zeros(n_cl, dtype=np.int64)
-    cl_group[ccode] = group
-    m = np.bincount(ccode, minlength=n_cl).astype(np.float64)
-    s_k = np.bincount(ccode, weights=dev, minlength=n_cl)
-    c = np.bincount(cl_group, minlength=n_groups).astype(np.float64)
-    sum_s2 = np.bincount(cl_group, weights=s_k * s_k, minlength=n_groups)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        between = np.bincount(cl_group, weights=s_k * s_k / m, minlength=n_groups)
-    total = np.bincount(group, weights=dev * dev, minlength=n_groups)
-    sum_m2 = np.bincount(cl_group, weights=m * m, minlength=n_groups)
+        n_cl = int(ccode.max()) + 1 if ccode.size else 0
+        cl_group = np.zeros(n_cl, dtype=np.int64)
+        cl_group[ccode] = group
+        m = np.bincount(ccode, minlength=n_cl).astype(np.float64)
+        s_k = np.bincount(ccode, weights=dev, minlength=n_cl)
+        c = np.bincount(cl_group, minlength=n_groups).astype(np.float64)
+        sum_s2 = np.bincount(cl_group, weights=s_k * s_k, minlength=n_groups)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            between = np.bincount(cl_group, weights=s_k * s_k / m, minlength=n_groups)
+        sum_m2 = np.bincount(cl_group, weights=m * m, minlength=n_groups)
+    del dev, dev2
     core = describe_sums(n, c, total=total, sum_s2=sum_s2, between=between, sum_m2=sum_m2,
                          level=level)
     se_s, half, icc, deff, df = (core["se"], core["half"], core["icc"], core["design_effect"],
@@ -397,7 +404,10 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         scores = scores.with_bounds(bounds)
     declared = scores.bounds
     df = scores.table
-    stats = scores.sample_stats()
+    # per row K and the within-item variance: only a table with a ``sample`` column has any
+    # (otherwise K = 1 and no within variance on every row, describe_arrays' defaults: two
+    # row-length columns fewer held at 1,000,000 datasets)
+    stats = scores.sample_stats() if scores.has_samples else None
     rows: np.ndarray | None = None  # the table's rows described (None: all of them)
     if groups is not None:
         wanted = pd.MultiIndex.from_tuples([(str(d), str(m)) for d, m in groups])
@@ -406,7 +416,9 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         rows = np.flatnonzero(keep)  # then the exact pairs, on those rows only
         pairs = pd.MultiIndex.from_arrays([df["dataset"].iloc[rows], df["metric"].iloc[rows]])
         rows = rows[pairs.isin(wanted)]
-        df, stats = df.iloc[rows].reset_index(drop=True), stats.iloc[rows].reset_index(drop=True)
+        df = df.iloc[rows].reset_index(drop=True)
+        if stats is not None:
+            stats = stats.iloc[rows].reset_index(drop=True)
         if df.empty:
             raise StatsInputError(f"describe: no scores in the groups {list(wanted)[:5]}")
     if "set_metric" in df.columns and df["set_metric"].notna().any():
@@ -417,22 +429,30 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         keep_rows = np.flatnonzero(~df["metric"].isin(left_out).to_numpy(dtype=bool))
         rows = keep_rows if rows is None else rows[keep_rows]
         df = df.iloc[keep_rows].reset_index(drop=True)
-        stats = stats.iloc[keep_rows].reset_index(drop=True)
+        if stats is not None:
+            stats = stats.iloc[keep_rows].reset_index(drop=True)
         warnings.warn(f"describe: {', '.join(left_out)} left out: set-level metrics, computed "
                       "over the whole set (their per-item rows are not scores to average); "
                       "compare tests them by resampling the items", UserWarning, stacklevel=2)
         if df.empty:
             raise StatsInputError(f"describe: only set-level metrics ({', '.join(left_out)}): "
                                   "no per-item scores to describe")
-    keys = ["dataset", "metric", "system", "item"]
-    frame = pd.DataFrame({k: df[k] for k in keys})
-    frame["value"] = df["value"].to_numpy(dtype=np.float64)
-    frame["within_var"] = stats["within_var"].to_numpy()
-    frame["k_samples"] = stats["k_samples"].to_numpy()
+    values = df["value"].to_numpy(dtype=np.float64)
+    within_var = None if stats is None else stats["within_var"].to_numpy(dtype=np.float64)
+    k_samples = None if stats is None else stats["k_samples"].to_numpy(dtype=np.int64)
     clustered = scores.has_cluster
-    if clustered:
-        frame[CLUSTER] = df[CLUSTER]
+    cluster_col = df[CLUSTER] if clustered else None
+    frame: pd.DataFrame | None = None  # the rows averaged over seeds (with seeds only)
     if scores.has_seeds:  # the item's value is the mean of its seeds (as compare's)
+        keys = ["dataset", "metric", "system", "item"]
+        frame = pd.DataFrame({k: df[k] for k in keys})
+        frame["value"] = values
+        frame["within_var"] = (np.full(values.size, np.nan) if within_var is None
+                               else within_var)
+        frame["k_samples"] = np.ones(values.size, dtype=np.int64) if k_samples is None \
+            else k_samples
+        if clustered:
+            frame[CLUSTER] = cluster_col
         agg: dict[str, tuple[str, str]] = {
             "value": ("value", "mean"), "within_var": ("within_var", "mean"),
             "k_samples": ("k_samples", "max"), "n_seeds": ("value", "size")}
@@ -440,6 +460,10 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
             agg[CLUSTER] = (CLUSTER, "first")
         frame = frame.groupby(keys, sort=False, observed=True).agg(**agg).reset_index()
         weight = 1.0 / frame["n_seeds"].to_numpy(dtype=np.float64)
+        values = frame["value"].to_numpy(dtype=np.float64)
+        within_var = frame["within_var"].to_numpy(dtype=np.float64)
+        k_samples = frame["k_samples"].to_numpy(dtype=np.int64)
+        cluster_col = frame[CLUSTER] if clustered else None
     else:
         weight = None
     order = []
@@ -459,6 +483,7 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
             names_of[c] = listed
             order.append(pd.Index(listed).get_indexer(uniques).astype(np.int64)[codes])
     else:
+        assert frame is not None  # the seeds' averaged rows
         for c, names in (("dataset", scores.datasets), ("metric", scores.metrics),
                          ("system", scores.systems)):
             present = set(pd.unique(frame[c]).tolist())
@@ -467,13 +492,18 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
             order.append(pd.Index(listed).get_indexer(frame[col]).astype(np.int64))
     datasets, metrics, systems = names_of["dataset"], names_of["metric"], names_of["system"]
     n_m, n_s = len(metrics), len(systems)
-    flat = (order[0] * n_m + order[1]) * n_s + order[2]
-    uniq, group = np.unique(flat, return_inverse=True)
+    flat = order.pop(0)  # (dataset · n_m + metric) · n_s + system, in place
+    flat *= n_m
+    flat += order.pop(0)
+    flat *= n_s
+    flat += order.pop(0)
+    uniq, group = _unique_inverse(flat, len(datasets) * n_m * n_s)
+    del flat
     cluster = None
     if clustered:
         # clusters are nested in datasets, and a group is one dataset × metric × system: the
         # cluster of a row is (group, cluster id), as integer codes (no MultiIndex of tuples)
-        ccodes, cuniq = pd.factorize(frame[CLUSTER])
+        ccodes, cuniq = pd.factorize(cluster_col)
         cluster = group.astype(np.int64) * max(len(cuniq), 1) + ccodes
     counts = (np.bincount(group) if cluster is None else
               np.bincount(group[np.unique(cluster, return_index=True)[1]]))
@@ -485,21 +515,43 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         raise too_few_units((datasets[d], metrics[mi], systems[si]), int(counts[few[0]]),
                             few.size, clustered)
     out = describe_arrays(
-        frame["value"].to_numpy(dtype=np.float64), group, cluster, n_groups=uniq.size,
-        level=level, within_var=frame["within_var"].to_numpy(dtype=np.float64),
-        k_samples=frame["k_samples"].to_numpy(dtype=np.int64), within_weight=weight)
+        values, group, cluster, n_groups=uniq.size, level=level, within_var=within_var,
+        k_samples=k_samples, within_weight=weight)
     d_of, rest_of = np.divmod(uniq, n_m * n_s)
     m_of, s_of = np.divmod(rest_of, n_s)
     out["interval"] = np.full(uniq.size, "t", dtype=object)
     if interval == "auto":
         lo, hi = _group_bounds(scores, declared, datasets, metrics, d_of, m_of)
-        values = frame["value"].to_numpy(dtype=np.float64)
         off = ~((values == lo[group]) | (values == hi[group]))
         binary = np.bincount(group, weights=off.astype(np.float64), minlength=uniq.size) == 0
         auto_intervals(out, lower=lo, upper=hi, binary=binary, clustered=clustered, level=level)
     return describe_table(
         np.asarray(datasets, dtype=object)[d_of], np.asarray(metrics, dtype=object)[m_of],
         np.asarray(systems, dtype=object)[s_of], out, level=level, clustered=clustered)
+
+
+def _unique_inverse(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(codes, return_inverse=True)`` of non-negative integer ``codes`` below
+    ``size``: the sorted distinct codes and each code's index among them. When ``size`` is at
+    most a few times the number of codes, by a count per possible code (no sort, no sorted
+    copy: the same two arrays in linear time and less memory at millions of rows); otherwise
+    by ``numpy.unique``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> u, inv = _unique_inverse(np.array([5, 2, 5, 0]), 8)
+    >>> u.tolist(), inv.tolist()
+    ([0, 2, 5], [2, 1, 2, 0])
+    """
+    if size > 4 * codes.size + 1024:
+        uniq, inverse = np.unique(codes, return_inverse=True)
+        return uniq, inverse.reshape(-1).astype(np.int64, copy=False)
+    seen = np.zeros(size, dtype=bool)
+    seen[codes] = True
+    rank = np.cumsum(seen, dtype=np.int64)
+    rank -= 1
+    return np.flatnonzero(seen), rank[codes]
 
 
 def auto_intervals(out: dict[str, np.ndarray], *, lower: np.ndarray, upper: np.ndarray,
