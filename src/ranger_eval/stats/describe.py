@@ -250,11 +250,13 @@ def describe_arrays(
         # every item its own cluster (m = 1, S_k = dev): the cluster sums below are then the
         # item sums, added in the same order, so the same floats, without five row-length
         # arrays (ccode, cl_group, m, s_k and its square) at 1,000,000 datasets
-        c = n
-        sum_s2 = between = total
-        sum_m2 = n
+        c: np.ndarray = n
+        sum_s2: np.ndarray = total
+        between: np.ndarray = total
+        sum_m2: np.ndarray = n
     else:
-        ccode = pd.factorize(np.asarray(cluster, dtype=np.int64))[0].astype(np.int64)
+        ccode: np.ndarray = pd.factorize(np.asarray(cluster, dtype=np.int64))[0].astype(
+            np.int64)
         n_cl = int(ccode.max()) + 1 if ccode.size else 0
         cl_group = np.zeros(n_cl, dtype=np.int64)
         cl_group[ccode] = group
@@ -500,7 +502,7 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
     uniq, group = _unique_inverse(flat, len(datasets) * n_m * n_s)
     del flat
     cluster = None
-    if clustered:
+    if cluster_col is not None:
         # clusters are nested in datasets, and a group is one dataset × metric × system: the
         # cluster of a row is (group, cluster id), as integer codes (no MultiIndex of tuples)
         ccodes, cuniq = pd.factorize(cluster_col)
