@@ -187,3 +187,21 @@ def test_values_near_the_float64_limit_are_described_on_their_own_scale(clustere
         np.testing.assert_array_equal(got[col].to_numpy(), np.ldexp(ref[col].to_numpy(), 1000))
     assert np.isfinite(got[["mean", "se", "ci_low", "ci_high"]].to_numpy()).all()
     np.testing.assert_array_equal(got["icc"].to_numpy(), ref["icc"].to_numpy())
+
+
+@pytest.mark.parametrize("size_factor", [1, 3, 100])  # counting path; counting; np.unique fallback
+@pytest.mark.parametrize("n", [0, 1, 7, 5000])
+def test_unique_inverse_equals_numpy_unique(n, size_factor):
+    """The counting form of ``np.unique(codes, return_inverse=True)`` that describe uses to avoid
+    sorting millions of group codes gives numpy's two arrays exactly, on both of its paths."""
+    import numpy as np
+
+    from ranger_eval.stats.describe import _unique_inverse
+
+    rng = np.random.default_rng(n + size_factor)
+    size = max(1, n * size_factor) + (2000 if size_factor == 100 else 0)
+    codes = rng.integers(0, size, n).astype(np.int64)
+    uniq, inverse = _unique_inverse(codes, size)
+    want_u, want_inv = np.unique(codes, return_inverse=True)
+    assert np.array_equal(uniq, want_u) and np.array_equal(inverse, want_inv.reshape(-1))
+    assert inverse.dtype == np.int64
