@@ -319,3 +319,71 @@ def test_clustered_t_of_all_groups_equals_each_dataset_alone(kwargs: dict) -> No
                            for d in df.dataset.unique()], ignore_index=True)
     pd.testing.assert_frame_equal(together, alone, check_exact=True)
     assert together["n_clusters"].notna().sum() >= 6
+
+
+def _pair_by_pair_sign(self, shared, sub, intervals, alternative, level):  # type: ignore[no-untyped-def]
+    """The sign tests of one shape pair by pair (the path before the all-groups queue)."""
+    from ranger_eval.comparison.dispatch import _classical, _context
+
+    for i in sub:
+        with _context(self.group, [self.data[i]]):
+            self.out[i] = _classical("sign", self.data[i], alternative, level, intervals.get(i))
+
+
+def _sign_hostile(seed: int) -> pd.DataFrame:
+    """_hostile plus datasets the sign test must rescale: a score beyond 2^1000, a difference
+    beyond 2^100 beside a tiny one (flushed to zero by the rescaling), subnormal scores."""
+    df = _hostile(seed)
+    rows = []
+    for d, vals in enumerate([
+        [[1e305, 1e-300, 0.0], [-1e305, 0.0, 1e-300], [1e305, 0.0, 0.0]],
+        [[2.0 ** 200, 1e-300, 0.5], [0.0, 0.0, 0.5], [1.0, 1e-300, 0.25]],
+        [[5e-324, 0.0, 1e-310], [0.0, 5e-324, 1e-310], [5e-324, 5e-324, 0.0]],
+    ]):
+        for s, v in enumerate(vals):
+            rows += [(f"x{d}", f"S{s}", f"q{i}", float(v[i])) for i in range(3)]
+    return pd.concat([df, pd.DataFrame(rows, columns=df.columns)], ignore_index=True)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"alternative": "greater"}, {"alternative": "less", "level": 0.9},
+    {"pairs": "baseline", "baseline": "S2", "correction": "holm"},
+])
+def test_sign_tests_of_all_groups_equal_pair_by_pair(
+        kwargs: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """test='sign': the counts of each shape as row operations and one binomtest per distinct
+    (positive, nonzero) count pair of all groups give the pair-by-pair numbers bit for bit, on
+    ties, zeros, all-equal pairs, n = 2-5, unequal sizes, huge, tiny and subnormal scores."""
+    from ranger_eval.comparison import engine
+
+    df = _sign_hostile(11)
+    fast = rg.compare(df, test="sign", **kwargs)
+    monkeypatch.setattr(engine._GroupWork, "_sign", _pair_by_pair_sign)
+    slow = rg.compare(df, test="sign", **kwargs)
+    monkeypatch.undo()
+    _assert_same(fast, slow)
+    assert set(fast.table["test"]) == {"sign"}
+    assert len(fast.table) == 33 * (2 if "baseline" in kwargs else 3)
+    assert (fast.table["pvalue"] == 1.0).any() and (fast.table["pvalue"] < 1.0).any()
+
+
+@pytest.mark.parametrize("case", ["n=1", "NaN"])
+def test_sign_shapes_left_to_the_pair_path_agree(
+        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """n = 1 (refused) and a NaN score: the same table or error on both paths."""
+    from ranger_eval.comparison import engine
+
+    df = _hostile(12, sizes=(1, 3)) if case == "n=1" else _hostile(13)
+    kwargs: dict[str, object] = {"test": "sign"}
+    if case == "NaN":
+        df.loc[5, "value"] = np.nan
+        kwargs["missing"] = "intersect"
+    fast = _outcome(df, monkeypatch, False, **kwargs)
+    monkeypatch.setattr(engine._GroupWork, "_sign", _pair_by_pair_sign)
+    slow = _outcome(df, monkeypatch, False, **kwargs)
+    if isinstance(fast[0], pd.DataFrame):
+        assert isinstance(slow[0], pd.DataFrame)
+        pd.testing.assert_frame_equal(fast[0], slow[0], check_exact=True)
+    else:
+        assert fast[0] == slow[0]
+    assert fast[1] == slow[1]
