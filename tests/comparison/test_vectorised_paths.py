@@ -387,3 +387,28 @@ def test_sign_shapes_left_to_the_pair_path_agree(
     else:
         assert fast[0] == slow[0]
     assert fast[1] == slow[1]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"alternative": "greater"}, {"alternative": "less", "level": 0.9},
+    {"pairs": "baseline", "baseline": "S1", "correction": "holm"},
+])
+@pytest.mark.parametrize("paired", [False, True])
+def test_welch_tests_of_all_groups_equal_each_group_alone(
+        kwargs: dict, paired: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """test='welch': one welch_ttest_many call per shape over every group's pairs gives each
+    group's own call bit for bit, on ties, zeros, constant systems, n = 2-5, unequal system
+    sizes (disjoint items), and huge, tiny and subnormal scores (those stay with their group)."""
+    from ranger_eval.comparison import engine
+
+    df = _sign_hostile(14)
+    if not paired:  # disjoint items; the last system of three datasets of 5 loses one
+        df["item"] = df["system"] + df["item"]
+        df = df[~((df.system == "S2") & (df.item == "S2q0") & df.dataset.isin(["d3", "d8", "d13"]))]
+    fast = rg.compare(df, test="welch", **kwargs)
+    monkeypatch.setattr(engine._GroupWork, "_queue_welch", lambda self, shared, sub: sub)
+    slow = rg.compare(df, test="welch", **kwargs)
+    monkeypatch.undo()
+    _assert_same(fast, slow)
+    assert set(fast.table["test"]) == {"welch"}
+    assert np.isfinite(fast.table["pvalue"]).all() and (fast.table["pvalue"] < 1.0).any()

@@ -108,6 +108,29 @@ class _Shared:
     signs: list[tuple[np.ndarray, np.ndarray, _GroupWork, list[int],
                       list[tuple[float, float, str]]]] = field(default_factory=list)
 
+    # Welch rows of safe-range scores: (x, y, work, pairs) of each bucket, by shape (n_x, n_y)
+    welch: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray, _GroupWork, list[int]]]] = (
+        field(default_factory=dict))
+
+    def run_welch(self) -> None:
+        """The Welch t tests of every queued pair, one
+        :func:`~ranger_eval.stats.many.welch_ttest_many` call per shape (n_x, n_y) over all
+        groups (row operations and one elementwise ``scipy.stats.ttest_ind(axis=1)``: each row
+        equals its own group's call bit for bit). Only scores in the safe range are queued,
+        which the kernel never rescales, so it raises no error here."""
+        for jobs in self.welch.values():
+            r = many.welch_ttest_many(np.concatenate([q[0] for q in jobs]),
+                                      np.concatenate([q[1] for q in jobs]),
+                                      alternative=self.alternative, level=self.level)
+            assert r.ci_low is not None and r.ci_high is not None
+            at = 0
+            for _, _, work, sub in jobs:
+                for j, i in enumerate(sub):
+                    work.out[i] = _Outcome(float(r.statistic[at + j]), float(r.pvalue[at + j]),
+                                           float(r.ci_low[at + j]), float(r.ci_high[at + j]),
+                                           "Welch t")
+                at += len(sub)
+
     def run_signs(self) -> None:
         """The exact sign test of every queued pair: ``scipy.stats.binomtest(k, m, 1/2)`` once
         per distinct (positive, nonzero) count pair of all groups (m = 0: p = 1), the numbers
@@ -169,6 +192,7 @@ class _Shared:
         the sign-flip counts of the queued permutation tests, one matrix per number of items."""
         self.run_proportions()
         self.run_signs()
+        self.run_welch()
         if self.tango:  # Tango's score interval of every McNemar row, one bisection
 
             lo, hi = tango_rows(
@@ -292,6 +316,11 @@ class _GroupWork:
                 if test == "wilcoxon" and paired and not small:
                     self._wilcoxon(sub, alternative, level)
                     continue
+                if test == "welch" and not small:
+                    sub = self._queue_welch(shared, sub)
+                    if not sub:
+                        continue
+                    pairs = [data[i] for i in sub]
                 if test == "sign" and paired and not small:
                     self._sign(shared, sub, intervals, alternative, level)
                     continue
@@ -386,6 +415,22 @@ class _GroupWork:
         for j, i in enumerate(rest):
             out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), float(r.ci_low[j]),
                               float(r.ci_high[j]), "Hodges-Lehmann")
+
+    def _queue_welch(self, shared: _Shared, sub: list[int]) -> list[int]:
+        """Queue the Welch tests of pairs of one shape whose scores are finite and in
+        :mod:`~ranger_eval.stats._scale`'s safe range (max |score| 0 or in [2^-100, 2^100]) for
+        :meth:`_Shared.run_welch`; returns the others (rescaled, or refused, by their group's
+        own call, so its errors come where they came before)."""
+        data = self.data
+        x, y = np.stack([data[i].x for i in sub]), np.stack([data[i].y for i in sub])
+        with np.errstate(invalid="ignore"):
+            top = np.maximum(np.abs(x).max(axis=1), np.abs(y).max(axis=1))
+            safe = (top == 0.0) | ((top >= math.ldexp(1.0, -100)) & (top <= math.ldexp(1.0, 100)))
+        if safe.any():
+            rows = np.flatnonzero(safe)
+            shared.welch.setdefault((x.shape[1], y.shape[1]), []).append(
+                (x[rows], y[rows], self, [sub[j] for j in rows]))
+        return [sub[j] for j in np.flatnonzero(~safe)]
 
     def _sign(self, shared: _Shared, sub: list[int],
               intervals: dict[int, tuple[float, float, str]], alternative: str,
