@@ -298,13 +298,15 @@ def test_clustered_compare_equals_its_group_by_group_path(
 
 @pytest.mark.parametrize("kwargs", [
     {}, {"cluster_se": "CR1", "alternative": "greater"}, {"test": "mcnemar", "metric": "acc"},
+    {"metric": "acc", "alternative": "less"}, {"metric": "acc", "alternative": "greater"},
     {"test": "permutation", "n_resamples": 200, "seed": 1},
     {"test": "bootstrap", "n_resamples": 200, "seed": 2, "level": 0.9},
 ])
 def test_clustered_t_of_all_groups_equals_each_dataset_alone(kwargs: dict) -> None:
-    """The clustered paired t tests of every group run as one call per vector of cluster
-    sizes (ClusteredT): each row equals compare on its dataset alone, bit for bit, beside
-    the McNemar, permutation and bootstrap rows that borrow (or replace) its interval."""
+    """The clustered paired t tests and the clustered (asymptotic χ²) McNemar tests of every
+    group run as one call per vector of cluster sizes (ClusteredT): each row equals compare on
+    its dataset alone, bit for bit, beside the permutation and bootstrap rows that borrow (or
+    replace) the t interval."""
     df = _clustered(9)
     kwargs = {"missing": "intersect", **kwargs}
     metric = kwargs.pop("metric", None)
@@ -319,6 +321,8 @@ def test_clustered_t_of_all_groups_equals_each_dataset_alone(kwargs: dict) -> No
                            for d in df.dataset.unique()], ignore_index=True)
     pd.testing.assert_frame_equal(together, alone, check_exact=True)
     assert together["n_clusters"].notna().sum() >= 6
+    if metric is not None and kwargs.get("test", "auto") in ("auto", "mcnemar"):
+        assert set(together["test"]) == {"mcnemar"}
 
 
 def _pair_by_pair_sign(self, shared, sub, intervals, alternative, level):  # type: ignore[no-untyped-def]
