@@ -298,13 +298,15 @@ def test_clustered_compare_equals_its_group_by_group_path(
 
 @pytest.mark.parametrize("kwargs", [
     {}, {"cluster_se": "CR1", "alternative": "greater"}, {"test": "mcnemar", "metric": "acc"},
+    {"metric": "acc", "alternative": "less"}, {"metric": "acc", "alternative": "greater"},
     {"test": "permutation", "n_resamples": 200, "seed": 1},
     {"test": "bootstrap", "n_resamples": 200, "seed": 2, "level": 0.9},
 ])
 def test_clustered_t_of_all_groups_equals_each_dataset_alone(kwargs: dict) -> None:
-    """The clustered paired t tests of every group run as one call per vector of cluster
-    sizes (ClusteredT): each row equals compare on its dataset alone, bit for bit, beside
-    the McNemar, permutation and bootstrap rows that borrow (or replace) its interval."""
+    """The clustered paired t tests and the clustered (asymptotic χ²) McNemar tests of every
+    group run as one call per vector of cluster sizes (ClusteredT): each row equals compare on
+    its dataset alone, bit for bit, beside the permutation and bootstrap rows that borrow (or
+    replace) the t interval."""
     df = _clustered(9)
     kwargs = {"missing": "intersect", **kwargs}
     metric = kwargs.pop("metric", None)
@@ -319,3 +321,98 @@ def test_clustered_t_of_all_groups_equals_each_dataset_alone(kwargs: dict) -> No
                            for d in df.dataset.unique()], ignore_index=True)
     pd.testing.assert_frame_equal(together, alone, check_exact=True)
     assert together["n_clusters"].notna().sum() >= 6
+    if metric is not None and kwargs.get("test", "auto") in ("auto", "mcnemar"):
+        assert set(together["test"]) == {"mcnemar"}
+
+
+def _pair_by_pair_sign(self, shared, sub, intervals, alternative, level):  # type: ignore[no-untyped-def]
+    """The sign tests of one shape pair by pair (the path before the all-groups queue)."""
+    from ranger_eval.comparison.dispatch import _classical, _context
+
+    for i in sub:
+        with _context(self.group, [self.data[i]]):
+            self.out[i] = _classical("sign", self.data[i], alternative, level, intervals.get(i))
+
+
+def _sign_hostile(seed: int) -> pd.DataFrame:
+    """_hostile plus datasets the sign test must rescale: a score beyond 2^1000, a difference
+    beyond 2^100 beside a tiny one (flushed to zero by the rescaling), subnormal scores."""
+    df = _hostile(seed)
+    rows = []
+    for d, vals in enumerate([
+        [[1e305, 1e-300, 0.0], [-1e305, 0.0, 1e-300], [1e305, 0.0, 0.0]],
+        [[2.0 ** 200, 1e-300, 0.5], [0.0, 0.0, 0.5], [1.0, 1e-300, 0.25]],
+        [[5e-324, 0.0, 1e-310], [0.0, 5e-324, 1e-310], [5e-324, 5e-324, 0.0]],
+    ]):
+        for s, v in enumerate(vals):
+            rows += [(f"x{d}", f"S{s}", f"q{i}", float(v[i])) for i in range(3)]
+    return pd.concat([df, pd.DataFrame(rows, columns=df.columns)], ignore_index=True)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"alternative": "greater"}, {"alternative": "less", "level": 0.9},
+    {"pairs": "baseline", "baseline": "S2", "correction": "holm"},
+])
+def test_sign_tests_of_all_groups_equal_pair_by_pair(
+        kwargs: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """test='sign': the counts of each shape as row operations and one binomtest per distinct
+    (positive, nonzero) count pair of all groups give the pair-by-pair numbers bit for bit, on
+    ties, zeros, all-equal pairs, n = 2-5, unequal sizes, huge, tiny and subnormal scores."""
+    from ranger_eval.comparison import engine
+
+    df = _sign_hostile(11)
+    fast = rg.compare(df, test="sign", **kwargs)
+    monkeypatch.setattr(engine._GroupWork, "_sign", _pair_by_pair_sign)
+    slow = rg.compare(df, test="sign", **kwargs)
+    monkeypatch.undo()
+    _assert_same(fast, slow)
+    assert set(fast.table["test"]) == {"sign"}
+    assert len(fast.table) == 33 * (2 if "baseline" in kwargs else 3)
+    assert (fast.table["pvalue"] == 1.0).any() and (fast.table["pvalue"] < 1.0).any()
+
+
+@pytest.mark.parametrize("case", ["n=1", "NaN"])
+def test_sign_shapes_left_to_the_pair_path_agree(
+        case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """n = 1 (refused) and a NaN score: the same table or error on both paths."""
+    from ranger_eval.comparison import engine
+
+    df = _hostile(12, sizes=(1, 3)) if case == "n=1" else _hostile(13)
+    kwargs: dict[str, object] = {"test": "sign"}
+    if case == "NaN":
+        df.loc[5, "value"] = np.nan
+        kwargs["missing"] = "intersect"
+    fast = _outcome(df, monkeypatch, False, **kwargs)
+    monkeypatch.setattr(engine._GroupWork, "_sign", _pair_by_pair_sign)
+    slow = _outcome(df, monkeypatch, False, **kwargs)
+    if isinstance(fast[0], pd.DataFrame):
+        assert isinstance(slow[0], pd.DataFrame)
+        pd.testing.assert_frame_equal(fast[0], slow[0], check_exact=True)
+    else:
+        assert fast[0] == slow[0]
+    assert fast[1] == slow[1]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"alternative": "greater"}, {"alternative": "less", "level": 0.9},
+    {"pairs": "baseline", "baseline": "S1", "correction": "holm"},
+])
+@pytest.mark.parametrize("paired", [False, True])
+def test_welch_tests_of_all_groups_equal_each_group_alone(
+        kwargs: dict, paired: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """test='welch': one welch_ttest_many call per shape over every group's pairs gives each
+    group's own call bit for bit, on ties, zeros, constant systems, n = 2-5, unequal system
+    sizes (disjoint items), and huge, tiny and subnormal scores (those stay with their group)."""
+    from ranger_eval.comparison import engine
+
+    df = _sign_hostile(14)
+    if not paired:  # disjoint items; the last system of three datasets of 5 loses one
+        df["item"] = df["system"] + df["item"]
+        df = df[~((df.system == "S2") & (df.item == "S2q0") & df.dataset.isin(["d3", "d8", "d13"]))]
+    fast = rg.compare(df, test="welch", **kwargs)
+    monkeypatch.setattr(engine._GroupWork, "_queue_welch", lambda self, shared, sub: sub)
+    slow = rg.compare(df, test="welch", **kwargs)
+    monkeypatch.undo()
+    _assert_same(fast, slow)
+    assert set(fast.table["test"]) == {"welch"}
+    assert np.isfinite(fast.table["pvalue"]).all() and (fast.table["pvalue"] < 1.0).any()

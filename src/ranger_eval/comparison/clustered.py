@@ -228,6 +228,18 @@ class ClusteredT:
         self.alternative, self.level, self.cluster_se = alternative, level, cluster_se
         self.jobs: dict[bytes, list[tuple[np.ndarray, np.ndarray, _PendingClustered,
                                           list[int]]]] = {}
+        # clustered McNemar rows by cluster sizes: (sizes, method, sums, pending, pairs)
+        self.mcnemar: dict[bytes, list[tuple[np.ndarray, str, np.ndarray, _PendingClustered,
+                                             list[int]]]] = {}
+
+    def add_mcnemar(self, sizes: np.ndarray, method: str, sums: np.ndarray,
+                    pending: _PendingClustered, idx: list[int]) -> None:
+        """Queue the clustered McNemar tests of the pairs ``idx`` of ``pending`` (rows of
+        ``sums``, at least 2 clusters); :meth:`run` tests every group's of these sizes in one
+        :func:`~ranger_eval.stats.clustered.clustered_mcnemar_from_sums` call (row-wise sums
+        and elementwise χ²/normal tails, so each row is its group's call bit for bit; the
+        method depends on the sizes alone)."""
+        self.mcnemar.setdefault(sizes.tobytes(), []).append((sizes, method, sums, pending, idx))
 
     def add(self, sizes: np.ndarray, sums: np.ndarray, pending: _PendingClustered,
             idx: list[int]) -> None:
@@ -248,6 +260,16 @@ class ClusteredT:
                                   t.ci_high[rows], t.df[rows]))
                 at += part.shape[0]
         self.jobs = {}
+        for mjobs in self.mcnemar.values():
+            sums = mjobs[0][2] if len(mjobs) == 1 else np.concatenate([j[2] for j in mjobs])
+            res = cl.clustered_mcnemar_from_sums(sums, mjobs[0][0], alternative=self.alternative,
+                                                 method=mjobs[0][1])
+            at = 0
+            for _, _, part, pending, idx in mjobs:
+                rows = slice(at, at + part.shape[0])
+                pending.extra.append((idx, res.statistic[rows], res.pvalue[rows]))
+                at += part.shape[0]
+        self.mcnemar = {}
 
 
 @dataclass
@@ -350,7 +372,11 @@ def clustered_start(
             for name in sorted(tests - {"paired-t"}, key=list(chosen).index):
                 rows = [j for j, i in enumerate(idx) if chosen[i] == name]
                 part = sums[rows]
-                if name == "mcnemar":
+                if name == "mcnemar" and sizes.size >= 2:  # with every group's (run)
+                    queue.add_mcnemar(sizes, cl.mcnemar_method(sizes), part, pending,
+                                      [idx[j] for j in rows])
+                    continue
+                if name == "mcnemar":  # fewer than 2 clusters: the kernel's own refusal
                     res = cl.clustered_mcnemar_from_sums(
                         part, sizes, alternative=alternative, method=cl.mcnemar_method(sizes))
                 elif name == "wilcoxon":  # Rosner-Glynn-Lee, pair by pair (ranks per pair)

@@ -104,6 +104,55 @@ class _Shared:
     # two-proportion z rows: (work, pairs, count_a, n_a, count_b, n_b) of each bucket
     proportions: list[tuple[Any, list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = (
         field(default_factory=list))
+    # sign-test rows: (positive, nonzero differences, work, pairs, intervals) of each bucket
+    signs: list[tuple[np.ndarray, np.ndarray, _GroupWork, list[int],
+                      list[tuple[float, float, str]]]] = field(default_factory=list)
+
+    # Welch rows of safe-range scores: (x, y, work, pairs) of each bucket, by shape (n_x, n_y)
+    welch: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray, _GroupWork, list[int]]]] = (
+        field(default_factory=dict))
+
+    def run_welch(self) -> None:
+        """The Welch t tests of every queued pair, one
+        :func:`~ranger_eval.stats.many.welch_ttest_many` call per shape (n_x, n_y) over all
+        groups (row operations and one elementwise ``scipy.stats.ttest_ind(axis=1)``: each row
+        equals its own group's call bit for bit). Only scores in the safe range are queued,
+        which the kernel never rescales, so it raises no error here."""
+        for jobs in self.welch.values():
+            r = many.welch_ttest_many(np.concatenate([q[0] for q in jobs]),
+                                      np.concatenate([q[1] for q in jobs]),
+                                      alternative=self.alternative, level=self.level)
+            assert r.ci_low is not None and r.ci_high is not None
+            at = 0
+            for _, _, work, sub in jobs:
+                for j, i in enumerate(sub):
+                    work.out[i] = _Outcome(float(r.statistic[at + j]), float(r.pvalue[at + j]),
+                                           float(r.ci_low[at + j]), float(r.ci_high[at + j]),
+                                           "Welch t")
+                at += len(sub)
+
+    def run_signs(self) -> None:
+        """The exact sign test of every queued pair: ``scipy.stats.binomtest(k, m, 1/2)`` once
+        per distinct (positive, nonzero) count pair of all groups (m = 0: p = 1), the numbers
+        of :func:`~ranger_eval.stats.sign_test` pair by pair bit for bit (the same call on the
+        same integers); many tiny datasets share a handful of distinct counts."""
+        if not self.signs:
+            return
+        from scipy import stats as sps
+
+        k = np.concatenate([q[0] for q in self.signs]).astype(np.int64)
+        m = np.concatenate([q[1] for q in self.signs]).astype(np.int64)
+        uniq, inverse = np.unique(np.stack([k, m]), axis=1, return_inverse=True)
+        pu = np.array([1.0 if int(mm) == 0 else float(
+            sps.binomtest(int(kk), int(mm), 0.5, alternative=self.alternative).pvalue)
+            for kk, mm in uniq.T])
+        p = pu[inverse.reshape(-1)]
+        at = 0
+        for _, _, work, sub, intervals in self.signs:
+            for j, i in enumerate(sub):
+                lo, hi, how = intervals[j]
+                work.out[i] = _Outcome(float(k[at + j]), float(p[at + j]), lo, hi, how)
+            at += len(sub)
 
     def add_proportions(self, work: _GroupWork, sub: list[int], count_a: np.ndarray, n_a: int,
                         count_b: np.ndarray, n_b: int) -> None:
@@ -142,6 +191,8 @@ class _Shared:
         """The shared work: one t-distribution call over every queued paired-moments row, then
         the sign-flip counts of the queued permutation tests, one matrix per number of items."""
         self.run_proportions()
+        self.run_signs()
+        self.run_welch()
         if self.tango:  # Tango's score interval of every McNemar row, one bisection
 
             lo, hi = tango_rows(
@@ -203,7 +254,8 @@ class _GroupWork:
         bootstrap tests share one sign-flip / bootstrap index matrix (defined by n, B and the
         seed alone, so every pair sees the same resamples). Wilcoxon's signed-rank tests with
         their Hodges–Lehmann intervals are one :func:`~ranger_eval.stats.many.wilcoxon_many` call
-        per shape (:meth:`_wilcoxon`); sign and Mann–Whitney tests run pair by pair.
+        per shape (:meth:`_wilcoxon`); sign tests are counted per shape and tested for all groups
+        at once (:meth:`_sign`); Mann–Whitney tests run pair by pair.
         ``westfall_young`` computes the step-down max-T adjusted p-values of the group's paired
         permutation tests here (one joint null per group).
         """
@@ -263,6 +315,14 @@ class _GroupWork:
                 small = min(na, nb) < (1 if test == "mcnemar" else 2)
                 if test == "wilcoxon" and paired and not small:
                     self._wilcoxon(sub, alternative, level)
+                    continue
+                if test == "welch" and not small:
+                    sub = self._queue_welch(shared, sub)
+                    if not sub:
+                        continue
+                    pairs = [data[i] for i in sub]
+                if test == "sign" and paired and not small:
+                    self._sign(shared, sub, intervals, alternative, level)
                     continue
                 if test in ("wilcoxon", "sign", "mannwhitney") or small or (
                         test == "permutation" and not paired):
@@ -355,6 +415,49 @@ class _GroupWork:
         for j, i in enumerate(rest):
             out[i] = _Outcome(float(r.statistic[j]), float(r.pvalue[j]), float(r.ci_low[j]),
                               float(r.ci_high[j]), "Hodges-Lehmann")
+
+    def _queue_welch(self, shared: _Shared, sub: list[int]) -> list[int]:
+        """Queue the Welch tests of pairs of one shape whose scores are finite and in
+        :mod:`~ranger_eval.stats._scale`'s safe range (max |score| 0 or in [2^-100, 2^100]) for
+        :meth:`_Shared.run_welch`; returns the others (rescaled, or refused, by their group's
+        own call, so its errors come where they came before)."""
+        data = self.data
+        x, y = np.stack([data[i].x for i in sub]), np.stack([data[i].y for i in sub])
+        with np.errstate(invalid="ignore"):
+            top = np.maximum(np.abs(x).max(axis=1), np.abs(y).max(axis=1))
+            safe = (top == 0.0) | ((top >= math.ldexp(1.0, -100)) & (top <= math.ldexp(1.0, 100)))
+        if safe.any():
+            rows = np.flatnonzero(safe)
+            shared.welch.setdefault((x.shape[1], y.shape[1]), []).append(
+                (x[rows], y[rows], self, [sub[j] for j in rows]))
+        return [sub[j] for j in np.flatnonzero(~safe)]
+
+    def _sign(self, shared: _Shared, sub: list[int],
+              intervals: dict[int, tuple[float, float, str]], alternative: str,
+              level: float) -> None:
+        """Sign tests of pairs of one shape: the positive and nonzero differences of each pair
+        counted as row operations and queued (:meth:`_Shared.run_signs` tests every group's
+        at once). Pairs :func:`~ranger_eval.stats.sign_test` would rescale (a score beyond
+        2^1000 or a difference beyond 2^100 in magnitude, where scaling may flush a tiny
+        difference to zero) or refuse (a non-finite score) go pair by pair, in place."""
+        group, data, out = self.group, self.data, self.out
+        values, ia, ib = _pair_rows(group, data, sub)
+        x, y = values[ia], values[ib]
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = x - y
+            ok = (np.isfinite(d).all(axis=1) & (np.abs(d).max(axis=1) <= math.ldexp(1.0, 100))
+                  & (np.maximum(np.abs(x), np.abs(y)).max(axis=1) <= math.ldexp(1.0, 1000)))
+        for j in np.flatnonzero(~ok):
+            i = sub[j]
+            with _context(group, [data[i]]):
+                out[i] = _classical("sign", data[i], alternative, level, intervals.get(i))
+        rows = np.flatnonzero(ok)
+        if rows.size == 0:
+            return
+        pos = np.count_nonzero(d[rows] > 0, axis=1)
+        nonzero = pos + np.count_nonzero(d[rows] < 0, axis=1)
+        keep = [sub[j] for j in rows]
+        shared.signs.append((pos, nonzero, self, keep, [intervals[i] for i in keep]))
 
     def _effects(self, dz: dict[int, float]) -> None:
         """Effect size of every pair (see :func:`_effect`): d_z from the paired moments,
