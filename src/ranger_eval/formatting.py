@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 __all__ = ["format_correction", "format_level", "format_percent", "format_probability",
-           "format_pvalue", "format_sci",
+           "format_pvalue", "format_sci", "comma_list",
            "preview", "show", "slug", "STYLES"]
 
 STYLES: tuple[str, ...] = ("text", "unicode", "latex", "html")
@@ -324,6 +324,32 @@ def preview(values: Iterable[object], limit: int = 10, *, quote: bool = True,
     if len(items) < 2:
         return "".join(items)
     return ", ".join(items[:-1]) + last + items[-1]
+
+
+def comma_list(option: str | None) -> list[str] | None:
+    """A comma-separated command-line value as a list of its non-empty, stripped parts.
+
+    Parameters
+    ----------
+    option : str or None
+        The option's text, e.g. ``--systems "a, b"``; None when the option was not given.
+
+    Returns
+    -------
+    list of str or None
+        The parts in order; None when the option was not given or holds no name.
+
+    Examples
+    --------
+    >>> comma_list(" a, b ,,c")
+    ['a', 'b', 'c']
+    >>> comma_list(" , "), comma_list(None)
+    (None, None)
+    """
+    if option is None:
+        return None
+    parts = [p.strip() for p in option.split(",") if p.strip()]
+    return parts or None
 
 
 def slug(text: str) -> str:

@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from ..formatting import comma_list
 from ..settings import ASOSettings
 from ._common import (
     command_line,
@@ -27,14 +28,6 @@ from ._common import (
     warn,
 )
 from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
-
-
-def split(option: str | None) -> list[str] | None:
-    """A comma-separated option as a list (None when not given)."""
-    if option is None:
-        return None
-    parts = [p.strip() for p in option.split(",") if p.strip()]
-    return parts or None
 
 
 def register(app: typer.Typer) -> None:
@@ -64,7 +57,7 @@ def register(app: typer.Typer) -> None:
 
         imports_done()
         run = run_aso(scores, out, command_line(), figures=figures, html=html,
-                      datasets=split(dataset), metrics=split(metric), systems=split(systems),
+                      datasets=comma_list(dataset), metrics=comma_list(metric), systems=comma_list(systems),
                       level=level, n_resamples=n_resamples, seed=seed,
                       threshold=threshold, correction=correction,
                       higher_is_better=true_or_false("--higher-is-better", higher_is_better))

@@ -20,6 +20,7 @@ from typing import Annotated
 
 import typer
 
+from ..formatting import comma_list
 from ..settings import BayesSettings
 from ._common import (
     SYSTEM_FROM_HELP,
@@ -31,7 +32,6 @@ from ._common import (
     warn,
 )
 from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
-from .aso import split
 
 
 def register(app: typer.Typer) -> None:
@@ -74,8 +74,8 @@ def register(app: typer.Typer) -> None:
                         input_format=input_format, system_from=system_from, test=test,
                         rope=rope, runs=runs, level=level, prior=prior, prior_place=prior_place,
                         n_draws=n_draws,
-                        seed=seed, datasets=split(dataset),
-                        metrics=split(metric), systems=split(systems),
+                        seed=seed, datasets=comma_list(dataset),
+                        metrics=comma_list(metric), systems=comma_list(systems),
                         higher_is_better=true_or_false("--higher-is-better", higher_is_better))
         warn(run.warnings)
         for group in run.result.groups:

@@ -16,6 +16,7 @@ from typing import Annotated
 
 import typer
 
+from ..formatting import comma_list
 from ..settings import CompareSettings
 from ._common import (
     CLUSTER_HELP,
@@ -34,13 +35,6 @@ from ._options import (
     default_out,
     setting_option,
 )
-
-
-def _split(option: str | None) -> list[str] | None:
-    if option is None:
-        return None
-    parts = [p.strip() for p in option.split(",") if p.strip()]
-    return parts or None
 
 
 # --------------------------------------------------------------------------- command
@@ -145,10 +139,10 @@ def register(app: typer.Typer) -> None:
 
         run = run_compare(
             input, out, command_line(), figures, html, input_format, system_from,
-            systems=_split(systems), pairs=pairs, baseline=baseline,
+            systems=comma_list(systems), pairs=pairs, baseline=baseline,
             test=test, alternative=alternative, correction=correction, family=family,
-            level=level, n_resamples=n_resamples, seed=seed, metrics=_split(metric),
-            by=_split(by), metric_fn=_split(metric_fn), seeds=seeds, missing=missing,
+            level=level, n_resamples=n_resamples, seed=seed, metrics=comma_list(metric),
+            by=comma_list(by), metric_fn=comma_list(metric_fn), seeds=seeds, missing=missing,
             hypothesis=hypothesis, margin=margin, cluster_se=cluster_se,
             per_dataset_figures=per_dataset_figures, cluster=cluster, bounds=bounds,
         )

@@ -24,7 +24,7 @@ from ..verdicts.aso import aso_groups
 from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
 
-__all__ = ["ASO_OUTPUTS", "figure_stem", "run_aso", "split"]
+__all__ = ["ASO_OUTPUTS", "figure_stem", "run_aso"]
 
 ASO_OUTPUTS = ("aso.md", "aso.csv", "aso.tex", "aso.json")
 
@@ -35,12 +35,6 @@ def figure_stem(prefix: str, groups: Sequence[tuple[str, ...]], i: int) -> str:
     return prefix if len(groups) == 1 else f"{prefix}-{figure_suffix(groups[i], i)}"
 
 
-def split(option: str | None) -> list[str] | None:
-    """A comma-separated option as a list (None when not given or empty)."""
-    if option is None:
-        return None
-    parts = [p.strip() for p in option.split(",") if p.strip()]
-    return parts or None
 
 
 def run_aso(scores: str | Path, out: str | Path, command: str | None = None, *,

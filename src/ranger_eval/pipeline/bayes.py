@@ -21,6 +21,7 @@ import pandas as pd
 
 from .. import report
 from ..errors import InputError
+from ..formatting import comma_list
 from ..io.tables import read_scores
 from ..output import OutputFolder
 from ..plots.bayes import posterior_plot, simplex_plot
@@ -28,7 +29,7 @@ from ..settings import BayesSettings
 from ..verdicts.bayes import correlated_ttests, dataset_tests
 from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
-from .aso import figure_stem, split
+from .aso import figure_stem
 from .rank import read_rank_input
 
 __all__ = ["BAYES_OUTPUTS", "MAX_POSTERIOR_FIGURES", "dataset_table", "run_bayes"]
@@ -104,7 +105,7 @@ def run_bayes(scores: str | Path, out: str | Path, command: str | None = None, *
     notes: list[str] = []
     with collecting_warnings(notes):
         if settings.test == "correlated-t":
-            table = read_scores(path, format=input_format, system_from=split(system_from))
+            table = read_scores(path, format=input_format, system_from=comma_list(system_from))
             result = correlated_ttests(table, settings=settings)
         else:
             result = dataset_tests(dataset_table(path, input_format, system_from),
@@ -142,7 +143,7 @@ def dataset_table(path: Path, input_format: str | None, system_from: str | None)
     columns = systems, empty cells missing) or a tidy ``dataset, system, value[, metric]`` table
     (one metric), as ``ranger-eval rank`` reads them."""
     if input_format not in (None, "auto", "table"):
-        return read_scores(path, format=input_format, system_from=split(system_from))
+        return read_scores(path, format=input_format, system_from=comma_list(system_from))
     scores, table, _ = read_rank_input(path, system_from)
     if scores is not None:
         return scores
