@@ -21,13 +21,13 @@ import pandas as pd
 
 from .. import report
 from ..aggregate import aggregate_metrics, metric_direction, rank_systems, rank_test, win_rate
-from ..aggregate.agreement import bayesian_disagreements, rank_disagreements
 from ..errors import ConfigError, InputError, VerdictError
 from ..io import Experiment, adapters, load_experiment, read_scores
 from ..io.files import check_input_file
 from ..io.tables import ITEM_TABLE, check_ids, is_item_table, read_table, row_location
 from ..output import FIGURE_FORMATS, OutputFolder
 from ..report.arena import rank_sentences
+from ..report.ranking import rank_parts
 from ..scores import Scores
 from ..settings import CompareSettings, RankSettings, settings_fields
 from ..verdicts.battle_counts import battle_counts, table_battle_counts
@@ -326,21 +326,18 @@ def write_rank_outputs(rank_test: Any, ranking: Any | None, out: OutputFolder,
     start = len(out.written)
     main = ranking if ranking is not None else rank_test
     extra = {"naive": naive} if ranking is None and naive is not None else {}
-    test_dict = rank_test.to_dict()
-    ranking_dict = ranking.to_dict() if ranking is not None else None
     # the two verdicts on each pair (frequentist pairwise tests against Nemenyi/CD or against
     # the Bayesian ROPE decisions), explained where they differ: a reader who sees a pair
-    # significant in one table and not in the other is told why both hold
-    disagreements = ([] if ranking_dict is None else
-                     bayesian_disagreements(ranking_dict, test_dict)
-                     if test_dict.get("approach") == "bayesian"
-                     else rank_disagreements(ranking_dict, test_dict))
+    # significant in one table and not in the other is told why both hold (computed once for
+    # ranking.md and ranking.json)
+    parts = rank_parts(rank_test, ranking)
     out.text("ranking.md", report.why_both_hold(report.to_markdown(main, **extra),
-                                                disagreements))
+                                                parts.disagreements))
     out.text("ranking.csv", report.to_csv(main))
     out.text("ranking.tex", report.to_latex(main, **extra))
     out.text("ranking.json", report.to_json(rank_test, ranking=ranking, naive=naive,
-                                            bradley_terry=bradley_terry, win_rates=win_rates))
+                                            bradley_terry=bradley_terry, win_rates=win_rates,
+                                            parts=parts))
     if ranking is not None:
         rank_signature = rank_test.signature
         out.text("ranktest.md", report.to_markdown(rank_test), rank_signature)

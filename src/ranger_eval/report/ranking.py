@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from ..formatting import format_pvalue
 from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import _md_escape, jsonable, latex_escape, latex_table, plain_csv
 
-__all__ = ["rank_test_markdown", "ranking_markdown", "rank_test_latex", "ranking_latex"]
+__all__ = ["RankParts", "rank_parts", "rank_test_markdown", "ranking_markdown",
+           "rank_test_latex", "ranking_latex"]
 
 
 def _md_table(frame: pd.DataFrame, align: list[str]) -> list[str]:
@@ -468,18 +470,46 @@ def _win_rate_json(w: WinRate) -> str:
     return _result_json(w)
 
 
-def _rank_json(rank_test: RankTest | BayesianRankTest, *, ranking: Ranking | None = None,
-              naive: pd.Series | None = None, bradley_terry: Any | None = None,
-              win_rates: WinRate | None = None) -> str:
-    """``ranking.json`` of ``ranger-eval rank``: ``rank_test`` and ``ranking`` (their
-    ``to_dict``), the ``naive_means``, the Bradley–Terry leaderboard (a ``Ratings``, or the
-    text of why there is none: ``{"skipped": why}``; left out when None), the ``win_rate``, the
-    sentences where the two verdicts on a pair seem to disagree (``disagreements``: the
-    pairwise tests against Nemenyi/CD, or against the Bayesian ROPE decisions) and the
-    signature (the ranking's, else the rank test's)."""
+@dataclass(frozen=True)
+class RankParts:
+    """What ``ranking.json`` and ``ranking.md`` share, computed once per run (``Ranking.to_dict``
+    alone takes ~0.7 s at a million datasets): the rank test's and the ranking's ``to_dict`` and
+    the sentences where their verdicts on a pair seem to disagree."""
+
+    test_dict: dict[str, Any]
+    ranking_dict: dict[str, Any] | None
+    disagreements: list[str]
+
+
+def rank_parts(rank_test: RankTest | BayesianRankTest, ranking: Ranking | None) -> RankParts:
+    """The :class:`RankParts` of a rank test and its ranking: the disagreements compare the
+    ranking's pairwise tests with Nemenyi/CD, or with the Bayesian ROPE decisions (none without
+    a ranking).
+
+    Parameters
+    ----------
+    rank_test : RankTest or BayesianRankTest
+        Demšar's rank test (or autorank's Bayesian one) over the datasets.
+    ranking : Ranking or None
+        The ranking from per-item scores, when there is one.
+
+    Returns
+    -------
+    RankParts
+        The two ``to_dict`` views and the disagreement sentences.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.report.ranking import rank_parts
+    >>> t = rg.rank_test(pd.DataFrame({"a": [0.9, 0.8, 0.7], "b": [0.5, 0.6, 0.4]}))
+    >>> parts = rank_parts(t, None)
+    >>> parts.ranking_dict, parts.disagreements, parts.test_dict["posthoc"]
+    (None, [], 'nemenyi')
+    """
     # imported here: the agreement sentences import ranger_eval.aggregate's package
     from ..aggregate.agreement import bayesian_disagreements, rank_disagreements
-    from .arena import arena_dict
 
     test_dict = rank_test.to_dict()
     ranking_dict = ranking.to_dict() if ranking is not None else None
@@ -487,6 +517,24 @@ def _rank_json(rank_test: RankTest | BayesianRankTest, *, ranking: Ranking | Non
                      bayesian_disagreements(ranking_dict, test_dict)
                      if test_dict.get("approach") == "bayesian"
                      else rank_disagreements(ranking_dict, test_dict))
+    return RankParts(test_dict, ranking_dict, disagreements)
+
+
+def _rank_json(rank_test: RankTest | BayesianRankTest, *, ranking: Ranking | None = None,
+               naive: pd.Series | None = None, bradley_terry: Any | None = None,
+               win_rates: WinRate | None = None, parts: RankParts | None = None) -> str:
+    """``ranking.json`` of ``ranger-eval rank``: ``rank_test`` and ``ranking`` (their
+    ``to_dict``), the ``naive_means``, the Bradley–Terry leaderboard (a ``Ratings``, or the
+    text of why there is none: ``{"skipped": why}``; left out when None), the ``win_rate``, the
+    sentences where the two verdicts on a pair seem to disagree (``disagreements``:
+    :func:`rank_parts`; ``parts`` when the caller has them already) and the signature (the
+    ranking's, else the rank test's)."""
+    from .arena import arena_dict
+
+    if parts is None:
+        parts = rank_parts(rank_test, ranking)
+    test_dict, ranking_dict, disagreements = (parts.test_dict, parts.ranking_dict,
+                                              parts.disagreements)
     main = ranking if ranking is not None else rank_test
     board: dict[str, Any] = {}
     if isinstance(bradley_terry, str):
