@@ -77,7 +77,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -565,32 +564,20 @@ def _covariances(x: np.ndarray, pairs: _Pairs, p: int, ties: str,
 
 # -------------------------------------------------------------------------------- the API
 
-def _anchor(anchor: object, models: tuple[str, ...], init_rating: float
-            ) -> tuple[str, float] | None:
+def _anchor(anchor: str | tuple[str, float] | None, models: tuple[str, ...],
+            init_rating: float) -> tuple[str, float] | None:
+    """The anchor as ``(model, rating)``: ``ArenaSettings.anchor`` has already checked its form
+    and rating (None, a model name rated ``init_rating``, or ``(MODEL, RATING)``); here only
+    that the model is in the battles."""
     if anchor is None:
         return None
-    if isinstance(anchor, str):
-        name, rating = anchor, init_rating
-    elif isinstance(anchor, Mapping) and len(anchor) == 1:
-        ((name, rating),) = anchor.items()
-    elif isinstance(anchor, (tuple, list)) and len(anchor) == 2:
-        name, rating = anchor
-    else:
-        raise VerdictError(f"bradley_terry: anchor={anchor!r}: give (MODEL, RATING), "
-                           "{MODEL: RATING} or a model name (rated init_rating)")
-    name = str(name)
+    name, rating = (anchor, init_rating) if isinstance(anchor, str) else anchor
     if name not in models:
         hint = Hint("anchor")
         raise VerdictError(f"bradley_terry: anchor model {name!r} is not in the battles; "
                            f"models: {preview(models, 30)}; {hint.text} naming one of them",
                            hints=[hint])
-    try:
-        value = float(rating)
-    except (TypeError, ValueError):
-        raise VerdictError(f"bradley_terry: anchor rating {rating!r} is not a number") from None
-    if not math.isfinite(value):
-        raise VerdictError(f"bradley_terry: anchor rating {value!r} is not finite")
-    return name, value
+    return name, float(rating)
 
 
 _DEFAULT = ArenaSettings()
