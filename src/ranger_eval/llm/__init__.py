@@ -5,3 +5,12 @@ and agreement between judges and annotators. Every function here returns either 
 :class:`~ranger_eval.scores.Scores` table (so every analysis follows) or a frozen result object
 that the report registry renders.
 """
+from .passk import (
+    pass_at_k,
+    pass_at_k_values,
+    pass_hat_k,
+    pass_hat_k_values,
+    passk_label,
+)
+
+__all__ = ["pass_at_k", "pass_at_k_values", "pass_hat_k", "pass_hat_k_values", "passk_label"]

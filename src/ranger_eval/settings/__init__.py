@@ -66,6 +66,10 @@ from .describe import (
 from .meta import (
     MetaSettings,
 )
+from .passk import (
+    PASSK_MISSING,
+    PassKSettings,
+)
 from .plan import (
     PILOT_TESTS,
     PLAN_TESTS,
@@ -114,6 +118,8 @@ __all__ = [
     "META_TESTS",
     "MISSING",
     "PAIR_ORDERS",
+    "PASSK_MISSING",
+    "PassKSettings",
     "PILOT_TESTS",
     "PLAN_TESTS",
     "PlanSettings",

