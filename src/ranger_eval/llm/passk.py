@@ -278,13 +278,24 @@ def _row_name(frame: pd.DataFrame, r: int) -> str:
 
 def _group_ids(frame: pd.DataFrame, key: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """One int64 group code per row (groups numbered by first appearance) and each group's
-    first row: the key columns factorised one by one and combined."""
-    gid = np.zeros(len(frame), dtype=np.int64)
+    first row. Rows of one item usually come together: the runs of equal keys are found by
+    comparing neighbouring rows, and only each run's first row is factorised (the key columns
+    one by one, combined), so runs of the same key that are apart still form one group."""
+    n_rows = len(frame)
+    change = np.zeros(n_rows, dtype=bool)
+    if n_rows:
+        change[0] = True
     for col in key:
-        codes, uniques = pd.factorize(frame[col], sort=False)
-        gid = gid * len(uniques) + codes
-        gid = pd.factorize(gid, sort=False)[0].astype(np.int64)  # keep the codes dense
-    first = np.unique(gid, return_index=True)[1]
+        v = frame[col].reset_index(drop=True)
+        change[1:] |= (v.iloc[1:].reset_index(drop=True) != v.iloc[:-1]).to_numpy(dtype=bool)
+    starts = np.flatnonzero(change)
+    heads = frame.iloc[starts]
+    run_gid = np.zeros(starts.size, dtype=np.int64)
+    for col in key:
+        codes, uniques = pd.factorize(heads[col], sort=False)
+        run_gid = pd.factorize(run_gid * len(uniques) + codes, sort=False)[0].astype(np.int64)
+    gid = run_gid[np.cumsum(change) - 1]
+    first = starts[np.unique(run_gid, return_index=True)[1]]
     return gid, first
 
 
