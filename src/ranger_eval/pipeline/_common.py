@@ -27,6 +27,7 @@ from ..errors import (
     suggest,
 )
 from ..formatting import preview
+from ..llm import pass_at_k, pass_hat_k
 from ..io import (
     Experiment,
     IRConfig,
@@ -826,7 +827,58 @@ def _some(names: Iterable[Any], limit: int = 10) -> str:
 
 
 
+def split_passk_metrics(metrics: Sequence[str] | None
+                        ) -> tuple[list[str] | None, tuple[str, int] | None]:
+    """``--metric`` values split into the metrics to read and one pass@k / pass^k request
+    (``pass@3``, ``pass^3``): ``(["includes"], ("pass@", 3))``; ``(metrics, None)`` without
+    one. Two requests are ``option --metric: …``.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline._common import split_passk_metrics
+    >>> split_passk_metrics(["includes", "pass@3"]), split_passk_metrics(["acc"])
+    ((['includes'], ('pass@', 3)), (['acc'], None))
+    """
+    if not metrics:
+        return (None if metrics is None else list(metrics)), None
+    asked = [m for m in metrics if _passk_spec(m) is not None]
+    if len(asked) > 1:
+        raise option_error("metric", f"one pass@K or pass^K at a time (given: "
+                           f"{', '.join(asked)})")
+    rest = [m for m in metrics if m not in asked]
+    return (rest or None), (_passk_spec(asked[0]) if asked else None)
+
+
+def _passk_spec(metric: str) -> tuple[str, int] | None:
+    for kind in ("pass@", "pass^"):
+        if metric.startswith(kind) and metric[len(kind):].isdigit():
+            return kind, int(metric[len(kind):])
+    return None
+
+
+def apply_passk_metric(scores: Scores, spec: tuple[str, int] | None) -> Scores:
+    """``--metric pass@K`` / ``pass^K`` (:func:`split_passk_metrics`) applied to the scores read:
+    :func:`~ranger_eval.pass_at_k` / :func:`~ranger_eval.pass_hat_k` over their samples; the
+    scores as they are without a request. Input without samples is ``option --metric: …``."""
+    if spec is None:
+        return scores
+    kind, k = spec
+    if not scores.has_samples:
+        raise option_error(
+            "metric", f"{kind}{k} needs several samples per item (Inspect epochs, lm-eval "
+            f"repeats, a 'sample' column); the input has one value per item")
+    try:
+        return (pass_at_k if kind == "pass@" else pass_hat_k)(scores, k)
+    except RangerError as exc:
+        raise option_error("metric", f"{kind}{k}: {exc}") from None
+
+
 def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
+    metrics, passk = split_passk_metrics(metrics)
+    return apply_passk_metric(_read_experiment_scores(exp, metrics), passk)
+
+
+def _read_experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
     cfg = exp.config
     if cfg.scores is None and len(cfg.systems) < 2:
         raise ConfigError(
@@ -888,13 +940,14 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
         exp = load_experiment(path, **_system_from_override(system_from),
                               **({} if cluster is None else {"cluster": cluster}))
         return _experiment_scores(exp, metrics), exp
+    metrics, passk = split_passk_metrics(metrics)
     scores = read_scores(path, format=format, system_from=_checked_system_from(system_from),
                          cluster=cluster)
     if metrics:
         if any(m not in scores.metrics for m in metrics):
             adapters.check_corpus_metrics([path], metrics, format)
         scores, _ = only_metrics(scores, metrics)
-    return scores, None
+    return apply_passk_metric(scores, passk), None
 
 
 def _checked_system_from(value: str | None) -> str | None:
