@@ -48,6 +48,8 @@ ENTRY_POINTS = [
     (rg.describe, S.DescribeSettings),
     (rg.cross_dataset_estimates, S.CrossDatasetSettings),
     (rg.predictive_check, S.PredictiveCheckSettings),
+    (rg.pass_at_k, S.PassKSettings),
+    (rg.pass_hat_k, S.PassKSettings),
 ]
 
 #: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,
