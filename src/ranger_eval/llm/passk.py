@@ -45,6 +45,20 @@ def passk_label(metric: str, k: int, kind: str = "pass@") -> str:
     """The metric name of a pass@k / pass^k row: ``"pass@3"`` for the default metric
     (``"score"``: the input had no metric column), else ``"<metric> pass@3"``.
 
+    Parameters
+    ----------
+    metric : str
+        The input rows' metric.
+    k : int
+        Samples drawn.
+    kind : {'pass@', 'pass^'}, default 'pass@'
+        pass@k or pass^k.
+
+    Returns
+    -------
+    str
+        The output rows' metric name.
+
     Examples
     --------
     >>> from ranger_eval.llm import passk_label
@@ -69,6 +83,18 @@ def pass_at_k_values(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     """``1 − C(n − c, k) / C(n, k)`` elementwise (Chen et al. 2021, eq. 1), as the product
     ``1 − Π_{j = n − c + 1}^{n} (1 − k / j)``, 1 where ``n − c < k``; needs ``n ≥ k``.
 
+    Parameters
+    ----------
+    n, c : array of int
+        Samples and correct samples per item.
+    k : int
+        Samples drawn.
+
+    Returns
+    -------
+    numpy.ndarray
+        pass@k per item (float64), computed once per distinct (n, c) pair.
+
     Examples
     --------
     >>> import numpy as np
@@ -82,6 +108,18 @@ def pass_at_k_values(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
 def pass_hat_k_values(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     """``C(c, k) / C(n, k)`` elementwise (Yao et al. 2024, eq. 2), as the product
     ``Π_{i = 0}^{k − 1} (c − i) / (n − i)``, 0 where ``c < k``; needs ``n ≥ k``.
+
+    Parameters
+    ----------
+    n, c : array of int
+        Samples and correct samples per item.
+    k : int
+        Samples drawn.
+
+    Returns
+    -------
+    numpy.ndarray
+        pass^k per item (float64), computed once per distinct (n, c) pair.
 
     Examples
     --------

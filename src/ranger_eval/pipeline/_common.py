@@ -27,7 +27,6 @@ from ..errors import (
     suggest,
 )
 from ..formatting import preview
-from ..llm import pass_at_k, pass_hat_k
 from ..io import (
     Experiment,
     IRConfig,
@@ -38,6 +37,7 @@ from ..io import (
 )
 from ..io.logtree import recording_log_trees
 from ..ir.measures import written_names
+from ..llm import pass_at_k, pass_hat_k
 from ..output import OutputFolder
 from ..progress import progress_bar
 from ..report.html import REPORT_FILE, write_html_report
