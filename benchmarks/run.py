@@ -395,6 +395,8 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("equivalence", "equivalence_bench.py", ["--datasets", "5"], p_equivalence),
         Bench("aso", "aso_bench.py", [], p_aso),
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
+        Bench("passk", "passk_bench.py", ["--items", "200000", "--repeat", "3"],
+              lambda out, js: []),  # prints its JSON row (read before any parser)
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),
         Bench("arena", "arena_bench.py", ["--battles", "100000", "--rounds", "100",
