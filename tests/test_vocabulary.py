@@ -116,6 +116,8 @@ DATA: dict[str, tuple[str, ...]] = {
     "bradley_terry": ("battles",),
     "battles_from_scores": ("scores",),
     "battle_counts": ("scores",),
+    "pass_at_k": ("scores", "k"),  # k is the estimand's own number, as in pass@k
+    "pass_hat_k": ("scores", "k"),
     "resolve_design": ("scores",),
 }
 
