@@ -92,8 +92,8 @@ from ..formatting import preview
 from ..io.battles import WINNER_LABELS, Battles, encode_battles
 from ..settings import TIE_MODELS, ArenaSettings, resolve_settings
 from ..signature import Signature, make_signature
-from .bt_covariates import fit_covariates
 from .battle_counts import SOURCE_ATTR, battle_counts, battles_from_scores, table_battle_counts
+from .bt_covariates import fit_covariates
 
 __all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battle_counts", "battles_from_scores",
            "bradley_terry", "table_battle_counts"]
@@ -818,7 +818,7 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
         relative_to="mean" if anchor_ is None else "anchor", settings=settings,
         covariates=tuple(covariates), uncontrolled=uncontrolled,
         coefficients=None if cov_fit is None else _coefficients(
-            cov_fit, battles, p, factor, level))
+            cov_fit, battles, p, factor, level))  # type: ignore[arg-type]
 
 
 def _covariate_battles(battles: object, names: tuple[str, ...]) -> Battles:
