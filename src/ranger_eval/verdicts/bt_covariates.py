@@ -32,9 +32,9 @@ over the rows and a (p + k)² solve.
 intervals as :func:`~ranger_eval.bradley_terry` without covariates: each round draws the
 number of copies of every distinct row from a multinomial (N battles, probabilities
 count/N: FastChat's row resampling, and with discrete covariates exactly the multinomial over
-their few distinct rows) and refits by Newton warm-started at the estimate; a round stops
-when its step is below 1e-7 (Newton converges quadratically, so the remaining error is of
-the order of the square of that step). The covariates are standardised once, on the data (a
+their few distinct rows) and refits warm-started at the estimate by chord Newton steps (the
+whole data's information; :func:`_bootstrap`) until a step is below 1e-8, with Newton and
+step halving as the fallback. The covariates are standardised once, on the data (a
 round's β is per standard deviation of the observed differences, LMArena's bootstrap too).
 A round without a finite maximum (some group never lost, or a covariate separates wins
 from losses) is left out and counted.
