@@ -260,6 +260,15 @@ def p_arena(out: str, _: dict | None) -> list[Row]:
                 _f(r"bootstrap rounds: ([\d.]+) s", out), _f(r"= ([\d.]+) s \(from \d+ rounds\)", out))]
 
 
+def p_arena_style(out: str, _: dict | None) -> list[Row]:
+    """arena_style_bench.py: ``bootstrap rounds: <s> s`` and the peers' ``= <s> s (from N rounds)``."""
+    work = "style-controlled Bradley-Terry, 100,000 battles, 100 models, 4 covariates, 100 rounds"
+    return [Row("arena_style_bench.py", work,
+                f"LMArena-style L-BFGS-B per round ({_v('scipy')}), extrapolated from 2 rounds",
+                _f(r"bootstrap rounds: ([\d.]+) s", out),
+                _f(r"L-BFGS-B per resampled round .*?= ([\d.]+) s", out))]
+
+
 def p_meta(out: str, _: dict | None) -> list[Row]:
     """meta_scale_bench.py: ``metafor <v> rma(M): <s>s, ratio metafor/ranger <r>x`` and statsmodels."""
     rows = []
@@ -401,6 +410,8 @@ def benches(tmp: Path) -> list[Bench]:
                                               "1"], p_cluster),
         Bench("arena", "arena_bench.py", ["--battles", "100000", "--rounds", "100",
                                           "--fastchat-rounds", "2"], p_arena),
+        Bench("arena_style", "arena_style_bench.py", ["--battles", "100000", "--rounds", "100",
+                                                      "--peer-rounds", "2"], p_arena_style),
         Bench("meta", "meta_scale_bench.py", ["--k", "2000", "--peer-max-k", "2000"], p_meta),
         Bench("ir", "ir_bench.py", ["--queries", "500", "--repeats", "2", "--data",
                                     str(Path(tempfile.gettempdir()) / "ranger_bench_ir"),

@@ -129,6 +129,7 @@ FIELDS: dict[str, str] = {
                  "davidson (Davidson 1970 tie parameter)",
     "elo": "Elo scale of Bradley–Terry ratings: scale,base,initial rating "
            "(R = initial + scale·θ/ln(base))",
+    "covariates": "battle-level covariates of a style-controlled arena (comma list)",
     "anchor": "model whose rating is fixed, as MODEL=RATING (absent: the mean rating is the "
               "initial rating)",
     "rope": "half-width of the region of practical equivalence of a Bayesian comparison, in the "

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ConfigError
+from ..formatting import comma_list
 from ..settings import ArenaSettings
 from ._common import (
     CLUSTER_HELP,
@@ -48,6 +49,15 @@ def parse_anchor(text: str | None) -> tuple[str, float] | None:
     return name.strip(), rating
 
 
+def _covariates(values: list[str] | None) -> tuple[str, ...] | None:
+    """``--covariate`` given several times and/or as comma lists → one tuple (None: not
+    given)."""
+    if not values:
+        return None
+    names = [name for value in values for name in (comma_list(value) or [])]
+    return tuple(names) or None
+
+
 def register(app: typer.Typer) -> None:
     @app.command("arena")
     @friendly_errors
@@ -71,6 +81,12 @@ def register(app: typer.Typer) -> None:
         metric: Annotated[str | None, setting_option(ArenaSettings, "metric")] = None,
         higher_is_better: Annotated[
             str | None, setting_option(ArenaSettings, "higher_is_better")] = None,
+        covariate: Annotated[list[str] | None, typer.Option(
+            "--covariate", metavar="COL",
+            help="Style control: a battle-level covariate, a difference column COL (model_a "
+                 "minus model_b) or a pair COL_a/COL_b (e.g. response lengths); repeat it or "
+                 "give a comma list. The ratings then hold its effect at zero and are shown "
+                 "beside the ratings without it.")] = None,
         cluster: Annotated[str | None, typer.Option(
             "--cluster", metavar="FIELD",
             help="Per-item scores given: " + CLUSTER_HELP[0].lower() + CLUSTER_HELP[1:]
@@ -86,16 +102,27 @@ def register(app: typer.Typer) -> None:
                         cluster=cluster, anchor=parse_anchor(anchor), ties=ties, scale=scale,
                         base=base, init_rating=init_rating, n_resamples=n_resamples,
                         level=level, seed=seed, metric=metric,
+                        covariates=_covariates(covariate),
                         higher_is_better=true_or_false("--higher-is-better", higher_is_better))
         warn(run.warnings)
         board = run.result.to_frame()
         typer.echo(f"{len(board)} models, {run.result.n_battles:,} battles; ratings "
                    f"{run.result.reference_text}")
+        styled = run.result.uncontrolled is not None
+        if styled:
+            typer.echo(f"  style control on {', '.join(run.result.covariates)}: rating "
+                       "(without style control in brackets)")
         for row in board.head(10).itertuples(index=False):
             rank = "" if row.rank_low != row.rank_low else \
                 f"  {run.result.rank_sentence(row.model)}"
-            typer.echo(f"  {row.model}: {row.rating:.1f}{rank}")
+            plain = f" ({row.rating_uncontrolled:.1f})" if styled else ""
+            typer.echo(f"  {row.model}: {row.rating:.1f}{plain}{rank}")
         if len(board) > 10:
             typer.echo(f"  … {len(board) - 10} more in arena.md")
+        if run.result.coefficients is not None:
+            for c in run.result.coefficients.itertuples(index=False):
+                typer.echo(f"  coefficient {c.covariate}: {c.estimate:.4f} log-odds per sd "
+                           f"({c.elo:.1f} Elo), se {c.se:.4f}, {run.result.level * 100:g} % CI "
+                           f"[{c.ci_low:.4f}, {c.ci_high:.4f}]")
         typer.echo(str(run.result.signature))
         report_written(run.written)

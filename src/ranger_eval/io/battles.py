@@ -8,6 +8,17 @@ spaces ignored). A model battling itself, an unknown label, a missing or empty m
 that is not finite and positive are errors naming the row (API) or the file and line (files).
 Identifiers are converted once per distinct value, so a million battles cost a few hundred
 conversions.
+
+**Covariates** (style control, ``covariates=`` of :func:`encode_battles`): each name is either a
+ready per-battle difference column ``NAME`` (model_a's feature minus model_b's, used as given,
+as LMArena's ``arena-rank`` ``ContextualPairDataset`` takes its feature columns) or a pair of
+columns ``NAME_a``/``NAME_b`` (the feature of each side's response, ≥ 0, e.g. its length in
+tokens or its number of markdown headers, lists, bold spans), turned into FastChat's relative
+difference (``a − b) / (a + b + 1)`` (``preprocess_for_style`` with ``apply_ratio`` and
+``add_one``: a 100-token gap counts less between two long answers than between two short
+ones). A column given both ways is read as the difference column. A missing or non-finite
+value, a non-numeric column and (pairs) a negative feature are errors naming the row; the
+standardisation of the differences is the model's (:mod:`ranger_eval.verdicts.bt_covariates`).
 """
 from __future__ import annotations
 
@@ -20,11 +31,12 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame, float_values, id_strings
-from ..errors import InputError, RangerError
+from ..errors import InputError, RangerError, suggest
 from ..formatting import preview
 from .tables import read_table, row_location
 
-__all__ = ["BATTLE_COLUMNS", "WINNER_LABELS", "Battles", "encode_battles", "read_battles"]
+__all__ = ["BATTLE_COLUMNS", "WINNER_LABELS", "Battles", "covariate_differences", "encode_battles",
+           "read_battles"]
 
 #: The ``winner`` labels of LMArena's battle schema and the outcome each stands for
 #: (0: model_a won, 1: model_b won, 2: a tie).
@@ -66,6 +78,62 @@ class Battles:
     cluster_rows: Any = None
     cluster_count: np.ndarray | None = None
     unit: str | None = None
+    #: battles × covariates: each battle's covariate differences (model_a's side minus model_b's,
+    #: before standardisation; module docstring), None without covariates
+    covariates: np.ndarray | None = None
+    #: the covariates' names, and how each was given: ``"difference"`` (one column) or
+    #: ``"pair"`` (``NAME_a``/``NAME_b``, relative difference)
+    covariate_names: tuple[str, ...] = ()
+    covariate_kinds: tuple[str, ...] = ()
+
+
+def _numbers(frame: pd.DataFrame, column: str, name: str, what: str,
+             error: type[RangerError], at: Callable[[int], str]) -> np.ndarray:
+    values, bad = float_values(frame[column])
+    if bad is not None:
+        raise error(f"{what}: covariate {name}: column {column}: {bad.problem} {bad.shown} at "
+                    f"{at(bad.first)}{bad.more()}")
+    missing = np.flatnonzero(~np.isfinite(values))
+    if missing.size:
+        r = int(missing[0])
+        raise error(f"{what}: covariate {name}: column {column} is {values[r]!r} at {at(r)} "
+                    f"({missing.size} such row(s)); every battle needs a finite value (drop "
+                    "those battles, or fill them in)")
+    return values
+
+
+def covariate_differences(frame: pd.DataFrame, names: tuple[str, ...], *, what: str,
+                          error: type[RangerError] = InputError,
+                          at: Callable[[int], str] | None = None
+                          ) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Battles × covariates: the differences of each named covariate (module docstring: a
+    difference column ``NAME``, or ``NAME_a``/``NAME_b`` as (a − b)/(a + b + 1)) and how each
+    was given (``"difference"``/``"pair"``)."""
+    where = at if at is not None else (lambda r: f"row {r}")
+    columns = {str(c): c for c in frame.columns}
+    out = np.empty((len(frame), len(names)))
+    kinds = []
+    for k, name in enumerate(names):
+        if name in columns:
+            out[:, k] = _numbers(frame, columns[name], name, what, error, where)
+            kinds.append("difference")
+        elif f"{name}_a" in columns and f"{name}_b" in columns:
+            a = _numbers(frame, columns[f"{name}_a"], name, what, error, where)
+            b = _numbers(frame, columns[f"{name}_b"], name, what, error, where)
+            neg = np.flatnonzero((a < 0) | (b < 0))
+            if neg.size:
+                r = int(neg[0])
+                raise error(f"{what}: covariate {name}: {name}_a/{name}_b must be ≥ 0 (counts "
+                            f"or lengths: the relative difference (a − b)/(a + b + 1)); got "
+                            f"{a[r]!r}/{b[r]!r} at {where(r)} ({neg.size} such row(s)); give "
+                            f"a ready difference column {name} instead")
+            out[:, k] = (a - b) / (a + b + 1.0)
+            kinds.append("pair")
+        else:
+            raise error(f"{what}: unknown covariate {name!r}: no column {name!r} (a difference "
+                        f"model_a − model_b) and no pair {name}_a/{name}_b; columns: "
+                        f"{preview(list(columns))}" + suggest(name, list(columns)))
+    return out, tuple(kinds)
 
 
 def _column(frame: pd.DataFrame, name: str, what: str, error: type[RangerError]) -> pd.Series:
@@ -78,13 +146,17 @@ def _column(frame: pd.DataFrame, name: str, what: str, error: type[RangerError])
 
 def encode_battles(battles: object, *, what: str = "bradley_terry",
                    error: type[RangerError] = InputError,
-                   where: Callable[[int], str] | None = None) -> Battles:
+                   where: Callable[[int], str] | None = None,
+                   covariates: tuple[str, ...] = ()) -> Battles:
     """Check and encode a battles table (module docstring). ``where(row)`` says where a 0-based
-    row is in messages (default ``row N``); ``error`` is the class raised."""
+    row is in messages (default ``row N``); ``error`` is the class raised; ``covariates``: the
+    names of battle-level covariates to read (:func:`covariate_differences`)."""
     at = where if where is not None else (lambda r: f"row {r}")
     frame = as_frame(battles, what=what, error=error)
     if len(frame) == 0:
         raise error(f"{what}: the battles table is empty")
+    cov, kinds = (covariate_differences(frame, tuple(covariates), what=what, error=error, at=at)
+                  if covariates else (None, ()))
     frame = _judge_preferences(frame, what, error, at)
     sides = []
     for name in ("model_a", "model_b"):
@@ -141,7 +213,9 @@ def encode_battles(battles: object, *, what: str = "bradley_terry",
                         "of giving it weight 0)")
     else:
         w = np.ones(len(frame))
-    return Battles(tuple(str(x) for x in models), ca, cb, out, w)
+    return Battles(tuple(str(x) for x in models), ca, cb, out, w, covariates=cov,
+                   covariate_names=tuple(covariates) if covariates else (),
+                   covariate_kinds=kinds)
 
 
 def _judge_preferences(frame: pd.DataFrame, what: str, error: type[RangerError],
@@ -193,13 +267,14 @@ def _judge_preferences(frame: pd.DataFrame, what: str, error: type[RangerError],
     return frame
 
 
-def read_battles(path: str | Path) -> tuple[pd.DataFrame, Battles]:
+def read_battles(path: str | Path, covariates: tuple[str, ...] = ()
+                 ) -> tuple[pd.DataFrame, Battles]:
     """A battles file (CSV, TSV, JSONL, JSON records, Parquet; optionally gzip-compressed),
-    checked: the table as read and its encoding. Errors are :class:`InputError` naming the
-    file and line (Parquet: the row)."""
+    checked: the table as read and its encoding (with ``covariates``: those columns too).
+    Errors are :class:`InputError` naming the file and line (Parquet: the row)."""
     path = Path(path)
     frame = read_table(path, id_columns=BATTLE_COLUMNS)
-    battles = encode_battles(frame, what=str(path), error=InputError,
+    battles = encode_battles(frame, what=str(path), error=InputError, covariates=covariates,
                              where=lambda r: row_location(frame, path, r).replace(
                                  f"{path}:", "line ").replace(f"{path}, ", ""))
     return frame, battles

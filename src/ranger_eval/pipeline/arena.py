@@ -34,6 +34,9 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
               settings: ArenaSettings | None = None, **options: Any) -> CommandRun:
     """Read ``battles``, fit :func:`ranger_eval.bradley_terry`, write the leaderboard
     (Markdown, CSV, LaTeX, JSON), the two figures, the manifest and (``html``) report.html.
+    With the settings' ``covariates`` (``--covariate COL``) the ratings are style-controlled
+    and every output shows them beside the ratings without style control, with the
+    covariates' coefficients.
 
     ``settings`` (default: the defaults) with ``options`` (:class:`ArenaSettings` fields; None
     values: not given) on top. A per-item scores table (dataset, system, item, value) instead
@@ -94,13 +97,18 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
         columns = read_table(path).columns
         if "winner" not in columns and is_item_table(columns):
             # per-item scores: every item a battle between every pair of systems
+            if settings.covariates:
+                raise ConfigError(
+                    f"{path}: --covariate {','.join(settings.covariates)} describes each "
+                    "battle's two responses, but this is a table of per-item scores (no "
+                    "responses to compare); give a battles table or leave --covariate out")
             fitted: Any = battle_counts(read_scores(path, cluster=cluster), settings=settings)
         else:
             if cluster is not None:
                 raise ConfigError(
                     f"{path}: --cluster {cluster} groups the items of per-item scores, but "
                     "this is a battles table (model_a, model_b, winner); leave --cluster out")
-            fitted = read_battles(path)[1]
+            fitted = read_battles(path, covariates=settings.covariates or ())[1]
         result = bradley_terry(fitted, settings=settings)
     folder = OutputFolder(out, [path], figures)
     folder.claim(ARENA_OUTPUTS)

@@ -14,7 +14,7 @@ from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import latex_escape, latex_table, plain_csv
 
 __all__ = ["RANK_TEXT", "arena_caption", "arena_dict", "leaderboard_sentences", "rank_sentences",
-           "relative_header"]
+           "relative_header", "style_caption"]
 
 #: Most models whose rank interval :func:`rank_sentences` states one by one (the table has all).
 SENTENCE_MODELS = 20
@@ -121,26 +121,64 @@ def _arena_markdown(ratings: Any, *, title: str = "Arena leaderboard") -> str:
     for sentence in rank_sentences(ratings):
         lines += [sentence, ""]
     ci_head = relative_header(ratings).replace("|", "\\|")
-    lines += [f"| model | rating | {ci_head} | se | rank | battles |",
-              "|---|---:|---:|---:|---:|---:|"]
+    styled = ratings.uncontrolled is not None
+    extra = " without style control | its CI | its rank |" if styled else ""
+    lines += [f"| model | rating | {ci_head} | se | rank | battles |{extra}",
+              "|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if styled else "")]
     for row in board.itertuples(index=False):
         model = str(row.model).replace("|", "\\|")
+        plain = (f" {row.rating_uncontrolled:.1f} | "
+                 f"{_ci(row.ci_low_uncontrolled, row.ci_high_uncontrolled)} | "
+                 f"{_ranks(row.rank_low_uncontrolled, row.rank_high_uncontrolled)} |"
+                 if styled else "")
         lines.append(f"| {model} | {row.rating:.1f} | {_ci(row.ci_low, row.ci_high)} | "
                      f"{row.se:.1f} | {_ranks(row.rank_low, row.rank_high)} | "
-                     f"{int(row.n_battles):,} |")
-    lines += ["", arena_caption(ratings), "", f"`{ratings.signature}`", ""]
+                     f"{int(row.n_battles):,} |{plain}")
+    lines += ["", arena_caption(ratings), ""]
+    if ratings.coefficients is not None:
+        lines += ["## Style coefficients", "",
+                  f"| covariate | given as | log-odds per sd | Elo per sd | se | "
+                  f"{ratings.level * 100:g} % CI | p |", "|---|---|---:|---:|---:|---:|---:|"]
+        for c in ratings.coefficients.itertuples(index=False):
+            lines.append(f"| {c.covariate} | {c.kind} | {c.estimate:.4f} | {c.elo:.1f} | "
+                         f"{c.se:.4f} | {_ci4(c.ci_low, c.ci_high)} | {c.pvalue:.3g} |")
+        lines += ["", style_caption(ratings), ""]
+    lines += [f"`{ratings.signature}`", ""]
     return "\n".join(lines)
+
+
+def _ci4(lo: float, hi: float) -> str:
+    return "–" if not (math.isfinite(lo) and math.isfinite(hi)) else f"[{lo:.4f}, {hi:.4f}]"
+
+
+def style_caption(ratings: Any) -> str:
+    """What style control did, in one paragraph (Markdown, HTML)."""
+    names = ", ".join(ratings.covariates)
+    return (f"Style control: the ratings hold the effects of {names} at zero (the average "
+            "style difference); each covariate is model_a's response minus model_b's (a pair "
+            "NAME_a/NAME_b as (a − b)/(a + b + 1), as FastChat), standardised to mean 0 and sd "
+            "1 over the battles (as LMArena), fitted jointly with the ratings by maximum "
+            "likelihood (no penalty). Coefficient: change in the log-odds of winning per sd "
+            "(Elo: the same in rating points); se sandwich, CI bootstrap percentile, p Wald. "
+            "'Without style control': the same battles rated without covariates.")
 
 
 def _arena_latex(ratings: Any) -> str:
     """The leaderboard as a booktabs table with the caption and the signature."""
     board = ratings.to_frame()
+    styled = ratings.uncontrolled is not None
     rows = [[latex_escape(r.model), f"{r.rating:.1f}", latex_escape(_ci(r.ci_low, r.ci_high)),
              f"{r.se:.1f}", latex_escape(_ranks(r.rank_low, r.rank_high)), f"{int(r.n_battles)}"]
+            + ([f"{r.rating_uncontrolled:.1f}",
+                latex_escape(_ranks(r.rank_low_uncontrolled, r.rank_high_uncontrolled))]
+               if styled else [])
             for r in board.itertuples(index=False)]
+    caption = arena_caption(ratings) + (" " + style_caption(ratings) if styled else "")
     return latex_table(["Model", "Rating", latex_escape(relative_header(ratings)), "se", "Rank",
-                        "Battles"], rows, "lrrrrr",
-                       caption=latex_escape(arena_caption(ratings)), label="tab:arena",
+                        "Battles"] + (["Rating (no style control)", "Rank (no style control)"]
+                                      if styled else []),
+                       rows, "lrrrrr" + ("rr" if styled else ""),
+                       caption=latex_escape(caption), label="tab:arena",
                        signature=str(ratings.signature))
 
 

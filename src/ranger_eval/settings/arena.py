@@ -16,6 +16,7 @@ from ._base import (
     _choice,
     _level,
     _name,
+    _names,
     _setting,
     _Settings,
     _whole,
@@ -95,6 +96,8 @@ class ArenaSettings(_Settings):
         Per-item scores given: the metric whose items are battles.
     higher_is_better : bool, default True
         Per-item scores given: whether higher scores win.
+    covariates : tuple[str, ...], optional
+        Battle-level covariates (style control): difference columns or <feat>_a/<feat>_b pairs.
 
     Raises
     ------
@@ -140,7 +143,13 @@ class ArenaSettings(_Settings):
     higher_is_better: bool = _setting(
         True, "Per-item scores given: whether higher scores win.", _bool, yaml=None,
         metavar="true|false")
+    covariates: tuple[str, ...] | None = _setting(
+        None, "Battle-level covariates (style control): difference columns or <feat>_a/<feat>_b "
+        "pairs.", _names, yaml=None, signature="covariates", metavar="COL")
 
     def _check_combinations(self) -> None:
         if self.base == 1:
             raise SettingsError("base: 1 gives no scale (every base^x is 1); use e.g. base=10")
+        if self.covariates and self.ties != "half":
+            raise SettingsError("covariates: style control fits ties as half wins (a logistic "
+                                "model, as LMArena); use ties='half' with covariates")

@@ -77,7 +77,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.sparse import csgraph
 from scipy.special import expit
+from scipy.stats import norm
 
 from ..errors import Hint, VerdictError, renamed_keywords
 from ..formatting import preview
@@ -92,6 +93,7 @@ from ..io.battles import WINNER_LABELS, Battles, encode_battles
 from ..settings import TIE_MODELS, ArenaSettings, resolve_settings
 from ..signature import Signature, make_signature
 from .battle_counts import SOURCE_ATTR, battle_counts, battles_from_scores, table_battle_counts
+from .bt_covariates import fit_covariates
 
 __all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battle_counts", "battles_from_scores",
            "bradley_terry", "table_battle_counts"]
@@ -158,6 +160,18 @@ class Ratings:
     rank_method: str = RANK_METHOD
     #: the settings object of the call (:class:`~ranger_eval.settings.ArenaSettings`)
     settings: ArenaSettings | None = field(default=None, compare=False, repr=False)
+    #: style control (:mod:`~ranger_eval.verdicts.bt_covariates`): the battle-level covariates
+    #: whose effects the ratings hold at zero (empty: none)
+    covariates: tuple[str, ...] = ()
+    #: one row per covariate: ``covariate``, ``kind`` (difference/pair), ``estimate`` (log-odds
+    #: per sd of the standardised difference), ``elo`` (the same in rating points), ``se``
+    #: (sandwich), ``se_model``, ``ci_low``/``ci_high`` (bootstrap percentile), ``z``,
+    #: ``pvalue`` (Wald, sandwich se), ``mean``/``sd`` (the standardisation); None without
+    #: covariates
+    coefficients: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+    #: the same battles rated without the covariates (same settings and seed), shown side by
+    #: side; None without covariates
+    uncontrolled: Ratings | None = field(default=None, compare=False, repr=False)
 
     @property
     def reference_text(self) -> str:
@@ -181,6 +195,13 @@ class Ratings:
             "n_battles": self.n_battles_by_model.to_numpy(),
             "relative_to": self._relative_label(),
         })
+        if self.uncontrolled is not None:   # ratings without style control, side by side
+            plain = self.uncontrolled
+            frame.insert(4, "rating_uncontrolled", plain.ratings.to_numpy())
+            frame.insert(5, "ci_low_uncontrolled", plain.ci_low.to_numpy())
+            frame.insert(6, "ci_high_uncontrolled", plain.ci_high.to_numpy())
+            frame.insert(9, "rank_low_uncontrolled", plain.rank_low.to_numpy())
+            frame.insert(10, "rank_high_uncontrolled", plain.rank_high.to_numpy())
         return frame.sort_values(["rating", "model"], ascending=[False, True],
                                  kind="stable").reset_index(drop=True)
 
@@ -204,8 +225,8 @@ class Ratings:
         anchor = None if self.anchor is None else f"{self.anchor[0]}={self.anchor[1]:g}"
         return make_signature("arena", {
             "battles": self.source, "resample": self.resample, "tie_model": self.ties, "elo": (self.scale, self.base, self.init_rating),
-            "anchor": anchor, "level": self.level, "n_resamples": self.n_resamples,
-            "seed": self.seed})
+            "anchor": anchor, "covariates": ",".join(self.covariates) or None,
+            "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: settings, counts, the leaderboard rows, the win-probability matrix
@@ -224,6 +245,9 @@ class Ratings:
             "leaderboard": self.to_frame().to_dict(orient="records"),
             "win_probability": {str(k): {str(c): float(v) for c, v in row.items()}
                                 for k, row in self.win_probability.iterrows()},
+            "covariates": list(self.covariates),
+            "coefficients": None if self.coefficients is None else
+            self.coefficients.to_dict(orient="records"),
             "signature": str(self.signature),
         }
 
@@ -588,7 +612,8 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
                   scale: float = _DEFAULT.scale, base: float = _DEFAULT.base,
                   init_rating: float = _DEFAULT.init_rating, anchor: object = _DEFAULT.anchor,
                   n_resamples: int = _DEFAULT.n_resamples, level: float = _DEFAULT.level,
-                  seed: int = _DEFAULT.seed, settings: ArenaSettings | None = None) -> Ratings:
+                  seed: int = _DEFAULT.seed, covariates: object = _DEFAULT.covariates,
+                  settings: ArenaSettings | None = None) -> Ratings:
     """Bradley–Terry ratings of models from pairwise battles (module docstring: model, fit,
     scale, sandwich standard errors, bootstrap intervals, rank intervals).
 
@@ -618,6 +643,16 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
         Level of the rating and rank intervals.
     seed : int, default 0
         Seed of the bootstrap.
+    covariates : str or list of str, optional
+        Style control (LMArena; :mod:`~ranger_eval.verdicts.bt_covariates`): battle-level
+        covariates whose effects the ratings hold at zero. Each name is either a ready
+        difference column ``NAME`` (model_a's feature minus model_b's, used as given) or a pair
+        ``NAME_a``/``NAME_b`` of each side's feature (≥ 0: lengths, counts of headers, lists,
+        bold), turned into FastChat's relative difference (a − b)/(a + b + 1); either way the
+        differences are standardised (mean 0, population sd 1 over the battles) as LMArena
+        does. The fit is then the logistic regression on ±1 model columns and the covariates
+        (ties half a win, weights), with ``coefficients`` (log-odds per sd, sandwich se,
+        bootstrap interval) and the ratings without covariates in ``uncontrolled``.
     settings : ArenaSettings, optional
         The keywords above as one object.
 
@@ -656,13 +691,29 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
     {'A': 1127.7, 'B': 957.3, 'C': 915.0}
     >>> round(float(r.win_probability.loc["A", "B"]), 3)
     0.727
+
+    Style control: the length of each side's answer (``length_a``, ``length_b``).
+
+    >>> battles["length_a"] = [120, 300, 80, 250, 90, 60, 400, 100, 220]
+    >>> battles["length_b"] = [100, 90, 200, 110, 95, 310, 100, 240, 130]
+    >>> s = rg.bradley_terry(battles, covariates=["length"], n_resamples=0)
+    >>> s.coefficients[["covariate", "kind"]].to_dict(orient="records")
+    [{'covariate': 'length', 'kind': 'pair'}]
+    >>> list(s.to_frame().columns[:5])
+    ['model', 'rating', 'ci_low', 'ci_high', 'rating_uncontrolled']
     """
     keywords = {"ties": ties, "scale": scale, "base": base, "init_rating": init_rating,
-                "anchor": anchor, "n_resamples": n_resamples, "level": level, "seed": seed}
+                "anchor": anchor, "n_resamples": n_resamples, "level": level, "seed": seed,
+                "covariates": covariates}
     settings = resolve_settings(ArenaSettings, keywords, settings, where="bradley_terry")
     ties, scale, base = settings.ties, settings.scale, settings.base
     init, level, seed = settings.init_rating, settings.level, settings.seed
     n_resamples = settings.n_resamples
+    covariates = settings.covariates or ()
+    uncontrolled = None
+    if covariates:   # style control: the same battles rated without the covariates too
+        battles = _covariate_battles(battles, covariates)
+        uncontrolled = bradley_terry(battles, settings=replace(settings, covariates=None))
     pairs = _battles(battles)
     models = pairs.models
     p = len(models)
@@ -684,15 +735,22 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
     # one fit for every location: θ of the first model by name held at 0; the anchor and
     # init_rating only move the ratings' zero afterwards (module docstring)
     fit_ref = 0
-    k = p + (ties == "davidson")
-    start = np.zeros((1, k))
-    x, ok = _newton(pairs.i, pairs.j, pairs.m[None], p, ties, start, fit_ref)
-    if not ok[0]:
-        raise VerdictError("bradley_terry: the maximum-likelihood fit did not converge "
-                           f"(models: {preview(models)}); the ratings may be infinite")
-    x = x[0]
     factor = scale / math.log(base)
-    v_model, v_sand = _covariances(x, pairs, p, ties, fit_ref)
+    cov_fit = None
+    if covariates:
+        assert isinstance(battles, Battles)
+        cov_fit = fit_covariates(battles, fit_ref, n_resamples, seed)
+        x = cov_fit.x[:p]
+        v_model, v_sand = cov_fit.v_model[:p, :p], cov_fit.v_sand[:p, :p]
+    else:
+        k = p + (ties == "davidson")
+        start = np.zeros((1, k))
+        x_all, ok = _newton(pairs.i, pairs.j, pairs.m[None], p, ties, start, fit_ref)
+        if not ok[0]:
+            raise VerdictError("bradley_terry: the maximum-likelihood fit did not converge "
+                               f"(models: {preview(models)}); the ratings may be infinite")
+        x = x_all[0]
+        v_model, v_sand = _covariances(x, pairs, p, ties, fit_ref)
     # the covariance of the ratings' contrasts with their zero: θ − mean(θ) (C = I − 11ᵀ/p) or
     # θ − θ_anchor (C = I − 1 e_anchorᵀ); either is the same whichever θ was held at 0
     if anchor_ is None:
@@ -709,7 +767,10 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
         return anchor_[1] + factor * (theta - theta[..., [ref]])
 
     rating = to_rating(x[:p])
-    boot, failed = _bootstrap(pairs, x, p, ties, fit_ref, n_resamples, seed)
+    if cov_fit is not None:
+        boot, failed = cov_fit.boot, cov_fit.n_failed
+    else:
+        boot, failed = _bootstrap(pairs, x, p, ties, fit_ref, n_resamples, seed)
     if failed:
         warnings.warn(f"bradley_terry: {failed} of {n_resamples} bootstrap rounds left out: in "
                       "them some models never lost (or never won) to the others, so their "
@@ -754,7 +815,46 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
         source=pairs.source, resample="battles" if pairs.cluster_rows is None else
         pairs.unit if pairs.unit is not None else
         "datasets" if pairs.source == "scores(datasets)" else "items",
-        relative_to="mean" if anchor_ is None else "anchor", settings=settings)
+        relative_to="mean" if anchor_ is None else "anchor", settings=settings,
+        covariates=tuple(covariates), uncontrolled=uncontrolled,
+        coefficients=None if cov_fit is None else _coefficients(
+            cov_fit, battles, p, factor, level))  # type: ignore[arg-type]
+
+
+def _covariate_battles(battles: object, names: tuple[str, ...]) -> Battles:
+    """The battles encoded with their covariates (a :class:`Battles` must carry them)."""
+    if not isinstance(battles, Battles):
+        return encode_battles(battles, what="bradley_terry", error=VerdictError,
+                              covariates=names)
+    if battles.count is not None or battles.cluster_rows is not None:
+        raise VerdictError("bradley_terry: covariates describe single battles (each response's "
+                           "style); battles made from per-item scores have none — leave "
+                           "covariates out")
+    if battles.covariate_names != tuple(names):
+        raise VerdictError(f"bradley_terry: the battles were read with covariates "
+                           f"{list(battles.covariate_names)}, not {list(names)}; read them with "
+                           "the covariates to fit")
+    return battles
+
+
+def _coefficients(fit: Any, battles: Battles, p: int, factor: float, level: float
+                  ) -> pd.DataFrame:
+    """The covariates' coefficient table (``Ratings.coefficients``)."""
+    beta = fit.x[p:]
+    se = np.sqrt(np.maximum(np.diag(fit.v_sand)[p:], 0.0))
+    se_model = np.sqrt(np.maximum(np.diag(fit.v_model)[p:], 0.0))
+    if fit.boot.shape[0]:
+        alpha = 1.0 - level
+        lo = np.quantile(fit.boot[:, p:], alpha / 2, axis=0)
+        hi = np.quantile(fit.boot[:, p:], 1 - alpha / 2, axis=0)
+    else:
+        lo = hi = np.full(beta.size, np.nan)
+    z = beta / se
+    return pd.DataFrame({
+        "covariate": list(battles.covariate_names), "kind": list(battles.covariate_kinds),
+        "estimate": beta, "elo": factor * beta, "se": se, "se_model": se_model,
+        "ci_low": lo, "ci_high": hi, "z": z, "pvalue": 2 * norm.sf(np.abs(z)),
+        "mean": fit.mean, "sd": fit.sd})
 
 
 def reference_text(relative_to: str, anchor: Any, init_rating: float) -> str:
