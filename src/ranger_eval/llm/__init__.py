@@ -7,3 +7,4 @@ that the report registry renders.
 """
 
 from .agreement import AgreementResult, agreement
+from .alt_test import AltTestResult, alt_test

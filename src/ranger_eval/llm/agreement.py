@@ -189,17 +189,19 @@ def _units(frame: pd.DataFrame, item_codes: np.ndarray, n_items: int,
     """The resampling unit of every item, from the design resolver."""
     if "cluster" not in frame.columns:
         return np.arange(n_items), "item"
-    scores = pd.DataFrame({"dataset": "ratings", "system": "ratings", "item": item_codes,
+    per_item = frame.assign(_item=item_codes).groupby("_item")["cluster"].nunique()
+    if (per_item > 1).any():
+        first_row = int(np.argmax(item_codes == per_item.idxmax()))
+        raise StatsInputError(f"agreement: item {frame['item'].iloc[first_row]!r} lies in two "
+                              "clusters (a cluster column gives each item one cluster)")
+    scores = pd.DataFrame({"dataset": "ratings", "system": "ratings",
+                           "item": item_codes.astype(str),
                            "cluster": frame["cluster"].to_numpy()}).drop_duplicates("item")
     scores["value"] = 0.0
     design = resolve_design(scores)
-    first = scores["item"].to_numpy()
     units = np.empty(n_items, dtype=np.int64)
-    units[first] = pd.factorize(design.units("ratings", first))[0]
-    per_item = frame.assign(_item=item_codes).groupby("_item")["cluster"].nunique()
-    if (per_item > 1).any():
-        raise StatsInputError(f"agreement: item {frame['item'].iloc[int(np.argmax(item_codes == per_item.idxmax()))]!r} "
-                              "lies in two clusters (a cluster column gives each item one cluster)")
+    units[scores["item"].to_numpy().astype(np.int64)] = pd.factorize(
+        design.units("ratings", scores["item"].to_numpy()))[0]
     columns["cluster"] = "cluster"
     return units, design.label
 
