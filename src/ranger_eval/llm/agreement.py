@@ -624,5 +624,5 @@ def _coefficient_name(method: str) -> str:
 
 def _one_value(ratings: RatingsTable) -> Any:
     used = np.unique(ratings.values[ratings.values >= 0])
-    value = ratings.domain[used[0]] if used.size else None
-    return value.item() if hasattr(value, "item") else value
+    value = ratings.domain[used[0]].item() if used.size else None
+    return int(value) if isinstance(value, float) and value.is_integer() else value
