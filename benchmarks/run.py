@@ -394,6 +394,7 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("aggregate_metrics", "aggregate_metrics_bench.py", ["--items", "20000"], p_agg_metrics),
         Bench("equivalence", "equivalence_bench.py", ["--datasets", "5"], p_equivalence),
         Bench("aso", "aso_bench.py", [], p_aso),
+        Bench("agreement", "agreement_bench.py", ["--repeat", "3"], lambda out, js: []),
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),

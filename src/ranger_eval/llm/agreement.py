@@ -62,7 +62,7 @@ __all__ = ["AgreementResult", "RatingsTable", "agreement", "ratings_table"]
 #: The defaults of every keyword that is a setting (:class:`~ranger_eval.settings.AgreementSettings`).
 _DEFAULT = AgreementSettings()
 #: Largest block of bootstrap weights held at once (rounds × items, or rounds × V²).
-_BLOCK_CELLS = 4_000_000
+_BLOCK_CELLS = 1_000_000
 #: Ordinal α with more values than this resamples pairs of ratings, not the V × V coincidences.
 _DENSE_VALUES = 64
 
@@ -498,12 +498,15 @@ def _bootstrap(stat: Any, units: np.ndarray, n_resamples: int, seed: int,
     rng = np.random.default_rng(seed)
     block = max(1, _BLOCK_CELLS // max(len(units), width, 1))
     out = np.empty(n_resamples)
+    small = n_units * block < 2**31
+    identity = len(units) == n_units and bool((units == np.arange(n_units)).all())
     for start in range(0, n_resamples, block):
         b = min(block, n_resamples - start)
-        draws = rng.integers(0, n_units, size=(b, n_units))
-        offsets = (np.arange(b) * n_units)[:, None]
-        unit_w = np.bincount((draws + offsets).ravel(), minlength=b * n_units).reshape(b, n_units)
-        out[start:start + b] = stat(unit_w[:, units].astype(float))
+        draws = rng.integers(0, n_units, size=(b, n_units), dtype=np.int32 if small else np.int64)
+        draws += (np.arange(b, dtype=draws.dtype) * n_units)[:, None]
+        unit_w = np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units)
+        weights = unit_w if identity else unit_w[:, units]
+        out[start:start + b] = stat(weights.astype(float))
     return out
 
 
