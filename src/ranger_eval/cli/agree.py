@@ -27,7 +27,8 @@ def register(app: typer.Typer) -> None:
         ratings: Annotated[Path, typer.Argument(
             help="Ratings: a table item, rater, value (one row per rating), or scores whose "
                  "system column is the rater.")],
-        method: Annotated[str | None, setting_option(AgreementSettings, "method")] = None,
+        coefficient: Annotated[str | None, setting_option(AgreementSettings, "method",
+                                                          "--coefficient")] = None,
         scale: Annotated[str | None, setting_option(AgreementSettings, "scale")] = None,
         weights: Annotated[str | None, setting_option(AgreementSettings, "weights")] = None,
         level: Annotated[float | None, setting_option(AgreementSettings, "level")] = None,
@@ -49,7 +50,7 @@ def register(app: typer.Typer) -> None:
         from ..pipeline.agree import run_agree
 
         imports_done()
-        run = run_agree(ratings, out, command_line(), judge=judge, method=method, scale=scale,
+        run = run_agree(ratings, out, command_line(), judge=judge, method=coefficient, scale=scale,
                         weights=weights, level=level, n_resamples=n_resamples, seed=seed,
                         epsilon=epsilon, metric=metric, fdr=fdr, min_raters=min_raters,
                         min_items=min_items)

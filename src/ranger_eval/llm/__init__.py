@@ -8,3 +8,5 @@ that the report registry renders.
 
 from .agreement import AgreementResult, agreement
 from .alt_test import AltTestResult, alt_test
+
+__all__ = ["AgreementResult", "AltTestResult", "agreement", "alt_test"]

@@ -148,7 +148,7 @@ def ratings_table(table: Any) -> RatingsTable:
     columns.update(item="item", rater=rater, value="value")
     for col in ("dataset", "metric"):
         if col in frame.columns and frame[col].nunique(dropna=False) > 1:
-            names = ", ".join(map(str, pd.unique(frame[col]))[:5])
+            names = ", ".join([str(v) for v in pd.unique(frame[col])][:5])
             raise StatsInputError(f"agreement: the {col} column holds several values ({names}); "
                                   f"agreement is computed on one {col}: select its rows first")
     dup = frame.duplicated(["item", rater])
@@ -282,7 +282,8 @@ class AgreementResult:
         row.update(seed=self.seed, raters=[str(r) for r in self.raters],
                    columns=dict(self.columns), summary=self.summary(),
                    signature=str(self.signature))
-        return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in row.items()}
+        return {str(k): (None if isinstance(v, float) and np.isnan(v) else v)
+                for k, v in row.items()}
 
 
 # --------------------------------------------------------------------------- statistics

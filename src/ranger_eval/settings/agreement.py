@@ -80,7 +80,8 @@ class AgreementSettings(_Settings):
     method: str = _setting(
         "krippendorff", "krippendorff (alpha: any raters, missing ratings allowed), cohen "
         "(kappa: two raters) or fleiss (kappa: the same number of ratings per item).",
-        _choice(AGREEMENT_METHODS, "agreement coefficient"), yaml=None, signature="coef")
+        _choice(AGREEMENT_METHODS, "agreement coefficient"), cli="coefficient", yaml=None,
+        signature="coef")
     scale: str = _setting(
         "nominal", "Krippendorff's level of measurement: nominal, ordinal, interval or ratio.",
         _choice(AGREEMENT_SCALES, "level of measurement"), yaml=None, signature="scale")
