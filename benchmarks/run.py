@@ -403,6 +403,7 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("aggregate_metrics", "aggregate_metrics_bench.py", ["--items", "20000"], p_agg_metrics),
         Bench("equivalence", "equivalence_bench.py", ["--datasets", "5"], p_equivalence),
         Bench("aso", "aso_bench.py", [], p_aso),
+        Bench("agreement", "agreement_bench.py", ["--repeat", "3"], lambda out, js: []),
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
         Bench("passk", "passk_bench.py", ["--items", "200000", "--repeat", "3"],
               lambda out, js: []),  # prints its JSON row (read before any parser)

@@ -50,6 +50,8 @@ ENTRY_POINTS = [
     (rg.predictive_check, S.PredictiveCheckSettings),
     (rg.pass_at_k, S.PassKSettings),
     (rg.pass_hat_k, S.PassKSettings),
+    (rg.agreement, S.AgreementSettings),
+    (rg.alt_test, S.AltTestSettings),
 ]
 
 #: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,

@@ -67,6 +67,9 @@ METHOD_MEANS = {
     "PPIResult": "ppi estimator", "prediction_powered_mean": "ppi estimator",
     # which clustered McNemar statistic (Obuchowski, Durkalski, Yang-Sun-Hardin)
     "clustered_mcnemar": "clustered McNemar statistic",
+    # the agreement coefficient (krippendorff, cohen, fleiss; the command's --coefficient)
+    "agreement": "agreement coefficient", "AgreementSettings": "agreement coefficient",
+    "AgreementResult": "agreement coefficient",
 }
 
 #: Data a public function of ``ranger_eval`` takes positionally; everything else is keyword-only.
@@ -112,6 +115,8 @@ DATA: dict[str, tuple[str, ...]] = {
     "plan_from_pilot": ("scores",),
     "describe": ("scores",),
     "aso": ("treatment", "control"),
+    "agreement": ("table",),
+    "alt_test": ("table",),
     "multi_aso": ("scores_by_system",),
     "bradley_terry": ("battles",),
     "battles_from_scores": ("scores",),

@@ -41,6 +41,10 @@ KINDS: dict[str, str] = {
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
              "ttest, bayesian_signed_rank, bayesian_sign_test)",
+    "agreement": "agreement between raters: Krippendorff's alpha, Cohen's or Fleiss' kappa "
+                 "(ranger_eval.agreement)",
+    "alt_test": "the alternative annotator test of a judge against human annotators "
+                "(ranger_eval.alt_test)",
 }
 
 #: Every key a signature may hold, with its meaning.
@@ -148,6 +152,18 @@ FIELDS: dict[str, str] = {
                  "the pooled SD, or MAD·1.4826, of each pair; autorank) or absolute (metric units)",
     "n_scores": "scores (runs) in each distribution of an ASO test, as n_a,n_b",
     "threshold": "τ of an ASO verdict: A almost stochastically dominates B when ε_min < τ",
+    "coef": "agreement coefficient: krippendorff (alpha), cohen or fleiss (kappa)",
+    "scale": "Krippendorff's level of measurement: nominal, ordinal, interval or ratio",
+    "kappa_weights": "weights of Cohen's kappa: linear or quadratic (absent: unweighted)",
+    "n_items": "items rated (an agreement coefficient) or tested (an alt-test)",
+    "n_raters": "raters (annotators, judges) of an agreement coefficient or an alt-test",
+    "judge": "the rater an alt-test tests as the replacement of the human annotators",
+    "epsilon": "ε of an alt-test: the judge's cost-benefit allowance (Calderon et al. 2025)",
+    "alt_metric": "how an alt-test scores an annotation against the item's other annotators: "
+                  "accuracy or neg_rmse",
+    "fdr": "q of the Benjamini-Yekutieli procedure over an alt-test's annotators",
+    "min_raters": "fewest human annotations an item needs in an alt-test",
+    "min_items": "fewest items an annotator needs to be tested in an alt-test",
 }
 
 

@@ -13,4 +13,10 @@ from .passk import (
     passk_label,
 )
 
-__all__ = ["pass_at_k", "pass_at_k_values", "pass_hat_k", "pass_hat_k_values", "passk_label"]
+from .agreement import AgreementResult, agreement
+from .alt_test import AltTestResult, alt_test
+
+__all__ = [
+    "AgreementResult", "AltTestResult", "agreement", "alt_test",
+    "pass_at_k", "pass_at_k_values", "pass_hat_k", "pass_hat_k_values", "passk_label",
+]

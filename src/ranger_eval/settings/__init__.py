@@ -52,6 +52,14 @@ from ._base import (
     settings_fields,
     signature_fields,
 )
+from .agreement import (
+    AGREEMENT_METHODS,
+    AGREEMENT_SCALES,
+    ALT_TEST_METRICS,
+    KAPPA_WEIGHTS,
+    AgreementSettings,
+    AltTestSettings,
+)
 from .arena import (
     TIE_MODELS,
     ArenaSettings,
@@ -97,6 +105,12 @@ from .verdicts import (
 )
 
 __all__ = [
+    "AGREEMENT_METHODS",
+    "AGREEMENT_SCALES",
+    "ALT_TEST_METRICS",
+    "KAPPA_WEIGHTS",
+    "AgreementSettings",
+    "AltTestSettings",
     "ALTERNATIVES",
     "APPROACHES",
     "ASO_CORRECTIONS",

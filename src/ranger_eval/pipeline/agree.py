@@ -1,0 +1,110 @@
+"""``ranger-eval agree``: from a ratings file to its folder (:func:`run_agree`).
+
+Reads a long ratings table (``item, rater, value``; or scores whose ``system`` column is the
+rater), runs :func:`~ranger_eval.agreement` with the command's
+:class:`~ranger_eval.settings.AgreementSettings` and, with ``judge``, the alternative annotator
+test :func:`~ranger_eval.alt_test` of that rater against the others
+(:class:`~ranger_eval.settings.AltTestSettings`). Writes ``agreement.md``, ``agreement.csv``,
+``agreement.tex``, ``agreement.json`` (and ``alt_test.md/.csv/.tex/.json`` with a judge) and
+``manifest.json`` with the signature.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from .. import report
+from ..io.tables import read_table
+from ..llm.agreement import agreement
+from ..llm.alt_test import alt_test
+from ..output import OutputFolder
+from ..settings import AgreementSettings, AltTestSettings
+from ._common import collecting_warnings, finish_outputs
+from ._run import CommandRun
+
+__all__ = ["AGREE_OUTPUTS", "ALT_TEST_OUTPUTS", "run_agree"]
+
+AGREE_OUTPUTS = ("agreement.md", "agreement.csv", "agreement.tex", "agreement.json")
+ALT_TEST_OUTPUTS = ("alt_test.md", "alt_test.csv", "alt_test.tex", "alt_test.json")
+_ALT_FIELDS = {f.name for f in dataclasses.fields(AltTestSettings)}
+
+
+def run_agree(ratings: str | Path, out: str | Path, command: str | None = None, *,
+              judge: str | None = None, settings: AgreementSettings | None = None,
+              alt_settings: AltTestSettings | None = None, **options: Any) -> CommandRun:
+    """Read ``ratings``, compute the agreement (and with ``judge`` the alt-test), write the
+    tables and the manifest.
+
+    ``options`` are fields of :class:`~ranger_eval.settings.AgreementSettings` or
+    :class:`~ranger_eval.settings.AltTestSettings`; None values are not given.
+
+    Parameters
+    ----------
+    ratings : str or Path
+        A long table ``item, rater, value`` (CSV/TSV/JSONL/Parquet).
+    out : str or Path
+        The output folder.
+    command : str or None, default None
+        The command line, recorded in the manifest.
+    judge : str or None, default None
+        A rater to test against the others with the alternative annotator test.
+    settings : AgreementSettings or None, default None
+        The agreement settings; None: the defaults.
+    alt_settings : AltTestSettings or None, default None
+        The alt-test settings; None: the defaults.
+    **options
+        Fields of either settings class.
+
+    Returns
+    -------
+    CommandRun
+        ``result``: the :class:`~ranger_eval.llm.AgreementResult`; ``parts["alt_test"]``: the
+        :class:`~ranger_eval.llm.AltTestResult` (with ``judge``); ``command="agree"``.
+
+    Raises
+    ------
+    RangerError
+        A bad input or option (named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = Path(folder.name, "ratings.csv")
+    >>> _ = table.write_text("item,rater,value\\n" + "".join(
+    ...     f"{i},{r},{(i + (r == 'c') * (i % 3 == 0)) % 4}\\n" for i in range(20) for r in "abc"))
+    >>> from ranger_eval.pipeline.agree import run_agree
+    >>> run = run_agree(table, Path(folder.name, "out"), n_resamples=50)
+    >>> run.command, round(run.result.estimate, 3)
+    ('agree', 0.694)
+    >>> folder.cleanup()
+    """
+    alt_options = {k: v for k, v in options.items() if k in _ALT_FIELDS}
+    settings = AgreementSettings.from_options(
+        {k: v for k, v in options.items() if k not in _ALT_FIELDS}, settings)
+    alt = AltTestSettings.from_options(alt_options, alt_settings)
+    path = Path(ratings)
+    notes: list[str] = []
+    parts: dict[str, Any] = {}
+    with collecting_warnings(notes):
+        table = read_table(path, id_columns=("item", "rater"))
+        result = agreement(table, settings=settings)
+        if judge is not None:
+            parts["alt_test"] = alt_test(table, judge=judge, settings=alt)
+    folder = OutputFolder(out, [path], None)
+    folder.claim(AGREE_OUTPUTS + (ALT_TEST_OUTPUTS if judge is not None else ()))
+    folder.text("agreement.md", report.to_markdown(result))
+    folder.text("agreement.csv", report.to_csv(result))
+    folder.text("agreement.tex", report.to_latex(result))
+    folder.text("agreement.json", report.to_json(result))
+    if judge is not None:
+        tested = parts["alt_test"]
+        folder.text("alt_test.md", report.to_markdown(tested))
+        folder.text("alt_test.csv", report.to_csv(tested))
+        folder.text("alt_test.tex", report.to_latex(tested))
+        folder.text("alt_test.json", report.to_json(tested))
+    notes += finish_outputs(folder, str(result.signature), command, False, notes)
+    return CommandRun(result, tuple(folder.written), tuple(notes), settings=settings,
+                      command="agree", parts=parts)
