@@ -87,6 +87,25 @@ def test_hash_is_a_function_of_the_string_only() -> None:
     assert len(set(h.tolist())) == len(set(strs))
 
 
+def test_hash_does_not_depend_on_the_piece_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hash_strings works in pieces of _PIECE strings (one set of temporaries, reused): a
+    string's hash is the same wherever the piece edges fall, for short, 8-16-byte, long (middle
+    words) and empty strings, in chunked arrays whose chunk edges fall inside pieces."""
+    import pyarrow as pa
+
+    from ranger_eval.ir.readers import hashing
+
+    rng = np.random.default_rng(5)
+    strs = ["".join(rng.choice(list("abc"), n)) for n in rng.integers(0, 70, 600)]
+    arr = pa.chunked_array([pa.array(strs[:201]), pa.array(strs[201:])])
+    default = readers.hash_strings(arr)
+    alone = np.concatenate([readers.hash_strings(pa.array([s])) for s in strs[:50]])
+    assert np.array_equal(default[:50], alone)
+    for piece in (2, 7, 64, 1 << 16):
+        monkeypatch.setattr(hashing, "_PIECE", piece)
+        assert np.array_equal(readers.hash_strings(arr), default), piece
+
+
 def _bomb(lines: bytes, copies: int) -> bytes:
     """A multi-member gzip file: one small member repeated (valid gzip, huge expansion)."""
     return gzip.compress(lines, 9) * copies

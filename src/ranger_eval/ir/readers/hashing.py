@@ -148,13 +148,18 @@ def _absorb_middle(words: np.ndarray, starts: np.ndarray, lens: np.ndarray, out:
     out[which] = h
 
 
-_PIECE = 1 << 16
+_PIECE = 1 << 13
+"""Strings hashed at once by :func:`hash_strings`. Its ~50 vectorised steps then work on 64 KiB
+arrays that stay in the L1/L2 caches, and the nine scratch arrays (576 KiB) come from the heap
+rather than from fresh memory mappings faulted in on every call: measured on 200,000 docids
+(numpy 2.4, 2 cores, 4 MiB L2), 4.2 ms at 8,192 strings a piece, 5.6-6.2 ms at 65,536, 7 ms at
+2,048."""
 
 
 def hash_strings(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """64-bit hash of every string of ``arr``, vectorised 8 bytes at a time: equal strings get equal
     hashes. Used only to find candidate duplicates or matches, which are then compared exactly.
-    Works in pieces of 65,536 strings, with one set of temporaries, so that they stay in cache."""
+    Works in pieces of :data:`_PIECE` strings, with one set of temporaries, so that they stay in cache."""
     chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
     out = np.empty(len(arr), dtype=np.uint64)
     scratch = _Scratch(min(len(arr), _PIECE))
