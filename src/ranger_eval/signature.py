@@ -37,6 +37,8 @@ KINDS: dict[str, str] = {
     "plan": "power, sample size or minimum detectable effect of a planned comparison "
             "(ranger_eval.plan, ranger_eval.plan_from_pilot)",
     "arena": "Bradley–Terry ratings from pairwise battles (ranger_eval.bradley_terry)",
+    "confseq": "an anytime-valid confidence sequence of a mean (ranger_eval.confidence_sequence)",
+    "monitor": "anytime-valid monitoring of a paired comparison (ranger_eval.monitor)",
     "aso": "Almost Stochastic Order of score distributions (ranger_eval.aso, ranger_eval.multi_aso)",
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"

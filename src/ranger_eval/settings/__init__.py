@@ -66,6 +66,12 @@ from .describe import (
 from .meta import (
     MetaSettings,
 )
+from .monitor import (
+    CS_METHODS,
+    MONITOR_ORDERS,
+    ConfidenceSequenceSettings,
+    MonitorSettings,
+)
 from .plan import (
     PILOT_TESTS,
     PLAN_TESTS,
@@ -124,6 +130,10 @@ __all__ = [
     "SEED_POLICIES",
     "TIE_MODELS",
     "CompareSettings",
+    "ConfidenceSequenceSettings",
+    "CS_METHODS",
+    "MONITOR_ORDERS",
+    "MonitorSettings",
     "DESCRIBE_INTERVALS",
     "DescribeSettings",
     "PPI_METHODS",
