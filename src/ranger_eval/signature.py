@@ -98,6 +98,11 @@ FIELDS: dict[str, str] = {
                 "cluster(NAME) (the same for every item of a cluster) or datasets (the "
                 "same for a dataset-level table)",
     "weights": "weights of metrics or datasets (equal, or custom)",
+    "bounds": "range lo..hi of the observations of a confidence sequence (differences: -w..w)",
+    "t_opt": "observations at which a conjugate-mixture confidence sequence is tightest",
+    "unit": "unit of a monitored stream: item, or the cluster field's name",
+    "N": "population size of a confidence sequence sampled without replacement",
+    "n": "observations (units) in a confidence sequence or monitored stream",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "ppi": "prediction-powered inference on judge scores with human scores for some items "
            "(the human_value column): ppi++ (power-tuned λ), ppi (λ = 1) or classical (human "
