@@ -17,7 +17,7 @@ def test_monitor_figure_marks_the_decision() -> None:
     fig = res.plot()
     ax = fig.axes[0]
     assert res.decision in ax.get_title()
-    assert any(np.allclose(line.get_xdata(), [res.n_used, res.n_used]) for line in ax.lines)
+    assert any(list(line.get_xdata()) == [res.n_used, res.n_used] for line in ax.lines)
     assert any(t.get_gid() == "ranger-signature" for t in fig.texts)
 
 
