@@ -125,7 +125,7 @@ def main() -> None:
           f"P(ever deciding by h)")
     print("| horizon h | monitor (betting CS) | naive t-test every 50 items |")
     print("|---:|---:|---:|")
-    for h, w, nv in zip(horizons, wrong / args.streams, naive / args.streams):
+    for h, w, nv in zip(horizons, wrong / args.streams, naive / args.streams, strict=True):
         print(f"| {h:,} | {w:.4f} | {nv:.4f} |")
     print()
     print(f"Efficiency ({args.streams:,} streams per effect; fixed-n paired t-test at α = 0.05)")

@@ -48,7 +48,8 @@ def test_bad_observations_and_population() -> None:
 
 
 def test_decide_rules() -> None:
-    lo = np.array([-0.5, -0.1, 0.01]); hi = np.array([0.5, 0.2, 0.3])
+    lo = np.array([-0.5, -0.1, 0.01])
+    hi = np.array([0.5, 0.2, 0.3])
     assert decide(lo, hi, 0.0) == ("treatment better", 3)
     assert decide(-hi, -lo, 0.0) == ("control better", 3)
     assert decide(np.array([-0.5, -0.04]), np.array([0.5, 0.03]), 0.05) == (

@@ -2,3 +2,5 @@
 theory, and valid estimates of a whole benchmark from a subset of its items.
 """
 from .monitor import DECISIONS, ConfidenceSequence, MonitorResult, confidence_sequence, monitor
+
+__all__ = ["DECISIONS", "ConfidenceSequence", "MonitorResult", "confidence_sequence", "monitor"]

@@ -49,7 +49,6 @@ eq. (15); ``confseq.conjmix_bounded.conjmix_empbern_twosided_cs``)
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 from scipy import special
@@ -341,7 +340,10 @@ def _gamma_exp_bound(v: np.ndarray, alpha: float, v_opt: float) -> np.ndarray:
     doubling of v above the threshold, then bisection), here to machine precision."""
     rho = _best_rho(v_opt, 2 * alpha)  # OneSidedNormalMixture::best_rho(v, α) = two-sided at 2α
     target = math.log(1 / alpha)
-    f: Callable[[np.ndarray], np.ndarray] = lambda s: _gamma_exp_log_mixture(s, v, rho) - target
+
+    def f(s: np.ndarray) -> np.ndarray:
+        return _gamma_exp_log_mixture(s, v, rho) - target
+
     hi = v.copy()
     for _ in range(50):
         need = ~(f(hi) > 0)
