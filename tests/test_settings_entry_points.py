@@ -52,6 +52,8 @@ ENTRY_POINTS = [
     (rg.pass_hat_k, S.PassKSettings),
     (rg.agreement, S.AgreementSettings),
     (rg.alt_test, S.AltTestSettings),
+    (rg.confidence_sequence, S.ConfidenceSequenceSettings),
+    (rg.monitor, S.MonitorSettings),
 ]
 
 #: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,

@@ -50,6 +50,9 @@ SECOND_WORDS = {
 #: ``method`` is not the multiplicity procedure (that is ``correction``) anywhere; where it is a
 #: parameter, it is one of these (metafor's and scipy's own words, kept on purpose).
 METHOD_MEANS = {
+    # the confidence sequence (betting, hoeffding, empirical_bernstein)
+    "confidence_sequence": "sequence", "monitor": "sequence", "ConfidenceSequence": "sequence",
+    "ConfidenceSequenceSettings": "sequence", "MonitorSettings": "sequence",
     # the τ² estimator (metafor's ``method``)
     "meta_analysis": "tau2", "subgroup_analysis": "tau2", "cross_dataset_estimates": "tau2",
     "predictive_check": "tau2", "MetaSettings": "tau2", "MetaResult": "tau2",
@@ -74,6 +77,8 @@ METHOD_MEANS = {
 
 #: Data a public function of ``ranger_eval`` takes positionally; everything else is keyword-only.
 DATA: dict[str, tuple[str, ...]] = {
+    "confidence_sequence": ("x",),
+    "monitor": ("scores",),
     "effect_size": ("treatment", "control"),
     "effect_sizes": ("scores",),
     "effect_size_bootstrap": ("treatment", "control"),

@@ -37,6 +37,8 @@ KINDS: dict[str, str] = {
     "plan": "power, sample size or minimum detectable effect of a planned comparison "
             "(ranger_eval.plan, ranger_eval.plan_from_pilot)",
     "arena": "Bradley–Terry ratings from pairwise battles (ranger_eval.bradley_terry)",
+    "confseq": "an anytime-valid confidence sequence of a mean (ranger_eval.confidence_sequence)",
+    "monitor": "anytime-valid monitoring of a paired comparison (ranger_eval.monitor)",
     "aso": "Almost Stochastic Order of score distributions (ranger_eval.aso, ranger_eval.multi_aso)",
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
@@ -100,6 +102,11 @@ FIELDS: dict[str, str] = {
                 "cluster(NAME) (the same for every item of a cluster) or datasets (the "
                 "same for a dataset-level table)",
     "weights": "weights of metrics or datasets (equal, or custom)",
+    "bounds": "range lo..hi of the observations of a confidence sequence (differences: -w..w)",
+    "t_opt": "observations at which a conjugate-mixture confidence sequence is tightest",
+    "unit": "unit of a monitored stream: item, or the cluster field's name",
+    "N": "population size of a confidence sequence sampled without replacement",
+    "n": "observations (units) in a confidence sequence or monitored stream",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "ppi": "prediction-powered inference on judge scores with human scores for some items "
            "(the human_value column): ppi++ (power-tuned λ), ppi (λ = 1) or classical (human "

@@ -74,6 +74,12 @@ from .describe import (
 from .meta import (
     MetaSettings,
 )
+from .monitor import (
+    CS_METHODS,
+    MONITOR_ORDERS,
+    ConfidenceSequenceSettings,
+    MonitorSettings,
+)
 from .passk import (
     PASSK_MISSING,
     PassKSettings,
@@ -144,6 +150,10 @@ __all__ = [
     "SEED_POLICIES",
     "TIE_MODELS",
     "CompareSettings",
+    "ConfidenceSequenceSettings",
+    "CS_METHODS",
+    "MONITOR_ORDERS",
+    "MonitorSettings",
     "DESCRIBE_INTERVALS",
     "DescribeSettings",
     "PPI_METHODS",
