@@ -5,6 +5,8 @@ and agreement between judges and annotators. Every function here returns either 
 :class:`~ranger_eval.scores.Scores` table (so every analysis follows) or a frozen result object
 that the report registry renders.
 """
+from .agreement import AgreementResult, agreement
+from .alt_test import AltTestResult, alt_test
 from .passk import (
     pass_at_k,
     pass_at_k_values,
@@ -12,9 +14,6 @@ from .passk import (
     pass_hat_k_values,
     passk_label,
 )
-
-from .agreement import AgreementResult, agreement
-from .alt_test import AltTestResult, alt_test
 
 __all__ = [
     "AgreementResult", "AltTestResult", "agreement", "alt_test",
