@@ -490,10 +490,12 @@ def test_arena_and_plan_signature_keys_are_in_their_results_signatures():
             for w in (["model_a", "model_b", "tie"][rng.integers(3)],)]
     battles = pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
     r = rg.bradley_terry(battles, n_resamples=30, anchor=(models[0], 1100.0))
-    keys = list(dict.fromkeys(m.signature for _, m in S.settings_fields(S.ArenaSettings).values()
-                              if m.signature))
+    keys = list(dict.fromkeys(m.signature for name, (_, m) in
+                              S.settings_fields(S.ArenaSettings).items()
+                              if m.signature and name != "covariates"))  # recorded when given
     assert [k for k in r.signature.fields if k in keys] == keys
     assert (r.signature.fields["n_resamples"], r.signature.fields["anchor"]) == ("30", "a=1100")
+    assert "covariates" not in r.signature.fields  # no style control: the signature as before
     p = rg.plan("paired-t", effect=0.2, power=0.8, sd=1.0, margin=0.5, level=0.9)
     plan_keys = [k for k in ("test", "margin", "alt", "level") if k in p.signature.fields]
     assert plan_keys == ["test", "margin", "alt", "level"] and p.signature.fields["level"] == "0.9"

@@ -81,12 +81,8 @@ def register(app: typer.Typer) -> None:
         metric: Annotated[str | None, setting_option(ArenaSettings, "metric")] = None,
         higher_is_better: Annotated[
             str | None, setting_option(ArenaSettings, "higher_is_better")] = None,
-        covariate: Annotated[list[str] | None, typer.Option(
-            "--covariate", metavar="COL",
-            help="Style control: a battle-level covariate, a difference column COL (model_a "
-                 "minus model_b) or a pair COL_a/COL_b (e.g. response lengths); repeat it or "
-                 "give a comma list. The ratings then hold its effect at zero and are shown "
-                 "beside the ratings without it.")] = None,
+        covariate: Annotated[list[str] | None, setting_option(
+            ArenaSettings, "covariates", "--covariate")] = None,
         cluster: Annotated[str | None, typer.Option(
             "--cluster", metavar="FIELD",
             help="Per-item scores given: " + CLUSTER_HELP[0].lower() + CLUSTER_HELP[1:]

@@ -144,8 +144,11 @@ class ArenaSettings(_Settings):
         True, "Per-item scores given: whether higher scores win.", _bool, yaml=None,
         metavar="true|false")
     covariates: tuple[str, ...] | None = _setting(
-        None, "Battle-level covariates (style control): difference columns or <feat>_a/<feat>_b "
-        "pairs.", _names, yaml=None, signature="covariates", metavar="COL")
+        None, "Style control: a battle-level covariate, a difference column COL (model_a "
+        "minus model_b) or a pair COL_a/COL_b (e.g. response lengths); repeat it or give a "
+        "comma list. The ratings then hold its effect at zero and are shown beside the "
+        "ratings without it.", _names, cli="covariate", yaml=None, signature="covariates",
+        metavar="COL")
 
     def _check_combinations(self) -> None:
         if self.base == 1:
