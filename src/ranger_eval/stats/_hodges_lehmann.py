@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
@@ -611,7 +612,7 @@ def _first_above_rows(d: np.ndarray, t: np.ndarray, lo: np.ndarray, hi: np.ndarr
     of t - d_i (one call per problem, in C), then corrected step by step against the exact sum
     (t - d_i is rounded, so the guess can be a few places off)."""
     n = d.shape[1]
-    side = "right" if strict else "left"
+    side: Literal["left", "right"] = "right" if strict else "left"
     pos = np.empty(lo.shape, dtype=np.int64)
     with np.errstate(invalid="ignore"):
         for q in range(d.shape[0]):
