@@ -685,9 +685,12 @@ def walsh_sum_select_rows(d: np.ndarray, k: np.ndarray, seed: int = 0,
             cols = np.repeat(a[sel].ravel(), flat) + (np.arange(flat.sum()) - starts)
             dd = d[sel]
             s = dd[prob, rows_i] + dd[prob, cols]
-            order = np.lexsort((s, prob))
-            first = np.cumsum(ws.sum(axis=1)) - ws.sum(axis=1)
-            out[sel] = s[order][first + (k[sel] - below[sel] - 1)]
+            size = ws.sum(axis=1)
+            first = np.cumsum(size) - size
+            kk = k[sel] - below[sel] - 1
+            for q in range(sel.size):  # the k-th of each problem's own candidates
+                part = s[first[q]:first[q] + size[q]]
+                out[sel[q]] = np.partition(part, kk[q])[kk[q]]
         todo, w, width = todo[~small], w[~small], width[~small]
         if not todo.size:
             break
