@@ -379,6 +379,15 @@ def p_wilcoxon(out: str, _: dict | None) -> list[Row]:
                 1.0 if ratio else None, ratio, note="" if ratio else "no ratio found in output")]
 
 
+def p_mannwhitney(out: str, _: dict | None) -> list[Row]:
+    """mannwhitney_bench.py: ``median ours <s> s, scipy loop <s> s``."""
+    ours = _f(r"median ours ([\d.]+) s", out)
+    peer = _f(r"scipy loop ([\d.]+) s", out)
+    return [Row("mannwhitney_bench.py", "all-pairs Mann-Whitney (unpaired)",
+                f"{_v('scipy')} mannwhitneyu loop", ours, peer,
+                note="" if ours and peer else "no times found in output")]
+
+
 # --------------------------------------------------------------------------------------------
 # the benchmarks, at their quick sizes (total under 10 minutes on 2 cores)
 # --------------------------------------------------------------------------------------------
@@ -398,6 +407,7 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("compare", "compare_bench.py", ["--quick", "--repeat", "3"], p_compare,
               runner=compare_children),
         Bench("wilcoxon", "wilcoxon_bench.py", ["--quick"], p_wilcoxon),
+        Bench("mannwhitney", "mannwhitney_bench.py", ["--quick"], p_mannwhitney),
         Bench("sig", "sig_bench.py", ["--systems", "3", "--deepsig-resamples", "50"], p_sig),
         Bench("aggregate", "aggregate_bench.py", [], p_aggregate),
         Bench("aggregate_metrics", "aggregate_metrics_bench.py", ["--items", "20000"], p_agg_metrics),

@@ -416,3 +416,66 @@ def test_welch_tests_of_all_groups_equal_each_group_alone(
     _assert_same(fast, slow)
     assert set(fast.table["test"]) == {"welch"}
     assert np.isfinite(fast.table["pvalue"]).all() and (fast.table["pvalue"] < 1.0).any()
+
+
+def _mwu_hostile(seed: int) -> pd.DataFrame:
+    """_sign_hostile plus datasets of 9-12 items per system (scipy's normal approximation with
+    tie correction: the array path) with ties, all-equal systems and NaN-free extremes."""
+    df = _sign_hostile(seed)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d, n in enumerate((9, 12, 10, 11, 9, 12)):
+        for s in range(3):
+            v = (rng.normal(0.5, 0.2, n).round(1) if d % 3 else
+                 np.full(n, 0.5) if d == 0 else rng.normal(s * 0.1, 1, n))
+            rows += [(f"m{d}", f"S{s}", f"q{i}", float(v[i])) for i in range(n)]
+    return pd.concat([df, pd.DataFrame(rows, columns=df.columns)], ignore_index=True)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"alternative": "greater"}, {"alternative": "less", "level": 0.9},
+    {"pairs": "baseline", "baseline": "S1", "correction": "holm"},
+])
+@pytest.mark.parametrize("paired", [False, True])
+def test_mannwhitney_of_all_groups_equal_pair_by_pair(
+        kwargs: dict, paired: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """test='mannwhitney': one mannwhitney_many call per shape over every group's pairs gives
+    the pair-by-pair numbers bit for bit: ties, all-equal pairs, n = 2-12, unequal system
+    sizes (disjoint items), huge, tiny and subnormal scores, paired and unpaired intervals."""
+    from ranger_eval.comparison import engine
+
+    df = _mwu_hostile(15)
+    if not paired:
+        df["item"] = df["system"] + df["item"]
+        df = df[~((df.system == "S2") & (df.item == "S2q0") & df.dataset.isin(["d3", "m1"]))]
+    fast = rg.compare(df, test="mannwhitney", **kwargs)
+    monkeypatch.setattr(engine._GroupWork, "_queue_mannwhitney",
+                        lambda self, shared, sub, intervals: sub)
+    slow = rg.compare(df, test="mannwhitney", **kwargs)
+    monkeypatch.undo()
+    _assert_same(fast, slow)
+    assert (fast.table["pvalue"] == 1.0).any() and (fast.table["pvalue"] < 0.5).any()
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_mannwhitney_many_equals_mannwhitney_row_by_row(alternative: str) -> None:
+    """Hostile shapes: n = 1-3 (scipy's exact branch), 8/9 (the switch), unequal sizes, ties,
+    0/1 scores, all values equal, one value apart."""
+    from ranger_eval.stats.many_rank import mannwhitney_many
+
+    rng = np.random.default_rng(3)
+    for nx, ny in [(1, 2), (2, 1), (3, 3), (8, 9), (9, 9), (9, 30), (40, 12)]:
+        for kind in range(4):
+            x, y = rng.normal(size=(5, nx)), rng.normal(0.3, 1, (5, ny))
+            if kind == 1:
+                x, y = x.round(), y.round()
+            elif kind == 2:
+                x[:], y[:] = 1.0, 1.0
+                x[0, 0] = 2.0
+            elif kind == 3:
+                x, y = (x > 0).astype(float), (y > 0.3).astype(float)
+            r = mannwhitney_many(x, y, alternative=alternative)
+            for i in range(5):
+                one = stats.mannwhitney(x[i], y[i], alternative=alternative)
+                assert (r.statistic[i], r.pvalue[i], r.estimate[i]) == (
+                    one.statistic, one.pvalue, one.estimate), (nx, ny, kind, i)

@@ -26,6 +26,7 @@ from ranger_eval.stats._hodges_lehmann import (
     r_asymptotic_interval,
     r_asymptotic_interval_rows,
     walsh_select,
+    walsh_sum_select_rows,
 )
 from ranger_eval.stats.many import wilcoxon_many
 from tests.helpers.samples import paired_sample
@@ -295,3 +296,108 @@ def test_walsh_selection_equals_all_walsh_averages(values: list[float], max_enum
         lo, hi, _ = hodges_lehmann_ci(d, 0.9, "two-sided", max_enum=max_enum)
         assert (lo, hi) == hodges_lehmann_ci(d, 0.9, "two-sided", max_enum=w.size)[:2]
         assert lo in w and hi in w
+
+
+# --- 5. hodges_lehmann="walsh": exact Walsh order statistics of many rows at once -------------
+
+def _padded(rows: list[np.ndarray]) -> np.ndarray:
+    n = max(r.size for r in rows)
+    out = np.full((len(rows), n), np.inf)
+    for j, r in enumerate(rows):
+        out[j, :r.size] = np.sort(r)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.0, 0.25, 1.0, 3.0])
+                         | st.floats(-5, 5), min_size=1, max_size=30), min_size=1, max_size=4),
+       st.integers(0, 2**31), st.sampled_from([1, 3, None]))
+def test_walsh_rows_selection_equals_sorted_walsh_sums(rows: list[list[float]], seed: int,
+                                                        budget: int | None) -> None:
+    """Rows of unequal lengths (+inf padding), ties, zeros, n = 1-3; a budget of 1 or 3 sums
+    forces the sampled brackets, round after round: every rank equals the sorted n(n+1)/2 sums."""
+    arrs = [np.asarray(r) for r in rows]
+    x = _padded(arrs)
+    rng = np.random.default_rng(seed)
+    ks, want = [], []
+    for r in arrs:
+        s = np.sort((r[:, None] + r[None, :])[np.triu_indices(r.size)])
+        k = int(rng.integers(1, s.size + 1))
+        ks.append(k)
+        want.append(s[k - 1])
+    got = walsh_sum_select_rows(x, np.array(ks), seed=seed, budget=budget)
+    assert got.tolist() == want
+
+
+def test_walsh_rows_large_n_with_ties_equals_sorted_walsh_sums() -> None:
+    rng = np.random.default_rng(11)
+    rows = [rng.normal(size=700), np.round(rng.normal(size=650) * 4) / 4,
+            rng.integers(-2, 3, 600).astype(float)]
+    x = _padded(rows)
+    for r, row in enumerate(rows):
+        s = np.sort((row[:, None] + row[None, :])[np.triu_indices(row.size)])
+        ks = np.array([1, s.size // 2, s.size // 2 + 1, s.size - 7, s.size])
+        got = walsh_sum_select_rows(np.repeat(x[r:r + 1], ks.size, axis=0), ks, budget=50)
+        assert got.tolist() == s[ks - 1].tolist()
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_walsh_interval_is_the_order_statistics_and_near_r(alternative: str) -> None:
+    """hodges_lehmann="walsh": estimate = median of the Walsh averages, bounds = w_(q) with the
+    documented large-sample indices (numpy's sorted O(n^2) averages, exactly), within R's
+    uniroot tolerance 1e-4 of R's roots (the default path); p-values unchanged."""
+    rng = np.random.default_rng(5)
+    d = np.vstack([rng.normal(0.05, 0.2, 400), np.round(rng.normal(0.05, 0.2, 400) * 20) / 20])
+    walsh = wilcoxon_many(d, alternative=alternative, hodges_lehmann="walsh")
+    r = wilcoxon_many(d, alternative=alternative)
+    assert np.array_equal(walsh.pvalue, r.pvalue)
+    z = sps.norm.isf(0.025 if alternative == "two-sided" else 0.05)
+    for j in range(2):
+        nz = d[j][d[j] != 0]
+        w = _walsh_sorted(np.sort(nz))
+        n, big = nz.size, w.size
+        sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+        assert walsh.estimate[j] == np.median(w)
+        lo = w[math.floor(big / 2 - z * sigma)] if alternative != "less" else -math.inf
+        hi = w[math.floor(big / 2 + z * sigma)] if alternative != "greater" else math.inf
+        assert (walsh.ci_low[j], walsh.ci_high[j]) == (lo, hi)
+        one = wilcoxon(d[j], alternative=alternative, hodges_lehmann="walsh")
+        assert (one.estimate, one.ci_low, one.ci_high) == (walsh.estimate[j], walsh.ci_low[j],
+                                                           walsh.ci_high[j])
+        for a, b in ((walsh.estimate, r.estimate), (walsh.ci_low, r.ci_low),
+                     (walsh.ci_high, r.ci_high)):
+            assert a[j] == b[j] or abs(a[j] - b[j]) <= 1e-4  # R_TOL_ROOT
+
+
+def test_walsh_interval_equals_r_exact_branch_and_r_within_tolerance(r_oracle: dict) -> None:
+    """R's oracle cases: exact equality in R's exact branch (n < 50, no ties: order statistics
+    in R too), bounds within tol.root = 1e-4 elsewhere (R's bounds are uniroot roots at the
+    jumps of the statistic); R's estimate there is a root anywhere on the flat between the two
+    middle Walsh averages (N even), ours their mean."""
+    for k in r_oracle["wilcox_branch"]:
+        d = np.asarray(k["d"], dtype=float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            ours = wilcoxon(d, alternative=ALT[k["alternative"]], level=k["level"],
+                            continuity_correction=k["correct"], hodges_lehmann="walsh")
+        lo = -math.inf if k["ci_low"] is None else k["ci_low"]
+        hi = math.inf if k["ci_high"] is None else k["ci_high"]
+        exact = "exact" in k["method"]
+        tol = dict(rel=1e-12, abs=0.0) if exact else dict(rel=0.0, abs=1e-4)
+        if not exact and k["conf_level"] != k["level"]:
+            continue  # R lowered the level (not achievable): walsh keeps the requested one
+        cid = _r_case_id(k)
+        if exact:
+            assert ours.estimate == pytest.approx(k["estimate"], **tol), cid
+        else:  # R: any root of W(mu) = 0, a step function that is 0 between the middle two
+            w = _walsh_sorted(np.sort(d[d != 0]))
+            mid = w[(w.size - 1) // 2], w[w.size // 2]
+            assert mid[0] - 1e-4 <= k["estimate"] <= mid[1] + 1e-4, cid
+            assert ours.estimate == (mid[0] + mid[1]) / 2, cid
+        assert ours.ci_low == pytest.approx(lo, **tol), cid
+        assert ours.ci_high == pytest.approx(hi, **tol), cid
+
+
+def test_hodges_lehmann_choice_is_checked() -> None:
+    with pytest.raises(Exception, match="hodges_lehmann"):
+        wilcoxon([0.1, 0.2, 0.3], hodges_lehmann="exact")

@@ -17,7 +17,7 @@ from .. import stats
 from ..errors import CompareError
 from ..pairing import Group
 from ..progress import progress_bar
-from ..stats import SignFlips, StatsInputError, many
+from ..stats import SignFlips, StatsInputError, many, many_rank
 from ..stats.many import PairedMoments
 from .dispatch import (
     _check_outcome,
@@ -108,6 +108,10 @@ class _Shared:
     signs: list[tuple[np.ndarray, np.ndarray, _GroupWork, list[int],
                       list[tuple[float, float, str]]]] = field(default_factory=list)
 
+    # Mann-Whitney rows of finite scores: (x, y, work, pairs, intervals), by shape (n_x, n_y)
+    mwu: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray, _GroupWork, list[int],
+                                          list[tuple[float, float, str]]]]] = (
+        field(default_factory=dict))
     # Welch rows of safe-range scores: (x, y, work, pairs) of each bucket, by shape (n_x, n_y)
     welch: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray, _GroupWork, list[int]]]] = (
         field(default_factory=dict))
@@ -129,6 +133,23 @@ class _Shared:
                     work.out[i] = _Outcome(float(r.statistic[at + j]), float(r.pvalue[at + j]),
                                            float(r.ci_low[at + j]), float(r.ci_high[at + j]),
                                            "Welch t")
+                at += len(sub)
+
+    def run_mannwhitney(self) -> None:
+        """The Mann–Whitney U tests of every queued pair, one
+        :func:`~ranger_eval.stats.many_rank.mannwhitney_many` call per shape (n_x, n_y) over
+        all groups (each row equals :func:`~ranger_eval.stats.mannwhitney` of its pair bit for
+        bit); their intervals are the t intervals computed when they were queued."""
+        for jobs in self.mwu.values():
+            r = many_rank.mannwhitney_many(np.concatenate([q[0] for q in jobs]),
+                                           np.concatenate([q[1] for q in jobs]),
+                                           alternative=self.alternative)
+            at = 0
+            for _, _, work, sub, intervals in jobs:
+                for j, i in enumerate(sub):
+                    lo, hi, how = intervals[j]
+                    work.out[i] = _Outcome(float(r.statistic[at + j]), float(r.pvalue[at + j]),
+                                           lo, hi, how)
                 at += len(sub)
 
     def run_signs(self) -> None:
@@ -192,6 +213,7 @@ class _Shared:
         the sign-flip counts of the queued permutation tests, one matrix per number of items."""
         self.run_proportions()
         self.run_signs()
+        self.run_mannwhitney()
         self.run_welch()
         if self.tango:  # Tango's score interval of every McNemar row, one bisection
 
@@ -324,6 +346,10 @@ class _GroupWork:
                 if test == "sign" and paired and not small:
                     self._sign(shared, sub, intervals, alternative, level)
                     continue
+                if test == "mannwhitney" and not small:
+                    sub = self._queue_mannwhitney(shared, sub, intervals)
+                    if not sub:
+                        continue
                 if test in ("wilcoxon", "sign", "mannwhitney") or small or (
                         test == "permutation" and not paired):
                     for i in sub:
@@ -431,6 +457,21 @@ class _GroupWork:
             shared.welch.setdefault((x.shape[1], y.shape[1]), []).append(
                 (x[rows], y[rows], self, [sub[j] for j in rows]))
         return [sub[j] for j in np.flatnonzero(~safe)]
+
+    def _queue_mannwhitney(self, shared: _Shared, sub: list[int],
+                           intervals: dict[int, tuple[float, float, str]]) -> list[int]:
+        """Queue the Mann–Whitney tests of pairs of one shape whose scores are all finite for
+        :meth:`_Shared.run_mannwhitney` (all groups at once); returns the others (refused by
+        :func:`~ranger_eval.stats.mannwhitney` pair by pair, naming the pair, as before)."""
+        data = self.data
+        x, y = np.stack([data[i].x for i in sub]), np.stack([data[i].y for i in sub])
+        ok = np.isfinite(x).all(axis=1) & np.isfinite(y).all(axis=1)
+        if ok.any():
+            rows = np.flatnonzero(ok)
+            keep = [sub[j] for j in rows]
+            shared.mwu.setdefault((x.shape[1], y.shape[1]), []).append(
+                (x[rows], y[rows], self, keep, [intervals[i] for i in keep]))
+        return [sub[j] for j in np.flatnonzero(~ok)]
 
     def _sign(self, shared: _Shared, sub: list[int],
               intervals: dict[int, tuple[float, float, str]], alternative: str,

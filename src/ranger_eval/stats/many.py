@@ -46,7 +46,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._hodges_lehmann import R_EXACT_BELOW_N, r_asymptotic_interval_rows, signrank_parts_rows
+from ._hodges_lehmann import (
+    R_EXACT_BELOW_N,
+    r_asymptotic_interval_rows,
+    signrank_parts_rows,
+    walsh_interval_rows,
+)
 from ._scale import (
     SAFE_HI,
     SAFE_LO,
@@ -55,10 +60,10 @@ from ._scale import (
     scaled_rows,
     unscale_array,
 )
-from ._validation import StatsInputError, check_alternative, check_level
+from ._validation import StatsInputError, check_alternative, check_choice, check_level
 from .resampling import _index  # row indices, checked the same way
 from .results import ManyTestResult
-from .tests import wilcoxon
+from .tests import HODGES_LEHMANN, wilcoxon
 
 __all__ = [
     "PairedMoments",
@@ -877,8 +882,8 @@ def average_ranks(values: object) -> np.ndarray:
     return out.reshape(a.shape)
 
 
-def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float = 0.95
-                  ) -> ManyTestResult:
+def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float = 0.95,
+                  hodges_lehmann: str = "r") -> ManyTestResult:
     """:func:`~ranger_eval.stats.wilcoxon` (``zero_method="wilcox"``, ``method="auto"``, no
     continuity correction: what :func:`ranger_eval.compare` runs) of every row of ``diffs``, bit
     for bit.
@@ -903,6 +908,10 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
         "greater" means the first system of the pair scores higher.
     level : float, default 0.95
         Confidence level of the Hodges–Lehmann interval.
+    hodges_lehmann : {"r", "walsh"}, default "r"
+        As in :func:`~ranger_eval.stats.wilcoxon`: "walsh" takes exact Walsh-average order
+        statistics (:func:`~ranger_eval.stats._hodges_lehmann.walsh_interval_rows`, all rows
+        at once) instead of R's ``uniroot`` roots; p-values are the same either way.
 
     Returns
     -------
@@ -934,6 +943,7 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
     from scipy.special import ndtr
 
     check_alternative(alternative)
+    check_choice("hodges_lehmann", hodges_lehmann, HODGES_LEHMANN)
     level = check_level(level)
     d = _matrix(diffs, "diffs", 2)
     m, n = d.shape
@@ -950,7 +960,8 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
     vec = (e == 0) & ~degenerate & (np.where(tied, n > 13, n >= R_EXACT_BELOW_N))
     for r in np.flatnonzero(~vec):
         with _row_context(int(r)):
-            one = wilcoxon(d[r], alternative=alternative, level=level)
+            one = wilcoxon(d[r], alternative=alternative, level=level,
+                           hodges_lehmann=hodges_lehmann)
         stat[r], p[r] = one.statistic, one.pvalue
         est[r], lo[r], hi[r] = one.estimate, one.ci_low, one.ci_high
     rows = np.flatnonzero(vec)
@@ -971,7 +982,11 @@ def wilcoxon_many(diffs: object, *, alternative: str = "two-sided", level: float
         stat[rows] = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
         # each row's non-zero differences, +inf padding after them (left out by the kernel)
         x = np.sort(np.where(d[rows] != 0, d[rows], np.inf), axis=1)
-        es, lo_s, hi_s, achieved = r_asymptotic_interval_rows(x, level, alternative, False)
+        if hodges_lehmann == "walsh":
+            es, lo_s, hi_s = walsh_interval_rows(x, level, alternative, False)
+            achieved = np.full(rows.size, level)
+        else:
+            es, lo_s, hi_s, achieved = r_asymptotic_interval_rows(x, level, alternative, False)
         est[rows], lo[rows], hi[rows] = es, lo_s, hi_s
         for j in np.flatnonzero(achieved != level):
             warnings.warn(

@@ -30,6 +30,7 @@ from ._hodges_lehmann import (
     hodges_lehmann,
     hodges_lehmann_ci,
     r_asymptotic_interval,
+    walsh_interval_rows,
 )
 from ._scale import exponent, scaled, unscale
 from ._validation import (
@@ -218,6 +219,8 @@ def welch_ttest(
 
 _WILCOXON_ZERO = ("wilcox", "pratt", "zsplit")
 _WILCOXON_METHODS = ("auto", "exact", "asymptotic", "approx")
+#: how the Hodges–Lehmann interval is found: R's uniroot roots, or exact Walsh order statistics
+HODGES_LEHMANN = ("r", "walsh")
 
 
 @renamed_keywords(correction="continuity_correction")
@@ -230,6 +233,7 @@ def wilcoxon(
     continuity_correction: bool = False,
     method: str = "auto",
     level: float = 0.95,
+    hodges_lehmann: str = "r",
 ) -> TestResult:
     """Wilcoxon signed-rank test with the Hodges–Lehmann estimate and its interval.
 
@@ -270,6 +274,12 @@ def wilcoxon(
         Null distribution of the statistic ("auto": R's switch described above).
     level : float, default 0.95
         Confidence level of the Hodges–Lehmann interval.
+    hodges_lehmann : {"r", "walsh"}, default "r"
+        "r": R's numbers as above. "walsh": where R uses the normal approximation, the exact
+        Walsh-average order statistics instead of R's ``uniroot`` roots — the median of the
+        Walsh averages and [w_(q_lo), w_(q_hi)] with the large-sample indices of
+        :func:`~ranger_eval.stats._hodges_lehmann.walsh_interval_rows` (within R's root
+        tolerance 1e-4 of R's bounds; R's exact branch is unchanged).
 
     Returns
     -------
@@ -302,6 +312,7 @@ def wilcoxon(
     check_alternative(alternative)
     check_choice("zero_method", zero_method, _WILCOXON_ZERO)
     check_choice("method", method, _WILCOXON_METHODS)
+    check_choice("hodges_lehmann", hodges_lehmann, HODGES_LEHMANN)
     level = check_level(level)
     d, e = paired_scaled(x, y)  # x - y = d · 2^e: same signs, zeros and ranks
     n = d.size
@@ -324,7 +335,7 @@ def wilcoxon(
         )
         stat, p = float(res.statistic), float(res.pvalue)
     est, lo, hi, achieved = _wilcoxon_interval(nz, r_exact, level, alternative,
-                                               continuity_correction)
+                                               continuity_correction, hodges_lehmann)
     est, lo, hi = (unscale(v, e, w) for v, w in ((est, "Hodges-Lehmann estimate"), (
         lo, "lower confidence bound"), (hi, "upper confidence bound")))
     if achieved != level:
@@ -341,9 +352,11 @@ def wilcoxon(
 
 
 def _wilcoxon_interval(
-    nz: np.ndarray, r_exact: bool, level: float, alternative: str, correct: bool
+    nz: np.ndarray, r_exact: bool, level: float, alternative: str, correct: bool,
+    how: str = "r",
 ) -> tuple[float, float, float, float]:
-    """(estimate, low, high, achieved level) of R's wilcox.test on the non-zero differences."""
+    """(estimate, low, high, achieved level) of R's wilcox.test on the non-zero differences
+    (``how="walsh"``: exact Walsh order statistics outside R's exact branch)."""
     if not nz.size or all_equal(nz):
         c = float(nz[0]) if nz.size else 0.0
         lo, hi = one_sided_ci(c, c, alternative)
@@ -352,6 +365,9 @@ def _wilcoxon_interval(
         ds = np.sort(nz)
         lo, hi, achieved = hodges_lehmann_ci(ds, level, alternative)
         return hodges_lehmann(ds), lo, hi, achieved
+    if how == "walsh":
+        est, lo_w, hi_w = walsh_interval_rows(np.sort(nz)[None, :], level, alternative, correct)
+        return float(est[0]), float(lo_w[0]), float(hi_w[0]), level
     return r_asymptotic_interval(nz, level, alternative, correct)
 
 
