@@ -185,6 +185,8 @@ def fit_cml(totals: np.ndarray, mult: np.ndarray, scores: np.ndarray, counts: np
         ones = mult / np.sqrt(mult @ mult)
         step = np.linalg.solve(info + np.outer(ones, ones) * info.trace(), grad)
         step -= (mult @ step) / k
+        # a full Newton step can overshoot far from the optimum: at most 1 logit per iteration
+        step *= min(1.0, 1.0 / max(float(np.max(np.abs(step))), 1e-300))
         beta = beta + step
         # Newton converges quadratically: after a step below 1e-7 the error is ~1e-14
         if float(np.max(np.abs(step))) < 1e-7 and float(np.max(np.abs(grad))) < tol * n:

@@ -237,7 +237,9 @@ def _wide(responses: Any) -> pd.DataFrame:
             raise VerdictError(f"irt: system {row['system']!r} has item {row['item']!r} more "
                                f"than once (seeds or samples: average or binarise first)")
         wide = long.pivot(index="system", columns="item", values="value")
-        return wide.astype(float)
+        # the order of first appearance, as a wide table gives it
+        wide = wide.reindex(index=pd.unique(long["system"]), columns=pd.unique(long["item"]))
+        return wide.rename_axis(index=None, columns=None).astype(float)
     if isinstance(responses, pd.DataFrame):
         return responses.astype(float)
     arr = np.asarray(responses, dtype=float)
@@ -344,6 +346,7 @@ def _twopl(x: np.ndarray, n_q: int) -> tuple[np.ndarray, ...]:
         new = float(norm.sum())
         nq = post.sum(0)                                                # Q
         rq = post.T @ x                                                 # Q × k
+        before = np.concatenate([a, c])
         for _ in range(3):
             p = special.expit(nodes[:, None] * a + c)
             g_c = (rq - nq[:, None] * p).sum(0)
@@ -355,7 +358,7 @@ def _twopl(x: np.ndarray, n_q: int) -> tuple[np.ndarray, ...]:
             det = h_aa * h_cc - h_ac**2
             a = a + (h_cc * g_a - h_ac * g_c) / det
             c = c + (h_aa * g_c - h_ac * g_a) / det
-        if abs(new - loglik) < 1e-10 * max(1.0, abs(new)):
+        if float(np.max(np.abs(np.concatenate([a, c]) - before))) < 1e-8:
             loglik = new
             break
         loglik = new
