@@ -395,6 +395,8 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("equivalence", "equivalence_bench.py", ["--datasets", "5"], p_equivalence),
         Bench("aso", "aso_bench.py", [], p_aso),
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
+        Bench("irt", "irt_bench.py", ["--repeat", "1", "--peer-items", "60"],
+              lambda out, js: []),  # its last line is the JSON row list
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),
         Bench("arena", "arena_bench.py", ["--battles", "100000", "--rounds", "100",

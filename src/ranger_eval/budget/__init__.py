@@ -2,3 +2,5 @@
 theory, and valid estimates of a whole benchmark from a subset of its items.
 """
 from .irt import IRTPrediction, IRTResult, irt
+
+__all__ = ["IRTPrediction", "IRTResult", "irt"]

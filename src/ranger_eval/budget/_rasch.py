@@ -176,8 +176,9 @@ def fit_cml(totals: np.ndarray, mult: np.ndarray, scores: np.ndarray, counts: np
     p = np.clip(totals / n, 1e-3, 1 - 1e-3)
     beta = np.log(p / (1 - p))
     beta -= (mult @ beta) / k
-    it = 0
+    iterations = 0
     for it in range(1, max_iter + 1):
+        iterations = it
         C, delta, expected, _, lg_sum = _moments(beta, mult, scores, counts)
         grad = mult * totals - expected
         info = (mult[:, None] * C * mult[None, :]) + np.diag(mult * delta)
@@ -194,7 +195,7 @@ def fit_cml(totals: np.ndarray, mult: np.ndarray, scores: np.ndarray, counts: np
     grad_norm = float(np.max(np.abs(grad)))
     var_item = _item_variances(C, delta, mult)
     loglik = float((mult * totals) @ beta) - lg_sum
-    return CMLFit(beta, var_item, it, grad_norm, loglik)
+    return CMLFit(beta, var_item, iterations, grad_norm, loglik)
 
 
 def _item_variances(C: np.ndarray, delta: np.ndarray, mult: np.ndarray) -> np.ndarray:
