@@ -417,6 +417,8 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
         Bench("passk", "passk_bench.py", ["--items", "200000", "--repeat", "3"],
               lambda out, js: []),  # prints its JSON row (read before any parser)
+        Bench("irt", "irt_bench.py", ["--repeat", "1", "--peer-items", "60"],
+              lambda out, js: []),  # its last line is the JSON row list
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),
         Bench("arena", "arena_bench.py", ["--battles", "100000", "--rounds", "100",

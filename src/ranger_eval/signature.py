@@ -41,6 +41,8 @@ KINDS: dict[str, str] = {
     "monitor": "anytime-valid monitoring of a paired comparison (ranger_eval.monitor)",
     "aso": "Almost Stochastic Order of score distributions (ranger_eval.aso, ranger_eval.multi_aso)",
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
+    "irt": "item response theory: Rasch (conditional ML) or 2PL (marginal ML) item and ability "
+           "parameters (ranger_eval.irt)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
              "ttest, bayesian_signed_rank, bayesian_sign_test)",
     "agreement": "agreement between raters: Krippendorff's alpha, Cohen's or Fleiss' kappa "
@@ -158,6 +160,8 @@ FIELDS: dict[str, str] = {
     "rope_mode": "what the Bayesian rank test's rope multiplies: sd or mad (effect-size ROPE: "
                  "the pooled SD, or MAD·1.4826, of each pair; autorank) or absolute (metric units)",
     "n_scores": "scores (runs) in each distribution of an ASO test, as n_a,n_b",
+    "model": "item response model: rasch (conditional ML) or 2pl (marginal ML)",
+    "n_quadrature": "Gauss-Hermite points of the ability integral (2PL)",
     "threshold": "τ of an ASO verdict: A almost stochastically dominates B when ε_min < τ",
     "coef": "agreement coefficient: krippendorff (alpha), cohen or fleiss (kappa)",
     "scale": "Krippendorff's level of measurement: nominal, ordinal, interval or ratio",

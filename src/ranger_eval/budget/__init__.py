@@ -1,6 +1,8 @@
 """Evaluate less, know as much: anytime-valid monitoring of a running evaluation, item response
 theory, and valid estimates of a whole benchmark from a subset of its items.
 """
+from .irt import IRTPrediction, IRTResult, irt
 from .monitor import DECISIONS, ConfidenceSequence, MonitorResult, confidence_sequence, monitor
 
-__all__ = ["DECISIONS", "ConfidenceSequence", "MonitorResult", "confidence_sequence", "monitor"]
+__all__ = ["DECISIONS", "ConfidenceSequence", "IRTPrediction", "IRTResult", "MonitorResult",
+           "confidence_sequence", "irt", "monitor"]

@@ -71,6 +71,10 @@ from .describe import (
     DESCRIBE_INTERVALS,
     DescribeSettings,
 )
+from .irt import (
+    IRT_MODELS,
+    IRTSettings,
+)
 from .meta import (
     MetaSettings,
 )
@@ -129,6 +133,8 @@ __all__ = [
     "FAMILIES",
     "GUMBEL_WEIGHTS",
     "HYPOTHESES",
+    "IRT_MODELS",
+    "IRTSettings",
     "MARGIN_TESTS",
     "MAX_RESAMPLES",
     "MAX_WIN_RATE_RESAMPLES",

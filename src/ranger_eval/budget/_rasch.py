@@ -1,0 +1,211 @@
+"""Kernels of the Rasch model by conditional maximum likelihood (CML), vectorised and scaled.
+
+Notation: item easiness β_i (eRm's ``betapar``; difficulty = −β_i), ε_i = exp(β_i), the
+elementary symmetric functions (ESF) γ_r(ε) of order r = 0..k, and a person's raw score r.
+The CML log-likelihood of item totals s_i given the counts n_r of persons with score r is
+(Andersen 1972; Fischer & Molenaar 1995, ch. 3)::
+
+    log L(β) = Σ_i s_i β_i − Σ_r n_r log γ_r(ε)
+
+**Scaling.** γ_r overflows for a few hundred items (log γ_r spans thousands of nats at 10,000
+items), so the summation algorithm is run on the ratios ρ_r = γ_{r−1}/γ_r instead of γ: adding
+an item of parameter ε to a set maps γ'_r = γ_r + ε γ_{r−1} (the summation algorithm), hence::
+
+    ρ'_r = ρ_r (1 + ε ρ_{r−1}) / (1 + ε ρ_r),   ρ'_{j+1} = (1 + ε ρ_j) / ε   (ρ_0 = 0)
+
+— only sums and products of positive numbers, no cancellation, no overflow; log γ_r − log γ_0 =
+−Σ_{m≤r} log ρ_m. **Conditional probabilities.** π_ri = P(x_i = 1 | r) = ε_i γ^{(i)}_{r−1}/γ_r
+and q_ri = 1 − π_ri = γ^{(i)}_r/γ_r follow from the ratios by the recursions
+
+    forward:   q_r = 1 − ε ρ_r q_{r−1}   (q_0 = 1),  stable while π ≤ 1/2
+    backward:  q_{r−1} = π_r / (ε ρ_r),  π_{r−1} = 1 − q_{r−1}   (π_k = 1),  stable while π ≥ 1/2
+
+and each (r, i) takes the stable one. Items with the same total have the same CML estimate
+(the likelihood is symmetric in them and strictly concave on the sum-zero space), so the
+parameters are those of the G ≤ n + 1 distinct totals, and Newton's method runs on them with
+the exact Hessian: −∂² log L/∂β_g∂β_h = Σ_r n_r Cov_r(S_g, S_h), S_g the score on group g, from
+π_rgh = P(x_i = x_j = 1 | r) = (ε_g π_rh − ε_h π_rg)/(ε_g − ε_h) for two groups and, for two
+items of one group, π_rg times the probability of the second item at score r − 1 among the
+items without the first (the same recursions on the ratios of that set).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def esf_ratios(eps: np.ndarray) -> np.ndarray:
+    """ρ_r = γ_{r−1}(ε)/γ_r(ε) for r = 1..k (index r − 1), by the scaled summation algorithm
+    (module docstring)."""
+    k = eps.size
+    rho = np.empty(k)
+    rho[0] = 1.0 / eps[0]
+    for j in range(1, k):
+        e = eps[j]
+        head = rho[:j]
+        last = (1.0 + e * head[-1]) / e
+        den = e * head
+        den += 1.0
+        num = np.empty(j)
+        num[0] = 1.0
+        num[1:] = den[:-1]
+        num /= den
+        head *= num
+        rho[j] = last
+    return rho
+
+
+def log_gamma(rho: np.ndarray) -> np.ndarray:
+    """log γ_r − log γ_0 for r = 0..k from the ratios."""
+    return np.concatenate(([0.0], -np.cumsum(np.log(rho))))
+
+
+def conditional_probabilities(eps: np.ndarray, rho: np.ndarray,
+                              scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(π, q): P(x = 1 | r) and P(x = 0 | r) of items of parameters ``eps`` (a vector) at the
+    raw scores ``scores`` (1 ≤ r ≤ k − 1... any 0..k), for a set whose ESF ratios are ``rho``
+    (the items need not be in the set's ESF order; each must belong to the set; ``rho`` may
+    also be a (k, len(eps)) matrix, one set per item). Returns two
+    arrays of shape (len(scores), len(eps)); forward and backward recursions, the stable one
+    kept (module docstring)."""
+    k = rho.shape[0]
+    want = np.full(k + 1, -1, dtype=np.int64)
+    want[scores] = np.arange(scores.size)
+    n_items = eps.size
+    fq = np.empty((scores.size, n_items))
+    fp = np.empty((scores.size, n_items))
+    alive = np.empty((scores.size, n_items), dtype=bool)
+    q = np.ones(n_items)
+    live = np.ones(n_items, dtype=bool)
+    if want[0] >= 0:
+        fq[want[0]] = 1.0
+        fp[want[0]] = 0.0
+        alive[want[0]] = True
+    for r in range(1, k + 1):
+        p = eps * (rho[r - 1] * q)
+        q = 1.0 - p
+        live &= p <= 0.5
+        # past its crossing the forward recursion amplifies rounding: retire it there
+        q[~live] = 0.5
+        if want[r] >= 0:
+            fq[want[r]] = q
+            fp[want[r]] = p
+            alive[want[r]] = live
+    bq = np.empty_like(fq)
+    bp = np.empty_like(fp)
+    p = np.ones(n_items)
+    live = np.ones(n_items, dtype=bool)
+    if want[k] >= 0:
+        bp[want[k]] = 1.0
+        bq[want[k]] = 0.0
+    for r in range(k, 0, -1):
+        q = p / (eps * rho[r - 1])
+        p = 1.0 - q
+        live &= q <= 0.5
+        p[~live] = 0.5
+        if want[r - 1] >= 0:
+            bq[want[r - 1]] = q
+            bp[want[r - 1]] = p
+    forward = alive
+    return np.where(forward, fp, bp), np.where(forward, fq, bq)
+
+
+@dataclass(frozen=True)
+class CMLFit:
+    """The CML fit on item groups: ``beta`` per group (sum-zero over items), the item-level
+    covariance pieces for the standard errors, the iterations and the final gradient norm."""
+
+    beta: np.ndarray
+    var_item: np.ndarray
+    iterations: int
+    gradient: float
+    loglik: float
+
+
+def _moments(beta: np.ndarray, mult: np.ndarray, scores: np.ndarray, counts: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """π_rg (R × G), the item-level within/between covariances C (G × G, summed over r with
+    weights n_r), δ_g = Var-part of an item beyond C_gg, the expected group totals, and the
+    log-likelihood's −Σ n_r log γ_r part."""
+    eps = np.exp(beta)
+    order_items = np.repeat(eps, mult)
+    rho = esf_ratios(order_items)
+    lg = log_gamma(rho)
+    pi, q = conditional_probabilities(eps, rho, scores)
+    G = beta.size
+    w = counts.astype(float)
+    # pairs of two different groups
+    diff = eps[:, None] - eps[None, :]
+    np.fill_diagonal(diff, 1.0)
+    C = np.zeros((G, G))
+    for t in range(scores.size):
+        pr = pi[t]
+        pij = (eps[:, None] * pr[None, :] - eps[None, :] * pr[:, None]) / diff
+        C += w[t] * (pij - np.outer(pr, pr))
+    # two items of one group: π_rg · P(second item = 1 | r − 1, set without the first)
+    within = np.zeros(G)
+    many = np.flatnonzero(mult >= 2)
+    if many.size:
+        k = rho.size
+        # ratios of the set without one item of group g: ρ^(g)_m = q_{m−1} ρ_m / q_m (one
+        # column per group), then that item's partner at score r − 1 in it
+        qs = conditional_probabilities(eps[many], rho, np.arange(k + 1))[1]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            rho_g = qs[:-2] * rho[:-1, None] / qs[1:-1]
+        ok = scores >= 1
+        second = conditional_probabilities(eps[many], rho_g, scores[ok] - 1)[0]
+        pgg = pi[ok][:, many] * second
+        within[many] = w[ok] @ (pgg - pi[ok][:, many] ** 2)
+    np.fill_diagonal(C, within)
+    var_item = w @ (pi * q)
+    delta = var_item - within
+    expected = mult * (w @ pi)
+    return C, delta, expected, var_item, float(w @ lg[scores])
+
+
+def fit_cml(totals: np.ndarray, mult: np.ndarray, scores: np.ndarray, counts: np.ndarray,
+            *, tol: float = 1e-6, max_iter: int = 100) -> CMLFit:
+    """Newton's method on the group parameters β_g (items of group g share the total
+    ``totals[g]``; ``mult[g]`` items), the persons' non-extreme raw scores ``scores`` with
+    ``counts``; sum-zero over items (eRm's ``sum0``). Stops when the largest |gradient| is
+    below ``tol`` · n. Returns β per group and each item's sampling variance (the diagonal of
+    the Moore–Penrose inverse of the item-level information, i.e. the sum-zero covariance)."""
+    n = float(counts.sum())
+    k = float(mult.sum())
+    p = np.clip(totals / n, 1e-3, 1 - 1e-3)
+    beta = np.log(p / (1 - p))
+    beta -= (mult @ beta) / k
+    iterations = 0
+    for it in range(1, max_iter + 1):
+        iterations = it
+        C, delta, expected, _, lg_sum = _moments(beta, mult, scores, counts)
+        grad = mult * totals - expected
+        info = (mult[:, None] * C * mult[None, :]) + np.diag(mult * delta)
+        # null direction: β + c for all items; fixed by adding a multiple of its projector
+        ones = mult / np.sqrt(mult @ mult)
+        step = np.linalg.solve(info + np.outer(ones, ones) * info.trace(), grad)
+        step -= (mult @ step) / k
+        # a full Newton step can overshoot far from the optimum: at most 1 logit per iteration
+        step *= min(1.0, 1.0 / max(float(np.max(np.abs(step))), 1e-300))
+        beta = beta + step
+        # Newton converges quadratically: after a step below 1e-7 the error is ~1e-14
+        if float(np.max(np.abs(step))) < 1e-7 and float(np.max(np.abs(grad))) < tol * n:
+            break
+    grad_norm = float(np.max(np.abs(grad)))
+    var_item = _item_variances(C, delta, mult)
+    loglik = float((mult * totals) @ beta) - lg_sum
+    return CMLFit(beta, var_item, iterations, grad_norm, loglik)
+
+
+def _item_variances(C: np.ndarray, delta: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    """Diagonal of M⁺ for the item-level information M = U C Uᵀ + diag(δ_g(i)) (U: item → group
+    membership), whose null space is the constant vector: M⁺ = (M + 11ᵀ)⁻¹ − 11ᵀ/k², and
+    (D + U B Uᵀ)⁻¹ by Woodbury with B = C + 11ᵀ (G × G), per group."""
+    k = float(mult.sum())
+    G = C.shape[0]
+    B = C + 1.0
+    E = np.diag(mult / delta)
+    K = B @ np.linalg.inv(np.eye(G) + E @ B)
+    diag = 1.0 / delta - np.diag(K) / delta**2
+    return diag - 1.0 / k**2
