@@ -48,6 +48,7 @@ ENTRY_POINTS = [
     (rg.describe, S.DescribeSettings),
     (rg.cross_dataset_estimates, S.CrossDatasetSettings),
     (rg.predictive_check, S.PredictiveCheckSettings),
+    (rg.variance_components, S.VarianceSettings),
 ]
 
 #: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,

@@ -39,6 +39,8 @@ KINDS: dict[str, str] = {
     "arena": "Bradley–Terry ratings from pairwise battles (ranger_eval.bradley_terry)",
     "aso": "Almost Stochastic Order of score distributions (ranger_eval.aso, ranger_eval.multi_aso)",
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
+    "variance": "REML variance components across items, prompts and samples "
+                "(ranger_eval.variance_components)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
              "ttest, bayesian_signed_rank, bayesian_sign_test)",
 }
@@ -146,6 +148,14 @@ FIELDS: dict[str, str] = {
     "rope_mode": "what the Bayesian rank test's rope multiplies: sd or mad (effect-size ROPE: "
                  "the pooled SD, or MAD·1.4826, of each pair; autorank) or absolute (metric units)",
     "n_scores": "scores (runs) in each distribution of an ASO test, as n_a,n_b",
+    "factors": "random factors of a variance decomposition: item, or item,prompt (samples "
+               "are the residual)",
+    "interaction": "the item × prompt variance component: fitted (replicate samples in some "
+                   "item × prompt cell) or in the residual (auto: where estimable; always; "
+                   "never)",
+    "prompts": "the prompt column: the paired difference per item × prompt modelled as "
+               "mu + item + prompt + error (crossed random effects, REML, Satterthwaite df; "
+               "crossed(P) with P prompts)",
     "threshold": "τ of an ASO verdict: A almost stochastically dominates B when ε_min < τ",
 }
 

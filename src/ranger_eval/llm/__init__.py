@@ -5,3 +5,7 @@ and agreement between judges and annotators. Every function here returns either 
 :class:`~ranger_eval.scores.Scores` table (so every analysis follows) or a frozen result object
 that the report registry renders.
 """
+
+from .variance import VarianceComponents, VarianceRow, variance_components
+
+__all__ = ["VarianceComponents", "VarianceRow", "variance_components"]

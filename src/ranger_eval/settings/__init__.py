@@ -82,6 +82,11 @@ from .rank import (
     RankSettings,
     WinRateSettings,
 )
+from .variance import (
+    INTERACTIONS,
+    VARIANCE_FACTORS,
+    VarianceSettings,
+)
 from .verdicts import (
     ASO_CORRECTIONS,
     BAYES_TESTS,
@@ -93,6 +98,9 @@ from .verdicts import (
 )
 
 __all__ = [
+    "INTERACTIONS",
+    "VARIANCE_FACTORS",
+    "VarianceSettings",
     "ALTERNATIVES",
     "APPROACHES",
     "ASO_CORRECTIONS",
