@@ -33,7 +33,7 @@ from ..errors import ScoresError, StatsInputError
 from ..scores import Scores, as_scores
 from ..settings import VarianceSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
-from ..stats.crossed import crossed_reml
+from ..stats.crossed import check_crossed, crossed_reml
 
 __all__ = ["VarianceComponents", "VarianceRow", "variance_components"]
 
@@ -212,22 +212,6 @@ class VarianceComponents:
         return "\n".join(lines)
 
 
-def _check_crossed(where: str, item: np.ndarray, prompt: np.ndarray) -> None:
-    """Prompts must be crossed with items: more than one prompt, some item seen with two
-    prompts and some prompt with two items; else a :class:`ScoresError` saying which."""
-    pairs = pd.DataFrame({"i": item, "p": prompt}).drop_duplicates()
-    n_p = pairs["p"].nunique()
-    if n_p < 2:
-        raise ScoresError(f"{where}: the prompt column has one prompt "
-                          f"({pairs['p'].iloc[0]!r}); the prompt variance needs two prompts or "
-                          "more (leave the prompt column out, or use factors=('item',))")
-    if pairs.groupby("i").size().max() < 2 or pairs.groupby("p").size().max() < 2:
-        raise ScoresError(
-            f"{where}: prompts are not crossed with items (every item has one prompt, or every "
-            "prompt one item), so item and prompt variance cannot be told apart; a prompt is a "
-            "template or paraphrase used for many items (a per-item prompt id is the item)")
-
-
 def variance_components(
     scores: Scores | pd.DataFrame,
     *,
@@ -306,7 +290,7 @@ def variance_components(
         n_cells = int(cell_key.nunique())
         replicated = n_cells < len(sub)
         if prompt is not None:
-            _check_crossed(where, item, prompt)
+            check_crossed(where, item, prompt)
         elif not replicated:
             raise ScoresError(f"{where}: one row per item and no prompt column: the item "
                               "variance cannot be told from the residual (add a sample or a "

@@ -52,9 +52,10 @@ import pandas as pd
 from scipy import optimize
 from scipy import stats as sps
 
+from ..errors import ScoresError
 from ._validation import StatsInputError
 
-__all__ = ["CrossedFit", "CrossedTest", "crossed_reml", "crossed_mean_test"]
+__all__ = ["CrossedFit", "CrossedTest", "check_crossed", "crossed_mean_test", "crossed_reml"]
 
 _LOG2PI = float(np.log(2 * np.pi))
 
@@ -245,6 +246,29 @@ def _richardson_grad_hess(f, x: np.ndarray, h0: float = 1e-2, levels: int = 4): 
         grads = [(fac * grads[i + 1] - grads[i]) / (fac - 1) for i in range(len(grads) - 1)]
         hesses = [(fac * hesses[i + 1] - hesses[i]) / (fac - 1) for i in range(len(hesses) - 1)]
     return grads[0], hesses[0]
+
+
+def check_crossed(where: str, item: np.ndarray, prompt: np.ndarray) -> None:
+    """Prompts must be crossed with items: more than one prompt, some item seen with two
+    prompts and some prompt with two items; else a :class:`~ranger_eval.errors.ScoresError`
+    naming ``where`` and saying which (the prompt variance would not be estimable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_crossed("qa", np.array(["q1", "q1", "q2", "q2"]), np.array(["p1", "p2"] * 2))
+    """
+    pairs = pd.DataFrame({"i": item, "p": prompt}).drop_duplicates()
+    n_p = pairs["p"].nunique()
+    if n_p < 2:
+        raise ScoresError(f"{where}: the prompt column has one prompt "
+                          f"({pairs['p'].iloc[0]!r}); the prompt variance needs two prompts or "
+                          "more (leave the prompt column out, or use factors=('item',))")
+    if pairs.groupby("i").size().max() < 2 or pairs.groupby("p").size().max() < 2:
+        raise ScoresError(
+            f"{where}: prompts are not crossed with items (every item has one prompt, or every "
+            "prompt one item), so item and prompt variance cannot be told apart; a prompt is a "
+            "template or paraphrase used for many items (a per-item prompt id is the item)")
 
 
 def crossed_reml(
