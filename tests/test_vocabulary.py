@@ -111,6 +111,7 @@ DATA: dict[str, tuple[str, ...]] = {
     "plan": ("test",),
     "plan_from_pilot": ("scores",),
     "describe": ("scores",),
+    "variance_components": ("scores",),
     "aso": ("treatment", "control"),
     "multi_aso": ("scores_by_system",),
     "bradley_terry": ("battles",),
