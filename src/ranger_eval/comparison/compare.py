@@ -19,7 +19,6 @@ from ..settings import CompareSettings, resolve_settings
 from ..stats import effect_label
 from .choices import COLUMNS, RESAMPLING, TESTS, WESTFALL_YOUNG
 from .clustered import ClusteredT, groups_clusters, prepare_clustered
-from .prompts import PromptCells, crossed_outcome
 from .dispatch import _choose_test, _context, _pair_data, _pair_means
 from .engine import _GroupWork, _Shared
 from .fastpath import _uniform_paired_t, prefer_grouped
@@ -28,6 +27,7 @@ from .leaderboard import metric_directions
 from .mde import with_mde
 from .multiplicity import adjust_by_family
 from .ppi import PPI_TEST, has_human_scores, human_matrices, ppi_group, refuse_ppi
+from .prompts import PromptCells, crossed_outcome
 from .results import Comparison
 from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 

@@ -15,6 +15,7 @@ result type                   registered in                                  com
 ``Ratings`` (Bradley–Terry)   :mod:`ranger_eval.report.arena`                ``arena``, ``rank``
 ``ASOAnalysis``, ``BayesAnalysis``  :mod:`ranger_eval.report.verdicts`       ``aso``, ``bayes``
 ``Plan``, ``PilotPlan``       :mod:`ranger_eval.report.plan`                 ``plan``
+``VarianceComponents``        :mod:`ranger_eval.report.llm_variance`         (Python)
 ============================  =============================================  ==================
 
 A pipeline module calls only these generic functions. The modules that register result types
@@ -37,7 +38,7 @@ __all__ = ["LAZY_RENDERINGS", "to_csv", "to_html", "to_json", "to_latex", "to_ma
 #: Modules that register renderings for result types of layers imported only when used.
 LAZY_RENDERINGS = ("ranger_eval.report.meta", "ranger_eval.report.ranking",
                    "ranger_eval.report.arena", "ranger_eval.report.verdicts",
-                   "ranger_eval.report.plan")
+                   "ranger_eval.report.plan", "ranger_eval.report.llm_variance")
 
 
 def _unsupported(kind: str) -> Callable[..., str]:
