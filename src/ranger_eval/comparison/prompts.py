@@ -62,7 +62,8 @@ class PromptCells:
         keys = ["dataset", "metric", "system", "item", "prompt"]
         cells = raw.groupby(keys, sort=False, observed=True)["value"].mean()
         self._by: dict[tuple[str, str], pd.DataFrame] = {}
-        for (dataset, metric), sub in cells.groupby(level=[0, 1], sort=False):
+        for key, sub in cells.groupby(level=[0, 1], sort=False):
+            dataset, metric = key  # type: ignore[misc]
             wide = sub.droplevel([0, 1]).unstack("system")
             self._by[(str(dataset), str(metric))] = wide
 
