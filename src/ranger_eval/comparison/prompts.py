@@ -63,7 +63,7 @@ class PromptCells:
         cells = raw.groupby(keys, sort=False, observed=True)["value"].mean()
         self._by: dict[tuple[str, str], pd.DataFrame] = {}
         for key, sub in cells.groupby(level=[0, 1], sort=False):
-            dataset, metric = key  # type: ignore[misc]
+            dataset, metric = tuple(key)  # type: ignore[arg-type]
             wide = sub.droplevel([0, 1]).unstack("system")
             self._by[(str(dataset), str(metric))] = wide
 
