@@ -43,7 +43,11 @@ designs <- list(
   list(name = "replicates_balanced", args = list(25, 5, 3, 0.0, 0.8, 0.4, 0.3, 0.6), inter = c(TRUE, FALSE)),
   list(name = "replicates_unbalanced", args = list(40, 8, 1:4, 0.2, 1.0, 0.3, 0.5, 1.0), inter = c(TRUE, FALSE)),
   list(name = "binary_replicates", args = list(35, 4, 2:5, 0.1, 0.3, 0.2, 0.2, 0.3, TRUE), inter = c(TRUE, FALSE)),
-  list(name = "many_prompts", args = list(12, 30, 2, 0.25, 0.7, 0.9, 0.2, 0.5), inter = c(TRUE, FALSE))
+  list(name = "many_prompts", args = list(12, 30, 2, 0.25, 0.7, 0.9, 0.2, 0.5), inter = c(TRUE, FALSE)),
+  # balanced, small item x prompt variance: an optimiser started at theta = 1 once stopped at
+  # the item x prompt bound here
+  list(name = "balanced_small_interaction", args = list(100, 12, 4, 0.0, 1.0, 0.5, 0.3, 1.0),
+       inter = c(TRUE))
 )
 vc_out <- list()
 for (ds in designs) {

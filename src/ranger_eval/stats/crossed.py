@@ -126,7 +126,7 @@ class _Cells:
         resid = y - ybar[first]
         self.n = y.size
         self.m = cell.size
-        self.W = float(resid @ resid)
+        self.W = float(np.sum(resid * resid))
         self.cnt = cnt
         self.ybar = ybar
         self.n_items, self.n_prompts = n_i, n_p
@@ -152,7 +152,7 @@ def _core(c: _Cells, theta: np.ndarray, interaction: bool) -> tuple[float, float
     y_d = c.ybar * dinv
     one_q = float(dinv.sum())
     y1_q = float(y_d.sum())
-    yy_q = float(c.ybar @ y_d)
+    yy_q = float(np.sum(c.ybar * y_d))  # not BLAS ddot: its threads cost ms on busy cores
     # Lambda Z' D^-1 applied to 1 and ybar, and M's blocks
     sa = np.bincount(c.big, weights=dinv, minlength=c.n_big)
     ga = t_big * np.stack([np.bincount(c.big, weights=ones_d, minlength=c.n_big),
@@ -246,6 +246,62 @@ def _richardson_grad_hess(f, x: np.ndarray, h0: float = 1e-2, levels: int = 4): 
         grads = [(fac * grads[i + 1] - grads[i]) / (fac - 1) for i in range(len(grads) - 1)]
         hesses = [(fac * hesses[i + 1] - hesses[i]) / (fac - 1) for i in range(len(hesses) - 1)]
     return grads[0], hesses[0]
+
+
+def _minimise(crit, r0: np.ndarray, *, tol: float, max_iter: int) -> tuple[np.ndarray, int]:  # type: ignore[no-untyped-def]
+    """Minimise ``crit`` over variance ratios r >= 0 (module docstring, step 4): L-BFGS-B, then
+    projected Newton steps with central differences (forward ones at the bound, where a ratio
+    whose derivative points outward stays at 0) until the largest change of a ratio, relative to
+    max(r, 0.01), is below ``tol``."""
+    k = r0.size
+    res = optimize.minimize(crit, r0, method="L-BFGS-B", bounds=[(0.0, None)] * k,
+                            options={"ftol": 1e-14, "gtol": 1e-9, "maxiter": 500})
+    r = np.maximum(np.asarray(res.x, dtype=np.float64), 0.0)
+    iterations = 0
+    for iterations in range(1, max_iter + 1):  # noqa: B007 - reported
+        h = 1e-4 * np.maximum(r, 1e-2)
+        f0 = crit(r)
+        at_bound = r < h
+        g = np.empty(k)
+        hess = np.zeros((k, k))
+        fp = np.empty(k)
+        fm = np.empty(k)
+        for i in range(k):
+            e = np.zeros(k)
+            e[i] = h[i]
+            fp[i] = crit(r + e)
+            if at_bound[i]:  # one-sided: f(r), f(r + h), f(r + 2h)
+                f2 = crit(r + 2 * e)
+                g[i] = (-3 * f0 + 4 * fp[i] - f2) / (2 * h[i])
+                hess[i, i] = (f2 - 2 * fp[i] + f0) / h[i] ** 2
+            else:
+                fm[i] = crit(r - e)
+                g[i] = (fp[i] - fm[i]) / (2 * h[i])
+                hess[i, i] = (fp[i] - 2 * f0 + fm[i]) / h[i] ** 2
+        for i in range(k):
+            for j in range(i):
+                ei = np.zeros(k)
+                ej = np.zeros(k)
+                ei[i], ej[j] = h[i], h[j]
+                hess[i, j] = hess[j, i] = (crit(r + ei + ej) - fp[i] - fp[j] + f0) / (h[i] * h[j])
+        free = ~(at_bound & (r == 0.0) & (g > 0))
+        step = np.zeros(k)
+        if not free.any():
+            break
+        hf = hess[np.ix_(free, free)]
+        ev = np.linalg.eigvalsh(hf)
+        if ev.min() <= 0:
+            hf = hf + (abs(ev.min()) + 1e-8 * max(abs(ev.max()), 1.0)) * np.eye(hf.shape[0])
+        step[free] = -np.linalg.solve(hf, g[free])
+        new = np.maximum(r + step, 0.0)
+        while crit(new) > f0 and np.max(np.abs(new - r)) > 1e-15:
+            step /= 2
+            new = np.maximum(r + step, 0.0)
+        delta = float(np.max(np.abs(new - r) / np.maximum(r, 1e-2)))
+        r = new
+        if delta < tol:
+            break
+    return r, iterations
 
 
 def check_crossed(where: str, item: np.ndarray, prompt: np.ndarray) -> None:
@@ -345,54 +401,15 @@ def crossed_reml(
             return th
         return np.array([th[0], 0.0])
 
-    def crit(th: np.ndarray) -> float:
-        return _profiled(c, full(th), interaction)[0]
+    def crit(r: np.ndarray) -> float:  # in the variance ratios r = theta^2 >= 0
+        return _profiled(c, full(np.sqrt(np.maximum(r, 0.0))), interaction)[0]
 
     if c.n == c.m and c.n_prompts == 0:
         # one row per item: the item effect is confounded with the residual
         raise StatsInputError("with one row per item and no prompts, the item variance is "
                               "not separable from the residual")
-    res = optimize.minimize(crit, theta0, method="L-BFGS-B", bounds=[(0.0, None)] * k,
-                            options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 500})
-    theta = np.maximum(np.asarray(res.x, dtype=np.float64), 0.0)
-    iterations = 0
-    for iterations in range(1, max_iter + 1):  # noqa: B007 - reported
-        h = 1e-5 * np.maximum(theta, 1e-3)
-        g = np.empty(k)
-        hess = np.empty((k, k))
-        f0 = crit(theta)
-        for i in range(k):
-            e = np.zeros(k)
-            e[i] = h[i]
-            fp, fm = crit(theta + e), crit(np.abs(theta - e))
-            g[i] = (fp - fm) / (2 * h[i])
-            hess[i, i] = (fp - 2 * f0 + fm) / h[i] ** 2
-            for j in range(i):
-                ej = np.zeros(k)
-                ej[j] = h[j]
-                val = (crit(theta + e + ej) - crit(np.abs(theta + e - ej))
-                       - crit(np.abs(theta - e + ej)) + crit(np.abs(theta - e - ej)))
-                hess[i, j] = hess[j, i] = val / (4 * h[i] * h[j])
-        free = ~((theta < 1e-7) & (g >= 0))
-        step = np.zeros(k)
-        if free.any():
-            hf = hess[np.ix_(free, free)]
-            try:
-                ev = np.linalg.eigvalsh(hf)
-                if ev.min() <= 0:
-                    hf = hf + (abs(ev.min()) + 1e-8) * np.eye(hf.shape[0])
-                step[free] = -np.linalg.solve(hf, g[free])
-            except np.linalg.LinAlgError:
-                break
-        new = np.maximum(theta + step, 0.0)
-        # never accept a step that worsens the criterion
-        while crit(new) > f0 + 1e-12 * abs(f0) and np.max(np.abs(new - theta)) > 1e-14:
-            step /= 2
-            new = np.maximum(theta + step, 0.0)
-        delta = np.max(np.abs(new ** 2 - theta ** 2) / np.maximum(theta ** 2, 1e-2))
-        theta = new
-        if delta < tol:
-            break
+    ratios, iterations = _minimise(crit, theta0, tol=tol, max_iter=max_iter)
+    theta = np.sqrt(ratios)
     thf = full(theta)
     crit_v, sigma2, mu, xx = _profiled(c, thf, interaction)
     return CrossedFit(
