@@ -370,6 +370,11 @@ def p_wilcoxon(out: str, _: dict | None) -> list[Row]:
                 1.0 if ratio else None, ratio, note="" if ratio else "no ratio found in output")]
 
 
+def p_json_only(out: str, _: dict | None) -> list[Row]:
+    """Scripts whose last line is the JSON row (read before this parser); nothing else."""
+    return []
+
+
 # --------------------------------------------------------------------------------------------
 # the benchmarks, at their quick sizes (total under 10 minutes on 2 cores)
 # --------------------------------------------------------------------------------------------
@@ -394,6 +399,7 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("aggregate_metrics", "aggregate_metrics_bench.py", ["--items", "20000"], p_agg_metrics),
         Bench("equivalence", "equivalence_bench.py", ["--datasets", "5"], p_equivalence),
         Bench("aso", "aso_bench.py", [], p_aso),
+        Bench("varcomp", "varcomp_bench.py", ["--repeat", "3"], p_json_only),
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),

@@ -119,3 +119,15 @@ def test_refusals() -> None:
         rg.variance_components(_table("missing_cells_no_replicates"), interaction="always")
     with pytest.raises(SettingsError, match="unknown factor"):
         rg.variance_components(_table("replicates_balanced"), factors=("item", "sample"))
+
+
+def test_describe_reports_the_components_with_prompts() -> None:
+    table = _table("replicates_unbalanced")
+    row = rg.describe(table).iloc[0]
+    ref = ORACLE["replicates_unbalanced"]["fits"]["with_interaction"]
+    assert row["n_prompts"] == 8
+    assert row["var_prompt"] == pytest.approx(ref["prompt"], rel=TOL, abs=TOL)
+    assert row["var_item_prompt"] == pytest.approx(ref["interaction"], rel=TOL, abs=TOL)
+    assert row["se_crossed"] == pytest.approx(ref["mu_se"], rel=TOL, abs=TOL)
+    flat = _table("replicates_balanced").drop(columns="prompt").assign(sample=lambda f: f.groupby("item").cumcount())
+    assert "var_prompt" not in rg.describe(flat).columns
