@@ -97,6 +97,9 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
     ...                      "ci_high": [0.07, 0.15], "significant": [False, True]})
     >>> with_mde(rows, level=0.95, alternative="two-sided")["mde"].round(4).tolist()
     [0.0706, nan]
+    >>> rows["ci_method"] = "paired t"
+    >>> with_mde(rows, level=0.95, alternative="two-sided")[["se", "df"]].round(4).values.tolist()
+    [[0.0239, 19.0], [0.0239, 19.0]]
     """
     mde = np.full(len(table), np.nan)
     n_rows = len(table)
@@ -156,6 +159,8 @@ def _fill_se_df(table: pd.DataFrame, half: np.ndarray, df: np.ndarray, q: float,
     ``se_out``/``df_out`` (rows that carry their own are left as they are)."""
     from scipy import stats as sps
 
+    if "ci_method" not in table or "test" not in table:
+        return
     method = table["ci_method"].astype(object).to_numpy()
     tests = table["test"].astype(object).to_numpy()
     ok = np.isfinite(half) & (half > 0) & ~own
