@@ -91,3 +91,10 @@ def test_se_and_df_columns_of_t_tests() -> None:
     boot = rg.compare(scores, test="bootstrap", n_resamples=200).to_frame().iloc[0]
     assert np.isnan(boot["se"]) and np.isnan(boot["df"])
     assert list(rg.compare(scores).to_frame().columns[7:11]) == ["ci_low", "ci_high", "se", "df"]
+
+
+def test_lazy_engines_refuse_the_prompt_column(tmp_path: Path) -> None:
+    path = tmp_path / "prompts.parquet"
+    _pair("diff_balanced").to_parquet(path)
+    with pytest.raises(ScoresError, match="'prompt'"):
+        rg.lazy.open_scores(path)
