@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ranger_eval as rg
 from ranger_eval.errors import ScoresError, SettingsError, StatsInputError
@@ -131,3 +133,17 @@ def test_describe_reports_the_components_with_prompts() -> None:
     assert row["se_crossed"] == pytest.approx(ref["mu_se"], rel=TOL, abs=TOL)
     flat = _table("replicates_balanced").drop(columns="prompt").assign(sample=lambda f: f.groupby("item").cumcount())
     assert "var_prompt" not in rg.describe(flat).columns
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_components_invariant_to_row_order_and_relabelling(seed: int) -> None:
+    """Permuting the rows and renaming items and prompts changes no component."""
+    table = _table("replicates_balanced")
+    rng = np.random.default_rng(seed)
+    base = rg.variance_components(table).to_frame().iloc[0]
+    other = table.iloc[rng.permutation(len(table))].assign(
+        item=lambda f: "i" + f["item"].str[::-1], prompt=lambda f: "x" + f["prompt"])
+    got = rg.variance_components(other).to_frame().iloc[0]
+    for col in ("var_item", "var_prompt", "var_item_prompt", "var_residual", "mean", "se"):
+        assert got[col] == pytest.approx(base[col], rel=1e-6, abs=1e-9), col
