@@ -386,6 +386,9 @@ def p_mannwhitney(out: str, _: dict | None) -> list[Row]:
     return [Row("mannwhitney_bench.py", "all-pairs Mann-Whitney (unpaired)",
                 f"{_v('scipy')} mannwhitneyu loop", ours, peer,
                 note="" if ours and peer else "no times found in output")]
+def p_json_only(out: str, _: dict | None) -> list[Row]:
+    """Scripts whose last line is the JSON row (read before this parser); nothing else."""
+    return []
 
 
 # --------------------------------------------------------------------------------------------
@@ -414,6 +417,7 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("equivalence", "equivalence_bench.py", ["--datasets", "5"], p_equivalence),
         Bench("aso", "aso_bench.py", [], p_aso),
         Bench("agreement", "agreement_bench.py", ["--repeat", "3"], lambda out, js: []),
+        Bench("varcomp", "varcomp_bench.py", ["--repeat", "3"], p_json_only),
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
         Bench("passk", "passk_bench.py", ["--items", "200000", "--repeat", "3"],
               lambda out, js: []),  # prints its JSON row (read before any parser)

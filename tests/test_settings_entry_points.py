@@ -54,6 +54,7 @@ ENTRY_POINTS = [
     (rg.alt_test, S.AltTestSettings),
     (rg.confidence_sequence, S.ConfidenceSequenceSettings),
     (rg.monitor, S.MonitorSettings),
+    (rg.variance_components, S.VarianceSettings),
 ]
 
 #: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,

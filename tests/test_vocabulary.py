@@ -119,6 +119,7 @@ DATA: dict[str, tuple[str, ...]] = {
     "plan": ("test",),
     "plan_from_pilot": ("scores",),
     "describe": ("scores",),
+    "variance_components": ("scores",),
     "aso": ("treatment", "control"),
     "agreement": ("table",),
     "alt_test": ("table",),

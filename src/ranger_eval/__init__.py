@@ -122,10 +122,14 @@ _EXPORTS: dict[str, str] = {
     "Plan": "stats.power",
     "plan_from_pilot": "stats.pilot",
     "PilotPlan": "stats.pilot",
+    "variance_components": "llm",
+    "VarianceComponents": "llm",
+    "VarianceSettings": "settings",
 }
 _SUBMODULES = (
     "ir", "stats", "plots", "report", "io", "scores", "effects", "meta", "comparison", "pipeline",
     "errors", "signature", "formatting", "aggregate", "setmetrics", "lazy", "settings", "verdicts",
+    "llm",
 )
 
 __all__ = ["__version__", *_EXPORTS, *_SUBMODULES]

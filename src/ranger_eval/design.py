@@ -14,6 +14,11 @@ resamples, never the columns of the table:
 * **samples** (the ``sample`` column: K generations per item) are averaged per item by
   :class:`~ranger_eval.scores.Scores` before any test: they stay within their item, which is
   resampled (or its cluster) as one unit.
+* **prompts** (the ``prompt`` column: prompt templates or paraphrases crossed with the items)
+  are averaged per item like samples for the per-item analyses; :attr:`Design.has_prompts`
+  tells the analyses that model them (``compare``'s crossed random-effects test of the paired
+  difference per item × prompt, :func:`ranger_eval.variance_components`) to read the rows per
+  prompt (:attr:`~ranger_eval.scores.Scores.raw_frame`).
 * **seeds** (the ``seed`` column) are combined as today: averaged per item for the paired
   resampling of rank intervals and tests, crossed with the items for effect sizes.
 
@@ -65,6 +70,9 @@ class Design:
         The table has a ``seed`` column.
     samples_label : str, optional
         K (``"5"``) or the range of K (``"3-5"``); None without samples.
+    has_prompts : bool
+        The table had a ``prompt`` column (crossed with items; averaged per item for per-item
+        analyses, modelled by the crossed random-effects test).
     scores : Scores, optional
         The table itself, needed by :meth:`units`, :meth:`n_units` and :meth:`row_units`.
 
@@ -87,6 +95,7 @@ class Design:
     has_samples: bool
     has_seeds: bool
     samples_label: str | None = None
+    has_prompts: bool = False
     scores: Scores | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -309,5 +318,6 @@ def resolve_design(scores: Scores | pd.DataFrame) -> Design:
         has_samples=scores.has_samples,
         has_seeds=scores.has_seeds,
         samples_label=scores.samples_label,
+        has_prompts=scores.has_prompts,
         scores=scores,
     )

@@ -43,6 +43,8 @@ KINDS: dict[str, str] = {
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
     "irt": "item response theory: Rasch (conditional ML) or 2PL (marginal ML) item and ability "
            "parameters (ranger_eval.irt)",
+    "variance": "REML variance components across items, prompts and samples "
+                "(ranger_eval.variance_components)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
              "ttest, bayesian_signed_rank, bayesian_sign_test)",
     "agreement": "agreement between raters: Krippendorff's alpha, Cohen's or Fleiss' kappa "
@@ -162,6 +164,14 @@ FIELDS: dict[str, str] = {
     "n_scores": "scores (runs) in each distribution of an ASO test, as n_a,n_b",
     "model": "item response model: rasch (conditional ML) or 2pl (marginal ML)",
     "n_quadrature": "Gauss-Hermite points of the ability integral (2PL)",
+    "factors": "random factors of a variance decomposition: item, or item,prompt (samples "
+               "are the residual)",
+    "interaction": "the item × prompt variance component: fitted (replicate samples in some "
+                   "item × prompt cell) or in the residual (auto: where estimable; always; "
+                   "never)",
+    "prompts": "the prompt column: the paired difference per item × prompt modelled as "
+               "mu + item + prompt + error (crossed random effects, REML, Satterthwaite df; "
+               "crossed(P) with P prompts)",
     "threshold": "τ of an ASO verdict: A almost stochastically dominates B when ε_min < τ",
     "coef": "agreement coefficient: krippendorff (alpha), cohen or fleiss (kappa)",
     "scale": "Krippendorff's level of measurement: nominal, ordinal, interval or ratio",

@@ -49,6 +49,8 @@ COLUMNS: tuple[str, ...] = (
     "diff",
     "ci_low",
     "ci_high",
+    "se",
+    "df",
     "test",
     "statistic",
     "pvalue",

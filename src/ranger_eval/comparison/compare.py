@@ -27,6 +27,7 @@ from .leaderboard import metric_directions
 from .mde import with_mde
 from .multiplicity import adjust_by_family
 from .ppi import PPI_TEST, has_human_scores, human_matrices, ppi_group, refuse_ppi
+from .prompts import PromptCells, crossed_outcome
 from .results import Comparison
 from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 
@@ -292,6 +293,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
     if (not set_metrics and not westfall_young and test in ("auto", "paired-t", "mcnemar")
             and not judged
             and paired is not False and not scores.has_cluster and hypothesis == "superiority"
+            and not scores.has_prompts
             and (not isinstance(pairs, str) or pairs in ("all", "baseline", "successive"))
             and not prefer_grouped(layout, len(scores_table(scores)))):
         uniform = _uniform_paired_t(scores, systems, pairs, baseline, alternative, level,
@@ -328,6 +330,12 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         humans = human_matrices(scores, groups)
     # clusters of every group's items, in one pass (None: not clustered)
     all_clusters = groups_clusters(scores, groups)
+    # prompts crossed with items: the paired t becomes the crossed random-effects test
+    # (comparison.prompts) where the group is not clustered
+    prompt_cells = (PromptCells(scores) if scores.has_prompts and not set_metrics
+                    and not judged and not westfall_young and hypothesis == "superiority"
+                    and test in ("auto", "paired-t") else None)
+    se_df: list[tuple[float, float]] = [(math.nan, math.nan)] * len(rows)
     for gi, group in enumerate(groups):
         for j, s in enumerate(group.names):
             mean_rows.append(
@@ -384,6 +392,15 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             outcomes = work.finish(shared)
             n_clusters.extend([math.nan] * len(data))
             ci_df.extend([math.nan] * len(data))
+        crossed: dict[int, Any] = {}
+        if prompt_cells is not None and id(work) not in clustered:
+            outcomes = list(outcomes)
+            for i, d in enumerate(data):
+                if d.paired and chosen[i] in ("paired-t", "mcnemar"):
+                    crossed[i] = crossed_outcome(prompt_cells.pair(group, d, missing), group, d,
+                                                 alternative=alternative, level=level)
+                    outcomes[i] = crossed[i].outcome
+                    chosen[i] = "paired-t"
         if hypothesis != "superiority":
             assert margin is not None  # CompareSettings: a margin with every such hypothesis
             gc = all_clusters[gi]
@@ -396,8 +413,11 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         if work.adjusted is not None:
             wy_adjusted.extend(float(v) for v in work.adjusted)
         effects = [work.effects[i] for i in range(len(data))]
-        for d, c, o, (es, es_name) in zip(data, chosen, outcomes, effects, strict=True):
+        for i, (d, c, o, (es, es_name)) in enumerate(zip(data, chosen, outcomes, effects,
+                                                          strict=True)):
             mean_a, mean_b = _pair_means(group, d)
+            co = crossed.get(i)
+            se_df.append((math.nan, math.nan) if co is None else (co.se, co.df))
             rows.append(
                 {
                     "dataset": group.dataset,
@@ -406,7 +426,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
                     "system_b": d.b,
                     "mean_a": mean_a,
                     "mean_b": mean_b,
-                    "diff": mean_a - mean_b,
+                    "diff": mean_a - mean_b if co is None else co.estimate,
                     "ci_low": float(o.ci_low),
                     "ci_high": float(o.ci_high),
                     "test": c,
@@ -426,6 +446,9 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
                 }
             )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
+    if len(se_df) == len(table):  # the crossed rows' own se and df (with_mde fills the rest)
+        table["se"] = np.array([v[0] for v in se_df], dtype=np.float64)
+        table["df"] = np.array([v[1] for v in se_df], dtype=np.float64)
     if scores.has_cluster:  # clusters of each pair's items (NaN: not clustered)
         table["n_clusters"] = np.asarray(n_clusters, dtype=np.float64)
         # df of each clustered row's t interval (Bell–McCaffrey for CR2; NaN: not clustered,

@@ -13,6 +13,17 @@ test at α = 1 − level reaches 80 % power (:func:`ranger_eval.stats.power.dete
 the exact noncentral t; Bloom 1995). It is in the metric's units and positive. Significant rows,
 rows without a finite interval and tests of non-inferiority or equivalence (where "detecting a
 difference" is not the question) get NaN.
+
+The same pass fills the ``se`` and ``df`` columns of every row whose interval is a t or z
+interval (superiority): ``se`` is the interval's half-width over its quantile and ``df`` its
+degrees of freedom — n − 1 for the paired t interval (also borrowed by the sign and permutation
+tests), the ``ci_df`` of a cluster-robust t interval, Welch–Satterthwaite's for the Welch test
+(recovered from its t statistic: se = diff / t, df solving t_{df} quantile = half-width / se),
+NaN for z intervals (``proportions-z``'s Wald, ``ppi++``). Rows whose interval is not a t or z
+interval (Hodges–Lehmann, bootstrap BCa or percentile, Tango's score interval, a Welch interval
+borrowed by the Mann–Whitney test) get NaN for both. A row that already carries finite ``se``
+and ``df`` (the crossed random-effects rows of a design with prompts:
+:mod:`ranger_eval.comparison.prompts`) keeps them, and its ``df`` is the one its ``mde`` uses.
 """
 from __future__ import annotations
 
@@ -21,12 +32,32 @@ import pandas as pd
 
 from ..stats.power import detectable_noncentrality
 
-__all__ = ["MDE_POWER", "NORMAL_TESTS", "with_mde"]
+__all__ = ["MDE_POWER", "NORMAL_TESTS", "T_INTERVALS", "Z_INTERVALS", "with_mde"]
 
 #: The power at which ``mde`` is stated.
 MDE_POWER = 0.8
 #: Tests whose interval is a normal (z) interval (McNemar rows: Tango's score interval).
 NORMAL_TESTS = ("proportions-z", "ppi++", "mcnemar")
+#: ``ci_method`` of t intervals whose se and df the table reports (the ``se``/``df`` columns)
+T_INTERVALS = ("paired t", "cluster-robust t (CR1)", "cluster-robust t (CR2)",
+               "prediction-powered t (CR2)", "prediction-powered t (CR1)")
+#: ``ci_method`` of z intervals (se reported, df NaN)
+Z_INTERVALS = ("Wald", "prediction-powered z")
+
+
+def _welch_df(half: float, se: float, q: float) -> float:
+    """The df at which the t quantile ``q``-th upper point equals ``half / se``."""
+    from scipy import optimize
+    from scipy import stats as sps
+
+    target = half / se
+    if not (np.isfinite(target) and target > sps.norm.isf(q)):
+        return float("nan")
+    f = lambda lg: float(sps.t.isf(q, np.exp(lg))) - target  # noqa: E731
+    if f(np.log(1e9)) > 0:
+        return float("inf")
+    return float(np.exp(optimize.brentq(f, np.log(1e-3), np.log(1e9), xtol=1e-14,
+                                        rtol=1e-13)))
 
 
 def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
@@ -66,9 +97,19 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
     ...                      "ci_high": [0.07, 0.15], "significant": [False, True]})
     >>> with_mde(rows, level=0.95, alternative="two-sided")["mde"].round(4).tolist()
     [0.0706, nan]
+    >>> rows["ci_method"] = "paired t"
+    >>> with_mde(rows, level=0.95, alternative="two-sided")[["se", "df"]].round(4).values.tolist()
+    [[0.0239, 19.0], [0.0239, 19.0]]
     """
     mde = np.full(len(table), np.nan)
-    if len(table) and hypothesis == "superiority":
+    n_rows = len(table)
+    given_se = (table["se"].to_numpy(dtype=np.float64) if "se" in table
+                else np.full(n_rows, np.nan))
+    given_df = (table["df"].to_numpy(dtype=np.float64) if "df" in table
+                else np.full(n_rows, np.nan))
+    se_out = given_se.copy()
+    df_out = given_df.copy()
+    if n_rows and hypothesis == "superiority":
         alpha = 1.0 - level
         n_a = table["n_a"].to_numpy(dtype=np.float64)
         n_b = table["n_b"].to_numpy(dtype=np.float64)
@@ -82,6 +123,8 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
         if "ci_df" in table:  # the df the clustered row's t interval used (CR2: Bell–McCaffrey)
             ci_df = table["ci_df"].to_numpy(dtype=np.float64)
             df = np.where(np.isfinite(ci_df), ci_df, df)
+        own = np.isfinite(given_df) & np.isfinite(given_se)
+        df = np.where(own, given_df, df)
         low = table["ci_low"].to_numpy(dtype=np.float64)
         high = table["ci_high"].to_numpy(dtype=np.float64)
         diff = table["diff"].to_numpy(dtype=np.float64)
@@ -92,6 +135,7 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
             half = diff - low
         else:
             half = high - diff
+        _fill_se_df(table, half, df, alpha / sides, own, se_out, df_out)
         todo = (~table["significant"].to_numpy(dtype=bool) & np.isfinite(half) & (half > 0)
                 & (df > 0))
         if todo.any():
@@ -104,4 +148,36 @@ def with_mde(table: pd.DataFrame, *, level: float, alternative: str,
                                                      alternative=alternative) for v in uniq])
             mde[todo] = half[todo] / crit[inverse] * lam[inverse]
     table["mde"] = mde
+    table["se"] = se_out
+    table["df"] = df_out
     return table
+
+
+def _fill_se_df(table: pd.DataFrame, half: np.ndarray, df: np.ndarray, q: float,
+                own: np.ndarray, se_out: np.ndarray, df_out: np.ndarray) -> None:
+    """The ``se`` and ``df`` of every row with a t or z interval (module docstring), into
+    ``se_out``/``df_out`` (rows that carry their own are left as they are)."""
+    from scipy import stats as sps
+
+    if "ci_method" not in table or "test" not in table:
+        return
+    method = table["ci_method"].astype(object).to_numpy()
+    tests = table["test"].astype(object).to_numpy()
+    ok = np.isfinite(half) & (half > 0) & ~own
+    t_rows = ok & np.isin(method, T_INTERVALS) & np.isfinite(df) & (df > 0)
+    z_rows = ok & np.isin(method, Z_INTERVALS)
+    if t_rows.any():
+        se_out[t_rows] = half[t_rows] / sps.t.isf(q, df[t_rows])
+        df_out[t_rows] = df[t_rows]
+    if z_rows.any():
+        se_out[z_rows] = half[z_rows] / sps.norm.isf(q)
+        df_out[z_rows] = np.nan
+    welch = ok & (method == "Welch t") & (tests == "welch")
+    if welch.any():
+        diff = table["diff"].to_numpy(dtype=np.float64)
+        stat = table["statistic"].to_numpy(dtype=np.float64)
+        for i in np.flatnonzero(welch):
+            if stat[i] != 0 and np.isfinite(stat[i]):
+                se = abs(diff[i] / stat[i])
+                se_out[i] = se
+                df_out[i] = _welch_df(half[i], se, q)

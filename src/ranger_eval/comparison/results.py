@@ -107,6 +107,8 @@ class Comparison:
                                           "mean_ci": self.mean_intervals or None,
                                           "method_detail": method_detail,
                                           "samples": self.scores.samples_label,
+                                          # prompts crossed with items (comparison.prompts)
+                                          "prompts": self._prompts_label(),
                                           # judge scores corrected by human scores
                                           # (comparison.ppi)
                                           "ppi": "ppi++" if "ppi++" in self.tests_used
@@ -116,6 +118,16 @@ class Comparison:
                                           "cluster": getattr(self.scores, "cluster_name",
                                                              None),
                                           "cse": cse})
+
+    def _prompts_label(self) -> str | None:
+        """``crossed(P)`` (P prompts) when rows were tested by the crossed random-effects
+        model (:mod:`ranger_eval.comparison.prompts`), None otherwise."""
+        if not getattr(self.scores, "has_prompts", False) or "ci_method" not in self.table:
+            return None
+        if not (self.table["ci_method"] == "crossed REML t (Satterthwaite)").any():
+            return None
+        n = int(self.scores.raw_frame["prompt"].nunique())
+        return f"crossed({n})"
 
     @functools.cached_property
     def mean_intervals(self) -> str:
@@ -365,7 +377,8 @@ def _select_group(
 
 #: The interval each test defines itself (``ci_method`` of its rows); other tests borrow one.
 OWN_INTERVALS: dict[str, tuple[str, ...]] = {
-    "paired-t": ("paired t", "cluster-robust t (CR2)", "cluster-robust t (CR1)"),
+    "paired-t": ("paired t", "cluster-robust t (CR2)", "cluster-robust t (CR1)",
+                 "crossed REML t (Satterthwaite)"),
     "welch": ("Welch t", "cluster-robust t (CR1)"),
     "wilcoxon": ("Hodges-Lehmann",),
     "proportions-z": ("Wald", "Miettinen-Nurminen score", "cluster-robust t (CR1)"),

@@ -32,8 +32,8 @@ from .logtree import read_log_tree, record
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 #: Columns read as exact strings, never type-inferred.
-ID_COLUMNS = ("dataset", "system", "metric", "item", "seed", "sample", "cluster", "query_id",
-              "run")
+ID_COLUMNS = ("dataset", "system", "metric", "item", "seed", "prompt", "sample", "cluster",
+              "query_id", "run")
 #: formats whose per-item fields can name an item's cluster (``cluster=``): a table's column,
 #: an Inspect sample-metadata key, an lm-evaluation-harness ``doc`` field
 CLUSTER_FORMATS = ("table", "inspect", "lm-eval")
@@ -721,7 +721,8 @@ def _read_table_scores(path: Path, cluster: str | None = None) -> Scores:
             if "metric" not in frame.columns:  # the key as Scores shows it
                 frame = frame.assign(metric=DEFAULT_METRIC)
             _raise_duplicates(frame, path, [c for c in ("dataset", "system", "metric", "item",
-                                                        "seed", "sample") if c in frame.columns])
+                                                        "seed", "prompt", "sample")
+                                                       if c in frame.columns])
         raise InputError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
 
 

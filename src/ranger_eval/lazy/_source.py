@@ -220,6 +220,8 @@ _IN_MEMORY_ONLY = (
      "scores as they are"),
     ("sample", "(K generations of a system per item) is averaged per item by Scores in memory "
      "only: {remedy}, or average the samples per item first"),
+    ("prompt", "(prompt templates crossed with items) is modelled by the crossed random-effects "
+     "test of Scores in memory only: {remedy}"),
 )
 
 

@@ -14,8 +14,10 @@ from .passk import (
     pass_hat_k_values,
     passk_label,
 )
+from .variance import VarianceComponents, VarianceRow, variance_components
 
 __all__ = [
     "AgreementResult", "AltTestResult", "agreement", "alt_test",
     "pass_at_k", "pass_at_k_values", "pass_hat_k", "pass_hat_k_values", "passk_label",
+    "VarianceComponents", "VarianceRow", "variance_components",
 ]

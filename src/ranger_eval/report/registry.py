@@ -16,6 +16,7 @@ result type                   registered in                                  com
 ``ASOAnalysis``, ``BayesAnalysis``  :mod:`ranger_eval.report.verdicts`       ``aso``, ``bayes``
 ``Plan``, ``PilotPlan``       :mod:`ranger_eval.report.plan`                 ``plan``
 ``AgreementResult``, ``AltTestResult``  :mod:`~ranger_eval.report.llm_agreement`  ``agree``
+``VarianceComponents``        :mod:`ranger_eval.report.llm_variance`         (Python)
 ============================  =============================================  ==================
 
 A pipeline module calls only these generic functions. The modules that register result types
@@ -38,7 +39,8 @@ __all__ = ["LAZY_RENDERINGS", "to_csv", "to_html", "to_json", "to_latex", "to_ma
 #: Modules that register renderings for result types of layers imported only when used.
 LAZY_RENDERINGS = ("ranger_eval.report.meta", "ranger_eval.report.ranking",
                    "ranger_eval.report.arena", "ranger_eval.report.verdicts",
-                   "ranger_eval.report.plan", "ranger_eval.report.llm_agreement")
+                   "ranger_eval.report.plan", "ranger_eval.report.llm_agreement",
+                   "ranger_eval.report.llm_variance")
 
 
 def _unsupported(kind: str) -> Callable[..., str]:

@@ -1,10 +1,10 @@
 """The column names of a Scores table and their roles: required and optional columns, the
-cluster, sample and human-value columns, bounds, the default metric and missing-value policies.
+cluster, sample, prompt and human-value columns, bounds, the default metric and missing-value policies.
 """
 from __future__ import annotations
 
 REQUIRED = ("dataset", "system", "item", "value")
-OPTIONAL = ("metric", "seed", "sample", "cluster", "human_value", "label", "prediction")
+OPTIONAL = ("metric", "seed", "sample", "prompt", "cluster", "human_value", "label", "prediction")
 LABEL = "label"
 PREDICTION = "prediction"
 #: optional column: the cluster (passage, document, conversation, template …) of an item
@@ -16,9 +16,12 @@ CLUSTER_NAME = "ranger_eval.cluster_name"
 BOUNDS = "ranger_eval.bounds"
 #: optional column: which of K generations of one system on one item a row is
 SAMPLE = "sample"
+#: optional column: which prompt template or paraphrase of an item a row answers (crossed with
+#: the items; unbalanced and missing item × prompt cells allowed)
+PROMPT = "prompt"
 #: optional column: a human score of the row's output where one exists (NaN elsewhere)
 HUMAN_VALUE = "human_value"
 DEFAULT_METRIC = "score"
 MISSING_POLICIES = ("error", "intersect")
 #: identifier columns; index levels with these names become columns (``df.reset_index()``)
-KEY_COLUMNS = ("dataset", "system", "metric", "item", "seed", "sample")
+KEY_COLUMNS = ("dataset", "system", "metric", "item", "seed", "prompt", "sample")

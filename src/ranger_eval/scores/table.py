@@ -44,6 +44,14 @@ optional columns:
     hides); different systems may use different K. :meth:`Scores.sample_stats` keeps K and the
     within-item variance of every averaged row for ``describe``; :attr:`Scores.samples_label`
     is the signature's ``samples:`` field. Duplicate (item, sample) rows are duplicate keys.
+``prompt``
+    which prompt template or paraphrase of the item a row answers: crossed with the items, part
+    of the row key like ``sample`` (duplicate (item, prompt, sample) rows are duplicate keys).
+    Rows are averaged per item over its prompts and samples at construction like samples, but
+    unbalanced designs and missing item × prompt cells are allowed (K may vary per item; the
+    per-item mean is the mean of the item's rows). :attr:`Scores.raw_frame` keeps the rows per
+    prompt for the analyses that model prompts: :func:`ranger_eval.variance_components` and
+    ``compare``'s crossed random-effects test.
 ``human_value``
     a human score of the row's output where one exists, NaN (or absent) elsewhere; finite where
     present. With samples it is averaged like ``value`` and must be present for all K samples of
@@ -69,6 +77,7 @@ from .columns import (
     LABEL,
     MISSING_POLICIES,
     PREDICTION,
+    PROMPT,
     REQUIRED,
     SAMPLE,
 )
@@ -149,8 +158,8 @@ class Scores:
         if df.empty:
             raise ScoresError(f"no scores{where}: the table is empty")
         key = ["dataset", "system", "metric", "item"] + (["seed"] if "seed" in df.columns else [])
-        if SAMPLE in df.columns:
-            key.append(SAMPLE)
+        within = [c for c in (PROMPT, SAMPLE) if c in df.columns]  # averaged per item
+        key.extend(within)
         for col in key:
             ids, bad_id = id_strings(df[col])
             if bad_id is not None:
@@ -196,9 +205,10 @@ class Scores:
         df = df.reset_index(drop=True)
         if CLUSTER in df.columns:
             _check_one_cluster_per_item(df, self._codes, where)
-        if SAMPLE in df.columns:
+        if within:
             self._raw = df
-            df, self._within = _average_samples(df, key[:-1], where)
+            df, self._within = _average_samples(df, key[:-len(within)], where,
+                                                uneven=PROMPT in within)
             self._codes = {}  # the codes were the raw rows'
         self._df = df
 
@@ -324,7 +334,13 @@ class Scores:
     @property
     def has_samples(self) -> bool:
         """True when the table had a ``sample`` column (its rows are per-item means now)."""
-        return self._raw is not None
+        return self._raw is not None and SAMPLE in self._raw.columns
+
+    @property
+    def has_prompts(self) -> bool:
+        """True when the table had a ``prompt`` column (its rows are per-item means over the
+        item's prompts and samples now; :attr:`raw_frame` keeps the rows per prompt)."""
+        return self._raw is not None and PROMPT in self._raw.columns
 
     @property
     def has_human_values(self) -> bool:
@@ -371,10 +387,16 @@ class Scores:
     @property
     def samples_label(self) -> str | None:
         """The signature's ``samples:`` field: K (``"5"``), or ``"3-5"`` (smallest-largest)
-        when systems used different K; None without a ``sample`` column."""
-        if self._within is None:
+        when systems used different K; None without a ``sample`` column. With a ``prompt``
+        column K counts the samples per item × prompt cell."""
+        if self._within is None or self._raw is None or not self.has_samples:
             return None
         k = self._within["k_samples"].to_numpy()
+        if self.has_prompts:
+            raw = self._raw
+            cell = [c for c in ("dataset", "system", "metric", "item", "seed", PROMPT)
+                    if c in raw.columns]
+            k = raw.groupby(cell, sort=False, observed=True).size().to_numpy()
         lo, hi = int(k.min()), int(k.max())
         return str(lo) if lo == hi else f"{lo}-{hi}"
 

@@ -12,7 +12,16 @@ import pandas as pd
 from .._frames import float_values, id_strings
 from ..errors import ScoresError
 from ..formatting import preview as _preview
-from .columns import BOUNDS, CLUSTER, CLUSTER_NAME, HUMAN_VALUE, LABEL, PREDICTION, SAMPLE
+from .columns import (
+    BOUNDS,
+    CLUSTER,
+    CLUSTER_NAME,
+    HUMAN_VALUE,
+    LABEL,
+    PREDICTION,
+    PROMPT,
+    SAMPLE,
+)
 
 
 def _correctness(data: pd.DataFrame, where: str) -> pd.DataFrame:
@@ -165,32 +174,34 @@ def _check_one_cluster_per_item(
 
 
 def _average_samples(
-    df: pd.DataFrame, group: list[str], where: str
+    df: pd.DataFrame, group: list[str], where: str, *, uneven: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows averaged over the ``sample`` column per ``group`` key (dataset, system,
     metric, item[, seed]): ``value`` (and ``human_value``) become per-item means, other
     columns keep the first sample's cell; with, per averaged row, ``k_samples`` and
     ``within_var`` (ddof = 1, NaN for K = 1). K must be equal over the items of a dataset ×
-    system × metric, and a human score present for all K samples of an item or for none."""
+    system × metric (unless ``uneven``: a ``prompt`` column, whose item × prompt cells may be
+    missing), and a human score present for all K samples of an item or for none."""
     gid = df.groupby(group, sort=False, observed=True).ngroup().to_numpy()
     first = np.unique(gid, return_index=True)[1]  # groups are numbered by first appearance
     k = np.bincount(gid).astype(np.int64)
     by = pd.Series(df["value"].to_numpy(dtype=np.float64)).groupby(gid, sort=True)
     means = by.mean().to_numpy()
     within = by.var(ddof=1).to_numpy()
-    out = df.iloc[first].drop(columns=[SAMPLE]).reset_index(drop=True)
+    out = df.iloc[first].drop(columns=[c for c in (SAMPLE, PROMPT) if c in df.columns])
+    out = out.reset_index(drop=True)
     out["value"] = means
     block = out.groupby(["dataset", "system", "metric"], sort=False, observed=True).ngroup()
     block_codes = block.to_numpy()
     kmin = pd.Series(k).groupby(block_codes).transform("min").to_numpy()
     kmax = pd.Series(k).groupby(block_codes).transform("max").to_numpy()
-    uneven = np.flatnonzero(kmin != kmax)
-    if uneven.size:
-        r = int(uneven[0])
+    varies = np.flatnonzero(kmin != kmax) if not uneven else np.empty(0, dtype=np.int64)
+    if varies.size:
+        r = int(varies[0])
         same = np.flatnonzero(block_codes == block_codes[r])
         lo = int(same[np.argmin(k[same])])
         hi = int(same[np.argmax(k[same])])
-        n_blocks = len(np.unique(block_codes[uneven]))
+        n_blocks = len(np.unique(block_codes[varies]))
         raise ScoresError(
             f"dataset {out['dataset'].iloc[r]!r}, system {out['system'].iloc[r]!r}, metric "
             f"{out['metric'].iloc[r]!r}: the number of samples K varies per item: item "

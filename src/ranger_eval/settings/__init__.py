@@ -104,6 +104,11 @@ from .rank import (
     RankSettings,
     WinRateSettings,
 )
+from .variance import (
+    INTERACTIONS,
+    VARIANCE_FACTORS,
+    VarianceSettings,
+)
 from .verdicts import (
     ASO_CORRECTIONS,
     BAYES_TESTS,
@@ -121,6 +126,9 @@ __all__ = [
     "KAPPA_WEIGHTS",
     "AgreementSettings",
     "AltTestSettings",
+    "INTERACTIONS",
+    "VARIANCE_FACTORS",
+    "VarianceSettings",
     "ALTERNATIVES",
     "APPROACHES",
     "ASO_CORRECTIONS",

@@ -71,11 +71,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from ..errors import check_level
+from ..errors import ScoresError, check_level
 from ..scores import CLUSTER, Scores, as_scores
 from ..settings import DescribeSettings, resolve_settings
 from ._validation import StatsInputError
 from .bounded import INTERVAL_METHODS, bounded_intervals
+from .crossed import check_crossed, crossed_reml
 
 __all__ = ["COLUMNS", "auto_intervals", "describe", "describe_arrays", "describe_sums",
            "describe_table", "known_bounds", "too_few_units"]
@@ -527,9 +528,50 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         off = ~((values == lo[group]) | (values == hi[group]))
         binary = np.bincount(group, weights=off.astype(np.float64), minlength=uniq.size) == 0
         auto_intervals(out, lower=lo, upper=hi, binary=binary, clustered=clustered, level=level)
-    return describe_table(
+    table = describe_table(
         np.asarray(datasets, dtype=object)[d_of], np.asarray(metrics, dtype=object)[m_of],
         np.asarray(systems, dtype=object)[s_of], out, level=level, clustered=clustered)
+    if scores.has_prompts:
+        table = _with_prompt_components(table, scores)
+    return table
+
+
+#: describe's columns of the variance components with a ``prompt`` column
+PROMPT_COLUMNS = ("n_prompts", "se_crossed", "var_item", "var_prompt", "var_item_prompt",
+                  "var_residual")
+
+
+def _with_prompt_components(table: pd.DataFrame, scores: Scores) -> pd.DataFrame:
+    """``table`` with :data:`PROMPT_COLUMNS`: ``se_crossed``, the standard error of the mean
+    under the crossed model (it counts the prompt variance every item shares, which ``se``
+    leaves out), and the REML variance components of each row's system
+    on its rows per prompt and sample (:func:`ranger_eval.stats.crossed.crossed_reml`, as
+    :func:`ranger_eval.variance_components`; item × prompt where replicate samples make it
+    estimable, else NaN and inside the residual); NaN where not estimable (one prompt, prompts
+    not crossed with items)."""
+    raw = scores.raw_frame
+    found: dict[tuple[str, ...], tuple[float, ...]] = {}
+    for key, sub in raw.groupby(["dataset", "metric", "system"], sort=False, observed=True):
+        item = sub["item"].to_numpy(dtype=object)
+        prompt = sub["prompt"].to_numpy(dtype=object)
+        n_p = int(pd.unique(prompt).size)
+        cells = int(pd.MultiIndex.from_arrays([item, prompt]).nunique())
+        try:
+            check_crossed("describe", item, prompt)
+            fit = crossed_reml(sub["value"].to_numpy(dtype=np.float64), item, prompt,
+                               interaction=cells < len(sub))
+        except (ScoresError, StatsInputError):
+            found[tuple(map(str, key))] = (n_p, np.nan, np.nan, np.nan, np.nan, np.nan)
+            continue
+        found[tuple(map(str, key))] = (n_p, float(np.sqrt(fit.mu_var)), fit.item_var,
+                                       fit.prompt_var, fit.interaction_var, fit.residual_var)
+    keys = zip(table["dataset"].astype(str), table["metric"].astype(str),
+               table["system"].astype(str), strict=True)
+    values = np.array([found.get(k, (np.nan,) * len(PROMPT_COLUMNS)) for k in keys],
+                      dtype=np.float64).reshape(len(table), len(PROMPT_COLUMNS))
+    for j, col in enumerate(PROMPT_COLUMNS):
+        table[col] = values[:, j]
+    return table
 
 
 def _unique_inverse(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:

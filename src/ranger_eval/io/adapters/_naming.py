@@ -251,7 +251,7 @@ def shared_key_error(frames: Sequence[pd.DataFrame], paths: Sequence[Path]) -> I
     """The error for inputs that hold the same (dataset, system, metric, item[, seed]) key:
     it names the first key two inputs share, both files, the fields that tell them apart, and
     how to name their systems. None when no two inputs share a key (the error is elsewhere)."""
-    keys = [c for c in ("dataset", "system", "metric", "item", "seed", "sample")
+    keys = [c for c in ("dataset", "system", "metric", "item", "seed", "prompt", "sample")
             if all(c in f.columns for f in frames)]
     tagged = pd.concat([f[keys].astype(str).assign(_input=i) for i, f in enumerate(frames)],
                        ignore_index=True)
