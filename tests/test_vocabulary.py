@@ -129,6 +129,7 @@ DATA: dict[str, tuple[str, ...]] = {
     "battle_counts": ("scores",),
     "pass_at_k": ("scores", "k"),  # k is the estimand's own number, as in pass@k
     "pass_hat_k": ("scores", "k"),
+    "irt": ("responses",),
     "resolve_design": ("scores",),
 }
 

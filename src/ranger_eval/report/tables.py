@@ -514,8 +514,8 @@ def comparison_csv(comp: Comparison, path: str | Path | None = None) -> str:
     ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
     >>> comparison = rg.compare(scores, test="paired-t")
     >>> header, row = comparison_csv(comparison).splitlines()
-    >>> header.split(",")[:10]
-    ['dataset', 'metric', 'system_a', 'system_b', 'mean_a', 'mean_b', 'diff', 'ci_low', 'ci_high', 'test']
+    >>> header.split(",")[:11]
+    ['dataset', 'metric', 'system_a', 'system_b', 'mean_a', 'mean_b', 'diff', 'ci_low', 'ci_high', 'se', 'df']
     >>> row.split(",")[:7]
     ['qa', 'score', 'a', 'b', '0.7666666666666666', '0.6833333333333332', '0.08333333333333337']
     """
