@@ -70,10 +70,46 @@ def test_one_prompt_and_nested_prompts_are_refused() -> None:
         rg.compare(nested)
 
 
-def test_other_tests_use_the_per_item_means() -> None:
-    row = rg.compare(_pair("diff_balanced"), test="wilcoxon").to_frame().iloc[0]
-    assert row["ci_method"] == "Hodges-Lehmann"
-    assert np.isnan(row["se"]) and np.isnan(row["df"])
+@pytest.mark.parametrize("kw", [dict(test="wilcoxon"), dict(test="sign"),
+                                dict(test="permutation"), dict(test="bootstrap"),
+                                dict(test="mcnemar"), dict(test="welch"), dict(paired=False),
+                                dict(correction="westfall-young", test="permutation"),
+                                dict(metric_fn="accuracy")])
+def test_analyses_that_would_ignore_prompts_are_refused(kw: dict[str, object]) -> None:
+    key, value = next(iter(kw.items()))
+    with pytest.raises(CompareError, match=f"{key}=.*'prompt' column.*test='paired-t'"):
+        rg.compare(_pair("diff_balanced"), **kw)  # type: ignore[arg-type]
+
+
+def test_clustered_items_with_prompts_are_refused() -> None:
+    data = _pair("diff_balanced")
+    data = data.assign(cluster=data["item"].str[:3])
+    with pytest.raises(CompareError, match="'cluster' column and a 'prompt' column"):
+        rg.compare(data)
+
+
+@pytest.mark.parametrize("hypothesis", ["non-inferiority", "equivalence"])
+@pytest.mark.parametrize("name", ONE_SAMPLE)
+def test_margin_tests_take_the_crossed_estimate(name: str, hypothesis: str) -> None:
+    """Two one-sided t tests from lmerTest's estimate, se and Satterthwaite df."""
+    from scipy import stats as sps
+    ref = TESTS[name]["result"]
+    est, se, df = ref["estimate"], ref["se"], ref["df"]
+    margin = 0.5
+    row = rg.compare(_pair(name), hypothesis=hypothesis, margin=margin).to_frame().iloc[0]
+    assert row["ci_method"] == CROSSED
+    for ours, theirs in (("diff", est), ("se", se), ("df", df)):
+        assert row[ours] == pytest.approx(theirs, rel=TOL, abs=TOL), ours
+    p_low = sps.t.sf((est + margin) / se, df)
+    q = sps.t.ppf(0.95, df)
+    if hypothesis == "non-inferiority":
+        assert row["pvalue"] == pytest.approx(p_low, rel=TOL, abs=TOL)
+        assert row["ci_low"] == pytest.approx(est - q * se, rel=TOL, abs=TOL)
+        assert row["ci_high"] == np.inf
+    else:
+        p_upp = sps.t.cdf((est - margin) / se, df)
+        assert row["pvalue"] == pytest.approx(max(p_low, p_upp), rel=TOL, abs=TOL)
+        assert row["ci_high"] == pytest.approx(est + q * se, rel=TOL, abs=TOL)
 
 
 def test_se_and_df_columns_of_t_tests() -> None:
