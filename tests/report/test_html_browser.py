@@ -20,6 +20,7 @@ import pytest
 
 from ranger_eval.pipeline import run_compare
 from ranger_eval.report.html import write_html_report
+from ranger_eval.report.tables import df_text
 from tests.helpers.outputs import demo_copy
 
 sync_api = pytest.importorskip(
@@ -215,10 +216,64 @@ def test_compare_report_in_chromium(session: Session, compare_report: Path,
     # p adj. sorts numerically, also across exponents
     p = header(page, table, "p adj.")
     p.locator("button").click()
+    col = column_index(page, table, "p adj.")
     keys = page.eval_on_selector_all(
-        f"#{table} tbody tr", "rows => rows.map(r => Number(r.cells[8].dataset.sort))")
+        f"#{table} tbody tr", f"rows => rows.map(r => Number(r.cells[{col}].dataset.sort))")
     assert keys == sorted(keys)
+    # the paired t rows show their se and df (after the interval)
+    assert column_index(page, table, "se") == column_index(page, table, "95% CI") + 1
+    assert page.eval_on_selector_all(
+        f"#{table} tbody tr",
+        f"rows => rows.map(r => r.cells[{column_index(page, table, 'df')}].textContent.trim())"
+    ) == ["39"] * 6
     page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+    session.check_clean()
+
+
+def column_index(page: Any, table: str, title: str) -> int:
+    """The position of the column headed ``title``."""
+    titles = page.eval_on_selector_all(f"#{table} thead th",
+                                       "ths => ths.map(t => t.textContent.trim())")
+    return [t.strip() for t in titles].index(title)
+
+
+@pytest.fixture(scope="module")
+def prompts_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A comparison of two systems on items crossed with prompts: the crossed model's se and
+    Satterthwaite df in the report's table."""
+    base = tmp_path_factory.mktemp("browser")
+    rng = np.random.default_rng(3)
+    items, prompts = 30, 5
+    item_fx, prompt_fx = rng.normal(0, 0.3, items), rng.normal(0, 0.2, prompts)
+    rows = []
+    for system, shift in (("alpha", 0.0), ("beta", 0.1)):
+        for i in range(items):
+            for p in range(prompts):
+                rows.append({"dataset": "qa", "metric": "acc", "system": system,
+                             "item": f"q{i}", "prompt": f"p{p}",
+                             "value": item_fx[i] + prompt_fx[p] * (1 + 5 * shift) + shift
+                             + rng.normal(0, 0.2)})
+    pd.DataFrame(rows).to_csv(base / "scores.csv", index=False)
+    run_compare(base / "scores.csv", base / "cmp", command="ranger-eval compare scores.csv")
+    return write_html_report(base / "cmp")
+
+
+def test_prompts_report_shows_the_crossed_se_and_df(session: Session, prompts_report: Path,
+                                                     tmp_path: Path) -> None:
+    page = session.page
+    session.open(prompts_report)
+    table = "t0-comparison"
+    cells = page.eval_on_selector_all(
+        f"#{table} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))")
+    comp = pd.read_csv(prompts_report.parent / "comparison.csv")
+    se, df = column_index(page, table, "se"), column_index(page, table, "df")
+    assert cells[0][se] == f"{comp['se'][0]:.4f}"
+    assert cells[0][df] == df_text(comp["df"][0])
+    assert "its standard error se and degrees of freedom df" in page.inner_text("body")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(tmp_path / "prompts.png"), full_page=True)
+    page.screenshot(path="/tmp/i30v2_prompts_report.png", full_page=True)
     session.check_clean()
 
 
