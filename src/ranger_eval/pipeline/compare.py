@@ -405,7 +405,11 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
         # relative drawing times (rank_llm, 6 systems: graph 0.26 s, p-values 0.37 s, boxplots
         # with their bootstrap 0.52 s, heatmap of 2 groups 0.64 s), so that the longest are
         # handed to the figure workers first
-        for stem, cost in (("graph", 1.0), ("pvalues", 1.4), ("boxplots", 2.0)):
+        # with prompts no boxplots: their item bootstrap (rank_intervals) would average the
+        # prompts away, so it refuses them
+        stems = (("graph", 1.0), ("pvalues", 1.4)) + (
+            () if comp.scores.has_prompts else (("boxplots", 2.0),))
+        for stem, cost in stems:
             out.figure(partial(compare_figure, stem, comp, dataset, metric), f"{stem}{suffix}",
                        FIGURE_FORMATS, dpi=300, cost=cost)
     out.figure(partial(compare_figure, "heatmap", comp), "heatmap", FIGURE_FORMATS, dpi=300,
