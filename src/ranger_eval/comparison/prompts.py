@@ -54,11 +54,15 @@ from .choices import WESTFALL_YOUNG
 from .dispatch import _Outcome, _PairData
 from .hypothesis import margins
 
-__all__ = ["CROSSED", "CrossedOutcome", "PromptCells", "crossed_margin_outcome",
+__all__ = ["CROSSED", "CROSSED_MEAN_INTERVAL", "CrossedOutcome", "crossed_means", "PromptCells", "crossed_margin_outcome",
            "crossed_outcome", "refuse_prompts", "refuse_prompt_pair"]
 
 #: The ``ci_method`` of a row tested by the crossed random-effects model.
 CROSSED = "crossed REML t (Satterthwaite)"
+
+#: The leaderboard's interval of a system's mean with prompts (:func:`crossed_means`).
+CROSSED_MEAN_INTERVAL = ("crossed random-effects t of the item × prompt means: REML, "
+                         "Satterthwaite df; se counts the prompt variance every item shares")
 
 
 @dataclass(frozen=True)
@@ -206,3 +210,33 @@ def _crossed_fit(cells: pd.DataFrame, group: Group, d: _PairData, *, alternative
         raise CompareError(f"{where}: the paired differences per item × prompt are constant "
                            "(no variance to test against)")
     return res
+
+
+def crossed_means(described: pd.DataFrame, scores: Scores, level: float) -> pd.DataFrame:
+    """``described`` (describe's rows of the leaderboard) with each system's ``se``, ``ci_low``,
+    ``ci_high`` those of the crossed model of its item × prompt means, ``y_ip = mu + a_i + b_p +
+    e_ip`` (:func:`~ranger_eval.stats.crossed.crossed_mean_test`, Satterthwaite df), and
+    ``interval`` ``"crossed"``: the s/√n of per-item means leaves out the prompt variance.
+    A group whose prompts are not crossed with its items keeps NaN (no interval)."""
+    raw = scores.raw_frame
+    cells = raw.groupby(["dataset", "metric", "system", "item", "prompt"], sort=False,
+                        observed=True)["value"].mean().reset_index()
+    found: dict[tuple[str, str, str], tuple[float, float, float]] = {}
+    for key, sub in cells.groupby(["dataset", "metric", "system"], sort=False, observed=True):
+        item = sub["item"].to_numpy(dtype=object)
+        prompt = sub["prompt"].to_numpy(dtype=object)
+        k = (str(key[0]), str(key[1]), str(key[2]))
+        try:
+            check_crossed("leaderboard", item, prompt)
+            r = crossed_mean_test(sub["value"].to_numpy(dtype=np.float64), item, prompt,
+                                  level=level)
+        except (ScoresError, StatsInputError):
+            found[k] = (np.nan, np.nan, np.nan)
+            continue
+        found[k] = (r.se, r.ci_low, r.ci_high)
+    keys = zip(described["dataset"].astype(str), described["metric"].astype(str),
+               described["system"].astype(str), strict=True)
+    values = np.array([found.get(k, (np.nan,) * 3) for k in keys],
+                      dtype=np.float64).reshape(len(described), 3)
+    return described.assign(se=values[:, 0], ci_low=values[:, 1], ci_high=values[:, 2],
+                            interval="crossed")
