@@ -134,3 +134,33 @@ def test_lazy_engines_refuse_the_prompt_column(tmp_path: Path) -> None:
     _pair("diff_balanced").to_parquet(path)
     with pytest.raises(ScoresError, match="'prompt'"):
         rg.lazy.open_scores(path)
+
+
+def test_other_analyses_refuse_or_honour_prompts(tmp_path: Path) -> None:
+    """rank_intervals, effect_sizes (meta) and plan_from_pilot refuse; the leaderboard's se is
+    describe's se_crossed; describe says why it differs from se."""
+    data = _pair("diff_balanced")
+    with pytest.raises(CompareError, match="'prompt' column"):
+        rg.rank_intervals(data)
+    with pytest.raises(rg.RangerError, match="'prompt' column"):
+        rg.effect_sizes(data, treatment="A", control="B")
+    with pytest.raises(rg.RangerError, match=r"'prompt' column.*project"):
+        rg.plan_from_pilot(data, treatment="A", control="B", effect=0.1, power=0.8)
+    described = rg.describe(data)
+    assert "prompt (template) variance" in described.attrs["note"]
+    board = rg.compare(data).leaderboard().to_frame()
+    se = board[[c for c in board.columns if c[-1] == "se"][0]].to_numpy()
+    np.testing.assert_allclose(se, described["se_crossed"].to_numpy(), rtol=1e-6)
+
+
+def test_cli_writes_the_variance_components(tmp_path: Path) -> None:
+    from ranger_eval.pipeline import run_compare
+    path = tmp_path / "scores.csv"
+    _pair("diff_balanced").to_csv(path, index=False)
+    run = run_compare(path, tmp_path / "out", figures="none")
+    out = tmp_path / "out"
+    table = pd.read_csv(out / "variance_components.csv")
+    ref = rg.variance_components(_pair("diff_balanced")).to_frame()
+    np.testing.assert_allclose(table["se"], ref["se"], rtol=1e-9)
+    assert "prompt (template) variance" in (out / "variance_components.md").read_text()
+    assert "variance_components.md" in {Path(p).name for p in run.written}

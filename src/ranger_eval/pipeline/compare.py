@@ -23,6 +23,7 @@ from ..comparison import Comparison, compare, rank_intervals
 from ..errors import ConfigError
 from ..formatting import slug
 from ..io import Experiment, load_experiment
+from ..llm import variance_components
 from ..output import FIGURE_FORMATS, OutputFolder
 from ..pairing import factorize
 from ..report.tables import hypothesis_sentence
@@ -390,6 +391,10 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
                                                             f"\n{note}\n"))
     out.text("leaderboard.tex", ("" if note is None else f"% {note}\n")
              + report.to_latex(board))
+    if comp.scores.has_prompts:  # the design's variance components, next to the comparison
+        components = variance_components(comp.scores)
+        out.text("variance_components.csv", report.to_csv(components))
+        out.text("variance_components.md", report.to_markdown(components))
 
     if note is not None and figures_note is None:
         return _flush_written(out, start)

@@ -533,8 +533,16 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         np.asarray(systems, dtype=object)[s_of], out, level=level, clustered=clustered)
     if scores.has_prompts:
         table = _with_prompt_components(table, scores)
+        table.attrs["note"] = PROMPTS_NOTE
     return table
 
+
+#: Why ``se_crossed`` differs from ``se`` (describe's ``attrs["note"]`` with a prompt column;
+#: the variance-components report says it too).
+PROMPTS_NOTE = ("se_crossed is the crossed model's standard error of the mean; it is usually "
+                "larger than the per-item s/√n (se) because every item is scored under the same "
+                "prompts, so the prompt (template) variance does not average out over items: "
+                "Var(mean) ≈ var_item/I + var_prompt/P + var_residual/(I·P).")
 
 #: describe's columns of the variance components with a ``prompt`` column
 PROMPT_COLUMNS = ("n_prompts", "se_crossed", "var_item", "var_prompt", "var_item_prompt",
