@@ -136,6 +136,7 @@ def test_lazy_engines_refuse_the_prompt_column(tmp_path: Path) -> None:
         rg.lazy.open_scores(path)
 
 
+@pytest.mark.slow
 def test_other_analyses_refuse_or_honour_prompts(tmp_path: Path) -> None:
     """rank_intervals, effect_sizes (meta) and plan_from_pilot refuse; the leaderboard's se is
     describe's se_crossed; describe says why it differs from se."""
@@ -153,6 +154,7 @@ def test_other_analyses_refuse_or_honour_prompts(tmp_path: Path) -> None:
     np.testing.assert_allclose(se, described["se_crossed"].to_numpy(), rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_cli_writes_the_variance_components(tmp_path: Path) -> None:
     from ranger_eval.pipeline import run_compare
     path = tmp_path / "scores.csv"
