@@ -28,7 +28,9 @@ gives them P = 1 (0).
 **Fit** (Wright & Masters 1982): with z_vi = (x − P)/√W, W = P(1 − P) over the non-extreme
 systems, outfit = mean z², infit = Σ(x − P)² / ΣW, each with its Wilson–Hilferty standardised t
 (t = (MSQ^{1/3} − 1)(3/q) + q/3, q² = ΣC/W²/n² − 1/n for outfit and Σ(C − W²)/(ΣW)² for
-infit, C = W(1 − 3W)); an item outside [fit_low, fit_high] is flagged ``misfit``.
+infit, C = W(1 − 3W)); an item outside [fit_low, fit_high] is flagged ``misfit``. The same
+sums over a system's items give its fit (``system_infit`` …; NaN for an extreme system). Both
+equal R ``eRm::itemfit`` and ``eRm::personfit`` (the sums over eRm's non-extreme persons).
 
 :meth:`IRTResult.predict` is the building block of estimates from a subset of items: given a
 new system's responses on some items, its ability (ML, or WLE when it has every item right or
@@ -83,7 +85,9 @@ class IRTResult:
     Items are indexed by their id, systems by name (``pandas.Series``). ``difficulty`` b_i (sum
     zero in the Rasch model), ``discrimination`` a_i (1 in the Rasch model), ``ability`` θ_v,
     their ``*_se``; ``infit``, ``outfit`` and ``infit_t``, ``outfit_t``, ``misfit`` per item;
-    ``extreme`` per system; ``excluded_items`` (every system right: "all-correct", or wrong)."""
+    ``extreme`` per system and the system fit ``system_infit``, ``system_outfit``,
+    ``system_infit_t``, ``system_outfit_t`` (NaN for extreme systems, as eRm's ``personfit``);
+    ``excluded_items`` (every system right: "all-correct", or wrong)."""
 
     model: str
     difficulty: pd.Series
@@ -98,6 +102,10 @@ class IRTResult:
     infit_t: pd.Series
     outfit_t: pd.Series
     misfit: pd.Series
+    system_infit: pd.Series
+    system_outfit: pd.Series
+    system_infit_t: pd.Series
+    system_outfit_t: pd.Series
     excluded_items: Mapping[str, str]
     loglik: float
     iterations: int
@@ -171,9 +179,11 @@ class IRTResult:
             "outfit_t": self.outfit_t, "misfit": self.misfit}).rename_axis("item")
 
     def abilities(self) -> pd.DataFrame:
-        """One row per system: ability, its SE, and whether its raw score was extreme."""
+        """One row per system: ability, its SE, whether its raw score was extreme, its fit."""
         return pd.DataFrame({"ability": self.ability, "ability_se": self.ability_se,
-                             "extreme": self.extreme}).rename_axis("system")
+                             "extreme": self.extreme, "infit": self.system_infit,
+                             "outfit": self.system_outfit, "infit_t": self.system_infit_t,
+                             "outfit_t": self.system_outfit_t}).rename_axis("system")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: items, systems, excluded items, settings, the signature."""
@@ -308,21 +318,37 @@ def _rasch_abilities(x: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 # --------------------------------------------------------------------------- fit statistics
+def _wilson_hilferty(msq: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return (np.cbrt(msq) - 1) * 3 / q + q / 3
+
+
 def _fit(x: np.ndarray, theta: np.ndarray, a: np.ndarray, b: np.ndarray,
          use: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Item fit (over the systems ``use``) and system fit (NaN for the others), each infit and
+    outfit mean square with its Wilson–Hilferty t: eRm's ``itemfit`` / ``personfit``."""
     p = special.expit(a * (theta[use][:, None] - b))
     xs = x[use]
     w = p * (1 - p)
-    n = xs.shape[0]
     res2 = (xs - p) ** 2
-    outfit = (res2 / w).mean(0)
-    infit = res2.sum(0) / w.sum(0)
     c = w * (1 - 3 * w)
-    q_out = np.sqrt(np.maximum((c / w**2).sum(0) / n**2 - 1.0 / n, 1e-300))
-    q_in = np.sqrt(np.maximum((c - w**2).sum(0) / w.sum(0) ** 2, 1e-300))
-    t_out = (np.cbrt(outfit) - 1) * 3 / q_out + q_out / 3
-    t_in = (np.cbrt(infit) - 1) * 3 / q_in + q_in / 3
-    return infit, outfit, t_in, t_out
+    out = []
+    for axis in (0, 1):
+        n = xs.shape[axis]
+        outfit = (res2 / w).mean(axis)
+        infit = res2.sum(axis) / w.sum(axis)
+        q_out = np.sqrt(np.maximum((c / w**2).sum(axis) / n**2 - 1.0 / n, 1e-300))
+        q_in = np.sqrt(np.maximum((c - w**2).sum(axis) / w.sum(axis) ** 2, 1e-300))
+        stats = (infit, outfit, _wilson_hilferty(infit, q_in), _wilson_hilferty(outfit, q_out))
+        if axis == 1:
+            stats = tuple(_spread(v, use) for v in stats)
+        out.extend(stats)
+    return tuple(out)
+
+
+def _spread(values: np.ndarray, use: np.ndarray) -> np.ndarray:
+    full = np.full(use.size, np.nan)
+    full[use] = values
+    return full
 
 
 # --------------------------------------------------------------------------- 2PL
@@ -493,7 +519,7 @@ def irt(responses: Any, *, model: str = _DEFAULT.model, n_quadrature: int = _DEF
         loglik, iterations = float(ll), int(its)
         extreme = (x.sum(1) == 0) | (x.sum(1) == k)
     use = ~extreme if (~extreme).any() else np.ones(n, dtype=bool)
-    infit, outfit, t_in, t_out = _fit(x, theta, a, b, use)
+    infit, outfit, t_in, t_out, s_in, s_out, s_tin, s_tout = _fit(x, theta, a, b, use)
     misfit = ((infit < settings.fit_low) | (infit > settings.fit_high)
               | (outfit < settings.fit_low) | (outfit > settings.fit_high))
 
@@ -509,6 +535,8 @@ def irt(responses: Any, *, model: str = _DEFAULT.model, n_quadrature: int = _DEF
         ability=s_sys(np.asarray(theta, dtype=float)), ability_se=s_sys(np.asarray(theta_se)),
         extreme=s_sys(np.asarray(extreme, dtype=bool)), infit=s_item(infit),
         outfit=s_item(outfit), infit_t=s_item(t_in), outfit_t=s_item(t_out),
-        misfit=pd.Series(misfit, index=item_index), excluded_items=excluded,
+        misfit=pd.Series(misfit, index=item_index), system_infit=s_sys(s_in),
+        system_outfit=s_sys(s_out), system_infit_t=s_sys(s_tin), system_outfit_t=s_sys(s_tout),
+        excluded_items=excluded,
         loglik=float(loglik), iterations=int(iterations), n_quadrature=settings.n_quadrature,
         settings=settings)
