@@ -15,6 +15,7 @@ from ranger_eval.settings import IRTSettings
 ORACLES = Path(__file__).parents[1] / "oracles"
 ERM = json.loads((ORACLES / "irt_erm.json").read_text())
 GIRTH = json.loads((ORACLES / "irt_girth.json").read_text())
+LTM = json.loads((ORACLES / "irt_ltm.json").read_text())
 
 
 def _sim(n=80, k=10, seed=0):
@@ -73,6 +74,20 @@ def test_twopl_equals_girth(case):
     assert np.allclose(fit.discrimination.to_numpy(), c["discrimination"], atol=6e-3)
     assert np.allclose(fit.difficulty.to_numpy(), c["difficulty"], atol=6e-3)
     assert (fit.difficulty_se > 0).all() and (fit.discrimination_se > 0).all()
+
+
+@pytest.mark.parametrize("case", range(len(LTM)))
+def test_twopl_equals_ltm_on_the_same_quadrature(case):
+    """R ltm::ltm(X ~ z1, IRT.param = TRUE) on its 21 Gauss–Hermite points, the rule of
+    n_quadrature=21: difficulties and discriminations to 1e-4 (6.3e-5 reached: ltm's BFGS stops
+    at optim's relative tolerance), and our log-likelihood is never below ltm's (it is ≤ 6e-7
+    above: the same maximum, reached more tightly)."""
+    c = LTM[case]
+    fit = irt(np.array(c["responses"]), model="2pl", n_quadrature=21)
+    assert c["convergence"] == 0
+    assert np.allclose(fit.difficulty.to_numpy(), c["difficulty"], atol=1e-4, rtol=0)
+    assert np.allclose(fit.discrimination.to_numpy(), c["discrimination"], atol=1e-4, rtol=0)
+    assert 0 <= fit.loglik - c["loglik"] < 1e-5
 
 
 def test_wide_and_long_give_the_same_result():
