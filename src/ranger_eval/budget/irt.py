@@ -41,7 +41,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +53,9 @@ from ..scores import Scores
 from ..settings import IRTSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 from ._rasch import fit_cml
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["IRTPrediction", "IRTResult", "irt"]
 
@@ -169,6 +172,14 @@ class IRTResult:
         extra = pd.Series({i: 1.0 if why == "all-correct" else 0.0
                            for i, why in self.excluded_items.items()}, dtype=float)
         return IRTPrediction(theta, se, pd.concat([full, extra]), int(series.size), extreme)
+
+    def plot(self, **kwargs: Any) -> Figure:
+        """Item characteristic curves and item information of a readable subset of items (the
+        misfits and a spread of difficulties, or ``items=``), with the test information
+        (:func:`ranger_eval.plots.irt.irt_plot`)."""
+        from ..plots.irt import irt_plot
+
+        return irt_plot(self, **kwargs)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: difficulty, discrimination, their SEs, infit, outfit, t, misfit."""
@@ -352,7 +363,12 @@ def _spread(values: np.ndarray, use: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- 2PL
-def _twopl(x: np.ndarray, n_q: int) -> tuple[Any, ...]:
+#: A 2PL discrimination beyond this (on the logit scale) is a step function: the marginal
+#: likelihood grows without bound (a Heywood case) and the fit stops with an error.
+MAX_DISCRIMINATION = 40.0
+
+
+def _twopl(x: np.ndarray, n_q: int, items: list[Any]) -> tuple[Any, ...]:
     """Bock–Aitkin EM for the 2PL: returns a, b, their SEs, EAP θ, posterior SD, loglik, iters."""
     nodes, weights = np.polynomial.hermite_e.hermegauss(n_q)
     weights = weights / weights.sum()
@@ -385,6 +401,15 @@ def _twopl(x: np.ndarray, n_q: int) -> tuple[Any, ...]:
             det = h_aa * h_cc - h_ac**2
             a = a + (h_cc * g_a - h_ac * g_c) / det
             c = c + (h_aa * g_c - h_ac * g_a) / det
+        diverged = ~np.isfinite(a) | ~np.isfinite(c) | (np.abs(a) > MAX_DISCRIMINATION)
+        if diverged.any():
+            bad = [items[i] for i in np.flatnonzero(diverged)]
+            raise VerdictError(
+                f"irt: the 2PL has no finite maximum: the discrimination of item(s) "
+                f"{preview([str(i) for i in bad])} grows without bound (|a| > "
+                f"{MAX_DISCRIMINATION:g} after {it} EM iterations; a Heywood case): the item "
+                f"splits the systems almost perfectly by ability. Fit model='rasch' (equal "
+                f"discriminations), or leave the item out")
         if float(np.max(np.abs(np.concatenate([a, c]) - before))) < 1e-8:
             loglik = new
             break
@@ -515,7 +540,7 @@ def irt(responses: Any, *, model: str = _DEFAULT.model, n_quadrature: int = _DEF
         theta, theta_se, extreme = _rasch_abilities(x, b)
         loglik, iterations = cml.loglik, cml.iterations
     else:
-        a, b, a_se, b_se, theta, theta_se, ll, its = _twopl(x, settings.n_quadrature)
+        a, b, a_se, b_se, theta, theta_se, ll, its = _twopl(x, settings.n_quadrature, list(item_index))
         loglik, iterations = float(ll), int(its)
         extreme = (x.sum(1) == 0) | (x.sum(1) == k)
     use = ~extreme if (~extreme).any() else np.ones(n, dtype=bool)
