@@ -18,7 +18,8 @@ weighted likelihood estimate is given instead and the system is flagged ``extrem
 **2PL** by marginal maximum likelihood (Bock & Aitkin 1981): θ ~ N(0, 1), the integral by
 Gauss–Hermite quadrature, EM with a Newton M-step per item; abilities are expected a-posteriori
 (EAP) with their posterior SD; standard errors from the cross-product (empirical) information
-of the per-system scores.
+of the per-system scores (with at least as many parameters 2k as systems, that matrix is
+singular and each item's own 2 × 2 block is inverted: its SEs given the other items).
 
 **Items every system got right (or wrong)** have difficulty −∞ (+∞): they carry no information
 about anything and are not estimable; they are left out of the fit, listed in
@@ -424,11 +425,20 @@ def _twopl(x: np.ndarray, n_q: int, items: list[Any]) -> tuple[Any, ...]:
     # score of system v: Σ_q post_vq (x_vi − P_iq)(θ_q, 1)
     resid_c = x - post @ p                                              # n × k
     resid_a = x * eap[:, None] - post @ (nodes[:, None] * p)
-    scores = np.concatenate([resid_a, resid_c], axis=1)
-    cov = np.linalg.pinv(scores.T @ scores)
-    var_a = np.diag(cov)[:k]
-    var_c = np.diag(cov)[k:]
-    cov_ac = np.diag(cov[:k, k:])
+    if 2 * k < n:
+        scores = np.concatenate([resid_a, resid_c], axis=1)
+        cov = np.linalg.pinv(scores.T @ scores)
+        var_a = np.diag(cov)[:k]
+        var_c = np.diag(cov)[k:]
+        cov_ac = np.diag(cov[:k, k:])
+    else:
+        # more parameters than systems: the full cross-product (rank ≤ n) is singular; each
+        # item's own 2 × 2 block is inverted (the item's SEs given the other items)
+        h_aa = (resid_a**2).sum(0)
+        h_cc = (resid_c**2).sum(0)
+        h_ac = (resid_a * resid_c).sum(0)
+        det = h_aa * h_cc - h_ac**2
+        var_a, var_c, cov_ac = h_cc / det, h_aa / det, -h_ac / det
     b = -c / a
     # delta method: b = −c/a
     var_b = (var_c / a**2 + c**2 * var_a / a**4 - 2 * c * cov_ac / a**3)
