@@ -343,17 +343,15 @@ def _fit(x: np.ndarray, theta: np.ndarray, a: np.ndarray, b: np.ndarray,
     w = p * (1 - p)
     res2 = (xs - p) ** 2
     c = w * (1 - 3 * w)
-    out = []
+    out: list[np.ndarray] = []
     for axis in (0, 1):
         n = xs.shape[axis]
         outfit = (res2 / w).mean(axis)
         infit = res2.sum(axis) / w.sum(axis)
         q_out = np.sqrt(np.maximum((c / w**2).sum(axis) / n**2 - 1.0 / n, 1e-300))
         q_in = np.sqrt(np.maximum((c - w**2).sum(axis) / w.sum(axis) ** 2, 1e-300))
-        stats = (infit, outfit, _wilson_hilferty(infit, q_in), _wilson_hilferty(outfit, q_out))
-        if axis == 1:
-            stats = tuple(_spread(v, use) for v in stats)
-        out.extend(stats)
+        stats = [infit, outfit, _wilson_hilferty(infit, q_in), _wilson_hilferty(outfit, q_out)]
+        out.extend(stats if axis == 0 else [_spread(v, use) for v in stats])
     return tuple(out)
 
 
