@@ -11,8 +11,12 @@ import pandas as pd
 import pytest
 
 import ranger_eval as rg
-from ranger_eval.stats.agreement import (JUDGE_HUMAN_COLUMNS, judge_human_agreement,
-                                         judge_human_table, percentile_interval)
+from ranger_eval.stats.agreement import (
+    JUDGE_HUMAN_COLUMNS,
+    judge_human_agreement,
+    judge_human_table,
+    percentile_interval,
+)
 from ranger_eval.stats.describe import JUDGE_COLUMNS
 
 

@@ -28,8 +28,14 @@ from ..errors import RangerWarning, StatsInputError
 from ..scores import Scores
 from ..settings import AgreementSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
-from ..stats.agreement import (AlphaKernel, CohenKernel, FleissKernel, RatingsTable,
-                               bootstrap_rounds, percentile_interval)
+from ..stats.agreement import (
+    AlphaKernel,
+    CohenKernel,
+    FleissKernel,
+    RatingsTable,
+    bootstrap_rounds,
+    percentile_interval,
+)
 
 __all__ = ["AgreementResult", "RatingsTable", "agreement", "ratings_table"]
 
