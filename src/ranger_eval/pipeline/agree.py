@@ -11,6 +11,7 @@ test :func:`~ranger_eval.alt_test` of that rater against the others
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +20,64 @@ from ..io.tables import read_table
 from ..llm.agreement import agreement
 from ..llm.alt_test import alt_test
 from ..output import OutputFolder
-from ..settings import AgreementSettings, AltTestSettings
-from ._common import collecting_warnings, finish_outputs
+from ..errors import SettingsError
+from ..settings import AgreementSettings, AltTestSettings, cli_options
+from ._common import collecting_warnings, finish_outputs, option_error, settings_options
 from ._run import CommandRun
 
-__all__ = ["AGREE_OUTPUTS", "ALT_TEST_OUTPUTS", "run_agree"]
+__all__ = ["AGREE_OUTPUTS", "ALT_TEST_OUTPUTS", "agree_settings", "run_agree"]
 
 AGREE_OUTPUTS = ("agreement.md", "agreement.csv", "agreement.tex", "agreement.json")
 ALT_TEST_OUTPUTS = ("alt_test.md", "alt_test.csv", "alt_test.tex", "alt_test.json")
 _ALT_FIELDS = {f.name for f in dataclasses.fields(AltTestSettings)}
+
+
+def agree_settings(options: dict[str, Any],
+                   base: AgreementSettings | None = None) -> AgreementSettings:
+    """The :class:`~ranger_eval.settings.AgreementSettings` of the command's ``options`` (by
+    field name; None: not given) over ``base``, every refusal blamed on its command-line option
+    (``method`` is ``--coefficient``): a refused value as ``option --coefficient: …``
+    (:func:`~ranger_eval.pipeline.settings_options`), a refused combination with the options'
+    names in place of the fields'.
+
+    Parameters
+    ----------
+    options : dict of str to object
+        Fields of :class:`~ranger_eval.settings.AgreementSettings`; None values are not given.
+    base : AgreementSettings or None, default None
+        The settings the options change; None: the defaults.
+
+    Returns
+    -------
+    AgreementSettings
+
+    Raises
+    ------
+    ConfigError
+        A refused value or combination, naming the options.
+
+    Examples
+    --------
+    >>> from ranger_eval.pipeline.agree import agree_settings
+    >>> agree_settings({"method": "cohen", "weights": "linear"}).weights
+    'linear'
+    >>> agree_settings({"method": "kappa"})
+    Traceback (most recent call last):
+    ...
+    ranger_eval.errors.ConfigError: option --coefficient: unknown agreement coefficient 'kappa'; ...
+    """
+    flags = cli_options(AgreementSettings)
+    checked = settings_options(AgreementSettings, options)
+    try:
+        return AgreementSettings.from_options(checked, base)
+    except SettingsError as exc:
+        field, _, message = str(exc).partition(": ")
+        if field not in flags:
+            raise
+        for name, flag in flags.items():  # method='fleiss' -> --coefficient fleiss
+            message = re.sub(rf"\b{name}='([^']*)'", rf"--{flag} \1", message)
+            message = re.sub(rf"\b{name}=", f"--{flag} ", message)
+        raise option_error(flags[field], message) from exc
 
 
 def run_agree(ratings: str | Path, out: str | Path, command: str | None = None, *,
@@ -81,9 +131,10 @@ def run_agree(ratings: str | Path, out: str | Path, command: str | None = None, 
     ('agree', 0.694)
     >>> folder.cleanup()
     """
-    alt_options = {k: v for k, v in options.items() if k in _ALT_FIELDS}
-    settings = AgreementSettings.from_options(
-        {k: v for k, v in options.items() if k not in _ALT_FIELDS}, settings)
+    alt_options = settings_options(AltTestSettings,
+                                   {k: v for k, v in options.items() if k in _ALT_FIELDS})
+    settings = agree_settings({k: v for k, v in options.items() if k not in _ALT_FIELDS},
+                              settings)
     alt = AltTestSettings.from_options(alt_options, alt_settings)
     path = Path(ratings)
     notes: list[str] = []
