@@ -5,8 +5,9 @@ rater), runs :func:`~ranger_eval.agreement` with the command's
 :class:`~ranger_eval.settings.AgreementSettings` and, with ``judge``, the alternative annotator
 test :func:`~ranger_eval.alt_test` of that rater against the others
 (:class:`~ranger_eval.settings.AltTestSettings`). Writes ``agreement.md``, ``agreement.csv``,
-``agreement.tex``, ``agreement.json`` (and ``alt_test.md/.csv/.tex/.json`` with a judge) and
-``manifest.json`` with the signature.
+``agreement.tex``, ``agreement.json`` (and ``alt_test.md/.csv/.tex/.json`` and the figure
+``alt_test`` with a judge), ``manifest.json`` with the signature and, with ``html``,
+``report.html``.
 """
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import report
+from ..errors import SettingsError
 from ..io.tables import read_table
 from ..llm.agreement import agreement
 from ..llm.alt_test import alt_test
 from ..output import OutputFolder
-from ..errors import SettingsError
+from ..plots.agreement import alt_test_plot
 from ..settings import AgreementSettings, AltTestSettings, cli_options
 from ._common import collecting_warnings, finish_outputs, option_error, settings_options
 from ._run import CommandRun
@@ -81,7 +83,7 @@ def agree_settings(options: dict[str, Any],
 
 
 def run_agree(ratings: str | Path, out: str | Path, command: str | None = None, *,
-              judge: str | None = None, settings: AgreementSettings | None = None,
+              figures: str | None = None, html: bool = False, judge: str | None = None, settings: AgreementSettings | None = None,
               alt_settings: AltTestSettings | None = None, **options: Any) -> CommandRun:
     """Read ``ratings``, compute the agreement (and with ``judge`` the alt-test), write the
     tables and the manifest.
@@ -97,6 +99,11 @@ def run_agree(ratings: str | Path, out: str | Path, command: str | None = None, 
         The output folder.
     command : str or None, default None
         The command line, recorded in the manifest.
+    figures : str or None, default None
+        Figure formats of the alt-test's figure ``alt_test`` (``png,pdf``; ``none``: no
+        figure); None: the default formats (PDF and PNG). Drawn with ``judge`` only.
+    html : bool, default False
+        Also write ``report.html`` (read from the JSON files).
     judge : str or None, default None
         A rater to test against the others with the alternative annotator test.
     settings : AgreementSettings or None, default None
@@ -144,7 +151,7 @@ def run_agree(ratings: str | Path, out: str | Path, command: str | None = None, 
         result = agreement(table, settings=settings)
         if judge is not None:
             parts["alt_test"] = alt_test(table, judge=judge, settings=alt)
-    folder = OutputFolder(out, [path], None)
+    folder = OutputFolder(out, [path], figures)
     folder.claim(AGREE_OUTPUTS + (ALT_TEST_OUTPUTS if judge is not None else ()))
     folder.text("agreement.md", report.to_markdown(result))
     folder.text("agreement.csv", report.to_csv(result))
@@ -156,6 +163,7 @@ def run_agree(ratings: str | Path, out: str | Path, command: str | None = None, 
         folder.text("alt_test.csv", report.to_csv(tested))
         folder.text("alt_test.tex", report.to_latex(tested))
         folder.text("alt_test.json", report.to_json(tested))
-    notes += finish_outputs(folder, str(result.signature), command, False, notes)
+        folder.figure(lambda: alt_test_plot(tested), "alt_test", ("pdf", "png"))
+    notes += finish_outputs(folder, str(result.signature), command, html, notes)
     return CommandRun(result, tuple(folder.written), tuple(notes), settings=settings,
                       command="agree", parts=parts)
