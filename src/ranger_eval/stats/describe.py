@@ -61,6 +61,13 @@ numbers.
     ``var_between = se² − var_within`` (truncated at 0), the spread of the items' (and, with
     clusters, the clusters') true scores, which only more questions (clusters) shrink. Both NaN
     for K = 1 (nothing separates them).
+``ppi_mean``, ``ppi_se``, ``ppi_low``, ``ppi_high``, ``n_labelled``, ``alpha`` … ``kappa_high``
+    only with human scores (a ``human_value`` column, :data:`JUDGE_COLUMNS`): the
+    prediction-powered (PPI++) mean of the human scores with its interval (as
+    :func:`ranger_eval.ppi_mean`) and, on the ``n_labelled`` items with both scores, the
+    judge–human agreement: Krippendorff's interval α and, for 0/1 scores, Cohen's κ, each with a
+    percentile bootstrap interval over items or whole clusters
+    (:func:`ranger_eval.stats.agreement.judge_human_agreement`).
 """
 from __future__ import annotations
 
