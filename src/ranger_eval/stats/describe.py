@@ -61,6 +61,13 @@ numbers.
     ``var_between = se² − var_within`` (truncated at 0), the spread of the items' (and, with
     clusters, the clusters') true scores, which only more questions (clusters) shrink. Both NaN
     for K = 1 (nothing separates them).
+``ppi_mean``, ``ppi_se``, ``ppi_low``, ``ppi_high``, ``n_labelled``, ``alpha`` … ``kappa_high``
+    only with human scores (a ``human_value`` column, :data:`JUDGE_COLUMNS`): the
+    prediction-powered (PPI++) mean of the human scores with its interval (as
+    :func:`ranger_eval.ppi_mean`) and, on the ``n_labelled`` items with both scores, the
+    judge–human agreement: Krippendorff's interval α and, for 0/1 scores, Cohen's κ, each with a
+    percentile bootstrap interval over items or whole clusters
+    (:func:`ranger_eval.stats.agreement.judge_human_agreement`).
 """
 from __future__ import annotations
 
@@ -73,10 +80,12 @@ from scipy import stats as _sps
 
 from ..errors import ScoresError, check_level
 from ..scores import CLUSTER, Scores, as_scores
-from ..settings import DescribeSettings, resolve_settings
+from ..settings import AgreementSettings, DescribeSettings, resolve_settings
 from ._validation import StatsInputError
+from .agreement import JUDGE_HUMAN_COLUMNS, judge_human_agreement
 from .bounded import INTERVAL_METHODS, bounded_intervals
 from .crossed import check_crossed, crossed_reml
+from .judged import checked_ppi, has_human_scores, item_cluster_codes, judged_items
 
 __all__ = ["COLUMNS", "auto_intervals", "describe", "describe_arrays", "describe_sums",
            "describe_table", "known_bounds", "too_few_units"]
@@ -533,6 +542,9 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         np.asarray(systems, dtype=object)[s_of], out, level=level, clustered=clustered)
     if scores.has_prompts:
         table = _with_prompt_components(table, scores)
+    if has_human_scores(scores):
+        table = _with_judge_agreement(table, scores, level)
+    if scores.has_prompts:  # last: a concatenation may drop a frame's attrs
         table.attrs["note"] = PROMPTS_NOTE
     return table
 
@@ -543,6 +555,53 @@ PROMPTS_NOTE = ("se_crossed is the crossed model's standard error of the mean; i
                 "larger than the per-item s/√n (se) because every item is scored under the same "
                 "prompts, so the prompt (template) variance does not average out over items: "
                 "Var(mean) ≈ var_item/I + var_prompt/P + var_residual/(I·P).")
+
+
+#: describe's columns with human scores (a ``human_value`` column): the prediction-powered
+#: (PPI++) mean of the human scores with its interval, then the judge–human agreement
+#: (:data:`~ranger_eval.stats.agreement.JUDGE_HUMAN_COLUMNS`: α, κ, their intervals)
+JUDGE_COLUMNS = ("ppi_mean", "ppi_se", "ppi_low", "ppi_high") + tuple(
+    JUDGE_HUMAN_COLUMNS)
+#: the bootstrap of describe's judge–human agreement: AgreementSettings' n_resamples and seed
+_JUDGE_AGREEMENT = AgreementSettings(scale="interval")
+
+
+def _with_judge_agreement(table: pd.DataFrame, scores: Scores, level: float) -> pd.DataFrame:
+    """``table`` with :data:`JUDGE_COLUMNS` for scores with a ``human_value`` column: per row
+    (dataset × metric × system), the PPI++ mean of the human scores (``ppi_mean``, ``ppi_se``
+    and its interval at ``level``: :func:`~ranger_eval.stats.ppi.prediction_powered_mean`, as
+    :func:`ranger_eval.ppi_mean`, cluster-robust CR2 with a ``cluster`` column) and, on the
+    ``n_labelled`` items with both a judge and a human score, the judge–human agreement:
+    Krippendorff's interval α (``alpha``) and, for 0/1 scores, Cohen's κ (``kappa``), each
+    with a percentile bootstrap interval at ``level`` over items, or whole clusters
+    (:func:`~ranger_eval.stats.agreement.judge_human_agreement`; 1,000 rounds, seed 0, the
+    defaults of :class:`~ranger_eval.settings.AgreementSettings`). NaN where not defined
+    (too few human-scored or judge-only items, every score equal)."""
+    rows = []
+    for d, m, s in table[["dataset", "metric", "system"]].itertuples(index=False):
+        d, m, s = str(d), str(m), str(s)
+        judged = judged_items(scores, dataset=d, metric=m, system=s, error=StatsInputError)
+        codes = item_cluster_codes(scores, d, judged.items)
+        labelled = ~np.isnan(judged.human)
+        row = dict.fromkeys(JUDGE_COLUMNS, np.nan)
+        try:
+            ppi = checked_ppi(judged.human[labelled], judged.value[labelled],
+                              judged.value[~labelled], what=f"system {s!r} on {d!r}, {m!r}",
+                              method="ppi++", level=level, error=StatsInputError,
+                              clusters=None if codes is None
+                              else (codes[labelled], codes[~labelled]), vcov="CR2")
+            row.update(ppi_mean=ppi.estimate, ppi_se=ppi.se, ppi_low=ppi.ci_low,
+                       ppi_high=ppi.ci_high)
+        except StatsInputError:
+            pass
+        row.update(judge_human_agreement(judged.value, judged.human, codes, level=level,
+                                         n_resamples=_JUDGE_AGREEMENT.n_resamples,
+                                         seed=_JUDGE_AGREEMENT.seed))
+        rows.append(row)
+    extra = pd.DataFrame(rows, columns=list(JUDGE_COLUMNS), index=table.index)
+    extra["n_labelled"] = extra["n_labelled"].astype(np.int64)
+    return pd.concat([table, extra], axis=1)
+
 
 #: describe's columns of the variance components with a ``prompt`` column
 PROMPT_COLUMNS = ("n_prompts", "se_crossed", "var_item", "var_prompt", "var_item_prompt",
