@@ -35,6 +35,7 @@ of about 2²⁰ floats per batch of rounds; the counts are kept as bytes when th
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -50,8 +51,13 @@ _BLOCK = 1 << 16          # rows × rounds floats per block of a pass (in cache)
 _TOL_CHORD = 1e-8         # a round stops when its largest step is below this
 _MAX_STEPS = 40
 
-#: two threads for the row blocks of a gradient pass (NumPy's loops release the GIL)
-_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ranger-bt")
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """Two threads for the row blocks of a gradient pass (NumPy's loops release the GIL),
+    started at the first style-controlled bootstrap, not when the module is imported."""
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="ranger-bt")
 
 Refit = Callable[[np.ndarray], "tuple[np.ndarray, bool]"]
 
@@ -101,7 +107,7 @@ class _Layout:
         seg_sum = np.zeros((r_n, self.starts.size))
         g_cov = np.zeros((r_n, self.z.shape[1]))
         blocks = self.blocks(r_n)
-        parts = _POOL.map(lambda blk: self._block(x, counts, resid, *blk), blocks)
+        parts = _pool().map(lambda blk: self._block(x, counts, resid, *blk), blocks)
         for (_lo, _hi, _local, s0, s1), (seg_part, cov_part) in zip(blocks, parts, strict=True):
             seg_sum[:, s0:s1] += seg_part
             g_cov += cov_part
