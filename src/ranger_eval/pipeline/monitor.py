@@ -36,7 +36,13 @@ from ..output import OutputFolder
 from ..plots.monitor import monitor_plot
 from ..scores import Scores
 from ..settings import MonitorSettings
-from ._common import collecting_warnings, finish_outputs, parse_bounds, with_option_bounds
+from ._common import (
+    collecting_warnings,
+    finish_outputs,
+    parse_bounds,
+    settings_options,
+    with_option_bounds,
+)
 from ._run import CommandRun
 
 __all__ = ["EXIT_CONTINUE", "EXIT_DECISION", "MONITOR_OUTPUTS", "monitor_logs", "run_monitor"]
@@ -173,7 +179,7 @@ def run_monitor(logs: str | Path | Sequence[str | Path], out: str | Path,
     ('continue', 1)
     >>> tmp.cleanup()
     """
-    settings = MonitorSettings.from_options(options, settings)
+    settings = MonitorSettings.from_options(settings_options(MonitorSettings, options), settings)
     paths = [Path(logs)] if isinstance(logs, (str, Path)) else [Path(p) for p in logs]
     notes: list[str] = []
     result: MonitorResult | None = None
