@@ -15,7 +15,8 @@ decision or ``max_rounds`` reads. The items already used keep their place betwee
 stream of units only grows: an item that becomes a pair is appended, in the log's order), so the
 decisions of successive reads are those of one anytime-valid sequence looked at repeatedly.
 A log that cannot be read yet (an archive caught mid-write) is read again at the next round,
-with a warning. Each read recomputes the sequence of every unit (a 100,000-item log: about
+with a warning. An item one system has been scored on and the other not yet is left out until
+both are (counted in a warning); two systems that share no item are an error. Each read recomputes the sequence of every unit (a 100,000-item log: about
 0.5 s a read, ``benchmarks/monitor_bench.py``), so no state but the order is kept.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ import pandas as pd
 
 from .. import report
 from ..budget.monitor import MonitorResult, monitor
-from ..errors import InputError
+from ..errors import InputError, ScoresError
 from ..io.growing import read_growing
 from ..output import OutputFolder
 from ..plots.monitor import monitor_plot
@@ -66,6 +67,32 @@ def _keep_order(scores: Scores, arrival: Sequence[str]) -> Scores:
     later = pd.Series(range(len(frame)), index=frame.index) + len(arrival)
     order = key.fillna(later).to_numpy().argsort(kind="stable")
     return Scores(frame.iloc[order].reset_index(drop=True))
+
+
+def _pending_dropped(scores: Scores, control: str, treatment: str) -> Scores:
+    """``scores`` without the items one of the two systems has not been scored on yet (a log
+    being written: counted in a warning); no item in common is an error."""
+    frame = scores.raw_frame
+    mine = frame["system"].isin([control, treatment]).to_numpy()
+    keys = [c for c in ("dataset", "metric", "item") if c in frame.columns]
+    key = frame[keys].astype(str).agg("\x1f".join, axis=1) if len(keys) > 1 \
+        else frame["item"].astype(str)
+    per_key = frame.loc[mine, "system"].groupby(key[mine].to_numpy()).nunique()
+    pending = per_key.index[per_key.to_numpy() < 2]
+    if not len(pending):
+        return scores
+    known = set(frame["system"].astype(str))
+    if control not in known or treatment not in known:
+        return scores  # monitor names the unknown system
+    if len(pending) == len(per_key):
+        raise ScoresError(f"the items of {treatment!r} and {control!r} do not match: they "
+                          f"share no item (e.g. {', '.join(map(str, pending[:5]))}); monitor "
+                          f"pairs items by id")
+    drop = mine & key.isin(set(pending)).to_numpy()
+    warnings.warn(f"{len(pending)} item(s) scored for one of {treatment!r}, {control!r} but not "
+                  f"yet for the other (a log being written) are left out until both are",
+                  stacklevel=3)
+    return Scores(frame.loc[~drop].reset_index(drop=True))
 
 
 def monitor_logs(logs: str | Path | Sequence[str | Path], *, control: str, treatment: str,
@@ -110,6 +137,7 @@ def monitor_logs(logs: str | Path | Sequence[str | Path], *, control: str, treat
     """
     scores = read_growing(logs, format=input_format, system_from=system_from, cluster=cluster)
     scores = with_option_bounds(scores, parse_bounds(bounds))
+    scores = _pending_dropped(scores, control, treatment)
     return monitor(_keep_order(scores, arrival), control=control, treatment=treatment,
                    settings=settings)
 
