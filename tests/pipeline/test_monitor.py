@@ -23,6 +23,7 @@ def _rows(start: int, stop: int, p_a: float = 0.5, p_b: float = 0.85, seed: int 
                    for i in range(start, stop))
 
 
+@pytest.mark.slow  # draws the figure: about 0.8 s
 def test_outputs_and_decision(tmp_path: Path) -> None:
     log = tmp_path / "log.csv"
     log.write_text(HEADER + _rows(0, 200))
@@ -37,6 +38,7 @@ def test_outputs_and_decision(tmp_path: Path) -> None:
     assert str(run.result.signature) in json.dumps(manifest)
 
 
+@pytest.mark.slow  # a writer thread and many reads: about 0.4 s
 def test_follow_reads_a_growing_file_until_a_decision(tmp_path: Path) -> None:
     log = tmp_path / "log.csv"
     log.write_text(HEADER + _rows(0, 5))
