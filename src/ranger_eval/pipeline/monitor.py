@@ -15,7 +15,8 @@ decision or ``max_rounds`` reads. The items already used keep their place betwee
 stream of units only grows: an item that becomes a pair is appended, in the log's order), so the
 decisions of successive reads are those of one anytime-valid sequence looked at repeatedly.
 A log that cannot be read yet (an archive caught mid-write) is read again at the next round,
-with a warning. An item one system has been scored on and the other not yet is left out until
+with a warning. (The order is checked on the read as it is, and the rows reordered only when
+the log's own order moved an item already used.) An item one system has been scored on and the other not yet is left out until
 both are (counted in a warning); two systems that share no item are an error. Each read recomputes the sequence of every unit (a 100,000-item log: about
 0.5 s a read, ``benchmarks/monitor_bench.py``), so no state but the order is kept.
 """
@@ -27,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import report
@@ -73,24 +75,27 @@ def _pending_dropped(scores: Scores, control: str, treatment: str) -> Scores:
     """``scores`` without the items one of the two systems has not been scored on yet (a log
     being written: counted in a warning); no item in common is an error."""
     frame = scores.raw_frame
-    mine = frame["system"].isin([control, treatment]).to_numpy()
-    keys = [c for c in ("dataset", "metric", "item") if c in frame.columns]
-    key = frame[keys].astype(str).agg("\x1f".join, axis=1) if len(keys) > 1 \
-        else frame["item"].astype(str)
-    per_key = frame.loc[mine, "system"].groupby(key[mine].to_numpy()).nunique()
-    pending = per_key.index[per_key.to_numpy() < 2]
-    if not len(pending):
-        return scores
-    known = set(frame["system"].astype(str))
-    if control not in known or treatment not in known:
+    systems = frame["system"]
+    is_t = (systems == treatment).to_numpy(dtype=bool)
+    is_c = (systems == control).to_numpy(dtype=bool)
+    if not is_t.any() or not is_c.any():
         return scores  # monitor names the unknown system
-    if len(pending) == len(per_key):
+    keys = [c for c in ("dataset", "metric", "item") if c in frame.columns]
+    codes = frame.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
+    n_keys = int(codes.max()) + 1
+    has_t = np.bincount(codes[is_t], minlength=n_keys) > 0
+    has_c = np.bincount(codes[is_c], minlength=n_keys) > 0
+    pending_key = has_t ^ has_c
+    if not pending_key.any():
+        return scores
+    drop = (is_t | is_c) & pending_key[codes]
+    if int(pending_key.sum()) == int((has_t | has_c).sum()):
+        pending = frame.loc[drop, "item"].unique()
         raise ScoresError(f"the items of {treatment!r} and {control!r} do not match: they "
                           f"share no item (e.g. {', '.join(map(str, pending[:5]))}); monitor "
                           f"pairs items by id")
-    drop = mine & key.isin(set(pending)).to_numpy()
-    warnings.warn(f"{len(pending)} item(s) scored for one of {treatment!r}, {control!r} but not "
-                  f"yet for the other (a log being written) are left out until both are",
+    warnings.warn(f"{int(pending_key.sum())} item(s) scored for one of {treatment!r}, "
+                  f"{control!r} but not yet for the other (a log being written) are left out until both are",
                   stacklevel=3)
     return Scores(frame.loc[~drop].reset_index(drop=True))
 
@@ -138,6 +143,9 @@ def monitor_logs(logs: str | Path | Sequence[str | Path], *, control: str, treat
     scores = read_growing(logs, format=input_format, system_from=system_from, cluster=cluster)
     scores = with_option_bounds(scores, parse_bounds(bounds))
     scores = _pending_dropped(scores, control, treatment)
+    result = monitor(scores, control=control, treatment=treatment, settings=settings)
+    if not arrival or result.units[:len(arrival)] == tuple(arrival):
+        return result  # a log that only grows at its end: its own order keeps the stream
     return monitor(_keep_order(scores, arrival), control=control, treatment=treatment,
                    settings=settings)
 
