@@ -27,7 +27,14 @@ from ._common import (
     report_written,
     warn,
 )
-from ._options import BoundsOption, FiguresOption, HtmlOption, OutOption, default_out, setting_option
+from ._options import (
+    BoundsOption,
+    FiguresOption,
+    HtmlOption,
+    OutOption,
+    default_out,
+    setting_option,
+)
 
 
 def _line(result: Any) -> str:
@@ -53,7 +60,8 @@ def register(app: typer.Typer) -> None:
         metric: Annotated[str | None, setting_option(MonitorSettings, "metric")] = None,
         level: Annotated[float | None, setting_option(MonitorSettings, "level")] = None,
         margin: Annotated[float | None, setting_option(MonitorSettings, "margin")] = None,
-        method: Annotated[str | None, setting_option(MonitorSettings, "method")] = None,
+        sequence: Annotated[str | None, setting_option(MonitorSettings, "method",
+                                                       "--sequence")] = None,
         order: Annotated[str | None, setting_option(MonitorSettings, "order")] = None,
         seed: Annotated[int | None, setting_option(MonitorSettings, "seed")] = None,
         t_opt: Annotated[int | None, setting_option(MonitorSettings, "t_opt")] = None,
@@ -90,7 +98,7 @@ def register(app: typer.Typer) -> None:
                           follow=follow, figures=figures, html=html,
                           input_format=input_format, system_from=system_from, cluster=cluster,
                           bounds=bounds, on_round=said, dataset=dataset, metric=metric,
-                          level=level, margin=margin, method=method, order=order, seed=seed,
+                          level=level, margin=margin, method=sequence, order=order, seed=seed,
                           t_opt=t_opt, interval=interval, max_rounds=max_rounds)
         warn(run.warnings)
         typer.echo(_line(run.result))

@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from .arena import ARENA_OUTPUTS, run_arena
     from .aso import ASO_OUTPUTS, run_aso
     from .bayes import BAYES_OUTPUTS, run_bayes
-    from .monitor import MONITOR_OUTPUTS, run_monitor
     from .compare import (
         COMPARE_OUTPUTS,
         REPORT_MAX_GROUPS,
@@ -86,6 +85,7 @@ if TYPE_CHECKING:
         run_meta,
         write_meta_outputs,
     )
+    from .monitor import MONITOR_OUTPUTS, run_monitor
     from .plan import PLAN_OUTPUTS, run_plan
     from .rank import (
         RANK_OUTPUTS,

@@ -49,9 +49,16 @@ def _checkpoint_frame(cs: ConfidenceSequence, n_used: int | None = None) -> pd.D
                          "upper": cs.upper[idx]})
 
 
+def _points(frame: pd.DataFrame) -> list[tuple[int, float, float, float]]:
+    """(t, mean, lower, upper) of each checkpoint."""
+    return list(zip(frame["t"].astype(int).tolist(), frame["mean"].astype(float).tolist(),
+                    frame["lower"].astype(float).tolist(), frame["upper"].astype(float).tolist(),
+                    strict=True))
+
+
 def _checkpoint_rows(frame: pd.DataFrame, mark: int | None = None) -> list[str]:
-    return [f"| {int(r.t):,}{' (decision)' if mark == int(r.t) else ''} | {_num(r.mean)} | "
-            f"[{_num(r.lower)}, {_num(r.upper)}] |" for r in frame.itertuples(index=False)]
+    return [f"| {t:,}{' (decision)' if mark == t else ''} | {_num(m)} | "
+            f"[{_num(lo)}, {_num(hi)}] |" for t, m, lo, hi in _points(frame)]
 
 
 def _json(result: Any, frame: pd.DataFrame) -> str:
@@ -78,8 +85,7 @@ def _cs_markdown(result: ConfidenceSequence) -> str:
 
 def _cs_latex(result: ConfidenceSequence) -> str:
     frame = _checkpoint_frame(result)
-    rows = [[f"{int(r.t):,}", f"{r.mean:.4g}", f"[{r.lower:.4g}, {r.upper:.4g}]"]
-            for r in frame.itertuples(index=False)]
+    rows = [[f"{t:,}", f"{m:.4g}", f"[{lo:.4g}, {hi:.4g}]"] for t, m, lo, hi in _points(frame)]
     return latex_table(["$t$", "Mean", f"{100 * result.level:g}\\% CS"], rows, "rrr",
                        caption=latex_escape(result.summary()), label="tab:confseq",
                        signature=str(result.signature))
@@ -153,10 +159,10 @@ def _monitor_json(result: MonitorResult) -> str:
 def _html_table(css: str, caption: str, frame: pd.DataFrame, level: float,
                 mark: int | None) -> str:
     rows = "".join(
-        f"<tr><td>{int(r.t):,}{' (decision)' if mark == int(r.t) else ''}</td>"
-        f"<td>{escape(_num(r.mean))}</td>"
-        f"<td>[{escape(_num(r.lower))}, {escape(_num(r.upper))}]</td></tr>"
-        for r in frame.itertuples(index=False))
+        f"<tr><td>{t:,}{' (decision)' if mark == t else ''}</td>"
+        f"<td>{escape(_num(m))}</td>"
+        f"<td>[{escape(_num(lo))}, {escape(_num(hi))}]</td></tr>"
+        for t, m, lo, hi in _points(frame))
     return (f'<table class="{css}">\n<caption>{escape(caption)}</caption>\n'
             f"<thead><tr><th>t</th><th>mean</th><th>{100 * level:g}% confidence sequence</th>"
             f"</tr></thead>\n<tbody>{rows}</tbody>\n</table>\n")

@@ -174,7 +174,7 @@ class MonitorSettings(_Settings):
         0.0, "Differences within ±margin do not matter, ≥ 0 (metric units); > 0 allows "
         "\"equivalent within margin\".", _nonnegative, yaml=None, signature="margin")
     method: str = _setting("betting", _METHOD_HELP, _choice(CS_METHODS, "confidence sequence"),
-                           yaml=None, signature="method")
+                           yaml=None, cli="sequence", signature="method")
     bounds: tuple[float, float] | None = _setting(
         None, "The metric's range (lo, hi) when the scores do not declare one; differences lie "
         "in [lo - hi, hi - lo].", _optional_bounds, yaml=None, cli=False, signature="bounds")
