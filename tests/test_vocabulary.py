@@ -53,6 +53,7 @@ METHOD_MEANS = {
     # the confidence sequence (betting, hoeffding, empirical_bernstein)
     "confidence_sequence": "sequence", "monitor": "sequence", "ConfidenceSequence": "sequence",
     "ConfidenceSequenceSettings": "sequence", "MonitorSettings": "sequence",
+    "MonitorStopping": "sequence",
     # the τ² estimator (metafor's ``method``)
     "meta_analysis": "tau2", "subgroup_analysis": "tau2", "cross_dataset_estimates": "tau2",
     "predictive_check": "tau2", "MetaSettings": "tau2", "MetaResult": "tau2",

@@ -114,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "ConfidenceSequence": "budget",
     "monitor": "budget",
     "MonitorResult": "budget",
+    "MonitorStopping": "budget",
     "BayesResult": "verdicts",
     "aso": "verdicts",
     "multi_aso": "verdicts",
