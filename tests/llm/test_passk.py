@@ -181,3 +181,21 @@ def test_plan_from_pilot_on_pass_at_k_scores():
     plan = rg.plan_from_pilot(pk, treatment="b", control="a", effect=0.15, power=0.8,
                               n_resamples=200)
     assert plan.n is not None and 2 <= plan.n < 10_000
+
+
+def test_a_scores_with_a_different_number_of_samples_per_item():
+    """Each item's estimate uses its own n, from a Scores as from a frame; nothing dropped."""
+    n, c = [3, 5, 8, 4, 6], [1, 0, 8, 2, 3]
+    df = _rows(n, c)
+    scores = rg.Scores(df)
+    assert scores.samples_label == "3-8" and len(scores) == 5
+    got = rg.pass_at_k(scores, 2).frame.set_index("item")["value"]
+    want = [1 - math.comb(m - x, 2) / math.comb(m, 2) for m, x in zip(n, c, strict=True)]
+    np.testing.assert_allclose(got.loc[[str(i) for i in range(5)]].to_numpy(), want,
+                               rtol=0, atol=1e-15)
+    hat = rg.pass_hat_k(scores, 3).frame["value"].to_numpy()
+    np.testing.assert_allclose(hat, [math.comb(x, 3) / math.comb(m, 3)
+                                     for m, x in zip(n, c, strict=True)], rtol=1e-14)
+    # the per-item means the Scores hold are each item's own c / n
+    np.testing.assert_allclose(scores.table["value"].to_numpy(), np.divide(c, n), rtol=1e-15)
+    assert scores.sample_stats()["k_samples"].tolist() == n

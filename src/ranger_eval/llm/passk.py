@@ -172,9 +172,9 @@ def pass_at_k(scores: Scores | pd.DataFrame | Mapping[str, Any], k: int, *,
     Parameters
     ----------
     scores : Scores or DataFrame
-        Scores with a ``sample`` column and values 0 or 1. A DataFrame (or anything
-        :class:`~ranger_eval.Scores` reads) may give items different numbers of samples; a
-        :class:`~ranger_eval.Scores` needs the same number within a dataset × system × metric.
+        Scores with a ``sample`` column and values 0 or 1 (a :class:`~ranger_eval.Scores`, a
+        DataFrame or anything :class:`~ranger_eval.Scores` reads); items may have different
+        numbers of samples, each item's estimate uses its own n.
     k : int
         Samples drawn, ≥ 1 and at most the samples of every item (else ``missing``).
     missing : {'error', 'drop'}, default 'error'
