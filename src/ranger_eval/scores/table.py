@@ -212,6 +212,22 @@ class Scores:
             self._codes = {}  # the codes were the raw rows'
         self._df = df
 
+    @classmethod
+    def _from_checked(cls, df: pd.DataFrame, *,
+                      codes: dict[str, tuple[np.ndarray, pd.Index]] | None = None) -> Scores:
+        """A Scores around ``df`` without checking it: for library code whose table is valid
+        by construction (derived row by row from a validated Scores: ids exact non-blank
+        strings, ``value`` finite float64, unique keys, one cluster per item, declared bounds
+        held), so a million rows are not validated twice. ``codes`` are factorised key columns
+        of ``df`` (as :meth:`codes` gives them) to reuse. Never for user data."""
+        new = cls.__new__(cls)
+        new._codes = dict(codes or {})
+        new._raw = None
+        new._within = None
+        new._cluster_cache = {}
+        new._df = df
+        return new
+
     # ------------------------------------------------------------------ views
     @property
     def frame(self) -> pd.DataFrame:
