@@ -8,6 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 import ranger_eval as rg
 from ranger_eval.errors import RangerWarning, ScoresError, SettingsError
@@ -199,3 +202,43 @@ def test_a_scores_with_a_different_number_of_samples_per_item():
     # the per-item means the Scores hold are each item's own c / n
     np.testing.assert_allclose(scores.table["value"].to_numpy(), np.divide(c, n), rtol=1e-15)
     assert scores.sample_stats()["k_samples"].tolist() == n
+
+
+@hypothesis_settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_pass_at_k_is_invariant_to_row_order_and_relabelling(seed: int, as_scores: bool):
+    """Shuffling the rows and renaming items and systems (a bijection) permutes and renames
+    the result's rows and changes no value: each item × prompt keeps its own estimate."""
+    rng = np.random.default_rng(seed)
+    n_items = int(rng.integers(2, 9))
+    n = rng.integers(2, 7, size=(2, 2, n_items))  # system × prompt × item: each cell its n
+    k = int(rng.integers(1, n.min() + 1))
+    frames = []
+    for s_i, system in enumerate(("a", "b")):
+        for p_i, prompt in enumerate(("p1", "p2")):
+            c = rng.integers(0, n[s_i, p_i] + 1)
+            frames.append(_rows(n[s_i, p_i], c).assign(system=system, prompt=prompt))
+    df = pd.concat(frames, ignore_index=True)
+    ids = {str(i): f"x{j:03d}" for i, j in enumerate(rng.permutation(n_items))}
+    names = {"a": "zeta", "b": "alpha"}
+    moved = df.sample(frac=1.0, random_state=int(rng.integers(0, 2**31))).assign(
+        item=lambda f: f["item"].map(ids), system=lambda f: f["system"].map(names))
+    one, two = (rg.Scores(df), rg.Scores(moved)) if as_scores else (df, moved)
+    for fn in (rg.pass_at_k, rg.pass_hat_k):
+        want = fn(one, k).raw_frame  # rows per item × prompt (frame: their per-item means)
+        got = fn(two, k).raw_frame
+        want = want.assign(item=want["item"].map(ids), system=want["system"].map(names))
+        key = ["system", "item", "prompt"]
+        pd.testing.assert_series_equal(got.set_index(key)["value"].sort_index(),
+                                       want.set_index(key)["value"].sort_index(),
+                                       rtol=0, atol=0)
+        # the prompt stays in the key: one row per item × prompt, its own n and c
+        cells = df.groupby(["system", "item", "prompt"])["value"].agg(["size", "sum"])
+        assert len(want) == len(cells)
+        result = fn(one, k)
+        assert result.has_prompts and not result.has_samples
+        base = result.raw_frame.set_index(key)["value"].sort_index()
+        values = (pass_at_k_values if fn is rg.pass_at_k else pass_hat_k_values)(
+            cells["size"].to_numpy(), cells["sum"].to_numpy().astype(int), k)
+        np.testing.assert_allclose(base.loc[cells.index].to_numpy(), values, rtol=0,
+                                   atol=1e-15)

@@ -197,7 +197,10 @@ def pass_at_k(scores: Scores | pd.DataFrame | Mapping[str, Any], k: int, *,
         other key column: seed, prompt), value the estimate, metric ``"pass@k"`` (the input had
         no metric column) or ``"<metric> pass@k"``, declared bounded in [0, 1]. Other columns
         (cluster, human_value, label, metadata) are carried when constant within the item;
-        ``prediction`` (each sample's own output) is dropped.
+        ``prediction`` (each sample's own output) is dropped. With a ``prompt`` column the
+        rows are per item × prompt (:attr:`~ranger_eval.Scores.raw_frame`; the table's
+        per-item rows are their means, as for any Scores with prompts), so compare's crossed
+        random-effects test and ``variance_components`` see the prompts.
 
     Raises
     ------
