@@ -242,3 +242,13 @@ def test_pass_at_k_is_invariant_to_row_order_and_relabelling(seed: int, as_score
             cells["size"].to_numpy(), cells["sum"].to_numpy().astype(int), k)
         np.testing.assert_allclose(base.loc[cells.index].to_numpy(), values, rtol=0,
                                    atol=1e-15)
+
+
+def test_a_scores_dropping_items_with_fewer_than_k_samples():
+    scores = rg.Scores(_rows([2, 5, 4], [1, 2, 4]))
+    with pytest.warns(RangerWarning, match=r"dropped 1 of 3 item\(s\) with fewer than k=3 "
+                                           r"samples .*d/a/0 \(n = 2\)"):
+        out = rg.pass_at_k(scores, 3, missing="drop")
+    assert out.frame["item"].tolist() == ["1", "2"] and out.datasets == ("d",)
+    np.testing.assert_allclose(out.frame["value"], [1 - math.comb(3, 3) / math.comb(5, 3), 1.0])
+    assert out.bounds == {"pass@3": (0.0, 1.0)}

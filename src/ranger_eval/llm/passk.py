@@ -431,12 +431,14 @@ def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
         keep = n >= k
         out, n, c = out[keep].reset_index(drop=True), n[keep], c[keep]
     out["value"] = _by_pair(n, c, k, kernel)
-    if trusted and not short.size:
+    codes: dict[str, tuple[np.ndarray, pd.Index]] = {}
+    if trusted:
         # the input's integer codes of the key columns, where it has computed them already
-        # (the rows are the same; the metric's uniques relabelled, its codes unchanged)
+        # and no item was dropped (the rows are the same; the metric's uniques relabelled)
         assert isinstance(scores, Scores)
-        codes = {col: scores._codes[col] for col in ("dataset", "system", "item", "metric")
-                 if col in scores._codes}
+        if not short.size:
+            codes = {col: scores._codes[col] for col in ("dataset", "system", "item", "metric")
+                     if col in scores._codes}
         metrics = scores.metrics
         labels = {m: passk_label(m, k, kind) for m in metrics}
         if len(metrics) == 1:  # one label: no pass over the rows' strings
@@ -448,12 +450,11 @@ def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
             m_codes, m_uniques = codes["metric"]
             codes["metric"] = (m_codes, pd.Index([labels[m] for m in m_uniques.tolist()]))
     else:
-        codes = None
         labels = {m: passk_label(m, k, kind) for m in pd.unique(out["metric"])}
         out["metric"] = out["metric"].map(labels)
     bounded = {label: (0.0, 1.0) for label in labels.values()}
     out.attrs = {**{a: v for a, v in raw.attrs.items() if a != BOUNDS}, BOUNDS: bounded}
-    if trusted and codes is not None:
+    if trusted:  # rows of a validated Scores, one per item: valid by construction
         return Scores._from_checked(out, codes=codes)
     out.attrs = {a: v for a, v in out.attrs.items() if a != BOUNDS}  # validated below
     return Scores(out).with_bounds(bounded)
