@@ -229,3 +229,19 @@ def test_unequal_samples_per_item_give_the_per_item_mean_analysis() -> None:
         assert math.isclose(row["var_within"], want_within, rel_tol=1e-12)
         assert math.isclose(row["within_sd"], math.sqrt(pooled), rel_tol=1e-12)
         assert row["k_samples"] == block["k"].max()
+
+
+def test_describe_with_seeds_weights_each_seed_by_its_own_k() -> None:
+    """With seeds, an item's sampling variance is Σ_r s_r² / K_r / R² over its R seeds."""
+    rng = np.random.default_rng(11)
+    rows = [("d", s, f"q{i}", str(r), str(j), float(rng.random() < 0.5))
+            for s in ("A", "B") for i in range(8) for r in range(2)
+            for j in range(3 if (i + r) % 2 else 5)]
+    df = pd.DataFrame(rows, columns=["dataset", "system", "item", "seed", "sample", "value"])
+    d = rg.describe(Scores(df)).set_index("system")
+    cell = df.groupby(["system", "item", "seed"])["value"].agg(["var", "size"]).reset_index()
+    cell["part"] = cell["var"] / cell["size"]
+    for system, block in cell.groupby("system"):
+        per_item = block.groupby("item")["part"].sum() / 2 ** 2
+        want = float(per_item.sum() / len(per_item) ** 2)
+        assert math.isclose(d.loc[system, "var_within"], want, rel_tol=1e-12)

@@ -483,8 +483,9 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         k_samples = frame["k_samples"].to_numpy(dtype=np.int64)
         mixed = (frame["k_min"].to_numpy(dtype=np.int64) != k_samples) & (within_var > 0)
         if mixed.any():
-            ratio = frame["var_over_k"].to_numpy(dtype=np.float64) * k_samples / within_var
-            weight[mixed] = weight[mixed] * ratio[mixed]
+            ratio = (frame["var_over_k"].to_numpy(dtype=np.float64)[mixed] * k_samples[mixed]
+                     / within_var[mixed])
+            weight[mixed] = weight[mixed] * ratio
         cluster_col = frame[CLUSTER] if clustered else None
     else:
         weight = None
