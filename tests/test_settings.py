@@ -177,7 +177,7 @@ INPUT_OUTPUT_OPTIONS = {
                 "system_from", "cluster", "bounds"},
     "meta": {"config", "out", "metric", "input_format", "system_from", "cluster", "figures",
              "html", "bounds"},
-    "rank": {"input", "out", "figures", "html", "system_from", "bounds", "cluster"},
+    "rank": {"input", "out", "figures", "html", "system_from", "bounds", "cluster", "metric"},
     "aso": {"scores", "out", "figures", "html"},
     "bayes": {"scores", "out", "figures", "html", "input_format", "system_from"},
     "arena": {"battles", "out", "figures", "html", "cluster"},

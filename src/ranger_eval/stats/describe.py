@@ -51,13 +51,16 @@ numbers.
     write it 1 + ((cv² + 1) m̄ − 1) ρ); for equal sizes m̄_w = m. It is 1 when every cluster
     has one item, NaN when the icc is NaN otherwise.
 ``k_samples``, ``within_sd``
-    K, the generations averaged into each item (1 without a ``sample`` column), and the pooled
-    within-item SD √(mean_i s_i²), s_i² the variance (ddof = 1) of item i's K samples (NaN for
-    K = 1).
+    K, the generations averaged into each item (1 without a ``sample`` column; the largest K_i
+    when items have different numbers, the signature's ``samples:`` field gives the range), and
+    the pooled within-item SD √(mean_i s_i²), s_i² the variance (ddof = 1) of item i's K_i
+    samples, over the items with K_i ≥ 2 (NaN for K = 1). An item with one sample among items
+    with more takes the pooled s² in ``var_within`` (one sample says nothing of its own noise).
 ``var_within``, ``var_between``
     Miller (2024, §4)'s decomposition of the variance of the mean: the within-item part,
-    the sampling noise of the K generations, Σ_i s_i² / (K · R_i) / n² (R_i the item's seeds,
-    1 without seeds; = within_sd² / (n K)), which more samples per item shrink; and the rest,
+    the sampling noise of the K generations, Σ_i s_i² / (K_i · R_i) / n² (K_i the item's own
+    samples, R_i its seeds, 1 without seeds; with seeds Σ_r s_r² / K_r / R_i² per item; =
+    within_sd² / (n K) when every K_i = K), which more samples per item shrink; and the rest,
     ``var_between = se² − var_within`` (truncated at 0), the spread of the items' (and, with
     clusters, the clusters') true scores, which only more questions (clusters) shrink. Both NaN
     for K = 1 (nothing separates them).
@@ -298,11 +301,18 @@ def describe_arrays(
         k_item = np.asarray(k_samples, dtype=np.int64)
         np.maximum.at(k, group, k_item)
         wv = np.ldexp(np.asarray(within_var, dtype=np.float64), -2 * exp[group])
-        has = k[group] > 1
+        has = (k[group] > 1) & np.isfinite(wv)
         weight = (np.ones(values.size) if within_weight is None
                   else np.asarray(within_weight, dtype=np.float64))
-        mean_wv = np.bincount(group[has], weights=wv[has], minlength=n_groups) / n
-        part = np.bincount(group[has], weights=wv[has] * weight[has] / k_item[has],
+        n_has = np.bincount(group[has], minlength=n_groups).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_wv = np.bincount(group[has], weights=wv[has], minlength=n_groups) / n_has
+        # an item with one sample (K_i = 1 among items with more) has no variance of its own:
+        # it takes its group's pooled s² (mean_wv), so its sampling noise is not counted as 0
+        lone = (k[group] > 1) & ~np.isfinite(wv)
+        wv = np.where(lone, mean_wv[group], wv)
+        use = has | lone
+        part = np.bincount(group[use], weights=wv[use] * weight[use] / k_item[use],
                            minlength=n_groups) / (n * n)
         multi = k > 1
         e2 = 2 * exp[multi]
@@ -465,8 +475,13 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
             else k_samples
         if clustered:
             frame[CLUSTER] = cluster_col
+        # the item's sampling variance is Σ_r s_r² / K_r / R² over its R seeds (each seed's
+        # own K_r): kept as mean_r(s_r² / K_r), turned into a weight on mean_r(s_r²) / K_max
+        # below where the seeds' K differ (else the weight is 1/R exactly, as before)
+        frame["var_over_k"] = frame["within_var"] / frame["k_samples"]
         agg: dict[str, tuple[str, str]] = {
             "value": ("value", "mean"), "within_var": ("within_var", "mean"),
+            "var_over_k": ("var_over_k", "mean"), "k_min": ("k_samples", "min"),
             "k_samples": ("k_samples", "max"), "n_seeds": ("value", "size")}
         if clustered:
             agg[CLUSTER] = (CLUSTER, "first")
@@ -475,6 +490,11 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         values = frame["value"].to_numpy(dtype=np.float64)
         within_var = frame["within_var"].to_numpy(dtype=np.float64)
         k_samples = frame["k_samples"].to_numpy(dtype=np.int64)
+        mixed = (frame["k_min"].to_numpy(dtype=np.int64) != k_samples) & (within_var > 0)
+        if mixed.any():
+            ratio = (frame["var_over_k"].to_numpy(dtype=np.float64)[mixed] * k_samples[mixed]
+                     / within_var[mixed])
+            weight[mixed] = weight[mixed] * ratio
         cluster_col = frame[CLUSTER] if clustered else None
     else:
         weight = None
