@@ -59,7 +59,30 @@ masks, so λ, θ̂ and se of all pairs are a few matrix operations
 (:func:`~ranger_eval.stats.ppi.prediction_powered_rows`; ``benchmarks/ppi_bench.py --compare``:
 20 systems × 5 datasets × 2,000 items, 950 pairs, in 0.16 s instead of 3.3 s pair by pair).
 
-Tests other than ``auto``, unpaired pairs, ``correction="westfall-young"`` and set-level metrics
+**Rank tests** (``test="wilcoxon"`` or ``test="sign"``; CLI ``--test``): every pair's row is
+the prediction-powered version of that rank test of the **human** differences
+(:mod:`ranger_eval.stats.ppi_rank`, where both are defined with their sources), on the same
+labelled / unlabelled split of the pair's items:
+
+* ``ppi wilcoxon``: θ = P(W > 0) + ½·P(W = 0) − ½ for a Walsh average W of two human
+  differences (the signed-rank statistic's parameter), θ̂ = T(H) + λ·(T(D_unl) − T(D_lab)) with
+  T the Walsh-average U-statistic and its Hájek-projection variance, t on n − 1 df, λ
+  power-tuned (with λ = 1 it is evalstats 0.3.3's ``wilcoxon(power_tune=False)`` to 1e-10;
+  evalstats' own power tuning adds seeded-bootstrap shrinkage, not followed: see the kernel);
+  ``ci_method`` ``prediction-powered Walsh t``; clustered items: CR1 over whole clusters on
+  C − 1 df (``prediction-powered Walsh t (CR1)``).
+* ``ppi sign``: θ = P(H > 0) − P(H < 0) = E[sign H], the PPI++ mean of sign(H) with sign(D) as
+  the prediction — the z test above on signs, with its clustered CR2 / CR1 t.
+
+``diff`` is θ̂ and the interval is on θ's scale (clipped to [−½, ½], resp. [−1, 1]); the row's
+``statistic`` is θ̂/se, ``se`` and ``df`` are the test's own; ``mean_a``/``mean_b`` are each
+system's own PPI++ mean and ``effect_size`` the PPI++ d_z, as for the z test. The signature
+records ``ppi:ppi++-wilcoxon`` or ``ppi:ppi++-sign``. Margin hypotheses are refused with a
+rank test (a margin in score units has no meaning for θ). All pairs of the usual design are
+rows of one matrix computation; pairs with their own items (missing scores or human scores)
+are computed one by one.
+
+Tests other than ``auto``, ``wilcoxon`` and ``sign``, unpaired pairs, ``correction="westfall-young"`` and set-level metrics
 are errors: each would silently test the judge instead of the humans. A ``human_value`` column
 without a single human score changes nothing (there is nothing to correct the judge with).
 """
@@ -85,7 +108,7 @@ from .dispatch import _PairData
 
 __all__ = ["PPI_CLUSTERED_INTERVALS", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_RANK_NAMES", "PPI_RANK_TESTS",
            "PPI_TEST", "PPI_WALSH_CLUSTERED_INTERVAL", "PPI_WALSH_INTERVAL", "has_human_scores",
-           "human_matrices", "ppi_group", "ppi_intervals", "refuse_ppi"]
+           "human_matrices", "ppi_group", "ppi_rank_sentence", "ppi_intervals", "refuse_ppi"]
 
 #: the ``test`` of a prediction-powered row, and its interval's ``ci_method``
 PPI_TEST = "ppi++"
@@ -408,6 +431,29 @@ def _rank_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.n
         row = str(err).split(":", 1)
         why = row[1].strip() if row[0].startswith("row ") else str(err)
         raise CompareError(f"{d.a!r} vs {d.b!r} on {where}: {why}") from None
+
+
+def ppi_rank_sentence(table: pd.DataFrame) -> str | None:
+    """What a comparison's prediction-powered rank rows estimate, in words (the comparison
+    report prints it under the table); None when it has none."""
+    if "test" not in table or not len(table):
+        return None
+    used = set(table["test"].astype(str))
+    parts = []
+    if PPI_RANK_NAMES["wilcoxon"] in used:
+        parts.append("`ppi wilcoxon` rows estimate θ = P(W > 0) + ½·P(W = 0) − ½ for W the "
+                     "average of two items' human differences A−B (0: no difference; range "
+                     "−½ … ½), from the judge's Walsh-average signed-rank statistic on every "
+                     "item corrected by the items with human scores (prediction-powered, t on "
+                     "n − 1 labelled items' df)")
+    if PPI_RANK_NAMES["sign"] in used:
+        parts.append("`ppi sign` rows estimate θ = P(human A > B) − P(human A < B) (range "
+                     "−1 … 1), the judge's signs on every item corrected by the items with "
+                     "human scores (prediction-powered z)")
+    if not parts:
+        return None
+    return ("**Prediction-powered rank tests.** " + "; ".join(parts)
+            + ". Their diff and interval are θ̂ and its interval, not a difference of means.")
 
 
 #: how the leaderboard's per-system intervals of prediction-powered means are computed
