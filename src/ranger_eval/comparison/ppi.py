@@ -94,7 +94,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import CompareError, StatsInputError
+from ..errors import CompareError, Hint, StatsInputError
 from ..pairing import Group, align_groups, factorize, scores_table
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
@@ -134,10 +134,13 @@ def refuse_ppi(scores: Scores, *, test: str, correction: str, set_metrics: bool,
     """CompareError when ``compare`` on judge scores with human scores would test the judge's
     scores instead of the humans' (module docstring)."""
     why = None
+    hints: list[Hint] = []
     if test not in ("auto", *PPI_RANK_TESTS):
-        why = (f"test={test!r} would test the judge's scores; with human scores compare runs the "
-               f"prediction-powered z test (test='auto') or the prediction-powered rank tests "
-               f"(test='wilcoxon' or 'sign')")
+        hints = [Hint("test", test, form="set"), Hint("test", "auto", form="set"),
+                 Hint("test", "wilcoxon", form="set"), Hint("test", "sign", form="set")]
+        why = (f"{hints[0].text} would test the judge's scores; with human scores compare runs "
+               f"the prediction-powered z test ({hints[1].text}) or the prediction-powered rank "
+               f"tests ({hints[2].text} or {hints[3].text})")
     elif test in PPI_RANK_TESTS and hypothesis != "superiority":
         why = (f"hypothesis={hypothesis!r} needs a margin on the scale of the scores, and the "
                f"prediction-powered {test} test's parameter is a probability, not a difference "
@@ -150,7 +153,7 @@ def refuse_ppi(scores: Scores, *, test: str, correction: str, set_metrics: bool,
         raise CompareError(
             f"the scores have human scores (column {HUMAN_VALUE!r}), so compare corrects the "
             f"judge's scores by prediction-powered inference, but {why}; to test the judge's "
-            f"scores as they are, drop the {HUMAN_VALUE!r} column")
+            f"scores as they are, drop the {HUMAN_VALUE!r} column", hints=hints)
 
 
 def human_matrices(scores: Scores, groups: list[Group]) -> list[np.ndarray]:
