@@ -22,7 +22,8 @@ kernel of :mod:`ranger_eval.stats.ppi_rank` that ``compare(test="wilcoxon" | "si
 all replicates as the rows of one matrix (tests/comparison/test_ppi_rank.py checks that compare
 equals the kernel) — and the naive rank tests of the judge's scores (scipy's Wilcoxon
 signed-rank test and the exact sign test of all n judge differences, as ``compare`` would run
-them without the ``human_value`` column). It prints the rejection rate at α = 0.05 with its
+them without the ``human_value`` column); and, for comparison, the prediction-powered Wilcoxon
+test with the plug-in power-tuned λ̂ (``ppi wilcoxon λ̂``; compare uses λ = 1). It prints the rejection rate at α = 0.05 with its
 Clopper–Pearson 95 % interval. The last line is a JSON object with the rates.
 """
 from __future__ import annotations
@@ -106,11 +107,13 @@ def run(kind: str, n: int, n_lab: int, reps: int, seed: int) -> dict[str, object
     cl = None if clusters is None else clusters[lab]
     cu = None if clusters is None else clusters[~lab]
     out: dict[str, object] = {"setting": kind, "n": n, "n_labelled": n_lab, "reps": reps}
-    wil = ppi_walsh_rows(h, dl, du, clusters=cl, clusters_unlabelled=cu)
+    wil = ppi_walsh_rows(h, dl, du, power_tune=False, clusters=cl, clusters_unlabelled=cu)
+    tuned = ppi_walsh_rows(h, dl, du, clusters=cl, clusters_unlabelled=cu)
     sgn = ppi_sign_rows(h, dl, du, clusters=cl, clusters_unlabelled=cu, vcov="CR2")
     with np.errstate(invalid="ignore", divide="ignore"):
         out["ppi wilcoxon"] = rate(wil.test("two-sided", 1 - ALPHA)[1])
         out["ppi sign"] = rate(sgn.test("two-sided", 1 - ALPHA)[1])
+        out["ppi wilcoxon λ̂"] = rate(tuned.test("two-sided", 1 - ALPHA)[1])
     out["naive wilcoxon"] = rate(np.nan_to_num(stats.wilcoxon(d, axis=1).pvalue, nan=1.0))
     out["naive sign"] = rate(naive_sign_p(d))
     return out
@@ -126,7 +129,7 @@ def main() -> None:
     reps = 500 if args.quick else args.reps
     start = time.perf_counter()
     results = []
-    cols = ("ppi wilcoxon", "ppi sign", "naive wilcoxon", "naive sign")
+    cols = ("ppi wilcoxon", "ppi sign", "naive wilcoxon", "naive sign", "ppi wilcoxon λ̂")
     print(f"rejection rate at α = {ALPHA} under H0 (Clopper–Pearson 95 % interval), "
           f"{reps} replicates, {n} items")
     print(f"{'setting':16s} {'labels':>6s}  " + "  ".join(f"{c:>22s}" for c in cols))

@@ -94,21 +94,30 @@ def test_compare_sign_rows_are_ppi_py_on_signs(case: dict) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_compare_wilcoxon_rows_are_the_power_tuned_kernel(case: dict) -> None:
+def test_compare_wilcoxon_rows_are_evalstats(case: dict) -> None:
+    """compare(test="wilcoxon") = evalstats.tests.wilcoxon(power_tune=False) to 1e-10."""
+    want = case["expected"]["wilcoxon_lam1"]
     comp = compare_quiet(case_frame(case), test="wilcoxon")
     row = comp.table.iloc[0]
-    rows = ppi_walsh_rows(*(a[None, :] for a in arrays(case)))
-    stat, p, lo, hi = rows.test("two-sided", 0.95)
-    assert 0.0 <= rows.lam[0] <= 1.0
-    for column, value in (("diff", rows.estimate[0]), ("statistic", stat[0]), ("pvalue", p[0]),
-                          ("ci_low", lo[0]), ("ci_high", hi[0]), ("se", rows.se[0]),
-                          ("df", case["n_labelled"] - 1)):
-        assert row[column] == pytest.approx(value, rel=1e-12, abs=1e-15), column
+    for column, key in (("diff", "estimate"), ("pvalue", "pvalue"), ("ci_low", "ci_low"),
+                        ("ci_high", "ci_high")):
+        assert row[column] == pytest.approx(want[key], rel=1e-10, abs=1e-14), column
+    assert row["df"] == case["n_labelled"] - 1
+    assert row["statistic"] == pytest.approx(row["diff"] / row["se"], rel=1e-12)
     assert -0.5 <= row["ci_low"] <= row["diff"] <= row["ci_high"] <= 0.5
     assert (row["test"], row["ci_method"]) == ("ppi wilcoxon", "prediction-powered Walsh t")
     assert comp.tests_used == ("ppi wilcoxon",)
-    assert comp.signature.endswith("|ppi:ppi++-wilcoxon")
+    assert comp.signature.endswith("|ppi:ppi-wilcoxon")
     assert "Prediction-powered rank tests" in comparison_markdown(comp)
+
+
+def test_power_tuned_walsh_lambda_is_the_variance_minimising_weight() -> None:
+    case = CASES[1]
+    h, dl, du = (a[None, :] for a in arrays(case))
+    tuned = ppi_walsh_rows(h, dl, du)
+    fixed = ppi_walsh_rows(h, dl, du, power_tune=False)
+    assert 0.0 <= tuned.lam[0] <= 1.0 and fixed.lam[0] == 1.0
+    assert tuned.se[0] <= fixed.se[0] * (1 + 1e-12)
 
 
 def test_walsh_statistic_is_the_signed_rank_sum_without_ties() -> None:
@@ -202,7 +211,8 @@ def test_pairs_with_their_own_items_are_computed_one_by_one() -> None:
     lab = wide_h["S0"].notna() & wide_h["S2"].notna()
     h = (wide_h["S0"] - wide_h["S2"])[lab].to_numpy()
     d = (wide_v["S0"] - wide_v["S2"]).to_numpy()
-    want = ppi_walsh_rows(h[None], d[lab.to_numpy()][None], d[~lab.to_numpy()][None])
+    want = ppi_walsh_rows(h[None], d[lab.to_numpy()][None], d[~lab.to_numpy()][None],
+                          power_tune=False)
     assert row["diff"] == pytest.approx(want.estimate[0], rel=1e-12)
     assert row["se"] == pytest.approx(want.se[0], rel=1e-12)
 

@@ -66,18 +66,22 @@ labelled / unlabelled split of the pair's items:
 
 * ``ppi wilcoxon``: θ = P(W > 0) + ½·P(W = 0) − ½ for a Walsh average W of two human
   differences (the signed-rank statistic's parameter), θ̂ = T(H) + λ·(T(D_unl) − T(D_lab)) with
-  T the Walsh-average U-statistic and its Hájek-projection variance, t on n − 1 df, λ
-  power-tuned (with λ = 1 it is evalstats 0.3.3's ``wilcoxon(power_tune=False)`` to 1e-10;
-  evalstats' own power tuning adds seeded-bootstrap shrinkage, not followed: see the kernel);
+  T the Walsh-average U-statistic and its Hájek-projection variance, t on n − 1 df, λ = 1:
+  evalstats 0.3.3's ``wilcoxon(power_tune=False)`` to 1e-10 (the plug-in power-tuned λ
+  over-rejects with few human scores — 6.3 % at 30 labels in benchmarks/ppi_rank_null.py, λ = 1
+  4.1–5.3 % — and evalstats' own power tuning is seeded-bootstrap shrinkage: see the kernel);
   ``ci_method`` ``prediction-powered Walsh t``; clustered items: CR1 over whole clusters on
   C − 1 df (``prediction-powered Walsh t (CR1)``).
 * ``ppi sign``: θ = P(H > 0) − P(H < 0) = E[sign H], the PPI++ mean of sign(H) with sign(D) as
-  the prediction — the z test above on signs, with its clustered CR2 / CR1 t.
+  the prediction — the z test above on signs (ppi_py's ``ppi_mean_*`` on signs to 1e-10), with
+  its clustered CR2 / CR1 t. With few human scores it rejects a true null too often (7–8 % at
+  α = 5 % with 30 labelled items, 5–6 % with 100: benchmarks/ppi_rank_null.py); prefer
+  ``wilcoxon`` below 100 labelled items.
 
 ``diff`` is θ̂ and the interval is on θ's scale (clipped to [−½, ½], resp. [−1, 1]); the row's
 ``statistic`` is θ̂/se, ``se`` and ``df`` are the test's own; ``mean_a``/``mean_b`` are each
 system's own PPI++ mean and ``effect_size`` the PPI++ d_z, as for the z test. The signature
-records ``ppi:ppi++-wilcoxon`` or ``ppi:ppi++-sign``. Margin hypotheses are refused with a
+records ``ppi:ppi-wilcoxon`` (λ = 1) or ``ppi:ppi++-sign``. Margin hypotheses are refused with a
 rank test (a margin in score units has no meaning for θ). All pairs of the usual design are
 rows of one matrix computation; pairs with their own items (missing scores or human scores)
 are computed one by one.
@@ -407,7 +411,7 @@ def _rank_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.n
             cu = None if clusters is None else clusters[uc]
             hl, vl, vu = human[:, lc], v[:, lc], v[:, uc]
             args = (hl[ia] - hl[ib], vl[ia] - vl[ib], vu[ia] - vu[ib])
-            res = (ppi_walsh_rows(*args, clusters=cl, clusters_unlabelled=cu)
+            res = (ppi_walsh_rows(*args, power_tune=False, clusters=cl, clusters_unlabelled=cu)
                    if test == "wilcoxon" else
                    ppi_sign_rows(*args, clusters=cl, clusters_unlabelled=cu, vcov=cluster_se))
             return res.estimate, res.se, res.df, res.n_clusters.astype(np.float64)
@@ -424,7 +428,7 @@ def _rank_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.n
             lc, uc = np.flatnonzero(lab_m[j]), np.flatnonzero(unl_m[j])
             a, b = ia[j], ib[j]
             r = ppi_walsh_rows(human[a, lc] - human[b, lc], v[a, lc] - v[b, lc],
-                               v[a, uc] - v[b, uc],
+                               v[a, uc] - v[b, uc], power_tune=False,
                                clusters=None if clusters is None else clusters[lc],
                                clusters_unlabelled=None if clusters is None else clusters[uc])
             out[:, j] = r.estimate[0], r.se[0], r.df[0], r.n_clusters[0]

@@ -133,13 +133,13 @@ class Comparison:
 
     def _ppi_label(self) -> str | None:
         """The signature's ``ppi`` field: ``ppi++`` (the z test of the mean difference),
-        ``ppi++-wilcoxon`` / ``ppi++-sign`` (the rank tests, power-tuned λ too), None without
-        human scores."""
+        ``ppi-wilcoxon`` (the Walsh-average signed-rank test, λ = 1) / ``ppi++-sign`` (the sign
+        test, power-tuned λ), None without human scores."""
         if PPI_TEST in self.tests_used:
             return PPI_TEST
         for test, name in PPI_RANK_NAMES.items():
             if name in self.tests_used:
-                return f"ppi++-{test}"
+                return "ppi-wilcoxon" if test == "wilcoxon" else f"ppi++-{test}"
         return None
 
     def _prompts_label(self) -> str | None:

@@ -37,17 +37,18 @@ C = 4 · ĉov(h₁(H), h₁(D_lab)) / n on the labelled items, so::
     se² = V(H) + λ² · (V(D, unlabelled) + V(D, labelled)) − 2λ · C        (floored at 0)
 
 t = θ̂ / se on n − 1 df (the interval θ̂ ± t_{n−1}·se, clipped to [−½, ½]). λ: with
-``power_tune=False`` λ = 1 (the original PPI), which is evalstats 0.3.3's
-``wilcoxon(..., power_tune=False)`` exactly (tests/oracles/ppi_rank_evalstats.py, agreement to
-1e-10). With ``power_tune=True`` (what :func:`ranger_eval.compare` uses) λ is the
-variance-minimising weight C / (V(D, unlabelled) + V(D, labelled)), clipped to [0, 1]
-(1 when the denominator is below 1e-12) — evalstats' "raw" λ. evalstats 0.3.3's own
-``power_tune=True`` goes further, and we do not follow it: it shrinks that λ towards a target
-estimated from 800 seeded bootstrap replicates of λ, adds a bootstrap variance of λ, and
-replaces V(H) by a Monte Carlo sign-flip null variance (200 seeded flips) with the covariance
-rescaled — randomised heuristics whose numbers cannot be reproduced from a formula; the
-plug-in λ used here is the PPI++ estimator, its calibration under a biased judge is measured
-by benchmarks/ppi_rank_null.py.
+``power_tune=False`` λ = 1 (the original PPI; what :func:`ranger_eval.compare` uses), which
+is evalstats 0.3.3's ``wilcoxon(..., power_tune=False)`` exactly
+(tests/oracles/ppi_rank_evalstats.py, agreement to 1e-10). With ``power_tune=True`` λ is the
+variance-minimising weight C / (V(D, unlabelled) + V(D, labelled)), clipped to [0, 1] (1 when
+the denominator is below 1e-12) — evalstats' "raw" λ; plugged in as if known, it over-rejects a
+true null with few human scores (6.3 % at α = 5 % with 30 labelled items against 4.1–5.3 % for
+λ = 1; benchmarks/ppi_rank_null.py), which is why compare keeps λ = 1. evalstats 0.3.3's own
+``power_tune=True`` (its default) goes further, and is not followed: it shrinks that λ towards
+a target estimated from 800 seeded bootstrap replicates of λ, adds a bootstrap variance of λ,
+and replaces V(H) by a Monte Carlo sign-flip null variance (200 seeded flips) with the
+covariance rescaled — randomised heuristics whose numbers cannot be derived from a formula;
+at its λ its estimate is the formula above (tests/comparison/test_ppi_rank.py checks it).
 
 **Clustered items.** The estimate is unchanged; its variance sums per cluster the influence
 terms of both parts — labelled items (2/n)·[(h₁(Hᵢ) − mean) − λ·(h₁(D_lab,ᵢ) − mean)],
