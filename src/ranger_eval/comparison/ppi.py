@@ -105,8 +105,7 @@ from ..stats import effect_label
 from ..stats.equivalence import t_margin_tests
 from ..stats.judged import check_ppi_counts, has_human_scores
 from ..stats.ppi import PPIRows, few_clusters, few_clusters_message, prediction_powered_rows
-from ..stats.ppi_rank import (SIGN_RANGE, WALSH_RANGE, PPIRankRows, ppi_sign_rows,
-                              ppi_walsh_rows)
+from ..stats.ppi_rank import SIGN_RANGE, WALSH_RANGE, PPIRankRows, ppi_sign_rows, ppi_walsh_rows
 from .clustered import group_clusters
 from .dispatch import _PairData
 
