@@ -28,7 +28,8 @@ A peer that is not installed gives a row reading "peer not installed"; a script 
 runs out of time gives a row saying so; neither stops the run.
 
 Not timing rows (studies of statistical properties, or no peer): ``interval_coverage.py``,
-``cluster_validity.py``, ``bootstrap_coverage.py``, ``paired_binary_intervals.py`` (coverage and
+``cluster_validity.py``, ``bootstrap_coverage.py``, ``paired_binary_intervals.py``,
+``ppi_rank_null.py`` (coverage and
 rejection-rate simulations: their output is a rate, not a time), ``predictive_bench.py`` and
 ``cli_bench.py`` (ours only, no peer), ``winrate_bench.py`` (its baseline is our own earlier
 code, kept in the script, not a tool a user would pick).

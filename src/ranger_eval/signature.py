@@ -114,7 +114,8 @@ FIELDS: dict[str, str] = {
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "ppi": "prediction-powered inference on judge scores with human scores for some items "
            "(the human_value column): ppi++ (power-tuned λ), ppi (λ = 1) or classical (human "
-           "scores only)",
+           "scores only); ppi-wilcoxon / ppi++-sign: compare's prediction-powered rank tests "
+           "(Walsh-average signed rank with λ = 1, sign with power-tuned λ)",
     "samples": "K generations per item (the sample column) averaged per item before testing "
                "(Miller 2024, §4); lo-hi when systems used different K",
     "cluster": "the column of the items' clusters: every test is its cluster-robust version "

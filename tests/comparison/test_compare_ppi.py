@@ -117,7 +117,7 @@ def test_a_human_value_column_without_human_scores_changes_nothing() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"test": "wilcoxon"}, "test='wilcoxon' would test the judge"),
+    ({"test": "mannwhitney"}, "test='mannwhitney' would test the judge"),
     ({"correction": "westfall-young", "test": "permutation"}, "test='permutation'"),
     ({"paired": False}, "unpaired"),
 ])

@@ -26,7 +26,7 @@ from .hypothesis import margin_outcomes
 from .leaderboard import metric_directions
 from .mde import with_mde
 from .multiplicity import adjust_by_family
-from .ppi import PPI_TEST, has_human_scores, human_matrices, ppi_group, refuse_ppi
+from .ppi import PPI_RANK_NAMES, PPI_TEST, has_human_scores, human_matrices, ppi_group, refuse_ppi
 from .prompts import (
     PromptCells,
     crossed_margin_outcome,
@@ -336,7 +336,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
     # id(work) -> PPI rows, n_clusters, df of the intervals (comparison.ppi)
     judged_rows: dict[int, tuple[list[dict[str, Any]], list[float], list[float]]] = {}
     if judged:  # every pair by the prediction-powered (PPI++) z test of human scores
-        refuse_ppi(scores, test=test, correction=correction_key, set_metrics=bool(set_metrics))
+        refuse_ppi(scores, test=test, correction=correction_key, set_metrics=bool(set_metrics),
+                   hypothesis=hypothesis)
         humans = human_matrices(scores, groups)
     # clusters of every group's items, in one pass (None: not clustered)
     all_clusters = groups_clusters(scores, groups)
@@ -366,7 +367,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
                 group, humans[gi], data, alternative=alternative, level=level,
                 hypothesis=hypothesis, margin=margin,
                 higher_is_better=directions.get((str(group.dataset), str(group.metric)), True),
-                clusters=None if gc is None else gc.codes, cluster_se=cluster_se)
+                clusters=None if gc is None else gc.codes, cluster_se=cluster_se, test=test)
             judged_rows[id(work)] = (part, judged_counts, judged_dfs)
             for j, mean in enumerate(own):  # each system's own PPI++ mean
                 mean_rows[len(mean_rows) - len(own) + j]["mean"] = mean
@@ -395,6 +396,8 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         if id(work) in judged_rows:
             part, judged_counts, judged_dfs = judged_rows[id(work)]
             rows.extend(part)
+            # the rank tests' own se and df (comparison.ppi); with_mde fills the PPI++ rows'
+            se_df.extend((r.get("se", math.nan), r.get("df", math.nan)) for r in part)
             n_clusters.extend(judged_counts)
             ci_df.extend(judged_dfs)
             continue
@@ -482,7 +485,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         mean_rows, columns=["dataset", "metric", "system", "mean", "n", "seed_sd", "n_seeds"]
     )
     used = set(table["test"])
-    tests_used = tuple(t for t in (*TESTS, PPI_TEST) if t in used)
+    tests_used = tuple(t for t in (*TESTS, PPI_TEST, *PPI_RANK_NAMES.values()) if t in used)
     return Comparison(
         table=table,
         means=means,

@@ -7,7 +7,7 @@ by the row's confidence interval (its half-width over the t quantile on the row'
 freedom: n − 1 for a paired test, n_a + n_b − 2 for an unpaired one; for a clustered row the
 df of its cluster-robust t interval, the ``ci_df`` column (Bell–McCaffrey's for CR2, C − 1 for
 CR1 with C clusters; C − 1 for the cluster bootstrap's own interval); the
-normal quantile for the z tests ``proportions-z`` and ``ppi++``; for a one-sided test the
+normal quantile for the z tests ``proportions-z``, ``ppi++`` and ``ppi sign``; for a one-sided test the
 distance from the difference to the finite bound) and λ the noncentrality at which that t (or z)
 test at α = 1 − level reaches 80 % power (:func:`ranger_eval.stats.power.detectable_noncentrality`,
 the exact noncentral t; Bloom 1995). It is in the metric's units and positive. Significant rows,
@@ -37,7 +37,7 @@ __all__ = ["MDE_POWER", "NORMAL_TESTS", "T_INTERVALS", "Z_INTERVALS", "with_mde"
 #: The power at which ``mde`` is stated.
 MDE_POWER = 0.8
 #: Tests whose interval is a normal (z) interval (McNemar rows: Tango's score interval).
-NORMAL_TESTS = ("proportions-z", "ppi++", "mcnemar")
+NORMAL_TESTS = ("proportions-z", "ppi++", "ppi sign", "mcnemar")
 #: ``ci_method`` of t intervals whose se and df the table reports (the ``se``/``df`` columns)
 T_INTERVALS = ("paired t", "cluster-robust t (CR1)", "cluster-robust t (CR2)",
                "prediction-powered t (CR2)", "prediction-powered t (CR1)")

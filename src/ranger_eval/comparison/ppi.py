@@ -59,7 +59,34 @@ masks, so λ, θ̂ and se of all pairs are a few matrix operations
 (:func:`~ranger_eval.stats.ppi.prediction_powered_rows`; ``benchmarks/ppi_bench.py --compare``:
 20 systems × 5 datasets × 2,000 items, 950 pairs, in 0.16 s instead of 3.3 s pair by pair).
 
-Tests other than ``auto``, unpaired pairs, ``correction="westfall-young"`` and set-level metrics
+**Rank tests** (``test="wilcoxon"`` or ``test="sign"``; CLI ``--test``): every pair's row is
+the prediction-powered version of that rank test of the **human** differences
+(:mod:`ranger_eval.stats.ppi_rank`, where both are defined with their sources), on the same
+labelled / unlabelled split of the pair's items:
+
+* ``ppi wilcoxon``: θ = P(W > 0) + ½·P(W = 0) − ½ for a Walsh average W of two human
+  differences (the signed-rank statistic's parameter), θ̂ = T(H) + λ·(T(D_unl) − T(D_lab)) with
+  T the Walsh-average U-statistic and its Hájek-projection variance, t on n − 1 df, λ = 1:
+  evalstats 0.3.3's ``wilcoxon(power_tune=False)`` to 1e-10 (the plug-in power-tuned λ
+  over-rejects with few human scores — 6.3 % at 30 labels in benchmarks/ppi_rank_null.py, λ = 1
+  4.1–5.3 % — and evalstats' own power tuning is seeded-bootstrap shrinkage: see the kernel);
+  ``ci_method`` ``prediction-powered Walsh t``; clustered items: CR1 over whole clusters on
+  C − 1 df (``prediction-powered Walsh t (CR1)``).
+* ``ppi sign``: θ = P(H > 0) − P(H < 0) = E[sign H], the PPI++ mean of sign(H) with sign(D) as
+  the prediction — the z test above on signs (ppi_py's ``ppi_mean_*`` on signs to 1e-10), with
+  its clustered CR2 / CR1 t. With few human scores it rejects a true null too often (7–8 % at
+  α = 5 % with 30 labelled items, 5–6 % with 100: benchmarks/ppi_rank_null.py); prefer
+  ``wilcoxon`` below 100 labelled items.
+
+``diff`` is θ̂ and the interval is on θ's scale (clipped to [−½, ½], resp. [−1, 1]); the row's
+``statistic`` is θ̂/se, ``se`` and ``df`` are the test's own; ``mean_a``/``mean_b`` are each
+system's own PPI++ mean and ``effect_size`` the PPI++ d_z, as for the z test. The signature
+records ``ppi:ppi-wilcoxon`` (λ = 1) or ``ppi:ppi++-sign``. Margin hypotheses are refused with a
+rank test (a margin in score units has no meaning for θ). All pairs of the usual design are
+rows of one matrix computation; pairs with their own items (missing scores or human scores)
+are computed one by one.
+
+Tests other than ``auto``, ``wilcoxon`` and ``sign``, unpaired pairs, ``correction="westfall-young"`` and set-level metrics
 are errors: each would silently test the judge instead of the humans. A ``human_value`` column
 without a single human score changes nothing (there is nothing to correct the judge with).
 """
@@ -71,18 +98,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import CompareError, StatsInputError
+from ..errors import CompareError, Hint, StatsInputError
 from ..pairing import Group, align_groups, factorize, scores_table
 from ..scores import HUMAN_VALUE, Scores
 from ..stats import effect_label
 from ..stats.equivalence import t_margin_tests
 from ..stats.judged import check_ppi_counts, has_human_scores
 from ..stats.ppi import PPIRows, few_clusters, few_clusters_message, prediction_powered_rows
+from ..stats.ppi_rank import SIGN_RANGE, WALSH_RANGE, PPIRankRows, ppi_sign_rows, ppi_walsh_rows
 from .clustered import group_clusters
 from .dispatch import _PairData
 
-__all__ = ["PPI_CLUSTERED_INTERVALS", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_TEST", "has_human_scores", "human_matrices",
-           "ppi_group", "ppi_intervals", "refuse_ppi"]
+__all__ = ["PPI_CLUSTERED_INTERVALS", "PPI_INTERVAL", "PPI_MEAN_INTERVAL", "PPI_RANK_NAMES", "PPI_RANK_TESTS",
+           "PPI_TEST", "PPI_WALSH_CLUSTERED_INTERVAL", "PPI_WALSH_INTERVAL", "has_human_scores",
+           "human_matrices", "ppi_group", "ppi_rank_sentence", "ppi_intervals", "refuse_ppi"]
 
 #: the ``test`` of a prediction-powered row, and its interval's ``ci_method``
 PPI_TEST = "ppi++"
@@ -91,17 +120,34 @@ PPI_INTERVAL = "prediction-powered z"
 #: Bell–McCaffrey df (the default) or CR1 t on C − 1 df
 PPI_CLUSTERED_INTERVALS = {"CR2": "prediction-powered t (CR2)",
                            "CR1": "prediction-powered t (CR1)"}
+#: ``compare``'s tests with a prediction-powered rank version (:mod:`ranger_eval.stats.ppi_rank`),
+#: and the ``test`` and ``ci_method`` of their rows (clustered: the cluster-robust t)
+PPI_RANK_TESTS = ("wilcoxon", "sign")
+PPI_RANK_NAMES = {"wilcoxon": "ppi wilcoxon", "sign": "ppi sign"}
+#: the Wilcoxon rows' interval (t on n − 1 df; clustered: CR1 t on C − 1 df); the sign rows
+#: have the PPI++ z (clustered: t) intervals of the mean test
+PPI_WALSH_INTERVAL = "prediction-powered Walsh t"
+PPI_WALSH_CLUSTERED_INTERVAL = "prediction-powered Walsh t (CR1)"
 #: pairs × items floats per batch of the all-pairs kernel (bounded memory for long groups)
 BATCH_FLOATS = 1 << 21
 
 
-def refuse_ppi(scores: Scores, *, test: str, correction: str, set_metrics: bool) -> None:
+def refuse_ppi(scores: Scores, *, test: str, correction: str, set_metrics: bool,
+               hypothesis: str = "superiority") -> None:
     """CompareError when ``compare`` on judge scores with human scores would test the judge's
     scores instead of the humans' (module docstring)."""
     why = None
-    if test != "auto":
-        why = (f"test={test!r} would test the judge's scores; with human scores compare runs the "
-               f"prediction-powered z test (leave test='auto')")
+    hints: list[Hint] = []
+    if test not in ("auto", *PPI_RANK_TESTS):
+        hints = [Hint("test", test, form="set"), Hint("test", "auto", form="set"),
+                 Hint("test", "wilcoxon", form="set"), Hint("test", "sign", form="set")]
+        why = (f"{hints[0].text} would test the judge's scores; with human scores compare runs "
+               f"the prediction-powered z test ({hints[1].text}) or the prediction-powered rank "
+               f"tests ({hints[2].text} or {hints[3].text})")
+    elif test in PPI_RANK_TESTS and hypothesis != "superiority":
+        why = (f"hypothesis={hypothesis!r} needs a margin on the scale of the scores, and the "
+               f"prediction-powered {test} test's parameter is a probability, not a difference "
+               f"of scores (use test='auto' for the margin tests)")
     elif correction == "westfall-young":
         why = "correction='westfall-young' resamples the judge's scores"
     elif set_metrics:
@@ -110,7 +156,7 @@ def refuse_ppi(scores: Scores, *, test: str, correction: str, set_metrics: bool)
         raise CompareError(
             f"the scores have human scores (column {HUMAN_VALUE!r}), so compare corrects the "
             f"judge's scores by prediction-powered inference, but {why}; to test the judge's "
-            f"scores as they are, drop the {HUMAN_VALUE!r} column")
+            f"scores as they are, drop the {HUMAN_VALUE!r} column", hints=hints)
 
 
 def human_matrices(scores: Scores, groups: list[Group]) -> list[np.ndarray]:
@@ -184,13 +230,15 @@ def _system_rows(group: Group, human: np.ndarray, clusters: np.ndarray | None = 
 
 def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alternative: str,
               level: float, hypothesis: str, margin: float | None, higher_is_better: bool,
-              clusters: np.ndarray | None = None, cluster_se: str = "CR2",
+              clusters: np.ndarray | None = None, cluster_se: str = "CR2", test: str = "auto",
               ) -> tuple[list[dict[str, Any]], list[float], list[float], list[float]]:
     """``compare``'s rows of every pair of one dataset × metric by the PPI++ z test (module
     docstring), all pairs at once, each system's own PPI++ mean (in ``group.names`` order),
     and per pair the number of clusters and the df of its interval (NaN without clusters).
     ``clusters``: cluster codes of ``group.items`` (the cluster-robust PPI t; ``cluster_se``:
-    CR2 with Bell–McCaffrey df, or CR1 on C − 1 df)."""
+    CR2 with Bell–McCaffrey df, or CR1 on C − 1 df). ``test`` "wilcoxon" or "sign": the
+    prediction-powered rank test of every pair instead (:func:`_rank_batch`); the rows carry
+    ``se`` and ``df`` of their interval."""
     where = f"dataset {group.dataset!r}, metric {group.metric!r}"
     for d in data:
         if not d.paired:
@@ -209,7 +257,17 @@ def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alterna
                                   clusters, cluster_se))
     est, se, lam, df, mean_a, mean_b, dz, n_cl = (np.concatenate([p[i] for p in parts])
                                                   if parts else np.zeros(0) for i in range(8))
-    if hypothesis == "superiority":
+    rank = test in PPI_RANK_TESTS
+    if rank:
+        ranked = [_rank_batch(group, human, data, ia[lo:lo + step], ib[lo:lo + step], lo,
+                              clusters, cluster_se, test) for lo in range(0, ia.size, step)]
+        est, se, df, n_cl = (np.concatenate([r[i] for r in ranked]) if ranked else np.zeros(0)
+                             for i in range(4))
+        bounds = WALSH_RANGE if test == "wilcoxon" else SIGN_RANGE
+        z = np.zeros(est.size)
+        statistic, pvalue, ci_low, ci_high = PPIRankRows(
+            est, se, z, z, z, n_cl, df, bounds).test(alternative, level)
+    elif hypothesis == "superiority":
         rows = PPIRows(est, se, lam, np.zeros(0), np.zeros(0), np.zeros(0), df)
         statistic, pvalue, ci_low, ci_high = rows.test(alternative, level)
     else:
@@ -222,25 +280,32 @@ def ppi_group(group: Group, human: np.ndarray, data: list[_PairData], *, alterna
             low, upp = (-margin, np.inf) if higher_is_better else (-np.inf, margin)
         r = t_margin_tests(est, se, df, low=low, upp=upp, level=level)
         statistic, pvalue, ci_low, ci_high = r.statistic, r.pvalue, r.ci_low, r.ci_high
+    if rank and test == "wilcoxon":
+        ci_method = PPI_WALSH_INTERVAL if clusters is None else PPI_WALSH_CLUSTERED_INTERVAL
+    else:
+        ci_method = PPI_INTERVAL if clusters is None else PPI_CLUSTERED_INTERVALS[cluster_se]
     sd = group.seed_sd
     out = []
     for j, d in enumerate(data):
         es = float(dz[j])
-        out.append({
+        row = {
             "dataset": group.dataset, "metric": group.metric, "system_a": d.a, "system_b": d.b,
             "mean_a": float(mean_a[j]), "mean_b": float(mean_b[j]), "diff": float(est[j]),
-            "ci_low": float(ci_low[j]), "ci_high": float(ci_high[j]), "test": PPI_TEST,
+            "ci_low": float(ci_low[j]), "ci_high": float(ci_high[j]),
+            "test": PPI_RANK_NAMES[test] if rank else PPI_TEST,
             "statistic": float(statistic[j]), "pvalue": float(pvalue[j]),
             "pvalue_adjusted": np.nan, "effect_size": es, "effect_size_name": "dz_ppi",
             "effect_label": str(effect_label(es)), "significant": False, "paired": True,
-            "n_a": int(d.x.size), "n_b": int(d.y.size),
-            "ci_method": (PPI_INTERVAL if clusters is None
-                          else PPI_CLUSTERED_INTERVALS[cluster_se]),
+            "n_a": int(d.x.size), "n_b": int(d.y.size), "ci_method": ci_method,
             "seed_sd_a": sd[d.a], "seed_sd_b": sd[d.b],
-        })
+        }
+        if rank:  # the se and df of the rank test's own interval (the table's se/df)
+            row["se"], row["df"] = float(se[j]), float(df[j])
+        out.append(row)
     own = _system_rows(group, human)
-    if clusters is not None and n_cl.size and n_cl.min() < few_clusters(cluster_se):
-        warnings.warn(few_clusters_message(where, int(n_cl.min()), cluster_se), UserWarning,
+    cse = "CR1" if test == "wilcoxon" else cluster_se  # the Walsh t is CR1's
+    if clusters is not None and n_cl.size and n_cl.min() < few_clusters(cse):
+        warnings.warn(few_clusters_message(where, int(n_cl.min()), cse), UserWarning,
                       stacklevel=4)
     if clusters is None:
         return out, [float(v) for v in own.estimate], [np.nan] * len(out), [np.nan] * len(out)
@@ -324,6 +389,77 @@ def _pairs_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.
     with np.errstate(divide="ignore", invalid="ignore"):
         dz = np.where(sd_h > 0.0, est / sd_h, np.where(est == 0.0, 0.0, np.copysign(np.inf, est)))
     return est, res.se, res.lam, res.df, means[0], means[1], dz, res.n_clusters
+
+
+def _rank_batch(group: Group, human: np.ndarray, data: list[_PairData], ia: np.ndarray,
+                ib: np.ndarray, first: int, clusters: np.ndarray | None, cluster_se: str,
+                test: str) -> tuple[np.ndarray, ...]:
+    """(θ̂, se, df, C) of the prediction-powered rank test ``test`` (``wilcoxon``: Walsh
+    averages, ``sign``: signs; :mod:`ranger_eval.stats.ppi_rank`) of the pairs (ia, ib): the
+    same labelled / unlabelled split of each pair's items as :func:`_pairs_batch` (which has
+    checked the counts and finiteness). Usual design: every pair is a row of one matrix
+    operation; pairs with their own items (missing scores or human scores) one by one."""
+    where = f"dataset {group.dataset!r}, metric {group.metric!r}"
+    v = group.matrix
+    has = ~np.isnan(human)
+    uniform = group.complete and bool((has == has[0]).all())
+    try:
+        if uniform:
+            lc, uc = np.flatnonzero(has[0]), np.flatnonzero(~has[0])
+            cl = None if clusters is None else clusters[lc]
+            cu = None if clusters is None else clusters[uc]
+            hl, vl, vu = human[:, lc], v[:, lc], v[:, uc]
+            args = (hl[ia] - hl[ib], vl[ia] - vl[ib], vu[ia] - vu[ib])
+            res = (ppi_walsh_rows(*args, power_tune=False, clusters=cl, clusters_unlabelled=cu)
+                   if test == "wilcoxon" else
+                   ppi_sign_rows(*args, clusters=cl, clusters_unlabelled=cu, vcov=cluster_se))
+            return res.estimate, res.se, res.df, res.n_clusters.astype(np.float64)
+        common = group.present[ia] & group.present[ib]
+        lab_m = common & has[ia] & has[ib]
+        unl_m = common & ~lab_m
+        if test == "sign":
+            res = ppi_sign_rows(human[ia] - human[ib], v[ia] - v[ib], v[ia] - v[ib],
+                                labelled=lab_m, unlabelled=unl_m, clusters=clusters,
+                                clusters_unlabelled=clusters, vcov=cluster_se)
+            return res.estimate, res.se, res.df, res.n_clusters.astype(np.float64)
+        out = np.zeros((4, ia.size))
+        for j in range(ia.size):
+            lc, uc = np.flatnonzero(lab_m[j]), np.flatnonzero(unl_m[j])
+            a, b = ia[j], ib[j]
+            r = ppi_walsh_rows(human[a, lc] - human[b, lc], v[a, lc] - v[b, lc],
+                               v[a, uc] - v[b, uc], power_tune=False,
+                               clusters=None if clusters is None else clusters[lc],
+                               clusters_unlabelled=None if clusters is None else clusters[uc])
+            out[:, j] = r.estimate[0], r.se[0], r.df[0], r.n_clusters[0]
+        return out[0], out[1], out[2], out[3]
+    except StatsInputError as err:  # one cluster
+        d = data[first + int(getattr(err, "row", 0) or 0)]
+        row = str(err).split(":", 1)
+        why = row[1].strip() if row[0].startswith("row ") else str(err)
+        raise CompareError(f"{d.a!r} vs {d.b!r} on {where}: {why}") from None
+
+
+def ppi_rank_sentence(table: pd.DataFrame) -> str | None:
+    """What a comparison's prediction-powered rank rows estimate, in words (the comparison
+    report prints it under the table); None when it has none."""
+    if "test" not in table or not len(table):
+        return None
+    used = set(table["test"].astype(str))
+    parts = []
+    if PPI_RANK_NAMES["wilcoxon"] in used:
+        parts.append("`ppi wilcoxon` rows estimate θ = P(W > 0) + ½·P(W = 0) − ½ for W the "
+                     "average of two items' human differences A−B (0: no difference; range "
+                     "−½ … ½), from the judge's Walsh-average signed-rank statistic on every "
+                     "item corrected by the items with human scores (prediction-powered, t on "
+                     "n − 1 labelled items' df)")
+    if PPI_RANK_NAMES["sign"] in used:
+        parts.append("`ppi sign` rows estimate θ = P(human A > B) − P(human A < B) (range "
+                     "−1 … 1), the judge's signs on every item corrected by the items with "
+                     "human scores (prediction-powered z)")
+    if not parts:
+        return None
+    return ("**Prediction-powered rank tests.** " + "; ".join(parts)
+            + ". Their diff and interval are θ̂ and its interval, not a difference of means.")
 
 
 #: how the leaderboard's per-system intervals of prediction-powered means are computed

@@ -18,7 +18,14 @@ from ..settings import CompareSettings, signature_fields
 from ..signature import Signature, make_signature
 from ..stats.describe import describe
 from .leaderboard import Leaderboard, build_leaderboard, metric_directions
-from .ppi import PPI_MEAN_INTERVAL, ppi_intervals
+from .ppi import (
+    PPI_MEAN_INTERVAL,
+    PPI_RANK_NAMES,
+    PPI_TEST,
+    PPI_WALSH_CLUSTERED_INTERVAL,
+    PPI_WALSH_INTERVAL,
+    ppi_intervals,
+)
 from .prompts import CROSSED_MEAN_INTERVAL, crossed_means
 
 #: the settings defaults (a result made without them records these)
@@ -112,13 +119,29 @@ class Comparison:
                                           "prompts": self._prompts_label(),
                                           # judge scores corrected by human scores
                                           # (comparison.ppi)
-                                          "ppi": "ppi++" if "ppi++" in self.tests_used
-                                          else None,
+                                          "ppi": self._ppi_label(),
                                           # cluster-robust tests (comparison.clustered)
                                           # (the user's field name: cluster:passage)
                                           "cluster": getattr(self.scores, "cluster_name",
                                                              None),
                                           "cse": cse})
+
+    @property
+    def _judged(self) -> bool:
+        """Whether the rows are prediction-powered (judge scores with human scores:
+        :mod:`ranger_eval.comparison.ppi`), by the PPI++ z test or a rank test."""
+        return any(t in self.tests_used for t in (PPI_TEST, *PPI_RANK_NAMES.values()))
+
+    def _ppi_label(self) -> str | None:
+        """The signature's ``ppi`` field: ``ppi++`` (the z test of the mean difference),
+        ``ppi-wilcoxon`` (the Walsh-average signed-rank test, λ = 1) / ``ppi++-sign`` (the sign
+        test, power-tuned λ), None without human scores."""
+        if PPI_TEST in self.tests_used:
+            return PPI_TEST
+        for test, name in PPI_RANK_NAMES.items():
+            if name in self.tests_used:
+                return "ppi-wilcoxon" if test == "wilcoxon" else f"ppi++-{test}"
+        return None
 
     def _prompts_label(self) -> str | None:
         """``crossed(P)`` (P prompts) when rows were tested by the crossed random-effects
@@ -138,7 +161,7 @@ class Comparison:
         :func:`ranger_eval.describe` meets them; empty when every mean has the t interval, for
         the prediction-powered means of judge scores (their own interval, ``ppi:``) and when
         a group has too few items for an interval. Computed once per result."""
-        if self.means.empty or "ppi++" in self.tests_used:
+        if self.means.empty or self._judged:
             return ""
         try:
             described = self._described_all
@@ -197,7 +220,7 @@ class Comparison:
             return means.assign(se=np.nan, n_clusters=np.nan, ci_low=np.nan, ci_high=np.nan,
                                 interval=None)
         extra = described[keys + cols].copy()
-        if "ppi++" in self.tests_used:
+        if self._judged:
             ppi = ppi_intervals(self.scores, means, self.level, self.cluster_se)
             extra = extra.drop(columns=["ci_low", "ci_high"]).merge(ppi, on=keys, how="left")
             extra = extra.assign(se=np.nan, interval="ppi++")[keys + cols]
@@ -297,7 +320,7 @@ class Comparison:
                     f"unknown dataset {dataset!r}; compared: {', '.join(self.datasets)}"
                 )
             table, means = table[table["dataset"] == dataset], means[means["dataset"] == dataset]
-        judged = "ppi++" in self.tests_used  # judge scores: prediction-powered means
+        judged = self._judged  # judge scores: prediction-powered means
         described = (self._described_all if metric is None and dataset is None
                      else self._described(means))
         intervals = (ppi_intervals(self.scores, means, self.level, self.cluster_se)
@@ -392,6 +415,9 @@ OWN_INTERVALS: dict[str, tuple[str, ...]] = {
     "mcnemar": ("Tango score",),
     "bootstrap": ("bootstrap BCa", "bootstrap percentile", "cluster bootstrap BCa"),
     "ppi++": ("prediction-powered z", "prediction-powered t (CR2)", "prediction-powered t (CR1)"),
+    "ppi sign": ("prediction-powered z", "prediction-powered t (CR2)",
+                 "prediction-powered t (CR1)"),
+    "ppi wilcoxon": (PPI_WALSH_INTERVAL, PPI_WALSH_CLUSTERED_INTERVAL),
 }
 
 

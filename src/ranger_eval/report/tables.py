@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..comparison import Comparison, metric_directions
+from ..comparison.ppi import ppi_rank_sentence
 from ..errors import ReportError
 from ..formatting import format_level
 from ..pairing import factorize
@@ -349,6 +350,8 @@ def comparison_markdown(
         lines += ["", f"**Why both hold.** {why}"]
     detectable = mde_sentence(table, level)
     lines += ["", detectable] if detectable else []
+    ranks = ppi_rank_sentence(table)  # prediction-powered rank rows: what θ is
+    lines += ["", ranks] if ranks else []
     lines += ["", f"`{signature}`", ""]
     return "\n".join(lines)
 
