@@ -3,6 +3,9 @@ theory, and valid estimates of a whole benchmark from a subset of its items.
 """
 from .irt import IRTPrediction, IRTResult, irt
 from .monitor import DECISIONS, ConfidenceSequence, MonitorResult, confidence_sequence, monitor
+from .subset import SubsetChoice, SubsetEstimate, choose_subset, estimate_from_subset
 
-__all__ = ["DECISIONS", "ConfidenceSequence", "IRTPrediction", "IRTResult", "MonitorResult",
-           "confidence_sequence", "irt", "monitor"]
+__all__ = ["DECISIONS", "ConfidenceSequence", "IRTPrediction", "IRTResult", "MonitorResult", "SubsetChoice",
+           "SubsetEstimate",
+           "choose_subset", "confidence_sequence", "estimate_from_subset", "irt",
+           "monitor"]
