@@ -277,7 +277,7 @@ def _responses(responses: Any) -> pd.Series:
     bad = ~np.isfinite(values) | (values < 0) | (values > 1)
     if bad.any():
         i = int(np.argmax(bad))
-        what = "a missing result" if np.isnan(values[i]) else f"value {values[i]!r}"
+        what = "a missing result" if np.isnan(values[i]) else f"value {float(values[i]):g}"
         raise VerdictError(f"estimate_from_subset: responses must lie in [0, 1] (0/1 for an "
                            f"item response model); item {series.index[i]!r} has {what} "
                            f"({int(bad.sum())} such item(s)); an item the system did not "
