@@ -11,7 +11,21 @@ import sys
 
 import typer
 
-from . import agree, arena, aso, bayes, compare, demo, meta, plan, rank, report, signature, trec
+from . import (
+    agree,
+    arena,
+    aso,
+    bayes,
+    compare,
+    demo,
+    estimate,
+    meta,
+    plan,
+    rank,
+    report,
+    signature,
+    trec,
+)
 from ._common import EXIT_BAD_INPUT, RangerGroup, fail, friendly_errors
 
 __all__ = ["EXIT_BAD_INPUT", "app", "fail", "friendly_errors", "main"]
@@ -43,7 +57,8 @@ def _main(
     """Ranger: effect sizes, meta-analysis and significance tests from per-item scores."""
 
 
-for _command in (meta, demo, compare, rank, trec, report, signature, plan, arena, aso, bayes, agree):
+for _command in (meta, demo, compare, rank, trec, report, signature, plan, arena, aso, bayes, agree,
+                 estimate):
     _command.register(app)
 
 

@@ -17,6 +17,7 @@ result type                   registered in                                  com
 ``Plan``, ``PilotPlan``       :mod:`ranger_eval.report.plan`                 ``plan``
 ``AgreementResult``, ``AltTestResult``  :mod:`~ranger_eval.report.llm_agreement`  ``agree``
 ``VarianceComponents``        :mod:`ranger_eval.report.llm_variance`         (Python)
+``SubsetEstimate``, ``SubsetChoice``  :mod:`~ranger_eval.report.budget_subset`  ``estimate``
 ============================  =============================================  ==================
 
 A pipeline module calls only these generic functions. The modules that register result types
@@ -40,7 +41,7 @@ __all__ = ["LAZY_RENDERINGS", "to_csv", "to_html", "to_json", "to_latex", "to_ma
 LAZY_RENDERINGS = ("ranger_eval.report.meta", "ranger_eval.report.ranking",
                    "ranger_eval.report.arena", "ranger_eval.report.verdicts",
                    "ranger_eval.report.plan", "ranger_eval.report.llm_agreement",
-                   "ranger_eval.report.llm_variance")
+                   "ranger_eval.report.llm_variance", "ranger_eval.report.budget_subset")
 
 
 def _unsupported(kind: str) -> Callable[..., str]:
