@@ -30,7 +30,8 @@ runs out of time gives a row saying so; neither stops the run.
 Not timing rows (studies of statistical properties, or no peer): ``interval_coverage.py``,
 ``cluster_validity.py``, ``bootstrap_coverage.py``, ``paired_binary_intervals.py`` (coverage and
 rejection-rate simulations: their output is a rate, not a time), ``predictive_bench.py`` and
-``cli_bench.py`` (ours only, no peer), ``winrate_bench.py`` (its baseline is our own earlier
+``cli_bench.py`` (ours only, no peer), ``subset_eval.py`` (coverage and error of estimates from a
+subset), ``winrate_bench.py`` (its baseline is our own earlier
 code, kept in the script, not a tool a user would pick).
 """
 from __future__ import annotations
@@ -422,6 +423,8 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("passk", "passk_bench.py", ["--items", "200000", "--repeat", "3"],
               lambda out, js: []),  # prints its JSON row (read before any parser)
         Bench("irt", "irt_bench.py", ["--repeat", "1", "--peer-items", "60"],
+              lambda out, js: []),  # its last line is the JSON row list
+        Bench("subset", "subset_bench.py", ["--repeat", "1"],
               lambda out, js: []),  # its last line is the JSON row list
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),
