@@ -64,7 +64,7 @@ def main() -> None:
     history, new = x[:-1], x[-1]
     rng = np.random.default_rng(1)
     idx = rng.choice(args.items, args.n, replace=False)
-    answers = dict(zip(idx.tolist(), new[idx].tolist()))
+    answers = dict(zip(idx.tolist(), new[idx].tolist(), strict=True))
     table_s, fitted_s, peer_s = [], [], []
     version = ""
     with warnings.catch_warnings():

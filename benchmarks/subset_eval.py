@@ -82,7 +82,7 @@ def main() -> None:
                     idx = (np.array(choice.items) if choice is not None
                            else rng.choice(items, args.n, replace=False))
                     est = rg.estimate_from_subset(fit, dict(zip(idx.tolist(),
-                                                                x[s, idx].tolist())),
+                                                                x[s, idx].tolist(), strict=True)),
                                                   design=choice, seed=r)
                     cover.append(est.low <= truth[j] <= est.high)
                     err.append(abs(est.estimate - truth[j]))
