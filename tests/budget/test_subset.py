@@ -193,3 +193,21 @@ def test_coverage_in_a_small_simulation():
                 est = rg.estimate_from_subset(fit, {int(i): x[s, i] for i in idx}, seed=r)
                 covered.append(est.low <= x[s].mean() <= est.high)
     assert np.mean(covered) >= 0.92
+
+
+def test_the_array_predictor_equals_irt_result_predict():
+    """The cross-fitted predictions of the Rasch predictor are IRTResult.predict's own: with a
+    fixed fold assignment, each item's fold-averaged prediction equals the mean of predict on
+    the other folds' answers."""
+    history, new = _table(m=25, n_items=120, seed=4)
+    with pytest.warns(RangerWarning):
+        fit = rg.irt(history)
+    answers = new.iloc[::4]
+    est = rg.estimate_from_subset(fit, answers, n_folds=3, seed=9)
+    rng = np.random.default_rng(9)
+    fold = np.empty(answers.size, dtype=int)
+    fold[rng.permutation(answers.size)] = np.arange(answers.size) % 3
+    expected = sum(fit.predict(answers[fold != j]).probability.reindex(est.predictions.index)
+                   for j in range(3)) / 3
+    np.testing.assert_allclose(est.predictions.to_numpy(), expected.to_numpy(), rtol=1e-12)
+    assert est.predicted_mean == pytest.approx(fit.predict(answers).expected_mean(), rel=1e-12)

@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 from scipy.cluster.vq import kmeans2
 
 from ..errors import RangerWarning, VerdictError
@@ -72,7 +72,7 @@ from ..settings import (
 )
 from ..signature import Signature, make_signature
 from ..stats.bounded import wilson
-from .irt import IRTResult, _wide, irt
+from .irt import IRTResult, _ability_one, _wide, irt
 
 __all__ = ["SubsetChoice", "SubsetEstimate", "choose_subset", "estimate_from_subset"]
 
@@ -438,7 +438,7 @@ def estimate_from_subset(history: Any, responses: Any, *, design: SubsetChoice |
         k = max(2, n // 2)
     rng = np.random.default_rng(settings.seed)
     fold = _fold_ids(strata, k, rng)
-    predict = _make_predictor(settings.predictor, model, wide, items)
+    predict = _make_predictor(settings.predictor, model, wide, items, y, pos)
     in_sample = np.zeros(big_n, dtype=bool)
     in_sample[pos] = True
     fold_all = np.full(big_n, -1)
@@ -448,7 +448,7 @@ def estimate_from_subset(history: Any, responses: Any, *, design: SubsetChoice |
     pred_sum = np.zeros(big_n)
     for j in range(k):
         train = fold != j
-        f = predict(y.iloc[np.flatnonzero(train)])
+        f = predict(np.flatnonzero(train))
         pred_sum += f
         resid[~train] = yv[~train] - f[pos[~train]]
         total = 0.0
@@ -480,7 +480,7 @@ def estimate_from_subset(history: Any, responses: Any, *, design: SubsetChoice |
     plain = float(yv.mean()) if labels.size == 1 else float((w_h * np.array(
         [yv[strata == h].mean() for h in labels])).sum())
     w_low, w_high = wilson(np.array([plain * n]), np.array([float(n)]), settings.level)
-    full = predict(y)
+    full = predict(np.arange(n))
     return SubsetEstimate(
         estimate=estimate, low=float(low), high=float(high), se=se, n=n,
         n_population=big_n, subset_mean=plain, subset_low=float(w_low[0]),
@@ -492,22 +492,45 @@ def estimate_from_subset(history: Any, responses: Any, *, design: SubsetChoice |
 
 
 def _make_predictor(predictor: Any, model: IRTResult | None, wide: pd.DataFrame | None,
-                    items: pd.Index) -> Callable[[pd.Series], np.ndarray]:
-    """answers (Series item → value) → predictions of every item in ``items`` order."""
+                    items: pd.Index, y: pd.Series,
+                    pos: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """sample indices → predictions of every item in ``items`` order, from those answers."""
+    yv = y.to_numpy(dtype=float)
     if isinstance(predictor, str):
+        not_binary = ~np.isin(yv, (0.0, 1.0))
+        if not_binary.any():
+            i = int(np.argmax(not_binary))
+            raise VerdictError(
+                f"estimate_from_subset: responses must be 0/1 for an item response model "
+                f"predictor (predictor={predictor!r}); item {y.index[i]!r} has value "
+                f"{yv[i]:g} ({int(not_binary.sum())} such item(s)); binarise first, or pass a "
+                f"predictor function")
         if model is None:
             assert wide is not None
             with warnings.catch_warnings():  # the excluded items are counted in the result
                 warnings.simplefilter("ignore", RangerWarning)
                 model = irt(wide, model=predictor)
-        fitted = model
+        # IRTResult.predict on arrays: the same ability (ML, WLE when extreme) and P_i
+        a, b = model.discrimination.to_numpy(), model.difficulty.to_numpy()
+        to_fit = model.difficulty.index.get_indexer(items)
+        excluded = np.array([1.0 if model.excluded_items.get(i) == "all-correct" else 0.0
+                             for i in items])
+        sample_fit = to_fit[pos]
 
-        def by_irt(answers: pd.Series) -> np.ndarray:
-            return fitted.predict(answers).probability.reindex(items).to_numpy()
+        def by_irt(sel: np.ndarray) -> np.ndarray:
+            fit_pos = sample_fit[sel]
+            keep = fit_pos >= 0
+            if not keep.any():
+                raise VerdictError("estimate_from_subset: a fold's training answers are all on "
+                                   "items every past system got right or wrong (not estimable)"
+                                   "; use fewer folds or more items")
+            theta = _ability_one(yv[sel][keep], a[fit_pos[keep]], b[fit_pos[keep]])[0]
+            p = special.expit(a * (theta - b))
+            return np.where(to_fit >= 0, p[np.maximum(to_fit, 0)], excluded)
         return by_irt
 
-    def by_function(answers: pd.Series) -> np.ndarray:
-        out = predictor(wide, answers.copy())
+    def by_function(sel: np.ndarray) -> np.ndarray:
+        out = predictor(wide, y.iloc[sel].copy())
         if isinstance(out, pd.Series):
             arr = out.reindex(items).to_numpy(dtype=float)
         else:
