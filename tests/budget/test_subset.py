@@ -211,3 +211,16 @@ def test_the_array_predictor_equals_irt_result_predict():
                    for j in range(3)) / 3
     np.testing.assert_allclose(est.predictions.to_numpy(), expected.to_numpy(), rtol=1e-12)
     assert est.predicted_mean == pytest.approx(fit.predict(answers).expected_mean(), rel=1e-12)
+
+
+def test_relabelling_items_and_systems_changes_nothing():
+    """Item and system names are labels: renaming them all (same order) gives the same numbers;
+    the folds are dealt by the responses' order and the seed, never by the names."""
+    history, new = _table(m=15, n_items=80, seed=6)
+    answers = new.iloc[::3]
+    a = rg.estimate_from_subset(history, answers, seed=4)
+    renamed = {c: f"z{len(history.columns) - k}" for k, c in enumerate(history.columns)}
+    history2 = history.rename(columns=renamed, index=lambda s: s.upper())
+    b = rg.estimate_from_subset(history2, answers.rename(index=renamed), seed=4)
+    for field in ("estimate", "low", "high", "se", "subset_se", "effective_n"):
+        assert getattr(b, field) == pytest.approx(getattr(a, field), rel=1e-10)
