@@ -7,8 +7,8 @@ models, 15 % ties, with four style features per side (``length``, ``header``, ``
 distinct). Timed in one process, interleaved (ours, then the peers, ``--repeat`` times; medians):
 
 * ours: ``bradley_terry(battles, covariates=[...], n_resamples=--rounds)`` — reading the
-  covariates, the fit, the sandwich se, the bootstrap (chord Newton per round on the
-  resampled distinct rows) and the uncontrolled leaderboard with its own bootstrap;
+  covariates, the fit, the sandwich se, the bootstrap (rounds refitted 32 at a time by
+  chord Newton steps over the pair-sorted rows, verdicts/bt_style_bootstrap.py) and the uncontrolled leaderboard with its own bootstrap;
 * LMArena's approach (FastChat ``compute_bootstrap_style_control`` / ``arena-rank``
   ``ContextualBradleyTerry``: each round resamples the battle rows and minimises the
   contextual Bradley–Terry loss with scipy L-BFGS-B, ``gtol`` 1e-6). Neither is installable

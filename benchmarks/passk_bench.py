@@ -6,8 +6,10 @@ samples < 1 s).
 Workload: one system on one dataset, --items items with --samples 0/1 samples each (a Beta
 distributed per-item success rate). Timed in the same process, interleaved, --repeat times:
 
-  1. ``rg.pass_at_k(scores, k)`` on a built ``Scores`` with a ``sample`` column: grouping the
-     rows per item, counting n and c, the estimator, and the result ``Scores`` (validated);
+  1. ``rg.pass_at_k(scores, k)`` on a built ``Scores`` with a ``sample`` column: the 0/1
+     check of every sample, n and c from the per-item rows the Scores already holds (grouped
+     and validated when it was built), the estimator, and the result ``Scores`` (built once,
+     not validated again: its rows are the validated input's, one per item);
   2. ``ranger_eval.llm.pass_at_k_values(n, c, k)``: the vectorised kernel on the counts alone;
   3. the peer: OpenAI human-eval's ``estimate_pass_at_k(n, c, k)`` (a Python loop over items,
      ``np.prod`` per item), on the same counts. human-eval's function is copied from

@@ -422,6 +422,8 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("ppi", "ppi_bench.py", ["--repeat", "3"], p_ppi),
         Bench("passk", "passk_bench.py", ["--items", "200000", "--repeat", "3"],
               lambda out, js: []),  # prints its JSON row (read before any parser)
+        Bench("confseq", "confseq_bench.py", ["--quick"], p_json_only),
+        Bench("monitor", "monitor_bench.py", ["--quick"], p_json_only),
         Bench("irt", "irt_bench.py", ["--repeat", "1", "--peer-items", "60"],
               lambda out, js: []),  # its last line is the JSON row list
         Bench("subset", "subset_bench.py", ["--repeat", "1"],

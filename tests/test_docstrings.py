@@ -10,7 +10,7 @@ import importlib
 import inspect
 
 PUBLIC = ("ranger_eval", "ranger_eval.stats", "ranger_eval.plots", "ranger_eval.verdicts",
-          "ranger_eval.llm",
+          "ranger_eval.llm", "ranger_eval.budget",
           "ranger_eval.io", "ranger_eval.ir", "ranger_eval.aggregate", "ranger_eval.meta",
           "ranger_eval.comparison", "ranger_eval.effects", "ranger_eval.lazy", "ranger_eval.report",
           "ranger_eval.settings", "ranger_eval.scores", "ranger_eval.design",

@@ -1,6 +1,7 @@
 """Scores' optional columns: cluster, sample, human_value."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -64,14 +65,19 @@ def test_no_sample_column_keeps_the_table_and_reports_k_one() -> None:
     assert (stats["k_samples"] == 1).all() and stats["within_var"].isna().all()
 
 
-def test_k_may_differ_between_systems_but_not_between_items() -> None:
+def test_k_may_differ_between_systems_and_between_items() -> None:
     df = _table(2)
     more = df[(df["system"] == "B") & (df["sample"] == "0")].assign(sample="9")
     s = Scores(pd.concat([df, more]))
     assert s.samples_label == "2-3"
-    with pytest.raises(ScoresError, match=r"K varies per item: item 'q0' has K = 1, "
-                                          r"item 'q1' has K = 2"):
-        Scores(df.iloc[1:])
+    short = Scores(df.iloc[1:])  # item q0 of the first system lost a sample: K = 1 there
+    first = df.iloc[1:].groupby(["dataset", "system", "item"], sort=False)["value"]
+    got = short.table.set_index(["dataset", "system", "item"])["value"]
+    want = first.mean()
+    assert np.array_equal(got.loc[want.index].to_numpy(), want.to_numpy())  # own K_i each
+    assert short.samples_label == "1-2"
+    assert short.sample_stats()["k_samples"].tolist()[:2] == [1, 2]
+    assert len(short) == len(Scores(df))  # no item dropped
 
 
 def test_duplicate_item_sample_rows_are_duplicate_keys() -> None:
@@ -189,3 +195,53 @@ def test_sample_averaging_is_the_per_item_mean_in_any_row_order(k: int, n: int,
         np.testing.assert_allclose(a.values("d", s).to_numpy(), want.to_numpy(), rtol=1e-15)
         np.testing.assert_allclose(b.values("d", s).to_numpy(), want.to_numpy(), rtol=1e-15)
     assert a.samples_label == b.samples_label == str(k)
+
+
+def test_unequal_samples_per_item_give_the_per_item_mean_analysis() -> None:
+    """compare and describe on Scores whose items have different K equal the analyses of the
+    per-item means; describe's within-item variance uses each item's own K_i."""
+    df = _table(4, clusters=False, seed=5)
+    rng = np.random.default_rng(6)
+    df = df[~((df["sample"] == "3") & (rng.random(len(df)) < 0.5))]  # K_i ∈ {3, 4}
+    df = df[~((df["item"] == "q0") & (df["system"] == "A") & (df["sample"] != "0"))]  # K = 1
+    s = Scores(df)
+    assert s.samples_label == "1-4"
+    means = df.groupby(["dataset", "system", "item"], sort=False, as_index=False)["value"].mean()
+    plain = Scores(means)
+    assert len(s) == len(plain) == 2 * 2 * 6  # nothing dropped
+    got = rg.compare(s).to_frame()
+    want = rg.compare(plain).to_frame()
+    for col in ("diff", "ci_low", "ci_high", "pvalue", "n_a", "n_b"):
+        np.testing.assert_allclose(got[col].to_numpy(dtype=float),
+                                   want[col].to_numpy(dtype=float), rtol=1e-12)
+    d = rg.describe(s).set_index(["dataset", "system"])
+    np.testing.assert_allclose(d["mean"].to_numpy(),
+                               rg.describe(plain).set_index(["dataset", "system"])
+                               .loc[d.index, "mean"].to_numpy(), rtol=1e-14)
+    # var_within = Σ_i s_i² / K_i / n², an item with K_i = 1 taking the pooled s² of the rest
+    g = df.groupby(["dataset", "system", "item"], sort=False)["value"]
+    per = pd.DataFrame({"var": g.var(ddof=1), "k": g.size()}).reset_index()
+    for (dataset, system), block in per.groupby(["dataset", "system"]):
+        pooled = block.loc[block["k"] > 1, "var"].mean()
+        v = block["var"].fillna(pooled).to_numpy()
+        want_within = float((v / block["k"].to_numpy()).sum() / len(block) ** 2)
+        row = d.loc[(dataset, system)]
+        assert math.isclose(row["var_within"], want_within, rel_tol=1e-12)
+        assert math.isclose(row["within_sd"], math.sqrt(pooled), rel_tol=1e-12)
+        assert row["k_samples"] == block["k"].max()
+
+
+def test_describe_with_seeds_weights_each_seed_by_its_own_k() -> None:
+    """With seeds, an item's sampling variance is Σ_r s_r² / K_r / R² over its R seeds."""
+    rng = np.random.default_rng(11)
+    rows = [("d", s, f"q{i}", str(r), str(j), float(rng.random() < 0.5))
+            for s in ("A", "B") for i in range(8) for r in range(2)
+            for j in range(3 if (i + r) % 2 else 5)]
+    df = pd.DataFrame(rows, columns=["dataset", "system", "item", "seed", "sample", "value"])
+    d = rg.describe(Scores(df)).set_index("system")
+    cell = df.groupby(["system", "item", "seed"])["value"].agg(["var", "size"]).reset_index()
+    cell["part"] = cell["var"] / cell["size"]
+    for system, block in cell.groupby("system"):
+        per_item = block.groupby("item")["part"].sum() / 2 ** 2
+        want = float(per_item.sum() / len(per_item) ** 2)
+        assert math.isclose(d.loc[system, "var_within"], want, rel_tol=1e-12)

@@ -177,10 +177,12 @@ INPUT_OUTPUT_OPTIONS = {
                 "system_from", "cluster", "bounds"},
     "meta": {"config", "out", "metric", "input_format", "system_from", "cluster", "figures",
              "html", "bounds"},
-    "rank": {"input", "out", "figures", "html", "system_from", "bounds", "cluster"},
+    "rank": {"input", "out", "figures", "html", "system_from", "bounds", "cluster", "metric"},
     "aso": {"scores", "out", "figures", "html"},
     "bayes": {"scores", "out", "figures", "html", "input_format", "system_from"},
     "arena": {"battles", "out", "figures", "html", "cluster"},
+    "monitor": {"logs", "control", "treatment", "follow", "out", "figures", "html",
+                "input_format", "system_from", "cluster", "bounds"},
     # plan: besides the pilot file and its selection, the quantity solved for and the values
     # that describe the data expected (PlanSettings' docstring says why they are no settings)
     "plan": {"out", "pilot", "treatment", "control", "dataset", "metric", "cluster", "effect",
@@ -195,7 +197,8 @@ INPUT_OUTPUT_OPTIONS = {
                                               ("aso", S.ASOSettings),
                                               ("bayes", S.BayesSettings),
                                               ("arena", S.ArenaSettings),
-                                              ("plan", S.PlanSettings)])
+                                              ("plan", S.PlanSettings),
+                                              ("monitor", S.MonitorSettings)])
 def test_every_option_is_a_settings_field_or_an_input_output_option(command, cls):
     params = _click_params(command)
     from_fields = {flag.replace("-", "_") for flag in S.cli_options(cls).values()}

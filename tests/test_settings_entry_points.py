@@ -57,6 +57,7 @@ ENTRY_POINTS = [
     (rg.estimate_from_subset, S.SubsetSettings),
     (rg.choose_subset, S.ChooseSubsetSettings),
     (rg.variance_components, S.VarianceSettings),
+    (rg.irt, S.IRTSettings),
 ]
 
 #: top-level functions that take an analysis keyword (level, seed, n_resamples, n_draws,
@@ -113,6 +114,15 @@ def test_compare_result_carries_its_settings():
     check_result_settings(rg.compare(df, level=0.9), S.CompareSettings, level=0.9)
     s = S.CompareSettings(test="wilcoxon")
     assert rg.compare(df, settings=s).settings is s
+
+
+def test_irt_result_carries_its_settings():
+    rng = np.random.default_rng(0)
+    theta = rng.normal(size=(200, 1))
+    x = (rng.random((200, 6)) < 1 / (1 + np.exp(-(theta - np.linspace(-1, 1, 6))))).astype(int)
+    check_result_settings(rg.irt(x, fit_high=1.4), S.IRTSettings, fit_high=1.4)
+    s = S.IRTSettings(model="2pl", n_quadrature=21)
+    assert rg.irt(x, settings=s).settings is s
 
 
 # --------------------------------------------------------------------------- rank and meta

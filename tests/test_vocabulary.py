@@ -53,6 +53,7 @@ METHOD_MEANS = {
     # the confidence sequence (betting, hoeffding, empirical_bernstein)
     "confidence_sequence": "sequence", "monitor": "sequence", "ConfidenceSequence": "sequence",
     "ConfidenceSequenceSettings": "sequence", "MonitorSettings": "sequence",
+    "MonitorStopping": "sequence",
     # the design of a subset of a benchmark's items (random, stratified, anchor)
     "choose_subset": "subset design", "ChooseSubsetSettings": "subset design",
     "SubsetChoice": "subset design",

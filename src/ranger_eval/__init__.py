@@ -120,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "ConfidenceSequence": "budget",
     "monitor": "budget",
     "MonitorResult": "budget",
+    "MonitorStopping": "budget",
     "BayesResult": "verdicts",
     "aso": "verdicts",
     "multi_aso": "verdicts",

@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranger_eval.budget import irt
 from ranger_eval.budget._rasch import conditional_probabilities, esf_ratios, log_gamma
@@ -15,6 +17,7 @@ from ranger_eval.settings import IRTSettings
 ORACLES = Path(__file__).parents[1] / "oracles"
 ERM = json.loads((ORACLES / "irt_erm.json").read_text())
 GIRTH = json.loads((ORACLES / "irt_girth.json").read_text())
+LTM = json.loads((ORACLES / "irt_ltm.json").read_text())
 
 
 def _sim(n=80, k=10, seed=0):
@@ -73,6 +76,20 @@ def test_twopl_equals_girth(case):
     assert np.allclose(fit.discrimination.to_numpy(), c["discrimination"], atol=6e-3)
     assert np.allclose(fit.difficulty.to_numpy(), c["difficulty"], atol=6e-3)
     assert (fit.difficulty_se > 0).all() and (fit.discrimination_se > 0).all()
+
+
+@pytest.mark.parametrize("case", range(len(LTM)))
+def test_twopl_equals_ltm_on_the_same_quadrature(case):
+    """R ltm::ltm(X ~ z1, IRT.param = TRUE) on its 21 Gauss–Hermite points, the rule of
+    n_quadrature=21: difficulties and discriminations to 1e-4 (6.3e-5 reached: ltm's BFGS stops
+    at optim's relative tolerance), and our log-likelihood is never below ltm's (it is ≤ 6e-7
+    above: the same maximum, reached more tightly)."""
+    c = LTM[case]
+    fit = irt(np.array(c["responses"]), model="2pl", n_quadrature=21)
+    assert c["convergence"] == 0
+    assert np.allclose(fit.difficulty.to_numpy(), c["difficulty"], atol=1e-4, rtol=0)
+    assert np.allclose(fit.discrimination.to_numpy(), c["discrimination"], atol=1e-4, rtol=0)
+    assert 0 <= fit.loglik - c["loglik"] < 1e-5
 
 
 def test_wide_and_long_give_the_same_result():
@@ -152,3 +169,52 @@ def test_settings():
         irt(_sim(), model="3pl")
     with pytest.raises(SettingsError):
         irt(_sim(), model="2pl", settings=IRTSettings())
+
+
+@pytest.mark.parametrize("case", range(len(ERM)))
+def test_item_and_system_fit_equal_erm(case):
+    """eRm::itemfit and eRm::personfit (infit/outfit mean squares and their t) over the
+    non-extreme systems: 2.5e-4 absolute (1.9e-4 reached; eRm's person.parameter stops its
+    abilities at its own tolerance, which moves the t statistics of 25 items in the 4th digit)."""
+    c = ERM[case]
+    fit = irt(np.array(c["responses"]))
+    for ours, theirs in ((fit.infit, "item_infit"), (fit.outfit, "item_outfit"),
+                         (fit.infit_t, "item_infit_t"), (fit.outfit_t, "item_outfit_t")):
+        assert np.allclose(ours.to_numpy(), c[theirs], atol=2.5e-4, rtol=0), theirs
+    mid = np.array(c["mid"])
+    assert np.isnan(np.delete(fit.system_infit.to_numpy(), mid)).all()
+    for ours, theirs in ((fit.system_infit, "person_infit"),
+                         (fit.system_outfit, "person_outfit"),
+                         (fit.system_infit_t, "person_infit_t"),
+                         (fit.system_outfit_t, "person_outfit_t")):
+        assert np.allclose(ours.to_numpy()[mid], c[theirs], atol=2.5e-4, rtol=0), theirs
+
+
+_PROPERTY_DATA = {"rasch": _sim(n=60, k=8, seed=11), "2pl": _sim(n=300, k=6, seed=12)}
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["rasch", "2pl"]))
+def test_estimates_invariant_to_reordering_and_relabelling(seed, model):
+    """Shuffling systems and items and renaming both (long input in a shuffled row order)
+    changes no estimate, SE or fit statistic: each follows its own label."""
+    x = _PROPERTY_DATA[model]
+    rng = np.random.default_rng(seed)
+    wide = pd.DataFrame(x, index=[f"s{i}" for i in range(x.shape[0])],
+                        columns=[f"q{j}" for j in range(x.shape[1])])
+    base = irt(wide, model=model)
+    rename_s = {f"s{i}": f"sys-{v}" for i, v in enumerate(rng.permutation(x.shape[0]))}
+    rename_q = {f"q{j}": f"item-{v}" for j, v in enumerate(rng.permutation(x.shape[1]))}
+    long = wide.rename_axis(index="system", columns="item").stack().rename("value").reset_index()
+    long = long.iloc[rng.permutation(len(long))]
+    long = long.assign(system=long["system"].map(rename_s), item=long["item"].map(rename_q))
+    other = irt(long, model=model)
+    back_q = {v: k for k, v in rename_q.items()}
+    back_s = {v: k for k, v in rename_s.items()}
+    tol = 1e-9 if model == "rasch" else 1e-6
+    for name in ("difficulty", "difficulty_se", "discrimination", "infit", "outfit"):
+        got = getattr(other, name).rename(index=back_q).reindex(wide.columns)
+        assert np.allclose(got.to_numpy(), getattr(base, name).to_numpy(), atol=tol), name
+    for name in ("ability", "ability_se"):
+        got = getattr(other, name).rename(index=back_s).reindex(wide.index)
+        assert np.allclose(got.to_numpy(), getattr(base, name).to_numpy(), atol=tol), name

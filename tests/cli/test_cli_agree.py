@@ -45,4 +45,5 @@ def test_agree_refuses_a_bad_option(tmp_path: Path) -> None:
     _ratings(tmp_path / "r.csv", 10)
     result = CliRunner().invoke(app, ["agree", str(tmp_path / "r.csv"), "--coefficient", "fleis",
                                       "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2 and "method" in result.output and "fleiss" in result.output
+    assert result.exit_code == 2 and "option --coefficient:" in result.output
+    assert "fleiss" in result.output and "method" not in result.output

@@ -17,8 +17,8 @@ from ranger_eval.cli._options import OUT_PATTERN, default_out
 #: Commands that write an output folder, and whether they take --html (plan writes a sample
 #: size, plan.md and plan.json: no report page; see docs/cli.md).
 FOLDER_COMMANDS = {"demo": True, "meta": True, "compare": True, "rank": True, "arena": True,
-                   "aso": True, "bayes": True, "plan": False, "agree": False,
-                   "estimate": False}
+                   "aso": True, "bayes": True, "plan": False, "agree": True,
+                   "monitor": True, "estimate": False}
 
 
 def _commands() -> dict[str, Any]:

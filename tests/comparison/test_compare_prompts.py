@@ -70,10 +70,46 @@ def test_one_prompt_and_nested_prompts_are_refused() -> None:
         rg.compare(nested)
 
 
-def test_other_tests_use_the_per_item_means() -> None:
-    row = rg.compare(_pair("diff_balanced"), test="wilcoxon").to_frame().iloc[0]
-    assert row["ci_method"] == "Hodges-Lehmann"
-    assert np.isnan(row["se"]) and np.isnan(row["df"])
+@pytest.mark.parametrize("kw", [dict(test="wilcoxon"), dict(test="sign"),
+                                dict(test="permutation"), dict(test="bootstrap"),
+                                dict(test="mcnemar"), dict(test="welch"), dict(paired=False),
+                                dict(correction="westfall-young", test="permutation"),
+                                dict(metric_fn="accuracy")])
+def test_analyses_that_would_ignore_prompts_are_refused(kw: dict[str, object]) -> None:
+    key, value = next(iter(kw.items()))
+    with pytest.raises(CompareError, match=f"{key}=.*'prompt' column.*test='paired-t'"):
+        rg.compare(_pair("diff_balanced"), **kw)  # type: ignore[arg-type]
+
+
+def test_clustered_items_with_prompts_are_refused() -> None:
+    data = _pair("diff_balanced")
+    data = data.assign(cluster=data["item"].str[:3])
+    with pytest.raises(CompareError, match="'cluster' column and a 'prompt' column"):
+        rg.compare(data)
+
+
+@pytest.mark.parametrize("hypothesis", ["non-inferiority", "equivalence"])
+@pytest.mark.parametrize("name", ONE_SAMPLE)
+def test_margin_tests_take_the_crossed_estimate(name: str, hypothesis: str) -> None:
+    """Two one-sided t tests from lmerTest's estimate, se and Satterthwaite df."""
+    from scipy import stats as sps
+    ref = TESTS[name]["result"]
+    est, se, df = ref["estimate"], ref["se"], ref["df"]
+    margin = 0.5
+    row = rg.compare(_pair(name), hypothesis=hypothesis, margin=margin).to_frame().iloc[0]
+    assert row["ci_method"] == CROSSED
+    for ours, theirs in (("diff", est), ("se", se), ("df", df)):
+        assert row[ours] == pytest.approx(theirs, rel=TOL, abs=TOL), ours
+    p_low = sps.t.sf((est + margin) / se, df)
+    q = sps.t.ppf(0.95, df)
+    if hypothesis == "non-inferiority":
+        assert row["pvalue"] == pytest.approx(p_low, rel=TOL, abs=TOL)
+        assert row["ci_low"] == pytest.approx(est - q * se, rel=TOL, abs=TOL)
+        assert row["ci_high"] == np.inf
+    else:
+        p_upp = sps.t.cdf((est - margin) / se, df)
+        assert row["pvalue"] == pytest.approx(max(p_low, p_upp), rel=TOL, abs=TOL)
+        assert row["ci_high"] == pytest.approx(est + q * se, rel=TOL, abs=TOL)
 
 
 def test_se_and_df_columns_of_t_tests() -> None:
@@ -98,3 +134,35 @@ def test_lazy_engines_refuse_the_prompt_column(tmp_path: Path) -> None:
     _pair("diff_balanced").to_parquet(path)
     with pytest.raises(ScoresError, match="'prompt'"):
         rg.lazy.open_scores(path)
+
+
+@pytest.mark.slow
+def test_other_analyses_refuse_or_honour_prompts(tmp_path: Path) -> None:
+    """rank_intervals, effect_sizes (meta) and plan_from_pilot refuse; the leaderboard's se is
+    describe's se_crossed; describe says why it differs from se."""
+    data = _pair("diff_balanced")
+    with pytest.raises(CompareError, match="'prompt' column"):
+        rg.rank_intervals(data)
+    with pytest.raises(rg.RangerError, match="'prompt' column"):
+        rg.effect_sizes(data, treatment="A", control="B")
+    with pytest.raises(rg.RangerError, match=r"'prompt' column.*project"):
+        rg.plan_from_pilot(data, treatment="A", control="B", effect=0.1, power=0.8)
+    described = rg.describe(data)
+    assert "prompt (template) variance" in described.attrs["note"]
+    board = rg.compare(data).leaderboard().to_frame()
+    se = board[[c for c in board.columns if c[-1] == "se"][0]].to_numpy()
+    np.testing.assert_allclose(se, described["se_crossed"].to_numpy(), rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_cli_writes_the_variance_components(tmp_path: Path) -> None:
+    from ranger_eval.pipeline import run_compare
+    path = tmp_path / "scores.csv"
+    _pair("diff_balanced").to_csv(path, index=False)
+    run = run_compare(path, tmp_path / "out", figures="none")
+    out = tmp_path / "out"
+    table = pd.read_csv(out / "variance_components.csv")
+    ref = rg.variance_components(_pair("diff_balanced")).to_frame()
+    np.testing.assert_allclose(table["se"], ref["se"], rtol=1e-9)
+    assert "prompt (template) variance" in (out / "variance_components.md").read_text()
+    assert "variance_components.md" in {Path(p).name for p in run.written}

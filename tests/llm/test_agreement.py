@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ranger_eval as rg
 from ranger_eval.errors import SettingsError, StatsInputError
@@ -158,3 +160,34 @@ def test_result_views():
     assert d["signature"] == str(result.signature) and d["raters"] == ["r0", "r1", "r2", "r3"]
     assert "Krippendorff's α (nominal)" in result.summary()
     assert ratings_table(table).values.shape == (20, 4)
+
+
+# --------------------------------------------------------------------------- invariances
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       case=st.sampled_from([("krippendorff", "nominal", None), ("krippendorff", "ordinal", None),
+                             ("krippendorff", "interval", None), ("krippendorff", "ratio", None),
+                             ("fleiss", "nominal", None), ("cohen", "nominal", None),
+                             ("cohen", "nominal", "quadratic")]))
+def test_row_order_and_relabelling_leave_the_coefficient_unchanged(seed, case):
+    method, scale, weights = case
+    rng = np.random.default_rng(seed)
+    n_raters = 2 if method == "cohen" else int(rng.integers(2, 6))
+    missing = 0.2 if method == "krippendorff" else 0.0
+    _, table = _likert(n_items=int(rng.integers(8, 40)), n_raters=n_raters, seed=seed,
+                       missing=missing)
+    kwargs = {"method": method, "scale": scale, "weights": weights, "n_resamples": 0}
+    try:
+        expected = rg.agreement(table, **kwargs).estimate
+    except StatsInputError:  # every rating equal: undefined whatever the order or labels
+        return
+    shuffled = table.sample(frac=1.0, random_state=int(rng.integers(2**31)))
+    assert rg.agreement(shuffled, **kwargs).estimate == pytest.approx(expected, abs=1e-12)
+    raters = dict(zip(sorted(table["rater"].unique()),
+                      rng.permutation([f"judge-{k}" for k in range(n_raters)]), strict=True))
+    relabelled = table.assign(rater=table["rater"].map(raters))
+    assert rg.agreement(relabelled, **kwargs).estimate == pytest.approx(expected, abs=1e-12)
+    items = dict(zip(sorted(table["item"].unique()),
+                     rng.permutation(table["item"].nunique()) * 7 + 1000, strict=True))
+    renamed = table.assign(item=table["item"].map(items).astype(str) + "-q")
+    assert rg.agreement(renamed, **kwargs).estimate == pytest.approx(expected, abs=1e-12)

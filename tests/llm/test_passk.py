@@ -8,6 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 import ranger_eval as rg
 from ranger_eval.errors import RangerWarning, ScoresError, SettingsError
@@ -181,3 +184,71 @@ def test_plan_from_pilot_on_pass_at_k_scores():
     plan = rg.plan_from_pilot(pk, treatment="b", control="a", effect=0.15, power=0.8,
                               n_resamples=200)
     assert plan.n is not None and 2 <= plan.n < 10_000
+
+
+def test_a_scores_with_a_different_number_of_samples_per_item():
+    """Each item's estimate uses its own n, from a Scores as from a frame; nothing dropped."""
+    n, c = [3, 5, 8, 4, 6], [1, 0, 8, 2, 3]
+    df = _rows(n, c)
+    scores = rg.Scores(df)
+    assert scores.samples_label == "3-8" and len(scores) == 5
+    got = rg.pass_at_k(scores, 2).frame.set_index("item")["value"]
+    want = [1 - math.comb(m - x, 2) / math.comb(m, 2) for m, x in zip(n, c, strict=True)]
+    np.testing.assert_allclose(got.loc[[str(i) for i in range(5)]].to_numpy(), want,
+                               rtol=0, atol=1e-15)
+    hat = rg.pass_hat_k(scores, 3).frame["value"].to_numpy()
+    np.testing.assert_allclose(hat, [math.comb(x, 3) / math.comb(m, 3)
+                                     for m, x in zip(n, c, strict=True)], rtol=1e-14)
+    # the per-item means the Scores hold are each item's own c / n
+    np.testing.assert_allclose(scores.table["value"].to_numpy(), np.divide(c, n), rtol=1e-15)
+    assert scores.sample_stats()["k_samples"].tolist() == n
+
+
+@hypothesis_settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_pass_at_k_is_invariant_to_row_order_and_relabelling(seed: int, as_scores: bool):
+    """Shuffling the rows and renaming items and systems (a bijection) permutes and renames
+    the result's rows and changes no value: each item × prompt keeps its own estimate."""
+    rng = np.random.default_rng(seed)
+    n_items = int(rng.integers(2, 9))
+    n = rng.integers(2, 7, size=(2, 2, n_items))  # system × prompt × item: each cell its n
+    k = int(rng.integers(1, n.min() + 1))
+    frames = []
+    for s_i, system in enumerate(("a", "b")):
+        for p_i, prompt in enumerate(("p1", "p2")):
+            c = rng.integers(0, n[s_i, p_i] + 1)
+            frames.append(_rows(n[s_i, p_i], c).assign(system=system, prompt=prompt))
+    df = pd.concat(frames, ignore_index=True)
+    ids = {str(i): f"x{j:03d}" for i, j in enumerate(rng.permutation(n_items))}
+    names = {"a": "zeta", "b": "alpha"}
+    moved = df.sample(frac=1.0, random_state=int(rng.integers(0, 2**31))).assign(
+        item=lambda f: f["item"].map(ids), system=lambda f: f["system"].map(names))
+    one, two = (rg.Scores(df), rg.Scores(moved)) if as_scores else (df, moved)
+    for fn in (rg.pass_at_k, rg.pass_hat_k):
+        want = fn(one, k).raw_frame  # rows per item × prompt (frame: their per-item means)
+        got = fn(two, k).raw_frame
+        want = want.assign(item=want["item"].map(ids), system=want["system"].map(names))
+        key = ["system", "item", "prompt"]
+        pd.testing.assert_series_equal(got.set_index(key)["value"].sort_index(),
+                                       want.set_index(key)["value"].sort_index(),
+                                       rtol=0, atol=0)
+        # the prompt stays in the key: one row per item × prompt, its own n and c
+        cells = df.groupby(["system", "item", "prompt"])["value"].agg(["size", "sum"])
+        assert len(want) == len(cells)
+        result = fn(one, k)
+        assert result.has_prompts and not result.has_samples
+        base = result.raw_frame.set_index(key)["value"].sort_index()
+        values = (pass_at_k_values if fn is rg.pass_at_k else pass_hat_k_values)(
+            cells["size"].to_numpy(), cells["sum"].to_numpy().astype(int), k)
+        np.testing.assert_allclose(base.loc[cells.index].to_numpy(), values, rtol=0,
+                                   atol=1e-15)
+
+
+def test_a_scores_dropping_items_with_fewer_than_k_samples():
+    scores = rg.Scores(_rows([2, 5, 4], [1, 2, 4]))
+    with pytest.warns(RangerWarning, match=r"dropped 1 of 3 item\(s\) with fewer than k=3 "
+                                           r"samples .*d/a/0 \(n = 2\)"):
+        out = rg.pass_at_k(scores, 3, missing="drop")
+    assert out.frame["item"].tolist() == ["1", "2"] and out.datasets == ("d",)
+    np.testing.assert_allclose(out.frame["value"], [1 - math.comb(3, 3) / math.comb(5, 3), 1.0])
+    assert out.bounds == {"pass@3": (0.0, 1.0)}

@@ -48,6 +48,38 @@ def long(x: np.ndarray) -> list[list]:
             for u in range(x.shape[0]) for r in range(x.shape[1])]
 
 
+def judge_human(rng: np.random.Generator) -> dict:
+    """A Scores table (two datasets, three systems, a 0/1 and a 1-5 metric; human scores on a
+    third of the items, the judge lenient on one system) and, per dataset × metric × system,
+    krippendorff's interval α and (0/1 metric) sklearn's κ of judge against human on the items
+    with both scores: what ``describe`` reports with a ``human_value`` column."""
+    rows, expected = [], []
+    for dataset in ("qa", "chat"):
+        n = 150
+        labelled = rng.random(n) < 1 / 3
+        for system, skill, lenient in (("A", 0.6, 0.0), ("B", 0.5, 0.0), ("C", 0.55, 0.3)):
+            human01 = (rng.random(n) < skill).astype(float)
+            judge01 = np.where(rng.random(n) < 0.85, human01, 1 - human01)
+            judge01 = np.where((human01 == 0) & (rng.random(n) < lenient), 1.0, judge01)
+            human5 = np.clip(np.round(1 + 4 * skill + rng.normal(0, 1.1, n)), 1, 5)
+            judge5 = np.clip(human5 + rng.integers(-1, 2, n) + (rng.random(n) < lenient), 1, 5)
+            for metric, judge, human in (("correct", judge01, human01),
+                                         ("quality", judge5, human5)):
+                shown = np.where(labelled, human, np.nan)
+                rows += [[dataset, system, f"{dataset}-{i}", metric, float(judge[i]),
+                          None if np.isnan(shown[i]) else float(shown[i])] for i in range(n)]
+                pair = np.vstack([judge[labelled], human[labelled]])
+                case = {"dataset": dataset, "metric": metric, "system": system,
+                        "n_labelled": int(labelled.sum()),
+                        "alpha": float(krippendorff.alpha(reliability_data=pair,
+                                                          level_of_measurement="interval"))}
+                if metric == "correct":
+                    case["kappa"] = float(cohen_kappa_score(pair[0], pair[1]))
+                expected.append(case)
+    return {"columns": ["dataset", "system", "item", "metric", "value", "human_value"],
+            "rows": rows, "expected": expected}
+
+
 def main() -> None:
     rng = np.random.default_rng(20260330)
     cases = []
@@ -83,6 +115,7 @@ def main() -> None:
         cases.append({"name": name, "method": "fleiss", "table": long(x),
                       "expected": {"None": float(fleiss_kappa(counts, method="fleiss"))}})
     OUT.write_text(json.dumps({
+        "judge_human": judge_human(np.random.default_rng(20260331)),
         "peers": {"krippendorff": version("krippendorff"), "scikit-learn": sklearn.__version__,
                   "statsmodels": statsmodels.__version__},
         "cases": cases}) + "\n")

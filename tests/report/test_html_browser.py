@@ -20,6 +20,7 @@ import pytest
 
 from ranger_eval.pipeline import run_compare
 from ranger_eval.report.html import write_html_report
+from ranger_eval.report.tables import df_text
 from tests.helpers.outputs import demo_copy
 
 sync_api = pytest.importorskip(
@@ -215,10 +216,64 @@ def test_compare_report_in_chromium(session: Session, compare_report: Path,
     # p adj. sorts numerically, also across exponents
     p = header(page, table, "p adj.")
     p.locator("button").click()
+    col = column_index(page, table, "p adj.")
     keys = page.eval_on_selector_all(
-        f"#{table} tbody tr", "rows => rows.map(r => Number(r.cells[8].dataset.sort))")
+        f"#{table} tbody tr", f"rows => rows.map(r => Number(r.cells[{col}].dataset.sort))")
     assert keys == sorted(keys)
+    # the paired t rows show their se and df (after the interval)
+    assert column_index(page, table, "se") == column_index(page, table, "95% CI") + 1
+    assert page.eval_on_selector_all(
+        f"#{table} tbody tr",
+        f"rows => rows.map(r => r.cells[{column_index(page, table, 'df')}].textContent.trim())"
+    ) == ["39"] * 6
     page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+    session.check_clean()
+
+
+def column_index(page: Any, table: str, title: str) -> int:
+    """The position of the column headed ``title``."""
+    titles = page.eval_on_selector_all(f"#{table} thead th",
+                                       "ths => ths.map(t => t.textContent.trim())")
+    return [t.strip() for t in titles].index(title)
+
+
+@pytest.fixture(scope="module")
+def prompts_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A comparison of two systems on items crossed with prompts: the crossed model's se and
+    Satterthwaite df in the report's table."""
+    base = tmp_path_factory.mktemp("browser")
+    rng = np.random.default_rng(3)
+    items, prompts = 30, 5
+    item_fx, prompt_fx = rng.normal(0, 0.3, items), rng.normal(0, 0.2, prompts)
+    rows = []
+    for system, shift in (("alpha", 0.0), ("beta", 0.1)):
+        for i in range(items):
+            for p in range(prompts):
+                rows.append({"dataset": "qa", "metric": "acc", "system": system,
+                             "item": f"q{i}", "prompt": f"p{p}",
+                             "value": item_fx[i] + prompt_fx[p] * (1 + 5 * shift) + shift
+                             + rng.normal(0, 0.2)})
+    pd.DataFrame(rows).to_csv(base / "scores.csv", index=False)
+    run_compare(base / "scores.csv", base / "cmp", command="ranger-eval compare scores.csv")
+    return write_html_report(base / "cmp")
+
+
+def test_prompts_report_shows_the_crossed_se_and_df(session: Session, prompts_report: Path,
+                                                     tmp_path: Path) -> None:
+    page = session.page
+    session.open(prompts_report)
+    table = "t0-comparison"
+    cells = page.eval_on_selector_all(
+        f"#{table} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))")
+    comp = pd.read_csv(prompts_report.parent / "comparison.csv")
+    se, df = column_index(page, table, "se"), column_index(page, table, "df")
+    assert cells[0][se] == f"{comp['se'][0]:.4f}"
+    assert cells[0][df] == df_text(comp["df"][0])
+    assert "its standard error se and degrees of freedom df" in page.inner_text("body")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(tmp_path / "prompts.png"), full_page=True)
+    page.screenshot(path="/tmp/i30v2_prompts_report.png", full_page=True)
     session.check_clean()
 
 
@@ -271,4 +326,58 @@ def test_arena_page_in_chromium(session: Session, arena_page: Path, tmp_path: Pa
     page.set_viewport_size({"width": 390, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path=str(tmp_path / "arena.png"), full_page=True)
+    session.check_clean()
+
+
+@pytest.fixture(scope="module")
+def style_arena_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``ranger-eval arena --covariate length --covariate bold --html`` on 2,000 seeded
+    battles among 6 models whose answers' lengths move the outcome: its report.html."""
+    from ranger_eval.pipeline.arena import run_arena
+
+    base = tmp_path_factory.mktemp("browser")
+    rng = np.random.default_rng(5)
+    n, names = 2000, np.array([f"model-{k}" for k in range(6)])
+    a = rng.integers(0, 6, n)
+    b = (a + rng.integers(1, 6, n)) % 6
+    la, lb = rng.integers(50, 900, n), rng.integers(50, 900, n)
+    s = np.linspace(-0.6, 0.6, 6)[a] - np.linspace(-0.6, 0.6, 6)[b] + 1.2 * (la - lb) / (la + lb)
+    winner = np.where(rng.random(n) < 1 / (1 + np.exp(-s)), "model_a", "model_b")
+    pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner, "length_a": la,
+                  "length_b": lb, "bold_a": rng.poisson(1.0, n), "bold_b": rng.poisson(1.0, n)}
+                 ).to_csv(base / "battles.csv", index=False)
+    run_arena(base / "battles.csv", base / "arena", "ranger-eval arena battles.csv --html",
+              figures="png", html=True, n_resamples=200, covariates=("length", "bold"))
+    return base / "arena" / "report.html"
+
+
+def test_style_arena_page_in_chromium(session: Session, style_arena_page: Path,
+                                      tmp_path: Path) -> None:
+    page = session.page
+    session.open(style_arena_page)
+    # ratings (both sets), the coefficients and the heatmap, each shown at a readable size
+    figures = page.locator("figure")
+    assert figures.count() == 3
+    for i in range(3):
+        box = figures.nth(i).locator("img").bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 80, (i, box)
+    captions = page.locator("figcaption").all_inner_texts()
+    assert any("without" in c and "open square" in c for c in captions)
+    assert any("Style control" in c and "Elo points" in c for c in captions)
+    # the leaderboard holds both rating sets side by side, as arena.csv does
+    table = "t0-bradley-terry"
+    board = pd.read_csv(style_arena_page.parent / "arena.csv")
+    heads = page.locator(f"#{table} thead th").all_inner_texts()
+    assert any("rating (no style control)" in h for h in heads)
+    cells = page.locator(f"#{table} tbody tr").first.locator("td").all_inner_texts()
+    assert float(cells[1]) == pytest.approx(board["rating"][0], abs=0.051)
+    assert float(cells[5]) == pytest.approx(board["rating_uncontrolled"][0], abs=0.051)
+    # the coefficient table: one row per covariate, length's effect positive and significant
+    coef = page.locator("#t0-style-coefficients tbody tr")
+    assert coef.count() == 2
+    first = coef.first.locator("td").all_inner_texts()
+    assert first[0] == "length" and float(first[3]) > 0 and float(first[6]) < 0.01
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(tmp_path / "style_arena.png"), full_page=True)
     session.check_clean()

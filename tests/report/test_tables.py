@@ -163,7 +163,8 @@ def test_comparison_latex(comp):
     tex = to_latex(comp)
     rows = [line for line in tex.splitlines() if line.startswith(r"d\_")]
     assert len(rows) == len(comp.table)
-    assert all(line.count(" & ") == 12 for line in rows)
+    assert all(line.count(" & ") == 14 for line in rows)  # with the paired t's se and df
+    assert "& se & df & test &" in tex
     assert r"R\&D \%2" in tex and r"top\#3" in tex
     assert "95\\% CI" in tex
     assert latex_signature(comp.signature) in tex
@@ -311,3 +312,21 @@ def test_column_json_is_the_json_of_the_column_values(values):
 
     column = pd.Series(values)
     assert tables._column_json(column) == orjson.dumps(tables._json_column(column))
+
+
+def test_se_and_df_columns_only_where_a_test_has_them():
+    """A table whose tests have no se (Wilcoxon) keeps the short header; the paired t's se and
+    df appear after the interval, NaN cells shown as a dash."""
+    import ranger_eval as rg
+    from ranger_eval.report.tables import comparison_markdown, df_text, has_se_df
+    scores = rg.Scores.from_arrays({"qa": {"a": [0.8, 0.6, 0.9, 0.7, 0.75, 0.85],
+                                           "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
+    wil = rg.compare(scores, test="wilcoxon", n_resamples=100)
+    assert not has_se_df(wil.table) and "| se |" not in comparison_markdown(wil)
+    t = rg.compare(scores, test="paired-t")
+    row = comparison_markdown(t).splitlines()[2].split(" | ")
+    assert row[8:10] == [f"{t.table['se'][0]:.4f}", "5"]
+    mixed = t.table.assign(se=[float("nan")], df=[float("nan")])
+    mixed = pd.concat([t.table, mixed], ignore_index=True)
+    assert comparison_markdown(mixed, "sig").splitlines()[3].split(" | ")[8:10] == ["–", "–"]
+    assert (df_text(12.0), df_text(36.94), df_text(float("nan"))) == ("12", "36.9", "–")

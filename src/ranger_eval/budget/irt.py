@@ -18,7 +18,8 @@ weighted likelihood estimate is given instead and the system is flagged ``extrem
 **2PL** by marginal maximum likelihood (Bock & Aitkin 1981): θ ~ N(0, 1), the integral by
 Gauss–Hermite quadrature, EM with a Newton M-step per item; abilities are expected a-posteriori
 (EAP) with their posterior SD; standard errors from the cross-product (empirical) information
-of the per-system scores.
+of the per-system scores (with at least as many parameters 2k as systems, that matrix is
+singular and each item's own 2 × 2 block is inverted: its SEs given the other items).
 
 **Items every system got right (or wrong)** have difficulty −∞ (+∞): they carry no information
 about anything and are not estimable; they are left out of the fit, listed in
@@ -28,7 +29,9 @@ gives them P = 1 (0).
 **Fit** (Wright & Masters 1982): with z_vi = (x − P)/√W, W = P(1 − P) over the non-extreme
 systems, outfit = mean z², infit = Σ(x − P)² / ΣW, each with its Wilson–Hilferty standardised t
 (t = (MSQ^{1/3} − 1)(3/q) + q/3, q² = ΣC/W²/n² − 1/n for outfit and Σ(C − W²)/(ΣW)² for
-infit, C = W(1 − 3W)); an item outside [fit_low, fit_high] is flagged ``misfit``.
+infit, C = W(1 − 3W)); an item outside [fit_low, fit_high] is flagged ``misfit``. The same
+sums over a system's items give its fit (``system_infit`` …; NaN for an extreme system). Both
+equal R ``eRm::itemfit`` and ``eRm::personfit`` (the sums over eRm's non-extreme persons).
 
 :meth:`IRTResult.predict` is the building block of estimates from a subset of items: given a
 new system's responses on some items, its ability (ML, or WLE when it has every item right or
@@ -39,7 +42,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -51,6 +54,9 @@ from ..scores import Scores
 from ..settings import IRTSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 from ._rasch import fit_cml
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["IRTPrediction", "IRTResult", "irt"]
 
@@ -83,7 +89,9 @@ class IRTResult:
     Items are indexed by their id, systems by name (``pandas.Series``). ``difficulty`` b_i (sum
     zero in the Rasch model), ``discrimination`` a_i (1 in the Rasch model), ``ability`` θ_v,
     their ``*_se``; ``infit``, ``outfit`` and ``infit_t``, ``outfit_t``, ``misfit`` per item;
-    ``extreme`` per system; ``excluded_items`` (every system right: "all-correct", or wrong)."""
+    ``extreme`` per system and the system fit ``system_infit``, ``system_outfit``,
+    ``system_infit_t``, ``system_outfit_t`` (NaN for extreme systems, as eRm's ``personfit``);
+    ``excluded_items`` (every system right: "all-correct", or wrong)."""
 
     model: str
     difficulty: pd.Series
@@ -98,6 +106,10 @@ class IRTResult:
     infit_t: pd.Series
     outfit_t: pd.Series
     misfit: pd.Series
+    system_infit: pd.Series
+    system_outfit: pd.Series
+    system_infit_t: pd.Series
+    system_outfit_t: pd.Series
     excluded_items: Mapping[str, str]
     loglik: float
     iterations: int
@@ -162,6 +174,14 @@ class IRTResult:
                            for i, why in self.excluded_items.items()}, dtype=float)
         return IRTPrediction(theta, se, pd.concat([full, extra]), int(series.size), extreme)
 
+    def plot(self, **kwargs: Any) -> Figure:
+        """Item characteristic curves and item information of a readable subset of items (the
+        misfits and a spread of difficulties, or ``items=``), with the test information
+        (:func:`ranger_eval.plots.irt.irt_plot`)."""
+        from ..plots.irt import irt_plot
+
+        return irt_plot(self, **kwargs)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per item: difficulty, discrimination, their SEs, infit, outfit, t, misfit."""
         return pd.DataFrame({
@@ -171,9 +191,11 @@ class IRTResult:
             "outfit_t": self.outfit_t, "misfit": self.misfit}).rename_axis("item")
 
     def abilities(self) -> pd.DataFrame:
-        """One row per system: ability, its SE, and whether its raw score was extreme."""
+        """One row per system: ability, its SE, whether its raw score was extreme, its fit."""
         return pd.DataFrame({"ability": self.ability, "ability_se": self.ability_se,
-                             "extreme": self.extreme}).rename_axis("system")
+                             "extreme": self.extreme, "infit": self.system_infit,
+                             "outfit": self.system_outfit, "infit_t": self.system_infit_t,
+                             "outfit_t": self.system_outfit_t}).rename_axis("system")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: items, systems, excluded items, settings, the signature."""
@@ -308,25 +330,44 @@ def _rasch_abilities(x: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 # --------------------------------------------------------------------------- fit statistics
+def _wilson_hilferty(msq: np.ndarray, q: np.ndarray) -> np.ndarray:
+    return (np.cbrt(msq) - 1) * 3 / q + q / 3
+
+
 def _fit(x: np.ndarray, theta: np.ndarray, a: np.ndarray, b: np.ndarray,
          use: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Item fit (over the systems ``use``) and system fit (NaN for the others), each infit and
+    outfit mean square with its Wilson–Hilferty t: eRm's ``itemfit`` / ``personfit``."""
     p = special.expit(a * (theta[use][:, None] - b))
     xs = x[use]
     w = p * (1 - p)
-    n = xs.shape[0]
     res2 = (xs - p) ** 2
-    outfit = (res2 / w).mean(0)
-    infit = res2.sum(0) / w.sum(0)
     c = w * (1 - 3 * w)
-    q_out = np.sqrt(np.maximum((c / w**2).sum(0) / n**2 - 1.0 / n, 1e-300))
-    q_in = np.sqrt(np.maximum((c - w**2).sum(0) / w.sum(0) ** 2, 1e-300))
-    t_out = (np.cbrt(outfit) - 1) * 3 / q_out + q_out / 3
-    t_in = (np.cbrt(infit) - 1) * 3 / q_in + q_in / 3
-    return infit, outfit, t_in, t_out
+    out: list[np.ndarray] = []
+    for axis in (0, 1):
+        n = xs.shape[axis]
+        outfit = (res2 / w).mean(axis)
+        infit = res2.sum(axis) / w.sum(axis)
+        q_out = np.sqrt(np.maximum((c / w**2).sum(axis) / n**2 - 1.0 / n, 1e-300))
+        q_in = np.sqrt(np.maximum((c - w**2).sum(axis) / w.sum(axis) ** 2, 1e-300))
+        stats = [infit, outfit, _wilson_hilferty(infit, q_in), _wilson_hilferty(outfit, q_out)]
+        out.extend(stats if axis == 0 else [_spread(v, use) for v in stats])
+    return tuple(out)
+
+
+def _spread(values: np.ndarray, use: np.ndarray) -> np.ndarray:
+    full = np.full(use.size, np.nan)
+    full[use] = values
+    return full
 
 
 # --------------------------------------------------------------------------- 2PL
-def _twopl(x: np.ndarray, n_q: int) -> tuple[Any, ...]:
+#: A 2PL discrimination beyond this (on the logit scale) is a step function: the marginal
+#: likelihood grows without bound (a Heywood case) and the fit stops with an error.
+MAX_DISCRIMINATION = 40.0
+
+
+def _twopl(x: np.ndarray, n_q: int, items: list[Any]) -> tuple[Any, ...]:
     """Bock–Aitkin EM for the 2PL: returns a, b, their SEs, EAP θ, posterior SD, loglik, iters."""
     nodes, weights = np.polynomial.hermite_e.hermegauss(n_q)
     weights = weights / weights.sum()
@@ -359,6 +400,15 @@ def _twopl(x: np.ndarray, n_q: int) -> tuple[Any, ...]:
             det = h_aa * h_cc - h_ac**2
             a = a + (h_cc * g_a - h_ac * g_c) / det
             c = c + (h_aa * g_c - h_ac * g_a) / det
+        diverged = ~np.isfinite(a) | ~np.isfinite(c) | (np.abs(a) > MAX_DISCRIMINATION)
+        if diverged.any():
+            bad = [items[i] for i in np.flatnonzero(diverged)]
+            raise VerdictError(
+                f"irt: the 2PL has no finite maximum: the discrimination of item(s) "
+                f"{preview([str(i) for i in bad])} grows without bound (|a| > "
+                f"{MAX_DISCRIMINATION:g} after {it} EM iterations; a Heywood case): the item "
+                f"splits the systems almost perfectly by ability. Fit model='rasch' (equal "
+                f"discriminations), or leave the item out")
         if float(np.max(np.abs(np.concatenate([a, c]) - before))) < 1e-8:
             loglik = new
             break
@@ -373,11 +423,20 @@ def _twopl(x: np.ndarray, n_q: int) -> tuple[Any, ...]:
     # score of system v: Σ_q post_vq (x_vi − P_iq)(θ_q, 1)
     resid_c = x - post @ p                                              # n × k
     resid_a = x * eap[:, None] - post @ (nodes[:, None] * p)
-    scores = np.concatenate([resid_a, resid_c], axis=1)
-    cov = np.linalg.pinv(scores.T @ scores)
-    var_a = np.diag(cov)[:k]
-    var_c = np.diag(cov)[k:]
-    cov_ac = np.diag(cov[:k, k:])
+    if 2 * k < n:
+        scores = np.concatenate([resid_a, resid_c], axis=1)
+        cov = np.linalg.pinv(scores.T @ scores)
+        var_a = np.diag(cov)[:k]
+        var_c = np.diag(cov)[k:]
+        cov_ac = np.diag(cov[:k, k:])
+    else:
+        # more parameters than systems: the full cross-product (rank ≤ n) is singular; each
+        # item's own 2 × 2 block is inverted (the item's SEs given the other items)
+        h_aa = (resid_a**2).sum(0)
+        h_cc = (resid_c**2).sum(0)
+        h_ac = (resid_a * resid_c).sum(0)
+        det = h_aa * h_cc - h_ac**2
+        var_a, var_c, cov_ac = h_cc / det, h_aa / det, -h_ac / det
     b = -c / a
     # delta method: b = −c/a
     var_b = (var_c / a**2 + c**2 * var_a / a**4 - 2 * c * cov_ac / a**3)
@@ -489,11 +548,11 @@ def irt(responses: Any, *, model: str = _DEFAULT.model, n_quadrature: int = _DEF
         theta, theta_se, extreme = _rasch_abilities(x, b)
         loglik, iterations = cml.loglik, cml.iterations
     else:
-        a, b, a_se, b_se, theta, theta_se, ll, its = _twopl(x, settings.n_quadrature)
+        a, b, a_se, b_se, theta, theta_se, ll, its = _twopl(x, settings.n_quadrature, list(item_index))
         loglik, iterations = float(ll), int(its)
         extreme = (x.sum(1) == 0) | (x.sum(1) == k)
     use = ~extreme if (~extreme).any() else np.ones(n, dtype=bool)
-    infit, outfit, t_in, t_out = _fit(x, theta, a, b, use)
+    infit, outfit, t_in, t_out, s_in, s_out, s_tin, s_tout = _fit(x, theta, a, b, use)
     misfit = ((infit < settings.fit_low) | (infit > settings.fit_high)
               | (outfit < settings.fit_low) | (outfit > settings.fit_high))
 
@@ -509,6 +568,8 @@ def irt(responses: Any, *, model: str = _DEFAULT.model, n_quadrature: int = _DEF
         ability=s_sys(np.asarray(theta, dtype=float)), ability_se=s_sys(np.asarray(theta_se)),
         extreme=s_sys(np.asarray(extreme, dtype=bool)), infit=s_item(infit),
         outfit=s_item(outfit), infit_t=s_item(t_in), outfit_t=s_item(t_out),
-        misfit=pd.Series(misfit, index=item_index), excluded_items=excluded,
+        misfit=pd.Series(misfit, index=item_index), system_infit=s_sys(s_in),
+        system_outfit=s_sys(s_out), system_infit_t=s_sys(s_tin), system_outfit_t=s_sys(s_tout),
+        excluded_items=excluded,
         loglik=float(loglik), iterations=int(iterations), n_quadrature=settings.n_quadrature,
         settings=settings)

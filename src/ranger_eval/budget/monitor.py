@@ -348,23 +348,27 @@ def _metric_range(scores: Scores, metric: str, values: np.ndarray,
 
 
 def _log_order(frame: pd.DataFrame, treatment: str, control: str) -> pd.Index:
-    """Items in the order they become pairs: the later of their first rows in each system."""
-    pos = pd.Series(np.arange(len(frame)), index=frame.index)
-    first = {}
+    """Items in the order they become pairs: the later of their first rows in each system
+    (item ids encoded to integers once; the first row of each code per system)."""
+    codes, uniques = pd.factorize(frame["item"], sort=False)
+    systems = frame["system"]
+    first: dict[str, np.ndarray] = {}
     for name in (treatment, control):
-        rows = frame["system"].to_numpy() == name
-        f = pd.Series(pos.to_numpy()[rows], index=frame["item"].to_numpy()[rows])
-        first[name] = f.groupby(level=0, sort=False).min()
+        rows = np.flatnonzero((systems == name).to_numpy(dtype=bool))
+        pos = np.full(len(uniques), -1, dtype=np.int64)
+        seen, at = np.unique(codes[rows], return_index=True)
+        pos[seen] = rows[at]
+        first[name] = pos
     t, c = first[treatment], first[control]
-    t_only = t.index.difference(c.index)
-    c_only = c.index.difference(t.index)
+    t_only = uniques[(t >= 0) & (c < 0)]
+    c_only = uniques[(c >= 0) & (t < 0)]
     if len(t_only) or len(c_only):
         raise ScoresError(
             f"the items of {treatment!r} and {control!r} do not match: {len(t_only)} only in "
             f"{treatment!r} (e.g. {', '.join(map(str, t_only[:5]))}), {len(c_only)} only in "
             f"{control!r} (e.g. {', '.join(map(str, c_only[:5]))}); monitor pairs items by id")
-    both = pd.concat([t, c.reindex(t.index)], axis=1).max(axis=1)
-    return pd.Index(both.sort_values(kind="stable").index)
+    both = np.maximum(t, c)
+    return pd.Index(uniques[np.argsort(both, kind="stable")])
 
 
 def monitor(scores: object, *, control: str, treatment: str, level: float = _DEFAULT.level,
@@ -438,7 +442,8 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
         raise ScoresError(f"treatment and control are both {treatment!r}")
     frame = sc.table
     frame = frame[(frame["dataset"] == ds) & frame["system"].isin([treatment, control])]
-    metrics = tuple(dict.fromkeys(frame["metric"].astype(str))) if "metric" in frame else ("value",)
+    metrics = (tuple(str(m) for m in pd.unique(frame["metric"].to_numpy(dtype=object)))
+               if "metric" in frame else ("value",))
     mt = _pick(metrics, s.metric, "metric")
     if "metric" in frame:
         frame = frame[frame["metric"].astype(str) == mt]
@@ -449,7 +454,7 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
     lo, hi = _metric_range(sc, mt, np.concatenate([paired.treatment, paired.control]), s.bounds)
     design = resolve_design(sc)
     unit_name = "item"
-    unit_ids = [str(i) for i in items]
+    unit_ids = items.to_numpy(dtype=object).astype(str).tolist()
     if design.clustered:
         codes = design.units(ds, items.to_numpy())
         uniq, first = np.unique(codes, return_index=True)

@@ -20,6 +20,7 @@ from . import (
     demo,
     estimate,
     meta,
+    monitor,
     plan,
     rank,
     report,
@@ -58,7 +59,7 @@ def _main(
 
 
 for _command in (meta, demo, compare, rank, trec, report, signature, plan, arena, aso, bayes, agree,
-                 estimate):
+                 monitor, estimate):
     _command.register(app)
 
 

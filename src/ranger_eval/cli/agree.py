@@ -17,7 +17,7 @@ import typer
 
 from ..settings import AgreementSettings, AltTestSettings
 from ._common import command_line, friendly_errors, imports_done, report_written, warn
-from ._options import OutOption, default_out, setting_option
+from ._options import FiguresOption, HtmlOption, OutOption, default_out, setting_option
 
 
 def register(app: typer.Typer) -> None:
@@ -44,14 +44,17 @@ def register(app: typer.Typer) -> None:
         min_raters: Annotated[int | None, setting_option(AltTestSettings, "min_raters")] = None,
         min_items: Annotated[int | None, setting_option(AltTestSettings, "min_items")] = None,
         out: OutOption = default_out("agree"),
+        figures: FiguresOption = None,
+        html: HtmlOption = False,
     ) -> None:
         """Agreement between raters with a bootstrap interval over items; with --judge, the
-        alternative annotator test of that rater; tables and manifest.json."""
+        alternative annotator test of that rater and its figure; tables, manifest.json and
+        (--html) report.html."""
         from ..pipeline.agree import run_agree
 
         imports_done()
-        run = run_agree(ratings, out, command_line(), judge=judge, method=coefficient, scale=scale,
-                        weights=weights, level=level, n_resamples=n_resamples, seed=seed,
+        run = run_agree(ratings, out, command_line(), figures=figures, html=html, judge=judge,
+                        method=coefficient, scale=scale, weights=weights, level=level, n_resamples=n_resamples, seed=seed,
                         epsilon=epsilon, metric=metric, fdr=fdr, min_raters=min_raters,
                         min_items=min_items)
         warn(run.warnings)

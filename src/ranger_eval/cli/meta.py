@@ -34,7 +34,8 @@ def register(app: typer.Typer) -> None:
         order: Annotated[str | None, setting_option(MetaSettings, "order")] = None,
         control: Annotated[str | None, setting_option(MetaSettings, "control")] = None,
         treatment: Annotated[str | None, setting_option(MetaSettings, "treatment")] = None,
-        metric: str | None = typer.Option(None, help="Metric to analyse (tables with several)."),  # noqa: UP007
+        metric: str | None = typer.Option(None, help="Metric to analyse (tables with several); "  # noqa: UP007
+                                          "pass@K or pass^K: per-item pass@K over the samples."),
         metric_fn: Annotated[
             str | None, setting_option(MetaSettings, "metric_fn", "--metric-fn")] = None,
         seeds: Annotated[str | None, setting_option(MetaSettings, "seeds")] = None,

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from ..formatting import comma_list
 from ..settings import RankSettings
 from ._common import (
     CLUSTER_HELP,
@@ -68,6 +69,10 @@ def register(app: typer.Typer) -> None:
         bounds: BoundsOption = None,
         cluster: Annotated[
             str | None, typer.Option("--cluster", metavar="FIELD", help=CLUSTER_HELP)] = None,
+        metric: Annotated[
+            str | None, typer.Option(
+                "--metric", help="Metric(s) of per-item scores to rank on, comma-separated; "
+                "pass@K or pass^K: per-item pass@K over the samples.")] = None,
     ) -> None:
         """Rank systems over datasets: ranking table, CD diagram, connected graph, signature."""
         from ..pipeline import rank_summary, run_rank
@@ -76,7 +81,7 @@ def register(app: typer.Typer) -> None:
 
         run = run_rank(
             input, out, command_line(), figures, html, system_from, bounds=bounds,
-            cluster=cluster,
+            cluster=cluster, metrics=comma_list(metric),
             posthoc=posthoc,
             control=control,
             comparisons=comparisons, level=level, correction=correction, test=test, seed=seed,

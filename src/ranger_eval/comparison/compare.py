@@ -27,7 +27,13 @@ from .leaderboard import metric_directions
 from .mde import with_mde
 from .multiplicity import adjust_by_family
 from .ppi import PPI_TEST, has_human_scores, human_matrices, ppi_group, refuse_ppi
-from .prompts import PromptCells, crossed_outcome
+from .prompts import (
+    PromptCells,
+    crossed_margin_outcome,
+    crossed_outcome,
+    refuse_prompt_pair,
+    refuse_prompts,
+)
 from .results import Comparison
 from .setmetric import _metric_rows, _set_metrics, declared_set_metrics
 
@@ -251,6 +257,10 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
     set_metrics = _set_metrics(metric_fn)
     correction_key = correction
     westfall_young = correction_key == WESTFALL_YOUNG
+    if scores.has_prompts:  # every analysis honours the crossed prompts, or is refused
+        refuse_prompts(test=test, paired=paired, correction=correction_key,
+                       set_metrics=bool(set_metrics), judged=has_human_scores(scores),
+                       clustered=False)
     if baseline is not None:
         known = systems if systems is not None else scores.systems
         if baseline not in known:
@@ -332,9 +342,7 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
     all_clusters = groups_clusters(scores, groups)
     # prompts crossed with items: the paired t becomes the crossed random-effects test
     # (comparison.prompts) where the group is not clustered
-    prompt_cells = (PromptCells(scores) if scores.has_prompts and not set_metrics
-                    and not judged and not westfall_young and hypothesis == "superiority"
-                    and test in ("auto", "paired-t") else None)
+    prompt_cells = PromptCells(scores) if scores.has_prompts else None
     se_df: list[tuple[float, float]] = [(math.nan, math.nan)] * len(rows)
     for gi, group in enumerate(groups):
         for j, s in enumerate(group.names):
@@ -367,6 +375,12 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
         chosen = [_choose_test(test, d, group) for d in data]
         work = _GroupWork(group, data, chosen)
         gc = all_clusters[gi]
+        if prompt_cells is not None:
+            for d in data:
+                refuse_prompt_pair(group, d)
+            if gc is not None:
+                refuse_prompts(test=test, paired=paired, correction=correction_key,
+                               set_metrics=False, judged=False, clustered=True)
         if gc is None:
             work.prepare(shared, westfall_young)
         else:
@@ -393,15 +407,22 @@ def _compare_settled(scores: Scores | pd.DataFrame, settings: CompareSettings) -
             n_clusters.extend([math.nan] * len(data))
             ci_df.extend([math.nan] * len(data))
         crossed: dict[int, Any] = {}
-        if prompt_cells is not None and id(work) not in clustered:
+        if prompt_cells is not None:  # every pair paired and unclustered (refuse_prompts)
             outcomes = list(outcomes)
+            higher = directions.get((str(group.dataset), str(group.metric)), True)
             for i, d in enumerate(data):
-                if d.paired and chosen[i] in ("paired-t", "mcnemar"):
-                    crossed[i] = crossed_outcome(prompt_cells.pair(group, d, missing), group, d,
-                                                 alternative=alternative, level=level)
-                    outcomes[i] = crossed[i].outcome
-                    chosen[i] = "paired-t"
-        if hypothesis != "superiority":
+                cells = prompt_cells.pair(group, d, missing)
+                if hypothesis == "superiority":
+                    crossed[i] = crossed_outcome(cells, group, d, alternative=alternative,
+                                                 level=level)
+                else:
+                    assert margin is not None  # CompareSettings: a margin with the hypothesis
+                    crossed[i] = crossed_margin_outcome(
+                        cells, group, d, hypothesis=hypothesis, margin=margin,
+                        higher_is_better=higher, level=level)
+                outcomes[i] = crossed[i].outcome
+                chosen[i] = "paired-t"
+        if hypothesis != "superiority" and not crossed:
             assert margin is not None  # CompareSettings: a margin with every such hypothesis
             gc = all_clusters[gi]
             with _context(group, data):

@@ -212,6 +212,12 @@ def rank_intervals(
         "level": level, "n_resamples": n_resamples, "seed": seed}, settings,
         where="rank_intervals")
     level, n_resamples, seed = settings.level, settings.n_resamples, settings.seed
+    if scores.has_prompts:  # the item bootstrap would average the prompts away
+        raise CompareError(
+            "rank_intervals: the scores have a 'prompt' column; the bootstrap of items would "
+            "average the prompts away and leave the prompt variance out of the rank intervals "
+            "(too narrow); rank the systems by compare() (the crossed random-effects tests), or "
+            "average the prompts away yourself if they are the fixed population of interest")
     means_tab = pd.DataFrame(
         {"dataset": scores.frame["dataset"], "metric": scores.frame["metric"]}
     ).drop_duplicates()

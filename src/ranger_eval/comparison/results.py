@@ -19,6 +19,7 @@ from ..signature import Signature, make_signature
 from ..stats.describe import describe
 from .leaderboard import Leaderboard, build_leaderboard, metric_directions
 from .ppi import PPI_MEAN_INTERVAL, ppi_intervals
+from .prompts import CROSSED_MEAN_INTERVAL, crossed_means
 
 #: the settings defaults (a result made without them records these)
 _DEFAULT = CompareSettings()
@@ -303,11 +304,17 @@ class Comparison:
                      if judged and not means.empty else described)
         if judged and described is not None:  # the PPI++ means' standard error is not describe's
             described = described.assign(se=np.nan)
+        crossed = self.scores.has_prompts and described is not None
+        if crossed:  # prompts: each mean's se and interval from the crossed model
+            assert described is not None
+            described = crossed_means(described, self.scores, self.level)
+            intervals = described
         return build_leaderboard(table, means, self.systems, signature=self.signature,
                                  higher_is_better=metric_directions(self.scores),
                                  intervals=intervals, level=self.level,
                                  clustered=self.scores.has_cluster,
-                                 interval_method=PPI_MEAN_INTERVAL if judged else None,
+                                 interval_method=(PPI_MEAN_INTERVAL if judged else
+                                                  CROSSED_MEAN_INTERVAL if crossed else None),
                                  described=described,
                                  set_level=sorted(self._set_level_metrics))
 

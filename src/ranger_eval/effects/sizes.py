@@ -251,6 +251,14 @@ def effect_sizes(
     problems: dict[str, str] = {}
     if not isinstance(scores, Scores):
         scores = Scores(scores)
+    if scores.has_prompts:  # each dataset's effect and its variance would ignore the prompts
+        raise EffectSizeError(
+            "the scores have a 'prompt' column: each dataset's effect size and its sampling "
+            "variance would be computed from per-item means averaged over the prompts, leaving "
+            "the prompt variance every item shares out of the variance (too small, so the "
+            "meta-analysis too sure); compare each dataset with compare() (the crossed "
+            "random-effects test of item × prompt differences), or average the prompts away "
+            "yourself if they are the fixed population of interest")
     if str(treatment) == str(control):
         raise EffectSizeError(f"treatment and control are the same system {treatment!r}")
     known = scores.datasets

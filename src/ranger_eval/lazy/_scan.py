@@ -363,6 +363,13 @@ class LazyScores:
         return self._schema.has_cluster
 
     @property
+    def has_prompts(self) -> bool:
+        """Always False: a table with a ``prompt`` column is refused when it is opened (the
+        crossed random-effects model needs the cells in memory), so every analysis of a lazy
+        table reads the same design as :attr:`Scores.has_prompts <ranger_eval.Scores.has_prompts>`."""
+        return False
+
+    @property
     def cluster_name(self) -> str | None:
         """``"cluster"`` for a table with a cluster column (the signature's ``cluster:`` field,
         as :attr:`Scores.cluster_name <ranger_eval.Scores.cluster_name>`), else None."""

@@ -31,7 +31,14 @@ from .._frames import as_frame, float_values, id_strings
 from ..errors import RangerWarning, ScoresError
 from ..formatting import preview
 from ..scores import Scores
-from ..scores.columns import BOUNDS, DEFAULT_METRIC, KEY_COLUMNS, PREDICTION, SAMPLE
+from ..scores.columns import (
+    BOUNDS,
+    CLUSTER,
+    DEFAULT_METRIC,
+    KEY_COLUMNS,
+    PREDICTION,
+    SAMPLE,
+)
 from ..settings import PassKSettings, resolve_settings
 
 __all__ = ["pass_at_k", "pass_hat_k", "pass_at_k_values", "pass_hat_k_values", "passk_label"]
@@ -172,9 +179,9 @@ def pass_at_k(scores: Scores | pd.DataFrame | Mapping[str, Any], k: int, *,
     Parameters
     ----------
     scores : Scores or DataFrame
-        Scores with a ``sample`` column and values 0 or 1. A DataFrame (or anything
-        :class:`~ranger_eval.Scores` reads) may give items different numbers of samples; a
-        :class:`~ranger_eval.Scores` needs the same number within a dataset × system × metric.
+        Scores with a ``sample`` column and values 0 or 1 (a :class:`~ranger_eval.Scores`, a
+        DataFrame or anything :class:`~ranger_eval.Scores` reads); items may have different
+        numbers of samples, each item's estimate uses its own n.
     k : int
         Samples drawn, ≥ 1 and at most the samples of every item (else ``missing``).
     missing : {'error', 'drop'}, default 'error'
@@ -190,7 +197,10 @@ def pass_at_k(scores: Scores | pd.DataFrame | Mapping[str, Any], k: int, *,
         other key column: seed, prompt), value the estimate, metric ``"pass@k"`` (the input had
         no metric column) or ``"<metric> pass@k"``, declared bounded in [0, 1]. Other columns
         (cluster, human_value, label, metadata) are carried when constant within the item;
-        ``prediction`` (each sample's own output) is dropped.
+        ``prediction`` (each sample's own output) is dropped. With a ``prompt`` column the
+        rows are per item × prompt (:attr:`~ranger_eval.Scores.raw_frame`; the table's
+        per-item rows are their means, as for any Scores with prompts), so compare's crossed
+        random-effects test and ``variance_components`` see the prompts.
 
     Raises
     ------
@@ -337,28 +347,32 @@ def _group_ids(frame: pd.DataFrame, key: list[str]) -> tuple[np.ndarray, np.ndar
     return gid, first
 
 
-def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
-              settings: PassKSettings, kind: str, kernel: Any, where: str) -> Scores:
-    k = _checked_k(k, where)
-    raw = _raw_rows(scores, where)
-    values = raw["value"].to_numpy(dtype=np.float64)
-    bad = np.flatnonzero((values != 0.0) & (values != 1.0))
-    if bad.size:
-        r = int(bad[0])
-        raise ScoresError(
-            f"{where}: value {float(values[r])!r} at row {r} ({_row_name(raw, r)}, metric "
-            f"{raw['metric'].iloc[r]!r}, sample {raw[SAMPLE].iloc[r]!r}) is not 0 or 1"
-            + (f" ({bad.size} such rows)" if bad.size > 1 else "")
-            + f"; {kind}k counts correct samples: score each sample as correct (1) or not (0)")
-    key = _key(raw)
+def _counts_of_scores(scores: Scores, raw: pd.DataFrame, key: list[str]
+                      ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray] | None:
+    """For a Scores without prompts whose only other column is ``cluster``: the per-item rows
+    it already holds (its groups are the items × seeds pass@k needs, numbered alike by first
+    appearance), n its K_i per row and c = round(mean · n), exact for 0/1 values; None when
+    another column must be checked for varying within an item (the general path)."""
+    if scores.has_prompts:
+        return None
+    others = [c for c in raw.columns
+              if c not in key and c not in (SAMPLE, "value", CLUSTER) and c not in _PER_SAMPLE]
+    if others:
+        return None
+    base = scores.table
+    n = scores._within["k_samples"].to_numpy(dtype=np.int64)  # type: ignore[index]
+    c = np.rint(base["value"].to_numpy(dtype=np.float64) * n).astype(np.int64)
+    keep = key + ([CLUSTER] if CLUSTER in base.columns else [])
+    return base[keep], n, c
+
+
+def _counts_of_rows(raw: pd.DataFrame, key: list[str], values: np.ndarray, kind: str,
+                    where: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Per item (key) of the rows: the key, the columns constant within the item (an error
+    naming the first one that varies; ``prediction`` dropped), n and c."""
     gid, first = _group_ids(raw, key)
     n = np.bincount(gid).astype(np.int64)
     c = np.bincount(gid, weights=values).astype(np.int64)
-    short = np.flatnonzero(n < k)
-    if short.size == len(n):
-        raise ScoresError(
-            f"{where}: k={k} but the most samples any item has is {int(n.max())}; choose "
-            f"k ≤ {int(n.max())}")
     out = raw.iloc[first][key].reset_index(drop=True)
     for col in raw.columns:
         if col in key or col in (SAMPLE, "value") or col in _PER_SAMPLE:
@@ -373,6 +387,35 @@ def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
                 f"{raw[col].iloc[r]!r}); {kind}k gives one row per item: make it constant or "
                 f"drop the column")
         out[col] = raw[col].to_numpy()[first]
+    return out, n, c
+
+
+def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
+              settings: PassKSettings, kind: str, kernel: Any, where: str) -> Scores:
+    k = _checked_k(k, where)
+    raw = _raw_rows(scores, where)
+    values = raw["value"].to_numpy(dtype=np.float64)
+    bad = np.flatnonzero((values != 0.0) & (values != 1.0))
+    if bad.size:
+        r = int(bad[0])
+        raise ScoresError(
+            f"{where}: value {float(values[r])!r} at row {r} ({_row_name(raw, r)}, metric "
+            f"{raw['metric'].iloc[r]!r}, sample {raw[SAMPLE].iloc[r]!r}) is not 0 or 1"
+            + (f" ({bad.size} such rows)" if bad.size > 1 else "")
+            + f"; {kind}k counts correct samples: score each sample as correct (1) or not (0)")
+    key = _key(raw)
+    # a Scores' per-item rows are already grouped and validated: reuse them, their integer
+    # codes and skip the second validation (a million items: 2 s of string grouping saved)
+    counted = _counts_of_scores(scores, raw, key) if isinstance(scores, Scores) else None
+    trusted = counted is not None
+    out, n, c = counted if counted is not None else _counts_of_rows(raw, key, values, kind,
+                                                                       where)
+    out = out.copy(deep=False)
+    if int(n.max()) < k:
+        raise ScoresError(
+            f"{where}: k={k} but the most samples any item has is {int(n.max())}; choose "
+            f"k ≤ {int(n.max())}")
+    short = np.flatnonzero(n < k)
     if short.size:
         names = [f"{out['dataset'].iloc[i]}/{out['system'].iloc[i]}/{out['item'].iloc[i]} "
                  f"(n = {n[i]})" for i in short[:6]]
@@ -388,8 +431,30 @@ def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
         keep = n >= k
         out, n, c = out[keep].reset_index(drop=True), n[keep], c[keep]
     out["value"] = _by_pair(n, c, k, kernel)
-    labels = {m: passk_label(m, k, kind) for m in pd.unique(out["metric"])}
-    out["metric"] = out["metric"].map(labels)
-    out.attrs = {a: v for a, v in raw.attrs.items() if a != BOUNDS}  # the input's ranges
-    result = Scores(out)
-    return result.with_bounds({label: (0.0, 1.0) for label in labels.values()})
+    codes: dict[str, tuple[np.ndarray, pd.Index]] = {}
+    if trusted:
+        # the input's integer codes of the key columns, where it has computed them already
+        # and no item was dropped (the rows are the same; the metric's uniques relabelled)
+        assert isinstance(scores, Scores)
+        if not short.size:
+            codes = {col: scores._codes[col] for col in ("dataset", "system", "item", "metric")
+                     if col in scores._codes}
+        metrics = scores.metrics
+        labels = {m: passk_label(m, k, kind) for m in metrics}
+        if len(metrics) == 1:  # one label: no pass over the rows' strings
+            out["metric"] = pd.Series(labels[metrics[0]], index=out.index,
+                                      dtype=raw["metric"].dtype)
+        else:
+            out["metric"] = out["metric"].map(labels)
+        if "metric" in codes:
+            m_codes, m_uniques = codes["metric"]
+            codes["metric"] = (m_codes, pd.Index([labels[m] for m in m_uniques.tolist()]))
+    else:
+        labels = {m: passk_label(m, k, kind) for m in pd.unique(out["metric"])}
+        out["metric"] = out["metric"].map(labels)
+    bounded = {label: (0.0, 1.0) for label in labels.values()}
+    out.attrs = {**{a: v for a, v in raw.attrs.items() if a != BOUNDS}, BOUNDS: bounded}
+    if trusted:  # rows of a validated Scores, one per item: valid by construction
+        return Scores._from_checked(out, codes=codes)
+    out.attrs = {a: v for a, v in out.attrs.items() if a != BOUNDS}  # validated below
+    return Scores(out).with_bounds(bounded)

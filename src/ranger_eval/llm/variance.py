@@ -34,6 +34,7 @@ from ..scores import Scores, as_scores
 from ..settings import VarianceSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 from ..stats.crossed import check_crossed, crossed_reml
+from ..stats.describe import PROMPTS_NOTE
 
 __all__ = ["VarianceComponents", "VarianceRow", "variance_components"]
 
@@ -208,6 +209,9 @@ class VarianceComponents:
                      if np.isfinite(getattr(r, c))]
             lines.append(f"{r.dataset} / {r.metric} / {r.system}: mean {r.mean:.4g} "
                          f"(se {r.se:.3g}); " + ", ".join(parts))
+        if any(r.n_prompts > 1 for r in self.rows):
+            lines.append(PROMPTS_NOTE.replace("se_crossed", "se").replace(
+                "per-item s/√n (se)", "per-item s/√n (describe's se)"))
         lines.append(str(self.signature))
         return "\n".join(lines)
 

@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         run_meta,
         write_meta_outputs,
     )
+    from .monitor import MONITOR_OUTPUTS, run_monitor
     from .plan import PLAN_OUTPUTS, run_plan
     from .rank import (
         RANK_OUTPUTS,
@@ -164,6 +165,8 @@ _EXPORTS: dict[str, str] = {
     "run_aso": ".aso",
     "BAYES_OUTPUTS": ".bayes",
     "run_bayes": ".bayes",
+    "MONITOR_OUTPUTS": ".monitor",
+    "run_monitor": ".monitor",
     "PLAN_OUTPUTS": ".plan",
     "run_plan": ".plan",
     "FIGURE_FORMATS": "..output",
@@ -188,6 +191,7 @@ __all__ = [
     "ARENA_OUTPUTS",
     "ASO_OUTPUTS",
     "BAYES_OUTPUTS",
+    "MONITOR_OUTPUTS",
     "PLAN_OUTPUTS",
     "RANK_OUTPUTS",
     "REPORT_MAX_GROUPS",
@@ -225,6 +229,7 @@ __all__ = [
     "run_arena",
     "run_aso",
     "run_bayes",
+    "run_monitor",
     "run_plan",
     "run_rank",
     "run_report",

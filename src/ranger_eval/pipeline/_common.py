@@ -7,6 +7,7 @@ Each command has a module of its own (:mod:`.compare`, :mod:`.rank`, :mod:`.meta
 """
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -482,15 +483,19 @@ def collect_scores(
         inputs = ([(p, k) for k, paths in logs.items() for p in paths] if logs
                   else exp.score_inputs)
         scores = _read_inputs(inputs, cfg.format, cfg.system_from, cfg.cluster)
-        if cfg.metric is not None and cfg.metric not in scores.metrics:
-            adapters.check_corpus_metrics([p for p, _ in inputs], [cfg.metric], cfg.format)
+        # metric: pass@K (meta's --metric) is computed from the samples, not selected
+        metric = None if cfg.metric is None or _passk_spec(cfg.metric) else cfg.metric
+        if metric is not None and metric not in scores.metrics:
+            adapters.check_corpus_metrics([p for p, _ in inputs], [metric], cfg.format)
         left_out: dict[str, str] = {}
-        if cfg.metric is not None and cfg.metric in scores.metrics:
-            scores, left_out = only_metrics(scores, [cfg.metric], stacklevel=3)
+        if metric is not None and metric in scores.metrics:
+            scores, left_out = only_metrics(scores, [metric], stacklevel=3)
         if systems is not None:
             scores = scores.filter(systems=systems)
         if cfg.bounds:
             scores = scores.with_bounds(cfg.bounds)
+        if cfg.metric is not None and metric is None:
+            scores = scores_of_metrics(scores, [cfg.metric], inputs[0][0], cfg.format)
         return CollectedScores(scores, left_out)
     systems = list(cfg.systems) if systems is None else list(systems)
     ir_cfg = cfg.ir or IRConfig()
@@ -849,6 +854,37 @@ def split_passk_metrics(metrics: Sequence[str] | None
     return (rest or None), (_passk_spec(asked[0]) if asked else None)
 
 
+def analysed_metric(metric: str | None, scores: Scores) -> str | None:
+    """The metric an analysis of one metric reads after ``--metric``: ``metric`` itself, or
+    for ``pass@K`` / ``pass^K`` the label of the per-item rows it made (``pass@3``,
+    ``exact_match pass@3``) when there is one, None when several (the analysis then says which
+    there are).
+
+    Parameters
+    ----------
+    metric : str or None
+        ``--metric`` (the YAML's ``metric:``).
+    scores : Scores
+        The scores after :func:`scores_of_metrics`.
+
+    Returns
+    -------
+    str or None
+        The metric to analyse.
+
+    Examples
+    --------
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.pipeline._common import analysed_metric
+    >>> s = rg.Scores.from_arrays({"qa": {"a": [1.0, 0.0], "b": [0.0, 1.0]}})
+    >>> analysed_metric("acc", s), analysed_metric("pass@3", s)
+    ('acc', 'score')
+    """
+    if metric is None or _passk_spec(metric) is None:
+        return metric
+    return scores.metrics[0] if len(scores.metrics) == 1 else None
+
+
 def _passk_spec(metric: str) -> tuple[str, int] | None:
     for kind in ("pass@", "pass^"):
         if metric.startswith(kind) and metric[len(kind):].isdigit():
@@ -871,6 +907,64 @@ def apply_passk_metric(scores: Scores, spec: tuple[str, int] | None) -> Scores:
         return (pass_at_k if kind == "pass@" else pass_hat_k)(scores, k)
     except RangerError as exc:
         raise option_error("metric", f"{kind}{k}: {exc}") from None
+
+
+def passk_log_check(scores: Scores, path: str | Path, spec: tuple[str, int],
+                    format: str | None = None) -> None:
+    """``--metric pass@K`` on an lm-eval log: refused, saying why (naming the file). lm-eval
+    writes one score per document and filter: with ``repeats: N`` in a task's config each
+    document's ``resps`` holds the N generations, the task's filter (``take_first``,
+    ``majority_vote`` …) reduces them to ``filtered_resps``, and the metric (``exact_match`` …)
+    is computed once on that, so the samples file has no per-repeat score to count; re-scoring
+    the responses would need the task's own ``process_results``, which the log does not hold.
+    Input with samples, or of another format, passes (:func:`apply_passk_metric` decides).
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores read from ``path``.
+    path : str or Path
+        The input.
+    spec : (str, int)
+        ``("pass@", K)`` or ``("pass^", K)``.
+    format : str or None, default None
+        ``--format``; None: detected from the file.
+
+    Raises
+    ------
+    ConfigError
+        ``option --metric: …`` for an lm-eval log.
+    """
+    if scores.has_samples or (format or adapters.input_format(path)) != "lm-eval":
+        return
+    kind, k = spec
+    repeats = _lmeval_repeats(Path(path))
+    ran = (f"; its tasks ran with {', '.join(f'{t} repeats: {n}' for t, n in repeats.items())}"
+           if repeats else "")
+    raise option_error(
+        "metric", f"{kind}{k} on the lm-eval log {path}: lm-eval stores one score per document "
+        f"(with `repeats: N` in a task config each document's `resps` holds the N generations, "
+        f"the task's filter reduces them to `filtered_resps`, and the metric is computed once on "
+        f"that), so the per-repeat scores pass@K counts are not in the file{ran}; score each "
+        f"repeat into a table with a 'sample' column (dataset, system, item, sample, value), or "
+        f"use Inspect logs with epochs")
+
+
+def _lmeval_repeats(path: Path) -> dict[str, int]:
+    """``{task: repeats}`` from the ``configs`` of the lm-eval results file(s) at ``path`` (a
+    results file, a samples file's run folder or a folder tree); empty when none is readable."""
+    folder = path if path.is_dir() else path.parent
+    found: dict[str, int] = {}
+    for results in sorted(folder.rglob("results_*.json"))[:20]:
+        try:
+            configs = json.loads(results.read_text(encoding="utf-8")).get("configs", {})
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(configs, dict):
+            for task, cfg in configs.items():
+                if isinstance(cfg, dict) and isinstance(cfg.get("repeats"), int):
+                    found[str(task)] = int(cfg["repeats"])
+    return found
 
 
 def _experiment_scores(exp: Experiment, metrics: list[str] | None) -> Scores:
@@ -940,14 +1034,57 @@ def load_scores_input(path: str | Path, metrics: list[str] | None = None,
         exp = load_experiment(path, **_system_from_override(system_from),
                               **({} if cluster is None else {"cluster": cluster}))
         return _experiment_scores(exp, metrics), exp
-    metrics, passk = split_passk_metrics(metrics)
     scores = read_scores(path, format=format, system_from=_checked_system_from(system_from),
                          cluster=cluster)
-    if metrics:
-        if any(m not in scores.metrics for m in metrics):
-            adapters.check_corpus_metrics([path], metrics, format)
-        scores, _ = only_metrics(scores, metrics)
-    return apply_passk_metric(scores, passk), None
+    return scores_of_metrics(scores, metrics, path, format), None
+
+
+def scores_of_metrics(scores: Scores, metrics: Sequence[str] | None, path: str | Path,
+                      format: str | None = None) -> Scores:
+    """The scores read from ``path`` restricted to ``--metric`` (the metrics named; an unknown
+    one named with the metrics the file has) and, for a ``pass@K`` / ``pass^K`` among them,
+    turned into per-item pass@K / pass^K (:func:`apply_passk_metric`): the one function
+    compare, rank, meta and plan apply to a file's scores.
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores read.
+    metrics : sequence of str or None
+        ``--metric``'s values (None or empty: every metric, no pass@K).
+    path : str or Path
+        The input, named by errors.
+    format : str or None, default None
+        The input's format (``--format``).
+
+    Returns
+    -------
+    Scores
+        The selected metrics, or their pass@K / pass^K per item.
+
+    Raises
+    ------
+    RangerError
+        An unknown metric, or ``option --metric: …`` for a pass@K the input cannot give.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.pipeline._common import scores_of_metrics
+    >>> s = rg.Scores(pd.DataFrame({"dataset": "d", "system": "a", "item": ["1", "1", "2", "2"],
+    ...                             "sample": [1, 2, 1, 2], "value": [1, 0, 0, 0]}))
+    >>> scores_of_metrics(s, ["pass@2"], "log.json").frame["value"].tolist()
+    [1.0, 0.0]
+    """
+    named, passk = split_passk_metrics(None if metrics is None else list(metrics))
+    if named:
+        if any(m not in scores.metrics for m in named):
+            adapters.check_corpus_metrics([Path(path)], named, format)
+        scores, _ = only_metrics(scores, named)
+    if passk is not None:
+        passk_log_check(scores, path, passk, format)
+    return apply_passk_metric(scores, passk)
 
 
 def _checked_system_from(value: str | None) -> str | None:

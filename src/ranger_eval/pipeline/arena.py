@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from ..io.battles import read_battles
 from ..io.tables import is_item_table, read_scores, read_table
 from ..output import OutputFolder
-from ..plots.arena import ratings_plot, win_probability_heatmap
+from ..plots.arena import coefficients_plot, ratings_plot, win_probability_heatmap
 from ..settings import ArenaSettings
 from ..verdicts.battle_counts import battle_counts
 from ..verdicts.bradley_terry import bradley_terry
@@ -119,6 +119,8 @@ def run_arena(battles: str | Path, out: str | Path, command: str | None = None, 
     folder.figure(lambda: ratings_plot(result), "arena_ratings", ("pdf", "png"))
     folder.figure(lambda: win_probability_heatmap(result), "arena_win_probability",
                   ("pdf", "png"))
+    if result.coefficients is not None:   # style control: the covariates' effects
+        folder.figure(lambda: coefficients_plot(result), "arena_coefficients", ("pdf", "png"))
     notes += finish_outputs(folder, str(result.signature), command, html, notes)
     return CommandRun(result, tuple(folder.written), tuple(notes), settings=settings,
                       command="arena")

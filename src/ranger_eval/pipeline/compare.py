@@ -23,6 +23,7 @@ from ..comparison import Comparison, compare, rank_intervals
 from ..errors import ConfigError
 from ..formatting import slug
 from ..io import Experiment, load_experiment
+from ..llm import variance_components
 from ..output import FIGURE_FORMATS, OutputFolder
 from ..pairing import factorize
 from ..report.tables import hypothesis_sentence
@@ -390,6 +391,10 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
                                                             f"\n{note}\n"))
     out.text("leaderboard.tex", ("" if note is None else f"% {note}\n")
              + report.to_latex(board))
+    if comp.scores.has_prompts:  # the design's variance components, next to the comparison
+        components = variance_components(comp.scores)
+        out.text("variance_components.csv", report.to_csv(components))
+        out.text("variance_components.md", report.to_markdown(components))
 
     if note is not None and figures_note is None:
         return _flush_written(out, start)
@@ -405,7 +410,11 @@ def write_compare_outputs(comp: Comparison, out: OutputFolder, *,
         # relative drawing times (rank_llm, 6 systems: graph 0.26 s, p-values 0.37 s, boxplots
         # with their bootstrap 0.52 s, heatmap of 2 groups 0.64 s), so that the longest are
         # handed to the figure workers first
-        for stem, cost in (("graph", 1.0), ("pvalues", 1.4), ("boxplots", 2.0)):
+        # with prompts no boxplots: their item bootstrap (rank_intervals) would average the
+        # prompts away, so it refuses them
+        stems = (("graph", 1.0), ("pvalues", 1.4)) + (
+            () if comp.scores.has_prompts else (("boxplots", 2.0),))
+        for stem, cost in stems:
             out.figure(partial(compare_figure, stem, comp, dataset, metric), f"{stem}{suffix}",
                        FIGURE_FORMATS, dpi=300, cost=cost)
     out.figure(partial(compare_figure, "heatmap", comp), "heatmap", FIGURE_FORMATS, dpi=300,

@@ -31,6 +31,7 @@ from ._common import (
     YAML_SUFFIXES,
     _experiment_inputs,
     _some,
+    analysed_metric,
     check_format,
     collect_scores,
     collecting_warnings,
@@ -158,10 +159,12 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
         exp, [control, treatment], [ir_cfg.measure, *extra_measures] if exp.is_ir else None
     )
     scores = collected.scores
+    # --metric pass@K: the per-item pass@K rows collect_scores made (their own metric label)
+    metric = ir_cfg.measure if exp.is_ir else analysed_metric(cfg.metric, scores)
     datasets = [t.id for t in cfg.tasks if t.id not in collected.skipped] or None
     set_metric = settings.metric_fn
     if set_metric is None and not exp.is_ir:  # a log's corpus-level metric (lm-eval f1 …)
-        set_metric = declared_set_metrics(scores).get(str(cfg.metric)) if cfg.metric else None
+        set_metric = declared_set_metrics(scores).get(str(metric)) if metric else None
     with _cli_degenerate_hint():
         eff = effect_sizes(
             scores,
@@ -169,7 +172,7 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
             control=control,
             measure=("MD" if set_metric and "measure" not in cfg.model_fields_set
                      else settings.measure),
-            metric=ir_cfg.measure if exp.is_ir else cfg.metric,
+            metric=metric,
             datasets=datasets,
             missing=cfg.missing,
             level=settings.level,
@@ -185,8 +188,7 @@ def run_experiment(exp: Experiment) -> ExperimentResult:
         eff = eff.with_extra(_means_columns(scores, extra_measures, control, treatment, list(eff.names)))
     eff = eff.rename(exp.task_labels)
     res = meta_analysis(eff, settings=settings,  # the command's settings, recorded by the result
-                        higher_is_better=_effect_direction(
-                            scores, ir_cfg.measure if exp.is_ir else cfg.metric)
+                        higher_is_better=_effect_direction(scores, metric)
                         if settings.margin else True)
     return ExperimentResult(
         scores=scores, effects=eff, result=res, title=cfg.title, skipped=skipped

@@ -42,7 +42,9 @@ from ._common import (
     collecting_warnings,
     display_names,
     finish_outputs,
+    option_error,
     parse_bounds,
+    scores_of_metrics,
     settings_options,
     with_display_names,
     with_option_bounds,
@@ -84,7 +86,7 @@ def _parquet_columns(path: Path) -> set[str]:
 
 
 def read_rank_input(path: str | Path, system_from: str | None = None,
-                    cluster: str | None = None
+                    cluster: str | None = None, metrics: Sequence[str] | None = None
                     ) -> tuple[Scores | None, pd.DataFrame | None, Experiment | None]:
     """(per-item Scores, dataset-level table, experiment) from a YAML, a tidy table with an
     ``item`` column, an evaluation tool's output or a folder of logs (their systems named by
@@ -100,6 +102,10 @@ def read_rank_input(path: str | Path, system_from: str | None = None,
         Where the systems of logs are named (``--system-from``).
     cluster : str or None, default None
         The field of each item's cluster (``--cluster``).
+    metrics : sequence of str or None, default None
+        ``--metric``: these metrics of per-item scores, ``pass@K`` / ``pass^K`` per item over
+        the samples (:func:`~ranger_eval.pipeline._common.scores_of_metrics`); a YAML's own
+        ``metrics:`` when None; an error for a dataset-level table.
 
     Returns
     -------
@@ -129,19 +135,25 @@ def read_rank_input(path: str | Path, system_from: str | None = None,
     with_cluster = {} if cluster is None else {"cluster": cluster}
     if path.suffix.lower() in YAML_SUFFIXES:
         exp = load_experiment(path, **_system_from_override(system_from), **with_cluster)
-        metrics = exp.settings(CompareSettings).metrics
+        if metrics is None:
+            metrics = exp.settings(CompareSettings).metrics
         return _experiment_scores(exp, None if metrics is None else list(metrics)), None, exp
     if path.is_dir() or adapters.input_format(path) is not None:  # tool output(s): per item
-        return read_scores(path, system_from=_checked_system_from(system_from),
-                           cluster=cluster), None, None
+        return scores_of_metrics(read_scores(path, system_from=_checked_system_from(system_from),
+                                             cluster=cluster), metrics, path), None, None
     if path.suffix.lower() == ".parquet" and set(ITEM_TABLE) <= _parquet_columns(path):
         # per-item scores, told by the schema: read once
-        return read_scores(path, cluster=cluster), None, None
+        return scores_of_metrics(read_scores(path, cluster=cluster), metrics, path), None, None
     frame = read_table(path)
     if not isinstance(frame.index, pd.RangeIndex):  # a Parquet file written with its index
         frame = frame.reset_index()
     if is_item_table(frame.columns):  # the tables compare and meta read (trec -q's too)
-        return read_scores(path, cluster=cluster), None, None
+        return scores_of_metrics(read_scores(path, cluster=cluster), metrics, path), None, None
+    if metrics:
+        raise option_error(
+            "metric", f"{path} is a dataset-level table (no item column): --metric selects "
+            "the metrics of per-item scores (and pass@K needs several samples per item); "
+            "give per-item scores, or filter the table")
     if cluster is not None:
         raise ConfigError(
             f"{path}: --cluster {cluster} groups items, but this is a dataset-level table "
@@ -463,7 +475,7 @@ def rank_bradley_terry(data: Any, higher_is_better: bool, settings: RankSettings
 def run_rank(input: str | Path, out: str | Path, command: str | None = None,
              figures: Sequence[str] | str | None = None, html: bool = False,
              system_from: str | None = None, bounds: Sequence[str] | None = None,
-             cluster: str | None = None,
+             cluster: str | None = None, metrics: Sequence[str] | None = None,
              **options: Any) -> CommandRun:
     """``ranger-eval rank``: rank systems over datasets (and metrics) and write the outputs.
 
@@ -500,6 +512,9 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
         ``METRIC=LO,HI`` ranges.
     cluster : str or None, default None
         The field of each item's cluster.
+    metrics : sequence of str or None, default None
+        ``--metric``: rank on these metrics of per-item scores only; ``pass@K`` / ``pass^K``
+        ranks per-item pass@K over the samples (a YAML's own ``metrics:`` otherwise).
     **options
         :class:`~ranger_eval.settings.RankSettings` fields; None values are not given.
 
@@ -531,7 +546,7 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
     ranges = parse_bounds(bounds)  # --bounds METRIC=LO,HI
     trees: list[Any] = []
     with collecting_warnings(caught, trees):
-        scores, table, exp = read_rank_input(input, system_from, cluster)
+        scores, table, exp = read_rank_input(input, system_from, cluster, metrics)
         if scores is not None:
             scores = with_option_bounds(scores, ranges)
         settings = rank_settings(exp, options)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..comparison import Leaderboard
+from ..comparison.prompts import CROSSED_MEAN_INTERVAL
 from ..formatting import format_level
 from .formats import (
     _decimals,
@@ -62,7 +63,9 @@ def _board_set_level_note(board: Leaderboard) -> str:
 
 def _board_ci_counts(board: Leaderboard) -> str:
     counts = ""
-    if board.has_counts:
+    if board.has_counts and board.interval_method == CROSSED_MEAN_INTERVAL:
+        counts = " n: items."  # the se is the crossed model's, said in the brackets' sentence
+    elif board.has_counts:
         se = ("cluster-robust (CR1) standard error of the mean, as Inspect's "
               "stderr(cluster=...)" if board.clustered
               else "standard error of the mean (s/√n)")

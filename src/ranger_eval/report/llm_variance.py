@@ -10,6 +10,7 @@ import math
 import pandas as pd
 
 from ..llm.variance import COMPONENTS, VarianceComponents
+from ..stats.describe import PROMPTS_NOTE
 from .registry import to_csv, to_json, to_latex, to_markdown
 from .tables import jsonable, latex_escape, latex_table, plain_csv
 
@@ -49,7 +50,7 @@ def _markdown(result: VarianceComponents) -> str:
                  str(r["n_prompts"]), f"{r['mean']:.4g} ({r['se']:.3g})",
                  *(_cell(r[f"var_{c}"], r[f"share_{c}"]) for c in COMPONENTS)]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", _caption(result), "", f"`{result.signature}`", ""]
+    lines += ["", _caption(result), "", PROMPTS_NOTE, "", f"`{result.signature}`", ""]
     return "\n".join(lines)
 
 

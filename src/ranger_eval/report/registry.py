@@ -17,6 +17,8 @@ result type                   registered in                                  com
 ``Plan``, ``PilotPlan``       :mod:`ranger_eval.report.plan`                 ``plan``
 ``AgreementResult``, ``AltTestResult``  :mod:`~ranger_eval.report.llm_agreement`  ``agree``
 ``VarianceComponents``        :mod:`ranger_eval.report.llm_variance`         (Python)
+``IRTResult``                 :mod:`ranger_eval.report.budget_irt`           (Python)
+``ConfidenceSequence``, ``MonitorResult``  :mod:`~ranger_eval.report.budget_monitor`  ``monitor``
 ``SubsetEstimate``, ``SubsetChoice``  :mod:`~ranger_eval.report.budget_subset`  ``estimate``
 ============================  =============================================  ==================
 
@@ -41,7 +43,8 @@ __all__ = ["LAZY_RENDERINGS", "to_csv", "to_html", "to_json", "to_latex", "to_ma
 LAZY_RENDERINGS = ("ranger_eval.report.meta", "ranger_eval.report.ranking",
                    "ranger_eval.report.arena", "ranger_eval.report.verdicts",
                    "ranger_eval.report.plan", "ranger_eval.report.llm_agreement",
-                   "ranger_eval.report.llm_variance", "ranger_eval.report.budget_subset")
+                   "ranger_eval.report.llm_variance", "ranger_eval.report.budget_irt",
+                   "ranger_eval.report.budget_monitor", "ranger_eval.report.budget_subset")
 
 
 def _unsupported(kind: str) -> Callable[..., str]:

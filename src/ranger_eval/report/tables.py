@@ -97,7 +97,27 @@ def test_label(test: object, n_clusters: object = None) -> str:
     return f"{test} ({int(n)} clusters)" if math.isfinite(n) else str(test)
 
 
+def has_se_df(table: pd.DataFrame) -> bool:
+    """Whether the comparison rows carry a standard error for at least one row: the tables then
+    show the ``se`` and ``df`` columns after the interval (NaN cells: the test has none)."""
+    return ("se" in table.columns and "df" in table.columns and len(table) > 0
+            and bool(np.isfinite(table["se"].to_numpy(dtype=float)).any()))
+
+
+def df_text(value: object) -> str:
+    """Degrees of freedom as a table shows them: whole numbers as such, others (Satterthwaite,
+    Welch, Bell–McCaffrey) to one decimal; ``–`` when the test has none."""
+    v = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(v):
+        return "–" if math.isnan(v) else "inf"
+    return f"{v:.0f}" if v == round(v) else f"{v:.1f}"
+
+
 def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the comparison tables (the ``se``/``df`` pair after the interval
+    when :func:`has_se_df`)."""
+    with_se = has_se_df(table)
+    dash = "--" if style == "latex" else "–"
     dec = _decimals(
         np.concatenate(
             [table[c].to_numpy(dtype=float) for c in ("mean_a", "mean_b", "diff")]
@@ -114,6 +134,7 @@ def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[li
         "mean B",
         "diff (A−B)" if style != "latex" else "diff (A$-$B)",
         f"{_level_label(level)} CI",
+        *(["se", "df"] if with_se else []),
         "test",
         "p",
         "p adj.",
@@ -143,6 +164,8 @@ def _comparison_cells(table: pd.DataFrame, style: str, level: float) -> tuple[li
             _num(mean_b, dec, style),
             _num(diff, dec, style),
             ci,
+            *([dash if math.isnan(float(r.se)) else _num(float(r.se), dec, style),  # type: ignore[arg-type]
+               dash if math.isnan(float(r.df)) else df_text(r.df)] if with_se else []),  # type: ignore[arg-type]
             test_label(r.test, getattr(r, "n_clusters", None)),
             _pvalue(pvalue, style),
             _pvalue(pvalue_adj, style),
@@ -303,16 +326,17 @@ def comparison_markdown(
     ...                                        "b": [0.7, 0.6, 0.8, 0.5, 0.7, 0.8]}})
     >>> comparison = rg.compare(scores, test="paired-t")
     >>> print(comparison_markdown(comparison))  # doctest: +NORMALIZE_WHITESPACE
-    | dataset | metric | system A | system B | mean A | mean B | diff (A−B) | 95% CI | test | p | p adj. | effect size | significant |
-    |---|---|---|---|---:|---:|---:|:---:|---|---:|---:|---:|:---:|
-    | qa | score | a | b | 0.7667 | 0.6833 | 0.0833 | [0.0116, 0.1550] | paired-t | 0.031 | 0.031 | 1.22 Cohen's d_z (very large) | yes |
+    | dataset | metric | system A | system B | mean A | mean B | diff (A−B) | 95% CI | se | df | test | p | p adj. | effect size | significant |
+    |---|---|---|---|---:|---:|---:|:---:|---:|---:|---|---:|---:|---:|:---:|
+    | qa | score | a | b | 0.7667 | 0.6833 | 0.0833 | [0.0116, 0.1550] | 0.0279 | 5 | paired-t | 0.031 | 0.031 | 1.22 Cohen's d_z (very large) | yes |
     <BLANKLINE>
     `ranger-eval:...|kind:compare|test:paired-t|alt:two-sided|pairs:all|corr:holm-sidak|family:dataset-metric|level:0.95|n_resamples:10000|seed:0`
     <BLANKLINE>
     """
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "markdown", level)
-    align = ["---"] * 4 + ["---:"] * 3 + [":---:", "---", "---:", "---:", "---:", ":---:"]
+    align = (["---"] * 4 + ["---:"] * 3 + [":---:"] + ["---:"] * (len(header) - 13)
+             + ["---", "---:", "---:", "---:", ":---:"])
     lines = [
         "| " + " | ".join(header) + " |",
         "|" + "|".join(align) + "|",
@@ -382,19 +406,20 @@ def comparison_latex(
     >>> print(text.splitlines()[4])
     \\label{tab:qa}
     >>> print(next(line for line in text.splitlines() if line.startswith("qa &")))
-    qa & score & a & b & 0.7667 & 0.6833 & 0.0833 & [0.0116, 0.1550] & paired-t & 0.031 & 0.031 & 1.22 Cohen's d\\_z (very large) & yes \\\\
+    qa & score & a & b & 0.7667 & 0.6833 & 0.0833 & [0.0116, 0.1550] & 0.0279 & 5 & paired-t & 0.031 & 0.031 & 1.22 Cohen's d\\_z (very large) & yes \\\\
     """
     table, signature, level = _parts(comp, signature, level)
     header, rows = _comparison_cells(table, "latex", level)
-    plain_cols = {0, 1, 2, 3, 8}  # free text: escape; the others are already LaTeX
-    spec = "llll" + "rrr" + "c" + "l" + "rrr" + "c"
+    extra = len(header) - 13  # the se and df columns
+    plain_cols = {0, 1, 2, 3, 8 + extra}  # free text: escape; the others are already LaTeX
+    spec = "llll" + "rrr" + "c" + "r" * extra + "l" + "rrr" + "c"
     body = []
     for cells in rows:
         out = []
         for i, c in enumerate(cells):
             if i in plain_cols:
                 out.append(latex_escape(c))
-            elif i == 11:  # effect: number (LaTeX) + escaped name/label
+            elif i == 11 + extra:  # effect: number (LaTeX) + escaped name/label
                 num, _, rest = c.partition(" ")
                 out.append(f"{num} {latex_escape(rest)}")
             else:
@@ -453,7 +478,8 @@ def comparison_html(
     header, rows = _comparison_cells(table, "html", level)
     verdict = hypothesis_sentence(comp) if isinstance(comp, Comparison) else None
     detectable = " ".join(v for v in (verdict, mde_sentence(table, level)) if v) or None
-    plain_cols = {0, 1, 2, 3, 8, 12}
+    extra = len(header) - 13  # the se and df columns
+    plain_cols = {0, 1, 2, 3, 8 + extra, 12 + extra}
     lines = [
         '<table class="ranger-comparison">',
         "<caption>" + (f"{html.escape(detectable)} " if detectable else "")
@@ -465,7 +491,7 @@ def comparison_html(
         tds = []
         for i, c in enumerate(cells):
             text = html.escape(c) if i in plain_cols else c
-            if i == 11:
+            if i == 11 + extra:
                 num, _, rest = c.partition(" ")
                 text = f"{num} {html.escape(rest)}"
             tds.append(f"<td>{text}</td>")

@@ -38,12 +38,13 @@ optional columns:
     Inspect "epochs"; a retrained system is a ``seed``). Rows are averaged per item (per
     dataset, system, metric, item and seed) **at construction**, before any test, as Miller
     (2024, "Adding Error Bars to Evals", §4) recommends: every analysis sees one value per item,
-    the mean of its K samples, and the no-sample path is untouched. K must be the same for every
-    item of a dataset × system × metric (an item with a different K is an error naming both
-    items and their Ks: an unequal K would give items unequal precision, which the per-item mean
-    hides); different systems may use different K. :meth:`Scores.sample_stats` keeps K and the
-    within-item variance of every averaged row for ``describe``; :attr:`Scores.samples_label`
-    is the signature's ``samples:`` field. Duplicate (item, sample) rows are duplicate keys.
+    the mean of its K samples, and the no-sample path is untouched. K may differ between items
+    (a failed generation, a capped budget) and between systems: each item's value is the mean of
+    its own K_i samples (every item weighs 1 in the analyses, as an item without samples does),
+    and :meth:`Scores.sample_stats` keeps each row's K_i and within-item variance, so
+    ``describe``'s within-item variance Σ_i s_i² / K_i / n² and pass@k (each item's own n) use
+    the item's own count; :attr:`Scores.samples_label` is the signature's ``samples:`` field
+    (``"3-5"`` when K varies). Duplicate (item, sample) rows are duplicate keys.
 ``prompt``
     which prompt template or paraphrase of the item a row answers: crossed with the items, part
     of the row key like ``sample`` (duplicate (item, prompt, sample) rows are duplicate keys).
@@ -207,10 +208,25 @@ class Scores:
             _check_one_cluster_per_item(df, self._codes, where)
         if within:
             self._raw = df
-            df, self._within = _average_samples(df, key[:-len(within)], where,
-                                                uneven=PROMPT in within)
+            df, self._within = _average_samples(df, key[:-len(within)], where)
             self._codes = {}  # the codes were the raw rows'
         self._df = df
+
+    @classmethod
+    def _from_checked(cls, df: pd.DataFrame, *,
+                      codes: dict[str, tuple[np.ndarray, pd.Index]] | None = None) -> Scores:
+        """A Scores around ``df`` without checking it: for library code whose table is valid
+        by construction (derived row by row from a validated Scores: ids exact non-blank
+        strings, ``value`` finite float64, unique keys, one cluster per item, declared bounds
+        held), so a million rows are not validated twice. ``codes`` are factorised key columns
+        of ``df`` (as :meth:`codes` gives them) to reuse. Never for user data."""
+        new = cls.__new__(cls)
+        new._codes = dict(codes or {})
+        new._raw = None
+        new._within = None
+        new._cluster_cache = {}
+        new._df = df
+        return new
 
     # ------------------------------------------------------------------ views
     @property
@@ -387,7 +403,7 @@ class Scores:
     @property
     def samples_label(self) -> str | None:
         """The signature's ``samples:`` field: K (``"5"``), or ``"3-5"`` (smallest-largest)
-        when systems used different K; None without a ``sample`` column. With a ``prompt``
+        when items or systems have different K; None without a ``sample`` column. With a ``prompt``
         column K counts the samples per item × prompt cell."""
         if self._within is None or self._raw is None or not self.has_samples:
             return None

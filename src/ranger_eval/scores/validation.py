@@ -174,14 +174,16 @@ def _check_one_cluster_per_item(
 
 
 def _average_samples(
-    df: pd.DataFrame, group: list[str], where: str, *, uneven: bool = False
+    df: pd.DataFrame, group: list[str], where: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The rows averaged over the ``sample`` column per ``group`` key (dataset, system,
-    metric, item[, seed]): ``value`` (and ``human_value``) become per-item means, other
-    columns keep the first sample's cell; with, per averaged row, ``k_samples`` and
-    ``within_var`` (ddof = 1, NaN for K = 1). K must be equal over the items of a dataset ×
-    system × metric (unless ``uneven``: a ``prompt`` column, whose item × prompt cells may be
-    missing), and a human score present for all K samples of an item or for none."""
+    """The rows averaged over the ``sample`` (and ``prompt``) column per ``group`` key
+    (dataset, system, metric, item[, seed]): ``value`` (and ``human_value``) become per-item
+    means, each item the mean of its own K_i rows, other columns keep the first sample's cell;
+    with, per averaged row, ``k_samples`` (K_i) and ``within_var`` (ddof = 1, NaN for K_i = 1).
+    K may differ between items (a failed generation, a capped budget): every analysis sees
+    one value per item, and the items' own K_i reach the within-item variance
+    (``describe``'s ``var_within`` = Σ_i s_i² / K_i / n²) and pass@k (each item's own n).
+    A human score must be present for all K_i samples of an item or for none."""
     gid = df.groupby(group, sort=False, observed=True).ngroup().to_numpy()
     first = np.unique(gid, return_index=True)[1]  # groups are numbered by first appearance
     k = np.bincount(gid).astype(np.int64)
@@ -191,25 +193,6 @@ def _average_samples(
     out = df.iloc[first].drop(columns=[c for c in (SAMPLE, PROMPT) if c in df.columns])
     out = out.reset_index(drop=True)
     out["value"] = means
-    block = out.groupby(["dataset", "system", "metric"], sort=False, observed=True).ngroup()
-    block_codes = block.to_numpy()
-    kmin = pd.Series(k).groupby(block_codes).transform("min").to_numpy()
-    kmax = pd.Series(k).groupby(block_codes).transform("max").to_numpy()
-    varies = np.flatnonzero(kmin != kmax) if not uneven else np.empty(0, dtype=np.int64)
-    if varies.size:
-        r = int(varies[0])
-        same = np.flatnonzero(block_codes == block_codes[r])
-        lo = int(same[np.argmin(k[same])])
-        hi = int(same[np.argmax(k[same])])
-        n_blocks = len(np.unique(block_codes[varies]))
-        raise ScoresError(
-            f"dataset {out['dataset'].iloc[r]!r}, system {out['system'].iloc[r]!r}, metric "
-            f"{out['metric'].iloc[r]!r}: the number of samples K varies per item: item "
-            f"{out['item'].iloc[lo]!r} has K = {k[lo]}, item {out['item'].iloc[hi]!r} has "
-            f"K = {k[hi]}{where}"
-            + (f" ({n_blocks} dataset × system × metric groups vary)" if n_blocks > 1 else "")
-            + "; every item of a system needs the same number of samples (drop the extra "
-            "samples or the incomplete items)")
     if HUMAN_VALUE in df.columns:
         hv = df[HUMAN_VALUE].to_numpy(dtype=np.float64)
         n_human = np.bincount(gid, weights=~np.isnan(hv)).astype(np.int64)

@@ -145,6 +145,9 @@ class MonitorSettings(_Settings):
         for empirical_bernstein); betting ignores it.
     interval : float, default 10.0
         Seconds between two reads of the logs with --follow.
+    max_rounds : int, default 360
+        Reads of the logs with --follow before it gives up without a decision (360 × 10 s:
+        one hour), ≥ 1.
 
     Raises
     ------
@@ -171,7 +174,7 @@ class MonitorSettings(_Settings):
         0.0, "Differences within ±margin do not matter, ≥ 0 (metric units); > 0 allows "
         "\"equivalent within margin\".", _nonnegative, yaml=None, signature="margin")
     method: str = _setting("betting", _METHOD_HELP, _choice(CS_METHODS, "confidence sequence"),
-                           yaml=None, signature="method")
+                           yaml=None, cli="sequence", signature="method")
     bounds: tuple[float, float] | None = _setting(
         None, "The metric's range (lo, hi) when the scores do not declare one; differences lie "
         "in [lo - hi, hi - lo].", _optional_bounds, yaml=None, cli=False, signature="bounds")
@@ -183,3 +186,6 @@ class MonitorSettings(_Settings):
     t_opt: int = _setting(500, _T_OPT_HELP, _whole(1), yaml=None, signature="t_opt")
     interval: float = _setting(10.0, "Seconds between two reads of the logs with --follow.",
                                _interval, yaml=None)
+    max_rounds: int = _setting(360, "Reads of the logs with --follow before it gives up "
+                               "without a decision (360 × 10 s: one hour), ≥ 1.", _whole(1),
+                               yaml=None)

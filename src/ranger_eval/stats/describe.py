@@ -51,16 +51,26 @@ numbers.
     write it 1 + ((cv² + 1) m̄ − 1) ρ); for equal sizes m̄_w = m. It is 1 when every cluster
     has one item, NaN when the icc is NaN otherwise.
 ``k_samples``, ``within_sd``
-    K, the generations averaged into each item (1 without a ``sample`` column), and the pooled
-    within-item SD √(mean_i s_i²), s_i² the variance (ddof = 1) of item i's K samples (NaN for
-    K = 1).
+    K, the generations averaged into each item (1 without a ``sample`` column; the largest K_i
+    when items have different numbers, the signature's ``samples:`` field gives the range), and
+    the pooled within-item SD √(mean_i s_i²), s_i² the variance (ddof = 1) of item i's K_i
+    samples, over the items with K_i ≥ 2 (NaN for K = 1). An item with one sample among items
+    with more takes the pooled s² in ``var_within`` (one sample says nothing of its own noise).
 ``var_within``, ``var_between``
     Miller (2024, §4)'s decomposition of the variance of the mean: the within-item part,
-    the sampling noise of the K generations, Σ_i s_i² / (K · R_i) / n² (R_i the item's seeds,
-    1 without seeds; = within_sd² / (n K)), which more samples per item shrink; and the rest,
+    the sampling noise of the K generations, Σ_i s_i² / (K_i · R_i) / n² (K_i the item's own
+    samples, R_i its seeds, 1 without seeds; with seeds Σ_r s_r² / K_r / R_i² per item; =
+    within_sd² / (n K) when every K_i = K), which more samples per item shrink; and the rest,
     ``var_between = se² − var_within`` (truncated at 0), the spread of the items' (and, with
     clusters, the clusters') true scores, which only more questions (clusters) shrink. Both NaN
     for K = 1 (nothing separates them).
+``ppi_mean``, ``ppi_se``, ``ppi_low``, ``ppi_high``, ``n_labelled``, ``alpha`` … ``kappa_high``
+    only with human scores (a ``human_value`` column, :data:`JUDGE_COLUMNS`): the
+    prediction-powered (PPI++) mean of the human scores with its interval (as
+    :func:`ranger_eval.ppi_mean`) and, on the ``n_labelled`` items with both scores, the
+    judge–human agreement: Krippendorff's interval α and, for 0/1 scores, Cohen's κ, each with a
+    percentile bootstrap interval over items or whole clusters
+    (:func:`ranger_eval.stats.agreement.judge_human_agreement`).
 """
 from __future__ import annotations
 
@@ -73,10 +83,12 @@ from scipy import stats as _sps
 
 from ..errors import ScoresError, check_level
 from ..scores import CLUSTER, Scores, as_scores
-from ..settings import DescribeSettings, resolve_settings
+from ..settings import AgreementSettings, DescribeSettings, resolve_settings
 from ._validation import StatsInputError
+from .agreement import JUDGE_HUMAN_COLUMNS, judge_human_agreement
 from .bounded import INTERVAL_METHODS, bounded_intervals
 from .crossed import check_crossed, crossed_reml
+from .judged import checked_ppi, has_human_scores, item_cluster_codes, judged_items
 
 __all__ = ["COLUMNS", "auto_intervals", "describe", "describe_arrays", "describe_sums",
            "describe_table", "known_bounds", "too_few_units"]
@@ -289,11 +301,18 @@ def describe_arrays(
         k_item = np.asarray(k_samples, dtype=np.int64)
         np.maximum.at(k, group, k_item)
         wv = np.ldexp(np.asarray(within_var, dtype=np.float64), -2 * exp[group])
-        has = k[group] > 1
+        has = (k[group] > 1) & np.isfinite(wv)
         weight = (np.ones(values.size) if within_weight is None
                   else np.asarray(within_weight, dtype=np.float64))
-        mean_wv = np.bincount(group[has], weights=wv[has], minlength=n_groups) / n
-        part = np.bincount(group[has], weights=wv[has] * weight[has] / k_item[has],
+        n_has = np.bincount(group[has], minlength=n_groups).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_wv = np.bincount(group[has], weights=wv[has], minlength=n_groups) / n_has
+        # an item with one sample (K_i = 1 among items with more) has no variance of its own:
+        # it takes its group's pooled s² (mean_wv), so its sampling noise is not counted as 0
+        lone = (k[group] > 1) & ~np.isfinite(wv)
+        wv = np.where(lone, mean_wv[group], wv)
+        use = has | lone
+        part = np.bincount(group[use], weights=wv[use] * weight[use] / k_item[use],
                            minlength=n_groups) / (n * n)
         multi = k > 1
         e2 = 2 * exp[multi]
@@ -456,8 +475,13 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
             else k_samples
         if clustered:
             frame[CLUSTER] = cluster_col
+        # the item's sampling variance is Σ_r s_r² / K_r / R² over its R seeds (each seed's
+        # own K_r): kept as mean_r(s_r² / K_r), turned into a weight on mean_r(s_r²) / K_max
+        # below where the seeds' K differ (else the weight is 1/R exactly, as before)
+        frame["var_over_k"] = frame["within_var"] / frame["k_samples"]
         agg: dict[str, tuple[str, str]] = {
             "value": ("value", "mean"), "within_var": ("within_var", "mean"),
+            "var_over_k": ("var_over_k", "mean"), "k_min": ("k_samples", "min"),
             "k_samples": ("k_samples", "max"), "n_seeds": ("value", "size")}
         if clustered:
             agg[CLUSTER] = (CLUSTER, "first")
@@ -466,6 +490,11 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         values = frame["value"].to_numpy(dtype=np.float64)
         within_var = frame["within_var"].to_numpy(dtype=np.float64)
         k_samples = frame["k_samples"].to_numpy(dtype=np.int64)
+        mixed = (frame["k_min"].to_numpy(dtype=np.int64) != k_samples) & (within_var > 0)
+        if mixed.any():
+            ratio = (frame["var_over_k"].to_numpy(dtype=np.float64)[mixed] * k_samples[mixed]
+                     / within_var[mixed])
+            weight[mixed] = weight[mixed] * ratio
         cluster_col = frame[CLUSTER] if clustered else None
     else:
         weight = None
@@ -533,7 +562,65 @@ def describe(scores: Scores | object, *, level: float = _DEFAULT.level,
         np.asarray(systems, dtype=object)[s_of], out, level=level, clustered=clustered)
     if scores.has_prompts:
         table = _with_prompt_components(table, scores)
+    if has_human_scores(scores):
+        table = _with_judge_agreement(table, scores, level)
+    if scores.has_prompts:  # last: a concatenation may drop a frame's attrs
+        table.attrs["note"] = PROMPTS_NOTE
     return table
+
+
+#: Why ``se_crossed`` differs from ``se`` (describe's ``attrs["note"]`` with a prompt column;
+#: the variance-components report says it too).
+PROMPTS_NOTE = ("se_crossed is the crossed model's standard error of the mean; it is usually "
+                "larger than the per-item s/√n (se) because every item is scored under the same "
+                "prompts, so the prompt (template) variance does not average out over items: "
+                "Var(mean) ≈ var_item/I + var_prompt/P + var_residual/(I·P).")
+
+
+#: describe's columns with human scores (a ``human_value`` column): the prediction-powered
+#: (PPI++) mean of the human scores with its interval, then the judge–human agreement
+#: (:data:`~ranger_eval.stats.agreement.JUDGE_HUMAN_COLUMNS`: α, κ, their intervals)
+JUDGE_COLUMNS = ("ppi_mean", "ppi_se", "ppi_low", "ppi_high") + tuple(
+    JUDGE_HUMAN_COLUMNS)
+#: the bootstrap of describe's judge–human agreement: AgreementSettings' n_resamples and seed
+_JUDGE_AGREEMENT = AgreementSettings(scale="interval")
+
+
+def _with_judge_agreement(table: pd.DataFrame, scores: Scores, level: float) -> pd.DataFrame:
+    """``table`` with :data:`JUDGE_COLUMNS` for scores with a ``human_value`` column: per row
+    (dataset × metric × system), the PPI++ mean of the human scores (``ppi_mean``, ``ppi_se``
+    and its interval at ``level``: :func:`~ranger_eval.stats.ppi.prediction_powered_mean`, as
+    :func:`ranger_eval.ppi_mean`, cluster-robust CR2 with a ``cluster`` column) and, on the
+    ``n_labelled`` items with both a judge and a human score, the judge–human agreement:
+    Krippendorff's interval α (``alpha``) and, for 0/1 scores, Cohen's κ (``kappa``), each
+    with a percentile bootstrap interval at ``level`` over items, or whole clusters
+    (:func:`~ranger_eval.stats.agreement.judge_human_agreement`; 1,000 rounds, seed 0, the
+    defaults of :class:`~ranger_eval.settings.AgreementSettings`). NaN where not defined
+    (too few human-scored or judge-only items, every score equal)."""
+    rows = []
+    for d, m, s in table[["dataset", "metric", "system"]].itertuples(index=False):
+        d, m, s = str(d), str(m), str(s)
+        judged = judged_items(scores, dataset=d, metric=m, system=s, error=StatsInputError)
+        codes = item_cluster_codes(scores, d, judged.items)
+        labelled = ~np.isnan(judged.human)
+        row = dict.fromkeys(JUDGE_COLUMNS, np.nan)
+        try:
+            ppi = checked_ppi(judged.human[labelled], judged.value[labelled],
+                              judged.value[~labelled], what=f"system {s!r} on {d!r}, {m!r}",
+                              method="ppi++", level=level, error=StatsInputError,
+                              clusters=None if codes is None
+                              else (codes[labelled], codes[~labelled]), vcov="CR2")
+            row.update(ppi_mean=ppi.estimate, ppi_se=ppi.se, ppi_low=ppi.ci_low,
+                       ppi_high=ppi.ci_high)
+        except StatsInputError:
+            pass
+        row.update(judge_human_agreement(judged.value, judged.human, codes, level=level,
+                                         n_resamples=_JUDGE_AGREEMENT.n_resamples,
+                                         seed=_JUDGE_AGREEMENT.seed))
+        rows.append(row)
+    extra = pd.DataFrame(rows, columns=list(JUDGE_COLUMNS), index=table.index)
+    extra["n_labelled"] = extra["n_labelled"].astype(np.int64)
+    return pd.concat([table, extra], axis=1)
 
 
 #: describe's columns of the variance components with a ``prompt`` column

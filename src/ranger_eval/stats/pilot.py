@@ -337,6 +337,13 @@ def plan_from_pilot(
                               "superiority tests only; plan() takes a margin (with the "
                               "pilot's SD as sd=)")
     scores = as_scores(scores, what="pilot scores", error=StatsInputError)
+    if scores.has_prompts:  # a plan over items alone would ignore the prompt variance
+        raise StatsInputError(
+            "pilot scores with a 'prompt' column: a plan from a pilot resamples items and "
+            "would average the prompts away, ignoring the prompt variance every item shares; "
+            "plan the design with variance_components(scores).project(n_items=..., "
+            "n_prompts=..., n_samples=...) (the standard error of a system's mean under "
+            "another design)")
     test = check_choice("test", settings.test or "auto", PILOT_TESTS)
     test = "paired-t" if test == "auto" else test
     alternative, n_resamples, seed = settings.alternative, settings.n_resamples, settings.seed

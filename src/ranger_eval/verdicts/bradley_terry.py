@@ -93,7 +93,7 @@ from ..io.battles import WINNER_LABELS, Battles, encode_battles
 from ..settings import TIE_MODELS, ArenaSettings, resolve_settings
 from ..signature import Signature, make_signature
 from .battle_counts import SOURCE_ATTR, battle_counts, battles_from_scores, table_battle_counts
-from .bt_covariates import fit_covariates
+from .bt_covariates import CovariateFit, fit_covariates
 
 __all__ = ["TIE_MODELS", "WINNER_LABELS", "Ratings", "battle_counts", "battles_from_scores",
            "bradley_terry", "table_battle_counts"]
@@ -711,9 +711,10 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
     n_resamples = settings.n_resamples
     covariates = settings.covariates or ()
     uncontrolled = None
+    styled: Battles | None = None   # the battles with their covariates (style control)
     if covariates:   # style control: the same battles rated without the covariates too
-        battles = _covariate_battles(battles, covariates)
-        uncontrolled = bradley_terry(battles, settings=replace(settings, covariates=None))
+        battles = styled = _covariate_battles(battles, covariates)
+        uncontrolled = bradley_terry(styled, settings=replace(settings, covariates=None))
     pairs = _battles(battles)
     models = pairs.models
     p = len(models)
@@ -737,9 +738,10 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
     fit_ref = 0
     factor = scale / math.log(base)
     cov_fit = None
-    if covariates:
-        assert isinstance(battles, Battles)
-        cov_fit = fit_covariates(battles, fit_ref, n_resamples, seed)
+    coefficients: pd.DataFrame | None = None
+    if styled is not None:
+        cov_fit = fit_covariates(styled, fit_ref, n_resamples, seed)
+        coefficients = _coefficients(cov_fit, styled, p, factor, level)
         x = cov_fit.x[:p]
         v_model, v_sand = cov_fit.v_model[:p, :p], cov_fit.v_sand[:p, :p]
     else:
@@ -817,8 +819,7 @@ def bradley_terry(battles: object, *, ties: str = _DEFAULT.ties,
         "datasets" if pairs.source == "scores(datasets)" else "items",
         relative_to="mean" if anchor_ is None else "anchor", settings=settings,
         covariates=tuple(covariates), uncontrolled=uncontrolled,
-        coefficients=None if cov_fit is None else _coefficients(
-            cov_fit, battles, p, factor, level))  # type: ignore[arg-type]
+        coefficients=coefficients)
 
 
 def _covariate_battles(battles: object, names: tuple[str, ...]) -> Battles:
@@ -837,7 +838,7 @@ def _covariate_battles(battles: object, names: tuple[str, ...]) -> Battles:
     return battles
 
 
-def _coefficients(fit: Any, battles: Battles, p: int, factor: float, level: float
+def _coefficients(fit: CovariateFit, battles: Battles, p: int, factor: float, level: float
                   ) -> pd.DataFrame:
     """The covariates' coefficient table (``Ratings.coefficients``)."""
     beta = fit.x[p:]

@@ -31,10 +31,10 @@ over the rows and a (p + k)² solve.
 (Huber 1967; White 1982; HC0 of the GLM), ``se_model`` √diag H⁻¹; bootstrap percentile
 intervals as :func:`~ranger_eval.bradley_terry` without covariates: each round draws the
 number of copies of every distinct row from a multinomial (N battles, probabilities
-count/N: FastChat's row resampling, and with discrete covariates exactly the multinomial over
-their few distinct rows) and refits warm-started at the estimate by chord Newton steps (the
-whole data's information; :func:`_bootstrap`) until a step is below 1e-8, with Newton and
-step halving as the fallback. The covariates are standardised once, on the data (a
+count/N: FastChat's row resampling; each round its own random stream, so the bootstrap is
+bit-for-bit the same for a seed) and refits warm-started at the estimate by chord Newton
+steps (the whole data's information), many rounds at once, until each round's step is below
+1e-8, with Newton and step halving as the fallback (:mod:`.bt_style_bootstrap`). The covariates are standardised once, on the data (a
 round's β is per standard deviation of the observed differences, LMArena's bootstrap too).
 A round without a finite maximum (some group never lost, or a covariate separates wins
 from losses) is left out and counted.
@@ -44,18 +44,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
 
 from ..errors import VerdictError
 from ..formatting import preview
 from ..io.battles import Battles
+from .bt_style_bootstrap import style_bootstrap
 
 __all__ = ["CovariateFit", "fit_covariates", "standardise"]
 
 _TOL = 1e-12         # Newton stops when the largest step is below this
 _TOL_BOOT = 1e-7     # bootstrap rounds: last step below this (remaining error ~ its square)
-_TOL_CHORD = 1e-8    # bootstrap rounds, chord steps (~1e-6 Elo)
 _MAX_ITER = 100
 
 
@@ -99,12 +98,11 @@ def _distinct(enc: Battles) -> tuple[np.ndarray, ...]:
                              enc.outcome.astype(np.float64), enc.weight, enc.covariates])
     table = np.ascontiguousarray(table)
     rows = table.view(np.dtype((np.void, table.dtype.itemsize * table.shape[1]))).ravel()
-    _, first, inverse, count = np.unique(rows, return_index=True, return_inverse=True,
-                                         return_counts=True)
+    _, first, count = np.unique(rows, return_index=True, return_counts=True)
     t = table[first]
     y = np.where(t[:, 2] == 0, 1.0, np.where(t[:, 2] == 1, 0.0, 0.5))
     return (t[:, 0].astype(np.int64), t[:, 1].astype(np.int64), y, np.ascontiguousarray(t[:, 3]),
-            np.ascontiguousarray(t[:, 4:]), count.astype(np.float64), inverse)
+            np.ascontiguousarray(t[:, 4:]), count.astype(np.float64))
 
 
 def _assemble(q: np.ndarray, a: np.ndarray, b: np.ndarray, z: np.ndarray, p: int) -> np.ndarray:
@@ -177,7 +175,7 @@ def fit_covariates(enc: Battles, ref: int, n_resamples: int, seed: int) -> Covar
     bootstrap (module docstring)."""
     assert enc.covariates is not None
     p = len(enc.models)
-    a, b, y, w, z_raw, count, inverse = _distinct(enc)
+    a, b, y, w, z_raw, count = _distinct(enc)
     z, mean, sd = standardise(z_raw, count, enc.covariate_names)
     k = z.shape[1]
     cw = count * w
@@ -198,63 +196,9 @@ def fit_covariates(enc: Battles, ref: int, n_resamples: int, seed: int) -> Covar
     v_sand = np.zeros((p + k, p + k))
     v_model[np.ix_(free, free)] = inv
     v_sand[np.ix_(free, free)] = inv @ meat @ inv
-    boot, failed = _bootstrap(a, b, y, w, z, count, inverse, p, ref, x, h, n_resamples, seed)
+
+    def refit(draw: np.ndarray) -> tuple[np.ndarray, bool]:
+        return _newton(a, b, y, z, draw * w, p, ref, x, tol=_TOL_BOOT, line_search=True)
+
+    boot, failed = style_bootstrap(a, b, y, w, z, count, p, ref, x, h, n_resamples, seed, refit)
     return CovariateFit(x, v_model, v_sand, boot, failed, mean, sd, int(count.size))
-
-
-def _gradient(x: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray, z: np.ndarray,
-              cw: np.ndarray, p: int) -> np.ndarray:
-    r = cw * (y - expit(x[a] - x[b] + z @ x[p:]))
-    return np.concatenate([np.bincount(a, r, minlength=p) - np.bincount(b, r, minlength=p),
-                           z.T @ r])
-
-
-def _bootstrap(a: np.ndarray, b: np.ndarray, y: np.ndarray, w: np.ndarray, z: np.ndarray,
-               count: np.ndarray, inverse: np.ndarray, p: int, ref: int, x: np.ndarray,
-               info: np.ndarray, n_rounds: int, seed: int) -> tuple[np.ndarray, int]:
-    """Refit on resampled battles, warm-started at ``x``: the number of copies of every
-    distinct row is multinomial (N battles, probabilities count/N), drawn as such when the
-    distinct rows are few (discrete covariates) and as N battle indices drawn uniformly with
-    replacement otherwise (the same distribution: FastChat's row resampling). Each round
-    iterates x ← x + H⁻¹ g(x) with H the information of the whole data (a chord Newton
-    method: the round's information differs from H by O(1/√N), so each step shrinks the
-    error by that factor) until the step is below 1e-8 (about 1e-6 Elo), falling back to Newton with step
-    halving if that does not settle in 40 steps."""
-    if n_rounds == 0:
-        return np.empty((0, x.size)), 0
-    rng = np.random.default_rng(seed)
-    n = int(count.sum())
-    probs = count / n
-    free = np.flatnonzero(np.arange(x.size) != ref)
-    chol = cho_factor(info)
-    few = count.size * 8 <= n
-    out = np.full((n_rounds, x.size), np.nan)
-    for r in range(n_rounds):
-        if few:
-            draw = rng.multinomial(n, probs).astype(np.float64)
-        else:
-            draw = np.bincount(inverse[rng.integers(0, n, n)], minlength=count.size
-                               ).astype(np.float64)
-        cw = draw * w
-        est = x.copy()
-        ok = False
-        for _ in range(40):
-            step = cho_solve(chol, _gradient(est, a, b, y, z, cw, p)[free])
-            est[free] += step
-            if not np.all(np.isfinite(est)):
-                break
-            if np.max(np.abs(step)) < _TOL_CHORD:
-                ok = True
-                break
-        if not ok:   # redo with Newton and step halving from the estimate
-            est, ok = _newton(a, b, y, z, cw, p, ref, x, tol=_TOL_BOOT, line_search=True)
-        if ok and _identified(a, b, y, draw, p):
-            out[r] = est
-    good = np.all(np.isfinite(out), axis=1)
-    return out[good], int((~good).sum())
-
-
-def _identified(a: np.ndarray, b: np.ndarray, y: np.ndarray, draw: np.ndarray, p: int) -> bool:
-    """Every model in the round's battles (else its rating is not identified)."""
-    seen = np.bincount(a, draw, minlength=p) + np.bincount(b, draw, minlength=p)
-    return bool(np.all(seen > 0))

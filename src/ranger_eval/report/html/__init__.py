@@ -1,10 +1,11 @@
 """The one-file HTML report of a ranger-eval output folder (``report.html``).
 
 :func:`write_html_report` reads what ``ranger-eval meta``, ``compare``, ``rank``, ``arena``,
-``aso``, ``bayes`` or ``demo`` wrote into a folder — ``manifest.json`` and the JSON results it
+``aso``, ``bayes``, ``agree`` or ``demo`` wrote into a folder — ``manifest.json`` and the JSON results it
 lists (``summary.json`` and ``effects.csv`` of a meta-analysis, ``comparison.json`` and
 ``leaderboard.json`` of a comparison, ``ranking.json`` with ``ranking.csv`` and ``ranktest.csv``
-of a ranking, ``arena.json``, ``aso.json``, ``bayes.json``, the figures); never a Markdown file
+of a ranking, ``arena.json``, ``aso.json``, ``bayes.json``, ``agreement.json`` and
+``alt_test.json``, the figures); never a Markdown file
 read back — and writes one self-contained ``report.html`` beside them:
 
 * the figures inline: SVG as markup (ids and ``<style>`` rules prefixed per figure, so two
@@ -25,7 +26,7 @@ further sections of the same report. Missing or malformed contents raise
 
 One module per part of the page: :mod:`.common` (reading a folder, number formats),
 :mod:`.tables` (sortable tables), one per command's section (:mod:`.meta`, :mod:`.compare`,
-:mod:`.rank`, :mod:`.verdicts` for aso, bayes and arena), :mod:`.figures` (embedding) and
+:mod:`.rank`, :mod:`.verdicts` for aso, bayes and arena, :mod:`.agree`), :mod:`.figures` (embedding) and
 :mod:`.page` (the shell: CSS, script, provenance).
 """
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 from ...atomic import write_text
 from ...errors import ReportError
 from ...signature import parse_signature
+from .agree import _agreement
 from .common import (
     _KIND_TITLES,
     FIGURE_MAX_GROUPS,
@@ -95,7 +97,8 @@ def _read_analysis(folder: Path, root: Path, index: int) -> _Analysis:
     if kind not in _KIND_TITLES:
         kind = next((k for k, f in (("meta", "summary.json"), ("compare", "comparison.json"),
                                     ("rank", "ranking.json"), ("aso", "aso.json"),
-                                    ("bayes", "bayes.json"), ("arena", "arena.json"))
+                                    ("bayes", "bayes.json"), ("arena", "arena.json"),
+                                    ("agreement", "agreement.json"))
                      if f in files), "")
     if not kind:
         raise ReportError(
@@ -104,6 +107,6 @@ def _read_analysis(folder: Path, root: Path, index: int) -> _Analysis:
         )
     a = _Analysis(folder, rel, index, manifest, kind, files)
     {"meta": _meta, "compare": _compare, "rank": _rank, "aso": _aso, "bayes": _bayes,
-     "arena": _arena}[kind](a)
+     "arena": _arena, "agreement": _agreement}[kind](a)
     a.figures = _figures(a)
     return a

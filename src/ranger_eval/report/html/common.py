@@ -59,7 +59,7 @@ _POSTHOC = {"nemenyi": "Nemenyi", "bonferroni-dunn": "Bonferroni–Dunn", "holm"
 
 _KIND_TITLES = {"meta": "Meta-analysis", "compare": "Pairwise comparison", "rank": "Ranking",
                 "aso": "Almost Stochastic Order", "bayes": "Bayesian comparison",
-                "arena": "Arena leaderboard"}
+                "arena": "Arena leaderboard", "agreement": "Judge and annotator agreement"}
 
 
 @dataclass

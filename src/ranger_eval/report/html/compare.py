@@ -15,7 +15,7 @@ from ...errors import ReportError
 from ...formatting import format_level
 from ...formatting import slug as _slug
 from ...signature import signature_level
-from ..tables import jsonable, mde_sentence, test_label
+from ..tables import df_text, has_se_df, jsonable, mde_sentence, test_label
 from .common import (
     TABLE_MAX_ROWS,
     _alpha,
@@ -172,6 +172,8 @@ def _compare(a: _Analysis) -> None:
     has_ci = {"ci_low", "ci_high"} <= set(comp.columns)
     headers = ["dataset", "metric", "system A", "system B", "mean A", "mean B", "diff (A−B)"]
     headers += [f"{format_level(level)} CI"] if has_ci else []
+    with_se = has_se_df(comp)  # the tests' standard errors and df (crossed prompts: the model's)
+    headers += ["se", "df"] if with_se else []
     headers += ["p adj.", "significant"]
     headers += ["effect size"] if "effect_size" in comp else []
     headers += ["test"] if "test" in comp else []
@@ -185,6 +187,10 @@ def _compare(a: _Analysis) -> None:
             # the two bounds may stack (after the comma) when the table is tight
             row.append(_Cell(_e(f"[{_fixed(r['ci_low'], dec)}, {_fixed(r['ci_high'], dec)}]"),
                              float(r["ci_low"]), True, stack=True))
+        if with_se:
+            se, df = float(r["se"]), float(r["df"])
+            row += [_Cell("–" if math.isnan(se) else _e(_fixed(se, dec)), se, True),
+                    _Cell(_e(df_text(df)), df, True)]
         row += [_pcell(r["pvalue_adjusted"]), _Cell("<strong>yes</strong>" if s else "no")]
         if "effect_size" in comp:
             note = ", ".join(str(r[c]).replace("_", " ") for c in
@@ -198,8 +204,9 @@ def _compare(a: _Analysis) -> None:
             row.append(_pcell(r["pvalue"]))
         rows.append(row)
     caption = (f"Every test: diff = mean A − mean B with its {format_level(level)} confidence "
-               f"interval (unadjusted); p adj. after {_e(corr)}; significant at "
-               f"α = {_alpha(alpha)}.")
+               "interval (unadjusted)" + (", its standard error se and degrees of freedom df "
+                                          "(– where the test has none)" if with_se else "")
+               + f"; p adj. after {_e(corr)}; significant at α = {_alpha(alpha)}.")
     if len(comp) > TABLE_MAX_ROWS:
         caption += (f" Showing the first {TABLE_MAX_ROWS:,} of {len(comp):,} tests (here and "
                     "in the embedded JSON); every test is in comparison.csv and "

@@ -16,7 +16,8 @@ from ...errors import ReportError
 from .common import _IMAGE_TYPES, FIGURE_MAX_GROUPS, _Analysis, _e, _path
 
 _FIGURE_ORDER = ("forest", "cd", "heatmap", "graph", "pvalues", "boxplots",
-                 "bradley_terry_ratings", "arena_ratings", "arena_win_probability")
+                 "bradley_terry_ratings", "arena_ratings", "arena_coefficients",
+                 "arena_win_probability")
 
 
 _CAPTIONS = {
@@ -40,7 +41,12 @@ _CAPTIONS = {
     "arena_ratings": "Ratings with their bootstrap percentile intervals (relative to the mean of "
                      "all models, or to the anchor: the axis says which), best first; the rank "
                      "interval of each model at the right, from the bootstrap rounds' ranks "
-                     "(independent of the anchor).",
+                     "(independent of the anchor). With style control each model shows its "
+                     "rating with style control (filled dot) above its rating without (open "
+                     "square), and both rank intervals.",
+    "arena_coefficients": "Style control: each covariate's effect on the rating, in Elo points "
+                          "per standard deviation of its difference (model_a's response minus "
+                          "model_b's), with its bootstrap percentile interval; 0: no effect.",
     "arena_win_probability": "Fitted probability that the row model beats the column model "
                              "(blue above ½, red below), models ordered by rating.",
     "aso": "ε_min of the row system over the column system; blue: the row almost "

@@ -147,6 +147,7 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
         a.sentences.append(f"{failed} bootstrap rounds had no finite ratings and were left "
                            "out.")
     a.sentences += leaderboard_sentences(board, level)
+    styled = "rating_uncontrolled" in board[0]
     rows = []
     for r in board:
         lo, hi = r.get("ci_low"), r.get("ci_high")
@@ -155,9 +156,13 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
         rl, rh = r.get("rank_low"), r.get("rank_high")
         ranks = ("–" if not isinstance(rl, (int, float)) or not isinstance(rh, (int, float))
                  else f"{int(rl)}" if rl == rh else f"{int(rl)}–{int(rh)}")
-        rows.append([_text(r.get("model")), _num(r.get("rating"), 1), _Cell(_e(ci), lo, True),
-                     _num(r.get("se"), 1), _Cell(_e(ranks), rl, True),
-                     _num(r.get("n_battles"), 0)])
+        row = [_text(r.get("model")), _num(r.get("rating"), 1), _Cell(_e(ci), lo, True),
+               _num(r.get("se"), 1), _Cell(_e(ranks), rl, True)]
+        if styled:   # the same battles without style control, side by side
+            row += [_num(r.get("rating_uncontrolled"), 1),
+                    _interval_cell(r.get("ci_low_uncontrolled"), r.get("ci_high_uncontrolled")),
+                    _rank_cell(r.get("rank_low_uncontrolled"), r.get("rank_high_uncontrolled"))]
+        rows.append([*row, _num(r.get("n_battles"), 0)])
     reference = _reference(result)
     caption = (f"Ratings on the Elo scale (scale {_float(result, 'scale', path, where):g}, "
                f"base {_float(result, 'base', path, where):g}), best first; ratings, se and CI "
@@ -169,8 +174,66 @@ def _bradley_terry_reading(a: _Analysis, result: Mapping[str, Any], path: Path, 
     anchor = result.get("anchor")
     ci_head = (f"CI (vs {anchor[0]})" if isinstance(anchor, list) and anchor
                else "CI (vs mean)")
+    heads = ["model", "rating", ci_head, "se", "rank"]
+    if styled:
+        caption += " " + style_caption_text(result)
+        heads += ["rating (no style control)", "CI (no style control)",
+                  "rank (no style control)"]
     a.tables.append(_table(f"t{a.index}-bradley-terry", title, _e(caption),
-                           ["model", "rating", ci_head, "se", "rank", "battles"], rows))
+                           [*heads, "battles"], rows))
+    coefs = result.get("coefficients")
+    if styled and isinstance(coefs, list) and coefs:
+        _coefficient_table(a, coefs, level)
+
+
+def _interval_cell(lo: Any, hi: Any) -> _Cell:
+    """``[lo, hi]`` to one decimal (``–`` when either is missing), sorted by ``lo``."""
+    ok = isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and \
+        math.isfinite(lo) and math.isfinite(hi)
+    text = f"[{_fixed(float(lo), 1)}, {_fixed(float(hi), 1)}]" if ok else "–"
+    return _Cell(_e(text), lo if ok else None, True)
+
+
+def _rank_cell(lo: Any, hi: Any) -> _Cell:
+    """A rank interval ``3`` or ``2–5`` (``–`` when missing), sorted by its low end."""
+    if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)) or \
+            not (math.isfinite(lo) and math.isfinite(hi)):
+        return _Cell(_e("–"), None, True)
+    return _Cell(_e(f"{int(lo)}" if lo == hi else f"{int(lo)}–{int(hi)}"), lo, True)
+
+
+def style_caption_text(result: Mapping[str, Any]) -> str:
+    """What style control did (from the JSON's ``covariates``), one paragraph."""
+    names = ", ".join(str(c) for c in result.get("covariates") or [])
+    return (f"Style control: the ratings hold the effects of {names} at zero (the average "
+            "style difference), each covariate model_a's response minus model_b's, "
+            "standardised over the battles (as LMArena), fitted jointly with the ratings by "
+            "maximum likelihood; 'no style control': the same battles rated without "
+            "covariates.")
+
+
+def _coefficient_table(a: _Analysis, coefs: list[Any], level: float) -> None:
+    """The style covariates' coefficients (``Ratings.coefficients`` as JSON rows)."""
+    rows = []
+    for c in coefs:
+        if not isinstance(c, dict):
+            continue
+        rows.append([_text(c.get("covariate")), _text(c.get("kind")),
+                     _num(c.get("estimate"), 4), _num(c.get("elo"), 1), _num(c.get("se"), 4),
+                     _interval4(c.get("ci_low"), c.get("ci_high")), _num(c.get("pvalue"), 4)])
+    caption = ("Coefficient of each style covariate: the change in the log-odds of winning per "
+               "standard deviation of its difference (Elo: the same in rating points); se: "
+               f"sandwich; CI: {format_level(level)} bootstrap percentile interval; p: Wald.")
+    a.tables.append(_table(f"t{a.index}-style-coefficients", "Style coefficients",
+                           _e(caption), ["covariate", "given as", "log-odds per sd",
+                                         "Elo per sd", "se", "CI", "p"], rows))
+
+
+def _interval4(lo: Any, hi: Any) -> _Cell:
+    ok = isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and \
+        math.isfinite(lo) and math.isfinite(hi)
+    text = f"[{_fixed(float(lo), 4)}, {_fixed(float(hi), 4)}]" if ok else "–"
+    return _Cell(_e(text), lo if ok else None, True)
 
 
 def _reference(result: Mapping[str, Any]) -> str:
