@@ -31,7 +31,8 @@ Not timing rows (studies of statistical properties, or no peer): ``interval_cove
 ``cluster_validity.py``, ``bootstrap_coverage.py``, ``paired_binary_intervals.py``,
 ``ppi_rank_null.py`` (coverage and
 rejection-rate simulations: their output is a rate, not a time), ``predictive_bench.py`` and
-``cli_bench.py`` (ours only, no peer), ``winrate_bench.py`` (its baseline is our own earlier
+``cli_bench.py`` (ours only, no peer), ``subset_eval.py`` (coverage and error of estimates from a
+subset), ``winrate_bench.py`` (its baseline is our own earlier
 code, kept in the script, not a tool a user would pick).
 """
 from __future__ import annotations
@@ -425,6 +426,8 @@ def benches(tmp: Path) -> list[Bench]:
         Bench("confseq", "confseq_bench.py", ["--quick"], p_json_only),
         Bench("monitor", "monitor_bench.py", ["--quick"], p_json_only),
         Bench("irt", "irt_bench.py", ["--repeat", "1", "--peer-items", "60"],
+              lambda out, js: []),  # its last line is the JSON row list
+        Bench("subset", "subset_bench.py", ["--repeat", "1"],
               lambda out, js: []),  # its last line is the JSON row list
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),

@@ -54,6 +54,8 @@ ENTRY_POINTS = [
     (rg.alt_test, S.AltTestSettings),
     (rg.confidence_sequence, S.ConfidenceSequenceSettings),
     (rg.monitor, S.MonitorSettings),
+    (rg.estimate_from_subset, S.SubsetSettings),
+    (rg.choose_subset, S.ChooseSubsetSettings),
     (rg.variance_components, S.VarianceSettings),
     (rg.irt, S.IRTSettings),
 ]

@@ -54,6 +54,9 @@ METHOD_MEANS = {
     "confidence_sequence": "sequence", "monitor": "sequence", "ConfidenceSequence": "sequence",
     "ConfidenceSequenceSettings": "sequence", "MonitorSettings": "sequence",
     "MonitorStopping": "sequence",
+    # the design of a subset of a benchmark's items (random, stratified, anchor)
+    "choose_subset": "subset design", "ChooseSubsetSettings": "subset design",
+    "SubsetChoice": "subset design",
     # the τ² estimator (metafor's ``method``)
     "meta_analysis": "tau2", "subgroup_analysis": "tau2", "cross_dataset_estimates": "tau2",
     "predictive_check": "tau2", "MetaSettings": "tau2", "MetaResult": "tau2",
@@ -131,6 +134,8 @@ DATA: dict[str, tuple[str, ...]] = {
     "pass_at_k": ("scores", "k"),  # k is the estimand's own number, as in pass@k
     "pass_hat_k": ("scores", "k"),
     "irt": ("responses",),
+    "estimate_from_subset": ("history", "responses"),
+    "choose_subset": ("history", "n"),  # n: the subset's size, the estimand's own number
     "resolve_design": ("scores",),
 }
 

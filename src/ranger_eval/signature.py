@@ -43,6 +43,10 @@ KINDS: dict[str, str] = {
     "win_rate": "HELM's mean win rate of systems over datasets (ranger_eval.win_rate)",
     "irt": "item response theory: Rasch (conditional ML) or 2PL (marginal ML) item and ability "
            "parameters (ranger_eval.irt)",
+    "subset": "an estimate of a system's mean over a whole benchmark from a random subset of its "
+              "items (ranger_eval.estimate_from_subset)",
+    "subset_choice": "a subset of a benchmark's items chosen by a stated design "
+                     "(ranger_eval.choose_subset)",
     "variance": "REML variance components across items, prompts and samples "
                 "(ranger_eval.variance_components)",
     "bayes": "Bayesian comparison of two systems with a ROPE (ranger_eval.bayesian_correlated_"
@@ -111,6 +115,11 @@ FIELDS: dict[str, str] = {
     "unit": "unit of a monitored stream: item, or the cluster field's name",
     "N": "population size of a confidence sequence sampled without replacement",
     "n": "observations (units) in a confidence sequence or monitored stream",
+    "predictor": "predictor of every item's result in a subset estimate: rasch or 2pl (fitted on "
+                 "the history) or the name of a Python function",
+    "folds": "cross-fitting folds of a subset estimate (each fold predicted from the others)",
+    "design": "design of a subset of items: random, stratified or anchor (not random)",
+    "strata": "strata of a stratified subset (by the items' mean in the history)",
     "order": "comparisons of the ranking: successive, all or first-vs-rest",
     "ppi": "prediction-powered inference on judge scores with human scores for some items "
            "(the human_value column): ppi++ (power-tuned λ), ppi (λ = 1) or classical (human "

@@ -18,6 +18,7 @@ from . import (
     bayes,
     compare,
     demo,
+    estimate,
     meta,
     monitor,
     plan,
@@ -58,7 +59,7 @@ def _main(
 
 
 for _command in (meta, demo, compare, rank, trec, report, signature, plan, arena, aso, bayes, agree,
-                 monitor):
+                 monitor, estimate):
     _command.register(app)
 
 

@@ -19,6 +19,7 @@ result type                   registered in                                  com
 ``VarianceComponents``        :mod:`ranger_eval.report.llm_variance`         (Python)
 ``IRTResult``                 :mod:`ranger_eval.report.budget_irt`           (Python)
 ``ConfidenceSequence``, ``MonitorResult``  :mod:`~ranger_eval.report.budget_monitor`  ``monitor``
+``SubsetEstimate``, ``SubsetChoice``  :mod:`~ranger_eval.report.budget_subset`  ``estimate``
 ============================  =============================================  ==================
 
 A pipeline module calls only these generic functions. The modules that register result types
@@ -43,7 +44,7 @@ LAZY_RENDERINGS = ("ranger_eval.report.meta", "ranger_eval.report.ranking",
                    "ranger_eval.report.arena", "ranger_eval.report.verdicts",
                    "ranger_eval.report.plan", "ranger_eval.report.llm_agreement",
                    "ranger_eval.report.llm_variance", "ranger_eval.report.budget_irt",
-                   "ranger_eval.report.budget_monitor")
+                   "ranger_eval.report.budget_monitor", "ranger_eval.report.budget_subset")
 
 
 def _unsupported(kind: str) -> Callable[..., str]:

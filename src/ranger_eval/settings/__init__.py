@@ -104,6 +104,12 @@ from .rank import (
     RankSettings,
     WinRateSettings,
 )
+from .subset import (
+    SUBSET_METHODS,
+    SUBSET_PREDICTORS,
+    ChooseSubsetSettings,
+    SubsetSettings,
+)
 from .variance import (
     INTERACTIONS,
     VARIANCE_FACTORS,
@@ -120,6 +126,10 @@ from .verdicts import (
 )
 
 __all__ = [
+    "SUBSET_METHODS",
+    "SUBSET_PREDICTORS",
+    "ChooseSubsetSettings",
+    "SubsetSettings",
     "AGREEMENT_METHODS",
     "AGREEMENT_SCALES",
     "ALT_TEST_METRICS",
