@@ -151,7 +151,7 @@ def clustered_signed_rank_rows(d: object, codes: object, *, alternative: str = "
     >>> d = np.array([[.1, 0, .1, 0, .1, 0, .1, .2], [.1, -.2, .3, 0, .1, .2, -.1, .2]])
     >>> r = clustered_signed_rank_rows(d, np.array([0, 0, 1, 1, 2, 2, 3, 3]))
     >>> np.round(r.statistic, 4).tolist(), r.n_clusters.tolist()
-    [[1.7556, 1.3064], [4, 4]]
+    ([1.7321, 1.3016], [4, 4])
     """
     check_alternative(alternative)
     from scipy.special import ndtr
