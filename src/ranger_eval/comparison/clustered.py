@@ -19,7 +19,9 @@ mcnemar             the clustered McNemar χ² Yang, Sun & Hardin (2010) recomme
                     "yang"; :func:`~ranger_eval.stats.clustered.mcnemar_method`; interval: the
                     paired CR2 t)
 wilcoxon            Rosner, Glynn & Lee's (2006) clustered signed-rank test (R clusrank,
-                    method "rgl"; interval: the paired CR2 t)
+                    method "rgl"; interval: the paired CR2 t); the pairs of every group with
+                    the same number of items in one array call (:mod:`ranger_eval.stats.
+                    clustered_rank`, each row its pair's one-pair call bit for bit)
 permutation         signs of whole clusters flipped (paired; interval: the paired CR2 t)
 bootstrap           whole clusters resampled (ratio of cluster sums; BCa, "cluster bootstrap
                     BCa"); with fewer than 100 clusters a warning says that it over-rejects
