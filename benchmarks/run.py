@@ -431,6 +431,8 @@ def benches(tmp: Path) -> list[Bench]:
               lambda out, js: []),  # its last line is the JSON row list
         Bench("cluster", "cluster_bench.py", ["--items", "1000", "--resamples", "100", "--repeat",
                                               "1"], p_cluster),
+        Bench("clustered_rank", "clustered_rank_bench.py", ["--quick", "--repeat", "3"],
+              lambda out, js: []),  # its last line is the JSON row list
         Bench("arena", "arena_bench.py", ["--battles", "100000", "--rounds", "100",
                                           "--fastchat-rounds", "2"], p_arena),
         Bench("arena_style", "arena_style_bench.py", ["--battles", "100000", "--rounds", "100",

@@ -479,3 +479,138 @@ def test_mannwhitney_many_equals_mannwhitney_row_by_row(alternative: str) -> Non
                 one = stats.mannwhitney(x[i], y[i], alternative=alternative)
                 assert (r.statistic[i], r.pvalue[i], r.estimate[i]) == (
                     one.statistic, one.pvalue, one.estimate), (nx, ny, kind, i)
+
+
+def _clustered_ranks(seed: int) -> pd.DataFrame:
+    """Hostile clustered scores for the signed-rank test: unequal dataset sizes (7–21 items),
+    clusters of 1–3 items (equal sizes in some datasets, unequal in others), tied and zero
+    differences, identical systems (every difference zero), a constant shift (every signed rank
+    equal), items one system lacks (pairs on fewer items than their group; a NaN score is
+    refused by Scores, and by both signed-rank functions: see the rows test below)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in range(12):
+        n = 7 + (d * 5) % 15
+        sizes = [2] * (n // 2) + [1] * (n % 2) if d % 3 == 0 else \
+            list(rng.integers(1, 4, size=n))
+        cl = np.repeat(np.arange(len(sizes)), sizes)[:n]
+        base = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=n)
+        for s in ("A", "B", "C", "D"):
+            if s == "A":
+                v = base
+            elif s == "B":  # ties and zeros against A
+                v = np.where(rng.random(n) < 0.4, base, rng.choice([0.0, 0.5, 1.0], size=n))
+            elif s == "C":  # A shifted: every signed rank of A vs C equal
+                v = base + 0.125
+            else:  # identical to A in even datasets (all differences zero), else continuous
+                v = base.copy() if d % 2 == 0 else rng.normal(0.5, 0.3, n).round(1)
+            for i in range(n):
+                if (d == 5 and s == "B" and i == 2) or (d == 7 and s == "D" and i == 0):
+                    continue  # an item one system lacks
+                rows.append((f"d{d}", s, f"q{i}", f"c{cl[i]}", float(v[i])))
+    return pd.DataFrame(rows, columns=["dataset", "system", "item", "cluster", "value"])
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"alternative": "greater"},
+                                    {"alternative": "less", "cluster_se": "CR1"}])
+def test_clustered_signed_rank_of_all_groups_equals_pair_by_pair(
+        kwargs: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clustered Wilcoxon (Rosner–Glynn–Lee) rows of every group run as one rows call per
+    number of items: the table equals the pair-by-pair path bit for bit on hostile shapes."""
+    from ranger_eval.comparison import clustered as cl_mod
+    from ranger_eval.comparison.clustered import ClusteredT
+
+    def one_pair(*args: object, **kw: object) -> None:
+        raise AssertionError("the vectorised path called the one-pair function")
+
+    df = _clustered_ranks(5)
+    kwargs = {"test": "wilcoxon", "missing": "intersect", **kwargs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        monkeypatch.setattr(cl_mod, "clustered_signed_rank", one_pair)
+        fast = rg.compare(df, **kwargs)
+        monkeypatch.undo()
+        monkeypatch.setattr(ClusteredT, "vectorise_signed_rank", False)
+        slow = rg.compare(df, **kwargs)
+    monkeypatch.undo()
+    _assert_same(fast, slow)
+    t = fast.table
+    assert (t["statistic"] == 0.0).any() and (t["pvalue"] == 1.0).any()  # all-zero pairs
+    assert t["n_clusters"].notna().all() and len(t) == 12 * 6
+
+
+def test_clustered_signed_rank_one_cluster_left_is_the_same_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pair whose non-zero differences all lie in one cluster: both paths raise the one-pair
+    function's error naming the pair."""
+    from ranger_eval.comparison.clustered import ClusteredT
+
+    df = _clustered_ranks(4)
+    one = (df.dataset == "d1") & (df.system == "B")
+    a = df[(df.dataset == "d1") & (df.system == "A")]["value"].to_numpy()
+    df.loc[one, "value"] = a + np.where(df.loc[one, "cluster"] == "c0", 0.5, 0.0)
+    messages = []
+    for vectorise in (True, False):
+        monkeypatch.setattr(ClusteredT, "vectorise_signed_rank", vectorise)
+        with warnings.catch_warnings(), pytest.raises(rg.RangerError) as err:
+            warnings.simplefilter("ignore")
+            rg.compare(df, test="wilcoxon", missing="intersect")
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "at least 2 clusters" in messages[0]
+
+
+def test_clustered_signed_rank_rows_equal_the_one_pair_function() -> None:
+    """stats.clustered_rank: each row of random hostile matrices (ties, zeros, 0/1, a constant
+    difference, extreme magnitudes that are rescaled, 1–n clusters, n = 2–30) equals
+    clustered_signed_rank of that row bit for bit, or raises its error."""
+    from ranger_eval.stats.clustered import clustered_signed_rank
+    from ranger_eval.stats.clustered_rank import (
+        clustered_signed_rank_rows,
+        scaled_difference_rows,
+    )
+
+    rng = np.random.default_rng(5)
+    compared = refused = 0
+    for trial in range(100):
+        n, r = int(rng.integers(2, 31)), int(rng.integers(1, 5))
+        kind = trial % 5
+        if kind == 0:
+            x, y = rng.choice([0.0, 0.25, 0.5], (r, n)), rng.choice([0.0, 0.25, 0.5], (r, n))
+        elif kind == 1:
+            x = rng.normal(size=(r, n))
+            y = x + rng.choice([0.0, 0.0, 1e-3, -1e-3, 0.5], (r, n))
+        elif kind == 2:
+            x, y = (rng.random((r, n)) < 0.5) * 1.0, (rng.random((r, n)) < 0.5) * 1.0
+        elif kind == 3:
+            x, y = rng.normal(size=(r, n)) * 1e200, rng.normal(size=(r, n)) * 1e-300
+        else:
+            x, y = np.ones((r, n)), np.ones((r, n))
+            y[:, :2] = 0.0
+        codes = rng.integers(0, int(rng.integers(1, n + 1)), (r, n))
+        alt = ("two-sided", "greater", "less")[trial % 3]
+        ref, why = [], None
+        for k in range(r):
+            try:
+                ref.append(clustered_signed_rank(x[k], y[k], clusters=codes[k],
+                                                 alternative=alt))
+            except stats.StatsInputError as exc:
+                why = why or str(exc)
+        if why is not None:
+            with pytest.raises(stats.StatsInputError) as err:
+                clustered_signed_rank_rows(scaled_difference_rows(x, y), codes, alternative=alt)
+            assert str(err.value) == why
+            refused += 1
+            continue
+        got = clustered_signed_rank_rows(scaled_difference_rows(x, y), codes, alternative=alt)
+        assert got.statistic.tolist() == [v.statistic for v in ref]
+        assert got.pvalue.tolist() == [v.pvalue for v in ref]
+        assert got.n_clusters.tolist() == [v.n_clusters for v in ref]
+        compared += r
+    assert compared > 80 and refused > 5
+    nan = np.array([[0.1, np.nan, 0.3]])
+    with pytest.raises(stats.StatsInputError, match="NaN"):
+        clustered_signed_rank(nan[0], np.zeros(3), clusters=[0, 0, 1])
+    with pytest.raises(stats.StatsInputError, match="NaN"):
+        clustered_signed_rank_rows(nan, np.array([0, 0, 1]))
+    with pytest.raises(stats.StatsInputError, match="at least 2 pairs"):
+        clustered_signed_rank_rows(np.array([[0.5]]), np.array([0]))  # n = 1, as one pair

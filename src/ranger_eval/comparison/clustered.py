@@ -19,7 +19,9 @@ mcnemar             the clustered McNemar χ² Yang, Sun & Hardin (2010) recomme
                     "yang"; :func:`~ranger_eval.stats.clustered.mcnemar_method`; interval: the
                     paired CR2 t)
 wilcoxon            Rosner, Glynn & Lee's (2006) clustered signed-rank test (R clusrank,
-                    method "rgl"; interval: the paired CR2 t)
+                    method "rgl"; interval: the paired CR2 t); the pairs of every group with
+                    the same number of items in one array call (:mod:`ranger_eval.stats.
+                    clustered_rank`, each row its pair's one-pair call bit for bit)
 permutation         signs of whole clusters flipped (paired; interval: the paired CR2 t)
 bootstrap           whole clusters resampled (ratio of cluster sums; BCa, "cluster bootstrap
                     BCa"); with fewer than 100 clusters a warning says that it over-rejects
@@ -82,6 +84,11 @@ from ..scores.columns import CLUSTER
 from ..stats import clustered as cl
 from ..stats import many
 from ..stats.clustered import NOT_CLUSTERED, cluster_codes, cluster_sums, clustered_signed_rank
+from ..stats.clustered_rank import (
+    clustered_signed_rank_rows,
+    nonzero_cluster_counts,
+    scaled_difference_rows,
+)
 from ..stats.results import ManyTestResult
 from .dispatch import _context, _Outcome, _PairData
 from .engine import _buckets, _GroupWork, _pair_rows
@@ -224,8 +231,15 @@ class ClusteredT:
     group's call bit for bit (row-wise reductions and elementwise t functions; the df depends
     on the sizes alone)."""
 
+    #: the clustered signed-rank rows of every group run together (False: pair by pair, the
+    #: reference path the bit-for-bit test compares against)
+    vectorise_signed_rank = True
+
     def __init__(self, alternative: str, level: float, cluster_se: str) -> None:
         self.alternative, self.level, self.cluster_se = alternative, level, cluster_se
+        # clustered signed-rank rows by number of items: (differences, codes, pending, pairs)
+        self.signed_rank: dict[int, list[tuple[np.ndarray, np.ndarray, _PendingClustered,
+                                               list[int]]]] = {}
         self.jobs: dict[bytes, list[tuple[np.ndarray, np.ndarray, _PendingClustered,
                                           list[int]]]] = {}
         # clustered McNemar rows by cluster sizes: (sizes, method, sums, pending, pairs)
@@ -240,6 +254,17 @@ class ClusteredT:
         and elementwise χ²/normal tails, so each row is its group's call bit for bit; the
         method depends on the sizes alone)."""
         self.mcnemar.setdefault(sizes.tobytes(), []).append((sizes, method, sums, pending, idx))
+
+    def add_signed_rank(self, d: np.ndarray, codes: np.ndarray, pending: _PendingClustered,
+                        idx: list[int]) -> None:
+        """Queue the clustered signed-rank tests of the pairs ``idx`` of ``pending``: rows of
+        ``d`` (their scaled differences, :func:`~ranger_eval.stats.clustered_rank.
+        scaled_difference_rows`) with the cluster codes ``codes`` (one row per pair), each
+        with at least 2 clusters holding a non-zero difference or none (checked by the
+        caller, whose error names the pair); :meth:`run` tests every group's pairs with the
+        same number of items in one :func:`~ranger_eval.stats.clustered_rank.
+        clustered_signed_rank_rows` call (each row its pair's one-pair call bit for bit)."""
+        self.signed_rank.setdefault(d.shape[1], []).append((d, codes, pending, idx))
 
     def add(self, sizes: np.ndarray, sums: np.ndarray, pending: _PendingClustered,
             idx: list[int]) -> None:
@@ -270,6 +295,17 @@ class ClusteredT:
                 pending.extra.append((idx, res.statistic[rows], res.pvalue[rows]))
                 at += part.shape[0]
         self.mcnemar = {}
+        for sjobs in self.signed_rank.values():
+            one = len(sjobs) == 1
+            d = sjobs[0][0] if one else np.concatenate([j[0] for j in sjobs])
+            codes = sjobs[0][1] if one else np.concatenate([j[1] for j in sjobs])
+            sr = clustered_signed_rank_rows(d, codes, alternative=self.alternative)
+            at = 0
+            for part, _, pending, idx in sjobs:
+                rows = slice(at, at + part.shape[0])
+                pending.extra.append((idx, sr.statistic[rows], sr.pvalue[rows]))
+                at += part.shape[0]
+        self.signed_rank = {}
 
 
 @dataclass
@@ -379,6 +415,20 @@ def clustered_start(
                 if name == "mcnemar":  # fewer than 2 clusters: the kernel's own refusal
                     res = cl.clustered_mcnemar_from_sums(
                         part, sizes, alternative=alternative, method=cl.mcnemar_method(sizes))
+                elif name == "wilcoxon" and queue.vectorise_signed_rank:
+                    # Rosner-Glynn-Lee, with every group's (run); a pair whose non-zero
+                    # differences lie in one cluster: the one-pair function's refusal
+                    pairs = [data[idx[j]] for j in rows]
+                    dr = scaled_difference_rows(np.stack([p.x for p in pairs]),
+                                                np.stack([p.y for p in pairs]))
+                    cr = np.stack([gc.codes if p.items is None else gc.codes[p.items]
+                                   for p in pairs])
+                    nzc = nonzero_cluster_counts(dr, cr)
+                    if (nzc == 1).any():
+                        _signed_ranks([pairs[j] for j in np.flatnonzero(nzc == 1)], gc,
+                                      alternative)
+                    queue.add_signed_rank(dr, cr, pending, [idx[j] for j in rows])
+                    continue
                 elif name == "wilcoxon":  # Rosner-Glynn-Lee, pair by pair (ranks per pair)
                     res = _signed_ranks([data[idx[j]] for j in rows], gc, alternative)
                 elif name == "permutation":
