@@ -72,9 +72,12 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="run.py's size")
+    ap.add_argument("--items", type=int, default=0, help="items per dataset of the compare row")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     s, ds, n = (12, 5, 300) if args.quick else (12, 10, 2000)
+    if args.items:
+        n = args.items
     rows_k, n_k = (500, 200) if args.quick else (2000, 1000)
 
     scores = rg.Scores(frame(s, ds, n))

@@ -234,6 +234,10 @@ class ClusteredT:
     #: the clustered signed-rank rows of every group run together (False: pair by pair, the
     #: reference path the bit-for-bit test compares against)
     vectorise_signed_rank = True
+    #: ... when a pair has at most this many items: the rows' sort of the signed ranks loses to
+    #: the pair-by-pair path above it (benchmarks/clustered_rank_bench.py --items N, 330 tests
+    #: of 12 systems × 5 datasets: 1.9× at 300 and 600 items, 1.1× at 1,000, 0.9× at 2,000)
+    signed_rank_rows_max_items = 1024
 
     def __init__(self, alternative: str, level: float, cluster_se: str) -> None:
         self.alternative, self.level, self.cluster_se = alternative, level, cluster_se
@@ -415,7 +419,8 @@ def clustered_start(
                 if name == "mcnemar":  # fewer than 2 clusters: the kernel's own refusal
                     res = cl.clustered_mcnemar_from_sums(
                         part, sizes, alternative=alternative, method=cl.mcnemar_method(sizes))
-                elif name == "wilcoxon" and queue.vectorise_signed_rank:
+                elif (name == "wilcoxon" and queue.vectorise_signed_rank
+                      and data[idx[rows[0]]].x.size <= queue.signed_rank_rows_max_items):
                     # Rosner-Glynn-Lee, with every group's (run); a pair whose non-zero
                     # differences lie in one cluster: the one-pair function's refusal
                     pairs = [data[idx[j]] for j in rows]
