@@ -72,7 +72,8 @@ from ..settings import (
 )
 from ..signature import Signature, make_signature
 from ..stats.bounded import wilson
-from .irt import IRTResult, _ability_one, _wide, irt
+from ._responses import ability_one, wide_table
+from .irt import IRTResult, irt
 
 __all__ = ["SubsetChoice", "SubsetEstimate", "choose_subset", "estimate_from_subset"]
 
@@ -238,7 +239,7 @@ class SubsetEstimate:
 
 # --------------------------------------------------------------------------- input
 def _history(history: Any) -> pd.DataFrame:
-    wide = _wide(history)
+    wide = wide_table(history, where="estimate_from_subset")
     if wide.shape[0] < 2 or wide.shape[1] < 2:
         raise VerdictError(f"estimate_from_subset: history must hold at least 2 systems × 2 "
                            f"items; got {wide.shape[0]} × {wide.shape[1]}")
@@ -524,7 +525,7 @@ def _make_predictor(predictor: Any, model: IRTResult | None, wide: pd.DataFrame 
                 raise VerdictError("estimate_from_subset: a fold's training answers are all on "
                                    "items every past system got right or wrong (not estimable)"
                                    "; use fewer folds or more items")
-            theta = _ability_one(yv[sel][keep], a[fit_pos[keep]], b[fit_pos[keep]])[0]
+            theta = ability_one(yv[sel][keep], a[fit_pos[keep]], b[fit_pos[keep]])[0]
             p = special.expit(a * (theta - b))
             return np.where(to_fit >= 0, p[np.maximum(to_fit, 0)], excluded)
         return by_irt
@@ -594,7 +595,7 @@ def choose_subset(history: Any, n: int, *, method: str = _CHOOSE.method,
     """
     settings = resolve_settings(ChooseSubsetSettings, {
         "method": method, "n_strata": n_strata, "seed": seed}, settings, where="choose_subset")
-    wide = _wide(history)
+    wide = wide_table(history, where="choose_subset")
     items = pd.Index(wide.columns)
     big_n = items.size
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= big_n:
