@@ -112,27 +112,24 @@ def _moments(beta: np.ndarray, mult: np.ndarray, scores: np.ndarray, counts: np.
     order_items = np.repeat(eps, mult)
     rho = esf_ratios(order_items)
     lg = log_gamma(rho)
-    # every score once: the rows of the persons' scores and, below, every r for the pairs
-    pi_all, q_all = conditional_probabilities(eps, rho, np.arange(rho.size + 1))
-    pi, q = pi_all[scores], q_all[scores]
-    G = beta.size
+    pi, q = conditional_probabilities(eps, rho, scores)
     w = counts.astype(float)
     # pairs of two different groups
     diff = eps[:, None] - eps[None, :]
     np.fill_diagonal(diff, 1.0)
-    C = np.zeros((G, G))
+    # π_rgh is linear in π_r: Σ_r n_r π_rgh = (ε_g S_h − ε_h S_g)/(ε_g − ε_h), S = Σ_r n_r π_r
+    total = w @ pi
+    C = (eps[:, None] * total[None, :] - eps[None, :] * total[:, None]) / diff
+    C -= pi.T @ (w[:, None] * pi)
     # two items of one group: Σ_{j≠i} P(x_i = x_j = 1 | r) = (r − 1) π_ri (given x_i = 1 the
     # others hold r − 1), so (m_g − 1) π_rgg = (r − 1) π_rg − Σ_{h≠g} m_h π_rgh
-    within = np.zeros(G)
+    weight = mult[None, :] / diff
+    np.fill_diagonal(weight, 0.0)
+    cross = eps[None, :] * (pi @ weight.T) - pi * (weight @ eps)[None, :]
     many = mult >= 2
     spare = np.where(many, mult - 1.0, 1.0)
-    for t in range(scores.size):
-        pr = pi[t]
-        pij = (eps[:, None] * pr[None, :] - eps[None, :] * pr[:, None]) / diff
-        np.fill_diagonal(pij, 0.0)
-        C += w[t] * (pij - np.outer(pr, pr))
-        pgg = ((scores[t] - 1.0) * pr - pij @ mult) / spare
-        within += w[t] * np.where(many, pgg - pr**2, 0.0)
+    pgg = ((scores[:, None] - 1.0) * pi - cross) / spare
+    within = np.where(many, w @ (pgg - pi**2), 0.0)
     np.fill_diagonal(C, within)
     var_item = w @ (pi * q)
     delta = var_item - within
