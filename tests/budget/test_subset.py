@@ -10,8 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 import ranger_eval as rg
+from ranger_eval.budget import subset as subset_module
 from ranger_eval.budget.subset import SubsetChoice
 from ranger_eval.errors import RangerWarning, SettingsError, VerdictError
 from ranger_eval.settings import SubsetSettings
@@ -59,10 +63,11 @@ def test_fixed_predictor_equals_r_survey(case):
     assert est.predictor == "fixed"
 
 
-def test_design_unbiased_for_a_predictor_that_uses_the_answers():
-    """Over every ordered simple random sample of 3 of 5 items (with the folds the seed deals),
-    the mean of the estimates is the population mean exactly, for a predictor fitted on the
-    training folds' answers (a biased one, on purpose)."""
+def test_design_unbiased_for_a_predictor_that_uses_the_answers(monkeypatch):
+    """Over every simple random sample of 3 of 5 items and every split of it into the folds (the
+    split the seed's hash of the item ids draws, here forced to each order in turn), the mean of
+    the estimates is the population mean exactly, for a predictor fitted on the training folds'
+    answers (a biased one, on purpose)."""
     y = np.array([1.0, 0.0, 1.0, 0.0, 0.3])
     items = [f"i{i}" for i in range(5)]
     weight = pd.Series([0.2, 0.9, 0.5, 0.1, 0.4], index=items)
@@ -71,10 +76,33 @@ def test_design_unbiased_for_a_predictor_that_uses_the_answers():
         return 0.8 * weight * answers.mean() + 0.05
 
     history = pd.DataFrame([y, y], columns=items)
-    estimates = [rg.estimate_from_subset(history, pd.Series(y[list(p)], index=[items[i] for i in p]),
-                                         predictor=learned, n_folds=2).estimate
-                 for p in itertools.permutations(range(5), 3)]
+    estimates = []
+    for p in itertools.permutations(range(5), 3):
+        def dealt(sampled, strata, k, seed, order=p):
+            rank = {items[i]: r for r, i in enumerate(order)}
+            return np.array([rank[i] % k for i in sampled])
+        monkeypatch.setattr(subset_module, "_fold_ids", dealt)
+        answers = pd.Series(y[list(p)], index=[items[i] for i in p]).sort_index()
+        estimates.append(rg.estimate_from_subset(history, answers, predictor=learned,
+                                                 n_folds=2).estimate)
     assert np.mean(estimates) == pytest.approx(y.mean(), abs=1e-12)
+
+
+def test_the_seeded_split_is_uniform_over_the_folds():
+    """The folds come from a seeded hash of the ids: over seeds every item lands in every fold
+    equally often (a random split), and for one seed the split does not depend on the order."""
+    items = pd.Index([f"q{i}" for i in range(6)])
+    strata = np.zeros(6, dtype=np.int64)
+    counts = np.zeros((6, 3))
+    for seed in range(3000):
+        fold = subset_module._fold_ids(items, strata, 3, seed)
+        counts[np.arange(6), fold] += 1
+        assert sorted(np.bincount(fold, minlength=3)) == [2, 2, 2]
+    assert np.abs(counts / 3000 - 1 / 3).max() < 0.04
+    shuffled = items[[3, 0, 5, 1, 4, 2]]
+    a = dict(zip(items, subset_module._fold_ids(items, strata, 3, 7), strict=True))
+    b = dict(zip(shuffled, subset_module._fold_ids(shuffled, strata, 3, 7), strict=True))
+    assert a == b
 
 
 def test_wide_and_long_inputs_give_the_same_result():
@@ -88,7 +116,9 @@ def test_wide_and_long_inputs_give_the_same_result():
     one_row = rg.estimate_from_subset(history.to_numpy(), answers.rename(
         index=lambda i: int(i[1:])).to_dict())
     assert long.to_dict() == wide.to_dict()
-    assert one_row.estimate == pytest.approx(wide.estimate, rel=1e-12)
+    numbered = rg.estimate_from_subset(history.set_axis(range(history.shape[1]), axis=1),
+                                       answers.rename(index=lambda i: int(i[1:])))
+    assert one_row.to_dict() == numbered.to_dict()
     with pytest.warns(RangerWarning, match="not estimable"):
         model = rg.irt(history)
     fitted = rg.estimate_from_subset(model, answers)
@@ -204,23 +234,57 @@ def test_the_array_predictor_equals_irt_result_predict():
         fit = rg.irt(history)
     answers = new.iloc[::4]
     est = rg.estimate_from_subset(fit, answers, n_folds=3, seed=9)
-    rng = np.random.default_rng(9)
-    fold = np.empty(answers.size, dtype=int)
-    fold[rng.permutation(answers.size)] = np.arange(answers.size) % 3
+    fold = subset_module._fold_ids(answers.index, np.zeros(answers.size, dtype=np.int64), 3, 9)
     expected = sum(fit.predict(answers[fold != j]).probability.reindex(est.predictions.index)
                    for j in range(3)) / 3
     np.testing.assert_allclose(est.predictions.to_numpy(), expected.to_numpy(), rtol=1e-12)
     assert est.predicted_mean == pytest.approx(fit.predict(answers).expected_mean(), rel=1e-12)
 
 
-def test_relabelling_items_and_systems_changes_nothing():
-    """Item and system names are labels: renaming them all (same order) gives the same numbers;
-    the folds are dealt by the responses' order and the seed, never by the names."""
+def test_relabelling_systems_changes_nothing_and_item_names_draw_the_folds():
+    """System names are labels: renaming them gives the same numbers. The folds are a seeded
+    hash of the item ids, so renaming the items draws another (equally random) split: the
+    numbers stay within the cross-fitting's noise, and with one fold-free predictor equal."""
     history, new = _table(m=15, n_items=80, seed=6)
     answers = new.iloc[::3]
     a = rg.estimate_from_subset(history, answers, seed=4)
-    renamed = {c: f"z{len(history.columns) - k}" for k, c in enumerate(history.columns)}
-    history2 = history.rename(columns=renamed, index=lambda s: s.upper())
-    b = rg.estimate_from_subset(history2, answers.rename(index=renamed), seed=4)
+    b = rg.estimate_from_subset(history.rename(index=lambda s: s.upper() + "x"), answers, seed=4)
     for field in ("estimate", "low", "high", "se", "subset_se", "effective_n"):
         assert getattr(b, field) == pytest.approx(getattr(a, field), rel=1e-10)
+    renamed = {c: f"z{len(history.columns) - k}" for k, c in enumerate(history.columns)}
+    c = rg.estimate_from_subset(history.rename(columns=renamed), answers.rename(index=renamed),
+                                seed=4)
+    assert c.subset_se == pytest.approx(a.subset_se, rel=1e-12)
+    assert abs(c.estimate - a.estimate) < a.se
+
+
+@hyp_settings(max_examples=20, deadline=None,
+              phases=(Phase.explicit, Phase.reuse, Phase.generate),
+              suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), fold_seed=st.integers(0, 50),
+       stratified=st.booleans())
+def test_row_order_and_system_names_change_nothing(seed, fold_seed, stratified):
+    """Nothing depends on the order of the rows: shuffling the history's systems and items,
+    the responses' items, the long history's rows, and renaming the systems, give the same
+    estimate, interval and predictions (to rounding of sums in another order)."""
+    history, new = _table(m=12, n_items=60, seed=seed % 7)
+    rng = np.random.default_rng(seed)
+    design = rg.choose_subset(history, 20, method="stratified" if stratified else "random",
+                              n_strata=2, seed=seed)
+    answers = new[list(design.items)]
+    base = rg.estimate_from_subset(history, answers, design=design, seed=fold_seed)
+    rows, cols = rng.permutation(history.shape[0]), rng.permutation(history.shape[1])
+    names = {s: f"sys-{rng.integers(10**6)}-{k}" for k, s in enumerate(history.index)}
+    moved = history.iloc[rows, cols].rename(index=names)
+    long = moved.stack().rename("value").rename_axis(["system", "item"]).reset_index()
+    long = long.sample(frac=1.0, random_state=seed % 1000)
+    for hist in (moved, long):
+        other = rg.estimate_from_subset(hist, answers.sample(frac=1.0, random_state=seed % 999),
+                                        design=design, seed=fold_seed)
+        for field in ("estimate", "low", "high", "se", "subset_mean", "subset_se",
+                      "effective_n", "predicted_mean"):
+            assert getattr(other, field) == pytest.approx(getattr(base, field), rel=1e-9,
+                                                          abs=1e-12)
+        assert other.n_folds == base.n_folds
+        np.testing.assert_allclose(other.predictions.reindex(base.predictions.index),
+                                   base.predictions, rtol=1e-9, atol=1e-12)

@@ -46,14 +46,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special
+from scipy import special
 
 from ..errors import RangerWarning, VerdictError
 from ..formatting import preview
-from ..scores import Scores
 from ..settings import IRTSettings, resolve_settings, signature_fields
 from ..signature import Signature, make_signature
 from ._rasch import fit_cml
+from ._responses import ability_one, ability_se, ml_abilities, wide_table, wle_ability
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -167,7 +167,7 @@ class IRTResult:
         a = self.discrimination.to_numpy()[pos]
         b = self.difficulty.to_numpy()[pos]
         x = fitted.to_numpy()
-        theta, se, extreme = _ability_one(x, a, b)
+        theta, se, extreme = ability_one(x, a, b)
         p = self.probability(theta)[0]
         full = pd.Series(p, index=items)
         extra = pd.Series({i: 1.0 if why == "all-correct" else 0.0
@@ -241,79 +241,6 @@ def _check_binary(x: np.ndarray, systems: list[Any], items: list[Any]) -> None:
             f"binarise scores first (e.g. value >= 0.5) and give every system every item")
 
 
-def _wide(responses: Any) -> pd.DataFrame:
-    """The systems × items table of ``responses`` (wide table or array, or long table)."""
-    if isinstance(responses, Scores):
-        responses = responses.table
-    if isinstance(responses, pd.DataFrame) and {"system", "item", "value"} <= set(responses):
-        long = responses
-        for col in ("dataset", "metric"):
-            if col in long and long[col].nunique() > 1:
-                raise VerdictError(
-                    f"irt: the responses hold {long[col].nunique()} {col}s "
-                    f"({preview([str(v) for v in pd.unique(long[col])])}); fit one at a time: "
-                    f"select it first (e.g. scores.table[scores.table.{col} == NAME])")
-        dup = long.duplicated(["system", "item"])
-        if dup.any():
-            row = long[dup].iloc[0]
-            raise VerdictError(f"irt: system {row['system']!r} has item {row['item']!r} more "
-                               f"than once (seeds or samples: average or binarise first)")
-        wide = long.pivot(index="system", columns="item", values="value")
-        # the order of first appearance, as a wide table gives it
-        wide = wide.reindex(index=pd.unique(long["system"]), columns=pd.unique(long["item"]))
-        return wide.rename_axis(index=None, columns=None).astype(float)
-    if isinstance(responses, pd.DataFrame):
-        return responses.astype(float)
-    arr = np.asarray(responses, dtype=float)
-    if arr.ndim != 2:
-        raise VerdictError(f"irt: responses must be a systems × items table; got an array of "
-                           f"shape {arr.shape}")
-    return pd.DataFrame(arr)
-
-
-# --------------------------------------------------------------------------- abilities
-def _ml_theta(r: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """ML abilities solving Σ a_i (x_i − P_i) = 0 for weighted scores r (0 < r < Σa), Newton
-    vectorised over r, started from the logit of the proportion."""
-    total = a.sum()
-    theta = np.log(r / (total - r)) + np.average(b, weights=a)
-    for _ in range(100):
-        p = special.expit(a * (theta[:, None] - b))
-        f = (a * p).sum(1) - r
-        d = (a**2 * p * (1 - p)).sum(1)
-        step = f / d
-        theta = theta - np.clip(step, -2, 2)
-        if np.max(np.abs(step)) < 1e-12:
-            break
-    return theta
-
-
-def _se(theta: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    p = special.expit(a * (np.atleast_1d(theta)[:, None] - b))
-    return 1.0 / np.sqrt((a**2 * p * (1 - p)).sum(1))
-
-
-def _wle(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    """Warm's (1989) weighted likelihood estimate: Σ a(x − P) + J/(2I) = 0, J = Σ a³P(1−P)(1−2P),
-    I = Σ a²P(1−P) (finite for all-right and all-wrong answers)."""
-    def eq(t: float) -> float:
-        p = special.expit(a * (t - b))
-        w = p * (1 - p)
-        return float((a * (x - p)).sum() + (a**3 * w * (1 - 2 * p)).sum()
-                     / (2 * (a**2 * w).sum()))
-    lo, hi = b.min() - 30, b.max() + 30
-    return float(optimize.brentq(eq, lo, hi, xtol=1e-13))
-
-
-def _ability_one(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float, bool]:
-    r = float(a @ x)
-    if x.min() == x.max():
-        t = _wle(x, a, b)
-        return t, float(_se(np.array([t]), a, b)[0]), True
-    t = float(_ml_theta(np.array([r]), a, b)[0])
-    return t, float(_se(np.array([t]), a, b)[0]), False
-
-
 def _rasch_abilities(x: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     k = x.shape[1]
     a = np.ones(k)
@@ -322,11 +249,11 @@ def _rasch_abilities(x: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarr
     extreme = (r == 0) | (r == k)
     mid = np.unique(r[~extreme])
     if mid.size:
-        t = _ml_theta(mid.astype(float), a, b)
+        t = ml_abilities(mid.astype(float), a, b)
         theta[~extreme] = t[np.searchsorted(mid, r[~extreme])]
     for v in np.flatnonzero(extreme):
-        theta[v] = _wle(x[v], a, b)
-    return theta, _se(theta, a, b), extreme
+        theta[v] = wle_ability(x[v], a, b)
+    return theta, ability_se(theta, a, b), extreme
 
 
 # --------------------------------------------------------------------------- fit statistics
@@ -508,7 +435,7 @@ def irt(responses: Any, *, model: str = _DEFAULT.model, n_quadrature: int = _DEF
     settings = resolve_settings(IRTSettings, {
         "model": model, "n_quadrature": n_quadrature, "fit_low": fit_low,
         "fit_high": fit_high}, settings, where="irt")
-    wide = _wide(responses)
+    wide = wide_table(responses, where="irt")
     systems, items = list(wide.index), list(wide.columns)
     x = wide.to_numpy(dtype=float)
     _check_binary(x, systems, items)

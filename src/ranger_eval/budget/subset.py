@@ -9,7 +9,8 @@ the new system; its mean μ = Σ_U y_i / N is the target. The system ran a sampl
 drawn without replacement (simple random, or stratified random in strata U_h of N_h items with
 n_h drawn in each). A predictor f gives every item a prediction f_i (default: the item response
 model fitted on the history, :func:`~ranger_eval.irt`, with the new system's ability fitted on
-its answers). The sample is split at random into K folds (within strata); the predictions
+its answers). The sample is split at random into K folds (within strata; the split is a
+seeded hash of the item ids, so nothing depends on the order of the rows); the predictions
 f^(k) used for fold k are computed from the answers outside fold k only, so they are fixed
 given S_−k, and S_k is then a simple random sample of the items not in S_−k (in every
 stratum). Hence the fold estimate
@@ -50,6 +51,7 @@ sides and cancels for a simple random sample).
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from collections.abc import Callable
@@ -72,7 +74,8 @@ from ..settings import (
 )
 from ..signature import Signature, make_signature
 from ..stats.bounded import wilson
-from .irt import IRTResult, _ability_one, _wide, irt
+from ._responses import ability_one, wide_table
+from .irt import IRTResult, irt
 
 __all__ = ["SubsetChoice", "SubsetEstimate", "choose_subset", "estimate_from_subset"]
 
@@ -238,7 +241,7 @@ class SubsetEstimate:
 
 # --------------------------------------------------------------------------- input
 def _history(history: Any) -> pd.DataFrame:
-    wide = _wide(history)
+    wide = wide_table(history, where="estimate_from_subset")
     if wide.shape[0] < 2 or wide.shape[1] < 2:
         raise VerdictError(f"estimate_from_subset: history must hold at least 2 systems × 2 "
                            f"items; got {wide.shape[0]} × {wide.shape[1]}")
@@ -290,12 +293,20 @@ def _predictor_name(predictor: Any) -> str:
         predictor, "__name__", type(predictor).__name__)
 
 
-def _fold_ids(strata: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Fold of every sampled item: a random permutation within each stratum, dealt round."""
+def _fold_ids(items: pd.Index, strata: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """Fold of every sampled item, from the item ids alone: the items of each stratum sorted by
+    a seeded hash of their id (BLAKE2b of ``seed`` and ``str(id)``; the id itself breaks a tie)
+    and dealt round the k folds. A random split (the hash is a pseudo-random function of the
+    id, independent of the results) that does not depend on the order of the rows: shuffling
+    the responses or the history gives the same folds."""
+    keys = [hashlib.blake2b(f"{seed}\x00{item}".encode(), digest_size=8).hexdigest()
+            for item in items]
+    order = sorted(range(len(keys)), key=lambda i: (keys[i], str(items[i])))
     fold = np.empty(strata.size, dtype=np.int64)
+    ranked = np.asarray(order, dtype=np.int64)
     for h in np.unique(strata):
-        where = np.flatnonzero(strata == h)
-        fold[rng.permutation(where)] = np.arange(where.size) % k
+        where = ranked[strata[ranked] == h]
+        fold[where] = np.arange(where.size) % k
     return fold
 
 
@@ -334,7 +345,8 @@ def estimate_from_subset(history: Any, responses: Any, *, design: SubsetChoice |
     n_folds : int, default 5
         Cross-fitting folds (fewer when a stratum has fewer sampled items).
     seed : int, default 0
-        Seed of the folds.
+        Seed of the folds (the folds are a seeded hash of the item ids: the order of the rows
+        of ``history`` and ``responses`` does not matter).
     settings : SubsetSettings, optional
         All of the above at once (a keyword that differs from its default as well is an error).
 
@@ -372,9 +384,9 @@ def estimate_from_subset(history: Any, responses: Any, *, design: SubsetChoice |
     >>> subset = rg.choose_subset(history, 60, seed=2)
     >>> est = rg.estimate_from_subset(history, {i: new[i] for i in subset.items})
     >>> round(est.estimate, 3), round(float(new.mean()), 3), bool(est.low < new.mean() < est.high)
-    (0.794, 0.81, True)
+    (0.8, 0.81, True)
     >>> round(est.se, 4), round(est.subset_se, 4), round(est.effective_n)
-    (0.0423, 0.0508, 87)
+    (0.0445, 0.0508, 78)
     """
     settings = resolve_settings(SubsetSettings, {
         "level": level, "predictor": predictor, "n_folds": n_folds, "seed": seed}, settings,
@@ -436,8 +448,7 @@ def estimate_from_subset(history: Any, responses: Any, *, design: SubsetChoice |
     k = int(min(settings.n_folds, n_h.min()))
     if n < 2 * k and k > 2:
         k = max(2, n // 2)
-    rng = np.random.default_rng(settings.seed)
-    fold = _fold_ids(strata, k, rng)
+    fold = _fold_ids(pd.Index(y.index), strata, k, settings.seed)
     predict = _make_predictor(settings.predictor, model, wide, items, y, pos)
     in_sample = np.zeros(big_n, dtype=bool)
     in_sample[pos] = True
@@ -524,7 +535,7 @@ def _make_predictor(predictor: Any, model: IRTResult | None, wide: pd.DataFrame 
                 raise VerdictError("estimate_from_subset: a fold's training answers are all on "
                                    "items every past system got right or wrong (not estimable)"
                                    "; use fewer folds or more items")
-            theta = _ability_one(yv[sel][keep], a[fit_pos[keep]], b[fit_pos[keep]])[0]
+            theta = ability_one(yv[sel][keep], a[fit_pos[keep]], b[fit_pos[keep]])[0]
             p = special.expit(a * (theta - b))
             return np.where(to_fit >= 0, p[np.maximum(to_fit, 0)], excluded)
         return by_irt
@@ -594,7 +605,7 @@ def choose_subset(history: Any, n: int, *, method: str = _CHOOSE.method,
     """
     settings = resolve_settings(ChooseSubsetSettings, {
         "method": method, "n_strata": n_strata, "seed": seed}, settings, where="choose_subset")
-    wide = _wide(history)
+    wide = wide_table(history, where="choose_subset")
     items = pd.Index(wide.columns)
     big_n = items.size
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= big_n:
