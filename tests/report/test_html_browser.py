@@ -220,12 +220,12 @@ def test_compare_report_in_chromium(session: Session, compare_report: Path,
     keys = page.eval_on_selector_all(
         f"#{table} tbody tr", f"rows => rows.map(r => Number(r.cells[{col}].dataset.sort))")
     assert keys == sorted(keys)
-    # the paired t rows show their se and df (after the interval)
-    assert column_index(page, table, "se") == column_index(page, table, "95% CI") + 1
-    assert page.eval_on_selector_all(
+    # the paired t rows show their se and df (below the interval, so ten systems fit 1,400 px)
+    ci = column_index(page, table, "95% CI")
+    notes = page.eval_on_selector_all(
         f"#{table} tbody tr",
-        f"rows => rows.map(r => r.cells[{column_index(page, table, 'df')}].textContent.trim())"
-    ) == ["39"] * 6
+        f"rows => rows.map(r => r.cells[{ci}].querySelector('.note').textContent.trim())")
+    assert len(notes) == 6 and all(n.startswith("se ") and n.endswith(", df 39") for n in notes)
     page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
     session.check_clean()
 
@@ -266,10 +266,9 @@ def test_prompts_report_shows_the_crossed_se_and_df(session: Session, prompts_re
     cells = page.eval_on_selector_all(
         f"#{table} tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))")
     comp = pd.read_csv(prompts_report.parent / "comparison.csv")
-    se, df = column_index(page, table, "se"), column_index(page, table, "df")
-    assert cells[0][se] == f"{comp['se'][0]:.4f}"
-    assert cells[0][df] == df_text(comp["df"][0])
-    assert "its standard error se and degrees of freedom df" in page.inner_text("body")
+    ci = column_index(page, table, "95% CI")
+    assert cells[0][ci].endswith(f"se {comp['se'][0]:.4f}, df {df_text(comp['df'][0])}")
+    assert "standard error se and degrees of freedom df below it" in page.inner_text("body")
     page.set_viewport_size({"width": 1280, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path=str(tmp_path / "prompts.png"), full_page=True)

@@ -173,7 +173,6 @@ def _compare(a: _Analysis) -> None:
     headers = ["dataset", "metric", "system A", "system B", "mean A", "mean B", "diff (A−B)"]
     headers += [f"{format_level(level)} CI"] if has_ci else []
     with_se = has_se_df(comp)  # the tests' standard errors and df (crossed prompts: the model's)
-    headers += ["se", "df"] if with_se else []
     headers += ["p adj.", "significant"]
     headers += ["effect size"] if "effect_size" in comp else []
     headers += ["test"] if "test" in comp else []
@@ -185,12 +184,10 @@ def _compare(a: _Analysis) -> None:
                _num(r["diff"], dec)]
         if has_ci:
             # the two bounds may stack (after the comma) when the table is tight
-            row.append(_Cell(_e(f"[{_fixed(r['ci_low'], dec)}, {_fixed(r['ci_high'], dec)}]"),
-                             float(r["ci_low"]), True, stack=True))
-        if with_se:
-            se, df = float(r["se"]), float(r["df"])
-            row += [_Cell("–" if math.isnan(se) else _e(_fixed(se, dec)), se, True),
-                    _Cell(_e(df_text(df)), df, True)]
+            ci = _e(f"[{_fixed(r['ci_low'], dec)}, {_fixed(r['ci_high'], dec)}]")
+            if with_se:  # the test's se and df below its interval (ten systems fit 1,400 px)
+                ci += f'<span class="note">{_e(_se_df_note(r, dec))}</span>'
+            row.append(_Cell(ci, float(r["ci_low"]), True, stack=True))
         row += [_pcell(r["pvalue_adjusted"]), _Cell("<strong>yes</strong>" if s else "no")]
         if "effect_size" in comp:
             note = ", ".join(str(r[c]).replace("_", " ") for c in
@@ -204,8 +201,8 @@ def _compare(a: _Analysis) -> None:
             row.append(_pcell(r["pvalue"]))
         rows.append(row)
     caption = (f"Every test: diff = mean A − mean B with its {format_level(level)} confidence "
-               "interval (unadjusted)" + (", its standard error se and degrees of freedom df "
-                                          "(– where the test has none)" if with_se else "")
+               "interval (unadjusted)" + (" with the test's standard error se and degrees of "
+                                          "freedom df below it (where the test has them)" if with_se else "")
                + f"; p adj. after {_e(corr)}; significant at α = {_alpha(alpha)}.")
     if len(comp) > TABLE_MAX_ROWS:
         caption += (f" Showing the first {TABLE_MAX_ROWS:,} of {len(comp):,} tests (here and "
@@ -262,4 +259,12 @@ def _leaderboard(path: Path) -> dict[str, Any]:
 
 
 #: the leaderboard's columns after each mean (report.tables) and their JSON keys
+def _se_df_note(r: pd.Series, dec: int) -> str:
+    """``se 0.0123, df 29`` of a comparison row (the parts the test has; empty: none)."""
+    se, df = float(r["se"]), float(r["df"])
+    parts = ([] if math.isnan(se) else [f"se {_fixed(se, dec)}"]) + (
+        [] if math.isnan(df) else [f"df {df_text(df)}"])
+    return ", ".join(parts)
+
+
 _BOARD_EXTRAS = {"se": "se", "n": "n", "clusters": "n_clusters"}
