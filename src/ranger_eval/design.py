@@ -36,10 +36,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .errors import ScoresError
+from .errors import RangerError, ScoresError
 from .scores import Scores
 
-__all__ = ["Design", "RESAMPLE_FIELD", "UNITS", "resolve_design"]
+__all__ = ["Design", "PROMPT_ALTERNATIVES", "RESAMPLE_FIELD", "UNITS", "refuse_prompts", "resolve_design"]
 
 #: The signature field naming the resampling unit.
 RESAMPLE_FIELD = "resample"
@@ -321,3 +321,42 @@ def resolve_design(scores: Scores | pd.DataFrame) -> Design:
         has_prompts=scores.has_prompts,
         scores=scores,
     )
+
+
+#: What to do instead of an analysis refused with prompts (:func:`refuse_prompts`).
+PROMPT_ALTERNATIVES = (
+    "compare the systems with `compare` (its paired t becomes the crossed random-effects test "
+    "of the item × prompt differences), rank them with `rank_systems` or `rank_test` (datasets "
+    "are their unit), or average the prompts away yourself (one row per item) if the prompts "
+    "are the fixed population of interest")
+
+
+def refuse_prompts(scores: Scores, *, where: str, why: str,
+                   error: type[RangerError] = ScoresError,
+                   instead: str = PROMPT_ALTERNATIVES) -> None:
+    """Raise ``error`` when ``scores`` have a ``prompt`` column and the analysis ``where``
+    would average the prompts away (module docstring).
+
+    Such an analysis reads one value per item (the mean over its prompts, samples and seeds)
+    and treats the items as independent: every item shares the same prompts, so the prompt
+    variance σ²_prompt/n_prompts is left out of its standard errors, intervals or resamples
+    (too small; Madaan et al. 2024, "Quantifying Variance in Evaluation Benchmarks"). The
+    error says ``why`` and what to do instead; nothing happens without prompts.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.design import refuse_prompts
+    >>> table = pd.DataFrame({"dataset": "qa", "system": "A", "item": ["q1", "q1"],
+    ...                       "prompt": ["p1", "p2"], "value": [1.0, 0.0]})
+    >>> try:
+    ...     refuse_prompts(rg.Scores(table), where="f", why="its bootstrap draws items")
+    ... except rg.RangerError as exc:
+    ...     print(str(exc)[:60])
+    f: the scores have a 'prompt' column; its bootstrap draws it
+    """
+    if scores.has_prompts:
+        raise error(f"{where}: the scores have a 'prompt' column; {why}, which would average "
+                    "the prompts away and leave the prompt variance every item shares out "
+                    f"(too small); {instead}")

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from ..design import refuse_prompts
 from ..errors import RangerWarning, VerdictError
 from ..formatting import preview
 from ..scores import Scores
@@ -244,6 +245,9 @@ def _check_binary(x: np.ndarray, systems: list[Any], items: list[Any]) -> None:
 def _wide(responses: Any) -> pd.DataFrame:
     """The systems × items table of ``responses`` (wide table or array, or long table)."""
     if isinstance(responses, Scores):
+        refuse_prompts(responses, where="irt", error=VerdictError,
+                       why="the model reads one 0/1 response per system × item (a mean over the "
+                           "prompts is not one)", instead="select the rows of one prompt")
         responses = responses.table
     if isinstance(responses, pd.DataFrame) and {"system", "item", "value"} <= set(responses):
         long = responses
