@@ -113,7 +113,10 @@ class Ranking:
         })
         head = dict(list(fields.items())[:2])  # order, test; then the comparison's alternative
         # the design the tests honoured (their cluster field and variance), as compare says it
-        design = {"cluster": base.get("cluster"), "cse": base.get("cse")}
+        # and the per-item values' estimator, samples and prompts (pass@K, the crossed model)
+        design = {"passk": base.get("passk"), "samples": base.get("samples"),
+                  "prompts": base.get("prompts"), "cluster": base.get("cluster"),
+                  "cse": base.get("cse")}
         return make_signature("rank", {**head, "alt": base.get("alt"), **fields, **design})
 
     def to_frame(self) -> pd.DataFrame:

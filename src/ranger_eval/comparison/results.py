@@ -114,6 +114,8 @@ class Comparison:
         return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
                                           "mean_ci": self.mean_intervals or None,
                                           "method_detail": method_detail,
+                                          # per-item pass@K / pass^K (ranger_eval.llm)
+                                          "passk": getattr(self.scores, "passk", None),
                                           "samples": self.scores.samples_label,
                                           # prompts crossed with items (comparison.prompts)
                                           "prompts": self._prompts_label(),

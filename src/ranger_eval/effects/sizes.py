@@ -296,7 +296,7 @@ def effect_sizes(
             level=level,
             dropped={chosen[i]: int(table.n_dropped[i])
                      for i in np.flatnonzero(table.n_dropped).tolist()},
-            metrics=metrics_t, samples=scores.samples_label,
+            metrics=metrics_t, samples=scores.samples_label, passk=scores.passk,
             cluster=scores.cluster_name, settings=settings,
         )
     design = resolve_design(scores)
@@ -371,6 +371,7 @@ def effect_sizes(
         extra=extra,
         dropped=dropped,
         samples=scores.samples_label,
+        passk=scores.passk,
         metrics=tuple(metrics),
         n_resamples=n_resamples if bootstrap_metric is not None else None,
         seed=results[0].seed if bootstrap_metric is not None else None,

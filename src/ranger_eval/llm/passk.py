@@ -36,6 +36,7 @@ from ..scores.columns import (
     CLUSTER,
     DEFAULT_METRIC,
     KEY_COLUMNS,
+    PASSK,
     PREDICTION,
     SAMPLE,
 )
@@ -453,7 +454,11 @@ def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
         labels = {m: passk_label(m, k, kind) for m in pd.unique(out["metric"])}
         out["metric"] = out["metric"].map(labels)
     bounded = {label: (0.0, 1.0) for label in labels.values()}
-    out.attrs = {**{a: v for a, v in raw.attrs.items() if a != BOUNDS}, BOUNDS: bounded}
+    # the estimator and the samples it used, for the signatures' passk: and samples: fields
+    lo, hi = (int(n.min()), int(n.max())) if len(n) else (0, 0)
+    made = {"estimator": f"{kind}{k}", "samples": str(lo) if lo == hi else f"{lo}-{hi}"}
+    out.attrs = {**{a: v for a, v in raw.attrs.items() if a not in (BOUNDS, PASSK)},
+                 BOUNDS: bounded, PASSK: made}
     if trusted:  # rows of a validated Scores, one per item: valid by construction
         return Scores._from_checked(out, codes=codes)
     out.attrs = {a: v for a, v in out.attrs.items() if a != BOUNDS}  # validated below

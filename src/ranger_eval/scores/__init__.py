@@ -20,6 +20,7 @@ from .columns import (
     CLUSTER,
     CLUSTER_NAME,
     HUMAN_VALUE,
+    PASSK,
     PROMPT,
     SAMPLE,
 )
@@ -46,7 +47,7 @@ from .validation import check_bounds as check_bounds
 from .validation import concat_frames as concat_frames
 
 __all__ = [
-    "BOUNDS", "CLUSTER", "CLUSTER_NAME", "HUMAN_VALUE", "PROMPT", "SAMPLE",
+    "BOUNDS", "CLUSTER", "CLUSTER_NAME", "HUMAN_VALUE", "PASSK", "PROMPT", "SAMPLE",
     "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "as_scores",
     "check_same_labels", "common_items", "seed_imbalance", "seed_order",
 ]

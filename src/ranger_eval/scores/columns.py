@@ -14,6 +14,10 @@ CLUSTER_NAME = "ranger_eval.cluster_name"
 #: key of a frame's ``attrs`` holding the declared range of each metric, ``{metric: (lo, hi)}``
 #: (:meth:`Scores.with_bounds`; YAML ``bounds:``)
 BOUNDS = "ranger_eval.bounds"
+#: key of a frame's ``attrs`` recording how per-item values were estimated from samples,
+#: ``{"estimator": "pass@3", "samples": "5"}`` (:func:`ranger_eval.pass_at_k` /
+#: :func:`ranger_eval.pass_hat_k`; the signatures' ``passk:`` and ``samples:`` fields)
+PASSK = "ranger_eval.passk"
 #: optional column: which of K generations of one system on one item a row is
 SAMPLE = "sample"
 #: optional column: which prompt template or paraphrase of an item a row answers (crossed with
