@@ -115,9 +115,17 @@ class Ranking:
         # the design the tests honoured (their cluster field and variance), as compare says it
         # and the per-item values' estimator, samples and prompts (pass@K, the crossed model)
         design = {"passk": base.get("passk"), "samples": base.get("samples"),
-                  "prompts": base.get("prompts"), "cluster": base.get("cluster"),
+                  "prompts": base.get("prompts") or self._prompts(), "cluster": base.get("cluster"),
                   "cse": base.get("cse")}
         return make_signature("rank", {**head, "alt": base.get("alt"), **fields, **design})
+
+    def _prompts(self) -> str | None:
+        """``crossed(P)`` with a prompt column: every per-dataset test was the crossed model
+        (``compare`` refuses the others), which an aggregate's signature does not repeat."""
+        scores = getattr(self.comparison, "scores", None)
+        if scores is None or not getattr(scores, "has_prompts", False):
+            return None
+        return f"crossed({int(scores.raw_frame['prompt'].nunique())})"
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system: position, aggregate mean, naive mean-of-means, clique numbers."""
