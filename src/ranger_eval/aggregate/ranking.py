@@ -34,6 +34,7 @@ import pandas as pd
 
 from .._frames import as_frame
 from ..comparison import Comparison, compare
+from ..design import refuse_prompts
 from ..errors import (
     AggregateError,
     renamed_keywords,
@@ -607,6 +608,8 @@ def condition_and_compare(
     }, settings, where="condition_and_compare")
     ranked = dataclasses.replace(settings, comparisons="first-vs-rest")
     scores = as_scores(scores, what="condition_and_compare", error=AggregateError)
+    refuse_prompts(scores, where="condition_and_compare", error=AggregateError,
+                   why="the systems of a setting are pooled as unpaired per-item means")
     params = as_frame(params, what="condition_and_compare: params (system → hyper-parameters)",
                       error=AggregateError, index_columns=("system",))
     p = params.set_index("system") if "system" in params.columns else params
