@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 import ranger_eval as rg
 from ranger_eval.cli import app
+from ranger_eval.scores import passk_fields
 
 runner = CliRunner()
 
@@ -34,15 +35,15 @@ def _signature(out: Path) -> dict[str, str]:
 
 def test_python_results_carry_estimator_and_samples(tmp_path: Path) -> None:
     pk = rg.pass_at_k(_samples(tmp_path / "s.csv"), 3)
-    assert pk.passk == "pass@3" and pk.samples_label == "4-5"
+    assert passk_fields(pk) == ("pass@3", "4-5")
     fields = rg.parse_signature(str(rg.compare(pk).signature))
     assert fields["passk"] == "pass@3" and fields["samples"] == "4-5"
     hat = rg.pass_hat_k(_samples(tmp_path / "s.csv"), 2)
-    assert hat.passk == "pass^2"
+    assert passk_fields(hat) == ("pass^2", "4-5")
     effects = rg.effect_sizes(pk, treatment="b", control="a")
     assert rg.parse_signature(str(rg.meta_analysis(effects).signature))["passk"] == "pass@3"
     plain = rg.Scores(_samples(tmp_path / "s.csv"))  # samples averaged, no estimator
-    assert plain.passk is None and plain.samples_label == "4-5"
+    assert passk_fields(plain) == (None, None) and plain.samples_label == "4-5"
 
 
 @pytest.mark.slow  # the commands end to end (~1 s)

@@ -18,6 +18,17 @@ BOUNDS = "ranger_eval.bounds"
 #: ``{"estimator": "pass@3", "samples": "5"}`` (:func:`ranger_eval.pass_at_k` /
 #: :func:`ranger_eval.pass_hat_k`; the signatures' ``passk:`` and ``samples:`` fields)
 PASSK = "ranger_eval.passk"
+
+
+def passk_fields(scores: object) -> tuple[str | None, str | None]:
+    """``(estimator, samples)`` recorded in the table's ``attrs[PASSK]`` by
+    :func:`~ranger_eval.pass_at_k` / :func:`~ranger_eval.pass_hat_k` (e.g. ``("pass@3", "5")``,
+    ``"4-5"`` when items had different K): the signatures' ``passk:`` and ``samples:`` fields
+    of per-item estimates; ``(None, None)`` for any other scores."""
+    made = getattr(getattr(scores, "table", None), "attrs", {}).get(PASSK)
+    if not isinstance(made, dict):
+        return None, None
+    return made.get("estimator"), made.get("samples")
 #: optional column: which of K generations of one system on one item a row is
 SAMPLE = "sample"
 #: optional column: which prompt template or paraphrase of an item a row answers (crossed with

@@ -77,7 +77,6 @@ from .columns import (
     KEY_COLUMNS,
     LABEL,
     MISSING_POLICIES,
-    PASSK,
     PREDICTION,
     PROMPT,
     REQUIRED,
@@ -405,14 +404,8 @@ class Scores:
     def samples_label(self) -> str | None:
         """The signature's ``samples:`` field: K (``"5"``), or ``"3-5"`` (smallest-largest)
         when items or systems have different K; None without a ``sample`` column. With a ``prompt``
-        column K counts the samples per item × prompt cell. Scores made by
-        :func:`~ranger_eval.pass_at_k` / :func:`~ranger_eval.pass_hat_k` (one row per item, no
-        ``sample`` column) keep the K their estimator used (:attr:`passk`)."""
-        if not self.has_samples:
-            made = self._df.attrs.get(PASSK)
-            return str(made["samples"]) if isinstance(made, dict) and made.get("samples") \
-                else None
-        if self._within is None or self._raw is None:
+        column K counts the samples per item × prompt cell."""
+        if self._within is None or self._raw is None or not self.has_samples:
             return None
         k = self._within["k_samples"].to_numpy()
         if self.has_prompts:
@@ -422,15 +415,6 @@ class Scores:
             k = raw.groupby(cell, sort=False, observed=True).size().to_numpy()
         lo, hi = int(k.min()), int(k.max())
         return str(lo) if lo == hi else f"{lo}-{hi}"
-
-    @property
-    def passk(self) -> str | None:
-        """``"pass@K"`` or ``"pass^K"`` when the values are per-item estimates of
-        :func:`~ranger_eval.pass_at_k` / :func:`~ranger_eval.pass_hat_k` (recorded in the
-        frame's ``attrs[PASSK]``), the signatures' ``passk:`` field; None otherwise."""
-        made = self._df.attrs.get(PASSK)
-        return str(made["estimator"]) if isinstance(made, dict) and made.get("estimator") \
-            else None
 
     def item_clusters(self, dataset: str) -> pd.Series:
         """Cluster id of every item of ``dataset`` (index: the item ids, sorted), for scores
