@@ -343,6 +343,29 @@ def refuse_prompts(scores: Scores, *, where: str, why: str,
     (too small; Madaan et al. 2024, "Quantifying Variance in Evaluation Benchmarks"). The
     error says ``why`` and what to do instead; nothing happens without prompts.
 
+    Parameters
+    ----------
+    scores : Scores
+        The scores of the analysis.
+    where : str
+        The analysis, as the error names it (``win_rate``).
+    why : str
+        How the analysis would read the rows (what averages the prompts away).
+    error : type of RangerError, default ScoresError
+        The error class of the analysis' layer.
+    instead : str, default PROMPT_ALTERNATIVES
+        What to do instead.
+
+    Returns
+    -------
+    None
+        Without a ``prompt`` column.
+
+    Raises
+    ------
+    RangerError
+        ``error``, when the scores have a ``prompt`` column.
+
     Examples
     --------
     >>> import pandas as pd
