@@ -18,7 +18,13 @@ resamples, never the columns of the table:
   are averaged per item like samples for the per-item analyses; :attr:`Design.has_prompts`
   tells the analyses that model them (``compare``'s crossed random-effects test of the paired
   difference per item × prompt, :func:`ranger_eval.variance_components`) to read the rows per
-  prompt (:attr:`~ranger_eval.scores.Scores.raw_frame`).
+  prompt (:attr:`~ranger_eval.scores.Scores.raw_frame`). An analysis that would read one
+  value per item (the mean over its prompts) as independent — an item bootstrap, a battle per
+  item, a per-item aggregate, a sequential or prediction-powered test — calls
+  :func:`refuse_prompts`: an error naming the ``prompt`` column and what to use instead
+  (tests/test_design_prompts.py lists what every public analysis does with prompts). Analyses
+  whose unit is the dataset (``rank_test``) or the run (ASO) read a mean over items and
+  prompts alike and honour them.
 * **seeds** (the ``seed`` column) are combined as today: averaged per item for the paired
   resampling of rank intervals and tests, crossed with the items for effect sizes.
 
