@@ -331,9 +331,9 @@ def resolve_design(scores: Scores | pd.DataFrame) -> Design:
 
 #: What to do instead of an analysis refused with prompts (:func:`refuse_prompts`).
 PROMPT_ALTERNATIVES = (
-    "compare the systems with `compare` (its paired t becomes the crossed random-effects test "
-    "of the item × prompt differences), rank them with `rank_systems` or `rank_test` (datasets "
-    "are their unit), or average the prompts away yourself (one row per item) if the prompts "
+    "compare the systems with `compare` or `ranger-eval compare` (its paired t becomes the "
+    "crossed random-effects test of the item × prompt differences), rank them with "
+    "`rank_systems`, `rank_test` or `ranger-eval rank` (datasets are their unit), or average the prompts away yourself (one row per item) if the prompts "
     "are the fixed population of interest")
 
 

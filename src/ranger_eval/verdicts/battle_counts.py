@@ -25,9 +25,10 @@ __all__ = ["SOURCE_ATTR", "battle_counts", "battles_from_scores", "table_battle_
 _DEFAULT = ArenaSettings()
 #: what to do instead of battles from scores with prompts (a Bradley–Terry bootstrap of items
 #: and prompts crossed is not implemented)
-_BATTLE_INSTEAD = ("rank the systems with `rank_systems` or `rank_test` (datasets are their "
-                   "unit) or compare them with `compare` (the crossed random-effects test of the "
-                   "item × prompt differences); for battles, select the rows of one prompt, or "
+_BATTLE_INSTEAD = ("rank the systems with `rank_systems` or `rank_test` (`ranger-eval rank`: "
+                   "datasets are their unit) or compare them with `compare` (`ranger-eval "
+                   "compare`: the crossed random-effects test of the item × prompt "
+                   "differences); for battles, select the rows of one prompt, or "
                    "average the prompts away yourself (one row per item) if they are the fixed "
                    "population of interest")
 #: the attribute of a battles frame made from scores saying how (``Ratings.source``)
