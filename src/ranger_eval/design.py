@@ -18,7 +18,13 @@ resamples, never the columns of the table:
   are averaged per item like samples for the per-item analyses; :attr:`Design.has_prompts`
   tells the analyses that model them (``compare``'s crossed random-effects test of the paired
   difference per item × prompt, :func:`ranger_eval.variance_components`) to read the rows per
-  prompt (:attr:`~ranger_eval.scores.Scores.raw_frame`).
+  prompt (:attr:`~ranger_eval.scores.Scores.raw_frame`). An analysis that would read one
+  value per item (the mean over its prompts) as independent — an item bootstrap, a battle per
+  item, a per-item aggregate, a sequential or prediction-powered test — calls
+  :func:`refuse_prompts`: an error naming the ``prompt`` column and what to use instead
+  (tests/test_design_prompts.py lists what every public analysis does with prompts). Analyses
+  whose unit is the dataset (``rank_test``) or the run (ASO) read a mean over items and
+  prompts alike and honour them.
 * **seeds** (the ``seed`` column) are combined as today: averaged per item for the paired
   resampling of rank intervals and tests, crossed with the items for effect sizes.
 
@@ -36,10 +42,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .errors import ScoresError
+from .errors import RangerError, ScoresError
 from .scores import Scores
 
-__all__ = ["Design", "RESAMPLE_FIELD", "UNITS", "resolve_design"]
+__all__ = ["Design", "PROMPT_ALTERNATIVES", "RESAMPLE_FIELD", "UNITS", "refuse_prompts", "resolve_design"]
 
 #: The signature field naming the resampling unit.
 RESAMPLE_FIELD = "resample"
@@ -321,3 +327,65 @@ def resolve_design(scores: Scores | pd.DataFrame) -> Design:
         has_prompts=scores.has_prompts,
         scores=scores,
     )
+
+
+#: What to do instead of an analysis refused with prompts (:func:`refuse_prompts`).
+PROMPT_ALTERNATIVES = (
+    "compare the systems with `compare` or `ranger-eval compare` (its paired t becomes the "
+    "crossed random-effects test of the item × prompt differences), rank them with "
+    "`rank_systems`, `rank_test` or `ranger-eval rank` (datasets are their unit), or average the prompts away yourself (one row per item) if the prompts "
+    "are the fixed population of interest")
+
+
+def refuse_prompts(scores: Scores, *, where: str, why: str,
+                   error: type[RangerError] = ScoresError,
+                   instead: str = PROMPT_ALTERNATIVES) -> None:
+    """Raise ``error`` when ``scores`` have a ``prompt`` column and the analysis ``where``
+    would average the prompts away (module docstring).
+
+    Such an analysis reads one value per item (the mean over its prompts, samples and seeds)
+    and treats the items as independent: every item shares the same prompts, so the prompt
+    variance σ²_prompt/n_prompts is left out of its standard errors, intervals or resamples
+    (too small; Madaan et al. 2024, "Quantifying Variance in Evaluation Benchmarks"). The
+    error says ``why`` and what to do instead; nothing happens without prompts.
+
+    Parameters
+    ----------
+    scores : Scores
+        The scores of the analysis.
+    where : str
+        The analysis, as the error names it (``win_rate``).
+    why : str
+        How the analysis would read the rows (what averages the prompts away).
+    error : type of RangerError, default ScoresError
+        The error class of the analysis' layer.
+    instead : str, default PROMPT_ALTERNATIVES
+        What to do instead.
+
+    Returns
+    -------
+    None
+        Without a ``prompt`` column.
+
+    Raises
+    ------
+    RangerError
+        ``error``, when the scores have a ``prompt`` column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import ranger_eval as rg
+    >>> from ranger_eval.design import refuse_prompts
+    >>> table = pd.DataFrame({"dataset": "qa", "system": "A", "item": ["q1", "q1"],
+    ...                       "prompt": ["p1", "p2"], "value": [1.0, 0.0]})
+    >>> try:
+    ...     refuse_prompts(rg.Scores(table), where="f", why="its bootstrap draws items")
+    ... except rg.RangerError as exc:
+    ...     print(str(exc)[:60])
+    f: the scores have a 'prompt' column; its bootstrap draws it
+    """
+    if scores.has_prompts:
+        raise error(f"{where}: the scores have a 'prompt' column; {why}, which would average "
+                    "the prompts away and leave the prompt variance every item shares out "
+                    f"(too small); {instead}")

@@ -125,8 +125,11 @@ FIELDS: dict[str, str] = {
            "(the human_value column): ppi++ (power-tuned λ), ppi (λ = 1) or classical (human "
            "scores only); ppi-wilcoxon / ppi++-sign: compare's prediction-powered rank tests "
            "(Walsh-average signed rank with λ = 1, sign with power-tuned λ)",
+    "passk": "per-item values estimated from K samples: pass@K (unbiased, Chen et al. 2021) or "
+             "pass^K (Yao et al. 2024), the samples field giving the samples per item",
     "samples": "K generations per item (the sample column) averaged per item before testing "
-               "(Miller 2024, §4); lo-hi when systems used different K",
+               "(Miller 2024, §4), or the samples per item of the passk estimator; lo-hi when "
+               "systems used different K",
     "cluster": "the column of the items' clusters: every test is its cluster-robust version "
                "(paired t: CR2 with Bell-McCaffrey df, or CR1 on C - 1 df as cse says; "
                "unpaired: CR1 regression t on C - 1 df; McNemar: Durkalski's below 50 clusters "

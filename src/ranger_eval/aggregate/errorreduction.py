@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..design import resolve_design
+from ..design import refuse_prompts, resolve_design
 from ..errors import AggregateError
 from ..scores import Scores, as_scores
 from ..settings import ErrorReductionSettings, resolve_settings
@@ -269,6 +269,8 @@ def error_reduction(
         where="error_reduction")
     n_resamples, seed, missing = settings.n_resamples, settings.seed, settings.missing
     scores = as_scores(scores, what="error_reduction", error=AggregateError)
+    refuse_prompts(scores, where="error_reduction", error=AggregateError,
+                   why="its bootstrap draws per-item means of the two systems")
     treatment, control = str(treatment), str(control)
     if treatment == control:
         raise AggregateError(f"treatment and control are the same system {treatment!r}")

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .._frames import as_frame
+from ..design import refuse_prompts
 from ..errors import AggregateError, Hint
 from ..formatting import preview as _preview
 from ..formatting import show as _show
@@ -410,6 +411,8 @@ def aggregate_metrics(
     if not isinstance(name, str) or not name.strip():
         raise AggregateError(f"name must be a non-empty string; got {name!r}")
     scores = as_scores(scores, what="aggregate_metrics", error=AggregateError)
+    refuse_prompts(scores, where="aggregate_metrics", error=AggregateError,
+                   why="the aggregate metric is computed per item (one row per item)")
     df = scores.frame
     m_codes, m_names = _codes(df["metric"])
     metrics = [str(m) for m in m_names]

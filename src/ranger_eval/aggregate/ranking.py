@@ -34,6 +34,7 @@ import pandas as pd
 
 from .._frames import as_frame
 from ..comparison import Comparison, compare
+from ..design import refuse_prompts
 from ..errors import (
     AggregateError,
     renamed_keywords,
@@ -113,8 +114,19 @@ class Ranking:
         })
         head = dict(list(fields.items())[:2])  # order, test; then the comparison's alternative
         # the design the tests honoured (their cluster field and variance), as compare says it
-        design = {"cluster": base.get("cluster"), "cse": base.get("cse")}
+        # and the per-item values' estimator, samples and prompts (pass@K, the crossed model)
+        design = {"passk": base.get("passk"), "samples": base.get("samples"),
+                  "prompts": base.get("prompts") or self._prompts(), "cluster": base.get("cluster"),
+                  "cse": base.get("cse")}
         return make_signature("rank", {**head, "alt": base.get("alt"), **fields, **design})
+
+    def _prompts(self) -> str | None:
+        """``crossed(P)`` with a prompt column: every per-dataset test was the crossed model
+        (``compare`` refuses the others), which an aggregate's signature does not repeat."""
+        scores = getattr(self.comparison, "scores", None)
+        if scores is None or not getattr(scores, "has_prompts", False):
+            return None
+        return f"crossed({int(scores.raw_frame['prompt'].nunique())})"
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system: position, aggregate mean, naive mean-of-means, clique numbers."""
@@ -596,6 +608,8 @@ def condition_and_compare(
     }, settings, where="condition_and_compare")
     ranked = dataclasses.replace(settings, comparisons="first-vs-rest")
     scores = as_scores(scores, what="condition_and_compare", error=AggregateError)
+    refuse_prompts(scores, where="condition_and_compare", error=AggregateError,
+                   why="the systems of a setting are pooled as unpaired per-item means")
     params = as_frame(params, what="condition_and_compare: params (system → hyper-parameters)",
                       error=AggregateError, index_columns=("system",))
     p = params.set_index("system") if "system" in params.columns else params

@@ -81,20 +81,17 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._frames import as_frame, float_values, id_strings
-from ..design import resolve_design
+from ..design import refuse_prompts, resolve_design
 from ..errors import AggregateError, renamed_keywords
-from ..scores import CLUSTER, CLUSTER_NAME
+from ..scores import CLUSTER, CLUSTER_NAME, Scores
 from ..settings import WinRateSettings, resolve_settings
 from ..signature import Signature, make_signature
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..scores import Scores
 
 __all__ = ["WinRate", "win_rate"]
 
@@ -525,6 +522,9 @@ def _win_rate_settled(table_or_scores: pd.DataFrame | Scores, metric: str | None
         if {"dataset", "system", "value"} <= set(map(str, df.columns)):
             tidy = _tidy(df, metric)
             has_items = "item" in tidy.columns
+            if has_items and "prompt" in tidy.columns:  # the Scores' refusal, same words
+                refuse_prompts(Scores(tidy), where="win_rate", error=AggregateError,
+                               why=_PROMPT_WHY)
             units = _tidy_units(tidy) if has_items else None
             if CLUSTER in tidy.columns and not has_items:
                 raise AggregateError("win_rate: the tidy table has a 'cluster' column but no "
@@ -632,6 +632,12 @@ def _win_rate_settled(table_or_scores: pd.DataFrame | Scores, metric: str | None
 
 
 # ----------------------------------------------------------------------------- cells
+#: why the item stage of the win rates' bootstrap cannot honour a ``prompt`` column
+_PROMPT_WHY = ("the second stage of the bootstrap draws items (each its mean over the prompts) "
+               "as independent; win rates of the per-dataset means (a datasets × systems table) "
+               "resample datasets only")
+
+
 def _scores_cells(scores: Any, metric: str | None
                   ) -> tuple[np.ndarray, pd.Index, list[str], _Items | None, str]:
     """:func:`_cells` of :class:`~ranger_eval.scores.Scores` (already validated): its cached
@@ -639,6 +645,7 @@ def _scores_cells(scores: Any, metric: str | None
     the item bootstrap is the design's (:func:`~ranger_eval.design.resolve_design`): whole
     clusters with a ``cluster`` column, else items; returned as its label (``items`` or
     ``cluster(NAME)``)."""
+    refuse_prompts(scores, where="win_rate", error=AggregateError, why=_PROMPT_WHY)
     design = resolve_design(scores)
     label = design.label if design.clustered else "items"
     metrics = tuple(scores.metrics)

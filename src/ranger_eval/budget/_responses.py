@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from ..design import refuse_prompts
 from ..errors import VerdictError
 from ..formatting import preview
 from ..scores import Scores
@@ -31,6 +32,9 @@ def wide_table(responses: Any, *, where: str = "irt") -> pd.DataFrame:
     ``where`` names the calling function in the errors (one dataset and metric, each
     (system, item) once, a 2-D shape)."""
     if isinstance(responses, Scores):
+        refuse_prompts(responses, where=where, error=VerdictError,
+                       why="the model reads one 0/1 response per system × item (a mean over the "
+                           "prompts is not one)", instead="select the rows of one prompt")
         responses = responses.table
     if isinstance(responses, pd.DataFrame) and {"system", "item", "value"} <= set(responses):
         long = responses

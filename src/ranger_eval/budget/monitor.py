@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..design import resolve_design
+from ..design import refuse_prompts, resolve_design
 from ..errors import ScoresError, StatsInputError
 from ..scores import Scores, as_scores
 from ..settings import (
@@ -434,6 +434,8 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
                           "order": order, "seed": seed, "dataset": dataset, "metric": metric},
                          settings, where="monitor")
     sc = as_scores(scores, what="scores", error=ScoresError)
+    refuse_prompts(sc, where="monitor", why="the confidence sequence reads one paired difference "
+                   "per item (its mean over the prompts) as independent draws")
     ds = _pick(sc.datasets, s.dataset, "dataset")
     for name in (treatment, control):
         if name not in sc.systems:

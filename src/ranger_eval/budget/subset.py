@@ -63,6 +63,7 @@ import pandas as pd
 from scipy import special, stats
 from scipy.cluster.vq import kmeans2
 
+from ..design import refuse_prompts
 from ..errors import RangerWarning, VerdictError
 from ..formatting import preview
 from ..scores import Scores
@@ -251,6 +252,9 @@ def _history(history: Any) -> pd.DataFrame:
 def _responses(responses: Any) -> pd.Series:
     """The new system's results as a Series item → value."""
     if isinstance(responses, Scores):
+        refuse_prompts(responses, where="estimate_from_subset", error=VerdictError,
+                       why="the model reads one 0/1 response per system × item (a mean over the "
+                           "prompts is not one)", instead="select the rows of one prompt")
         responses = responses.table
     if isinstance(responses, pd.DataFrame):
         if {"item", "value"} <= set(responses):

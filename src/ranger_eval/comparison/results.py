@@ -13,7 +13,7 @@ from .._version import __version__
 from ..atomic import write_text
 from ..csvtext import csv_text
 from ..errors import CompareError, StatsInputError
-from ..scores import Scores
+from ..scores import Scores, passk_fields
 from ..settings import CompareSettings, signature_fields
 from ..signature import Signature, make_signature
 from ..stats.describe import describe
@@ -114,7 +114,10 @@ class Comparison:
         return make_signature("compare", {**fields, "ci": self.borrowed_intervals() or None,
                                           "mean_ci": self.mean_intervals or None,
                                           "method_detail": method_detail,
-                                          "samples": self.scores.samples_label,
+                                          # per-item pass@K / pass^K (ranger_eval.llm)
+                                          "passk": passk_fields(self.scores)[0],
+                                          "samples": self.scores.samples_label
+                                          or passk_fields(self.scores)[1],
                                           # prompts crossed with items (comparison.prompts)
                                           "prompts": self._prompts_label(),
                                           # judge scores corrected by human scores

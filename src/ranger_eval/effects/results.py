@@ -122,6 +122,8 @@ class EffectSizes:
     skipped: dict[str, str] = field(default_factory=dict)
     #: ``Scores.samples_label``: K samples per item averaged before the effect (None: no samples)
     samples: str | None = None
+    #: ``Scores.passk``: "pass@K" / "pass^K" when the per-item values are that estimator's
+    passk: str | None = None
     #: the cluster field's name (``Scores.cluster_name``, e.g. "passage") when the scores have a
     #: cluster column: vi is cluster-robust (:mod:`ranger_eval.effects.variances`)
     cluster: str | None = None
@@ -230,7 +232,8 @@ class EffectSizes:
             "measure": self.measure,
             "method_detail": _detail(metric, False, self.seed_rule),
             "level": self.level, "n_resamples": self.n_resamples, "seed": self.seed,
-            "samples": self.samples, "cluster": self.cluster, "ppi": self.ppi,
+            "passk": self.passk, "samples": self.samples, "cluster": self.cluster,
+            "ppi": self.ppi,
             # the unit of the set-level metric's bootstrap (ranger_eval.design)
             "resample": None if self.n_resamples is None else (
                 f"cluster({self.cluster})" if self.cluster else "item"),

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..design import resolve_design
 from ..errors import EffectSizeError, Hint, RangerWarning, SettingsError, check_choice
-from ..scores import Scores, seed_imbalance
+from ..scores import Scores, passk_fields, seed_imbalance
 from ..setmetrics import SetMetric, get_metric
 from ..settings import DEGENERATE, MetaSettings, resolve_settings
 from .bootstrap import _check_resampling, _metric_effect
@@ -296,7 +296,8 @@ def effect_sizes(
             level=level,
             dropped={chosen[i]: int(table.n_dropped[i])
                      for i in np.flatnonzero(table.n_dropped).tolist()},
-            metrics=metrics_t, samples=scores.samples_label,
+            metrics=metrics_t, samples=scores.samples_label or passk_fields(scores)[1],
+            passk=passk_fields(scores)[0],
             cluster=scores.cluster_name, settings=settings,
         )
     design = resolve_design(scores)
@@ -370,7 +371,8 @@ def effect_sizes(
         level=level,
         extra=extra,
         dropped=dropped,
-        samples=scores.samples_label,
+        samples=scores.samples_label or passk_fields(scores)[1],
+        passk=passk_fields(scores)[0],
         metrics=tuple(metrics),
         n_resamples=n_resamples if bootstrap_metric is not None else None,
         seed=results[0].seed if bootstrap_metric is not None else None,

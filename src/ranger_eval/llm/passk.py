@@ -36,6 +36,7 @@ from ..scores.columns import (
     CLUSTER,
     DEFAULT_METRIC,
     KEY_COLUMNS,
+    PASSK,
     PREDICTION,
     SAMPLE,
 )
@@ -301,13 +302,29 @@ def _raw_rows(scores: Scores | pd.DataFrame | Mapping[str, Any], where: str) -> 
         raise ScoresError(f"{where}: {bad_value.describe()} (dataset {frame['dataset'].iloc[r]!r}, "
                           f"system {frame['system'].iloc[r]!r}, item {frame['item'].iloc[r]!r})")
     frame["value"] = values
-    dup = frame.duplicated(_key(frame) + [SAMPLE], keep=False).to_numpy()
+    # rows sharing a key are found from the item groups' integer codes (_check_duplicates)
+    return frame.reset_index(drop=True)
+
+
+def _check_duplicates(frame: pd.DataFrame, gid: np.ndarray, where: str) -> None:
+    """An error naming the rows of a frame that share a key (the item key and ``sample``),
+    from the rows' item group codes ``gid`` and the sample codes combined into one int64 each
+    (hashing integers, not the key's strings again)."""
+    s_codes, s_uniques = pd.factorize(frame[SAMPLE], sort=False)
+    combined = gid * max(len(s_uniques), 1) + s_codes
+    cells = (int(gid.max()) + 1) * max(len(s_uniques), 1) if gid.size else 0
+    if cells <= 4 * max(gid.size, 1):  # few sample ids: count each (item, sample) cell
+        per_cell = np.bincount(combined, minlength=cells)
+        if not (per_cell > 1).any():
+            return
+        dup = per_cell[combined] > 1
+    else:
+        dup = pd.Series(combined).duplicated(keep=False).to_numpy()
     if dup.any():
         r = int(np.flatnonzero(dup)[0])
         raise ScoresError(f"{where}: {int(dup.sum())} rows share a key "
                           f"({', '.join(_key(frame) + [SAMPLE])}), first at row {r}: "
                           f"{_row_name(frame, r)}, sample {frame[SAMPLE].iloc[r]!r}")
-    return frame.reset_index(drop=True)
 
 
 def _key(frame: pd.DataFrame) -> list[str]:
@@ -367,10 +384,14 @@ def _counts_of_scores(scores: Scores, raw: pd.DataFrame, key: list[str]
 
 
 def _counts_of_rows(raw: pd.DataFrame, key: list[str], values: np.ndarray, kind: str,
-                    where: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+                    where: str, *, checked: bool = True
+                    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Per item (key) of the rows: the key, the columns constant within the item (an error
-    naming the first one that varies; ``prediction`` dropped), n and c."""
+    naming the first one that varies; ``prediction`` dropped), n and c. ``checked=False``
+    (a plain frame): rows sharing a key are an error first."""
     gid, first = _group_ids(raw, key)
+    if not checked:
+        _check_duplicates(raw, gid, where)
     n = np.bincount(gid).astype(np.int64)
     c = np.bincount(gid, weights=values).astype(np.int64)
     out = raw.iloc[first][key].reset_index(drop=True)
@@ -408,8 +429,8 @@ def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
     # codes and skip the second validation (a million items: 2 s of string grouping saved)
     counted = _counts_of_scores(scores, raw, key) if isinstance(scores, Scores) else None
     trusted = counted is not None
-    out, n, c = counted if counted is not None else _counts_of_rows(raw, key, values, kind,
-                                                                       where)
+    out, n, c = counted if counted is not None else _counts_of_rows(
+        raw, key, values, kind, where, checked=isinstance(scores, Scores))
     out = out.copy(deep=False)
     if int(n.max()) < k:
         raise ScoresError(
@@ -453,7 +474,11 @@ def _estimate(scores: Scores | pd.DataFrame | Mapping[str, Any], k: Any,
         labels = {m: passk_label(m, k, kind) for m in pd.unique(out["metric"])}
         out["metric"] = out["metric"].map(labels)
     bounded = {label: (0.0, 1.0) for label in labels.values()}
-    out.attrs = {**{a: v for a, v in raw.attrs.items() if a != BOUNDS}, BOUNDS: bounded}
+    # the estimator and the samples it used, for the signatures' passk: and samples: fields
+    lo, hi = (int(n.min()), int(n.max())) if len(n) else (0, 0)
+    made = {"estimator": f"{kind}{k}", "samples": str(lo) if lo == hi else f"{lo}-{hi}"}
+    out.attrs = {**{a: v for a, v in raw.attrs.items() if a not in (BOUNDS, PASSK)},
+                 BOUNDS: bounded, PASSK: made}
     if trusted:  # rows of a validated Scores, one per item: valid by construction
         return Scores._from_checked(out, codes=codes)
     out.attrs = {a: v for a, v in out.attrs.items() if a != BOUNDS}  # validated below

@@ -135,8 +135,8 @@ class MetaResult(_ResultText):
         eff_sig = getattr(self.effects, "signature", None)
         if eff_sig:
             ef = parse_signature(str(eff_sig))
-            for key in ("method_detail", "n_resamples", "seed", "resample", "samples", "cluster",
-                        "ppi"):
+            for key in ("method_detail", "n_resamples", "seed", "resample", "passk", "samples",
+                        "cluster", "ppi"):
                 if key in ef:
                     fields[key] = ef[key]
         return make_signature("meta", fields)

@@ -606,13 +606,22 @@ def run_rank(input: str | Path, out: str | Path, command: str | None = None,
                        rope=settings.rope, rope_mode=settings.rope_mode, prior=settings.prior,
                        n_draws=settings.n_draws, seed=settings.seed)
         # Bradley–Terry on the rank's metric: its per-item scores (the aggregate with several
-        # metrics), else the dataset-level table
-        bt = rank_bradley_terry(agg if scores is not None else table, direction, settings) \
-            if settings.bradley_terry else None
+        # metrics), else the dataset-level table; with prompts the per-dataset means (the
+        # battles and the item bootstrap would average the prompts away: design.refuse_prompts)
+        per_item = agg if scores is not None and not scores.has_prompts else None
+        if scores is not None and per_item is None:
+            warnings.warn(
+                "rank: the scores have a 'prompt' column: the Bradley–Terry leaderboard and the "
+                "win rates are computed from the per-dataset means (every dataset a battle, "
+                "datasets resampled), since per-item battles and the item bootstrap would "
+                "average the prompts away; the ranking's tests are the crossed "
+                "random-effects tests of compare", UserWarning, stacklevel=2)
+        bt = rank_bradley_terry(per_item if per_item is not None else table, direction,
+                                settings) if settings.bradley_terry else None
         # HELM's mean win rates on the same data: over the per-item scores with the
         # datasets+items bootstrap, else over the table's datasets (a fresh seed, recorded in
         # the signature, when settings.seed is None)
-        wr = win_rate(agg if scores is not None else table, higher_is_better=direction,
+        wr = win_rate(per_item if per_item is not None else table, higher_is_better=direction,
                       level=settings.level, seed=settings.seed if settings.seed is not None
                       else int(np.random.default_rng().integers(2 ** 32)))
     naive = table.mean(axis=0) if ranking is None else None

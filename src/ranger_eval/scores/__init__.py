@@ -20,8 +20,10 @@ from .columns import (
     CLUSTER,
     CLUSTER_NAME,
     HUMAN_VALUE,
+    PASSK,
     PROMPT,
     SAMPLE,
+    passk_fields,
 )
 from .columns import DEFAULT_METRIC as DEFAULT_METRIC
 from .columns import KEY_COLUMNS as KEY_COLUMNS
@@ -46,7 +48,7 @@ from .validation import check_bounds as check_bounds
 from .validation import concat_frames as concat_frames
 
 __all__ = [
-    "BOUNDS", "CLUSTER", "CLUSTER_NAME", "HUMAN_VALUE", "PROMPT", "SAMPLE",
+    "BOUNDS", "CLUSTER", "CLUSTER_NAME", "HUMAN_VALUE", "PASSK", "PROMPT", "SAMPLE", "passk_fields",
     "PairedRuns", "PairedScores", "PairedTable", "Scores", "ScoresError", "SystemRuns", "as_scores",
     "check_same_labels", "common_items", "seed_imbalance", "seed_order",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ..design import resolve_design
+from ..design import refuse_prompts, resolve_design
 from ..errors import Hint, VerdictError
 from ..formatting import preview
 from ..io.battles import Battles
@@ -23,6 +23,14 @@ from ..settings import ArenaSettings, resolve_settings
 __all__ = ["SOURCE_ATTR", "battle_counts", "battles_from_scores", "table_battle_counts"]
 
 _DEFAULT = ArenaSettings()
+#: what to do instead of battles from scores with prompts (a Bradley–Terry bootstrap of items
+#: and prompts crossed is not implemented)
+_BATTLE_INSTEAD = ("rank the systems with `rank_systems` or `rank_test` (`ranger-eval rank`: "
+                   "datasets are their unit) or compare them with `compare` (`ranger-eval "
+                   "compare`: the crossed random-effects test of the item × prompt "
+                   "differences); for battles, select the rows of one prompt, or "
+                   "average the prompts away yourself (one row per item) if they are the fixed "
+                   "population of interest")
 #: the attribute of a battles frame made from scores saying how (``Ratings.source``)
 SOURCE_ATTR = "ranger_eval.battles"
 
@@ -55,6 +63,9 @@ def _score_cells(scores: object, higher_is_better: bool, metric: str | None,
         raise VerdictError(f"{what}: higher_is_better={higher_is_better!r} must be True or "
                            "False")
     sc: Scores = as_scores(scores, what=what, error=VerdictError)
+    refuse_prompts(sc, where=what, error=VerdictError, instead=_BATTLE_INSTEAD,
+                   why="a battle is one item (its mean over the prompts) and the bootstrap "
+                       "draws battles or items as independent")
     metrics = tuple(sc.metrics)
     if metric is None:
         if len(metrics) > 1:

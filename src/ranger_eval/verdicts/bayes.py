@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ..design import refuse_prompts
 from ..errors import SettingsError, VerdictError, renamed_keywords
 from ..formatting import format_probability as _p
 from ..scores import Scores
@@ -665,6 +666,9 @@ def correlated_ttests(scores: Any, *, rope: float = _DEFAULT.rope,
     if not isinstance(scores, Scores):
         raise VerdictError(f"correlated_ttests: scores must be ranger_eval.Scores, got "
                            f"{type(scores).__name__}")
+    refuse_prompts(scores, where="correlated_ttests", error=VerdictError,
+                   why="the correlated t test reads one value per fold (its mean over the "
+                       "prompts) and the folds share the prompts")
     frame = scores.table
     for col, chosen, noun in (("dataset", s.datasets, "dataset"), ("metric", s.metrics, "metric"),
                               ("system", s.systems, "system")):

@@ -48,6 +48,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ..design import refuse_prompts
 from ..errors import Hint, VerdictError
 from ..formatting import preview
 from ..scores import Scores, as_scores
@@ -144,6 +145,11 @@ def _cluster_se(cluster_se: object, scores: Scores, what: str) -> str:
     return str(key)
 
 
+#: why the prediction-powered estimates cannot honour a ``prompt`` column
+_PROMPT_WHY = ("the prediction-powered estimate reads one judge and one human score per item "
+               "(means over the prompts) and treats the items as independent")
+
+
 def ppi_mean(
     scores: Scores | object,
     *,
@@ -230,6 +236,7 @@ def ppi_mean(
     given = settings
     method, level, cluster_se = _settings(method, level, cluster_se, settings, "ppi_mean")
     scores = as_scores(scores, what="ppi_mean", error=VerdictError)
+    refuse_prompts(scores, where="ppi_mean", error=VerdictError, why=_PROMPT_WHY)
     method = _method(method)
     cluster_se = _cluster_se(cluster_se, scores, "ppi_mean")
     dataset, metric = _resolve(scores, dataset, metric)
@@ -346,6 +353,7 @@ def ppi_mean_difference(
     given = settings
     method, level, cluster_se = _settings(method, level, cluster_se, settings, "ppi_mean_difference")
     scores = as_scores(scores, what="ppi_mean_difference", error=VerdictError)
+    refuse_prompts(scores, where="ppi_mean_difference", error=VerdictError, why=_PROMPT_WHY)
     method = _method(method)
     cluster_se = _cluster_se(cluster_se, scores, "ppi_mean_difference")
     if treatment == control:
