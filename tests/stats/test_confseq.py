@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.special import logsumexp
 
 from ranger_eval.errors import StatsInputError
 from ranger_eval.stats import confseq as C
@@ -25,6 +26,36 @@ def test_betting_equals_confseq(fx: dict) -> None:
     lo, hi = C.betting_cs(x, alpha=fx["alpha"], n_population=fx["N"])
     _close(lo, fx["betting"]["lower"])
     _close(hi, fx["betting"]["upper"])
+
+
+@pytest.mark.parametrize("fx", FIXTURES, ids=[f["name"] for f in FIXTURES])
+def test_mixture_equals_confseq(fx: dict) -> None:
+    """The mixture of constant bets equals confseq's betting_cs with those bets as its
+    lambdas_fns (diversified_betting_mart, equal weights), with and without replacement."""
+    assert tuple(fx["mixture"]["bets"]) == pytest.approx(C.MIXTURE_BETS, rel=1e-15)
+    lo, hi = C.mixture_cs(np.asarray(fx["x"]), alpha=fx["alpha"], n_population=fx["N"])
+    _close(lo, fx["mixture"]["lower"])
+    _close(hi, fx["mixture"]["upper"])
+
+
+def test_mixture_windowed_grid_equals_the_whole_grid() -> None:
+    """The certified windows give the whole-grid answer for the mixture too."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.random(600) < 0.3, rng.random(600) < 0.8]).astype(float)
+    lo, hi = C.mixture_cs(x)
+    grid = np.arange(0, 1 + 1 / C.BREAKS, 1 / C.BREAKS)[:, None, None]
+    lam = np.asarray(C.MIXTURE_BETS)[None, :, None]
+    with np.errstate(divide="ignore"):
+        kp = np.cumsum(np.log1p(np.minimum(lam, 0.5 / grid) * (x - grid)), axis=2)
+        kn = np.cumsum(np.log1p(-np.minimum(lam, 0.5 / (1 - grid)) * (x - grid)), axis=2)
+    kp = logsumexp(kp, axis=1) - np.log(lam.size)
+    kn = logsumexp(kn, axis=1) - np.log(lam.size)
+    inside = (kp <= np.log(40)) & (kn <= np.log(40))
+    g = grid[:, 0, 0]
+    first = g[np.argmax(inside, axis=0)]
+    last = g[inside.shape[0] - 1 - np.argmax(inside[::-1], axis=0)]
+    np.testing.assert_allclose(lo, np.maximum(first - 0.001, 0))
+    np.testing.assert_allclose(hi, np.minimum(last + 0.001, 1))
 
 
 @pytest.mark.parametrize("fx", [f for f in FIXTURES if "hoeffding" in f],

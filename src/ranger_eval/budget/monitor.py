@@ -14,7 +14,10 @@ the cluster) the unit is the cluster and its observation is the mean difference 
 units enter in the order of their first appearance. Differences lie in [−(hi − lo), hi − lo]
 for a metric with range [lo, hi] (the scores' declared range, ``bounds=``, or [0, 1] when every
 score is 0 or 1; a metric without a known range is an error), and are mapped to [0, 1] by
-(d + w)/(2w), w = hi − lo. After each unit t the sequence [L_t, U_t] of the mean difference
+(d + w)/(2w), w = hi − lo. The sequence is by default the betting CS with a mixture of ten
+constant bets (``method="mixture"``, :func:`ranger_eval.stats.confseq.mixture_cs`), valid by
+Ville's inequality; the decision is read off that same sequence, so the reported interval and
+the decision always agree. After each unit t the sequence [L_t, U_t] of the mean difference
 gives the decision, the first time one holds (then the run may stop: ``n_used`` = t):
 
 - L_t > margin: "treatment better"; U_t < −margin: "control better";
@@ -138,8 +141,9 @@ def _sequence(arr: np.ndarray, s: ConfidenceSequenceSettings) -> ConfidenceSeque
     lo, hi = s.bounds
     n = arr.size
     if s.n_population is not None:
-        if s.method != "betting":
-            raise StatsInputError(f"n_population: only method='betting' has a sequence for "
+        if s.method not in ("betting", "mixture"):
+            raise StatsInputError(f"n_population: only method='betting' or 'mixture' has a "
+                                  f"sequence for "
                                   f"sampling without replacement; got method={s.method!r}")
         if n > s.n_population:
             raise StatsInputError(f"n_population: {s.n_population} is smaller than the stream "
@@ -151,6 +155,8 @@ def _sequence(arr: np.ndarray, s: ConfidenceSequenceSettings) -> ConfidenceSeque
         lower = upper = np.empty(0)
     elif s.method == "betting":
         lower, upper = kernels.betting_cs(y, alpha=alpha, n_population=s.n_population)
+    elif s.method == "mixture":
+        lower, upper = kernels.mixture_cs(y, alpha=alpha, n_population=s.n_population)
     elif s.method == "hoeffding":
         lower, upper = kernels.hoeffding_cs(y, alpha=alpha, t_opt=s.t_opt)
     else:
@@ -182,8 +188,8 @@ def confidence_sequence(x: object, *, level: float = _CS_DEFAULT.level,
         Coverage at every time at once.
     bounds : (float, float)
         The observations' range (lo, hi).
-    method : {"betting", "hoeffding", "empirical_bernstein"}
-        The sequence.
+    method : {"betting", "mixture", "hoeffding", "empirical_bernstein"}
+        The sequence (``mixture``: the betting CS with a mixture of constant bets).
     n_population : int, optional
         N, when the observations are a sample without replacement of N items (a finite
         benchmark): the sequence is then for the mean of the N items (betting only).
@@ -395,8 +401,12 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
     margin : float
         Differences within ±margin do not matter (metric units); > 0 allows
         "equivalent within margin".
-    method : {"betting", "hoeffding", "empirical_bernstein"}
-        The confidence sequence (:func:`confidence_sequence`).
+    method : {"mixture", "betting", "hoeffding", "empirical_bernstein"}
+        The confidence sequence (:func:`confidence_sequence`). The default ``mixture`` (the
+        betting CS with an equal-weight mixture of ten constant bets, Waudby-Smith & Ramdas
+        2023 §5.3) reaches a decision in 0.96–1.26× the items of a fixed-n paired test at equal
+        power for effects δ = 0.10 … 0.02; ``betting`` (the plug-in bets) needs up to 2.2×
+        (``benchmarks/monitor_sim.py``).
     bounds : (float, float), optional
         The metric's range when the scores do not declare one.
     order : {"log", "random"}

@@ -31,6 +31,20 @@ variables by betting", Theorem 3 and eq. 27; ``confseq.betting.betting_cs`` at i
     window), so the cost is about n·(width of the window), not n·G, with exactly the grid
     answer.
 
+``mixture`` (Waudby-Smith & Ramdas 2023, §5.3 "diversified Kelly"; ``confseq.betting.
+betting_cs`` with ``lambdas_fns_positive = lambdas_fns_negative`` the constant bets)
+    As ``betting`` but each side's capital is an equal-weight mixture of K bettors with constant
+    bets λ_k (:data:`MIXTURE_BETS`, each truncated as above):
+    K^±_t(m) = (1/K) Σ_k Π_{s ≤ t} (1 ± λ^±_{k,s}(m) (x_s − μ_s(m))).
+    Each product is a nonnegative martingale under the mean m, so is their average, and
+    max(½K⁺, ½K⁻) ≤ ½K⁺ + ½K⁻; Ville's inequality (Ville 1939; Waudby-Smith & Ramdas 2023,
+    Theorem 1 / Proposition 1 and §5.3) gives P(∃t: K_t(m*) ≥ 1/α) ≤ α, so {m : K_t(m) < 1/α}
+    is a (1 − α) CS. A mixture grows like the best constant bet in hindsight less log K, so
+    it does not pay the 1/√(t log t) decay of the plug-in bets at long horizons: the mean
+    number of items to a decision is 0.96–1.26× a fixed-n test's at equal power
+    (``benchmarks/monitor_sim.py``). Same grid, window and monotonicity (a sum of decreasing
+    functions of m decreases) as ``betting``.
+
 ``hoeffding`` (Howard, Ramdas, McAuliffe & Sekhon 2021, Ann. Statist. 49:2, eq. (14): the
 two-sided normal mixture; ``confseq.conjmix_bounded.conjmix_hoeffding_twosided_cs``)
     μ̂_t ± B(t/4)/t with B(v) = √((v + ρ)(log(1 + v/ρ) + 2 log(1/α))),
@@ -55,13 +69,19 @@ from scipy import special
 
 from ._validation import StatsInputError
 
-__all__ = ["BREAKS", "betting_cs", "empirical_bernstein_cs", "hoeffding_cs", "predmix_bets"]
+__all__ = ["BREAKS", "MIXTURE_BETS", "betting_cs", "empirical_bernstein_cs", "hoeffding_cs",
+           "mixture_cs", "predmix_bets"]
 
 #: confseq's grid: candidate means 0, 1/1000, …, 1.
 BREAKS = 1000
 _TRUNC = 0.5  # confseq's trunc_scale: λ⁺ ≤ ½/μ, λ⁻ ≤ ½/(1 − μ)
 _FIRST_BLOCK = 256  # times handled with the whole grid before windows start
+_MAX_BLOCK = 1024  # longer blocks widen the window (the boundary moves within a block)
 _EXACT_MAX = 3000  # exact=True holds n × n matrices
+#: The constant bets of :func:`mixture_cs`: λ_k = 2^(−k/2), k = 1, …, 10 (0.707 down to 1/32),
+#: equal weights 1/10 (the grid's range covers the Kelly bets Δ/σ² of mean shifts Δ from about
+#: 0.005 to 0.2 on [0, 1] observations of variance ≈ 0.075, paired 0/1 differences).
+MIXTURE_BETS: tuple[float, ...] = tuple(2.0 ** (-k / 2) for k in range(1, 11))
 
 
 def predmix_bets(x: np.ndarray, alpha: float) -> np.ndarray:
@@ -88,22 +108,27 @@ class _Capital:
 
     def __init__(self, x: np.ndarray, lam: np.ndarray, grid: np.ndarray, n_population: int | None,
                  sign: int):
-        self.x, self.lam, self.grid, self.N, self.sign = x, lam, grid, n_population, sign
+        # lam: (n,) one bet per time, or (K, n) for a mixture of K bettors with equal weights
+        self.x, self.grid, self.N, self.sign = x, grid, n_population, sign
+        self.mix = lam.ndim == 2
+        self.lam = lam if self.mix else lam[None, :]
+        self.log_w = -math.log(self.lam.shape[0])
         self.s_prev = np.concatenate(([0.0], np.cumsum(x)[:-1]))
         self.t = np.arange(1, x.size + 1, dtype=np.float64)
-        self.carry = np.zeros(grid.size)
+        self.carry = np.zeros((grid.size, self.lam.shape[0]))
         self.carried_to = np.zeros(grid.size, dtype=np.int64)
+        self._last = np.zeros((0, self.lam.shape[0]))
 
     def factors(self, j: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log(1 ± λ^±(x − μ)) for grid points j over times [a, b), and where μ < 0 and μ > 1
         (the candidate is impossible: below, above every possible mean; once impossible, a
         candidate stays so, since 0 ≤ x ≤ 1). For μ ∈ [0, 1] the lower truncations of λ^±
         (−½/(1 − μ), −½/μ) never bind, since λ ≥ 0."""
-        m = self.grid[j][:, None]
-        lam, xs = self.lam[a:b], self.x[a:b]
+        m = self.grid[j][:, None, None]
+        lam, xs = self.lam[None, :, a:b], self.x[a:b]
         if self.N is None:
             mu: np.ndarray = m
-            low = high = np.zeros((j.size, 1), dtype=bool)
+            low = high = np.zeros((j.size, 1, 1), dtype=bool)
         else:
             mu = (self.N * m - self.s_prev[a:b]) / (self.N - self.t[a:b] + 1)
             low, high = mu < 0, mu > 1
@@ -116,22 +141,31 @@ class _Capital:
                 f = np.log1p(-bet * (xs - mu))
         if self.N is not None:
             f = np.where(low | high, 0.0, f)
-        return f, np.broadcast_to(low, f.shape), np.broadcast_to(high, f.shape)
+        shape = (f.shape[0], f.shape[2])
+        return f, np.broadcast_to(low[:, 0], shape), np.broadcast_to(high[:, 0], shape)
 
     def log_capital(self, j: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log K over times [a, b) for grid points j (rows), and the impossible masks."""
         late = j[self.carried_to[j] < a]
         for s0 in np.unique(self.carried_to[late]):
             jj = late[self.carried_to[late] == s0]
-            self.carry[jj] += self.factors(jj, int(s0), a)[0].sum(axis=1)
+            self.carry[jj] += self.factors(jj, int(s0), a)[0].sum(axis=2)
             self.carried_to[jj] = a
         f, low, high = self.factors(j, a, b)
-        k = np.cumsum(f, axis=1)
-        k += self.carry[j][:, None]
-        return k, low, high
+        k = np.cumsum(f, axis=2)
+        k += self.carry[j][:, :, None]
+        self._last = k[:, :, -1]
+        if not self.mix:
+            return k[:, 0], low, high
+        # log Σ_k w_k K_k (equal weights), the mixture's capital
+        top = k.max(axis=1)
+        with np.errstate(invalid="ignore"):
+            spread = np.exp(k - top[:, None, :]).sum(axis=1)
+            out = np.where(np.isneginf(top), -np.inf, top + np.log(spread) + self.log_w)
+        return out, low, high
 
     def keep(self, j: np.ndarray, k: np.ndarray, b: int) -> None:
-        self.carry[j] = k[:, -1]
+        self.carry[j] = self._last
         self.carried_to[j] = b
 
 
@@ -176,17 +210,19 @@ def _boundary(cap: _Capital, thr: float, n: int) -> np.ndarray:
         hit = idx[idx >= 0]
         if hit.size:
             prev = (int(hit.min()), int(hit.max()))
-        a, block = b, block * 2
+        a, block = b, min(block * 2, _MAX_BLOCK)
     return out
 
 
 def _grid_cs(x: np.ndarray, alpha: float, n_population: int | None,
-             breaks: int) -> tuple[np.ndarray, np.ndarray]:
-    """The grid CS of :func:`betting_cs`, each end found in a window of certified grid points
-    (module docstring)."""
+             breaks: int, bets: tuple[float, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The grid CS of :func:`betting_cs` (``bets=None``: the predictable plug-in bets) or of
+    :func:`mixture_cs` (a mixture of the constant ``bets``), each end found in a window of
+    certified grid points (module docstring)."""
     n = x.size
     grid = np.arange(0, 1 + 1 / breaks, step=1 / breaks)
-    lam = predmix_bets(x, alpha / 2)
+    lam = (predmix_bets(x, alpha / 2) if bets is None
+           else np.repeat(np.asarray(bets, dtype=np.float64)[:, None], n, axis=1))
     thr = math.log(2 / alpha)  # max(½K⁺, ½K⁻) ≤ 1/α  ⟺  K± ≤ 2/α
     lo_idx = _boundary(_Capital(x, lam, grid, n_population, +1), thr, n)
     hi_idx = _boundary(_Capital(x, lam, grid, n_population, -1), thr, n)
@@ -294,6 +330,43 @@ def betting_cs(x: np.ndarray, *, alpha: float = 0.05, n_population: int | None =
     if exact:
         return _exact_cs(x, alpha, n_population)
     return _grid_cs(x, alpha, n_population, breaks)
+
+
+def mixture_cs(x: np.ndarray, *, alpha: float = 0.05, n_population: int | None = None,
+               bets: tuple[float, ...] = MIXTURE_BETS,
+               breaks: int = BREAKS) -> tuple[np.ndarray, np.ndarray]:
+    """The betting CS with a mixture of constant bets (module docstring, ``mixture``): equal to
+    ``confseq.betting.betting_cs(x, alpha=alpha, N=n_population, lambdas_fns_positive=[…])``
+    with one constant function per bet (confseq's ``diversified_betting_mart``, equal weights).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Observations in [0, 1], in the order observed.
+    alpha : float
+        1 − level.
+    n_population : int, optional
+        Population size when sampling without replacement (N ≥ len(x)).
+    bets : tuple of float
+        The constant bets λ_k > 0 (equal weights).
+    breaks : int
+        Grid resolution.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)`` after each observation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.confseq import mixture_cs
+    >>> lo, hi = mixture_cs(np.tile([0.0, 1.0, 1.0, 1.0], 50))
+    >>> float(lo[-1]), float(hi[-1])
+    (0.644, 0.839)
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return _grid_cs(x, alpha, n_population, breaks, bets=tuple(bets))
 
 
 def _best_rho(v_opt: float, alpha: float) -> float:
