@@ -122,3 +122,17 @@ def test_bad_option_names_the_option(tmp_path: Path) -> None:
     log.write_text(HEADER + _rows(0, 10))
     with pytest.raises(ConfigError, match="--interval"):
         run_monitor(log, tmp_path / "out", control="A", treatment="B", interval=0)
+
+
+def test_partial_clusters_are_held_out_whole(tmp_path: Path) -> None:
+    """p2 has q4 scored for A only (the log is being written): p2 is held out whole, named in
+    the warning; p1 (complete) enters."""
+    log = tmp_path / "log.csv"
+    log.write_text("dataset,system,item,value,cluster\n"
+                   "qa,A,q1,0,p1\nqa,B,q1,1,p1\nqa,A,q2,1,p1\nqa,B,q2,1,p1\n"
+                   "qa,A,q3,0,p2\nqa,B,q3,1,p2\nqa,A,q4,1,p2\n")
+    with pytest.warns(UserWarning, match=r"1 item\(s\).*1 cluster\(s\) are held out whole"):
+        res = monitor_logs(log, control="A", treatment="B", settings=MonitorSettings(),
+                           cluster="cluster")
+    assert res.unit != "item" and res.units == ("p1",)
+    np.testing.assert_allclose(res.differences, [0.5])

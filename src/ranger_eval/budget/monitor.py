@@ -11,7 +11,12 @@ error stays below 1 − level (Ville's inequality; Waudby-Smith & Ramdas 2023; H
 **Monitoring.** For treatment T and control C on one dataset × metric, each item i contributes
 the paired difference d_i = T_i − C_i. With a clustered design (the design resolver's unit is
 the cluster) the unit is the cluster and its observation is the mean difference of its items;
-units enter in the order of their first appearance. Differences lie in [−(hi − lo), hi − lo]
+clusters enter in the order of their *completion* (the time their last item becomes a pair).
+In a log still being written (``ranger-eval monitor``) a cluster with an item scored for one
+system and not yet for the other is held out whole (counted in a warning), so no cluster enters
+with part of its items; a cluster whose remaining items have not been written by either system
+yet cannot be told apart from a complete one, so a log should write each cluster's items
+together (the cluster entered is then final). Differences lie in [−(hi − lo), hi − lo]
 for a metric with range [lo, hi] (the scores' declared range, ``bounds=``, or [0, 1] when every
 score is 0 or 1; a metric without a known range is an error), and are mapped to [0, 1] by
 (d + w)/(2w), w = hi − lo. The sequence is by default the betting CS with a mixture of ten
@@ -467,8 +472,11 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
     unit_ids = items.to_numpy(dtype=object).astype(str).tolist()
     if design.clustered:
         codes = design.units(ds, items.to_numpy())
-        uniq, first = np.unique(codes, return_index=True)
-        order_u = uniq[np.argsort(first)]
+        # a cluster enters when its last item becomes a pair: order of completion
+        uniq, last_rev = np.unique(codes[::-1], return_index=True)
+        done_at = codes.size - 1 - last_rev
+        order_u = uniq[np.argsort(done_at, kind="stable")]
+        first = np.unique(codes, return_index=True)[1]
         sums = np.bincount(codes, weights=diff)
         counts = np.bincount(codes)
         diff = sums[order_u] / counts[order_u]
