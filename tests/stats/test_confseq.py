@@ -120,3 +120,17 @@ def test_mirror_symmetry() -> None:
     mlo, mhi = C.betting_cs(1 - x)
     np.testing.assert_allclose(mlo, 1 - hi, atol=1.5e-3)
     np.testing.assert_allclose(mhi, 1 - lo, atol=1.5e-3)
+
+
+def test_mixture_counts_path_equals_the_windows_and_its_tail() -> None:
+    """Few distinct values: the counted bisection gives the windows' grid answer; the tail of a
+    growing stream equals the whole sequence's tail."""
+    rng = np.random.default_rng(12)
+    x = np.concatenate([rng.integers(0, 3, 1500) / 2, (rng.random(1500) < 0.8) * 1.0])
+    lo, hi = C.mixture_cs(x)
+    glo, ghi = C._grid_cs(x, 0.05, None, C.BREAKS, bets=C.MIXTURE_BETS)
+    np.testing.assert_array_equal(lo, glo)
+    np.testing.assert_array_equal(hi, ghi)
+    tlo, thi = C.mixture_cs_tail(x, 2000)
+    np.testing.assert_array_equal(tlo, lo[2000:])
+    np.testing.assert_array_equal(thi, hi[2000:])

@@ -442,7 +442,7 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
     ...                                        "B": (rng.random(600) < 0.75).astype(float)}})
     >>> res = rg.monitor(scores, control="A", treatment="B")
     >>> res.decision, res.n_used
-    ('treatment better', 17)
+    ('treatment better', 78)
     """
     s = resolve_settings(MonitorSettings,
                          {"level": level, "margin": margin, "method": method, "bounds": bounds,

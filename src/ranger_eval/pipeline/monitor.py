@@ -149,7 +149,7 @@ def monitor_logs(logs: str | Path | Sequence[str | Path], *, control: str, treat
     ...         f"qa,A,q{i},{i % 2}\\nqa,B,q{i},1\\n" for i in range(40)))
     ...     res = monitor_logs(path, control="A", treatment="B", settings=MonitorSettings())
     >>> res.decision, res.n_used
-    ('treatment better', 19)
+    ('treatment better', 37)
     """
     scores = read_growing(logs, format=input_format, system_from=system_from, cluster=cluster)
     scores = with_option_bounds(scores, parse_bounds(bounds))

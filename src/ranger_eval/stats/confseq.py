@@ -70,13 +70,14 @@ from scipy import special
 from ._validation import StatsInputError
 
 __all__ = ["BREAKS", "MIXTURE_BETS", "betting_cs", "empirical_bernstein_cs", "hoeffding_cs",
-           "mixture_cs", "predmix_bets"]
+           "mixture_cs", "mixture_cs_tail", "predmix_bets"]
 
 #: confseq's grid: candidate means 0, 1/1000, …, 1.
 BREAKS = 1000
 _TRUNC = 0.5  # confseq's trunc_scale: λ⁺ ≤ ½/μ, λ⁻ ≤ ½/(1 − μ)
 _FIRST_BLOCK = 256  # times handled with the whole grid before windows start
-_MAX_BLOCK = 1024  # longer blocks widen the window (the boundary moves within a block)
+_MAX_BLOCK = 512  # longer blocks widen the window (the boundary moves within a block)
+_FEW_VALUES = 16  # mixture_cs counts the values when there are at most this many distinct ones
 _EXACT_MAX = 3000  # exact=True holds n × n matrices
 #: The constant bets of :func:`mixture_cs`: λ_k = 2^(−k/2), k = 1, …, 10 (0.707 down to 1/32),
 #: equal weights 1/10 (the grid's range covers the Kelly bets Δ/σ² of mean shifts Δ from about
@@ -239,6 +240,68 @@ def _grid_cs(x: np.ndarray, alpha: float, n_population: int | None,
     return lower, upper
 
 
+def _counts_cs(x: np.ndarray, alpha: float, bets: tuple[float, ...], breaks: int,
+               start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The grid CS of :func:`mixture_cs` (with replacement) for times start + 1, …, n when the
+    observations take few distinct values v: each bettor's log capital at (m, t) is
+    Σ_v c_v(t) log(1 ± λ_k(m)(v − m)) with c_v(t) the counts so far, the log factors tabulated
+    once per grid point, and each end found by bisection over the grid indices (the capital is
+    monotone in m, module docstring), all times at once. Same answer as the windows (the grid
+    point where the capital crosses 2/α); O((n − start) · K · log G) after O(n) counting, so
+    an update of a growing stream costs the new times only."""
+    values, codes = np.unique(x, return_inverse=True)
+    counts = np.zeros((x.size, values.size))
+    counts[np.arange(x.size), codes] = 1.0
+    counts = np.cumsum(counts, axis=0)[start:]
+    n_new = counts.shape[0]
+    g = breaks + 1
+    grid = np.arange(0, 1 + 1 / breaks, step=1 / breaks)
+    lam = np.asarray(bets, dtype=np.float64)
+    thr = math.log(2 / alpha)
+    log_w = -math.log(lam.size)
+    out = []
+    for sign in (+1, -1):
+        with np.errstate(divide="ignore"):
+            cap = np.minimum(lam[None, :], _TRUNC / (grid if sign > 0 else 1 - grid)[:, None])
+        # table[j, k, v] = log(1 ± λ_k(m_j)(v − m_j))
+        table = np.log1p(sign * cap[:, :, None] * (values[None, None, :] - grid[:, None, None]))
+
+        planes = [np.ascontiguousarray(table[:, :, v]) for v in range(values.size)]
+
+        def excluded(j: np.ndarray, planes: list[np.ndarray] = planes) -> np.ndarray:
+            k = counts[:, 0, None] * planes[0][j]
+            for v in range(1, len(planes)):
+                k += counts[:, v, None] * planes[v][j]
+            top = k.max(axis=1)
+            k -= top[:, None]
+            np.exp(k, out=k)
+            return top + np.log(k.sum(axis=1)) + log_w > thr
+
+        if sign > 0:  # smallest j not excluded (K⁺ decreases in m)
+            lo, hi = np.full(n_new, -1), np.full(n_new, g)
+            for _ in range(int(math.ceil(math.log2(g + 1)))):
+                live = hi - lo > 1
+                mid = np.where(live, (lo + hi) // 2, 0)
+                ex = excluded(mid)
+                lo = np.where(live & ex, mid, lo)
+                hi = np.where(live & ~ex, mid, hi)
+            out.append(np.where(hi < g, hi, -1))
+        else:  # largest j not excluded (K⁻ increases in m)
+            lo, hi = np.full(n_new, -1), np.full(n_new, g)
+            for _ in range(int(math.ceil(math.log2(g + 1)))):
+                live = hi - lo > 1
+                mid = np.where(live, (lo + hi) // 2, 0)
+                ex = excluded(mid)
+                hi = np.where(live & ex, mid, hi)
+                lo = np.where(live & ~ex, mid, lo)
+            out.append(lo)
+    lo_idx, hi_idx = out
+    empty = (lo_idx < 0) | (hi_idx < 0) | (lo_idx > hi_idx)
+    lower = np.where(empty, 0.0, grid[np.maximum(lo_idx, 0)])
+    upper = np.where(empty, 1.0, grid[np.maximum(hi_idx, 0)])
+    return np.maximum(0.0, lower - 1 / breaks), np.minimum(1.0, upper + 1 / breaks)
+
+
 def _exact_cs(x: np.ndarray, alpha: float, n_population: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The betting CS without a grid: the roots of K⁺_t(m) = 2/α and K⁻_t(m) = 2/α in m, by
     vectorised bisection (60 halvings: width 2⁻⁶⁰) on every t at once; O(60 n²) work, so for
@@ -366,7 +429,31 @@ def mixture_cs(x: np.ndarray, *, alpha: float = 0.05, n_population: int | None =
     (0.644, 0.839)
     """
     x = np.asarray(x, dtype=np.float64)
+    if n_population is None and x.size and np.unique(x).size <= _FEW_VALUES:
+        return _counts_cs(x, alpha, tuple(bets), breaks)
     return _grid_cs(x, alpha, n_population, breaks, bets=tuple(bets))
+
+
+def mixture_cs_tail(x: np.ndarray, start: int, *, alpha: float = 0.05,
+                    bets: tuple[float, ...] = MIXTURE_BETS,
+                    breaks: int = BREAKS) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mixture_cs` (with replacement) at times start + 1, …, len(x) only: the update of
+    a growing stream whose first ``start`` intervals are known (they do not change: the bets are
+    constant and there is no running intersection). Equal to ``mixture_cs(x)[·][start:]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.confseq import mixture_cs, mixture_cs_tail
+    >>> x = np.tile([0.0, 1.0, 1.0, 1.0], 50)
+    >>> bool((mixture_cs_tail(x, 150)[0] == mixture_cs(x)[0][150:]).all())
+    True
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if np.unique(x).size <= _FEW_VALUES:
+        return _counts_cs(x, alpha, tuple(bets), breaks, start)
+    lower, upper = _grid_cs(x, alpha, None, breaks, bets=tuple(bets))
+    return lower[start:], upper[start:]
 
 
 def _best_rho(v_opt: float, alpha: float) -> float:
