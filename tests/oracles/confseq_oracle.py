@@ -27,7 +27,6 @@ from confseq.conjmix_bounded import (  # noqa: E402
     conjmix_hoeffding_twosided_cs,
 )
 
-
 #: ranger_eval.stats.confseq.MIXTURE_BETS, written out so the generator does not import ours.
 MIXTURE_BETS = tuple(2.0 ** (-k / 2) for k in range(1, 11))
 

@@ -63,6 +63,7 @@ eq. (15); ``confseq.conjmix_bounded.conjmix_empbern_twosided_cs``)
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -77,6 +78,8 @@ BREAKS = 1000
 _TRUNC = 0.5  # confseq's trunc_scale: λ⁺ ≤ ½/μ, λ⁻ ≤ ½/(1 − μ)
 _FIRST_BLOCK = 256  # times handled with the whole grid before windows start
 _MAX_BLOCK = 512  # longer blocks widen the window (the boundary moves within a block)
+_ANCHOR = 16  # the counted bisection searches every 16th time first, then the others near it
+_CHUNK = 4096  # times per chunk of the counted bisection
 _FEW_VALUES = 16  # mixture_cs counts the values when there are at most this many distinct ones
 _EXACT_MAX = 3000  # exact=True holds n × n matrices
 #: The constant bets of :func:`mixture_cs`: λ_k = 2^(−k/2), k = 1, …, 10 (0.707 down to 1/32),
@@ -240,6 +243,47 @@ def _grid_cs(x: np.ndarray, alpha: float, n_population: int | None,
     return lower, upper
 
 
+def _first_true(ok: Any, rows: np.ndarray, guess: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """Per row, the first index j ≥ 0 where the monotone predicate ``ok(rows, j)`` (false
+    then true) holds, knowing it holds at ``known``: galloping from ``guess`` (probes at
+    distances 1, 2, 4, … on the side the last probe points to, at most half the bracket, so it
+    ends as a bisection). Returns ``known`` when every smaller index fails; −1 never occurs
+    (``known`` holds)."""
+    lo = np.full(rows.size, -1, dtype=np.int64)  # predicate false at lo (−1: virtually)
+    hi = known.astype(np.int64).copy()  # predicate true at hi
+    probe = np.clip(guess, 0, hi)
+    step = np.ones(rows.size, dtype=np.int64)
+    live = np.flatnonzero(hi - lo > 1)
+    probe_live = probe[live]
+    while live.size:
+        res = ok(rows[live], probe_live)
+        hi[live] = np.where(res, probe_live, hi[live])
+        lo[live] = np.where(res, lo[live], probe_live)
+        keep = hi[live] - lo[live] > 1
+        live, res = live[keep], res[keep]
+        if not live.size:
+            break
+        half = (hi[live] - lo[live]) // 2
+        d = np.minimum(step[live], np.maximum(half, 1))
+        probe_live = np.where(res, hi[live] - d, lo[live] + d)
+        step[live] *= 2
+    return hi
+
+
+def _rows_excluded(counts: np.ndarray, rows: np.ndarray, j: np.ndarray,
+                   planes: list[np.ndarray], log_w: float, thr: float) -> np.ndarray:
+    """Whether the mixture's capital exceeds the threshold at grid points j for the times
+    ``rows`` of a chunk (the bisection's times still undecided)."""
+    c = counts[rows]
+    k = c[:, 0, None] * planes[0][j]
+    for v in range(1, len(planes)):
+        k += c[:, v, None] * planes[v][j]
+    top = k.max(axis=1)
+    k -= top[:, None]
+    np.exp(k, out=k)
+    return top + np.log(k.sum(axis=1)) + log_w > thr
+
+
 def _counts_cs(x: np.ndarray, alpha: float, bets: tuple[float, ...], breaks: int,
                start: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The grid CS of :func:`mixture_cs` (with replacement) for times start + 1, …, n when the
@@ -250,51 +294,65 @@ def _counts_cs(x: np.ndarray, alpha: float, bets: tuple[float, ...], breaks: int
     point where the capital crosses 2/α); O((n − start) · K · log G) after O(n) counting, so
     an update of a growing stream costs the new times only."""
     values, codes = np.unique(x, return_inverse=True)
-    counts = np.zeros((x.size, values.size))
-    counts[np.arange(x.size), codes] = 1.0
-    counts = np.cumsum(counts, axis=0)[start:]
-    n_new = counts.shape[0]
+    counts_all = np.zeros((x.size, values.size))
+    counts_all[np.arange(x.size), codes] = 1.0
+    counts_all = np.cumsum(counts_all, axis=0)[start:]
+    n_new = counts_all.shape[0]
     g = breaks + 1
     grid = np.arange(0, 1 + 1 / breaks, step=1 / breaks)
     lam = np.asarray(bets, dtype=np.float64)
     thr = math.log(2 / alpha)
     log_w = -math.log(lam.size)
+    # the running mean: every bettor's capital is ≤ 1 < 2/α at m = mean (log(1 + u) ≤ u and
+    # Σ (x − mean) = 0) and beyond it, so the grid points next to it bracket each end
+    mean = (counts_all @ values) / np.arange(start + 1, x.size + 1)
+    above = np.minimum(np.searchsorted(grid, mean, side="left"), g - 1)
+    below = np.maximum(np.searchsorted(grid, mean, side="right") - 1, 0)
     out = []
     for sign in (+1, -1):
         with np.errstate(divide="ignore"):
             cap = np.minimum(lam[None, :], _TRUNC / (grid if sign > 0 else 1 - grid)[:, None])
-        # table[j, k, v] = log(1 ± λ_k(m_j)(v − m_j))
+        # table[j, k, v] = log(1 ± λ_k(m_j)(v − m_j)), one contiguous plane per value
         table = np.log1p(sign * cap[:, :, None] * (values[None, None, :] - grid[:, None, None]))
-
         planes = [np.ascontiguousarray(table[:, :, v]) for v in range(values.size)]
+        idx = np.empty(n_new, dtype=np.int64)
+        for c0 in range(0, n_new, _CHUNK):  # chunks of times that stay in cache
+            counts = counts_all[c0:c0 + _CHUNK]
 
-        def excluded(j: np.ndarray, planes: list[np.ndarray] = planes) -> np.ndarray:
-            k = counts[:, 0, None] * planes[0][j]
-            for v in range(1, len(planes)):
-                k += counts[:, v, None] * planes[v][j]
-            top = k.max(axis=1)
-            k -= top[:, None]
-            np.exp(k, out=k)
-            return top + np.log(k.sum(axis=1)) + log_w > thr
+            def excluded(j: np.ndarray, counts: np.ndarray = counts,
+                         planes: list[np.ndarray] = planes) -> np.ndarray:
+                k = counts[:, 0, None] * planes[0][j]
+                for v in range(1, len(planes)):
+                    k += counts[:, v, None] * planes[v][j]
+                top = k.max(axis=1)
+                k -= top[:, None]
+                np.exp(k, out=k)
+                return top + np.log(k.sum(axis=1)) + log_w > thr
 
-        if sign > 0:  # smallest j not excluded (K⁺ decreases in m)
-            lo, hi = np.full(n_new, -1), np.full(n_new, g)
-            for _ in range(int(math.ceil(math.log2(g + 1)))):
-                live = hi - lo > 1
-                mid = np.where(live, (lo + hi) // 2, 0)
-                ex = excluded(mid)
-                lo = np.where(live & ex, mid, lo)
-                hi = np.where(live & ~ex, mid, hi)
-            out.append(np.where(hi < g, hi, -1))
-        else:  # largest j not excluded (K⁻ increases in m)
-            lo, hi = np.full(n_new, -1), np.full(n_new, g)
-            for _ in range(int(math.ceil(math.log2(g + 1)))):
-                live = hi - lo > 1
-                mid = np.where(live, (lo + hi) // 2, 0)
-                ex = excluded(mid)
-                hi = np.where(live & ex, mid, hi)
-                lo = np.where(live & ~ex, mid, lo)
-            out.append(lo)
+            m = counts.shape[0]
+            # in the index j' = j (sign +1) or G − 1 − j (sign −1) "not excluded" is false
+            # then true; find the first true j' by galloping from a guess, then bisection
+            flip = (lambda j: j) if sign > 0 else (lambda j: g - 1 - j)
+            known = above[c0:c0 + m] if sign > 0 else g - 1 - below[c0:c0 + m]
+
+            def ok(rows: np.ndarray, jj: np.ndarray, excluded: Any = excluded, flip: Any = flip,
+                   counts: np.ndarray = counts, planes: list[np.ndarray] = planes,
+                   m: int = m) -> np.ndarray:
+                j = flip(jj)
+                ex = (excluded(j) if rows.size == m
+                      else _rows_excluded(counts, rows, j, planes, log_w, thr))
+                return ~ex
+
+            first = np.full(m, -1, dtype=np.int64)
+            anchors = np.arange(0, m, _ANCHOR)
+            first[anchors] = _first_true(ok, anchors, known[anchors], known[anchors])
+            rest = np.setdiff1d(np.arange(m), anchors, assume_unique=True)
+            guess = np.minimum(first[anchors][rest // _ANCHOR], known[rest])
+            first[rest] = _first_true(ok, rest, guess, known[rest])
+            res = flip(first)
+            idx[c0:c0 + m] = np.where(first >= 0, res, -1) if sign < 0 else np.where(
+                res < g, res, -1)
+        out.append(idx)
     lo_idx, hi_idx = out
     empty = (lo_idx < 0) | (hi_idx < 0) | (lo_idx > hi_idx)
     lower = np.where(empty, 0.0, grid[np.maximum(lo_idx, 0)])
