@@ -62,7 +62,8 @@ from ..stats import confseq as kernels
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["DECISIONS", "ConfidenceSequence", "MonitorResult", "confidence_sequence", "monitor"]
+__all__ = ["DECISIONS", "ConfidenceSequence", "MonitorResult", "confidence_sequence", "monitor",
+           "monitor_again"]
 
 #: The decisions of :func:`monitor`.
 DECISIONS: tuple[str, ...] = ("treatment better", "control better", "equivalent within margin",
@@ -382,6 +383,50 @@ def _log_order(frame: pd.DataFrame, treatment: str, control: str) -> pd.Index:
     return pd.Index(uniques[np.argsort(both, kind="stable")])
 
 
+def _extended(previous: MonitorResult, diff: np.ndarray,
+              s: ConfidenceSequenceSettings) -> ConfidenceSequence | None:
+    """The sequence of ``diff`` from ``previous``'s when ``diff`` extends its differences with
+    the same sequence settings: only the new times are computed (the mixture's intervals at
+    a time depend on the observations up to it only). None when it does not apply."""
+    old = previous.sequence
+    k = previous.differences.size
+    if (s.method != "mixture" or old.settings is None or old.settings != s or diff.size < k
+            or not np.array_equal(previous.differences, diff[:k])):
+        return None
+    lo, hi = s.bounds
+    y = (diff - lo) / (hi - lo)
+    lower, upper = kernels.mixture_cs_tail(y, k, alpha=1 - s.level)
+    mean = np.cumsum(diff) / np.arange(1, diff.size + 1)
+    return ConfidenceSequence(np.concatenate([old.lower, lo + (hi - lo) * lower]),
+                              np.concatenate([old.upper, lo + (hi - lo) * upper]), mean,
+                              s.level, s.method, s.bounds, s.n_population, settings=s)
+
+
+def monitor_again(previous: MonitorResult, scores: object, *, control: str, treatment: str,
+                  settings: MonitorSettings) -> MonitorResult:
+    """:func:`monitor` on ``scores``, a log that grew since ``previous`` was computed from it:
+    the same result, with the sequence computed for the new units only when the stream of
+    differences extends ``previous``'s (``ranger-eval monitor --follow``; otherwise in full).
+
+    Examples
+    --------
+    >>> import numpy as np, ranger_eval as rg
+    >>> from ranger_eval.budget.monitor import monitor_again
+    >>> from ranger_eval.settings import MonitorSettings
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random(600) < 0.5) * 1.0, (rng.random(600) < 0.6) * 1.0
+    >>> first = rg.monitor(rg.Scores.from_arrays({"qa": {"A": a[:300], "B": b[:300]}}),
+    ...                    control="A", treatment="B")
+    >>> full = rg.Scores.from_arrays({"qa": {"A": a, "B": b}})
+    >>> again = monitor_again(first, full, control="A", treatment="B", settings=MonitorSettings())
+    >>> bool(np.array_equal(again.sequence.lower, rg.monitor(full, control="A",
+    ...                                                      treatment="B").sequence.lower))
+    True
+    """
+    return _monitor(scores, control=control, treatment=treatment, s=settings,
+                    previous=previous)
+
+
 def monitor(scores: object, *, control: str, treatment: str, level: float = _DEFAULT.level,
             margin: float = _DEFAULT.margin, method: str = _DEFAULT.method,
             bounds: tuple[float, float] | None = _DEFAULT.bounds, order: str = _DEFAULT.order,
@@ -448,6 +493,11 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
                          {"level": level, "margin": margin, "method": method, "bounds": bounds,
                           "order": order, "seed": seed, "dataset": dataset, "metric": metric},
                          settings, where="monitor")
+    return _monitor(scores, control=control, treatment=treatment, s=s, previous=None)
+
+
+def _monitor(scores: object, *, control: str, treatment: str, s: MonitorSettings,
+             previous: MonitorResult | None) -> MonitorResult:
     sc = as_scores(scores, what="scores", error=ScoresError)
     ds = _pick(sc.datasets, s.dataset, "dataset")
     for name in (treatment, control):
@@ -490,7 +540,10 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
     w = hi - lo
     cs_settings = ConfidenceSequenceSettings(level=s.level, bounds=(-w, w), method=s.method,
                                              t_opt=s.t_opt)
-    seq = _sequence(np.clip(diff, -w, w), cs_settings)
+    diff = np.clip(diff, -w, w)
+    seq = _extended(previous, diff, cs_settings) if previous is not None else None
+    if seq is None:
+        seq = _sequence(diff, cs_settings)
     decision, n_used = decide(seq.lower, seq.upper, s.margin) if diff.size else ("continue", 0)
     return MonitorResult(ds, mt, treatment, control, decision, n_used, int(diff.size), unit_name,
                          tuple(unit_ids), diff, seq, s.margin, s.level, s.order, settings=s)
