@@ -28,7 +28,13 @@ def test_betting_equals_confseq(fx: dict) -> None:
     _close(hi, fx["betting"]["upper"])
 
 
-@pytest.mark.parametrize("fx", FIXTURES, ids=[f["name"] for f in FIXTURES])
+def _mixture_param(fx: dict) -> object:
+    """Long streams of many distinct values take the windowed path (~0.5 s): slow tier."""
+    slow = len(fx["x"]) >= 1000 and len(set(fx["x"])) > 16
+    return pytest.param(fx, id=fx["name"], marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize("fx", [_mixture_param(f) for f in FIXTURES])
 def test_mixture_equals_confseq(fx: dict) -> None:
     """The mixture of constant bets equals confseq's betting_cs with those bets as its
     lambdas_fns (diversified_betting_mart, equal weights), with and without replacement."""
@@ -38,10 +44,11 @@ def test_mixture_equals_confseq(fx: dict) -> None:
     _close(hi, fx["mixture"]["upper"])
 
 
+@pytest.mark.slow  # the whole grid × ten bettors: about 1 s
 def test_mixture_windowed_grid_equals_the_whole_grid() -> None:
     """The certified windows give the whole-grid answer for the mixture too."""
     rng = np.random.default_rng(4)
-    x = np.concatenate([rng.random(600) < 0.3, rng.random(600) < 0.8]).astype(float)
+    x = np.concatenate([rng.random(300) < 0.3, rng.beta(2, 2, 300)])  # many values: windows
     lo, hi = C.mixture_cs(x)
     grid = np.arange(0, 1 + 1 / C.BREAKS, 1 / C.BREAKS)[:, None, None]
     lam = np.asarray(C.MIXTURE_BETS)[None, :, None]
@@ -122,15 +129,16 @@ def test_mirror_symmetry() -> None:
     np.testing.assert_allclose(mhi, 1 - lo, atol=1.5e-3)
 
 
+@pytest.mark.slow  # the windowed reference: about 0.5 s (the 0/1 oracle fixtures cover the path)
 def test_mixture_counts_path_equals_the_windows_and_its_tail() -> None:
     """Few distinct values: the counted bisection gives the windows' grid answer; the tail of a
     growing stream equals the whole sequence's tail."""
     rng = np.random.default_rng(12)
-    x = np.concatenate([rng.integers(0, 3, 1500) / 2, (rng.random(1500) < 0.8) * 1.0])
+    x = np.concatenate([rng.integers(0, 3, 500) / 2, (rng.random(500) < 0.8) * 1.0])
     lo, hi = C.mixture_cs(x)
     glo, ghi = C._grid_cs(x, 0.05, None, C.BREAKS, bets=C.MIXTURE_BETS)
     np.testing.assert_array_equal(lo, glo)
     np.testing.assert_array_equal(hi, ghi)
-    tlo, thi = C.mixture_cs_tail(x, 2000)
-    np.testing.assert_array_equal(tlo, lo[2000:])
-    np.testing.assert_array_equal(thi, hi[2000:])
+    tlo, thi = C.mixture_cs_tail(x, 700)
+    np.testing.assert_array_equal(tlo, lo[700:])
+    np.testing.assert_array_equal(thi, hi[700:])
