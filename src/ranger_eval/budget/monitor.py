@@ -454,7 +454,7 @@ def monitor(scores: object, *, control: str, treatment: str, level: float = _DEF
     method : {"mixture", "betting", "hoeffding", "empirical_bernstein"}
         The confidence sequence (:func:`confidence_sequence`). The default ``mixture`` (the
         betting CS with an equal-weight mixture of ten constant bets, Waudby-Smith & Ramdas
-        2023 §5.3) reaches a decision in 0.96–1.26× the items of a fixed-n paired test at equal
+        2023 §5) reaches a decision in 0.96–1.26× the items of a fixed-n paired test at equal
         power for effects δ = 0.10 … 0.02; ``betting`` (the plug-in bets) needs up to 2.2×
         (``benchmarks/monitor_sim.py``).
     bounds : (float, float), optional

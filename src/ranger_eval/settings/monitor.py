@@ -13,7 +13,7 @@ from ._base import _Bad, _choice, _level, _name, _setting, _Settings, _whole
 #: The confidence sequences: the predictable plug-in betting CS (Waudby-Smith & Ramdas 2023),
 #: and the conjugate-mixture Hoeffding and empirical-Bernstein CSs (Howard et al. 2021).
 #: ``mixture``: the betting CS with an equal-weight mixture of constant bets (Waudby-Smith &
-#: Ramdas 2023 §5.3, "diversified Kelly"), :func:`~ranger_eval.monitor`'s default.
+#: Ramdas 2023 §5, "diversified Kelly"), :func:`~ranger_eval.monitor`'s default.
 CS_METHODS: tuple[str, ...] = ("betting", "mixture", "hoeffding", "empirical_bernstein")
 #: The order of the paired differences: the log's own (first appearance of each item), or a
 #: random permutation drawn from ``seed``.

@@ -31,15 +31,17 @@ variables by betting", Theorem 3 and eq. 27; ``confseq.betting.betting_cs`` at i
     window), so the cost is about n·(width of the window), not n·G, with exactly the grid
     answer.
 
-``mixture`` (Waudby-Smith & Ramdas 2023, §5.3 "diversified Kelly"; ``confseq.betting.
+``mixture`` (Waudby-Smith & Ramdas 2023, §5 "diversified Kelly"; ``confseq.betting.
 betting_cs`` with ``lambdas_fns_positive = lambdas_fns_negative`` the constant bets)
     As ``betting`` but each side's capital is an equal-weight mixture of K bettors with constant
     bets λ_k (:data:`MIXTURE_BETS`, each truncated as above):
     K^±_t(m) = (1/K) Σ_k Π_{s ≤ t} (1 ± λ^±_{k,s}(m) (x_s − μ_s(m))).
     Each product is a nonnegative martingale under the mean m, so is their average, and
-    max(½K⁺, ½K⁻) ≤ ½K⁺ + ½K⁻; Ville's inequality (Ville 1939; Waudby-Smith & Ramdas 2023,
-    Theorem 1 / Proposition 1 and §5.3) gives P(∃t: K_t(m*) ≥ 1/α) ≤ α, so {m : K_t(m) < 1/α}
-    is a (1 − α) CS. A mixture grows like the best constant bet in hindsight less log K, so
+    max(½K⁺, ½K⁻) ≤ ½K⁺ + ½K⁻, a nonnegative martingale starting at 1 under the true mean m*.
+    Ville's inequality (Ville 1939, "Étude critique de la notion de collectif": for a
+    nonnegative supermartingale M with M_0 = 1, P(∃t: M_t ≥ 1/α) ≤ α; the tool of Waudby-Smith
+    & Ramdas 2023 §3–5) gives P(∃t: K_t(m*) ≥ 1/α) ≤ α, so {m : K_t(m) < 1/α} is a (1 − α)
+    CS, and the decision read off it has error ≤ α at any stopping time. A mixture grows like the best constant bet in hindsight less log K, so
     it does not pay the 1/√(t log t) decay of the plug-in bets at long horizons: the mean
     number of items to a decision is 0.96–1.26× a fixed-n test's at equal power
     (``benchmarks/monitor_sim.py``). Same grid, window and monotonicity (a sum of decreasing
