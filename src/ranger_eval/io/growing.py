@@ -64,13 +64,18 @@ def complete_text(path: Path) -> tuple[bytes, int]:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
+    return _complete(path, data)
+
+
+def _complete(path: Path, data: bytes) -> tuple[bytes, int]:
+    """:func:`complete_text` of bytes already read."""
     cut = data.rfind(b"\n") + 1
     rest = len(data) - cut
     if rest:
         line = data[:cut].count(b"\n") + 1
         warnings.warn(f"{path}: line {line} is incomplete ({rest} bytes without a newline: a "
                       f"record still being written); it is ignored until it is complete",
-                      stacklevel=3)
+                      stacklevel=4)
     return data[:cut], rest
 
 
@@ -308,13 +313,20 @@ class GrowingReader:
         self.incremental_reads = 0
 
     def _whole(self) -> Scores:
-        scores = read_growing(self.paths, **self.options)
-        if self._table is not None:
-            data = self._table.read_bytes()
-            self._offset = data.rfind(b"\n") + 1
-            self._head = data[:min(self._offset, 4096)]
-            self._header = data[:data.find(b"\n") + 1]
-            self._frames = [scores.raw_frame]
+        path = self._table
+        if path is None:
+            return read_growing(self.paths, **self.options)
+        # one read of the bytes: what is parsed and the offset kept are the same bytes
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read ({exc})") from None
+        complete, _ = _complete(path, data)
+        scores = _read_complete(path, complete, **self.options)
+        self._offset = len(complete)
+        self._head = data[:min(self._offset, 4096)]
+        self._header = data[:data.find(b"\n") + 1]
+        self._frames = [scores.raw_frame]
         return scores
 
     def read(self) -> Scores:
