@@ -2,12 +2,13 @@
 
 Run: ``python benchmarks/monitor_bench.py [--items 100000] [--repeat 3] [--quick]``.
 Writes a growing CSV log of two systems (0/1 scores, ``--items`` items each, the last line cut
-as a log being written leaves it), then times one update of ``ranger-eval monitor --follow``
-as the pipeline does it (:func:`ranger_eval.pipeline.monitor.monitor_logs`: read only the
-complete lines, keep the order of the previous read, :func:`ranger_eval.monitor`), the read
-and the monitor apart. The target is under 1 s per update. Each update recomputes the whole
-sequence (the betting CS of 100,000 observations is about 0.1 s); only the item order is kept
-between reads. The peer row is confseq's ``betting_cs`` on the same differences (the sequence
+as a log being written leaves it) and times (1) one update of ``ranger-eval monitor --follow``
+as the pipeline does it (:func:`ranger_eval.pipeline.monitor.monitor_logs` with the state it
+keeps between reads: the :class:`~ranger_eval.io.growing.GrowingReader` parses only the
+``--append`` items written since the last read, and the sequence is extended by the new units
+only), (2) a one-shot run on the whole log (read, then :func:`ranger_eval.monitor`: the
+default ``mixture`` sequence of every unit), the read and the monitor apart. The target is
+under 1 s per update. The peer row is confseq's ``betting_cs`` on the same differences (the sequence
 alone; confseq has no log reader), run on ``--peer-items`` of them (its 1,001 × n grid).
 """
 from __future__ import annotations
@@ -23,17 +24,21 @@ from pathlib import Path
 import numpy as np
 
 import ranger_eval as rg
-from ranger_eval.io.growing import read_growing
+from ranger_eval.io.growing import GrowingReader, read_growing
 from ranger_eval.pipeline.monitor import monitor_logs
 from ranger_eval.settings import MonitorSettings
 
 
+def _lines(start: int, stop: int, seed: int) -> str:
+    rng = np.random.default_rng(seed + start)
+    a = (rng.random(stop - start) < 0.70).astype(int)
+    b = (rng.random(stop - start) < 0.70).astype(int)
+    return "".join(f"qa,{s},q{start + i},{v}\n" for i in range(stop - start)
+                   for s, v in (("A", a[i]), ("B", b[i])))
+
+
 def write_log(path: Path, n: int, seed: int = 0) -> None:
-    rng = np.random.default_rng(seed)
-    a = (rng.random(n) < 0.70).astype(int)
-    b = (rng.random(n) < 0.70).astype(int)
-    lines = [f"qa,{s},q{i},{v}\n" for i in range(n) for s, v in (("A", a[i]), ("B", b[i]))]
-    path.write_text("dataset,system,item,value\n" + "".join(lines) + "qa,A,q")
+    path.write_text("dataset,system,item,value\n" + _lines(0, n, seed) + "qa,A,q")
 
 
 def main() -> None:
@@ -41,6 +46,7 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--peer-items", type=int, default=5_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--append", type=int, default=1_000, help="items written between updates")
     ap.add_argument("--quick", action="store_true", help="--repeat 2 --peer-items 2000")
     args = ap.parse_args()
     if args.quick:
@@ -51,13 +57,24 @@ def main() -> None:
         warnings.simplefilter("ignore")  # the cut last line, reported on every read
         log = Path(tmp, "log.csv")
         write_log(log, args.items)
-        first = monitor_logs(log, control="A", treatment="B", settings=settings)  # warm-up
         updates, reads, monitors = [], [], []
+        n = args.items
         for _ in range(args.repeat):
-            t = time.perf_counter()
+            write_log(log, args.items)
+            n = args.items
+            reader = GrowingReader(log)
             res = monitor_logs(log, control="A", treatment="B", settings=settings,
-                               arrival=first.units)
-            updates.append(time.perf_counter() - t)
+                               reader=reader)  # the first read: every line, every unit
+            for _ in range(2):  # two --follow updates, each after --append new items
+                with log.open("r+") as fh:  # complete the cut line, append, cut again
+                    fh.seek(0, 2)
+                    fh.seek(fh.tell() - len("qa,A,q"))
+                    fh.write(_lines(n, n + args.append, 1) + "qa,A,q")
+                n += args.append
+                t = time.perf_counter()
+                res = monitor_logs(log, control="A", treatment="B", settings=settings,
+                                   reader=reader, previous=res, arrival=res.units)
+                updates.append(time.perf_counter() - t)
             t = time.perf_counter()
             scores = read_growing(log)
             reads.append(time.perf_counter() - t)
@@ -65,10 +82,11 @@ def main() -> None:
             rg.monitor(scores, control="A", treatment="B")
             monitors.append(time.perf_counter() - t)
         update = statistics.median(updates)
-        print(f"monitor update on a {args.items:,}-item log: {update:.3f} s (read "
-              f"{statistics.median(reads):.3f} s, rg.monitor {statistics.median(monitors):.3f} s;"
-              f" target < 1 s); decision {res.decision}, n_used {res.n_used}")
-        w = f"monitor update, {args.items:,}-item growing CSV (read + monitor)"
+        print(f"--follow update of a {n:,}-item log ({args.append:,} new items): {update:.3f} s "
+              f"(target < 1 s); one-shot: read {statistics.median(reads):.3f} s, rg.monitor "
+              f"{statistics.median(monitors):.3f} s; decision {res.decision}, n_used "
+              f"{res.n_used}")
+        w = f"monitor --follow update, {args.items:,}-item growing CSV (+{args.append:,} items)"
         y = (res.differences + 1) / 2
     try:
         np.float_ = np.float64  # type: ignore[attr-defined]  # confseq 0.0.11 needs it

@@ -120,3 +120,28 @@ def test_mismatched_items_are_an_error() -> None:
                        "item": ["q1", "q2", "q1", "q9"], "value": [1, 0, 1, 0.0]})
     with pytest.raises(ScoresError, match="do not match"):
         rg.monitor(rg.Scores(df), control="A", treatment="B")
+
+
+def test_clusters_enter_in_order_of_completion() -> None:
+    """p2's items are all paired before p1's last item: p2 enters first."""
+    df = pd.DataFrame({"dataset": "qa",
+                       "system": ["A", "B", "A", "B", "A", "B", "A", "B"],
+                       "item": ["q1", "q1", "q3", "q3", "q4", "q4", "q2", "q2"],
+                       "cluster": ["p1", "p1", "p2", "p2", "p2", "p2", "p1", "p1"],
+                       "value": [0, 1, 1, 1, 0, 0, 0, 0.0]})
+    res = rg.monitor(rg.Scores(df), control="A", treatment="B")
+    assert res.unit == "cluster" and res.units == ("p2", "p1")
+    np.testing.assert_allclose(res.differences, [0.0, 0.5])
+
+
+def test_default_sequence_is_the_mixture_and_betting_stays_available() -> None:
+    rng = np.random.default_rng(11)
+    s = _scores((rng.random(300) < 0.5).astype(float), (rng.random(300) < 0.6).astype(float))
+    res = rg.monitor(s, control="A", treatment="B")
+    assert res.sequence.method == "mixture"
+    d = (res.differences + 1) / 2
+    lo, hi = C.mixture_cs(d, alpha=0.05)
+    np.testing.assert_allclose(res.sequence.lower, 2 * lo - 1)
+    np.testing.assert_allclose(res.sequence.upper, 2 * hi - 1)
+    assert rg.monitor(s, control="A", treatment="B", method="betting").sequence.method == "betting"
+    assert rg.confidence_sequence([0.0, 1.0]).method == "betting"

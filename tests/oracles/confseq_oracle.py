@@ -5,7 +5,10 @@ pybind11 2.6, which does not build on Python 3.11: build it from github:gosteveh
 ``pybind11>=2.10`` in its pyproject.toml; only this generator imports it, the tests read the JSON).
 Writes ``confseq_oracle.json`` beside this file: per fixture the observations, confseq's
 ``betting.betting_cs`` at its defaults (breaks=1000, no running intersection; with ``N`` for
-sampling without replacement), ``conjmix_bounded.conjmix_hoeffding_twosided_cs`` (t_opt) and
+sampling without replacement), the same with a mixture of constant bets
+(``lambdas_fns_positive = lambdas_fns_negative`` = one constant function per bet of
+``ranger_eval.stats.confseq.MIXTURE_BETS``, confseq's ``diversified_betting_mart`` with equal
+weights: the ``mixture`` sequence), ``conjmix_bounded.conjmix_hoeffding_twosided_cs`` (t_opt) and
 ``conjmix_empbern_twosided_cs`` (v_opt) at the fixture's alpha.
 """
 from __future__ import annotations
@@ -23,6 +26,13 @@ from confseq.conjmix_bounded import (  # noqa: E402
     conjmix_empbern_twosided_cs,
     conjmix_hoeffding_twosided_cs,
 )
+
+#: ranger_eval.stats.confseq.MIXTURE_BETS, written out so the generator does not import ours.
+MIXTURE_BETS = tuple(2.0 ** (-k / 2) for k in range(1, 11))
+
+
+def _constant(lam: float):  # type: ignore[no-untyped-def]
+    return lambda x, m: np.repeat(lam, len(x))
 
 
 def _fixtures() -> list[dict[str, object]]:
@@ -55,6 +65,10 @@ def main() -> None:
         alpha = float(f["alpha"])  # type: ignore[arg-type]
         lo, hi = betting_cs(x, alpha=alpha, N=f["N"])
         f["betting"] = {"lower": lo.tolist(), "upper": hi.tolist()}
+        bets = [_constant(lam) for lam in MIXTURE_BETS]
+        lo, hi = betting_cs(x, alpha=alpha, N=f["N"], lambdas_fns_positive=bets,
+                            lambdas_fns_negative=bets)
+        f["mixture"] = {"bets": list(MIXTURE_BETS), "lower": lo.tolist(), "upper": hi.tolist()}
         if f["N"] is None:
             t_opt, v_opt = 200, 50.0
             lo, hi = conjmix_hoeffding_twosided_cs(x, t_opt=t_opt, alpha=alpha)

@@ -122,3 +122,72 @@ def test_bad_option_names_the_option(tmp_path: Path) -> None:
     log.write_text(HEADER + _rows(0, 10))
     with pytest.raises(ConfigError, match="--interval"):
         run_monitor(log, tmp_path / "out", control="A", treatment="B", interval=0)
+
+
+def test_partial_clusters_are_held_out_whole(tmp_path: Path) -> None:
+    """p2 has q4 scored for A only (the log is being written): p2 is held out whole, named in
+    the warning; p1 (complete) enters."""
+    log = tmp_path / "log.csv"
+    log.write_text("dataset,system,item,value,cluster\n"
+                   "qa,A,q1,0,p1\nqa,B,q1,1,p1\nqa,A,q2,1,p1\nqa,B,q2,1,p1\n"
+                   "qa,A,q3,0,p2\nqa,B,q3,1,p2\nqa,A,q4,1,p2\n")
+    with pytest.warns(UserWarning, match=r"1 item\(s\).*1 cluster\(s\) are held out whole"):
+        res = monitor_logs(log, control="A", treatment="B", settings=MonitorSettings(),
+                           cluster="cluster")
+    assert res.unit != "item" and res.units == ("p1",)
+    np.testing.assert_allclose(res.differences, [0.5])
+
+
+def test_kept_state_gives_the_same_result_as_a_fresh_read(tmp_path: Path) -> None:
+    """The reader parses only the appended lines and the sequence is extended by the new units:
+    the numbers equal a fresh read's, a cut last line is ignored, a rewritten file is re-read."""
+    from ranger_eval.budget.monitor import monitor_again
+    from ranger_eval.io.growing import GrowingReader
+
+    log = tmp_path / "log.csv"
+    log.write_text(HEADER + _rows(0, 150, p_b=0.55) + "qa,A,q150,")
+    reader = GrowingReader(log)
+    settings = MonitorSettings()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = monitor_logs(log, control="A", treatment="B", settings=settings, reader=reader)
+        with log.open("a") as fh:
+            fh.write("1\n" + "qa,B,q150,1\n" + _rows(151, 400, p_b=0.55).replace(
+                "qa,A,q151", "qa,A,q151", 1))
+        again = monitor_logs(log, control="A", treatment="B", settings=settings, reader=reader,
+                             previous=first, arrival=first.units)
+        fresh = monitor_logs(log, control="A", treatment="B", settings=settings)
+    assert reader.incremental_reads == 1
+    assert again.units == fresh.units and again.decision == fresh.decision
+    np.testing.assert_array_equal(again.sequence.lower, fresh.sequence.lower)
+    np.testing.assert_array_equal(again.sequence.upper, fresh.sequence.upper)
+    np.testing.assert_array_equal(again.sequence.mean, fresh.sequence.mean)
+    log.write_text(HEADER + _rows(0, 50, p_b=0.55, seed=5))  # rewritten: read whole
+    third = monitor_logs(log, control="A", treatment="B", settings=settings, reader=reader,
+                         previous=again)
+    assert third.n_available == 50 and reader.incremental_reads == 1
+    assert monitor_again(first, _scores_of(log), control="A",
+                         treatment="B", settings=settings).n_available == 50
+
+
+def _scores_of(path: Path):  # type: ignore[no-untyped-def]
+    from ranger_eval.io.growing import read_growing
+
+    return read_growing(path)
+
+
+def test_bad_appended_line_is_named_by_the_whole_read(tmp_path: Path) -> None:
+    from ranger_eval.errors import RangerError
+    from ranger_eval.io.growing import GrowingReader
+
+    log = tmp_path / "log.csv"
+    log.write_text(HEADER + _rows(0, 20))
+    reader = GrowingReader(log)
+    reader.read()
+    with log.open("a") as fh:
+        fh.write("qa,A,q20,notanumber\n")
+    with pytest.raises(RangerError) as caught:
+        reader.read()
+    with pytest.raises(RangerError) as whole:
+        _scores_of(log)
+    assert str(caught.value) == str(whole.value)

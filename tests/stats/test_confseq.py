@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.special import logsumexp
 
 from ranger_eval.errors import StatsInputError
 from ranger_eval.stats import confseq as C
@@ -25,6 +26,43 @@ def test_betting_equals_confseq(fx: dict) -> None:
     lo, hi = C.betting_cs(x, alpha=fx["alpha"], n_population=fx["N"])
     _close(lo, fx["betting"]["lower"])
     _close(hi, fx["betting"]["upper"])
+
+
+def _mixture_param(fx: dict) -> object:
+    """Long streams of many distinct values take the windowed path (~0.5 s): slow tier."""
+    slow = len(fx["x"]) >= 1000 and len(set(fx["x"])) > 16
+    return pytest.param(fx, id=fx["name"], marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize("fx", [_mixture_param(f) for f in FIXTURES])
+def test_mixture_equals_confseq(fx: dict) -> None:
+    """The mixture of constant bets equals confseq's betting_cs with those bets as its
+    lambdas_fns (diversified_betting_mart, equal weights), with and without replacement."""
+    assert tuple(fx["mixture"]["bets"]) == pytest.approx(C.MIXTURE_BETS, rel=1e-15)
+    lo, hi = C.mixture_cs(np.asarray(fx["x"]), alpha=fx["alpha"], n_population=fx["N"])
+    _close(lo, fx["mixture"]["lower"])
+    _close(hi, fx["mixture"]["upper"])
+
+
+@pytest.mark.slow  # the whole grid × ten bettors: about 1 s
+def test_mixture_windowed_grid_equals_the_whole_grid() -> None:
+    """The certified windows give the whole-grid answer for the mixture too."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.random(300) < 0.3, rng.beta(2, 2, 300)])  # many values: windows
+    lo, hi = C.mixture_cs(x)
+    grid = np.arange(0, 1 + 1 / C.BREAKS, 1 / C.BREAKS)[:, None, None]
+    lam = np.asarray(C.MIXTURE_BETS)[None, :, None]
+    with np.errstate(divide="ignore"):
+        kp = np.cumsum(np.log1p(np.minimum(lam, 0.5 / grid) * (x - grid)), axis=2)
+        kn = np.cumsum(np.log1p(-np.minimum(lam, 0.5 / (1 - grid)) * (x - grid)), axis=2)
+    kp = logsumexp(kp, axis=1) - np.log(lam.size)
+    kn = logsumexp(kn, axis=1) - np.log(lam.size)
+    inside = (kp <= np.log(40)) & (kn <= np.log(40))
+    g = grid[:, 0, 0]
+    first = g[np.argmax(inside, axis=0)]
+    last = g[inside.shape[0] - 1 - np.argmax(inside[::-1], axis=0)]
+    np.testing.assert_allclose(lo, np.maximum(first - 0.001, 0))
+    np.testing.assert_allclose(hi, np.minimum(last + 0.001, 1))
 
 
 @pytest.mark.parametrize("fx", [f for f in FIXTURES if "hoeffding" in f],
@@ -89,3 +127,18 @@ def test_mirror_symmetry() -> None:
     mlo, mhi = C.betting_cs(1 - x)
     np.testing.assert_allclose(mlo, 1 - hi, atol=1.5e-3)
     np.testing.assert_allclose(mhi, 1 - lo, atol=1.5e-3)
+
+
+@pytest.mark.slow  # the windowed reference: about 0.5 s (the 0/1 oracle fixtures cover the path)
+def test_mixture_counts_path_equals_the_windows_and_its_tail() -> None:
+    """Few distinct values: the counted bisection gives the windows' grid answer; the tail of a
+    growing stream equals the whole sequence's tail."""
+    rng = np.random.default_rng(12)
+    x = np.concatenate([rng.integers(0, 3, 500) / 2, (rng.random(500) < 0.8) * 1.0])
+    lo, hi = C.mixture_cs(x)
+    glo, ghi = C._grid_cs(x, 0.05, None, C.BREAKS, bets=C.MIXTURE_BETS)
+    np.testing.assert_array_equal(lo, glo)
+    np.testing.assert_array_equal(hi, ghi)
+    tlo, thi = C.mixture_cs_tail(x, 700)
+    np.testing.assert_array_equal(tlo, lo[700:])
+    np.testing.assert_array_equal(thi, hi[700:])

@@ -85,7 +85,7 @@ class MonitorStopping:
     ...             return i
     ...         await stop.complete_sample(f"q{i}", 1, {"match": Score("C")})
     >>> asyncio.run(run()), stop.result.decision
-    (10, 'treatment better')
+    (19, 'treatment better')
     """
 
     def __init__(self, control: object, *, scorer: str | None = None,

@@ -24,6 +24,13 @@ writer was about to write 0.75), so only complete records are read:
   InputError`; ``ranger-eval monitor --follow`` reads it again at the next round.
 
 Any other input is read by :func:`~ranger_eval.io.tables.read_scores` as it is.
+
+**Reading again** (:class:`GrowingReader`, ``ranger-eval monitor --follow``): for one growing
+CSV/TSV table the reader keeps the rows already parsed and the file offset just after the last
+complete line, and parses only the complete lines appended since (with the header, by the same
+table reader); the rows are the same as a whole read's. A file that shrank or whose first bytes
+changed (rewritten), a chunk the table reader refuses, and every other input are read whole
+(:func:`read_growing`), so errors name the file's own lines.
 """
 from __future__ import annotations
 
@@ -44,7 +51,7 @@ from .adapters import concat_inputs
 from .adapters.lmeval import RESERVED, SAMPLES_RE, metric_name
 from .tables import read_scores
 
-__all__ = ["complete_text", "eval_member_order", "read_growing"]
+__all__ = ["GrowingReader", "complete_text", "eval_member_order", "read_growing"]
 
 _TABLE_SUFFIXES = (".csv", ".tsv", ".txt")
 
@@ -57,13 +64,18 @@ def complete_text(path: Path) -> tuple[bytes, int]:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc})") from None
+    return _complete(path, data)
+
+
+def _complete(path: Path, data: bytes) -> tuple[bytes, int]:
+    """:func:`complete_text` of bytes already read."""
     cut = data.rfind(b"\n") + 1
     rest = len(data) - cut
     if rest:
         line = data[:cut].count(b"\n") + 1
         warnings.warn(f"{path}: line {line} is incomplete ({rest} bytes without a newline: a "
                       f"record still being written); it is ignored until it is complete",
-                      stacklevel=3)
+                      stacklevel=4)
     return data[:cut], rest
 
 
@@ -254,3 +266,105 @@ def read_growing(paths: str | Path | Sequence[str | Path], *, format: str | None
         return read[0]
     return concat_inputs([s.raw_frame for s in read], items,
                          source=f"{len(items)} logs ({items[0]}, ...)")
+
+
+class GrowingReader:
+    """Reads ``paths`` again and again as :func:`read_growing` does, parsing only what a single
+    growing CSV/TSV table appended since the previous read (module docstring, "Reading again").
+
+    Parameters
+    ----------
+    paths : str, Path or sequence of them
+        The logs.
+    format, system, system_from, cluster : optional
+        As :func:`read_growing`.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from ranger_eval.io.growing import GrowingReader
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp, "log.csv")
+    ...     _ = path.write_text("dataset,system,item,value\\nqa,A,q1,1\\nqa,B,q1,0\\n")
+    ...     reader = GrowingReader(path)
+    ...     first = len(reader.read().raw_frame)
+    ...     with path.open("a") as fh:
+    ...         _ = fh.write("qa,A,q2,1\\nqa,B,q2,1\\n")
+    ...     second = len(reader.read().raw_frame)
+    >>> first, second, reader.incremental_reads
+    (2, 4, 1)
+    """
+
+    def __init__(self, paths: str | Path | Sequence[str | Path], *, format: str | None = None,
+                 system: str | None = None, system_from: str | Sequence[str] | None = None,
+                 cluster: str | None = None) -> None:
+        self.paths = paths
+        self.options: dict[str, Any] = {"format": format, "system": system,
+                                        "system_from": system_from, "cluster": cluster}
+        one = ([Path(paths)] if isinstance(paths, (str, Path))
+               else [Path(p) for p in paths])
+        self._table = (one[0] if len(one) == 1 and one[0].suffix.lower() in _TABLE_SUFFIXES
+                       and format in (None, "auto", "table") and not one[0].is_dir() else None)
+        self._offset = 0
+        self._head = b""
+        self._header = b""
+        self._frames: list[pd.DataFrame] = []
+        #: Reads that parsed only the appended lines.
+        self.incremental_reads = 0
+
+    def _whole(self) -> Scores:
+        path = self._table
+        if path is None:
+            return read_growing(self.paths, **self.options)
+        # one read of the bytes: what is parsed and the offset kept are the same bytes
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read ({exc})") from None
+        complete, _ = _complete(path, data)
+        scores = _read_complete(path, complete, **self.options)
+        self._offset = len(complete)
+        self._head = data[:min(self._offset, 4096)]
+        self._header = data[:data.find(b"\n") + 1]
+        self._frames = [scores.raw_frame]
+        return scores
+
+    def read(self) -> Scores:
+        """The complete records so far (as :func:`read_growing`)."""
+        path = self._table
+        if path is None or not self._frames:
+            return self._whole()
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(len(self._head))
+                fh.seek(self._offset)
+                tail = fh.read()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be read ({exc})") from None
+        if head != self._head:
+            return self._whole()  # rewritten
+        cut = tail.rfind(b"\n") + 1
+        if tail[cut:]:
+            warnings.warn(f"{path}: its last line is incomplete ({len(tail) - cut} bytes without a "
+                          f"newline: a record still being written); it is ignored until it is "
+                          f"complete", stacklevel=2)
+        if cut == 0:
+            return Scores(self._frames[0] if len(self._frames) == 1
+                          else pd.concat(self._frames, ignore_index=True), source=str(path))
+        try:
+            new = _read_complete(path, self._header + tail[:cut], **self.options).raw_frame
+        except RangerError:
+            return self._whole()  # the whole read names the file's own line
+        old_cols = list(self._frames[0].columns)
+        if list(new.columns) != old_cols:
+            return self._whole()
+        self._frames.append(new)
+        self._offset += cut
+        frame = pd.concat(self._frames, ignore_index=True)
+        frame.attrs.update(self._frames[0].attrs)  # the reader's notes (cluster name, bounds)
+        self._frames = [frame]
+        self.incremental_reads += 1
+        try:
+            return Scores(frame, source=str(path))
+        except RangerError:
+            return self._whole()

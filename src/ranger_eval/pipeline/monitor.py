@@ -17,8 +17,13 @@ decisions of successive reads are those of one anytime-valid sequence looked at 
 A log that cannot be read yet (an archive caught mid-write) is read again at the next round,
 with a warning. (The order is checked on the read as it is, and the rows reordered only when
 the log's own order moved an item already used.) An item one system has been scored on and the other not yet is left out until
-both are (counted in a warning); two systems that share no item are an error. Each read recomputes the sequence of every unit (a 100,000-item log: about
-0.5 s a read, ``benchmarks/monitor_bench.py``), so no state but the order is kept.
+both are (counted in a warning); with clusters, its whole cluster is held out with it (named in
+the warning), and clusters enter in the order they complete; two systems that share no item are an error. Between reads the command keeps the rows already parsed (a growing
+CSV: only the lines appended since are parsed, :class:`~ranger_eval.io.growing.GrowingReader`)
+and the sequence: when the new differences extend the previous ones, only the new units'
+intervals are computed (the default ``mixture`` sequence; the others are recomputed), so an
+update of a 100,000-item log costs the reading of the new lines, the pairing and the new
+units (``benchmarks/monitor_bench.py``).
 """
 from __future__ import annotations
 
@@ -32,9 +37,9 @@ import numpy as np
 import pandas as pd
 
 from .. import report
-from ..budget.monitor import MonitorResult, monitor
+from ..budget.monitor import MonitorResult, monitor, monitor_again
 from ..errors import InputError, ScoresError
-from ..io.growing import read_growing
+from ..io.growing import GrowingReader, read_growing
 from ..output import OutputFolder
 from ..plots.monitor import monitor_plot
 from ..scores import Scores
@@ -89,14 +94,24 @@ def _pending_dropped(scores: Scores, control: str, treatment: str) -> Scores:
     if not pending_key.any():
         return scores
     drop = (is_t | is_c) & pending_key[codes]
+    clusters_held = 0
+    if "cluster" in frame.columns:
+        # a cluster with a pending item is held out whole: no cluster enters partially
+        cl = frame["cluster"].astype(str).to_numpy(dtype=object)
+        cl_key = np.char.add(frame["dataset"].astype(str).to_numpy(dtype=str), "\x1f" + cl.astype(str))
+        held = pd.unique(cl_key[drop])
+        clusters_held = len(held)
+        drop = (is_t | is_c) & pd.Series(cl_key).isin(held).to_numpy()
     if int(pending_key.sum()) == int((has_t | has_c).sum()):
         pending = frame.loc[drop, "item"].unique()
         raise ScoresError(f"the items of {treatment!r} and {control!r} do not match: they "
                           f"share no item (e.g. {', '.join(map(str, pending[:5]))}); monitor "
                           f"pairs items by id")
+    held_text = (f"; their {clusters_held} cluster(s) are held out whole until every item "
+                 f"present is scored for both" if clusters_held else "")
     warnings.warn(f"{int(pending_key.sum())} item(s) scored for one of {treatment!r}, "
-                  f"{control!r} but not yet for the other (a log being written) are left out until both are",
-                  stacklevel=3)
+                  f"{control!r} but not yet for the other (a log being written) are left out "
+                  f"until both are{held_text}", stacklevel=3)
     return Scores(frame.loc[~drop].reset_index(drop=True))
 
 
@@ -104,9 +119,13 @@ def monitor_logs(logs: str | Path | Sequence[str | Path], *, control: str, treat
                  settings: MonitorSettings, input_format: str | None = None,
                  system_from: str | None = None, cluster: str | None = None,
                  bounds: Sequence[str] | None = None,
-                 arrival: Sequence[str] = ()) -> MonitorResult:
+                 arrival: Sequence[str] = (), reader: GrowingReader | None = None,
+                 previous: MonitorResult | None = None) -> MonitorResult:
     """One read of ``logs`` and the monitor on it; ``arrival`` is the item order of the
-    previous read (its units, for items), kept in front.
+    previous read (its units, for items), kept in front; ``reader`` (a
+    :class:`~ranger_eval.io.growing.GrowingReader` of ``logs``) parses only what was appended
+    since its last read, and ``previous`` (the last read's result) lets the sequence be
+    extended by the new units only; the result is the same as without them.
 
     Parameters
     ----------
@@ -122,6 +141,10 @@ def monitor_logs(logs: str | Path | Sequence[str | Path], *, control: str, treat
         ``--bounds METRIC=LO,HI`` values.
     arrival : sequence of str
         The items of the previous read in the order used.
+    reader : GrowingReader, optional
+        The reader of ``logs`` kept between reads.
+    previous : MonitorResult, optional
+        The previous read's result.
 
     Returns
     -------
@@ -138,16 +161,23 @@ def monitor_logs(logs: str | Path | Sequence[str | Path], *, control: str, treat
     ...         f"qa,A,q{i},{i % 2}\\nqa,B,q{i},1\\n" for i in range(40)))
     ...     res = monitor_logs(path, control="A", treatment="B", settings=MonitorSettings())
     >>> res.decision, res.n_used
-    ('treatment better', 19)
+    ('treatment better', 37)
     """
-    scores = read_growing(logs, format=input_format, system_from=system_from, cluster=cluster)
+    scores = (reader.read() if reader is not None else
+              read_growing(logs, format=input_format, system_from=system_from, cluster=cluster))
     scores = with_option_bounds(scores, parse_bounds(bounds))
     scores = _pending_dropped(scores, control, treatment)
-    result = monitor(scores, control=control, treatment=treatment, settings=settings)
+
+    def run(sc: Scores) -> MonitorResult:
+        if previous is None:
+            return monitor(sc, control=control, treatment=treatment, settings=settings)
+        return monitor_again(previous, sc, control=control, treatment=treatment,
+                             settings=settings)
+
+    result = run(scores)
     if not arrival or result.units[:len(arrival)] == tuple(arrival):
         return result  # a log that only grows at its end: its own order keeps the stream
-    return monitor(_keep_order(scores, arrival), control=control, treatment=treatment,
-                   settings=settings)
+    return run(_keep_order(scores, arrival))
 
 
 def run_monitor(logs: str | Path | Sequence[str | Path], out: str | Path,
@@ -220,6 +250,7 @@ def run_monitor(logs: str | Path | Sequence[str | Path], out: str | Path,
     notes: list[str] = []
     result: MonitorResult | None = None
     rounds = 0
+    reader = GrowingReader(paths, format=input_format, system_from=system_from, cluster=cluster)
     with collecting_warnings(notes):
         while True:
             rounds += 1
@@ -230,7 +261,7 @@ def run_monitor(logs: str | Path | Sequence[str | Path], out: str | Path,
                 result = monitor_logs(paths, control=control, treatment=treatment,
                                       settings=settings, input_format=input_format,
                                       system_from=system_from, cluster=cluster, bounds=bounds,
-                                      arrival=arrival)
+                                      arrival=arrival, reader=reader, previous=result)
             except InputError as exc:
                 if last:
                     raise

@@ -12,7 +12,9 @@ from ._base import _Bad, _choice, _level, _name, _setting, _Settings, _whole
 
 #: The confidence sequences: the predictable plug-in betting CS (Waudby-Smith & Ramdas 2023),
 #: and the conjugate-mixture Hoeffding and empirical-Bernstein CSs (Howard et al. 2021).
-CS_METHODS: tuple[str, ...] = ("betting", "hoeffding", "empirical_bernstein")
+#: ``mixture``: the betting CS with an equal-weight mixture of constant bets (Waudby-Smith &
+#: Ramdas 2023 §5, "diversified Kelly"), :func:`~ranger_eval.monitor`'s default.
+CS_METHODS: tuple[str, ...] = ("betting", "mixture", "hoeffding", "empirical_bernstein")
 #: The order of the paired differences: the log's own (first appearance of each item), or a
 #: random permutation drawn from ``seed``.
 MONITOR_ORDERS: tuple[str, ...] = ("log", "random")
@@ -54,8 +56,9 @@ def _interval(value: Any) -> float:
     return float(value)
 
 
-_METHOD_HELP = ("betting (Waudby-Smith & Ramdas 2023, confseq's betting_cs), hoeffding or "
-                "empirical_bernstein (Howard et al. 2021's conjugate mixtures).")
+_METHOD_HELP = ("betting (Waudby-Smith & Ramdas 2023, confseq's betting_cs), mixture (the "
+                "betting CS with a mixture of ten constant bets, their diversified Kelly), "
+                "hoeffding or empirical_bernstein (Howard et al. 2021's conjugate mixtures).")
 _T_OPT_HELP = ("Observations at which hoeffding / empirical_bernstein are tightest (v_opt = "
                "t_opt/4 for empirical_bernstein); betting ignores it.")
 
@@ -74,10 +77,11 @@ class ConfidenceSequenceSettings(_Settings):
     bounds : (float, float), default (0.0, 1.0)
         The range every observation lies in; the sequence is computed on (x - lo)/(hi - lo).
     method : str, default 'betting'
-        betting (Waudby-Smith & Ramdas 2023, confseq's betting_cs), hoeffding or
+        betting (Waudby-Smith & Ramdas 2023, confseq's betting_cs), mixture (the betting CS
+        with a mixture of ten constant bets, their diversified Kelly), hoeffding or
         empirical_bernstein (Howard et al. 2021's conjugate mixtures).
     n_population : int, optional
-        Population size N when sampling without replacement (betting only).
+        Population size N when sampling without replacement (betting and mixture).
     t_opt : int, default 500
         Observations at which hoeffding / empirical_bernstein are tightest (v_opt = t_opt/4
         for empirical_bernstein); betting ignores it.
@@ -105,7 +109,7 @@ class ConfidenceSequenceSettings(_Settings):
     method: str = _setting("betting", _METHOD_HELP, _choice(CS_METHODS, "confidence sequence"),
                            yaml=None, signature="method")
     n_population: int | None = _setting(
-        None, "Population size N when sampling without replacement (betting only).",
+        None, "Population size N when sampling without replacement (betting and mixture).",
         _whole(1, optional=True), yaml=None, cli=False, signature="N")
     t_opt: int = _setting(500, _T_OPT_HELP, _whole(1), yaml=None, signature="t_opt")
 
@@ -129,8 +133,9 @@ class MonitorSettings(_Settings):
     margin : float, default 0.0
         Differences within ±margin do not matter, ≥ 0 (metric units); > 0 allows "equivalent
         within margin".
-    method : str, default 'betting'
-        betting (Waudby-Smith & Ramdas 2023, confseq's betting_cs), hoeffding or
+    method : str, default 'mixture'
+        betting (Waudby-Smith & Ramdas 2023, confseq's betting_cs), mixture (the betting CS
+        with a mixture of ten constant bets, their diversified Kelly), hoeffding or
         empirical_bernstein (Howard et al. 2021's conjugate mixtures).
     bounds : (float, float), optional
         The metric's range (lo, hi) when the scores do not declare one; differences lie in [lo
@@ -173,7 +178,7 @@ class MonitorSettings(_Settings):
     margin: float = _setting(
         0.0, "Differences within ±margin do not matter, ≥ 0 (metric units); > 0 allows "
         "\"equivalent within margin\".", _nonnegative, yaml=None, signature="margin")
-    method: str = _setting("betting", _METHOD_HELP, _choice(CS_METHODS, "confidence sequence"),
+    method: str = _setting("mixture", _METHOD_HELP, _choice(CS_METHODS, "confidence sequence"),
                            yaml=None, cli="sequence", signature="method")
     bounds: tuple[float, float] | None = _setting(
         None, "The metric's range (lo, hi) when the scores do not declare one; differences lie "

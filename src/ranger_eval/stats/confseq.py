@@ -31,6 +31,22 @@ variables by betting", Theorem 3 and eq. 27; ``confseq.betting.betting_cs`` at i
     window), so the cost is about n·(width of the window), not n·G, with exactly the grid
     answer.
 
+``mixture`` (Waudby-Smith & Ramdas 2023, §5 "diversified Kelly"; ``confseq.betting.
+betting_cs`` with ``lambdas_fns_positive = lambdas_fns_negative`` the constant bets)
+    As ``betting`` but each side's capital is an equal-weight mixture of K bettors with constant
+    bets λ_k (:data:`MIXTURE_BETS`, each truncated as above):
+    K^±_t(m) = (1/K) Σ_k Π_{s ≤ t} (1 ± λ^±_{k,s}(m) (x_s − μ_s(m))).
+    Each product is a nonnegative martingale under the mean m, so is their average, and
+    max(½K⁺, ½K⁻) ≤ ½K⁺ + ½K⁻, a nonnegative martingale starting at 1 under the true mean m*.
+    Ville's inequality (Ville 1939, "Étude critique de la notion de collectif": for a
+    nonnegative supermartingale M with M_0 = 1, P(∃t: M_t ≥ 1/α) ≤ α; the tool of Waudby-Smith
+    & Ramdas 2023 §3–5) gives P(∃t: K_t(m*) ≥ 1/α) ≤ α, so {m : K_t(m) < 1/α} is a (1 − α)
+    CS, and the decision read off it has error ≤ α at any stopping time. A mixture grows like the best constant bet in hindsight less log K, so
+    it does not pay the 1/√(t log t) decay of the plug-in bets at long horizons: the mean
+    number of items to a decision is 0.96–1.26× a fixed-n test's at equal power
+    (``benchmarks/monitor_sim.py``). Same grid, window and monotonicity (a sum of decreasing
+    functions of m decreases) as ``betting``.
+
 ``hoeffding`` (Howard, Ramdas, McAuliffe & Sekhon 2021, Ann. Statist. 49:2, eq. (14): the
 two-sided normal mixture; ``confseq.conjmix_bounded.conjmix_hoeffding_twosided_cs``)
     μ̂_t ± B(t/4)/t with B(v) = √((v + ρ)(log(1 + v/ρ) + 2 log(1/α))),
@@ -49,19 +65,29 @@ eq. (15); ``confseq.conjmix_bounded.conjmix_empbern_twosided_cs``)
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
 
 from ._validation import StatsInputError
 
-__all__ = ["BREAKS", "betting_cs", "empirical_bernstein_cs", "hoeffding_cs", "predmix_bets"]
+__all__ = ["BREAKS", "MIXTURE_BETS", "betting_cs", "empirical_bernstein_cs", "hoeffding_cs",
+           "mixture_cs", "mixture_cs_tail", "predmix_bets"]
 
 #: confseq's grid: candidate means 0, 1/1000, …, 1.
 BREAKS = 1000
 _TRUNC = 0.5  # confseq's trunc_scale: λ⁺ ≤ ½/μ, λ⁻ ≤ ½/(1 − μ)
 _FIRST_BLOCK = 256  # times handled with the whole grid before windows start
+_MAX_BLOCK = 512  # longer blocks widen the window (the boundary moves within a block)
+_ANCHOR = 16  # the counted bisection searches every 16th time first, then the others near it
+_CHUNK = 4096  # times per chunk of the counted bisection
+_FEW_VALUES = 16  # mixture_cs counts the values when there are at most this many distinct ones
 _EXACT_MAX = 3000  # exact=True holds n × n matrices
+#: The constant bets of :func:`mixture_cs`: λ_k = 2^(−k/2), k = 1, …, 10 (0.707 down to 1/32),
+#: equal weights 1/10 (the grid's range covers the Kelly bets Δ/σ² of mean shifts Δ from about
+#: 0.005 to 0.2 on [0, 1] observations of variance ≈ 0.075, paired 0/1 differences).
+MIXTURE_BETS: tuple[float, ...] = tuple(2.0 ** (-k / 2) for k in range(1, 11))
 
 
 def predmix_bets(x: np.ndarray, alpha: float) -> np.ndarray:
@@ -88,22 +114,27 @@ class _Capital:
 
     def __init__(self, x: np.ndarray, lam: np.ndarray, grid: np.ndarray, n_population: int | None,
                  sign: int):
-        self.x, self.lam, self.grid, self.N, self.sign = x, lam, grid, n_population, sign
+        # lam: (n,) one bet per time, or (K, n) for a mixture of K bettors with equal weights
+        self.x, self.grid, self.N, self.sign = x, grid, n_population, sign
+        self.mix = lam.ndim == 2
+        self.lam = lam if self.mix else lam[None, :]
+        self.log_w = -math.log(self.lam.shape[0])
         self.s_prev = np.concatenate(([0.0], np.cumsum(x)[:-1]))
         self.t = np.arange(1, x.size + 1, dtype=np.float64)
-        self.carry = np.zeros(grid.size)
+        self.carry = np.zeros((grid.size, self.lam.shape[0]))
         self.carried_to = np.zeros(grid.size, dtype=np.int64)
+        self._last = np.zeros((0, self.lam.shape[0]))
 
     def factors(self, j: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log(1 ± λ^±(x − μ)) for grid points j over times [a, b), and where μ < 0 and μ > 1
         (the candidate is impossible: below, above every possible mean; once impossible, a
         candidate stays so, since 0 ≤ x ≤ 1). For μ ∈ [0, 1] the lower truncations of λ^±
         (−½/(1 − μ), −½/μ) never bind, since λ ≥ 0."""
-        m = self.grid[j][:, None]
-        lam, xs = self.lam[a:b], self.x[a:b]
+        m = self.grid[j][:, None, None]
+        lam, xs = self.lam[None, :, a:b], self.x[a:b]
         if self.N is None:
             mu: np.ndarray = m
-            low = high = np.zeros((j.size, 1), dtype=bool)
+            low = high = np.zeros((j.size, 1, 1), dtype=bool)
         else:
             mu = (self.N * m - self.s_prev[a:b]) / (self.N - self.t[a:b] + 1)
             low, high = mu < 0, mu > 1
@@ -116,22 +147,31 @@ class _Capital:
                 f = np.log1p(-bet * (xs - mu))
         if self.N is not None:
             f = np.where(low | high, 0.0, f)
-        return f, np.broadcast_to(low, f.shape), np.broadcast_to(high, f.shape)
+        shape = (f.shape[0], f.shape[2])
+        return f, np.broadcast_to(low[:, 0], shape), np.broadcast_to(high[:, 0], shape)
 
     def log_capital(self, j: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """log K over times [a, b) for grid points j (rows), and the impossible masks."""
         late = j[self.carried_to[j] < a]
         for s0 in np.unique(self.carried_to[late]):
             jj = late[self.carried_to[late] == s0]
-            self.carry[jj] += self.factors(jj, int(s0), a)[0].sum(axis=1)
+            self.carry[jj] += self.factors(jj, int(s0), a)[0].sum(axis=2)
             self.carried_to[jj] = a
         f, low, high = self.factors(j, a, b)
-        k = np.cumsum(f, axis=1)
-        k += self.carry[j][:, None]
-        return k, low, high
+        k = np.cumsum(f, axis=2)
+        k += self.carry[j][:, :, None]
+        self._last = k[:, :, -1]
+        if not self.mix:
+            return k[:, 0], low, high
+        # log Σ_k w_k K_k (equal weights), the mixture's capital
+        top = k.max(axis=1)
+        with np.errstate(invalid="ignore"):
+            spread = np.exp(k - top[:, None, :]).sum(axis=1)
+            out = np.where(np.isneginf(top), -np.inf, top + np.log(spread) + self.log_w)
+        return out, low, high
 
     def keep(self, j: np.ndarray, k: np.ndarray, b: int) -> None:
-        self.carry[j] = k[:, -1]
+        self.carry[j] = self._last
         self.carried_to[j] = b
 
 
@@ -176,17 +216,19 @@ def _boundary(cap: _Capital, thr: float, n: int) -> np.ndarray:
         hit = idx[idx >= 0]
         if hit.size:
             prev = (int(hit.min()), int(hit.max()))
-        a, block = b, block * 2
+        a, block = b, min(block * 2, _MAX_BLOCK)
     return out
 
 
 def _grid_cs(x: np.ndarray, alpha: float, n_population: int | None,
-             breaks: int) -> tuple[np.ndarray, np.ndarray]:
-    """The grid CS of :func:`betting_cs`, each end found in a window of certified grid points
-    (module docstring)."""
+             breaks: int, bets: tuple[float, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The grid CS of :func:`betting_cs` (``bets=None``: the predictable plug-in bets) or of
+    :func:`mixture_cs` (a mixture of the constant ``bets``), each end found in a window of
+    certified grid points (module docstring)."""
     n = x.size
     grid = np.arange(0, 1 + 1 / breaks, step=1 / breaks)
-    lam = predmix_bets(x, alpha / 2)
+    lam = (predmix_bets(x, alpha / 2) if bets is None
+           else np.repeat(np.asarray(bets, dtype=np.float64)[:, None], n, axis=1))
     thr = math.log(2 / alpha)  # max(½K⁺, ½K⁻) ≤ 1/α  ⟺  K± ≤ 2/α
     lo_idx = _boundary(_Capital(x, lam, grid, n_population, +1), thr, n)
     hi_idx = _boundary(_Capital(x, lam, grid, n_population, -1), thr, n)
@@ -201,6 +243,123 @@ def _grid_cs(x: np.ndarray, alpha: float, n_population: int | None,
         lower = np.maximum(lower, s / n_population)
         upper = np.minimum(upper, 1 - (t - s) / n_population)
     return lower, upper
+
+
+def _first_true(ok: Any, rows: np.ndarray, guess: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """Per row, the first index j ≥ 0 where the monotone predicate ``ok(rows, j)`` (false
+    then true) holds, knowing it holds at ``known``: galloping from ``guess`` (probes at
+    distances 1, 2, 4, … on the side the last probe points to, at most half the bracket, so it
+    ends as a bisection). Returns ``known`` when every smaller index fails; −1 never occurs
+    (``known`` holds)."""
+    lo = np.full(rows.size, -1, dtype=np.int64)  # predicate false at lo (−1: virtually)
+    hi = known.astype(np.int64).copy()  # predicate true at hi
+    probe = np.clip(guess, 0, hi)
+    step = np.ones(rows.size, dtype=np.int64)
+    live = np.flatnonzero(hi - lo > 1)
+    probe_live = probe[live]
+    while live.size:
+        res = ok(rows[live], probe_live)
+        hi[live] = np.where(res, probe_live, hi[live])
+        lo[live] = np.where(res, lo[live], probe_live)
+        keep = hi[live] - lo[live] > 1
+        live, res = live[keep], res[keep]
+        if not live.size:
+            break
+        half = (hi[live] - lo[live]) // 2
+        d = np.minimum(step[live], np.maximum(half, 1))
+        probe_live = np.where(res, hi[live] - d, lo[live] + d)
+        step[live] *= 2
+    return hi
+
+
+def _rows_excluded(counts: np.ndarray, rows: np.ndarray, j: np.ndarray,
+                   planes: list[np.ndarray], log_w: float, thr: float) -> np.ndarray:
+    """Whether the mixture's capital exceeds the threshold at grid points j for the times
+    ``rows`` of a chunk (the bisection's times still undecided)."""
+    c = counts[rows]
+    k = c[:, 0, None] * planes[0][j]
+    for v in range(1, len(planes)):
+        k += c[:, v, None] * planes[v][j]
+    top = k.max(axis=1)
+    k -= top[:, None]
+    np.exp(k, out=k)
+    return top + np.log(k.sum(axis=1)) + log_w > thr
+
+
+def _counts_cs(x: np.ndarray, alpha: float, bets: tuple[float, ...], breaks: int,
+               start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The grid CS of :func:`mixture_cs` (with replacement) for times start + 1, …, n when the
+    observations take few distinct values v: each bettor's log capital at (m, t) is
+    Σ_v c_v(t) log(1 ± λ_k(m)(v − m)) with c_v(t) the counts so far, the log factors tabulated
+    once per grid point, and each end found by bisection over the grid indices (the capital is
+    monotone in m, module docstring), all times at once. Same answer as the windows (the grid
+    point where the capital crosses 2/α); O((n − start) · K · log G) after O(n) counting, so
+    an update of a growing stream costs the new times only."""
+    values, codes = np.unique(x, return_inverse=True)
+    counts_all = np.zeros((x.size, values.size))
+    counts_all[np.arange(x.size), codes] = 1.0
+    counts_all = np.cumsum(counts_all, axis=0)[start:]
+    n_new = counts_all.shape[0]
+    g = breaks + 1
+    grid = np.arange(0, 1 + 1 / breaks, step=1 / breaks)
+    lam = np.asarray(bets, dtype=np.float64)
+    thr = math.log(2 / alpha)
+    log_w = -math.log(lam.size)
+    # the running mean: every bettor's capital is ≤ 1 < 2/α at m = mean (log(1 + u) ≤ u and
+    # Σ (x − mean) = 0) and beyond it, so the grid points next to it bracket each end
+    mean = (counts_all @ values) / np.arange(start + 1, x.size + 1)
+    above = np.minimum(np.searchsorted(grid, mean, side="left"), g - 1)
+    below = np.maximum(np.searchsorted(grid, mean, side="right") - 1, 0)
+    out = []
+    for sign in (+1, -1):
+        with np.errstate(divide="ignore"):
+            cap = np.minimum(lam[None, :], _TRUNC / (grid if sign > 0 else 1 - grid)[:, None])
+        # table[j, k, v] = log(1 ± λ_k(m_j)(v − m_j)), one contiguous plane per value
+        table = np.log1p(sign * cap[:, :, None] * (values[None, None, :] - grid[:, None, None]))
+        planes = [np.ascontiguousarray(table[:, :, v]) for v in range(values.size)]
+        idx = np.empty(n_new, dtype=np.int64)
+        for c0 in range(0, n_new, _CHUNK):  # chunks of times that stay in cache
+            counts = counts_all[c0:c0 + _CHUNK]
+
+            def excluded(j: np.ndarray, counts: np.ndarray = counts,
+                         planes: list[np.ndarray] = planes) -> np.ndarray:
+                k = counts[:, 0, None] * planes[0][j]
+                for v in range(1, len(planes)):
+                    k += counts[:, v, None] * planes[v][j]
+                top = k.max(axis=1)
+                k -= top[:, None]
+                np.exp(k, out=k)
+                return top + np.log(k.sum(axis=1)) + log_w > thr
+
+            m = counts.shape[0]
+            # in the index j' = j (sign +1) or G − 1 − j (sign −1) "not excluded" is false
+            # then true; find the first true j' by galloping from a guess, then bisection
+            flip = (lambda j: j) if sign > 0 else (lambda j: g - 1 - j)
+            known = above[c0:c0 + m] if sign > 0 else g - 1 - below[c0:c0 + m]
+
+            def ok(rows: np.ndarray, jj: np.ndarray, excluded: Any = excluded, flip: Any = flip,
+                   counts: np.ndarray = counts, planes: list[np.ndarray] = planes,
+                   m: int = m) -> np.ndarray:
+                j = flip(jj)
+                ex = (excluded(j) if rows.size == m
+                      else _rows_excluded(counts, rows, j, planes, log_w, thr))
+                return ~ex
+
+            first = np.full(m, -1, dtype=np.int64)
+            anchors = np.arange(0, m, _ANCHOR)
+            first[anchors] = _first_true(ok, anchors, known[anchors], known[anchors])
+            rest = np.setdiff1d(np.arange(m), anchors, assume_unique=True)
+            guess = np.minimum(first[anchors][rest // _ANCHOR], known[rest])
+            first[rest] = _first_true(ok, rest, guess, known[rest])
+            res = flip(first)
+            idx[c0:c0 + m] = np.where(first >= 0, res, -1) if sign < 0 else np.where(
+                res < g, res, -1)
+        out.append(idx)
+    lo_idx, hi_idx = out
+    empty = (lo_idx < 0) | (hi_idx < 0) | (lo_idx > hi_idx)
+    lower = np.where(empty, 0.0, grid[np.maximum(lo_idx, 0)])
+    upper = np.where(empty, 1.0, grid[np.maximum(hi_idx, 0)])
+    return np.maximum(0.0, lower - 1 / breaks), np.minimum(1.0, upper + 1 / breaks)
 
 
 def _exact_cs(x: np.ndarray, alpha: float, n_population: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -294,6 +453,67 @@ def betting_cs(x: np.ndarray, *, alpha: float = 0.05, n_population: int | None =
     if exact:
         return _exact_cs(x, alpha, n_population)
     return _grid_cs(x, alpha, n_population, breaks)
+
+
+def mixture_cs(x: np.ndarray, *, alpha: float = 0.05, n_population: int | None = None,
+               bets: tuple[float, ...] = MIXTURE_BETS,
+               breaks: int = BREAKS) -> tuple[np.ndarray, np.ndarray]:
+    """The betting CS with a mixture of constant bets (module docstring, ``mixture``): equal to
+    ``confseq.betting.betting_cs(x, alpha=alpha, N=n_population, lambdas_fns_positive=[…])``
+    with one constant function per bet (confseq's ``diversified_betting_mart``, equal weights).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Observations in [0, 1], in the order observed.
+    alpha : float
+        1 − level.
+    n_population : int, optional
+        Population size when sampling without replacement (N ≥ len(x)).
+    bets : tuple of float
+        The constant bets λ_k > 0 (equal weights).
+    breaks : int
+        Grid resolution.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)`` after each observation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.confseq import mixture_cs
+    >>> lo, hi = mixture_cs(np.tile([0.0, 1.0, 1.0, 1.0], 50))
+    >>> float(lo[-1]), float(hi[-1])
+    (0.644, 0.839)
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if n_population is None and x.size and np.unique(x).size <= _FEW_VALUES:
+        return _counts_cs(x, alpha, tuple(bets), breaks)
+    return _grid_cs(x, alpha, n_population, breaks, bets=tuple(bets))
+
+
+def mixture_cs_tail(x: np.ndarray, start: int, *, alpha: float = 0.05,
+                    bets: tuple[float, ...] = MIXTURE_BETS,
+                    breaks: int = BREAKS) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mixture_cs` (with replacement) at times start + 1, …, len(x) only: the update of
+    a growing stream whose first ``start`` intervals are known (they do not change: the bets are
+    constant and there is no running intersection). Equal to ``mixture_cs(x)[·][start:]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ranger_eval.stats.confseq import mixture_cs, mixture_cs_tail
+    >>> x = np.tile([0.0, 1.0, 1.0, 1.0], 50)
+    >>> bool((mixture_cs_tail(x, 150)[0] == mixture_cs(x)[0][150:]).all())
+    True
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if np.unique(x).size <= _FEW_VALUES:
+        return _counts_cs(x, alpha, tuple(bets), breaks, start)
+    lower, upper = _grid_cs(x, alpha, None, breaks, bets=tuple(bets))
+    return lower[start:], upper[start:]
 
 
 def _best_rho(v_opt: float, alpha: float) -> float:
