@@ -86,9 +86,9 @@ def subset_plot(result: Any, responses: Any = None, *, full_mean: float | None =
         left.set_title(title or f"{result.n} of {result.n_population:,} items: {worth}",
                        fontsize="medium")
         if right is not None:
-            y = _observed(result, responses)
-            pred = result.predictions.reindex(y.index).to_numpy(dtype=float)
-            obs = y.to_numpy(dtype=float)
+            seen = _observed(result, responses)
+            pred = result.predictions.reindex(seen.index).to_numpy(dtype=float)
+            obs = seen.to_numpy(dtype=float)
             order = np.argsort(pred, kind="stable")
             groups = np.array_split(order, min(10, max(1, obs.size // 10)))
             px = np.array([pred[g].mean() for g in groups])
