@@ -73,7 +73,8 @@ def subset_plot(result: Any, responses: Any = None, *, full_mean: float | None =
             left.axvline(full_mean, color=_TRUTH, lw=1.0, ls="--",
                          label=f"full benchmark {full_mean:.3f}")
             span.append(full_mean)
-            left.legend(loc="upper center", frameon=False, fontsize="small")
+            left.legend(loc="upper center", frameon=True, framealpha=1.0, edgecolor="white",
+                        fontsize="small")
         lo, hi = min(span), max(span)
         pad = 0.08 * (hi - lo or 0.1)
         left.set_xlim(max(0.0, lo - pad), min(1.0, hi + pad))
