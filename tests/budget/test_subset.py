@@ -288,3 +288,14 @@ def test_row_order_and_system_names_change_nothing(seed, fold_seed, stratified):
         assert other.n_folds == base.n_folds
         np.testing.assert_allclose(other.predictions.reindex(base.predictions.index),
                                    base.predictions, rtol=1e-9, atol=1e-12)
+
+
+def test_design_of_items_run_restates_choose_subsets_strata() -> None:
+    history = (np.random.default_rng(4).random((15, 60)) < np.linspace(0.1, 0.9, 60)).astype(int)
+    drawn = rg.choose_subset(history, 20, method="stratified", n_strata=4, seed=9)
+    restated = rg.SubsetChoice.of_items(history, drawn.items, method="stratified", n_strata=4)
+    assert restated.items == drawn.items and restated.n_population == 60
+    assert restated.strata is not None and drawn.strata is not None
+    assert restated.strata.equals(drawn.strata)
+    anchor = rg.SubsetChoice.of_items(history, [1, 2, 3], method="anchor")
+    assert anchor.strata is None and not anchor.design_based and anchor.n == 3

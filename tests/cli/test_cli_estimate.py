@@ -31,7 +31,8 @@ def test_estimate_command_equals_the_function(tmp_path: Path) -> None:
     history, responses = _files(tmp_path)
     result = CliRunner().invoke(app, ["estimate", "--history", str(tmp_path / "history.csv"),
                                       "--responses", str(tmp_path / "responses.csv"),
-                                      "--level", "0.9", "--n-folds", "3", "--out",
+                                      "--level", "0.9", "--n-folds", "3", "--figures", "none",
+                                      "--out",
                                       str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "as precise as the plain mean of" in result.output
@@ -50,3 +51,22 @@ def test_estimate_command_names_a_bad_option(tmp_path: Path) -> None:
                                       "--predictor", "3pl", "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert "predictor" in result.output and "3pl" in result.output
+
+
+def test_estimate_command_takes_the_design(tmp_path: Path) -> None:
+    history, responses = _files(tmp_path)
+    result = CliRunner().invoke(app, ["estimate", "--history", str(tmp_path / "history.csv"),
+                                      "--responses", str(tmp_path / "responses.csv"),
+                                      "--design", "stratified", "--strata", "3",
+                                      "--figures", "none", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "out" / "estimate.json").read_text())["result"]
+    design = rg.SubsetChoice.of_items(history, responses["item"], method="stratified",
+                                      n_strata=3)
+    expected = rg.estimate_from_subset(history, responses, design=design)
+    assert written["design"] == "stratified" and written["n_strata"] == 3
+    assert written["estimate"] == expected.estimate and written["se"] == expected.se
+    bad = CliRunner().invoke(app, ["estimate", "--history", str(tmp_path / "history.csv"),
+                                   "--responses", str(tmp_path / "responses.csv"),
+                                   "--design", "bogus", "--out", str(tmp_path / "bad")])
+    assert bad.exit_code == 2 and "--design" in bad.output and "bogus" in bad.output

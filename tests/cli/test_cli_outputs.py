@@ -18,7 +18,7 @@ from ranger_eval.cli._options import OUT_PATTERN, default_out
 #: size, plan.md and plan.json: no report page; see docs/cli.md).
 FOLDER_COMMANDS = {"demo": True, "meta": True, "compare": True, "rank": True, "arena": True,
                    "aso": True, "bayes": True, "plan": False, "agree": True,
-                   "monitor": True, "estimate": False}
+                   "monitor": True, "estimate": True}
 
 
 def _commands() -> dict[str, Any]:

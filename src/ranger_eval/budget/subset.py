@@ -103,6 +103,25 @@ class SubsetChoice:
     strata: pd.Series | None
     settings: ChooseSubsetSettings = field(default_factory=ChooseSubsetSettings)
 
+    @classmethod
+    def of_items(cls, history: Any, items: Any, *, method: str = _CHOOSE.method,
+                 n_strata: int = _CHOOSE.n_strata) -> SubsetChoice:
+        """The design of ``items`` already run, restated from the history: ``method`` as
+        :func:`choose_subset` names it; for ``"stratified"`` the strata are recomputed from
+        ``history`` exactly as :func:`choose_subset` draws them (``n_strata`` strata of equal
+        size by the items' mean in the history; they do not depend on the seed), so the
+        estimate uses every stratum's size N_h. The caller vouches that the items were drawn
+        by that design (the command line's ``--design``)."""
+        settings = ChooseSubsetSettings(method=method, n_strata=n_strata)
+        wide = wide_table(history, where="estimate_from_subset")
+        chosen = tuple(pd.unique(pd.Index(list(items))))
+        strata = None
+        if settings.method == "stratified":
+            strata = pd.Series(_strata_labels(wide, settings.n_strata), index=wide.columns,
+                               name="stratum")
+        return cls(items=chosen, method=settings.method, n=len(chosen),
+                   n_population=wide.shape[1], strata=strata, settings=settings)
+
     @property
     def design_based(self) -> bool:
         """Whether the items are a probability sample (random or stratified)."""
@@ -625,11 +644,7 @@ def choose_subset(history: Any, n: int, *, method: str = _CHOOSE.method,
         if n < 2 * h_count or big_n < 2 * h_count:
             raise VerdictError(f"choose_subset: a stratified sample needs at least 2 items per "
                                f"stratum: n={n} is below 2 × n_strata={h_count}")
-        mean = np.nan_to_num(wide.to_numpy(dtype=float).mean(0), nan=0.5)
-        order = np.argsort(mean, kind="stable")
-        label = np.empty(big_n, dtype=np.int64)
-        for h, part in enumerate(np.array_split(order, h_count)):
-            label[part] = h
+        label = _strata_labels(wide, h_count)
         sizes = np.bincount(label, minlength=h_count)
         alloc = _allocate(n, sizes)
         chosen = np.concatenate([rng.choice(np.flatnonzero(label == h), alloc[h],
@@ -653,6 +668,17 @@ def choose_subset(history: Any, n: int, *, method: str = _CHOOSE.method,
         chosen = np.array(taken)
     return SubsetChoice(items=tuple(items[chosen]), method=settings.method, n=n,
                         n_population=big_n, strata=strata, settings=settings)
+
+
+def _strata_labels(wide: pd.DataFrame, n_strata: int) -> np.ndarray:
+    """The stratum of every item: ``n_strata`` strata of (near-)equal size by the item's mean
+    in the history (stable order, so ties keep the column order)."""
+    mean = np.nan_to_num(wide.to_numpy(dtype=float).mean(0), nan=0.5)
+    order = np.argsort(mean, kind="stable")
+    label = np.empty(wide.shape[1], dtype=np.int64)
+    for h, part in enumerate(np.array_split(order, n_strata)):
+        label[part] = h
+    return label
 
 
 def _allocate(n: int, sizes: np.ndarray) -> np.ndarray:

@@ -5,9 +5,14 @@ Reads ``history`` (past systems × items results on the whole benchmark: a long 
 ``system, item, value`` or a wide table whose first column names the system) and
 ``responses`` (the new system's results on a random subset: ``item, value`` with an optional
 single ``system``, or a one-row wide table), runs :func:`~ranger_eval.estimate_from_subset` with
-the command's :class:`~ranger_eval.settings.SubsetSettings` (a simple random sample of items is
-assumed: the interval's validity rests on it) and writes ``estimate.md``, ``estimate.csv``,
-``estimate.tex``, ``estimate.json`` and ``manifest.json`` with the signature.
+the command's :class:`~ranger_eval.settings.SubsetSettings` and the stated design of the items
+(``design``: a simple random sample by default, or a stratified one with the strata recomputed
+from the history, or anchor items — no design-based guarantee; the interval's validity rests on
+the stated design being the one the items were drawn by) and writes ``estimate.md``,
+``estimate.csv``, ``estimate.tex``, ``estimate.json``, the figure ``subset`` (the estimate
+beside the plain subset mean and, with ``full_mean``, the full-benchmark value; the predictor
+against the results on the items run), ``manifest.json`` with the signature and, with ``html``,
+``report.html``.
 """
 from __future__ import annotations
 
@@ -17,11 +22,12 @@ from typing import Any
 import pandas as pd
 
 from .. import report
-from ..budget.subset import estimate_from_subset
-from ..errors import VerdictError
+from ..budget.subset import SubsetChoice, estimate_from_subset
+from ..errors import SettingsError, VerdictError
 from ..io.tables import read_table
 from ..output import OutputFolder
-from ..settings import SubsetSettings
+from ..plots.subset import subset_plot
+from ..settings import ChooseSubsetSettings, SubsetSettings
 from ._common import collecting_warnings, finish_outputs
 from ._run import CommandRun
 
@@ -49,8 +55,10 @@ def _table(path: Path, option: str) -> pd.DataFrame:
 
 
 def run_estimate(history: str | Path, responses: str | Path, out: str | Path,
-                 command: str | None = None, *, settings: SubsetSettings | None = None,
-                 **options: Any) -> CommandRun:
+                 command: str | None = None, *, design: str | None = None,
+                 n_strata: int | None = None, full_mean: float | None = None,
+                 figures: str | None = None, html: bool = False,
+                 settings: SubsetSettings | None = None, **options: Any) -> CommandRun:
     """Read ``history`` and ``responses``, estimate the whole-benchmark mean, write the tables
     and the manifest.
 
@@ -64,6 +72,20 @@ def run_estimate(history: str | Path, responses: str | Path, out: str | Path,
         The output folder.
     command : str or None, default None
         The command line, recorded in the manifest.
+    design : {'random', 'stratified', 'anchor'} or None, default None (random)
+        How the items of ``responses`` were drawn (as :func:`~ranger_eval.choose_subset` names
+        it): stratified recomputes the strata from the history (``n_strata`` strata of equal
+        size by the items' mean in the history, as ``choose_subset`` draws them); anchor items
+        are not random, so the interval has no design-based guarantee (a warning says so).
+    n_strata : int or None, default None (5)
+        Strata of ``design="stratified"``.
+    full_mean : float or None, default None
+        The system's mean over the whole benchmark when known (drawn in the figure, e.g. to
+        check the method on a system run on every item).
+    figures : str or None, default None
+        Figure formats of ``subset`` (``png,pdf``; ``none``: no figure); None: PDF and PNG.
+    html : bool, default False
+        Also write ``report.html`` (read from the JSON files).
     settings : SubsetSettings or None, default None
         The settings; None: the defaults.
     **options
@@ -98,22 +120,38 @@ def run_estimate(history: str | Path, responses: str | Path, out: str | Path,
     >>> folder.cleanup()
     """
     settings = SubsetSettings.from_options(options, settings)
+    try:
+        choose = ChooseSubsetSettings.from_options(
+            {"method": design, "n_strata": n_strata}, None)
+    except SettingsError as exc:
+        option = "--design" if design is not None and "design" in str(exc) else "--strata"
+        raise SettingsError(f"{option}: {exc}") from exc
+    if full_mean is not None and not 0.0 <= full_mean <= 1.0:
+        raise VerdictError(f"--full-mean must be a mean of 0/1 results in [0, 1]; got "
+                           f"{full_mean:g}")
     h_path, r_path = Path(history), Path(responses)
     notes: list[str] = []
     with collecting_warnings(notes):
         h_table = _table(h_path, "--history")
         r_table = _table(r_path, "--responses")
         try:
-            result = estimate_from_subset(h_table, r_table, settings=settings)
+            chosen = None
+            if design is not None or n_strata is not None:
+                items = (r_table["item"] if "item" in r_table else r_table.columns)
+                chosen = SubsetChoice.of_items(h_table, items, method=choose.method,
+                                               n_strata=choose.n_strata)
+            result = estimate_from_subset(h_table, r_table, design=chosen, settings=settings)
         except VerdictError as exc:
             raise VerdictError(f"--history {h_path.name} / --responses {r_path.name}: "
                                f"{exc}") from exc
-    folder = OutputFolder(out, [h_path, r_path], None)
+    folder = OutputFolder(out, [h_path, r_path], figures)
     folder.claim(ESTIMATE_OUTPUTS)
     folder.text("estimate.md", report.to_markdown(result))
     folder.text("estimate.csv", report.to_csv(result))
     folder.text("estimate.tex", report.to_latex(result))
     folder.text("estimate.json", report.to_json(result))
-    notes += finish_outputs(folder, str(result.signature), command, False, notes)
+    folder.figure(lambda: subset_plot(result, r_table, full_mean=full_mean), "subset",
+                  ("pdf", "png"))
+    notes += finish_outputs(folder, str(result.signature), command, html, notes)
     return CommandRun(result, tuple(folder.written), tuple(notes), settings=settings,
                       command="estimate")

@@ -1,11 +1,11 @@
 """The one-file HTML report of a ranger-eval output folder (``report.html``).
 
 :func:`write_html_report` reads what ``ranger-eval meta``, ``compare``, ``rank``, ``arena``,
-``aso``, ``bayes``, ``agree`` or ``demo`` wrote into a folder — ``manifest.json`` and the JSON results it
+``aso``, ``bayes``, ``agree``, ``estimate`` or ``demo`` wrote into a folder — ``manifest.json`` and the JSON results it
 lists (``summary.json`` and ``effects.csv`` of a meta-analysis, ``comparison.json`` and
 ``leaderboard.json`` of a comparison, ``ranking.json`` with ``ranking.csv`` and ``ranktest.csv``
 of a ranking, ``arena.json``, ``aso.json``, ``bayes.json``, ``agreement.json`` and
-``alt_test.json``, the figures); never a Markdown file
+``alt_test.json``, ``estimate.json``, the figures); never a Markdown file
 read back — and writes one self-contained ``report.html`` beside them:
 
 * the figures inline: SVG as markup (ids and ``<style>`` rules prefixed per figure, so two
@@ -26,7 +26,7 @@ further sections of the same report. Missing or malformed contents raise
 
 One module per part of the page: :mod:`.common` (reading a folder, number formats),
 :mod:`.tables` (sortable tables), one per command's section (:mod:`.meta`, :mod:`.compare`,
-:mod:`.rank`, :mod:`.verdicts` for aso, bayes and arena, :mod:`.agree`), :mod:`.figures` (embedding) and
+:mod:`.rank`, :mod:`.verdicts` for aso, bayes and arena, :mod:`.agree`, :mod:`.estimate`), :mod:`.figures` (embedding) and
 :mod:`.page` (the shell: CSS, script, provenance).
 """
 from __future__ import annotations
@@ -47,6 +47,7 @@ from .common import (
     _read_manifest,
 )
 from .compare import _compare
+from .estimate import _estimate
 from .figures import _figures
 from .meta import _meta
 from .page import _page
@@ -98,7 +99,8 @@ def _read_analysis(folder: Path, root: Path, index: int) -> _Analysis:
         kind = next((k for k, f in (("meta", "summary.json"), ("compare", "comparison.json"),
                                     ("rank", "ranking.json"), ("aso", "aso.json"),
                                     ("bayes", "bayes.json"), ("arena", "arena.json"),
-                                    ("agreement", "agreement.json"))
+                                    ("agreement", "agreement.json"),
+                                    ("subset", "estimate.json"))
                      if f in files), "")
     if not kind:
         raise ReportError(
@@ -107,6 +109,6 @@ def _read_analysis(folder: Path, root: Path, index: int) -> _Analysis:
         )
     a = _Analysis(folder, rel, index, manifest, kind, files)
     {"meta": _meta, "compare": _compare, "rank": _rank, "aso": _aso, "bayes": _bayes,
-     "arena": _arena, "agreement": _agreement}[kind](a)
+     "arena": _arena, "agreement": _agreement, "subset": _estimate}[kind](a)
     a.figures = _figures(a)
     return a

@@ -59,7 +59,8 @@ _POSTHOC = {"nemenyi": "Nemenyi", "bonferroni-dunn": "Bonferroni–Dunn", "holm"
 
 _KIND_TITLES = {"meta": "Meta-analysis", "compare": "Pairwise comparison", "rank": "Ranking",
                 "aso": "Almost Stochastic Order", "bayes": "Bayesian comparison",
-                "arena": "Arena leaderboard", "agreement": "Judge and annotator agreement"}
+                "arena": "Arena leaderboard", "agreement": "Judge and annotator agreement",
+                "subset": "Whole-benchmark estimate from a subset"}
 
 
 @dataclass

@@ -49,6 +49,11 @@ _CAPTIONS = {
                           "model_b's), with its bootstrap percentile interval; 0: no effect.",
     "arena_win_probability": "Fitted probability that the row model beats the column model "
                              "(blue above ½, red below), models ordered by rating.",
+    "subset": "Left: the whole-benchmark estimate with its interval beside the plain mean of "
+              "the same items with its Wilson interval (dashed: the full-benchmark mean when "
+              "known). Right: the predictor on the items run, sorted by prediction into groups: "
+              "mean prediction against the share right, with Wilson intervals; calibrated "
+              "predictions lie on the diagonal.",
     "aso": "ε_min of the row system over the column system; blue: the row almost "
            "stochastically dominates the column (ε_min below the threshold τ).",
     "posterior": "Posterior of the mean difference (Student t, Nadeau–Bengio correction) with "
