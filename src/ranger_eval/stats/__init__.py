@@ -16,7 +16,6 @@ from .clustered import (
     clustered_ttest_many,
     clustered_unpaired_ttest,
 )
-from .crossed import CrossedFit, CrossedTest, crossed_mean_test, crossed_reml
 from .effectsize import (
     EFFECT_THRESHOLDS,
     cohens_d,
@@ -57,10 +56,6 @@ from .tests import (
 )
 
 __all__ = [
-    "CrossedFit",
-    "CrossedTest",
-    "crossed_mean_test",
-    "crossed_reml",
     "ALTERNATIVES",
     "ADJUST_METHODS",
     "EFFECT_THRESHOLDS",
