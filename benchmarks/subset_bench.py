@@ -65,6 +65,10 @@ def main() -> None:
     rng = np.random.default_rng(1)
     idx = rng.choice(args.items, args.n, replace=False)
     answers = dict(zip(idx.tolist(), new[idx].tolist(), strict=True))
+    with warnings.catch_warnings():  # warm-up on a small table: imports, caches (as the peer's R session)
+        warnings.simplefilter("ignore", RangerWarning)
+        small = simulate(20, 200)
+        rg.estimate_from_subset(small[:-1], {i: float(small[-1][i]) for i in range(0, 200, 4)})
     table_s, fitted_s, peer_s = [], [], []
     version = ""
     with warnings.catch_warnings():
