@@ -40,8 +40,11 @@ def test_synthetic_cases_equal_the_authors_code(oracle):
 
 
 def _repo() -> Path | None:
-    path = os.environ.get("ALTTEST_REPO", "/work/.mirror/nitaytech+AltTest/repo")
-    return Path(path) if Path(path).exists() else None
+    """The authors' repository (github.com/nitaytech/AltTest; a checkout or a bare git dir),
+    named by ``ALTTEST_REPO``: their example data carries no licence, so it is never copied
+    here and the test runs only where a copy has been fetched."""
+    path = os.environ.get("ALTTEST_REPO")
+    return Path(path) if path and Path(path).exists() else None
 
 
 def _read(repo: Path, name: str) -> dict:
