@@ -18,7 +18,7 @@ from ..settings import RankIntervalSettings, resolve_settings
 from ..signature import Signature, make_signature
 from ..stats._scale import exponent as _exponent
 from ..stats.clustered import cluster_bootstrap_means
-from ..stats.describe import describe
+from ..stats.describe import describe_means
 from ..stats.many import average_ranks
 from .results import Comparison, _select_group
 
@@ -335,7 +335,7 @@ def _mean_intervals(sub: Scores, names: list[str], level: float
     of the dataset × metric ``sub``, in the order of ``names``), for the figure's first panel;
     the fields' defaults where describe has no interval (a group too small for one)."""
     try:
-        table = describe(sub, level=level, systems=names).set_index("system")
+        table = describe_means(sub, level=level, systems=names).set_index("system")
     except StatsInputError:
         return None, None, ()
     table = table.reindex(names)

@@ -16,7 +16,7 @@ from ..errors import CompareError, StatsInputError
 from ..scores import Scores, passk_fields
 from ..settings import CompareSettings, signature_fields
 from ..signature import Signature, make_signature
-from ..stats.describe import describe
+from ..stats.describe import describe_means
 from .leaderboard import Leaderboard, build_leaderboard, metric_directions
 from .ppi import (
     PPI_MEAN_INTERVAL,
@@ -370,7 +370,7 @@ class Comparison:
         systems = (None if set(self.systems) >= set(self.scores.systems)
                    else list(self.systems))
         try:
-            return describe(self.scores, level=self.level, groups=groups, systems=systems)
+            return describe_means(self.scores, level=self.level, groups=groups, systems=systems)
         except StatsInputError as exc:
             raise CompareError(f"leaderboard: no standard error for every mean: {exc}") from exc
 
